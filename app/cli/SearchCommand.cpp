@@ -1,0 +1,210 @@
+#include "cli/Commands.h"
+
+#include "export/CandidateCsv.h"
+#include "export/PlanJson.h"
+#include "export/TextReport.h"
+#include "io/AtomicFile.h"
+#include "io/InputError.h"
+#include "search/SearchEngine.h"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace memx::cli {
+
+namespace {
+
+struct SearchArgs {
+    std::string cluster;
+    std::string model = "llama2-7b";
+    int gbs = 128;
+    std::vector<int> mbs{1, 2, 4};
+    std::vector<int> seq;
+    std::vector<int> queryGroups;
+    std::vector<int> tp;
+    std::vector<int> vp{2};
+    int maxPP = 8;
+    std::string schedule = "auto";
+    std::string recompute = "policy";
+    std::string placement = "contiguous";
+    bool noDistOpt = false;
+    bool noFlash = false;
+    bool noIdle = false;
+    std::string profile = "default";
+    std::string weights;
+    std::string variance = "mib";
+    double eps = 0.01;
+    std::size_t top = 10;
+    std::size_t keep = 200;
+    std::string json, csv, report;
+    bool stats = false;
+    bool quiet = false;
+    bool progress = false;
+    int threads = 0;
+    bool noPrune = false;
+};
+
+SearchRequest buildRequest(const SearchArgs& a)
+{
+    SearchRequest req;
+    req.cluster = Cluster::fromFile(a.cluster);
+    req.model = ModelSpec::resolve(a.model);
+    TrainingSetup& s = req.setup;
+    if (a.gbs < 1)
+        throw InputError("--gbs", "", "global batch must be at least 1");
+    s.globalBatch = a.gbs;
+    s.microBatches = a.mbs;
+    s.seqLens = a.seq;
+    s.queryGroups = a.queryGroups;
+    s.tensorParallel = a.tp;
+    s.virtualStages = a.vp;
+    s.maxPipelineStages = a.maxPP;
+    s.distributedOptimizer = !a.noDistOpt;
+    s.flashAttention = !a.noFlash;
+    s.allowIdleGpus = !a.noIdle;
+    if (!parseScheduleMode(a.schedule, s.schedule))
+        throw InputError("--schedule", a.schedule, "expected auto, 1f1b, interleaved or both");
+    if (!parseRecomputeMode(a.recompute, s.recompute))
+        throw InputError("--recompute", a.recompute, "expected policy, enumerate, none, selective or full");
+    if (!parsePlacementMode(a.placement, s.placement))
+        throw InputError("--placement", a.placement, "expected contiguous or all");
+    for (int v : a.mbs)
+        if (v < 1)
+            throw InputError("--mbs", std::to_string(v), "micro-batch sizes must be at least 1");
+    for (int v : a.seq)
+        if (v < 16)
+            throw InputError("--seq", std::to_string(v), "sequence lengths must be at least 16");
+    ObjectiveSpec& o = req.objective;
+    if (!parseProfile(a.profile, o.profile))
+        throw InputError("--profile", a.profile, "expected default, safety-first, throughput-first, custom or auto");
+    if (!a.weights.empty()) {
+        std::istringstream in(a.weights);
+        char c1 = 0, c2 = 0;
+        Weights w;
+        if (!(in >> w.time >> c1 >> w.memory >> c2 >> w.variance) || c1 != ',' || c2 != ',')
+            throw InputError("--weights", a.weights, "expected three numbers wT,wM,wV");
+        try {
+            o.custom = Objective::normalised(w);
+        } catch (const std::invalid_argument& e) {
+            throw InputError("--weights", a.weights, e.what());
+        }
+        o.profile = ProfileKind::Custom;
+    } else if (o.profile == ProfileKind::Custom) {
+        throw InputError("--profile", "custom", "give the weights with --weights wT,wM,wV");
+    }
+    if (a.variance == "mib")
+        o.variance = VarianceMode::AbsoluteMiB;
+    else if (a.variance == "util")
+        o.variance = VarianceMode::Utilisation;
+    else
+        throw InputError("--variance", a.variance, "expected mib or util");
+    if (!(a.eps > 0 && a.eps < 1))
+        throw InputError("--eps", std::to_string(a.eps), "expected a small fraction in (0, 1)");
+    o.epsilonFraction = a.eps;
+    req.options.topK = std::max(a.top, a.keep);
+    req.options.threads = a.threads;
+    req.options.prune = !a.noPrune;
+    return req;
+}
+
+}  // namespace
+
+void addSearchCommand(CLI::App& app, int& exitCode)
+{
+    auto args = std::make_shared<SearchArgs>();
+    auto* cmd = app.add_subcommand("search", "Search training plans for a cluster, rank them by Phi and by time");
+    cmd->add_option("--cluster", args->cluster, "Cluster file (memx-cluster/1 JSON)")->required();
+    cmd->add_option("--model", args->model, "Model preset (see `memx-cli models`) or memx-model/1 JSON file")
+        ->capture_default_str();
+    cmd->add_option("--gbs", args->gbs, "Global batch size (sequences per iteration)")->capture_default_str();
+    cmd->add_option("--mbs", args->mbs, "Candidate micro-batch sizes")->delimiter(',')->capture_default_str();
+    cmd->add_option("--seq", args->seq, "Candidate sequence lengths (default: the model's)")->delimiter(',');
+    cmd->add_option("--query-groups", args->queryGroups, "Candidate query-group counts (default: the model's)")
+        ->delimiter(',');
+    cmd->add_option("--tp", args->tp, "Candidate TP degrees (default: powers of two that fit a device group)")
+        ->delimiter(',');
+    cmd->add_option("--vp", args->vp, "Virtual-stage sizes to try for the interleaved schedule")
+        ->delimiter(',')
+        ->capture_default_str();
+    cmd->add_option("--max-pp", args->maxPP, "Largest number of pipeline stages")->capture_default_str();
+    cmd->add_option("--schedule", args->schedule, "auto (the paper's adaptive rule), 1f1b, interleaved or both")
+        ->capture_default_str();
+    cmd->add_option("--recompute", args->recompute,
+                    "policy (per-stage, paper 3.1.1), enumerate (every per-stage combination), or one level "
+                    "for all stages: none, selective, full")
+        ->capture_default_str();
+    cmd->add_option("--placement", args->placement,
+                    "contiguous (stages of one device group stay together) or all (every stage order)")
+        ->capture_default_str();
+    cmd->add_flag("--no-distributed-optimizer", args->noDistOpt, "Keep full optimizer state on every DP rank");
+    cmd->add_flag("--no-flash-attention", args->noFlash, "Model attention without FlashAttention (s^2 memory)");
+    cmd->add_flag("--no-idle-gpus", args->noIdle, "Skip TP x DP sizes that leave GPUs of a group idle");
+    cmd->add_option("--profile", args->profile, "default, safety-first, throughput-first, custom or auto")
+        ->capture_default_str();
+    cmd->add_option("--weights", args->weights, "Custom weights wT,wM,wV (normalised to sum 1; implies custom)");
+    cmd->add_option("--variance", args->variance, "Memory variance over absolute MiB (mib) or utilisation (util)")
+        ->capture_default_str();
+    cmd->add_option("--eps", args->eps, "eV as a fraction of the median variance")->capture_default_str();
+    cmd->add_option("--top", args->top, "Plans shown in the table")->capture_default_str();
+    cmd->add_option("--keep", args->keep, "Plans kept per ranking for --json and --csv")->capture_default_str();
+    cmd->add_option("--json", args->json, "Write the search as memx-search/1 JSON");
+    cmd->add_option("--csv", args->csv, "Write the ranked plans and the Pareto fronts as CSV");
+    cmd->add_option("--report", args->report, "Also write the text report to this file");
+    cmd->add_flag("--stats", args->stats, "Print search statistics (counts, pruning, time, candidates/s)");
+    cmd->add_flag("--progress", args->progress, "Print progress to stderr");
+    cmd->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
+    cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
+    cmd->add_flag("--no-prune", args->noPrune, "Disable memory and bound pruning (brute force, for checking)");
+
+    cmd->callback([args, &exitCode] {
+        SearchRequest req = buildRequest(*args);
+        SearchEngine::ProgressFn progress;
+        if (args->progress)
+            progress = [](const SearchProgress& p) {
+                std::fprintf(stderr, "\rphase %d  %5.1f%%  explored %llu  feasible %llu  pruned %llu  %.1fs", p.phase,
+                             p.permille / 10.0, static_cast<unsigned long long>(p.explored),
+                             static_cast<unsigned long long>(p.feasible), static_cast<unsigned long long>(p.pruned),
+                             p.elapsedS);
+            };
+        SearchResult r = SearchEngine::run(req, progress);
+        if (args->progress)
+            std::fprintf(stderr, "\n");
+        if (!args->json.empty())
+            writeFileAtomically(args->json, PlanJson::search(req, r).dump(1) + "\n");
+        std::string report;
+        if (r.error.empty()) {
+            report = TextReport::table(req, r, args->top) + TextReport::planDetail(req, r);
+            if (args->stats)
+                report += TextReport::stats(r);
+        } else {
+            report = "no feasible plan: " + r.error + "\n";
+            if (args->stats)
+                report += TextReport::stats(r);
+        }
+        if (!args->csv.empty()) {
+            std::vector<Plan> rows = r.best;
+            for (const auto& p : r.fastest)
+                rows.push_back(p);
+            for (const auto& pt : r.paretoTimeVariance.points())
+                rows.push_back(pt.plan);
+            for (auto& p : rows)
+                if (p.phi == 0)
+                    p.phi = Objective::phi(p.iterationMs, p.maxMemMiB, p.varMem, r.references, r.weights);
+            writeFileAtomically(args->csv, CandidateCsv::write(rows));
+        }
+        if (!args->report.empty())
+            writeFileAtomically(args->report, report);
+        if (!r.error.empty()) {
+            std::cerr << report;
+            exitCode = NoFeasiblePlan;
+            return;
+        }
+        if (!args->quiet)
+            std::cout << report;
+        exitCode = Ok;
+    });
+}
+
+}  // namespace memx::cli

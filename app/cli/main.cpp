@@ -1,0 +1,36 @@
+// memx-cli: plan LLM training on heterogeneous GPU clusters from the shell.
+#include "cli/Commands.h"
+
+#include "io/InputError.h"
+
+#include <iostream>
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"MemX Workbench command line: memory-aware parallelism planning for heterogeneous GPU clusters",
+                 "memx-cli"};
+    app.set_version_flag("--version", std::string("memx-cli ") + MEMX_VERSION);
+    app.require_subcommand(1);
+    int exitCode = memx::cli::Ok;
+    memx::cli::addSearchCommand(app, exitCode);
+    memx::cli::addCatalogCommands(app, exitCode);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return memx::cli::BadInput;
+    } catch (const memx::InputError& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return memx::cli::BadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return memx::cli::BadInput;
+    }
+    return exitCode;
+}

@@ -1,0 +1,131 @@
+#include "export/PlanJson.h"
+
+#include "search/SearchResult.h"
+
+namespace memx {
+
+nlohmann::json PlanJson::plan(const Plan& p)
+{
+    nlohmann::json j;
+    j["format"] = "memx-plan/1";
+    j["tp"] = p.tp;
+    j["pp"] = p.pp;
+    j["dp"] = p.dp;
+    j["micro_batch"] = p.microBatch;
+    j["global_batch"] = p.globalBatch;
+    j["micro_batches"] = p.microBatches;
+    j["seq_len"] = p.seqLen;
+    j["query_groups"] = p.queryGroups;
+    j["schedule"] = toString(p.schedule);
+    j["virtual_stages"] = p.virtualStages;
+    j["iteration_ms"] = p.iterationMs;
+    j["max_mem_mib"] = p.maxMemMiB;
+    j["mem_variance"] = p.varMem;
+    j["phi"] = p.phi;
+    j["rank_time"] = p.rankTime;
+    j["rank_phi"] = p.rankPhi;
+    j["ranks_approximate"] = p.ranksApproximate;
+    j["provenance"] = toString(p.provenance);
+    j["relative_uncertainty"] = p.uncertainty;
+    j["dp_sync_ms"] = p.dpMs;
+    j["fixed_ms"] = p.fixedMs;
+    j["pp_hop_ms"] = p.hopMs;
+    j["key"] = p.key;
+    j["stages"] = nlohmann::json::array();
+    for (const auto& s : p.stages) {
+        nlohmann::json st;
+        st["group"] = s.groupName;
+        st["gpu_type"] = s.gpuType;
+        st["slice"] = s.slice;
+        st["devices"] = s.devices;
+        st["first_layer"] = s.firstLayer;
+        st["layers"] = s.layers;
+        st["recompute"] = toString(s.recompute);
+        st["inflight_micro_batches"] = s.inflight;
+        st["micro_batch_ms"] = s.timeMs;
+        st["capacity_mib"] = s.capacityMiB;
+        st["peak_mib"] = s.memory.totalMiB();
+        st["memory_mib"] = {{"weights", s.memory.weightsMiB},
+                            {"gradients", s.memory.gradientsMiB},
+                            {"optimizer", s.memory.optimizerMiB},
+                            {"activations", s.memory.activationsMiB},
+                            {"reserve", s.memory.reserveMiB}};
+        st["headroom"] = s.headroom();
+        j["stages"].push_back(st);
+    }
+    return j;
+}
+
+nlohmann::json PlanJson::search(const SearchRequest& req, const SearchResult& r)
+{
+    nlohmann::json j;
+    j["format"] = "memx-search/1";
+    j["tool_version"] = MEMX_VERSION;
+    j["predictor"] = r.predictorName;
+    j["cluster"] = req.cluster.toJson();
+    j["model"] = req.model.toJson();
+    const auto& s = req.setup;
+    j["setup"] = {{"global_batch", s.globalBatch},
+                  {"micro_batches", s.microBatches},
+                  {"seq_lens", s.seqLens},
+                  {"query_groups", s.queryGroups},
+                  {"max_pp", s.maxPipelineStages},
+                  {"distributed_optimizer", s.distributedOptimizer},
+                  {"flash_attention", s.flashAttention},
+                  {"precision", s.precision},
+                  {"schedule", toString(s.schedule)},
+                  {"recompute", toString(s.recompute)},
+                  {"placement", toString(s.placement)}};
+    j["objective"] = {{"profile_requested", toString(r.profileRequested)},
+                      {"profile_used", toString(r.profileUsed)},
+                      {"reason", r.profileReason},
+                      {"weights", {{"time", r.weights.time}, {"memory", r.weights.memory},
+                                   {"variance", r.weights.variance}}},
+                      {"variance_mode", r.varianceMode == VarianceMode::AbsoluteMiB ? "mib2" : "utilisation2"},
+                      {"references", {{"time_ms", r.references.time}, {"memory_mib", r.references.memory},
+                                      {"variance", r.references.variance}, {"epsilon", r.references.epsilon}}}};
+    const auto& st = r.stats;
+    j["stats"] = {{"skeletons", st.skeletons},
+                  {"explored", st.explored},
+                  {"feasible", st.feasible},
+                  {"pruned_by_rule", st.prunedByRule},
+                  {"phase2_evaluated", st.phase2Evaluated},
+                  {"phase2_pruned", st.phase2Pruned},
+                  {"cache_hits", st.cacheHits},
+                  {"cache_misses", st.cacheMisses},
+                  {"wall_s", st.wallS},
+                  {"candidates_per_s", st.candidatesPerS},
+                  {"threads", st.threads},
+                  {"sample_fraction", st.sampleFraction}};
+    j["cancelled"] = r.cancelled;
+    if (!r.error.empty())
+        j["error"] = r.error;
+    j["notes"] = r.notes;
+    auto list = [](const std::vector<Plan>& plans) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& p : plans)
+            a.push_back(plan(p));
+        return a;
+    };
+    j["best"] = list(r.best);
+    j["fastest"] = list(r.fastest);
+    auto front = [](const ParetoFront& f, const char* yName) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& pt : f.points())
+            a.push_back({{"iteration_ms", pt.x}, {yName, pt.y}, {"plan", plan(pt.plan)}});
+        return a;
+    };
+    j["pareto_time_variance"] = front(r.paretoTimeVariance, "mem_variance");
+    j["pareto_time_memory"] = front(r.paretoTimeMemory, "max_mem_mib");
+    j["pareto_truncated"] = r.paretoTimeVariance.truncated() || r.paretoTimeMemory.truncated();
+    nlohmann::json sample = nlohmann::json::array();
+    for (const auto& p : r.plotSample)
+        sample.push_back({{"iteration_ms", p.iterationMs}, {"max_mem_mib", p.maxMemMiB},
+                          {"mem_variance", p.varMem}, {"phi", p.phi}, {"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp},
+                          {"micro_batch", p.microBatch}, {"layers", p.layersString()},
+                          {"recompute", p.recomputeString()}, {"order", p.orderString()}});
+    j["plot_sample"] = sample;
+    return j;
+}
+
+}  // namespace memx

@@ -1,0 +1,128 @@
+#include "export/TextReport.h"
+
+#include "search/SearchResult.h"
+
+#include <cstdio>
+#include <string>
+
+namespace memx {
+
+namespace {
+std::string fmt(const char* f, double v)
+{
+    char b[64];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+std::string pad(std::string s, std::size_t w)
+{
+    if (s.size() < w)
+        s.append(w - s.size(), ' ');
+    return s;
+}
+std::string rpad(std::string s, std::size_t w)
+{
+    if (s.size() < w)
+        s.insert(0, w - s.size(), ' ');
+    return s;
+}
+std::string varianceText(const SearchResult& r, double v)
+{
+    return r.varianceMode == VarianceMode::AbsoluteMiB ? fmt("%.2f", v / (1024.0 * 1024.0))
+                                                       : fmt("%.4f", v);
+}
+}  // namespace
+
+std::string TextReport::table(const SearchRequest& req, const SearchResult& r, std::size_t top)
+{
+    std::string out;
+    out += "MemX plan for " + req.model.name + " on " + req.cluster.name() + " (" + std::to_string(req.cluster.deviceCount())
+        + " GPUs), global batch " + std::to_string(req.setup.globalBatch) + ", predictor " + r.predictorName + "\n";
+    out += "Objective: " + std::string(toString(r.profileUsed)) + " (wT=" + fmt("%.2f", r.weights.time)
+        + ", wM=" + fmt("%.2f", r.weights.memory) + ", wV=" + fmt("%.2f", r.weights.variance) + ")";
+    if (r.profileRequested == ProfileKind::Auto)
+        out += ", chosen by auto: " + r.profileReason;
+    out += "\nReferences (medians of " + std::to_string(r.stats.feasible) + " feasible plans): T=" + fmt("%.1f", r.references.time)
+        + " ms, M=" + fmt("%.2f", r.references.memory / 1024) + " GiB, V=" + varianceText(r, r.references.variance)
+        + (r.varianceMode == VarianceMode::AbsoluteMiB ? " GiB^2" : " (utilisation^2)") + "\n\n";
+    std::string vHead = r.varianceMode == VarianceMode::AbsoluteMiB ? "V(GiB^2)" : "V(util^2)";
+    out += pad("#", 4) + pad("TP", 3) + pad("PP", 3) + pad("DP", 3) + pad("mbs", 4) + pad("seq", 6) + pad("sched", 9)
+        + pad("stage order", 34) + pad("layers", 20) + pad("recomp", 12) + rpad("T(ms)", 10) + rpad("M(GiB)", 8)
+        + rpad(vHead, 10) + rpad("Phi", 8) + rpad("rankT", 7) + "  per-stage peak GiB\n";
+    std::size_t n = 0;
+    for (const auto& p : r.best) {
+        if (n++ >= top)
+            break;
+        std::string sched = p.schedule == Schedule::OneF1B ? "1f1b" : "int(v=" + std::to_string(p.virtualStages) + ")";
+        std::string peaks;
+        for (const auto& s : p.stages)
+            peaks += (peaks.empty() ? "" : " ") + fmt("%.1f", s.memory.totalMiB() / 1024);
+        out += pad(std::to_string(p.rankPhi), 4) + pad(std::to_string(p.tp), 3) + pad(std::to_string(p.pp), 3)
+            + pad(std::to_string(p.dp), 3) + pad(std::to_string(p.microBatch), 4) + pad(std::to_string(p.seqLen), 6)
+            + pad(sched, 9) + pad(p.orderString(), 34) + pad(p.layersString(), 20) + pad(p.recomputeString(), 12)
+            + rpad(fmt("%.1f", p.iterationMs), 10) + rpad(fmt("%.2f", p.maxMemMiB / 1024), 8)
+            + rpad(varianceText(r, p.varMem), 10) + rpad(fmt("%.4f", p.phi), 8)
+            + rpad((p.ranksApproximate ? "~" : "") + std::to_string(p.rankTime), 7) + "  " + peaks + "\n";
+    }
+    out += "\nRecompute: N none, S selective, F full (per stage, in pipeline order). Stage order: group#slice.\n";
+    if (!r.fastest.empty()) {
+        const Plan& f = r.fastest.front();
+        out += "Fastest plan overall: " + fmt("%.1f", f.iterationMs) + " ms (Phi rank "
+            + (f.ranksApproximate ? "~" : "") + std::to_string(f.rankPhi) + "), TP=" + std::to_string(f.tp)
+            + " PP=" + std::to_string(f.pp) + " DP=" + std::to_string(f.dp) + " mbs=" + std::to_string(f.microBatch)
+            + " layers " + f.layersString() + " recompute " + f.recomputeString() + "\n";
+    }
+    return out;
+}
+
+std::string TextReport::planDetail(const SearchRequest& req, const SearchResult& r)
+{
+    if (r.best.empty())
+        return {};
+    const Plan& p = r.best.front();
+    std::string out = "\nBest plan in detail (" + std::string(toString(p.provenance)) + " prediction, +-"
+        + fmt("%.0f", 100 * p.uncertainty) + "%):\n";
+    out += "  iteration " + fmt("%.1f", p.iterationMs) + " ms = " + std::to_string(p.microBatches)
+        + " micro-batches through " + std::to_string(p.pp) + " stages; DP sync " + fmt("%.1f", p.dpMs)
+        + " ms, optimizer+fixed " + fmt("%.1f", p.fixedMs) + " ms\n";
+    out += "  stage  group          GPU type      layers   recomp  in-flight  t_mb(ms)  weights  grads  optim  "
+           "activ  reserve   peak / capacity GiB  headroom\n";
+    for (std::size_t i = 0; i < p.stages.size(); ++i) {
+        const auto& s = p.stages[i];
+        const auto& m = s.memory;
+        std::string range = std::to_string(s.firstLayer) + "-" + std::to_string(s.firstLayer + s.layers - 1);
+        out += "  " + pad(std::to_string(i), 7) + pad(s.groupName + "#" + std::to_string(s.slice), 15)
+            + pad(s.gpuType, 14) + pad(range, 9) + pad(toString(s.recompute), 8) + pad(fmt("%.1f", s.inflight), 11)
+            + pad(fmt("%.1f", s.timeMs), 10) + pad(fmt("%.1f", m.weightsMiB / 1024), 9)
+            + pad(fmt("%.1f", m.gradientsMiB / 1024), 7) + pad(fmt("%.1f", m.optimizerMiB / 1024), 7)
+            + pad(fmt("%.1f", m.activationsMiB / 1024), 7) + pad(fmt("%.1f", m.reserveMiB / 1024), 10)
+            + pad(fmt("%.1f", m.totalMiB() / 1024) + " / " + fmt("%.1f", s.capacityMiB / 1024), 21)
+            + fmt("%.0f%%", 100 * s.headroom()) + "\n";
+    }
+    out += "  Each stage runs on " + std::to_string(p.tp * p.dp) + " GPUs (TP " + std::to_string(p.tp) + " x DP "
+        + std::to_string(p.dp) + "); every GPU of a stage has the peak shown.\n";
+    (void)req;
+    return out;
+}
+
+std::string TextReport::stats(const SearchResult& r)
+{
+    const auto& s = r.stats;
+    std::string out = "\nSearch statistics:\n";
+    out += "  skeletons " + std::to_string(s.skeletons) + ", candidates explored " + std::to_string(s.explored)
+        + ", feasible " + std::to_string(s.feasible) + "\n";
+    for (const auto& [rule, n] : s.prunedByRule)
+        out += "  pruned, " + rule + ": " + std::to_string(n) + "\n";
+    out += "  phase 2 (Phi ranking) evaluated " + std::to_string(s.phase2Evaluated) + "\n";
+    out += "  prediction cache: " + std::to_string(s.cacheHits) + " hits, " + std::to_string(s.cacheMisses)
+        + " misses\n";
+    out += "  wall time " + fmt("%.3f", s.wallS) + " s on " + std::to_string(s.threads) + " thread(s), "
+        + fmt("%.0f", s.candidatesPerS) + " candidates/s\n";
+    if (s.sampleFraction < 1.0)
+        out += "  medians and ranks from a " + fmt("%.2f", 100 * s.sampleFraction) + "% deterministic sample\n";
+    for (const auto& n : r.notes)
+        out += "  note: " + n + "\n";
+    return out;
+}
+
+}  // namespace memx

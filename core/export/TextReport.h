@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+
+namespace memx {
+
+struct SearchRequest;
+struct SearchResult;
+
+// The human-readable report of a search: the ranked table, the chosen plan
+// in detail, the statistics and every policy note.
+struct TextReport {
+    static std::string table(const SearchRequest& req, const SearchResult& r, std::size_t top);
+    static std::string stats(const SearchResult& r);
+    static std::string planDetail(const SearchRequest& req, const SearchResult& r);
+};
+
+}  // namespace memx

@@ -1,0 +1,366 @@
+#include "hardware/Cluster.h"
+
+#include "hardware/GpuCatalog.h"
+#include "io/InputError.h"
+#include "io/JsonReader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace memx {
+
+namespace {
+
+struct KindName {
+    LinkKind kind;
+    const char* name;
+};
+constexpr KindName kKinds[] = {
+    {LinkKind::NVLink, "NVLink"},         {LinkKind::PCIe, "PCIe"},
+    {LinkKind::xGMI, "xGMI"},             {LinkKind::HCCS, "HCCS"},
+    {LinkKind::CrossNUMA, "cross-NUMA"},  {LinkKind::InfiniBand, "InfiniBand"},
+    {LinkKind::RoCE, "RoCE"},             {LinkKind::Ethernet, "Ethernet"},
+};
+
+std::string validKinds()
+{
+    std::string out;
+    for (const auto& k : kKinds)
+        out += (out.empty() ? "" : ", ") + std::string(k.name);
+    return out;
+}
+
+bool parseIndex(const std::string& text, int& out)
+{
+    if (text.empty() || text.size() > 6)
+        return false;
+    for (char c : text)
+        if (c < '0' || c > '9')
+            return false;
+    out = std::stoi(text);
+    return true;
+}
+
+}  // namespace
+
+const char* toString(LinkKind kind)
+{
+    for (const auto& k : kKinds)
+        if (k.kind == kind)
+            return k.name;
+    return "?";
+}
+
+bool parseLinkKind(const std::string& text, LinkKind& out)
+{
+    for (const auto& k : kKinds) {
+        std::string a = k.name, b = text;
+        std::transform(a.begin(), a.end(), a.begin(), ::tolower);
+        std::transform(b.begin(), b.end(), b.begin(), ::tolower);
+        if (a == b) {
+            out = k.kind;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool Link::connects(int x, int y) const
+{
+    if (x == y)
+        return false;
+    auto in = [](const std::vector<int>& v, int d) { return std::binary_search(v.begin(), v.end(), d); };
+    if (within)
+        return in(a, x) && in(a, y);
+    return (in(a, x) && in(b, y)) || (in(a, y) && in(b, x));
+}
+
+Cluster Cluster::fromFile(const std::string& file)
+{
+    return fromFile(file, GpuCatalog::builtin());
+}
+
+Cluster Cluster::fromFile(const std::string& file, const GpuCatalog& catalog)
+{
+    return fromJson(JsonReader::parseFile(file), file, catalog);
+}
+
+Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, const GpuCatalog& catalog)
+{
+    JsonReader root(doc, file);
+    root.requireFormat("memx-cluster/1");
+    Cluster c;
+    c.name_ = root.string("name", "cluster");
+    c.description_ = root.string("description", "");
+    c.source_ = root.string("source", "");
+
+    // GPU types: catalog entries, overridden or completed by the file.
+    std::map<std::string, GpuType> overrides;
+    if (root.has("gpu_types")) {
+        auto types = root.at("gpu_types");
+        if (!types.node().is_object())
+            types.fail("expected an object mapping GPU type names to overrides");
+        c.typeOverrides_ = types.node();
+        for (auto it = types.node().begin(); it != types.node().end(); ++it) {
+            JsonReader entry(it.value(), file, types.path() + "/" + it.key());
+            if (!it.value().is_object())
+                entry.fail("expected an object");
+            const GpuType* base = catalog.find(it.key());
+            overrides[it.key()] = GpuCatalog::parseType(entry, it.key(), base);
+        }
+    }
+    std::map<std::string, int> typeIndex;
+    auto resolveType = [&](const JsonReader& where, const std::string& name) -> int {
+        auto found = typeIndex.find(name);
+        if (found != typeIndex.end())
+            return found->second;
+        GpuType t;
+        if (auto o = overrides.find(name); o != overrides.end()) {
+            t = o->second;
+        } else if (const GpuType* k = catalog.find(name)) {
+            t = *k;
+        } else {
+            std::string known;
+            for (const auto& n : catalog.names())
+                known += (known.empty() ? "" : ", ") + n;
+            where.fail("unknown GPU type \"" + name + "\"; known types: " + known
+                           + " (or define it under \"gpu_types\")",
+                       "type");
+        }
+        int idx = static_cast<int>(c.types_.size());
+        c.types_.push_back(t);
+        typeIndex[name] = idx;
+        return idx;
+    };
+
+    // Nodes and devices.
+    std::map<std::string, int> nodeIndex;
+    auto nodes = root.at("nodes");
+    for (const auto& nodeJson : nodes.items()) {
+        Node node;
+        node.name = nodeJson.string("name");
+        if (node.name.empty() || node.name.find_first_of(":/ ") != std::string::npos)
+            nodeJson.fail("node names must be non-empty and contain no ':', '/' or spaces", "name");
+        if (nodeIndex.count(node.name))
+            nodeJson.fail("duplicate node name \"" + node.name + "\"", "name");
+        int ni = static_cast<int>(c.nodes_.size());
+        nodeIndex[node.name] = ni;
+        std::vector<std::pair<std::string, int>> listing;
+        for (const auto& g : nodeJson.at("gpus").items()) {
+            std::string typeName = g.string("type");
+            int type = resolveType(g, typeName);
+            long long count = g.integer("count");
+            if (count <= 0 || count > 4096)
+                g.fail("must be between 1 and 4096", "count");
+            listing.emplace_back(typeName, static_cast<int>(count));
+            // One device group per (node, type).
+            int groupIdx = -1;
+            for (std::size_t gi = 0; gi < c.groups_.size(); ++gi)
+                if (c.groups_[gi].node == ni && c.groups_[gi].type == type)
+                    groupIdx = static_cast<int>(gi);
+            if (groupIdx < 0) {
+                groupIdx = static_cast<int>(c.groups_.size());
+                DeviceGroup dg;
+                dg.node = ni;
+                dg.type = type;
+                c.groups_.push_back(dg);
+            }
+            for (long long k = 0; k < count; ++k) {
+                Device d;
+                d.node = ni;
+                d.indexInNode = static_cast<int>(node.devices.size());
+                d.type = type;
+                d.group = groupIdx;
+                int id = static_cast<int>(c.devices_.size());
+                c.devices_.push_back(d);
+                node.devices.push_back(id);
+                c.groups_[groupIdx].devices.push_back(id);
+            }
+        }
+        if (node.devices.empty())
+            nodeJson.fail("a node needs at least one GPU", "gpus");
+        c.nodes_.push_back(node);
+        c.nodeGpus_.push_back(listing);
+    }
+    if (c.devices_.empty())
+        nodes.fail("the cluster has no GPUs; add at least one node with \"gpus\"");
+    for (auto& g : c.groups_) {
+        int typesInNode = 0;
+        for (const auto& other : c.groups_)
+            typesInNode += other.node == g.node;
+        g.name = c.nodes_[g.node].name;
+        if (typesInNode > 1)
+            g.name += "/" + c.types_[g.type].name;
+    }
+
+    // Links.
+    auto select = [&](const JsonReader& where, const std::string& key) {
+        std::string sel = where.string(key);
+        return std::make_pair(sel, std::vector<int>{});
+    };
+    (void)select;
+    auto parseSelector = [&](const JsonReader& where, const std::string& field, const std::string& sel) {
+        std::string nodeName = sel, range;
+        if (auto colon = sel.find(':'); colon != std::string::npos) {
+            nodeName = sel.substr(0, colon);
+            range = sel.substr(colon + 1);
+        }
+        auto it = nodeIndex.find(nodeName);
+        if (it == nodeIndex.end())
+            where.fail("link endpoint \"" + sel + "\" names no node of this cluster", field);
+        const Node& node = c.nodes_[it->second];
+        int n = static_cast<int>(node.devices.size());
+        int lo = 0, hi = n - 1;
+        if (!range.empty()) {
+            auto dash = range.find('-');
+            bool ok = dash == std::string::npos ? parseIndex(range, lo)
+                                                : parseIndex(range.substr(0, dash), lo)
+                                                      && parseIndex(range.substr(dash + 1), hi);
+            if (dash == std::string::npos)
+                hi = lo;
+            if (!ok)
+                where.fail("bad device selector \"" + sel + "\"; use node, node:i or node:i-j", field);
+            if (lo > hi || hi >= n)
+                where.fail("link endpoint \"" + sel + "\" refers to a device that does not exist (node \""
+                               + nodeName + "\" has GPUs 0-" + std::to_string(n - 1) + ")",
+                           field);
+        }
+        std::vector<int> out(node.devices.begin() + lo, node.devices.begin() + hi + 1);
+        return out;
+    };
+
+    std::map<std::string, int> mediumIndex;
+    std::set<std::string> linkNames;
+    auto links = root.has("links") ? root.at("links").items() : std::vector<JsonReader>{};
+    for (std::size_t li = 0; li < links.size(); ++li) {
+        const auto& lj = links[li];
+        Link link;
+        link.name = lj.string("name", "link" + std::to_string(li));
+        if (!linkNames.insert(link.name).second)
+            lj.fail("duplicate link name \"" + link.name + "\"", "name");
+        std::string kind = lj.string("kind");
+        if (!parseLinkKind(kind, link.kind))
+            lj.fail("unknown link kind \"" + kind + "\"; valid kinds: " + validKinds(), "kind");
+        link.bandwidthGBps = lj.positive("bandwidth_gbps");
+        link.latencyUs = lj.number("latency_us", 5.0);
+        if (link.latencyUs < 0)
+            lj.fail("must not be negative", "latency_us");
+        bool hasWithin = lj.has("within"), hasBetween = lj.has("between");
+        if (hasWithin == hasBetween)
+            lj.fail("a link needs exactly one of \"within\" (a set of devices) or \"between\" (two sets)");
+        if (hasWithin) {
+            link.within = true;
+            link.aSelector = lj.string("within");
+            link.a = parseSelector(lj, "within", link.aSelector);
+            if (link.a.size() < 2)
+                lj.fail("\"within\" must cover at least two devices", "within");
+        } else {
+            auto between = lj.at("between");
+            if (!between.node().is_array() || between.node().size() != 2 || !between.node()[0].is_string()
+                || !between.node()[1].is_string())
+                between.fail("expected two device selectors, e.g. [\"n0\", \"n1:0-3\"]");
+            link.aSelector = between.node()[0].get<std::string>();
+            link.bSelector = between.node()[1].get<std::string>();
+            link.a = parseSelector(lj, "between/0", link.aSelector);
+            link.b = parseSelector(lj, "between/1", link.bSelector);
+            for (int d : link.a)
+                if (std::find(link.b.begin(), link.b.end(), d) != link.b.end())
+                    lj.fail("the two ends overlap (device " + c.deviceLabel(d) + " is on both sides)", "between");
+        }
+        std::sort(link.a.begin(), link.a.end());
+        std::sort(link.b.begin(), link.b.end());
+        link.sharedFlag = lj.boolean("shared", false);
+        link.mediumName = lj.string("medium", "");
+        if (!link.mediumName.empty()) {
+            auto [it, inserted] = mediumIndex.emplace(link.mediumName, c.mediumCount_);
+            if (inserted)
+                ++c.mediumCount_;
+            link.medium = it->second;
+        } else if (link.sharedFlag) {
+            link.medium = c.mediumCount_++;
+        }
+        c.links_.push_back(link);
+    }
+
+    // Every pair of nodes must be reachable directly, or collectives and
+    // pipeline hops between them could not be costed.
+    for (std::size_t i = 0; i < c.nodes_.size(); ++i) {
+        for (std::size_t j = i + 1; j < c.nodes_.size(); ++j) {
+            int x = c.nodes_[i].devices.front(), y = c.nodes_[j].devices.front();
+            bool linked = std::any_of(c.links_.begin(), c.links_.end(),
+                                      [&](const Link& l) { return l.connects(x, y); });
+            if (!linked)
+                root.fail("no link joins node \"" + c.nodes_[i].name + "\" and node \"" + c.nodes_[j].name
+                              + "\"; add a \"between\" link (e.g. InfiniBand or Ethernet)",
+                          "links");
+        }
+    }
+    return c;
+}
+
+nlohmann::json Cluster::toJson() const
+{
+    nlohmann::json j;
+    j["format"] = "memx-cluster/1";
+    j["name"] = name_;
+    if (!description_.empty())
+        j["description"] = description_;
+    if (!source_.empty())
+        j["source"] = source_;
+    if (!typeOverrides_.is_null() && !typeOverrides_.empty())
+        j["gpu_types"] = typeOverrides_;
+    j["nodes"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        nlohmann::json n;
+        n["name"] = nodes_[i].name;
+        n["gpus"] = nlohmann::json::array();
+        for (const auto& [type, count] : nodeGpus_[i])
+            n["gpus"].push_back({{"type", type}, {"count", count}});
+        j["nodes"].push_back(n);
+    }
+    j["links"] = nlohmann::json::array();
+    for (const auto& l : links_) {
+        nlohmann::json lj;
+        lj["name"] = l.name;
+        lj["kind"] = toString(l.kind);
+        if (l.within)
+            lj["within"] = l.aSelector;
+        else
+            lj["between"] = {l.aSelector, l.bSelector};
+        lj["bandwidth_gbps"] = l.bandwidthGBps;
+        lj["latency_us"] = l.latencyUs;
+        if (!l.mediumName.empty())
+            lj["medium"] = l.mediumName;
+        if (l.sharedFlag)
+            lj["shared"] = true;
+        j["links"].push_back(lj);
+    }
+    return j;
+}
+
+std::string Cluster::deviceLabel(int device) const
+{
+    const Device& d = devices_[device];
+    return nodes_[d.node].name + ":" + std::to_string(d.indexInNode);
+}
+
+double Cluster::heterogeneityIndex() const
+{
+    if (devices_.empty())
+        return 0;
+    double sum = 0, sq = 0;
+    for (const auto& d : devices_) {
+        const GpuType& t = types_[d.type];
+        double c = t.peakTflopsBf16 * t.defaultEfficiency * t.calibration.efficiencyMultiplier;
+        sum += c;
+        sq += c * c;
+    }
+    double n = static_cast<double>(devices_.size());
+    double mean = sum / n;
+    double var = std::max(0.0, sq / n - mean * mean);
+    return mean > 0 ? std::sqrt(var) / mean : 0;
+}
+
+}  // namespace memx

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <string>
+
+namespace memx {
+
+// Per-GPU-type calibration from a cluster file. The same layers cost different
+// time and memory on different vendors' software stacks (MemX, section 1 and
+// Table 1), so the analytic model applies these factors per type.
+struct GpuCalibration {
+    double efficiencyMultiplier = 1.0;  // scales default_efficiency (dimensionless)
+    double memoryMultiplier = 1.0;      // scales weights, gradients, optimizer state and activations
+    double runtimeReserveGiB = -1.0;    // overrides the catalog's reserve when >= 0 (GiB)
+};
+
+// One kind of accelerator. Units are in the member names.
+struct GpuType {
+    std::string name;
+    std::string vendor;
+    double peakTflopsBf16 = 0;        // dense bf16/fp16 tensor throughput, TFLOP/s
+    double memoryGiB = 0;             // usable device memory, GiB
+    double memoryBandwidthGBps = 0;   // HBM/GDDR bandwidth, GB/s
+    double defaultEfficiency = 0.5;   // fraction of peak sustained by large transformer GEMMs
+    double launchOverheadUsPerLayer = 150;  // per transformer layer, forward+backward, us
+    double runtimeReserveGiB = 1.5;   // context, communication buffers, allocator slack, GiB
+    std::string source;               // where the numbers come from
+    GpuCalibration calibration;
+
+    double reserveGiB() const
+    {
+        return calibration.runtimeReserveGiB >= 0 ? calibration.runtimeReserveGiB : runtimeReserveGiB;
+    }
+    double memoryMiB() const { return memoryGiB * 1024.0; }
+};
+
+}  // namespace memx

@@ -1,0 +1,7 @@
+#pragma once
+
+// JSON documents compiled into the binary from resources/ (see resources/embed.cmake).
+namespace memx::resources {
+const char* gpuCatalogJson();
+const char* modelPresetsJson();
+}

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace memx {
+
+// Typed access to a JSON document that turns every problem into an InputError
+// naming the file and the JSON path. Readers keep the path as they descend.
+class JsonReader {
+public:
+    JsonReader(const nlohmann::json& node, std::string file, std::string path = "");
+
+    static nlohmann::json parseFile(const std::string& file);
+    static nlohmann::json parseText(const std::string& text, const std::string& file);
+
+    const nlohmann::json& node() const { return node_; }
+    const std::string& path() const { return path_; }
+    const std::string& file() const { return file_; }
+
+    bool has(const std::string& key) const;
+    JsonReader at(const std::string& key) const;  // required member
+    JsonReader at(std::size_t index) const;
+    std::vector<JsonReader> items() const;        // array elements (empty if absent)
+
+    std::string string(const std::string& key) const;
+    std::string string(const std::string& key, const std::string& fallback) const;
+    double number(const std::string& key) const;
+    double number(const std::string& key, double fallback) const;
+    double positive(const std::string& key) const;  // > 0
+    double positive(const std::string& key, double fallback) const;
+    long long integer(const std::string& key) const;
+    long long integer(const std::string& key, long long fallback) const;
+    bool boolean(const std::string& key, bool fallback) const;
+
+    // Throws InputError for this node (optionally a member of it).
+    [[noreturn]] void fail(const std::string& reason, const std::string& key = "") const;
+    void requireFormat(const std::string& expected) const;
+
+private:
+    const nlohmann::json& node_;
+    std::string file_;
+    std::string path_;
+};
+
+}  // namespace memx

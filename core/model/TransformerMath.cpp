@@ -1,0 +1,81 @@
+#include "model/TransformerMath.h"
+
+#include "model/ModelSpec.h"
+
+namespace memx {
+
+double TransformerMath::layerParams(const ModelSpec& m)
+{
+    double h = m.hidden, ad = double(m.heads) * m.headDim, gd = double(m.queryGroups) * m.headDim;
+    double attention = h * ad + 2.0 * h * gd + ad * h;
+    double mlp = 3.0 * h * m.ffnHidden;
+    return attention + mlp + 2.0 * h;
+}
+
+double TransformerMath::embeddingParams(const ModelSpec& m)
+{
+    return double(m.vocab) * m.hidden;
+}
+
+double TransformerMath::outputParams(const ModelSpec& m)
+{
+    return (m.tiedEmbeddings ? 0.0 : double(m.vocab) * m.hidden) + m.hidden;
+}
+
+double TransformerMath::totalParams(const ModelSpec& m)
+{
+    return m.numLayers * layerParams(m) + embeddingParams(m) + outputParams(m);
+}
+
+double TransformerMath::attentionCoreForwardFlops(const ModelSpec& m, int b, int s, bool flashAttention)
+{
+    double full = 4.0 * b * double(s) * s * m.heads * m.headDim;
+    return flashAttention ? 0.5 * full : full;
+}
+
+double TransformerMath::layerForwardFlops(const ModelSpec& m, int b, int s, bool flashAttention)
+{
+    double matmulParams = layerParams(m) - 2.0 * m.hidden;
+    return 2.0 * b * double(s) * matmulParams + attentionCoreForwardFlops(m, b, s, flashAttention);
+}
+
+double TransformerMath::layerTrainingFlops(const ModelSpec& m, int b, int s, bool flashAttention, Recompute r)
+{
+    double fwd = layerForwardFlops(m, b, s, flashAttention);
+    double extra = 0;
+    if (r == Recompute::Full)
+        extra = fwd;
+    else if (r == Recompute::Selective)
+        extra = attentionCoreForwardFlops(m, b, s, flashAttention);
+    return 3.0 * fwd + extra;
+}
+
+double TransformerMath::outputTrainingFlops(const ModelSpec& m, int b, int s)
+{
+    return 3.0 * 2.0 * b * double(s) * m.hidden * m.vocab;
+}
+
+double TransformerMath::layerActivationBytes(const ModelSpec& m, int b, int s, int t, bool flashAttention,
+                                             Recompute r)
+{
+    double sb = double(s) * b;
+    if (r == Recompute::Full)
+        return 2.0 * sb * m.hidden / t;
+    double perToken = 12.0 * m.hidden + 4.0 * double(m.queryGroups) * m.headDim + 6.0 * m.ffnHidden;
+    double bytes = sb * perToken;
+    if (!flashAttention && r == Recompute::None)
+        bytes += 2.0 * m.heads * double(s) * s * b;
+    return bytes / t;
+}
+
+double TransformerMath::logitsBytes(const ModelSpec& m, int b, int s, int t)
+{
+    return 6.0 * double(s) * b * m.vocab / t;
+}
+
+double TransformerMath::boundaryActivationBytes(const ModelSpec& m, int b, int s, int t)
+{
+    return 2.0 * double(s) * b * m.hidden / t;
+}
+
+}  // namespace memx

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "model/Recompute.h"
+
+namespace memx {
+
+struct ModelSpec;
+
+// Closed-form counts for a LLaMA-style block. Every function states its unit.
+// Symbols: b micro-batch, s sequence, h hidden, a heads, d head dim,
+// g query groups, f FFN size, V vocab, t tensor-parallel degree.
+struct TransformerMath {
+    // Parameters of one transformer layer (count, not bytes):
+    // attention Wq h*a*d + Wk,Wv 2*h*g*d + Wo a*d*h; SwiGLU MLP 3*h*f;
+    // two RMSNorm weights 2*h.
+    static double layerParams(const ModelSpec& m);
+    static double embeddingParams(const ModelSpec& m);  // V*h
+    static double outputParams(const ModelSpec& m);     // V*h (+ final norm h); 0 if tied
+    static double totalParams(const ModelSpec& m);
+
+    // Forward FLOPs of one layer for one micro-batch (whole layer, not per GPU):
+    // 2 FLOPs per multiply-add over the GEMMs (2*b*s*matmul params) plus the
+    // attention core QK^T and AV, 4*b*s^2*a*d; causal flash attention skips the
+    // masked half of the blocks (factor 1/2).
+    static double layerForwardFlops(const ModelSpec& m, int b, int s, bool flashAttention);
+    static double attentionCoreForwardFlops(const ModelSpec& m, int b, int s, bool flashAttention);
+    // Training FLOPs of one layer: forward + backward (2x forward) + recompute
+    // (full: one more forward; selective: the attention core forward again).
+    static double layerTrainingFlops(const ModelSpec& m, int b, int s, bool flashAttention, Recompute r);
+    // Output layer (logits) forward+backward: 3 * 2*b*s*h*V.
+    static double outputTrainingFlops(const ModelSpec& m, int b, int s);
+
+    // Activation bytes one layer keeps for one micro-batch on one GPU, bf16,
+    // after Korthikanti et al. 2022 (Eq. 4: sequence parallelism with TP > 1
+    // divides everything by t) adapted to a LLaMA block without dropout:
+    //   norm inputs 2*2sbh, QKV input 2sbh, Q 2sbh, K and V 2*2*s*b*g*d,
+    //   attention output 2sbh, MLP input 2sbh, SwiGLU input 4sbf, FC2 input 2sbf
+    //   = 12sbh + 4sbgd + 6sbf; without flash attention the softmax output
+    //   2*a*s^2*b is kept too. Selective drops that s^2 term; full keeps only the
+    //   layer input 2sbh (Korthikanti Table 2).
+    static double layerActivationBytes(const ModelSpec& m, int b, int s, int t, bool flashAttention, Recompute r);
+    // Logits kept for the loss on the last stage: bf16 output 2sbV/t and the
+    // fp32 copy of the fused cross-entropy 4sbV/t.
+    static double logitsBytes(const ModelSpec& m, int b, int s, int t);
+    // Bytes sent between pipeline stages per micro-batch by one GPU: 2sbh/t
+    // (Megatron's scatter-gather of the boundary activation over TP ranks).
+    static double boundaryActivationBytes(const ModelSpec& m, int b, int s, int t);
+
+    // Model-state bytes per parameter with mixed-precision Adam: bf16 weight 2,
+    // fp32 main gradient 4, fp32 master weight + two moments 12; the
+    // distributed optimizer shards the 12 over DP (Megatron docs: 18 or 6+12/d).
+    static double weightBytesPerParam() { return 2.0; }
+    static double gradBytesPerParam() { return 4.0; }
+    static double optimizerBytesPerParam(int dp, bool distributedOptimizer)
+    {
+        return distributedOptimizer ? 12.0 / dp : 12.0;
+    }
+};
+
+}  // namespace memx

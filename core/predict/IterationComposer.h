@@ -1,0 +1,49 @@
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+namespace memx {
+
+// Composes stage predictions into one training iteration (MemX section 3.1.2).
+struct IterationComposer {
+    // Eq. (3), 1F1B: (G-1) * max_i t_i + sum_i t_i + 2 * sum_i t_pp,i + t_fix + t_dp.
+    // Interleaved with v virtual stages per GPU: the bubble (the sum term) shrinks
+    // by v (Narayanan et al. 2021, sec. 2.2.2). The paper's printed Eq. (4) also
+    // divides the steady-state term by v, which would claim that interleaving
+    // speeds up every micro-batch; we keep (G-1) * max_i t_i so that v = 1 gives
+    // Eq. (3) back. All times in ms.
+    static double iterationMs(double maxStageMs, double sumStageMs, double sumHopMs, int microBatches,
+                              int virtualStages, double fixedMs, double dpMs)
+    {
+        double bubble = sumStageMs / std::max(1, virtualStages);
+        return (microBatches - 1) * maxStageMs + bubble + 2.0 * sumHopMs + fixedMs + dpMs;
+    }
+    static double iterationMs(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatches,
+                              int virtualStages, double fixedMs, double dpMs);
+
+    // Micro-batches whose activations a stage holds at its peak.
+    // 1F1B: stage i of P keeps min(P - i, G) (PipeDream-Flush warm-up).
+    static double inflight1F1B(int stage, int stages, int microBatches)
+    {
+        return std::min(stages - stage, microBatches);
+    }
+    // Interleaved: Megatron warms up (P - i - 1) * 2 + (v - 1) * P model chunks and
+    // then runs one more, each chunk holding 1/v of the stage's activations; for
+    // the first stage this is Korthikanti's factor 1 + (P-1)/(P v) times P.
+    static double inflightInterleaved(int stage, int stages, int microBatches, int v)
+    {
+        int chunks = (stages - stage - 1) * 2 + (v - 1) * stages + 1;
+        chunks = std::min(chunks, microBatches * v);
+        return static_cast<double>(chunks) / v;
+    }
+
+    // Gradient synchronisation of one stage over its DP group, ms: a ring
+    // all-reduce of the fp32 gradients, t_dp = 2(DP-1)/DP * bytes / B_dp
+    // (MemX's t_dp); with the distributed optimizer a reduce-scatter of the
+    // gradients plus an all-gather of the bf16 weights.
+    static double dataParallelMs(double paramsPerGpu, int dp, bool distributedOptimizer, double bandwidthGBps,
+                                 double latencyUs);
+};
+
+}  // namespace memx

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "predict/StageQuery.h"
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace memx {
+
+class Predictor;
+
+// Hash-signature cache in front of a predictor (MemX section 3.1.2): queries
+// with the same signature are answered once. Keys are compared in full, so a
+// hash collision can never return another query's answer. Not thread-safe:
+// the search gives each worker its own cache.
+class PredictionCache {
+public:
+    explicit PredictionCache(const Predictor& predictor);
+
+    // Fills `out` for all queries, sending only the misses to the predictor in
+    // one batch.
+    void predict(const std::vector<StageQuery>& queries, std::vector<StagePrediction>& out);
+
+    std::uint64_t hits() const { return hits_; }
+    std::uint64_t misses() const { return misses_; }
+    std::size_t size() const { return entries_.size(); }
+
+private:
+    struct Entry {
+        StageQuery query;
+        StagePrediction prediction;
+    };
+    const Predictor& predictor_;
+    std::unordered_multimap<std::uint64_t, Entry> entries_;
+    std::uint64_t hits_ = 0;
+    std::uint64_t misses_ = 0;
+};
+
+}  // namespace memx

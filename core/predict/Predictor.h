@@ -1,0 +1,21 @@
+#pragma once
+
+#include "predict/StageQuery.h"
+
+#include <span>
+#include <string>
+
+namespace memx {
+
+// Answers stage queries. Implementations must be pure (same query, same
+// answer) and safe to call from several threads at once.
+class Predictor {
+public:
+    virtual ~Predictor() = default;
+    virtual std::string name() const = 0;
+    // Batched on purpose: a learned model pays a fixed cost per call.
+    virtual void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const = 0;
+    StagePrediction predictOne(const StageQuery& q) const;
+};
+
+}  // namespace memx

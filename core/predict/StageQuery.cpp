@@ -1,0 +1,59 @@
+#include "predict/StageQuery.h"
+
+#include <cstring>
+
+namespace memx {
+
+bool StageQuery::operator==(const StageQuery& o) const
+{
+    return gpu == o.gpu && tp == o.tp && dp == o.dp && layers == o.layers && microBatch == o.microBatch
+        && seqLen == o.seqLen && hidden == o.hidden && heads == o.heads && headDim == o.headDim
+        && queryGroups == o.queryGroups && ffnHidden == o.ffnHidden && vocab == o.vocab
+        && hasEmbedding == o.hasEmbedding && hasOutput == o.hasOutput
+        && distributedOptimizer == o.distributedOptimizer && flashAttention == o.flashAttention
+        && recompute == o.recompute && inflight == o.inflight && tpLinkGBps == o.tpLinkGBps
+        && tpLatencyUs == o.tpLatencyUs;
+}
+
+namespace {
+inline std::uint64_t mix(std::uint64_t h, std::uint64_t v)
+{
+    // splitmix64-style combination.
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return h;
+}
+inline std::uint64_t bits(double d)
+{
+    std::uint64_t u;
+    std::memcpy(&u, &d, sizeof u);
+    return u;
+}
+}  // namespace
+
+std::uint64_t StageQuery::signature() const
+{
+    std::uint64_t h = reinterpret_cast<std::uintptr_t>(gpu);
+    for (int v : {tp, dp, layers, microBatch, seqLen, hidden, heads, headDim, queryGroups, ffnHidden, vocab})
+        h = mix(h, static_cast<std::uint64_t>(v));
+    h = mix(h, (hasEmbedding ? 1u : 0u) | (hasOutput ? 2u : 0u) | (distributedOptimizer ? 4u : 0u)
+                   | (flashAttention ? 8u : 0u) | (static_cast<unsigned>(recompute) << 4));
+    h = mix(h, bits(inflight));
+    h = mix(h, bits(tpLinkGBps));
+    h = mix(h, bits(tpLatencyUs));
+    return h;
+}
+
+const char* toString(Provenance p)
+{
+    switch (p) {
+    case Provenance::Analytic: return "analytic";
+    case Provenance::Learned: return "learned";
+    case Provenance::Cached: return "cached";
+    case Provenance::Extrapolated: return "extrapolated";
+    }
+    return "?";
+}
+
+}  // namespace memx

@@ -1,0 +1,63 @@
+#pragma once
+
+#include "model/Recompute.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace memx {
+
+struct GpuType;
+
+// The unit of prediction (DESIGN.md): one pipeline stage processing one
+// micro-batch on one GPU type. Everything a predictor may use is here.
+struct StageQuery {
+    const GpuType* gpu = nullptr;
+    int tp = 1;
+    int dp = 1;                 // data-parallel degree (shards optimizer state with the distributed optimizer)
+    int layers = 1;             // transformer layers held by the stage
+    int microBatch = 1;         // sequences per micro-batch
+    int seqLen = 2048;          // tokens
+    int hidden = 0;
+    int heads = 0;
+    int headDim = 0;
+    int queryGroups = 0;
+    int ffnHidden = 0;
+    int vocab = 0;
+    bool hasEmbedding = false;  // first stage
+    bool hasOutput = false;     // last stage (output layer and loss)
+    bool distributedOptimizer = true;
+    bool flashAttention = true;
+    Recompute recompute = Recompute::None;
+    double inflight = 1;        // micro-batches whose activations are alive at the peak
+    double tpLinkGBps = 0;      // bottleneck bandwidth of the stage's TP rings, GB/s
+    double tpLatencyUs = 0;
+
+    bool operator==(const StageQuery& o) const;
+    // Hash signature used by the prediction cache (MemX section 3.1.2).
+    std::uint64_t signature() const;
+};
+
+enum class Provenance { Analytic, Learned, Cached, Extrapolated };
+const char* toString(Provenance p);
+
+// Peak memory of one GPU of a stage, by term, in MiB.
+struct MemoryBreakdown {
+    double weightsMiB = 0;
+    double gradientsMiB = 0;
+    double optimizerMiB = 0;
+    double activationsMiB = 0;
+    double reserveMiB = 0;
+    double totalMiB() const { return weightsMiB + gradientsMiB + optimizerMiB + activationsMiB + reserveMiB; }
+};
+
+struct StagePrediction {
+    double timeMs = 0;          // forward + backward of one micro-batch, ms
+    MemoryBreakdown memory;     // peak per GPU
+    double memoryMiB() const { return memory.totalMiB(); }
+    Provenance provenance = Provenance::Analytic;
+    double uncertainty = 0;     // relative (0.2 = +-20%)
+};
+
+}  // namespace memx

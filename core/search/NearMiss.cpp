@@ -1,0 +1,103 @@
+#include "search/NearMiss.h"
+
+#include "hardware/Cluster.h"
+#include "model/Recompute.h"
+#include "search/Skeleton.h"
+#include "search/SkeletonTables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace memx {
+
+namespace {
+double frugal(const SkeletonTables& t, int i, int n, int& level)
+{
+    double best = std::numeric_limits<double>::infinity();
+    for (int lv = 0; lv < kRecomputeLevels; ++lv) {
+        if (!t.allowed[i][lv])
+            continue;
+        double m = t.pred[i][n][lv].memoryMiB();
+        if (m < best) {
+            best = m;
+            level = lv;
+        }
+    }
+    return best;
+}
+
+std::string gib(double mib)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", mib / 1024.0);
+    return buf;
+}
+}  // namespace
+
+NearMiss NearMiss::of(const Cluster& cluster, const Skeleton& sk, const SkeletonTables& t)
+{
+    const int P = t.stages;
+    const int step = sk.schedule == Schedule::Interleaved ? sk.virtualStages : 1;
+    auto layersAt = [&](double ratio, int i) {
+        int best = 0;
+        for (int n = step; n <= t.maxLayers; n += step) {
+            int lv = 0;
+            if (frugal(t, i, n, lv) <= ratio * t.capacityMiB[i])
+                best = n;
+        }
+        return best;
+    };
+    auto fits = [&](double ratio) {
+        int total = 0;
+        for (int i = 0; i < P; ++i) {
+            int n = layersAt(ratio, i);
+            if (n < step)
+                return false;
+            total += n;
+        }
+        return total >= t.layers;
+    };
+    double lo = 0, hi = 1;
+    while (!fits(hi) && hi < 1e6)
+        hi *= 2;
+    if (!fits(hi))
+        return {};
+    for (int it = 0; it < 40; ++it) {
+        double mid = 0.5 * (lo + hi);
+        (fits(mid) ? hi : lo) = mid;
+    }
+    // The binding stage: the one that runs out first just below the ratio.
+    int binding = 0, bindN = step, bindLevel = 0;
+    double worst = 0;
+    for (int i = 0; i < P; ++i) {
+        int n = std::max(step, layersAt(hi, i));
+        int lv = 0;
+        double m = frugal(t, i, n, lv) / t.capacityMiB[i];
+        if (m > worst) {
+            worst = m;
+            binding = i;
+            bindN = n;
+            bindLevel = lv;
+        }
+    }
+    const auto& pred = t.pred[binding][bindN][bindLevel];
+    const auto& g = cluster.groups()[sk.stageGroup[binding]];
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.2f", hi);
+    NearMiss nm;
+    nm.ratio = hi;
+    nm.message = "closest plan: TP=" + std::to_string(sk.tp) + " PP=" + std::to_string(P) + " DP="
+        + std::to_string(sk.dp) + " mbs=" + std::to_string(sk.mbs) + " seq=" + std::to_string(sk.seq)
+        + "; it needs " + ratio + "x the memory it has. Stage " + std::to_string(binding) + " on " + g.name + " ("
+        + cluster.types()[g.type].name + ", " + gib(t.capacityMiB[binding]) + " GiB) needs "
+        + gib(pred.memoryMiB()) + " GiB for " + std::to_string(bindN) + " layer(s) even with " + toString(
+            static_cast<Recompute>(bindLevel))
+        + " recomputation: weights " + gib(pred.memory.weightsMiB) + ", gradients " + gib(pred.memory.gradientsMiB)
+        + ", optimizer " + gib(pred.memory.optimizerMiB) + ", activations " + gib(pred.memory.activationsMiB)
+        + ", reserve " + gib(pred.memory.reserveMiB) + " GiB";
+    return nm;
+}
+
+}  // namespace memx

@@ -1,0 +1,86 @@
+#include "search/Objective.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace memx {
+
+const char* toString(ProfileKind p)
+{
+    switch (p) {
+    case ProfileKind::Default: return "default";
+    case ProfileKind::SafetyFirst: return "safety-first";
+    case ProfileKind::ThroughputFirst: return "throughput-first";
+    case ProfileKind::Custom: return "custom";
+    case ProfileKind::Auto: return "auto";
+    }
+    return "?";
+}
+
+bool parseProfile(const std::string& s, ProfileKind& out)
+{
+    for (auto p : {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst, ProfileKind::Custom,
+                   ProfileKind::Auto})
+        if (s == toString(p)) {
+            out = p;
+            return true;
+        }
+    return false;
+}
+
+Weights weightsOf(ProfileKind p)
+{
+    switch (p) {
+    case ProfileKind::SafetyFirst: return {0.3, 0.5, 0.2};
+    case ProfileKind::ThroughputFirst: return {0.7, 0.2, 0.1};
+    default: return {0.4, 0.2, 0.4};
+    }
+}
+
+double Objective::phi(double t, double m, double v, const References& ref, const Weights& w)
+{
+    double tn = t / ref.time;
+    double mn = m / ref.memory;
+    double vn = (v + ref.epsilon) / (ref.variance + ref.epsilon);
+    return std::pow(tn, w.time) * std::pow(mn, w.memory) * std::pow(vn, w.variance);
+}
+
+Weights Objective::normalised(Weights w)
+{
+    if (w.time < 0 || w.memory < 0 || w.variance < 0)
+        throw std::invalid_argument("weights must not be negative");
+    double sum = w.time + w.memory + w.variance;
+    if (!(sum > 0))
+        throw std::invalid_argument("at least one weight must be positive");
+    return {w.time / sum, w.memory / sum, w.variance / sum};
+}
+
+double Objective::variance(const std::vector<double>& values)
+{
+    if (values.empty())
+        return 0;
+    double mean = 0;
+    for (double x : values)
+        mean += x;
+    mean /= values.size();
+    double var = 0;
+    for (double x : values)
+        var += (x - mean) * (x - mean);
+    return var / values.size();
+}
+
+double Objective::median(std::vector<double> values)
+{
+    if (values.empty())
+        return 0;
+    std::size_t mid = values.size() / 2;
+    std::nth_element(values.begin(), values.begin() + mid, values.end());
+    double hi = values[mid];
+    if (values.size() % 2 == 1)
+        return hi;
+    double lo = *std::max_element(values.begin(), values.begin() + mid);
+    return 0.5 * (lo + hi);
+}
+
+}  // namespace memx

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace memx {
+
+// Weights of Phi = (T/Tref)^wT * (M/Mref)^wM * ((V+eV)/(Vref+eV))^wV (MemX Eq. 2).
+struct Weights {
+    double time = 0.4;
+    double memory = 0.2;
+    double variance = 0.4;
+};
+
+enum class ProfileKind { Default, SafetyFirst, ThroughputFirst, Custom, Auto };
+const char* toString(ProfileKind p);
+bool parseProfile(const std::string& s, ProfileKind& out);
+Weights weightsOf(ProfileKind p);  // the paper's three profiles; Custom/Auto -> default
+
+// Memory variance over absolute MiB (the paper) or over utilisation
+// (peak / capacity), which clusters with very different capacities want.
+enum class VarianceMode { AbsoluteMiB, Utilisation };
+
+struct ObjectiveSpec {
+    ProfileKind profile = ProfileKind::Default;
+    Weights custom;                       // used when profile == Custom (normalised to sum 1)
+    VarianceMode variance = VarianceMode::AbsoluteMiB;
+    double epsilonFraction = 0.01;        // eV = epsilonFraction * Vref
+    // Auto rule thresholds (MemX 3.1.2): safety-first below this memory margin,
+    // throughput-first at or below this heterogeneity (CV of device compute).
+    double safetyMarginThreshold = 0.10;
+    double weakHeterogeneityThreshold = 0.10;
+};
+
+struct References {
+    double time = 1, memory = 1, variance = 0, epsilon = 0;
+};
+
+// The objective itself: pure arithmetic, shared by search, tests and GUI.
+struct Objective {
+    static double phi(double t, double m, double v, const References& ref, const Weights& w);
+    static Weights normalised(Weights w);  // throws std::invalid_argument when all are zero or any negative
+    // Variance of per-GPU values (population variance, as the paper's V).
+    static double variance(const std::vector<double>& values);
+    static double median(std::vector<double> values);
+};
+
+}  // namespace memx

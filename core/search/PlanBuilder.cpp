@@ -1,0 +1,61 @@
+#include "search/PlanBuilder.h"
+
+#include "hardware/Cluster.h"
+#include "search/Skeleton.h"
+#include "search/SkeletonTables.h"
+#include "search/SplitSearch.h"
+
+#include <algorithm>
+
+namespace memx {
+
+Plan PlanBuilder::build(const Cluster& cluster, const Skeleton& sk, const SkeletonTables& t, const Leaf& leaf,
+                        int globalBatch)
+{
+    Plan p;
+    p.tp = sk.tp;
+    p.dp = sk.dp;
+    p.pp = sk.stages();
+    p.microBatch = sk.mbs;
+    p.globalBatch = globalBatch;
+    p.microBatches = sk.microBatches;
+    p.seqLen = sk.seq;
+    p.queryGroups = sk.queryGroups;
+    p.schedule = sk.schedule;
+    p.virtualStages = sk.virtualStages;
+    p.hopMs = t.hopMs;
+    p.key = leaf.key;
+    int first = 0;
+    double uncertainty = 0;
+    for (int i = 0; i < p.pp; ++i) {
+        StagePlan s;
+        s.group = sk.stageGroup[i];
+        const DeviceGroup& g = cluster.groups()[s.group];
+        s.groupName = g.name;
+        s.gpuType = cluster.types()[g.type].name;
+        s.slice = sk.stageSlice[i];
+        s.devices = t.devices[i];
+        s.firstLayer = first;
+        s.layers = leaf.layers[i];
+        first += s.layers;
+        s.recompute = static_cast<Recompute>(leaf.levels[i]);
+        s.inflight = t.inflight[i];
+        const StagePrediction& pred = t.pred[i][s.layers][leaf.levels[i]];
+        s.timeMs = pred.timeMs;
+        s.memory = pred.memory;
+        s.capacityMiB = t.capacityMiB[i];
+        p.provenance = pred.provenance;
+        uncertainty = std::max(uncertainty, pred.uncertainty);
+        p.stages.push_back(std::move(s));
+    }
+    int post = leaf.postStage;
+    p.dpMs = t.dpMs[post][leaf.layers[post]];
+    p.fixedMs = t.fixedMs + (t.postMs[post][leaf.layers[post]] - p.dpMs);
+    p.iterationMs = leaf.timeMs;
+    p.maxMemMiB = leaf.maxMemMiB;
+    p.varMem = leaf.variance;
+    p.uncertainty = uncertainty;
+    return p;
+}
+
+}  // namespace memx

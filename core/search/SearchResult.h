@@ -1,0 +1,84 @@
+#pragma once
+
+#include "hardware/Cluster.h"
+#include "model/ModelSpec.h"
+#include "search/Objective.h"
+#include "search/ParetoFront.h"
+#include "space/Plan.h"
+#include "space/TrainingSetup.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace memx {
+
+class Predictor;
+
+struct SearchOptions {
+    int threads = 0;                 // 0: all hardware threads
+    std::size_t topK = 10;
+    bool prune = true;               // false: brute force (for checking the pruning)
+    std::size_t sampleBudget = 2'000'000;  // (T, M, V) triples kept for medians and ranks
+    std::size_t plotPoints = 4000;   // plans kept for the scatter plot
+    std::size_t frontCapacity = 20000;
+};
+
+// Everything a search needs, by value: a front end copies its state in here
+// before starting, and the search never reads anything else.
+struct SearchRequest {
+    Cluster cluster;
+    ModelSpec model;
+    TrainingSetup setup;
+    ObjectiveSpec objective;
+    SearchOptions options;
+    std::shared_ptr<const Predictor> predictor;  // null: analytic
+};
+
+struct SearchProgress {
+    int phase = 1;                   // 1: explore (statistics), 2: rank by Phi
+    int permille = 0;                // 0-1000 over both phases
+    std::uint64_t explored = 0;
+    std::uint64_t pruned = 0;
+    std::uint64_t feasible = 0;
+    double elapsedS = 0;
+    double remainingS = -1;          // estimate; -1 unknown
+};
+
+struct SearchStats {
+    std::uint64_t skeletons = 0;     // (TP, DP, mbs, seq, groups, schedule, order) combinations
+    std::uint64_t explored = 0;      // complete candidates evaluated (phase 1)
+    std::uint64_t feasible = 0;
+    std::map<std::string, std::uint64_t> prunedByRule;  // rule -> candidates cut
+    std::uint64_t phase2Evaluated = 0;
+    std::uint64_t phase2Pruned = 0;  // cut by the Phi lower bound (rule 3)
+    std::uint64_t cacheHits = 0;
+    std::uint64_t cacheMisses = 0;
+    double wallS = 0;
+    double candidatesPerS = 0;
+    int threads = 1;
+    double sampleFraction = 1.0;     // < 1 when medians and ranks come from a sample
+};
+
+struct SearchResult {
+    bool cancelled = false;
+    std::string error;               // non-empty: no feasible plan, and why
+    std::vector<Plan> best;          // top K under Phi, best first
+    std::vector<Plan> fastest;       // top K under iteration time
+    ParetoFront paretoTimeVariance;
+    ParetoFront paretoTimeMemory;
+    std::vector<Plan> plotSample;    // a deterministic sample of feasible plans
+    References references;
+    Weights weights;
+    ProfileKind profileRequested = ProfileKind::Default;
+    ProfileKind profileUsed = ProfileKind::Default;
+    std::string profileReason;
+    VarianceMode varianceMode = VarianceMode::AbsoluteMiB;
+    std::vector<std::string> notes;  // policy decisions a user should know about
+    SearchStats stats;
+    std::string predictorName;
+};
+
+}  // namespace memx

@@ -1,0 +1,185 @@
+#include "search/SkeletonTables.h"
+
+#include "hardware/Cluster.h"
+#include "hardware/Topology.h"
+#include "model/TransformerMath.h"
+#include "predict/IterationComposer.h"
+#include "predict/PredictionCache.h"
+#include "search/SearchResult.h"
+#include "search/Skeleton.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace memx {
+
+namespace {
+
+// Optimizer step of one GPU: Adam reads and writes fp32 master weight, two
+// moments and the fp32 gradient, and writes the bf16 weight (~30 bytes per
+// parameter it owns), bounded by memory bandwidth.
+double optimizerStepMs(double paramsPerGpu, int dp, bool distributed, double memBandwidthGBps)
+{
+    double owned = distributed ? paramsPerGpu / dp : paramsPerGpu;
+    return owned * 30.0 / (memBandwidthGBps * 1e6);
+}
+
+std::array<bool, kRecomputeLevels> levelsFor(RecomputeMode mode)
+{
+    switch (mode) {
+    case RecomputeMode::UniformNone: return {true, false, false};
+    case RecomputeMode::UniformSelective: return {false, true, false};
+    case RecomputeMode::UniformFull: return {false, false, true};
+    default: return {true, true, true};
+    }
+}
+
+}  // namespace
+
+bool SkeletonTables::build(const SearchRequest& req, const Skeleton& sk, const Topology& topo,
+                           PredictionCache& cache, SkeletonTables& t, std::string& why)
+{
+    const Cluster& cluster = req.cluster;
+    const TrainingSetup& setup = req.setup;
+    const int P = sk.stages();
+    const int w = sk.tp * sk.dp;
+    t.stages = P;
+    t.layers = req.model.numLayers;
+    t.maxLayers = t.layers - (P - 1);
+    t.model = req.model;
+    t.model.seqLen = sk.seq;
+    t.model.queryGroups = sk.queryGroups;
+    t.notes.clear();
+
+    t.capacityMiB.assign(P, 0);
+    t.allowed.assign(P, levelsFor(setup.recompute));
+    t.devices.assign(P, {});
+    t.inflight.assign(P, 1);
+    t.hopMs.assign(std::max(0, P - 1), 0);
+    std::vector<PathRate> tpRate(P), dpRate(P);
+
+    for (int i = 0; i < P; ++i) {
+        const DeviceGroup& g = cluster.groups()[sk.stageGroup[i]];
+        int base = sk.stageSlice[i] * w;
+        t.devices[i].assign(g.devices.begin() + base, g.devices.begin() + base + w);
+        t.capacityMiB[i] = cluster.types()[g.type].memoryMiB();
+        // TP rings: consecutive devices; DP rings: the same TP rank of every replica.
+        std::vector<std::vector<int>> tpRings, dpRings;
+        for (int d = 0; d < sk.dp; ++d)
+            tpRings.emplace_back(t.devices[i].begin() + d * sk.tp, t.devices[i].begin() + (d + 1) * sk.tp);
+        for (int r = 0; r < sk.tp; ++r) {
+            std::vector<int> ring;
+            for (int d = 0; d < sk.dp; ++d)
+                ring.push_back(t.devices[i][d * sk.tp + r]);
+            dpRings.push_back(ring);
+        }
+        tpRate[i] = topo.ring(tpRings);
+        dpRate[i] = topo.ring(dpRings);
+        if ((sk.tp > 1 && !tpRate[i].connected()) || (sk.dp > 1 && !dpRate[i].connected())) {
+            why = "no link joins the GPUs of device group " + g.name;
+            return false;
+        }
+        t.inflight[i] = sk.schedule == Schedule::Interleaved
+            ? IterationComposer::inflightInterleaved(i, P, sk.microBatches, sk.virtualStages)
+            : IterationComposer::inflight1F1B(i, P, sk.microBatches);
+    }
+    t.sumHopMs = 0;
+    for (int i = 0; i + 1 < P; ++i) {
+        PathRate hop = topo.pairwise(t.devices[i], t.devices[i + 1]);
+        if (!hop.connected()) {
+            why = "no link joins pipeline stages " + std::to_string(i) + " and " + std::to_string(i + 1);
+            return false;
+        }
+        t.hopMs[i] = Topology::transferMs(TransformerMath::boundaryActivationBytes(t.model, sk.mbs, sk.seq, sk.tp), hop);
+        t.sumHopMs += t.hopMs[i];
+    }
+    t.fixedMs = 1.0;  // data loader, logging and launch of the optimizer: a small constant (assumed)
+
+    // Stage queries for every (stage, n, level).
+    std::vector<StageQuery> queries;
+    queries.reserve(static_cast<std::size_t>(P) * t.maxLayers * kRecomputeLevels);
+    for (int i = 0; i < P; ++i) {
+        for (int n = 1; n <= t.maxLayers; ++n) {
+            for (int lv = 0; lv < kRecomputeLevels; ++lv) {
+                StageQuery q;
+                q.gpu = &cluster.types()[cluster.groups()[sk.stageGroup[i]].type];
+                q.tp = sk.tp;
+                q.dp = sk.dp;
+                q.layers = n;
+                q.microBatch = sk.mbs;
+                q.seqLen = sk.seq;
+                q.hidden = t.model.hidden;
+                q.heads = t.model.heads;
+                q.headDim = t.model.headDim;
+                q.queryGroups = sk.queryGroups;
+                q.ffnHidden = t.model.ffnHidden;
+                q.vocab = t.model.vocab;
+                q.hasEmbedding = i == 0;
+                q.hasOutput = i == P - 1;
+                q.distributedOptimizer = setup.distributedOptimizer;
+                q.flashAttention = setup.flashAttention;
+                q.recompute = static_cast<Recompute>(lv);
+                q.inflight = t.inflight[i];
+                q.tpLinkGBps = sk.tp > 1 ? tpRate[i].bandwidthGBps : 0;
+                q.tpLatencyUs = sk.tp > 1 ? tpRate[i].latencyUs : 0;
+                queries.push_back(q);
+            }
+        }
+    }
+    std::vector<StagePrediction> answers;
+    cache.predict(queries, answers);
+
+    t.pred.assign(P, std::vector<std::array<StagePrediction, kRecomputeLevels>>(t.maxLayers + 1));
+    t.postMs.assign(P, std::vector<double>(t.maxLayers + 1, 0));
+    t.dpMs.assign(P, std::vector<double>(t.maxLayers + 1, 0));
+    std::size_t k = 0;
+    for (int i = 0; i < P; ++i) {
+        const GpuType& gpu = cluster.types()[cluster.groups()[sk.stageGroup[i]].type];
+        for (int n = 1; n <= t.maxLayers; ++n) {
+            for (int lv = 0; lv < kRecomputeLevels; ++lv)
+                t.pred[i][n][lv] = answers[k++];
+            double params = n * TransformerMath::layerParams(t.model) / sk.tp;
+            if (i == 0)
+                params += TransformerMath::embeddingParams(t.model) / sk.tp;
+            if (i == P - 1)
+                params += TransformerMath::outputParams(t.model) / sk.tp;
+            t.dpMs[i][n] = IterationComposer::dataParallelMs(params, sk.dp, setup.distributedOptimizer,
+                                                             dpRate[i].bandwidthGBps, dpRate[i].latencyUs);
+            t.postMs[i][n] = t.dpMs[i][n]
+                + optimizerStepMs(params, sk.dp, setup.distributedOptimizer, gpu.memoryBandwidthGBps);
+        }
+        // Collapse selective when it saves too little to matter (MemX 3.1.1).
+        if (setup.recompute == RecomputeMode::Policy) {
+            double none = t.pred[i][1][0].memory.activationsMiB;
+            double sel = t.pred[i][1][1].memory.activationsMiB;
+            if (none <= 0 || (none - sel) < setup.selectiveCollapseFraction * none)
+                t.allowed[i][1] = false;
+        }
+    }
+
+    // Policy tables and memory limits.
+    const double inf = std::numeric_limits<double>::infinity();
+    t.policyLevel.assign(P, std::vector<int>(t.maxLayers + 1, -1));
+    t.minTimeMs.assign(P, std::vector<double>(t.maxLayers + 1, inf));
+    t.minMemMiB.assign(P, std::vector<double>(t.maxLayers + 1, inf));
+    t.nMax.assign(P, 0);
+    for (int i = 0; i < P; ++i) {
+        for (int n = 1; n <= t.maxLayers; ++n) {
+            for (int lv = 0; lv < kRecomputeLevels; ++lv) {
+                if (!t.feasible(i, n, lv))
+                    continue;
+                const auto& p = t.pred[i][n][lv];
+                if (p.timeMs < t.minTimeMs[i][n]) {
+                    t.minTimeMs[i][n] = p.timeMs;
+                    t.policyLevel[i][n] = lv;
+                }
+                t.minMemMiB[i][n] = std::min(t.minMemMiB[i][n], p.memoryMiB());
+            }
+            if (t.policyLevel[i][n] >= 0)
+                t.nMax[i] = n;
+        }
+    }
+    return true;
+}
+
+}  // namespace memx

@@ -1,0 +1,44 @@
+#include "space/Plan.h"
+
+#include <algorithm>
+
+namespace memx {
+
+std::string Plan::orderString() const
+{
+    std::string out;
+    for (const auto& s : stages) {
+        if (!out.empty())
+            out += ">";
+        out += s.groupName + "#" + std::to_string(s.slice);
+    }
+    return out;
+}
+
+std::string Plan::layersString() const
+{
+    std::string out;
+    for (const auto& s : stages)
+        out += (out.empty() ? "" : ",") + std::to_string(s.layers);
+    return out;
+}
+
+std::string Plan::recomputeString() const
+{
+    std::string out;
+    for (const auto& s : stages) {
+        out += out.empty() ? "" : ",";
+        out += s.recompute == Recompute::None ? "N" : s.recompute == Recompute::Selective ? "S" : "F";
+    }
+    return out;
+}
+
+double Plan::minHeadroom() const
+{
+    double h = 1.0;
+    for (const auto& s : stages)
+        h = std::min(h, s.headroom());
+    return h;
+}
+
+}  // namespace memx

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace memx {
+
+enum class ScheduleMode { Auto, OneF1B, Interleaved, Both };
+// policy: the paper's two-level per-stage choice; enumerate: every per-stage
+// combination; none/selective/full: one level on every stage.
+enum class RecomputeMode { Policy, Enumerate, UniformNone, UniformSelective, UniformFull };
+// contiguous: the stages of one device group sit next to each other and only
+// the order of the groups varies; all: every ordering of the stages.
+enum class PlacementMode { Contiguous, All };
+
+const char* toString(ScheduleMode m);
+const char* toString(RecomputeMode m);
+const char* toString(PlacementMode m);
+bool parseScheduleMode(const std::string& s, ScheduleMode& out);
+bool parseRecomputeMode(const std::string& s, RecomputeMode& out);
+bool parsePlacementMode(const std::string& s, PlacementMode& out);
+
+// What the user fixes about training; the search explores the rest.
+struct TrainingSetup {
+    int globalBatch = 128;                     // sequences per iteration
+    std::vector<int> microBatches{1, 2, 4};    // candidate micro-batch sizes
+    std::vector<int> seqLens;                  // empty: the model's sequence length
+    std::vector<int> queryGroups;              // empty: the model's query groups
+    std::vector<int> tensorParallel;           // empty: every power of two that fits a group
+    int maxPipelineStages = 8;
+    std::vector<int> virtualStages{2};         // interleaved virtual sizes to try
+    bool distributedOptimizer = true;
+    bool flashAttention = true;
+    std::string precision = "bf16";
+    std::string optimizer = "adam";
+    ScheduleMode schedule = ScheduleMode::Auto;
+    RecomputeMode recompute = RecomputeMode::Policy;
+    PlacementMode placement = PlacementMode::Contiguous;
+    // A device group whose size is not a multiple of TP x DP leaves GPUs idle;
+    // when false such (TP, DP) pairs are skipped instead.
+    bool allowIdleGpus = true;
+    // Selective recomputation is dropped (treated as binary none/full) when it
+    // saves less than this fraction of a stage's activation memory (MemX 3.1.1).
+    double selectiveCollapseFraction = 0.05;
+    // Auto schedule: interleaving needs this much memory headroom (pressure
+    // index) and at most this heterogeneity (CV of device compute).
+    double interleavePressureMin = 1.25;
+    double interleaveHeterogeneityMax = 0.25;
+};
+
+}  // namespace memx
