@@ -191,8 +191,7 @@ void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, do
             std::uint64_t digits = enumerateLevels_ ? levelDigits * kRecomputeLevels + level : 0;
             if (k == 1) {
                 std::uint64_t local = myIndex * levelSpace_ + digits;
-                finishLeaf(nMaxT, nSumT, nMaxPost, nPostStage, nMaxMem,
-                           (skeletonIndex_ << 44) | (local & ((1ULL << 44) - 1)));
+                finishLeaf((skeletonIndex_ << 44) | (local & ((1ULL << 44) - 1)));
             } else {
                 descend(stage + 1, unitsLeft - u, nMaxT, nSumT, nMaxPost, nPostStage, nMaxMem, myIndex, digits);
             }
@@ -200,23 +199,42 @@ void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, do
     }
 }
 
-void SplitSearch::finishLeaf(double maxT, double sumT, double maxPost, int postStage, double maxMem,
-                             std::uint64_t key)
+Leaf SplitSearch::compose(const SkeletonTables& t, const Skeleton& sk, const int* layers, const int* levels,
+                         VarianceMode variance, std::vector<double>& scratch)
 {
-    ++leaves_;
-    for (int i = 0; i < P_; ++i) {
-        double m = t_.pred[i][n_[i]][lv_[i]].memoryMiB();
-        memScratch_[i] = varianceMode_ == VarianceMode::Utilisation ? m / t_.capacityMiB[i] : m;
+    const int P = t.stages;
+    scratch.assign(P, 0);
+    double maxT = 0, sumT = 0, maxPost = 0, maxMem = 0;
+    int postStage = 0;
+    for (int i = 0; i < P; ++i) {
+        const auto& p = t.pred[i][layers[i]][levels[i]];
+        maxT = std::max(maxT, p.timeMs);
+        sumT += p.timeMs;
+        double post = t.postMs[i][layers[i]];
+        if (post > maxPost) {
+            maxPost = post;
+            postStage = i;
+        }
+        double m = p.memoryMiB();
+        maxMem = std::max(maxMem, m);
+        scratch[i] = variance == VarianceMode::Utilisation ? m / t.capacityMiB[i] : m;
     }
     Leaf leaf;
-    leaf.layers = n_.data();
-    leaf.levels = lv_.data();
-    leaf.timeMs = IterationComposer::iterationMs(maxT, sumT, t_.sumHopMs, sk_.microBatches,
-                                                 sk_.schedule == Schedule::Interleaved ? sk_.virtualStages : 1,
-                                                 t_.fixedMs, maxPost);
+    leaf.layers = layers;
+    leaf.levels = levels;
+    leaf.timeMs = IterationComposer::iterationMs(maxT, sumT, t.sumHopMs, sk.microBatches,
+                                                 sk.schedule == Schedule::Interleaved ? sk.virtualStages : 1,
+                                                 t.fixedMs, maxPost);
     leaf.maxMemMiB = maxMem;
-    leaf.variance = Objective::variance(memScratch_);
+    leaf.variance = Objective::variance(scratch);
     leaf.postStage = postStage;
+    return leaf;
+}
+
+void SplitSearch::finishLeaf(std::uint64_t key)
+{
+    ++leaves_;
+    Leaf leaf = compose(t_, sk_, n_.data(), lv_.data(), varianceMode_, memScratch_);
     leaf.key = key;
     sink_->onLeaf(leaf);
 }

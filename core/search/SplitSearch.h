@@ -59,10 +59,15 @@ public:
     // Candidates (layer splits x level choices) the skeleton has in total.
     std::uint64_t spaceSize() const;
 
+    // T, M, V of one complete assignment: the single place where a leaf's
+    // metrics are composed (the search and PlanEvaluator both use it).
+    static Leaf compose(const SkeletonTables& t, const Skeleton& sk, const int* layers, const int* levels,
+                        VarianceMode variance, std::vector<double>& scratch);
+
 private:
     void descend(int stage, int unitsLeft, double maxT, double sumT, double maxPost, int postStage, double maxMem,
                  std::uint64_t index, std::uint64_t levelDigits);
-    void finishLeaf(double maxT, double sumT, double maxPost, int postStage, double maxMem, std::uint64_t key);
+    void finishLeaf(std::uint64_t key);
     std::uint64_t compositions(int units, int parts) const;  // C(units-1, parts-1)
     double timeLowerBound(int stage, int unitsLeft, double maxT, double sumT, double maxPost) const;
     double memLowerBound(int stage, double maxMem) const;

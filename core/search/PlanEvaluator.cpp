@@ -1,0 +1,107 @@
+#include "search/PlanEvaluator.h"
+
+#include "hardware/Topology.h"
+#include "io/InputError.h"
+#include "predict/AnalyticPredictor.h"
+#include "predict/PredictionCache.h"
+#include "search/PlanBuilder.h"
+#include "search/SearchResult.h"
+#include "search/Skeleton.h"
+#include "search/SkeletonTables.h"
+#include "search/SplitSearch.h"
+
+#include <cstdio>
+#include <numeric>
+
+namespace memx {
+
+Evaluation PlanEvaluator::evaluate(const SearchRequest& req, const PlanSpec& spec)
+{
+    const Cluster& cluster = req.cluster;
+    const int P = static_cast<int>(spec.stageGroups.size());
+    if (P < 1)
+        throw InputError("plan", "stages", "a plan needs at least one stage");
+    if (static_cast<int>(spec.layers.size()) != P)
+        throw InputError("plan", "layers", "one layer count per stage expected");
+    if (std::accumulate(spec.layers.begin(), spec.layers.end(), 0) != req.model.numLayers)
+        throw InputError("plan", "layers",
+                         "layers must add up to the model's " + std::to_string(req.model.numLayers));
+    if (!spec.recompute.empty() && static_cast<int>(spec.recompute.size()) != P)
+        throw InputError("plan", "recompute", "one recomputation level per stage expected");
+    Skeleton sk;
+    sk.tp = spec.tp;
+    sk.dp = spec.dp;
+    sk.mbs = spec.microBatch;
+    sk.seq = spec.seqLen > 0 ? spec.seqLen : req.model.seqLen;
+    sk.queryGroups = spec.queryGroups > 0 ? spec.queryGroups : req.model.queryGroups;
+    if (spec.tp < 1 || spec.dp < 1 || spec.microBatch < 1 || req.setup.globalBatch % (spec.dp * spec.microBatch) != 0)
+        throw InputError("plan", "dp/micro_batch", "global batch must be divisible by DP x micro-batch");
+    sk.microBatches = req.setup.globalBatch / (spec.dp * spec.microBatch);
+    sk.schedule = spec.schedule;
+    sk.virtualStages = spec.schedule == Schedule::Interleaved ? spec.virtualStages : 1;
+    std::vector<int> used(cluster.groups().size(), 0);
+    for (const auto& name : spec.stageGroups) {
+        int g = -1;
+        for (std::size_t k = 0; k < cluster.groups().size(); ++k)
+            if (cluster.groups()[k].name == name)
+                g = static_cast<int>(k);
+        if (g < 0)
+            throw InputError("plan", "stage group", "no device group named \"" + name + "\" in cluster "
+                                                        + cluster.name());
+        int slice = used[g]++;
+        if ((slice + 1) * sk.tp * sk.dp > static_cast<int>(cluster.groups()[g].devices.size()))
+            throw InputError("plan", "stage group",
+                             "device group " + name + " has too few GPUs for " + std::to_string(used[g])
+                                 + " stage(s) of TP x DP = " + std::to_string(sk.tp * sk.dp));
+        sk.stageGroup.push_back(g);
+        sk.stageSlice.push_back(slice);
+    }
+
+    std::shared_ptr<const Predictor> predictor = req.predictor;
+    if (!predictor)
+        predictor = std::make_shared<AnalyticPredictor>();
+    PredictionCache cache(*predictor);
+    Topology topo(cluster);
+    SkeletonTables t;
+    // Evaluate the stage counts the spec asks for, even beyond what a search
+    // would consider feasible: layers for each stage may be up to L - (P-1).
+    std::string why;
+    if (!SkeletonTables::build(req, sk, topo, cache, t, why))
+        throw InputError("plan", "placement", why);
+
+    Evaluation ev;
+    std::vector<int> levels(P);
+    ev.feasible = true;
+    for (int i = 0; i < P; ++i) {
+        int n = spec.layers[i];
+        if (n < 1 || n > t.maxLayers)
+            throw InputError("plan", "layers", "stage " + std::to_string(i) + " has an impossible layer count");
+        if (!spec.recompute.empty()) {
+            levels[i] = static_cast<int>(spec.recompute[i]);
+        } else if (t.policyLevel[i][n] >= 0) {
+            levels[i] = t.policyLevel[i][n];
+        } else {
+            levels[i] = static_cast<int>(Recompute::Full);  // nothing fits: show the most frugal level
+        }
+        const auto& pred = t.pred[i][n][levels[i]];
+        if (pred.memoryMiB() > t.capacityMiB[i]) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "stage %d (%s) needs %.1f GiB, has %.1f GiB", i,
+                          cluster.groups()[sk.stageGroup[i]].name.c_str(), pred.memoryMiB() / 1024,
+                          t.capacityMiB[i] / 1024);
+            ev.problem += (ev.problem.empty() ? "" : "; ") + std::string(buf);
+            ev.feasible = false;
+        }
+        if (sk.schedule == Schedule::Interleaved && n % sk.virtualStages != 0) {
+            ev.problem += (ev.problem.empty() ? "" : "; ") + std::string("stage ") + std::to_string(i)
+                + " layers not divisible by the virtual stages";
+            ev.feasible = false;
+        }
+    }
+    std::vector<double> scratch;
+    Leaf leaf = SplitSearch::compose(t, sk, spec.layers.data(), levels.data(), req.objective.variance, scratch);
+    ev.plan = PlanBuilder::build(cluster, sk, t, leaf, req.setup.globalBatch);
+    return ev;
+}
+
+}  // namespace memx

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "model/Recompute.h"
+#include "space/Plan.h"
+
+#include <string>
+#include <vector>
+
+namespace memx {
+
+struct SearchRequest;
+
+// A configuration chosen by hand (or read back from a plan file).
+struct PlanSpec {
+    int tp = 1, dp = 1, microBatch = 1;
+    int seqLen = 0;        // 0: the model's
+    int queryGroups = 0;   // 0: the model's
+    Schedule schedule = Schedule::OneF1B;
+    int virtualStages = 1;
+    std::vector<std::string> stageGroups;  // device-group names in pipeline order
+    std::vector<int> layers;               // per stage; must sum to the model's layers
+    std::vector<Recompute> recompute;      // per stage; empty: the request's recompute policy
+};
+
+struct Evaluation {
+    Plan plan;
+    bool feasible = false;
+    std::string problem;   // why it is infeasible or invalid (empty when feasible)
+};
+
+// Predicts one given configuration with exactly the tables and composition
+// the search uses, so "what would this plan cost" and the search agree.
+// Throws InputError for a spec that cannot be built at all (unknown group,
+// layer count mismatch, TP x DP larger than a group).
+struct PlanEvaluator {
+    static Evaluation evaluate(const SearchRequest& req, const PlanSpec& spec);
+};
+
+}  // namespace memx
