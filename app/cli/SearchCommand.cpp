@@ -183,17 +183,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
             if (args->stats)
                 report += TextReport::stats(r);
         }
-        if (!args->csv.empty()) {
-            std::vector<Plan> rows = r.best;
-            for (const auto& p : r.fastest)
-                rows.push_back(p);
-            for (const auto& pt : r.paretoTimeVariance.points())
-                rows.push_back(pt.plan);
-            for (auto& p : rows)
-                if (p.phi == 0)
-                    p.phi = Objective::phi(p.iterationMs, p.maxMemMiB, p.varMem, r.references, r.weights);
-            writeFileAtomically(args->csv, CandidateCsv::write(rows));
-        }
+        if (!args->csv.empty())
+            writeFileAtomically(args->csv, CandidateCsv::write(r));
         if (!args->report.empty())
             writeFileAtomically(args->report, report);
         if (!r.error.empty()) {

@@ -1,5 +1,6 @@
 #include "export/CandidateCsv.h"
 
+#include "search/SearchResult.h"
 #include "space/Plan.h"
 
 #include <algorithm>
@@ -42,6 +43,32 @@ std::string CandidateCsv::write(const std::vector<Plan>& plans)
     for (const auto& p : plans)
         out += row(p);
     return out;
+}
+
+std::string CandidateCsv::write(const SearchResult& r)
+{
+    std::vector<Plan> rows;
+    auto add = [&](const Plan& p) {
+        for (const auto& q : rows)
+            if (q.key == p.key)
+                return;
+        rows.push_back(p);
+        rows.back().phi = Objective::phi(p.iterationMs, p.maxMemMiB, p.varMem, r.references, r.weights);
+    };
+    for (const auto& p : r.best)
+        add(p);
+    for (const auto& p : r.fastest)
+        add(p);
+    for (const auto& pt : r.paretoTimeVariance.points())
+        add(pt.plan);
+    for (const auto& pt : r.paretoTimeMemory.points())
+        add(pt.plan);
+    for (const auto& p : r.plotSample)
+        add(p);
+    std::stable_sort(rows.begin(), rows.end(), [](const Plan& a, const Plan& b) {
+        return a.phi != b.phi ? a.phi < b.phi : a.key < b.key;
+    });
+    return write(rows);
 }
 
 }  // namespace memx

@@ -118,13 +118,23 @@ nlohmann::json PlanJson::search(const SearchRequest& req, const SearchResult& r)
     j["pareto_time_variance"] = front(r.paretoTimeVariance, "mem_variance");
     j["pareto_time_memory"] = front(r.paretoTimeMemory, "max_mem_mib");
     j["pareto_truncated"] = r.paretoTimeVariance.truncated() || r.paretoTimeMemory.truncated();
-    nlohmann::json sample = nlohmann::json::array();
-    for (const auto& p : r.plotSample)
-        sample.push_back({{"iteration_ms", p.iterationMs}, {"max_mem_mib", p.maxMemMiB},
-                          {"mem_variance", p.varMem}, {"phi", p.phi}, {"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp},
-                          {"micro_batch", p.microBatch}, {"layers", p.layersString()},
-                          {"recompute", p.recomputeString()}, {"order", p.orderString()}});
-    j["plot_sample"] = sample;
+    // Every feasible plan when there are few, else a deterministic sample;
+    // the fronts and the top lists above are always complete.
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const auto& p : r.plotSample) {
+        std::vector<double> peaks;
+        for (const auto& s : p.stages)
+            peaks.push_back(s.memory.totalMiB());
+        candidates.push_back({{"iteration_ms", p.iterationMs}, {"max_mem_mib", p.maxMemMiB},
+                              {"mem_variance", p.varMem}, {"phi", p.phi}, {"rank_phi", p.rankPhi},
+                              {"rank_time", p.rankTime}, {"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp},
+                              {"micro_batch", p.microBatch}, {"seq_len", p.seqLen}, {"query_groups", p.queryGroups},
+                              {"schedule", toString(p.schedule)}, {"virtual_stages", p.virtualStages},
+                              {"order", p.orderString()}, {"layers", p.layersString()},
+                              {"recompute", p.recomputeString()}, {"stage_peak_mib", peaks}, {"key", p.key}});
+    }
+    j["candidates"] = candidates;
+    j["candidates_complete"] = r.plotSampleComplete;
     return j;
 }
 

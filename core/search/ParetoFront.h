@@ -27,6 +27,13 @@ public:
 
     const std::vector<Point>& points() const { return points_; }  // sorted by x
     bool truncated() const { return truncated_; }
+    // For annotating the plans (Phi, ranks) after the search; metrics stay.
+    template <class Fn>
+    void forEachPlan(Fn&& fn)
+    {
+        for (auto& p : points_)
+            fn(p.plan);
+    }
 
 private:
     static bool dominates(double ax, double ay, std::uint64_t ak, double bx, double by, std::uint64_t bk);

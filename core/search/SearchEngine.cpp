@@ -6,6 +6,7 @@
 #include "predict/PredictionCache.h"
 #include "search/NearMiss.h"
 #include "search/PlanBuilder.h"
+#include "search/RecomputePolicy.h"
 #include "search/Skeleton.h"
 #include "search/SkeletonTables.h"
 #include "search/SplitSearch.h"
@@ -287,6 +288,19 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
                         continue;
                     }
                 }
+                if (which == 1 && idx == 0) {
+                    // Exchange rates of the first configuration, one line per GPU type.
+                    std::vector<std::string> seen;
+                    for (int i = 0; i < tables.stages; ++i) {
+                        const auto& type = req.cluster.types()[req.cluster.groups()[sk.stageGroup[i]].type].name;
+                        if (std::find(seen.begin(), seen.end(), type) != seen.end())
+                            continue;
+                        seen.push_back(type);
+                        auto rates = RecomputePolicy::rates(tables.pred[i][1], req.setup.selectiveCollapseFraction);
+                        wk.notes.push_back(RecomputePolicy::describe(type, rates) + " (1 layer, mbs "
+                                           + std::to_string(sk.mbs) + ", seq " + std::to_string(sk.seq) + ")");
+                    }
+                }
                 SplitSearch search(tables, sk, enumerateLevels, req.objective.variance, idx);
                 if (which == 1) {
                     Phase1Sink sink(wk, shared, sk, tables);
@@ -491,15 +505,18 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
     result.fastest = fastestPlans;
     for (auto& p : result.fastest)
         finish(p);
+    tv.forEachPlan(finish);
+    tm.forEachPlan(finish);
     result.paretoTimeVariance = tv;
     result.paretoTimeMemory = tm;
     std::sort(plot.begin(), plot.end(), plotLess);
     if (plot.size() > req.options.plotPoints)
         plot.resize(req.options.plotPoints);
     for (auto& [h, p] : plot) {
-        p.phi = Objective::phi(p.iterationMs, p.maxMemMiB, p.varMem, ref, weights);
+        finish(p);
         result.plotSample.push_back(std::move(p));
     }
+    result.plotSampleComplete = result.plotSample.size() == result.stats.feasible;
     finishStats();
     return result;
 }

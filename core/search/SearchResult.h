@@ -70,6 +70,7 @@ struct SearchResult {
     ParetoFront paretoTimeVariance;
     ParetoFront paretoTimeMemory;
     std::vector<Plan> plotSample;    // a deterministic sample of feasible plans
+    bool plotSampleComplete = false; // true: plotSample holds every feasible plan
     References references;
     Weights weights;
     ProfileKind profileRequested = ProfileKind::Default;

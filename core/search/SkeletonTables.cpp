@@ -5,6 +5,7 @@
 #include "model/TransformerMath.h"
 #include "predict/IterationComposer.h"
 #include "predict/PredictionCache.h"
+#include "search/RecomputePolicy.h"
 #include "search/SearchResult.h"
 #include "search/Skeleton.h"
 
@@ -148,13 +149,10 @@ bool SkeletonTables::build(const SearchRequest& req, const Skeleton& sk, const T
             t.postMs[i][n] = t.dpMs[i][n]
                 + optimizerStepMs(params, sk.dp, setup.distributedOptimizer, gpu.memoryBandwidthGBps);
         }
-        // Collapse selective when it saves too little to matter (MemX 3.1.1).
-        if (setup.recompute == RecomputeMode::Policy) {
-            double none = t.pred[i][1][0].memory.activationsMiB;
-            double sel = t.pred[i][1][1].memory.activationsMiB;
-            if (none <= 0 || (none - sel) < setup.selectiveCollapseFraction * none)
-                t.allowed[i][1] = false;
-        }
+        // Collapse selective when its exchange rate is discontinuous (MemX 3.1.1).
+        if (setup.recompute == RecomputeMode::Policy
+            && RecomputePolicy::rates(t.pred[i][1], setup.selectiveCollapseFraction).collapseSelective)
+            t.allowed[i][1] = false;
     }
 
     // Policy tables and memory limits.
@@ -165,16 +163,13 @@ bool SkeletonTables::build(const SearchRequest& req, const Skeleton& sk, const T
     t.nMax.assign(P, 0);
     for (int i = 0; i < P; ++i) {
         for (int n = 1; n <= t.maxLayers; ++n) {
-            for (int lv = 0; lv < kRecomputeLevels; ++lv) {
-                if (!t.feasible(i, n, lv))
-                    continue;
-                const auto& p = t.pred[i][n][lv];
-                if (p.timeMs < t.minTimeMs[i][n]) {
-                    t.minTimeMs[i][n] = p.timeMs;
-                    t.policyLevel[i][n] = lv;
-                }
-                t.minMemMiB[i][n] = std::min(t.minMemMiB[i][n], p.memoryMiB());
-            }
+            int chosen = RecomputePolicy::choose(t.pred[i][n], t.allowed[i], t.capacityMiB[i]);
+            t.policyLevel[i][n] = chosen;
+            if (chosen >= 0)
+                t.minTimeMs[i][n] = t.pred[i][n][chosen].timeMs;
+            for (int lv = 0; lv < kRecomputeLevels; ++lv)
+                if (t.feasible(i, n, lv))
+                    t.minMemMiB[i][n] = std::min(t.minMemMiB[i][n], t.pred[i][n][lv].memoryMiB());
             if (t.policyLevel[i][n] >= 0)
                 t.nMax[i] = n;
         }
