@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cmath>
 #include <mutex>
 #include <thread>
@@ -235,11 +236,18 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
     const bool enumerateLevels = req.setup.recompute == RecomputeMode::Enumerate;
     const Topology topo(req.cluster);
 
+    std::mutex doneMutex;
+    std::condition_variable doneCv;
     // Monitor loop on the calling thread: progress and cancellation.
     auto monitor = [&](int phase, std::atomic<int>& running) {
         auto last = Clock::now() - std::chrono::seconds(1);
         while (running.load() > 0) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            {
+                std::unique_lock<std::mutex> lock(doneMutex);
+                doneCv.wait_for(lock, std::chrono::milliseconds(20), [&] { return running.load() == 0; });
+            }
+            if (running.load() == 0)
+                break;
             if (cancelled && cancelled())
                 shared.stop = true;
             auto now = Clock::now();
@@ -324,7 +332,11 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
                 }
                 shared.workDone += shared.weight[idx];
             }
-            running.fetch_sub(1);
+            {
+                std::lock_guard<std::mutex> lock(doneMutex);
+                running.fetch_sub(1);
+            }
+            doneCv.notify_all();
         };
         std::vector<std::thread> pool;
         for (int i = 0; i < threads; ++i)
