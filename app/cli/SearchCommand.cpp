@@ -52,8 +52,21 @@ SearchRequest buildRequest(const SearchArgs& a)
     req.cluster = Cluster::fromFile(a.cluster);
     req.model = ModelSpec::resolve(a.model);
     TrainingSetup& s = req.setup;
-    if (a.gbs < 1)
-        throw InputError("--gbs", "", "global batch must be at least 1");
+    auto atLeast = [](const char* option, const std::vector<int>& values, int lo, const char* what) {
+        for (int v : values)
+            if (v < lo)
+                throw InputError(option, std::to_string(v), std::string(what) + " must be at least " + std::to_string(lo));
+    };
+    atLeast("--gbs", {a.gbs}, 1, "the global batch");
+    atLeast("--mbs", a.mbs, 1, "micro-batch sizes");
+    atLeast("--seq", a.seq, 16, "sequence lengths");
+    atLeast("--query-groups", a.queryGroups, 1, "query-group counts");
+    atLeast("--tp", a.tp, 1, "TP degrees");
+    atLeast("--vp", a.vp, 2, "virtual-stage sizes (1 means no interleaving; use --schedule 1f1b)");
+    atLeast("--max-pp", {a.maxPP}, 1, "the number of pipeline stages");
+    atLeast("--threads", {a.threads}, 0, "the thread count (0 = all cores)");
+    if (a.top < 1)
+        throw InputError("--top", "0", "show at least one plan");
     s.globalBatch = a.gbs;
     s.microBatches = a.mbs;
     s.seqLens = a.seq;
@@ -70,12 +83,6 @@ SearchRequest buildRequest(const SearchArgs& a)
         throw InputError("--recompute", a.recompute, "expected policy, enumerate, none, selective or full");
     if (!parsePlacementMode(a.placement, s.placement))
         throw InputError("--placement", a.placement, "expected contiguous or all");
-    for (int v : a.mbs)
-        if (v < 1)
-            throw InputError("--mbs", std::to_string(v), "micro-batch sizes must be at least 1");
-    for (int v : a.seq)
-        if (v < 16)
-            throw InputError("--seq", std::to_string(v), "sequence lengths must be at least 16");
     ObjectiveSpec& o = req.objective;
     if (!parseProfile(a.profile, o.profile))
         throw InputError("--profile", a.profile, "expected default, safety-first, throughput-first, custom or auto");
@@ -83,7 +90,8 @@ SearchRequest buildRequest(const SearchArgs& a)
         std::istringstream in(a.weights);
         char c1 = 0, c2 = 0;
         Weights w;
-        if (!(in >> w.time >> c1 >> w.memory >> c2 >> w.variance) || c1 != ',' || c2 != ',')
+        std::string rest;
+        if (!(in >> w.time >> c1 >> w.memory >> c2 >> w.variance) || c1 != ',' || c2 != ',' || (in >> rest))
             throw InputError("--weights", a.weights, "expected three numbers wT,wM,wV");
         try {
             o.custom = Objective::normalised(w);

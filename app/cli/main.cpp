@@ -22,6 +22,15 @@ int main(int argc, char** argv)
         return app.exit(e);
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
+    } catch (const CLI::RequiredError& e) {
+        // "A subcommand is required" also covers a misspelt one: name it.
+        if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
+            std::cerr << "error: unknown command \"" << argv[1]
+                      << "\"; expected one of: search, gpus, models, validate (see --help)\n";
+            return memx::cli::BadInput;
+        }
+        app.exit(e);
+        return memx::cli::BadInput;
     } catch (const CLI::ParseError& e) {
         app.exit(e);
         return memx::cli::BadInput;

@@ -210,6 +210,14 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
     result.profileRequested = req.objective.profile;
     result.varianceMode = req.objective.variance;
 
+    try {
+        req.setup.validate();
+        if (req.objective.profile == ProfileKind::Custom)
+            Objective::normalised(req.objective.custom);
+    } catch (const std::exception& e) {
+        result.error = std::string("invalid request: ") + e.what();
+        return result;
+    }
     SkeletonList list = SkeletonEnumerator::enumerate(req);
     result.stats.skeletons = list.skeletons.size();
     for (const auto& [rule, n] : list.excluded)
@@ -508,15 +516,17 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
         p.rankPhi = rankOf(phis, p.phi);
         p.ranksApproximate = result.stats.sampleFraction < 1.0;
     };
+    // The top lists are exact whatever the sample: their own rank is their position.
     result.best = best.sorted();
     for (std::size_t i = 0; i < result.best.size(); ++i) {
         finish(result.best[i]);
-        if (!result.best[i].ranksApproximate)
-            result.best[i].rankPhi = std::min<std::uint64_t>(result.best[i].rankPhi, i + 1);
+        result.best[i].rankPhi = i + 1;
     }
     result.fastest = fastestPlans;
-    for (auto& p : result.fastest)
-        finish(p);
+    for (std::size_t i = 0; i < result.fastest.size(); ++i) {
+        finish(result.fastest[i]);
+        result.fastest[i].rankTime = i + 1;
+    }
     tv.forEachPlan(finish);
     tm.forEachPlan(finish);
     result.paretoTimeVariance = tv;

@@ -135,8 +135,10 @@ SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
                             variants.push_back({Schedule::OneF1B, 1});
                         if (wantInter) {
                             for (int v : setup.virtualStages) {
-                                if (v < 2)
+                                if (v < 2) {
+                                    ++list.excluded["virtual-stage size below 2"];
                                     continue;
+                                }
                                 if (stages < 2 || G % stages != 0) {
                                     ++list.excluded["interleaving needs PP >= 2 and G divisible by PP"];
                                     continue;

@@ -1,5 +1,7 @@
 #include "space/TrainingSetup.h"
 
+#include "io/InputError.h"
+
 namespace memx {
 
 const char* toString(ScheduleMode m)
@@ -49,6 +51,27 @@ bool parseRecomputeMode(const std::string& s, RecomputeMode& out)
             return true;
         }
     return false;
+}
+
+void TrainingSetup::validate() const
+{
+    auto atLeast = [](const char* field, const std::vector<int>& values, int lo) {
+        for (int v : values)
+            if (v < lo)
+                throw InputError("training setup", field,
+                                 "value " + std::to_string(v) + " is below the minimum " + std::to_string(lo));
+    };
+    atLeast("global_batch", {globalBatch}, 1);
+    atLeast("micro_batches", microBatches, 1);
+    if (microBatches.empty())
+        throw InputError("training setup", "micro_batches", "give at least one micro-batch size");
+    atLeast("seq_lens", seqLens, 16);
+    atLeast("query_groups", queryGroups, 1);
+    atLeast("tensor_parallel", tensorParallel, 1);
+    atLeast("virtual_stages", virtualStages, 2);
+    atLeast("max_pipeline_stages", {maxPipelineStages}, 1);
+    if (!(selectiveCollapseFraction >= 0 && selectiveCollapseFraction < 1))
+        throw InputError("training setup", "selective_collapse_fraction", "must be in [0, 1)");
 }
 
 bool parsePlacementMode(const std::string& s, PlacementMode& out)

@@ -46,6 +46,9 @@ struct TrainingSetup {
     // index) and at most this heterogeneity (CV of device compute).
     double interleavePressureMin = 1.25;
     double interleaveHeterogeneityMax = 0.25;
+
+    // Throws InputError naming the setup field when a value is impossible.
+    void validate() const;
 };
 
 }  // namespace memx

@@ -1,0 +1,883 @@
+// End-to-end tests of memx-cli: every test runs the real executable with QProcess
+// and checks its exit code, its stdout/stderr and the files it writes.
+//
+// Exit codes under test: 0 ok, 1 no feasible plan, 2 bad input.
+#include "TestPaths.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+namespace {
+
+struct CliResult {
+    bool started = false;
+    bool finished = false;
+    QProcess::ExitStatus exitStatus = QProcess::CrashExit;
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+QString cli() { return QString::fromStdString(memx::test::cliPath()); }
+QString sample(const QString& name) { return QString::fromStdString(memx::test::sampleCluster(name.toStdString())); }
+
+CliResult runCli(const QStringList& args, const QString& workDir = QString(), int timeoutMs = 5 * 60 * 1000)
+{
+    CliResult r;
+    QProcess p;
+    if (!workDir.isEmpty())
+        p.setWorkingDirectory(workDir);
+    p.start(cli(), args);
+    r.started = p.waitForStarted(30000);
+    if (!r.started)
+        return r;
+    p.closeWriteChannel();
+    r.finished = p.waitForFinished(timeoutMs);
+    if (!r.finished) {
+        p.kill();
+        p.waitForFinished(5000);
+    }
+    r.exitStatus = p.exitStatus();
+    r.exitCode = p.exitCode();
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+QString describe(const QStringList& args, const CliResult& r)
+{
+    return QStringLiteral("memx-cli %1\n  exit %2 (%3)\n  stdout: %4\n  stderr: %5")
+        .arg(args.join(QLatin1Char(' ')))
+        .arg(r.exitCode)
+        .arg(r.exitStatus == QProcess::NormalExit ? QStringLiteral("normal") : QStringLiteral("CRASH"))
+        .arg(r.out.left(1500), r.err.left(1500));
+}
+
+// Run and check that the process finished normally (no crash, no hang) with `expectedExit`.
+#define RUN_EXPECT(result, args, expectedExit)                                                                     \
+    const CliResult result = runCli(args);                                                                         \
+    QVERIFY2(result.started, qPrintable(QStringLiteral("cannot start ") + cli()));                                 \
+    QVERIFY2(result.finished, qPrintable(QStringLiteral("timed out: ") + describe(args, result)));                  \
+    QVERIFY2(result.exitStatus == QProcess::NormalExit, qPrintable(QStringLiteral("crashed: ") + describe(args, result))); \
+    QVERIFY2(result.exitCode == (expectedExit),                                                                    \
+             qPrintable(QStringLiteral("expected exit %1, got: ").arg(expectedExit) + describe(args, result)))
+
+bool readJson(const QString& path, QJsonObject& obj, QString& why)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        why = QStringLiteral("cannot open ") + path;
+        return false;
+    }
+    QJsonParseError pe;
+    QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
+    if (pe.error != QJsonParseError::NoError) {
+        why = QStringLiteral("%1: %2 at offset %3").arg(path, pe.errorString()).arg(pe.offset);
+        return false;
+    }
+    if (!doc.isObject()) {
+        why = path + QStringLiteral(": top level is not an object");
+        return false;
+    }
+    obj = doc.object();
+    return true;
+}
+
+// The plan table: the header line starting with '#' and the numbered rows below it
+// (up to the first blank line).
+struct PlanTable {
+    QString header;
+    QList<QStringList> rows;  // whitespace-split rows
+};
+
+PlanTable parseTable(const QString& out)
+{
+    PlanTable t;
+    const QStringList lines = out.split(QLatin1Char('\n'));
+    int i = 0;
+    for (; i < lines.size(); ++i)
+        if (lines[i].startsWith(QLatin1Char('#')) && lines[i].contains(QStringLiteral("TP"))) {
+            t.header = lines[i];
+            break;
+        }
+    static const QRegularExpression rowRe(QStringLiteral("^\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s"));
+    for (++i; i < lines.size(); ++i) {
+        if (lines[i].trimmed().isEmpty())
+            break;
+        if (rowRe.match(lines[i]).hasMatch())
+            t.rows.push_back(lines[i].split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts));
+    }
+    return t;
+}
+
+// Column positions in a whitespace-split plan row (stage order contains no spaces).
+enum Col { cRank = 0, cTP, cPP, cDP, cMbs, cSeq, cSched, cOrder, cLayers, cRecomp, cT, cM, cV, cPhi, cRankT };
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_tmp;
+    // One full search shared by several tests: paper-20gpu-3vendor, llama2-7b, gbs 128, top 5.
+    QStringList m_mainArgs;
+    CliResult m_main;
+    QString m_mainJson, m_mainCsv;
+
+    QString tmp(const QString& name) const { return m_tmp.filePath(name); }
+    void writeFile(const QString& name, const QByteArray& content)
+    {
+        QFile f(tmp(name));
+        QVERIFY2(f.open(QIODevice::WriteOnly | QIODevice::Truncate), qPrintable(tmp(name)));
+        f.write(content);
+    }
+    // %TMP% -> the temp dir, %SAMPLES% -> sample_clusters.
+    QStringList expand(QStringList args) const
+    {
+        const QString samples = QFileInfo(sample(QStringLiteral("x.json"))).absolutePath();
+        for (auto& a : args) {
+            a.replace(QStringLiteral("%TMP%"), m_tmp.path());
+            a.replace(QStringLiteral("%SAMPLES%"), samples);
+        }
+        return args;
+    }
+
+private slots:
+    void initTestCase();
+
+    // search: the happy path
+    void searchTableHeader_data();
+    void searchTableHeader();
+    void searchTableHasTopRows();
+    void searchJsonStructure();
+    void searchJsonParetoTimeVariance();
+    void searchCsv();
+    void searchStats_data();
+    void searchStats();
+    void searchProfileAuto_data();
+    void searchProfileAuto();
+    void searchTimeOnlyWeightsPutFastestFirst_data();
+    void searchTimeOnlyWeightsPutFastestFirst();
+
+    // bad input -> 2
+    void badInput_data();
+    void badInput();
+
+    // no feasible plan -> 1
+    void noFeasiblePlan_data();
+    void noFeasiblePlan();
+
+    // catalog commands
+    void validateSampleClusters_data();
+    void validateSampleClusters();
+    void gpusListsCatalog_data();
+    void gpusListsCatalog();
+    void modelsListsPresets_data();
+    void modelsListsPresets();
+    void versionFlag();
+    void help_data();
+    void help();
+
+    // atomic output
+    void jsonIntoMissingDirectoryIsCreated_data();
+    void jsonIntoMissingDirectoryIsCreated();
+    void secondRunOverwritesCleanly();
+    void jsonOntoDirectoryIsBadInput();
+};
+
+void TestCli::initTestCase()
+{
+    QVERIFY2(QFileInfo(cli()).isExecutable(), qPrintable(cli() + QStringLiteral(" is not an executable")));
+    QVERIFY(m_tmp.isValid());
+
+    // --- bad cluster / model files ---
+    writeFile(QStringLiteral("malformed.json"),
+              "{\n"
+              "  \"format\": \"memx-cluster/1\",\n"
+              "  \"name\": \"malformed\",\n"
+              "  \"nodes\": [ {\"name\": \"n\", \"gpus\": [ {\"type\": \"A100-80GB\", \"count\": 2} ] } ]\n"
+              "  \"links\": []\n"
+              "}\n");
+    writeFile(QStringLiteral("unknown-gpu.json"),
+              R"({"format":"memx-cluster/1","name":"u","nodes":[{"name":"n","gpus":[{"type":"Quantum-9000","count":2}]}],"links":[]})");
+    writeFile(QStringLiteral("link-bad-device.json"),
+              R"({"format":"memx-cluster/1","name":"u","nodes":[{"name":"n","gpus":[{"type":"A100-80GB","count":2}]}],)"
+              R"("links":[{"name":"l","kind":"PCIe","between":["n:0","n:7"],"bandwidth_gbps":16,"latency_us":5}]})");
+    writeFile(QStringLiteral("link-bad-node.json"),
+              R"({"format":"memx-cluster/1","name":"u","nodes":[{"name":"n","gpus":[{"type":"A100-80GB","count":2}]}],)"
+              R"("links":[{"name":"l","kind":"PCIe","between":["n:0","zz:0"],"bandwidth_gbps":16,"latency_us":5}]})");
+    writeFile(QStringLiteral("zero-bandwidth.json"),
+              R"({"format":"memx-cluster/1","name":"u","nodes":[{"name":"n","gpus":[{"type":"A100-80GB","count":2}]}],)"
+              R"("links":[{"name":"l","kind":"PCIe","within":"n","bandwidth_gbps":0,"latency_us":5}]})");
+    writeFile(QStringLiteral("negative-bandwidth.json"),
+              R"({"format":"memx-cluster/1","name":"u","nodes":[{"name":"n","gpus":[{"type":"A100-80GB","count":2}]}],)"
+              R"("links":[{"name":"l","kind":"PCIe","within":"n","bandwidth_gbps":-5,"latency_us":5}]})");
+    writeFile(QStringLiteral("ok-2xa100.json"),
+              R"({"format":"memx-cluster/1","name":"two","nodes":[{"name":"n","gpus":[{"type":"A100-80GB","count":2}]}],)"
+              R"("links":[{"name":"l","kind":"NVLink","within":"n","bandwidth_gbps":100,"latency_us":5}]})");
+    writeFile(QStringLiteral("model-bad-groups.json"),
+              R"({"format":"memx-model/1","name":"odd","num_layers":4,"hidden":1024,"heads":16,"query_groups":5,"vocab":32000})");
+
+    // --- the shared main search ---
+    m_mainJson = tmp(QStringLiteral("main/search.json"));
+    m_mainCsv = tmp(QStringLiteral("main/search.csv"));
+    m_mainArgs = {QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-20gpu-3vendor.json")),
+                  QStringLiteral("--model"), QStringLiteral("llama2-7b"), QStringLiteral("--gbs"), QStringLiteral("128"),
+                  QStringLiteral("--top"), QStringLiteral("5"), QStringLiteral("--stats"),
+                  QStringLiteral("--json"), m_mainJson, QStringLiteral("--csv"), m_mainCsv};
+    m_main = runCli(m_mainArgs);
+    QVERIFY2(m_main.finished && m_main.exitStatus == QProcess::NormalExit && m_main.exitCode == 0,
+             qPrintable(describe(m_mainArgs, m_main)));
+}
+
+// ---------------------------------------------------------------------------
+// search: happy path
+// ---------------------------------------------------------------------------
+
+void TestCli::searchTableHeader_data()
+{
+    QTest::addColumn<QString>("column");
+    for (const char* c : {"TP", "PP", "DP", "mbs", "seq", "sched", "stage order", "layers", "recomp", "T(ms)",
+                          "M(GiB)", "V", "Phi", "rankT"})
+        QTest::newRow(c) << QString::fromLatin1(c);
+}
+
+void TestCli::searchTableHeader()
+{
+    QFETCH(QString, column);
+    QCOMPARE(m_main.exitCode, 0);
+    const PlanTable t = parseTable(m_main.out);
+    QVERIFY2(!t.header.isEmpty(), qPrintable(QStringLiteral("no table header in:\n") + m_main.out));
+    // A whole column name: preceded by whitespace/start, followed by whitespace, '(' (units) or end.
+    const QRegularExpression re(QStringLiteral("(^|\\s)") + QRegularExpression::escape(column) +
+                                QStringLiteral("(\\s|\\(|$)"));
+    QVERIFY2(re.match(t.header).hasMatch(), qPrintable(QStringLiteral("column '%1' missing from header: %2")
+                                                           .arg(column, t.header)));
+}
+
+void TestCli::searchTableHasTopRows()
+{
+    const PlanTable t = parseTable(m_main.out);
+    QVERIFY2(t.rows.size() == 5, qPrintable(QStringLiteral("expected 5 plan rows (--top 5), got %1:\n%2")
+                                                .arg(t.rows.size())
+                                                .arg(m_main.out)));
+    double prevPhi = -1;
+    for (int i = 0; i < t.rows.size(); ++i) {
+        const QStringList& row = t.rows[i];
+        QVERIFY2(row.size() > cRankT, qPrintable(row.join(QLatin1Char(' '))));
+        QCOMPARE(row[cRank].toInt(), i + 1);
+        // layers column sums to llama2-7b's 32 layers and has PP entries
+        const QStringList layers = row[cLayers].split(QLatin1Char(','));
+        QCOMPARE(layers.size(), row[cPP].toInt());
+        int sum = 0;
+        for (const auto& l : layers)
+            sum += l.toInt();
+        QCOMPARE(sum, 32);
+        // TP x PP x DP never exceeds the 20 GPUs
+        QVERIFY(row[cTP].toInt() * row[cPP].toInt() * row[cDP].toInt() <= 20);
+        // rows are ranked by Phi
+        bool ok = false;
+        const double phi = row[cPhi].toDouble(&ok);
+        QVERIFY2(ok, qPrintable(row[cPhi]));
+        QVERIFY2(phi >= prevPhi, qPrintable(QStringLiteral("Phi not ascending at row %1").arg(i + 1)));
+        prevPhi = phi;
+    }
+}
+
+void TestCli::searchJsonStructure()
+{
+    QJsonObject d;
+    QString why;
+    QVERIFY2(readJson(m_mainJson, d, why), qPrintable(why));
+    QCOMPARE(d.value(QStringLiteral("format")).toString(), QStringLiteral("memx-search/1"));
+
+    const QJsonArray best = d.value(QStringLiteral("best")).toArray();
+    QVERIFY2(!best.isEmpty(), "\"best\" is empty");
+    const QJsonObject first = best.first().toObject();
+    QCOMPARE(first.value(QStringLiteral("rank_phi")).toInt(), 1);
+    const QJsonArray stages = first.value(QStringLiteral("stages")).toArray();
+    QVERIFY(!stages.isEmpty());
+    QCOMPARE(stages.size(), first.value(QStringLiteral("pp")).toInt());
+    int layers = 0;
+    for (const auto& sv : stages) {
+        const QJsonObject s = sv.toObject();
+        layers += s.value(QStringLiteral("layers")).toInt();
+        const double peak = s.value(QStringLiteral("peak_mib")).toDouble(-1);
+        const double cap = s.value(QStringLiteral("capacity_mib")).toDouble(-1);
+        QVERIFY2(peak > 0 && cap > 0, "stage without peak_mib / capacity_mib");
+        QVERIFY2(peak <= cap, qPrintable(QStringLiteral("stage %1 on %2: peak %3 MiB > capacity %4 MiB")
+                                             .arg(s.value(QStringLiteral("slice")).toInt())
+                                             .arg(s.value(QStringLiteral("gpu_type")).toString())
+                                             .arg(peak)
+                                             .arg(cap)));
+    }
+    QCOMPARE(layers, 32);
+
+    // "best" is ranked by Phi
+    double prev = -1;
+    for (const auto& pv : best) {
+        const double phi = pv.toObject().value(QStringLiteral("phi")).toDouble();
+        QVERIFY(phi >= prev);
+        prev = phi;
+    }
+
+    const QJsonObject stats = d.value(QStringLiteral("stats")).toObject();
+    QVERIFY2(stats.contains(QStringLiteral("explored")) && stats.contains(QStringLiteral("feasible")),
+             "stats lacks explored/feasible");
+    const double explored = stats.value(QStringLiteral("explored")).toDouble();
+    const double feasible = stats.value(QStringLiteral("feasible")).toDouble();
+    QVERIFY(explored > 0);
+    QVERIFY(feasible > 0);
+    QVERIFY2(feasible <= explored, "more feasible plans than explored candidates");
+
+    const QJsonObject objective = d.value(QStringLiteral("objective")).toObject();
+    QCOMPARE(objective.value(QStringLiteral("profile_used")).toString(), QStringLiteral("default"));
+}
+
+void TestCli::searchJsonParetoTimeVariance()
+{
+    QJsonObject d;
+    QString why;
+    QVERIFY2(readJson(m_mainJson, d, why), qPrintable(why));
+    const QJsonArray pts = d.value(QStringLiteral("pareto_time_variance")).toArray();
+    QVERIFY2(pts.size() >= 2, "pareto_time_variance has fewer than 2 points");
+    double prevT = -1, prevV = 0;
+    for (int i = 0; i < pts.size(); ++i) {
+        const QJsonObject p = pts[i].toObject();
+        QVERIFY2(p.contains(QStringLiteral("iteration_ms")) && p.contains(QStringLiteral("mem_variance")),
+                 "pareto point without iteration_ms / mem_variance");
+        const double t = p.value(QStringLiteral("iteration_ms")).toDouble();
+        const double v = p.value(QStringLiteral("mem_variance")).toDouble();
+        QVERIFY2(t >= prevT, qPrintable(QStringLiteral("point %1: iteration_ms %2 < previous %3").arg(i).arg(t).arg(prevT)));
+        if (i > 0)
+            QVERIFY2(v < prevV,
+                     qPrintable(QStringLiteral("point %1: mem_variance %2 not below previous %3").arg(i).arg(v).arg(prevV)));
+        prevT = t;
+        prevV = v;
+    }
+}
+
+void TestCli::searchCsv()
+{
+    QFile f(m_mainCsv);
+    QVERIFY2(f.open(QIODevice::ReadOnly | QIODevice::Text), qPrintable(m_mainCsv));
+    const QStringList lines =
+        QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QVERIFY2(lines.size() >= 2, "CSV has no data rows");
+    const QStringList header = lines.first().split(QLatin1Char(','));
+    for (const char* col : {"rank_phi", "iteration_ms", "tp", "pp", "dp", "layers"})
+        QVERIFY2(header.contains(QString::fromLatin1(col)),
+                 qPrintable(QStringLiteral("CSV header lacks %1: %2").arg(QLatin1String(col), lines.first())));
+    // Every data row has as many fields as the header and is not another header.
+    for (int i = 1; i < lines.size(); ++i) {
+        QVERIFY2(lines[i].split(QLatin1Char(',')).size() == header.size(),
+                 qPrintable(QStringLiteral("row %1 has a different field count: %2").arg(i).arg(lines[i])));
+        QVERIFY(!lines[i].startsWith(QStringLiteral("rank_phi")));
+    }
+    // The first data row is the best plan of the table (Phi rank 1).
+    QCOMPARE(lines[1].split(QLatin1Char(',')).at(header.indexOf(QStringLiteral("rank_phi"))), QStringLiteral("1"));
+}
+
+void TestCli::searchStats_data()
+{
+    QTest::addColumn<QString>("pattern");
+    QTest::newRow("explored count") << QStringLiteral("explored \\d+");
+    QTest::newRow("feasible count") << QStringLiteral("feasible \\d+");
+    QTest::newRow("pruned count") << QStringLiteral("pruned.*: \\d+");
+    QTest::newRow("candidates per second") << QStringLiteral("\\d+(\\.\\d+)? candidates/s");
+}
+
+void TestCli::searchStats()
+{
+    QFETCH(QString, pattern);
+    const QRegularExpression re(pattern);
+    QVERIFY2(re.match(m_main.out).hasMatch(),
+             qPrintable(QStringLiteral("--stats output lacks /%1/:\n%2").arg(pattern, m_main.out)));
+}
+
+void TestCli::searchProfileAuto_data()
+{
+    // Which profile auto picks depends on the predictor's numbers, so the rows do not fix it;
+    // the test checks that the report names the profile and a reason that matches the rule:
+    //   safety-first     <- "the fastest plan leaves only X% memory headroom ... (< T%)", X < T
+    //   throughput-first <- "homogeneous or weakly heterogeneous (compute CV c <= t)", c <= t
+    //   default          <- "heterogeneous cluster (compute CV c) with X% headroom"
+    QTest::addColumn<QString>("cluster");
+    QTest::addColumn<QString>("gbs");
+    QTest::newRow("paper 20 GPUs 3 vendors") << QStringLiteral("paper-20gpu-3vendor.json") << QStringLiteral("128");
+    QTest::newRow("paper 4xV100+2xT4") << QStringLiteral("paper-6gpu-v100-t4.json") << QStringLiteral("128");
+    QTest::newRow("homogeneous 8xA100") << QStringLiteral("homogeneous-8xa100.json") << QStringLiteral("128");
+    QTest::newRow("H100+H20+910B") << QStringLiteral("modern-h100-h20-910b.json") << QStringLiteral("128");
+}
+
+void TestCli::searchProfileAuto()
+{
+    QFETCH(QString, cluster);
+    QFETCH(QString, gbs);
+    const QString json = tmp(QStringLiteral("auto-%1").arg(cluster));
+    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(cluster),
+                           QStringLiteral("--gbs"), gbs, QStringLiteral("--profile"), QStringLiteral("auto"),
+                           QStringLiteral("--top"), QStringLiteral("1"), QStringLiteral("--json"), json};
+    RUN_EXPECT(r, args, 0);
+    static const QRegularExpression objRe(
+        QStringLiteral("^Objective: (default|safety-first|throughput-first) \\(.*\\), chosen by auto: (.+)$"),
+        QRegularExpression::MultilineOption);
+    const auto m = objRe.match(r.out);
+    QVERIFY2(m.hasMatch(), qPrintable(QStringLiteral("no 'Objective: <profile> ..., chosen by auto: <why>' line:\n") + r.out));
+    const QString profile = m.captured(1);
+    const QString reason = m.captured(2);
+    if (profile == QStringLiteral("safety-first")) {
+        static const QRegularExpression re(QStringLiteral("([0-9.]+)% memory headroom.*\\(< ([0-9.]+)%\\)"));
+        const auto h = re.match(reason);
+        QVERIFY2(h.hasMatch(), qPrintable(QStringLiteral("safety-first without a headroom reason: ") + reason));
+        QVERIFY2(h.captured(1).toDouble() < h.captured(2).toDouble(), qPrintable(reason));
+    } else if (profile == QStringLiteral("throughput-first")) {
+        static const QRegularExpression re(QStringLiteral("homogeneous.*CV ([0-9.]+) <= ([0-9.]+)"));
+        const auto h = re.match(reason);
+        QVERIFY2(h.hasMatch(), qPrintable(QStringLiteral("throughput-first without a homogeneity reason: ") + reason));
+        QVERIFY2(h.captured(1).toDouble() <= h.captured(2).toDouble(), qPrintable(reason));
+    } else {
+        static const QRegularExpression re(QStringLiteral("heterogeneous cluster \\(compute CV ([0-9.]+)\\).*headroom"));
+        QVERIFY2(re.match(reason).hasMatch(), qPrintable(QStringLiteral("default without a reason: ") + reason));
+    }
+    if (cluster.startsWith(QStringLiteral("homogeneous")))
+        QVERIFY2(profile != QStringLiteral("default"), qPrintable(QStringLiteral("a homogeneous cluster got: ") + reason));
+
+    QJsonObject d;
+    QString why;
+    QVERIFY2(readJson(json, d, why), qPrintable(why));
+    const QJsonObject o = d.value(QStringLiteral("objective")).toObject();
+    QCOMPARE(o.value(QStringLiteral("profile_requested")).toString(), QStringLiteral("auto"));
+    QCOMPARE(o.value(QStringLiteral("profile_used")).toString(), profile);
+    QCOMPARE(o.value(QStringLiteral("reason")).toString(), reason);
+}
+
+void TestCli::searchTimeOnlyWeightsPutFastestFirst_data()
+{
+    QTest::addColumn<QString>("cluster");
+    QTest::newRow("20 GPUs 3 vendors") << QStringLiteral("paper-20gpu-3vendor.json");
+    QTest::newRow("Table 1 X+Y") << QStringLiteral("paper-table1-xy.json");
+}
+
+void TestCli::searchTimeOnlyWeightsPutFastestFirst()
+{
+    QFETCH(QString, cluster);
+    const QString json = tmp(QStringLiteral("weights-%1").arg(cluster));
+    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(cluster),
+                           QStringLiteral("--gbs"), QStringLiteral("32"), QStringLiteral("--top"), QStringLiteral("5"),
+                           QStringLiteral("--weights"), QStringLiteral("1,0,0"), QStringLiteral("--json"), json};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY2(r.out.contains(QStringLiteral("Objective: custom")), qPrintable(r.out));
+    const PlanTable t = parseTable(r.out);
+    QVERIFY2(!t.rows.isEmpty(), qPrintable(r.out));
+    QCOMPARE(t.rows.first().value(cRankT), QStringLiteral("1"));
+    for (int i = 1; i < t.rows.size(); ++i)
+        QVERIFY2(t.rows[i][cT].toDouble() >= t.rows[i - 1][cT].toDouble(),
+                 qPrintable(QStringLiteral("time-only ranking not ordered by T at row %1").arg(i + 1)));
+
+    QJsonObject d;
+    QString why;
+    QVERIFY2(readJson(json, d, why), qPrintable(why));
+    const QJsonObject best = d.value(QStringLiteral("best")).toArray().first().toObject();
+    const QJsonObject fastest = d.value(QStringLiteral("fastest")).toArray().first().toObject();
+    QCOMPARE(best.value(QStringLiteral("rank_time")).toInt(), 1);
+    QCOMPARE(best.value(QStringLiteral("iteration_ms")).toDouble(), fastest.value(QStringLiteral("iteration_ms")).toDouble());
+}
+
+// ---------------------------------------------------------------------------
+// bad input -> exit 2, a message naming file / field / reason
+// ---------------------------------------------------------------------------
+
+void TestCli::badInput_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QStringList>("mustContain");  // case-sensitive substrings of stderr
+
+    const QString ok = QStringLiteral("%TMP%/ok-2xa100.json");
+    auto search = [&](QStringList extra) {
+        return QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), ok} + extra;
+    };
+    auto searchCluster = [](const QString& file) {
+        return QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), file};
+    };
+
+    QTest::newRow("missing cluster file")
+        << searchCluster(QStringLiteral("%TMP%/does-not-exist.json"))
+        << QStringList{QStringLiteral("%TMP%/does-not-exist.json"), QStringLiteral("cannot open")};
+    QTest::newRow("malformed JSON cluster")
+        << searchCluster(QStringLiteral("%TMP%/malformed.json"))
+        << QStringList{QStringLiteral("%TMP%/malformed.json"), QStringLiteral("line 5"), QStringLiteral("JSON")};
+    QTest::newRow("unknown GPU type")
+        << searchCluster(QStringLiteral("%TMP%/unknown-gpu.json"))
+        << QStringList{QStringLiteral("%TMP%/unknown-gpu.json"), QStringLiteral("/nodes/0/gpus/0/type"),
+                       QStringLiteral("unknown"), QStringLiteral("Quantum-9000")};
+    QTest::newRow("link to a non-existent device")
+        << searchCluster(QStringLiteral("%TMP%/link-bad-device.json"))
+        << QStringList{QStringLiteral("%TMP%/link-bad-device.json"), QStringLiteral("/links/0/between/1"),
+                       QStringLiteral("n:7"), QStringLiteral("does not exist")};
+    QTest::newRow("link to a non-existent node")
+        << searchCluster(QStringLiteral("%TMP%/link-bad-node.json"))
+        << QStringList{QStringLiteral("%TMP%/link-bad-node.json"), QStringLiteral("/links/0/between/1"),
+                       QStringLiteral("zz:0")};
+    QTest::newRow("zero link bandwidth")
+        << searchCluster(QStringLiteral("%TMP%/zero-bandwidth.json"))
+        << QStringList{QStringLiteral("%TMP%/zero-bandwidth.json"), QStringLiteral("/links/0/bandwidth_gbps"),
+                       QStringLiteral("greater than 0")};
+    QTest::newRow("negative link bandwidth")
+        << searchCluster(QStringLiteral("%TMP%/negative-bandwidth.json"))
+        << QStringList{QStringLiteral("%TMP%/negative-bandwidth.json"), QStringLiteral("/links/0/bandwidth_gbps"),
+                       QStringLiteral("-5")};
+    QTest::newRow("unknown model preset")
+        << search({QStringLiteral("--model"), QStringLiteral("llama9-1t")})
+        << QStringList{QStringLiteral("--model"), QStringLiteral("llama9-1t"), QStringLiteral("llama2-7b"),
+                       QStringLiteral("llama3-70b")};
+    QTest::newRow("model file: heads not divisible by query_groups")
+        << search({QStringLiteral("--model"), QStringLiteral("%TMP%/model-bad-groups.json")})
+        << QStringList{QStringLiteral("%TMP%/model-bad-groups.json"), QStringLiteral("query_groups"),
+                       QStringLiteral("16")};
+    QTest::newRow("--schedule bogus")
+        << search({QStringLiteral("--schedule"), QStringLiteral("bogus")})
+        << QStringList{QStringLiteral("--schedule"), QStringLiteral("bogus"), QStringLiteral("1f1b")};
+    QTest::newRow("--recompute bogus")
+        << search({QStringLiteral("--recompute"), QStringLiteral("bogus")})
+        << QStringList{QStringLiteral("--recompute"), QStringLiteral("bogus"), QStringLiteral("selective")};
+    QTest::newRow("--profile custom without --weights")
+        << search({QStringLiteral("--profile"), QStringLiteral("custom")})
+        << QStringList{QStringLiteral("--profile"), QStringLiteral("--weights")};
+    QTest::newRow("--profile bogus")
+        << search({QStringLiteral("--profile"), QStringLiteral("bogus")})
+        << QStringList{QStringLiteral("--profile"), QStringLiteral("bogus"), QStringLiteral("auto")};
+    QTest::newRow("--weights with a negative")
+        << search({QStringLiteral("--weights"), QStringLiteral("1,-1,0")})
+        << QStringList{QStringLiteral("--weights"), QStringLiteral("1,-1,0"), QStringLiteral("negative")};
+    QTest::newRow("--weights with two numbers")
+        << search({QStringLiteral("--weights"), QStringLiteral("1,0")})
+        << QStringList{QStringLiteral("--weights"), QStringLiteral("three numbers")};
+    QTest::newRow("--weights all zero")
+        << search({QStringLiteral("--weights"), QStringLiteral("0,0,0")})
+        << QStringList{QStringLiteral("--weights"), QStringLiteral("positive")};
+    QTest::newRow("--weights with four numbers")
+        << search({QStringLiteral("--weights"), QStringLiteral("1,0,0,5")})
+        << QStringList{QStringLiteral("--weights"), QStringLiteral("1,0,0,5")};
+    QTest::newRow("--gbs 0")
+        << search({QStringLiteral("--gbs"), QStringLiteral("0")})
+        << QStringList{QStringLiteral("--gbs"), QStringLiteral("at least 1")};
+    QTest::newRow("--gbs not a number")
+        << search({QStringLiteral("--gbs"), QStringLiteral("abc")})
+        << QStringList{QStringLiteral("--gbs"), QStringLiteral("abc")};
+    QTest::newRow("--mbs 0")
+        << search({QStringLiteral("--mbs"), QStringLiteral("0")})
+        << QStringList{QStringLiteral("--mbs"), QStringLiteral("at least 1")};
+    QTest::newRow("--mbs list with a negative")
+        << search({QStringLiteral("--mbs"), QStringLiteral("1,-2")})
+        << QStringList{QStringLiteral("--mbs"), QStringLiteral("-2")};
+    QTest::newRow("--seq 8")
+        << search({QStringLiteral("--seq"), QStringLiteral("8")})
+        << QStringList{QStringLiteral("--seq"), QStringLiteral("16")};
+    QTest::newRow("--eps 0")
+        << search({QStringLiteral("--eps"), QStringLiteral("0")}) << QStringList{QStringLiteral("--eps")};
+    QTest::newRow("--variance bogus")
+        << search({QStringLiteral("--variance"), QStringLiteral("bogus")})
+        << QStringList{QStringLiteral("--variance"), QStringLiteral("mib")};
+    QTest::newRow("--placement bogus")
+        << search({QStringLiteral("--placement"), QStringLiteral("bogus")})
+        << QStringList{QStringLiteral("--placement"), QStringLiteral("contiguous")};
+    QTest::newRow("--tp 0")
+        << search({QStringLiteral("--tp"), QStringLiteral("0")}) << QStringList{QStringLiteral("--tp")};
+    QTest::newRow("--max-pp 0")
+        << search({QStringLiteral("--max-pp"), QStringLiteral("0")}) << QStringList{QStringLiteral("--max-pp")};
+    QTest::newRow("--vp 0")
+        << search({QStringLiteral("--vp"), QStringLiteral("0"), QStringLiteral("--schedule"),
+                   QStringLiteral("interleaved")})
+        << QStringList{QStringLiteral("--vp")};
+    QTest::newRow("--query-groups 0")
+        << search({QStringLiteral("--query-groups"), QStringLiteral("0")})
+        << QStringList{QStringLiteral("--query-groups")};
+    QTest::newRow("missing --cluster")
+        << QStringList{QStringLiteral("search"), QStringLiteral("--model"), QStringLiteral("llama2-7b")}
+        << QStringList{QStringLiteral("--cluster"), QStringLiteral("required")};
+    QTest::newRow("unknown option")
+        << search({QStringLiteral("--frobnicate")}) << QStringList{QStringLiteral("--frobnicate")};
+    QTest::newRow("no subcommand") << QStringList{} << QStringList{QStringLiteral("subcommand")};
+    QTest::newRow("unknown subcommand")
+        << QStringList{QStringLiteral("frobnicate")} << QStringList{QStringLiteral("frobnicate")};
+    QTest::newRow("validate: missing file")
+        << QStringList{QStringLiteral("validate"), QStringLiteral("%TMP%/does-not-exist.json")}
+        << QStringList{QStringLiteral("%TMP%/does-not-exist.json")};
+    QTest::newRow("validate: unknown GPU type")
+        << QStringList{QStringLiteral("validate"), QStringLiteral("%TMP%/unknown-gpu.json")}
+        << QStringList{QStringLiteral("/nodes/0/gpus/0/type"), QStringLiteral("unknown")};
+    QTest::newRow("validate: no file given")
+        << QStringList{QStringLiteral("validate")} << QStringList{QStringLiteral("cluster")};
+}
+
+void TestCli::badInput()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QStringList, mustContain);
+    args = expand(args);
+    mustContain = expand(mustContain);
+    RUN_EXPECT(r, args, 2);
+    QVERIFY2(!r.out.contains(QStringLiteral("MemX plan")), qPrintable(describe(args, r)));
+    QVERIFY2(!r.err.trimmed().isEmpty(), "no message on stderr");
+    for (const auto& s : mustContain)
+        QVERIFY2(r.err.contains(s),
+                 qPrintable(QStringLiteral("stderr lacks \"%1\": ").arg(s) + describe(args, r)));
+}
+
+// ---------------------------------------------------------------------------
+// no feasible plan -> exit 1 naming the binding constraint
+// ---------------------------------------------------------------------------
+
+void TestCli::noFeasiblePlan_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QStringList>("patterns");  // regexes stderr must match
+
+    // llama2-70b needs ~69e9 x 18 B = 1.24 TB of weights+grads+Adam state, the cluster has
+    // 4 x 32 + 2 x 15 = 158 GiB in all: nothing can fit, whatever the split.
+    QTest::newRow("memory: llama2-70b on 4xV100+2xT4")
+        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%SAMPLES%/paper-6gpu-v100-t4.json"),
+                       QStringLiteral("--model"), QStringLiteral("llama2-70b")}
+        << QStringList{QStringLiteral("no feasible plan"), QStringLiteral("no plan fits in memory"),
+                       QStringLiteral("closest plan"), QStringLiteral("(V100-32GB|T4)"),
+                       QStringLiteral("\\d+(\\.\\d+)? GiB")};
+    QTest::newRow("memory: llama3-70b on 2xA100")
+        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%TMP%/ok-2xa100.json"),
+                       QStringLiteral("--model"), QStringLiteral("llama3-70b")}
+        << QStringList{QStringLiteral("no plan fits in memory"), QStringLiteral("closest plan"),
+                       QStringLiteral("A100-80GB"), QStringLiteral("\\d+(\\.\\d+)? GiB")};
+    // gbs 3 is odd, mbs 2 does not divide it for any DP: no skeleton passes the divisibility rule.
+    QTest::newRow("structural: gbs 3 mbs 2 on 2 GPUs (Table 1 X+Y)")
+        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%SAMPLES%/paper-table1-xy.json"),
+                       QStringLiteral("--gbs"), QStringLiteral("3"), QStringLiteral("--mbs"), QStringLiteral("2")}
+        << QStringList{QStringLiteral("no feasible plan"), QStringLiteral("structural rules"),
+                       QStringLiteral("global batch not divisible by DP x micro-batch")};
+    QTest::newRow("structural: gbs 3 mbs 2 on 2xA100")
+        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%TMP%/ok-2xa100.json"),
+                       QStringLiteral("--gbs"), QStringLiteral("3"), QStringLiteral("--mbs"), QStringLiteral("2")}
+        << QStringList{QStringLiteral("structural rules"), QStringLiteral("global batch not divisible")};
+    QTest::newRow("structural: --tp 4 larger than the 2-GPU group")
+        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%TMP%/ok-2xa100.json"),
+                       QStringLiteral("--tp"), QStringLiteral("4")}
+        << QStringList{QStringLiteral("structural rules"), QStringLiteral("TP larger than every device group")};
+}
+
+void TestCli::noFeasiblePlan()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QStringList, patterns);
+    const QString json = tmp(QStringLiteral("nofeasible-%1.json").arg(QString::fromLatin1(QTest::currentDataTag())).replace(QLatin1Char(' '), QLatin1Char('_')).replace(QLatin1Char('/'), QLatin1Char('_')));
+    args = expand(args) + QStringList{QStringLiteral("--json"), json};
+    RUN_EXPECT(r, args, 1);
+    QVERIFY2(!r.out.contains(QStringLiteral("MemX plan")), qPrintable(describe(args, r)));
+    for (const auto& p : patterns) {
+        const QRegularExpression re(p);
+        QVERIFY2(re.match(r.err).hasMatch(), qPrintable(QStringLiteral("stderr lacks /%1/: ").arg(p) + describe(args, r)));
+    }
+    // --json still records the failed search, with the reason and no plans.
+    QJsonObject d;
+    QString why;
+    QVERIFY2(readJson(json, d, why), qPrintable(why));
+    QCOMPARE(d.value(QStringLiteral("format")).toString(), QStringLiteral("memx-search/1"));
+    QVERIFY(!d.value(QStringLiteral("error")).toString().isEmpty());
+    QVERIFY(d.value(QStringLiteral("best")).toArray().isEmpty());
+}
+
+// ---------------------------------------------------------------------------
+// validate, gpus, models, --version, --help
+// ---------------------------------------------------------------------------
+
+void TestCli::validateSampleClusters_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("gpus");
+    QTest::newRow("homogeneous 8xA100") << QStringLiteral("homogeneous-8xa100.json") << 8;
+    QTest::newRow("H100+H20+910B") << QStringLiteral("modern-h100-h20-910b.json") << 24;
+    QTest::newRow("paper 20 GPUs 3 vendors") << QStringLiteral("paper-20gpu-3vendor.json") << 20;
+    QTest::newRow("paper 4xV100+2xT4") << QStringLiteral("paper-6gpu-v100-t4.json") << 6;
+    QTest::newRow("paper Table 1 X+Y") << QStringLiteral("paper-table1-xy.json") << 2;
+}
+
+void TestCli::validateSampleClusters()
+{
+    QFETCH(QString, file);
+    QFETCH(int, gpus);
+    const QStringList args{QStringLiteral("validate"), sample(file)};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY2(r.out.contains(QStringLiteral("%1 GPUs").arg(gpus)), qPrintable(describe(args, r)));
+    // the per-group lines add up to the total
+    static const QRegularExpression groupRe(QStringLiteral("group .*: (\\d+) x "));
+    int sum = 0;
+    for (auto it = groupRe.globalMatch(r.out); it.hasNext();)
+        sum += it.next().captured(1).toInt();
+    QCOMPARE(sum, gpus);
+}
+
+void TestCli::gpusListsCatalog_data()
+{
+    QTest::addColumn<QString>("type");
+    for (const char* t : {"A100-80GB", "Vendor-B", "Vendor-C", "V100-32GB", "T4", "H100-SXM"})
+        QTest::newRow(t) << QString::fromLatin1(t);
+}
+
+void TestCli::gpusListsCatalog()
+{
+    QFETCH(QString, type);
+    const QStringList args{QStringLiteral("gpus")};
+    RUN_EXPECT(r, args, 0);
+    const QRegularExpression re(QStringLiteral("^") + QRegularExpression::escape(type) + QStringLiteral("\\s"),
+                                QRegularExpression::MultilineOption);
+    QVERIFY2(re.match(r.out).hasMatch(), qPrintable(describe(args, r)));
+}
+
+void TestCli::modelsListsPresets_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const char* m : {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b"})
+        QTest::newRow(m) << QString::fromLatin1(m);
+}
+
+void TestCli::modelsListsPresets()
+{
+    QFETCH(QString, name);
+    const QStringList args{QStringLiteral("models")};
+    RUN_EXPECT(r, args, 0);
+    const QRegularExpression re(QStringLiteral("^") + QRegularExpression::escape(name) + QStringLiteral("\\s"),
+                                QRegularExpression::MultilineOption);
+    QVERIFY2(re.match(r.out).hasMatch(), qPrintable(describe(args, r)));
+}
+
+void TestCli::versionFlag()
+{
+    const QStringList args{QStringLiteral("--version")};
+    RUN_EXPECT(r, args, 0);
+    const QRegularExpression re(QStringLiteral("memx-cli (\\d+\\.\\d+\\.\\d+)"));
+    const auto m = re.match(r.out);
+    QVERIFY2(m.hasMatch(), qPrintable(describe(args, r)));
+    // the same version is stamped into the search JSON
+    QJsonObject d;
+    QString why;
+    QVERIFY2(readJson(m_mainJson, d, why), qPrintable(why));
+    QCOMPARE(d.value(QStringLiteral("tool_version")).toString(), m.captured(1));
+}
+
+void TestCli::help_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QStringList>("mustContain");
+    QTest::newRow("search --help")
+        << QStringList{QStringLiteral("search"), QStringLiteral("--help")}
+        << QStringList{QStringLiteral("--cluster"), QStringLiteral("REQUIRED"), QStringLiteral("--profile"),
+                       QStringLiteral("auto"), QStringLiteral("--weights"), QStringLiteral("--json")};
+    QTest::newRow("top-level --help")
+        << QStringList{QStringLiteral("--help")}
+        << QStringList{QStringLiteral("search"), QStringLiteral("gpus"), QStringLiteral("models"),
+                       QStringLiteral("validate")};
+    QTest::newRow("validate --help")
+        << QStringList{QStringLiteral("validate"), QStringLiteral("--help")}
+        << QStringList{QStringLiteral("cluster")};
+}
+
+void TestCli::help()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QStringList, mustContain);
+    RUN_EXPECT(r, args, 0);
+    for (const auto& s : mustContain)
+        QVERIFY2(r.out.contains(s), qPrintable(QStringLiteral("help lacks \"%1\": ").arg(s) + describe(args, r)));
+}
+
+// ---------------------------------------------------------------------------
+// atomic output
+// ---------------------------------------------------------------------------
+
+void TestCli::jsonIntoMissingDirectoryIsCreated_data()
+{
+    QTest::addColumn<QString>("option");
+    QTest::addColumn<QString>("relPath");
+    QTest::newRow("--json two levels deep") << QStringLiteral("--json") << QStringLiteral("new-a/deeper/out.json");
+    QTest::newRow("--csv one level deep") << QStringLiteral("--csv") << QStringLiteral("new-b/out.csv");
+    QTest::newRow("--report one level deep") << QStringLiteral("--report") << QStringLiteral("new-c/out.txt");
+}
+
+void TestCli::jsonIntoMissingDirectoryIsCreated()
+{
+    QFETCH(QString, option);
+    QFETCH(QString, relPath);
+    const QString path = tmp(relPath);
+    QVERIFY(!QFileInfo::exists(QFileInfo(path).absolutePath()));
+    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-table1-xy.json")),
+                           QStringLiteral("--gbs"), QStringLiteral("32"), QStringLiteral("-q"), option, path};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY2(QFileInfo(path).isFile(), qPrintable(path + QStringLiteral(" was not written")));
+    QVERIFY(QFileInfo(path).size() > 0);
+    if (option == QStringLiteral("--json")) {
+        QJsonObject d;
+        QString why;
+        QVERIFY2(readJson(path, d, why), qPrintable(why));
+        QCOMPARE(d.value(QStringLiteral("format")).toString(), QStringLiteral("memx-search/1"));
+    }
+    // nothing but the target in the new directory (no temporary left behind)
+    const QStringList entries =
+        QDir(QFileInfo(path).absolutePath()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot);
+    QCOMPARE(entries, QStringList{QFileInfo(path).fileName()});
+}
+
+void TestCli::secondRunOverwritesCleanly()
+{
+    const QString dir = tmp(QStringLiteral("overwrite"));
+    const QString path = dir + QStringLiteral("/search.json");
+    const QString cluster = sample(QStringLiteral("paper-table1-xy.json"));
+    // First run keeps many plans (a long file), the second keeps one (a short file): a
+    // non-truncating overwrite would leave trailing garbage and break the parse.
+    const QStringList first{QStringLiteral("search"), QStringLiteral("--cluster"), cluster, QStringLiteral("--gbs"),
+                            QStringLiteral("32"), QStringLiteral("--keep"), QStringLiteral("200"), QStringLiteral("-q"),
+                            QStringLiteral("--json"), path};
+    RUN_EXPECT(r1, first, 0);
+    const qint64 size1 = QFileInfo(path).size();
+    QVERIFY(size1 > 0);
+
+    const QStringList second{QStringLiteral("search"), QStringLiteral("--cluster"), cluster, QStringLiteral("--gbs"),
+                             QStringLiteral("64"), QStringLiteral("--top"), QStringLiteral("1"), QStringLiteral("--keep"),
+                             QStringLiteral("1"), QStringLiteral("-q"), QStringLiteral("--json"), path};
+    RUN_EXPECT(r2, second, 0);
+    QVERIFY(r2.out.isEmpty());  // -q
+    QJsonObject d;
+    QString why;
+    QVERIFY2(readJson(path, d, why), qPrintable(why));
+    QCOMPARE(d.value(QStringLiteral("setup")).toObject().value(QStringLiteral("global_batch")).toInt(), 64);
+    QVERIFY2(QFileInfo(path).size() < size1, "second (shorter) file is not shorter: stale content?");
+    const QStringList entries = QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot);
+    QCOMPARE(entries, QStringList{QStringLiteral("search.json")});
+}
+
+void TestCli::jsonOntoDirectoryIsBadInput()
+{
+    const QString dir = tmp(QStringLiteral("is-a-dir"));
+    QVERIFY(QDir().mkpath(dir + QStringLiteral("/inner")));
+    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-table1-xy.json")),
+                           QStringLiteral("--gbs"), QStringLiteral("32"), QStringLiteral("--json"), dir + QStringLiteral("/inner")};
+    RUN_EXPECT(r, args, 2);
+    QVERIFY2(r.err.contains(dir + QStringLiteral("/inner")), qPrintable(describe(args, r)));
+    // no temporary file left next to the target
+    const QStringList entries = QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+    QCOMPARE(entries, QStringList{QStringLiteral("inner")});
+    QVERIFY(QDir(dir + QStringLiteral("/inner")).isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

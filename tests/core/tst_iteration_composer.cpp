@@ -1,0 +1,194 @@
+// IterationComposer: MemX Eq. (3) for 1F1B, its interleaved variant, the
+// in-flight micro-batch counts and the data-parallel sync time. All
+// expectations are worked out by hand in the comments.
+#include "predict/IterationComposer.h"
+
+#include <QtTest/QtTest>
+
+#include <vector>
+
+using memx::IterationComposer;
+
+class TestIterationComposer : public QObject {
+    Q_OBJECT
+
+private slots:
+    void eq3_data();
+    void eq3();
+    void scalarAndVectorFormsAgree();
+    void inflight1F1B_data();
+    void inflight1F1B();
+    void inflightInterleaved_data();
+    void inflightInterleaved();
+    void interleavedFirstStageIsKorthikantiFactor_data();
+    void interleavedFirstStageIsKorthikantiFactor();
+    void dataParallelMs_data();
+    void dataParallelMs();
+};
+
+void TestIterationComposer::eq3_data()
+{
+    QTest::addColumn<QList<double>>("stages");
+    QTest::addColumn<QList<double>>("hops");
+    QTest::addColumn<int>("G");
+    QTest::addColumn<int>("v");
+    QTest::addColumn<double>("fixed");
+    QTest::addColumn<double>("dp");
+    QTest::addColumn<double>("expected");
+    // Stage times {10,20,15} ms, hops {1,2} ms, G=8:
+    //   (8-1)*20 = 140; sum 45; 2*(1+2) = 6; fixed 5; dp 7 -> 203
+    QTest::newRow("3 stages G8 1F1B") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 1 << 5.0 << 7.0
+                                      << 203.0;
+    //   same, no fixed/dp -> 140 + 45 + 6 = 191
+    QTest::newRow("3 stages G8 no fixed, no dp") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 1 << 0.0
+                                                 << 0.0 << 191.0;
+    //   interleaved v=2 halves the bubble: 140 + 45/2 + 6 + 5 + 7 = 180.5
+    QTest::newRow("3 stages G8 interleaved v2") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 2 << 5.0
+                                                << 7.0 << 180.5;
+    //   v=3: 140 + 15 + 6 + 5 + 7 = 173
+    QTest::newRow("3 stages G8 interleaved v3") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 3 << 5.0
+                                                << 7.0 << 173.0;
+    //   one micro-batch: no steady state, 0*20 + 45 + 6 = 51
+    QTest::newRow("G1 is fill and drain only") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 1 << 1 << 0.0
+                                               << 0.0 << 51.0;
+    //   single stage, no hops, G=4: 3*12 + 12 + 0 + 1 + 2 = 51
+    QTest::newRow("single stage G4") << QList<double>{12} << QList<double>{} << 4 << 1 << 1.0 << 2.0 << 51.0;
+    //   balanced 4 stages of 25 ms, hops 0.5 each, G=16: 15*25 + 100 + 2*1.5 = 478
+    QTest::newRow("4 balanced stages G16") << QList<double>{25, 25, 25, 25} << QList<double>{0.5, 0.5, 0.5} << 16 << 1
+                                           << 0.0 << 0.0 << 478.0;
+}
+
+void TestIterationComposer::eq3()
+{
+    QFETCH(QList<double>, stages);
+    QFETCH(QList<double>, hops);
+    QFETCH(int, G);
+    QFETCH(int, v);
+    QFETCH(double, fixed);
+    QFETCH(double, dp);
+    std::vector<double> s(stages.begin(), stages.end()), h(hops.begin(), hops.end());
+    QTEST(IterationComposer::iterationMs(s, h, G, v, fixed, dp), "expected");
+}
+
+void TestIterationComposer::scalarAndVectorFormsAgree()
+{
+    // max 20, sum 45, hops 3: both overloads are Eq. (3); v=1 gives Eq. (3) back.
+    const double vec = IterationComposer::iterationMs({10, 20, 15}, {1, 2}, 8, 1, 5, 7);
+    QCOMPARE(IterationComposer::iterationMs(20, 45, 3, 8, 1, 5, 7), vec);
+    QCOMPARE(vec, 203.0);
+    // v = 0 is treated as no interleaving (no division by zero).
+    QCOMPARE(IterationComposer::iterationMs(20, 45, 3, 8, 0, 5, 7), 203.0);
+}
+
+// PipeDream-Flush / 1F1B: stage i of P holds min(P - i, G) micro-batches.
+void TestIterationComposer::inflight1F1B_data()
+{
+    QTest::addColumn<int>("stage");
+    QTest::addColumn<int>("P");
+    QTest::addColumn<int>("G");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("first of 4, G8") << 0 << 4 << 8 << 4.0;
+    QTest::newRow("second of 4, G8") << 1 << 4 << 8 << 3.0;
+    QTest::newRow("last of 4, G8") << 3 << 4 << 8 << 1.0;
+    QTest::newRow("first of 4, G2 < P") << 0 << 4 << 2 << 2.0;
+    QTest::newRow("second of 4, G3 < P") << 1 << 4 << 3 << 3.0;
+    QTest::newRow("third of 4, G1") << 2 << 4 << 1 << 1.0;
+    QTest::newRow("single stage") << 0 << 1 << 16 << 1.0;
+    QTest::newRow("first of 8, G8") << 0 << 8 << 8 << 8.0;
+}
+
+void TestIterationComposer::inflight1F1B()
+{
+    QFETCH(int, stage);
+    QFETCH(int, P);
+    QFETCH(int, G);
+    QTEST(IterationComposer::inflight1F1B(stage, P, G), "expected");
+}
+
+// Megatron's interleaved schedule warms up (P-i-1)*2 + (v-1)*P chunks and runs
+// one more; each chunk is 1/v of the stage, capped at the G*v chunks that exist.
+void TestIterationComposer::inflightInterleaved_data()
+{
+    QTest::addColumn<int>("stage");
+    QTest::addColumn<int>("P");
+    QTest::addColumn<int>("G");
+    QTest::addColumn<int>("v");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("P4 v2 stage0 G8") << 0 << 4 << 8 << 2 << 5.5;   // 3*2 + 1*4 + 1 = 11 chunks / 2
+    QTest::newRow("P4 v2 stage1 G8") << 1 << 4 << 8 << 2 << 4.5;   // 2*2 + 4 + 1 = 9 / 2
+    QTest::newRow("P4 v2 stage3 G8") << 3 << 4 << 8 << 2 << 2.5;   // 0 + 4 + 1 = 5 / 2
+    QTest::newRow("P4 v2 stage0 G2 capped") << 0 << 4 << 2 << 2 << 2.0;  // min(11, 2*2=4) / 2
+    QTest::newRow("P4 v4 stage0 G16") << 0 << 4 << 16 << 4 << 4.75;  // 6 + 12 + 1 = 19 / 4
+    QTest::newRow("P8 v2 stage7 G16") << 7 << 8 << 16 << 2 << 4.5;   // 0 + 8 + 1 = 9 / 2
+}
+
+void TestIterationComposer::inflightInterleaved()
+{
+    QFETCH(int, stage);
+    QFETCH(int, P);
+    QFETCH(int, G);
+    QFETCH(int, v);
+    QTEST(IterationComposer::inflightInterleaved(stage, P, G, v), "expected");
+}
+
+// Korthikanti et al. 2022 (sec. 4.2.3): with interleaving the first stage
+// holds (1 + (p-1)/(p*m)) times the L layers' activations, i.e. in units of
+// one stage's micro-batch (L/p layers): p * (1 + (p-1)/(p*m)) = p + (p-1)/m.
+void TestIterationComposer::interleavedFirstStageIsKorthikantiFactor_data()
+{
+    QTest::addColumn<int>("P");
+    QTest::addColumn<int>("v");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("p4 m2") << 4 << 2 << 5.5;     // 1.375 * 4
+    QTest::newRow("p8 m4") << 8 << 4 << 9.75;    // (1 + 7/32) * 8 = 8 + 1.75
+    QTest::newRow("p2 m2") << 2 << 2 << 2.5;     // (1 + 1/4) * 2
+    QTest::newRow("p6 m3") << 6 << 3 << 7.6667;  // 6 + 5/3
+}
+
+void TestIterationComposer::interleavedFirstStageIsKorthikantiFactor()
+{
+    QFETCH(int, P);
+    QFETCH(int, v);
+    QFETCH(double, expected);
+    const double got = IterationComposer::inflightInterleaved(0, P, /*G large*/ 64, v);
+    QVERIFY2(qAbs(got - expected) < 1e-3, qPrintable(QString::number(got)));
+}
+
+// t_dp for one stage over its DP group, 1e9 parameters per GPU at 100 GB/s
+// (= 1e8 bytes per ms):
+//   all-reduce of fp32 gradients: 2*(DP-1)/DP * 4e9 bytes
+//   distributed optimizer: reduce-scatter fp32 grads + all-gather bf16 weights,
+//   (DP-1)/DP * (4+2)e9 bytes.
+void TestIterationComposer::dataParallelMs_data()
+{
+    QTest::addColumn<double>("params");
+    QTest::addColumn<int>("dp");
+    QTest::addColumn<bool>("distributed");
+    QTest::addColumn<double>("GBps");
+    QTest::addColumn<double>("latencyUs");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("DP4 all-reduce") << 1e9 << 4 << false << 100.0 << 0.0 << 60.0;      // 2*0.75*4e9/1e8
+    QTest::newRow("DP4 distributed optimizer") << 1e9 << 4 << true << 100.0 << 0.0 << 45.0;  // 0.75*6e9/1e8
+    QTest::newRow("DP2 all-reduce") << 1e9 << 2 << false << 100.0 << 0.0 << 40.0;      // 2*0.5*4e9/1e8
+    QTest::newRow("DP8 all-reduce 50 GB/s") << 1e9 << 8 << false << 50.0 << 0.0 << 140.0;  // 2*7/8*4e9/5e7
+    // + ring latency: 2*(DP-1) steps * 10 us = 60 us = 0.06 ms
+    QTest::newRow("DP4 all-reduce with latency") << 1e9 << 4 << false << 100.0 << 10.0 << 60.06;
+    QTest::newRow("DP4 distributed with latency") << 1e9 << 4 << true << 100.0 << 10.0 << 45.06;
+    QTest::newRow("DP1 has nothing to sync") << 1e9 << 1 << false << 100.0 << 10.0 << 0.0;
+    QTest::newRow("DP1 distributed") << 1e9 << 1 << true << 100.0 << 10.0 << 0.0;
+}
+
+void TestIterationComposer::dataParallelMs()
+{
+    QFETCH(double, params);
+    QFETCH(int, dp);
+    QFETCH(bool, distributed);
+    QFETCH(double, GBps);
+    QFETCH(double, latencyUs);
+    QFETCH(double, expected);
+    const double got = IterationComposer::dataParallelMs(params, dp, distributed, GBps, latencyUs);
+    QVERIFY2(qAbs(got - expected) < 1e-9, qPrintable(QString::number(got, 'g', 12)));
+}
+
+QTEST_APPLESS_MAIN(TestIterationComposer)
+#include "tst_iteration_composer.moc"

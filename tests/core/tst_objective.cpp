@@ -1,0 +1,257 @@
+// Objective: the weighted-product score Phi (MemX Eq. 2) and its helpers.
+// Numbers come from the paper (section 3.1.2) and the reading notes' worked
+// example (memx-reading-notes-zh.txt), evaluated by hand.
+#include "search/Objective.h"
+
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <stdexcept>
+
+using memx::Objective;
+using memx::ProfileKind;
+using memx::References;
+using memx::Weights;
+
+Q_DECLARE_METATYPE(memx::ProfileKind)
+
+class TestObjective : public QObject {
+    Q_OBJECT
+
+private slots:
+    void workedExamplePrefersBalancedConfig();
+    void referenceConfigScoresOne();
+    void profileWeights_data();
+    void profileWeights();
+    void normalisedCustomWeights_data();
+    void normalisedCustomWeights();
+    void normalisedRejectsBadWeights_data();
+    void normalisedRejectsBadWeights();
+    void epsilonKeepsZeroVarianceFromZeroingPhi();
+    void weightsAreElasticities_data();
+    void weightsAreElasticities();
+    void median_data();
+    void median();
+    void variance_data();
+    void variance();
+    void profileNames_data();
+    void profileNames();
+    void unknownProfileNameIsRejected();
+};
+
+// Reading notes, section on Eq. 2: config A takes 1.1x the median time, has
+// half the median variance and the median peak memory; config B equals the
+// median everywhere. Default weights (0.4, 0.2, 0.4):
+//   Phi(A) = 1.1^0.4 * 1^0.2 * 0.5^0.4 = 1.0389 * 0.7579 = 0.55^0.4 = 0.7873 (notes: ~0.79)
+//   Phi(B) = 1. Lower is better, so A wins although it is 10% slower.
+void TestObjective::workedExamplePrefersBalancedConfig()
+{
+    const References ref{/*time*/ 1000.0, /*memory*/ 40000.0, /*variance*/ 2.0e5, /*epsilon*/ 0.0};
+    const Weights w = memx::weightsOf(ProfileKind::Default);
+    const double phiA = Objective::phi(1100.0, 40000.0, 1.0e5, ref, w);
+    const double phiB = Objective::phi(1000.0, 40000.0, 2.0e5, ref, w);
+    QVERIFY2(std::fabs(phiA - 0.7873) < 1e-4, qPrintable(QString::number(phiA, 'g', 8)));
+    QVERIFY(std::fabs(phiA - 0.79) < 0.005);  // the notes' rounded figure
+    QCOMPARE(phiB, 1.0);
+    QVERIFY(phiA < phiB);
+}
+
+void TestObjective::referenceConfigScoresOne()
+{
+    // At the references every factor is 1, whatever the weights and epsilon.
+    const References ref{250.0, 7.0, 3.0, 0.03};
+    for (auto p : {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst})
+        QCOMPARE(Objective::phi(250.0, 7.0, 3.0, ref, memx::weightsOf(p)), 1.0);
+}
+
+// Paper section 3.1.2: default heterogeneous (0.4, 0.2, 0.4), safety-first
+// (0.3, 0.5, 0.2), throughput-first (0.7, 0.2, 0.1). Custom/Auto fall back to
+// the default weights (header contract).
+void TestObjective::profileWeights_data()
+{
+    QTest::addColumn<ProfileKind>("profile");
+    QTest::addColumn<double>("wT");
+    QTest::addColumn<double>("wM");
+    QTest::addColumn<double>("wV");
+    QTest::newRow("default heterogeneous") << ProfileKind::Default << 0.4 << 0.2 << 0.4;
+    QTest::newRow("safety-first") << ProfileKind::SafetyFirst << 0.3 << 0.5 << 0.2;
+    QTest::newRow("throughput-first") << ProfileKind::ThroughputFirst << 0.7 << 0.2 << 0.1;
+    QTest::newRow("custom falls back to default") << ProfileKind::Custom << 0.4 << 0.2 << 0.4;
+    QTest::newRow("auto falls back to default") << ProfileKind::Auto << 0.4 << 0.2 << 0.4;
+}
+
+void TestObjective::profileWeights()
+{
+    QFETCH(ProfileKind, profile);
+    const Weights w = memx::weightsOf(profile);
+    QTEST(w.time, "wT");
+    QTEST(w.memory, "wM");
+    QTEST(w.variance, "wV");
+    QCOMPARE(w.time + w.memory + w.variance, 1.0);  // the paper requires the weights to sum to 1
+}
+
+void TestObjective::normalisedCustomWeights_data()
+{
+    QTest::addColumn<double>("t");
+    QTest::addColumn<double>("m");
+    QTest::addColumn<double>("v");
+    QTest::addColumn<double>("nt");
+    QTest::addColumn<double>("nm");
+    QTest::addColumn<double>("nv");
+    QTest::newRow("2:1:1 -> halves and quarters") << 2.0 << 1.0 << 1.0 << 0.5 << 0.25 << 0.25;
+    QTest::newRow("already normalised stays") << 0.3 << 0.5 << 0.2 << 0.3 << 0.5 << 0.2;
+    QTest::newRow("percentages 70/20/10") << 70.0 << 20.0 << 10.0 << 0.7 << 0.2 << 0.1;
+    QTest::newRow("only variance") << 0.0 << 0.0 << 3.0 << 0.0 << 0.0 << 1.0;
+    QTest::newRow("time and memory 1:3") << 1.0 << 3.0 << 0.0 << 0.25 << 0.75 << 0.0;
+}
+
+void TestObjective::normalisedCustomWeights()
+{
+    QFETCH(double, t);
+    QFETCH(double, m);
+    QFETCH(double, v);
+    const Weights n = Objective::normalised({t, m, v});
+    QTEST(n.time, "nt");
+    QTEST(n.memory, "nm");
+    QTEST(n.variance, "nv");
+}
+
+void TestObjective::normalisedRejectsBadWeights_data()
+{
+    QTest::addColumn<double>("t");
+    QTest::addColumn<double>("m");
+    QTest::addColumn<double>("v");
+    QTest::newRow("all zero") << 0.0 << 0.0 << 0.0;
+    QTest::newRow("negative time") << -0.1 << 0.6 << 0.5;
+    QTest::newRow("negative memory") << 0.5 << -0.2 << 0.7;
+    QTest::newRow("negative variance") << 0.5 << 0.6 << -0.1;
+}
+
+void TestObjective::normalisedRejectsBadWeights()
+{
+    QFETCH(double, t);
+    QFETCH(double, m);
+    QFETCH(double, v);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Objective::normalised({t, m, v}));
+}
+
+// Paper: eV is a small fraction of Vref "to prevent a zero-variance
+// configuration from dominating the product". With eV = 0.01*Vref:
+//   V factor = (0 + 0.01) / (1 + 0.01) = 0.0099010;  ^0.4 -> 0.15786
+// so Phi stays positive (and finite ordering is kept), whereas eV = 0 gives 0.
+void TestObjective::epsilonKeepsZeroVarianceFromZeroingPhi()
+{
+    const Weights w = memx::weightsOf(ProfileKind::Default);
+    const References withEps{1.0, 1.0, 1.0, 0.01};
+    const double phi = Objective::phi(1.0, 1.0, 0.0, withEps, w);
+    QVERIFY(phi > 0);
+    QVERIFY2(std::fabs(phi - 0.15786) < 1e-4, qPrintable(QString::number(phi, 'g', 8)));
+
+    // A zero-variance config still has to be faster to beat a balanced one:
+    // 2x time -> 2^0.4 = 1.3195 times more, 0.15786*1.3195 = 0.2083 > 0.15786.
+    QVERIFY(Objective::phi(2.0, 1.0, 0.0, withEps, w) > phi);
+
+    const References noEps{1.0, 1.0, 1.0, 0.0};
+    QCOMPARE(Objective::phi(1.0, 1.0, 0.0, noEps, w), 0.0);
+}
+
+// Paper: "a one-percent increase in objective dimension i raises Phi by
+// approximately w_i percent". 1.01^w - 1 is w*ln(1.01) + O(w^2 * 1e-4):
+//   w=0.4 -> 0.3988%, w=0.7 -> 0.6990%, w=0.3 -> 0.2990%; all within 0.005 pp of w.
+void TestObjective::weightsAreElasticities_data()
+{
+    QTest::addColumn<ProfileKind>("profile");
+    QTest::addColumn<int>("dimension");  // 0 time, 1 memory, 2 variance
+    QTest::newRow("default, +1% time") << ProfileKind::Default << 0;
+    QTest::newRow("default, +1% memory") << ProfileKind::Default << 1;
+    QTest::newRow("default, +1% variance") << ProfileKind::Default << 2;
+    QTest::newRow("safety-first, +1% memory") << ProfileKind::SafetyFirst << 1;
+    QTest::newRow("throughput-first, +1% time") << ProfileKind::ThroughputFirst << 0;
+}
+
+void TestObjective::weightsAreElasticities()
+{
+    QFETCH(ProfileKind, profile);
+    QFETCH(int, dimension);
+    const Weights w = memx::weightsOf(profile);
+    const References ref{800.0, 30000.0, 4.0e5, 0.0};
+    const double base[3] = {900.0, 32000.0, 3.0e5};
+    double bumped[3] = {base[0], base[1], base[2]};
+    bumped[dimension] *= 1.01;
+    const double p0 = Objective::phi(base[0], base[1], base[2], ref, w);
+    const double p1 = Objective::phi(bumped[0], bumped[1], bumped[2], ref, w);
+    const double percent = (p1 / p0 - 1.0) * 100.0;
+    const double weight = dimension == 0 ? w.time : dimension == 1 ? w.memory : w.variance;
+    QVERIFY2(std::fabs(percent - weight) < 0.005, qPrintable(QString("%1% vs w=%2").arg(percent).arg(weight)));
+}
+
+void TestObjective::median_data()
+{
+    QTest::addColumn<QList<double>>("values");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("single") << QList<double>{5.0} << 5.0;
+    QTest::newRow("odd, unsorted") << QList<double>{3.0, 1.0, 2.0} << 2.0;
+    QTest::newRow("odd, robust to outlier") << QList<double>{1.0, 1000.0, 1.0} << 1.0;
+    QTest::newRow("even, mean of middle two") << QList<double>{4.0, 1.0, 3.0, 2.0} << 2.5;   // (2+3)/2
+    QTest::newRow("even, duplicates") << QList<double>{7.0, 7.0, 1.0, 9.0} << 7.0;           // (7+7)/2
+    QTest::newRow("even, descending") << QList<double>{40.0, 30.0, 20.0, 10.0, 5.0, 0.0} << 15.0;  // (10+20)/2
+}
+
+void TestObjective::median()
+{
+    QFETCH(QList<double>, values);
+    QTEST(Objective::median(std::vector<double>(values.begin(), values.end())), "expected");
+}
+
+// Population variance (divide by n), as the paper's V over devices.
+void TestObjective::variance_data()
+{
+    QTest::addColumn<QList<double>>("values");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("single value") << QList<double>{12.0} << 0.0;
+    QTest::newRow("all equal") << QList<double>{3.0, 3.0, 3.0} << 0.0;
+    // mean 2.5, squared deviations 2.25+0.25+0.25+2.25 = 5, /4 = 1.25 (sample variance would be 5/3)
+    QTest::newRow("1..4 population not sample") << QList<double>{1.0, 2.0, 3.0, 4.0} << 1.25;
+    // classic: mean 5, deviations^2 9+1+1+1+0+0+4+16 = 32, /8 = 4
+    QTest::newRow("textbook 8 values") << QList<double>{2, 4, 4, 4, 5, 5, 7, 9} << 4.0;
+    // per-GPU peaks in MiB: 70000 and 30000 -> mean 50000, each deviates 20000 -> 4e8
+    QTest::newRow("two GPUs MiB") << QList<double>{70000.0, 30000.0} << 4.0e8;
+}
+
+void TestObjective::variance()
+{
+    QFETCH(QList<double>, values);
+    QTEST(Objective::variance(std::vector<double>(values.begin(), values.end())), "expected");
+}
+
+void TestObjective::profileNames_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<ProfileKind>("profile");
+    QTest::newRow("default") << "default" << ProfileKind::Default;
+    QTest::newRow("safety-first") << "safety-first" << ProfileKind::SafetyFirst;
+    QTest::newRow("throughput-first") << "throughput-first" << ProfileKind::ThroughputFirst;
+    QTest::newRow("custom") << "custom" << ProfileKind::Custom;
+    QTest::newRow("auto") << "auto" << ProfileKind::Auto;
+}
+
+void TestObjective::profileNames()
+{
+    QFETCH(QString, name);
+    QFETCH(ProfileKind, profile);
+    ProfileKind parsed = ProfileKind::Auto == profile ? ProfileKind::Default : ProfileKind::Auto;
+    QVERIFY(memx::parseProfile(name.toStdString(), parsed));
+    QCOMPARE(parsed, profile);
+    QCOMPARE(QString(memx::toString(profile)), name);  // round trip
+}
+
+void TestObjective::unknownProfileNameIsRejected()
+{
+    ProfileKind p = ProfileKind::SafetyFirst;
+    QVERIFY(!memx::parseProfile("fastest", p));
+    QVERIFY(!memx::parseProfile("", p));
+    QCOMPARE(p, ProfileKind::SafetyFirst);  // left untouched on failure
+}
+
+QTEST_APPLESS_MAIN(TestObjective)
+#include "tst_objective.moc"
