@@ -31,6 +31,7 @@ struct SearchArgs {
     std::string placement = "contiguous";
     bool noDistOpt = false;
     bool noFlash = false;
+    bool noSeqPar = false;
     bool noIdle = false;
     std::string profile = "default";
     std::string weights;
@@ -44,6 +45,7 @@ struct SearchArgs {
     bool progress = false;
     int threads = 0;
     bool noPrune = false;
+    bool compare = false;
 };
 
 SearchRequest buildRequest(const SearchArgs& a)
@@ -76,6 +78,7 @@ SearchRequest buildRequest(const SearchArgs& a)
     s.maxPipelineStages = a.maxPP;
     s.distributedOptimizer = !a.noDistOpt;
     s.flashAttention = !a.noFlash;
+    s.sequenceParallel = !a.noSeqPar;
     s.allowIdleGpus = !a.noIdle;
     if (!parseScheduleMode(a.schedule, s.schedule))
         throw InputError("--schedule", a.schedule, "expected auto, 1f1b, interleaved or both");
@@ -114,6 +117,9 @@ SearchRequest buildRequest(const SearchArgs& a)
     req.options.topK = std::max(a.top, a.keep);
     req.options.threads = a.threads;
     req.options.prune = !a.noPrune;
+    if (a.compare)
+        req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
+                               ProfileKind::Custom};
     return req;
 }
 
@@ -148,6 +154,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         ->capture_default_str();
     cmd->add_flag("--no-distributed-optimizer", args->noDistOpt, "Keep full optimizer state on every DP rank");
     cmd->add_flag("--no-flash-attention", args->noFlash, "Model attention without FlashAttention (s^2 memory)");
+    cmd->add_flag("--no-sequence-parallel", args->noSeqPar,
+                  "Model TP without Megatron's sequence parallelism (norm inputs replicated on every TP rank)");
     cmd->add_flag("--no-idle-gpus", args->noIdle, "Skip TP x DP sizes that leave GPUs of a group idle");
     cmd->add_option("--profile", args->profile, "default, safety-first, throughput-first, custom or auto")
         ->capture_default_str();
@@ -164,6 +172,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--progress", args->progress, "Print progress to stderr");
     cmd->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
     cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
+    cmd->add_flag("--compare", args->compare,
+                  "Also rank under the other weight profiles and spell out how their winners differ");
     cmd->add_flag("--no-prune", args->noPrune, "Disable memory and bound pruning (brute force, for checking)");
 
     cmd->callback([args, &exitCode] {
@@ -183,7 +193,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
             writeFileAtomically(args->json, PlanJson::search(req, r).dump(1) + "\n");
         std::string report;
         if (r.error.empty()) {
-            report = TextReport::table(req, r, args->top) + TextReport::planDetail(req, r);
+            report = TextReport::table(req, r, args->top) + TextReport::planDetail(req, r)
+                + TextReport::profileComparison(r);
             if (args->stats)
                 report += TextReport::stats(r);
         } else {

@@ -72,6 +72,7 @@ nlohmann::json PlanJson::search(const SearchRequest& req, const SearchResult& r)
                   {"max_pp", s.maxPipelineStages},
                   {"distributed_optimizer", s.distributedOptimizer},
                   {"flash_attention", s.flashAttention},
+                  {"sequence_parallel", s.sequenceParallel},
                   {"precision", s.precision},
                   {"schedule", toString(s.schedule)},
                   {"recompute", toString(s.recompute)},

@@ -1,5 +1,6 @@
 #include "export/TextReport.h"
 
+#include "search/ProfileComparison.h"
 #include "search/SearchResult.h"
 
 #include <cstdio>
@@ -102,6 +103,27 @@ std::string TextReport::planDetail(const SearchRequest& req, const SearchResult&
     out += "  Each stage runs on " + std::to_string(p.tp * p.dp) + " GPUs (TP " + std::to_string(p.tp) + " x DP "
         + std::to_string(p.dp) + "); every GPU of a stage has the peak shown.\n";
     (void)req;
+    return out;
+}
+
+std::string TextReport::profileComparison(const SearchResult& r)
+{
+    if (r.profileBests.size() < 2)
+        return {};
+    const Plan& base = r.profileBests.front().best;
+    std::string out = "\nBest plan under each weight profile (compared with " + std::string(toString(r.profileBests.front().kind))
+        + "):\n";
+    for (const auto& pb : r.profileBests) {
+        const Plan& p = pb.best;
+        out += "  " + pad(toString(pb.kind), 17) + pad("(" + fmt("%.2f", pb.weights.time) + "," + fmt("%.2f", pb.weights.memory)
+            + "," + fmt("%.2f", pb.weights.variance) + ")", 18)
+            + "TP=" + std::to_string(p.tp) + " PP=" + std::to_string(p.pp) + " DP=" + std::to_string(p.dp) + " mbs="
+            + std::to_string(p.microBatch) + " " + p.orderString() + " layers " + p.layersString() + " recompute "
+            + p.recomputeString() + ": T " + fmt("%.1f", p.iterationMs) + " ms, M " + fmt("%.2f", p.maxMemMiB / 1024)
+            + " GiB, V " + varianceText(r, p.varMem) + "\n";
+        if (&pb != &r.profileBests.front())
+            out += "  " + std::string(17, ' ') + "-> " + ProfileComparison::differences(base, p) + "\n";
+    }
     return out;
 }
 

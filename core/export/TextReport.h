@@ -13,6 +13,8 @@ struct TextReport {
     static std::string table(const SearchRequest& req, const SearchResult& r, std::size_t top);
     static std::string stats(const SearchResult& r);
     static std::string planDetail(const SearchRequest& req, const SearchResult& r);
+    // The winners of each compared weight profile against the requested one.
+    static std::string profileComparison(const SearchResult& r);
 };
 
 }  // namespace memx

@@ -56,16 +56,20 @@ double TransformerMath::outputTrainingFlops(const ModelSpec& m, int b, int s)
 }
 
 double TransformerMath::layerActivationBytes(const ModelSpec& m, int b, int s, int t, bool flashAttention,
-                                             Recompute r)
+                                             Recompute r, bool sequenceParallel)
 {
-    double sb = double(s) * b;
+    const double sb = double(s) * b;
+    const bool sp = sequenceParallel || t == 1;
     if (r == Recompute::Full)
-        return 2.0 * sb * m.hidden / t;
+        return 2.0 * sb * m.hidden / (sp ? t : 1);
     double perToken = 12.0 * m.hidden + 4.0 * double(m.queryGroups) * m.headDim + 6.0 * m.ffnHidden;
     double bytes = sb * perToken;
     if (!flashAttention && r == Recompute::None)
         bytes += 2.0 * m.heads * double(s) * s * b;
-    return bytes / t;
+    if (sp)
+        return bytes / t;
+    const double replicated = 8.0 * sb * m.hidden;  // norm inputs, QKV input, MLP input
+    return replicated + (bytes - replicated) / t;
 }
 
 double TransformerMath::logitsBytes(const ModelSpec& m, int b, int s, int t)

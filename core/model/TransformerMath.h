@@ -38,7 +38,11 @@ struct TransformerMath {
     //   = 12sbh + 4sbgd + 6sbf; without flash attention the softmax output
     //   2*a*s^2*b is kept too. Selective drops that s^2 term; full keeps only the
     //   layer input 2sbh (Korthikanti Table 2).
-    static double layerActivationBytes(const ModelSpec& m, int b, int s, int t, bool flashAttention, Recompute r);
+    //   Without sequence parallelism (Korthikanti Eq. 2) the norm inputs, the QKV
+    //   input and the MLP input (8sbh) stay whole on every TP rank, and full
+    //   recomputation keeps the whole 2sbh input.
+    static double layerActivationBytes(const ModelSpec& m, int b, int s, int t, bool flashAttention, Recompute r,
+                                       bool sequenceParallel = true);
     // Logits kept for the loss on the last stage: bf16 output 2sbV/t and the
     // fp32 copy of the fused cross-entropy 4sbV/t.
     static double logitsBytes(const ModelSpec& m, int b, int s, int t);

@@ -69,7 +69,7 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q) const
     }
     double launchFactor = q.recompute == Recompute::Full ? 4.0 / 3.0 : 1.0;
     double launchMs = q.layers * gpu.launchOverheadUsPerLayer * launchFactor * 1e-3;
-    double actBytes = TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None);
+    double actBytes = TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None, q.sequenceParallel);
     double elementwiseMs = q.layers * params_.elementwiseTrafficFactor * actBytes * launchFactor
         / (gpu.memoryBandwidthGBps * 1e6);
 
@@ -87,7 +87,7 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q) const
     p.memory.gradientsMiB = mult * params * TM::gradBytesPerParam() / kMiB;
     p.memory.optimizerMiB = mult * params * TM::optimizerBytesPerParam(q.dp, q.distributedOptimizer) / kMiB;
 
-    double perMicroBatch = q.layers * TM::layerActivationBytes(m, b, s, t, q.flashAttention, q.recompute);
+    double perMicroBatch = q.layers * TM::layerActivationBytes(m, b, s, t, q.flashAttention, q.recompute, q.sequenceParallel);
     if (q.hasEmbedding)
         perMicroBatch += TM::boundaryActivationBytes(m, b, s, t);  // embedding output
     double act = q.inflight * perMicroBatch;

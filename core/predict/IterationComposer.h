@@ -31,8 +31,12 @@ struct IterationComposer {
     // Interleaved: Megatron warms up (P - i - 1) * 2 + (v - 1) * P model chunks and
     // then runs one more, each chunk holding 1/v of the stage's activations; for
     // the first stage this is Korthikanti's factor 1 + (P-1)/(P v) times P.
+    // When G == P Megatron runs every forward first (all warm-up), so every
+    // stage holds all G micro-batches.
     static double inflightInterleaved(int stage, int stages, int microBatches, int v)
     {
+        if (microBatches == stages)
+            return microBatches;
         int chunks = (stages - stage - 1) * 2 + (v - 1) * stages + 1;
         chunks = std::min(chunks, microBatches * v);
         return static_cast<double>(chunks) / v;

@@ -10,7 +10,7 @@ bool StageQuery::operator==(const StageQuery& o) const
         && seqLen == o.seqLen && hidden == o.hidden && heads == o.heads && headDim == o.headDim
         && queryGroups == o.queryGroups && ffnHidden == o.ffnHidden && vocab == o.vocab
         && hasEmbedding == o.hasEmbedding && hasOutput == o.hasOutput
-        && distributedOptimizer == o.distributedOptimizer && flashAttention == o.flashAttention
+        && distributedOptimizer == o.distributedOptimizer && flashAttention == o.flashAttention && sequenceParallel == o.sequenceParallel
         && recompute == o.recompute && inflight == o.inflight && tpLinkGBps == o.tpLinkGBps
         && tpLatencyUs == o.tpLatencyUs;
 }
@@ -38,7 +38,8 @@ std::uint64_t StageQuery::signature() const
     for (int v : {tp, dp, layers, microBatch, seqLen, hidden, heads, headDim, queryGroups, ffnHidden, vocab})
         h = mix(h, static_cast<std::uint64_t>(v));
     h = mix(h, (hasEmbedding ? 1u : 0u) | (hasOutput ? 2u : 0u) | (distributedOptimizer ? 4u : 0u)
-                   | (flashAttention ? 8u : 0u) | (static_cast<unsigned>(recompute) << 4));
+                   | (flashAttention ? 8u : 0u) | (sequenceParallel ? 64u : 0u)
+                   | (static_cast<unsigned>(recompute) << 4));
     h = mix(h, bits(inflight));
     h = mix(h, bits(tpLinkGBps));
     h = mix(h, bits(tpLatencyUs));

@@ -29,6 +29,7 @@ struct StageQuery {
     bool hasOutput = false;     // last stage (output layer and loss)
     bool distributedOptimizer = true;
     bool flashAttention = true;
+    bool sequenceParallel = true;  // Megatron --sequence-parallel (only matters for TP > 1)
     Recompute recompute = Recompute::None;
     double inflight = 1;        // micro-batches whose activations are alive at the peak
     double tpLinkGBps = 0;      // bottleneck bandwidth of the stage's TP rings, GB/s

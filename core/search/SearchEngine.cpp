@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace memx {
@@ -47,14 +48,13 @@ struct Worker {
     explicit Worker(const Predictor& p, const SearchOptions& o)
         : cache(p)
         , fastest(o.topK)
-        , best(o.topK)
         , tv(o.frontCapacity)
         , tm(o.frontCapacity)
     {
     }
     PredictionCache cache;
     TopPlans fastest;
-    TopPlans best;
+    std::vector<TopPlans> best;  // per ranked profile; [0] is the requested one
     ParetoFront tv, tm;
     std::vector<SampleEntry> sample;
     std::uint64_t sampleThreshold = 1ULL << 32;  // keep entries whose hash is below
@@ -81,7 +81,7 @@ struct Shared {
     std::atomic<bool> stop{false};
     std::atomic<std::uint64_t> workDone{0};
     std::atomic<std::uint64_t> explored{0}, pruned{0}, feasible{0};
-    std::atomic<double> phiThreshold{std::numeric_limits<double>::infinity()};
+    std::unique_ptr<std::atomic<double>[]> phiThreshold;  // per ranked profile
     std::vector<std::uint64_t> weight;  // work estimate per skeleton
 };
 
@@ -135,27 +135,33 @@ private:
 class Phase2Sink final : public LeafSink {
 public:
     Phase2Sink(Worker& w, Shared& s, const Skeleton& sk, const SkeletonTables& t, const References& ref,
-               const Weights& wts)
+               const std::vector<Weights>& wts)
         : w_(w), s_(s), sk_(sk), t_(t), ref_(ref), weights_(wts)
     {
     }
     void onLeaf(const Leaf& leaf) override
     {
         ++w_.phase2;
-        double phi = Objective::phi(leaf.timeMs, leaf.maxMemMiB, leaf.variance, ref_, weights_);
-        if (!w_.best.accepts(phi, leaf.key))
-            return;
-        Plan p = PlanBuilder::build(s_.req.cluster, sk_, t_, leaf, s_.req.setup.globalBatch);
-        p.phi = phi;
-        w_.best.insert(phi, std::move(p));
-        double th = w_.best.threshold();
-        double cur = s_.phiThreshold.load(std::memory_order_relaxed);
-        while (th < cur && !s_.phiThreshold.compare_exchange_weak(cur, th, std::memory_order_relaxed)) {
+        std::optional<Plan> plan;
+        for (std::size_t k = 0; k < weights_.size(); ++k) {
+            double phi = Objective::phi(leaf.timeMs, leaf.maxMemMiB, leaf.variance, ref_, weights_[k]);
+            TopPlans& top = w_.best[k];
+            if (!top.accepts(phi, leaf.key))
+                continue;
+            if (!plan)
+                plan = PlanBuilder::build(s_.req.cluster, sk_, t_, leaf, s_.req.setup.globalBatch);
+            Plan p = *plan;
+            p.phi = phi;
+            top.insert(phi, std::move(p));
+            double th = top.threshold();
+            double cur = s_.phiThreshold[k].load(std::memory_order_relaxed);
+            while (th < cur && !s_.phiThreshold[k].compare_exchange_weak(cur, th, std::memory_order_relaxed)) {
+            }
         }
     }
-    double phiThreshold() const override
+    double phiThreshold(std::size_t k) const override
     {
-        return std::min(w_.best.threshold(), s_.phiThreshold.load(std::memory_order_relaxed));
+        return std::min(w_.best[k].threshold(), s_.phiThreshold[k].load(std::memory_order_relaxed));
     }
     bool stopRequested() const override { return s_.stop.load(std::memory_order_relaxed); }
 
@@ -165,7 +171,7 @@ private:
     const Skeleton& sk_;
     const SkeletonTables& t_;
     References ref_;
-    Weights weights_;
+    std::vector<Weights> weights_;
 };
 
 // The paper's adaptive schedule rule, evaluated on the skeleton's even split
@@ -275,7 +281,7 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
         }
     };
 
-    auto phase = [&](int which, const References& ref, const Weights& w) {
+    auto phase = [&](int which, const References& ref, const std::vector<Weights>& w) {
         shared.next = 0;
         shared.workDone = 0;
         std::atomic<int> running{threads};
@@ -355,7 +361,7 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
     };
 
     // ---- Phase 1: every feasible candidate once: fronts, fastest, sample ----
-    phase(1, References{}, Weights{});
+    phase(1, References{}, {});
     for (auto& w : workers) {
         result.stats.explored += w->explored;
         result.stats.feasible += w->feasible;
@@ -478,7 +484,26 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
     result.weights = weights;
 
     // ---- Phase 2: rank by Phi with the lower bound ----
-    phase(2, ref, weights);
+    // The requested profile first, then each profile to compare (top 1 each).
+    std::vector<Weights> ranked{weights};
+    std::vector<ProfileKind> rankedKinds{used};
+    for (ProfileKind k : req.compareProfiles) {
+        if (k == ProfileKind::Auto || std::find(rankedKinds.begin(), rankedKinds.end(), k) != rankedKinds.end())
+            continue;
+        if (k == ProfileKind::Custom && req.objective.profile != ProfileKind::Custom)
+            continue;  // no custom weights to compare with
+        ranked.push_back(k == ProfileKind::Custom ? Objective::normalised(req.objective.custom) : weightsOf(k));
+        rankedKinds.push_back(k);
+    }
+    shared.phiThreshold = std::make_unique<std::atomic<double>[]>(ranked.size());
+    for (std::size_t k = 0; k < ranked.size(); ++k)
+        shared.phiThreshold[k] = std::numeric_limits<double>::infinity();
+    for (auto& w : workers) {
+        w->best.clear();
+        for (std::size_t k = 0; k < ranked.size(); ++k)
+            w->best.emplace_back(k == 0 ? req.options.topK : 1);
+    }
+    phase(2, ref, ranked);
     for (auto& w : workers) {
         result.stats.phase2Evaluated += w->phase2;
         result.stats.phase2Pruned += w->prunedBound;
@@ -496,7 +521,19 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
     }
     TopPlans best(req.options.topK);
     for (auto& w : workers)
-        best.merge(w->best);
+        best.merge(w->best[0]);
+    for (std::size_t k = 0; k < ranked.size(); ++k) {
+        TopPlans top(1);
+        for (auto& w : workers)
+            top.merge(w->best[k]);
+        if (top.size() == 0)
+            continue;
+        SearchResult::ProfileBest pb;
+        pb.kind = rankedKinds[k];
+        pb.weights = ranked[k];
+        pb.best = top.sorted().front();
+        result.profileBests.push_back(std::move(pb));
+    }
 
     // ---- Ranks from the sample (exact when sampleFraction == 1) ----
     std::vector<double> phis;
@@ -521,6 +558,11 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
     for (std::size_t i = 0; i < result.best.size(); ++i) {
         finish(result.best[i]);
         result.best[i].rankPhi = i + 1;
+    }
+    for (auto& pb : result.profileBests) {
+        pb.best.rankTime = rankOf(ts, pb.best.iterationMs);
+        pb.best.rankPhi = 1;  // under its own profile
+        pb.best.ranksApproximate = result.stats.sampleFraction < 1.0;
     }
     result.fastest = fastestPlans;
     for (std::size_t i = 0; i < result.fastest.size(); ++i) {

@@ -35,6 +35,8 @@ struct SearchRequest {
     ObjectiveSpec objective;
     SearchOptions options;
     std::shared_ptr<const Predictor> predictor;  // null: analytic
+    // Also rank under these profiles (best plan of each), e.g. for comparison.
+    std::vector<ProfileKind> compareProfiles;
 };
 
 struct SearchProgress {
@@ -80,6 +82,15 @@ struct SearchResult {
     std::vector<std::string> notes;  // policy decisions a user should know about
     SearchStats stats;
     std::string predictorName;
+
+    // Best plan under the requested profile and each compared one; Phi and
+    // ranks are under that profile's own weights.
+    struct ProfileBest {
+        ProfileKind kind = ProfileKind::Default;
+        Weights weights;
+        Plan best;
+    };
+    std::vector<ProfileBest> profileBests;
 };
 
 }  // namespace memx

@@ -119,6 +119,7 @@ bool SkeletonTables::build(const SearchRequest& req, const Skeleton& sk, const T
                 q.hasOutput = i == P - 1;
                 q.distributedOptimizer = setup.distributedOptimizer;
                 q.flashAttention = setup.flashAttention;
+                q.sequenceParallel = setup.sequenceParallel;
                 q.recompute = static_cast<Recompute>(lv);
                 q.inflight = t.inflight[i];
                 q.tpLinkGBps = sk.tp > 1 ? tpRate[i].bandwidthGBps : 0;

@@ -146,8 +146,10 @@ void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, do
     if (bound_.enabled) {
         double tLB = timeLowerBound(stage, unitsLeft, maxT, sumT, maxPost);
         double mLB = memLowerBound(stage, maxMem);
-        double phiLB = Objective::phi(tLB, mLB, 0.0, bound_.ref, bound_.weights);
-        if (phiLB > sink_->phiThreshold()) {
+        bool hopeless = !bound_.weights.empty();
+        for (std::size_t k = 0; k < bound_.weights.size() && hopeless; ++k)
+            hopeless = Objective::phi(tLB, mLB, 0.0, bound_.ref, bound_.weights[k]) > sink_->phiThreshold(k);
+        if (hopeless) {
             prunedBound_ += compositions(unitsLeft, k);
             return;
         }

@@ -26,17 +26,22 @@ class LeafSink {
 public:
     virtual ~LeafSink() = default;
     virtual void onLeaf(const Leaf& leaf) = 0;
-    // Phase 2 only: a subtree whose Phi lower bound exceeds this is cut.
-    virtual double phiThreshold() const { return std::numeric_limits<double>::infinity(); }
+    // Phase 2 only: a subtree whose Phi lower bound (under weight set
+    // `profile` of PhiBound::weights) exceeds this for every profile is cut.
+    virtual double phiThreshold(std::size_t profile) const
+    {
+        (void)profile;
+        return std::numeric_limits<double>::infinity();
+    }
     // Polled every few thousand leaves; true abandons the skeleton (cancel).
     virtual bool stopRequested() const { return false; }
 };
 
-// Lower-bound terms for Phi (phase 2).
+// Lower-bound terms for Phi (phase 2): one weight set per ranked profile.
 struct PhiBound {
     bool enabled = false;
     References ref;
-    Weights weights;
+    std::vector<Weights> weights;
 };
 
 // Depth-first search over layer splits (and, when asked, per-stage

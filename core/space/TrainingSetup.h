@@ -31,6 +31,7 @@ struct TrainingSetup {
     std::vector<int> virtualStages{2};         // interleaved virtual sizes to try
     bool distributedOptimizer = true;
     bool flashAttention = true;
+    bool sequenceParallel = true;             // Megatron --sequence-parallel with TP > 1
     std::string precision = "bf16";
     std::string optimizer = "adam";
     ScheduleMode schedule = ScheduleMode::Auto;
