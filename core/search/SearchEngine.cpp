@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <cmath>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <thread>
 
@@ -244,6 +245,13 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
         totalWork += c + 64;
     }
 
+    // Largest skeletons first, so no thread is left with a big one at the end
+    // (results do not depend on the order: see docs/ARCHITECTURE.md).
+    std::vector<std::size_t> order(list.skeletons.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return shared.weight[a] > shared.weight[b]; });
+
     std::vector<std::unique_ptr<Worker>> workers;
     for (int i = 0; i < threads; ++i)
         workers.push_back(std::make_unique<Worker>(*predictor, req.options));
@@ -289,9 +297,10 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
             Worker& wk = *workers[id];
             SkeletonTables tables;
             for (;;) {
-                std::size_t idx = shared.next.fetch_add(1);
-                if (idx >= list.skeletons.size() || shared.stop.load())
+                std::size_t pos = shared.next.fetch_add(1);
+                if (pos >= list.skeletons.size() || shared.stop.load())
                     break;
+                const std::size_t idx = order[pos];
                 const Skeleton& sk = list.skeletons[idx];
                 std::string why;
                 if (!SkeletonTables::build(req, sk, topo, wk.cache, tables, why)) {
