@@ -64,6 +64,9 @@ struct Worker {
     std::uint64_t scheduleRule = 0, unconnected = 0;
     NearMiss nearMiss;
     std::vector<std::string> notes;
+    // Snapshot of the (T, V) front for live progress, refreshed per skeleton.
+    std::mutex publishedMutex;
+    std::vector<std::pair<double, double>> published;
 };
 
 bool plotLess(const std::pair<std::uint32_t, Plan>& a, const std::pair<std::uint32_t, Plan>& b)
@@ -284,6 +287,20 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
                 p.feasible = shared.feasible.load();
                 p.elapsedS = std::chrono::duration<double>(now - start).count();
                 p.remainingS = p.permille > 20 ? p.elapsedS * (1000 - p.permille) / p.permille : -1;
+                if (phase == 1) {
+                    std::vector<std::pair<double, double>> all;
+                    for (auto& w : workers) {
+                        std::lock_guard<std::mutex> lock(w->publishedMutex);
+                        all.insert(all.end(), w->published.begin(), w->published.end());
+                    }
+                    std::sort(all.begin(), all.end());
+                    double bestY = std::numeric_limits<double>::infinity();
+                    for (const auto& pt : all)
+                        if (pt.second < bestY) {
+                            p.liveFront.push_back(pt);
+                            bestY = pt.second;
+                        }
+                }
                 progress(p);
             }
         }
@@ -342,6 +359,12 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
                         NearMiss nm = NearMiss::of(req.cluster, sk, tables);
                         if (nm.ratio > 0 && (wk.nearMiss.ratio == 0 || nm.ratio < wk.nearMiss.ratio))
                             wk.nearMiss = nm;
+                    }
+                    if (progress) {
+                        std::lock_guard<std::mutex> lock(wk.publishedMutex);
+                        wk.published.clear();
+                        for (const auto& pt : wk.tv.points())
+                            wk.published.emplace_back(pt.x, pt.y);
                     }
                     shared.explored += search.leaves();
                     shared.feasible += search.leaves();

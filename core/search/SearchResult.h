@@ -47,6 +47,9 @@ struct SearchProgress {
     std::uint64_t feasible = 0;
     double elapsedS = 0;
     double remainingS = -1;          // estimate; -1 unknown
+    // Phase 1: the (iteration ms, memory variance) Pareto front found so far,
+    // for a plot that fills in while the search runs. Sorted by time.
+    std::vector<std::pair<double, double>> liveFront;
 };
 
 struct SearchStats {

@@ -1,0 +1,54 @@
+#include "PlanColors.h"
+
+#include <array>
+
+namespace memx::colors {
+
+QColor gpuType(const QString& name)
+{
+    // Okabe-Ito / Tableau-like qualitative colours, readable for most colour-blind users.
+    static const std::array<QColor, 10> palette{
+        QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0x59, 0xa1, 0x4f), QColor(0xe1, 0x57, 0x59),
+        QColor(0x76, 0xb7, 0xb2), QColor(0xed, 0xc9, 0x48), QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7),
+        QColor(0x9c, 0x75, 0x5f), QColor(0xba, 0xb0, 0xac)};
+    uint h = 0;
+    for (QChar c : name)
+        h = h * 31u + c.unicode();
+    return palette[h % palette.size()];
+}
+
+QColor memoryTerm(MemoryTerm term)
+{
+    switch (term) {
+    case MemoryTerm::Weights: return QColor(0x4e, 0x79, 0xa7);
+    case MemoryTerm::Gradients: return QColor(0x76, 0xb7, 0xb2);
+    case MemoryTerm::Optimizer: return QColor(0x59, 0xa1, 0x4f);
+    case MemoryTerm::Activations: return QColor(0xf2, 0x8e, 0x2b);
+    case MemoryTerm::Reserve: return QColor(0xba, 0xb0, 0xac);
+    }
+    return Qt::gray;
+}
+
+QString memoryTermName(MemoryTerm term)
+{
+    switch (term) {
+    case MemoryTerm::Weights: return QStringLiteral("Weights");
+    case MemoryTerm::Gradients: return QStringLiteral("Gradients");
+    case MemoryTerm::Optimizer: return QStringLiteral("Optimizer state");
+    case MemoryTerm::Activations: return QStringLiteral("Activations");
+    case MemoryTerm::Reserve: return QStringLiteral("Runtime reserve");
+    }
+    return {};
+}
+
+QColor profile(int kind)
+{
+    switch (kind) {
+    case 0: return QColor(0xe1, 0x57, 0x59);  // default
+    case 1: return QColor(0x59, 0xa1, 0x4f);  // safety-first
+    case 2: return QColor(0x4e, 0x79, 0xa7);  // throughput-first
+    default: return QColor(0xb0, 0x7a, 0xa1); // custom
+    }
+}
+
+}  // namespace memx::colors

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QColor>
+#include <QString>
+
+// Colours shared by every view so a GPU type, a memory term or a weight
+// profile looks the same everywhere. Chosen to read on light and dark palettes.
+namespace memx::colors {
+
+// Stable colour per GPU type name (hash into a qualitative palette).
+QColor gpuType(const QString& name);
+
+enum class MemoryTerm { Weights, Gradients, Optimizer, Activations, Reserve };
+QColor memoryTerm(MemoryTerm term);
+QString memoryTermName(MemoryTerm term);
+
+// default, safety-first, throughput-first, custom (ProfileKind order).
+QColor profile(int profileKind);
+
+}  // namespace memx::colors
