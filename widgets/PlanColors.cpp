@@ -41,6 +41,12 @@ QString memoryTermName(MemoryTerm term)
     return {};
 }
 
+QColor withAlpha(QColor c, int alpha)
+{
+    c.setAlpha(alpha);
+    return c;
+}
+
 QColor profile(int kind)
 {
     switch (kind) {

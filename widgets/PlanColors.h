@@ -14,6 +14,8 @@ enum class MemoryTerm { Weights, Gradients, Optimizer, Activations, Reserve };
 QColor memoryTerm(MemoryTerm term);
 QString memoryTermName(MemoryTerm term);
 
+QColor withAlpha(QColor c, int alpha);
+
 // default, safety-first, throughput-first, custom (ProfileKind order).
 QColor profile(int profileKind);
 

@@ -1,0 +1,760 @@
+#include "MainWindow.h"
+
+#include "ClusterCanvas.h"
+#include "ClusterDocument.h"
+#include "GpuPalette.h"
+#include "MemoryBars.h"
+#include "ObjectivePanel.h"
+#include "ParetoPlot.h"
+#include "PipelineView.h"
+#include "PlanFilterProxy.h"
+#include "PlanTableModel.h"
+#include "ProfileComparisonView.h"
+#include "PropertyPanel.h"
+#include "SearchController.h"
+#include "SetupPanel.h"
+
+#include "export/CandidateCsv.h"
+#include "export/PlanJson.h"
+#include "io/AtomicFile.h"
+#include "io/InputError.h"
+#include "io/JsonReader.h"
+#include "predict/LibraryVersions.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+// Resources of a static library must be initialised explicitly, outside any namespace.
+static void initMemxResources()
+{
+    Q_INIT_RESOURCE(memx);
+}
+
+namespace memx {
+
+namespace {
+constexpr int kMaxRecent = 8;
+const char* kSampleResource = ":/memx/paper-20gpu-3vendor.json";
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+}  // namespace
+
+MainWindow::MainWindow(Options options, QWidget* parent)
+    : QMainWindow(parent)
+    , options_(options)
+{
+    initMemxResources();
+    setObjectName(QStringLiteral("MemXMainWindow"));
+    document_ = new ClusterDocument(this);
+    controller_ = new SearchController(this);
+
+    tabs_ = new QTabWidget(this);
+    tabs_->setDocumentMode(true);
+    canvas_ = new ClusterCanvas(document_, this);
+    pareto_ = new ParetoPlot(this);
+    bars_ = new MemoryBars(this);
+    pipeline_ = new PipelineView(this);
+    compare_ = new ProfileComparisonView(this);
+    tabs_->addTab(canvas_, tr("Cluster"));
+    tabs_->addTab(pareto_, tr("Pareto"));
+    tabs_->addTab(bars_, tr("Memory per GPU"));
+    tabs_->addTab(pipeline_, tr("Pipeline"));
+    tabs_->addTab(compare_, tr("Profiles"));
+    setCentralWidget(tabs_);
+    pareto_->setLogAxes(true);
+
+    createActions();
+    createDocks();
+    createMenus();
+    createStatusBar();
+
+    connect(controller_, &SearchController::started, this, &MainWindow::onSearchStarted);
+    connect(controller_, &SearchController::progress, this, &MainWindow::onSearchProgress);
+    connect(controller_, &SearchController::finished, this, &MainWindow::onSearchFinished);
+    connect(controller_, &SearchController::failed, this, &MainWindow::onSearchFailed);
+    connect(controller_, &SearchController::cancelled, this, [this] {
+        progress_->setVisible(false);
+        cancelButton_->setVisible(false);
+        runAct_->setEnabled(true);
+        cancelAct_->setEnabled(false);
+        statusLabel_->setText(tr("Search cancelled"));
+    });
+
+    connect(pareto_, &ParetoPlot::planClicked, this, &MainWindow::selectPlan);
+    connect(compare_, &ProfileComparisonView::planActivated, this, &MainWindow::selectPlan);
+    connect(document_, &ClusterDocument::changed, this, [this] {
+        resultsStale_ = true;
+        statusLabel_->setText(tr("Cluster changed: press Run (F5) to plan again"));
+        updateTitle();
+    });
+    connect(document_->undoStack(), &QUndoStack::cleanChanged, this, [this] { updateTitle(); });
+    connect(setupPanel_, &SetupPanel::changed, this, &MainWindow::markDirty);
+    connect(objectivePanel_, &ObjectivePanel::changed, this, &MainWindow::markDirty);
+
+    autosaveTimer_ = new QTimer(this);
+    autosaveTimer_->setInterval(30000);
+    connect(autosaveTimer_, &QTimer::timeout, this, &MainWindow::writeAutosave);
+    if (options_.autosave)
+        autosaveTimer_->start();
+
+    resize(1500, 950);
+    if (options_.restoreState) {
+        QSettings settings;
+        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+        restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    }
+    rebuildRecentMenu();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions()
+{
+    newAct_ = new QAction(QIcon::fromTheme(QStringLiteral("document-new")), tr("&New Project"), this);
+    newAct_->setShortcut(QKeySequence::New);
+    connect(newAct_, &QAction::triggered, this, &MainWindow::newProject);
+    openAct_ = new QAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open Project..."), this);
+    openAct_->setShortcut(QKeySequence::Open);
+    connect(openAct_, &QAction::triggered, this, &MainWindow::openDialog);
+    saveAct_ = new QAction(QIcon::fromTheme(QStringLiteral("document-save")), tr("&Save"), this);
+    saveAct_->setShortcut(QKeySequence::Save);
+    connect(saveAct_, &QAction::triggered, this, &MainWindow::save);
+    saveAsAct_ = new QAction(tr("Save &As..."), this);
+    saveAsAct_->setShortcut(QKeySequence::SaveAs);
+    connect(saveAsAct_, &QAction::triggered, this, &MainWindow::saveAs);
+    undoAct_ = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undoAct_->setShortcut(QKeySequence::Undo);
+    redoAct_ = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redoAct_->setShortcut(QKeySequence::Redo);
+    runAct_ = new QAction(QIcon::fromTheme(QStringLiteral("media-playback-start")), tr("&Run Search"), this);
+    runAct_->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_R)});
+    connect(runAct_, &QAction::triggered, this, &MainWindow::runSearch);
+    cancelAct_ = new QAction(QIcon::fromTheme(QStringLiteral("process-stop")), tr("&Cancel Search"), this);
+    cancelAct_->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancelAct_->setEnabled(false);
+    connect(cancelAct_, &QAction::triggered, controller_, &SearchController::cancel);
+}
+
+void MainWindow::createMenus()
+{
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(newAct_);
+    file->addAction(openAct_);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addAction(saveAct_);
+    file->addAction(saveAsAct_);
+    file->addSeparator();
+    file->addAction(tr("&Import Cluster..."), this, &MainWindow::importCluster);
+    file->addAction(tr("&Export Cluster..."), this, &MainWindow::exportCluster);
+    file->addSeparator();
+    file->addAction(tr("Export &Plot (PNG, PDF)..."), this, &MainWindow::exportPlot);
+    file->addAction(tr("Export &Candidates (CSV)..."), this, &MainWindow::exportCandidates);
+    file->addAction(tr("Export Selected Plan (&JSON)..."), this, &MainWindow::exportSelectedPlan);
+    file->addSeparator();
+    auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    auto* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(undoAct_);
+    edit->addAction(redoAct_);
+
+    auto* search = menuBar()->addMenu(tr("&Search"));
+    search->addAction(runAct_);
+    search->addAction(cancelAct_);
+
+    auto* view = menuBar()->addMenu(tr("&View"));
+    auto* variance = view->addAction(tr("Plot Against Memory &Variance"));
+    auto* peak = view->addAction(tr("Plot Against &Peak Memory"));
+    variance->setCheckable(true);
+    peak->setCheckable(true);
+    variance->setChecked(true);
+    auto* group = new QActionGroup(this);
+    group->addAction(variance);
+    group->addAction(peak);
+    connect(variance, &QAction::triggered, this, [this] { pareto_->setYAxis(ParetoPlot::YAxis::Variance); });
+    connect(peak, &QAction::triggered, this, [this] { pareto_->setYAxis(ParetoPlot::YAxis::PeakMemory); });
+    auto* logAxes = view->addAction(tr("&Logarithmic Axes"));
+    logAxes->setCheckable(true);
+    logAxes->setChecked(true);  // variance spans decades: the front is unreadable on linear axes
+    connect(logAxes, &QAction::toggled, this, [this](bool on) { pareto_->setLogAxes(on); });
+    view->addAction(tr("&Reset Plot View"), this, [this] { pareto_->resetView(); });
+    view->addSeparator();
+    for (auto* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About MemX Workbench"), this, &MainWindow::about);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+
+    auto* tools = addToolBar(tr("Main"));
+    tools->setObjectName(QStringLiteral("mainToolBar"));
+    tools->addAction(newAct_);
+    tools->addAction(openAct_);
+    tools->addAction(saveAct_);
+    tools->addSeparator();
+    tools->addAction(undoAct_);
+    tools->addAction(redoAct_);
+    tools->addSeparator();
+    tools->addAction(runAct_);
+    tools->addAction(cancelAct_);
+}
+
+void MainWindow::createDocks()
+{
+    auto dock = [this](QWidget* w, const QString& title, const char* name, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(QString::fromLatin1(name));
+        d->setWidget(w);
+        addDockWidget(area, d);
+        return d;
+    };
+    palette_ = new GpuPalette(this);
+    properties_ = new PropertyPanel(document_, this);
+    setupPanel_ = new SetupPanel(this);
+    objectivePanel_ = new ObjectivePanel(this);
+    dock(palette_, tr("GPU Types"), "gpuTypesDock", Qt::LeftDockWidgetArea);
+    dock(properties_, tr("Properties"), "propertiesDock", Qt::LeftDockWidgetArea);
+    dock(setupPanel_, tr("Model & Setup"), "setupDock", Qt::RightDockWidgetArea);
+    dock(objectivePanel_, tr("Objective"), "objectiveDock", Qt::RightDockWidgetArea);
+    connect(canvas_, &ClusterCanvas::selectionChanged, properties_, &PropertyPanel::setSelection);
+
+    auto* tableBox = new QWidget(this);
+    auto* layout = new QVBoxLayout(tableBox);
+    layout->setContentsMargins(0, 0, 0, 0);
+    planFilter_ = new QLineEdit(tableBox);
+    planFilter_->setPlaceholderText(tr("Filter plans (group, layers, recomputation, GPU type)..."));
+    planFilter_->setClearButtonEnabled(true);
+    planModel_ = new PlanTableModel(this);
+    planProxy_ = new PlanFilterProxy(this);
+    planProxy_->setSourceModel(planModel_);
+    planTable_ = new QTableView(tableBox);
+    planTable_->setModel(planProxy_);
+    planTable_->setSortingEnabled(true);
+    planTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    planTable_->setSelectionMode(QAbstractItemView::SingleSelection);
+    planTable_->horizontalHeader()->setStretchLastSection(true);
+    planTable_->verticalHeader()->setVisible(false);
+    layout->addWidget(planFilter_);
+    layout->addWidget(planTable_);
+    connect(planFilter_, &QLineEdit::textChanged, planProxy_, &PlanFilterProxy::setFilterText);
+    connect(planTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (!current.isValid())
+                    return;
+                quint64 key = current.data(PlanTableModel::PlanKeyRole).toULongLong();
+                if (key != selectedKey_)
+                    selectPlan(key);
+            });
+    auto* plansDock = dock(tableBox, tr("Plans"), "plansDock", Qt::BottomDockWidgetArea);
+    resizeDocks({plansDock}, {240}, Qt::Vertical);
+}
+
+void MainWindow::createStatusBar()
+{
+    statusLabel_ = new QLabel(tr("Ready"), this);
+    progress_ = new QProgressBar(this);
+    progress_->setRange(0, 1000);
+    progress_->setMaximumWidth(260);
+    progress_->setVisible(false);
+    cancelButton_ = new QPushButton(tr("Cancel"), this);
+    cancelButton_->setVisible(false);
+    connect(cancelButton_, &QPushButton::clicked, controller_, &SearchController::cancel);
+    statusBar()->addWidget(statusLabel_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancelButton_);
+}
+
+// ---- project ----
+
+void MainWindow::openSampleProject()
+{
+    QFile f(QString::fromLatin1(kSampleResource));
+    f.open(QIODevice::ReadOnly);
+    Project p;
+    p.cluster = nlohmann::json::parse(f.readAll().toStdString());
+    p.model = ModelSpec::resolve("llama2-7b").toJson();
+    p.setup.globalBatch = 128;
+    p.setup.microBatches = {1, 2, 4};
+    loadProject(p, QString());
+    statusLabel_->setText(tr("Sample project: the MemX paper's 20-GPU, 3-vendor cluster with LLaMA2-7B"));
+}
+
+bool MainWindow::openProject(const QString& file, QString* error)
+{
+    try {
+        Project p = Project::load(file.toStdString());
+        loadProject(p, file);
+        addRecentFile(file);
+        return true;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+}
+
+void MainWindow::loadProject(const Project& project, const QString& file)
+{
+    controller_->cancel();
+    document_->setJson(project.cluster);
+    document_->undoStack()->clear();
+    setupPanel_->setModel(ModelSpec::fromJson(JsonReader(project.model, file.toStdString(), "/model")));
+    setupPanel_->setSetup(project.setup);
+    objectivePanel_->setObjective(project.objective);
+    lastResultSummary_ = project.lastResult;
+    selectedKey_ = 0;
+    pareto_->clear();
+    bars_->clear();
+    pipeline_->clear();
+    planModel_->setPlans({}, project.objective.variance);
+    settingsDirty_ = false;
+    resultsStale_ = true;
+    setCurrentFile(file);
+}
+
+Project MainWindow::currentProject() const
+{
+    Project p;
+    p.cluster = document_->json();
+    p.model = setupPanel_->model().toJson();
+    p.setup = setupPanel_->setup();
+    p.objective = objectivePanel_->objective();
+    p.lastResult = lastResultSummary_;
+    return p;
+}
+
+bool MainWindow::saveProject(const QString& file, QString* error)
+{
+    try {
+        currentProject().save(file.toStdString());
+        document_->undoStack()->setClean();
+        settingsDirty_ = false;
+        setCurrentFile(file);
+        addRecentFile(file);
+        QFile::remove(autosavePath());
+        return true;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+}
+
+bool MainWindow::isDirty() const
+{
+    return settingsDirty_ || !document_->undoStack()->isClean();
+}
+
+void MainWindow::markDirty()
+{
+    settingsDirty_ = true;
+    resultsStale_ = true;
+    updateTitle();
+}
+
+void MainWindow::setCurrentFile(const QString& file)
+{
+    currentFile_ = file;
+    updateTitle();
+}
+
+void MainWindow::updateTitle()
+{
+    QString name = currentFile_.isEmpty() ? tr("Sample project") : QFileInfo(currentFile_).fileName();
+    setWindowTitle(QStringLiteral("%1%2 - MemX Workbench").arg(name, isDirty() ? QStringLiteral(" *") : QString()));
+}
+
+void MainWindow::newProject()
+{
+    if (!maybeSave())
+        return;
+    openSampleProject();
+}
+
+void MainWindow::openDialog()
+{
+    if (!maybeSave())
+        return;
+    QString file = QFileDialog::getOpenFileName(this, tr("Open Project"), QString(),
+                                                tr("MemX projects (*.memx);;All files (*)"));
+    if (file.isEmpty())
+        return;
+    QString error;
+    if (!openProject(file, &error))
+        QMessageBox::warning(this, tr("Cannot open project"), error);
+}
+
+bool MainWindow::save()
+{
+    if (currentFile_.isEmpty())
+        return saveAs();
+    QString error;
+    if (!saveProject(currentFile_, &error)) {
+        QMessageBox::warning(this, tr("Cannot save project"), error);
+        return false;
+    }
+    return true;
+}
+
+bool MainWindow::saveAs()
+{
+    QString file = QFileDialog::getSaveFileName(this, tr("Save Project"), QString(), tr("MemX projects (*.memx)"));
+    if (file.isEmpty())
+        return false;
+    if (QFileInfo(file).suffix().isEmpty())
+        file += QStringLiteral(".memx");
+    QString error;
+    if (!saveProject(file, &error)) {
+        QMessageBox::warning(this, tr("Cannot save project"), error);
+        return false;
+    }
+    return true;
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!isDirty())
+        return true;
+    auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                       tr("The project has unsaved changes. Save them?"),
+                                       QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Save)
+        return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    controller_->cancel();
+    if (options_.restoreState) {
+        QSettings settings;
+        settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+        settings.setValue(QStringLiteral("window/state"), saveState());
+    }
+    QFile::remove(autosavePath());
+    event->accept();
+}
+
+void MainWindow::addRecentFile(const QString& file)
+{
+    QSettings settings;
+    QStringList files = settings.value(QStringLiteral("recentFiles")).toStringList();
+    files.removeAll(file);
+    files.prepend(QFileInfo(file).absoluteFilePath());
+    while (files.size() > kMaxRecent)
+        files.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!recentMenu_)
+        return;
+    recentMenu_->clear();
+    const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& f : files) {
+        recentMenu_->addAction(QFileInfo(f).fileName(), this, [this, f] {
+            if (!maybeSave())
+                return;
+            QString error;
+            if (!openProject(f, &error))
+                QMessageBox::warning(this, tr("Cannot open project"), error);
+        })->setToolTip(f);
+    }
+    recentMenu_->setEnabled(!files.isEmpty());
+}
+
+QString MainWindow::autosavePath() const
+{
+    QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    QDir().mkpath(dir);
+    return dir + QStringLiteral("/autosave.memx");
+}
+
+void MainWindow::writeAutosave()
+{
+    if (!isDirty())
+        return;
+    try {
+        currentProject().save(autosavePath().toStdString());
+    } catch (const std::exception&) {
+        // Autosave is best effort; the next tick tries again.
+    }
+}
+
+// ---- import / export ----
+
+void MainWindow::importCluster()
+{
+    QString file = QFileDialog::getOpenFileName(this, tr("Import Cluster"), QString(),
+                                                tr("Cluster files (*.json);;All files (*)"));
+    if (file.isEmpty())
+        return;
+    QString error;
+    if (!document_->load(file, &error))
+        QMessageBox::warning(this, tr("Cannot import cluster"), error);
+}
+
+void MainWindow::exportCluster()
+{
+    QString file = QFileDialog::getSaveFileName(this, tr("Export Cluster"), QString(), tr("Cluster files (*.json)"));
+    if (file.isEmpty())
+        return;
+    QString error;
+    if (!document_->save(file, &error))
+        QMessageBox::warning(this, tr("Cannot export cluster"), error);
+}
+
+void MainWindow::exportPlot()
+{
+    QString file = QFileDialog::getSaveFileName(this, tr("Export Plot"), QString(), tr("PNG (*.png);;PDF (*.pdf)"));
+    if (file.isEmpty())
+        return;
+    if (!pareto_->exportImage(file, 1600, 1000))
+        QMessageBox::warning(this, tr("Cannot export plot"), tr("Could not write %1").arg(file));
+}
+
+void MainWindow::exportCandidates()
+{
+    if (!controller_->hasResult())
+        return;
+    QString file = QFileDialog::getSaveFileName(this, tr("Export Candidates"), QString(), tr("CSV (*.csv)"));
+    if (file.isEmpty())
+        return;
+    try {
+        writeFileAtomically(file.toStdString(), CandidateCsv::write(controller_->lastResult()));
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, tr("Cannot export candidates"), QString::fromUtf8(e.what()));
+    }
+}
+
+void MainWindow::exportSelectedPlan()
+{
+    const Plan* plan = planByKey(selectedKey_);
+    if (!plan)
+        return;
+    QString file = QFileDialog::getSaveFileName(this, tr("Export Plan"), QString(), tr("Plan JSON (*.json)"));
+    if (file.isEmpty())
+        return;
+    try {
+        writeFileAtomically(file.toStdString(), PlanJson::plan(*plan).dump(2) + "\n");
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, tr("Cannot export plan"), QString::fromUtf8(e.what()));
+    }
+}
+
+void MainWindow::about()
+{
+    QMessageBox::about(this, tr("About MemX Workbench"),
+                       tr("<h3>MemX Workbench %1</h3>"
+                          "<p>Memory-aware parallelism planning for LLM training on heterogeneous GPU clusters, "
+                          "after MemX (Meng, Sun, Zhu; arXiv 2610.41525).</p>"
+                          "<p>Qt %2<br>QCustomPlot %3<br>XGBoost %4<br>nlohmann/json %5</p>")
+                           .arg(QStringLiteral(MEMX_VERSION), QString::fromLatin1(qVersion()),
+                                QStringLiteral(QCUSTOMPLOT_VERSION_STR), qs(LibraryVersions::xgboost()),
+                                qs(LibraryVersions::nlohmannJson())));
+}
+
+// ---- search ----
+
+void MainWindow::runSearch()
+{
+    SearchRequest req;
+    try {
+        req.cluster = document_->cluster();
+        req.model = setupPanel_->model();
+        req.setup = setupPanel_->setup();
+        req.objective = objectivePanel_->objective();
+    } catch (const std::exception& e) {
+        statusLabel_->setText(tr("Cannot search: %1").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
+                           ProfileKind::Custom};
+    req.options.topK = 200;
+    controller_->start(std::move(req));
+}
+
+void MainWindow::onSearchStarted()
+{
+    pareto_->clear();
+    progress_->setValue(0);
+    progress_->setVisible(true);
+    cancelButton_->setVisible(true);
+    runAct_->setEnabled(true);  // running again restarts
+    cancelAct_->setEnabled(true);
+    statusLabel_->setText(tr("Searching..."));
+}
+
+void MainWindow::onSearchProgress(const SearchProgress& p)
+{
+    progress_->setValue(p.permille);
+    QString left = p.remainingS >= 0 ? tr(", about %1 s left").arg(p.remainingS, 0, 'f', 1) : QString();
+    statusLabel_->setText(tr("Phase %1: explored %L2, pruned %L3, feasible %L4%5")
+                              .arg(p.phase)
+                              .arg(p.explored)
+                              .arg(p.pruned)
+                              .arg(p.feasible)
+                              .arg(left));
+    if (!p.liveFront.empty())
+        pareto_->setLiveFront(p.liveFront);
+}
+
+void MainWindow::onSearchFinished()
+{
+    const SearchResult& r = controller_->lastResult();
+    progress_->setVisible(false);
+    cancelButton_->setVisible(false);
+    cancelAct_->setEnabled(false);
+    resultsStale_ = false;
+    pareto_->setResult(r);
+    compare_->setResult(r);
+    std::vector<Plan> plans = r.best;
+    planModel_->setPlans(plans, r.varianceMode);
+    planTable_->sortByColumn(0, Qt::AscendingOrder);
+    planTable_->resizeColumnsToContents();
+    if (!shownFirstResult_) {
+        shownFirstResult_ = true;
+        tabs_->setCurrentWidget(pareto_);  // a new user sees the plan space first
+    }
+    if (r.profileRequested == ProfileKind::Auto)
+        objectivePanel_->setAutoExplanation(tr("auto chose %1: %2").arg(qs(toString(r.profileUsed)), qs(r.profileReason)));
+    else
+        objectivePanel_->setAutoExplanation(QString());
+    if (!r.best.empty()) {
+        selectPlan(r.best.front().key);
+        lastResultSummary_ = {{"best", PlanJson::plan(r.best.front())},
+                              {"feasible", r.stats.feasible},
+                              {"profile_used", toString(r.profileUsed)},
+                              {"predictor", r.predictorName}};
+    }
+    statusLabel_->setText(tr("%L1 feasible plans of %L2 explored in %3 s (%4 predictor, %L5 candidates/s)")
+                              .arg(r.stats.feasible)
+                              .arg(r.stats.explored)
+                              .arg(r.stats.wallS, 0, 'f', 2)
+                              .arg(qs(r.predictorName))
+                              .arg(static_cast<qlonglong>(r.stats.candidatesPerS)));
+}
+
+void MainWindow::onSearchFailed(const QString& reason)
+{
+    progress_->setVisible(false);
+    cancelButton_->setVisible(false);
+    cancelAct_->setEnabled(false);
+    statusLabel_->setText(tr("No feasible plan: %1").arg(reason));
+    pareto_->clear();
+    bars_->clear();
+    pipeline_->clear();
+    planModel_->setPlans({}, objectivePanel_->objective().variance);
+}
+
+const SearchResult* MainWindow::result() const
+{
+    return controller_->hasResult() ? &controller_->lastResult() : nullptr;
+}
+
+const Plan* MainWindow::planByKey(quint64 key) const
+{
+    const SearchResult* r = result();
+    if (!r || key == 0)
+        return nullptr;
+    for (const auto* list : {&r->best, &r->fastest, &r->plotSample})
+        for (const auto& p : *list)
+            if (p.key == key)
+                return &p;
+    for (const auto& pb : r->profileBests)
+        if (pb.best.key == key)
+            return &pb.best;
+    for (const auto* front : {&r->paretoTimeVariance, &r->paretoTimeMemory})
+        for (const auto& pt : front->points())
+            if (pt.plan.key == key)
+                return &pt.plan;
+    return nullptr;
+}
+
+void MainWindow::selectPlan(quint64 key)
+{
+    const Plan* plan = planByKey(key);
+    if (!plan)
+        return;
+    selectedKey_ = key;
+    bars_->setPlan(*plan, document_->cluster());
+    pipeline_->setPlan(*plan);
+    pareto_->setSelectedPlan(key);
+    int row = planModel_->rowOfKey(key);
+    if (row >= 0) {
+        QModelIndex idx = planProxy_->mapFromSource(planModel_->index(row, 0));
+        if (idx.isValid() && planTable_->currentIndex().row() != idx.row())
+            planTable_->setCurrentIndex(idx);
+    }
+}
+
+// ---- views ----
+
+bool MainWindow::parseView(const QString& name, View& out)
+{
+    static const std::pair<const char*, View> names[] = {{"window", View::Window},     {"cluster", View::Cluster},
+                                                         {"pareto", View::Pareto},     {"memory", View::Memory},
+                                                         {"pipeline", View::Pipeline}, {"compare", View::Compare}};
+    for (const auto& [n, v] : names)
+        if (name == QLatin1String(n)) {
+            out = v;
+            return true;
+        }
+    return false;
+}
+
+QWidget* MainWindow::viewWidget(View view)
+{
+    switch (view) {
+    case View::Window: return this;
+    case View::Cluster: return canvas_;
+    case View::Pareto: return pareto_;
+    case View::Memory: return bars_;
+    case View::Pipeline: return pipeline_;
+    case View::Compare: return compare_;
+    }
+    return this;
+}
+
+void MainWindow::showView(View view)
+{
+    if (view != View::Window)
+        tabs_->setCurrentWidget(viewWidget(view));
+}
+
+}  // namespace memx

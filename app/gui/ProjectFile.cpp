@@ -1,0 +1,128 @@
+#include "ProjectFile.h"
+
+#include "hardware/Cluster.h"
+#include "hardware/GpuCatalog.h"
+#include "io/AtomicFile.h"
+#include "io/InputError.h"
+#include "io/JsonReader.h"
+#include "model/ModelSpec.h"
+
+namespace memx {
+
+namespace {
+std::vector<int> ints(const JsonReader& r, const char* key)
+{
+    std::vector<int> out;
+    if (!r.has(key))
+        return out;
+    for (const auto& item : r.at(key).items()) {
+        if (!item.node().is_number_integer())
+            item.fail("expected an integer");
+        out.push_back(item.node().get<int>());
+    }
+    return out;
+}
+}  // namespace
+
+nlohmann::json Project::toJson() const
+{
+    nlohmann::json j;
+    j["format"] = "memx-project/1";
+    j["cluster"] = cluster;
+    j["model"] = model;
+    const auto& s = setup;
+    j["setup"] = {{"global_batch", s.globalBatch},
+                  {"micro_batches", s.microBatches},
+                  {"seq_lens", s.seqLens},
+                  {"query_groups", s.queryGroups},
+                  {"tensor_parallel", s.tensorParallel},
+                  {"max_pipeline_stages", s.maxPipelineStages},
+                  {"virtual_stages", s.virtualStages},
+                  {"distributed_optimizer", s.distributedOptimizer},
+                  {"flash_attention", s.flashAttention},
+                  {"sequence_parallel", s.sequenceParallel},
+                  {"schedule", toString(s.schedule)},
+                  {"recompute", toString(s.recompute)},
+                  {"placement", toString(s.placement)},
+                  {"allow_idle_gpus", s.allowIdleGpus}};
+    const auto& o = objective;
+    j["objective"] = {{"profile", toString(o.profile)},
+                      {"custom_weights", {o.custom.time, o.custom.memory, o.custom.variance}},
+                      {"variance", o.variance == VarianceMode::AbsoluteMiB ? "mib" : "util"},
+                      {"epsilon_fraction", o.epsilonFraction}};
+    j["predictor"] = predictor;
+    if (!lastResult.is_null())
+        j["last_result"] = lastResult;
+    return j;
+}
+
+Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
+{
+    JsonReader root(doc, file);
+    root.requireFormat("memx-project/1");
+    Project p;
+    p.cluster = root.at("cluster").node();
+    // Validate the embedded cluster now, with paths inside the project.
+    try {
+        Cluster::fromJson(p.cluster, file + " (cluster)", GpuCatalog::builtin());
+    } catch (const InputError& e) {
+        throw InputError(file, "/cluster" + e.field(), e.reason());
+    }
+    p.model = root.at("model").node();
+    ModelSpec::fromJson(JsonReader(p.model, file, "/model"));  // validates, names /model/... on error
+    auto s = root.at("setup");
+    p.setup.globalBatch = static_cast<int>(s.integer("global_batch"));
+    p.setup.microBatches = ints(s, "micro_batches");
+    p.setup.seqLens = ints(s, "seq_lens");
+    p.setup.queryGroups = ints(s, "query_groups");
+    p.setup.tensorParallel = ints(s, "tensor_parallel");
+    p.setup.virtualStages = ints(s, "virtual_stages");
+    if (p.setup.virtualStages.empty())
+        p.setup.virtualStages = {2};
+    p.setup.maxPipelineStages = static_cast<int>(s.integer("max_pipeline_stages", 8));
+    p.setup.distributedOptimizer = s.boolean("distributed_optimizer", true);
+    p.setup.flashAttention = s.boolean("flash_attention", true);
+    p.setup.sequenceParallel = s.boolean("sequence_parallel", true);
+    p.setup.allowIdleGpus = s.boolean("allow_idle_gpus", true);
+    if (!parseScheduleMode(s.string("schedule", "auto"), p.setup.schedule))
+        s.fail("expected auto, 1f1b, interleaved or both", "schedule");
+    if (!parseRecomputeMode(s.string("recompute", "policy"), p.setup.recompute))
+        s.fail("expected policy, enumerate, none, selective or full", "recompute");
+    if (!parsePlacementMode(s.string("placement", "contiguous"), p.setup.placement))
+        s.fail("expected contiguous or all", "placement");
+    try {
+        p.setup.validate();
+    } catch (const InputError& e) {
+        throw InputError(file, "/setup/" + e.field(), e.reason());
+    }
+    auto o = root.at("objective");
+    if (!parseProfile(o.string("profile", "default"), p.objective.profile))
+        o.fail("expected default, safety-first, throughput-first, custom or auto", "profile");
+    if (o.has("custom_weights")) {
+        auto w = o.at("custom_weights");
+        if (!w.node().is_array() || w.node().size() != 3)
+            w.fail("expected three weights [time, memory, variance]");
+        p.objective.custom = {w.node()[0].get<double>(), w.node()[1].get<double>(), w.node()[2].get<double>()};
+    }
+    std::string variance = o.string("variance", "mib");
+    if (variance != "mib" && variance != "util")
+        o.fail("expected mib or util", "variance");
+    p.objective.variance = variance == "util" ? VarianceMode::Utilisation : VarianceMode::AbsoluteMiB;
+    p.objective.epsilonFraction = o.number("epsilon_fraction", 0.01);
+    p.predictor = root.string("predictor", "analytic");
+    if (root.has("last_result"))
+        p.lastResult = root.at("last_result").node();
+    return p;
+}
+
+Project Project::load(const std::string& file)
+{
+    return fromJson(JsonReader::parseFile(file), file);
+}
+
+void Project::save(const std::string& file) const
+{
+    writeFileAtomically(file, toJson().dump(2) + "\n");
+}
+
+}  // namespace memx

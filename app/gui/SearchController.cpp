@@ -1,0 +1,90 @@
+#include "SearchController.h"
+
+#include <QMetaObject>
+#include <QPointer>
+#include <QtConcurrent>
+
+namespace memx {
+
+SearchController::SearchController(QObject* parent)
+    : QObject(parent)
+{
+    qRegisterMetaType<memx::SearchProgress>();
+}
+
+SearchController::~SearchController()
+{
+    cancel();
+    if (current_.watcher)
+        current_.watcher->waitForFinished();
+}
+
+bool SearchController::isRunning() const
+{
+    return current_.watcher && current_.watcher->isRunning();
+}
+
+void SearchController::cancel()
+{
+    if (!isRunning())
+        return;
+    current_.cancel->store(true);
+    ++generation_;  // whatever it still delivers is stale
+    emit cancelled();
+}
+
+void SearchController::start(SearchRequest request)
+{
+    if (isRunning()) {
+        current_.cancel->store(true);
+        ++generation_;
+    }
+    const quint64 generation = ++generation_;
+    auto cancelFlag = std::make_shared<std::atomic<bool>>(false);
+    QPointer<SearchController> self(this);
+
+    auto progressFn = [self, generation](const SearchProgress& p) {
+        if (!self)
+            return;
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, generation, p] {
+                if (self && self->generation_ == generation)
+                    emit self->progress(p);
+            },
+            Qt::QueuedConnection);
+    };
+    auto cancelFn = [cancelFlag] { return cancelFlag->load(); };
+
+    auto* watcher = new QFutureWatcher<SearchResult>(this);
+    connect(watcher, &QFutureWatcher<SearchResult>::finished, this,
+            [this, generation, watcher] { onFinished(generation, watcher); });
+    current_ = Run{cancelFlag, watcher, generation};
+    watcher->setFuture(QtConcurrent::run([request = std::move(request), progressFn, cancelFn]() mutable {
+        return SearchEngine::run(std::move(request), progressFn, cancelFn);
+    }));
+    emit started();
+}
+
+void SearchController::onFinished(quint64 generation, QFutureWatcher<SearchResult>* watcher)
+{
+    watcher->deleteLater();
+    if (current_.watcher == watcher)
+        current_.watcher = nullptr;
+    if (generation != generation_)
+        return;  // superseded or cancelled: drop it
+    SearchResult r = watcher->result();
+    if (r.cancelled)
+        return;
+    if (!r.error.empty() && r.best.empty()) {
+        result_ = std::move(r);
+        hasResult_ = false;
+        emit failed(QString::fromStdString(result_.error));
+        return;
+    }
+    result_ = std::move(r);
+    hasResult_ = true;
+    emit finished();
+}
+
+}  // namespace memx

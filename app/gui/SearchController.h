@@ -1,0 +1,51 @@
+#pragma once
+
+#include "search/SearchEngine.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+
+#include <atomic>
+#include <memory>
+
+Q_DECLARE_METATYPE(memx::SearchProgress)
+
+namespace memx {
+
+// Runs the engine's search on a worker thread (QtConcurrent) and reports back
+// on the GUI thread. A new search cancels the running one; a cancelled or
+// superseded search never delivers results (Hotspot's job-tracker pattern).
+class SearchController : public QObject {
+    Q_OBJECT
+public:
+    explicit SearchController(QObject* parent = nullptr);
+    ~SearchController() override;
+
+    void start(SearchRequest request);
+    void cancel();
+    bool isRunning() const;
+    const SearchResult& lastResult() const { return result_; }
+    bool hasResult() const { return hasResult_; }
+
+signals:
+    void started();
+    void progress(const memx::SearchProgress& progress);
+    void finished();           // lastResult() holds the new result
+    void cancelled();
+    void failed(const QString& reason);
+
+private:
+    void onFinished(quint64 generation, QFutureWatcher<SearchResult>* watcher);
+
+    struct Run {
+        std::shared_ptr<std::atomic<bool>> cancel;
+        QFutureWatcher<SearchResult>* watcher = nullptr;
+        quint64 generation = 0;
+    };
+    Run current_;
+    quint64 generation_ = 0;
+    SearchResult result_;
+    bool hasResult_ = false;
+};
+
+}  // namespace memx

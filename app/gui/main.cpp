@@ -1,0 +1,127 @@
+// memx: the MemX Workbench GUI. Also renders screenshots headlessly:
+//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare]
+#include "MainWindow.h"
+#include "SearchController.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QEventLoop>
+#include <QFile>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace {
+
+bool wantsOffscreen(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (QByteArray(argv[i]) == "--screenshot")
+            return true;
+    return false;
+}
+
+int takeScreenshot(memx::MainWindow& w, const QString& file, memx::MainWindow::View view)
+{
+    QEventLoop loop;
+    bool ok = false;
+    QObject::connect(w.controller(), &memx::SearchController::finished, &loop, [&] {
+        ok = true;
+        loop.quit();
+    });
+    QObject::connect(w.controller(), &memx::SearchController::failed, &loop, [&](const QString& reason) {
+        std::fprintf(stderr, "memx: no feasible plan: %s\n", qPrintable(reason));
+        loop.quit();
+    });
+    w.show();
+    w.runSearch();
+    loop.exec();
+    w.showView(view);
+    QCoreApplication::processEvents();
+    QWidget* target = w.viewWidget(view);
+    QPixmap pixmap = target->grab();
+    if (pixmap.isNull() || !pixmap.save(file)) {
+        std::fprintf(stderr, "memx: cannot write screenshot %s\n", qPrintable(file));
+        return 2;
+    }
+    return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (wantsOffscreen(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("memx"));
+    QApplication::setOrganizationName(QStringLiteral("MemX"));
+    QApplication::setOrganizationDomain(QStringLiteral("memx.example.org"));
+    QApplication::setApplicationVersion(QStringLiteral(MEMX_VERSION));
+    QApplication::setApplicationDisplayName(QStringLiteral("MemX Workbench"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("MemX Workbench: plan LLM training on heterogeneous GPU clusters"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Load, search, select the best plan, render to FILE.png and exit."),
+                                  QStringLiteral("FILE"));
+    QCommandLineOption project(QStringLiteral("project"), QStringLiteral("Project file to open."),
+                               QStringLiteral("P"));
+    QCommandLineOption view(QStringLiteral("view"),
+                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline or compare."),
+                            QStringLiteral("VIEW"), QStringLiteral("window"));
+    parser.addOptions({screenshot, project, view});
+    parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
+    parser.process(app);
+
+    const bool shot = parser.isSet(screenshot);
+    memx::MainWindow::Options options;
+    options.restoreState = !shot;
+    options.offerRecovery = !shot;
+    options.autosave = !shot;
+    memx::MainWindow window(options);
+
+    QString projectFile = parser.value(project);
+    if (projectFile.isEmpty() && !parser.positionalArguments().isEmpty())
+        projectFile = parser.positionalArguments().front();
+    if (!projectFile.isEmpty()) {
+        QString error;
+        if (!window.openProject(projectFile, &error)) {
+            std::fprintf(stderr, "memx: %s\n", qPrintable(error));
+            return 2;
+        }
+    } else {
+        window.openSampleProject();
+    }
+
+    if (shot) {
+        memx::MainWindow::View v;
+        if (!memx::MainWindow::parseView(parser.value(view), v)) {
+            std::fprintf(stderr, "memx: unknown view %s\n", qPrintable(parser.value(view)));
+            return 2;
+        }
+        return takeScreenshot(window, parser.value(screenshot), v);
+    }
+
+    // Crash recovery: an autosave left behind means the last session did not close.
+    QString autosave = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/autosave.memx";
+    if (options.offerRecovery && QFile::exists(autosave)) {
+        auto answer = QMessageBox::question(&window, QObject::tr("Recover unsaved work?"),
+                                            QObject::tr("MemX Workbench did not close properly last time. "
+                                                        "Recover the autosaved project from %1?")
+                                                .arg(QFileInfo(autosave).lastModified().toString()));
+        if (answer == QMessageBox::Yes) {
+            QString error;
+            if (!window.openProject(autosave, &error))
+                QMessageBox::warning(&window, QObject::tr("Cannot recover"), error);
+        }
+    }
+    window.show();
+    QTimer::singleShot(0, &window, [&window] { window.runSearch(); });
+    return app.exec();
+}

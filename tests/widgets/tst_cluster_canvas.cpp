@@ -1,0 +1,328 @@
+#include "ClusterCanvas.h"
+#include "ClusterDocument.h"
+#include "GpuPalette.h"
+#include "PropertyPanel.h"
+
+#include "TestPaths.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGraphicsItem>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QUndoStack>
+#include <QtTest>
+
+using memx::CanvasSelection;
+using memx::ClusterCanvas;
+using memx::ClusterDocument;
+
+namespace {
+QString sample(const char* name) { return QString::fromStdString(memx::test::sampleCluster(name)); }
+}  // namespace
+
+class TestClusterCanvas : public QObject {
+    Q_OBJECT
+
+private slots:
+    void oneItemPerNodeGpuAndLink_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<int>("links");
+        QTest::newRow("paper-20gpu-3vendor") << sample("paper-20gpu-3vendor.json") << 3 << 20 << 10;
+        QTest::newRow("homogeneous-8xa100") << sample("homogeneous-8xa100.json") << 1 << 8 << 1;
+        QTest::newRow("modern-h100-h20-910b") << sample("modern-h100-h20-910b.json") << 3 << 24 << 6;
+        QTest::newRow("paper-6gpu-v100-t4") << sample("paper-6gpu-v100-t4.json") << 2 << 6 << 3;
+        QTest::newRow("paper-table1-xy") << sample("paper-table1-xy.json") << 1 << 2 << 1;
+    }
+    void oneItemPerNodeGpuAndLink()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, nodes);
+        QFETCH(int, gpus);
+        QFETCH(int, links);
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        QVERIFY(doc.load(file));
+        QCOMPARE(canvas.nodeItemCount(), nodes);
+        QCOMPARE(canvas.gpuTileCount(), gpus);
+        QCOMPARE(canvas.linkItemCount(), links);
+        for (const auto& l : doc.cluster().links())
+            QVERIFY(canvas.linkItem(QString::fromStdString(l.name)));
+    }
+
+    void followsDocumentEdits()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        QVERIFY(doc.removeNode("vb"));
+        QCOMPARE(canvas.nodeItemCount(), 2);
+        QCOMPARE(canvas.gpuTileCount(), 12);
+        QCOMPARE(canvas.linkItemCount(), 5);
+        QVERIFY(!canvas.nodeItem("vb"));
+        doc.undoStack()->undo();
+        QCOMPARE(canvas.nodeItemCount(), 3);
+        QCOMPARE(canvas.gpuTileCount(), 20);
+        QCOMPARE(canvas.linkItemCount(), 10);
+    }
+
+    void paletteDropAddsGpu()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        QVERIFY(canvas.dropGpuType("a100", "A100-80GB"));
+        QCOMPARE(doc.gpuCount("a100", "A100-80GB"), 5);
+        QCOMPARE(canvas.gpuTileCount(), 21);
+        QVERIFY(canvas.dropGpuType("a100", "H100-SXM"));
+        QCOMPARE(doc.gpuCount("a100", "H100-SXM"), 1);
+        QCOMPARE(canvas.gpuTileCount(), 22);
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        QCOMPARE(doc.gpuCount("a100", "A100-80GB"), 4);
+        QCOMPARE(canvas.gpuTileCount(), 20);
+
+        QSignalSpy refused(&canvas, &ClusterCanvas::editRefused);
+        QString error;
+        QVERIFY(!canvas.dropGpuType("a100", "NoSuchGPU", &error));
+        QVERIFY(error.contains("unknown GPU type"));
+        QCOMPARE(refused.count(), 1);
+    }
+
+    void realDropEvent()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        canvas.resize(1200, 800);
+        canvas.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        QGraphicsItem* tile = canvas.gpuItem("vc", 2);
+        QVERIFY(tile);
+        const QPoint at = canvas.mapFromScene(tile->sceneBoundingRect().center());
+        QMimeData mime;
+        mime.setData(ClusterCanvas::kGpuTypeMime, "T4");
+        QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(canvas.viewport(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(canvas.viewport(), &drop);
+        QCOMPARE(doc.gpuCount("vc", "T4"), 1);
+        QCOMPARE(canvas.gpuTileCount(), 21);
+    }
+
+    void linkGestureAndDelete()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        CanvasSelection g0{CanvasSelection::Gpu, "a100", 0, "A100-80GB", {}};
+        CanvasSelection g1{CanvasSelection::Gpu, "a100", 1, "A100-80GB", {}};
+        QString name;
+        QVERIFY(canvas.createLink(g0, g1, nullptr, &name));
+        QCOMPARE(canvas.linkItemCount(), 11);
+        const auto& added = doc.cluster().links().back();
+        QCOMPARE(QString::fromLatin1(memx::toString(added.kind)), QString("PCIe"));
+        QCOMPARE(added.bandwidthGBps, 16.0);
+        QCOMPARE(QString::fromStdString(added.aSelector), QString("a100:0"));
+
+        CanvasSelection vb{CanvasSelection::Node, "vb", -1, {}, {}};
+        CanvasSelection vc{CanvasSelection::Node, "vc", -1, {}, {}};
+        QVERIFY(canvas.createLink(vb, vc));
+        QCOMPARE(QString::fromLatin1(memx::toString(doc.cluster().links().back().kind)), QString("InfiniBand"));
+        QCOMPARE(doc.cluster().links().back().bandwidthGBps, 25.0);
+        QCOMPARE(canvas.linkItemCount(), 12);
+
+        // Select the new link, press Del: removed through the document (undoable).
+        QSignalSpy selected(&canvas, &ClusterCanvas::selectionChanged);
+        const QString ib = QString::fromStdString(doc.cluster().links().back().name);
+        canvas.setSelection({CanvasSelection::Link, {}, -1, {}, ib});
+        QCOMPARE(canvas.selection().kind, CanvasSelection::Link);
+        QCOMPARE(canvas.selection().link, ib);
+        QVERIFY(selected.count() >= 1);
+        QTest::keyClick(canvas.viewport(), Qt::Key_Delete);
+        QCOMPARE(canvas.linkItemCount(), 11);
+        QCOMPARE(canvas.selection().kind, CanvasSelection::None);
+
+        // Deleting a node through the canvas.
+        canvas.setSelection({CanvasSelection::Node, "vc", -1, {}, {}});
+        QVERIFY(canvas.deleteSelection());
+        QCOMPARE(canvas.nodeItemCount(), 2);
+        doc.undoStack()->undo();
+        QCOMPARE(canvas.nodeItemCount(), 3);
+
+        // The only link joining two nodes cannot be deleted.
+        canvas.setSelection({CanvasSelection::Link, {}, -1, {}, "ib-a100-vb"});
+        QSignalSpy refused(&canvas, &ClusterCanvas::editRefused);
+        QString error;
+        QVERIFY(!canvas.deleteSelection(&error));
+        QVERIFY2(error.contains("no link joins"), qPrintable(error));
+        QCOMPARE(refused.count(), 1);
+    }
+
+    void selectionSurvivesRename()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        canvas.setSelection({CanvasSelection::Gpu, "vb", 3, "Vendor-B", {}});
+        QCOMPARE(canvas.selection().gpuType, QString("Vendor-B"));
+        QVERIFY(doc.renameNode("vb", "vendorb"));
+        QCOMPARE(canvas.selection().kind, CanvasSelection::Gpu);
+        QCOMPARE(canvas.selection().node, QString("vendorb"));
+        QVERIFY(canvas.gpuItem("vendorb", 3)->isSelected());
+    }
+
+    void paletteListsCatalogWithMime()
+    {
+        memx::GpuPalette palette;
+        QVERIFY(palette.count() >= 5);
+        int row = -1;
+        for (int i = 0; i < palette.count(); ++i)
+            if (palette.typeNameAt(i) == "A100-80GB")
+                row = i;
+        QVERIFY(row >= 0);
+        QVERIFY(palette.item(row)->text().contains("TFLOP/s"));
+        QVERIFY(palette.item(row)->text().contains("80 GiB"));
+        QVERIFY(!palette.item(row)->icon().isNull());
+        QCOMPARE(palette.model()->mimeTypes(), QStringList{ClusterCanvas::kGpuTypeMime});
+        std::unique_ptr<QMimeData> mime(palette.model()->mimeData({palette.model()->index(row, 0)}));
+        QVERIFY(mime);
+        QCOMPARE(mime->data(ClusterCanvas::kGpuTypeMime), QByteArray("A100-80GB"));
+    }
+
+    void propertyPanelEditsAndRefuses()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        memx::PropertyPanel panel(&doc);
+        connect(&canvas, &ClusterCanvas::selectionChanged, &panel, &memx::PropertyPanel::setSelection);
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+
+        canvas.setSelection({CanvasSelection::Link, {}, -1, {}, "ib-vb-vc"});
+        QCOMPARE(panel.selection().link, QString("ib-vb-vc"));
+        auto* bw = qobject_cast<QDoubleSpinBox*>(panel.field("bandwidth_gbps"));
+        QVERIFY(bw);
+        QCOMPARE(bw->value(), 28.0);
+        bw->setValue(30);
+        bw->setValue(32);
+        QCOMPARE(doc.cluster().links()[9].bandwidthGBps, 32.0);
+        QCOMPARE(doc.undoStack()->count(), 1);  // typing is one undo step
+        QVERIFY(panel.errorText().isEmpty());
+
+        // Refused in place: not applied, field red, reason shown.
+        bw->setValue(0);
+        QCOMPARE(doc.cluster().links()[9].bandwidthGBps, 32.0);
+        QVERIFY(panel.isRefused("bandwidth_gbps"));
+        QVERIFY2(panel.errorText().contains("bandwidth_gbps: must be greater than 0"), qPrintable(panel.errorText()));
+        QVERIFY(bw->styleSheet().contains("background"));
+        QCOMPARE(doc.undoStack()->count(), 1);
+
+        auto* kind = qobject_cast<QComboBox*>(panel.field("kind"));
+        kind->setCurrentText("RoCE");
+        QCOMPARE(QString::fromLatin1(memx::toString(doc.cluster().links()[9].kind)), QString("RoCE"));
+        QVERIFY(!panel.isRefused("bandwidth_gbps"));
+        auto* shared = qobject_cast<QCheckBox*>(panel.field("shared"));
+        shared->setChecked(true);
+        QVERIFY(doc.cluster().links()[9].sharedFlag);
+
+        // Undo shows in the panel.
+        doc.undoStack()->undo();
+        QVERIFY(!shared->isChecked());
+
+        // GPU type fields become overrides.
+        canvas.setSelection({CanvasSelection::Gpu, "vb", 0, "Vendor-B", {}});
+        QCOMPARE(panel.selection().kind, CanvasSelection::Gpu);
+        auto* mem = qobject_cast<QDoubleSpinBox*>(panel.field("calibration.memory_multiplier"));
+        QVERIFY(mem);
+        mem->setValue(1.2);
+        QCOMPARE(doc.json()["gpu_types"]["Vendor-B"]["calibration"]["memory_multiplier"].get<double>(), 1.2);
+        auto* count = qobject_cast<QSpinBox*>(panel.field("count"));
+        QCOMPARE(count->value(), 8);
+        count->setValue(6);  // vb:4-7 would point past the end
+        QVERIFY(panel.isRefused("count"));
+        QVERIFY(panel.errorText().contains("does not exist"));
+        QCOMPARE(doc.gpuCount("vb", "Vendor-B"), 8);
+
+        // Node rename keeps the panel on the node.
+        canvas.setSelection({CanvasSelection::Node, "vc", -1, {}, {}});
+        auto* name = qobject_cast<QLineEdit*>(panel.field("name"));
+        name->setText("vb");
+        emit name->editingFinished();
+        QVERIFY(panel.errorText().contains("duplicate node name"));
+        name->setText("vendorc");
+        emit name->editingFinished();
+        QVERIFY(panel.errorText().isEmpty());
+        QCOMPARE(panel.selection().node, QString("vendorc"));
+        QCOMPARE(canvas.selection().node, QString("vendorc"));
+    }
+
+    void renders_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* s : {"paper-20gpu-3vendor", "homogeneous-8xa100", "modern-h100-h20-910b",
+                              "paper-6gpu-v100-t4", "paper-table1-xy"})
+            QTest::newRow(s) << QString(s);
+        QTest::newRow("multi-edge") << QString("multi-edge");
+    }
+    void renders()
+    {
+        QFETCH(QString, name);
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        canvas.resize(1200, 800);
+        canvas.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+        if (name == "multi-edge") {
+            // Several links between the same sets: drawn apart, shared ones dashed.
+            QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+            memx::LinkSpec s;
+            s.kind = "RoCE";
+            s.a = "a100";
+            s.b = "vb";
+            s.bandwidthGBps = 12.5;
+            QVERIFY(doc.addLink(s));
+            s.kind = "Ethernet";
+            s.bandwidthGBps = 3;
+            s.shared = true;
+            QVERIFY(doc.addLink(s));
+            s = memx::LinkSpec();
+            s.kind = "PCIe";
+            s.a = "a100";
+            s.bandwidthGBps = 32;
+            s.shared = true;
+            QVERIFY(doc.addLink(s));
+            s.a = "vc:2-5";
+            s.bandwidthGBps = 8;
+            s.shared = false;
+            QVERIFY(doc.addLink(s));
+            s.a = "vb:1";
+            s.b = "vb:2";
+            s.bandwidthGBps = 4;
+            QVERIFY(doc.addLink(s));
+            canvas.setSelection({CanvasSelection::Link, {}, -1, {}, "ib-a100-vc"});
+        } else {
+            QVERIFY(doc.load(sample((name + ".json").toUtf8().constData())));
+        }
+        canvas.fitAll();
+        QImage image = canvas.grab().toImage();
+        QCOMPARE(image.size(), QSize(1200, 800));
+        const QString out = QStringLiteral("/tmp/editor-%1.png").arg(name);
+        QVERIFY(image.save(out));
+        // Something other than the background was drawn.
+        int drawn = 0;
+        for (int y = 0; y < image.height(); y += 4)
+            for (int x = 0; x < image.width(); x += 4)
+                drawn += image.pixel(x, y) != image.pixel(600, 2);
+        QVERIFY2(drawn > (1200 / 4) * (800 / 4) / 30, qPrintable(QString::number(drawn)));
+    }
+};
+
+QTEST_MAIN(TestClusterCanvas)
+#include "tst_cluster_canvas.moc"

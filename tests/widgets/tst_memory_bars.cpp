@@ -1,0 +1,145 @@
+#include "MemoryBars.h"
+#include "TestPaths.h"
+#include "search/SearchEngine.h"
+
+#include <qcustomplot.h>
+
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace memx;
+
+class TestMemoryBars : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void oneBarPerGpu_data();
+    void oneBarPerGpu();
+    void overCapacityIsFlagged();
+    void clearAndExport();
+    void screenshots();
+
+private:
+    Cluster cluster_;
+    SearchResult result_;
+};
+
+void TestMemoryBars::initTestCase()
+{
+    SearchRequest req;
+    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
+    req.model = ModelSpec::resolve("llama2-7b");
+    req.setup.globalBatch = 128;
+    req.setup.microBatches = {1, 2};
+    req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
+    cluster_ = req.cluster;
+    result_ = SearchEngine::run(req);
+    QVERIFY2(result_.error.empty(), result_.error.c_str());
+    QVERIFY(!result_.best.empty());
+}
+
+void TestMemoryBars::oneBarPerGpu_data()
+{
+    QTest::addColumn<int>("which");  // index into best, then fastest
+    for (int i = 0; i < 3; ++i)
+        QTest::addRow("best #%d", i + 1) << i;
+    QTest::addRow("fastest #1") << 100;
+}
+
+void TestMemoryBars::oneBarPerGpu()
+{
+    QFETCH(int, which);
+    const Plan& plan = which >= 100 ? result_.fastest.at(which - 100) : result_.best.at(which);
+    MemoryBars w;
+    w.setPlan(plan, cluster_);
+    int expected = 0;
+    for (const auto& s : plan.stages)
+        expected += static_cast<int>(s.devices.size());
+    QCOMPARE(expected, plan.pp * plan.tp * plan.dp);
+    QCOMPARE(w.barCount(), expected);
+    int bar = 0;
+    for (int s = 0; s < static_cast<int>(plan.stages.size()); ++s) {
+        const StagePlan& st = plan.stages[s];
+        QCOMPARE(static_cast<int>(st.devices.size()), plan.tp * plan.dp);
+        for (int dev : st.devices) {
+            QCOMPARE(w.barStage(bar), s);
+            QCOMPARE(w.barTotalMiB(bar), st.memory.totalMiB());
+            QCOMPARE(w.barCapacityMiB(bar), st.capacityMiB);
+            QCOMPARE(w.barLabel(bar), QString::fromStdString(cluster_.deviceLabel(dev)));
+            QVERIFY(!w.barOverCapacity(bar));  // engine plans are feasible
+            ++bar;
+        }
+    }
+    // The stacked bars carry the five terms in GiB.
+    QCOMPARE(w.plot()->plottableCount() >= 5, true);
+    auto* weights = qobject_cast<QCPBars*>(w.plot()->plottable(0));
+    QVERIFY(weights);
+    QCOMPARE(weights->dataCount(), expected);
+    QCOMPARE(weights->data()->at(0)->value, plan.stages[0].memory.weightsMiB / 1024.0);
+}
+
+void TestMemoryBars::overCapacityIsFlagged()
+{
+    Plan plan = result_.best.front();
+    StagePlan& st = plan.stages[1];
+    st.memory.activationsMiB += st.capacityMiB - st.memory.totalMiB() + 1.2 * 1024;  // 1.2 GiB over
+    MemoryBars w;
+    w.setPlan(plan, cluster_);
+    int over = 0;
+    for (int i = 0; i < w.barCount(); ++i) {
+        QCOMPARE(w.barOverCapacity(i), w.barStage(i) == 1);
+        over += w.barOverCapacity(i);
+    }
+    QCOMPARE(over, plan.tp * plan.dp);
+    int outlines = 0;
+    QStringList texts;
+    for (int i = 0; i < w.plot()->itemCount(); ++i) {
+        if (auto* r = qobject_cast<QCPItemRect*>(w.plot()->item(i)))
+            outlines += r->pen().color() == QColor(0xd6, 0x27, 0x28);
+        if (auto* t = qobject_cast<QCPItemText*>(w.plot()->item(i)))
+            texts << t->text();
+    }
+    QCOMPARE(outlines, over);
+    QCOMPARE(texts.filter(QStringLiteral("OVER\n1.2 GiB")).size(), over);
+}
+
+void TestMemoryBars::clearAndExport()
+{
+    QTemporaryDir dir;
+    MemoryBars w;
+    w.setPlan(result_.best.front(), cluster_);
+    const QString png = dir.filePath(QStringLiteral("m.png"));
+    QVERIFY(w.exportImage(png, 900, 500));
+    QCOMPARE(QImage(png).size(), QSize(900, 500));
+    QVERIFY(w.exportImage(dir.filePath(QStringLiteral("m.pdf")), 900, 500));
+    QVERIFY(QFileInfo(dir.filePath(QStringLiteral("m.pdf"))).size() > 1000);
+    w.clear();
+    QCOMPARE(w.barCount(), 0);
+}
+
+void TestMemoryBars::screenshots()
+{
+    MemoryBars w;
+    w.resize(1200, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    // The plan with the most GPUs among the top lists: the 20-GPU readability case.
+    const Plan* widest = &result_.best.front();
+    for (const auto* list : {&result_.best, &result_.fastest})
+        for (const Plan& p : *list)
+            if (p.tp * p.dp * p.pp > widest->tp * widest->dp * widest->pp)
+                widest = &p;
+    w.setPlan(*widest, cluster_);
+    w.plot()->replot();
+    QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-memory.png")));
+
+    Plan over = result_.best.front();
+    over.stages[1].memory.activationsMiB += over.stages[1].capacityMiB - over.stages[1].memory.totalMiB() + 1.2 * 1024;
+    w.setPlan(over, cluster_);
+    w.plot()->replot();
+    QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-memory-over.png")));
+}
+
+QTEST_MAIN(TestMemoryBars)
+#include "tst_memory_bars.moc"

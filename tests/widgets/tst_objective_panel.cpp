@@ -1,0 +1,229 @@
+#include "ObjectivePanel.h"
+
+#include <QAbstractButton>
+#include <QLabel>
+#include <QRadioButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTest>
+
+#include <cmath>
+
+using namespace memx;
+
+Q_DECLARE_METATYPE(memx::ProfileKind)
+Q_DECLARE_METATYPE(memx::Weights)
+
+namespace {
+double at(const Weights& w, int i) { return i == 0 ? w.time : i == 1 ? w.memory : w.variance; }
+
+QString check(const Weights& w)
+{
+    const double sum = w.time + w.memory + w.variance;
+    if (std::abs(sum - 1.0) > 1e-9)
+        return QString("sum %1").arg(sum, 0, 'g', 17);
+    if (w.time < 0 || w.memory < 0 || w.variance < 0)
+        return QString("negative weight (%1, %2, %3)").arg(w.time).arg(w.memory).arg(w.variance);
+    return {};
+}
+
+ObjectiveSpec customSpec(Weights w)
+{
+    ObjectiveSpec s;
+    s.profile = ProfileKind::Custom;
+    s.custom = w;
+    return s;
+}
+}  // namespace
+
+class TestObjectivePanel : public QObject {
+    Q_OBJECT
+private slots:
+    void choosingProfile_data()
+    {
+        QTest::addColumn<ProfileKind>("kind");
+        QTest::newRow("safety-first") << ProfileKind::SafetyFirst;
+        QTest::newRow("throughput-first") << ProfileKind::ThroughputFirst;
+        QTest::newRow("custom") << ProfileKind::Custom;
+        QTest::newRow("auto") << ProfileKind::Auto;
+        QTest::newRow("default (after another)") << ProfileKind::Default;
+    }
+    void choosingProfile()
+    {
+        QFETCH(ProfileKind, kind);
+        ObjectivePanel panel;
+        if (kind == ProfileKind::Default)
+            panel.profileButton(ProfileKind::Auto)->click();
+        QSignalSpy spy(&panel, &ObjectivePanel::changed);
+        panel.profileButton(kind)->click();
+        QCOMPARE(panel.objective().profile, kind);
+        QCOMPARE(spy.count(), 1);
+        // Only custom weights can be edited; the others show their profile's weights.
+        QCOMPARE(panel.weightSlider(ObjectivePanel::TimeWeight)->isEnabledTo(&panel), kind == ProfileKind::Custom);
+        if (kind != ProfileKind::Custom && kind != ProfileKind::Auto)
+            QCOMPARE(panel.weightSlider(ObjectivePanel::MemoryWeight)->value(),
+                     int(std::lround(weightsOf(kind).memory * ObjectivePanel::kSliderSteps)));
+    }
+
+    void movingSliderKeepsWeightsNormalised_data()
+    {
+        QTest::addColumn<Weights>("start");
+        QTest::addColumn<int>("slider");
+        QTest::addColumn<int>("position");
+        const Weights def{0.4, 0.2, 0.4};
+        QTest::newRow("time up") << def << 0 << 70;
+        QTest::newRow("time down") << def << 0 << 10;
+        QTest::newRow("memory to 0") << def << 1 << 0;
+        QTest::newRow("memory to 1") << def << 1 << 100;
+        QTest::newRow("variance up") << def << 2 << 55;
+        QTest::newRow("thirds, time") << Weights{1, 1, 1} << 0 << 34;
+        QTest::newRow("others zero") << Weights{1, 0, 0} << 0 << 40;
+        QTest::newRow("one other zero") << Weights{0.5, 0.5, 0} << 1 << 20;
+    }
+    void movingSliderKeepsWeightsNormalised()
+    {
+        QFETCH(Weights, start);
+        QFETCH(int, slider);
+        QFETCH(int, position);
+        ObjectivePanel panel;
+        panel.setObjective(customSpec(start));
+        const Weights before = panel.objective().custom;
+        QSignalSpy spy(&panel, &ObjectivePanel::changed);
+        panel.weightSlider(ObjectivePanel::WeightIndex(slider))->setValue(position);
+        QCOMPARE(spy.count(), 1);  // no feedback from the other sliders
+        const Weights w = panel.objective().custom;
+        QVERIFY2(check(w).isEmpty(), qPrintable(check(w)));
+        QCOMPARE(at(w, slider), position / double(ObjectivePanel::kSliderSteps));
+        // The other two keep their ratio (or share equally when both were 0).
+        const int a = (slider + 1) % 3, b = (slider + 2) % 3;
+        if (at(before, a) + at(before, b) > 0 && position < ObjectivePanel::kSliderSteps)
+            QVERIFY(std::abs(at(w, a) * at(before, b) - at(w, b) * at(before, a)) < 1e-12);
+        else if (position < ObjectivePanel::kSliderSteps)
+            QCOMPARE(at(w, a), at(w, b));
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(panel.weightSlider(ObjectivePanel::WeightIndex(i))->value(),
+                     int(std::lround(at(w, i) * ObjectivePanel::kSliderSteps)));
+        auto* value = panel.findChild<QLabel*>("weight-time-value");
+        QVERIFY(value);
+        QCOMPARE(value->text(), QString::number(w.time, 'f', 2));
+    }
+
+    void manyMovesStayNormalised()
+    {
+        ObjectivePanel panel;
+        panel.profileButton(ProfileKind::Custom)->click();
+        unsigned seed = 12345;
+        for (int step = 0; step < 500; ++step) {
+            seed = seed * 1103515245u + 12345u;
+            const int which = int((seed >> 16) % 3);
+            const int pos = int((seed >> 4) % (ObjectivePanel::kSliderSteps + 1));
+            panel.weightSlider(ObjectivePanel::WeightIndex(which))->setValue(pos);
+            const QString problem = check(panel.objective().custom);
+            QVERIFY2(problem.isEmpty(), qPrintable(QString("step %1: %2").arg(step).arg(problem)));
+        }
+    }
+
+    void redistribute_data()
+    {
+        QTest::addColumn<Weights>("start");
+        QTest::addColumn<int>("which");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<Weights>("expected");
+        QTest::newRow("proportional") << Weights{0.4, 0.2, 0.4} << 0 << 0.7 << Weights{0.7, 0.1, 0.2};
+        QTest::newRow("both others zero") << Weights{1, 0, 0} << 0 << 0.4 << Weights{0.4, 0.3, 0.3};
+        QTest::newRow("to one") << Weights{0.3, 0.5, 0.2} << 2 << 1.0 << Weights{0, 0, 1};
+        QTest::newRow("clamped above") << Weights{0.3, 0.5, 0.2} << 1 << 1.5 << Weights{0, 1, 0};
+        QTest::newRow("clamped below") << Weights{0.3, 0.5, 0.2} << 1 << -0.5 << Weights{0.6, 0, 0.4};
+    }
+    void redistribute()
+    {
+        QFETCH(Weights, start);
+        QFETCH(int, which);
+        QFETCH(double, value);
+        QFETCH(Weights, expected);
+        const Weights w = ObjectivePanel::redistribute(start, ObjectivePanel::WeightIndex(which), value);
+        QVERIFY2(check(w).isEmpty(), qPrintable(check(w)));
+        for (int i = 0; i < 3; ++i)
+            QVERIFY2(std::abs(at(w, i) - at(expected, i)) < 1e-12, qPrintable(QString("weight %1: %2").arg(i).arg(at(w, i))));
+    }
+
+    void customWeightsReturnedNormalised_data()
+    {
+        QTest::addColumn<Weights>("given");
+        QTest::addColumn<Weights>("expected");
+        QTest::newRow("1:1:2") << Weights{1, 1, 2} << Weights{0.25, 0.25, 0.5};
+        QTest::newRow("already normalised") << Weights{0.5, 0.3, 0.2} << Weights{0.5, 0.3, 0.2};
+        QTest::newRow("one weight") << Weights{0, 0, 3} << Weights{0, 0, 1};
+        QTest::newRow("all zero: default") << Weights{0, 0, 0} << weightsOf(ProfileKind::Default);
+    }
+    void customWeightsReturnedNormalised()
+    {
+        QFETCH(Weights, given);
+        QFETCH(Weights, expected);
+        ObjectivePanel panel;
+        panel.setObjective(customSpec(given));
+        const ObjectiveSpec s = panel.objective();
+        QCOMPARE(s.profile, ProfileKind::Custom);
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(std::abs(at(s.custom, i) - at(expected, i)) < 1e-12);
+    }
+
+    void roundTripKeepsHiddenFields()
+    {
+        ObjectiveSpec spec = customSpec({0.2, 0.3, 0.5});
+        spec.variance = VarianceMode::Utilisation;
+        spec.epsilonFraction = 0.05;
+        spec.safetyMarginThreshold = 0.2;
+        ObjectivePanel panel;
+        panel.setObjective(spec);
+        const ObjectiveSpec out = panel.objective();
+        QCOMPARE(out.variance, VarianceMode::Utilisation);
+        QCOMPARE(out.epsilonFraction, 0.05);
+        QCOMPARE(out.safetyMarginThreshold, 0.2);
+        QSignalSpy spy(&panel, &ObjectivePanel::changed);
+        panel.findChild<QRadioButton*>("variance-mib")->click();
+        QCOMPARE(panel.objective().variance, VarianceMode::AbsoluteMiB);
+        QCOMPARE(spy.count(), 1);
+    }
+
+    void autoExplanationShownForAuto()
+    {
+        ObjectivePanel panel;
+        const QString why = "auto chose safety-first: the fastest plan leaves only 1.1% headroom";
+        panel.setAutoExplanation(why);
+        auto* label = panel.findChild<QLabel*>("autoExplanation");
+        QVERIFY(label);
+        QVERIFY(!label->isVisibleTo(&panel));
+        panel.profileButton(ProfileKind::Auto)->click();
+        QVERIFY(label->isVisibleTo(&panel));
+        QCOMPARE(label->text(), why);
+        QCOMPARE(panel.autoExplanation(), why);
+    }
+
+    // Renders the panel for a person to look at: MEMX_SCREENSHOT_DIR=/tmp.
+    void screenshot_data()
+    {
+        QTest::addColumn<ProfileKind>("kind");
+        QTest::newRow("custom") << ProfileKind::Custom;
+        QTest::newRow("auto") << ProfileKind::Auto;
+    }
+    void screenshot()
+    {
+        QFETCH(ProfileKind, kind);
+        const QString dir = qEnvironmentVariable("MEMX_SCREENSHOT_DIR");
+        if (dir.isEmpty())
+            QSKIP("set MEMX_SCREENSHOT_DIR to save a screenshot");
+        ObjectivePanel panel;
+        panel.setObjective(customSpec({0.5, 0.2, 0.3}));
+        panel.setAutoExplanation("auto chose safety-first: the fastest plan leaves only 1.1% headroom");
+        panel.profileButton(kind)->click();
+        panel.resize(420, panel.sizeHint().height());
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QVERIFY(panel.grab().save(QString("%1/panels-objective-%2.png").arg(dir, toString(kind))));
+    }
+};
+
+
+QTEST_MAIN(TestObjectivePanel)
+#include "tst_objective_panel.moc"

@@ -1,0 +1,246 @@
+#include "ParetoPlot.h"
+#include "TestPaths.h"
+#include "search/SearchEngine.h"
+
+#include <qcustomplot.h>
+
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace memx;
+
+class TestParetoPlot : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void candidatesDrawn();
+    void thinsLargeSamples();
+    void selectionRing();
+    void clickEmitsPlanClicked();
+    void hoverEmitsSummary();
+    void yAxisSwitchesFront();
+    void liveFront();
+    void exportImage();
+    void screenshots();
+
+private:
+    static QCPGraph* graphNamed(ParetoPlot& w, const QString& name);
+    static QPoint pixelOf(ParetoPlot& w, const Plan& p);
+    SearchResult result_;
+};
+
+void TestParetoPlot::initTestCase()
+{
+    SearchRequest req;
+    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
+    req.model = ModelSpec::resolve("llama2-7b");
+    req.setup.globalBatch = 128;
+    req.setup.microBatches = {1, 2};
+    req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
+    result_ = SearchEngine::run(req);
+    QVERIFY2(result_.error.empty(), result_.error.c_str());
+    QVERIFY(!result_.plotSample.empty());
+    QVERIFY(!result_.profileBests.empty());
+}
+
+QCPGraph* TestParetoPlot::graphNamed(ParetoPlot& w, const QString& name)
+{
+    for (int i = 0; i < w.plot()->graphCount(); ++i)
+        if (w.plot()->graph(i)->name() == name)
+            return w.plot()->graph(i);
+    return nullptr;
+}
+
+QPoint TestParetoPlot::pixelOf(ParetoPlot& w, const Plan& p)
+{
+    const double x = w.plot()->xAxis->coordToPixel(p.iterationMs / 1000.0);
+    const double y = w.plot()->yAxis->coordToPixel(w.yAxis() == ParetoPlot::YAxis::Variance
+                                                        ? p.varMem / (1024.0 * 1024.0)
+                                                        : p.maxMemMiB / 1024.0);
+    return QPoint(qRound(x), qRound(y));
+}
+
+void TestParetoPlot::candidatesDrawn()
+{
+    ParetoPlot w;
+    w.setResult(result_);
+    QVERIFY(result_.plotSample.size() <= ParetoPlot::kMaxCandidatePoints);
+    QCOMPARE(w.candidatePointCount(), static_cast<int>(result_.plotSample.size()));
+    QCPGraph* g = graphNamed(w, QStringLiteral("candidates (%1)").arg(result_.plotSample.size()));
+    QVERIFY(g);
+    QCOMPARE(g->dataCount(), w.candidatePointCount());
+    for (const auto& pb : result_.profileBests)
+        QVERIFY2(graphNamed(w, QStringLiteral("best: %1").arg(toString(pb.kind))), toString(pb.kind));
+    w.clear();
+    QCOMPARE(w.candidatePointCount(), 0);
+}
+
+void TestParetoPlot::thinsLargeSamples()
+{
+    SearchResult big;
+    for (int i = 0; i < 12000; ++i) {
+        Plan p;
+        p.key = static_cast<std::uint64_t>(i + 1);
+        p.iterationMs = 1000 + i;
+        p.varMem = 1e6 * (i % 97);
+        p.maxMemMiB = 1000 + i % 13;
+        big.plotSample.push_back(p);
+    }
+    ParetoPlot w;
+    w.setResult(big);
+    QCOMPARE(w.candidatePointCount(), ParetoPlot::kMaxCandidatePoints);
+    ParetoPlot again;
+    again.setResult(big);
+    QCOMPARE(graphNamed(again, QStringLiteral("candidates (5000)"))->data()->at(1234)->key,
+             graphNamed(w, QStringLiteral("candidates (5000)"))->data()->at(1234)->key);
+}
+
+void TestParetoPlot::selectionRing()
+{
+    ParetoPlot w;
+    w.setResult(result_);
+    QCPGraph* ring = graphNamed(w, QStringLiteral("selection"));
+    QVERIFY(ring);
+    QCOMPARE(ring->dataCount(), 0);
+    const Plan& p = result_.best.front();
+    w.setSelectedPlan(p.key);
+    QCOMPARE(w.selectedPlan(), static_cast<quint64>(p.key));
+    ring = graphNamed(w, QStringLiteral("selection"));
+    QCOMPARE(ring->dataCount(), 1);
+    QCOMPARE(ring->data()->at(0)->key, p.iterationMs / 1000.0);
+    QCOMPARE(ring->data()->at(0)->value, p.varMem / (1024.0 * 1024.0));
+    w.setYAxis(ParetoPlot::YAxis::PeakMemory);  // the ring follows the axis
+    ring = graphNamed(w, QStringLiteral("selection"));
+    QCOMPARE(ring->data()->at(0)->value, p.maxMemMiB / 1024.0);
+    w.setSelectedPlan(0);
+    QCOMPARE(graphNamed(w, QStringLiteral("selection"))->dataCount(), 0);
+}
+
+void TestParetoPlot::clickEmitsPlanClicked()
+{
+    ParetoPlot w;
+    w.resize(1200, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setResult(result_);
+    QSignalSpy spy(&w, &ParetoPlot::planClicked);
+    for (const auto& pb : result_.profileBests) {
+        spy.clear();
+        const QPoint px = pixelOf(w, pb.best);
+        QVERIFY(w.plot()->axisRect()->rect().contains(px));
+        QTest::mouseClick(w.plot(), Qt::LeftButton, {}, px);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.at(0).at(0).value<quint64>(), static_cast<quint64>(pb.best.key));
+        QCOMPARE(w.selectedPlan(), static_cast<quint64>(pb.best.key));
+    }
+    // Far from every point: nothing is clicked.
+    spy.clear();
+    QTest::mouseClick(w.plot(), Qt::LeftButton, {}, QPoint(2, 2));
+    QCOMPARE(spy.count(), 0);
+}
+
+void TestParetoPlot::hoverEmitsSummary()
+{
+    ParetoPlot w;
+    w.resize(1200, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setResult(result_);
+    QSignalSpy spy(&w, &ParetoPlot::planHovered);
+    const Plan& p = result_.profileBests.front().best;
+    QTest::mouseMove(w.plot(), pixelOf(w, p));
+    QTRY_VERIFY(spy.count() >= 1);
+    QCOMPARE(spy.last().at(0).value<quint64>(), static_cast<quint64>(p.key));
+    const QString summary = spy.last().at(1).toString();
+    QCOMPARE(summary, ParetoPlot::planSummary(p, result_.varianceMode));
+    QVERIFY(summary.startsWith(QStringLiteral("TP %1 PP %2 DP %3 mbs %4 | ").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.microBatch)));
+    QVERIFY(summary.contains(QStringLiteral(" | T ")) && summary.contains(QStringLiteral(" GiB | V ")));
+    QVERIFY(summary.contains(QStringLiteral("| Phi ")));
+    qInfo().noquote() << "summary:" << summary;
+}
+
+void TestParetoPlot::yAxisSwitchesFront()
+{
+    ParetoPlot w;
+    w.setResult(result_);
+    auto check = [&](const ParetoFront& front, double yScale) {
+        QCPGraph* g = graphNamed(w, QStringLiteral("Pareto front"));
+        QVERIFY(g);
+        QCOMPARE(g->dataCount(), static_cast<int>(front.points().size()));
+        for (int i = 0; i < g->dataCount(); ++i) {
+            QCOMPARE(g->data()->at(i)->key, front.points()[i].x / 1000.0);
+            QCOMPARE(g->data()->at(i)->value, front.points()[i].y / yScale);
+        }
+    };
+    QCOMPARE(w.yAxis(), ParetoPlot::YAxis::Variance);
+    check(result_.paretoTimeVariance, 1024.0 * 1024.0);
+    w.setYAxis(ParetoPlot::YAxis::PeakMemory);
+    QCOMPARE(w.yAxis(), ParetoPlot::YAxis::PeakMemory);
+    check(result_.paretoTimeMemory, 1024.0);
+    QVERIFY(w.plot()->yAxis->label().contains(QStringLiteral("GiB")));
+    w.setLogAxes(true);
+    QVERIFY(w.logAxes());
+    QCOMPARE(w.plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+    w.setLogAxes(false);
+    QCOMPARE(w.plot()->yAxis->scaleType(), QCPAxis::stLinear);
+}
+
+void TestParetoPlot::liveFront()
+{
+    ParetoPlot w;
+    w.setLiveFront({{30000, 4e6}, {25000, 8e6}, {20000, 2e7}});
+    QCPGraph* g = graphNamed(w, QStringLiteral("live front"));
+    QVERIFY(g && g->visible());
+    QCOMPARE(g->dataCount(), 3);
+    w.setLiveFront({{21000, 1e7}});
+    QCOMPARE(graphNamed(w, QStringLiteral("live front"))->dataCount(), 1);
+}
+
+void TestParetoPlot::exportImage()
+{
+    QTemporaryDir dir;
+    ParetoPlot w;
+    w.setResult(result_);
+    const QString png = dir.filePath(QStringLiteral("p.png"));
+    QVERIFY(w.exportImage(png, 800, 500));
+    QVERIFY(QFileInfo(png).size() > 1000);
+    QImage img(png);
+    QCOMPARE(img.size(), QSize(800, 500));
+    const QString pdf = dir.filePath(QStringLiteral("p.pdf"));
+    QVERIFY(w.exportImage(pdf, 800, 500));
+    QVERIFY(QFileInfo(pdf).size() > 1000);
+    QVERIFY(!w.exportImage(dir.filePath(QStringLiteral("p.xyz")), 800, 500));
+}
+
+void TestParetoPlot::screenshots()
+{
+    ParetoPlot w;
+    w.resize(1200, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setResult(result_);
+    w.setSelectedPlan(result_.best.front().key);
+    w.plot()->replot();
+    QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-pareto-variance.png")));
+    w.setYAxis(ParetoPlot::YAxis::PeakMemory);
+    w.plot()->replot();
+    QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-pareto-memory.png")));
+    w.setYAxis(ParetoPlot::YAxis::Variance);
+    w.setLogAxes(true);
+    w.plot()->replot();
+    QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-pareto-log.png")));
+    QPalette dark;
+    dark.setColor(QPalette::Base, QColor(0x23, 0x26, 0x29));
+    dark.setColor(QPalette::Window, QColor(0x31, 0x36, 0x3b));
+    dark.setColor(QPalette::Text, QColor(0xef, 0xf0, 0xf1));
+    dark.setColor(QPalette::WindowText, QColor(0xef, 0xf0, 0xf1));
+    w.setLogAxes(false);
+    w.setPalette(dark);
+    w.plot()->replot();
+    QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-pareto-dark.png")));
+}
+
+QTEST_MAIN(TestParetoPlot)
+#include "tst_pareto_plot.moc"

@@ -1,0 +1,989 @@
+#include "ClusterCanvas.h"
+
+#include "ClusterDocument.h"
+#include "PlanColors.h"
+
+#include "hardware/Cluster.h"
+
+#include <QDragEnterEvent>
+#include <QFontMetricsF>
+#include <QGraphicsItem>
+#include <QGraphicsLineItem>
+#include <QGraphicsScene>
+#include <QKeyEvent>
+#include <QMimeData>
+#include <QPainter>
+#include <QPainterPathStroker>
+#include <QScrollBar>
+#include <QStyleOptionGraphicsItem>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace memx {
+
+namespace {
+
+// Scene geometry, in scene units (pixels at zoom 1).
+constexpr double kTileW = 112;
+constexpr double kTileH = 50;
+constexpr double kTileGap = 8;
+constexpr double kPad = 14;
+constexpr double kTitleH = 28;
+constexpr double kLaneH = 22;
+constexpr double kNodeGapX = 210;
+constexpr double kNodeGapY = 130;
+constexpr double kMultiEdgeSpacing = 46;
+
+enum DataKey { KeyKind = 0, KeyNode = 1, KeyGpu = 2, KeyLink = 3, KeyType = 4 };
+
+QColor linkColor(LinkKind kind)
+{
+    switch (kind) {
+    case LinkKind::NVLink: return QColor(0x2e, 0x7d, 0x32);
+    case LinkKind::PCIe: return QColor(0x45, 0x5a, 0x64);
+    case LinkKind::xGMI: return QColor(0xad, 0x14, 0x57);
+    case LinkKind::HCCS: return QColor(0x6a, 0x1b, 0x9a);
+    case LinkKind::CrossNUMA: return QColor(0xc6, 0x28, 0x28);
+    case LinkKind::InfiniBand: return QColor(0xd8, 0x5c, 0x00);
+    case LinkKind::RoCE: return QColor(0x15, 0x65, 0xc0);
+    case LinkKind::Ethernet: return QColor(0x5d, 0x40, 0x37);
+    }
+    return Qt::darkGray;
+}
+
+QString number(double v) { return QString::number(v, 'g', 6); }
+
+QString bandwidthText(const Link& l)
+{
+    return QStringLiteral("%1 %2 GB/s").arg(QString::fromLatin1(toString(l.kind)), number(l.bandwidthGBps));
+}
+
+QString sharingText(const Link& l)
+{
+    if (!l.mediumName.empty())
+        return QStringLiteral("shared medium \"%1\"").arg(QString::fromStdString(l.mediumName));
+    if (l.sharedFlag)
+        return QStringLiteral("shared");
+    return {};
+}
+
+bool isShared(const Link& l) { return l.sharedFlag || !l.mediumName.empty(); }
+
+QFont labelFont()
+{
+    QFont f;
+    f.setPointSizeF(8.5);
+    return f;
+}
+
+QSizeF textSize(const QString& text, const QFont& font)
+{
+    QFontMetricsF fm(font);
+    QRectF r = fm.boundingRect(QRectF(0, 0, 1000, 1000), Qt::AlignLeft | Qt::AlignTop, text);
+    return QSizeF(std::ceil(r.width()) + 10, std::ceil(r.height()) + 4);
+}
+
+QRectF centredRect(QPointF c, QSizeF s) { return QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height()); }
+
+// Where the ray from `from` toward `to` leaves `r`.
+QPointF exitPoint(const QRectF& r, QPointF from, QPointF to)
+{
+    QPointF d = to - from;
+    double tx = 1e9, ty = 1e9;
+    if (d.x() > 1e-9)
+        tx = (r.right() - from.x()) / d.x();
+    else if (d.x() < -1e-9)
+        tx = (r.left() - from.x()) / d.x();
+    if (d.y() > 1e-9)
+        ty = (r.bottom() - from.y()) / d.y();
+    else if (d.y() < -1e-9)
+        ty = (r.top() - from.y()) / d.y();
+    double t = std::min({tx, ty, 1.0});
+    return from + d * t;
+}
+
+}  // namespace
+
+// One drawable: a path with pen and brush, an optional label in a box and an
+// optional corner text. Everything is in item coordinates.
+class CanvasItem : public QGraphicsItem {
+public:
+    QPainterPath path;
+    QPen pen = QPen(Qt::black, 1);
+    QBrush brush = Qt::NoBrush;
+    QPainterPath dots;  // filled with the pen colour (link ends)
+    QString label;
+    QRectF labelRect;
+    QFont font = labelFont();
+    QColor textColor = Qt::black;
+    QColor labelBackground;  // invalid: no box
+    QColor labelBorder;      // invalid: no border
+    int labelFlags = Qt::AlignCenter;
+    QString corner;          // small text in the top-right corner of the path's bounds
+    bool pickByStroke = false;  // hit area is a widened stroke (lines), not the fill
+
+    QRectF boundingRect() const override
+    {
+        double m = pen.widthF() + 6;
+        QRectF r = path.boundingRect().united(dots.boundingRect()).adjusted(-m, -m, m, m);
+        if (!label.isEmpty())
+            r = r.united(labelRect.adjusted(-2, -2, 2, 2));
+        return r;
+    }
+
+    QPainterPath shape() const override
+    {
+        QPainterPath s;
+        if (pickByStroke) {
+            QPainterPathStroker stroker;
+            stroker.setWidth(std::max(12.0, pen.widthF() + 8));
+            s = stroker.createStroke(path);
+        } else {
+            s = path;
+        }
+        if (!label.isEmpty())
+            s.addRect(labelRect);
+        return s;
+    }
+
+    void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override
+    {
+        p->setRenderHint(QPainter::Antialiasing);
+        if (isSelected()) {
+            QPen halo(QColor(0x1e, 0x88, 0xe5, 150), pen.widthF() + 6, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
+            p->setPen(halo);
+            p->setBrush(Qt::NoBrush);
+            p->drawPath(path);
+        }
+        p->setPen(pen);
+        p->setBrush(brush);
+        p->drawPath(path);
+        if (!dots.isEmpty()) {
+            p->setPen(Qt::NoPen);
+            p->setBrush(pen.color());
+            p->drawPath(dots);
+        }
+        if (!label.isEmpty()) {
+            if (labelBackground.isValid()) {
+                p->setPen(labelBorder.isValid() ? QPen(isSelected() ? QColor(0x1e, 0x88, 0xe5) : labelBorder,
+                                                       isSelected() ? 2.0 : 1.0)
+                                                : QPen(Qt::NoPen));
+                p->setBrush(labelBackground);
+                p->drawRoundedRect(labelRect, 4, 4);
+            }
+            p->setPen(textColor);
+            p->setFont(font);
+            p->drawText(labelFlags & (Qt::AlignLeft | Qt::AlignTop) ? labelRect.adjusted(5, 2, -5, -2) : labelRect,
+                        labelFlags, label);
+        }
+        if (!corner.isEmpty()) {
+            QFont f = font;
+            f.setPointSizeF(font.pointSizeF() - 1.5);
+            f.setBold(false);
+            p->setFont(f);
+            p->setPen(textColor);
+            p->drawText(path.boundingRect().adjusted(4, 2, -5, -2), Qt::AlignRight | Qt::AlignTop, corner);
+        }
+    }
+};
+
+namespace {
+
+// A link drawn inside one node, in node-local coordinates.
+struct InNodeDrawing {
+    int link = -1;
+    QPainterPath path;
+    QPainterPath dots;
+    QRectF labelRect;
+    QString label;
+    int flags = Qt::AlignCenter;
+};
+
+struct NodePlan {
+    QSizeF size;
+    QVector<QRectF> tiles;  // per GPU in the node, local coordinates
+    QVector<InNodeDrawing> links;
+};
+
+struct Run {
+    int link;
+    int row;
+    double x0, x1;     // bar extent
+    double tick0, tick1;  // where the end ticks are
+    bool dots;         // between-link: dots at the ends
+    bool labelled;
+    QString label;
+    QSizeF labelSize;
+    int lane = 0;
+};
+
+NodePlan planNode(const Cluster& c, int nodeIdx, const QFont& font)
+{
+    NodePlan plan;
+    const Node& node = c.nodes()[nodeIdx];
+    const int n = static_cast<int>(node.devices.size());
+    const int cols = n <= 4 ? n : (n <= 16 ? 4 : 8);
+    const int rows = (n + cols - 1) / cols;
+    auto colX = [&](int col) { return kPad + col * (kTileW + kTileGap); };
+    const double tilesRight = colX(cols - 1) + kTileW;
+
+    // Links inside this node.
+    std::vector<Run> runs;
+    struct Arc {
+        int link;
+        QVector<int> a, b;
+        QString label;
+    };
+    std::vector<Arc> arcs;
+    auto localIndices = [&](const std::vector<int>& devices) {
+        QVector<int> out;
+        for (int d : devices)
+            out.push_back(c.devices()[d].indexInNode);
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    for (int li = 0; li < static_cast<int>(c.links().size()); ++li) {
+        const Link& l = c.links()[li];
+        if (c.devices()[l.a.front()].node != nodeIdx)
+            continue;
+        if (!l.within && c.devices()[l.b.front()].node != nodeIdx)
+            continue;
+        QString text = bandwidthText(l);
+        if (isShared(l))
+            text += QStringLiteral(" · ") + sharingText(l);
+        if (l.within) {
+            QVector<int> idx = localIndices(l.a);
+            std::map<int, std::pair<int, int>> perRow;
+            for (int i : idx) {
+                auto [it, inserted] = perRow.emplace(i / cols, std::make_pair(i % cols, i % cols));
+                if (!inserted) {
+                    it->second.first = std::min(it->second.first, i % cols);
+                    it->second.second = std::max(it->second.second, i % cols);
+                }
+            }
+            // Label the widest run (first of equals).
+            int widestRow = -1, widest = -1;
+            for (const auto& [row, cr] : perRow)
+                if (cr.second - cr.first > widest) {
+                    widest = cr.second - cr.first;
+                    widestRow = row;
+                }
+            for (const auto& [row, cr] : perRow) {
+                Run r{li, row, colX(cr.first) + 4, colX(cr.second) + kTileW - 4, 0, 0, false, row == widestRow,
+                      text, textSize(text, font)};
+                r.tick0 = r.x0;
+                r.tick1 = r.x1;
+                runs.push_back(r);
+            }
+        } else {
+            QVector<int> a = localIndices(l.a), b = localIndices(l.b);
+            int rowA0 = a.front() / cols, rowA1 = a.back() / cols, rowB0 = b.front() / cols, rowB1 = b.back() / cols;
+            if (rowA0 == rowA1 && rowB0 == rowB1 && rowA0 == rowB0) {
+                auto centre = [&](const QVector<int>& s) {
+                    return (colX(s.front() % cols) + colX(s.back() % cols) + kTileW) / 2;
+                };
+                double ca = centre(a), cb = centre(b);
+                Run r{li, rowA0, std::min(ca, cb), std::max(ca, cb), std::min(ca, cb), std::max(ca, cb), true, true,
+                      text, textSize(text, font)};
+                runs.push_back(r);
+            } else {
+                QString two = bandwidthText(l);
+                if (isShared(l))
+                    two += QLatin1Char('\n') + sharingText(l);
+                arcs.push_back({li, a, b, two});
+            }
+        }
+    }
+
+    // Lanes: per row, first lane where the run (with its label) overlaps nothing.
+    std::vector<int> lanesInRow(rows, 0);
+    std::vector<std::vector<std::vector<std::pair<double, double>>>> used(rows);
+    for (auto& r : runs) {
+        double cx = (r.x0 + r.x1) / 2;
+        double lo = r.x0, hi = r.x1;
+        if (r.labelled) {
+            lo = std::min(lo, cx - r.labelSize.width() / 2);
+            hi = std::max(hi, cx + r.labelSize.width() / 2);
+        }
+        auto& lanes = used[r.row];
+        int lane = 0;
+        for (;; ++lane) {
+            if (lane >= static_cast<int>(lanes.size()))
+                lanes.emplace_back();
+            bool clash = std::any_of(lanes[lane].begin(), lanes[lane].end(),
+                                     [&](const auto& iv) { return lo < iv.second + 6 && iv.first < hi + 6; });
+            if (!clash)
+                break;
+        }
+        lanes[lane].push_back({lo, hi});
+        r.lane = lane;
+        lanesInRow[r.row] = std::max(lanesInRow[r.row], lane + 1);
+    }
+
+    std::vector<double> rowTop(rows);
+    double y = kTitleH;
+    for (int r = 0; r < rows; ++r) {
+        rowTop[r] = y;
+        y += kTileH + (lanesInRow[r] > 0 ? lanesInRow[r] * kLaneH + 6 : 0) + (r + 1 < rows ? kTileGap : 0);
+    }
+    const double bottom = y + kPad;
+
+    for (int i = 0; i < n; ++i)
+        plan.tiles.push_back(QRectF(colX(i % cols), rowTop[i / cols], kTileW, kTileH));
+
+    // Brackets and bars.
+    std::map<int, int> drawingOf;  // link -> index in plan.links
+    for (const auto& r : runs) {
+        auto [it, inserted] = drawingOf.emplace(r.link, static_cast<int>(plan.links.size()));
+        if (inserted) {
+            InNodeDrawing d;
+            d.link = r.link;
+            plan.links.push_back(d);
+        }
+        InNodeDrawing& d = plan.links[it->second];
+        double tileBottom = rowTop[r.row] + kTileH + 1;
+        double barY = tileBottom + 11 + r.lane * kLaneH;
+        d.path.moveTo(r.tick0, tileBottom);
+        d.path.lineTo(r.tick0, barY);
+        d.path.lineTo(r.tick1, barY);
+        d.path.lineTo(r.tick1, tileBottom);
+        if (r.dots) {
+            d.dots.addEllipse(QPointF(r.tick0, tileBottom + 2), 3, 3);
+            d.dots.addEllipse(QPointF(r.tick1, tileBottom + 2), 3, 3);
+        }
+        if (r.labelled) {
+            d.label = r.label;
+            d.labelRect = centredRect(QPointF((r.x0 + r.x1) / 2, barY), QSizeF(r.labelSize.width(), 16));
+        }
+    }
+
+    // Arcs on the right for links between sets in different rows.
+    double rightExtra = 0;
+    for (std::size_t k = 0; k < arcs.size(); ++k) {
+        const Arc& arc = arcs[k];
+        auto span = [&](const QVector<int>& s) {
+            return std::make_pair(rowTop[s.front() / cols] + kTileH / 2, rowTop[s.back() / cols] + kTileH / 2);
+        };
+        auto [a0, a1] = span(arc.a);
+        auto [b0, b1] = span(arc.b);
+        double ya = (a0 + a1) / 2, yb = (b0 + b1) / 2;
+        double x = tilesRight + 3;
+        double bulge = 30 + 18 * static_cast<double>(k);
+        InNodeDrawing d;
+        d.link = arc.link;
+        d.path.moveTo(x, ya);
+        d.path.cubicTo(x + bulge, ya, x + bulge, yb, x, yb);
+        d.dots.addEllipse(QPointF(x, ya), 3, 3);
+        d.dots.addEllipse(QPointF(x, yb), 3, 3);
+        QSizeF s = textSize(arc.label, font);
+        double apexX = x + 0.75 * bulge;
+        d.labelRect = QRectF(apexX + 6, (ya + yb) / 2 - s.height() / 2 + 22 * static_cast<double>(k), s.width(),
+                             s.height());
+        d.label = arc.label;
+        d.flags = Qt::AlignLeft | Qt::AlignVCenter;
+        rightExtra = std::max(rightExtra, d.labelRect.right() - tilesRight);
+        plan.links.push_back(d);
+    }
+
+    plan.size = QSizeF(tilesRight + rightExtra + kPad, bottom);
+    return plan;
+}
+
+}  // namespace
+
+ClusterCanvas::ClusterCanvas(ClusterDocument* document, QWidget* parent)
+    : QGraphicsView(parent)
+    , document_(document)
+    , scene_(new QGraphicsScene(this))
+{
+    setScene(scene_);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setAcceptDrops(true);
+    setDragMode(QGraphicsView::RubberBandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setBackgroundBrush(QColor(0xfb, 0xfb, 0xfc));
+    setFocusPolicy(Qt::StrongFocus);
+    connect(scene_, &QGraphicsScene::selectionChanged, this, &ClusterCanvas::onSceneSelectionChanged);
+    connect(document_, &ClusterDocument::changed, this, &ClusterCanvas::rebuild);
+    connect(document_, &ClusterDocument::reset, this, [this] {
+        autoFit_ = true;
+        fitAll();
+    });
+    connect(document_, &ClusterDocument::nodeRenamed, this, [this](const QString& from, const QString& to) {
+        if (selection_.node == from)
+            selection_.node = to;
+    });
+    connect(document_, &ClusterDocument::linkRenamed, this, [this](const QString& from, const QString& to) {
+        if (selection_.link == from)
+            selection_.link = to;
+    });
+    rebuild();
+}
+
+ClusterCanvas::~ClusterCanvas()
+{
+    // QWidget's destructor deletes children after our members are gone; the
+    // scene would then report its cleared selection to a half-destroyed view.
+    scene_->disconnect(this);
+    setScene(nullptr);
+    delete scene_;
+}
+
+int ClusterCanvas::gpuTileCount() const
+{
+    int total = 0;
+    for (const auto& tiles : tileItems_)
+        total += static_cast<int>(tiles.size());
+    return total;
+}
+
+QGraphicsItem* ClusterCanvas::nodeItem(const QString& node) const
+{
+    return nodeItems_.value(node, nullptr);
+}
+
+QGraphicsItem* ClusterCanvas::gpuItem(const QString& node, int gpuIndex) const
+{
+    auto it = tileItems_.find(node);
+    if (it == tileItems_.end() || gpuIndex < 0 || gpuIndex >= it->size())
+        return nullptr;
+    return (*it)[gpuIndex];
+}
+
+QGraphicsItem* ClusterCanvas::linkItem(const QString& link) const
+{
+    return linkItems_.value(link, nullptr);
+}
+
+void ClusterCanvas::rebuild()
+{
+    rebuilding_ = true;
+    dragLine_ = nullptr;
+    scene_->clear();
+    nodeItems_.clear();
+    tileItems_.clear();
+    linkItems_.clear();
+
+    const Cluster& c = document_->cluster();
+    const QFont font = labelFont();
+    const int nodeCount = static_cast<int>(c.nodes().size());
+
+    std::vector<NodePlan> plans;
+    for (int i = 0; i < nodeCount; ++i)
+        plans.push_back(planNode(c, i, font));
+
+    // Grid of nodes; rows are centred so three nodes form a triangle and no
+    // line between two nodes runs through a third.
+    const int columns = nodeCount <= 1 ? 1 : nodeCount <= 4 ? 2 : static_cast<int>(std::ceil(std::sqrt(nodeCount)));
+    std::vector<QPointF> origin(nodeCount);
+    std::vector<double> rowWidth, rowHeight;
+    for (int i = 0; i < nodeCount; ++i) {
+        int row = i / columns;
+        if (row >= static_cast<int>(rowWidth.size())) {
+            rowWidth.push_back(-kNodeGapX);
+            rowHeight.push_back(0);
+        }
+        rowWidth[row] += plans[i].size.width() + kNodeGapX;
+        rowHeight[row] = std::max(rowHeight[row], plans[i].size.height());
+    }
+    const double maxWidth = rowWidth.empty() ? 0 : *std::max_element(rowWidth.begin(), rowWidth.end());
+    {
+        double y = 0;
+        for (std::size_t row = 0; row < rowWidth.size(); ++row) {
+            double x = (maxWidth - rowWidth[row]) / 2;
+            for (int i = static_cast<int>(row) * columns; i < std::min(nodeCount, (static_cast<int>(row) + 1) * columns); ++i) {
+                origin[i] = QPointF(x, y + (rowHeight[row] - plans[i].size.height()) / 2);
+                x += plans[i].size.width() + kNodeGapX;
+            }
+            y += rowHeight[row] + kNodeGapY;
+        }
+    }
+
+    // Nodes and tiles.
+    QFont titleFont = font;
+    titleFont.setPointSizeF(10);
+    titleFont.setBold(true);
+    for (int i = 0; i < nodeCount; ++i) {
+        const Node& node = c.nodes()[i];
+        const QString name = QString::fromStdString(node.name);
+        auto* box = new CanvasItem;
+        box->path.addRoundedRect(QRectF(QPointF(0, 0), plans[i].size), 10, 10);
+        box->pen = QPen(QColor(0x8a, 0x8f, 0x98), 1.2);
+        box->brush = QColor(0xee, 0xf0, 0xf3);
+        box->label = QStringLiteral("%1  ·  %2 GPU%3").arg(name).arg(node.devices.size()).arg(node.devices.size() == 1 ? "" : "s");
+        box->font = titleFont;
+        box->labelRect = QRectF(kPad - 4, 3, plans[i].size.width() - 2 * kPad, kTitleH - 4);
+        box->labelFlags = Qt::AlignLeft | Qt::AlignVCenter;
+        box->textColor = QColor(0x26, 0x2b, 0x33);
+        box->setPos(origin[i]);
+        box->setZValue(0);
+        box->setFlag(QGraphicsItem::ItemIsSelectable);
+        box->setData(KeyKind, CanvasSelection::Node);
+        box->setData(KeyNode, name);
+        box->setToolTip(tr("Node %1: drop a GPU type here to add one; right-drag to another node to link them").arg(name));
+        scene_->addItem(box);
+        nodeItems_.insert(name, box);
+
+        QVector<CanvasItem*>& tiles = tileItems_[name];
+        for (int k = 0; k < static_cast<int>(node.devices.size()); ++k) {
+            const GpuType& type = c.typeOf(node.devices[k]);
+            const QString typeName = QString::fromStdString(type.name);
+            const QColor colour = colors::gpuType(typeName);
+            auto* tile = new CanvasItem;
+            tile->path.addRoundedRect(plans[i].tiles[k], 5, 5);
+            tile->pen = QPen(colour.darker(140), 1);
+            tile->brush = colour;
+            tile->label = QStringLiteral("%1\n%2 GiB").arg(typeName, number(type.memoryGiB));
+            tile->labelRect = plans[i].tiles[k];
+            QFont tf = font;
+            tf.setPointSizeF(8.5);
+            tf.setBold(true);
+            tile->font = tf;
+            tile->textColor = colour.lightnessF() > 0.62 ? QColor(0x20, 0x20, 0x20) : Qt::white;
+            tile->corner = QString::number(k);
+            tile->setPos(origin[i]);
+            tile->setZValue(2);
+            tile->setFlag(QGraphicsItem::ItemIsSelectable);
+            tile->setData(KeyKind, CanvasSelection::Gpu);
+            tile->setData(KeyNode, name);
+            tile->setData(KeyGpu, k);
+            tile->setData(KeyType, typeName);
+            tile->setToolTip(QStringLiteral("%1:%2  %3\n%4 TFLOP/s bf16, %5 GiB, %6 GB/s HBM")
+                                 .arg(name)
+                                 .arg(k)
+                                 .arg(typeName, number(type.peakTflopsBf16), number(type.memoryGiB),
+                                      number(type.memoryBandwidthGBps)));
+            scene_->addItem(tile);
+            tiles.push_back(tile);
+        }
+    }
+
+    auto styleLink = [&](CanvasItem* item, const Link& l) {
+        const QColor colour = linkColor(l.kind);
+        QPen pen(colour, l.kind == LinkKind::NVLink || l.kind == LinkKind::HCCS || l.kind == LinkKind::xGMI ? 3.0 : 2.2);
+        pen.setCapStyle(Qt::FlatCap);
+        if (isShared(l))
+            pen.setDashPattern({4, 2.5});
+        item->pen = pen;
+        item->textColor = colour.darker(130);
+        item->labelBackground = QColor(255, 255, 255, 235);
+        item->labelBorder = colour;
+        item->pickByStroke = true;
+        item->setFlag(QGraphicsItem::ItemIsSelectable);
+        item->setData(KeyKind, CanvasSelection::Link);
+        item->setData(KeyLink, QString::fromStdString(l.name));
+        QString tip = QStringLiteral("%1: %2, %3 us").arg(QString::fromStdString(l.name), bandwidthText(l), number(l.latencyUs));
+        tip += l.within ? QStringLiteral("\nwithin %1").arg(QString::fromStdString(l.aSelector))
+                        : QStringLiteral("\nbetween %1 and %2").arg(QString::fromStdString(l.aSelector),
+                                                                    QString::fromStdString(l.bSelector));
+        if (isShared(l))
+            tip += QLatin1Char('\n') + sharingText(l);
+        item->setToolTip(tip);
+        linkItems_.insert(QString::fromStdString(l.name), item);
+        scene_->addItem(item);
+    };
+
+    // Links inside a node.
+    for (int i = 0; i < nodeCount; ++i) {
+        for (const auto& d : plans[i].links) {
+            const Link& l = c.links()[d.link];
+            auto* item = new CanvasItem;
+            item->path = d.path;
+            item->dots = d.dots;
+            item->label = d.label;
+            item->labelRect = d.labelRect;
+            item->labelFlags = d.flags;
+            item->setPos(origin[i]);
+            item->setZValue(3);
+            styleLink(item, l);
+        }
+    }
+
+    // Links between nodes: centre of set A to centre of set B; several links
+    // between one pair of nodes fan out as curves.
+    auto setRect = [&](const std::vector<int>& devices) {
+        const int node = c.devices()[devices.front()].node;
+        if (devices.size() == c.nodes()[node].devices.size())
+            return QRectF(origin[node], plans[node].size).adjusted(-2, -2, 2, 2);
+        QRectF r;
+        for (int d : devices) {
+            const Device& dev = c.devices()[d];
+            QRectF t = plans[dev.node].tiles[dev.indexInNode].translated(origin[dev.node]);
+            r = r.isNull() ? t : r.united(t);
+        }
+        return r;
+    };
+    std::map<std::pair<int, int>, std::vector<int>> pairs;
+    for (int li = 0; li < static_cast<int>(c.links().size()); ++li) {
+        const Link& l = c.links()[li];
+        if (l.within)
+            continue;
+        int na = c.devices()[l.a.front()].node, nb = c.devices()[l.b.front()].node;
+        if (na != nb)
+            pairs[{std::min(na, nb), std::max(na, nb)}].push_back(li);
+    }
+    for (const auto& [pair, links] : pairs) {
+        const int m = static_cast<int>(links.size());
+        for (int k = 0; k < m; ++k) {
+            const Link& l = c.links()[links[k]];
+            // Orient every curve of the pair the same way so offsets fan out.
+            bool flip = c.devices()[l.a.front()].node != pair.first;
+            QRectF ra = setRect(flip ? l.b : l.a), rb = setRect(flip ? l.a : l.b);
+            QPointF ca = ra.center(), cb = rb.center();
+            QPointF pa = exitPoint(ra.adjusted(-4, -4, 4, 4), ca, cb);
+            QPointF pb = exitPoint(rb.adjusted(-4, -4, 4, 4), cb, ca);
+            QPointF dir = pb - pa;
+            double len = std::hypot(dir.x(), dir.y());
+            QPointF normal = len > 0 ? QPointF(-dir.y() / len, dir.x() / len) : QPointF(0, 1);
+            double offset = (k - (m - 1) / 2.0) * kMultiEdgeSpacing;
+            QPointF mid = (pa + pb) / 2;
+            QPointF control = mid + normal * (2 * offset);
+            auto* item = new CanvasItem;
+            item->path.moveTo(pa);
+            item->path.quadTo(control, pb);
+            item->dots.addEllipse(pa, 3.5, 3.5);
+            item->dots.addEllipse(pb, 3.5, 3.5);
+            QString text = bandwidthText(l);
+            if (isShared(l))
+                text += QLatin1Char('\n') + sharingText(l);
+            item->label = text;
+            QPointF apex = mid + normal * offset;
+            item->labelRect = centredRect(apex, textSize(text, font));
+            item->setZValue(4);
+            styleLink(item, l);
+        }
+    }
+
+    // Legend: GPU types with counts, link kinds present, line styles.
+    {
+        QRectF content = scene_->itemsBoundingRect();
+        double x = content.left(), y = content.bottom() + 30;
+        QFont lf = font;
+        lf.setPointSizeF(9);
+        QFont bold = lf;
+        bold.setBold(true);
+        auto addText = [&](const QString& text, const QFont& f, QPointF at, QColor colour = QColor(0x26, 0x2b, 0x33)) {
+            auto* t = scene_->addSimpleText(text, f);
+            t->setBrush(colour);
+            t->setPos(at);
+            t->setZValue(5);
+            return t->boundingRect().width();
+        };
+        x += addText(tr("GPU types"), bold, QPointF(x, y)) + 14;
+        std::map<std::string, int> counts;
+        for (int d = 0; d < c.deviceCount(); ++d)
+            counts[c.typeOf(d).name]++;
+        for (const auto& t : c.types()) {
+            const QString name = QString::fromStdString(t.name);
+            auto* sw = scene_->addRect(QRectF(x, y + 1, 16, 14), QPen(colors::gpuType(name).darker(140)),
+                                       colors::gpuType(name));
+            sw->setZValue(5);
+            x += 22;
+            x += addText(QStringLiteral("%1 ×%2  (%3 TFLOP/s, %4 GiB)")
+                             .arg(name)
+                             .arg(counts[t.name])
+                             .arg(number(t.peakTflopsBf16), number(t.memoryGiB)),
+                         lf, QPointF(x, y))
+                 + 22;
+        }
+        x = content.left();
+        y += 26;
+        x += addText(tr("Links"), bold, QPointF(x, y)) + 14;
+        std::set<int> kinds;
+        for (const auto& l : c.links())
+            kinds.insert(static_cast<int>(l.kind));
+        for (int k : kinds) {
+            const QColor colour = linkColor(static_cast<LinkKind>(k));
+            auto* line = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), QPen(colour, 3));
+            line->setZValue(5);
+            x += 32;
+            x += addText(QString::fromLatin1(toString(static_cast<LinkKind>(k))), lf, QPointF(x, y), colour.darker(130)) + 20;
+        }
+        auto* solid = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), QPen(QColor(0x55, 0x55, 0x55), 2));
+        solid->setZValue(5);
+        x += 32;
+        x += addText(tr("switched (full bandwidth per transfer)"), lf, QPointF(x, y)) + 20;
+        QPen dashed(QColor(0x55, 0x55, 0x55), 2);
+        dashed.setDashPattern({4, 2.5});
+        auto* dash = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), dashed);
+        dash->setZValue(5);
+        x += 32;
+        addText(tr("shared (concurrent transfers split it)"), lf, QPointF(x, y));
+    }
+
+    scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-30, -30, 30, 30));
+
+    // Restore the selection if what was selected still exists.
+    CanvasSelection previous = selection_;
+    QGraphicsItem* restore = nullptr;
+    switch (previous.kind) {
+    case CanvasSelection::Node: restore = nodeItem(previous.node); break;
+    case CanvasSelection::Gpu: restore = gpuItem(previous.node, previous.gpuIndex); break;
+    case CanvasSelection::Link: restore = linkItem(previous.link); break;
+    case CanvasSelection::None: break;
+    }
+    if (restore)
+        restore->setSelected(true);
+    rebuilding_ = false;
+    CanvasSelection now = restore ? selectionOf(restore) : CanvasSelection{};
+    if (!(now == previous) || previous.kind != CanvasSelection::None) {
+        selection_ = now;
+        // Emitted after every rebuild with a selection so property panels refresh their values.
+        emit selectionChanged(selection_);
+    }
+    if (autoFit_)
+        fitAll();
+}
+
+void ClusterCanvas::fitAll()
+{
+    if (scene_->sceneRect().isEmpty())
+        return;
+    fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+    // Never blow small clusters up beyond 1.4x: labels would look oversized.
+    if (transform().m11() > 1.4) {
+        setTransform(QTransform::fromScale(1.4, 1.4));
+        centerOn(scene_->sceneRect().center());
+    }
+}
+
+void ClusterCanvas::zoomBy(double factor)
+{
+    autoFit_ = false;
+    scale(factor, factor);
+}
+
+CanvasSelection ClusterCanvas::selectionOf(const QGraphicsItem* item)
+{
+    CanvasSelection s;
+    if (!item || !item->data(KeyKind).isValid())
+        return s;
+    s.kind = static_cast<CanvasSelection::Kind>(item->data(KeyKind).toInt());
+    s.node = item->data(KeyNode).toString();
+    s.gpuIndex = item->data(KeyGpu).isValid() ? item->data(KeyGpu).toInt() : -1;
+    s.gpuType = item->data(KeyType).toString();
+    s.link = item->data(KeyLink).toString();
+    return s;
+}
+
+void ClusterCanvas::setSelection(const CanvasSelection& selection)
+{
+    QGraphicsItem* item = nullptr;
+    switch (selection.kind) {
+    case CanvasSelection::Node: item = nodeItem(selection.node); break;
+    case CanvasSelection::Gpu: item = gpuItem(selection.node, selection.gpuIndex); break;
+    case CanvasSelection::Link: item = linkItem(selection.link); break;
+    case CanvasSelection::None: break;
+    }
+    scene_->clearSelection();
+    if (item)
+        item->setSelected(true);
+}
+
+void ClusterCanvas::onSceneSelectionChanged()
+{
+    if (rebuilding_)
+        return;
+    const auto items = scene_->selectedItems();
+    CanvasSelection now = items.isEmpty() ? CanvasSelection{} : selectionOf(items.front());
+    if (now == selection_)
+        return;
+    selection_ = now;
+    emit selectionChanged(selection_);
+}
+
+CanvasSelection ClusterCanvas::selectionAt(const QPoint& viewPos, bool nodesAndGpusOnly) const
+{
+    for (QGraphicsItem* item : items(viewPos)) {
+        CanvasSelection s = selectionOf(item);
+        if (s.kind == CanvasSelection::None)
+            continue;
+        if (nodesAndGpusOnly && s.kind == CanvasSelection::Link)
+            continue;
+        return s;
+    }
+    return {};
+}
+
+void ClusterCanvas::refuse(const QString& reason)
+{
+    emit editRefused(reason);
+}
+
+bool ClusterCanvas::dropGpuType(const QString& node, const QString& type, QString* error)
+{
+    QString reason;
+    bool ok = document_->setGpuCount(node, type, document_->gpuCount(node, type) + 1, &reason);
+    if (!ok) {
+        if (error)
+            *error = reason;
+        refuse(reason);
+    }
+    return ok;
+}
+
+bool ClusterCanvas::createLink(const CanvasSelection& from, const CanvasSelection& to, QString* error,
+                               QString* createdName)
+{
+    auto selector = [](const CanvasSelection& s) {
+        return s.kind == CanvasSelection::Gpu ? QStringLiteral("%1:%2").arg(s.node).arg(s.gpuIndex) : s.node;
+    };
+    QString reason;
+    bool ok = false;
+    if ((from.kind != CanvasSelection::Node && from.kind != CanvasSelection::Gpu)
+        || (to.kind != CanvasSelection::Node && to.kind != CanvasSelection::Gpu)) {
+        reason = tr("drag from a GPU or node to another GPU or node");
+    } else if (selector(from) == selector(to)) {
+        reason = tr("a link needs two different ends");
+    } else {
+        LinkSpec spec;
+        spec.a = selector(from);
+        spec.b = selector(to);
+        if (from.node == to.node) {
+            spec.kind = QStringLiteral("PCIe");
+            spec.bandwidthGBps = 16;
+        } else {
+            spec.kind = QStringLiteral("InfiniBand");
+            spec.bandwidthGBps = 25;
+        }
+        ok = document_->addLink(spec, &reason, createdName);
+    }
+    if (!ok) {
+        if (error)
+            *error = reason;
+        refuse(reason);
+    }
+    return ok;
+}
+
+bool ClusterCanvas::deleteSelection(QString* error)
+{
+    QString reason;
+    bool ok = false;
+    switch (selection_.kind) {
+    case CanvasSelection::Node: ok = document_->removeNode(selection_.node, &reason); break;
+    case CanvasSelection::Link: ok = document_->removeLink(selection_.link, &reason); break;
+    case CanvasSelection::Gpu:
+        ok = document_->setGpuCount(selection_.node, selection_.gpuType,
+                                    document_->gpuCount(selection_.node, selection_.gpuType) - 1, &reason);
+        break;
+    case CanvasSelection::None: reason = tr("nothing selected"); break;
+    }
+    if (!ok) {
+        if (error)
+            *error = reason;
+        if (selection_.kind != CanvasSelection::None)
+            refuse(reason);
+    }
+    return ok;
+}
+
+void ClusterCanvas::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasFormat(QString::fromLatin1(kGpuTypeMime)))
+        event->acceptProposedAction();
+    else
+        event->ignore();
+}
+
+void ClusterCanvas::dragMoveEvent(QDragMoveEvent* event)
+{
+    if (event->mimeData()->hasFormat(QString::fromLatin1(kGpuTypeMime))
+        && selectionAt(event->position().toPoint(), true).kind != CanvasSelection::None)
+        event->acceptProposedAction();
+    else
+        event->ignore();
+}
+
+void ClusterCanvas::dropEvent(QDropEvent* event)
+{
+    const QString type = QString::fromUtf8(event->mimeData()->data(QString::fromLatin1(kGpuTypeMime)));
+    CanvasSelection target = selectionAt(event->position().toPoint(), true);
+    if (type.isEmpty() || target.kind == CanvasSelection::None) {
+        event->ignore();
+        return;
+    }
+    dropGpuType(target.node, type);
+    event->acceptProposedAction();
+}
+
+void ClusterCanvas::mousePressEvent(QMouseEvent* event)
+{
+    const bool linkGesture = event->button() == Qt::RightButton
+                             || (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier));
+    if (linkGesture) {
+        CanvasSelection from = selectionAt(event->position().toPoint(), true);
+        if (from.kind != CanvasSelection::None) {
+            dragFrom_ = from;
+            QPointF p = mapToScene(event->position().toPoint());
+            QPen pen(QColor(0x1e, 0x88, 0xe5), 2, Qt::DashLine);
+            pen.setCosmetic(true);
+            dragLine_ = scene_->addLine(QLineF(p, p), pen);
+            dragLine_->setZValue(10);
+            event->accept();
+            return;
+        }
+    }
+    QGraphicsView::mousePressEvent(event);
+}
+
+void ClusterCanvas::mouseMoveEvent(QMouseEvent* event)
+{
+    if (dragLine_) {
+        QLineF line = dragLine_->line();
+        line.setP2(mapToScene(event->position().toPoint()));
+        dragLine_->setLine(line);
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseMoveEvent(event);
+}
+
+void ClusterCanvas::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (dragLine_) {
+        delete dragLine_;
+        dragLine_ = nullptr;
+        CanvasSelection to = selectionAt(event->position().toPoint(), true);
+        CanvasSelection from = dragFrom_;
+        dragFrom_ = {};
+        if (to.kind != CanvasSelection::None && !(to == from))
+            createLink(from, to);
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseReleaseEvent(event);
+}
+
+void ClusterCanvas::keyPressEvent(QKeyEvent* event)
+{
+    if (event->key() == Qt::Key_Delete || event->key() == Qt::Key_Backspace) {
+        deleteSelection();
+        event->accept();
+        return;
+    }
+    QGraphicsView::keyPressEvent(event);
+}
+
+void ClusterCanvas::wheelEvent(QWheelEvent* event)
+{
+    if (event->modifiers() & Qt::ControlModifier) {
+        zoomBy(std::pow(1.15, event->angleDelta().y() / 120.0));
+        event->accept();
+        return;
+    }
+    QGraphicsView::wheelEvent(event);
+}
+
+void ClusterCanvas::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    if (autoFit_)
+        fitAll();
+}
+
+}  // namespace memx

@@ -1,0 +1,468 @@
+#include "ClusterDocument.h"
+
+#include "ClusterCommands.h"
+
+#include "hardware/GpuCatalog.h"
+#include "io/AtomicFile.h"
+#include "io/InputError.h"
+#include "io/JsonReader.h"
+
+#include <QUndoStack>
+
+#include <exception>
+
+namespace memx {
+
+namespace {
+
+std::string str(const QString& s) { return s.toStdString(); }
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+
+// "field: reason" for edits (the file is the one being edited, so it adds nothing).
+QString describe(const InputError& e)
+{
+    if (e.field().empty())
+        return qstr(e.reason());
+    return qstr(e.field()) + QStringLiteral(": ") + qstr(e.reason());
+}
+
+void setError(QString* error, const QString& text)
+{
+    if (error)
+        *error = text;
+}
+
+int nodeIndex(const nlohmann::json& doc, const QString& name)
+{
+    if (!doc.contains("nodes") || !doc["nodes"].is_array())
+        return -1;
+    const auto& nodes = doc["nodes"];
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].is_object() && nodes[i].value("name", std::string()) == str(name))
+            return static_cast<int>(i);
+    return -1;
+}
+
+std::string linkName(const nlohmann::json& link, std::size_t index)
+{
+    // Same default as Cluster::fromJson.
+    return link.is_object() ? link.value("name", "link" + std::to_string(index)) : std::string();
+}
+
+int linkIndex(const nlohmann::json& doc, const QString& name)
+{
+    if (!doc.contains("links") || !doc["links"].is_array())
+        return -1;
+    const auto& links = doc["links"];
+    for (std::size_t i = 0; i < links.size(); ++i)
+        if (linkName(links[i], i) == str(name))
+            return static_cast<int>(i);
+    return -1;
+}
+
+std::string selectorNode(const std::string& sel)
+{
+    auto colon = sel.find(':');
+    return colon == std::string::npos ? sel : sel.substr(0, colon);
+}
+
+bool linkTouches(const nlohmann::json& link, const std::string& node)
+{
+    if (!link.is_object())
+        return false;
+    if (link.contains("within") && link["within"].is_string() && selectorNode(link["within"]) == node)
+        return true;
+    if (link.contains("between") && link["between"].is_array())
+        for (const auto& s : link["between"])
+            if (s.is_string() && selectorNode(s) == node)
+                return true;
+    return false;
+}
+
+void renameSelector(nlohmann::json& sel, const std::string& from, const std::string& to)
+{
+    if (!sel.is_string())
+        return;
+    std::string s = sel;
+    if (selectorNode(s) == from)
+        sel = to + s.substr(from.size());
+}
+
+QString fieldText(const QString& field) { return QString(field).replace(QLatin1Char('_'), QLatin1Char(' ')); }
+
+nlohmann::json defaultDocument()
+{
+    const auto& catalog = GpuCatalog::builtin();
+    std::string type = catalog.find("A100-80GB") ? "A100-80GB" : catalog.names().front();
+    return {{"format", "memx-cluster/1"},
+            {"name", "untitled"},
+            {"nodes", nlohmann::json::array({{{"name", "node0"}, {"gpus", nlohmann::json::array({{{"type", type}, {"count", 8}}})}}})},
+            {"links", nlohmann::json::array()}};
+}
+
+}  // namespace
+
+ClusterDocument::ClusterDocument(QObject* parent)
+    : QObject(parent)
+    , json_(defaultDocument())
+    , cluster_(Cluster::fromJson(json_, "untitled", GpuCatalog::builtin()))
+    , undo_(new QUndoStack(this))
+{
+}
+
+ClusterDocument::~ClusterDocument() = default;
+
+bool ClusterDocument::isModified() const
+{
+    return !undo_->isClean();
+}
+
+bool ClusterDocument::load(const QString& file, QString* error)
+{
+    try {
+        nlohmann::json doc = JsonReader::parseFile(str(file));
+        Cluster parsed = Cluster::fromJson(doc, str(file), GpuCatalog::builtin());
+        json_ = std::move(doc);
+        cluster_ = std::move(parsed);
+    } catch (const std::exception& e) {
+        setError(error, QString::fromUtf8(e.what()));
+        return false;
+    }
+    undo_->clear();
+    if (fileName_ != file) {
+        fileName_ = file;
+        emit fileNameChanged(file);
+    }
+    emit reset();
+    emit changed();
+    return true;
+}
+
+bool ClusterDocument::setJson(const nlohmann::json& doc, QString* error)
+{
+    try {
+        cluster_ = Cluster::fromJson(doc, str(fileName_), GpuCatalog::builtin());
+        json_ = doc;
+    } catch (const InputError& e) {
+        setError(error, describe(e));
+        return false;
+    } catch (const std::exception& e) {
+        setError(error, QString::fromUtf8(e.what()));
+        return false;
+    }
+    undo_->clear();
+    emit reset();
+    emit changed();
+    return true;
+}
+
+bool ClusterDocument::save(const QString& file, QString* error)
+{
+    try {
+        writeFileAtomically(str(file), json_.dump(2) + "\n");
+    } catch (const std::exception& e) {
+        setError(error, QString::fromUtf8(e.what()));
+        return false;
+    }
+    undo_->setClean();
+    if (fileName_ != file) {
+        fileName_ = file;
+        emit fileNameChanged(file);
+    }
+    return true;
+}
+
+QString ClusterDocument::validate(const nlohmann::json& doc) const
+{
+    try {
+        Cluster::fromJson(doc, str(fileName_), GpuCatalog::builtin());
+    } catch (const InputError& e) {
+        return describe(e);
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+bool ClusterDocument::commit(const QString& text, nlohmann::json after, QString* error, const QString& mergeKey,
+                             int renameKind, const QString& renameFrom, const QString& renameTo)
+{
+    if (after == json_)
+        return true;  // nothing to do, nothing to undo
+    QString reason = validate(after);
+    if (!reason.isEmpty()) {
+        setError(error, reason);
+        return false;
+    }
+    undo_->push(new ClusterEditCommand(this, text, json_, std::move(after), mergeKey, renameKind, renameFrom, renameTo));
+    return true;
+}
+
+void ClusterDocument::apply(const nlohmann::json& doc)
+{
+    try {
+        cluster_ = Cluster::fromJson(doc, str(fileName_), GpuCatalog::builtin());
+        json_ = doc;
+    } catch (const std::exception&) {
+        // Commands only hold validated documents; keep the current one if that ever breaks.
+        return;
+    }
+    emit changed();
+}
+
+QString ClusterDocument::uniqueLinkName(const QString& base) const
+{
+    QString name = base;
+    for (int k = 2; linkIndex(json_, name) >= 0; ++k)
+        name = base + QLatin1Char('-') + QString::number(k);
+    return name;
+}
+
+QString ClusterDocument::uniqueNodeName(const QString& base) const
+{
+    QString name = base;
+    for (int k = 2; nodeIndex(json_, name) >= 0; ++k)
+        name = base + QString::number(k);
+    return name;
+}
+
+bool ClusterDocument::addNode(const QString& name, const QString& type, int count, QString* error)
+{
+    nlohmann::json after = json_;
+    after["nodes"].push_back({{"name", str(name)},
+                              {"gpus", nlohmann::json::array({{{"type", str(type)}, {"count", count}}})}});
+    return commit(tr("Add node %1").arg(name), std::move(after), error);
+}
+
+bool ClusterDocument::addNodeLinked(const QString& name, const QString& type, int count, QString* error)
+{
+    nlohmann::json after = json_;
+    std::vector<std::string> others;
+    for (const auto& n : after["nodes"])
+        others.push_back(n.value("name", std::string()));
+    after["nodes"].push_back({{"name", str(name)},
+                              {"gpus", nlohmann::json::array({{{"type", str(type)}, {"count", count}}})}});
+    if (!after.contains("links"))
+        after["links"] = nlohmann::json::array();
+    for (const auto& other : others) {
+        QString base = QStringLiteral("ib-%1-%2").arg(qstr(other), name);
+        QString linkNameText = base;
+        for (int k = 2; linkIndex(after, linkNameText) >= 0; ++k)
+            linkNameText = base + QLatin1Char('-') + QString::number(k);
+        after["links"].push_back({{"name", str(linkNameText)},
+                                  {"kind", "InfiniBand"},
+                                  {"between", {other, str(name)}},
+                                  {"bandwidth_gbps", 25},
+                                  {"latency_us", 5}});
+    }
+    return commit(tr("Add node %1").arg(name), std::move(after), error);
+}
+
+bool ClusterDocument::removeNode(const QString& name, QString* error)
+{
+    int index = nodeIndex(json_, name);
+    if (index < 0) {
+        setError(error, tr("no node named \"%1\"").arg(name));
+        return false;
+    }
+    nlohmann::json after = json_;
+    after["nodes"].erase(after["nodes"].begin() + index);
+    if (after.contains("links") && after["links"].is_array()) {
+        auto& links = after["links"];
+        nlohmann::json kept = nlohmann::json::array();
+        for (const auto& l : links)
+            if (!linkTouches(l, str(name)))
+                kept.push_back(l);
+        links = std::move(kept);
+    }
+    return commit(tr("Remove node %1").arg(name), std::move(after), error);
+}
+
+bool ClusterDocument::renameNode(const QString& from, const QString& to, QString* error)
+{
+    int index = nodeIndex(json_, from);
+    if (index < 0) {
+        setError(error, tr("no node named \"%1\"").arg(from));
+        return false;
+    }
+    if (from == to)
+        return true;
+    nlohmann::json after = json_;
+    after["nodes"][index]["name"] = str(to);
+    if (after.contains("links") && after["links"].is_array()) {
+        for (auto& l : after["links"]) {
+            if (!l.is_object())
+                continue;
+            if (l.contains("within"))
+                renameSelector(l["within"], str(from), str(to));
+            if (l.contains("between") && l["between"].is_array())
+                for (auto& s : l["between"])
+                    renameSelector(s, str(from), str(to));
+        }
+    }
+    return commit(tr("Rename node %1 to %2").arg(from, to), std::move(after), error, {},
+                  ClusterEditCommand::RenameNode, from, to);
+}
+
+int ClusterDocument::gpuCount(const QString& node, const QString& type) const
+{
+    int index = nodeIndex(json_, node);
+    if (index < 0)
+        return 0;
+    int total = 0;
+    for (const auto& g : json_["nodes"][index].value("gpus", nlohmann::json::array()))
+        if (g.value("type", std::string()) == str(type) && g.contains("count") && g["count"].is_number_integer())
+            total += g["count"].get<int>();
+    return total;
+}
+
+bool ClusterDocument::setGpuCount(const QString& node, const QString& type, int count, QString* error)
+{
+    int index = nodeIndex(json_, node);
+    if (index < 0) {
+        setError(error, tr("no node named \"%1\"").arg(node));
+        return false;
+    }
+    if (count < 0) {
+        setError(error, tr("count: must be between 0 and 4096"));
+        return false;
+    }
+    nlohmann::json after = json_;
+    auto& gpus = after["nodes"][index]["gpus"];
+    nlohmann::json kept = nlohmann::json::array();
+    bool placed = false;
+    for (const auto& g : gpus) {
+        if (g.value("type", std::string()) != str(type)) {
+            kept.push_back(g);
+        } else if (!placed && count > 0) {
+            nlohmann::json entry = g;
+            entry["count"] = count;
+            kept.push_back(entry);
+            placed = true;
+        }
+    }
+    if (!placed && count > 0)
+        kept.push_back({{"type", str(type)}, {"count", count}});
+    gpus = std::move(kept);
+    QString text = count == 0 ? tr("Remove %1 from %2").arg(type, node)
+                              : tr("Set %1 count in %2 to %3").arg(type, node).arg(count);
+    return commit(text, std::move(after), error, QStringLiteral("count/%1/%2").arg(node, type));
+}
+
+bool ClusterDocument::addLink(const LinkSpec& spec, QString* error, QString* createdName)
+{
+    QString name = spec.name;
+    if (name.isEmpty()) {
+        QString a = qstr(selectorNode(str(spec.a)));
+        QString b = spec.b.isEmpty() ? QString() : qstr(selectorNode(str(spec.b)));
+        QString base = spec.kind.toLower() + QLatin1Char('-') + a;
+        if (!b.isEmpty() && b != a)
+            base += QLatin1Char('-') + b;
+        name = uniqueLinkName(base);
+    }
+    nlohmann::json link = {{"name", str(name)}, {"kind", str(spec.kind)}};
+    if (spec.b.isEmpty())
+        link["within"] = str(spec.a);
+    else
+        link["between"] = {str(spec.a), str(spec.b)};
+    link["bandwidth_gbps"] = spec.bandwidthGBps;
+    link["latency_us"] = spec.latencyUs;
+    if (spec.shared)
+        link["shared"] = true;
+    if (!spec.medium.isEmpty())
+        link["medium"] = str(spec.medium);
+    nlohmann::json after = json_;
+    if (!after.contains("links") || !after["links"].is_array())
+        after["links"] = nlohmann::json::array();
+    after["links"].push_back(link);
+    if (!commit(tr("Add link %1").arg(name), std::move(after), error))
+        return false;
+    if (createdName)
+        *createdName = name;
+    return true;
+}
+
+bool ClusterDocument::removeLink(const QString& name, QString* error)
+{
+    int index = linkIndex(json_, name);
+    if (index < 0) {
+        setError(error, tr("no link named \"%1\"").arg(name));
+        return false;
+    }
+    nlohmann::json after = json_;
+    after["links"].erase(after["links"].begin() + index);
+    return commit(tr("Remove link %1").arg(name), std::move(after), error);
+}
+
+bool ClusterDocument::editLink(const QString& name, const QString& field, const nlohmann::json& value,
+                               QString* error)
+{
+    int index = linkIndex(json_, name);
+    if (index < 0) {
+        setError(error, tr("no link named \"%1\"").arg(name));
+        return false;
+    }
+    nlohmann::json after = json_;
+    auto& link = after["links"][index];
+    const std::string key = str(field);
+    if (value.is_null())
+        link.erase(key);
+    else
+        link[key] = value;
+    if (key == "within" && !value.is_null())
+        link.erase("between");
+    else if (key == "between" && !value.is_null())
+        link.erase("within");
+    if (key == "name") {
+        if (!value.is_string()) {
+            setError(error, tr("name: expected a string"));
+            return false;
+        }
+        QString to = qstr(value.get<std::string>());
+        if (to != name && linkIndex(json_, to) >= 0) {
+            setError(error, tr("/links/%1/name: duplicate link name \"%2\"").arg(index).arg(to));
+            return false;
+        }
+        return commit(tr("Rename link %1 to %2").arg(name, to), std::move(after), error, {},
+                      ClusterEditCommand::RenameLink, name, to);
+    }
+    return commit(tr("Edit link %1 %2").arg(name, fieldText(field)), std::move(after), error,
+                  QStringLiteral("link/%1/%2").arg(name, field));
+}
+
+bool ClusterDocument::setTypeOverride(const QString& type, const QString& field, const nlohmann::json& value,
+                                      QString* error)
+{
+    nlohmann::json after = json_;
+    if (!after.contains("gpu_types") || !after["gpu_types"].is_object())
+        after["gpu_types"] = nlohmann::json::object();
+    auto& types = after["gpu_types"];
+    if (!types.contains(str(type)) || !types[str(type)].is_object())
+        types[str(type)] = nlohmann::json::object();
+    auto& entry = types[str(type)];
+    const std::string key = str(field);
+    const std::string prefix = "calibration.";
+    if (key.rfind(prefix, 0) == 0) {
+        const std::string sub = key.substr(prefix.size());
+        if (!entry.contains("calibration") || !entry["calibration"].is_object())
+            entry["calibration"] = nlohmann::json::object();
+        if (value.is_null())
+            entry["calibration"].erase(sub);
+        else
+            entry["calibration"][sub] = value;
+        if (entry["calibration"].empty())
+            entry.erase("calibration");
+    } else if (value.is_null()) {
+        entry.erase(key);
+    } else {
+        entry[key] = value;
+    }
+    if (entry.empty())
+        types.erase(str(type));
+    if (types.empty())
+        after.erase("gpu_types");
+    return commit(tr("Set %1 %2").arg(type, fieldText(field)), std::move(after), error,
+                  QStringLiteral("type/%1/%2").arg(type, field));
+}
+
+}  // namespace memx

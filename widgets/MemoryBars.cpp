@@ -1,0 +1,255 @@
+#include "MemoryBars.h"
+
+#include "PlanColors.h"
+#include "hardware/Cluster.h"
+#include "space/Plan.h"
+
+#include <qcustomplot.h>
+
+#include <QFileInfo>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace memx {
+
+namespace {
+
+constexpr double kMiBPerGiB = 1024.0;
+constexpr double kStageGap = 0.8;  // extra space between stages, in bar widths
+constexpr double kBarWidth = 0.72;
+const QColor kOverColor(0xd6, 0x27, 0x28);
+
+constexpr colors::MemoryTerm kTerms[5] = {colors::MemoryTerm::Weights, colors::MemoryTerm::Gradients,
+                                          colors::MemoryTerm::Optimizer, colors::MemoryTerm::Activations,
+                                          colors::MemoryTerm::Reserve};
+
+}  // namespace
+
+MemoryBars::MemoryBars(QWidget* parent)
+    : QWidget(parent)
+    , plot_(new QCustomPlot(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+    rebuild();
+}
+
+MemoryBars::~MemoryBars() = default;
+
+void MemoryBars::setPlan(const Plan& p, const Cluster& c)
+{
+    bars_.clear();
+    stages_.clear();
+    double x = 0;
+    for (int s = 0; s < static_cast<int>(p.stages.size()); ++s) {
+        const StagePlan& st = p.stages[s];
+        const double first = x;
+        for (int dev : st.devices) {
+            Bar b;
+            b.stage = s;
+            b.device = dev;
+            b.label = dev >= 0 && dev < c.deviceCount() ? QString::fromStdString(c.deviceLabel(dev))
+                                                        : QStringLiteral("#%1").arg(dev);
+            b.x = x;
+            const MemoryBreakdown& m = st.memory;
+            const double terms[5] = {m.weightsMiB, m.gradientsMiB, m.optimizerMiB, m.activationsMiB, m.reserveMiB};
+            std::copy(std::begin(terms), std::end(terms), b.termsMiB);
+            b.totalMiB = m.totalMiB();
+            b.capacityMiB = st.capacityMiB > 0 || dev < 0 || dev >= c.deviceCount() ? st.capacityMiB
+                                                                                     : c.typeOf(dev).memoryMiB();
+            bars_.push_back(b);
+            x += 1;
+        }
+        stages_.push_back({QStringLiteral("stage %1 · %2#%3 · %4")
+                               .arg(s + 1)
+                               .arg(QString::fromStdString(st.groupName))
+                               .arg(st.slice)
+                               .arg(QString::fromStdString(st.gpuType)),
+                           (first + x - 1) / 2});
+        x += kStageGap;
+    }
+    rebuild();
+}
+
+void MemoryBars::clear()
+{
+    bars_.clear();
+    stages_.clear();
+    rebuild();
+}
+
+double MemoryBars::barTotalMiB(int i) const { return bars_.at(i).totalMiB; }
+double MemoryBars::barCapacityMiB(int i) const { return bars_.at(i).capacityMiB; }
+QString MemoryBars::barLabel(int i) const { return bars_.at(i).label; }
+int MemoryBars::barStage(int i) const { return bars_.at(i).stage; }
+bool MemoryBars::barOverCapacity(int i) const
+{
+    const Bar& b = bars_.at(i);
+    return b.capacityMiB > 0 && b.totalMiB > b.capacityMiB;
+}
+
+void MemoryBars::rebuild()
+{
+    plot_->clearPlottables();
+    plot_->clearItems();
+    const QColor text = palette().color(QPalette::Text);
+    const QColor base = palette().color(QPalette::Base);
+    plot_->setBackground(base);
+    plot_->axisRect()->setBackground(base);
+
+    // Legend in its own row under the plot so it never covers a bar.
+    if (plot_->plotLayout()->rowCount() == 1) {
+        plot_->axisRect()->insetLayout()->take(plot_->legend);
+        plot_->plotLayout()->addElement(1, 0, plot_->legend);
+        plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+        plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+        plot_->legend->setVisible(true);
+        plot_->legend->setMargins(QMargins(6, 3, 6, 3));
+    }
+    plot_->legend->setBrush(base);
+    plot_->legend->setBorderPen(Qt::NoPen);
+    plot_->legend->setTextColor(text);
+
+    QVector<double> keys;
+    for (const Bar& b : bars_)
+        keys.push_back(b.x);
+    QCPBars* below = nullptr;
+    for (int t = 0; t < 5; ++t) {
+        auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
+        bars->setName(colors::memoryTermName(kTerms[t]));
+        bars->setWidth(kBarWidth);
+        bars->setBrush(colors::memoryTerm(kTerms[t]));
+        bars->setPen(QPen(base, 0.6));
+        bars->setStackingGap(0);
+        QVector<double> values;
+        for (const Bar& b : bars_)
+            values.push_back(b.termsMiB[t] / kMiBPerGiB);
+        bars->setData(keys, values, true);
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+    }
+
+    // Capacity: a line over each bar; a legend entry through a dummy graph.
+    QCPGraph* capLegend = plot_->addGraph();
+    capLegend->setName(tr("GPU capacity (label: free headroom)"));
+    capLegend->setPen(QPen(text, 2.5));
+    const bool many = bars_.size() > 12;
+    double top = 1;
+    for (const Bar& b : bars_) {
+        const double total = b.totalMiB / kMiBPerGiB;
+        const double cap = b.capacityMiB / kMiBPerGiB;
+        const bool over = cap > 0 && total > cap;
+        top = std::max({top, total, cap});
+        if (cap > 0) {
+            auto* line = new QCPItemLine(plot_);
+            line->start->setCoords(b.x - 0.45, cap);
+            line->end->setCoords(b.x + 0.45, cap);
+            line->setPen(QPen(over ? kOverColor : text, 2.5));
+        }
+        if (over) {
+            auto* rect = new QCPItemRect(plot_);
+            rect->topLeft->setCoords(b.x - kBarWidth / 2, total);
+            rect->bottomRight->setCoords(b.x + kBarWidth / 2, 0);
+            rect->setPen(QPen(kOverColor, 2.5));
+            rect->setBrush(QBrush(colors::withAlpha(kOverColor, 200), Qt::BDiagPattern));
+        }
+        if (cap > 0) {
+            auto* label = new QCPItemText(plot_);
+            label->position->setCoords(b.x, std::max(total, cap));
+            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->setPadding(QMargins(0, 0, 0, 3));
+            QFont f = font();
+            f.setPointSizeF(f.pointSizeF() * (many ? 0.8 : 0.9));
+            if (over) {
+                f.setBold(true);
+                label->setColor(kOverColor);
+                label->setText(QStringLiteral("OVER\n%1 GiB").arg(total - cap, 0, 'f', 1));
+            } else {
+                label->setColor(text);
+                label->setText(QStringLiteral("%1%").arg(qRound(100.0 * (1.0 - total / cap))));
+            }
+            label->setFont(f);
+        }
+    }
+
+    // Bottom: GPU labels; top: one label per stage.
+    auto gpuTicker = QSharedPointer<QCPAxisTickerText>::create();
+    for (const Bar& b : bars_)
+        gpuTicker->addTick(b.x, b.label);
+    plot_->xAxis->setTicker(gpuTicker);
+    plot_->xAxis->setSubTicks(false);
+    plot_->xAxis->setTickLength(0, 3);
+    plot_->xAxis->setLabel(bars_.empty() ? QString() : tr("GPU (node:index), grouped by pipeline stage"));
+    plot_->xAxis->grid()->setVisible(false);
+
+    auto stageTicker = QSharedPointer<QCPAxisTickerText>::create();
+    for (const StageInfo& s : stages_)
+        stageTicker->addTick(s.x, s.label);
+    plot_->xAxis2->setVisible(!stages_.empty());
+    plot_->xAxis2->setTicker(stageTicker);
+    plot_->xAxis2->setTickLength(0, 0);
+    plot_->xAxis2->setSubTicks(false);
+    plot_->xAxis2->grid()->setVisible(false);
+
+    plot_->yAxis->setLabel(tr("Peak memory per GPU (GiB)"));
+    for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis, plot_->xAxis2}) {
+        axis->setBasePen(QPen(text, 1));
+        axis->setTickPen(QPen(text, 1));
+        axis->setSubTickPen(QPen(text, 1));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+    }
+    plot_->yAxis->grid()->setPen(QPen(colors::withAlpha(text, 45), 1, Qt::DotLine));
+    plot_->yAxis->grid()->setZeroLinePen(Qt::NoPen);
+
+    const double right = bars_.empty() ? 1 : bars_.back().x;
+    plot_->xAxis->setRange(-0.7, right + 0.7);
+    plot_->xAxis2->setRange(plot_->xAxis->range());
+    plot_->yAxis->setRange(0, top * (many ? 1.2 : 1.15));
+    updateLabelRotation();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryBars::updateLabelRotation()
+{
+    // Rotate the GPU labels only when they would not fit side by side.
+    int widest = 0;
+    const QFontMetrics fm(plot_->xAxis->tickLabelFont());
+    for (const Bar& b : bars_)
+        widest = std::max(widest, fm.horizontalAdvance(b.label));
+    const double perBar = plot_->xAxis->range().size() > 0
+        ? (plot_->width() - 90) / plot_->xAxis->range().size()  // the axis rect is laid out only at replot; ~90 px of y axis
+        : 0;
+    const double rotation = widest + 6 > perBar ? -60 : 0;
+    if (plot_->xAxis->tickLabelRotation() != rotation)
+        plot_->xAxis->setTickLabelRotation(rotation);
+}
+
+void MemoryBars::resizeEvent(QResizeEvent* e)
+{
+    QWidget::resizeEvent(e);
+    updateLabelRotation();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryBars::changeEvent(QEvent* e)
+{
+    QWidget::changeEvent(e);
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::FontChange)
+        rebuild();
+}
+
+bool MemoryBars::exportImage(const QString& file, int width, int height)
+{
+    const QString suffix = QFileInfo(file).suffix().toLower();
+    if (suffix == QLatin1String("png"))
+        return plot_->savePng(file, width, height);
+    if (suffix == QLatin1String("pdf"))
+        return plot_->savePdf(file, width, height);
+    return false;
+}
+
+}  // namespace memx

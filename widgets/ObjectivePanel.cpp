@@ -1,0 +1,257 @@
+#include "ObjectivePanel.h"
+
+#include "PlanColors.h"
+
+#include <QButtonGroup>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QRadioButton>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace memx {
+
+namespace {
+constexpr std::array<ProfileKind, 5> kProfiles{ProfileKind::Default, ProfileKind::SafetyFirst,
+                                               ProfileKind::ThroughputFirst, ProfileKind::Custom,
+                                               ProfileKind::Auto};
+
+double& at(Weights& w, int i) { return i == 0 ? w.time : i == 1 ? w.memory : w.variance; }
+double at(const Weights& w, int i) { return i == 0 ? w.time : i == 1 ? w.memory : w.variance; }
+
+QString weightText(double v) { return QString::number(v, 'f', 2); }
+
+QString profileTitle(ProfileKind p)
+{
+    switch (p) {
+    case ProfileKind::Default: return ObjectivePanel::tr("Default");
+    case ProfileKind::SafetyFirst: return ObjectivePanel::tr("Safety-first");
+    case ProfileKind::ThroughputFirst: return ObjectivePanel::tr("Throughput-first");
+    case ProfileKind::Custom: return ObjectivePanel::tr("Custom");
+    case ProfileKind::Auto: return ObjectivePanel::tr("Auto");
+    }
+    return {};
+}
+
+QString profileHint(ProfileKind p)
+{
+    if (p == ProfileKind::Custom)
+        return ObjectivePanel::tr("your own weights, below");
+    if (p == ProfileKind::Auto)
+        return ObjectivePanel::tr("chosen when the search runs");
+    const Weights w = weightsOf(p);
+    return QStringLiteral("T %1 · M %2 · V %3").arg(weightText(w.time), weightText(w.memory), weightText(w.variance));
+}
+
+// A square of a profile's colour, so the panel matches the comparison view.
+QLabel* swatch(ProfileKind p, QWidget* parent)
+{
+    auto* l = new QLabel(parent);
+    const QColor c = p == ProfileKind::Auto ? QColor(Qt::gray) : colors::profile(static_cast<int>(p));
+    l->setFixedSize(10, 10);
+    l->setStyleSheet(QStringLiteral("background:%1; border-radius:2px;").arg(c.name()));
+    return l;
+}
+}  // namespace
+
+Weights ObjectivePanel::redistribute(const Weights& w, WeightIndex which, double value)
+{
+    value = std::clamp(value, 0.0, 1.0);
+    const int a = (which + 1) % 3;
+    const int b = (which + 2) % 3;
+    const double wa = std::max(0.0, at(w, a));
+    const double wb = std::max(0.0, at(w, b));
+    const double rest = 1.0 - value;
+    Weights out;
+    at(out, which) = value;
+    if (wa + wb > 0) {
+        at(out, a) = rest * wa / (wa + wb);
+        at(out, b) = rest - at(out, a);  // exact complement: the sum stays 1
+    } else {
+        at(out, a) = rest / 2;
+        at(out, b) = rest - at(out, a);
+    }
+    at(out, b) = std::max(0.0, at(out, b));
+    return out;
+}
+
+ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
+{
+    auto* root = new QVBoxLayout(this);
+
+    // Profiles: one radio a row, with its weights spelled out beside it.
+    auto* profileBox = new QGroupBox(tr("Weight profile"), this);
+    auto* grid = new QGridLayout(profileBox);
+    grid->setColumnStretch(2, 1);
+    grid->setHorizontalSpacing(8);
+    profiles_ = new QButtonGroup(this);
+    int row = 0;
+    for (ProfileKind p : kProfiles) {
+        auto* radio = new QRadioButton(profileTitle(p), profileBox);
+        radio->setObjectName(QStringLiteral("profile-%1").arg(QLatin1String(toString(p))));
+        profiles_->addButton(radio, static_cast<int>(p));
+        auto* hint = new QLabel(profileHint(p), profileBox);
+        const QColor t = palette().color(QPalette::WindowText);  // faded: secondary text
+        hint->setStyleSheet(
+            QStringLiteral("QLabel { color: rgba(%1, %2, %3, 60%); }").arg(t.red()).arg(t.green()).arg(t.blue()));
+        grid->addWidget(swatch(p, profileBox), row, 0, Qt::AlignVCenter);
+        grid->addWidget(radio, row, 1);
+        grid->addWidget(hint, row, 2);
+        ++row;
+    }
+    autoLabel_ = new QLabel(profileBox);
+    autoLabel_->setObjectName(QStringLiteral("autoExplanation"));
+    autoLabel_->setWordWrap(true);
+    autoLabel_->setStyleSheet(QStringLiteral("QLabel { color: palette(highlight); margin-left: 18px; }"));
+    grid->addWidget(autoLabel_, row, 1, 1, 2);
+    root->addWidget(profileBox);
+
+    // Custom weights: three linked sliders.
+    weightsBox_ = new QGroupBox(tr("Weights (sum to 1)"), this);
+    auto* wgrid = new QGridLayout(weightsBox_);
+    wgrid->setColumnStretch(1, 1);
+    const std::array<QString, 3> names{tr("Time"), tr("Memory"), tr("Variance")};
+    const std::array<QString, 3> ids{QStringLiteral("time"), QStringLiteral("memory"), QStringLiteral("variance")};
+    const std::array<QString, 3> tips{tr("wT: exponent of the iteration time"), tr("wM: exponent of the peak memory"),
+                                      tr("wV: exponent of the memory variance across GPUs")};
+    for (int i = 0; i < 3; ++i) {
+        auto* name = new QLabel(names[i], weightsBox_);
+        sliders_[i] = new QSlider(Qt::Horizontal, weightsBox_);
+        sliders_[i]->setObjectName(QStringLiteral("weight-%1").arg(ids[i]));
+        sliders_[i]->setRange(0, kSliderSteps);
+        sliders_[i]->setPageStep(kSliderSteps / 10);
+        sliders_[i]->setToolTip(tips[i]);
+        values_[i] = new QLabel(weightsBox_);
+        values_[i]->setObjectName(QStringLiteral("weight-%1-value").arg(ids[i]));
+        values_[i]->setMinimumWidth(values_[i]->fontMetrics().horizontalAdvance(QStringLiteral("0.000")));
+        values_[i]->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        wgrid->addWidget(name, i, 0);
+        wgrid->addWidget(sliders_[i], i, 1);
+        wgrid->addWidget(values_[i], i, 2);
+        const auto which = static_cast<WeightIndex>(i);
+        connect(sliders_[i], &QSlider::valueChanged, this, [this, which](int pos) { onSliderMoved(which, pos); });
+    }
+    root->addWidget(weightsBox_);
+
+    auto* varianceBox = new QGroupBox(tr("Memory variance over"), this);
+    auto* vrow = new QHBoxLayout(varianceBox);
+    varianceMiB_ = new QRadioButton(tr("absolute peak (MiB²)"), varianceBox);
+    varianceMiB_->setObjectName(QStringLiteral("variance-mib"));
+    varianceMiB_->setToolTip(tr("The paper's V: variance of the per-GPU peaks in MiB"));
+    varianceUtil_ = new QRadioButton(tr("utilisation (peak / capacity)"), varianceBox);
+    varianceUtil_->setObjectName(QStringLiteral("variance-utilisation"));
+    varianceUtil_->setToolTip(tr("Better when the GPUs have very different memory sizes"));
+    vrow->addWidget(varianceMiB_);
+    vrow->addWidget(varianceUtil_);
+    vrow->addStretch(1);
+    root->addWidget(varianceBox);
+    root->addStretch(1);
+
+    connect(profiles_, &QButtonGroup::idToggled, this, [this](int, bool on) {
+        if (!on)
+            return;
+        updateEnabledState();
+        emit changed();
+    });
+    connect(varianceUtil_, &QRadioButton::toggled, this, [this] { emit changed(); });
+
+    setObjective(ObjectiveSpec{});
+}
+
+QAbstractButton* ObjectivePanel::profileButton(ProfileKind kind) const
+{
+    return profiles_->button(static_cast<int>(kind));
+}
+
+ProfileKind ObjectivePanel::currentProfile() const
+{
+    const int id = profiles_->checkedId();
+    return id < 0 ? ProfileKind::Default : static_cast<ProfileKind>(id);
+}
+
+ObjectiveSpec ObjectivePanel::objective() const
+{
+    ObjectiveSpec out = spec_;
+    out.profile = currentProfile();
+    out.custom = custom_;
+    out.variance = varianceUtil_->isChecked() ? VarianceMode::Utilisation : VarianceMode::AbsoluteMiB;
+    return out;
+}
+
+void ObjectivePanel::setObjective(const ObjectiveSpec& spec)
+{
+    spec_ = spec;
+    try {
+        custom_ = Objective::normalised(spec.custom);
+    } catch (const std::invalid_argument&) {
+        custom_ = weightsOf(ProfileKind::Default);  // all zero or negative: nothing to keep
+    }
+    {
+        const QSignalBlocker block(profiles_);
+        profileButton(spec.profile)->setChecked(true);
+    }
+    {
+        const QSignalBlocker blockA(varianceMiB_);
+        const QSignalBlocker blockB(varianceUtil_);
+        (spec.variance == VarianceMode::Utilisation ? varianceUtil_ : varianceMiB_)->setChecked(true);
+    }
+    updateEnabledState();
+    emit changed();
+}
+
+void ObjectivePanel::setAutoExplanation(const QString& text)
+{
+    autoText_ = text;
+    updateEnabledState();
+}
+
+QString ObjectivePanel::autoExplanation() const { return autoText_; }
+
+void ObjectivePanel::onSliderMoved(WeightIndex which, int position)
+{
+    if (currentProfile() != ProfileKind::Custom)
+        return;  // sliders are disabled then; a programmatic move must not change the weights
+    custom_ = redistribute(custom_, which, static_cast<double>(position) / kSliderSteps);
+    showWeights(custom_);
+    emit changed();
+}
+
+void ObjectivePanel::showWeights(const Weights& w)
+{
+    for (int i = 0; i < 3; ++i) {
+        const QSignalBlocker block(sliders_[i]);  // no feedback into onSliderMoved
+        sliders_[i]->setValue(static_cast<int>(std::lround(at(w, i) * kSliderSteps)));
+        values_[i]->setText(weightText(at(w, i)));
+    }
+}
+
+void ObjectivePanel::updateEnabledState()
+{
+    const ProfileKind p = currentProfile();
+    const bool custom = p == ProfileKind::Custom;
+    weightsBox_->setEnabled(custom);
+    if (custom)
+        weightsBox_->setTitle(tr("Weights (sum to 1)"));
+    else if (p == ProfileKind::Auto)
+        weightsBox_->setTitle(tr("Weights (chosen by auto when the search runs)"));
+    else
+        weightsBox_->setTitle(tr("Weights of %1 (choose Custom to change)").arg(profileTitle(p).toLower()));
+    showWeights(custom ? custom_ : weightsOf(p));
+
+    const bool showAuto = p == ProfileKind::Auto;
+    autoLabel_->setText(autoText_.isEmpty()
+                            ? tr("Safety-first when the fastest plan leaves under %1% memory headroom, throughput-first "
+                                 "when the GPUs' compute varies by at most %2% (CV), default otherwise.")
+                                  .arg(100 * spec_.safetyMarginThreshold)
+                                  .arg(100 * spec_.weakHeterogeneityThreshold)
+                            : autoText_);
+    autoLabel_->setVisible(showAuto);
+}
+
+}  // namespace memx

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "search/Objective.h"
+
+#include <QWidget>
+
+#include <array>
+
+class QAbstractButton;
+class QButtonGroup;
+class QGroupBox;
+class QLabel;
+class QRadioButton;
+class QSlider;
+
+namespace memx {
+
+// Chooses the search objective: a weight profile (default, safety-first,
+// throughput-first, custom or auto), the custom weights and whether memory
+// variance is taken over MiB or over utilisation.
+//
+// The custom weights are three linked sliders that always sum to 1: moving
+// one gives the difference to the other two in proportion to their values.
+class ObjectivePanel : public QWidget {
+    Q_OBJECT
+public:
+    enum WeightIndex { TimeWeight = 0, MemoryWeight = 1, VarianceWeight = 2 };
+    static constexpr int kSliderSteps = 100;  // slider positions per unit weight
+
+    explicit ObjectivePanel(QWidget* parent = nullptr);
+
+    ObjectiveSpec objective() const;  // custom weights normalised
+    void setObjective(const ObjectiveSpec& spec);
+
+    // Why auto chose the profile it did, e.g. "auto chose safety-first: the
+    // fastest plan leaves only 1.1% headroom". Shown while auto is selected.
+    void setAutoExplanation(const QString& text);
+    QString autoExplanation() const;
+
+    QSlider* weightSlider(WeightIndex which) const { return sliders_[which]; }
+    QAbstractButton* profileButton(ProfileKind kind) const;
+
+    // Sets weight `which` to `value` (clamped to [0, 1]) and shares 1 - value
+    // between the other two in proportion to their current values (equally
+    // when both are 0). `w` must be normalised; the result is.
+    static Weights redistribute(const Weights& w, WeightIndex which, double value);
+
+signals:
+    void changed();  // on every change, by the user or by setObjective()
+
+private:
+    void onSliderMoved(WeightIndex which, int position);
+    void showWeights(const Weights& w);
+    void updateEnabledState();
+    ProfileKind currentProfile() const;
+
+    ObjectiveSpec spec_;  // keeps the fields the panel does not show (epsilon, auto thresholds)
+    Weights custom_;      // normalised
+    QButtonGroup* profiles_ = nullptr;
+    QGroupBox* weightsBox_ = nullptr;
+    std::array<QSlider*, 3> sliders_{};
+    std::array<QLabel*, 3> values_{};
+    QRadioButton* varianceMiB_ = nullptr;
+    QRadioButton* varianceUtil_ = nullptr;
+    QLabel* autoLabel_ = nullptr;
+    QString autoText_;
+};
+
+}  // namespace memx

@@ -1,0 +1,100 @@
+#pragma once
+
+#include "search/Objective.h"
+#include "space/Plan.h"
+
+#include <QWidget>
+
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+class QCustomPlot;
+class QCPGraph;
+class QMouseEvent;
+
+namespace memx {
+
+struct SearchResult;
+
+// Iteration time T (x, seconds) against memory variance V (GiB^2, or
+// utilisation^2) or peak memory M (GiB): every sampled feasible plan, the
+// Pareto front of the shown pair, and the best plan of each weight profile
+// (the paper's Figure 6 view). Hover shows a plan summary, click selects.
+class ParetoPlot : public QWidget {
+    Q_OBJECT
+public:
+    enum class YAxis { Variance, PeakMemory };
+
+    static constexpr int kMaxCandidatePoints = 5000;
+
+    explicit ParetoPlot(QWidget* parent = nullptr);
+    ~ParetoPlot() override;
+
+    void setResult(const SearchResult& r);  // copies what it needs
+    // (T ms, V as in the result's variance mode) while a search runs; replaces
+    // the previous live line. Drawn only on the variance axis.
+    void setLiveFront(const std::vector<std::pair<double, double>>& front);
+    void clear();
+
+    void setYAxis(YAxis a);
+    YAxis yAxis() const { return yAxis_; }
+    void setLogAxes(bool on);
+    bool logAxes() const { return log_; }
+    void resetView();
+
+    void setSelectedPlan(quint64 key);  // 0 = none
+    quint64 selectedPlan() const { return selected_; }
+
+    int candidatePointCount() const;  // points drawn for candidates
+    // Plan under a widget pixel of plot() (nearest within 8 px), 0 = none.
+    quint64 planAt(const QPointF& plotPixel) const;
+    QCustomPlot* plot() const { return plot_; }
+    bool exportImage(const QString& file, int width, int height);  // .png or .pdf by suffix
+
+    // "TP 1 PP 5 DP 4 mbs 2 | order | layers ... | recompute ... | T 21.2 s | M 20.8 GiB | V 0.03 GiB^2 | Phi 0.096"
+    static QString planSummary(const Plan& p, VarianceMode mode);
+
+signals:
+    void planClicked(quint64 key);
+    void planHovered(quint64 key, const QString& summary);  // key 0: left every plan
+
+protected:
+    void changeEvent(QEvent* e) override;
+
+private:
+    struct Entry {
+        double tMs = 0, mMiB = 0, var = 0;
+        Plan plan;
+    };
+    double yOf(const Entry& e) const;
+    double yOfVariance(double v) const;
+    void rebuild();
+    void applyPalette();
+    void updateAxisLabels();
+    void updateSelectionRing();
+    void onMouseMove(QMouseEvent* e);
+    void onMousePress(QMouseEvent* e);
+    void onMouseRelease(QMouseEvent* e);
+
+    QCustomPlot* plot_ = nullptr;
+    QCPGraph* candidates_ = nullptr;
+    QCPGraph* front_ = nullptr;
+    QCPGraph* live_ = nullptr;
+    QCPGraph* ring_ = nullptr;
+    std::vector<QCPGraph*> bestGraphs_;
+
+    std::unordered_map<quint64, Entry> plans_;  // every plan that can be drawn, by key
+    std::vector<quint64> candidateKeys_;        // thinned plotSample
+    std::vector<quint64> frontVarKeys_, frontMemKeys_;
+    std::vector<std::pair<ProfileKind, quint64>> bests_;
+    std::vector<std::pair<double, double>> liveFront_;
+    VarianceMode mode_ = VarianceMode::AbsoluteMiB;
+    YAxis yAxis_ = YAxis::Variance;
+    bool log_ = false;
+    quint64 selected_ = 0;
+    quint64 hovered_ = 0;
+    QPointF pressPos_;
+};
+
+}  // namespace memx

@@ -1,0 +1,335 @@
+#include "PipelineView.h"
+
+#include "PlanColors.h"
+
+#include <QFileInfo>
+#include <QHelpEvent>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace memx {
+
+namespace {
+
+constexpr int kPad = 10;
+constexpr int kBubbleColumn = 150;  // px right of the timeline for "bubble x%"
+constexpr int kLabelMaxMicroBatches = 32;  // above this, blocks carry no numbers
+
+QColor blend(const QColor& a, const QColor& b, double t)  // t = share of b
+{
+    return QColor::fromRgbF(a.redF() * (1 - t) + b.redF() * t, a.greenF() * (1 - t) + b.greenF() * t,
+                            a.blueF() * (1 - t) + b.blueF() * t);
+}
+
+// 1-2-5 tick step giving about `target` ticks over `span`.
+double niceStep(double span, int target)
+{
+    if (span <= 0)
+        return 1;
+    const double raw = span / std::max(1, target);
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (raw <= m * mag)
+            return m * mag;
+    return 10 * mag;
+}
+
+QString recomputeName(Recompute r)
+{
+    return QString::fromLatin1(toString(r));
+}
+
+}  // namespace
+
+PipelineView::PipelineView(QWidget* parent)
+    : QWidget(parent)
+{
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMouseTracking(true);
+}
+
+PipelineView::~PipelineView() = default;
+
+void PipelineView::setPlan(const Plan& p)
+{
+    plan_ = p;
+    std::vector<double> t;
+    for (const auto& s : p.stages)
+        t.push_back(s.timeMs);
+    schedule_ = PipelineSchedule::oneFOneB(t, p.hopMs, p.microBatches);
+    updateGeometry();
+    update();
+}
+
+void PipelineView::clear()
+{
+    plan_.reset();
+    schedule_ = {};
+    updateGeometry();
+    update();
+}
+
+QSize PipelineView::sizeHint() const
+{
+    const int rows = plan_ ? static_cast<int>(plan_->stages.size()) : 2;
+    const int lh = fontMetrics().height();
+    return {900, kPad * 4 + (rows + 1) * (lh + 6) + 3 * lh + rows * std::max(28, lh * 2) + 3 * lh};
+}
+
+QSize PipelineView::minimumSizeHint() const { return {400, 200}; }
+
+PipelineView::Geometry PipelineView::geometry(const QRect& r) const
+{
+    Geometry g;
+    const QFontMetrics fm(font());
+    const int lh = fm.height();
+    const int rows = plan_ ? static_cast<int>(plan_->stages.size()) : 0;
+    const int tableH = (rows + 1) * (lh + 6);
+    g.table = QRect(r.left() + kPad, r.top() + kPad, r.width() - 2 * kPad, tableH);
+    g.labelWidth = fm.horizontalAdvance(QStringLiteral("S00 ")) + 4;
+    const int tlTop = g.table.bottom() + 2 * kPad + 2 * lh;  // title + legend lines
+    const int tlBottom = r.bottom() - kPad - 2 * lh;         // axis ticks + axis label
+    g.rowHeight = rows > 0 ? std::clamp((tlBottom - tlTop) / rows, 8, 60) : 0;
+    g.timeline = QRect(r.left() + kPad + g.labelWidth, tlTop,
+                       std::max(50, r.width() - 2 * kPad - g.labelWidth - kBubbleColumn), g.rowHeight * rows);
+    return g;
+}
+
+QRectF PipelineView::opRect(const Geometry& g, int stage, const PipelineOp& op) const
+{
+    const double span = std::max(1e-9, schedule_.makespanMs());
+    const double x0 = g.timeline.left() + op.startMs / span * g.timeline.width();
+    const double x1 = g.timeline.left() + op.endMs / span * g.timeline.width();
+    const double y = g.timeline.top() + stage * g.rowHeight + 3;
+    return QRectF(x0, y, std::max(1.0, x1 - x0), g.rowHeight - 6);
+}
+
+void PipelineView::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    paintTo(p, rect());
+}
+
+void PipelineView::paintTo(QPainter& p, const QRect& target) const
+{
+    const QColor text = palette().color(QPalette::Text);
+    const QColor base = palette().color(QPalette::Base);
+    const QColor dim = blend(base, text, 0.55);
+    p.save();
+    p.setFont(font());
+    p.fillRect(target, base);
+    p.setRenderHint(QPainter::Antialiasing, false);
+    const QFontMetrics fm(font());
+    const int lh = fm.height();
+
+    if (!plan_ || plan_->stages.empty()) {
+        p.setPen(dim);
+        p.drawText(target, Qt::AlignCenter, tr("No plan selected"));
+        p.restore();
+        return;
+    }
+    const Plan& plan = *plan_;
+    const Geometry g = geometry(target);
+    const int rows = static_cast<int>(plan.stages.size());
+
+    // Stage table.
+    const QStringList headers{tr("Stage"), tr("Group#slice"), tr("GPU type"), tr("GPUs (TP×DP)"),
+                              tr("Layers (0-based)"), tr("Recompute"), tr("Micro-batch F+B (ms)"),
+                              tr("Bubble")};
+    const double colShare[] = {0.07, 0.14, 0.14, 0.12, 0.15, 0.11, 0.16, 0.11};
+    std::vector<int> colX;
+    double acc = g.table.left();
+    for (double s : colShare) {
+        colX.push_back(static_cast<int>(acc));
+        acc += s * g.table.width();
+    }
+    const int rowH = lh + 6;
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.setPen(text);
+    for (int c = 0; c < headers.size(); ++c)
+        p.drawText(QRect(colX[c] + 4, g.table.top(), (c + 1 < headers.size() ? colX[c + 1] : g.table.right()) - colX[c] - 8, rowH),
+                   Qt::AlignVCenter | Qt::AlignLeft, headers[c]);
+    p.setFont(font());
+    p.setPen(QPen(blend(base, text, 0.3), 1));
+    p.drawLine(g.table.left(), g.table.top() + rowH, g.table.right(), g.table.top() + rowH);
+    for (int i = 0; i < rows; ++i) {
+        const StagePlan& s = plan.stages[i];
+        const int y = g.table.top() + (i + 1) * rowH;
+        if (i % 2 == 1)
+            p.fillRect(QRect(g.table.left(), y, g.table.width(), rowH), blend(base, text, 0.05));
+        const QColor gpu = colors::gpuType(QString::fromStdString(s.gpuType));
+        const QStringList cells{
+            QString::number(i + 1),
+            QStringLiteral("%1#%2").arg(QString::fromStdString(s.groupName)).arg(s.slice),
+            QString::fromStdString(s.gpuType),
+            QStringLiteral("%1 (%2×%3)").arg(s.devices.size()).arg(plan.tp).arg(plan.dp),
+            QStringLiteral("%1–%2 (%3)").arg(s.firstLayer).arg(s.firstLayer + s.layers - 1).arg(s.layers),
+            recomputeName(s.recompute),
+            QString::number(s.timeMs, 'f', 1),
+            QStringLiteral("%1%").arg(100.0 * schedule_.bubbleFraction(i), 0, 'f', 1)};
+        for (int c = 0; c < cells.size(); ++c) {
+            QRect cell(colX[c] + 4, y, (c + 1 < cells.size() ? colX[c + 1] : g.table.right()) - colX[c] - 8, rowH);
+            if (c == 2) {  // colour swatch of the GPU type
+                p.fillRect(QRect(cell.left(), y + rowH / 2 - 5, 10, 10), gpu);
+                cell.setLeft(cell.left() + 16);
+            }
+            p.setPen(text);
+            p.drawText(cell, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(cells[c], Qt::ElideRight, cell.width()));
+        }
+    }
+
+    // Timeline title and legend.
+    const double span = std::max(1e-9, schedule_.makespanMs());
+    const bool seconds = span >= 10000;
+    int y = g.table.bottom() + kPad;
+    p.setFont(bold);
+    p.setPen(text);
+    std::vector<double> stageMs;
+    for (const auto& s : plan.stages)
+        stageMs.push_back(s.timeMs);
+    QString title = tr("1F1B schedule of one iteration: P = %1 stages, G = %2 micro-batches, pipeline %3 ms simulated "
+                       "(Eq. 3: %4 ms)")
+                        .arg(rows)
+                        .arg(schedule_.microBatches())
+                        .arg(span, 0, 'f', 0)
+                        .arg(PipelineSchedule::eq3Ms(stageMs, plan.hopMs, plan.microBatches), 0, 'f', 0);
+    if (plan.dpMs > 0 || plan.fixedMs > 0)
+        title += tr(" (+ DP sync %1 ms + fixed %2 ms)").arg(plan.dpMs, 0, 'f', 0).arg(plan.fixedMs, 0, 'f', 0);
+    p.drawText(QRect(target.left() + kPad, y, target.width() - 2 * kPad, lh), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(title, Qt::ElideRight, target.width() - 2 * kPad));
+    p.setFont(font());
+    y += lh;
+    {
+        QString note = tr("Forward blocks light, backward (2× forward) dark, colour = GPU type; gaps are bubbles "
+                          "(bubble = idle share of the pipeline time).");
+        if (plan.schedule == Schedule::Interleaved)
+            note += tr(" Interleaved (v = %1) drawn as plain 1F1B.").arg(plan.virtualStages);
+        if (schedule_.microBatches() > kLabelMaxMicroBatches)
+            note += tr(" G > %1: micro-batch numbers omitted.").arg(kLabelMaxMicroBatches);
+        p.setPen(dim);
+        p.drawText(QRect(target.left() + kPad, y, target.width() - 2 * kPad, lh), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(note, Qt::ElideRight, target.width() - 2 * kPad));
+    }
+
+    // Time grid.
+    const double unit = seconds ? 1000.0 : 1.0;
+    const double step = niceStep(span / unit, std::max(2, g.timeline.width() / 110));
+    p.setPen(QPen(blend(base, text, 0.15), 1, Qt::DotLine));
+    for (double t = 0; t <= span / unit + 1e-9; t += step) {
+        const int x = g.timeline.left() + static_cast<int>(std::lround(t * unit / span * g.timeline.width()));
+        p.drawLine(x, g.timeline.top(), x, g.timeline.bottom() + 4);
+        p.setPen(text);
+        p.drawText(QRect(x - 50, g.timeline.bottom() + 5, 100, lh), Qt::AlignHCenter | Qt::AlignTop,
+                   QString::number(t, 'g', 6));
+        p.setPen(QPen(blend(base, text, 0.15), 1, Qt::DotLine));
+    }
+    p.setPen(text);
+    p.drawText(QRect(g.timeline.left(), g.timeline.bottom() + 5 + lh, g.timeline.width(), lh), Qt::AlignHCenter,
+               seconds ? tr("time since iteration start (s)") : tr("time since iteration start (ms)"));
+
+    // Rows: label, empty track (bubbles stay empty), blocks, bubble share.
+    const bool numbers = schedule_.microBatches() <= kLabelMaxMicroBatches;
+    for (int i = 0; i < rows; ++i) {
+        const StagePlan& s = plan.stages[i];
+        const QRect row(g.timeline.left(), g.timeline.top() + i * g.rowHeight + 3, g.timeline.width(),
+                        g.rowHeight - 6);
+        p.setPen(text);
+        p.drawText(QRect(target.left() + kPad, row.top(), g.labelWidth - 4, row.height()),
+                   Qt::AlignVCenter | Qt::AlignLeft, QStringLiteral("S%1").arg(i + 1));
+        p.setPen(QPen(blend(base, text, 0.35), 1, Qt::DashLine));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(row.adjusted(0, 0, -1, -1));
+        const QColor gpu = colors::gpuType(QString::fromStdString(s.gpuType));
+        const QColor fwd = blend(gpu, QColor(Qt::white), 0.45);
+        const QColor bwd = gpu.darker(135);
+        for (const PipelineOp& op : schedule_.ops(i)) {
+            const QRectF r = opRect(g, i, op);
+            const bool f = op.kind == PipelineOp::Kind::Forward;
+            p.fillRect(r, f ? fwd : bwd);
+            if (r.width() >= 3) {
+                p.setPen(QPen(base, 1));
+                p.drawLine(r.topRight(), r.bottomRight());
+            }
+            if (numbers && r.width() >= fm.horizontalAdvance(QStringLiteral("00")) + 2 && r.height() >= lh - 2) {
+                p.setPen(f ? QColor(Qt::black) : QColor(Qt::white));
+                p.drawText(r, Qt::AlignCenter, QString::number(op.microBatch + 1));
+            }
+        }
+        p.setPen(text);
+        p.drawText(QRect(g.timeline.right() + 10, row.top(), kBubbleColumn - 10, row.height()),
+                   Qt::AlignVCenter | Qt::AlignLeft,
+                   tr("bubble %1% of S%2").arg(100.0 * schedule_.bubbleFraction(i), 0, 'f', 1).arg(i + 1));
+    }
+    p.restore();
+}
+
+QString PipelineView::opToolTip(const QPoint& pos) const
+{
+    if (!plan_)
+        return {};
+    const Geometry g = geometry(rect());
+    for (int i = 0; i < schedule_.stageCount(); ++i)
+        for (const PipelineOp& op : schedule_.ops(i))
+            if (opRect(g, i, op).adjusted(-1, 0, 1, 0).contains(pos)) {
+                const StagePlan& s = plan_->stages[i];
+                return tr("Stage %1 (%2#%3, %4): %5 of micro-batch %6, %7–%8 ms")
+                    .arg(i + 1)
+                    .arg(QString::fromStdString(s.groupName))
+                    .arg(s.slice)
+                    .arg(QString::fromStdString(s.gpuType))
+                    .arg(op.kind == PipelineOp::Kind::Forward ? tr("forward") : tr("backward"))
+                    .arg(op.microBatch + 1)
+                    .arg(op.startMs, 0, 'f', 1)
+                    .arg(op.endMs, 0, 'f', 1);
+            }
+    return {};
+}
+
+bool PipelineView::event(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip) {
+        auto* he = static_cast<QHelpEvent*>(e);
+        const QString tip = opToolTip(he->pos());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(he->globalPos(), tip, this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+bool PipelineView::exportImage(const QString& file, int width, int height)
+{
+    const QString suffix = QFileInfo(file).suffix().toLower();
+    const QRect target(0, 0, width, height);
+    if (suffix == QLatin1String("png")) {
+        QImage img(width, height, QImage::Format_ARGB32_Premultiplied);
+        img.fill(palette().color(QPalette::Base));
+        QPainter p(&img);
+        paintTo(p, target);
+        p.end();
+        return img.save(file, "PNG");
+    }
+    if (suffix == QLatin1String("pdf")) {
+        QPdfWriter pdf(file);
+        pdf.setResolution(72);  // one device pixel per point
+        pdf.setPageSize(QPageSize(QSizeF(width, height), QPageSize::Point));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        QPainter p;
+        if (!p.begin(&pdf))
+            return false;
+        paintTo(p, target);
+        return p.end();
+    }
+    return false;
+}
+
+}  // namespace memx

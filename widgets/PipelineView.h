@@ -1,0 +1,54 @@
+#pragma once
+
+#include "PipelineSchedule.h"
+#include "space/Plan.h"
+
+#include <QWidget>
+
+#include <optional>
+
+namespace memx {
+
+// A plan's pipeline: the stages in order (group#slice, GPU type, layer range,
+// recompute level, micro-batch time) and, below, the simulated 1F1B timeline
+// of one iteration (PipelineSchedule): forward blocks light, backward dark,
+// coloured by GPU type, bubbles left empty. Painted with QPainter so that
+// exportImage() writes exactly what is on screen.
+class PipelineView : public QWidget {
+    Q_OBJECT
+public:
+    explicit PipelineView(QWidget* parent = nullptr);
+    ~PipelineView() override;
+
+    void setPlan(const Plan& p);
+    void clear();
+    bool hasPlan() const { return plan_.has_value(); }
+    const PipelineSchedule& schedule() const { return schedule_; }
+    bool exportImage(const QString& file, int width, int height);  // .png or .pdf by suffix
+
+    // Paints the whole view into `target` (used by paintEvent and exportImage).
+    void paintTo(QPainter& p, const QRect& target) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* e) override;
+    bool event(QEvent* e) override;
+
+private:
+    struct Geometry {
+        QRect table;     // stage table
+        QRect timeline;  // blocks area, without row labels and bubble column
+        int rowHeight = 0;
+        int labelWidth = 0;
+    };
+    Geometry geometry(const QRect& target) const;
+    QRectF opRect(const Geometry& g, int stage, const PipelineOp& op) const;
+    QString opToolTip(const QPoint& pos) const;
+
+    std::optional<Plan> plan_;
+    PipelineSchedule schedule_;
+};
+
+}  // namespace memx

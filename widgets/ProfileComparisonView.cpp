@@ -1,0 +1,351 @@
+#include "ProfileComparisonView.h"
+
+#include "PlanColors.h"
+#include "search/ProfileComparison.h"
+
+#include <QFrame>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+#include <functional>
+
+namespace memx {
+
+namespace {
+constexpr double kMiBPerGiB = 1024.0;
+constexpr double kLowHeadroom = 0.10;  // below this the headroom is shown as a warning
+
+QString number(double v, int decimals) { return QString::number(v, 'f', decimals); }
+
+QString profileTitle(ProfileKind p)
+{
+    switch (p) {
+    case ProfileKind::Default: return ProfileComparisonView::tr("Default");
+    case ProfileKind::SafetyFirst: return ProfileComparisonView::tr("Safety-first");
+    case ProfileKind::ThroughputFirst: return ProfileComparisonView::tr("Throughput-first");
+    case ProfileKind::Custom: return ProfileComparisonView::tr("Custom");
+    case ProfileKind::Auto: return ProfileComparisonView::tr("Auto");
+    }
+    return {};
+}
+
+QString varianceText(const SearchResult& r, double v)
+{
+    return r.varianceMode == VarianceMode::AbsoluteMiB ? number(v / (kMiBPerGiB * kMiBPerGiB), 2) + " GiB²"
+                                                       : number(v, 4) + " util²";
+}
+
+// The pipeline as a strip of blocks, one per stage in order, as wide as its
+// share of the layers and coloured by GPU type.
+class StageStrip final : public QWidget {
+public:
+    StageStrip(const Plan& plan, QWidget* parent) : QWidget(parent), plan_(plan)
+    {
+        setMinimumHeight(40);
+        setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        QStringList tip;
+        for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+            const auto& s = plan.stages[i];
+            tip << QStringLiteral("stage %1: %2#%3 (%4), layers %5-%6, recompute %7")
+                       .arg(i)
+                       .arg(QString::fromStdString(s.groupName))
+                       .arg(s.slice)
+                       .arg(QString::fromStdString(s.gpuType))
+                       .arg(s.firstLayer)
+                       .arg(s.firstLayer + s.layers - 1)
+                       .arg(QLatin1String(toString(s.recompute)));
+        }
+        setToolTip(tip.join(QLatin1Char('\n')));
+    }
+    QSize sizeHint() const override { return {240, 40}; }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        int total = 0;
+        for (const auto& s : plan_.stages)
+            total += s.layers;
+        if (total <= 0)
+            return;
+        const double gap = 2;
+        const double width = this->width() - gap * (plan_.stages.size() - 1);
+        double x = 0;
+        QFont small = font();
+        small.setPointSizeF(font().pointSizeF() * 0.85);
+        p.setFont(small);
+        const QString letters = QString::fromStdString(plan_.recomputeString());
+        for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
+            const auto& s = plan_.stages[i];
+            const double w = width * s.layers / total;
+            const QRectF box(x, 0, w, height());
+            const QColor c = colors::gpuType(QString::fromStdString(s.gpuType));
+            p.setPen(Qt::NoPen);
+            p.setBrush(c);
+            p.drawRoundedRect(box, 3, 3);
+            p.setPen(c.lightnessF() > 0.6 ? Qt::black : Qt::white);
+            const QString top = QStringLiteral("%1#%2").arg(QString::fromStdString(s.groupName)).arg(s.slice);
+            const QString bottom = QStringLiteral("%1 L · %2").arg(s.layers).arg(letters.split(',').value(int(i)));
+            const QRectF inner = box.adjusted(2, 1, -2, -1);
+            const QFontMetricsF fm(small);
+            auto fit = [&](const QString& t) { return fm.elidedText(t, Qt::ElideRight, inner.width()); };
+            p.drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2),
+                       Qt::AlignCenter, fit(top));
+            p.drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2),
+                       Qt::AlignCenter, fit(bottom));
+            x += w + gap;
+        }
+    }
+
+private:
+    Plan plan_;
+};
+
+class ProfileCard final : public QFrame {
+public:
+    ProfileCard(QColor colour, std::function<void()> onClick, QWidget* parent)
+        : QFrame(parent), onClick_(std::move(onClick))
+    {
+        setObjectName(QStringLiteral("profileCard"));
+        setAttribute(Qt::WA_Hover);
+        setCursor(Qt::PointingHandCursor);
+        setStyleSheet(QStringLiteral("#profileCard { background: palette(base); border: 1px solid %1; border-radius: 6px; }"
+                                     "#profileCard:hover { border: 2px solid %2; }")
+                          .arg(colour.lighter(140).name(), colour.name()));
+    }
+
+protected:
+    void mouseReleaseEvent(QMouseEvent* e) override
+    {
+        if (e->button() == Qt::LeftButton && rect().contains(e->position().toPoint()) && onClick_)
+            onClick_();
+        QFrame::mouseReleaseEvent(e);
+    }
+
+private:
+    std::function<void()> onClick_;
+};
+
+// Captions: the text colour, faded, so they read on light and dark palettes.
+QString secondaryStyle(const QWidget* w)
+{
+    const QColor t = w->palette().color(QPalette::WindowText);
+    return QStringLiteral("QLabel { color: rgba(%1, %2, %3, 60%); }").arg(t.red()).arg(t.green()).arg(t.blue());
+}
+
+// A small caption over a large value.
+QFrame* tile(const QString& caption, const QString& value, bool warn, QWidget* parent)
+{
+    auto* f = new QFrame(parent);
+    f->setObjectName(QStringLiteral("tile"));
+    f->setStyleSheet(QStringLiteral("#tile { background: palette(alternate-base); border-radius: 4px; }"));
+    auto* v = new QVBoxLayout(f);
+    v->setContentsMargins(6, 4, 6, 4);
+    v->setSpacing(0);
+    auto* c = new QLabel(caption, f);
+    c->setStyleSheet(secondaryStyle(parent));
+    QFont small = c->font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    c->setFont(small);
+    auto* n = new QLabel(value, f);
+    QFont big = n->font();
+    big.setPointSizeF(big.pointSizeF() * 1.25);
+    big.setBold(true);
+    n->setFont(big);
+    if (warn)
+        n->setStyleSheet(QStringLiteral("QLabel { color: #c62828; }"));
+    v->addWidget(c);
+    v->addWidget(n);
+    return f;
+}
+
+QLabel* label(const QString& text, QWidget* parent, bool secondary = false)
+{
+    auto* l = new QLabel(text, parent);
+    if (secondary)
+        l->setStyleSheet(secondaryStyle(parent));
+    return l;
+}
+}  // namespace
+
+ProfileComparisonView::ProfileComparisonView(QWidget* parent) : QWidget(parent)
+{
+    auto* root = new QVBoxLayout(this);
+    title_ = new QLabel(this);
+    title_->setObjectName(QStringLiteral("title"));
+    QFont f = title_->font();
+    f.setBold(true);
+    title_->setFont(f);
+    legend_ = new QLabel(this);
+    legend_->setObjectName(QStringLiteral("legend"));
+    auto* top = new QHBoxLayout;
+    top->addWidget(title_, 1);
+    top->addWidget(legend_);
+    root->addLayout(top);
+
+    empty_ = new QLabel(tr("Run a search that compares weight profiles to see the best plan under each of them here."),
+                        this);
+    empty_->setAlignment(Qt::AlignCenter);
+    empty_->setWordWrap(true);
+    empty_->setEnabled(false);
+    root->addWidget(empty_, 1);
+
+    auto* scroll = scroll_ = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    row_ = new QWidget(scroll);
+    rowLayout_ = new QHBoxLayout(row_);
+    rowLayout_->setContentsMargins(0, 0, 0, 0);
+    rowLayout_->setSpacing(10);
+    scroll->setWidget(row_);
+    root->addWidget(scroll, 1);
+    clear();
+}
+
+void ProfileComparisonView::clear()
+{
+    // deleteLater: clear() may run inside a card's own click (planActivated -> setResult).
+    for (auto& c : cards_) {
+        rowLayout_->removeWidget(c.widget);
+        c.widget->hide();
+        c.widget->deleteLater();
+    }
+    cards_.clear();
+    title_->setText(tr("Best plan under each weight profile"));
+    legend_->clear();
+    empty_->show();
+    scroll_->hide();
+}
+
+void ProfileComparisonView::setResult(const SearchResult& r)
+{
+    clear();
+    if (r.profileBests.empty())
+        return;
+    const Plan& base = r.profileBests.front().best;
+    title_->setText(tr("Best plan under each weight profile, compared with %1 — click a card to select its plan")
+                        .arg(profileTitle(r.profileBests.front().kind).toLower()));
+    QStringList gpuTypes;
+    for (const auto& pb : r.profileBests)
+        for (const auto& stage : pb.best.stages)
+            if (!gpuTypes.contains(QString::fromStdString(stage.gpuType)))
+                gpuTypes << QString::fromStdString(stage.gpuType);
+    gpuTypes.sort();
+    QStringList legend;
+    for (const auto& t : gpuTypes)
+        legend << QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2")
+                      .arg(colors::gpuType(t).name(), t.toHtmlEscaped());
+    legend_->setText(legend.join(QStringLiteral("&nbsp;&nbsp;&nbsp;")));
+    for (std::size_t i = 0; i < r.profileBests.size(); ++i) {
+        const Plan& p = r.profileBests[i].best;
+        const QString diff = i == 0 ? QString() : QString::fromStdString(ProfileComparison::differences(base, p));
+        Card card;
+        card.widget = makeCard(r, i, diff);
+        card.key = p.key;
+        card.differences = diff;
+        rowLayout_->addWidget(card.widget, 1);
+        cards_.push_back(card);
+    }
+    empty_->hide();
+    scroll_->show();
+}
+
+QWidget* ProfileComparisonView::makeCard(const SearchResult& r, std::size_t index, const QString& differences)
+{
+    const auto& pb = r.profileBests[index];
+    const Plan& p = pb.best;
+    const quint64 key = p.key;
+    const QColor colour = colors::profile(static_cast<int>(pb.kind));
+    auto* card = new ProfileCard(colour, [this, key] { emit planActivated(key); }, row_);
+    card->setToolTip(tr("Click to select this plan"));
+    auto* v = new QVBoxLayout(card);
+    v->setContentsMargins(0, 0, 0, 8);
+    v->setSpacing(6);
+
+    auto* header = new QLabel(card);
+    header->setText(QStringLiteral("<b>%1</b>&nbsp;&nbsp;<span style='font-size:small'>wT %2 · wM %3 · wV %4</span>")
+                        .arg(profileTitle(pb.kind).toHtmlEscaped(), number(pb.weights.time, 2),
+                             number(pb.weights.memory, 2), number(pb.weights.variance, 2)));
+    header->setStyleSheet(QStringLiteral("QLabel { background: %1; color: white; padding: 5px 10px; "
+                                         "border-top-left-radius: 6px; border-top-right-radius: 6px; }")
+                              .arg(colour.name()));
+    v->addWidget(header);
+
+    auto* body = new QVBoxLayout;
+    body->setContentsMargins(10, 0, 10, 0);
+    body->setSpacing(6);
+    v->addLayout(body);
+    body->addWidget(new StageStrip(p, card));
+
+    // The four numbers a person compares first, as tiles.
+    auto* tiles = new QGridLayout;
+    tiles->setSpacing(6);
+    const bool low = p.minHeadroom() < kLowHeadroom;
+    tiles->addWidget(tile(tr("iteration time T"), number(p.iterationMs, 1) + QStringLiteral(" ms"), false, card), 0, 0);
+    tiles->addWidget(tile(tr("peak memory M"), number(p.maxMemMiB / kMiBPerGiB, 2) + QStringLiteral(" GiB"), false, card),
+                     0, 1);
+    tiles->addWidget(tile(tr("memory variance V"), varianceText(r, p.varMem), false, card), 1, 0);
+    auto* headroom = tile(tr("lowest headroom"), number(100 * p.minHeadroom(), 1) + QStringLiteral(" %"), low, card);
+    if (low)
+        headroom->setToolTip(tr("Less than %1% of a GPU's memory is left free").arg(100 * kLowHeadroom));
+    tiles->addWidget(headroom, 1, 1);
+    body->addLayout(tiles);
+
+    auto* grid = new QGridLayout;
+    grid->setHorizontalSpacing(10);
+    grid->setVerticalSpacing(2);
+    grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(3, 1);
+    auto add = [&](int row, int col, const QString& name, const QString& value) {
+        grid->addWidget(label(name, card, true), row, col);
+        grid->addWidget(label(value, card), row, col + 1);
+    };
+    add(0, 0, tr("TP · PP · DP"), QStringLiteral("%1 · %2 · %3").arg(p.tp).arg(p.pp).arg(p.dp));
+    add(1, 0, tr("micro-batch"), QString::number(p.microBatch));
+    add(0, 2, tr("layers"), QString::fromStdString(p.layersString()));
+    add(1, 2, tr("recompute"), QString::fromStdString(p.recomputeString()));
+    grid->addWidget(label(tr("stage order"), card, true), 2, 0);
+    auto* order = label(QString::fromStdString(p.orderString()).replace(QLatin1Char('>'), QStringLiteral(" › ")), card);
+    order->setWordWrap(true);
+    order->setToolTip(tr("Pipeline stages in order: device group # slice"));
+    grid->addWidget(order, 2, 1, 1, 3);
+    body->addLayout(grid);
+
+    auto* diff = new QLabel(card);
+    diff->setObjectName(QStringLiteral("differences"));
+    diff->setWordWrap(true);
+    if (index == 0)
+        diff->setText(tr("<i>Baseline: the others are compared with this plan.</i>"));
+    else
+        diff->setText(tr("<b>vs %1:</b> %2")
+                          .arg(profileTitle(r.profileBests.front().kind).toLower(), differences.toHtmlEscaped()));
+    diff->setStyleSheet(QStringLiteral("QLabel { background: %1; border-radius: 4px; padding: 4px 6px; }")
+                            .arg(colour.lighter(185).name()));
+    body->addWidget(diff);
+    body->addStretch(1);
+    return card;
+}
+
+QWidget* ProfileComparisonView::cardAt(int column) const
+{
+    return column >= 0 && column < columnCount() ? cards_[column].widget : nullptr;
+}
+
+quint64 ProfileComparisonView::keyAt(int column) const
+{
+    return column >= 0 && column < columnCount() ? cards_[column].key : 0;
+}
+
+QString ProfileComparisonView::differencesAt(int column) const
+{
+    return column >= 0 && column < columnCount() ? cards_[column].differences : QString();
+}
+
+}  // namespace memx

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "search/SearchResult.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QHBoxLayout;
+class QLabel;
+class QScrollArea;
+
+namespace memx {
+
+// The best plan under each weight profile of a search (SearchResult::profileBests)
+// side by side, one card per profile in that profile's colour: parallelism,
+// micro-batch, stage order, layers, recomputation, T, M, V and the lowest
+// headroom. Every card after the first spells out how its plan differs from
+// the first one's (ProfileComparison::differences). Clicking a card emits
+// planActivated with that plan's key.
+class ProfileComparisonView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ProfileComparisonView(QWidget* parent = nullptr);
+
+    void setResult(const SearchResult& r);
+    void clear();
+
+    int columnCount() const { return static_cast<int>(cards_.size()); }
+    QWidget* cardAt(int column) const;            // null when out of range
+    quint64 keyAt(int column) const;              // 0 when out of range
+    QString differencesAt(int column) const;      // empty for the first column
+
+signals:
+    void planActivated(quint64 key);
+
+private:
+    struct Card {
+        QWidget* widget = nullptr;
+        quint64 key = 0;
+        QString differences;
+    };
+    QWidget* makeCard(const SearchResult& r, std::size_t index, const QString& differences);
+
+    QLabel* title_ = nullptr;
+    QLabel* legend_ = nullptr;  // GPU type colours of the stage strips
+    QLabel* empty_ = nullptr;
+    QScrollArea* scroll_ = nullptr;
+    QWidget* row_ = nullptr;
+    QHBoxLayout* rowLayout_ = nullptr;
+    std::vector<Card> cards_;
+};
+
+}  // namespace memx

@@ -1,0 +1,383 @@
+#include "PropertyPanel.h"
+
+#include "ClusterDocument.h"
+
+#include "hardware/Cluster.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace memx {
+
+namespace {
+
+const char* const kKinds[] = {"NVLink", "PCIe", "xGMI", "HCCS", "cross-NUMA", "InfiniBand", "RoCE", "Ethernet"};
+
+struct TypeField {
+    const char* key;
+    const char* label;
+    double min, max, step;
+    int decimals;
+    const char* suffix;
+};
+const TypeField kTypeFields[] = {
+    {"peak_tflops_bf16", "Peak bf16", 0, 100000, 1, 1, " TFLOP/s"},
+    {"memory_gib", "Memory", 0, 100000, 1, 1, " GiB"},
+    {"memory_bandwidth_gbps", "Memory bandwidth", 0, 1e6, 10, 0, " GB/s"},
+    {"default_efficiency", "Efficiency", 0, 1, 0.01, 3, ""},
+    {"calibration.efficiency_multiplier", "Efficiency ×", 0, 10, 0.01, 3, ""},
+    {"calibration.memory_multiplier", "Memory ×", 0, 10, 0.01, 3, ""},
+    {"calibration.runtime_reserve_gib", "Runtime reserve", -1, 1000, 0.1, 2, " GiB"},
+};
+
+const GpuType* findType(const Cluster& c, const QString& name)
+{
+    for (const auto& t : c.types())
+        if (QString::fromStdString(t.name) == name)
+            return &t;
+    return nullptr;
+}
+
+const Link* findLink(const Cluster& c, const QString& name)
+{
+    for (const auto& l : c.links())
+        if (QString::fromStdString(l.name) == name)
+            return &l;
+    return nullptr;
+}
+
+double typeValue(const GpuType& t, const QString& key)
+{
+    if (key == "peak_tflops_bf16") return t.peakTflopsBf16;
+    if (key == "memory_gib") return t.memoryGiB;
+    if (key == "memory_bandwidth_gbps") return t.memoryBandwidthGBps;
+    if (key == "default_efficiency") return t.defaultEfficiency;
+    if (key == "calibration.efficiency_multiplier") return t.calibration.efficiencyMultiplier;
+    if (key == "calibration.memory_multiplier") return t.calibration.memoryMultiplier;
+    if (key == "calibration.runtime_reserve_gib") return t.calibration.runtimeReserveGiB;
+    return 0;
+}
+
+QString endsText(const Link& l)
+{
+    return l.within ? QString::fromStdString(l.aSelector)
+                    : QString::fromStdString(l.aSelector) + QStringLiteral(", ") + QString::fromStdString(l.bSelector);
+}
+
+}  // namespace
+
+PropertyPanel::PropertyPanel(ClusterDocument* document, QWidget* parent)
+    : QWidget(parent)
+    , document_(document)
+    , title_(new QLabel(this))
+    , error_(new QLabel(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    QFont f = title_->font();
+    f.setBold(true);
+    title_->setFont(f);
+    error_->setWordWrap(true);
+    error_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(title_);
+    layout->addStretch(0);
+    layout->addWidget(error_);
+    layout->addStretch(1);
+    connect(document_, &ClusterDocument::changed, this, &PropertyPanel::refresh);
+    connect(document_, &ClusterDocument::nodeRenamed, this, [this](const QString& from, const QString& to) {
+        if (selection_.node == from)
+            selection_.node = to;
+    });
+    connect(document_, &ClusterDocument::linkRenamed, this, [this](const QString& from, const QString& to) {
+        if (selection_.link == from)
+            selection_.link = to;
+    });
+    rebuildForm();
+}
+
+QString PropertyPanel::errorText() const
+{
+    return error_->text();
+}
+
+bool PropertyPanel::isRefused(const QString& key) const
+{
+    return !refusedKey_.isEmpty() && refusedKey_ == key;
+}
+
+bool PropertyPanel::targetExists() const
+{
+    const Cluster& c = document_->cluster();
+    switch (selection_.kind) {
+    case CanvasSelection::Node:
+        return std::any_of(c.nodes().begin(), c.nodes().end(),
+                              [&](const Node& n) { return QString::fromStdString(n.name) == selection_.node; });
+    case CanvasSelection::Gpu: return document_->gpuCount(selection_.node, selection_.gpuType) > 0;
+    case CanvasSelection::Link: return findLink(c, selection_.link) != nullptr;
+    case CanvasSelection::None: return true;
+    }
+    return false;
+}
+
+void PropertyPanel::setSelection(const CanvasSelection& selection)
+{
+    const bool sameForm = selection.kind == selection_.kind && selection.node == selection_.node
+                          && selection.gpuType == selection_.gpuType && selection.link == selection_.link;
+    selection_ = selection;
+    if (sameForm && form_)
+        refresh();
+    else
+        rebuildForm();
+}
+
+void PropertyPanel::report(const QString& key, bool ok, const QString& reason)
+{
+    if (QWidget* w = field(key))
+        w->setStyleSheet(ok ? QString() : QStringLiteral("background: #ffd6d6;"));
+    refusedKey_ = ok ? QString() : key;
+    error_->setText(ok ? QString() : reason);
+}
+
+void PropertyPanel::rebuildForm()
+{
+    delete form_;
+    form_ = new QWidget(this);
+    formLayout_ = new QFormLayout(form_);
+    formLayout_->setContentsMargins(0, 0, 0, 0);
+    static_cast<QVBoxLayout*>(layout())->insertWidget(1, form_);
+    fields_.clear();
+    refusedKey_.clear();
+    error_->clear();
+    if (!targetExists())
+        selection_ = {};
+
+    auto addDouble = [&](const QString& key, const QString& label, double min, double max, double step,
+                         int decimals, const QString& suffix) {
+        auto* spin = new QDoubleSpinBox(form_);
+        spin->setRange(min, max);
+        spin->setSingleStep(step);
+        spin->setDecimals(decimals);
+        spin->setSuffix(suffix);
+        spin->setKeyboardTracking(true);
+        formLayout_->addRow(label, spin);
+        fields_.insert(key, spin);
+        return spin;
+    };
+
+    switch (selection_.kind) {
+    case CanvasSelection::None:
+        title_->setText(tr("Nothing selected"));
+        formLayout_->addRow(new QLabel(tr("Select a node, GPU or link on the canvas."), form_));
+        break;
+    case CanvasSelection::Node: {
+        title_->setText(tr("Node"));
+        auto* name = new QLineEdit(form_);
+        formLayout_->addRow(tr("Name"), name);
+        fields_.insert(QStringLiteral("name"), name);
+        auto* gpus = new QLabel(form_);
+        gpus->setObjectName(QStringLiteral("gpus"));
+        formLayout_->addRow(tr("GPUs"), gpus);
+        connect(name, &QLineEdit::editingFinished, this, [this, name] {
+            if (name->text() == selection_.node)
+                return;
+            QString reason;
+            bool ok = document_->renameNode(selection_.node, name->text(), &reason);
+            report(QStringLiteral("name"), ok, reason);
+        });
+        break;
+    }
+    case CanvasSelection::Gpu: {
+        title_->setText(tr("%1 in node %2").arg(selection_.gpuType, selection_.node));
+        auto* count = new QSpinBox(form_);
+        count->setRange(0, 4096);
+        formLayout_->addRow(tr("Count in node"), count);
+        fields_.insert(QStringLiteral("count"), count);
+        connect(count, &QSpinBox::valueChanged, this, [this](int value) {
+            QString reason;
+            bool ok = document_->setGpuCount(selection_.node, selection_.gpuType, value, &reason);
+            report(QStringLiteral("count"), ok, reason);
+        });
+        auto* note = new QLabel(tr("Type fields apply to every %1 in the cluster (overrides).").arg(selection_.gpuType),
+                                form_);
+        note->setWordWrap(true);
+        formLayout_->addRow(note);
+        for (const auto& tf : kTypeFields) {
+            const QString key = QString::fromLatin1(tf.key);
+            auto* spin = addDouble(key, tr(tf.label), tf.min, tf.max, tf.step, tf.decimals, QString::fromUtf8(tf.suffix));
+            if (key == "calibration.runtime_reserve_gib")
+                spin->setSpecialValueText(tr("catalog"));
+            connect(spin, &QDoubleSpinBox::valueChanged, this, [this, key](double value) {
+                nlohmann::json v = value;
+                if (key == "calibration.runtime_reserve_gib" && value < 0)
+                    v = nullptr;  // back to the catalog's reserve
+                QString reason;
+                bool ok = document_->setTypeOverride(selection_.gpuType, key, v, &reason);
+                report(key, ok, reason);
+            });
+        }
+        break;
+    }
+    case CanvasSelection::Link: {
+        title_->setText(tr("Link"));
+        auto* name = new QLineEdit(form_);
+        formLayout_->addRow(tr("Name"), name);
+        fields_.insert(QStringLiteral("name"), name);
+        connect(name, &QLineEdit::editingFinished, this, [this, name] {
+            if (name->text() == selection_.link)
+                return;
+            QString reason;
+            bool ok = document_->editLink(selection_.link, QStringLiteral("name"), name->text().toStdString(), &reason);
+            report(QStringLiteral("name"), ok, reason);
+        });
+        auto* kind = new QComboBox(form_);
+        for (const char* k : kKinds)
+            kind->addItem(QString::fromLatin1(k));
+        formLayout_->addRow(tr("Kind"), kind);
+        fields_.insert(QStringLiteral("kind"), kind);
+        connect(kind, &QComboBox::currentTextChanged, this, [this](const QString& text) {
+            QString reason;
+            bool ok = document_->editLink(selection_.link, QStringLiteral("kind"), text.toStdString(), &reason);
+            report(QStringLiteral("kind"), ok, reason);
+        });
+        auto* ends = new QLineEdit(form_);
+        ends->setToolTip(tr("One selector (a fabric within it) or two separated by a comma (every device of the first "
+                            "with every device of the second). Selectors: node, node:i, node:i-j."));
+        formLayout_->addRow(tr("Ends"), ends);
+        fields_.insert(QStringLiteral("ends"), ends);
+        connect(ends, &QLineEdit::editingFinished, this, [this, ends] {
+            const Link* l = findLink(document_->cluster(), selection_.link);
+            if (!l || ends->text() == endsText(*l))
+                return;
+            const QStringList parts = ends->text().split(QLatin1Char(','), Qt::SkipEmptyParts);
+            QString reason;
+            bool ok = false;
+            if (parts.size() == 1)
+                ok = document_->editLink(selection_.link, QStringLiteral("within"), parts[0].trimmed().toStdString(), &reason);
+            else if (parts.size() == 2)
+                ok = document_->editLink(selection_.link, QStringLiteral("between"),
+                                         nlohmann::json::array({parts[0].trimmed().toStdString(), parts[1].trimmed().toStdString()}),
+                                         &reason);
+            else
+                reason = tr("ends: give one selector or two separated by a comma");
+            report(QStringLiteral("ends"), ok, reason);
+        });
+        auto* bandwidth = addDouble(QStringLiteral("bandwidth_gbps"), tr("Bandwidth"), -1e6, 1e6, 1, 2, tr(" GB/s"));
+        connect(bandwidth, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+            QString reason;
+            bool ok = document_->editLink(selection_.link, QStringLiteral("bandwidth_gbps"), value, &reason);
+            report(QStringLiteral("bandwidth_gbps"), ok, reason);
+        });
+        auto* latency = addDouble(QStringLiteral("latency_us"), tr("Latency"), -1e6, 1e6, 0.5, 2, tr(" µs"));
+        connect(latency, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+            QString reason;
+            bool ok = document_->editLink(selection_.link, QStringLiteral("latency_us"), value, &reason);
+            report(QStringLiteral("latency_us"), ok, reason);
+        });
+        auto* shared = new QCheckBox(tr("one physical medium (transfers split it)"), form_);
+        formLayout_->addRow(tr("Shared"), shared);
+        fields_.insert(QStringLiteral("shared"), shared);
+        connect(shared, &QCheckBox::toggled, this, [this](bool on) {
+            QString reason;
+            bool ok = document_->editLink(selection_.link, QStringLiteral("shared"),
+                                          on ? nlohmann::json(true) : nlohmann::json(nullptr), &reason);
+            report(QStringLiteral("shared"), ok, reason);
+        });
+        auto* medium = new QLineEdit(form_);
+        medium->setPlaceholderText(tr("none"));
+        formLayout_->addRow(tr("Medium"), medium);
+        fields_.insert(QStringLiteral("medium"), medium);
+        connect(medium, &QLineEdit::editingFinished, this, [this, medium] {
+            const QString text = medium->text().trimmed();
+            QString reason;
+            bool ok = document_->editLink(selection_.link, QStringLiteral("medium"),
+                                          text.isEmpty() ? nlohmann::json(nullptr) : nlohmann::json(text.toStdString()),
+                                          &reason);
+            report(QStringLiteral("medium"), ok, reason);
+        });
+        break;
+    }
+    }
+    refresh();
+}
+
+void PropertyPanel::refresh()
+{
+    if (!targetExists()) {
+        if (selection_.kind != CanvasSelection::None) {
+            selection_ = {};
+            rebuildForm();
+        }
+        return;
+    }
+    // Values now come from the document: any earlier refusal is moot.
+    for (auto* w : fields_)
+        w->setStyleSheet(QString());
+    refusedKey_.clear();
+    error_->clear();
+    const Cluster& c = document_->cluster();
+    auto setText = [&](const QString& key, const QString& text) {
+        if (auto* e = qobject_cast<QLineEdit*>(field(key)); e && !e->hasFocus()) {
+            QSignalBlocker block(e);
+            e->setText(text);
+        }
+    };
+    auto setDouble = [&](const QString& key, double v) {
+        if (auto* s = qobject_cast<QDoubleSpinBox*>(field(key)); s && s->value() != v) {
+            QSignalBlocker block(s);
+            s->setValue(v);
+        }
+    };
+    switch (selection_.kind) {
+    case CanvasSelection::None: break;
+    case CanvasSelection::Node: {
+        setText(QStringLiteral("name"), selection_.node);
+        QStringList parts;
+        for (const auto& g : c.groups())
+            if (QString::fromStdString(c.nodes()[g.node].name) == selection_.node)
+                parts << QStringLiteral("%1 × %2").arg(g.devices.size()).arg(QString::fromStdString(c.types()[g.type].name));
+        if (auto* gpus = form_->findChild<QLabel*>(QStringLiteral("gpus")))
+            gpus->setText(parts.join(QStringLiteral(", ")));
+        break;
+    }
+    case CanvasSelection::Gpu: {
+        if (auto* count = qobject_cast<QSpinBox*>(field(QStringLiteral("count")))) {
+            QSignalBlocker block(count);
+            count->setValue(document_->gpuCount(selection_.node, selection_.gpuType));
+        }
+        if (const GpuType* t = findType(c, selection_.gpuType))
+            for (const auto& tf : kTypeFields)
+                setDouble(QString::fromLatin1(tf.key), typeValue(*t, QString::fromLatin1(tf.key)));
+        break;
+    }
+    case CanvasSelection::Link: {
+        const Link* l = findLink(c, selection_.link);
+        if (!l)
+            break;
+        setText(QStringLiteral("name"), selection_.link);
+        if (auto* kind = qobject_cast<QComboBox*>(field(QStringLiteral("kind")))) {
+            QSignalBlocker block(kind);
+            kind->setCurrentText(QString::fromLatin1(toString(l->kind)));
+        }
+        setText(QStringLiteral("ends"), endsText(*l));
+        setDouble(QStringLiteral("bandwidth_gbps"), l->bandwidthGBps);
+        setDouble(QStringLiteral("latency_us"), l->latencyUs);
+        if (auto* shared = qobject_cast<QCheckBox*>(field(QStringLiteral("shared")))) {
+            QSignalBlocker block(shared);
+            shared->setChecked(l->sharedFlag);
+        }
+        setText(QStringLiteral("medium"), QString::fromStdString(l->mediumName));
+        break;
+    }
+    }
+}
+
+}  // namespace memx

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "ClusterCanvas.h"
+
+#include <QHash>
+#include <QWidget>
+
+class QFormLayout;
+class QLabel;
+
+namespace memx {
+
+class ClusterDocument;
+
+// Edits what is selected on the canvas through the document (so every change
+// is undoable): a node's name; a GPU type in a node (count, catalog fields and
+// calibration as per-type overrides); a link (name, kind, ends, bandwidth,
+// latency, shared, medium). A value the validator refuses is not applied: the
+// field turns red and the label under the form gives the reason.
+class PropertyPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PropertyPanel(ClusterDocument* document, QWidget* parent = nullptr);
+
+    CanvasSelection selection() const { return selection_; }
+    // The editor of one field, by its JSON key ("name", "count", "memory_gib",
+    // "calibration.memory_multiplier", "kind", "ends", "bandwidth_gbps", "latency_us",
+    // "shared", "medium"); nullptr when the current selection has no such field.
+    QWidget* field(const QString& key) const { return fields_.value(key, nullptr); }
+    QString errorText() const;
+    bool isRefused(const QString& key) const;
+
+public slots:
+    void setSelection(const memx::CanvasSelection& selection);
+    void refresh();  // reload the values shown from the document
+
+private:
+    void rebuildForm();
+    void report(const QString& key, bool ok, const QString& reason);
+    bool targetExists() const;
+
+    ClusterDocument* document_;
+    CanvasSelection selection_;
+    QLabel* title_;
+    QWidget* form_ = nullptr;
+    QFormLayout* formLayout_ = nullptr;
+    QLabel* error_;
+    QHash<QString, QWidget*> fields_;
+    QString refusedKey_;
+};
+
+}  // namespace memx

@@ -1,0 +1,403 @@
+#include "SetupPanel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <exception>
+
+namespace memx {
+
+namespace {
+bool sameModel(const ModelSpec& a, const ModelSpec& b)
+{
+    return a.name == b.name && a.numLayers == b.numLayers && a.hidden == b.hidden && a.heads == b.heads
+        && a.headDim == b.headDim && a.queryGroups == b.queryGroups && a.ffnHidden == b.ffnHidden
+        && a.vocab == b.vocab && a.seqLen == b.seqLen && a.tiedEmbeddings == b.tiedEmbeddings;
+}
+
+const QString kReasonStyle = QStringLiteral("QLabel { color: #c62828; }");
+
+// A field with a line under it (a summary or the reason a value is refused).
+QWidget* stacked(QWidget* top, QWidget* below)
+{
+    auto* w = new QWidget(top->parentWidget());
+    auto* v = new QVBoxLayout(w);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(2);
+    v->addWidget(top);
+    v->addWidget(below);
+    return w;
+}
+
+// Marks a refused field through its palette: no style sheet, so its size and frame stay.
+void markInvalid(QLineEdit* edit, bool invalid)
+{
+    edit->setProperty("invalid", invalid);
+    QPalette pal;  // resolves nothing: the edit inherits every other colour
+    if (invalid) {
+        pal.setColor(QPalette::Base, QColor(0xfd, 0xe2, 0xe2));
+        pal.setColor(QPalette::Text, QColor(0x8b, 0x1a, 0x1a));
+    }
+    edit->setPalette(pal);
+}
+}  // namespace
+
+std::optional<std::vector<int>> SetupPanel::parseList(const QString& text, int minimum, bool allowDefault,
+                                                      QString* reason)
+{
+    auto fail = [&](const QString& why) -> std::optional<std::vector<int>> {
+        if (reason)
+            *reason = why;
+        return std::nullopt;
+    };
+    const QString t = text.trimmed();
+    if (allowDefault && (t.isEmpty() || t.compare(QLatin1String("default"), Qt::CaseInsensitive) == 0))
+        return std::vector<int>{};
+    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+    const QStringList parts = t.split(separators, Qt::SkipEmptyParts);
+    if (parts.isEmpty())
+        return fail(tr("give at least one value, e.g. 1,2,4"));
+    std::vector<int> out;
+    for (const QString& part : parts) {
+        bool ok = false;
+        const int v = part.toInt(&ok);
+        if (!ok)
+            return fail(tr("\"%1\" is not a whole number").arg(part));
+        if (v < minimum)
+            return fail(tr("%1 is below the minimum %2").arg(v).arg(minimum));
+        if (std::find(out.begin(), out.end(), v) == out.end())
+            out.push_back(v);
+    }
+    return out;
+}
+
+QString SetupPanel::formatList(const std::vector<int>& values, bool allowDefault)
+{
+    if (values.empty())
+        return allowDefault ? QStringLiteral("default") : QString();
+    QStringList parts;
+    for (int v : values)
+        parts << QString::number(v);
+    return parts.join(QLatin1Char(','));
+}
+
+SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
+{
+    auto* root = new QVBoxLayout(this);
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    root->addLayout(form);
+
+    buildModelRow();
+    form->addRow(tr("Model"), modelCombo_);
+    errorLabel_ = new QLabel(this);
+    errorLabel_->setObjectName(QStringLiteral("modelError"));
+    errorLabel_->setWordWrap(true);
+    errorLabel_->setStyleSheet(kReasonStyle);
+    errorLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    errorLabel_->hide();
+    form->addRow(QString(), stacked(modelSummary_, errorLabel_));
+
+    globalBatch_ = new QSpinBox(this);
+    globalBatch_->setObjectName(QStringLiteral("globalBatch"));
+    globalBatch_->setRange(1, 1'000'000);
+    globalBatch_->setSuffix(tr(" sequences"));
+    globalBatch_->setToolTip(tr("Sequences per iteration, over all data-parallel replicas"));
+    form->addRow(tr("Global batch"), globalBatch_);
+
+    microBatches_.name = tr("Micro-batch sizes");
+    microBatches_.minimum = 1;
+    form->addRow(microBatches_.name, addListField(microBatches_, QStringLiteral("microBatches"), QStringLiteral("1,2,4"),
+                                                  tr("Micro-batch sizes to try, e.g. 1,2,4")));
+    seqLens_.name = tr("Sequence lengths");
+    seqLens_.minimum = 16;
+    seqLens_.allowDefault = true;
+    form->addRow(seqLens_.name, addListField(seqLens_, QStringLiteral("seqLens"), tr("default (the model's)"),
+                                             tr("Sequence lengths in tokens, e.g. 2048,4096; \"default\": the model's")));
+    queryGroups_.name = tr("Query groups");
+    queryGroups_.minimum = 1;
+    queryGroups_.allowDefault = true;
+    form->addRow(queryGroups_.name,
+                 addListField(queryGroups_, QStringLiteral("queryGroups"), tr("default (the model's)"),
+                              tr("KV head counts (GQA) to try, e.g. 8,32; \"default\": the model's")));
+
+    maxPipeline_ = new QSpinBox(this);
+    maxPipeline_->setObjectName(QStringLiteral("maxPipelineStages"));
+    maxPipeline_->setRange(1, 128);
+    maxPipeline_->setToolTip(tr("Most pipeline stages (PP) the search may use"));
+    form->addRow(tr("Max pipeline stages"), maxPipeline_);
+
+    schedule_ = new QComboBox(this);
+    schedule_->setObjectName(QStringLiteral("schedule"));
+    schedule_->addItem(tr("auto"), int(ScheduleMode::Auto));
+    schedule_->setItemData(0, tr("Interleaved when memory headroom and GPU balance allow it, else 1F1B"), Qt::ToolTipRole);
+    schedule_->addItem(tr("1F1B"), int(ScheduleMode::OneF1B));
+    schedule_->addItem(tr("interleaved"), int(ScheduleMode::Interleaved));
+    schedule_->addItem(tr("both"), int(ScheduleMode::Both));
+    schedule_->setItemData(3, tr("Search 1F1B and interleaved plans"), Qt::ToolTipRole);
+    form->addRow(tr("Schedule"), schedule_);
+
+    recompute_ = new QComboBox(this);
+    recompute_->setObjectName(QStringLiteral("recompute"));
+    recompute_->addItem(tr("policy (per stage)"), int(RecomputeMode::Policy));
+    recompute_->setItemData(0, tr("MemX's two-level choice of none/selective/full for each stage"), Qt::ToolTipRole);
+    recompute_->addItem(tr("enumerate"), int(RecomputeMode::Enumerate));
+    recompute_->setItemData(1, tr("Every per-stage combination (slow for many stages)"), Qt::ToolTipRole);
+    recompute_->addItem(tr("none"), int(RecomputeMode::UniformNone));
+    recompute_->addItem(tr("selective"), int(RecomputeMode::UniformSelective));
+    recompute_->addItem(tr("full"), int(RecomputeMode::UniformFull));
+    for (int i = 2; i < 5; ++i)
+        recompute_->setItemData(i, tr("The same level on every stage"), Qt::ToolTipRole);
+    form->addRow(tr("Recomputation"), recompute_);
+
+    distributedOptimizer_ = new QCheckBox(tr("Distributed optimizer"), this);
+    distributedOptimizer_->setObjectName(QStringLiteral("distributedOptimizer"));
+    distributedOptimizer_->setToolTip(tr("Shard the optimizer state over the data-parallel replicas"));
+    sequenceParallel_ = new QCheckBox(tr("Sequence parallel"), this);
+    sequenceParallel_->setObjectName(QStringLiteral("sequenceParallel"));
+    sequenceParallel_->setToolTip(tr("Megatron --sequence-parallel; applies when TP > 1"));
+    flashAttention_ = new QCheckBox(tr("Flash attention"), this);
+    flashAttention_->setObjectName(QStringLiteral("flashAttention"));
+    flashAttention_->setToolTip(tr("Attention without materialising the score matrix"));
+    auto* checks = new QVBoxLayout;
+    checks->setSpacing(2);
+    checks->addWidget(distributedOptimizer_);
+    checks->addWidget(sequenceParallel_);
+    checks->addWidget(flashAttention_);
+    form->addRow(tr("Options"), checks);
+
+    root->addStretch(1);
+
+    auto notify = [this] { emit changed(); };
+    connect(globalBatch_, &QSpinBox::valueChanged, this, notify);
+    connect(maxPipeline_, &QSpinBox::valueChanged, this, notify);
+    connect(schedule_, &QComboBox::currentIndexChanged, this, notify);
+    connect(recompute_, &QComboBox::currentIndexChanged, this, notify);
+    for (QCheckBox* box : {distributedOptimizer_, sequenceParallel_, flashAttention_})
+        connect(box, &QCheckBox::toggled, this, notify);
+
+    setModel(ModelSpec::presets().front());
+    setSetup(TrainingSetup{});
+}
+
+void SetupPanel::buildModelRow()
+{
+    modelCombo_ = new QComboBox(this);
+    modelCombo_->setObjectName(QStringLiteral("model"));
+    modelSummary_ = new QLabel(this);
+    modelSummary_->setObjectName(QStringLiteral("modelSummary"));
+    modelSummary_->setWordWrap(true);
+    const QColor t = palette().color(QPalette::WindowText);  // faded: secondary text
+    modelSummary_->setStyleSheet(
+        QStringLiteral("QLabel { color: rgba(%1, %2, %3, 60%); }").arg(t.red()).arg(t.green()).arg(t.blue()));
+    rebuildModelCombo();
+    connect(modelCombo_, &QComboBox::activated, this, &SetupPanel::onModelChosen);
+}
+
+void SetupPanel::rebuildModelCombo()
+{
+    const QSignalBlocker block(modelCombo_);
+    modelCombo_->clear();
+    for (const auto& m : ModelSpec::presets())
+        modelCombo_->addItem(QString::fromStdString(m.name));
+    for (const auto& c : customModels_)
+        modelCombo_->addItem(c.label);
+    modelCombo_->insertSeparator(modelCombo_->count());
+    modelCombo_->addItem(tr("Custom model file…"));
+    modelCombo_->setItemData(modelCombo_->count() - 1, tr("Load a memx-model/1 JSON file"), Qt::ToolTipRole);
+}
+
+void SetupPanel::selectModelIndex(int index)
+{
+    const int presets = static_cast<int>(ModelSpec::presets().size());
+    modelIndex_ = index;
+    model_ = index < presets ? ModelSpec::presets()[index] : customModels_[index - presets].spec;
+    const QSignalBlocker block(modelCombo_);
+    modelCombo_->setCurrentIndex(index);
+    showModelSummary();
+}
+
+void SetupPanel::onModelChosen(int index)
+{
+    if (index == modelCombo_->count() - 1) {  // "Custom model file…"
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), QString(),
+                                                          tr("MemX model (*.json);;All files (*)"));
+        if (path.isEmpty() || !loadModelFile(path)) {
+            const QSignalBlocker block(modelCombo_);
+            modelCombo_->setCurrentIndex(modelIndex_);
+        }
+        return;
+    }
+    if (index == modelIndex_)
+        return;
+    modelError_.clear();
+    selectModelIndex(index);
+    refreshErrors();
+    emit changed();
+}
+
+bool SetupPanel::loadModelFile(const QString& path)
+{
+    ModelSpec loaded;
+    try {
+        loaded = ModelSpec::resolve(path.toStdString());
+    } catch (const std::exception& e) {
+        modelError_ = tr("Model not loaded: %1").arg(QString::fromStdString(e.what()));
+        refreshErrors();
+        return false;
+    }
+    modelError_.clear();
+    customModels_.push_back({loaded, QStringLiteral("%1 (%2)").arg(QString::fromStdString(loaded.name),
+                                                                  QFileInfo(path).fileName())});
+    rebuildModelCombo();
+    selectModelIndex(static_cast<int>(ModelSpec::presets().size() + customModels_.size()) - 1);
+    refreshErrors();
+    emit changed();
+    return true;
+}
+
+void SetupPanel::showModelSummary()
+{
+    const ModelSpec& m = model_;
+    QString text = tr("%1 layers · hidden %2 · %3 heads (%4 KV) · FFN %5 · vocab %6 · seq %7")
+                       .arg(m.numLayers)
+                       .arg(m.hidden)
+                       .arg(m.heads)
+                       .arg(m.queryGroups)
+                       .arg(m.ffnHidden)
+                       .arg(m.vocab)
+                       .arg(m.seqLen);
+    modelSummary_->setText(text);
+    modelSummary_->setToolTip(QString::fromStdString(m.source));
+}
+
+ModelSpec SetupPanel::model() const { return model_; }
+
+void SetupPanel::setModel(const ModelSpec& model)
+{
+    const auto& presets = ModelSpec::presets();
+    int index = -1;
+    for (int i = 0; i < static_cast<int>(presets.size()) && index < 0; ++i)
+        if (sameModel(presets[i], model))
+            index = i;
+    for (int i = 0; i < static_cast<int>(customModels_.size()) && index < 0; ++i)
+        if (sameModel(customModels_[i].spec, model))
+            index = static_cast<int>(presets.size()) + i;
+    if (index < 0) {
+        customModels_.push_back({model, tr("%1 (custom)").arg(QString::fromStdString(model.name))});
+        rebuildModelCombo();
+        index = static_cast<int>(presets.size() + customModels_.size()) - 1;
+    }
+    modelError_.clear();
+    selectModelIndex(index);
+    model_ = model;  // keeps fields the match ignores (source)
+    refreshErrors();
+    emit changed();
+}
+
+QWidget* SetupPanel::addListField(ListField& field, const QString& objectName, const QString& placeholder,
+                                    const QString& toolTip)
+{
+    field.edit = new QLineEdit(this);
+    field.edit->setObjectName(objectName);
+    field.edit->setPlaceholderText(placeholder);
+    field.edit->setToolTip(toolTip);
+    connect(field.edit, &QLineEdit::textEdited, this, [this, &field] { onListEdited(field); });
+    field.reason = new QLabel(this);
+    field.reason->setObjectName(objectName + QStringLiteral("Reason"));
+    field.reason->setWordWrap(true);
+    field.reason->setStyleSheet(kReasonStyle);
+    field.reason->hide();
+    return stacked(field.edit, field.reason);
+}
+
+void SetupPanel::onListEdited(ListField& field)
+{
+    QString reason;
+    const auto parsed = parseList(field.edit->text(), field.minimum, field.allowDefault, &reason);
+    field.error = parsed ? QString() : QStringLiteral("%1: %2").arg(field.name, reason);
+    markInvalid(field.edit, !parsed);
+    field.reason->setText(reason);
+    field.reason->setVisible(!parsed);
+    refreshErrors();
+    if (parsed && *parsed != field.value) {
+        field.value = *parsed;
+        emit changed();
+    }
+}
+
+void SetupPanel::setListText(ListField& field, const std::vector<int>& values)
+{
+    field.value = values;
+    field.error.clear();
+    field.edit->setText(formatList(values, field.allowDefault));
+    markInvalid(field.edit, false);
+    field.reason->hide();
+}
+
+void SetupPanel::refreshErrors()
+{
+    errorLabel_->setText(modelError_);
+    errorLabel_->setVisible(!modelError_.isEmpty());
+}
+
+QString SetupPanel::errorText() const
+{
+    QStringList errors;
+    if (!modelError_.isEmpty())
+        errors << modelError_;
+    for (const ListField* f : {&microBatches_, &seqLens_, &queryGroups_})
+        if (!f->error.isEmpty())
+            errors << f->error;
+    return errors.join(QLatin1Char('\n'));
+}
+
+TrainingSetup SetupPanel::setup() const
+{
+    TrainingSetup s = base_;
+    s.globalBatch = globalBatch_->value();
+    s.microBatches = microBatches_.value;
+    s.seqLens = seqLens_.value;
+    s.queryGroups = queryGroups_.value;
+    s.maxPipelineStages = maxPipeline_->value();
+    s.schedule = static_cast<ScheduleMode>(schedule_->currentData().toInt());
+    s.recompute = static_cast<RecomputeMode>(recompute_->currentData().toInt());
+    s.distributedOptimizer = distributedOptimizer_->isChecked();
+    s.sequenceParallel = sequenceParallel_->isChecked();
+    s.flashAttention = flashAttention_->isChecked();
+    return s;
+}
+
+void SetupPanel::setSetup(const TrainingSetup& s)
+{
+    base_ = s;
+    {
+        const QSignalBlocker b1(globalBatch_), b2(maxPipeline_), b3(schedule_), b4(recompute_);
+        const QSignalBlocker b5(distributedOptimizer_), b6(sequenceParallel_), b7(flashAttention_);
+        globalBatch_->setValue(s.globalBatch);
+        maxPipeline_->setValue(s.maxPipelineStages);
+        schedule_->setCurrentIndex(schedule_->findData(int(s.schedule)));
+        recompute_->setCurrentIndex(recompute_->findData(int(s.recompute)));
+        distributedOptimizer_->setChecked(s.distributedOptimizer);
+        sequenceParallel_->setChecked(s.sequenceParallel);
+        flashAttention_->setChecked(s.flashAttention);
+        setListText(microBatches_, s.microBatches);
+        setListText(seqLens_, s.seqLens);
+        setListText(queryGroups_, s.queryGroups);
+    }
+    refreshErrors();
+    emit changed();
+}
+
+}  // namespace memx

@@ -1,0 +1,104 @@
+#pragma once
+
+#include "model/ModelSpec.h"
+#include "space/TrainingSetup.h"
+
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace memx {
+
+// Edits what the user fixes about training: the model and the TrainingSetup
+// fields a person usually touches. Fields the panel does not show (tensor
+// parallel sizes, virtual stages, precision, thresholds) keep the values of
+// the last setSetup().
+//
+// List fields ("1,2,4") are parsed as the user types; text that is not a list
+// of whole numbers at or above the field's minimum is refused in place: the
+// field turns red, a label says why, and setup() keeps the last valid list.
+class SetupPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit SetupPanel(QWidget* parent = nullptr);
+
+    ModelSpec model() const;
+    TrainingSetup setup() const;
+    void setModel(const ModelSpec& model);
+    void setSetup(const TrainingSetup& setup);
+
+    // Loads a memx-model/1 JSON file (what "Custom model file…" does after its
+    // file dialog). On failure the model is unchanged and errorText() says why.
+    bool loadModelFile(const QString& path);
+
+    // Empty when every field holds a valid value.
+    QString errorText() const;
+    bool isValid() const { return errorText().isEmpty(); }
+
+    // Parses "1, 2 4" (commas and/or spaces). `allowDefault`: empty text or
+    // "default" gives an empty list. Returns nullopt and sets `reason` when the
+    // text is not a list of whole numbers >= minimum.
+    static std::optional<std::vector<int>> parseList(const QString& text, int minimum, bool allowDefault,
+                                                     QString* reason = nullptr);
+    static QString formatList(const std::vector<int>& values, bool allowDefault);
+
+signals:
+    // On every accepted change, by the user or by a setter; not for refused text.
+    void changed();
+
+private:
+    struct ListField {
+        QLineEdit* edit = nullptr;
+        QLabel* reason = nullptr;  // why the text is refused; hidden while valid
+        QString name;
+        int minimum = 1;
+        bool allowDefault = false;
+        std::vector<int> value;  // last valid
+        QString error;
+    };
+
+    void buildModelRow();
+    QWidget* addListField(ListField& field, const QString& objectName, const QString& placeholder,
+                            const QString& toolTip);
+    void onListEdited(ListField& field);
+    void onModelChosen(int index);
+    void showModelSummary();
+    void refreshErrors();
+    void setListText(ListField& field, const std::vector<int>& values);
+
+    struct CustomModel {
+        ModelSpec spec;
+        QString label;
+    };
+    void rebuildModelCombo();
+    void selectModelIndex(int index);
+
+    TrainingSetup base_;
+    std::vector<CustomModel> customModels_;  // combo entries after the presets (loaded files, setModel())
+    ModelSpec model_;
+    int modelIndex_ = 0;                   // last accepted combo index
+    QString modelError_;
+
+    QComboBox* modelCombo_ = nullptr;
+    QLabel* modelSummary_ = nullptr;
+    QSpinBox* globalBatch_ = nullptr;
+    ListField microBatches_;
+    ListField seqLens_;
+    ListField queryGroups_;
+    QCheckBox* distributedOptimizer_ = nullptr;
+    QCheckBox* sequenceParallel_ = nullptr;
+    QCheckBox* flashAttention_ = nullptr;
+    QComboBox* schedule_ = nullptr;
+    QComboBox* recompute_ = nullptr;
+    QSpinBox* maxPipeline_ = nullptr;
+    QLabel* errorLabel_ = nullptr;  // why the last model file was not loaded
+};
+
+}  // namespace memx
