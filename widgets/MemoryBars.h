@@ -49,7 +49,7 @@ private:
         double capacityMiB = 0;
     };
     struct StageInfo {
-        QString label;  // "stage 1 · vb#0"
+        QString label;  // "stage 1\nvb#0 · Vendor-B"
         double x = 0;   // centre of the stage's bars
     };
     void rebuild();

@@ -186,6 +186,29 @@ void MainWindow::createMenus()
     auto* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(undoAct_);
     edit->addAction(redoAct_);
+    edit->addSeparator();
+    auto* addNode = edit->addAction(tr("Add &Node"), this, [this] {
+        // A new node needs a link to every other node to be a valid cluster;
+        // the document adds InfiniBand links in the same undo step.
+        QString type = QStringLiteral("A100-80GB");
+        if (auto* item = palette_->currentItem())
+            type = item->data(GpuPalette::TypeNameRole).toString();
+        QString error;
+        if (!document_->addNodeLinked(document_->uniqueNodeName(QStringLiteral("node")), type, 8, &error))
+            statusLabel_->setText(tr("Cannot add a node: %1").arg(error));
+        canvas_->fitAll();
+    });
+    addNode->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N));
+    addNode->setToolTip(tr("Add a node of 8 GPUs of the type selected in the palette"));
+    auto* del = edit->addAction(tr("&Delete Selection"), this, [this] {
+        QString error;
+        if (!canvas_->deleteSelection(&error) && !error.isEmpty())
+            statusLabel_->setText(tr("Cannot delete: %1").arg(error));
+    });
+    del->setShortcut(QKeySequence::Delete);
+    del->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    canvas_->addAction(del);
+    edit->addAction(tr("&Fit Cluster in View"), canvas_, &ClusterCanvas::fitAll);
 
     auto* search = menuBar()->addMenu(tr("&Search"));
     search->addAction(runAct_);
@@ -246,6 +269,8 @@ void MainWindow::createDocks()
     dock(setupPanel_, tr("Model & Setup"), "setupDock", Qt::RightDockWidgetArea);
     dock(objectivePanel_, tr("Objective"), "objectiveDock", Qt::RightDockWidgetArea);
     connect(canvas_, &ClusterCanvas::selectionChanged, properties_, &PropertyPanel::setSelection);
+    connect(canvas_, &ClusterCanvas::editRefused, this,
+            [this](const QString& reason) { statusLabel_->setText(tr("Edit refused: %1").arg(reason)); });
 
     auto* tableBox = new QWidget(this);
     auto* layout = new QVBoxLayout(tableBox);

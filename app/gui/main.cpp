@@ -36,6 +36,8 @@ int takeScreenshot(memx::MainWindow& w, const QString& file, memx::MainWindow::V
         std::fprintf(stderr, "memx: no feasible plan: %s\n", qPrintable(reason));
         loop.quit();
     });
+    if (view != memx::MainWindow::View::Window)
+        w.resize(2000, 1250);  // a single view gets the room it would have maximised
     w.show();
     w.runSearch();
     loop.exec();
