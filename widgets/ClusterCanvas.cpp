@@ -405,7 +405,7 @@ ClusterCanvas::ClusterCanvas(ClusterDocument* document, QWidget* parent)
     setAcceptDrops(true);
     setDragMode(QGraphicsView::RubberBandDrag);
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
-    setBackgroundBrush(QColor(0xfb, 0xfb, 0xfc));
+    setBackgroundBrush(palette().color(QPalette::Base));
     setFocusPolicy(Qt::StrongFocus);
     connect(scene_, &QGraphicsScene::selectionChanged, this, &ClusterCanvas::onSceneSelectionChanged);
     connect(document_, &ClusterDocument::changed, this, &ClusterCanvas::rebuild);
@@ -512,13 +512,14 @@ void ClusterCanvas::rebuild()
         const QString name = QString::fromStdString(node.name);
         auto* box = new CanvasItem;
         box->path.addRoundedRect(QRectF(QPointF(0, 0), plans[i].size), 10, 10);
-        box->pen = QPen(QColor(0x8a, 0x8f, 0x98), 1.2);
-        box->brush = QColor(0xee, 0xf0, 0xf3);
+        // Node boxes follow the palette (light and dark desktops alike).
+        box->pen = QPen(palette().color(QPalette::Mid), 1.2);
+        box->brush = palette().color(QPalette::AlternateBase);
         box->label = QStringLiteral("%1  ·  %2 GPU%3").arg(name).arg(node.devices.size()).arg(node.devices.size() == 1 ? "" : "s");
         box->font = titleFont;
         box->labelRect = QRectF(kPad - 4, 3, plans[i].size.width() - 2 * kPad, kTitleH - 4);
         box->labelFlags = Qt::AlignLeft | Qt::AlignVCenter;
-        box->textColor = QColor(0x26, 0x2b, 0x33);
+        box->textColor = palette().color(QPalette::Text);
         box->setPos(origin[i]);
         box->setZValue(0);
         box->setFlag(QGraphicsItem::ItemIsSelectable);
@@ -569,8 +570,9 @@ void ClusterCanvas::rebuild()
         if (isShared(l))
             pen.setDashPattern({4, 2.5});
         item->pen = pen;
-        item->textColor = colour.darker(130);
-        item->labelBackground = QColor(255, 255, 255, 235);
+        const bool dark = palette().color(QPalette::Base).lightness() < 128;
+        item->textColor = dark ? colour.lighter(150) : colour.darker(130);
+        item->labelBackground = colors::withAlpha(palette().color(QPalette::Base), 235);
         item->labelBorder = colour;
         item->pickByStroke = true;
         item->setFlag(QGraphicsItem::ItemIsSelectable);
@@ -666,7 +668,10 @@ void ClusterCanvas::rebuild()
         lf.setPointSizeF(9);
         QFont bold = lf;
         bold.setBold(true);
-        auto addText = [&](const QString& text, const QFont& f, QPointF at, QColor colour = QColor(0x26, 0x2b, 0x33)) {
+        const QColor legendText = palette().color(QPalette::Text);
+        auto addText = [&](const QString& text, const QFont& f, QPointF at, QColor colour = QColor()) {
+            if (!colour.isValid())
+                colour = legendText;
             auto* t = scene_->addSimpleText(text, f);
             t->setBrush(colour);
             t->setPos(at);
@@ -957,6 +962,15 @@ void ClusterCanvas::mouseReleaseEvent(QMouseEvent* event)
         return;
     }
     QGraphicsView::mouseReleaseEvent(event);
+}
+
+void ClusterCanvas::changeEvent(QEvent* event)
+{
+    QGraphicsView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        setBackgroundBrush(palette().color(QPalette::Base));
+        rebuild();
+    }
 }
 
 void ClusterCanvas::keyPressEvent(QKeyEvent* event)

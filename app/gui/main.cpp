@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QMessageBox>
+#include <QPalette>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -64,6 +65,25 @@ int main(int argc, char** argv)
     QApplication::setOrganizationDomain(QStringLiteral("memx.example.org"));
     QApplication::setApplicationVersion(QStringLiteral(MEMX_VERSION));
     QApplication::setApplicationDisplayName(QStringLiteral("MemX Workbench"));
+
+    // MEMX_DARK=1 forces a dark Fusion palette: how the views look on a dark
+    // desktop, reproducible offscreen (the screenshots in docs/ use it to check).
+    if (qEnvironmentVariableIntValue("MEMX_DARK") == 1) {
+        QApplication::setStyle(QStringLiteral("Fusion"));
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(45, 45, 48));
+        dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
+        dark.setColor(QPalette::Base, QColor(30, 30, 32));
+        dark.setColor(QPalette::AlternateBase, QColor(45, 45, 48));
+        dark.setColor(QPalette::Text, QColor(230, 230, 230));
+        dark.setColor(QPalette::Button, QColor(53, 53, 56));
+        dark.setColor(QPalette::ButtonText, QColor(230, 230, 230));
+        dark.setColor(QPalette::Highlight, QColor(42, 130, 218));
+        dark.setColor(QPalette::HighlightedText, Qt::white);
+        dark.setColor(QPalette::ToolTipBase, QColor(53, 53, 56));
+        dark.setColor(QPalette::ToolTipText, QColor(230, 230, 230));
+        QApplication::setPalette(dark);
+    }
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("MemX Workbench: plan LLM training on heterogeneous GPU clusters"));
