@@ -1,5 +1,5 @@
 #include "MemoryBars.h"
-#include "TestPaths.h"
+#include "TestRequests.h"
 #include "search/SearchEngine.h"
 
 #include <qcustomplot.h>
@@ -27,12 +27,7 @@ private:
 
 void TestMemoryBars::initTestCase()
 {
-    SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 128;
-    req.setup.microBatches = {1, 2};
-    req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
+    SearchRequest req = test::paperRequest();
     cluster_ = req.cluster;
     result_ = SearchEngine::run(req);
     QVERIFY2(result_.error.empty(), result_.error.c_str());

@@ -1,5 +1,5 @@
 #include "ParetoPlot.h"
-#include "TestPaths.h"
+#include "TestRequests.h"
 #include "search/SearchEngine.h"
 
 #include <qcustomplot.h>
@@ -33,12 +33,7 @@ private:
 
 void TestParetoPlot::initTestCase()
 {
-    SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 128;
-    req.setup.microBatches = {1, 2};
-    req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
+    SearchRequest req = test::paperRequest();
     result_ = SearchEngine::run(req);
     QVERIFY2(result_.error.empty(), result_.error.c_str());
     QVERIFY(!result_.plotSample.empty());

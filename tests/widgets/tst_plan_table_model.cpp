@@ -1,6 +1,6 @@
 #include "PlanFilterProxy.h"
 #include "PlanTableModel.h"
-#include "TestPaths.h"
+#include "TestRequests.h"
 #include "search/SearchEngine.h"
 
 #include <QAbstractItemModelTester>
@@ -14,13 +14,7 @@ using namespace memx;
 namespace {
 SearchResult runPaperSearch()
 {
-    SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 128;
-    req.setup.microBatches = {1, 2};
-    req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
-    return SearchEngine::run(req);
+    return test::runPaperSearch();
 }
 
 // The ten best (some of them two-stage plans without the A100s) and the plot

@@ -1,5 +1,5 @@
 #include "ProfileComparisonView.h"
-#include "TestPaths.h"
+#include "TestRequests.h"
 #include "search/ProfileComparison.h"
 #include "search/SearchEngine.h"
 
@@ -12,13 +12,7 @@ using namespace memx;
 namespace {
 SearchResult runPaperSearch()
 {
-    SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 128;
-    req.setup.microBatches = {1, 2};
-    req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
-    return SearchEngine::run(req);
+    return test::runPaperSearch();
 }
 }  // namespace
 
