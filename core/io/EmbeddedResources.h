@@ -4,4 +4,6 @@
 namespace memx::resources {
 const char* gpuCatalogJson();
 const char* modelPresetsJson();
+// Hidden characteristics of the reference simulator: only core/sim reads it.
+const char* simGpuProfilesJson();
 }

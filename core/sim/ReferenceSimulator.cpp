@@ -1,0 +1,239 @@
+#include "sim/ReferenceSimulator.h"
+
+#include "hardware/Cluster.h"
+#include "hardware/Topology.h"
+#include "io/EmbeddedResources.h"
+#include "io/JsonReader.h"
+#include "model/ModelSpec.h"
+#include "model/TransformerMath.h"
+#include "predict/IterationComposer.h"
+#include "space/TrainingSetup.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+namespace memx {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;
+
+ReferenceSimulator::Profile parseProfile(const JsonReader& j, ReferenceSimulator::Profile p)
+{
+    p.efficiencyMax = j.number("efficiency_max", p.efficiencyMax);
+    p.halfWorkGflop = j.number("half_work_gflop", p.halfWorkGflop);
+    p.launchUsPerLayer = j.number("launch_us_per_layer", p.launchUsPerLayer);
+    p.allocatorBlockMiB = j.number("allocator_block_mib", p.allocatorBlockMiB);
+    p.fragmentation = j.number("fragmentation", p.fragmentation);
+    p.selectiveSaving = j.number("selective_saving", p.selectiveSaving);
+    p.reserveGiB = j.number("reserve_gib", p.reserveGiB);
+    p.noise = j.number("noise", p.noise);
+    p.commEfficiency = j.number("comm_efficiency", p.commEfficiency);
+    p.recomputeOverhead = j.number("recompute_overhead", p.recomputeOverhead);
+    return p;
+}
+
+double roundUp(double mib, double block)
+{
+    return block > 0 ? std::ceil(mib / block) * block : mib;
+}
+}  // namespace
+
+ReferenceSimulator::ReferenceSimulator(std::uint64_t seed)
+    : seed_(seed)
+{
+    const std::string file = "resources/sim_gpu_profiles.json";
+    static const nlohmann::json doc = JsonReader::parseText(resources::simGpuProfilesJson(), file);
+    JsonReader root(doc, file);
+    root.requireFormat("memx-sim-profiles/1");
+    defaults_ = parseProfile(root.at("default"), Profile{});
+    auto types = root.at("types");
+    for (auto it = types.node().begin(); it != types.node().end(); ++it)
+        profiles_[it.key()] = parseProfile(JsonReader(it.value(), file, "/types/" + it.key()), defaults_);
+}
+
+ReferenceSimulator::Profile ReferenceSimulator::profileOf(const std::string& gpuType) const
+{
+    auto it = profiles_.find(gpuType);
+    if (it != profiles_.end())
+        return it->second;
+    // Unlisted types: the defaults, nudged deterministically per name so that
+    // no two types behave identically.
+    Profile p = defaults_;
+    std::uint64_t h = 1469598103934665603ULL;
+    for (char c : gpuType)
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    double u = static_cast<double>(h % 1000) / 1000.0;  // 0..1
+    p.efficiencyMax *= 0.85 + 0.3 * u;
+    p.fragmentation += 0.05 * u;
+    return p;
+}
+
+SimulatedRun ReferenceSimulator::run(const Cluster& cluster, const ModelSpec& modelIn, const TrainingSetup& setup,
+                                     const Plan& plan, int iterations, int warmup) const
+{
+    using TM = TransformerMath;
+    ModelSpec m = modelIn;
+    m.seqLen = plan.seqLen > 0 ? plan.seqLen : m.seqLen;
+    m.queryGroups = plan.queryGroups > 0 ? plan.queryGroups : m.queryGroups;
+    const int b = plan.microBatch, s = m.seqLen, t = plan.tp, P = plan.pp;
+    const Topology topo(cluster);
+    SimulatedRun out;
+    std::vector<double> stageMs(P), hopMs(std::max(0, P - 1));
+    double postMs = 0;
+    double worstNoise = 0;
+    for (int i = 0; i < P; ++i) {
+        const StagePlan& st = plan.stages[i];
+        const GpuType& gpu = cluster.typeOf(st.devices.front());
+        const Profile pr = profileOf(gpu.name);
+        worstNoise = std::max(worstNoise, pr.noise);
+        // --- time ---
+        double work = TM::layerForwardFlops(m, b, s, setup.flashAttention) / t;
+        double eff = pr.efficiencyMax * work / (work + pr.halfWorkGflop * 1e9);
+        double fwd = TM::layerForwardFlops(m, b, s, setup.flashAttention);
+        double flops = 3.0 * fwd;
+        if (st.recompute == Recompute::Full)
+            flops += fwd * pr.recomputeOverhead;
+        else if (st.recompute == Recompute::Selective)
+            flops += TM::attentionCoreForwardFlops(m, b, s, setup.flashAttention) * pr.recomputeOverhead;
+        double computeMs = st.layers * flops / t / (gpu.peakTflopsBf16 * 1e12 * eff) * 1e3;
+        if (i == P - 1)
+            computeMs += TM::outputTrainingFlops(m, b, s) / t / (gpu.peakTflopsBf16 * 1e12 * eff) * 1e3;
+        double commMs = 0;
+        if (t > 1) {
+            std::vector<std::vector<int>> rings;
+            for (int d = 0; d < plan.dp; ++d)
+                rings.emplace_back(st.devices.begin() + d * t, st.devices.begin() + (d + 1) * t);
+            PathRate rate = topo.ring(rings);
+            rate.bandwidthGBps *= pr.commEfficiency;
+            double per = st.recompute == Recompute::Full ? 6.0 : 4.0;
+            commMs = st.layers * per * Topology::allReduceMs(2.0 * s * double(b) * m.hidden, t, rate);
+        }
+        double launchMs = st.layers * pr.launchUsPerLayer * (st.recompute == Recompute::Full ? 1.35 : 1.0) * 1e-3;
+        stageMs[i] = computeMs + commMs + launchMs;
+
+        // --- memory ---
+        double params = st.layers * TM::layerParams(m) / t;
+        if (i == 0)
+            params += TM::embeddingParams(m) / t;
+        if (i == P - 1)
+            params += TM::outputParams(m) / t;
+        double states = params
+            * (TM::weightBytesPerParam() + TM::gradBytesPerParam()
+               + TM::optimizerBytesPerParam(plan.dp, setup.distributedOptimizer))
+            / kMiB;
+        double act = TM::layerActivationBytes(m, b, s, t, setup.flashAttention,
+                                              st.recompute == Recompute::Selective ? Recompute::None : st.recompute,
+                                              setup.sequenceParallel);
+        if (st.recompute == Recompute::Selective)
+            act *= 1.0 - pr.selectiveSaving;
+        double inflight = plan.schedule == Schedule::Interleaved
+            ? IterationComposer::inflightInterleaved(i, P, plan.microBatches, plan.virtualStages)
+            : IterationComposer::inflight1F1B(i, P, plan.microBatches);
+        double actMiB = st.layers * act * inflight / kMiB;
+        if (st.recompute == Recompute::Full)
+            actMiB += TM::layerActivationBytes(m, b, s, t, setup.flashAttention, Recompute::None) / kMiB;
+        if (i == P - 1)
+            actMiB += TM::logitsBytes(m, b, s, t) / kMiB;
+        SimulatedStage out1;
+        out1.microBatchMs = stageMs[i];
+        out1.maxAllocatedMiB = roundUp(states, pr.allocatorBlockMiB) + roundUp(actMiB, pr.allocatorBlockMiB);
+        out1.maxReservedMiB = out1.maxAllocatedMiB * pr.fragmentation;
+        out1.deviceUsedMiB = out1.maxReservedMiB + pr.reserveGiB * 1024.0;
+        out1.capacityMiB = gpu.memoryMiB();
+        if (out1.deviceUsedMiB > out1.capacityMiB && !out.outOfMemory) {
+            out.outOfMemory = true;
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "stage %d on %s needs %.1f GiB of %.1f GiB", i, st.groupName.c_str(),
+                          out1.deviceUsedMiB / 1024, out1.capacityMiB / 1024);
+            out.outOfMemoryReason = buf;
+        }
+        out.stages.push_back(out1);
+
+        // Gradient sync and optimizer step of this stage.
+        std::vector<std::vector<int>> dpRings;
+        for (int r = 0; r < t; ++r) {
+            std::vector<int> ring;
+            for (int d = 0; d < plan.dp; ++d)
+                ring.push_back(st.devices[d * t + r]);
+            dpRings.push_back(ring);
+        }
+        PathRate dpRate = topo.ring(dpRings);
+        dpRate.bandwidthGBps *= pr.commEfficiency;
+        double owned = setup.distributedOptimizer ? params / plan.dp : params;
+        postMs = std::max(postMs, IterationComposer::dataParallelMs(params, plan.dp, setup.distributedOptimizer,
+                                                                    dpRate.bandwidthGBps, dpRate.latencyUs)
+                                      + owned * 34.0 / (gpu.memoryBandwidthGBps * 1e6));
+    }
+    for (int i = 0; i + 1 < P; ++i) {
+        PathRate hop = topo.pairwise(plan.stages[i].devices, plan.stages[i + 1].devices);
+        hop.bandwidthGBps *= 0.8;
+        hopMs[i] = Topology::transferMs(TM::boundaryActivationBytes(m, b, s, t), hop);
+    }
+    // Iteration: 1F1B (or interleaved) composition plus 3 ms data loading and
+    // logging; warm-up iterations pay allocator and NCCL set-up.
+    double base = IterationComposer::iterationMs(stageMs, hopMs, plan.microBatches,
+                                                 plan.schedule == Schedule::Interleaved ? plan.virtualStages : 1,
+                                                 3.0, postMs);
+    // Hops are paid on every steady-state exchange when they cannot overlap.
+    double sumHops = 0;
+    for (double h : hopMs)
+        sumHops += h;
+    base += 0.25 * (plan.microBatches - 1) * sumHops;
+    std::mt19937_64 rng(seed_ ^ (plan.key * 0x9e3779b97f4a7c15ULL));
+    std::normal_distribution<double> noise(0.0, worstNoise);
+    std::vector<double> steady;
+    for (int it = 0; it < iterations; ++it) {
+        double factor = std::exp(noise(rng));
+        if (it < warmup)
+            factor *= 1.25 + 0.1 * it;
+        out.iterationMs.push_back(base * factor);
+        if (it >= warmup)
+            steady.push_back(base * factor);
+    }
+    if (!steady.empty()) {
+        std::sort(steady.begin(), steady.end());
+        std::size_t n = steady.size();
+        out.medianIterationMs = n % 2 ? steady[n / 2] : 0.5 * (steady[n / 2 - 1] + steady[n / 2]);
+    }
+    return out;
+}
+
+std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan& plan) const
+{
+    std::string out = "# SIMULATED by the MemX reference simulator (not a measurement); Megatron-LM main log format\n";
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "# Setup: %d GPUs, TP=%d PP=%d DP=%d, mbs=%d, gbs=%d, seq %d\n",
+                  plan.tp * plan.pp * plan.dp, plan.tp, plan.pp, plan.dp, plan.microBatch, plan.globalBatch, plan.seqLen);
+    out += buf;
+    const int iterations = static_cast<int>(run.iterationMs.size());
+    for (int it = 0; it < iterations; ++it) {
+        std::snprintf(buf, sizeof buf,
+                      "[2026-11-29 12:00:%02d.000000] iteration %8d/%8d | consumed samples: %12d | elapsed time per "
+                      "iteration (ms): %.1f | learning rate: 1.000000E-05 | global batch size: %5d | lm loss: "
+                      "1.000000E+01 | loss scale: 1.0 | number of skipped iterations:   0 | number of nan "
+                      "iterations:   0 |\n",
+                      it % 60, it + 1, iterations, (it + 1) * plan.globalBatch, run.iterationMs[it], plan.globalBatch);
+        out += buf;
+        if (it == 0) {
+            // Memory report of every rank (Megatron order: TP fastest, then DP, then PP).
+            for (int pp = 0; pp < plan.pp; ++pp)
+                for (int dp = 0; dp < plan.dp; ++dp)
+                    for (int tp = 0; tp < plan.tp; ++tp) {
+                        const SimulatedStage& st = run.stages[pp];
+                        int rank = tp + plan.tp * (dp + plan.dp * pp);
+                        // Megatron's report_memory divides bytes by 2^20: its "MB" are MiB.
+                        std::snprintf(buf, sizeof buf,
+                                      "[Rank %d] (after 1 iterations) memory (MB) | allocated: %.2f | max allocated: "
+                                      "%.2f | reserved: %.2f | max reserved: %.2f\n",
+                                      rank, st.maxAllocatedMiB * 0.6, st.maxAllocatedMiB, st.maxReservedMiB,
+                                      st.maxReservedMiB);
+                        out += buf;
+                    }
+        }
+    }
+    return out;
+}
+
+}  // namespace memx
