@@ -1,0 +1,57 @@
+#pragma once
+
+#include "model/Recompute.h"
+
+#include <optional>
+#include <string>
+
+namespace memx {
+
+// Format tag of measurement files (docs/MEASUREMENTS.md).
+inline constexpr const char* kMeasurementFormat = "memx-measurements/1";
+
+// Where a measurement comes from: a real run, the reference simulator
+// (core/sim), or interpolation augmentation of measured rows.
+enum class MeasurementSource { Measured = 0, Simulated = 1, Interpolated = 2 };
+
+const char* toString(MeasurementSource s);
+bool parseMeasurementSource(const std::string& s, MeasurementSource& out);
+
+// One row of a memx-measurements/1 file: either a whole run (run row: stage
+// and stageLayers absent) or one pipeline stage of a run (stage row). A
+// heterogeneous run comes as one stage row per stage, each with its own
+// gpuType and recompute. At least one of the three targets is present.
+struct Measurement {
+    using Source = MeasurementSource;
+
+    std::string runId;
+    Source source = Source::Measured;
+    std::string gpuType;
+    int numGpus = 0;
+    int tp = 1;
+    int pp = 1;
+    int dp = 1;
+    int vp = 1;           // virtual pipeline stages per stage (interleaving); 1 = none
+    int mbs = 1;          // micro-batch size, sequences
+    int gbs = 1;          // global batch size, sequences
+    int seqLen = 0;       // tokens
+    int numLayers = 0;    // transformer layers of the whole model
+    int hidden = 0;
+    int ffnHidden = 0;
+    int heads = 0;
+    int queryGroups = 0;
+    int vocab = 0;
+    Recompute recompute = Recompute::None;
+    std::optional<int> stage;        // 0-based pipeline stage; absent for a run row
+    std::optional<int> stageLayers;  // transformer layers in that stage
+    std::optional<double> iterationTimeMs;  // wall time of one training iteration
+    std::optional<double> stageTimeMs;      // stage rows: the stage's compute time per iteration
+    std::optional<double> peakMemMiB;       // run rows: max over GPUs; stage rows: that stage's GPU
+
+    bool isStageRow() const { return stage.has_value(); }
+    bool hasTarget() const { return iterationTimeMs || stageTimeMs || peakMemMiB; }
+
+    bool operator==(const Measurement&) const = default;
+};
+
+}  // namespace memx

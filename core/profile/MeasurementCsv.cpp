@@ -1,0 +1,495 @@
+#include "profile/MeasurementCsv.h"
+
+#include "io/AtomicFile.h"
+#include "io/InputError.h"
+#include "model/ModelSpec.h"
+
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <utility>
+
+namespace memx {
+
+namespace {
+
+enum Col {
+    RunId, Source, GpuType, NumGpus, Tp, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
+    QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ColCount
+};
+
+const char* const kNames[ColCount] = {
+    "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers",
+    "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage", "stage_layers",
+    "iteration_time_ms", "stage_time_ms", "peak_mem_mib"};
+
+constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
+
+std::string lineField(int line) { return "line " + std::to_string(line); }
+std::string cellField(int line, Col c) { return lineField(line) + ", column " + kNames[c]; }
+std::string quote(const std::string& s) { return "\"" + s + "\""; }
+
+bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+std::string trim(const std::string& s)
+{
+    size_t b = 0, e = s.size();
+    while (b < e && isBlank(s[b])) ++b;
+    while (e > b && isBlank(s[e - 1])) --e;
+    return s.substr(b, e - b);
+}
+
+// One CSV record (or a comment / blank line) with the line it starts on.
+struct Record {
+    int line = 0;
+    bool skip = false;  // blank or comment line
+    std::string comment;
+    std::vector<std::string> fields;
+};
+
+// RFC 4180 style tokenizer: fields separated by ',', optionally enclosed in
+// '"' with "" for a quote (quoted fields may contain commas and newlines);
+// spaces around unquoted fields are trimmed; CRLF is accepted.
+class Tokenizer {
+public:
+    Tokenizer(const std::string& text, const std::string& file) : t_(text), file_(file)
+    {
+        if (t_.size() >= 3 && t_.compare(0, 3, "\xEF\xBB\xBF") == 0)
+            pos_ = 3;  // UTF-8 byte order mark
+    }
+
+    bool next(Record& r)
+    {
+        if (pos_ >= t_.size())
+            return false;
+        r = Record{};
+        r.line = line_;
+        // Blank or comment line?
+        size_t p = pos_;
+        while (p < t_.size() && isBlank(t_[p])) ++p;
+        if (p >= t_.size() || t_[p] == '\n' || t_[p] == '#') {
+            size_t eol = t_.find('\n', p);
+            if (eol == std::string::npos) eol = t_.size();
+            r.skip = true;
+            if (p < t_.size() && t_[p] == '#')
+                r.comment = trim(t_.substr(p + 1, eol - p - 1));
+            pos_ = eol + 1;
+            ++line_;
+            return true;
+        }
+        for (;;) {
+            std::string field;
+            while (pos_ < t_.size() && isBlank(t_[pos_])) ++pos_;
+            if (pos_ < t_.size() && t_[pos_] == '"') {
+                const int startLine = line_;
+                ++pos_;
+                for (;;) {
+                    if (pos_ >= t_.size())
+                        throw InputError(file_, lineField(startLine), "unterminated quoted field (missing closing \")");
+                    const char c = t_[pos_++];
+                    if (c == '"') {
+                        if (pos_ < t_.size() && t_[pos_] == '"') {
+                            field += '"';
+                            ++pos_;
+                        } else {
+                            break;
+                        }
+                    } else {
+                        if (c == '\n') ++line_;
+                        field += c;
+                    }
+                }
+                while (pos_ < t_.size() && isBlank(t_[pos_])) ++pos_;
+                if (pos_ < t_.size() && t_[pos_] != ',' && t_[pos_] != '\n')
+                    throw InputError(file_, lineField(line_),
+                                     "unexpected character after a closing quote; a quoted field must be followed by , or "
+                                     "the end of the line");
+            } else {
+                while (pos_ < t_.size() && t_[pos_] != ',' && t_[pos_] != '\n') {
+                    if (t_[pos_] == '"')
+                        throw InputError(file_, lineField(line_),
+                                         "quote inside an unquoted field; enclose the whole field in quotes and double "
+                                         "the quote (\"\")");
+                    field += t_[pos_++];
+                }
+                field = trim(field);
+            }
+            r.fields.push_back(std::move(field));
+            if (pos_ >= t_.size())
+                return true;
+            if (t_[pos_++] == '\n') {
+                ++line_;
+                return true;
+            }
+        }
+    }
+
+private:
+    const std::string& t_;
+    const std::string& file_;
+    size_t pos_ = 0;
+    int line_ = 1;
+};
+
+class RowParser {
+public:
+    RowParser(const std::string& file, int line, const std::vector<std::string>& cells, const int (&index)[ColCount])
+        : file_(file), line_(line), cells_(cells), index_(index)
+    {
+    }
+
+    bool present(Col c) const { return index_[c] >= 0 && !cells_[index_[c]].empty(); }
+    const std::string& cell(Col c) const
+    {
+        static const std::string empty;
+        return index_[c] >= 0 ? cells_[index_[c]] : empty;
+    }
+    [[noreturn]] void fail(Col c, const std::string& reason) const
+    {
+        throw InputError(file_, cellField(line_, c), reason);
+    }
+    std::string got(Col c) const { return present(c) ? "got " + quote(cell(c)) : std::string("got an empty cell"); }
+
+    std::string text(Col c) const
+    {
+        if (!present(c))
+            fail(c, std::string(kNames[c]) + " must not be empty");
+        return cell(c);
+    }
+
+    // Integer >= lo; `what` describes the valid values.
+    int integer(Col c, int lo, const char* what) const
+    {
+        const std::string& s = cell(c);
+        long long v = 0;
+        const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || v < lo || v > INT_MAX)
+            fail(c, std::string(kNames[c]) + " must be " + what + ", " + got(c));
+        return static_cast<int>(v);
+    }
+    int positive(Col c) const { return integer(c, 1, "a positive integer"); }
+    int positiveOr(Col c, int dflt) const { return present(c) ? positive(c) : dflt; }
+
+    std::optional<double> target(Col c) const
+    {
+        if (!present(c))
+            return std::nullopt;
+        const std::string& s = cell(c);
+        double v = 0;
+        const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v) || v <= 0)
+            fail(c, std::string(kNames[c]) + " must be empty or a positive number, " + got(c));
+        return v;
+    }
+
+private:
+    const std::string& file_;
+    int line_;
+    const std::vector<std::string>& cells_;
+    const int (&index_)[ColCount];
+};
+
+Measurement parseRow(const RowParser& p, int line, const std::string& file)
+{
+    Measurement m;
+    m.runId = p.text(RunId);
+    if (p.present(Source) && !parseMeasurementSource(p.cell(Source), m.source))
+        p.fail(Source, "source must be measured|simulated|interpolated, " + p.got(Source));
+    m.gpuType = p.text(GpuType);
+    m.numGpus = p.positive(NumGpus);
+    m.tp = p.positive(Tp);
+    m.pp = p.positive(Pp);
+    m.dp = p.positive(Dp);
+    m.vp = p.positiveOr(Vp, 1);
+    m.mbs = p.positive(Mbs);
+    m.gbs = p.positive(Gbs);
+    m.seqLen = p.positive(SeqLen);
+    m.numLayers = p.positive(NumLayers);
+    m.hidden = p.positive(Hidden);
+    m.ffnHidden = p.positiveOr(FfnHidden, ModelSpec::defaultFfn(m.hidden));
+    m.heads = p.positive(Heads);
+    m.queryGroups = p.positiveOr(QueryGroups, m.heads);
+    m.vocab = p.positive(Vocab);
+    if (p.present(RecomputeCol) && !parseRecompute(p.cell(RecomputeCol), m.recompute))
+        p.fail(RecomputeCol, "recompute must be none|selective|full, " + p.got(RecomputeCol));
+    if (p.present(Stage))
+        m.stage = p.integer(Stage, 0, "a non-negative integer (0-based pipeline stage)");
+    if (p.present(StageLayers))
+        m.stageLayers = p.positive(StageLayers);
+    m.iterationTimeMs = p.target(IterationTimeMs);
+    m.stageTimeMs = p.target(StageTimeMs);
+    m.peakMemMiB = p.target(PeakMemMiB);
+
+    // Consistency within the row.
+    const auto n = [](int v) { return std::to_string(v); };
+    if (m.hidden % m.heads != 0)
+        p.fail(Heads, "heads must divide hidden (" + n(m.hidden) + "), got " + n(m.heads));
+    if (m.heads % m.queryGroups != 0)
+        p.fail(QueryGroups, "query_groups must divide heads (" + n(m.heads) + "), got " + n(m.queryGroups));
+    if (m.heads % m.tp != 0 || m.queryGroups % m.tp != 0)
+        p.fail(Tp, "tp must divide heads (" + n(m.heads) + ") and query_groups (" + n(m.queryGroups) + "), got " +
+                       n(m.tp));
+    if (m.gbs % (m.mbs * m.dp) != 0)
+        p.fail(Gbs, "gbs must be a multiple of mbs * dp (" + n(m.mbs * m.dp) + "), got " + n(m.gbs));
+    if (m.vp > 1 && m.pp < 2)
+        p.fail(Vp, "vp > 1 (interleaved schedule) needs pp >= 2, got pp " + n(m.pp));
+    if (m.stage && !m.stageLayers)
+        p.fail(StageLayers, "stage given without stage_layers; a stage row needs both, a run row neither");
+    if (m.stageLayers && !m.stage)
+        p.fail(Stage, "stage_layers given without stage; a stage row needs both, a run row neither");
+    if (m.stage) {
+        if (*m.stage >= m.pp)
+            p.fail(Stage, "stage must be in 0..pp-1 (pp " + n(m.pp) + "), got " + n(*m.stage));
+        if (*m.stageLayers > m.numLayers)
+            p.fail(StageLayers, "stage_layers must be at most num_layers (" + n(m.numLayers) + "), got " +
+                                    n(*m.stageLayers));
+    } else {
+        if (m.numGpus != m.tp * m.pp * m.dp)
+            p.fail(NumGpus, "num_gpus of a run row must equal tp * pp * dp (" + n(m.tp * m.pp * m.dp) + "), got " +
+                                n(m.numGpus));
+        if (m.stageTimeMs)
+            p.fail(StageTimeMs, "stage_time_ms belongs to a stage row; this is a run row (stage empty)");
+    }
+    if (!m.hasTarget())
+        throw InputError(file, lineField(line),
+                         "a row needs at least one of iteration_time_ms, stage_time_ms, peak_mem_mib");
+    return m;
+}
+
+// Fields every row of one run must agree on (stage rows may differ in
+// gpu_type, tp, recompute, stage and the targets).
+constexpr Col kRunFields[] = {Source, NumGpus, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
+                              QueryGroups, Vocab};
+
+std::string runValue(const Measurement& m, Col c)
+{
+    switch (c) {
+    case Source: return toString(m.source);
+    case NumGpus: return std::to_string(m.numGpus);
+    case Pp: return std::to_string(m.pp);
+    case Dp: return std::to_string(m.dp);
+    case Vp: return std::to_string(m.vp);
+    case Mbs: return std::to_string(m.mbs);
+    case Gbs: return std::to_string(m.gbs);
+    case SeqLen: return std::to_string(m.seqLen);
+    case NumLayers: return std::to_string(m.numLayers);
+    case Hidden: return std::to_string(m.hidden);
+    case FfnHidden: return std::to_string(m.ffnHidden);
+    case Heads: return std::to_string(m.heads);
+    case QueryGroups: return std::to_string(m.queryGroups);
+    case Vocab: return std::to_string(m.vocab);
+    default: return {};
+    }
+}
+
+std::string number(double v)
+{
+    char buf[64];
+    const auto res = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, res.ptr);
+}
+
+std::string csvText(const std::string& s)
+{
+    bool needs = s.empty() || s.front() == '#' || isBlank(s.front()) || isBlank(s.back());
+    for (char c : s)
+        needs = needs || c == ',' || c == '"' || c == '\n' || c == '\r';
+    if (!needs)
+        return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+}  // namespace
+
+const std::vector<std::string>& MeasurementCsv::columns()
+{
+    static const std::vector<std::string> cols(std::begin(kNames), std::end(kNames));
+    return cols;
+}
+
+MeasurementSet MeasurementCsv::read(const std::string& file)
+{
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        throw InputError(file, "", "cannot open file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad())
+        throw InputError(file, "", "cannot read file");
+    return parse(ss.str(), file);
+}
+
+MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string& file)
+{
+    MeasurementSet set;
+    Tokenizer tok(text, file);
+    Record rec;
+    int index[ColCount];
+    for (int& i : index) i = -1;
+    size_t headerSize = 0;
+    bool haveHeader = false;
+
+    struct RunInfo {
+        size_t firstRow;
+        int firstLine;
+        int stagesSeen = 0;
+        int layerSum = 0;
+    };
+    std::map<std::string, RunInfo> runs;
+    std::map<std::pair<std::string, int>, int> keys;  // (run_id, stage or -1) -> line
+
+    while (tok.next(rec)) {
+        if (rec.skip) {
+            const std::string tag = "format:";
+            if (rec.comment.compare(0, tag.size(), tag) == 0) {
+                const std::string fmt = trim(rec.comment.substr(tag.size()));
+                if (fmt != kMeasurementFormat)
+                    throw InputError(file, lineField(rec.line),
+                                     "unsupported format " + quote(fmt) + "; this reader knows " + kMeasurementFormat);
+            }
+            continue;
+        }
+        if (!haveHeader) {
+            haveHeader = true;
+            headerSize = rec.fields.size();
+            std::vector<std::string> unknown;
+            for (size_t i = 0; i < rec.fields.size(); ++i) {
+                const std::string& name = rec.fields[i];
+                int c = 0;
+                while (c < ColCount && name != kNames[c]) ++c;
+                if (c == ColCount) {
+                    if (name.empty())
+                        throw InputError(file, lineField(rec.line) + ", column " + std::to_string(i + 1),
+                                         "empty column name in the header");
+                    for (const std::string& u : unknown)
+                        if (u == name)
+                            throw InputError(file, lineField(rec.line) + ", column " + name,
+                                             "column given twice in the header");
+                    unknown.push_back(name);
+                    continue;
+                }
+                if (index[c] >= 0)
+                    throw InputError(file, cellField(rec.line, static_cast<Col>(c)), "column given twice in the header");
+                index[c] = static_cast<int>(i);
+            }
+            for (Col c : kRequired)
+                if (index[c] < 0) {
+                    std::string all;
+                    for (Col r : kRequired) all += std::string(all.empty() ? "" : ", ") + kNames[r];
+                    throw InputError(file, cellField(rec.line, c),
+                                     "required column missing from the header; required columns: " + all);
+                }
+            if (index[IterationTimeMs] < 0 && index[StageTimeMs] < 0 && index[PeakMemMiB] < 0)
+                throw InputError(file, lineField(rec.line),
+                                 "the header has no target column; give at least one of iteration_time_ms, "
+                                 "stage_time_ms, peak_mem_mib");
+            if (!unknown.empty()) {
+                std::string list;
+                for (const std::string& u : unknown) list += (list.empty() ? "" : ", ") + u;
+                set.warnings.push_back((file.empty() ? std::string("<input>") : file) + ": " + lineField(rec.line) +
+                                       ": ignoring unknown column" + (unknown.size() > 1 ? "s " : " ") + list);
+            }
+            continue;
+        }
+        if (rec.fields.size() != headerSize)
+            throw InputError(file, lineField(rec.line),
+                             "expected " + std::to_string(headerSize) + " fields as in the header, found " +
+                                 std::to_string(rec.fields.size()));
+        const RowParser p(file, rec.line, rec.fields, index);
+        Measurement m = parseRow(p, rec.line, file);
+
+        // Uniqueness of (run_id, stage).
+        const auto key = std::make_pair(m.runId, m.stage.value_or(-1));
+        if (const auto it = keys.find(key); it != keys.end())
+            p.fail(m.stage ? Stage : RunId,
+                   "duplicate (run_id, stage) = (" + m.runId + ", " + (m.stage ? std::to_string(*m.stage) : "run row") +
+                       "); first given on line " + std::to_string(it->second));
+        keys.emplace(key, rec.line);
+
+        // Rows of one run agree on the run-level fields.
+        auto [it, fresh] = runs.try_emplace(m.runId, RunInfo{set.rows.size(), rec.line});
+        RunInfo& run = it->second;
+        if (!fresh) {
+            const Measurement& first = set.rows[run.firstRow];
+            for (Col c : kRunFields)
+                if (runValue(m, c) != runValue(first, c))
+                    p.fail(c, std::string(kNames[c]) + " " + runValue(m, c) + " differs from " + runValue(first, c) +
+                                  " on line " + std::to_string(run.firstLine) + " of the same run " + quote(m.runId) +
+                                  "; rows of one run must agree on it");
+        }
+        if (m.stage) {
+            ++run.stagesSeen;
+            run.layerSum += *m.stageLayers;
+            if (run.layerSum > m.numLayers || (run.stagesSeen == m.pp && run.layerSum != m.numLayers))
+                p.fail(StageLayers, "stage_layers of run " + quote(m.runId) + " add up to " +
+                                        std::to_string(run.layerSum) + " over " + std::to_string(run.stagesSeen) +
+                                        " stage(s), but num_layers is " + std::to_string(m.numLayers));
+        }
+        set.rows.push_back(std::move(m));
+    }
+    if (!haveHeader) {
+        std::string all;
+        for (const char* c : kNames) all += std::string(all.empty() ? "" : ",") + c;
+        throw InputError(file, lineField(1), "no header row; a measurement file starts with the column names, e.g. " + all);
+    }
+    return set;
+}
+
+std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
+{
+    std::string out = std::string("# format: ") + kMeasurementFormat + "\n";
+    for (int c = 0; c < ColCount; ++c) out += std::string(c ? "," : "") + kNames[c];
+    out += '\n';
+    const auto opt = [](const auto& v) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::optional<int>>)
+            return v ? std::to_string(*v) : std::string();
+        else
+            return v ? number(*v) : std::string();
+    };
+    for (const Measurement& m : rows) {
+        const std::string cells[ColCount] = {csvText(m.runId),
+                                             toString(m.source),
+                                             csvText(m.gpuType),
+                                             std::to_string(m.numGpus),
+                                             std::to_string(m.tp),
+                                             std::to_string(m.pp),
+                                             std::to_string(m.dp),
+                                             std::to_string(m.vp),
+                                             std::to_string(m.mbs),
+                                             std::to_string(m.gbs),
+                                             std::to_string(m.seqLen),
+                                             std::to_string(m.numLayers),
+                                             std::to_string(m.hidden),
+                                             std::to_string(m.ffnHidden),
+                                             std::to_string(m.heads),
+                                             std::to_string(m.queryGroups),
+                                             std::to_string(m.vocab),
+                                             toString(m.recompute),
+                                             opt(m.stage),
+                                             opt(m.stageLayers),
+                                             opt(m.iterationTimeMs),
+                                             opt(m.stageTimeMs),
+                                             opt(m.peakMemMiB)};
+        for (int c = 0; c < ColCount; ++c) out += (c ? "," : "") + cells[c];
+        out += '\n';
+    }
+    return out;
+}
+
+void MeasurementCsv::save(const std::string& file, const std::vector<Measurement>& rows)
+{
+    const std::string text = write(rows);
+    parse(text, file);  // never write a file this reader would refuse
+    writeFileAtomically(file, text);
+}
+
+}  // namespace memx
