@@ -7,6 +7,7 @@
 #include "model/ModelSpec.h"
 #include "model/TransformerMath.h"
 #include "predict/IterationComposer.h"
+#include "profile/RankLayout.h"
 #include "space/TrainingSetup.h"
 
 #include <algorithm>
@@ -217,20 +218,20 @@ std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan&
                       it % 60, it + 1, iterations, (it + 1) * plan.globalBatch, run.iterationMs[it], plan.globalBatch);
         out += buf;
         if (it == 0) {
-            // Memory report of every rank (Megatron order: TP fastest, then DP, then PP).
+            // Memory report of every rank, placed by the same rank-order code the
+            // log importer uses (profile/RankLayout).
+            const RankLayout layout(plan.tp, plan.pp, plan.dp);
             for (int pp = 0; pp < plan.pp; ++pp)
-                for (int dp = 0; dp < plan.dp; ++dp)
-                    for (int tp = 0; tp < plan.tp; ++tp) {
-                        const SimulatedStage& st = run.stages[pp];
-                        int rank = tp + plan.tp * (dp + plan.dp * pp);
-                        // Megatron's report_memory divides bytes by 2^20: its "MB" are MiB.
-                        std::snprintf(buf, sizeof buf,
-                                      "[Rank %d] (after 1 iterations) memory (MB) | allocated: %.2f | max allocated: "
-                                      "%.2f | reserved: %.2f | max reserved: %.2f\n",
-                                      rank, st.maxAllocatedMiB * 0.6, st.maxAllocatedMiB, st.maxReservedMiB,
-                                      st.maxReservedMiB);
-                        out += buf;
-                    }
+                for (int rank : layout.ranksOfStage(pp)) {
+                    const SimulatedStage& st = run.stages[pp];
+                    // Megatron's report_memory divides bytes by 2^20: its "MB" are MiB.
+                    std::snprintf(buf, sizeof buf,
+                                  "[Rank %d] (after 1 iterations) memory (MB) | allocated: %.2f | max allocated: "
+                                  "%.2f | reserved: %.2f | max reserved: %.2f\n",
+                                  rank, st.maxAllocatedMiB * 0.6, st.maxAllocatedMiB, st.maxReservedMiB,
+                                  st.maxReservedMiB);
+                    out += buf;
+                }
         }
     }
     return out;

@@ -62,7 +62,7 @@ public:
 
     // The run as Megatron-LM (main, 2025-26) would log it with --log-interval 1
     // --timing-log-level 1 --timing-log-option minmax and the memory report of
-    // every rank; ranks follow Megatron's default order (TP fastest, then DP, then PP).
+    // every rank; ranks follow Megatron's default order (profile/RankLayout).
     std::string megatronLog(const SimulatedRun& run, const Plan& plan) const;
 
 private:

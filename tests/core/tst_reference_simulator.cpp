@@ -7,6 +7,8 @@
 
 #include "search/PlanEvaluator.h"
 #include "search/SearchEngine.h"
+#include "profile/MegatronLogParser.h"
+#include "profile/RankLayout.h"
 #include "sim/ReferenceSimulator.h"
 
 #include <QtTest>
@@ -43,6 +45,7 @@ private slots:
     void outOfMemoryIsReported();
     void selectiveSavesWhereTheStackAllows();
     void logIsLabelledAndHasEveryRank();
+    void logRoundTripsThroughTheImporter();
 };
 
 void TestReferenceSimulator::sameSeedSameNumbers()
@@ -124,6 +127,33 @@ void TestReferenceSimulator::logIsLabelledAndHasEveryRank()
     QCOMPARE(log.count(QStringLiteral("elapsed time per iteration (ms):")), 6);
     QVERIFY(log.contains(QStringLiteral("[Rank 0] (after 1 iterations) memory (MB)")));
     QVERIFY(log.contains(QStringLiteral("[Rank 1] (after 1 iterations) memory (MB)")));
+}
+
+void TestReferenceSimulator::logRoundTripsThroughTheImporter()
+{
+    // Simulate a TP 2 x PP 3 x DP 1 plan on the V100/T4 cluster... keep it simple:
+    // the 20-GPU cluster, TP 2, DP 2, 5 stages; write the log, import it, and get
+    // every stage's peak and the median iteration time back.
+    SearchRequest req;
+    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
+    req.model = ModelSpec::resolve("llama2-7b");
+    req.setup.globalBatch = 64;
+    PlanSpec spec;
+    spec.tp = 2;
+    spec.dp = 2;
+    spec.microBatch = 1;
+    spec.stageGroups = {"vb", "vb", "vc", "vc", "a100"};
+    spec.layers = {8, 8, 5, 5, 6};
+    Plan p = PlanEvaluator::evaluate(req, spec).plan;
+    ReferenceSimulator sim(11);
+    auto run = sim.run(req.cluster, req.model, req.setup, p, 8, 2);
+    auto log = MegatronLogParser::parse(sim.megatronLog(run, p), "simulated.log");
+    auto peaks = MegatronLogParser::stagePeakMiB(log, RankLayout(p.tp, p.pp, p.dp));
+    QCOMPARE(peaks.size(), std::size_t(5));
+    for (int i = 0; i < 5; ++i)
+        QVERIFY(std::abs(peaks[i] - run.stages[i].maxAllocatedMiB) < 0.01);  // printed with 2 decimals
+    auto summary = log.summary(2);
+    QVERIFY(std::abs(summary.medianIterationMs - run.medianIterationMs) < 0.1);
 }
 
 QTEST_APPLESS_MAIN(TestReferenceSimulator)

@@ -1,0 +1,85 @@
+#pragma once
+
+#include "predict/AnalyticPredictor.h"
+#include "predict/Predictor.h"
+#include "predict/XgboostModel.h"
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace memx {
+
+// The learned dual-output predictor (MemX section 3.2.2), built on the
+// analytic model as a prior.
+//
+// What it learns: not time and memory themselves but their ratio to the
+// analytic model, in logs:
+//   target_t = log(measured_time / analytic_time)
+//   target_m = log(measured_memory / analytic_memory)
+// with the analytic estimates also among the features (StageFeatures). The
+// answer is analytic x exp(prediction). Trees are piecewise constant and
+// cannot extrapolate; outside the measured range they return the correction
+// learnt at the edge of that range, so the prediction keeps the analytic
+// model's shape (its scaling in layers, micro-batch, sequence length, ...)
+// times the nearest learnt correction instead of flattening out.
+//
+// Memory: every term of the analytic breakdown is scaled by the same ratio,
+// so the breakdown still sums to the prediction.
+//
+// Uncertainty (relative, StagePrediction::uncertainty): inRangeUncertainty when
+// every feature lies within the [min, max] seen in training; otherwise it grows
+// linearly with the largest relative excursion outside that range
+//   e = max_j dist(x_j, [min_j, max_j]) / scale_j,
+//   scale_j = max_j - min_j, or |max_j| when that is 0, or 1 when both are 0
+// up to outOfRangeUncertainty at e >= 1 (one full range width outside); an
+// unknown GPU type (gpu_type_index NaN) counts as e = 1. Provenance is always
+// Learned; the uncertainty says how far it extrapolates.
+//
+// Thread-safe: predict() only reads.
+struct LearnedPredictorParams {
+    double inRangeUncertainty = 0.10;     // relative, every feature inside the training range
+    double outOfRangeUncertainty = 0.30;  // relative, one range width (or more) outside it
+};
+
+class LearnedPredictor final : public Predictor {
+public:
+    using Params = LearnedPredictorParams;
+
+    // featureMin/featureMax: per StageFeatures column, the range seen in training
+    // (see featureRanges()).
+    LearnedPredictor(XgboostModel model, std::vector<float> featureMin, std::vector<float> featureMax,
+                     AnalyticPredictor analytic = AnalyticPredictor(), Params params = Params());
+
+    // Trains on measured stages: time (ms) and peak memory (MiB) per query,
+    // both positive. Throws std::invalid_argument on mismatched sizes or bad
+    // values.
+    static LearnedPredictor fit(std::span<const StageQuery> queries, std::span<const double> measuredTimeMs,
+                                std::span<const double> measuredMemoryMiB,
+                                const XgboostModel::TrainParams& trainParams = XgboostModel::TrainParams(),
+                                AnalyticPredictor analytic = AnalyticPredictor(), Params params = Params());
+
+    // Column-wise min and max of a rows x StageFeatures::count() matrix (NaN ignored).
+    static void featureRanges(const std::vector<float>& features, std::size_t rows, std::vector<float>& min,
+                              std::vector<float>& max);
+
+    std::string name() const override { return "learned"; }
+    // One feature matrix and one XGBoost call for all queries.
+    void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const override;
+
+    const XgboostModel& model() const { return model_; }
+    const AnalyticPredictor& analytic() const { return analytic_; }
+    const std::vector<float>& featureMin() const { return min_; }
+    const std::vector<float>& featureMax() const { return max_; }
+
+    // Relative excursion e of one feature row outside the training range (0 inside).
+    double rangeExcess(const float* row) const;
+
+private:
+    XgboostModel model_;
+    std::vector<float> min_, max_;
+    AnalyticPredictor analytic_;
+    Params params_;
+};
+
+}  // namespace memx

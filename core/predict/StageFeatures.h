@@ -1,0 +1,46 @@
+#pragma once
+
+#include "predict/StageQuery.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace memx {
+
+// The feature schema of the learned predictor: one row of floats per
+// StageQuery. Versioned: any change to the list, its order or its encoding
+// bumps kSchema, and a model file records the schema it was trained with
+// (names() in order), so a model trained on another schema is refused.
+//
+// memx-stage-features/1, in column order (units in the names):
+//   gpu_type_index      categorical id of the GPU type: FNV-1a hash of the type
+//                       name, low 24 bits (exact in a float, independent of any
+//                       catalog's order); NaN (missing) when the query has no type
+//   gpu_peak_tflops     dense bf16 peak, TFLOP/s  } so that an unseen type still
+//   gpu_memory_gib      device memory, GiB       } lands near the known types
+//   gpu_bandwidth_gbps  memory bandwidth, GB/s   } that resemble it
+//   tp, dp, layers, micro_batch, seq_len, hidden, heads, query_groups,
+//   ffn_hidden, vocab   as in StageQuery
+//   has_embedding, has_output   0/1
+//   recompute           0 none, 1 selective, 2 full
+//   inflight            micro-batches whose activations are alive at the peak
+//   tp_link_gbps        bottleneck bandwidth of the TP rings, GB/s
+//   analytic_time_ms    the analytic predictor's time for the query (the prior)
+//   analytic_memory_mib the analytic predictor's peak memory for the query
+class StageFeatures {
+public:
+    static constexpr const char* kSchema = "memx-stage-features/1";
+    static constexpr std::size_t kCount = 21;
+
+    static std::vector<std::string> names();
+    static std::size_t count() { return kCount; }
+
+    // Writes count() floats to row.
+    static void encode(const StageQuery& q, const StagePrediction& analytic, float* row);
+
+    // The categorical id used in column gpu_type_index.
+    static float gpuTypeIndex(const std::string& gpuTypeName);
+};
+
+}  // namespace memx

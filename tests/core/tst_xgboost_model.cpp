@@ -1,0 +1,315 @@
+// XgboostModel and LearnedPredictor: the dual-output predictor of MemX section
+// 3.2.2. One booster with a two-column label learns time and memory together;
+// the learned predictor corrects the analytic model by a learnt ratio and so
+// keeps its shape outside the measured range.
+#include "hardware/GpuCatalog.h"
+#include "hardware/GpuType.h"
+#include "predict/AnalyticPredictor.h"
+#include "predict/LearnedPredictor.h"
+#include "predict/StageFeatures.h"
+#include "predict/XgboostModel.h"
+
+#include <QtTest/QtTest>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+using memx::LearnedPredictor;
+using memx::StageFeatures;
+using memx::StagePrediction;
+using memx::StageQuery;
+using memx::XgboostModel;
+
+namespace {
+
+// By construction: t = 3x + y, m = x * y over a 21 x 21 grid on [0,1]^2, plus a
+// third column z of pure noise that neither target depends on.
+struct Synthetic {
+    std::vector<float> features;  // rows x 3
+    std::vector<float> labels;    // rows x 2
+    std::size_t rows = 0;
+};
+
+Synthetic synthetic()
+{
+    Synthetic s;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> noise(0.0f, 1.0f);
+    for (int i = 0; i <= 20; ++i)
+        for (int j = 0; j <= 20; ++j) {
+            const float x = static_cast<float>(i) / 20.0f, y = static_cast<float>(j) / 20.0f;
+            s.features.insert(s.features.end(), {x, y, noise(rng)});
+            s.labels.insert(s.labels.end(), {3 * x + y, x * y});
+            ++s.rows;
+        }
+    return s;
+}
+
+// Trained once in initTestCase, freed in cleanupTestCase: a booster must not
+// outlive main() (XGBoost's own statics are gone by then).
+std::optional<XgboostModel> trainedModel;
+
+const XgboostModel& syntheticModel()
+{
+    return *trainedModel;
+}
+
+const memx::GpuType& gpu(const char* name)
+{
+    const memx::GpuType* g = memx::GpuCatalog::builtin().find(name);
+    if (!g) qFatal("GPU type %s missing from the built-in catalog", name);
+    return *g;
+}
+
+StageQuery stage(const memx::GpuType& g, int layers, int mbs, int seq, int tp)
+{
+    StageQuery q;
+    q.gpu = &g;
+    q.tp = tp;
+    q.dp = 2;
+    q.layers = layers;
+    q.microBatch = mbs;
+    q.seqLen = seq;
+    q.hidden = 4096;
+    q.heads = 32;
+    q.headDim = 128;
+    q.queryGroups = 32;
+    q.ffnHidden = 11008;
+    q.vocab = 32000;
+    q.inflight = 4;
+    q.tpLinkGBps = 240;
+    q.tpLatencyUs = 3;
+    return q;
+}
+
+// Measured = analytic x a known factor per GPU type.
+constexpr double kTimeFactorA = 1.3, kTimeFactorB = 0.8;
+constexpr double kMemFactorA = 1.1, kMemFactorB = 0.9;
+
+}  // namespace
+
+class TestXgboostModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        const Synthetic s = synthetic();
+        trainedModel.emplace(XgboostModel::train(s.features, s.rows, 3, s.labels, XgboostModel::TrainParams()));
+    }
+
+    void cleanupTestCase() { trainedModel.reset(); }
+
+    void schemaIsConsistent()
+    {
+        const auto names = StageFeatures::names();
+        QCOMPARE(names.size(), StageFeatures::count());
+        QCOMPARE(names.front(), std::string("gpu_type_index"));
+        QCOMPARE(names.back(), std::string("analytic_memory_mib"));
+        std::vector<float> row(StageFeatures::count(), -1.0f);
+        StagePrediction prior;
+        prior.timeMs = 12.5;
+        prior.memory.weightsMiB = 1000;
+        StageFeatures::encode(stage(gpu("A100-80GB"), 4, 1, 2048, 2), prior, row.data());
+        for (float v : row) QVERIFY(std::isfinite(v));
+        QCOMPARE(row[StageFeatures::count() - 2], 12.5f);
+        QCOMPARE(row[StageFeatures::count() - 1], 1000.0f);
+        QVERIFY(StageFeatures::gpuTypeIndex("A100-80GB") != StageFeatures::gpuTypeIndex("H100-SXM"));
+    }
+
+    void oneBoosterLearnsBothTargets()
+    {
+        const XgboostModel& model = syntheticModel();
+        QCOMPARE(model.numFeatures(), std::size_t(3));
+        // One booster, two targets: the saved model says num_target 2.
+        QVERIFY(model.saveJson().find("\"num_target\":\"2\"") != std::string::npos);
+        // Off-grid points inside the range.
+        double worstT = 0, worstM = 0;
+        for (float x = 0.025f; x < 1.0f; x += 0.1f)
+            for (float y = 0.025f; y < 1.0f; y += 0.1f) {
+                const float row[3] = {x, y, 0.5f};
+                float out[2];
+                model.predict(row, 1, 3, out);
+                worstT = std::max(worstT, std::abs(static_cast<double>(out[0]) - (3 * x + y)));
+                worstM = std::max(worstM, std::abs(static_cast<double>(out[1]) - x * y));
+            }
+        qInfo("worst absolute error: time %.4f (range 0..4), memory %.4f (range 0..1)", worstT, worstM);
+        QVERIFY(worstT < 0.15);
+        QVERIFY(worstM < 0.06);
+    }
+
+    void batchEqualsRowByRow()
+    {
+        const XgboostModel& model = syntheticModel();
+        const Synthetic s = synthetic();
+        std::vector<float> batch(2 * s.rows);
+        model.predict(s.features.data(), s.rows, 3, batch.data());
+        for (std::size_t r = 0; r < s.rows; ++r) {
+            float one[2];
+            model.predict(&s.features[3 * r], 1, 3, one);
+            QCOMPARE(one[0], batch[2 * r]);
+            QCOMPARE(one[1], batch[2 * r + 1]);
+        }
+    }
+
+    void saveLoadIsBitIdentical()
+    {
+        const XgboostModel& model = syntheticModel();
+        const XgboostModel loaded = XgboostModel::loadJson(model.saveJson());
+        const Synthetic s = synthetic();
+        std::vector<float> a(2 * s.rows), b(2 * s.rows);
+        model.predict(s.features.data(), s.rows, 3, a.data());
+        loaded.predict(s.features.data(), s.rows, 3, b.data());
+        QVERIFY(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+        QCOMPARE(loaded.saveJson(), model.saveJson());
+    }
+
+    void gainImportanceRanksInformativeFeatureFirst()
+    {
+        const auto imp = syntheticModel().gainImportance({"x", "y", "noise"});
+        QCOMPARE(imp.size(), std::size_t(3));
+        qInfo("gain: x %.4g, y %.4g, noise %.4g", imp.at("x"), imp.at("y"), imp.at("noise"));
+        QVERIFY(imp.at("x") > imp.at("y"));
+        QVERIFY(imp.at("x") > imp.at("noise"));
+        QVERIFY(imp.at("y") > imp.at("noise"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, syntheticModel().gainImportance({"x"}));
+    }
+
+    void concurrentPredictionsAgree()
+    {
+        // Predictor contract: safe to call from several threads at once.
+        const XgboostModel& model = syntheticModel();
+        const Synthetic s = synthetic();
+        std::vector<float> want(2 * s.rows);
+        model.predict(s.features.data(), s.rows, 3, want.data());
+        std::vector<std::vector<float>> got(4, std::vector<float>(2 * s.rows));
+        std::vector<std::thread> threads;
+        for (auto& g : got)
+            threads.emplace_back([&] {
+                for (int rep = 0; rep < 20; ++rep) model.predict(s.features.data(), s.rows, 3, g.data());
+            });
+        for (auto& t : threads) t.join();
+        for (const auto& g : got) QVERIFY(std::memcmp(g.data(), want.data(), want.size() * sizeof(float)) == 0);
+    }
+
+    void errorsBecomeExceptions()
+    {
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, XgboostModel::loadJson("{not a model"));
+        try {
+            (void)XgboostModel::loadJson("{not a model");
+        } catch (const std::runtime_error& e) {
+            QVERIFY(std::string(e.what()).find("XGBoosterLoadModelFromBuffer") != std::string::npos);
+        }
+        const float row[2] = {0, 0};
+        float out[2];
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, syntheticModel().predict(row, 1, 2, out));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 XgboostModel::train({1, 2, 3}, 1, 3, {1}, XgboostModel::TrainParams()));
+    }
+
+    void predictCallTiming()
+    {
+        // Informal: the cost of one call for 1 row and for 10,000 rows.
+        const XgboostModel& model = syntheticModel();
+        std::mt19937 rng(1);
+        std::uniform_real_distribution<float> u(0.0f, 1.0f);
+        const std::size_t n = 10000;
+        std::vector<float> features(3 * n);
+        for (float& v : features) v = u(rng);
+        std::vector<float> out(2 * n);
+        model.predict(features.data(), 1, 3, out.data());  // warm-up
+        using clock = std::chrono::steady_clock;
+        auto t0 = clock::now();
+        constexpr int reps = 50;
+        for (int i = 0; i < reps; ++i) model.predict(features.data(), 1, 3, out.data());
+        const double oneRowUs = std::chrono::duration<double, std::micro>(clock::now() - t0).count() / reps;
+        t0 = clock::now();
+        model.predict(features.data(), n, 3, out.data());
+        const double batchUs = std::chrono::duration<double, std::micro>(clock::now() - t0).count();
+        // The same model with one OpenMP thread (TOOLCHAIN.md: best for one-row calls).
+        XgboostModel single = XgboostModel::loadJson(model.saveJson());
+        single.setThreads(1);
+        t0 = clock::now();
+        for (int i = 0; i < reps; ++i) single.predict(features.data(), 1, 3, out.data());
+        const double oneRowUs1 = std::chrono::duration<double, std::micro>(clock::now() - t0).count() / reps;
+        t0 = clock::now();
+        single.predict(features.data(), n, 3, out.data());
+        const double batchUs1 = std::chrono::duration<double, std::micro>(clock::now() - t0).count();
+        qInfo("predict (400 trees, depth 6), default threads: 1 row %.1f us/call, 10,000 rows %.0f us/call "
+              "(%.2f us/row); nthread=1: 1 row %.1f us/call, 10,000 rows %.0f us/call",
+              oneRowUs, batchUs, batchUs / n, oneRowUs1, batchUs1);
+    }
+
+    void learnedPredictorRecoversPerTypeFactor()
+    {
+        const memx::GpuType& a = gpu("A100-80GB");
+        const memx::GpuType& b = gpu("H100-SXM");
+        const memx::AnalyticPredictor analytic;
+        std::vector<StageQuery> train;
+        for (const memx::GpuType* g : {&a, &b})
+            for (int layers = 1; layers <= 8; ++layers)
+                for (int mbs : {1, 2, 4})
+                    for (int seq : {2048, 4096})
+                        for (int tp : {1, 2, 4}) train.push_back(stage(*g, layers, mbs, seq, tp));
+        std::vector<StagePrediction> prior(train.size());
+        analytic.predict(train, prior);
+        std::vector<double> t(train.size()), m(train.size());
+        for (std::size_t i = 0; i < train.size(); ++i) {
+            const bool isA = train[i].gpu == &a;
+            t[i] = prior[i].timeMs * (isA ? kTimeFactorA : kTimeFactorB);
+            m[i] = prior[i].memoryMiB() * (isA ? kMemFactorA : kMemFactorB);
+        }
+        const LearnedPredictor learned = LearnedPredictor::fit(train, t, m);
+        QCOMPARE(learned.name(), std::string("learned"));
+
+        auto check = [&](const std::vector<StageQuery>& qs, double tol, double minUncertainty, double maxUncertainty,
+                         double& worst) {
+            std::vector<StagePrediction> got(qs.size()), base(qs.size());
+            learned.predict(qs, got);  // one batch, one XGBoost call
+            analytic.predict(qs, base);
+            worst = 0;
+            for (std::size_t i = 0; i < qs.size(); ++i) {
+                const bool isA = qs[i].gpu == &a;
+                const double wantT = base[i].timeMs * (isA ? kTimeFactorA : kTimeFactorB);
+                const double wantM = base[i].memoryMiB() * (isA ? kMemFactorA : kMemFactorB);
+                const double eT = std::abs(got[i].timeMs / wantT - 1), eM = std::abs(got[i].memoryMiB() / wantM - 1);
+                worst = std::max({worst, eT, eM});
+                if (eT > tol || eM > tol)
+                    qWarning("query %zu: time %.3f vs %.3f, memory %.1f vs %.1f", i, got[i].timeMs, wantT,
+                             got[i].memoryMiB(), wantM);
+                QVERIFY(eT <= tol);
+                QVERIFY(eM <= tol);
+                QCOMPARE(got[i].provenance, memx::Provenance::Learned);
+                QVERIFY(got[i].uncertainty >= minUncertainty - 1e-12);
+                QVERIFY(got[i].uncertainty <= maxUncertainty + 1e-12);
+            }
+        };
+
+        // Inside the measured range (off-grid in tp/seq combinations already seen,
+        // and every training point): within 5%, in-range uncertainty.
+        double inside = 0;
+        check(train, 0.05, 0.10, 0.10, inside);
+        if (QTest::currentTestFailed()) return;
+        // Just outside: more layers than any measured stage (10 and 12 vs at most 8).
+        std::vector<StageQuery> outside;
+        for (const memx::GpuType* g : {&a, &b})
+            for (int layers : {10, 12})
+                for (int mbs : {1, 4})
+                    for (int tp : {1, 4}) outside.push_back(stage(*g, layers, mbs, 4096, tp));
+        double beyond = 0;
+        check(outside, 0.10, 0.10 + 1e-6, 0.30, beyond);
+        if (QTest::currentTestFailed()) return;
+        qInfo("learned vs analytic x factor: worst %.2f%% inside, %.2f%% outside (layers 10-12, trained 1-8)",
+              100 * inside, 100 * beyond);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestXgboostModel)
+#include "tst_xgboost_model.moc"
