@@ -1,5 +1,7 @@
 #include "MemoryBars.h"
 
+#include "PlotExport.h"
+
 #include "PlanColors.h"
 #include "hardware/Cluster.h"
 #include "space/Plan.h"
@@ -244,12 +246,7 @@ void MemoryBars::changeEvent(QEvent* e)
 
 bool MemoryBars::exportImage(const QString& file, int width, int height)
 {
-    const QString suffix = QFileInfo(file).suffix().toLower();
-    if (suffix == QLatin1String("png"))
-        return plot_->savePng(file, width, height);
-    if (suffix == QLatin1String("pdf"))
-        return plot_->savePdf(file, width, height);
-    return false;
+    return exportPlot(plot_, file, width, height);
 }
 
 }  // namespace memx

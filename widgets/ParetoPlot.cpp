@@ -1,5 +1,7 @@
 #include "ParetoPlot.h"
 
+#include "PlotExport.h"
+
 #include "PlanColors.h"
 #include "search/SearchResult.h"
 
@@ -434,12 +436,7 @@ void ParetoPlot::onMouseRelease(QMouseEvent* e)
 
 bool ParetoPlot::exportImage(const QString& file, int width, int height)
 {
-    const QString suffix = QFileInfo(file).suffix().toLower();
-    if (suffix == QLatin1String("png"))
-        return plot_->savePng(file, width, height);
-    if (suffix == QLatin1String("pdf"))
-        return plot_->savePdf(file, width, height);
-    return false;
+    return exportPlot(plot_, file, width, height);
 }
 
 }  // namespace memx
