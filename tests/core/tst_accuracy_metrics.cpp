@@ -1,0 +1,304 @@
+// The paper's accuracy metrics (MemX Tables 6-8): MAPE, good/severe shares,
+// largest and median error, Spearman rho, Kendall tau-b, Top-k hits. Every
+// expected value below is worked out by hand in the comment of its row.
+#include "profile/AccuracyMetrics.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+using namespace memx;
+
+Q_DECLARE_METATYPE(std::vector<double>)
+
+namespace {
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+}
+
+class TestAccuracyMetrics : public QObject {
+    Q_OBJECT
+private slots:
+    void errors_data();
+    void errors();
+    void errorsNothingUsable();
+    void averageRanks();
+    void spearman_data();
+    void spearman();
+    void kendallTau_data();
+    void kendallTau();
+    void constantSideIsNaN();
+    void topKHit_data();
+    void topKHit();
+    void topKHits();
+    void invalidInput();
+};
+
+void TestAccuracyMetrics::errors_data()
+{
+    QTest::addColumn<std::vector<double>>("predicted");
+    QTest::addColumn<std::vector<double>>("measured");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("skipped");
+    QTest::addColumn<double>("mape");
+    QTest::addColumn<double>("good");
+    QTest::addColumn<double>("severe");
+    QTest::addColumn<double>("maxPct");
+    QTest::addColumn<double>("medianPct");
+
+    // e_i = 100 |p - m| / m:
+    //   110 vs 100 -> 10;  90 vs 100 -> 10;  160 vs 100 -> 60;  100 vs 40 -> 60/40 = 150.
+    // MAPE = (10 + 10 + 60 + 150) / 4 = 230 / 4 = 57.5
+    // good (< 20): {10, 10} -> 2/4 = 0.5;  severe (> 50): {60, 150} -> 2/4 = 0.5
+    // max = 150;  sorted 10, 10, 60, 150 -> median = (10 + 60) / 2 = 35
+    QTest::newRow("four rows") << std::vector<double>{110, 90, 160, 100} << std::vector<double>{100, 100, 100, 40}
+                               << 4 << 0 << 57.5 << 0.5 << 0.5 << 150.0 << 35.0;
+
+    // The same four rows plus three unusable ones: measured 0, measured NaN,
+    // measured negative -> skipped = 3, the statistics are those above.
+    QTest::newRow("four rows + 3 skipped")
+        << std::vector<double>{110, 90, 5, 160, 7, 100, 1} << std::vector<double>{100, 100, 0, 100, kNaN, 40, -2}
+        << 4 << 3 << 57.5 << 0.5 << 0.5 << 150.0 << 35.0;
+
+    // Boundaries are strict: 120 vs 100 -> 20 (not good), 50 vs 100 -> 50 (not
+    // severe), 100 vs 100 -> 0 (good).
+    // MAPE = (20 + 50 + 0) / 3 = 70/3 = 23.333...;  good = 1/3;  severe = 0/3 = 0
+    // max = 50;  sorted 0, 20, 50 -> median = 20
+    QTest::newRow("strict thresholds") << std::vector<double>{120, 50, 100} << std::vector<double>{100, 100, 100} << 3
+                                       << 0 << 70.0 / 3.0 << 1.0 / 3.0 << 0.0 << 50.0 << 20.0;
+
+    // Perfect predictions: every e_i = 0 -> MAPE 0, good 1, severe 0, max 0, median 0.
+    QTest::newRow("perfect") << std::vector<double>{3, 7, 11} << std::vector<double>{3, 7, 11} << 3 << 0 << 0.0 << 1.0
+                             << 0.0 << 0.0 << 0.0;
+
+    // A predicted NaN cannot be scored either: rows (NaN vs 10) skipped;
+    // 15 vs 10 -> 50 (not severe, not good); 5 vs 10 -> 50.
+    // MAPE = (50 + 50) / 2 = 50; good 0; severe 0; max 50; median (50 + 50) / 2 = 50
+    QTest::newRow("predicted NaN skipped") << std::vector<double>{kNaN, 15, 5} << std::vector<double>{10, 10, 10} << 2
+                                           << 1 << 50.0 << 0.0 << 0.0 << 50.0 << 50.0;
+}
+
+void TestAccuracyMetrics::errors()
+{
+    QFETCH(std::vector<double>, predicted);
+    QFETCH(std::vector<double>, measured);
+    QFETCH(int, n);
+    QFETCH(int, skipped);
+    QFETCH(double, mape);
+    QFETCH(double, good);
+    QFETCH(double, severe);
+    QFETCH(double, maxPct);
+    QFETCH(double, medianPct);
+
+    const auto s = AccuracyMetrics::errors(predicted, measured);
+    QCOMPARE(s.n, static_cast<std::size_t>(n));
+    QCOMPARE(s.skipped, static_cast<std::size_t>(skipped));
+    QVERIFY2(std::abs(s.mape - mape) < 1e-9, qPrintable(QString::number(s.mape, 'g', 17)));
+    QVERIFY(std::abs(s.goodShare - good) < 1e-12);
+    QVERIFY(std::abs(s.severeShare - severe) < 1e-12);
+    QVERIFY(std::abs(s.maxAbsPct - maxPct) < 1e-9);
+    QVERIFY(std::abs(s.medianAbsPct - medianPct) < 1e-9);
+}
+
+void TestAccuracyMetrics::errorsNothingUsable()
+{
+    // Both rows unusable (measured 0 and -1): n = 0, skipped = 2, statistics NaN.
+    const auto s = AccuracyMetrics::errors({1, 2}, {0, -1});
+    QCOMPARE(s.n, std::size_t{0});
+    QCOMPARE(s.skipped, std::size_t{2});
+    QVERIFY(std::isnan(s.mape));
+    QVERIFY(std::isnan(s.goodShare));
+    QVERIFY(std::isnan(s.medianAbsPct));
+    const auto e = AccuracyMetrics::errors({}, {});
+    QCOMPARE(e.n, std::size_t{0});
+    QCOMPARE(e.skipped, std::size_t{0});
+}
+
+void TestAccuracyMetrics::averageRanks()
+{
+    // (5, 6, 7, 8, 7): 5 -> 1, 6 -> 2, the two 7s share ranks 3 and 4 -> 3.5, 8 -> 5.
+    const std::vector<double> expected{1, 2, 3.5, 5, 3.5};
+    QCOMPARE(AccuracyMetrics::averageRanks({5, 6, 7, 8, 7}), expected);
+    // Three-way tie (2, 2, 2, 1): 1 -> 1; the 2s share ranks 2, 3, 4 -> 3.
+    const std::vector<double> expected3{3, 3, 3, 1};
+    QCOMPARE(AccuracyMetrics::averageRanks({2, 2, 2, 1}), expected3);
+}
+
+void TestAccuracyMetrics::spearman_data()
+{
+    QTest::addColumn<std::vector<double>>("a");
+    QTest::addColumn<std::vector<double>>("b");
+    QTest::addColumn<double>("rho");
+
+    // a = (1,2,3,4,5): ranks r = (1,2,3,4,5);  b = (5,6,7,8,7): ranks s = (1,2,3.5,5,3.5).
+    // Both means are 3.  r - 3 = (-2,-1,0,1,2);  s - 3 = (-2,-1,0.5,2,0.5).
+    // sum (r-3)(s-3) = 4 + 1 + 0 + 2 + 1 = 8
+    // sum (r-3)^2    = 4 + 1 + 0 + 1 + 4 = 10
+    // sum (s-3)^2    = 4 + 1 + 0.25 + 4 + 0.25 = 9.5
+    // rho = 8 / sqrt(10 * 9.5) = 8 / sqrt(95) = 8 / 9.74679434... = 0.82078268...
+    QTest::newRow("ties in b") << std::vector<double>{1, 2, 3, 4, 5} << std::vector<double>{5, 6, 7, 8, 7}
+                               << 8.0 / std::sqrt(95.0);
+
+    // a = (1,1,2,3): ranks (1.5,1.5,3,4);  b = (1,2,2,3): ranks (1,2.5,2.5,4). Means 2.5.
+    // dev a = (-1,-1,0.5,1.5);  dev b = (-1.5,0,0,1.5)
+    // cov = 1.5 + 0 + 0 + 2.25 = 3.75;  var a = 1+1+0.25+2.25 = 4.5;  var b = 2.25+0+0+2.25 = 4.5
+    // rho = 3.75 / sqrt(4.5 * 4.5) = 3.75 / 4.5 = 0.8333...
+    QTest::newRow("ties in both") << std::vector<double>{1, 1, 2, 3} << std::vector<double>{1, 2, 2, 3} << 3.75 / 4.5;
+
+    // Same order, different scale: ranks identical -> cov = var -> rho = +1.
+    QTest::newRow("perfect") << std::vector<double>{1, 2, 3, 4, 5} << std::vector<double>{10, 20, 30, 40, 50} << 1.0;
+    // Monotone but non-linear (squares): still identical ranks -> +1.
+    QTest::newRow("perfect nonlinear") << std::vector<double>{1, 2, 3, 4} << std::vector<double>{1, 4, 9, 16} << 1.0;
+    // Reversed: s = 6 - r, s - 3 = -(r - 3) -> cov = -var -> rho = -1.
+    QTest::newRow("reversed") << std::vector<double>{1, 2, 3, 4, 5} << std::vector<double>{50, 40, 30, 20, 10} << -1.0;
+    // No relation: a ranks (1,2,3,4), b = (2,4,1,3) ranks (2,4,1,3); devs (-1.5,-.5,.5,1.5) and (-.5,1.5,-1.5,.5):
+    // cov = 0.75 - 0.75 - 0.75 + 0.75 = 0 -> rho = 0.
+    QTest::newRow("zero") << std::vector<double>{1, 2, 3, 4} << std::vector<double>{2, 4, 1, 3} << 0.0;
+}
+
+void TestAccuracyMetrics::spearman()
+{
+    QFETCH(std::vector<double>, a);
+    QFETCH(std::vector<double>, b);
+    QFETCH(double, rho);
+    const double got = AccuracyMetrics::spearman(a, b);
+    QVERIFY2(std::abs(got - rho) < 1e-12, qPrintable(QString::number(got, 'g', 17)));
+    // Symmetric in its arguments.
+    QVERIFY(std::abs(AccuracyMetrics::spearman(b, a) - rho) < 1e-12);
+}
+
+void TestAccuracyMetrics::kendallTau_data()
+{
+    QTest::addColumn<std::vector<double>>("a");
+    QTest::addColumn<std::vector<double>>("b");
+    QTest::addColumn<double>("tau");
+
+    // a = (1,2,3,4,5), b = (5,6,7,8,7); n0 = 5*4/2 = 10 pairs (i,j), positions 1-based:
+    //  (1,2) 5->6 C  (1,3) 5->7 C  (1,4) 5->8 C  (1,5) 5->7 C
+    //  (2,3) 6->7 C  (2,4) 6->8 C  (2,5) 6->7 C
+    //  (3,4) 7->8 C  (3,5) 7->7 tie in b   (4,5) 8->7 D
+    // nc = 8, nd = 1, n1 (ties in a) = 0, n2 (ties in b) = 1
+    // tau_b = (8 - 1) / sqrt((10 - 0)(10 - 1)) = 7 / sqrt(90) = 0.73786478...
+    QTest::newRow("ties in b") << std::vector<double>{1, 2, 3, 4, 5} << std::vector<double>{5, 6, 7, 8, 7}
+                               << 7.0 / std::sqrt(90.0);
+
+    // a = (1,1,2,3), b = (1,2,2,3); n0 = 6:
+    //  (1,2) a 1->1 tie in a          (1,3) a up, b 1->2 up C   (1,4) up/up C
+    //  (2,3) a up, b 2->2 tie in b    (2,4) up/up C             (3,4) up/up C
+    // nc = 4, nd = 0, n1 = 1, n2 = 1 -> tau_b = 4 / sqrt(5 * 5) = 0.8
+    QTest::newRow("ties in both") << std::vector<double>{1, 1, 2, 3} << std::vector<double>{1, 2, 2, 3} << 0.8;
+
+    // a = (1,2,3,3), b = (1,3,2,2); n0 = 6:
+    //  (1,2) up/up C  (1,3) up/up C  (1,4) up/up C
+    //  (2,3) a up, b 3->2 D   (2,4) a up, b 3->2 D   (3,4) tie in a and tie in b
+    // nc = 3, nd = 2, n1 = 1, n2 = 1 -> tau_b = (3 - 2) / sqrt(5 * 5) = 0.2
+    QTest::newRow("pair tied in both") << std::vector<double>{1, 2, 3, 3} << std::vector<double>{1, 3, 2, 2} << 0.2;
+
+    // All 10 pairs concordant, no ties: tau_b = 10 / sqrt(10 * 10) = +1.
+    QTest::newRow("perfect") << std::vector<double>{1, 2, 3, 4, 5} << std::vector<double>{10, 20, 30, 40, 50} << 1.0;
+    // All 10 pairs discordant: tau_b = -10 / 10 = -1.
+    QTest::newRow("reversed") << std::vector<double>{1, 2, 3, 4, 5} << std::vector<double>{50, 40, 30, 20, 10} << -1.0;
+    // a = (1,2,3), b = (1,3,2): (1,2) C, (1,3) C, (2,3) D -> (2 - 1) / sqrt(3 * 3) = 1/3.
+    QTest::newRow("one swap") << std::vector<double>{1, 2, 3} << std::vector<double>{1, 3, 2} << 1.0 / 3.0;
+}
+
+void TestAccuracyMetrics::kendallTau()
+{
+    QFETCH(std::vector<double>, a);
+    QFETCH(std::vector<double>, b);
+    QFETCH(double, tau);
+    const double got = AccuracyMetrics::kendallTau(a, b);
+    QVERIFY2(std::abs(got - tau) < 1e-12, qPrintable(QString::number(got, 'g', 17)));
+    QVERIFY(std::abs(AccuracyMetrics::kendallTau(b, a) - tau) < 1e-12);
+}
+
+void TestAccuracyMetrics::constantSideIsNaN()
+{
+    // A constant side has no ranking: sum (s - sbar)^2 = 0 and n0 - n2 = 0 -> NaN.
+    QVERIFY(std::isnan(AccuracyMetrics::spearman({1, 2, 3}, {4, 4, 4})));
+    QVERIFY(std::isnan(AccuracyMetrics::kendallTau({1, 2, 3}, {4, 4, 4})));
+}
+
+void TestAccuracyMetrics::topKHit_data()
+{
+    QTest::addColumn<std::vector<double>>("predicted");
+    QTest::addColumn<std::vector<double>>("truth");
+    QTest::addColumn<int>("k");
+    QTest::addColumn<bool>("hit");
+
+    // Six configurations (lower = better):
+    //   row      0    1    2    3    4    5
+    //   truth    5    3    9    1    7    4    -> the true best is row 3 (1.0)
+    //   pred     2    1    6    3    5    4
+    // Sorted by prediction: row1 (1), row0 (2), row3 (3), row5 (4), row4 (5), row2 (6).
+    // Row 3 has 2 rows predicted at or below it (rows 1, 0) -> predicted rank 3:
+    // top-1 no, top-2 no, top-3 yes, top-5 yes, top-10 yes (k > n).
+    const std::vector<double> truth{5, 3, 9, 1, 7, 4};
+    const std::vector<double> pred{2, 1, 6, 3, 5, 4};
+    QTest::newRow("6 rows k=1") << pred << truth << 1 << false;
+    QTest::newRow("6 rows k=2") << pred << truth << 2 << false;
+    QTest::newRow("6 rows k=3") << pred << truth << 3 << true;
+    QTest::newRow("6 rows k=5") << pred << truth << 5 << true;
+    QTest::newRow("6 rows k=10") << pred << truth << 10 << true;
+
+    // Prediction tie: row 3 predicted 2, like row 0. Rows at or below 2: rows 1, 0
+    // -> 2 ahead (the tie counts against the hit) -> k=2 no, k=3 yes.
+    const std::vector<double> tied{2, 1, 6, 2, 5, 4};
+    QTest::newRow("tie k=2") << tied << truth << 2 << false;
+    QTest::newRow("tie k=3") << tied << truth << 3 << true;
+
+    // Perfect prediction (pred = truth): row 3 has 0 rows ahead -> top-1 hit.
+    QTest::newRow("perfect k=1") << truth << truth << 1 << true;
+    // Reversed prediction (pred = 10 - truth = 5,7,1,9,3,6): row 3 predicted 9, the
+    // worst; all 5 others are ahead -> k=5 no, k=6 yes.
+    const std::vector<double> rev{5, 7, 1, 9, 3, 6};
+    QTest::newRow("reversed k=5") << rev << truth << 5 << false;
+    QTest::newRow("reversed k=6") << rev << truth << 6 << true;
+
+    // Two truly best rows (truth 1 at rows 0 and 2), predicted 4 and 2; row 1 (truth 3)
+    // predicted 3. Best-predicted truly-best row is row 2 (2): nothing worse at or
+    // below 2 -> top-1 hit.
+    QTest::newRow("tied truth") << std::vector<double>{4, 3, 2} << std::vector<double>{1, 3, 1} << 1 << true;
+    // Both truly best rows predicted 2, row 1 predicted 5: a truly-best row is the
+    // top-1 whichever way the tie breaks -> hit.
+    QTest::newRow("tied truth and prediction") << std::vector<double>{2, 5, 2} << std::vector<double>{1, 3, 1} << 1
+                                               << true;
+}
+
+void TestAccuracyMetrics::topKHit()
+{
+    QFETCH(std::vector<double>, predicted);
+    QFETCH(std::vector<double>, truth);
+    QFETCH(int, k);
+    QFETCH(bool, hit);
+    QCOMPARE(AccuracyMetrics::topKHit(predicted, truth, k), hit);
+}
+
+void TestAccuracyMetrics::topKHits()
+{
+    // The 6-row example of topKHit_data: predicted rank of the true best is 3.
+    const std::vector<double> truth{5, 3, 9, 1, 7, 4};
+    const std::vector<double> pred{2, 1, 6, 3, 5, 4};
+    const std::map<int, bool> expected{{1, false}, {3, true}, {5, true}, {10, true}};
+    QCOMPARE(AccuracyMetrics::topKHits(pred, truth), expected);
+    const std::map<int, bool> expected12{{1, false}, {2, false}};
+    QCOMPARE(AccuracyMetrics::topKHits(pred, truth, {1, 2}), expected12);
+}
+
+void TestAccuracyMetrics::invalidInput()
+{
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::errors({1, 2}, {1}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::spearman({1, 2, 3}, {1, 2}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::spearman({1}, {1}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::spearman({1, kNaN}, {1, 2}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::kendallTau({1, 2}, {1, 2, 3}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::kendallTau({}, {}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::topKHit({1, 2}, {1}, 1));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::topKHit({}, {}, 1));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::topKHit({1, 2}, {1, 2}, 0));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::topKHits({1, 2}, {1, 2, 3}));
+}
+
+QTEST_APPLESS_MAIN(TestAccuracyMetrics)
+#include "tst_accuracy_metrics.moc"
