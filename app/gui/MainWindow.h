@@ -70,6 +70,10 @@ public:
     ObjectivePanel* objectivePanel() const { return objectivePanel_; }
     ClusterDocument* document() const { return document_; }
     bool isDirty() const;
+    // Crash recovery: while the project has unsaved changes it is written here
+    // every 30 s; main() offers it back after a crash. Public for tests.
+    void writeAutosave();
+    QString autosavePath() const;
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -90,8 +94,6 @@ private:
     void onSearchProgress(const SearchProgress& p);
     void onSearchFinished();
     void onSearchFailed(const QString& reason);
-    void writeAutosave();
-    QString autosavePath() const;
     void newProject();
     void openDialog();
     bool save();

@@ -47,6 +47,7 @@ private slots:
     void newSearchSupersedesTheRunningOne();
     void cancelStopsTheSearch();
     void projectRoundTrip();
+    void autosaveHoldsUnsavedChanges();
     void screenshotIsRendered();
 };
 
@@ -166,6 +167,26 @@ void TestMainWindow::projectRoundTrip()
     QVERIFY2(again.openProject(file, &error), qPrintable(error));
     QCOMPARE(QString::fromStdString(again.currentProject().toJson().dump()), QString::fromStdString(saved.dump()));
     QVERIFY(!again.isDirty());
+}
+
+void TestMainWindow::autosaveHoldsUnsavedChanges()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    QFile::remove(w.autosavePath());
+    w.writeAutosave();
+    QVERIFY(!QFile::exists(w.autosavePath()));  // nothing unsaved, nothing written
+    ObjectiveSpec o = w.objectivePanel()->objective();
+    o.profile = ProfileKind::ThroughputFirst;
+    w.objectivePanel()->setObjective(o);  // an unsaved change
+    QVERIFY(w.isDirty());
+    w.writeAutosave();
+    QVERIFY(QFile::exists(w.autosavePath()));
+    // What a restart would recover is the project as it stood.
+    Project recovered = Project::load(w.autosavePath().toStdString());
+    QCOMPARE(recovered.objective.profile, ProfileKind::ThroughputFirst);
+    QCOMPARE(QString::fromStdString(recovered.toJson().dump()), QString::fromStdString(w.currentProject().toJson().dump()));
+    QFile::remove(w.autosavePath());
 }
 
 void TestMainWindow::screenshotIsRendered()
