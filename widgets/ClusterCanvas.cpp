@@ -413,14 +413,7 @@ ClusterCanvas::ClusterCanvas(ClusterDocument* document, QWidget* parent)
         autoFit_ = true;
         fitAll();
     });
-    connect(document_, &ClusterDocument::nodeRenamed, this, [this](const QString& from, const QString& to) {
-        if (selection_.node == from)
-            selection_.node = to;
-    });
-    connect(document_, &ClusterDocument::linkRenamed, this, [this](const QString& from, const QString& to) {
-        if (selection_.link == from)
-            selection_.link = to;
-    });
+    CanvasSelection::followRenames(document_, this, &selection_);
     rebuild();
 }
 
@@ -962,6 +955,18 @@ void ClusterCanvas::mouseReleaseEvent(QMouseEvent* event)
         return;
     }
     QGraphicsView::mouseReleaseEvent(event);
+}
+
+void CanvasSelection::followRenames(ClusterDocument* document, QObject* owner, CanvasSelection* selection)
+{
+    QObject::connect(document, &ClusterDocument::nodeRenamed, owner, [selection](const QString& from, const QString& to) {
+        if (selection->node == from)
+            selection->node = to;
+    });
+    QObject::connect(document, &ClusterDocument::linkRenamed, owner, [selection](const QString& from, const QString& to) {
+        if (selection->link == from)
+            selection->link = to;
+    });
 }
 
 void ClusterCanvas::changeEvent(QEvent* event)

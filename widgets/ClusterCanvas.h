@@ -26,6 +26,11 @@ struct CanvasSelection {
     QString link;
 
     bool operator==(const CanvasSelection& other) const = default;
+
+    // Keeps *selection pointing at the same node or link when the document
+    // renames it (for as long as `owner` lives). Shared by every view that
+    // holds a selection.
+    static void followRenames(ClusterDocument* document, QObject* owner, CanvasSelection* selection);
 };
 
 // Draws the document's cluster: nodes as rounded boxes holding one tile per GPU

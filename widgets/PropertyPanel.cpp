@@ -93,14 +93,7 @@ PropertyPanel::PropertyPanel(ClusterDocument* document, QWidget* parent)
     layout->addWidget(error_);
     layout->addStretch(1);
     connect(document_, &ClusterDocument::changed, this, &PropertyPanel::refresh);
-    connect(document_, &ClusterDocument::nodeRenamed, this, [this](const QString& from, const QString& to) {
-        if (selection_.node == from)
-            selection_.node = to;
-    });
-    connect(document_, &ClusterDocument::linkRenamed, this, [this](const QString& from, const QString& to) {
-        if (selection_.link == from)
-            selection_.link = to;
-    });
+    CanvasSelection::followRenames(document_, this, &selection_);
     rebuildForm();
 }
 

@@ -87,6 +87,26 @@ PathRate Topology::pairwise(const std::vector<int>& from, const std::vector<int>
     return bottleneck(rates(flows));
 }
 
+std::vector<std::vector<int>> Topology::tensorParallelRings(const std::vector<int>& devices, int tp, int dp)
+{
+    std::vector<std::vector<int>> rings;
+    for (int d = 0; d < dp; ++d)
+        rings.emplace_back(devices.begin() + d * tp, devices.begin() + (d + 1) * tp);
+    return rings;
+}
+
+std::vector<std::vector<int>> Topology::dataParallelRings(const std::vector<int>& devices, int tp, int dp)
+{
+    std::vector<std::vector<int>> rings;
+    for (int r = 0; r < tp; ++r) {
+        std::vector<int> ring;
+        for (int d = 0; d < dp; ++d)
+            ring.push_back(devices[d * tp + r]);
+        rings.push_back(std::move(ring));
+    }
+    return rings;
+}
+
 double Topology::allReduceMs(double bytes, int k, const PathRate& rate)
 {
     if (k <= 1 || bytes <= 0)

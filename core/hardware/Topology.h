@@ -40,6 +40,12 @@ public:
     // Returns the bottleneck hop over all rings. A ring of one device is free.
     PathRate ring(const std::vector<std::vector<int>>& rings) const;
 
+    // The rings of one pipeline stage whose devices are laid out TP-major
+    // ([dp0: tp0..tpT-1][dp1: ...]): TP rings are consecutive devices, DP
+    // rings the same TP rank of every replica.
+    static std::vector<std::vector<int>> tensorParallelRings(const std::vector<int>& stageDevices, int tp, int dp);
+    static std::vector<std::vector<int>> dataParallelRings(const std::vector<int>& stageDevices, int tp, int dp);
+
     // Point-to-point: device from[k] sends to to[k], all k at the same time.
     PathRate pairwise(const std::vector<int>& from, const std::vector<int>& to) const;
 

@@ -27,6 +27,16 @@ double TransformerMath::totalParams(const ModelSpec& m)
     return m.numLayers * layerParams(m) + embeddingParams(m) + outputParams(m);
 }
 
+double TransformerMath::stageParams(const ModelSpec& m, int layers, int tp, bool hasEmbedding, bool hasOutput)
+{
+    double params = layers * layerParams(m);
+    if (hasEmbedding)
+        params += embeddingParams(m);
+    if (hasOutput)
+        params += outputParams(m);
+    return params / tp;
+}
+
 double TransformerMath::attentionCoreForwardFlops(const ModelSpec& m, int b, int s, bool flashAttention)
 {
     double full = 4.0 * b * double(s) * s * m.heads * m.headDim;

@@ -17,6 +17,9 @@ struct TransformerMath {
     static double embeddingParams(const ModelSpec& m);  // V*h
     static double outputParams(const ModelSpec& m);     // V*h (+ final norm h); 0 if tied
     static double totalParams(const ModelSpec& m);
+    // Parameters one GPU of a pipeline stage holds: its layers, plus the
+    // embedding on the first stage and the output layer on the last, / TP.
+    static double stageParams(const ModelSpec& m, int layers, int tp, bool hasEmbedding, bool hasOutput);
 
     // Forward FLOPs of one layer for one micro-batch (whole layer, not per GPU):
     // 2 FLOPs per multiply-add over the GEMMs (2*b*s*matmul params) plus the

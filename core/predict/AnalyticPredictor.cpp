@@ -77,11 +77,7 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q) const
     p.timeMs = computeMs + commMs + launchMs + elementwiseMs;
 
     // --- peak memory per GPU, MiB ---
-    double params = q.layers * TM::layerParams(m) / t;
-    if (q.hasEmbedding)
-        params += TM::embeddingParams(m) / t;
-    if (q.hasOutput)
-        params += TM::outputParams(m) / t;
+    double params = TM::stageParams(m, q.layers, t, q.hasEmbedding, q.hasOutput);
     double mult = gpu.calibration.memoryMultiplier;
     p.memory.weightsMiB = mult * params * TM::weightBytesPerParam() / kMiB;
     p.memory.gradientsMiB = mult * params * TM::gradBytesPerParam() / kMiB;

@@ -64,18 +64,8 @@ bool SkeletonTables::build(const SearchRequest& req, const Skeleton& sk, const T
         int base = sk.stageSlice[i] * w;
         t.devices[i].assign(g.devices.begin() + base, g.devices.begin() + base + w);
         t.capacityMiB[i] = cluster.types()[g.type].memoryMiB();
-        // TP rings: consecutive devices; DP rings: the same TP rank of every replica.
-        std::vector<std::vector<int>> tpRings, dpRings;
-        for (int d = 0; d < sk.dp; ++d)
-            tpRings.emplace_back(t.devices[i].begin() + d * sk.tp, t.devices[i].begin() + (d + 1) * sk.tp);
-        for (int r = 0; r < sk.tp; ++r) {
-            std::vector<int> ring;
-            for (int d = 0; d < sk.dp; ++d)
-                ring.push_back(t.devices[i][d * sk.tp + r]);
-            dpRings.push_back(ring);
-        }
-        tpRate[i] = topo.ring(tpRings);
-        dpRate[i] = topo.ring(dpRings);
+        tpRate[i] = topo.ring(Topology::tensorParallelRings(t.devices[i], sk.tp, sk.dp));
+        dpRate[i] = topo.ring(Topology::dataParallelRings(t.devices[i], sk.tp, sk.dp));
         if ((sk.tp > 1 && !tpRate[i].connected()) || (sk.dp > 1 && !dpRate[i].connected())) {
             why = "no link joins the GPUs of device group " + g.name;
             return false;
@@ -140,11 +130,7 @@ bool SkeletonTables::build(const SearchRequest& req, const Skeleton& sk, const T
         for (int n = 1; n <= t.maxLayers; ++n) {
             for (int lv = 0; lv < kRecomputeLevels; ++lv)
                 t.pred[i][n][lv] = answers[k++];
-            double params = n * TransformerMath::layerParams(t.model) / sk.tp;
-            if (i == 0)
-                params += TransformerMath::embeddingParams(t.model) / sk.tp;
-            if (i == P - 1)
-                params += TransformerMath::outputParams(t.model) / sk.tp;
+            double params = TransformerMath::stageParams(t.model, n, sk.tp, i == 0, i == P - 1);
             t.dpMs[i][n] = IterationComposer::dataParallelMs(params, sk.dp, setup.distributedOptimizer,
                                                              dpRate[i].bandwidthGBps, dpRate[i].latencyUs);
             t.postMs[i][n] = t.dpMs[i][n]

@@ -103,10 +103,7 @@ SimulatedRun ReferenceSimulator::run(const Cluster& cluster, const ModelSpec& mo
             computeMs += TM::outputTrainingFlops(m, b, s) / t / (gpu.peakTflopsBf16 * 1e12 * eff) * 1e3;
         double commMs = 0;
         if (t > 1) {
-            std::vector<std::vector<int>> rings;
-            for (int d = 0; d < plan.dp; ++d)
-                rings.emplace_back(st.devices.begin() + d * t, st.devices.begin() + (d + 1) * t);
-            PathRate rate = topo.ring(rings);
+            PathRate rate = topo.ring(Topology::tensorParallelRings(st.devices, t, plan.dp));
             rate.bandwidthGBps *= pr.commEfficiency;
             double per = st.recompute == Recompute::Full ? 6.0 : 4.0;
             commMs = st.layers * per * Topology::allReduceMs(2.0 * s * double(b) * m.hidden, t, rate);
@@ -115,11 +112,7 @@ SimulatedRun ReferenceSimulator::run(const Cluster& cluster, const ModelSpec& mo
         stageMs[i] = computeMs + commMs + launchMs;
 
         // --- memory ---
-        double params = st.layers * TM::layerParams(m) / t;
-        if (i == 0)
-            params += TM::embeddingParams(m) / t;
-        if (i == P - 1)
-            params += TM::outputParams(m) / t;
+        double params = TM::stageParams(m, st.layers, t, i == 0, i == P - 1);
         double states = params
             * (TM::weightBytesPerParam() + TM::gradBytesPerParam()
                + TM::optimizerBytesPerParam(plan.dp, setup.distributedOptimizer))
@@ -153,14 +146,7 @@ SimulatedRun ReferenceSimulator::run(const Cluster& cluster, const ModelSpec& mo
         out.stages.push_back(out1);
 
         // Gradient sync and optimizer step of this stage.
-        std::vector<std::vector<int>> dpRings;
-        for (int r = 0; r < t; ++r) {
-            std::vector<int> ring;
-            for (int d = 0; d < plan.dp; ++d)
-                ring.push_back(st.devices[d * t + r]);
-            dpRings.push_back(ring);
-        }
-        PathRate dpRate = topo.ring(dpRings);
+        PathRate dpRate = topo.ring(Topology::dataParallelRings(st.devices, t, plan.dp));
         dpRate.bandwidthGBps *= pr.commEfficiency;
         double owned = setup.distributedOptimizer ? params / plan.dp : params;
         postMs = std::max(postMs, IterationComposer::dataParallelMs(params, plan.dp, setup.distributedOptimizer,

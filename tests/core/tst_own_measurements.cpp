@@ -140,13 +140,7 @@ void TestOwnMeasurements::activationMemoryOnH200()
     // steady factor; what must hold is that it scales like the measurement.
     std::map<std::string, std::vector<double>> ratios;  // per model shape
     for (const auto& r : load()) {
-        ModelSpec m;
-        m.hidden = r.hidden;
-        m.heads = r.heads;
-        m.headDim = r.headDim;
-        m.queryGroups = r.groups;
-        m.ffnHidden = r.ffn;
-        m.vocab = 32000;
+        const ModelSpec m = AnalyticPredictor::modelOf(queryFor(r));
         double formula = TransformerMath::layerActivationBytes(m, r.mbs, r.seq, 1, true, r.recompute);
         double ratio = r.actBytes / formula;
         qInfo().noquote() << QStringLiteral("| %1 | s=%2 b=%3 | %4 | %5 MiB | %6 MiB | x%7 |")
