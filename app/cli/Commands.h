@@ -10,5 +10,8 @@ enum ExitCode { Ok = 0, NoFeasiblePlan = 1, BadInput = 2 };
 // Each registers a subcommand; the callback sets `exitCode`.
 void addSearchCommand(CLI::App& app, int& exitCode);
 void addCatalogCommands(CLI::App& app, int& exitCode);
+void addProfileCommands(CLI::App& app, int& exitCode);    // profile-plan, simulate, import-logs
+void addPredictorCommands(CLI::App& app, int& exitCode);  // train, predict, evaluate
+void addExportCommand(CLI::App& app, int& exitCode);
 
 }  // namespace memx::cli

@@ -14,6 +14,9 @@ int main(int argc, char** argv)
     int exitCode = memx::cli::Ok;
     memx::cli::addSearchCommand(app, exitCode);
     memx::cli::addCatalogCommands(app, exitCode);
+    memx::cli::addProfileCommands(app, exitCode);
+    memx::cli::addPredictorCommands(app, exitCode);
+    memx::cli::addExportCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

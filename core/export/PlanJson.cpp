@@ -56,6 +56,33 @@ nlohmann::json PlanJson::plan(const Plan& p)
     return j;
 }
 
+nlohmann::json PlanJson::setup(const TrainingSetup& s)
+{
+    return {{"global_batch", s.globalBatch},
+            {"micro_batches", s.microBatches},
+            {"seq_lens", s.seqLens},
+            {"query_groups", s.queryGroups},
+            {"max_pp", s.maxPipelineStages},
+            {"distributed_optimizer", s.distributedOptimizer},
+            {"flash_attention", s.flashAttention},
+            {"sequence_parallel", s.sequenceParallel},
+            {"precision", s.precision},
+            {"schedule", toString(s.schedule)},
+            {"recompute", toString(s.recompute)},
+            {"placement", toString(s.placement)}};
+}
+
+nlohmann::json PlanJson::planDocument(const SearchRequest& req, const std::string& predictor, const Plan& p)
+{
+    nlohmann::json j = plan(p);
+    j["tool_version"] = MEMX_VERSION;
+    j["predictor"] = predictor;
+    j["cluster"] = req.cluster.toJson();
+    j["model"] = req.model.toJson();
+    j["setup"] = setup(req.setup);
+    return j;
+}
+
 nlohmann::json PlanJson::search(const SearchRequest& req, const SearchResult& r)
 {
     nlohmann::json j;
@@ -64,19 +91,7 @@ nlohmann::json PlanJson::search(const SearchRequest& req, const SearchResult& r)
     j["predictor"] = r.predictorName;
     j["cluster"] = req.cluster.toJson();
     j["model"] = req.model.toJson();
-    const auto& s = req.setup;
-    j["setup"] = {{"global_batch", s.globalBatch},
-                  {"micro_batches", s.microBatches},
-                  {"seq_lens", s.seqLens},
-                  {"query_groups", s.queryGroups},
-                  {"max_pp", s.maxPipelineStages},
-                  {"distributed_optimizer", s.distributedOptimizer},
-                  {"flash_attention", s.flashAttention},
-                  {"sequence_parallel", s.sequenceParallel},
-                  {"precision", s.precision},
-                  {"schedule", toString(s.schedule)},
-                  {"recompute", toString(s.recompute)},
-                  {"placement", toString(s.placement)}};
+    j["setup"] = setup(req.setup);
     j["objective"] = {{"profile_requested", toString(r.profileRequested)},
                       {"profile_used", toString(r.profileUsed)},
                       {"reason", r.profileReason},

@@ -1,5 +1,7 @@
 #include "profile/ProfilingPlanner.h"
 
+#include "export/MegatronExport.h"
+
 #include "hardware/GpuType.h"
 #include "model/ModelSpec.h"
 #include "predict/Predictor.h"
@@ -305,35 +307,34 @@ std::string ProfilingPlanner::megatronCommand(const PlannedRun& run, const Model
     const int ffn = q.ffnHidden > 0 ? q.ffnHidden : (model.ffnHidden > 0 ? model.ffnHidden : ModelSpec::defaultFfn(hidden));
     const int headDim = q.headDim > 0 ? q.headDim : (heads > 0 ? hidden / heads : 0);
     const int vocab = q.vocab > 0 ? q.vocab : model.vocab;
-    const int gbs = q.microBatch * std::max(1, q.dp) * std::max(1, options.microBatchesPerIteration);
     const int iters = options.warmupIterations + options.measuredIterations;
+
+    // The model and parallel flags come from the exporter's one argument builder.
+    MegatronJob job;
+    job.model = model;
+    job.model.numLayers = q.layers;
+    job.model.hidden = hidden;
+    job.model.heads = heads;
+    job.model.headDim = headDim;
+    job.model.queryGroups = groups;
+    job.model.ffnHidden = ffn;
+    job.model.vocab = vocab;
+    job.tp = q.tp;
+    job.pp = 1;
+    job.dp = std::max(1, q.dp);
+    job.microBatch = q.microBatch;
+    job.globalBatch = q.microBatch * job.dp * std::max(1, options.microBatchesPerIteration);
+    job.seqLen = q.seqLen;
+    job.queryGroups = groups;
+    job.recompute = q.recompute;
+    job.sequenceParallel = q.sequenceParallel;
+    job.distributedOptimizer = q.distributedOptimizer;
 
     std::ostringstream c;
     c << "torchrun --nnodes 1 --nproc-per-node " << q.tp << " --master-addr localhost --master-port 29500"
-      << " pretrain_gpt.py"
-      << " --tensor-model-parallel-size " << q.tp << " --pipeline-model-parallel-size 1";
-    if (q.tp > 1 && q.sequenceParallel)
-        c << " --sequence-parallel";
-    c << " --num-layers " << q.layers << " --hidden-size " << hidden << " --num-attention-heads " << heads;
-    if (headDim > 0 && headDim * heads != hidden)
-        c << " --kv-channels " << headDim;
-    if (groups < heads)
-        c << " --group-query-attention --num-query-groups " << groups;
-    c << " --ffn-hidden-size " << ffn << " --seq-length " << q.seqLen << " --max-position-embeddings " << q.seqLen
-      << " --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear";
-    if (!model.tiedEmbeddings)
-        c << " --untie-embeddings-and-output-weights";
-    c << " --micro-batch-size " << q.microBatch << " --global-batch-size " << gbs << " --bf16";
-    if (q.distributedOptimizer)
-        c << " --use-distributed-optimizer";
-    switch (q.recompute) {
-    case Recompute::None: break;
-    case Recompute::Selective: c << " --recompute-granularity selective"; break;
-    case Recompute::Full:
-        // Every layer checkpointed: only its input is kept (MemX "full").
-        c << " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
-        break;
-    }
+      << " pretrain_gpt.py";
+    for (const auto& a : MegatronExport::arguments(job))
+        c << " " << a;
     c << " --mock-data --tokenizer-type NullTokenizer --vocab-size " << vocab
       << " --lr 1.0e-4 --lr-decay-style constant"
       << " --train-iters " << iters << " --eval-iters 0"

@@ -11,6 +11,7 @@
 #include "space/TrainingSetup.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -218,6 +219,150 @@ std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan&
                                   st.maxReservedMiB);
                     out += buf;
                 }
+        }
+    }
+    return out;
+}
+
+const char* ReferenceSimulator::toString(LogFormat f)
+{
+    switch (f) {
+    case LogFormat::MegatronMain: return "megatron-main";
+    case LogFormat::MegatronLegacy: return "megatron-legacy-2022";
+    case LogFormat::MegatronDeepSpeed: return "megatron-deepspeed";
+    case LogFormat::SlurmPrefixed: return "slurm-prefixed";
+    }
+    return "?";
+}
+
+std::vector<ReferenceSimulator::LogFormat> ReferenceSimulator::logFormats()
+{
+    return {LogFormat::MegatronMain, LogFormat::MegatronLegacy, LogFormat::MegatronDeepSpeed, LogFormat::SlurmPrefixed};
+}
+
+namespace {
+
+// Python's repr of a float (what older Megatron printed unformatted): the
+// shortest digits that read back exactly, with ".0" on whole numbers.
+std::string pyFloat(double v)
+{
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, v);
+    std::string s(buf, res.ptr);
+    if (s.find_first_of(".e") == std::string::npos)
+        s += ".0";
+    return s;
+}
+
+}  // namespace
+
+std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan& plan, LogFormat format) const
+{
+    if (format == LogFormat::MegatronMain)
+        return megatronLog(run, plan);
+    const RankLayout layout(plan.tp, plan.pp, plan.dp);
+    const int world = layout.worldSize();
+    const int iterations = static_cast<int>(run.iterationMs.size());
+    // Memory lines: ranks with DP rank 0, stage by stage.
+    struct MemLine {
+        int rank;
+        std::string text;
+    };
+    auto memoryLines = [&](int afterIteration, bool raw) {
+        std::vector<MemLine> lines;
+        for (int pp = 0; pp < plan.pp; ++pp)
+            for (int tp = 0; tp < plan.tp; ++tp) {
+                const int rank = layout.rankOf(tp, pp, 0);
+                const SimulatedStage& st = run.stages[static_cast<std::size_t>(pp)];
+                std::string t = "[Rank " + std::to_string(rank) + "] (after " + std::to_string(afterIteration)
+                    + " iterations) memory (MB) | allocated: ";
+                if (raw) {
+                    t += pyFloat(st.maxAllocatedMiB * 0.625) + " | max allocated: " + pyFloat(st.maxAllocatedMiB)
+                        + " | reserved: " + pyFloat(st.maxReservedMiB) + " | max reserved: " + pyFloat(st.maxReservedMiB);
+                } else {
+                    char buf[256];
+                    std::snprintf(buf, sizeof buf, "%.2f | max allocated: %.2f | reserved: %.2f | max reserved: %.2f",
+                                  st.maxAllocatedMiB * 0.6, st.maxAllocatedMiB, st.maxReservedMiB, st.maxReservedMiB);
+                    t += buf;
+                }
+                lines.push_back({rank, t});
+            }
+        return lines;
+    };
+    char buf[768];
+    std::string out = std::string("# SIMULATED by the MemX reference simulator (not a measurement); log format ")
+        + toString(format) + "\n";
+    std::snprintf(buf, sizeof buf, "# Setup: %d GPUs, TP=%d PP=%d DP=%d, mbs=%d, gbs=%d, seq %d\n", world, plan.tp,
+                  plan.pp, plan.dp, plan.microBatch, plan.globalBatch, plan.seqLen);
+    out += buf;
+    for (int it = 0; it < iterations; ++it) {
+        const double ms = run.iterationMs[static_cast<std::size_t>(it)];
+        const long long samples = static_cast<long long>(it + 1) * plan.globalBatch;
+        switch (format) {
+        case LogFormat::MegatronMain: break;
+        case LogFormat::MegatronLegacy: {
+            std::snprintf(buf, sizeof buf,
+                          " iteration %8d/%8d | consumed samples: %12lld | elapsed time per iteration (ms): %.1f | "
+                          "learning rate: 1.000E-05 | global batch size: %5d | lm loss: 1.000000E+01 | loss scale: "
+                          "65536.0 | grad norm: 1.000 | number of skipped iterations:   0 | number of nan "
+                          "iterations:   0 |\n",
+                          it + 1, iterations, samples, ms, plan.globalBatch);
+            out += buf;
+            if (it == 0)
+                for (const auto& l : memoryLines(1, true))
+                    out += l.text + "\n";
+            std::snprintf(buf, sizeof buf,
+                          "time (ms) | forward-compute: %.2f | backward-compute: %.2f | optimizer: %.2f | "
+                          "batch-generator: 1.00\n",
+                          ms * 0.3, ms * 0.6, ms * 0.05);
+            out += buf;
+            break;
+        }
+        case LogFormat::MegatronDeepSpeed: {
+            const double sec = ms / 1000.0;
+            std::snprintf(buf, sizeof buf,
+                          " iteration %8d/%8d | consumed samples: %12lld | consumed tokens: %12lld | elapsed time per "
+                          "iteration (ms): %.1f | learning rate: 1.000E-05 | global batch size: %5d | lm loss: "
+                          "1.000000E+01 | loss scale: 4096.0 | grad norm: 1.000 | actual seqlen: %5d | number of "
+                          "skipped iterations:   0 | number of nan iterations:   0 | samples per second: %.3f | "
+                          "tokens per gpu per second (tgs): %.3f |\n",
+                          it + 1, iterations, samples, samples * plan.seqLen, ms, plan.globalBatch, plan.seqLen,
+                          plan.globalBatch / sec, plan.globalBatch * double(plan.seqLen) / sec / world);
+            out += buf;
+            if (it == 0)
+                for (const auto& l : memoryLines(1, true))
+                    out += l.text + "\n";
+            break;
+        }
+        case LogFormat::SlurmPrefixed: {
+            // srun -l: every line carries the task id (= global rank); the
+            // memory lines of the ranks arrive in a scrambled order, and a
+            // repeated line of the first stage is cut off mid-number.
+            if (it == 0) {
+                auto lines = memoryLines(1, false);
+                std::vector<MemLine> order;
+                for (std::size_t k = 0; k < lines.size(); ++k)
+                    order.push_back(lines[(k * 5 + 3) % lines.size()]);
+                // (k*5+3) mod n is a permutation unless 5 divides n; fall back to reversed then.
+                if (lines.size() % 5 == 0)
+                    order.assign(lines.rbegin(), lines.rend());
+                for (const auto& l : order)
+                    out += std::to_string(l.rank) + ": " + l.text + "\n";
+            }
+            std::snprintf(buf, sizeof buf,
+                          "%d: [2026-11-29 12:00:%02d.000000] iteration %8d/%8d | consumed samples: %12lld | elapsed "
+                          "time per iteration (ms): %.1f | learning rate: 1.000000E-05 | global batch size: %5d | lm "
+                          "loss: 1.000000E+01 | loss scale: 1.0 | number of skipped iterations:   0 | number of nan "
+                          "iterations:   0 |\n",
+                          world - 1, it % 60, it + 1, iterations, samples, ms, plan.globalBatch);
+            out += buf;
+            if (it == 1) {
+                const auto lines = memoryLines(2, false);
+                const std::string& t = lines.front().text;
+                out += std::to_string(lines.front().rank) + ": " + t.substr(0, t.find("max allocated: ") + 17) + "\n";
+            }
+            break;
+        }
         }
     }
     return out;

@@ -65,6 +65,20 @@ public:
     // every rank; ranks follow Megatron's default order (profile/RankLayout).
     std::string megatronLog(const SimulatedRun& run, const Plan& plan) const;
 
+    // The log formats of reference/megatron_log_samples/, one per sample file.
+    enum class LogFormat {
+        MegatronMain,       // current_main_tp2_pp2.log: timestamps, "%.2f" memory (the overload above)
+        MegatronLegacy,     // legacy_2022_onelinetimers.log: no timestamps, raw floats, one-line timers
+        MegatronDeepSpeed,  // megatron_deepspeed_style.log: tokens, tgs, TFLOPs counting recomputation
+        SlurmPrefixed,      // slurm_prefixed_interleaved.log: "R: " prefixes, ranks interleaved, a cut line
+    };
+    static const char* toString(LogFormat f);
+    static std::vector<LogFormat> logFormats();
+    // The same run in `format`. Memory lines come from the ranks with DP rank 0
+    // (as Megatron's report_memory prints them), except MegatronMain, which
+    // keeps every rank; ranks follow profile/RankLayout.
+    std::string megatronLog(const SimulatedRun& run, const Plan& plan, LogFormat format) const;
+
 private:
     std::uint64_t seed_;
     Profile defaults_;

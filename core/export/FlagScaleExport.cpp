@@ -1,0 +1,347 @@
+#include "export/FlagScaleExport.h"
+
+#include "export/MegatronExport.h"
+#include "export/PlanJsonReader.h"
+#include "hardware/Cluster.h"
+#include "io/InputError.h"
+#include "space/Plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <numeric>
+
+namespace memx {
+
+namespace {
+
+std::string joinInts(const std::vector<int>& v, const char* sep = ", ")
+{
+    std::string out;
+    for (int x : v)
+        out += (out.empty() ? "" : sep) + std::to_string(x);
+    return out;
+}
+
+std::string fmt(const char* f, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+bool uniform(const std::vector<Recompute>& v)
+{
+    return std::all_of(v.begin(), v.end(), [&](Recompute r) { return r == v.front(); });
+}
+
+const char* yamlBool(bool b) { return b ? "True" : "False"; }
+
+}  // namespace
+
+std::vector<std::string> FlagScaleExport::validate(const HeteroConfig& c)
+{
+    std::vector<std::string> why;
+    int ppSum = 0;
+    for (const auto& m : c.meshes)
+        ppSum += m.pp;
+    if (c.meshes.empty())
+        why.push_back("at least one process mesh is needed");
+    if (ppSum != c.pipelineParallel)
+        why.push_back("the meshes' pipeline sizes add up to " + std::to_string(ppSum)
+                      + ", but --pipeline-model-parallel-size is " + std::to_string(c.pipelineParallel));
+    for (const auto& m : c.meshes)
+        if (m.tp < 1 || m.cp < 1 || m.ep < 1 || m.dp < 1 || m.pp < 1)
+            why.push_back("every mesh size (tp cp ep dp pp) must be at least 1");
+    for (const auto& m : c.meshes)
+        if (m.cp != c.meshes.front().cp) {
+            why.push_back("context parallelism must be the same in every mesh");
+            break;
+        }
+    if (!c.meshes.empty()) {
+        const int dp0 = c.meshes.front().dp;
+        for (std::size_t i = 0; i < c.meshes.size(); ++i)
+            if (c.meshes[i].dp > 0 && (dp0 * c.microBatch) % c.meshes[i].dp != 0)
+                why.push_back("mesh " + std::to_string(i) + ": its micro-batch size dp0 x mbs / dp = "
+                              + std::to_string(dp0) + " x " + std::to_string(c.microBatch) + " / "
+                              + std::to_string(c.meshes[i].dp) + " is not an integer");
+        if (dp0 > 0 && c.globalBatch % (dp0 * c.microBatch) != 0)
+            why.push_back("global batch " + std::to_string(c.globalBatch) + " is not divisible by dp0 x mbs");
+    }
+    if (static_cast<int>(c.layerSplit.size()) != c.pipelineParallel)
+        why.push_back("the layer split has " + std::to_string(c.layerSplit.size()) + " entries; PP is "
+                      + std::to_string(c.pipelineParallel));
+    if (std::accumulate(c.layerSplit.begin(), c.layerSplit.end(), 0) != c.numLayers)
+        why.push_back("the layer split adds up to " + std::to_string(std::accumulate(c.layerSplit.begin(), c.layerSplit.end(), 0))
+                      + ", not num_layers " + std::to_string(c.numLayers));
+    if (c.virtualStages > 1)
+        why.push_back("heterogeneous training does not support the virtual pipeline (interleaved schedule)");
+    if (c.standaloneEmbeddingStage)
+        why.push_back("standalone_embedding_stage must be False");
+    if (c.tiedEmbeddings && !c.meshes.empty()) {
+        const auto& first = c.meshes.front();
+        const auto& last = c.meshes.back();
+        if (first.tp != last.tp)
+            why.push_back("with tied embeddings the first and the last mesh need the same TP ("
+                          + std::to_string(first.tp) + " vs " + std::to_string(last.tp) + ")");
+        if (first.dp != last.dp && c.distributedOptimizer) {
+            if (first.dp % last.dp != 0 && last.dp % first.dp != 0)
+                why.push_back("with tied embeddings and the distributed optimizer the first and last meshes' DP must "
+                              "divide one another");
+            if (!c.partialReduceSharedEmbedding)
+                why.push_back("with tied embeddings, different first/last DP and the distributed optimizer, "
+                              "--use-partial-reduce-for-shared-embedding is required");
+        }
+    }
+    if (c.deviceTypes.size() != c.meshes.size())
+        why.push_back(std::to_string(c.meshes.size()) + " meshes but " + std::to_string(c.deviceTypes.size())
+                      + " device types");
+    if (std::find(c.deviceTypes.begin(), c.deviceTypes.end(), c.currentDeviceType) == c.deviceTypes.end())
+        why.push_back("the current device type \"" + c.currentDeviceType + "\" is not among the device types");
+    if (!c.stageRecompute.empty()) {
+        if (static_cast<int>(c.stageRecompute.size()) != c.pipelineParallel)
+            why.push_back("one recompute level per pipeline stage expected");
+        if (!uniform(c.stageRecompute))
+            for (Recompute r : c.stageRecompute)
+                if (r == Recompute::Selective) {
+                    why.push_back("per-stage recomputation can only be none or full (no per-stage selective)");
+                    break;
+                }
+    }
+    return why;
+}
+
+std::vector<Recompute> FlagScaleExport::expressibleRecompute(const std::vector<Recompute>& levels)
+{
+    if (levels.empty() || uniform(levels))
+        return levels;
+    std::vector<Recompute> out = levels;
+    for (auto& r : out)
+        if (r == Recompute::Selective)
+            r = Recompute::Full;
+    return out;
+}
+
+std::string FlagScaleExport::perStageList(const std::vector<Recompute>& levels, int microBatches, RecomputeList which)
+{
+    auto value = [&](Recompute r) {
+        switch (which) {
+        case RecomputeList::Granularity: return r == Recompute::Full ? 1 : 0;  // 0 off, 1 full
+        case RecomputeList::Method: return 0;                                  // 0 uniform
+        case RecomputeList::NumLayers: return r == Recompute::Full ? 1 : 0;    // chunks of 1 layer; 0 = off
+        }
+        return 0;
+    };
+    std::string out = "[";
+    for (std::size_t i = 0; i < levels.size();) {
+        std::size_t j = i;
+        while (j < levels.size() && value(levels[j]) == value(levels[i]))
+            ++j;
+        out += (i ? ", [" : "[") + std::to_string(j - i) + ", " + std::to_string(microBatches) + ", "
+            + std::to_string(value(levels[i])) + "]";
+        i = j;
+    }
+    return out + "]";
+}
+
+HeteroConfig FlagScaleExport::configFor(const PlanDocument& doc, const LaunchLayout& layout)
+{
+    const Plan& p = doc.plan;
+    auto refuse = [&](const std::string& why) {
+        throw InputError(doc.file, "--target flagscale", "FlagScale cannot run this plan: " + why);
+    };
+    for (const auto& h : layout.hosts) {
+        if (h.gpuTypes.size() > 1)
+            refuse("host " + h.name + " runs stages on two GPU types, but a FlagScale hostfile gives each host one "
+                   "type=");
+        if (h.agents.size() > 1)
+            refuse("host " + h.name + " holds stages that are not neighbours in the pipeline; FlagScale starts one "
+                   "torchrun agent per host, so its ranks must be contiguous");
+    }
+    HeteroConfig c;
+    c.numLayers = doc.model.numLayers;
+    c.pipelineParallel = p.pp;
+    c.microBatch = p.microBatch;
+    c.globalBatch = p.globalBatch;
+    c.virtualStages = p.schedule == Schedule::Interleaved ? p.virtualStages : 1;
+    c.tiedEmbeddings = doc.model.tiedEmbeddings;
+    c.distributedOptimizer = doc.setup.distributedOptimizer;
+    std::vector<std::string> order;
+    for (const auto& s : p.stages) {
+        const std::string type = LaunchFiles::safeName(s.gpuType);
+        c.layerSplit.push_back(s.layers);
+        c.stageRecompute.push_back(s.recompute);
+        if (!c.meshes.empty() && c.meshes.back().deviceType == type) {
+            ++c.meshes.back().pp;
+            continue;
+        }
+        if (std::find(c.deviceTypes.begin(), c.deviceTypes.end(), type) != c.deviceTypes.end()) {
+            std::string o;
+            for (const auto& st : p.stages)
+                o += (o.empty() ? "" : " > ") + st.gpuType;
+            refuse("FlagScale orders ranks by device type (RankMapper sorts by the position in "
+                   "hetero_device_types), so the stages of one GPU type must be neighbours; this plan's stage "
+                   "order is " + o);
+        }
+        HeteroMesh m;
+        m.tp = p.tp;
+        m.dp = p.dp;
+        m.pp = 1;
+        m.deviceType = type;
+        c.meshes.push_back(m);
+        c.deviceTypes.push_back(type);
+    }
+    c.currentDeviceType = c.deviceTypes.front();
+    c.stageRecompute = expressibleRecompute(c.stageRecompute);
+    const auto problems = validate(c);
+    if (!problems.empty()) {
+        std::string all;
+        for (const auto& w : problems)
+            all += (all.empty() ? "" : "; ") + w;
+        refuse(all);
+    }
+    return c;
+}
+
+std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc)
+{
+    const Plan& p = doc.plan;
+    const LaunchLayout lay = LaunchFiles::layout(doc.cluster, p);
+    const HeteroConfig c = configFor(doc, lay);
+    const ModelSpec& m = doc.model;
+
+    std::vector<Recompute> planned;
+    for (const auto& s : p.stages)
+        planned.push_back(s.recompute);
+    std::string warning;
+    if (planned != c.stageRecompute) {
+        std::string levels;
+        for (std::size_t i = 0; i < planned.size(); ++i)
+            levels += (i ? ", " : "") + std::string("stage ") + std::to_string(i) + " " + toString(planned[i]);
+        std::string why;
+        const auto nearest = MegatronExport::nearestCost(doc, c.stageRecompute, why);
+        std::string cost = nearest ? "predicted " + fmt("%.1f", nearest->iterationMs) + " ms per iteration (the plan: "
+                + fmt("%.1f", p.iterationMs) + " ms), largest per-GPU peak " + fmt("%.0f", nearest->maxMemMiB)
+                + " MiB (the plan: " + fmt("%.0f", p.maxMemMiB) + " MiB)"
+                + (nearest->feasible ? "" : "; NOT feasible: " + nearest->problem)
+                                   : "cost not predicted (" + why + ")";
+        warning = "# !!! NOT THE EXACT PLAN. The plan mixes selective recomputation with other levels (" + levels
+            + "),\n# !!! and FlagScale sets per-stage recomputation only as none or full. This config runs full\n"
+              "# !!! recomputation where the plan has selective; " + cost + ".\n#\n";
+    }
+    const std::string header = warning + LaunchFiles::header(doc, "flagscale");
+
+    // --- conf/train/memx_plan.yaml ---
+    std::string t = header;
+    t += "# FlagScale flattens system, model and data into one Megatron command line (_ -> -, True -> flag).\n";
+    t += "system:\n";
+    t += "  tensor_model_parallel_size: " + std::to_string(p.tp) + "\n";
+    t += "  pipeline_model_parallel_size: " + std::to_string(p.pp) + "  # = sum of the meshes' pp\n";
+    t += std::string("  sequence_parallel: ") + yamlBool(p.tp > 1 && doc.setup.sequenceParallel) + "\n";
+    t += "  disable_bias_linear: True\n";
+    t += std::string("  use_distributed_optimizer: ") + yamlBool(doc.setup.distributedOptimizer) + "\n";
+    t += "  precision:\n    bf16: True\n";
+    t += "  hetero:\n    enable_hetero: True\n";
+    t += "    hetero_pipeline_layer_split: [" + joinInts(c.layerSplit) + "]\n";
+    std::string meshes;
+    std::string types;
+    for (const auto& mesh : c.meshes) {
+        meshes += (meshes.empty() ? "" : ",  ") + std::to_string(mesh.tp) + ", " + std::to_string(mesh.cp) + ", "
+            + std::to_string(mesh.ep) + ", " + std::to_string(mesh.dp) + ", " + std::to_string(mesh.pp);
+    }
+    for (const auto& ty : c.deviceTypes)
+        types += (types.empty() ? "" : ", ") + std::string("\"") + ty + "\"";
+    t += "    hetero_process_meshes: [" + meshes + "]  # (tp cp ep dp pp) per mesh, one mesh per device type\n";
+    t += "    hetero_device_types: [" + types + "]\n";
+    t += "    hetero_current_device_type: \"" + c.currentDeviceType + "\"  # the runner sets each host's type=\n";
+    t += "    standalone_embedding_stage: False\n";
+    const Recompute first = c.stageRecompute.front();
+    const bool uni = uniform(c.stageRecompute);
+    if (!(uni && first == Recompute::None)) {
+        t += "  recompute:\n";
+        if (uni && first == Recompute::Selective) {
+            t += "    recompute_granularity: \"selective\"\n";
+        } else {
+            t += "    recompute_granularity: \"full\"\n    recompute_method: \"uniform\"\n    recompute_num_layers: 1\n";
+            if (!uni) {
+                t += "    # per stage: [n_stages, n_micro_batches, value]; granularity 0 off / 1 full, method 0 "
+                     "uniform, num_layers 0 off\n";
+                t += "    recompute_granularity_per_stage_micro_batch: "
+                    + perStageList(c.stageRecompute, p.microBatches, RecomputeList::Granularity) + "\n";
+                t += "    recompute_method_per_stage_micro_batch: "
+                    + perStageList(c.stageRecompute, p.microBatches, RecomputeList::Method) + "\n";
+                t += "    recompute_num_layers_per_stage_micro_batch: "
+                    + perStageList(c.stageRecompute, p.microBatches, RecomputeList::NumLayers) + "\n";
+            }
+        }
+    }
+    t += "  logging:\n    log_interval: 1\n    log_throughput: True\n    timing_log_level: 1\n";
+    t += "  checkpoint:\n    save_interval: 1000\n";
+    t += "model:\n";
+    t += "  use_mcore_models: True\n  transformer_impl: transformer_engine\n";
+    t += "  num_layers: " + std::to_string(m.numLayers) + "\n";
+    t += "  hidden_size: " + std::to_string(m.hidden) + "\n";
+    t += "  ffn_hidden_size: " + std::to_string(m.ffnHidden > 0 ? m.ffnHidden : ModelSpec::defaultFfn(m.hidden)) + "\n";
+    t += "  num_attention_heads: " + std::to_string(m.heads) + "\n";
+    if (m.headDim > 0 && m.headDim * m.heads != m.hidden)
+        t += "  kv_channels: " + std::to_string(m.headDim) + "\n";
+    t += std::string("  group_query_attention: ") + yamlBool(p.queryGroups < m.heads) + "\n";
+    if (p.queryGroups < m.heads)
+        t += "  num_query_groups: " + std::to_string(p.queryGroups) + "\n";
+    t += "  seq_length: " + std::to_string(p.seqLen) + "\n";
+    t += "  max_position_embeddings: " + std::to_string(p.seqLen) + "\n";
+    t += "  swiglu: True\n  normalization: RMSNorm\n  position_embedding_type: rope\n";
+    t += std::string("  untie_embeddings_and_output_weights: ") + yamlBool(!m.tiedEmbeddings) + "\n";
+    t += "  micro_batch_size: " + std::to_string(p.microBatch) + "\n";
+    t += "  global_batch_size: " + std::to_string(p.globalBatch) + "\n";
+    t += "  train_iters: 100\n  eval_iters: 0\n";
+    t += "  optimizer:\n    lr_scheduler:\n      lr: 1.0e-4\n      lr_decay_style: constant\n";
+    t += "data:\n  # replace the mock data by your data set (data_path, tokenizer)\n  mock_data: True\n";
+    t += "  tokenizer:\n    tokenizer_type: NullTokenizer\n    vocab_size: " + std::to_string(m.vocab) + "\n";
+
+    // --- conf/train_hetero.yaml ---
+    std::string e = header;
+    e += "# Run from the FlagScale checkout: python run.py --config-path <this dir>/conf --config-name train_hetero\n";
+    e += "defaults:\n  - train: memx_plan\n  - _self_\n\n";
+    e += "experiment:\n";
+    e += "  exp_name: memx_" + LaunchFiles::safeName(m.name) + "\n";
+    e += "  exp_dir: ./outputs_memx_" + LaunchFiles::safeName(m.name) + "\n";
+    e += "  task:\n    type: train\n    backend: megatron\n    entrypoint: ./flagscale/train/train_gpt.py\n";
+    e += "  runner:\n    backend: torchrun\n";
+    e += "    nnodes: " + std::to_string(lay.hosts.size()) + "\n";
+    e += "    hostfile: hostfile  # path as seen from where run.py starts; make it absolute if needed\n";
+    e += "    rdzv_backend: static  # heterogeneous training needs static: node rank = hostfile line\n";
+    e += "    master_port: 29500\n";
+    e += "  envs:\n    CUDA_DEVICE_MAX_CONNECTIONS: 1\n";
+    // Per device type (FlagScale's runner applies a nested dict named like a
+    // host's type= to that host only): the GPUs each local rank uses.
+    std::map<std::string, std::vector<int>> visibleOf;
+    std::vector<std::string> typeOrder;
+    for (const auto& h : lay.hosts) {
+        const LaunchAgent& a = lay.agents[static_cast<std::size_t>(h.agents.front())];
+        const std::string type = LaunchFiles::safeName(h.gpuTypes.front());
+        auto it = visibleOf.find(type);
+        if (it == visibleOf.end()) {
+            visibleOf[type] = a.localDevices;
+            typeOrder.push_back(type);
+        } else if (it->second != a.localDevices) {
+            throw InputError(doc.file, "--target flagscale",
+                             "FlagScale cannot run this plan: hosts of type " + type
+                                 + " use different GPU sets, and its visible devices are set per type, not per host");
+        }
+    }
+    for (const auto& type : typeOrder)
+        e += "    " + type + ":\n      CUDA_VISIBLE_DEVICES: \"" + joinInts(visibleOf[type], ",") + "\"\n";
+    e += "action: run\n\nhydra:\n  run:\n    dir: ${experiment.exp_dir}/hydra\n";
+
+    std::vector<ExportedFile> out;
+    out.push_back({"conf/train_hetero.yaml", e, false});
+    out.push_back({"conf/train/memx_plan.yaml", t, false});
+    std::string hf = LaunchFiles::hostfile(doc, lay, "flagscale", true);
+    if (!warning.empty())
+        hf = warning + hf;
+    out.push_back({"hostfile", hf, false});
+    return out;
+}
+
+}  // namespace memx

@@ -1,0 +1,382 @@
+#include "export/MegatronExport.h"
+
+#include "export/PlanJsonReader.h"
+#include "hardware/Cluster.h"
+#include "io/InputError.h"
+#include "search/PlanEvaluator.h"
+#include "search/SearchResult.h"
+#include "space/Plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <stdexcept>
+
+namespace memx {
+
+namespace {
+
+bool allEqual(std::vector<int>::const_iterator b, std::vector<int>::const_iterator e)
+{
+    return b == e || std::all_of(b, e, [&](int x) { return x == *b; });
+}
+
+std::string joinInts(const std::vector<int>& v, const char* sep = ",")
+{
+    std::string out;
+    for (int x : v)
+        out += (out.empty() ? "" : sep) + std::to_string(x);
+    return out;
+}
+
+std::string fmt(const char* f, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+// The visibility variable of the vendor's runtime, besides CUDA_VISIBLE_DEVICES.
+const char* extraVisibilityVariable(const std::string& vendor)
+{
+    if (vendor == "Huawei")
+        return "ASCEND_RT_VISIBLE_DEVICES";
+    if (vendor == "AMD")
+        return "HIP_VISIBLE_DEVICES";
+    return nullptr;
+}
+
+}  // namespace
+
+std::string MegatronExport::shellWord(const std::string& s)
+{
+    const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'
+            || c == '.' || c == '/' || c == ',' || c == '=' || c == ':';
+    });
+    if (plain)
+        return s;
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string MegatronExport::layout(const std::vector<int>& layers, int v)
+{
+    const int P = static_cast<int>(layers.size());
+    std::string out;
+    for (int chunk = 0; chunk < v; ++chunk)
+        for (int pp = 0; pp < P; ++pp) {
+            const int n = layers[static_cast<std::size_t>(pp)] / v;
+            if (!out.empty())
+                out += "|";
+            if (chunk == 0 && pp == 0)
+                out += "E";
+            if (n > 0)
+                out += "t*" + std::to_string(n);
+            if (chunk == v - 1 && pp == P - 1)
+                out += "L";
+        }
+    return out;
+}
+
+std::vector<std::string> MegatronExport::splitArguments(const std::vector<int>& layers, int v)
+{
+    const int P = static_cast<int>(layers.size());
+    if (P <= 1)
+        return {};
+    if (allEqual(layers.begin(), layers.end())) {
+        if (v > 1)
+            return {"--num-layers-per-virtual-pipeline-stage", std::to_string(layers.front() / v)};
+        return {};
+    }
+    // Megatron spreads what the first/last flags leave evenly over the other
+    // stages (transformer_config.py / transformer_block.py get_num_layers_to_build),
+    // so only set the flags for the stages that differ.
+    std::vector<std::string> out;
+    if (allEqual(layers.begin() + 1, layers.end())) {
+        out = {"--decoder-first-pipeline-num-layers", std::to_string(layers.front())};
+    } else if (allEqual(layers.begin(), layers.end() - 1)) {
+        out = {"--decoder-last-pipeline-num-layers", std::to_string(layers.back())};
+    } else if (P >= 3 && allEqual(layers.begin() + 1, layers.end() - 1)) {
+        out = {"--decoder-first-pipeline-num-layers", std::to_string(layers.front()),
+               "--decoder-last-pipeline-num-layers", std::to_string(layers.back())};
+    } else {
+        // Arbitrary split: the (experimental) layout flag; VPP is inferred from it.
+        return {"--pipeline-model-parallel-layout", layout(layers, v)};
+    }
+    if (v > 1) {
+        // Uneven first/last with VPP needs this flag, not --num-layers-per-virtual-pipeline-stage.
+        out.push_back("--num-virtual-stages-per-pipeline-rank");
+        out.push_back(std::to_string(v));
+    }
+    return out;
+}
+
+std::vector<std::string> MegatronExport::arguments(const MegatronJob& job)
+{
+    const ModelSpec& m = job.model;
+    const int heads = m.heads;
+    const int groups = job.queryGroups > 0 ? job.queryGroups : (m.queryGroups > 0 ? m.queryGroups : heads);
+    const int seq = job.seqLen > 0 ? job.seqLen : m.seqLen;
+    const int ffn = m.ffnHidden > 0 ? m.ffnHidden : ModelSpec::defaultFfn(m.hidden);
+    const int v = std::max(1, job.virtualStages);
+    auto refuse = [](const std::string& why) { throw std::invalid_argument(why); };
+    // Megatron-LM's own checks (reference/EXPORT_AND_LOGS.md section 1).
+    if (job.tp < 1 || job.pp < 1 || job.dp < 1 || job.microBatch < 1)
+        refuse("TP, PP, DP and the micro-batch size must be at least 1");
+    if (heads % job.tp != 0)
+        refuse(std::to_string(heads) + " attention heads are not divisible by TP " + std::to_string(job.tp));
+    if (groups % job.tp != 0 && job.tp % groups != 0)
+        refuse(std::to_string(groups) + " query groups and TP " + std::to_string(job.tp)
+               + " must divide one another");
+    if (job.globalBatch % (job.microBatch * job.dp) != 0)
+        refuse("global batch " + std::to_string(job.globalBatch) + " is not divisible by micro-batch x DP = "
+               + std::to_string(job.microBatch * job.dp));
+    std::vector<int> layers = job.stageLayers;
+    if (layers.empty()) {
+        if (m.numLayers % job.pp != 0)
+            refuse(std::to_string(m.numLayers) + " layers do not split evenly over PP " + std::to_string(job.pp));
+        layers.assign(static_cast<std::size_t>(job.pp), m.numLayers / job.pp);
+    }
+    if (static_cast<int>(layers.size()) != job.pp)
+        refuse("one layer count per pipeline stage expected");
+    if (std::accumulate(layers.begin(), layers.end(), 0) != m.numLayers)
+        refuse("stage layers do not add up to --num-layers " + std::to_string(m.numLayers));
+    if (v > 1) {
+        const int G = job.globalBatch / (job.microBatch * job.dp);
+        if (job.pp < 2)
+            refuse("the interleaved schedule needs PP > 1");
+        if (G % job.pp != 0)
+            refuse("the interleaved schedule needs the number of micro-batches (" + std::to_string(G)
+                   + ") to be a multiple of PP " + std::to_string(job.pp));
+        for (int n : layers)
+            if (n % v != 0)
+                refuse("every stage's layers must be a multiple of the virtual stages " + std::to_string(v));
+    }
+
+    std::vector<std::string> a;
+    auto add = [&](const std::string& flag) { a.push_back(flag); };
+    auto addv = [&](const std::string& flag, long long value) {
+        a.push_back(flag);
+        a.push_back(std::to_string(value));
+    };
+    addv("--tensor-model-parallel-size", job.tp);
+    addv("--pipeline-model-parallel-size", job.pp);
+    if (job.tp > 1 && job.sequenceParallel)
+        add("--sequence-parallel");
+    for (const auto& t : splitArguments(layers, v))
+        a.push_back(t);
+    addv("--num-layers", m.numLayers);
+    addv("--hidden-size", m.hidden);
+    addv("--ffn-hidden-size", ffn);
+    addv("--num-attention-heads", heads);
+    if (m.headDim > 0 && m.headDim * heads != m.hidden)
+        addv("--kv-channels", m.headDim);
+    if (groups < heads) {
+        add("--group-query-attention");
+        addv("--num-query-groups", groups);
+    }
+    addv("--seq-length", seq);
+    addv("--max-position-embeddings", seq);
+    for (const char* f : {"--swiglu", "--normalization", "RMSNorm", "--position-embedding-type", "rope",
+                          "--disable-bias-linear"})
+        add(f);
+    if (!m.tiedEmbeddings)
+        add("--untie-embeddings-and-output-weights");
+    addv("--micro-batch-size", job.microBatch);
+    addv("--global-batch-size", job.globalBatch);
+    add("--bf16");
+    if (job.distributedOptimizer)
+        add("--use-distributed-optimizer");
+    switch (job.recompute) {
+    case Recompute::None: break;
+    case Recompute::Selective:
+        // The attention core (default --recompute-modules core_attn); forbids method and num-layers.
+        add("--recompute-granularity");
+        add("selective");
+        break;
+    case Recompute::Full:
+        // Every layer checkpointed on its own: only its input is kept (MemX "full").
+        for (const char* f : {"--recompute-granularity", "full", "--recompute-method", "uniform",
+                              "--recompute-num-layers", "1"})
+            add(f);
+        break;
+    }
+    return a;
+}
+
+MegatronExport::RecomputeChoice MegatronExport::recomputeFor(const Plan& plan)
+{
+    RecomputeChoice c;
+    if (plan.stages.empty())
+        return c;
+    c.level = plan.stages.front().recompute;
+    for (const auto& s : plan.stages) {
+        if (s.recompute != plan.stages.front().recompute)
+            c.exact = false;
+        c.level = std::max(c.level, s.recompute);
+    }
+    return c;
+}
+
+MegatronJob MegatronExport::jobFor(const PlanDocument& doc, Recompute level)
+{
+    const Plan& p = doc.plan;
+    MegatronJob j;
+    j.model = doc.model;
+    j.tp = p.tp;
+    j.pp = p.pp;
+    j.dp = p.dp;
+    j.microBatch = p.microBatch;
+    j.globalBatch = p.globalBatch;
+    j.seqLen = p.seqLen;
+    j.queryGroups = p.queryGroups;
+    for (const auto& s : p.stages)
+        j.stageLayers.push_back(s.layers);
+    j.virtualStages = p.schedule == Schedule::Interleaved ? p.virtualStages : 1;
+    j.recompute = level;
+    j.sequenceParallel = doc.setup.sequenceParallel;
+    j.distributedOptimizer = doc.setup.distributedOptimizer;
+    return j;
+}
+
+std::optional<MegatronExport::NearestPlan> MegatronExport::nearestCost(const PlanDocument& doc,
+                                                                        const std::vector<Recompute>& levels,
+                                                                        std::string& why)
+{
+    if (doc.predictor != "analytic") {
+        why = "the plan came from the " + doc.predictor + " predictor, which the export cannot load";
+        return std::nullopt;
+    }
+    SearchRequest req;
+    req.cluster = doc.cluster;
+    req.model = doc.model;
+    req.setup = doc.setup;
+    PlanSpec spec;
+    const Plan& p = doc.plan;
+    spec.tp = p.tp;
+    spec.dp = p.dp;
+    spec.microBatch = p.microBatch;
+    spec.seqLen = p.seqLen;
+    spec.queryGroups = p.queryGroups;
+    spec.schedule = p.schedule;
+    spec.virtualStages = p.virtualStages;
+    for (const auto& s : p.stages) {
+        spec.stageGroups.push_back(s.groupName);
+        spec.layers.push_back(s.layers);
+    }
+    spec.recompute = levels;
+    try {
+        const Evaluation ev = PlanEvaluator::evaluate(req, spec);
+        NearestPlan n;
+        n.iterationMs = ev.plan.iterationMs;
+        n.maxMemMiB = ev.plan.maxMemMiB;
+        n.feasible = ev.feasible;
+        n.problem = ev.problem;
+        return n;
+    } catch (const std::exception& e) {
+        why = e.what();
+        return std::nullopt;
+    }
+}
+
+std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
+{
+    const Plan& p = doc.plan;
+    const RecomputeChoice rc = recomputeFor(p);
+    std::vector<std::string> args;
+    try {
+        args = arguments(jobFor(doc, rc.level));
+    } catch (const std::invalid_argument& e) {
+        throw InputError(doc.file, "--target megatron", std::string("Megatron-LM would refuse this plan: ") + e.what());
+    }
+    const LaunchLayout lay = LaunchFiles::layout(doc.cluster, p);
+
+    // The plain warning when the plan's per-stage recomputation cannot be expressed.
+    std::string warning;
+    if (!rc.exact) {
+        std::string levels;
+        for (std::size_t i = 0; i < p.stages.size(); ++i)
+            levels += (i ? ", " : "") + std::string("stage ") + std::to_string(i) + " "
+                + toString(p.stages[i].recompute);
+        std::string why;
+        const auto nearest
+            = nearestCost(doc, std::vector<Recompute>(p.stages.size(), rc.level), why);
+        std::string cost;
+        if (nearest)
+            cost = "predicted " + fmt("%.1f", nearest->iterationMs) + " ms per iteration (the plan: "
+                + fmt("%.1f", p.iterationMs) + " ms), largest per-GPU peak " + fmt("%.0f", nearest->maxMemMiB)
+                + " MiB (the plan: " + fmt("%.0f", p.maxMemMiB) + " MiB)"
+                + (nearest->feasible ? "" : "; NOT feasible: " + nearest->problem);
+        else
+            cost = "cost not predicted (" + why + ")";
+        const std::string level = toString(rc.level);
+        warning = "# !!! NOT THE EXACT PLAN. The plan recomputes activations per stage (" + levels + "),\n"
+                  "# !!! and Megatron-LM has one recompute setting for all stages. These scripts run the nearest\n"
+                  "# !!! plan it can express, the most conservative common level: " + level
+            + " recomputation on every stage;\n# !!! " + cost + ".\n"
+              "# !!! For the exact plan use: memx-cli export --target flagscale (per-stage recompute lists,\n"
+              "# !!! none or full per stage; selective only as one global setting).\n#\n";
+    }
+
+    std::vector<ExportedFile> out;
+    const std::string masterHost = LaunchFiles::safeName(lay.hosts.front().name);
+    const int nnodes = static_cast<int>(lay.agents.size());
+    for (const auto& a : lay.agents) {
+        const LaunchHost& h = lay.hosts[static_cast<std::size_t>(a.host)];
+        std::string s = "#!/bin/bash\n" + warning + LaunchFiles::header(doc, "megatron");
+        std::string stages;
+        for (int st : a.stages)
+            stages += (stages.empty() ? "" : ", ") + std::to_string(st) + " (" + p.stages[static_cast<std::size_t>(st)].groupName
+                + "#" + std::to_string(p.stages[static_cast<std::size_t>(st)].slice) + ", "
+                + p.stages[static_cast<std::size_t>(st)].gpuType + ")";
+        const int lastRank = a.firstRank + static_cast<int>(a.devices.size()) - 1;
+        s += "#\n# Node rank " + std::to_string(a.nodeRank) + " of " + std::to_string(nnodes) + " on host " + h.name
+            + ": global ranks " + std::to_string(a.firstRank) + "-" + std::to_string(lastRank)
+            + " on GPUs " + joinInts(a.localDevices) + ", pipeline stage" + (a.stages.size() > 1 ? "s " : " ") + stages
+            + ".\n# Megatron's rank order (tp fastest, then dp, then pp) and torchrun's static rendezvous\n"
+              "# (rank = ranks of lower node ranks + local rank) put each stage on its planned GPUs.\n";
+        s += "set -euo pipefail\n";
+        s += "NNODES=" + std::to_string(nnodes) + "\n";
+        s += "NODE_RANK=" + std::to_string(a.nodeRank) + "\n";
+        s += "NPROC_PER_NODE=" + std::to_string(a.devices.size()) + "\n";
+        s += "MASTER_ADDR=${MASTER_ADDR:-" + masterHost + "}\n";
+        s += "MASTER_PORT=${MASTER_PORT:-29500}\n";
+        s += "MEGATRON_DIR=${MEGATRON_DIR:-$PWD/Megatron-LM}\n";
+        s += "# Local rank i runs on the i-th visible GPU.\n";
+        s += "export CUDA_VISIBLE_DEVICES=" + joinInts(a.localDevices) + "\n";
+        const std::string& vendor
+            = doc.cluster.typeOf(a.devices.front()).vendor;
+        if (const char* extra = extraVisibilityVariable(vendor))
+            s += "export " + std::string(extra) + "=" + joinInts(a.localDevices) + "\n";
+        s += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n\n";
+        s += "MEGATRON_ARGS=(\n";
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            // One flag per line with its values.
+            s += "  " + shellWord(args[i]);
+            while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
+                s += " " + shellWord(args[++i]);
+            s += "\n";
+        }
+        s += ")\n";
+        s += "# Data: replace the mock data by your data set (--data-path ... --tokenizer-type ...).\n";
+        s += "DATA_ARGS=(${DATA_ARGS:---mock-data --tokenizer-type NullTokenizer --vocab-size "
+            + std::to_string(doc.model.vocab) + "})\n";
+        s += "TRAIN_ARGS=(${TRAIN_ARGS:---train-iters 100 --lr 1.0e-4 --lr-decay-style constant --eval-iters 0 "
+             "--log-interval 1 --log-throughput --timing-log-level 1})\n\n";
+        s += "exec torchrun --nnodes \"$NNODES\" --node-rank \"$NODE_RANK\" --nproc-per-node \"$NPROC_PER_NODE\" \\\n"
+             "  --rdzv-backend static --master-addr \"$MASTER_ADDR\" --master-port \"$MASTER_PORT\" \\\n"
+             "  \"$MEGATRON_DIR/pretrain_gpt.py\" \"${MEGATRON_ARGS[@]}\" \"${DATA_ARGS[@]}\" \"${TRAIN_ARGS[@]}\"\n";
+        out.push_back({LaunchFiles::scriptName(a.nodeRank), s, true});
+    }
+    out.push_back({"hostfile", LaunchFiles::hostfile(doc, lay, "megatron", false), false});
+    std::string sb = LaunchFiles::sbatch(doc, lay, "megatron");
+    if (!warning.empty())
+        sb.insert(sb.find("# Generated by"), warning);
+    out.push_back({"sbatch.sh", sb, true});
+    return out;
+}
+
+}  // namespace memx

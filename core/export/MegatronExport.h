@@ -1,0 +1,82 @@
+#pragma once
+
+#include "export/LaunchFiles.h"
+#include "model/ModelSpec.h"
+#include "model/Recompute.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memx {
+
+struct Plan;
+struct PlanDocument;
+
+// What one Megatron-LM training job is: the one input of the one function
+// that builds pretrain_gpt.py argument lists (the exporter and the profiling
+// planner's single-stage runs both go through MegatronExport::arguments).
+struct MegatronJob {
+    ModelSpec model;               // numLayers = layers of the whole job
+    int tp = 1, pp = 1, dp = 1;
+    int microBatch = 1;
+    int globalBatch = 1;
+    int seqLen = 0;                // 0: the model's
+    int queryGroups = 0;           // 0: the model's
+    std::vector<int> stageLayers;  // per pipeline stage, pipeline order; empty: even split
+    int virtualStages = 1;         // > 1: interleaved schedule
+    Recompute recompute = Recompute::None;  // one level for every stage (Megatron has one)
+    bool sequenceParallel = true;  // only passed when TP > 1
+    bool distributedOptimizer = true;
+};
+
+// Megatron-LM (main @ d98e8a6) launch files for a plan: one torchrun script per
+// node rank, a hostfile and a Slurm batch script (docs/EXPORT.md).
+class MegatronExport {
+public:
+    // pretrain_gpt.py arguments, one token per element. Throws
+    // std::invalid_argument when Megatron would refuse the job (the reason
+    // names the rule: heads % TP, query groups vs TP, GBS % (MBS x DP), VPP).
+    static std::vector<std::string> arguments(const MegatronJob& job);
+
+    // Flags for the layer split: none (even, 1F1B), --num-layers-per-virtual-
+    // pipeline-stage (even, interleaved), --decoder-first/last-pipeline-num-
+    // layers (+ --num-virtual-stages-per-pipeline-rank) when only the first
+    // and/or last stage differ, else --pipeline-model-parallel-layout.
+    static std::vector<std::string> splitArguments(const std::vector<int>& layers, int virtualStages);
+    // Megatron's layout string: "Et*10|t*8|t*8|t*6L"; with v > 1, P*v entries,
+    // entry vpp*P + pp holding layers[pp]/v decoder layers.
+    static std::string layout(const std::vector<int>& layers, int virtualStages);
+
+    // The one recompute level Megatron-LM runs for a plan: the plan's own when
+    // every stage has the same level, else the most conservative level among
+    // the stages (the nearest plan it can express).
+    struct RecomputeChoice {
+        bool exact = true;
+        Recompute level = Recompute::None;
+    };
+    static RecomputeChoice recomputeFor(const Plan& plan);
+
+    // The job of a plan document with the given recompute level on every stage.
+    static MegatronJob jobFor(const PlanDocument& doc, Recompute level);
+
+    // The predicted cost of the plan with these per-stage recompute levels
+    // (one per stage), through PlanEvaluator (same tables as the search);
+    // nullopt when it cannot be evaluated (the reason in `why`).
+    struct NearestPlan {
+        double iterationMs = 0;
+        double maxMemMiB = 0;
+        bool feasible = true;
+        std::string problem;
+    };
+    static std::optional<NearestPlan> nearestCost(const PlanDocument& doc, const std::vector<Recompute>& levels,
+                                                  std::string& why);
+
+    // Every file of the export: launch_node<R>.sh per node rank, hostfile, sbatch.sh.
+    static std::vector<ExportedFile> files(const PlanDocument& doc);
+
+    // Quoted for bash when needed ('...').
+    static std::string shellWord(const std::string& s);
+};
+
+}  // namespace memx

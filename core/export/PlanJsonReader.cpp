@@ -1,0 +1,287 @@
+#include "export/PlanJsonReader.h"
+
+#include "hardware/GpuCatalog.h"
+#include "io/InputError.h"
+#include "io/JsonReader.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace memx {
+
+namespace {
+
+int intIn(const JsonReader& j, const std::string& key, long long lo, long long hi)
+{
+    long long v = j.integer(key);
+    if (v < lo || v > hi)
+        j.fail("must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (got " + std::to_string(v)
+                   + ")",
+               key);
+    return static_cast<int>(v);
+}
+
+int intIn(const JsonReader& j, const std::string& key, long long lo, long long hi, int fallback)
+{
+    return j.has(key) ? intIn(j, key, lo, hi) : fallback;
+}
+
+std::vector<int> intList(const JsonReader& j, const std::string& key)
+{
+    std::vector<int> out;
+    if (!j.has(key))
+        return out;
+    for (const auto& item : j.at(key).items()) {
+        if (!item.node().is_number_integer())
+            item.fail("expected an integer");
+        out.push_back(item.node().get<int>());
+    }
+    return out;
+}
+
+Provenance parseProvenance(const JsonReader& j, const std::string& key)
+{
+    const std::string s = j.string(key, "analytic");
+    for (Provenance p : {Provenance::Analytic, Provenance::Learned, Provenance::Cached, Provenance::Extrapolated})
+        if (s == toString(p))
+            return p;
+    j.fail("unknown provenance \"" + s + "\"; expected analytic, learned, cached or extrapolated", key);
+}
+
+// The embedded cluster and model: their readers name paths from their own
+// root, so prefix the key they sit under.
+template <typename Fn>
+auto nested(const std::string& file, const std::string& prefix, Fn fn)
+{
+    try {
+        return fn();
+    } catch (const InputError& e) {
+        const std::string& f = e.field();
+        throw InputError(file, prefix + (f.empty() || f[0] == '/' ? f : "/" + f), e.reason());
+    }
+}
+
+}  // namespace
+
+TrainingSetup PlanJsonReader::setupFromJson(const JsonReader& j)
+{
+    TrainingSetup s;
+    s.globalBatch = intIn(j, "global_batch", 1, 1 << 24);
+    if (j.has("micro_batches"))
+        s.microBatches = intList(j, "micro_batches");
+    s.seqLens = intList(j, "seq_lens");
+    s.queryGroups = intList(j, "query_groups");
+    s.maxPipelineStages = intIn(j, "max_pp", 1, 4096, s.maxPipelineStages);
+    s.distributedOptimizer = j.boolean("distributed_optimizer", s.distributedOptimizer);
+    s.flashAttention = j.boolean("flash_attention", s.flashAttention);
+    s.sequenceParallel = j.boolean("sequence_parallel", s.sequenceParallel);
+    s.precision = j.string("precision", s.precision);
+    if (s.precision != "bf16")
+        j.fail("only bf16 mixed precision is modelled (got \"" + s.precision + "\")", "precision");
+    const std::string schedule = j.string("schedule", toString(s.schedule));
+    if (!parseScheduleMode(schedule, s.schedule))
+        j.fail("unknown schedule mode \"" + schedule + "\"", "schedule");
+    const std::string recompute = j.string("recompute", toString(s.recompute));
+    if (!parseRecomputeMode(recompute, s.recompute))
+        j.fail("unknown recompute mode \"" + recompute + "\"", "recompute");
+    const std::string placement = j.string("placement", toString(s.placement));
+    if (!parsePlacementMode(placement, s.placement))
+        j.fail("unknown placement mode \"" + placement + "\"", "placement");
+    return s;
+}
+
+Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, const ModelSpec& model)
+{
+    if (!j.node().is_object())
+        j.fail("expected a memx-plan/1 object");
+    if (j.has("format") && j.string("format") != "memx-plan/1")
+        j.fail("expected format \"memx-plan/1\", got \"" + j.string("format") + "\"", "format");
+    Plan p;
+    p.tp = intIn(j, "tp", 1, 4096);
+    p.pp = intIn(j, "pp", 1, 4096);
+    p.dp = intIn(j, "dp", 1, 1 << 20);
+    p.microBatch = intIn(j, "micro_batch", 1, 1 << 20);
+    p.globalBatch = intIn(j, "global_batch", 1, 1 << 24);
+    p.microBatches = intIn(j, "micro_batches", 1, 1 << 24);
+    if (static_cast<long long>(p.microBatches) * p.dp * p.microBatch != p.globalBatch)
+        j.fail("global_batch (" + std::to_string(p.globalBatch) + ") must equal micro_batches x dp x micro_batch ("
+                   + std::to_string(p.microBatches) + " x " + std::to_string(p.dp) + " x "
+                   + std::to_string(p.microBatch) + ")",
+               "micro_batches");
+    p.seqLen = intIn(j, "seq_len", 16, 1 << 22);
+    p.queryGroups = intIn(j, "query_groups", 1, 4096);
+    if (model.heads % p.queryGroups != 0)
+        j.fail("the model's " + std::to_string(model.heads) + " heads are not a multiple of "
+                   + std::to_string(p.queryGroups) + " query groups",
+               "query_groups");
+    const std::string schedule = j.string("schedule");
+    if (schedule == "1f1b")
+        p.schedule = Schedule::OneF1B;
+    else if (schedule == "interleaved")
+        p.schedule = Schedule::Interleaved;
+    else
+        j.fail("unknown schedule \"" + schedule + "\"; expected 1f1b or interleaved", "schedule");
+    p.virtualStages = intIn(j, "virtual_stages", 1, 1024, 1);
+    if (p.schedule == Schedule::OneF1B && p.virtualStages != 1)
+        j.fail("a 1f1b plan has virtual_stages 1", "virtual_stages");
+    if (p.schedule == Schedule::Interleaved && p.virtualStages < 2)
+        j.fail("an interleaved plan needs virtual_stages of at least 2", "virtual_stages");
+    p.iterationMs = j.number("iteration_ms");
+    p.maxMemMiB = j.number("max_mem_mib");
+    p.varMem = j.number("mem_variance", 0);
+    p.phi = j.number("phi", 0);
+    p.rankTime = static_cast<std::uint64_t>(j.integer("rank_time", 0));
+    p.rankPhi = static_cast<std::uint64_t>(j.integer("rank_phi", 0));
+    p.ranksApproximate = j.boolean("ranks_approximate", false);
+    p.provenance = parseProvenance(j, "provenance");
+    p.uncertainty = j.number("relative_uncertainty", 0);
+    p.dpMs = j.number("dp_sync_ms", 0);
+    p.fixedMs = j.number("fixed_ms", 0);
+    if (j.has("pp_hop_ms"))
+        for (const auto& h : j.at("pp_hop_ms").items()) {
+            if (!h.node().is_number())
+                h.fail("expected a number");
+            p.hopMs.push_back(h.node().get<double>());
+        }
+    if (j.has("key")) {
+        if (!j.at("key").node().is_number_unsigned() && !j.at("key").node().is_number_integer())
+            j.fail("expected an integer", "key");
+        p.key = j.at("key").node().get<std::uint64_t>();
+    }
+
+    const auto stages = j.at("stages").items();
+    if (static_cast<int>(stages.size()) != p.pp)
+        j.fail("holds " + std::to_string(stages.size()) + " stages but pp is " + std::to_string(p.pp), "stages");
+    std::vector<int> used(static_cast<std::size_t>(cluster.deviceCount()), 0);
+    int layerSum = 0;
+    for (const auto& sj : stages) {
+        StagePlan s;
+        s.groupName = sj.string("group");
+        s.group = -1;
+        for (std::size_t g = 0; g < cluster.groups().size(); ++g)
+            if (cluster.groups()[g].name == s.groupName)
+                s.group = static_cast<int>(g);
+        if (s.group < 0) {
+            std::string known;
+            for (const auto& g : cluster.groups())
+                known += (known.empty() ? "" : ", ") + g.name;
+            sj.fail("no device group \"" + s.groupName + "\" in cluster " + cluster.name() + "; its groups are "
+                        + known,
+                    "group");
+        }
+        const DeviceGroup& group = cluster.groups()[static_cast<std::size_t>(s.group)];
+        s.gpuType = sj.string("gpu_type", cluster.types()[static_cast<std::size_t>(group.type)].name);
+        if (s.gpuType != cluster.types()[static_cast<std::size_t>(group.type)].name)
+            sj.fail("group " + group.name + " holds " + cluster.types()[static_cast<std::size_t>(group.type)].name
+                        + ", not " + s.gpuType,
+                    "gpu_type");
+        s.slice = intIn(sj, "slice", 0, 4096, 0);
+        s.devices = intList(sj, "devices");
+        if (static_cast<int>(s.devices.size()) != p.tp * p.dp)
+            sj.fail("holds " + std::to_string(s.devices.size()) + " devices; TP x DP = " + std::to_string(p.tp * p.dp),
+                    "devices");
+        for (int d : s.devices) {
+            if (d < 0 || d >= cluster.deviceCount()
+                || std::find(group.devices.begin(), group.devices.end(), d) == group.devices.end())
+                sj.fail("device " + std::to_string(d) + " is not a device of group " + group.name, "devices");
+            if (used[static_cast<std::size_t>(d)]++)
+                sj.fail("device " + std::to_string(d) + " (" + cluster.deviceLabel(d)
+                            + ") is used by two stages",
+                        "devices");
+        }
+        s.firstLayer = intIn(sj, "first_layer", 0, model.numLayers - 1, layerSum);
+        s.layers = intIn(sj, "layers", 1, model.numLayers);
+        if (s.firstLayer != layerSum)
+            sj.fail("expected first_layer " + std::to_string(layerSum) + " (stages are in pipeline order)",
+                    "first_layer");
+        if (p.schedule == Schedule::Interleaved && s.layers % p.virtualStages != 0)
+            sj.fail("an interleaved stage's layers must be a multiple of virtual_stages ("
+                        + std::to_string(p.virtualStages) + ")",
+                    "layers");
+        layerSum += s.layers;
+        const std::string rc = sj.string("recompute");
+        if (!parseRecompute(rc, s.recompute))
+            sj.fail("unknown recompute level \"" + rc + "\"; expected none, selective or full", "recompute");
+        s.inflight = sj.number("inflight_micro_batches", 1);
+        s.timeMs = sj.number("micro_batch_ms", 0);
+        s.capacityMiB = sj.number("capacity_mib", 0);
+        if (sj.has("memory_mib")) {
+            const JsonReader m = sj.at("memory_mib");
+            s.memory.weightsMiB = m.number("weights", 0);
+            s.memory.gradientsMiB = m.number("gradients", 0);
+            s.memory.optimizerMiB = m.number("optimizer", 0);
+            s.memory.activationsMiB = m.number("activations", 0);
+            s.memory.reserveMiB = m.number("reserve", 0);
+        } else {
+            // Only the total is known: keep it, as activations.
+            s.memory.activationsMiB = sj.number("peak_mib");
+        }
+        p.stages.push_back(s);
+    }
+    if (layerSum != model.numLayers)
+        j.fail("stage layers add up to " + std::to_string(layerSum) + " but model " + model.name + " has "
+                   + std::to_string(model.numLayers),
+               "stages");
+    return p;
+}
+
+PlanDocument PlanJsonReader::read(const std::string& file, int rank)
+{
+    return fromJson(JsonReader::parseFile(file), file, rank);
+}
+
+PlanDocument PlanJsonReader::fromJson(const nlohmann::json& doc, const std::string& file, int rank)
+{
+    JsonReader root(doc, file);
+    if (!doc.is_object())
+        root.fail("expected a JSON object (memx-plan/1 or memx-search/1)");
+    if (rank < 0)
+        throw InputError(file, "--rank", "must be at least 1");
+    PlanDocument d;
+    d.file = file;
+    d.format = root.string("format");
+    if (d.format != "memx-plan/1" && d.format != "memx-search/1")
+        root.fail("expected \"memx-plan/1\" or \"memx-search/1\", got \"" + d.format + "\"", "format");
+    for (const char* key : {"cluster", "model", "setup"})
+        if (!root.has(key))
+            root.fail(d.format == "memx-plan/1"
+                          ? "missing: this plan file does not say which cluster, model and setup it was made for "
+                            "(written by an older MemX or by the workbench's Export Plan); export from the search "
+                            "JSON (memx-cli search --json) or a plan written by memx-cli export --target json"
+                          : "missing required field",
+                      key);
+    d.toolVersion = root.string("tool_version", "unknown");
+    d.predictor = root.string("predictor", "unknown");
+    d.cluster = nested(file, "/cluster", [&] { return Cluster::fromJson(doc.at("cluster"), file, GpuCatalog::builtin()); });
+    d.model = nested(file, "/model", [&] { return ModelSpec::fromJson(JsonReader(doc.at("model"), file)); });
+    d.setup = setupFromJson(root.at("setup"));
+    if (d.format == "memx-plan/1") {
+        if (rank > 1)
+            throw InputError(file, "--rank", "a memx-plan/1 file holds one plan; --rank applies to search files");
+        d.plan = planFromJson(root, d.cluster, d.model);
+        d.rank = static_cast<int>(d.plan.rankPhi);
+    } else {
+        if (root.has("error"))
+            root.fail("the search found no feasible plan: " + root.string("error"), "error");
+        const JsonReader best = root.at("best");
+        const auto plans = best.items();
+        if (plans.empty())
+            best.fail("the search holds no ranked plan");
+        const int want = rank == 0 ? 1 : rank;
+        if (want > static_cast<int>(plans.size()))
+            throw InputError(file, "--rank",
+                             "the search holds " + std::to_string(plans.size()) + " ranked plans (\"best\"); rank "
+                                 + std::to_string(want) + " is not among them (search with a larger --keep)");
+        d.plan = planFromJson(plans[static_cast<std::size_t>(want - 1)], d.cluster, d.model);
+        d.rank = want;
+        if (root.has("objective"))
+            d.objective = root.at("objective").string("profile_used", "");
+    }
+    if (d.plan.globalBatch != d.setup.globalBatch)
+        root.fail("the plan's global_batch (" + std::to_string(d.plan.globalBatch) + ") differs from the setup's ("
+                      + std::to_string(d.setup.globalBatch) + ")",
+                  "setup/global_batch");
+    return d;
+}
+
+}  // namespace memx

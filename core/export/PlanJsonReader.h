@@ -1,0 +1,48 @@
+#pragma once
+
+#include "hardware/Cluster.h"
+#include "model/ModelSpec.h"
+#include "space/Plan.h"
+#include "space/TrainingSetup.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+
+namespace memx {
+
+class JsonReader;
+
+// One plan with everything it was made for and by: what the exporters need.
+struct PlanDocument {
+    std::string file;         // where it was read from
+    std::string format;       // "memx-plan/1" or "memx-search/1"
+    std::string toolVersion;  // MemX version that wrote the file
+    std::string predictor;    // predictor that produced the plan ("analytic", ...)
+    Cluster cluster;
+    ModelSpec model;
+    TrainingSetup setup;
+    Plan plan;
+    int rank = 1;             // position in the search's "best" list (1 = best under Phi)
+    std::string objective;    // search profile used ("default", ...); empty for a plan file
+};
+
+// Reads memx-plan/1 (a self-contained plan document, PlanJson::planDocument)
+// and memx-search/1 (memx-cli search --json) back. Every problem is an
+// InputError naming the file, the JSON path and the reason.
+class PlanJsonReader {
+public:
+    // rank: for a search, which plan of "best" (1-based; 0 = the best under
+    // the search's objective). Must be 0 or 1 for a plan file.
+    static PlanDocument read(const std::string& file, int rank = 0);
+    static PlanDocument fromJson(const nlohmann::json& doc, const std::string& file, int rank = 0);
+
+    // One memx-plan/1 object (as inside "best"), checked against the cluster
+    // and model it was made for: groups exist, devices belong to them,
+    // TP x DP devices per stage, layers add up, G = gbs / (DP x mbs).
+    static Plan planFromJson(const JsonReader& j, const Cluster& cluster, const ModelSpec& model);
+    // The "setup" object (PlanJson::setup); absent keys keep their defaults.
+    static TrainingSetup setupFromJson(const JsonReader& j);
+};
+
+}  // namespace memx

@@ -1,0 +1,612 @@
+// Megatron-LM export: the layer-split flags against hand-written expectations,
+// and every exported script parsed back and checked against Megatron-LM's own
+// rules (reference/EXPORT_AND_LOGS.md section 1): divisibility, layout syntax
+// and layer count, VPP rules, GQA/TP, recompute flags, and the rank placement.
+#include "TestPaths.h"
+
+#include "export/MegatronExport.h"
+#include "export/PlanJson.h"
+#include "export/PlanJsonReader.h"
+#include "io/InputError.h"
+#include "search/SearchEngine.h"
+
+#include <QtTest>
+
+#include <filesystem>
+#include <map>
+#include <numeric>
+#include <regex>
+#include <set>
+#include <sstream>
+
+using namespace memx;
+
+Q_DECLARE_METATYPE(std::vector<int>)
+Q_DECLARE_METATYPE(std::vector<std::string>)
+
+namespace {
+
+// --- Megatron's layout parser (pipeline_parallel_layer_layout.py parse_str_to_list) ---
+// Returns the stages (each a string of layer characters) or throws with the reason.
+std::vector<std::string> parseLayout(std::string s)
+{
+    s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+    const std::regex group(R"(\(([^()]*)\)\*(\d+))");
+    std::smatch m;
+    while (std::regex_search(s, m, group)) {
+        std::string rep;
+        for (int i = 0; i < std::stoi(m[2]); ++i)
+            rep += m[1];
+        s = m.prefix().str() + rep + m.suffix().str();
+    }
+    const std::regex single(R"((.)\*(\d+))");
+    while (std::regex_search(s, m, single)) {
+        std::string rep(static_cast<std::size_t>(std::stoi(m[2])), m[1].str()[0]);
+        s = m.prefix().str() + rep + m.suffix().str();
+    }
+    std::vector<std::string> stages;
+    std::string cur;
+    for (char c : s) {
+        if (c == '|') {
+            stages.push_back(cur);
+            cur.clear();
+        } else {
+            if (c != 'E' && c != 't' && c != 'L' && c != 'm')
+                throw std::runtime_error(std::string("unknown layer character ") + c);
+            cur += c;
+        }
+    }
+    stages.push_back(cur);
+    return stages;
+}
+
+struct Script {
+    std::string name, text;
+    int nnodes = -1, nodeRank = -1, nproc = -1;
+    std::vector<int> visible;
+    std::vector<std::string> args;
+};
+
+std::vector<int> ints(const std::string& s)
+{
+    std::vector<int> v;
+    std::stringstream in(s);
+    std::string tok;
+    while (std::getline(in, tok, ','))
+        v.push_back(std::stoi(tok));
+    return v;
+}
+
+Script parseScript(const ExportedFile& f)
+{
+    Script s;
+    s.name = f.name;
+    s.text = f.content;
+    std::istringstream in(f.content);
+    std::string line;
+    bool inArgs = false;
+    while (std::getline(in, line)) {
+        if (inArgs) {
+            if (line == ")") {
+                inArgs = false;
+                continue;
+            }
+            std::istringstream w(line);
+            std::string tok;
+            while (w >> tok) {
+                if (tok.size() >= 2 && tok.front() == '\'' && tok.back() == '\'')
+                    tok = tok.substr(1, tok.size() - 2);
+                s.args.push_back(tok);
+            }
+            continue;
+        }
+        if (line == "MEGATRON_ARGS=(")
+            inArgs = true;
+        else if (line.rfind("NNODES=", 0) == 0)
+            s.nnodes = std::stoi(line.substr(7));
+        else if (line.rfind("NODE_RANK=", 0) == 0)
+            s.nodeRank = std::stoi(line.substr(10));
+        else if (line.rfind("NPROC_PER_NODE=", 0) == 0)
+            s.nproc = std::stoi(line.substr(15));
+        else if (line.rfind("export CUDA_VISIBLE_DEVICES=", 0) == 0)
+            s.visible = ints(line.substr(28));
+    }
+    return s;
+}
+
+// Flag -> values (a flag without values maps to an empty list); fails on a repeated flag.
+std::map<std::string, std::vector<std::string>> flags(const std::vector<std::string>& args, std::string& why)
+{
+    std::map<std::string, std::vector<std::string>> out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i].rfind("--", 0) != 0) {
+            why = "stray value " + args[i];
+            return out;
+        }
+        if (out.count(args[i]))
+            why = "flag given twice: " + args[i];
+        auto& v = out[args[i]];
+        while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
+            v.push_back(args[++i]);
+    }
+    return out;
+}
+
+int num(const std::map<std::string, std::vector<std::string>>& f, const std::string& k)
+{
+    return std::stoi(f.at(k).at(0));
+}
+
+// Every Megatron-LM rule of the reference that applies to these flags; returns
+// the per-rank layer counts Megatron would build (or throws with the broken rule).
+std::vector<int> checkMegatronRules(const std::map<std::string, std::vector<std::string>>& f, int world)
+{
+    auto fail = [](const std::string& s) { throw std::runtime_error(s); };
+    const int tp = num(f, "--tensor-model-parallel-size"), pp = num(f, "--pipeline-model-parallel-size");
+    const int L = num(f, "--num-layers"), heads = num(f, "--num-attention-heads");
+    const int mbs = num(f, "--micro-batch-size"), gbs = num(f, "--global-batch-size");
+    if (heads % tp)
+        fail("heads % TP");
+    const int groups = f.count("--group-query-attention") ? num(f, "--num-query-groups") : heads;
+    if (f.count("--num-query-groups") && !f.count("--group-query-attention"))
+        fail("--num-query-groups without --group-query-attention is ignored");
+    if (groups % tp != 0 && tp % groups != 0)
+        fail("query groups vs TP");
+    if (world % (tp * pp))
+        fail("world % (TP x PP)");
+    const int dp = world / (tp * pp);
+    if (gbs % (mbs * dp))
+        fail("GBS % (MBS x DP)");
+    const int G = gbs / (mbs * dp);
+    if (f.count("--sequence-parallel") && tp == 1)
+        fail("--sequence-parallel with TP 1");
+    if (num(f, "--seq-length") != num(f, "--max-position-embeddings"))
+        fail("seq length vs positions");
+    // recompute
+    if (f.count("--recompute-granularity")) {
+        const std::string g = f.at("--recompute-granularity").at(0);
+        if (g == "full" && (!f.count("--recompute-method") || !f.count("--recompute-num-layers")))
+            fail("full recompute needs method and num-layers");
+        if (g == "selective" && (f.count("--recompute-method") || f.count("--recompute-num-layers")))
+            fail("selective forbids method and num-layers");
+        if (g != "full" && g != "selective")
+            fail("granularity " + g);
+    }
+    // split and VPP: at most one of the VPP flags and the layout
+    const int nVpp = static_cast<int>(f.count("--num-layers-per-virtual-pipeline-stage"))
+        + static_cast<int>(f.count("--num-virtual-stages-per-pipeline-rank"))
+        + static_cast<int>(f.count("--pipeline-model-parallel-layout"));
+    if (nVpp > 1)
+        fail("more than one of the VPP flags and the layout");
+    const bool firstLast = f.count("--decoder-first-pipeline-num-layers") || f.count("--decoder-last-pipeline-num-layers");
+    if (firstLast && f.count("--pipeline-model-parallel-layout"))
+        fail("first/last with layout");
+    if (firstLast && f.count("--num-layers-per-virtual-pipeline-stage"))
+        fail("uneven first/last requires --num-virtual-stages-per-pipeline-rank");
+    std::vector<int> perRank(static_cast<std::size_t>(pp), 0);
+    int vpp = 1;
+    if (f.count("--pipeline-model-parallel-layout")) {
+        const auto stages = parseLayout(f.at("--pipeline-model-parallel-layout").at(0));
+        if (stages.size() % static_cast<std::size_t>(pp))
+            fail("layout stages not a multiple of PP");
+        vpp = static_cast<int>(stages.size()) / pp;
+        int e = 0, l = 0, t = 0;
+        for (std::size_t i = 0; i < stages.size(); ++i)
+            for (std::size_t k = 0; k < stages[i].size(); ++k) {
+                const char c = stages[i][k];
+                if (c == 'E' && (i != 0 || k != 0))
+                    fail("E must come first");
+                if (c == 'L' && (i + 1 != stages.size() || k + 1 != stages[i].size()))
+                    fail("L must come last");
+                e += c == 'E';
+                l += c == 'L';
+                if (c == 't') {
+                    ++t;
+                    ++perRank[i % static_cast<std::size_t>(pp)];  // entry i = vpp*PP + pp
+                }
+            }
+        if (e != 1 || l != 1)
+            fail("E and L exactly once");
+        if (t != L)
+            fail("layout holds " + std::to_string(t) + " decoder layers, --num-layers is " + std::to_string(L));
+    } else if (firstLast) {
+        int rest = L, middle = pp;
+        if (f.count("--decoder-first-pipeline-num-layers")) {
+            perRank.front() = num(f, "--decoder-first-pipeline-num-layers");
+            rest -= perRank.front();
+            --middle;
+        }
+        if (f.count("--decoder-last-pipeline-num-layers")) {
+            perRank.back() = num(f, "--decoder-last-pipeline-num-layers");
+            rest -= perRank.back();
+            --middle;
+        }
+        if (middle <= 0 || rest % middle)
+            fail("middle layers do not divide evenly");
+        const int lo = f.count("--decoder-first-pipeline-num-layers") ? 1 : 0;
+        for (int i = lo; i < lo + middle; ++i)
+            perRank[static_cast<std::size_t>(i)] = rest / middle;
+        if (f.count("--num-virtual-stages-per-pipeline-rank"))
+            vpp = num(f, "--num-virtual-stages-per-pipeline-rank");
+    } else {
+        if (L % pp)
+            fail("num_layers % PP");
+        perRank.assign(static_cast<std::size_t>(pp), L / pp);
+        if (f.count("--num-layers-per-virtual-pipeline-stage")) {
+            const int n = num(f, "--num-layers-per-virtual-pipeline-stage");
+            if ((L / pp) % n)
+                fail("layers per rank % layers per virtual stage");
+            vpp = (L / pp) / n;
+        }
+    }
+    if (vpp > 1) {
+        if (pp < 2)
+            fail("VPP needs PP > 1");
+        if (G % pp)
+            fail("VPP needs micro-batches % PP == 0");
+        for (int n : perRank)
+            if (n % vpp)
+                fail("per-rank layers % VPP");
+    }
+    return perRank;
+}
+
+struct ClusterCase {
+    std::string file;
+    std::vector<PlanDocument> plans;  // the top plans of a small search, read back from JSON
+};
+
+const std::vector<ClusterCase>& cases()
+{
+    static const std::vector<ClusterCase> all = [] {
+        std::vector<ClusterCase> out;
+        std::vector<std::string> files;
+        for (const auto& e : std::filesystem::directory_iterator(test::sampleCluster("")))
+            if (e.path().extension() == ".json")
+                files.push_back(e.path().filename().string());
+        std::sort(files.begin(), files.end());
+        for (const auto& file : files) {
+            SearchRequest req;
+            req.cluster = Cluster::fromFile(test::sampleCluster(file));
+            req.model = ModelSpec::resolve("llama2-7b");
+            req.setup.globalBatch = 32;
+            req.setup.microBatches = {1};
+            req.setup.maxPipelineStages = 4;
+            req.setup.schedule = ScheduleMode::Both;
+            req.options.topK = 8;
+            const SearchResult r = SearchEngine::run(req);
+            const nlohmann::json doc = PlanJson::search(req, r);
+            ClusterCase c{file, {}};
+            for (int k = 1; k <= static_cast<int>(r.best.size()); ++k)
+                c.plans.push_back(PlanJsonReader::fromJson(doc, file, k));
+            out.push_back(std::move(c));
+        }
+        return out;
+    }();
+    return all;
+}
+
+// A two-node cluster of 4 A100 each and a hand-made plan on it.
+nlohmann::json handCluster()
+{
+    return nlohmann::json::parse(R"({"format":"memx-cluster/1","name":"two-nodes",
+      "nodes":[{"name":"n0","gpus":[{"type":"A100-80GB","count":4}]},{"name":"n1","gpus":[{"type":"A100-80GB","count":4}]}],
+      "links":[{"name":"nv0","kind":"NVLink","within":"n0","bandwidth_gbps":300},
+               {"name":"nv1","kind":"NVLink","within":"n1","bandwidth_gbps":300},
+               {"name":"ib","kind":"InfiniBand","between":["n0","n1"],"bandwidth_gbps":25}]})");
+}
+
+PlanDocument handPlan(int tp, int dp, const std::vector<std::pair<std::string, std::vector<int>>>& stages,
+                      const std::vector<int>& layers, const std::vector<std::string>& recompute)
+{
+    nlohmann::json plan = {{"format", "memx-plan/1"}, {"tp", tp}, {"pp", stages.size()}, {"dp", dp},
+                           {"micro_batch", 1}, {"global_batch", 16}, {"micro_batches", 16 / dp},
+                           {"seq_len", 4096}, {"query_groups", 32}, {"schedule", "1f1b"}, {"virtual_stages", 1},
+                           {"iteration_ms", 1000.0}, {"max_mem_mib", 50000.0}, {"provenance", "analytic"}};
+    int first = 0;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        plan["stages"].push_back({{"group", stages[i].first}, {"devices", stages[i].second}, {"first_layer", first},
+                                  {"layers", layers[i]}, {"recompute", recompute[i]}, {"peak_mib", 40000.0},
+                                  {"capacity_mib", 81920.0}});
+        first += layers[i];
+    }
+    plan["tool_version"] = "test";
+    plan["predictor"] = "analytic";
+    plan["cluster"] = handCluster();
+    plan["model"] = ModelSpec::resolve("llama2-7b").toJson();
+    plan["setup"] = {{"global_batch", 16}};
+    return PlanJsonReader::fromJson(plan, "hand.json");
+}
+
+std::vector<Script> scriptsOf(const std::vector<ExportedFile>& files)
+{
+    std::vector<Script> out;
+    for (const auto& f : files)
+        if (f.name.rfind("launch_node", 0) == 0)
+            out.push_back(parseScript(f));
+    std::sort(out.begin(), out.end(), [](const Script& a, const Script& b) { return a.nodeRank < b.nodeRank; });
+    return out;
+}
+
+}  // namespace
+
+class TestMegatronExport : public QObject {
+    Q_OBJECT
+private slots:
+    void layoutString_data();
+    void layoutString();
+    void splitFlags_data();
+    void splitFlags();
+    void refusesWhatMegatronRefuses_data();
+    void refusesWhatMegatronRefuses();
+    void handPlacement_data();
+    void handPlacement();
+    void samplePlansObeyMegatronRules_data();
+    void samplePlansObeyMegatronRules();
+    void mixedRecomputeSaysSo();
+    void headerOnEveryFile();
+};
+
+void TestMegatronExport::layoutString_data()
+{
+    QTest::addColumn<std::vector<int>>("layers");
+    QTest::addColumn<int>("v");
+    QTest::addColumn<QString>("expected");
+    // The reference's LLaMA-3-8B example.
+    QTest::newRow("pp4 10,8,8,6") << std::vector<int>{10, 8, 8, 6} << 1 << "Et*10|t*8|t*8|t*6L";
+    QTest::newRow("pp2 20,12") << std::vector<int>{20, 12} << 1 << "Et*20|t*12L";
+    // v=2: entry vpp*PP + pp holds layers[pp]/2.
+    QTest::newRow("pp3 v2 4,8,4") << std::vector<int>{4, 8, 4} << 2 << "Et*2|t*4|t*2|t*2|t*4|t*2L";
+}
+
+void TestMegatronExport::layoutString()
+{
+    QFETCH(std::vector<int>, layers);
+    QFETCH(int, v);
+    QFETCH(QString, expected);
+    const std::string got = MegatronExport::layout(layers, v);
+    QCOMPARE(QString::fromStdString(got), expected);
+    // And Megatron's parser reads it back to the same per-rank counts.
+    const auto stages = parseLayout(got);
+    QCOMPARE(stages.size(), layers.size() * static_cast<std::size_t>(v));
+}
+
+void TestMegatronExport::splitFlags_data()
+{
+    QTest::addColumn<std::vector<int>>("layers");
+    QTest::addColumn<int>("v");
+    QTest::addColumn<std::vector<std::string>>("expected");
+    using V = std::vector<std::string>;
+    QTest::newRow("even 1f1b") << std::vector<int>{8, 8, 8, 8} << 1 << V{};
+    QTest::newRow("even v2") << std::vector<int>{8, 8, 8, 8} << 2 << V{"--num-layers-per-virtual-pipeline-stage", "4"};
+    QTest::newRow("first differs") << std::vector<int>{5, 9, 9, 9} << 1 << V{"--decoder-first-pipeline-num-layers", "5"};
+    QTest::newRow("last differs") << std::vector<int>{9, 9, 9, 5} << 1 << V{"--decoder-last-pipeline-num-layers", "5"};
+    QTest::newRow("pp2 uneven") << std::vector<int>{12, 20} << 1 << V{"--decoder-first-pipeline-num-layers", "12"};
+    QTest::newRow("first and last") << std::vector<int>{10, 8, 8, 6} << 1
+                                    << V{"--decoder-first-pipeline-num-layers", "10",
+                                         "--decoder-last-pipeline-num-layers", "6"};
+    QTest::newRow("first v2") << std::vector<int>{4, 14, 14} << 2
+                              << V{"--decoder-first-pipeline-num-layers", "4", "--num-virtual-stages-per-pipeline-rank",
+                                   "2"};
+    QTest::newRow("arbitrary") << std::vector<int>{9, 7, 8, 8} << 1
+                               << V{"--pipeline-model-parallel-layout", "Et*9|t*7|t*8|t*8L"};
+    QTest::newRow("pp1") << std::vector<int>{32} << 1 << V{};
+}
+
+void TestMegatronExport::splitFlags()
+{
+    QFETCH(std::vector<int>, layers);
+    QFETCH(int, v);
+    QFETCH(std::vector<std::string>, expected);
+    QCOMPARE(MegatronExport::splitArguments(layers, v), expected);
+}
+
+void TestMegatronExport::refusesWhatMegatronRefuses_data()
+{
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<int>("groups");
+    QTest::addColumn<int>("gbs");
+    QTest::addColumn<int>("v");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("heads % tp") << 3 << 32 << 16 << 1 << "heads";
+    QTest::newRow("groups vs tp") << 4 << 6 << 16 << 1 << "query groups";  // 32 heads, 6 groups: neither divides
+    QTest::newRow("gbs % dp mbs") << 1 << 32 << 15 << 1 << "global batch";  // 15 % (1 x 2)
+    QTest::newRow("vpp G % pp") << 1 << 32 << 6 << 2 << "multiple of PP";
+}
+
+void TestMegatronExport::refusesWhatMegatronRefuses()
+{
+    QFETCH(int, tp);
+    QFETCH(int, groups);
+    QFETCH(int, gbs);
+    QFETCH(int, v);
+    QFETCH(QString, reason);
+    MegatronJob j;
+    j.model = ModelSpec::resolve("llama2-7b");
+    j.tp = tp;
+    j.pp = 4;
+    j.dp = 2;
+    j.queryGroups = groups;
+    j.globalBatch = gbs;
+    j.virtualStages = v;
+    try {
+        MegatronExport::arguments(j);
+        QFAIL("accepted");
+    } catch (const std::invalid_argument& e) {
+        QVERIFY2(std::string(e.what()).find(reason.toStdString()) != std::string::npos, e.what());
+    }
+}
+
+void TestMegatronExport::handPlacement_data()
+{
+    // stage groups and devices (global ids: n0 = 0-3, n1 = 4-7), then per node
+    // rank: host and CUDA_VISIBLE_DEVICES, computed by hand from
+    // rank = tp + TP*(dp + DP*pp) and devices[dp*TP + tp].
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<int>("dp");
+    QTest::addColumn<std::vector<std::string>>("groups");
+    QTest::addColumn<std::vector<std::vector<int>>>("devices");
+    QTest::addColumn<std::vector<std::string>>("hostOfRank");     // per node rank
+    QTest::addColumn<std::vector<std::string>>("visibleOfRank");  // per node rank
+    using S = std::vector<std::string>;
+    using D = std::vector<std::vector<int>>;
+    // Stage 0 on n1, stage 1 on n0: n1 must be node rank 0.
+    QTest::newRow("reversed nodes") << 2 << 2 << S{"n1", "n0"} << D{{4, 5, 6, 7}, {0, 1, 2, 3}} << S{"n1", "n0"}
+                                    << S{"0,1,2,3", "0,1,2,3"};
+    // Devices out of order inside a stage: local rank i must see devices[i].
+    QTest::newRow("permuted devices") << 2 << 2 << S{"n0", "n1"} << D{{2, 3, 0, 1}, {5, 4, 7, 6}} << S{"n0", "n1"}
+                                      << S{"2,3,0,1", "1,0,3,2"};
+    // n0 > n1 > n0: n0's ranks are not contiguous, so n0 runs two agents.
+    QTest::newRow("split host") << 2 << 1 << S{"n0", "n1", "n0"} << D{{0, 1}, {4, 5}, {2, 3}} << S{"n0", "n1", "n0"}
+                                << S{"0,1", "0,1", "2,3"};
+}
+
+Q_DECLARE_METATYPE(std::vector<std::vector<int>>)
+
+void TestMegatronExport::handPlacement()
+{
+    QFETCH(int, tp);
+    QFETCH(int, dp);
+    QFETCH(std::vector<std::string>, groups);
+    QFETCH(std::vector<std::vector<int>>, devices);
+    QFETCH(std::vector<std::string>, hostOfRank);
+    QFETCH(std::vector<std::string>, visibleOfRank);
+    std::vector<std::pair<std::string, std::vector<int>>> stages;
+    std::vector<int> layers;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        stages.push_back({groups[i], devices[i]});
+        layers.push_back(i == 0 ? 32 - 10 * static_cast<int>(groups.size() - 1) : 10);
+    }
+    const PlanDocument doc = handPlan(tp, dp, stages, layers, std::vector<std::string>(groups.size(), "none"));
+    const auto files = MegatronExport::files(doc);
+    const auto scripts = scriptsOf(files);
+    QCOMPARE(scripts.size(), hostOfRank.size());
+    for (std::size_t r = 0; r < scripts.size(); ++r) {
+        QCOMPARE(scripts[r].nodeRank, static_cast<int>(r));
+        QCOMPARE(scripts[r].nnodes, static_cast<int>(hostOfRank.size()));
+        std::string vis;
+        for (int d : scripts[r].visible)
+            vis += (vis.empty() ? "" : ",") + std::to_string(d);
+        QCOMPARE(vis, visibleOfRank[r]);
+        QVERIFY2(scripts[r].text.find("on host " + hostOfRank[r] + ":") != std::string::npos, scripts[r].text.c_str());
+    }
+    // The hostfile lists each host once, the first node rank's host first.
+    std::string hostfile;
+    for (const auto& f : files)
+        if (f.name == "hostfile")
+            hostfile = f.content;
+    QVERIFY(hostfile.find("\n" + hostOfRank[0] + " slots=") != std::string::npos);
+}
+
+void TestMegatronExport::samplePlansObeyMegatronRules_data()
+{
+    QTest::addColumn<int>("cluster");
+    for (std::size_t i = 0; i < cases().size(); ++i)
+        QTest::newRow(cases()[i].file.c_str()) << static_cast<int>(i);
+}
+
+void TestMegatronExport::samplePlansObeyMegatronRules()
+{
+    QFETCH(int, cluster);
+    const ClusterCase& c = cases()[static_cast<std::size_t>(cluster)];
+    QVERIFY2(!c.plans.empty(), c.file.c_str());
+    for (const PlanDocument& doc : c.plans) {
+        const Plan& p = doc.plan;
+        const auto files = MegatronExport::files(doc);
+        const auto scripts = scriptsOf(files);
+        QVERIFY(!scripts.empty());
+        int world = 0;
+        for (const auto& s : scripts) {
+            QCOMPARE(s.args, scripts.front().args);  // one argument list for all nodes
+            QCOMPARE(s.nnodes, static_cast<int>(scripts.size()));
+            QCOMPARE(static_cast<int>(s.visible.size()), s.nproc);
+            world += s.nproc;
+        }
+        std::string why;
+        const auto f = flags(scripts.front().args, why);
+        QVERIFY2(why.empty(), why.c_str());
+        std::vector<int> perRank;
+        try {
+            perRank = checkMegatronRules(f, world);
+        } catch (const std::exception& e) {
+            QFAIL(qPrintable(QString::fromStdString(c.file + ": " + e.what() + "\n" + scripts.front().text)));
+        }
+        // The flags say what the plan says.
+        QCOMPARE(num(f, "--tensor-model-parallel-size"), p.tp);
+        QCOMPARE(num(f, "--pipeline-model-parallel-size"), p.pp);
+        QCOMPARE(world / (p.tp * p.pp), p.dp);
+        QCOMPARE(num(f, "--micro-batch-size"), p.microBatch);
+        QCOMPARE(num(f, "--global-batch-size"), p.globalBatch);
+        QCOMPARE(num(f, "--seq-length"), p.seqLen);
+        QCOMPARE(num(f, "--num-layers"), doc.model.numLayers);
+        for (std::size_t i = 0; i < p.stages.size(); ++i)
+            QCOMPARE(perRank[i], p.stages[i].layers);
+        QCOMPARE(f.count("--use-distributed-optimizer") == 1, doc.setup.distributedOptimizer);
+        QCOMPARE(f.count("--bf16"), std::size_t(1));
+        // Rank placement: global rank r runs on a device of its stage, at
+        // position dp*TP + tp of the stage's TP-major device list.
+        const RankLayout layout(p.tp, p.pp, p.dp);
+        int rank = 0;
+        std::set<int> used;
+        for (const auto& s : scripts) {
+            const std::string marker = "on host ";
+            const auto at = s.text.find(marker);
+            QVERIFY(at != std::string::npos);
+            const std::string host = s.text.substr(at + marker.size(), s.text.find(':', at) - at - marker.size());
+            int node = -1;
+            for (std::size_t n = 0; n < doc.cluster.nodes().size(); ++n)
+                if (doc.cluster.nodes()[n].name == host)
+                    node = static_cast<int>(n);
+            QVERIFY2(node >= 0, host.c_str());
+            for (int local = 0; local < s.nproc; ++local, ++rank) {
+                const int device = doc.cluster.nodes()[static_cast<std::size_t>(node)].devices.at(
+                    static_cast<std::size_t>(s.visible[static_cast<std::size_t>(local)]));
+                const RankCoords rc = layout.coordsOf(rank);
+                QCOMPARE(device, p.stages[static_cast<std::size_t>(rc.pp)].devices[static_cast<std::size_t>(rc.dp * p.tp + rc.tp)]);
+                QVERIFY(used.insert(device).second);
+            }
+        }
+        QCOMPARE(rank, layout.worldSize());
+    }
+}
+
+void TestMegatronExport::mixedRecomputeSaysSo()
+{
+    const PlanDocument doc = handPlan(2, 2, {{"n0", {0, 1, 2, 3}}, {"n1", {4, 5, 6, 7}}}, {20, 12}, {"full", "none"});
+    const auto files = MegatronExport::files(doc);
+    for (const auto& file : files) {
+        if (file.name == "hostfile")
+            continue;
+        // Plainly, at the top (right after the shebang / #SBATCH lines).
+        const auto warn = file.content.find("NOT THE EXACT PLAN");
+        QVERIFY2(warn != std::string::npos && warn < file.content.find("Generated by"), file.name.c_str());
+        QVERIFY(file.content.find("stage 0 full, stage 1 none") != std::string::npos);
+        QVERIFY(file.content.find("full recomputation on every stage") != std::string::npos);
+        QVERIFY(file.content.find("--target flagscale") != std::string::npos);
+        // The nearest plan's predicted cost, from PlanEvaluator.
+        QVERIFY2(file.content.find("ms per iteration (the plan: 1000.0 ms)") != std::string::npos,
+                 file.content.c_str());
+    }
+    const auto scripts = scriptsOf(files);
+    std::string why;
+    const auto f = flags(scripts.front().args, why);
+    QCOMPARE(f.at("--recompute-granularity").at(0), std::string("full"));
+    QCOMPARE(f.at("--recompute-method").at(0), std::string("uniform"));
+    QCOMPARE(f.at("--recompute-num-layers").at(0), std::string("1"));
+}
+
+void TestMegatronExport::headerOnEveryFile()
+{
+    const PlanDocument& doc = cases().front().plans.front();
+    for (const auto& f : MegatronExport::files(doc)) {
+        QVERIFY2(f.content.find(std::string("Generated by MemX Workbench ") + MEMX_VERSION) != std::string::npos,
+                 f.name.c_str());
+        QVERIFY(f.content.find("Predictor: analytic") != std::string::npos);
+        QVERIFY(f.content.find("Expected iteration time: ") != std::string::npos);
+        for (std::size_t i = 0; i < doc.plan.stages.size(); ++i)
+            QVERIFY(f.content.find("  stage " + std::to_string(i) + "  ") != std::string::npos);
+    }
+}
+
+QTEST_APPLESS_MAIN(TestMegatronExport)
+#include "tst_megatron_export.moc"

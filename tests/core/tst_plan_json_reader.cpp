@@ -1,0 +1,163 @@
+// PlanJsonReader: memx-plan/1 and memx-search/1 read back, and every bad
+// file refused with file, JSON path and reason.
+#include "TestPaths.h"
+
+#include "export/PlanJson.h"
+#include "export/PlanJsonReader.h"
+#include "io/InputError.h"
+#include "search/SearchEngine.h"
+
+#include <QtTest>
+
+using namespace memx;
+
+namespace {
+
+SearchRequest smallRequest()
+{
+    SearchRequest req;
+    req.cluster = Cluster::fromFile(test::sampleCluster("paper-6gpu-v100-t4.json"));
+    req.model = ModelSpec::resolve("llama2-7b");
+    req.setup.globalBatch = 32;
+    req.setup.microBatches = {1};
+    req.setup.maxPipelineStages = 4;
+    req.options.topK = 5;
+    return req;
+}
+
+const nlohmann::json& searchDoc()
+{
+    static const nlohmann::json doc = [] {
+        SearchRequest req = smallRequest();
+        SearchResult r = SearchEngine::run(req);
+        return PlanJson::search(req, r);
+    }();
+    return doc;
+}
+
+}  // namespace
+
+class TestPlanJsonReader : public QObject {
+    Q_OBJECT
+private slots:
+    void searchBestByDefault();
+    void searchRank();
+    void planDocumentRoundTrip();
+    void badDocument_data();
+    void badDocument();
+};
+
+void TestPlanJsonReader::searchBestByDefault()
+{
+    const auto& doc = searchDoc();
+    QVERIFY(!doc.at("best").empty());
+    PlanDocument d = PlanJsonReader::fromJson(doc, "s.json");
+    QCOMPARE(d.format, std::string("memx-search/1"));
+    QCOMPARE(d.rank, 1);
+    QCOMPARE(d.predictor, std::string("analytic"));
+    QCOMPARE(d.model.numLayers, 32);
+    QCOMPARE(d.cluster.deviceCount(), 6);  // 4 V100 + 2 T4
+    QCOMPARE(d.setup.globalBatch, 32);
+    const auto& best = doc.at("best").at(0);
+    QCOMPARE(d.plan.tp, best.at("tp").get<int>());
+    QCOMPARE(d.plan.pp, static_cast<int>(d.plan.stages.size()));
+    QCOMPARE(d.plan.iterationMs, best.at("iteration_ms").get<double>());
+    int layers = 0;
+    for (std::size_t i = 0; i < d.plan.stages.size(); ++i) {
+        const auto& s = d.plan.stages[i];
+        QCOMPARE(s.groupName, best.at("stages").at(i).at("group").get<std::string>());
+        QCOMPARE(s.devices, best.at("stages").at(i).at("devices").get<std::vector<int>>());
+        QCOMPARE(s.memory.totalMiB(), best.at("stages").at(i).at("peak_mib").get<double>());
+        QCOMPARE(s.firstLayer, layers);
+        layers += s.layers;
+    }
+    QCOMPARE(layers, 32);
+}
+
+void TestPlanJsonReader::searchRank()
+{
+    const auto& doc = searchDoc();
+    const int n = static_cast<int>(doc.at("best").size());
+    QVERIFY(n >= 2);
+    PlanDocument d = PlanJsonReader::fromJson(doc, "s.json", 2);
+    QCOMPARE(d.rank, 2);
+    QCOMPARE(d.plan.key, doc.at("best").at(1).at("key").get<std::uint64_t>());
+    try {
+        PlanJsonReader::fromJson(doc, "s.json", n + 1);
+        QFAIL("rank beyond the list accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(e.field(), std::string("--rank"));
+        QVERIFY2(std::string(e.reason()).find(std::to_string(n) + " ranked plans") != std::string::npos, e.what());
+    }
+}
+
+void TestPlanJsonReader::planDocumentRoundTrip()
+{
+    PlanDocument a = PlanJsonReader::fromJson(searchDoc(), "s.json", 2);
+    SearchRequest req = smallRequest();
+    nlohmann::json j = PlanJson::planDocument(req, a.predictor, a.plan);
+    QCOMPARE(j.at("format").get<std::string>(), std::string("memx-plan/1"));
+    PlanDocument b = PlanJsonReader::fromJson(j, "p.json");
+    QCOMPARE(b.format, std::string("memx-plan/1"));
+    // Written again, the plan is the same object.
+    QCOMPARE(PlanJson::plan(b.plan), PlanJson::plan(a.plan));
+    QCOMPARE(b.cluster.toJson(), a.cluster.toJson());
+    QCOMPARE(b.model.toJson(), a.model.toJson());
+    QCOMPARE(PlanJson::setup(b.setup), PlanJson::setup(a.setup));
+}
+
+void TestPlanJsonReader::badDocument_data()
+{
+    QTest::addColumn<QString>("edit");   // JSON pointer to change ("" = whole doc)
+    QTest::addColumn<QString>("value");  // JSON value, or "DELETE"
+    QTest::addColumn<QString>("field");  // expected InputError::field()
+    QTest::addColumn<QString>("reason"); // substring of the reason
+    QTest::newRow("not an object") << "" << "[1,2]" << "/" << "expected a JSON object";
+    QTest::newRow("unknown format") << "/format" << "\"memx-cluster/1\"" << "/format" << "memx-plan/1";
+    QTest::newRow("no cluster") << "/cluster" << "DELETE" << "/cluster" << "missing";
+    QTest::newRow("bad cluster gpu") << "/cluster/nodes/0/gpus/0/type" << "\"A1000\"" << "/cluster/nodes/0/gpus/0/type"
+                                     << "unknown GPU type";
+    QTest::newRow("bad model layers") << "/model/num_layers" << "0" << "/model/num_layers" << "between";
+    QTest::newRow("no best") << "/best" << "[]" << "/best" << "no ranked plan";
+    QTest::newRow("tp not an integer") << "/best/0/tp" << "\"two\"" << "/best/0/tp" << "expected an integer";
+    QTest::newRow("unknown group") << "/best/0/stages/0/group" << "\"nowhere\"" << "/best/0/stages/0/group"
+                                   << "no device group";
+    QTest::newRow("device outside group") << "/best/0/stages/0/devices/0" << "99" << "/best/0/stages/0/devices"
+                                          << "is not a device of group";
+    QTest::newRow("layers do not add up") << "/best/0/stages/0/layers" << "1" << "/best/0/stages"
+                                          << "add up to";
+    QTest::newRow("unknown recompute") << "/best/0/stages/0/recompute" << "\"half\"" << "/best/0/stages/0/recompute"
+                                       << "none, selective or full";
+    QTest::newRow("G inconsistent") << "/best/0/micro_batches" << "3" << "/best/0/micro_batches"
+                                    << "micro_batches x dp x micro_batch";
+    QTest::newRow("unknown schedule") << "/best/0/schedule" << "\"zb\"" << "/best/0/schedule" << "1f1b or interleaved";
+    QTest::newRow("stages missing") << "/best/0/stages" << "DELETE" << "/best/0/stages" << "missing";
+    QTest::newRow("precision") << "/setup/precision" << "\"fp8\"" << "/setup/precision" << "bf16";
+}
+
+void TestPlanJsonReader::badDocument()
+{
+    QFETCH(QString, edit);
+    QFETCH(QString, value);
+    QFETCH(QString, field);
+    QFETCH(QString, reason);
+    nlohmann::json doc = searchDoc();
+    const std::string ptr = edit.toStdString();
+    if (ptr.empty())
+        doc = nlohmann::json::parse(value.toStdString());
+    else if (value == "DELETE")
+        doc.at(nlohmann::json::json_pointer(ptr).parent_pointer()).erase(nlohmann::json::json_pointer(ptr).back());
+    else
+        doc[nlohmann::json::json_pointer(ptr)] = nlohmann::json::parse(value.toStdString());
+    try {
+        PlanJsonReader::fromJson(doc, "bad.json");
+        QFAIL("accepted a bad document");
+    } catch (const InputError& e) {
+        QCOMPARE(e.file(), std::string("bad.json"));
+        QVERIFY2(e.field() == field.toStdString(), e.what());
+        QVERIFY2(e.reason().find(reason.toStdString()) != std::string::npos, e.what());
+    }
+}
+
+QTEST_APPLESS_MAIN(TestPlanJsonReader)
+#include "tst_plan_json_reader.moc"
