@@ -1,0 +1,689 @@
+#!/usr/bin/env python3
+"""Convert four public measurement datasets into memx-measurements/1 files.
+
+    python3 scripts/datasets/to_measurements.py --datasets /work/shared/datasets \
+        --out tests/data/measurements
+
+Writes megatron_ci.csv, mist_aceso.csv, simumax_b200.csv and sailor_layers.csv
+(docs/MEASUREMENTS.md) and prints, per file, the rows written and the source
+rows / runs dropped with their reasons. Standard library only; the output is
+deterministic (rows in source order, numbers as exact decimals). Every mapping
+decision is documented in docs/DATASETS_AS_MEASUREMENTS.md.
+"""
+
+import argparse
+import collections
+import csv
+import io
+import json
+import os
+import sys
+from decimal import Decimal
+
+FORMAT_LINE = "# format: memx-measurements/1"
+COLUMNS = [
+    "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len",
+    "num_layers", "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage",
+    "stage_layers", "iteration_time_ms", "stage_time_ms", "peak_mem_mib",
+]
+RUN_FIELDS = ["source", "num_gpus", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers", "hidden",
+              "ffn_hidden", "heads", "query_groups", "vocab"]
+
+
+# ---------------------------------------------------------------- helpers
+
+def dec(text):
+    """Exact decimal of a source cell (no binary floating point anywhere)."""
+    return Decimal(text.strip())
+
+
+def fmt(value):
+    """Shortest plain decimal text of an int or Decimal ('446.95', '5370.88', '843')."""
+    if value is None:
+        return ""
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Decimal):
+        if value == value.to_integral_value():
+            return str(int(value))
+        text = format(value.normalize(), "f")
+        return text
+    return str(value)
+
+
+def to_int(text):
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def read_dataset(path):
+    """(first comment line, header list, list of row lists) of one dataset CSV."""
+    with open(path, newline="", encoding="utf-8") as f:
+        comment = f.readline().rstrip("\n")
+        reader = csv.reader(f)
+        header = next(reader)
+        rows = [r for r in reader if r]
+    return comment, header, rows
+
+
+def dict_rows(header, rows):
+    """Rows as dicts; a column name given twice keeps its first occurrence."""
+    first = {}
+    for i, name in enumerate(header):
+        first.setdefault(name, i)
+    return [{name: (r[i] if i < len(r) else "") for name, i in first.items()} for r in rows]
+
+
+def make_row(**kw):
+    row = {c: "" for c in COLUMNS}
+    row["source"] = "measured"
+    for k, v in kw.items():
+        if k not in row:
+            raise KeyError(k)
+        row[k] = fmt(v)
+    return row
+
+
+def validate(rows, name):
+    """The reader's row and run rules (docs/MEASUREMENTS.md); raises on the first problem."""
+    by_run = collections.OrderedDict()
+    for i, r in enumerate(rows):
+        where = f"{name}: row {i + 1} ({r['run_id']})"
+        g = lambda c: int(r[c]) if r[c] != "" else None  # noqa: E731
+        for c in ("num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers", "hidden",
+                  "heads", "vocab"):
+            v = g(c)
+            if v is None or v <= 0:
+                raise ValueError(f"{where}: {c} must be a positive integer, got {r[c]!r}")
+        qg = g("query_groups") or g("heads")
+        if g("hidden") % g("heads"):
+            raise ValueError(f"{where}: heads must divide hidden")
+        if g("heads") % qg:
+            raise ValueError(f"{where}: query_groups must divide heads")
+        if g("heads") % g("tp") or qg % g("tp"):
+            raise ValueError(f"{where}: tp must divide heads and query_groups")
+        if g("gbs") % (g("mbs") * g("dp")):
+            raise ValueError(f"{where}: gbs must be a multiple of mbs * dp")
+        if g("vp") > 1 and g("pp") < 2:
+            raise ValueError(f"{where}: vp > 1 needs pp >= 2")
+        if r["recompute"] not in ("none", "selective", "full"):
+            raise ValueError(f"{where}: bad recompute {r['recompute']!r}")
+        if not (r["iteration_time_ms"] or r["stage_time_ms"] or r["peak_mem_mib"]):
+            raise ValueError(f"{where}: no target")
+        for c in ("iteration_time_ms", "stage_time_ms", "peak_mem_mib"):
+            if r[c] and not Decimal(r[c]) > 0:
+                raise ValueError(f"{where}: {c} must be positive")
+        if (r["stage"] == "") != (r["stage_layers"] == ""):
+            raise ValueError(f"{where}: stage and stage_layers go together")
+        if r["stage"] == "":
+            if r["stage_time_ms"]:
+                raise ValueError(f"{where}: stage_time_ms on a run row")
+            if g("num_gpus") != g("tp") * g("pp") * g("dp"):
+                raise ValueError(f"{where}: num_gpus != tp*pp*dp on a run row")
+        else:
+            if not 0 <= g("stage") < g("pp"):
+                raise ValueError(f"{where}: stage out of range")
+            if not 0 < g("stage_layers") <= g("num_layers"):
+                raise ValueError(f"{where}: stage_layers out of range")
+        by_run.setdefault(r["run_id"], []).append(r)
+    for run_id, rs in by_run.items():
+        for c in RUN_FIELDS:
+            if len({x[c] for x in rs}) != 1:
+                raise ValueError(f"{name}: run {run_id}: rows disagree on {c}")
+        stages = [x["stage"] for x in rs]
+        if len(stages) != len(set(stages)):
+            raise ValueError(f"{name}: run {run_id}: duplicate (run_id, stage)")
+        stage_rows = [x for x in rs if x["stage"] != ""]
+        pp = int(rs[0]["pp"])
+        if len(stage_rows) == pp:
+            if sum(int(x["stage_layers"]) for x in stage_rows) != int(rs[0]["num_layers"]):
+                raise ValueError(f"{name}: run {run_id}: stage_layers do not add up to num_layers")
+    return by_run
+
+
+def write_csv(path, source_line, rows):
+    validate(rows, os.path.basename(path))
+    buf = io.StringIO()
+    buf.write(source_line.rstrip("\n") + "\n")
+    buf.write(FORMAT_LINE + "\n")
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(COLUMNS)
+    for r in rows:
+        w.writerow([r[c] for c in COLUMNS])
+    data = buf.getvalue()
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return len(data.encode("utf-8"))
+
+
+class Report:
+    def __init__(self, name):
+        self.name = name
+        self.dropped = collections.Counter()   # reason -> count
+        self.unit = "source rows"
+        self.notes = []
+
+    def drop(self, reason, n=1):
+        self.dropped[reason] += n
+
+    def print(self, rows, size, out=sys.stdout):
+        runs = len({r["run_id"] for r in rows})
+        run_rows = sum(1 for r in rows if r["stage"] == "")
+        stage_rows = len(rows) - run_rows
+        gpus = sorted({r["gpu_type"] for r in rows})
+        print(f"== {self.name}: {len(rows)} rows ({run_rows} run rows, {stage_rows} stage rows), "
+              f"{runs} runs, {size} bytes, GPU types {', '.join(gpus)}", file=out)
+        for reason, n in sorted(self.dropped.items(), key=lambda kv: (-kv[1], kv[0])):
+            print(f"   dropped {n:5d} {self.unit}: {reason}", file=out)
+        for note in self.notes:
+            print(f"   note: {note}", file=out)
+
+
+def load_catalog(repo_root):
+    path = os.path.join(repo_root, "resources", "gpu_catalog.json")
+    with open(path, encoding="utf-8") as f:
+        cat = json.load(f)
+    return {g["name"] for g in cat["gpus"]}
+
+
+def check_gpu(name, catalog):
+    if name is not None and name not in catalog:
+        raise SystemExit(f"internal: GPU name {name!r} is not in resources/gpu_catalog.json")
+    return name
+
+
+# ------------------------------------------------------ 1. Megatron-LM CI
+
+CI_PLATFORM_GPU = {
+    # DGX A100 80GB: the 7B golden values on dgx_a100 peak at 56.3 GiB allocated (> 40 GiB).
+    "dgx_a100": "A100-80GB",
+    "dgxa100_dracooci": "A100-80GB",
+    "dgx_h100": "H100-SXM",
+    "dgxh100_dgxc": "H100-SXM",
+    "dgx_gb200": None,  # GB200 is not in the GPU catalog
+}
+
+
+# GPT cases with no --tokenizer-type pass --vocab-file .../the_pile/shard00/bpe/vocab.json (+ merges.txt):
+# Megatron's GPT2BPETokenizer, whose vocab_size is len(encoder) = 50257 (GPT-2 BPE, EOD included).
+# Megatron pads the embedding to a multiple of 128 * tp (--make-vocab-size-divisible-by 128); the
+# reader's vocab is the tokenizer's size and the model does that padding itself.
+CI_GPT2_BPE_VOCAB = 50257
+# Rows without a recipe (the dataset's num_gpus is blank): the recipes that exist for these cases
+# (test_utils/recipes/h100/gpt.yaml, which also lists the dgx_a100 goldens) all run 1 node x 8 GPUs,
+# and a DGX A100 / DGX H100 node has 8 GPUs. Assumed only where tp*pp divides 8 and gbs is a multiple
+# of mbs*dp (docs/DATASETS_AS_MEASUREMENTS.md).
+CI_ASSUMED_GPUS = 8
+
+
+def megatron_ffn(hidden, swiglu):
+    """Megatron-LM's default --ffn-hidden-size (megatron/training/arguments.py)."""
+    if swiglu:
+        return int((4 * hidden * 2 / 3) / 64) * 64
+    return 4 * hidden
+
+
+def convert_megatron_ci(path, catalog):
+    rep = Report("megatron_ci.csv")
+    comment, header, raw = read_dataset(path)
+    src = dict_rows(header, raw)
+    out = []
+    seen = set()
+    near_miss = collections.Counter()
+    assumed = collections.Counter()
+    no_mem = collections.Counter()
+    for x in src:
+        reasons = []
+        vocab_assumed = gpus_assumed = False
+        if x["model_family"] == "gpt" and not x["vocab"].strip() and not x["tokenizer"].strip():
+            x = dict(x, vocab=str(CI_GPT2_BPE_VOCAB))
+            vocab_assumed = True
+        if not x["num_gpus"].strip() and not x["recipe"].strip() and to_int(x["tp"]) and to_int(x["pp"]):
+            tp0, pp0, mbs0, gbs0 = to_int(x["tp"]), to_int(x["pp"]), to_int(x["mbs"]), to_int(x["gbs"])
+            if CI_ASSUMED_GPUS % (tp0 * pp0):
+                reasons.append(f"no recipe (GPU count unknown) and tp*pp = {tp0 * pp0} does not divide "
+                               f"{CI_ASSUMED_GPUS}")
+            elif mbs0 and gbs0 and gbs0 % (mbs0 * (CI_ASSUMED_GPUS // (tp0 * pp0))):
+                reasons.append(f"no recipe (GPU count unknown) and gbs not a multiple of mbs*dp with "
+                               f"{CI_ASSUMED_GPUS} GPUs")
+            else:
+                x = dict(x, num_gpus=str(CI_ASSUMED_GPUS))
+                gpus_assumed = True
+        fam = x["model_family"]
+        if fam != "gpt":
+            reasons.append(f"model family {fam} (not a dense GPT decoder: MoE/T5/BERT/hybrid/multimodal)")
+        if fam == "gpt" and x["test_case"].split("_1node")[0].endswith("_mla"):
+            reasons.append("multi-latent attention (MLA; its projections are not expressible in the format)")
+        if "fsdp" in x["test_case"]:
+            reasons.append("Megatron FSDP / ZeRO-3 (parameters sharded over DP; not expressible in the format)")
+        if (to_int(x["cp"]) or 1) > 1:
+            reasons.append("context parallel > 1")
+        if (to_int(x["ep"]) or 1) > 1 or x["num_experts"]:
+            reasons.append("expert parallel / MoE")
+        prec = x["precision"]
+        if prec.startswith("fp8"):
+            reasons.append("fp8")
+        elif prec not in ("bf16", "fp16"):
+            reasons.append(f"precision {prec!r} (no --bf16/--fp16 flag; not mixed precision)")
+        gpu = CI_PLATFORM_GPU.get(x["platform"], "unknown")
+        if gpu is None:
+            reasons.append(f"platform {x['platform']} (GB200 not in the GPU catalog)")
+        elif gpu == "unknown":
+            reasons.append(f"platform {x['platform']} unknown")
+        missing = [c for c in ("num_gpus", "num_layers", "hidden", "heads", "seq_len", "vocab", "mbs", "gbs")
+                   if not x[c].strip()]
+        if missing:
+            reasons.append("missing required field(s): " + ", ".join(missing))
+        if x["gbs"].strip() and to_int(x["gbs"]) is None:
+            reasons.append("global batch size ramp (not one gbs)")
+        if not x["iter_time_median_s"].strip() and not x["mem_max_allocated_GiB"].strip():
+            reasons.append("neither time nor memory")
+        if reasons:
+            reasons.sort(key=lambda r: r.startswith("no recipe"))  # the model checks come first
+            rep.drop(reasons[0])
+            # rows that fail only for lack of num_gpus and/or vocab (see the doc)
+            if all(r.startswith("missing required field(s)") for r in reasons):
+                near_miss[reasons[0]] += 1
+            continue
+
+        tp, pp, cp = int(x["tp"]), int(x["pp"]), 1
+        num_gpus = int(x["num_gpus"])
+        if num_gpus % (tp * pp * cp):
+            rep.drop("num_gpus not a multiple of tp*pp")
+            continue
+        dp = num_gpus // (tp * pp * cp)
+        layers, hidden, heads = int(x["num_layers"]), int(x["hidden"]), int(x["heads"])
+        qg = to_int(x["query_groups"]) or heads
+        mbs, gbs = int(x["mbs"]), int(x["gbs"])
+        if gbs % (mbs * dp):
+            rep.drop("gbs not a multiple of mbs*dp")
+            continue
+        if heads % tp or qg % tp:
+            rep.drop("tp does not divide heads/query_groups")
+            continue
+        ffn = to_int(x["ffn_hidden"]) or megatron_ffn(hidden, x["swiglu"] == "True")
+        # vp: --virtual-pipeline-model-parallel-size, else from
+        # --num-layers-per-virtual-pipeline-stage (layers / pp / that).
+        vp = 1
+        if to_int(x["vpp"]):
+            vp = int(x["vpp"])
+        elif to_int(x["vp_layers_per_stage"]) and pp > 1:
+            per = int(x["vp_layers_per_stage"])
+            if layers % (pp * per):
+                rep.drop("num_layers not divisible by pp * layers per virtual stage")
+                continue
+            vp = layers // (pp * per)
+        if vp > 1 and pp < 2:
+            vp = 1
+        gran = x["recompute_granularity"]
+        if gran == "full":
+            method, nrl = x["recompute_method"], to_int(x["recompute_num_layers"])
+            if method == "block" and (nrl or 0) < layers // pp // vp:
+                rep.drop("full recompute of only some layers (block method)")
+                continue
+            recompute = "full"
+        elif gran == "selective":
+            recompute = "selective"
+        else:
+            recompute = "none"
+        run_id = f"{x['test_case']}__{x['environment']}__{x['platform']}"
+        if run_id in seen:
+            raise SystemExit(f"internal: duplicate run id {run_id}")
+        seen.add(run_id)
+        common = dict(run_id=run_id, gpu_type=check_gpu(gpu, catalog), num_gpus=num_gpus, tp=tp, pp=pp, dp=dp,
+                      vp=vp, mbs=mbs, gbs=gbs, seq_len=int(x["seq_len"]), num_layers=layers, hidden=hidden,
+                      ffn_hidden=ffn, heads=heads, query_groups=qg, vocab=int(x["vocab"]), recompute=recompute)
+        kept = False
+        t = x["iter_time_median_s"].strip()
+        if t:
+            out.append(make_row(**common, iteration_time_ms=dec(t) * 1000))
+            kept = True
+        m = x["mem_max_allocated_GiB"].strip()
+        if m:
+            if layers % pp or "uneven_pipeline" in x["test_case"]:
+                # uneven_pipeline: --decoder-first/last-pipeline-num-layers 2 (not in the dataset)
+                no_mem[f"memory of a non-uniform pipeline split not written (last stage's layers not "
+                       f"num_layers/pp): {x['test_case']}"] += 1
+            else:
+                out.append(make_row(**common, stage=pp - 1, stage_layers=layers // pp,
+                                    peak_mem_mib=dec(m) * 1024))
+                kept = True
+        if kept:
+            assumed[(vocab_assumed, gpus_assumed)] += 1
+    for reason, n in sorted(near_miss.items()):
+        rep.notes.append(f"{n} of the dropped rows fail only for '{reason}'")
+    for reason, n in sorted(no_mem.items()):
+        rep.notes.append(f"{n} kept source rows: {reason}")
+    for (v, g), n in sorted(assumed.items()):
+        what = {(False, False): "no assumption", (True, False): f"vocab {CI_GPT2_BPE_VOCAB} assumed",
+                (False, True): f"num_gpus {CI_ASSUMED_GPUS} assumed",
+                (True, True): f"vocab {CI_GPT2_BPE_VOCAB} and num_gpus {CI_ASSUMED_GPUS} assumed"}[(v, g)]
+        rep.notes.append(f"{n} kept source rows: {what}")
+    return comment, out, rep
+
+
+# ------------------------------------------------------ 2. Mist / Aceso
+
+MIST_GPU = {"A100-SXM4-40GB": "A100-40GB", "A10G-24GB": "A10G", "L4-24GB": "L4"}
+ACESO_OPS_PER_LAYER = 13      # ops of one GPT layer in Aceso's op list
+ACESO_OPS_FIRST = 1           # embedding op before the first layer
+ACESO_OPS_LAST = 2            # final layernorm + post-process (head/loss) after the last layer
+MIST_VOCAB = 50257            # gpt2-vocab.json (Mist's run scripts pass --vocab-file gpt2-vocab.json)
+
+
+def parse_op_values(text):
+    """'2:59' -> {2: 59}; '1:10,2:20' -> {1: 10, 2: 20}."""
+    vals = {}
+    for part in text.replace(";", ",").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        k, _, n = part.partition(":")
+        vals[int(k)] = vals.get(int(k), 0) + int(n or 1)
+    return vals
+
+
+def convert_mist(path, catalog):
+    rep = Report("mist_aceso.csv")
+    rep.unit = "runs"
+    comment, header, raw = read_dataset(path)
+    src = dict_rows(header, raw)
+    runs = collections.OrderedDict()
+    for x in src:
+        runs.setdefault((x["log_set"], x["system"], x["run_id"]), []).append(x)
+    out = []
+    for (log_set, system, rid), rs in runs.items():
+        x0 = rs[0]
+        if x0["model_name"] != "gpt":
+            rep.drop("not a GPT model")
+            continue
+        world = int(x0["world_size"])
+        nst = int(x0["num_stages"])
+        layers = int(x0["num_layers"])
+        present = {int(r["rank"]) for r in rs}
+        stages = collections.OrderedDict()
+        for r in rs:
+            stages.setdefault(int(r["stage"]), []).append(r)
+        if len(present) != world or set(stages) != set(range(nst)):
+            rep.drop(f"multi-node run: only ranks 0-7 of {world} committed, stages missing")
+            continue
+        # per stage: tp, dp, layers, recompute
+        bad = None
+        info = {}
+        for s in range(nst):
+            srs = stages[s]
+            r = srs[0]
+            ops = int(r["num_ops_in_stage"])
+            tpv, dpv = parse_op_values(r["tp_values"]), parse_op_values(r["dp_values"])
+            if len(tpv) != 1 or len(dpv) != 1:
+                bad = "TP or DP not uniform within a stage"
+                break
+            tp, dp = next(iter(tpv)), next(iter(dpv))
+            extra = (ACESO_OPS_FIRST if s == 0 else 0) + (ACESO_OPS_LAST if s == nst - 1 else 0)
+            # recompute_fraction = recomputed ops / ops of the stage; the embedding and
+            # head ops are never recomputed, so "all layer ops" reads e.g. 52/53.
+            n_rc = int((Decimal(r["recompute_fraction"]) * ops).to_integral_value())
+            if n_rc == 0:
+                rc = "none"
+            elif n_rc >= ops - extra:
+                rc = "full"
+            else:
+                rc = None
+            aligned = ops > extra and (ops - extra) % ACESO_OPS_PER_LAYER == 0
+            info[s] = dict(tp=tp, dp=dp, layers=(ops - extra) // ACESO_OPS_PER_LAYER if aligned else None,
+                           recompute=rc, ranks=srs, ops=ops)
+        if bad is None and any(v["recompute"] is None for v in info.values()):
+            bad = "fractional recompute in some stage (Aceso per-op recompute)"
+        if bad is None and any(v["layers"] is None for v in info.values()):
+            bad = "stage boundary inside a layer (op count not 13 per layer)"
+        if bad is None and len({v["dp"] for v in info.values()}) != 1:
+            bad = "DP differs between stages"
+        if bad is None and sum(v["layers"] for v in info.values()) != layers:
+            bad = "stage layers do not add up to num_layers"
+        if bad is None and sum(v["tp"] * v["dp"] for v in info.values()) != world:
+            bad = "stage GPU counts do not add up to world_size"
+        if bad:
+            rep.drop(bad)
+            continue
+        dp = info[0]["dp"]
+        hidden, heads = int(x0["hidden"]), int(x0["heads"])
+        gpu = check_gpu(MIST_GPU[x0["gpu_type"]], catalog)
+        common = dict(num_gpus=world, pp=nst, dp=dp, vp=1, mbs=int(x0["mbs"]), gbs=int(x0["gbs"]),
+                      seq_len=int(x0["seq_len"]), num_layers=layers, hidden=hidden, ffn_hidden=4 * hidden,
+                      heads=heads, query_groups=heads, vocab=MIST_VOCAB)
+        run_id = f"{log_set.replace('logs-mist-all-', '')}__{system}__{rid}"
+        tps = {v["tp"] for v in info.values()}
+        rcs = {v["recompute"] for v in info.values()}
+        it = max(dec(r["iteration_time_ms"]) for r in rs)
+        if len(tps) == 1 and len(rcs) == 1 and next(iter(tps)) * nst * dp == world:
+            out.append(make_row(run_id=run_id, gpu_type=gpu, tp=next(iter(tps)), recompute=next(iter(rcs)),
+                                iteration_time_ms=it, **common))
+        else:
+            rep.notes.append(f"{run_id}: stages differ in TP or recompute, no run row (iteration time lost)")
+        for s in range(nst):
+            v = info[s]
+            st = max(dec(r["forward_compute_ms"]) + dec(r["backward_compute_ms"]) for r in v["ranks"])
+            mems = [dec(r["max_allocated_mib"]) for r in v["ranks"] if r["max_allocated_mib"].strip()]
+            out.append(make_row(run_id=run_id, gpu_type=gpu, tp=v["tp"], recompute=v["recompute"], stage=s,
+                                stage_layers=v["layers"], stage_time_ms=st,
+                                peak_mem_mib=max(mems) if mems else None, **common))
+    return comment, out, rep
+
+
+# ------------------------------------------------------ 3. SimuMax B200
+
+SIMUMAX_MODELS = {
+    # SimuMax launcher scripts/run_pretrain_llama3.sh (MODEL_TYPE llama3_70b / llama3_405b) and
+    # configs/models/llama3-{70b,405b}.json; num_layers comes from the case (layer_num).
+    "llama3-70b": dict(hidden=8192, heads=64, query_groups=8, ffn_hidden=28672, vocab=128256),
+    "llama3-405b": dict(hidden=16384, heads=128, query_groups=16, ffn_hidden=53248, vocab=128256),
+}
+
+
+def stage_of_rank(rank, tp, pp, dp, cp=1):
+    """Megatron default order tp-cp-ep-dp-pp (core/profile/RankLayout.h):
+    rank = tp + TP*(cp + CP*(dp + DP*pp))  =>  pp = rank // (TP*CP*DP)."""
+    if not 0 <= rank < tp * pp * dp * cp:
+        raise ValueError(f"rank {rank} outside world {tp * pp * dp * cp}")
+    return rank // (tp * cp * dp)
+
+
+def convert_simumax(path, catalog):
+    rep = Report("simumax_b200.csv")
+    comment, header, raw = read_dataset(path)
+    src = dict_rows(header, raw)
+    cases = collections.OrderedDict()
+    for x in src:
+        cases.setdefault(x["case"], []).append(x)
+    out = []
+    mem_copied = 0
+    for case, rs in cases.items():
+        x0 = rs[0]
+        n = len(rs)
+        if x0["model"] not in SIMUMAX_MODELS:
+            rep.drop(f"model {x0['model']} (MoE, not dense)", n)
+            continue
+        if x0["status"] != "ok":
+            rep.drop("status not ok", n)
+            continue
+        tp, pp, dp = int(x0["tp"]), int(x0["pp"]), int(x0["dp"])
+        ep, cp = int(x0["ep"]), int(x0["cp"])
+        if cp > 1:
+            rep.drop("context parallel > 1", n)
+            continue
+        if ep > 1:
+            rep.drop("expert parallel > 1", n)
+            continue
+        if int(x0["vp_size"]) != 1:
+            rep.drop("virtual pipeline", n)
+            continue
+        args = x0["launcher_recompute_args"].split()
+        opt = {args[i]: args[i + 1] for i in range(0, len(args) - 1, 2)}
+        gran = opt.get("--recompute-granularity")
+        nrl = int(opt.get("--recompute-num-layers", "0"))
+        if gran is None or (gran == "full" and opt.get("--recompute-method") == "block" and nrl == 0):
+            recompute = "none"
+        else:
+            rep.drop(f"recompute args {x0['launcher_recompute_args']!r} not mapped", n)
+            continue
+        layers = int(x0["layer_num"])
+        if layers % pp:
+            rep.drop("layer_num not divisible by pp", n)
+            continue
+        world = tp * pp * dp * cp
+        if len(rs) != world or {int(r["rank"]) for r in rs} != set(range(world)):
+            rep.drop("ranks missing", n)
+            continue
+        mbs, gbs = int(x0["mbs"]), int(x0["gbs"])
+        if gbs != mbs * int(x0["mbc"]) * dp:
+            rep.drop("gbs != mbs*mbc*dp", n)
+            continue
+        dims = SIMUMAX_MODELS[x0["model"]]
+        common = dict(run_id=case, gpu_type=check_gpu("B200", catalog), num_gpus=world, tp=tp, pp=pp, dp=dp, vp=1,
+                      mbs=mbs, gbs=gbs, seq_len=int(x0["seq_len"]), num_layers=layers, recompute=recompute, **dims)
+        times = {x["real_ms"] for x in rs}
+        if len(times) != 1:
+            raise SystemExit(f"internal: {case}: real_ms differs between ranks")
+        out.append(make_row(**common, iteration_time_ms=dec(x0["real_ms"])))
+        if x0["memory_source_case"] != case:
+            # memory of this case was copied from the mbc4 run of the same topology
+            mem_copied += 1
+            continue
+        per_stage = collections.defaultdict(list)
+        for x in rs:
+            per_stage[stage_of_rank(int(x["rank"]), tp, pp, dp, cp)].append(dec(x["max_allocated_mb"]))
+        for s in range(pp):
+            out.append(make_row(**common, stage=s, stage_layers=layers // pp, peak_mem_mib=max(per_stage[s])))
+    rep.notes.append(f"{mem_copied} kept cases carry memory copied from another case (memory_source_case): "
+                     "run row only, no stage rows")
+    return comment, out, rep
+
+
+# ------------------------------------------------------ 4. Sailor layer profiles
+
+SAILOR_GPU = {
+    "A100-40": "A100-40GB", "A100-80": "A100-80GB", "GH-96": "GH200", "V100-16": "V100-16GB",
+    "RTX-3090": "RTX-3090", "Titan-RTX": None, "RTX-2080": None,
+}
+# Sailor's profiling ModelConfig (num_layers, hidden, heads, seq_length) and launch flags:
+# Megatron-DeepSpeed pretrain_gpt.py with --vocab-file gpt2-vocab.json (GPT-2 BPE, 50257 tokens),
+# no --ffn-hidden-size (Megatron default 4h), no --num-key-value-heads, no activation checkpointing.
+SAILOR_MODELS = {
+    "OPT-350": dict(num_layers=24, hidden=1024, heads=16, seq_len=2048),
+    "GPT-Neo-2.7": dict(num_layers=32, hidden=2560, heads=20, seq_len=2048),
+    "OPT-30": dict(num_layers=48, hidden=7168, heads=56, seq_len=2048),
+    "LLAMA-3-8": None,  # FFN size / GQA of Sailor's LLAMA model are not established
+}
+SAILOR_VOCAB = 50257
+SAILOR_LAYER = 2  # the profiled transformer layer that Sailor copies to layers 2..L
+
+
+def convert_sailor(path, catalog):
+    rep = Report("sailor_layers.csv")
+    comment, header, raw = read_dataset(path)
+    src = dict_rows(header, raw)
+    groups = collections.OrderedDict()
+    for x in src:
+        groups.setdefault((x["model"], x["gpu_type"], x["mbs"], x["tp"]), []).append(x)
+    out = []
+    for (model, gpu_name, mbs, tp), rs in groups.items():
+        n = len(rs)
+        x0 = rs[0]
+        if x0["file_flag"]:
+            rep.drop("file_flag set (update_s all 0; not profiler output)", n)
+            continue
+        if x0["identical_file_content_as"] and model == "GPT-Neo-2.7":
+            rep.drop("GPT-Neo-2.7/GH-96 is a copy of OPT-350/GH-96 (26 entries)", n)
+            continue
+        gpu = SAILOR_GPU.get(gpu_name)
+        if gpu is None:
+            rep.drop(f"GPU {gpu_name} not in the GPU catalog", n)
+            continue
+        dims = SAILOR_MODELS.get(model)
+        if dims is None:
+            rep.drop(f"model {model}: dimensions not established", n)
+            continue
+        tp, mbs = int(tp), int(mbs)
+        if dims["heads"] % tp:
+            rep.drop(f"tp {tp} does not divide heads {dims['heads']}", n)
+            continue
+        layer = [x for x in rs if to_int(x["layer"]) == SAILOR_LAYER]
+        if len(layer) != 1 or layer[0]["layer_role"] != "transformer":
+            raise SystemExit(f"internal: {model}/{gpu_name}/{mbs}/{tp}: no transformer layer {SAILOR_LAYER}")
+        lx = layer[0]
+        entries = int(lx["num_layer_entries"])
+        if entries - 2 != dims["num_layers"]:
+            raise SystemExit(f"internal: {model}/{gpu_name}: {entries} entries vs {dims['num_layers']} layers")
+        t = (dec(lx["fwd_s"]) + dec(lx["bwd_s"])) * 1000
+        rep.drop("non-representative layers (embedding, head/loss, layer 1, copies 3..L)", n - 1)
+        if not t > 0:
+            rep.drop("zero time", 1)
+            continue
+        pp = dims["num_layers"]
+        out.append(make_row(run_id=f"sailor__{model}__{gpu_name}__mbs{mbs}_tp{tp}", gpu_type=check_gpu(gpu, catalog),
+                            num_gpus=tp * pp, tp=tp, pp=pp, dp=1, vp=1, mbs=mbs, gbs=mbs, seq_len=dims["seq_len"],
+                            num_layers=pp, hidden=dims["hidden"], ffn_hidden=4 * dims["hidden"], heads=dims["heads"],
+                            query_groups=dims["heads"], vocab=SAILOR_VOCAB, recompute="none", stage=1,
+                            stage_layers=1, stage_time_ms=t))
+    return comment, out, rep
+
+
+# ---------------------------------------------------------------- main
+
+def source_line(file_name, comment, conversion):
+    head = comment.lstrip("#").strip()
+    for prefix in ("Sources:", "Source:"):
+        if head.startswith(prefix):
+            head = head[len(prefix):].strip()
+    # keep the source's provenance (repository @ commit, path) up to its first ';' or '. '
+    cut = min(head.split(";")[0], head.split(". ")[0], key=len)
+    if len(cut) > 300:
+        cut = cut[:300].rsplit(" ", 1)[0] + " ..."
+    return (f"# Source: tests/data/datasets/{file_name} ({cut}), converted by scripts/datasets/to_measurements.py "
+            f"(see docs/DATASETS_AS_MEASUREMENTS.md): {conversion}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", required=True, help="folder with the dataset CSVs")
+    ap.add_argument("--out", required=True, help="output folder (tests/data/measurements)")
+    args = ap.parse_args(argv)
+    repo_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    catalog = load_catalog(repo_root)
+    os.makedirs(args.out, exist_ok=True)
+
+    jobs = [
+        ("megatron_ci.csv", "megatron_lm_ci_golden_values.csv", convert_megatron_ci,
+         "dense GPT cases on A100/H100 (vocab 50257 where the case uses the GPT-2 BPE vocab.json; num_gpus 8 "
+         "where no recipe gives it, ASSUMED: 1 DGX node); run row iteration_time_ms = "
+         "iter_time_median_s*1000; stage row for stage pp-1 (the logged last rank) with peak_mem_mib = "
+         "mem_max_allocated_GiB*1024 and stage_layers = num_layers/pp"),
+        ("mist_aceso.csv", "mist_aceso_measured_runs.csv", convert_mist,
+         "complete runs whose stages all recompute none or all layers and end on layer boundaries (13 ops per "
+         "layer); run row iteration_time_ms = max over ranks; stage rows stage_time_ms = max over the stage's "
+         "ranks of forward_compute_ms+backward_compute_ms, peak_mem_mib = max of max_allocated_mib; GPT-2 vocab "
+         "50257, ffn 4h"),
+        ("simumax_b200.csv", "simumax_b200_measured_runs.csv", convert_simumax,
+         "dense llama3-70b/405b cases without CP; run row iteration_time_ms = real_ms; stage rows (only for "
+         "cases that measured their own memory) peak_mem_mib = max over the stage's ranks of max_allocated_mb, "
+         "pp_rank = rank // (tp*cp*dp); recompute none (--recompute-num-layers 0)"),
+        ("sailor_layers.csv", "sailor_layer_profiles.csv", convert_sailor,
+         "one transformer layer per (model, GPU, mbs, tp) as stage 1 (stage_layers 1) of a run with pp = "
+         "num_layers, dp 1, gbs = mbs; stage_time_ms = (fwd_s+bwd_s)*1000 of layer 2; no memory"),
+    ]
+    for out_name, src_name, fn, conversion in jobs:
+        comment, rows, rep = fn(os.path.join(args.datasets, src_name), catalog)
+        size = write_csv(os.path.join(args.out, out_name), source_line(src_name, comment, conversion), rows)
+        rep.print(rows, size)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
