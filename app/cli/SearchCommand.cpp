@@ -1,10 +1,13 @@
 #include "cli/Commands.h"
+#include "cli/PredictorOption.h"
 
 #include "export/CandidateCsv.h"
 #include "export/PlanJson.h"
 #include "export/TextReport.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
+#include "profile/MeasurementCsv.h"
+#include "profile/PlanRuns.h"
 #include "search/SearchEngine.h"
 
 #include <cstdio>
@@ -46,7 +49,30 @@ struct SearchArgs {
     int threads = 0;
     bool noPrune = false;
     bool compare = false;
+    std::string predictor = "analytic";
+    std::string runsOut;
+    std::size_t runsCount = 40;
 };
+
+// The plans of the search as a run list: the Phi and time rankings first,
+// then the plot sample, each plan once, at most `count`.
+std::vector<Measurement> planRuns(const SearchRequest& req, const SearchResult& r, std::size_t count)
+{
+    std::vector<Measurement> rows;
+    std::vector<std::uint64_t> seen;
+    std::size_t n = 0;
+    const auto add = [&](const Plan& p) {
+        if (n >= count || std::find(seen.begin(), seen.end(), p.key) != seen.end()) return;
+        seen.push_back(p.key);
+        char id[32];
+        std::snprintf(id, sizeof id, "plan%03zu", ++n);
+        for (Measurement& m : PlanRuns::rows(p, req.model, id)) rows.push_back(std::move(m));
+    };
+    for (const Plan& p : r.best) add(p);
+    for (const Plan& p : r.fastest) add(p);
+    for (const Plan& p : r.plotSample) add(p);
+    return rows;
+}
 
 SearchRequest buildRequest(const SearchArgs& a)
 {
@@ -120,6 +146,18 @@ SearchRequest buildRequest(const SearchArgs& a)
     if (a.compare)
         req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
                                ProfileKind::Custom};
+    if (a.predictor != "analytic") {
+        LoadedPredictor p = loadPredictor(a.predictor);
+        std::vector<std::string> problems, warnings;
+        PredictorFile::checkFits(p.metadata, req.cluster, req.model, req.setup, problems, warnings);
+        if (!problems.empty()) {
+            std::string all;
+            for (const auto& x : problems) all += (all.empty() ? "" : "; ") + x;
+            throw InputError(a.predictor, "trained_on", "does not fit this search: " + all);
+        }
+        printWarnings(warnings);
+        req.predictor = p.predictor;
+    }
     return req;
 }
 
@@ -174,6 +212,13 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
     cmd->add_flag("--compare", args->compare,
                   "Also rank under the other weight profiles and spell out how their winners differ");
+    cmd->add_option("--predictor", args->predictor,
+                    "analytic, or a learned predictor file from `memx-cli train` (refused when it has no data for a "
+                    "GPU type of the cluster or for the model's structure)")
+        ->capture_default_str();
+    cmd->add_option("--runs-out", args->runsOut,
+                    "Write the top plans as a run list (memx-measurements/1) for simulate, predict or measuring");
+    cmd->add_option("--runs-count", args->runsCount, "Plans in --runs-out")->capture_default_str();
     cmd->add_flag("--no-prune", args->noPrune, "Disable memory and bound pruning (brute force, for checking)");
 
     cmd->callback([args, &exitCode] {
@@ -204,6 +249,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         }
         if (!args->csv.empty())
             writeFileAtomically(args->csv, CandidateCsv::write(r));
+        if (!args->runsOut.empty() && r.error.empty())
+            MeasurementCsv::save(args->runsOut, planRuns(req, r, args->runsCount), MeasurementCsv::Kind::RunList);
         if (!args->report.empty())
             writeFileAtomically(args->report, report);
         if (!r.error.empty()) {

@@ -69,6 +69,17 @@ LearnedPredictor LearnedPredictor::fit(std::span<const StageQuery> queries, std:
         labels[2 * r] = static_cast<float>(std::log(t / at));
         labels[2 * r + 1] = static_cast<float>(std::log(m / am));
     }
+    double meanT = 0, meanM = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+        meanT += labels[2 * r];
+        meanM += labels[2 * r + 1];
+    }
+    params.timeOffset = meanT / static_cast<double>(rows);
+    params.memoryOffset = meanM / static_cast<double>(rows);
+    for (std::size_t r = 0; r < rows; ++r) {
+        labels[2 * r] = static_cast<float>(labels[2 * r] - params.timeOffset);
+        labels[2 * r + 1] = static_cast<float>(labels[2 * r + 1] - params.memoryOffset);
+    }
     std::vector<float> lo, hi;
     featureRanges(features, rows, lo, hi);
     XgboostModel model = XgboostModel::train(features, rows, n, labels, trainParams);
@@ -96,6 +107,13 @@ double LearnedPredictor::rangeExcess(const float* row) const
     return e;
 }
 
+double LearnedPredictor::rangeExcess(const StageQuery& q) const
+{
+    std::vector<float> row(StageFeatures::count());
+    StageFeatures::encode(q, analytic_.predictOne(q), row.data());
+    return rangeExcess(row.data());
+}
+
 void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const
 {
     if (out.size() < queries.size()) throw std::invalid_argument("LearnedPredictor::predict: output span too small");
@@ -109,8 +127,8 @@ void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<St
     std::vector<float> ratio(2 * rows);
     model_.predict(features.data(), rows, n, ratio.data());
     for (std::size_t r = 0; r < rows; ++r) {
-        const double ft = std::exp(static_cast<double>(ratio[2 * r]));
-        const double fm = std::exp(static_cast<double>(ratio[2 * r + 1]));
+        const double ft = std::exp(static_cast<double>(ratio[2 * r]) + params_.timeOffset);
+        const double fm = std::exp(static_cast<double>(ratio[2 * r + 1]) + params_.memoryOffset);
         StagePrediction p = prior[r];
         p.timeMs *= ft;
         p.memory.weightsMiB *= fm;

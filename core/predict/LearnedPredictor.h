@@ -40,6 +40,13 @@ namespace memx {
 struct LearnedPredictorParams {
     double inRangeUncertainty = 0.10;     // relative, every feature inside the training range
     double outOfRangeUncertainty = 0.30;  // relative, one range width (or more) outside it
+    // Mean training label of each target (log ratio of time, of memory). The
+    // booster learns the labels minus these and predict() adds them back, so
+    // that with few rows and rounds its shrinkage pulls towards the average
+    // correction of the measurements instead of towards XGBoost's fixed base
+    // score. Set by fit().
+    double timeOffset = 0;
+    double memoryOffset = 0;
 };
 
 class LearnedPredictor final : public Predictor {
@@ -71,9 +78,12 @@ public:
     const AnalyticPredictor& analytic() const { return analytic_; }
     const std::vector<float>& featureMin() const { return min_; }
     const std::vector<float>& featureMax() const { return max_; }
+    const Params& params() const { return params_; }
 
     // Relative excursion e of one feature row outside the training range (0 inside).
     double rangeExcess(const float* row) const;
+    // The same for a query (encodes its features with the analytic prior).
+    double rangeExcess(const StageQuery& q) const;
 
 private:
     XgboostModel model_;

@@ -48,6 +48,13 @@ struct Measurement {
     std::optional<double> stageTimeMs;      // stage rows: the stage's compute time per iteration
     std::optional<double> peakMemMiB;       // run rows: max over GPUs; stage rows: that stage's GPU
 
+    // Optional annotations (not targets). Predictions written by `memx-cli
+    // predict` say which predictor answered and how sure it is; a profiling
+    // plan says what each run should cost.
+    std::string provenance;                   // analytic | learned | cached | extrapolated; empty: none
+    std::optional<double> uncertainty;        // relative (0.1 = +-10%) of the targets on this row
+    std::optional<double> estimatedGpuHours;  // cost of running this configuration for profiling
+
     bool isStageRow() const { return stage.has_value(); }
     bool hasTarget() const { return iterationTimeMs || stageTimeMs || peakMemMiB; }
 

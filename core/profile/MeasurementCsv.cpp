@@ -4,6 +4,7 @@
 #include "io/InputError.h"
 #include "model/ModelSpec.h"
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -19,13 +20,14 @@ namespace {
 
 enum Col {
     RunId, Source, GpuType, NumGpus, Tp, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
-    QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ColCount
+    QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ProvenanceCol,
+    Uncertainty, EstimatedGpuHours, ColCount
 };
 
 const char* const kNames[ColCount] = {
     "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers",
     "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage", "stage_layers",
-    "iteration_time_ms", "stage_time_ms", "peak_mem_mib"};
+    "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours"};
 
 constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
 
@@ -193,7 +195,7 @@ private:
     const int (&index_)[ColCount];
 };
 
-Measurement parseRow(const RowParser& p, int line, const std::string& file)
+Measurement parseRow(const RowParser& p, int line, const std::string& file, MeasurementCsv::Kind kind)
 {
     Measurement m;
     m.runId = p.text(RunId);
@@ -223,6 +225,21 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file)
     m.iterationTimeMs = p.target(IterationTimeMs);
     m.stageTimeMs = p.target(StageTimeMs);
     m.peakMemMiB = p.target(PeakMemMiB);
+    if (p.present(ProvenanceCol)) {
+        m.provenance = p.cell(ProvenanceCol);
+        static const char* const known[] = {"analytic", "learned", "cached", "extrapolated"};
+        if (std::find(std::begin(known), std::end(known), m.provenance) == std::end(known))
+            p.fail(ProvenanceCol, "provenance must be empty or analytic|learned|cached|extrapolated, " + p.got(ProvenanceCol));
+    }
+    if (p.present(Uncertainty)) {
+        const std::string& s = p.cell(Uncertainty);
+        double v = -1;
+        const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v) || v < 0)
+            p.fail(Uncertainty, "uncertainty must be empty or a relative error >= 0 (0.1 = 10%), " + p.got(Uncertainty));
+        m.uncertainty = v;
+    }
+    m.estimatedGpuHours = p.target(EstimatedGpuHours);
 
     // Consistency within the row.
     const auto n = [](int v) { return std::to_string(v); };
@@ -230,9 +247,11 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file)
         p.fail(Heads, "heads must divide hidden (" + n(m.hidden) + "), got " + n(m.heads));
     if (m.heads % m.queryGroups != 0)
         p.fail(QueryGroups, "query_groups must divide heads (" + n(m.heads) + "), got " + n(m.queryGroups));
-    if (m.heads % m.tp != 0 || m.queryGroups % m.tp != 0)
-        p.fail(Tp, "tp must divide heads (" + n(m.heads) + ") and query_groups (" + n(m.queryGroups) + "), got " +
-                       n(m.tp));
+    // Megatron-LM (transformer_config.py): heads % TP == 0, and query groups
+    // and TP divide one another (TP > groups replicates the KV heads).
+    if (m.heads % m.tp != 0 || (m.queryGroups % m.tp != 0 && m.tp % m.queryGroups != 0))
+        p.fail(Tp, "tp must divide heads (" + n(m.heads) + ") and divide or be a multiple of query_groups (" +
+                       n(m.queryGroups) + "), got " + n(m.tp));
     if (m.gbs % (m.mbs * m.dp) != 0)
         p.fail(Gbs, "gbs must be a multiple of mbs * dp (" + n(m.mbs * m.dp) + "), got " + n(m.gbs));
     if (m.vp > 1 && m.pp < 2)
@@ -254,7 +273,7 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file)
         if (m.stageTimeMs)
             p.fail(StageTimeMs, "stage_time_ms belongs to a stage row; this is a run row (stage empty)");
     }
-    if (!m.hasTarget())
+    if (kind == MeasurementCsv::Kind::Measurements && !m.hasTarget())
         throw InputError(file, lineField(line),
                          "a row needs at least one of iteration_time_ms, stage_time_ms, peak_mem_mib");
     return m;
@@ -316,7 +335,7 @@ const std::vector<std::string>& MeasurementCsv::columns()
     return cols;
 }
 
-MeasurementSet MeasurementCsv::read(const std::string& file)
+MeasurementSet MeasurementCsv::read(const std::string& file, Kind kind)
 {
     std::ifstream in(file, std::ios::binary);
     if (!in)
@@ -325,10 +344,10 @@ MeasurementSet MeasurementCsv::read(const std::string& file)
     ss << in.rdbuf();
     if (in.bad())
         throw InputError(file, "", "cannot read file");
-    return parse(ss.str(), file);
+    return parse(ss.str(), file, kind);
 }
 
-MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string& file)
+MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string& file, Kind kind)
 {
     MeasurementSet set;
     Tokenizer tok(text, file);
@@ -388,7 +407,8 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
                     throw InputError(file, cellField(rec.line, c),
                                      "required column missing from the header; required columns: " + all);
                 }
-            if (index[IterationTimeMs] < 0 && index[StageTimeMs] < 0 && index[PeakMemMiB] < 0)
+            if (kind == Kind::Measurements && index[IterationTimeMs] < 0 && index[StageTimeMs] < 0 &&
+                index[PeakMemMiB] < 0)
                 throw InputError(file, lineField(rec.line),
                                  "the header has no target column; give at least one of iteration_time_ms, "
                                  "stage_time_ms, peak_mem_mib");
@@ -405,7 +425,7 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
                              "expected " + std::to_string(headerSize) + " fields as in the header, found " +
                                  std::to_string(rec.fields.size()));
         const RowParser p(file, rec.line, rec.fields, index);
-        Measurement m = parseRow(p, rec.line, file);
+        Measurement m = parseRow(p, rec.line, file, kind);
 
         // Uniqueness of (run_id, stage).
         const auto key = std::make_pair(m.runId, m.stage.value_or(-1));
@@ -478,17 +498,20 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                              opt(m.stageLayers),
                                              opt(m.iterationTimeMs),
                                              opt(m.stageTimeMs),
-                                             opt(m.peakMemMiB)};
+                                             opt(m.peakMemMiB),
+                                             m.provenance.empty() ? std::string() : csvText(m.provenance),
+                                             opt(m.uncertainty),
+                                             opt(m.estimatedGpuHours)};
         for (int c = 0; c < ColCount; ++c) out += (c ? "," : "") + cells[c];
         out += '\n';
     }
     return out;
 }
 
-void MeasurementCsv::save(const std::string& file, const std::vector<Measurement>& rows)
+void MeasurementCsv::save(const std::string& file, const std::vector<Measurement>& rows, Kind kind)
 {
     const std::string text = write(rows);
-    parse(text, file);  // never write a file this reader would refuse
+    parse(text, file, kind);  // never write a file this reader would refuse
     writeFileAtomically(file, text);
 }
 

@@ -21,15 +21,20 @@ public:
     // The column names in canonical (written) order.
     static const std::vector<std::string>& columns();
 
-    static MeasurementSet read(const std::string& file);
-    static MeasurementSet parse(const std::string& text, const std::string& file);
+    // What a file must hold. Measurements need a target on every row; a run
+    // list (a profiling plan, the queries of `memx-cli predict`) is the same
+    // format with every target allowed to be empty.
+    enum class Kind { Measurements, RunList };
+
+    static MeasurementSet read(const std::string& file, Kind kind = Kind::Measurements);
+    static MeasurementSet parse(const std::string& text, const std::string& file, Kind kind = Kind::Measurements);
 
     // Canonical text: a "# format: memx-measurements/1" line, the header with
     // every column, one line per row, empty cells for absent optionals and
     // shortest round-trip numbers; parse(write(rows)) gives rows back exactly.
     static std::string write(const std::vector<Measurement>& rows);
     // Validates by parsing the text, then writes it atomically.
-    static void save(const std::string& file, const std::vector<Measurement>& rows);
+    static void save(const std::string& file, const std::vector<Measurement>& rows, Kind kind = Kind::Measurements);
 };
 
 }  // namespace memx

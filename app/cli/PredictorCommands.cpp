@@ -1,0 +1,298 @@
+// train, predict, evaluate: the learning half of the loop (MemX section 3.2.2).
+#include "cli/Commands.h"
+#include "cli/PredictorOption.h"
+
+#include "hardware/GpuCatalog.h"
+#include "io/AtomicFile.h"
+#include "io/InputError.h"
+#include "profile/AccuracyEvaluator.h"
+#include "profile/AccuracyProtocol.h"
+#include "profile/Augmenter.h"
+#include "profile/MeasuredRun.h"
+#include "profile/MeasurementCsv.h"
+#include "profile/PredictorTrainer.h"
+#include "profile/RunScenario.h"
+#include "profile/TrainingSet.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace memx::cli {
+
+namespace {
+
+struct TrainArgs {
+    std::vector<std::string> measurements;
+    std::string out, report;
+    bool augment = false;
+    bool noTune = false;
+    int folds = 5;
+    int trials = 20;
+    std::uint64_t seed = 0;
+};
+
+// Reads and concatenates measurement files; run ids are prefixed with the
+// file's index when several files are given, so runs never merge by accident.
+std::vector<Measurement> readAll(const std::vector<std::string>& files, std::string& text)
+{
+    std::vector<Measurement> rows;
+    for (std::size_t f = 0; f < files.size(); ++f) {
+        MeasurementSet set = MeasurementCsv::read(files[f]);
+        printWarnings(set.warnings);
+        for (Measurement& m : set.rows) {
+            if (files.size() > 1) m.runId = std::to_string(f) + ":" + m.runId;
+            rows.push_back(std::move(m));
+        }
+    }
+    text = MeasurementCsv::write(rows);
+    return rows;
+}
+
+nlohmann::json paramsJson(const XgboostModel::TrainParams& p)
+{
+    return {{"max_depth", p.maxDepth}, {"eta", p.eta}, {"subsample", p.subsample}, {"rounds", p.rounds},
+            {"seed", p.seed}};
+}
+
+void train(const TrainArgs& a)
+{
+    std::string text;
+    std::vector<Measurement> rows = readAll(a.measurements, text);
+    nlohmann::json augmentJson;
+    std::size_t interpolated = 0;
+    if (a.augment) {
+        const Augmenter::Result aug = Augmenter::augment(rows);
+        std::cout << "Interpolation augmentation (MemX Table 2):\n" << Augmenter::formatTable(aug) << "\n";
+        interpolated = aug.rows.size();
+        rows.insert(rows.end(), aug.rows.begin(), aug.rows.end());
+        augmentJson = {{"input_rows", aug.inputRows}, {"generated_rows", aug.rows.size()}, {"capped", aug.capped}};
+    }
+    const std::string dataFile = a.measurements.size() == 1 ? a.measurements.front() : "measurements";
+    const TrainingSet set = TrainingSet::build(rows, dataFile, GpuCatalog::builtin());
+    for (const std::string& s : set.skipped) std::cerr << "skipped " << s << "\n";
+    if (set.rows.empty())
+        throw InputError(dataFile, "", "no run could be used for training (see the skipped runs above)");
+    PredictorTrainer::Options opt;
+    opt.folds = a.folds;
+    opt.tune = !a.noTune;
+    opt.initialPoints = std::min(6, std::max(1, a.trials));
+    opt.iterations = std::max(0, a.trials - opt.initialPoints);
+    opt.seed = a.seed;
+    TrainReport report;
+    const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
+
+    PredictorMetadata meta = set.metadata();
+    meta.dataHash = PredictorMetadata::hashText(text);
+    meta.sources = a.measurements;
+    meta.interpolatedRows = interpolated;
+    nlohmann::json training;
+    training["params"] = paramsJson(report.params);
+    const auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+    training["cross_validation"] = {{"folds", report.cv.folds},
+                                    {"time_mape_pct", num(report.cv.timeMape)},
+                                    {"memory_mape_pct", num(report.cv.memoryMape)}};
+    nlohmann::json trials = nlohmann::json::array();
+    for (const auto& t : report.trials) trials.push_back({{"params", paramsJson(t.params)}, {"cv_mape_pct", num(t.objective)}});
+    training["trials"] = trials;
+    training["importance_gain"] = report.importance;
+    training["skipped"] = set.skipped;
+    if (!augmentJson.is_null()) training["augmentation"] = augmentJson;
+    meta.training = training;
+    PredictorFile::save(a.out, model, meta);
+    if (!a.report.empty()) writeFileAtomically(a.report, training.dump(1) + "\n");
+
+    std::printf("trained on %zu runs (%zu stage rows: %zu with time, %zu with memory; %zu interpolated rows), "
+                "%zu run(s) skipped\n",
+                set.runs.size(), set.rows.size(), set.timeLabels(), set.memoryLabels(), interpolated,
+                set.skipped.size());
+    std::printf("hyper-parameters: depth %d, eta %.3f, subsample %.2f, rounds %d (%s)\n", report.params.maxDepth,
+                report.params.eta, report.params.subsample, report.params.rounds,
+                report.trials.empty() ? "fixed" : (std::to_string(report.trials.size()) + " Bayesian-optimisation trials").c_str());
+    if (report.cv.folds >= 2)
+        std::printf("%d-fold cross-validation by run: stage time MAPE %.2f%%, stage memory MAPE %.2f%%\n",
+                    report.cv.folds, report.cv.timeMape, report.cv.memoryMape);
+    else
+        std::printf("too few runs for cross-validation; uncertainty left at its defaults\n");
+    std::printf("uncertainty: +-%.0f%% inside the training range, up to +-%.0f%% outside\n",
+                100 * report.uncertainty.inRangeUncertainty, 100 * report.uncertainty.outOfRangeUncertainty);
+    std::vector<std::pair<double, std::string>> imp;
+    for (const auto& [k, v] : report.importance) if (v > 0) imp.emplace_back(v, k);
+    std::sort(imp.rbegin(), imp.rend());
+    std::printf("most important features (gain):");
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, imp.size()); ++i)
+        std::printf(" %s %.3g%s", imp[i].second.c_str(), imp[i].first, i + 1 < std::min<std::size_t>(5, imp.size()) ? "," : "");
+    std::printf("\nwrote %s (data hash %s)\n", a.out.c_str(), meta.dataHash.c_str());
+}
+
+struct PredictArgs {
+    std::string model = "analytic", queries, out, cluster;
+};
+
+void predict(const PredictArgs& a)
+{
+    const LoadedPredictor p = loadPredictor(a.model);
+    MeasurementSet set = MeasurementCsv::read(a.queries, MeasurementCsv::Kind::RunList);
+    printWarnings(set.warnings);
+    std::unique_ptr<Cluster> cluster;
+    if (!a.cluster.empty()) cluster = std::make_unique<Cluster>(Cluster::fromFile(a.cluster));
+    std::size_t infeasible = 0;
+    for (const MeasuredRun& run : MeasuredRun::group(set.rows, a.queries)) {
+        PlanSpec spec;
+        SearchRequest req = cluster ? RunScenario::request(run, *cluster, spec)
+                                    : RunScenario::request(run, GpuCatalog::builtin(), spec, a.queries);
+        const RunPrediction pred = RunScenario::predict(std::move(req), spec, p.predictor);
+        if (!pred.feasible) {
+            ++infeasible;
+            std::cerr << "note: run " << run.runId << " would not fit: " << pred.problem << "\n";
+        }
+        const int G = run.microBatches();
+        const std::string prov = toString(pred.provenance());
+        const auto fill = [&](Measurement& m) {
+            m.provenance = prov;
+            m.uncertainty = pred.uncertainty();
+            if (m.isStageRow()) {
+                const StagePlan& s = pred.plan.stages[*m.stage];
+                m.stageTimeMs = s.timeMs * G;
+                m.peakMemMiB = s.memory.totalMiB();
+            } else {
+                m.iterationTimeMs = pred.iterationMs();
+                m.peakMemMiB = pred.peakMemMiB();
+            }
+        };
+        if (run.runRow >= 0) fill(set.rows[run.runRow]);
+        for (const MeasuredStage& s : run.stages)
+            if (s.row >= 0) fill(set.rows[s.row]);
+    }
+    MeasurementCsv::save(a.out, set.rows, MeasurementCsv::Kind::RunList);
+    std::printf("%zu rows predicted by %s written to %s%s\n", set.rows.size(), p.label.c_str(), a.out.c_str(),
+                infeasible ? (" (" + std::to_string(infeasible) + " run(s) exceed a GPU's memory)").c_str() : "");
+}
+
+struct EvaluateArgs {
+    std::string model = "analytic", truth, json;
+};
+
+void evaluate(const EvaluateArgs& a)
+{
+    const LoadedPredictor p = loadPredictor(a.model);
+    const MeasurementSet set = MeasurementCsv::read(a.truth);
+    printWarnings(set.warnings);
+    const AccuracyReport report =
+        AccuracyEvaluator::evaluate(set.rows, a.truth, GpuCatalog::builtin(), p.predictor, p.learned);
+    std::cout << report.formatText();
+    if (!a.json.empty()) {
+        nlohmann::json j = report.toJson();
+        j["model"] = a.model;
+        j["truth"] = a.truth;
+        writeFileAtomically(a.json, j.dump(1) + "\n");
+    }
+}
+
+struct AccuracyArgs {
+    std::string dataset, json;
+    bool augment = false, noTune = false;
+    int trials = 12;
+    std::uint64_t seed = 0;
+};
+
+nlohmann::json protocolJson(const ProtocolResult& r)
+{
+    nlohmann::json j;
+    j["format"] = "memx-accuracy-protocol/1";
+    j["runs"] = r.runs;
+    j["train_runs"] = r.trainRuns;
+    j["interpolated_rows"] = r.interpolatedRows;
+    j["params"] = paramsJson(r.training.params);
+    j["analytic"] = r.analytic.toJson();
+    j["learned"] = r.learned.toJson();
+    j["skipped"] = r.skipped;
+    return j;
+}
+
+void accuracy(const AccuracyArgs& a)
+{
+    const MeasurementSet set = MeasurementCsv::read(a.dataset);
+    printWarnings(set.warnings);
+    AccuracyProtocol::Options opt;
+    opt.augment = a.augment;
+    opt.trainer.tune = !a.noTune;
+    opt.trainer.initialPoints = std::min(6, a.trials);
+    opt.trainer.iterations = std::max(0, a.trials - opt.trainer.initialPoints);
+    opt.trainer.seed = a.seed;
+    const ProtocolResult r = AccuracyProtocol::run(set.rows, a.dataset, opt);
+    std::printf("%s: %zu complete runs; minimal set: %zu runs for training (%zu interpolated rows), %zu held out\n",
+                a.dataset.c_str(), r.runs, r.trainRuns.size(), r.interpolatedRows, r.analytic.runs);
+    for (const std::string& s : r.skipped) std::printf("skipped %s\n", s.c_str());
+    std::printf("\n-- analytic model (baseline) on the held-out runs\n%s", r.analytic.formatText().c_str());
+    std::printf("\n-- learned predictor on the held-out runs\n%s", r.learned.formatText().c_str());
+    if (!a.json.empty()) writeFileAtomically(a.json, protocolJson(r).dump(1) + "\n");
+}
+
+}  // namespace
+
+void addPredictorCommands(CLI::App& app, int& exitCode)
+{
+    auto ta = std::make_shared<TrainArgs>();
+    auto* tr = app.add_subcommand("train",
+                                  "Train the dual-output XGBoost predictor (time and memory) on measurements, with "
+                                  "Bayesian-optimised hyper-parameters");
+    tr->add_option("--measurements", ta->measurements, "Measurement files (memx-measurements/1)")->required();
+    tr->add_option("--out", ta->out, "Predictor file to write (memx-predictor/1)")->required();
+    tr->add_flag("--augment", ta->augment, "Add interpolated rows where dense sweeps pass the R^2 gate (Table 2)");
+    tr->add_option("--report", ta->report, "Also write the training report (parameters, cross-validation, trials, "
+                                           "feature importance) as JSON");
+    tr->add_flag("--no-tune", ta->noTune, "Skip the Bayesian optimisation; train with default hyper-parameters");
+    tr->add_option("--folds", ta->folds, "Cross-validation folds (split by run)")->check(CLI::Range(2, 50))->capture_default_str();
+    tr->add_option("--trials", ta->trials, "Hyper-parameter evaluations of the Bayesian optimiser")
+        ->check(CLI::Range(1, 200))
+        ->capture_default_str();
+    tr->add_option("--seed", ta->seed, "Seed of folds, optimiser and booster")->capture_default_str();
+    tr->callback([ta, &exitCode] {
+        train(*ta);
+        exitCode = Ok;
+    });
+
+    auto pa = std::make_shared<PredictArgs>();
+    auto* pr = app.add_subcommand("predict", "Fill in the targets of a run list with a predictor's answers");
+    pr->add_option("--model", pa->model, "analytic, or a predictor file from `memx-cli train`")->capture_default_str();
+    pr->add_option("--queries", pa->queries, "Run list (memx-measurements/1; targets may be empty)")->required();
+    pr->add_option("--out", pa->out, "Where to write the rows with targets, provenance and uncertainty")->required();
+    pr->add_option("--cluster", pa->cluster,
+                   "Place the runs on this cluster (default: one synthetic node per stage, see docs/MEASUREMENTS.md)");
+    pr->callback([pa, &exitCode] {
+        predict(*pa);
+        exitCode = Ok;
+    });
+
+    auto ea = std::make_shared<EvaluateArgs>();
+    auto* ev = app.add_subcommand("evaluate",
+                                  "Score a predictor against measurements: MAPE, good/severe shares, max error, "
+                                  "Spearman, Kendall, top-k hits (MemX Tables 6-8)");
+    ev->add_option("--model", ea->model, "analytic, or a predictor file from `memx-cli train`")->capture_default_str();
+    ev->add_option("--truth", ea->truth, "Measurements to score against")->required();
+    ev->add_option("--json", ea->json, "Also write the report as JSON (memx-accuracy/1)");
+    ev->callback([ea, &exitCode] {
+        evaluate(*ea);
+        exitCode = Ok;
+    });
+
+    auto aa = std::make_shared<AccuracyArgs>();
+    auto* ac = app.add_subcommand("accuracy",
+                                  "Run the accuracy protocol on a dataset: pick the minimal set among its runs, "
+                                  "train on it, score learned and analytic predictors on all other runs");
+    ac->add_option("--dataset", aa->dataset, "Measurements (memx-measurements/1)")->required();
+    ac->add_flag("--augment", aa->augment, "Augment the training runs by interpolation first");
+    ac->add_flag("--no-tune", aa->noTune, "Default hyper-parameters instead of Bayesian optimisation");
+    ac->add_option("--trials", aa->trials, "Hyper-parameter evaluations")->check(CLI::Range(1, 200))->capture_default_str();
+    ac->add_option("--seed", aa->seed, "Seed of folds, optimiser and booster")->capture_default_str();
+    ac->add_option("--json", aa->json, "Also write both reports as JSON");
+    ac->callback([aa, &exitCode] {
+        accuracy(*aa);
+        exitCode = Ok;
+    });
+}
+
+}  // namespace memx::cli

@@ -1,0 +1,356 @@
+// profile-plan, simulate, import-logs: the measuring half of the learned
+// prediction loop (MemX section 3.2.1).
+#include "cli/Commands.h"
+#include "cli/PredictorOption.h"
+
+#include "hardware/Cluster.h"
+#include "hardware/Topology.h"
+#include "io/AtomicFile.h"
+#include "io/InputError.h"
+#include "model/ModelSpec.h"
+#include "predict/AnalyticPredictor.h"
+#include "profile/MeasuredRun.h"
+#include "profile/MeasurementCsv.h"
+#include "profile/MegatronLogParser.h"
+#include "profile/ProfilingPlanner.h"
+#include "profile/RankLayout.h"
+#include "profile/RunScenario.h"
+#include "sim/ReferenceSimulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+namespace memx::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string runIdOf(const StageQuery& q)
+{
+    static const char* const rc[] = {"none", "sel", "full"};
+    return q.gpu->name + "_tp" + std::to_string(q.tp) + "_mbs" + std::to_string(q.microBatch) + "_seq" +
+           std::to_string(q.seqLen) + "_l" + std::to_string(q.layers) + "_g" + std::to_string(q.queryGroups) + "_rc" +
+           rc[static_cast<int>(q.recompute)];
+}
+
+// A profiling run (PP = 1, DP = 1, `layers` layers) as a run row without targets.
+Measurement runRow(const PlannedRun& run, const ModelSpec& model, int microBatchesPerIteration)
+{
+    const StageQuery& q = run.query;
+    Measurement m;
+    m.runId = runIdOf(q);
+    m.source = MeasurementSource::Measured;
+    m.gpuType = q.gpu->name;
+    m.numGpus = q.tp;
+    m.tp = q.tp;
+    m.pp = 1;
+    m.dp = 1;
+    m.mbs = q.microBatch;
+    m.gbs = q.microBatch * microBatchesPerIteration;
+    m.seqLen = q.seqLen;
+    m.numLayers = q.layers;
+    m.hidden = model.hidden;
+    m.ffnHidden = model.ffnHidden;
+    m.heads = model.heads;
+    m.queryGroups = q.queryGroups;
+    m.vocab = model.vocab;
+    m.recompute = q.recompute;
+    m.estimatedGpuHours = run.estimatedGpuHours;
+    return m;
+}
+
+std::string safeName(const std::string& id)
+{
+    std::string out;
+    for (char c : id) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+    return out;
+}
+
+struct PlanArgs {
+    std::string cluster, model = "llama2-7b", out, scripts;
+    double threshold = 0.10;
+};
+
+void profilePlan(const PlanArgs& a)
+{
+    const Cluster cluster = Cluster::fromFile(a.cluster);
+    const ModelSpec model = ModelSpec::resolve(a.model);
+    const AnalyticPredictor analytic;
+    const auto estimate = ProfilingPlanner::measureWith(analytic);
+    const Topology topo(cluster);
+    std::vector<Measurement> rows;
+    std::vector<std::pair<PlannedRun, std::string>> commands;
+    double totalHours = 0;
+    std::uint64_t exhaustive = 0, sampled = 0;
+    int oom = 0;
+    for (const GpuType& type : cluster.types()) {
+        // The largest group of this type bounds TP; its TP ring sets the link.
+        std::vector<int> devices;
+        for (const DeviceGroup& g : cluster.groups())
+            if (cluster.types()[g.type].name == type.name && g.devices.size() > devices.size())
+                devices = g.devices;
+        ProfilingPlanner::Options opt;
+        opt.threshold = a.threshold;
+        std::vector<ParameterAxis> axes = ProfilingPlanner::defaultAxes(model);
+        for (ParameterAxis& axis : axes) {
+            if (axis.name != "tp") continue;
+            std::erase_if(axis.values, [&](int tp) { return tp > static_cast<int>(devices.size()); });
+            if (axis.values.empty()) axis.values = {1};
+            axis.defaultValue = axis.values.front();
+            const int tpMax = axis.values.back();
+            if (tpMax > 1) {
+                const std::vector<int> first(devices.begin(), devices.begin() + tpMax);
+                const PathRate rate = topo.ring(Topology::tensorParallelRings(first, tpMax, 1));
+                opt.tpLinkGBps = rate.bandwidthGBps;
+                opt.tpLatencyUs = rate.latencyUs;
+            }
+        }
+        const StageQuery base = ProfilingPlanner::baseQuery(model, type, axes, opt);
+        const auto keys = ProfilingPlanner::identify(base, axes, estimate, opt.threshold);
+        const auto queries = ProfilingPlanner::sampleQueries(base, axes, keys);
+        std::cout << "== " << type.name << " (" << devices.size() << " GPUs in its largest group)\n"
+                  << ProfilingPlanner::formatTable(keys, opt.threshold);
+        int kept = 0;
+        for (const StageQuery& q : queries) {
+            const PlannedRun run = ProfilingPlanner::planRun(q, estimate, opt);
+            if (analytic.predictOne(q).memoryMiB() > type.memoryMiB()) {
+                ++oom;  // would not fit: measuring it only produces an OOM
+                continue;
+            }
+            rows.push_back(runRow(run, model, opt.microBatchesPerIteration));
+            commands.emplace_back(run, ProfilingPlanner::megatronCommand(run, model, opt));
+            totalHours += run.estimatedGpuHours;
+            ++kept;
+        }
+        exhaustive += ProfilingPlanner::exhaustiveCount(axes);
+        sampled += ProfilingPlanner::sampledCount(axes, keys);
+        std::printf("%d runs planned for %s (three-point sampling: %llu of %llu exhaustive combinations)\n\n", kept,
+                    type.name.c_str(), static_cast<unsigned long long>(ProfilingPlanner::sampledCount(axes, keys)),
+                    static_cast<unsigned long long>(ProfilingPlanner::exhaustiveCount(axes)));
+    }
+    if (rows.empty())
+        throw InputError(a.cluster, "gpu_types", "no profiling run fits in any GPU type's memory for model " + model.name);
+    MeasurementCsv::save(a.out, rows, MeasurementCsv::Kind::RunList);
+    if (!a.scripts.empty()) {
+        fs::create_directories(a.scripts);
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            char head[256];
+            std::snprintf(head, sizeof head,
+                          "#!/bin/bash\n# memx-cli %s profiling run %s\n# expected: %.1f ms per micro-batch, %.3f "
+                          "GPU-hours\nset -euo pipefail\n",
+                          MEMX_VERSION, rows[i].runId.c_str(), commands[i].first.estimatedMs,
+                          commands[i].first.estimatedGpuHours);
+            const fs::path file = fs::path(a.scripts) / (safeName(rows[i].runId) + ".sh");
+            writeFileAtomically(file.string(), head + commands[i].second + "\n");
+            fs::permissions(file, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                            fs::perm_options::add);
+        }
+    }
+    std::printf("%zu runs in %s (%llu with three-point sampling, %llu exhaustive; %d left out because they would not "
+                "fit in memory), about %.1f GPU-hours\n",
+                rows.size(), a.out.c_str(), static_cast<unsigned long long>(sampled),
+                static_cast<unsigned long long>(exhaustive), oom, totalHours);
+}
+
+struct SimArgs {
+    std::string cluster, model, runs, out, logs;
+    std::uint64_t seed = 0;
+    int iterations = 10;
+};
+
+void checkModel(const std::string& modelName, const MeasuredRun& run, const std::string& file)
+{
+    if (modelName.empty()) return;
+    const ModelSpec m = ModelSpec::resolve(modelName);
+    const Measurement& c = run.config;
+    if (m.hidden != c.hidden || m.heads != c.heads || m.ffnHidden != c.ffnHidden || m.vocab != c.vocab)
+        throw InputError(file, "run " + run.runId,
+                         "its model (hidden " + std::to_string(c.hidden) + ", heads " + std::to_string(c.heads) +
+                             ", ffn " + std::to_string(c.ffnHidden) + ", vocab " + std::to_string(c.vocab) +
+                             ") is not " + m.name);
+}
+
+void simulate(const SimArgs& a, int& exitCode)
+{
+    const Cluster cluster = Cluster::fromFile(a.cluster);
+    const MeasurementSet set = MeasurementCsv::read(a.runs, MeasurementCsv::Kind::RunList);
+    printWarnings(set.warnings);
+    const ReferenceSimulator sim(a.seed);
+    std::vector<Measurement> out;
+    int oom = 0;
+    if (!a.logs.empty()) fs::create_directories(a.logs);
+    for (const MeasuredRun& run : MeasuredRun::group(set.rows, a.runs)) {
+        checkModel(a.model, run, a.runs);
+        PlanSpec spec;
+        SearchRequest req = RunScenario::request(run, cluster, spec);
+        const RunPrediction planned = RunScenario::predict(req, spec, nullptr);
+        const SimulatedRun result = sim.run(req.cluster, req.model, req.setup, planned.plan, a.iterations);
+        if (result.outOfMemory) {
+            std::cerr << "run " << run.runId << ": out of memory (" << result.outOfMemoryReason << "); not written\n";
+            ++oom;
+            continue;
+        }
+        const int G = run.microBatches();
+        Measurement r = run.config;
+        r.source = MeasurementSource::Simulated;
+        r.stage.reset();
+        r.stageLayers.reset();
+        r.estimatedGpuHours.reset();
+        r.gpuType = run.stages.front().gpuType;
+        r.tp = run.stages.front().tp;
+        r.recompute = run.stages.front().recompute;
+        r.iterationTimeMs = result.medianIterationMs;
+        r.stageTimeMs.reset();
+        r.peakMemMiB.reset();
+        double peak = 0;
+        for (const SimulatedStage& s : result.stages) peak = std::max(peak, s.maxAllocatedMiB);
+        r.peakMemMiB = peak;
+        out.push_back(r);
+        for (std::size_t i = 0; i < run.stages.size(); ++i) {
+            Measurement s = r;
+            s.iterationTimeMs.reset();
+            s.stage = static_cast<int>(i);
+            s.stageLayers = run.stages[i].layers;
+            s.gpuType = run.stages[i].gpuType;
+            s.recompute = run.stages[i].recompute;
+            s.stageTimeMs = result.stages[i].microBatchMs * G;
+            s.peakMemMiB = result.stages[i].maxAllocatedMiB;
+            out.push_back(s);
+        }
+        if (!a.logs.empty())
+            writeFileAtomically((fs::path(a.logs) / (safeName(run.runId) + ".log")).string(),
+                                sim.megatronLog(result, planned.plan));
+    }
+    if (out.empty())
+        throw InputError(a.runs, "", "every run ran out of memory in the simulator; nothing to write");
+    MeasurementCsv::save(a.out, out);
+    std::printf("%zu rows (simulated) written to %s; %d run(s) out of memory\n", out.size(), a.out.c_str(), oom);
+    exitCode = Ok;
+}
+
+struct ImportArgs {
+    std::string runs, out;
+    std::vector<std::string> logs;
+    int skipWarmup = 2;
+};
+
+void importLogs(const ImportArgs& a)
+{
+    const MeasurementSet set = MeasurementCsv::read(a.runs, MeasurementCsv::Kind::RunList);
+    printWarnings(set.warnings);
+    const std::vector<MeasuredRun> runs = MeasuredRun::group(set.rows, a.runs);
+    std::map<std::string, const MeasuredRun*> bySafeName;
+    for (const MeasuredRun& r : runs) bySafeName[safeName(r.runId)] = &r;
+    std::vector<Measurement> out;
+    std::map<std::string, bool> seen;
+    for (const std::string& file : a.logs) {
+        const std::string stem = fs::path(file).stem().string();
+        const auto it = bySafeName.find(stem);
+        if (it == bySafeName.end())
+            throw InputError(file, "file name",
+                             "no run \"" + stem + "\" in " + a.runs + "; name each log after its run_id (<run_id>.log)");
+        const MeasuredRun& run = *it->second;
+        if (seen[run.runId])
+            throw InputError(file, "file name", "a second log for run " + run.runId);
+        seen[run.runId] = true;
+        const MegatronLog log = MegatronLogParser::read(file);
+        printWarnings(log.warnings);
+        const MegatronLogSummary sum = log.summary(a.skipWarmup);
+        const RankLayout layout(run.config.tp, run.config.pp, run.config.dp);
+        const std::vector<double> peaks = MegatronLogParser::stagePeakMiB(log, layout);
+        Measurement r = run.config;
+        r.source = MeasurementSource::Measured;
+        r.stage.reset();
+        r.stageLayers.reset();
+        r.estimatedGpuHours.reset();
+        r.stageTimeMs.reset();
+        r.peakMemMiB.reset();
+        r.iterationTimeMs.reset();
+        if (!std::isnan(sum.medianIterationMs))
+            r.iterationTimeMs = sum.medianIterationMs;
+        else
+            std::cerr << "warning: " << file << ": no iteration left after the warm-up; no time for run " << run.runId
+                      << "\n";
+        std::vector<Measurement> stages;
+        for (std::size_t i = 0; i < run.stages.size(); ++i) {
+            if (std::isnan(peaks[i])) {
+                std::cerr << "warning: " << file << ": no memory line of stage " << i << " (ranks of pipeline stage "
+                          << i << ")\n";
+                continue;
+            }
+            Measurement s = r;
+            s.iterationTimeMs.reset();
+            s.stage = static_cast<int>(i);
+            s.stageLayers = run.stages[i].layers;
+            s.gpuType = run.stages[i].gpuType;
+            s.recompute = run.stages[i].recompute;
+            s.peakMemMiB = peaks[i];
+            stages.push_back(s);
+        }
+        if (r.iterationTimeMs) out.push_back(r);
+        out.insert(out.end(), stages.begin(), stages.end());
+    }
+    for (const MeasuredRun& r : runs)
+        if (!seen[r.runId]) std::cerr << "warning: no log for run " << r.runId << "\n";
+    if (out.empty())
+        throw InputError(a.logs.empty() ? a.runs : a.logs.front(), "", "the logs hold no usable iteration or memory line");
+    MeasurementCsv::save(a.out, out);
+    std::printf("%zu rows from %zu log(s) written to %s\n", out.size(), a.logs.size(), a.out.c_str());
+}
+
+}  // namespace
+
+void addProfileCommands(CLI::App& app, int& exitCode)
+{
+    auto pa = std::make_shared<PlanArgs>();
+    auto* plan = app.add_subcommand(
+        "profile-plan",
+        "Plan the minimal set of profiling runs (key-parameter sweeps, three-point sampling) with launch commands "
+        "and GPU-hour estimates");
+    plan->add_option("--cluster", pa->cluster, "Cluster file (memx-cluster/1 JSON); one plan per GPU type")->required();
+    plan->add_option("--model", pa->model, "Model preset or memx-model/1 JSON file")->capture_default_str();
+    plan->add_option("--out", pa->out, "Run list to write (memx-measurements/1 without targets)")->required();
+    plan->add_option("--scripts", pa->scripts, "Also write one Megatron-LM launch script per run into this folder");
+    plan->add_option("--threshold", pa->threshold,
+                     "A parameter is high-impact when time or memory varies by more than this fraction over its sweep")
+        ->capture_default_str();
+    plan->callback([pa, &exitCode] {
+        profilePlan(*pa);
+        exitCode = Ok;
+    });
+
+    auto sa = std::make_shared<SimArgs>();
+    auto* sim = app.add_subcommand(
+        "simulate", "Run a run list on the reference simulator (a stand-in for a cluster; output labelled simulated)");
+    sim->add_option("--cluster", sa->cluster, "Cluster file the runs are placed on")->required();
+    sim->add_option("--model", sa->model, "Check that every run is this model (preset or JSON file)");
+    sim->add_option("--runs", sa->runs, "Run list (memx-measurements/1; targets may be empty)")->required();
+    sim->add_option("--out", sa->out, "Measurements to write (run rows and stage rows)")->required();
+    sim->add_option("--logs", sa->logs, "Also write a Megatron-LM log per run into this folder (<run_id>.log)");
+    sim->add_option("--seed", sa->seed, "Seed of the run-to-run noise")->capture_default_str();
+    sim->add_option("--iterations", sa->iterations, "Iterations per run, the first two are warm-up")
+        ->check(CLI::Range(3, 1000))
+        ->capture_default_str();
+    sim->callback([sa, &exitCode] { simulate(*sa, exitCode); });
+
+    auto ia = std::make_shared<ImportArgs>();
+    auto* imp = app.add_subcommand("import-logs",
+                                   "Turn Megatron-LM logs of the planned runs into measurements (<run_id>.log each)");
+    imp->add_option("--runs", ia->runs, "Run list the logs belong to")->required();
+    imp->add_option("--out", ia->out, "Measurements to write")->required();
+    imp->add_option("--skip-warmup", ia->skipWarmup, "Iteration lines dropped at the start of each log")
+        ->capture_default_str();
+    imp->add_option("logs", ia->logs, "Log files, named <run_id>.log")->required();
+    imp->callback([ia, &exitCode] {
+        importLogs(*ia);
+        exitCode = Ok;
+    });
+}
+
+}  // namespace memx::cli

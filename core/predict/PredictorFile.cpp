@@ -1,0 +1,243 @@
+#include "predict/PredictorFile.h"
+
+#include "hardware/Cluster.h"
+#include "io/AtomicFile.h"
+#include "io/InputError.h"
+#include "io/JsonReader.h"
+#include "model/ModelSpec.h"
+#include "predict/StageFeatures.h"
+#include "space/TrainingSetup.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <set>
+
+namespace memx {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v)
+{
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+std::string joinInts(const std::vector<int>& v)
+{
+    std::string out;
+    for (int x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
+    return out;
+}
+
+nlohmann::json floats(const std::vector<float>& v)
+{
+    nlohmann::json a = nlohmann::json::array();
+    for (float x : v) {
+        if (std::isnan(x))
+            a.push_back(nullptr);
+        else
+            a.push_back(x);
+    }
+    return a;
+}
+
+std::vector<float> readFloats(const JsonReader& r, const std::string& key, std::size_t n)
+{
+    const JsonReader a = r.at(key);
+    if (!a.node().is_array() || a.node().size() != n)
+        a.fail("expected an array of " + std::to_string(n) + " numbers (one per feature)");
+    std::vector<float> out;
+    for (const auto& x : a.node()) {
+        if (x.is_null())
+            out.push_back(std::numeric_limits<float>::quiet_NaN());
+        else if (x.is_number())
+            out.push_back(x.get<float>());
+        else
+            a.fail("expected numbers or null");
+    }
+    return out;
+}
+
+std::vector<int> readInts(const JsonReader& r, const std::string& key)
+{
+    std::vector<int> out;
+    if (!r.has(key)) return out;
+    for (const JsonReader& x : r.at(key).items()) {
+        if (!x.node().is_number_integer()) x.fail("expected an integer");
+        out.push_back(x.node().get<int>());
+    }
+    return out;
+}
+
+bool inRange(int v, const std::vector<int>& seen)
+{
+    return seen.empty() || (v >= seen.front() && v <= seen.back());
+}
+
+}  // namespace
+
+std::string PredictorMetadata::ModelShape::toString() const
+{
+    return "hidden " + std::to_string(hidden) + ", heads " + std::to_string(heads) + ", ffn " +
+           std::to_string(ffnHidden) + ", vocab " + std::to_string(vocab);
+}
+
+std::string PredictorMetadata::hashText(const std::string& text)
+{
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : text) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%016" PRIx64, h);
+    return buf;
+}
+
+nlohmann::json PredictorFile::toJson(const LearnedPredictor& predictor, const PredictorMetadata& m)
+{
+    nlohmann::json doc;
+    doc["format"] = kFormat;
+    doc["tool_version"] = m.toolVersion.empty() ? std::string(MEMX_VERSION) : m.toolVersion;
+    doc["feature_schema"] = StageFeatures::kSchema;
+    doc["feature_names"] = StageFeatures::names();
+    doc["targets"] = {"log(measured / analytic) of stage micro-batch time",
+                      "log(measured / analytic) of stage peak memory"};
+    nlohmann::json trained;
+    trained["gpu_types"] = m.gpuTypes;
+    nlohmann::json models = nlohmann::json::array();
+    for (const auto& s : m.models)
+        models.push_back({{"hidden", s.hidden}, {"heads", s.heads}, {"ffn_hidden", s.ffnHidden}, {"vocab", s.vocab}});
+    trained["models"] = models;
+    trained["micro_batches"] = m.microBatches;
+    trained["seq_lens"] = m.seqLens;
+    trained["global_batches"] = m.globalBatches;
+    trained["tensor_parallel"] = m.tensorParallel;
+    trained["stage_layers"] = {m.minStageLayers, m.maxStageLayers};
+    trained["data_hash"] = m.dataHash;
+    trained["sources"] = m.sources;
+    trained["runs"] = m.runs;
+    trained["rows"] = m.rows;
+    trained["time_labels"] = m.timeLabels;
+    trained["memory_labels"] = m.memoryLabels;
+    trained["interpolated_rows"] = m.interpolatedRows;
+    doc["trained_on"] = trained;
+    doc["training"] = m.training.is_null() ? nlohmann::json::object() : m.training;
+    doc["uncertainty"] = {{"in_range", predictor.params().inRangeUncertainty},
+                          {"out_of_range", predictor.params().outOfRangeUncertainty}};
+    doc["label_offset"] = {{"time", predictor.params().timeOffset}, {"memory", predictor.params().memoryOffset}};
+    doc["feature_min"] = floats(predictor.featureMin());
+    doc["feature_max"] = floats(predictor.featureMax());
+    doc["booster"] = nlohmann::json::parse(predictor.model().saveJson());
+    return doc;
+}
+
+void PredictorFile::save(const std::string& file, const LearnedPredictor& predictor, const PredictorMetadata& metadata)
+{
+    writeFileAtomically(file, toJson(predictor, metadata).dump(1) + "\n");
+}
+
+PredictorFile::Loaded PredictorFile::load(const std::string& file)
+{
+    return fromJson(JsonReader::parseFile(file), file);
+}
+
+PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const std::string& file)
+{
+    const JsonReader r(doc, file);
+    r.requireFormat(kFormat);
+    const std::string schema = r.string("feature_schema");
+    if (schema != StageFeatures::kSchema)
+        r.fail("trained with feature schema " + schema + "; this build uses " + StageFeatures::kSchema +
+                   "; retrain with `memx-cli train`",
+               "feature_schema");
+    std::vector<std::string> names;
+    for (const JsonReader& n : r.at("feature_names").items()) names.push_back(n.node().get<std::string>());
+    if (names != StageFeatures::names())
+        r.fail("feature names differ from schema " + schema + "; the file was edited or is corrupt", "feature_names");
+    Loaded out;
+    PredictorMetadata& m = out.metadata;
+    m.toolVersion = r.string("tool_version", "");
+    const JsonReader t = r.at("trained_on");
+    for (const JsonReader& g : t.at("gpu_types").items()) m.gpuTypes.push_back(g.node().get<std::string>());
+    for (const JsonReader& s : t.at("models").items())
+        m.models.push_back({static_cast<int>(s.integer("hidden")), static_cast<int>(s.integer("heads")),
+                            static_cast<int>(s.integer("ffn_hidden")), static_cast<int>(s.integer("vocab"))});
+    m.microBatches = readInts(t, "micro_batches");
+    m.seqLens = readInts(t, "seq_lens");
+    m.globalBatches = readInts(t, "global_batches");
+    m.tensorParallel = readInts(t, "tensor_parallel");
+    const std::vector<int> sl = readInts(t, "stage_layers");
+    if (sl.size() == 2) { m.minStageLayers = sl[0]; m.maxStageLayers = sl[1]; }
+    m.dataHash = t.string("data_hash", "");
+    for (const JsonReader& s : t.at("sources").items()) m.sources.push_back(s.node().get<std::string>());
+    m.runs = static_cast<std::size_t>(t.integer("runs", 0));
+    m.rows = static_cast<std::size_t>(t.integer("rows", 0));
+    m.timeLabels = static_cast<std::size_t>(t.integer("time_labels", 0));
+    m.memoryLabels = static_cast<std::size_t>(t.integer("memory_labels", 0));
+    m.interpolatedRows = static_cast<std::size_t>(t.integer("interpolated_rows", 0));
+    if (r.has("training")) m.training = r.at("training").node();
+
+    LearnedPredictorParams params;
+    const JsonReader u = r.at("uncertainty");
+    params.inRangeUncertainty = u.number("in_range");
+    params.outOfRangeUncertainty = u.number("out_of_range");
+    const JsonReader off = r.at("label_offset");
+    params.timeOffset = off.number("time");
+    params.memoryOffset = off.number("memory");
+    const std::size_t n = StageFeatures::count();
+    std::vector<float> lo = readFloats(r, "feature_min", n), hi = readFloats(r, "feature_max", n);
+    if (!r.has("booster") || !doc.at("booster").is_object())
+        r.fail("missing or not an object", "booster");
+    try {
+        XgboostModel booster = XgboostModel::loadJson(doc.at("booster").dump());
+        out.predictor = std::make_shared<LearnedPredictor>(std::move(booster), std::move(lo), std::move(hi),
+                                                           AnalyticPredictor(), params);
+    } catch (const std::exception& e) {
+        throw InputError(file, "booster", std::string("XGBoost cannot load it: ") + e.what());
+    }
+    return out;
+}
+
+void PredictorFile::checkFits(const PredictorMetadata& m, const Cluster& cluster, const ModelSpec& model,
+                              const TrainingSetup& setup, std::vector<std::string>& problems,
+                              std::vector<std::string>& warnings)
+{
+    std::vector<std::string> missing;
+    for (const GpuType& t : cluster.types())
+        if (std::find(m.gpuTypes.begin(), m.gpuTypes.end(), t.name) == m.gpuTypes.end())
+            missing.push_back(t.name);
+    if (!missing.empty())
+        problems.push_back("the predictor has no measurement of " + join(missing) + " (trained on " +
+                           join(m.gpuTypes) + "); profile those GPU types and retrain, or search with the "
+                           "analytic predictor");
+    const PredictorMetadata::ModelShape shape{model.hidden, model.heads, model.ffnHidden, model.vocab};
+    if (!m.models.empty() && std::find(m.models.begin(), m.models.end(), shape) == m.models.end()) {
+        std::vector<std::string> seen;
+        for (const auto& s : m.models) seen.push_back(s.toString());
+        problems.push_back("model " + model.name + " (" + shape.toString() +
+                           ") is not a structure the predictor was trained on (" + join(seen) + ")");
+    }
+    for (int mbs : setup.microBatches)
+        if (!inRange(mbs, m.microBatches)) {
+            warnings.push_back("micro-batch " + std::to_string(mbs) + " is outside the trained range (" +
+                               joinInts(m.microBatches) + "): those predictions extrapolate");
+            break;
+        }
+    std::vector<int> seqs = setup.seqLens.empty() ? std::vector<int>{model.seqLen} : setup.seqLens;
+    for (int s : seqs)
+        if (!inRange(s, m.seqLens)) {
+            warnings.push_back("sequence length " + std::to_string(s) + " is outside the trained range (" +
+                               joinInts(m.seqLens) + "): those predictions extrapolate");
+            break;
+        }
+    if (!m.globalBatches.empty() &&
+        std::find(m.globalBatches.begin(), m.globalBatches.end(), setup.globalBatch) == m.globalBatches.end())
+        warnings.push_back("global batch " + std::to_string(setup.globalBatch) +
+                           " was not among the measured ones (" + joinInts(m.globalBatches) +
+                           "): in-flight micro-batches and pipeline bubbles differ from what was measured");
+}
+
+}  // namespace memx

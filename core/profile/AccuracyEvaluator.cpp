@@ -1,0 +1,279 @@
+#include "profile/AccuracyEvaluator.h"
+
+#include "hardware/GpuCatalog.h"
+#include "io/InputError.h"
+#include "predict/AnalyticPredictor.h"
+#include "predict/LearnedPredictor.h"
+#include "profile/MeasuredRun.h"
+#include "profile/RunScenario.h"
+#include "search/Objective.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace memx {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string groupKey(const MeasuredRun& run)
+{
+    const Measurement& c = run.config;
+    std::vector<std::string> types;
+    for (const MeasuredStage& s : run.stages) types.push_back(s.gpuType);
+    std::sort(types.begin(), types.end());
+    std::string key = std::to_string(c.hidden) + "h" + std::to_string(c.numLayers) + "L/" + std::to_string(c.heads) +
+                      "a/ffn" + std::to_string(c.ffnHidden) + "/gbs" + std::to_string(c.gbs) + "/seq" +
+                      std::to_string(c.seqLen) + "/" + std::to_string(c.numGpus) + "gpu";
+    std::string last;
+    for (const auto& t : types)
+        if (t != last) { key += "/" + t; last = t; }
+    return key;
+}
+
+AccuracyMetrics::ErrorSummary summarise(const std::vector<RunScore>& scores, int which, int range)
+{
+    std::vector<double> p, m;
+    for (const RunScore& s : scores) {
+        if (range == 1 && !s.inRange) continue;
+        if (range == 2 && s.inRange) continue;
+        if (which == 0) {
+            if (std::isnan(s.measuredIterationMs)) continue;
+            p.push_back(s.predictedIterationMs);
+            m.push_back(s.measuredIterationMs);
+        } else if (which == 1) {
+            p.insert(p.end(), s.predictedStageMs.begin(), s.predictedStageMs.end());
+            m.insert(m.end(), s.measuredStageMs.begin(), s.measuredStageMs.end());
+        } else {
+            p.insert(p.end(), s.predictedMemMiB.begin(), s.predictedMemMiB.end());
+            m.insert(m.end(), s.measuredMemMiB.begin(), s.measuredMemMiB.end());
+        }
+    }
+    return AccuracyMetrics::errors(p, m);
+}
+
+nlohmann::json summaryJson(const AccuracyMetrics::ErrorSummary& s)
+{
+    const auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+    return {{"n", s.n},
+            {"mape_pct", num(s.mape)},
+            {"good_share", num(s.goodShare)},
+            {"severe_share", num(s.severeShare)},
+            {"max_pct", num(s.maxAbsPct)},
+            {"median_pct", num(s.medianAbsPct)}};
+}
+
+}  // namespace
+
+AccuracyReport AccuracyEvaluator::evaluate(const std::vector<Measurement>& truth, const std::string& file,
+                                           const GpuCatalog& catalog, std::shared_ptr<const Predictor> predictor,
+                                           const LearnedPredictor* rangeOf)
+{
+    if (!predictor)
+        predictor = std::make_shared<AnalyticPredictor>();
+    AccuracyReport report;
+    report.predictor = predictor->name();
+    for (const MeasuredRun& run : MeasuredRun::group(truth, file, &report.skipped)) {
+        RunPrediction pred;
+        try {
+            PlanSpec spec;
+            SearchRequest req = RunScenario::request(run, catalog, spec, file);
+            pred = RunScenario::predict(std::move(req), spec, predictor);
+        } catch (const InputError& e) {
+            report.skipped.push_back("run " + run.runId + ": " + e.reason());
+            continue;
+        }
+        RunScore s;
+        s.runId = run.runId;
+        s.group = groupKey(run);
+        s.measuredIterationMs = run.iterationTimeMs.value_or(kNaN);
+        s.predictedIterationMs = pred.iterationMs();
+        s.uncertainty = pred.uncertainty();
+        const int G = std::max(1, pred.plan.microBatches);
+        bool allMemory = true;
+        for (std::size_t i = 0; i < run.stages.size(); ++i) {
+            const MeasuredStage& ms = run.stages[i];
+            const StagePlan& sp = pred.plan.stages[i];
+            if (ms.stageTimeMs) {
+                s.measuredStageMs.push_back(*ms.stageTimeMs);
+                s.predictedStageMs.push_back(sp.timeMs * G);
+            }
+            if (ms.peakMemMiB) {
+                s.measuredMemMiB.push_back(*ms.peakMemMiB);
+                s.predictedMemMiB.push_back(sp.memory.totalMiB());
+            } else {
+                allMemory = false;
+            }
+            if (rangeOf && rangeOf->rangeExcess(pred.queries[i]) > 0)
+                s.inRange = false;
+        }
+        if (run.runPeakMemMiB && !allMemory) {
+            s.measuredMemMiB.push_back(*run.runPeakMemMiB);
+            s.predictedMemMiB.push_back(pred.peakMemMiB());
+        }
+        s.measuredRankMs = s.measuredIterationMs;
+        s.predictedRankMs = s.predictedIterationMs;
+        if (std::isnan(s.measuredRankMs) && !s.measuredStageMs.empty()) {
+            s.measuredRankMs = s.predictedRankMs = 0;
+            for (std::size_t k = 0; k < s.measuredStageMs.size(); ++k) {
+                s.measuredRankMs += s.measuredStageMs[k];
+                s.predictedRankMs += s.predictedStageMs[k];
+            }
+        }
+        s.measuredPhi = s.predictedPhi = kNaN;
+        s.allStagesMeasured = allMemory && !s.measuredMemMiB.empty();
+        report.scores.push_back(std::move(s));
+    }
+    report.runs = report.scores.size();
+    report.iterationTime = summarise(report.scores, 0, 0);
+    report.stageTime = summarise(report.scores, 1, 0);
+    report.memory = summarise(report.scores, 2, 0);
+    report.iterationTimeInRange = summarise(report.scores, 0, 1);
+    report.iterationTimeOutOfRange = summarise(report.scores, 0, 2);
+    report.memoryInRange = summarise(report.scores, 2, 1);
+    report.memoryOutOfRange = summarise(report.scores, 2, 2);
+
+    // Ranking within groups.
+    std::map<std::string, std::vector<RunScore*>> groups;
+    for (RunScore& s : report.scores)
+        if (!std::isnan(s.measuredRankMs))
+            groups[s.group].push_back(&s);
+    const std::vector<int> ks = {1, 3, 5, 10};
+    double wsum = 0, rhoSum = 0, tauSum = 0;
+    std::map<int, double> hitT, hitP;
+    const Weights w = weightsOf(ProfileKind::Default);
+    for (auto& [key, members] : groups) {
+        if (members.size() < 3) continue;
+        std::vector<double> mt, pt;
+        for (const RunScore* s : members) {
+            mt.push_back(s->measuredRankMs);
+            pt.push_back(s->predictedRankMs);
+        }
+        const double rho = AccuracyMetrics::spearman(pt, mt), tau = AccuracyMetrics::kendallTau(pt, mt);
+        if (!std::isnan(rho) && !std::isnan(tau)) {
+            const double n = static_cast<double>(members.size());
+            rhoSum += n * rho;
+            tauSum += n * tau;
+            wsum += n;
+        }
+        ++report.rankedGroups;
+        for (const auto& [k, hit] : AccuracyMetrics::topKHits(pt, mt, ks)) hitT[k] += hit ? 1 : 0;
+
+        // Phi over the runs whose every stage memory was measured.
+        std::vector<RunScore*> full;
+        for (RunScore* s : members)
+            if (s->allStagesMeasured) full.push_back(s);
+        if (full.size() < 3) continue;
+        std::vector<double> T, M, V, Tp, Mp, Vp;
+        for (RunScore* s : full) {
+            T.push_back(s->measuredRankMs);
+            M.push_back(*std::max_element(s->measuredMemMiB.begin(), s->measuredMemMiB.end()));
+            V.push_back(Objective::variance(s->measuredMemMiB));
+            Tp.push_back(s->predictedRankMs);
+            Mp.push_back(*std::max_element(s->predictedMemMiB.begin(), s->predictedMemMiB.end()));
+            Vp.push_back(Objective::variance(s->predictedMemMiB));
+        }
+        References ref;
+        ref.time = Objective::median(T);
+        ref.memory = Objective::median(M);
+        ref.variance = Objective::median(V);
+        ref.epsilon = 0.01 * ref.variance + 1e-9;
+        std::vector<double> phiM, phiP;
+        for (std::size_t i = 0; i < full.size(); ++i) {
+            phiM.push_back(Objective::phi(T[i], M[i], V[i], ref, w));
+            phiP.push_back(Objective::phi(Tp[i], Mp[i], Vp[i], ref, w));
+            full[i]->measuredPhi = phiM.back();
+            full[i]->predictedPhi = phiP.back();
+        }
+        ++report.phiGroups;
+        for (const auto& [k, hit] : AccuracyMetrics::topKHits(phiP, phiM, ks)) hitP[k] += hit ? 1 : 0;
+    }
+    report.spearman = wsum > 0 ? rhoSum / wsum : kNaN;
+    report.kendall = wsum > 0 ? tauSum / wsum : kNaN;
+    for (int k : ks) {
+        report.topKTime[k] = report.rankedGroups ? hitT[k] / report.rankedGroups : kNaN;
+        report.topKPhi[k] = report.phiGroups ? hitP[k] / report.phiGroups : kNaN;
+    }
+    return report;
+}
+
+nlohmann::json AccuracyReport::toJson() const
+{
+    const auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+    nlohmann::json j;
+    j["format"] = "memx-accuracy/1";
+    j["predictor"] = predictor;
+    j["runs"] = runs;
+    j["iteration_time"] = summaryJson(iterationTime);
+    j["stage_time"] = summaryJson(stageTime);
+    j["memory"] = summaryJson(memory);
+    j["iteration_time_in_range"] = summaryJson(iterationTimeInRange);
+    j["iteration_time_out_of_range"] = summaryJson(iterationTimeOutOfRange);
+    j["memory_in_range"] = summaryJson(memoryInRange);
+    j["memory_out_of_range"] = summaryJson(memoryOutOfRange);
+    j["ranked_groups"] = rankedGroups;
+    j["spearman"] = num(spearman);
+    j["kendall_tau"] = num(kendall);
+    for (const auto& [k, v] : topKTime) j["top_k_time"][std::to_string(k)] = num(v);
+    j["phi_groups"] = phiGroups;
+    for (const auto& [k, v] : topKPhi) j["top_k_phi"][std::to_string(k)] = num(v);
+    j["skipped"] = skipped;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const RunScore& s : scores)
+        rows.push_back({{"run_id", s.runId},
+                        {"group", s.group},
+                        {"measured_iteration_ms", num(s.measuredIterationMs)},
+                        {"predicted_iteration_ms", s.predictedIterationMs},
+                        {"measured_mem_mib", s.measuredMemMiB},
+                        {"predicted_mem_mib", s.predictedMemMiB},
+                        {"in_range", s.inRange},
+                        {"uncertainty", s.uncertainty}});
+    j["scores"] = rows;
+    return j;
+}
+
+std::string AccuracyReport::formatText() const
+{
+    std::string out;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "predictor %s, %zu runs scored, %zu skipped\n", predictor.c_str(), runs,
+                  skipped.size());
+    out += buf;
+    out += "metric                         n     MAPE%   good<20%  severe>50%   max%\n";
+    const auto line = [&](const char* name, const Summary& s) {
+        if (s.n == 0) {
+            std::snprintf(buf, sizeof buf, "%-28s %4zu        -\n", name, s.n);
+        } else {
+            std::snprintf(buf, sizeof buf, "%-28s %4zu  %8.2f  %8.1f%%  %9.1f%%  %6.1f\n", name, s.n, s.mape,
+                          100 * s.goodShare, 100 * s.severeShare, s.maxAbsPct);
+        }
+        out += buf;
+    };
+    line("iteration time", iterationTime);
+    line("  inside training range", iterationTimeInRange);
+    line("  outside training range", iterationTimeOutOfRange);
+    line("stage time", stageTime);
+    line("peak memory", memory);
+    line("  inside training range", memoryInRange);
+    line("  outside training range", memoryOutOfRange);
+    if (rankedGroups > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "ranking over %zu group(s): Spearman %.3f, Kendall tau %.3f; top-1/3/5/10 hits (time) "
+                      "%.0f%%/%.0f%%/%.0f%%/%.0f%%\n",
+                      rankedGroups, spearman, kendall, 100 * topKTime.at(1), 100 * topKTime.at(3),
+                      100 * topKTime.at(5), 100 * topKTime.at(10));
+        out += buf;
+    }
+    if (phiGroups > 0) {
+        std::snprintf(buf, sizeof buf, "Phi (default weights) over %zu group(s): top-1/3/5/10 hits %.0f%%/%.0f%%/%.0f%%/%.0f%%\n",
+                      phiGroups, 100 * topKPhi.at(1), 100 * topKPhi.at(3), 100 * topKPhi.at(5), 100 * topKPhi.at(10));
+        out += buf;
+    }
+    for (const std::string& s : skipped) out += "skipped " + s + "\n";
+    return out;
+}
+
+}  // namespace memx

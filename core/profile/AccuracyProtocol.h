@@ -1,0 +1,38 @@
+#pragma once
+
+#include "profile/AccuracyEvaluator.h"
+#include "profile/PredictorTrainer.h"
+
+#include <string>
+#include <vector>
+
+namespace memx {
+
+struct Measurement;
+
+// The accuracy protocol of docs/ACCURACY.md: the profiler picks a minimal set
+// among the runs a dataset contains (MinimalSetSelector), the learned
+// predictor trains on those (optionally augmented), and both the learned and
+// the analytic predictor are scored on all the other runs.
+struct ProtocolResult {
+    std::size_t runs = 0;            // complete runs in the dataset
+    std::vector<std::string> trainRuns;
+    std::size_t interpolatedRows = 0;
+    TrainReport training;
+    AccuracyReport analytic;         // on the held-out runs
+    AccuracyReport learned;          // on the same runs
+    std::vector<std::string> skipped;  // runs that could not be completed
+};
+
+class AccuracyProtocol {
+public:
+    struct Options {
+        PredictorTrainer::Options trainer;
+        bool augment = false;
+    };
+
+    // Throws InputError when fewer than two runs are usable.
+    static ProtocolResult run(const std::vector<Measurement>& rows, const std::string& file, const Options& options);
+};
+
+}  // namespace memx

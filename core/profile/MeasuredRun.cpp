@@ -1,0 +1,138 @@
+#include "profile/MeasuredRun.h"
+
+#include "io/InputError.h"
+
+#include <map>
+
+namespace memx {
+
+bool MeasuredRun::heterogeneous() const
+{
+    for (const MeasuredStage& s : stages)
+        if (s.gpuType != stages.front().gpuType)
+            return true;
+    return false;
+}
+
+ModelSpec MeasuredRun::model() const
+{
+    ModelSpec m;
+    m.name = std::to_string(config.hidden) + "h" + std::to_string(config.numLayers) + "L";
+    m.numLayers = config.numLayers;
+    m.hidden = config.hidden;
+    m.heads = config.heads;
+    m.headDim = config.hidden / config.heads;
+    m.queryGroups = config.queryGroups;
+    m.ffnHidden = config.ffnHidden;
+    m.vocab = config.vocab;
+    m.seqLen = config.seqLen;
+    m.source = "measurement run " + runId;
+    return m;
+}
+
+namespace {
+
+// Completes one run in place; throws InputError when it cannot.
+void completeRun(MeasuredRun& run, const std::string& file)
+{
+    const Measurement& c = run.config;
+    const std::string where = "run " + run.runId;
+    int givenLayers = 0, missing = 0;
+    const MeasuredStage* model = nullptr; // the stage rows' common configuration, if they agree
+    bool agree = true;
+    for (const MeasuredStage& s : run.stages) {
+        if (s.row >= 0) {
+            givenLayers += s.layers;
+            if (!model)
+                model = &s;
+            else if (s.gpuType != model->gpuType || s.tp != model->tp || s.recompute != model->recompute)
+                agree = false;
+        } else {
+            ++missing;
+        }
+    }
+    if (missing > 0) {
+        if (run.runRow < 0 && !(model && agree))
+            throw InputError(file, where,
+                std::to_string(missing) + " of its " + std::to_string(c.pp)
+                    + " stages have no stage row, and there is no run row (or stage rows that agree "
+                      "on GPU type, tp and recompute) to take their configuration from");
+        const int rest = c.numLayers - givenLayers;
+        if (rest < missing || rest % missing != 0)
+            throw InputError(file, where,
+                std::to_string(rest) + " layers left for " + std::to_string(missing)
+                    + " stage(s) without a stage row do not split evenly; give stage rows with "
+                      "stage_layers");
+        for (int i = 0; i < c.pp; ++i) {
+            MeasuredStage& s = run.stages[i];
+            if (s.row >= 0)
+                continue;
+            s.gpuType = run.runRow >= 0 ? c.gpuType : model->gpuType;
+            s.tp = run.runRow >= 0 ? c.tp : model->tp;
+            s.layers = rest / missing;
+            s.recompute = run.runRow >= 0 ? c.recompute : model->recompute;
+        }
+    }
+    for (int i = 0; i < c.pp; ++i) {
+        run.stages[i].stage = i;
+        if (run.stages[i].tp != run.stages.front().tp)
+            throw InputError(file, where,
+                "stage " + std::to_string(i) + " has tp " + std::to_string(run.stages[i].tp) + " but stage 0 has tp "
+                    + std::to_string(run.stages.front().tp)
+                    + "; plans with a different TP per stage are not supported");
+    }
+    run.config.tp = run.stages.front().tp;
+}
+
+}  // namespace
+
+std::vector<MeasuredRun> MeasuredRun::group(
+    const std::vector<Measurement>& rows, const std::string& file, std::vector<std::string>* skipped)
+{
+    std::vector<MeasuredRun> runs;
+    std::map<std::string, std::size_t> index;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const Measurement& m = rows[r];
+        auto [it, fresh] = index.try_emplace(m.runId, runs.size());
+        if (fresh) {
+            MeasuredRun run;
+            run.runId = m.runId;
+            run.config = m;
+            run.stages.resize(m.pp);
+            runs.push_back(std::move(run));
+        }
+        MeasuredRun& run = runs[it->second];
+        if (m.isStageRow()) {
+            MeasuredStage& s = run.stages[*m.stage];
+            s.gpuType = m.gpuType;
+            s.tp = m.tp;
+            s.layers = *m.stageLayers;
+            s.recompute = m.recompute;
+            s.stageTimeMs = m.stageTimeMs;
+            s.peakMemMiB = m.peakMemMiB;
+            s.row = static_cast<int>(r);
+            if (m.iterationTimeMs && !run.iterationTimeMs)
+                run.iterationTimeMs = m.iterationTimeMs;
+        } else {
+            run.config = m; // the run row speaks for the run
+            run.runRow = static_cast<int>(r);
+            run.iterationTimeMs = m.iterationTimeMs;
+            run.runPeakMemMiB = m.peakMemMiB;
+        }
+    }
+
+    std::vector<MeasuredRun> done;
+    for (MeasuredRun& run : runs) {
+        try {
+            completeRun(run, file);
+            done.push_back(std::move(run));
+        } catch (const InputError& e) {
+            if (!skipped)
+                throw;
+            skipped->push_back("run " + run.runId + ": " + e.reason());
+        }
+    }
+    return done;
+}
+
+}  // namespace memx

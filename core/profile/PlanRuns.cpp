@@ -1,0 +1,39 @@
+#include "profile/PlanRuns.h"
+
+#include "model/ModelSpec.h"
+#include "space/Plan.h"
+
+namespace memx {
+
+std::vector<Measurement> PlanRuns::rows(const Plan& plan, const ModelSpec& model, const std::string& runId)
+{
+    std::vector<Measurement> out;
+    const int P = static_cast<int>(plan.stages.size());
+    for (int i = 0; i < P; ++i) {
+        const StagePlan& s = plan.stages[i];
+        Measurement m;
+        m.runId = runId;
+        m.gpuType = s.gpuType;
+        m.numGpus = plan.tp * plan.dp * P;
+        m.tp = plan.tp;
+        m.pp = P;
+        m.dp = plan.dp;
+        m.vp = plan.schedule == Schedule::Interleaved ? plan.virtualStages : 1;
+        m.mbs = plan.microBatch;
+        m.gbs = plan.globalBatch;
+        m.seqLen = plan.seqLen;
+        m.numLayers = model.numLayers;
+        m.hidden = model.hidden;
+        m.ffnHidden = model.ffnHidden;
+        m.heads = model.heads;
+        m.queryGroups = plan.queryGroups;
+        m.vocab = model.vocab;
+        m.recompute = s.recompute;
+        m.stage = i;
+        m.stageLayers = s.layers;
+        out.push_back(m);
+    }
+    return out;
+}
+
+}  // namespace memx

@@ -1,0 +1,139 @@
+#include "profile/PredictorTrainer.h"
+
+#include "predict/StageFeatures.h"
+#include "profile/BayesianOptimizer.h"
+#include "profile/TrainingSet.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+namespace memx {
+
+namespace {
+
+LearnedPredictor fitRows(const TrainingSet& set, const std::vector<std::size_t>& rows,
+                         const XgboostModel::TrainParams& params, const LearnedPredictorParams& uncertainty = {})
+{
+    std::vector<StageQuery> queries;
+    std::vector<double> t, m;
+    set.targets(rows, queries, t, m);
+    return LearnedPredictor::fit(queries, t, m, params, AnalyticPredictor(), uncertainty);
+}
+
+double nanMean(double a, double b)
+{
+    if (std::isnan(a)) return b;
+    if (std::isnan(b)) return a;
+    return (a + b) / 2;
+}
+
+}  // namespace
+
+CrossValidation PredictorTrainer::crossValidate(const TrainingSet& set, const XgboostModel::TrainParams& params,
+                                                int folds, std::uint64_t seed)
+{
+    CrossValidation cv;
+    const int runs = static_cast<int>(set.runs.size());
+    cv.folds = std::min(folds, runs);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (cv.folds < 2) {
+        cv.timeMape = cv.memoryMape = cv.objective = nan;
+        return cv;
+    }
+    std::vector<int> order(runs);
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 rng(seed);
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<int> foldOf(runs);
+    for (int k = 0; k < runs; ++k) foldOf[order[k]] = k % cv.folds;
+
+    double sumT = 0, sumM = 0;
+    int nT = 0, nM = 0;
+    for (int f = 0; f < cv.folds; ++f) {
+        std::vector<std::size_t> train, test;
+        for (std::size_t r = 0; r < set.rows.size(); ++r)
+            (foldOf[set.rows[r].run] == f ? test : train).push_back(r);
+        if (train.empty() || test.empty())
+            continue;
+        const LearnedPredictor model = fitRows(set, train, params);
+        std::vector<StageQuery> q;
+        for (std::size_t r : test) q.push_back(set.rows[r].query);
+        std::vector<StagePrediction> p(q.size());
+        model.predict(q, p);
+        for (std::size_t k = 0; k < test.size(); ++k) {
+            const TrainingRow& row = set.rows[test[k]];
+            if (row.hasTime) {
+                sumT += 100 * std::abs(p[k].timeMs / (row.analytic.timeMs * std::exp(row.timeLabel)) - 1);
+                ++nT;
+            }
+            if (row.hasMemory) {
+                sumM += 100 * std::abs(p[k].memoryMiB() / (row.analytic.memoryMiB() * std::exp(row.memoryLabel)) - 1);
+                ++nM;
+            }
+        }
+    }
+    cv.timeMape = nT ? sumT / nT : nan;
+    cv.memoryMape = nM ? sumM / nM : nan;
+    cv.objective = nanMean(cv.timeMape, cv.memoryMape);
+    return cv;
+}
+
+LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& options, TrainReport& report)
+{
+    if (set.rows.empty())
+        throw std::invalid_argument("PredictorTrainer: no usable measurement (every run was skipped or had no target)");
+    report = TrainReport{};
+    XgboostModel::TrainParams best = options.params;
+    best.seed = static_cast<int>(options.seed % 1000003);
+    const bool canValidate = std::min<std::size_t>(options.folds, set.runs.size()) >= 3;
+    if (options.tune && canValidate) {
+        const std::vector<BayesianOptimizer::Dimension> dims = {
+            {"max_depth", 2, 8, true, false},
+            {"eta", 0.02, 0.4, false, true},
+            {"subsample", 0.5, 1.0, false, false},
+            {"rounds", 20, 400, true, true},
+        };
+        const auto toParams = [&](const std::vector<double>& x) {
+            XgboostModel::TrainParams p = best;
+            p.maxDepth = static_cast<int>(std::lround(x[0]));
+            p.eta = x[1];
+            p.subsample = x[2];
+            p.rounds = static_cast<int>(std::lround(x[3]));
+            return p;
+        };
+        BayesianOptimizer::Options bo;
+        bo.initialPoints = options.initialPoints;
+        bo.iterations = options.iterations;
+        bo.seed = options.seed;
+        const auto result = BayesianOptimizer::minimise(
+            dims,
+            [&](const std::vector<double>& x) {
+                const XgboostModel::TrainParams p = toParams(x);
+                const double v = crossValidate(set, p, options.folds, options.seed).objective;
+                report.trials.push_back({p, v});
+                return std::isnan(v) ? 1e6 : v;
+            },
+            bo);
+        best = toParams(result.best);
+    }
+    report.params = best;
+    report.cv = crossValidate(set, best, options.folds, options.seed);
+
+    LearnedPredictorParams u;
+    const double cvErr = std::max(std::isnan(report.cv.timeMape) ? 0 : report.cv.timeMape,
+                                  std::isnan(report.cv.memoryMape) ? 0 : report.cv.memoryMape) / 100;
+    if (cvErr > 0) {
+        u.inRangeUncertainty = std::clamp(cvErr, 0.02, 0.5);
+        u.outOfRangeUncertainty = std::min(1.5, 3 * u.inRangeUncertainty);
+    }
+    report.uncertainty = u;
+    LearnedPredictor model = fitRows(set, set.rowsOfRuns({}), best, u);
+    report.importance = model.model().gainImportance(StageFeatures::names());
+    return model;
+}
+
+}  // namespace memx

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "predict/LearnedPredictor.h"
+#include "predict/XgboostModel.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace memx {
+
+struct TrainingSet;
+
+// Cross-validated accuracy of one hyper-parameter choice, at the level the
+// booster learns: stages of held-out runs, relative error of the predicted
+// stage time and memory against the measured ones.
+struct CrossValidation {
+    int folds = 0;
+    double timeMape = 0;    // percent; NaN when no held-out time label
+    double memoryMape = 0;  // percent; NaN when no held-out memory label
+    double objective = 0;   // mean of the two that exist
+};
+
+struct TrainReport {
+    XgboostModel::TrainParams params;  // chosen
+    CrossValidation cv;                // of the chosen parameters
+    struct Trial {
+        XgboostModel::TrainParams params;
+        double objective = 0;
+    };
+    std::vector<Trial> trials;         // every Bayesian-optimisation evaluation, in order
+    std::map<std::string, double> importance;  // gain per feature of the final model
+    LearnedPredictorParams uncertainty;        // calibrated from the cross-validation
+};
+
+// Trains the learned predictor as MemX section 3.2.2 does: hyper-parameters
+// (depth, learning rate, subsample, rounds) by Bayesian optimisation with a
+// Gaussian process over cross-validated MAPE, then one fit on everything.
+// Folds split by run, so no run is on both sides. The in-range uncertainty
+// of the result is the cross-validated error (max of time and memory MAPE,
+// clamped to 2-50%); out of range it grows to three times that.
+class PredictorTrainer {
+public:
+    struct Options {
+        int folds = 5;                 // fewer when there are fewer runs; none below 3 runs
+        int initialPoints = 6;         // Latin hypercube design of the optimiser
+        int iterations = 14;           // expected-improvement steps after it
+        bool tune = true;              // false: use `params` as given
+        XgboostModel::TrainParams params;  // start (and fixed, when tune is false)
+        std::uint64_t seed = 0;
+    };
+
+    // Throws std::invalid_argument when the set has no row.
+    static LearnedPredictor train(const TrainingSet& set, const Options& options, TrainReport& report);
+
+    static CrossValidation crossValidate(const TrainingSet& set, const XgboostModel::TrainParams& params, int folds,
+                                         std::uint64_t seed);
+};
+
+}  // namespace memx

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "predict/PredictorFile.h"
+#include "predict/StageQuery.h"
+#include "profile/MeasuredRun.h"
+#include "profile/RunScenario.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace memx {
+
+class GpuCatalog;
+
+// One stage of one measured run as the learned predictor trains on it: the
+// stage query, the analytic prior for it, and the measured correction
+//   time label   = log(measured / analytic) of the micro-batch time,
+//   memory label = log(measured / analytic) of the stage's peak memory.
+struct TrainingRow {
+    StageQuery query;
+    StagePrediction analytic;
+    double timeLabel = 0;
+    double memoryLabel = 0;
+    bool hasTime = false;
+    bool hasMemory = false;
+    int run = 0;  // index into TrainingSet::runs
+};
+
+// Turns measurements (run rows, stage rows or both) into training rows, so
+// both granularities train the same stage-level model:
+// - a stage row with stage_time_ms gives that stage's time label directly
+//   (per micro-batch: stage_time_ms / micro-batches per iteration);
+// - a run's iteration_time_ms gives every stage without its own time the
+//   run's ratio measured / analytic iteration time. (Solving instead for the
+//   factor on stage compute alone, with hops, DP and optimizer fixed, blows up
+//   when the analytic compute is a small part of the iteration, as in tiny
+//   CI models dominated by per-iteration overhead, and transfers badly.)
+// - a stage row's peak_mem_mib labels that stage; a run row's peak (max over
+//   GPUs) labels the stage the analytic model expects to be the peak.
+// Runs that cannot be rebuilt (unknown GPU type, a split the planner cannot
+// express) are skipped and named in `skipped`, never dropped silently.
+struct TrainingSet {
+    std::vector<MeasuredRun> runs;
+    std::vector<RunPrediction> analytic;  // one per run
+    std::vector<TrainingRow> rows;
+    std::vector<std::string> skipped;     // "run X: reason"
+    std::string file;
+
+    static TrainingSet build(const std::vector<Measurement>& measurements, const std::string& file,
+                             const GpuCatalog& catalog);
+
+    // Rows whose run is in `runSubset` (indices into runs; empty: all rows).
+    std::vector<std::size_t> rowsOfRuns(const std::vector<int>& runSubset) const;
+
+    // Measured-equivalent targets of the given rows (analytic x exp(label));
+    // a missing label is imputed with the mean of the observed labels of
+    // that target among these rows (0, i.e. the analytic value, when none is
+    // observed), which pulls the booster neither way.
+    void targets(const std::vector<std::size_t>& rowSubset, std::vector<StageQuery>& queries,
+                 std::vector<double>& timeMs, std::vector<double>& memoryMiB) const;
+
+    // What the set covers (GPU types, model structures, ranges, sizes), for
+    // the predictor file; dataHash and sources are the caller's.
+    PredictorMetadata metadata() const;
+
+    std::size_t timeLabels() const;
+    std::size_t memoryLabels() const;
+};
+
+}  // namespace memx
