@@ -2,7 +2,7 @@
 // and checks its exit code, its stdout/stderr and the files it writes.
 //
 // Exit codes under test: 0 ok, 1 no feasible plan, 2 bad input.
-#include "TestPaths.h"
+#include "CliRunner.h"
 
 #include <QDir>
 #include <QFile>
@@ -21,58 +21,12 @@
 
 namespace {
 
-struct CliResult {
-    bool started = false;
-    bool finished = false;
-    QProcess::ExitStatus exitStatus = QProcess::CrashExit;
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using memx::test::CliResult;
+using memx::test::cli;
+using memx::test::describe;
+using memx::test::runCli;
 
-QString cli() { return QString::fromStdString(memx::test::cliPath()); }
 QString sample(const QString& name) { return QString::fromStdString(memx::test::sampleCluster(name.toStdString())); }
-
-CliResult runCli(const QStringList& args, const QString& workDir = QString(), int timeoutMs = 5 * 60 * 1000)
-{
-    CliResult r;
-    QProcess p;
-    if (!workDir.isEmpty())
-        p.setWorkingDirectory(workDir);
-    p.start(cli(), args);
-    r.started = p.waitForStarted(30000);
-    if (!r.started)
-        return r;
-    p.closeWriteChannel();
-    r.finished = p.waitForFinished(timeoutMs);
-    if (!r.finished) {
-        p.kill();
-        p.waitForFinished(5000);
-    }
-    r.exitStatus = p.exitStatus();
-    r.exitCode = p.exitCode();
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
-
-QString describe(const QStringList& args, const CliResult& r)
-{
-    return QStringLiteral("memx-cli %1\n  exit %2 (%3)\n  stdout: %4\n  stderr: %5")
-        .arg(args.join(QLatin1Char(' ')))
-        .arg(r.exitCode)
-        .arg(r.exitStatus == QProcess::NormalExit ? QStringLiteral("normal") : QStringLiteral("CRASH"))
-        .arg(r.out.left(1500), r.err.left(1500));
-}
-
-// Run and check that the process finished normally (no crash, no hang) with `expectedExit`.
-#define RUN_EXPECT(result, args, expectedExit)                                                                     \
-    const CliResult result = runCli(args);                                                                         \
-    QVERIFY2(result.started, qPrintable(QStringLiteral("cannot start ") + cli()));                                 \
-    QVERIFY2(result.finished, qPrintable(QStringLiteral("timed out: ") + describe(args, result)));                  \
-    QVERIFY2(result.exitStatus == QProcess::NormalExit, qPrintable(QStringLiteral("crashed: ") + describe(args, result))); \
-    QVERIFY2(result.exitCode == (expectedExit),                                                                    \
-             qPrintable(QStringLiteral("expected exit %1, got: ").arg(expectedExit) + describe(args, result)))
 
 bool readJson(const QString& path, QJsonObject& obj, QString& why)
 {

@@ -3,7 +3,7 @@
 // sample_clusters/golden_export/<cluster>/<target>/), and bad input -> exit 2
 // naming file, field and reason. Regenerate the golden files after a
 // deliberate change with MEMX_UPDATE_GOLDEN=1 and review the diff.
-#include "TestPaths.h"
+#include "CliRunner.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -16,41 +16,9 @@
 
 namespace {
 
-struct CliResult {
-    bool finished = false;
-    bool crashed = true;
-    int exitCode = -1;
-    QString out, err;
-};
-
-CliResult runCli(const QStringList& args)
-{
-    CliResult r;
-    QProcess p;
-    p.start(QString::fromStdString(memx::test::cliPath()), args);
-    if (!p.waitForStarted(30000))
-        return r;
-    p.closeWriteChannel();
-    r.finished = p.waitForFinished(5 * 60 * 1000);
-    if (!r.finished) {
-        p.kill();
-        p.waitForFinished(5000);
-    }
-    r.crashed = p.exitStatus() != QProcess::NormalExit;
-    r.exitCode = p.exitCode();
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
-
-QString describe(const QStringList& args, const CliResult& r)
-{
-    return QStringLiteral("memx-cli %1\n exit %2%3\n stdout: %4\n stderr: %5")
-        .arg(args.join(' '))
-        .arg(r.exitCode)
-        .arg(r.crashed ? " (CRASH)" : "")
-        .arg(r.out.left(1500), r.err.left(1500));
-}
+using memx::test::CliResult;
+using memx::test::describe;
+using memx::test::runCli;
 
 QString goldenRoot() { return QString::fromStdString(memx::test::sampleCluster("golden_export")); }
 
@@ -134,7 +102,7 @@ QString TestCliExport::search(const QString& cluster)
                            "--model", "llama2-7b", "--gbs", "32", "--mbs", "1", "--max-pp", "4", "--keep", "5",
                            "--json", json, "-q"};
     const CliResult r = runCli(args);
-    if (!r.finished || r.crashed || r.exitCode != 0)
+    if (!r.finished || r.crashed() || r.exitCode != 0)
         qWarning("%s", qPrintable(describe(args, r)));
     return json;
 }
@@ -160,7 +128,7 @@ void TestCliExport::golden()
     const QString out = m_tmp.filePath(QFileInfo(cluster).completeBaseName() + "/" + target);
     const QStringList args{"export", "--plan", json, "--target", target, "--out", out, "-q"};
     const CliResult r = runCli(args);
-    QVERIFY2(r.finished && !r.crashed, qPrintable(describe(args, r)));
+    QVERIFY2(r.finished && !r.crashed(), qPrintable(describe(args, r)));
     // A target that cannot run the plan refuses with exit 2 and a reason; the
     // golden folder then holds that reason in REFUSED.
     if (r.exitCode == 2) {
@@ -208,7 +176,7 @@ void TestCliExport::jsonTargetReadsBack()
                                     QStringList{"export", "--plan", p + "/plan.json", "--target", "megatron", "--out",
                                                 b, "-q"}}) {
         const CliResult r = runCli(args);
-        QVERIFY2(r.finished && !r.crashed && r.exitCode == 0, qPrintable(describe(args, r)));
+        QVERIFY2(r.finished && !r.crashed() && r.exitCode == 0, qPrintable(describe(args, r)));
     }
     QCOMPARE(filesUnder(a), filesUnder(b));
     for (const QString& rel : filesUnder(a)) {
@@ -267,7 +235,7 @@ void TestCliExport::badInput()
             args << extra[i] << extra[i + 1];
     }
     const CliResult r = runCli(args);
-    QVERIFY2(r.finished && !r.crashed, qPrintable(describe(args, r)));
+    QVERIFY2(r.finished && !r.crashed(), qPrintable(describe(args, r)));
     QVERIFY2(r.exitCode == 2, qPrintable(describe(args, r)));
     QVERIFY2(r.err.contains(expected), qPrintable(describe(args, r)));
     if (!extra.contains("--target") && !extra.contains("--rank"))

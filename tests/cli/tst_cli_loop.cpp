@@ -1,0 +1,268 @@
+// The learned prediction loop through memx-cli, as a user runs it (issue #3):
+// profile-plan -> simulate (with logs) -> import-logs -> train -> predict ->
+// evaluate -> search --predictor, plus the refusals and bad-input paths.
+// Every step runs the real executable.
+#include "CliRunner.h"
+
+#include "profile/MeasurementCsv.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <map>
+
+using memx::Measurement;
+using memx::MeasurementCsv;
+
+namespace {
+
+QString sample(const char* name) { return QString::fromStdString(memx::test::sampleCluster(name)); }
+
+QJsonObject readJson(const QString& file)
+{
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+}  // namespace
+
+class TestCliLoop : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    // Run in order: each step consumes the previous one's files.
+    void profilePlan();
+    void simulate();
+    void importLogs();
+    void train();
+    void predict();
+    void evaluate();
+    void searchWithPredictor();
+    void searchRefusesModelOfOtherGpus();
+    void badInput_data();
+    void badInput();
+};
+
+void TestCliLoop::profilePlan()
+{
+    const QStringList args{"profile-plan", "--cluster", sample("homogeneous-8xa100.json"), "--model", "llama2-7b",
+                           "--out", path("runs.csv"), "--scripts", path("scripts")};
+    RUN_EXPECT(r, args, 0);
+    // The key-parameter table and the sampling summary against exhaustive profiling.
+    QVERIFY2(r.out.contains("impact (threshold 10%)"), qPrintable(r.out));
+    QVERIFY(r.out.contains("three-point sampling"));
+    QVERIFY(r.out.contains("exhaustive"));
+    QVERIFY(r.out.contains("GPU-hours"));
+    const auto set = MeasurementCsv::read(path("runs.csv").toStdString(), MeasurementCsv::Kind::RunList);
+    QVERIFY(set.rows.size() > 10);
+    // Three-point sampling of 6 axes is at most 3^6 = 729 runs (before dropping invalid and OOM ones).
+    QVERIFY(set.rows.size() <= 729);
+    for (const Measurement& m : set.rows) {
+        QVERIFY(!m.hasTarget());
+        QVERIFY(m.estimatedGpuHours && *m.estimatedGpuHours > 0);
+        QCOMPARE(m.pp, 1);  // profiling runs are single-stage
+        QCOMPARE(m.numGpus, m.tp);
+        QCOMPARE(m.gpuType, std::string("A100-80GB"));
+    }
+    // One executable Megatron-LM launch script per run.
+    const QStringList scripts = QDir(path("scripts")).entryList({"*.sh"}, QDir::Files);
+    QCOMPARE(scripts.size(), static_cast<qsizetype>(set.rows.size()));
+    QFile f(QDir(path("scripts")).filePath(scripts.first()));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    QVERIFY(text.startsWith("#!/bin/bash"));
+    QVERIFY(text.contains("--tensor-model-parallel-size"));
+    QVERIFY(text.contains("--timing-log-option all"));
+    QVERIFY(f.permissions() & QFileDevice::ExeOwner);
+}
+
+void TestCliLoop::simulate()
+{
+    const QStringList args{"simulate", "--cluster", sample("homogeneous-8xa100.json"), "--model", "llama2-7b",
+                           "--runs", path("runs.csv"), "--out", path("sim.csv"), "--logs", path("logs"),
+                           "--seed", "7"};
+    RUN_EXPECT(r, args, 0);
+    const auto set = MeasurementCsv::read(path("sim.csv").toStdString());
+    QVERIFY(!set.rows.empty());
+    std::size_t runRows = 0;
+    for (const Measurement& m : set.rows) {
+        QCOMPARE(m.source, memx::MeasurementSource::Simulated);
+        if (!m.isStageRow()) {
+            ++runRows;
+            QVERIFY(m.iterationTimeMs && m.peakMemMiB);
+        } else {
+            QVERIFY(m.stageTimeMs && m.peakMemMiB);
+        }
+    }
+    QCOMPARE(QDir(path("logs")).entryList({"*.log"}, QDir::Files).size(), static_cast<qsizetype>(runRows));
+}
+
+void TestCliLoop::importLogs()
+{
+    QStringList args{"import-logs", "--runs", path("runs.csv"), "--out", path("imported.csv")};
+    for (const QString& log : QDir(path("logs")).entryList({"*.log"}, QDir::Files))
+        args << QDir(path("logs")).filePath(log);
+    RUN_EXPECT(r, args, 0);
+    // The logs the simulator wrote give back the simulator's numbers: the
+    // stage peaks to the printed precision (MB with two decimals) and the
+    // median iteration time to its printed precision (ms with one decimal).
+    const auto sim = MeasurementCsv::read(path("sim.csv").toStdString());
+    const auto imported = MeasurementCsv::read(path("imported.csv").toStdString());
+    std::map<std::pair<std::string, int>, const Measurement*> byKey;
+    for (const Measurement& m : sim.rows) byKey[{m.runId, m.stage.value_or(-1)}] = &m;
+    QCOMPARE(imported.rows.size(), sim.rows.size());
+    for (const Measurement& m : imported.rows) {
+        const Measurement* s = byKey.at({m.runId, m.stage.value_or(-1)});
+        QCOMPARE(m.source, memx::MeasurementSource::Measured);
+        if (m.isStageRow()) {
+            QVERIFY2(std::abs(*m.peakMemMiB - *s->peakMemMiB) <= 0.006, m.runId.c_str());
+        } else {
+            QVERIFY2(std::abs(*m.iterationTimeMs - *s->iterationTimeMs) <= 0.05 + 1e-9, m.runId.c_str());
+        }
+    }
+}
+
+void TestCliLoop::train()
+{
+    const QStringList args{"train", "--measurements", path("sim.csv"), "--out", path("model.json"), "--report",
+                           path("train.json"), "--trials", "3", "--folds", "3"};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY(r.out.contains("cross-validation by run"));
+    const QJsonObject model = readJson(path("model.json"));
+    QCOMPARE(model["format"].toString(), QString("memx-predictor/1"));
+    QCOMPARE(model["feature_schema"].toString(), QString("memx-stage-features/1"));
+    const QJsonObject trained = model["trained_on"].toObject();
+    QCOMPARE(trained["gpu_types"].toArray(), QJsonArray({"A100-80GB"}));
+    const QJsonObject shape = trained["models"].toArray().at(0).toObject();
+    QCOMPARE(shape["hidden"].toInt(), 4096);  // LLaMA2-7B
+    QCOMPARE(shape["heads"].toInt(), 32);
+    QCOMPARE(trained["data_hash"].toString().size(), 16);
+    // Three trials of the Bayesian optimiser, each scored by cross-validation.
+    const QJsonObject report = readJson(path("train.json"));
+    QCOMPARE(report["trials"].toArray().size(), 3);
+    QVERIFY(report["cross_validation"].toObject()["time_mape_pct"].toDouble() > 0);
+    QVERIFY(report["importance_gain"].toObject().contains("tp"));
+}
+
+void TestCliLoop::predict()
+{
+    const QStringList args{"predict", "--model", path("model.json"), "--queries", path("runs.csv"), "--out",
+                           path("pred.csv")};
+    RUN_EXPECT(r, args, 0);
+    const auto runs = MeasurementCsv::read(path("runs.csv").toStdString(), MeasurementCsv::Kind::RunList);
+    const auto pred = MeasurementCsv::read(path("pred.csv").toStdString(), MeasurementCsv::Kind::RunList);
+    QCOMPARE(pred.rows.size(), runs.rows.size());
+    for (std::size_t i = 0; i < pred.rows.size(); ++i) {
+        QCOMPARE(pred.rows[i].runId, runs.rows[i].runId);  // rows written back in order, keyed by run_id
+        QVERIFY(pred.rows[i].iterationTimeMs && *pred.rows[i].iterationTimeMs > 0);
+        QVERIFY(pred.rows[i].peakMemMiB && *pred.rows[i].peakMemMiB > 0);
+        QCOMPARE(pred.rows[i].provenance, std::string("learned"));
+        QVERIFY(pred.rows[i].uncertainty && *pred.rows[i].uncertainty > 0);
+    }
+    // --model analytic answers the same rows with the analytic model.
+    const QStringList a{"predict", "--model", "analytic", "--queries", path("runs.csv"), "--out", path("pa.csv")};
+    RUN_EXPECT(ra, a, 0);
+    const auto pa = MeasurementCsv::read(path("pa.csv").toStdString(), MeasurementCsv::Kind::RunList);
+    QCOMPARE(pa.rows.front().provenance, std::string("analytic"));
+}
+
+void TestCliLoop::evaluate()
+{
+    // On its own training data the learned model must be far closer than the
+    // analytic one (the simulator has behaviour the analytic model lacks).
+    const QStringList learned{"evaluate", "--model", path("model.json"), "--truth", path("sim.csv"), "--json",
+                              path("el.json")};
+    RUN_EXPECT(rl, learned, 0);
+    const QStringList analytic{"evaluate", "--model", "analytic", "--truth", path("sim.csv"), "--json",
+                               path("ea.json")};
+    RUN_EXPECT(ra, analytic, 0);
+    QVERIFY(rl.out.contains("MAPE"));
+    const double lt = readJson(path("el.json"))["iteration_time"].toObject()["mape_pct"].toDouble();
+    const double at = readJson(path("ea.json"))["iteration_time"].toObject()["mape_pct"].toDouble();
+    const double lm = readJson(path("el.json"))["memory"].toObject()["mape_pct"].toDouble();
+    const double am = readJson(path("ea.json"))["memory"].toObject()["mape_pct"].toDouble();
+    QVERIFY2(lt < 5 && lt < at / 2, qPrintable(QString("time MAPE learned %1 analytic %2").arg(lt).arg(at)));
+    QVERIFY2(lm < 5 && lm < am, qPrintable(QString("memory MAPE learned %1 analytic %2").arg(lm).arg(am)));
+}
+
+void TestCliLoop::searchWithPredictor()
+{
+    const QStringList args{"search", "--cluster", sample("homogeneous-8xa100.json"), "--gbs", "64", "--predictor",
+                           path("model.json"), "--stats", "--top", "3"};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY2(r.out.contains("learned prediction"), qPrintable(r.out.left(3000)));
+    QVERIFY(r.out.contains("prediction cache"));
+}
+
+void TestCliLoop::searchRefusesModelOfOtherGpus()
+{
+    // The model knows A100-80GB only; this cluster has V100 and T4.
+    const QStringList args{"search", "--cluster", sample("paper-6gpu-v100-t4.json"), "--gbs", "32", "--predictor",
+                           path("model.json")};
+    RUN_EXPECT(r, args, 2);
+    QVERIFY2(r.err.contains(path("model.json")), qPrintable(r.err));
+    QVERIFY(r.err.contains("no measurement of"));
+    QVERIFY(r.err.contains("V100-32GB"));
+    // Another model structure is refused too.
+    const QStringList other{"search", "--cluster", sample("homogeneous-8xa100.json"), "--model", "llama2-13b",
+                            "--predictor", path("model.json")};
+    RUN_EXPECT(r2, other, 2);
+    QVERIFY2(r2.err.contains("not a structure the predictor was trained on"), qPrintable(r2.err));
+}
+
+void TestCliLoop::badInput_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("fileContent");  // written to bad.* first when not empty
+    QTest::addColumn<QString>("expected");      // in stderr
+
+    const QString bad = path("bad.csv");
+    QTest::newRow("measurements: bad number")
+        << QStringList{"train", "--measurements", bad, "--out", path("x.json")}
+        << "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,iteration_time_ms\n"
+           "r1,A100-80GB,1,1,1,1,1,4,2048,4,4096,32,32000,fast\n"
+        << "line 2, column iteration_time_ms";
+    QTest::newRow("measurements: unknown gpu only") << QStringList{"train", "--measurements", bad, "--out", path("x.json")}
+        << "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,iteration_time_ms\n"
+           "r1,NoSuchGPU,1,1,1,1,1,4,2048,4,4096,32,32000,100\n"
+        << "unknown GPU type \"NoSuchGPU\"";
+    QTest::newRow("model file missing") << QStringList{"predict", "--model", path("nope.json"), "--queries",
+                                                       path("runs.csv"), "--out", path("y.csv")}
+                                        << QString() << "nope.json";
+    QTest::newRow("model file corrupt") << QStringList{"evaluate", "--model", path("bad.csv"), "--truth",
+                                                       path("sim.csv")}
+                                        << "{\"format\": \"memx-predictor/1\", \"feature_schema\": \"memx-stage-features/0\"}"
+                                        << "feature_schema";
+    QTest::newRow("log named after no run")
+        << QStringList{"import-logs", "--runs", path("runs.csv"), "--out", path("z.csv"), bad}
+        << "iteration 1/ 10 | elapsed time per iteration (ms): 100.0 |\n" << "no run \"bad\"";
+}
+
+void TestCliLoop::badInput()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, fileContent);
+    QFETCH(QString, expected);
+    if (!fileContent.isEmpty()) {
+        QFile f(path("bad.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(fileContent.toUtf8());
+    }
+    RUN_EXPECT(r, args, 2);
+    QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+}
+
+QTEST_GUILESS_MAIN(TestCliLoop)
+#include "tst_cli_loop.moc"

@@ -1,0 +1,91 @@
+// Accuracy of the learned predictor on public measurements of real training
+// runs (tests/data/measurements, converted by scripts/datasets/), under the
+// protocol of docs/ACCURACY.md: the minimal set chosen among a dataset's runs
+// trains the model, every other run scores it. The bounds are the accuracy
+// reached when this test was written with a margin, so a regression fails CI;
+// docs/ACCURACY.md has the full tables (scripts/accuracy-report).
+#include "TestPaths.h"
+
+#include "profile/AccuracyProtocol.h"
+#include "profile/MeasurementCsv.h"
+
+#include <QTest>
+
+#include <cmath>
+
+using memx::AccuracyProtocol;
+using memx::MeasurementCsv;
+using memx::ProtocolResult;
+
+namespace {
+
+ProtocolResult protocol(const char* file)
+{
+    const std::string path = memx::test::dataFile(std::string("measurements/") + file);
+    AccuracyProtocol::Options opt;
+    opt.trainer.initialPoints = 4;
+    opt.trainer.iterations = 2;
+    opt.trainer.seed = 0;
+    return AccuracyProtocol::run(MeasurementCsv::read(path).rows, path, opt);
+}
+
+void print(const char* name, const ProtocolResult& r)
+{
+    qInfo("%s: trained on %zu of %zu runs", name, r.trainRuns.size(), r.runs);
+    qInfo("analytic:\n%s", r.analytic.formatText().c_str());
+    qInfo("learned:\n%s", r.learned.formatText().c_str());
+}
+
+}  // namespace
+
+class TestAccuracyDatasets : public QObject {
+    Q_OBJECT
+private slots:
+    void sailorLayerTimes();
+    void simumaxB200();
+    void megatronCi();
+};
+
+// Sailor: one transformer layer's forward+backward time on A100-40GB, GH200,
+// RTX-3090 and V100-16GB at several micro-batch sizes and TP degrees.
+void TestAccuracyDatasets::sailorLayerTimes()
+{
+    const ProtocolResult r = protocol("sailor_layers.csv");
+    print("sailor", r);
+    QVERIFY(r.trainRuns.size() * 4 < r.runs);  // the minimal set is a small part of the data
+    const auto& l = r.learned.stageTime;
+    const auto& a = r.analytic.stageTime;
+    QCOMPARE(l.n, a.n);
+    QVERIFY(l.n >= 90);
+    QVERIFY2(l.mape < 40.0, qPrintable(QString::number(l.mape)));
+    QVERIFY2(l.mape < a.mape * 0.7, qPrintable(QString("learned %1 vs analytic %2").arg(l.mape).arg(a.mape)));
+}
+
+// SimuMax: Megatron-LM LLaMA-3 runs on 8 B200 with time and per-rank memory.
+void TestAccuracyDatasets::simumaxB200()
+{
+    const ProtocolResult r = protocol("simumax_b200.csv");
+    print("simumax", r);
+    const auto& t = r.learned.iterationTime;
+    QVERIFY(t.n >= 20);
+    QVERIFY2(t.mape < 8.0, qPrintable(QString::number(t.mape)));
+    QCOMPARE(t.severeShare, 0.0);
+    QVERIFY2(r.learned.memory.mape < 10.0, qPrintable(QString::number(r.learned.memory.mape)));
+    QVERIFY2(r.learned.spearman >= 0.8, qPrintable(QString::number(r.learned.spearman)));
+}
+
+// Megatron-LM CI: mostly tiny models whose time is dominated by overheads the
+// analytic model does not have; memory is the last stage's.
+void TestAccuracyDatasets::megatronCi()
+{
+    const ProtocolResult r = protocol("megatron_ci.csv");
+    print("megatron ci", r);
+    QVERIFY(r.learned.iterationTime.n >= 200);
+    QVERIFY2(r.learned.iterationTime.mape < r.analytic.iterationTime.mape,
+             qPrintable(QString("learned %1 vs analytic %2").arg(r.learned.iterationTime.mape).arg(r.analytic.iterationTime.mape)));
+    QVERIFY2(r.learned.memory.mape < 30.0, qPrintable(QString::number(r.learned.memory.mape)));
+    QVERIFY(r.learned.memory.mape < r.analytic.memory.mape / 2);
+}
+
+QTEST_GUILESS_MAIN(TestAccuracyDatasets)
+#include "tst_accuracy_datasets.moc"

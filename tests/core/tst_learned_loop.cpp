@@ -1,0 +1,298 @@
+// The pieces of the learned loop between measurement files and the search:
+// completing runs from their rows (MeasuredRun), training labels of both
+// granularities (TrainingSet), the minimal-set choice of the accuracy
+// protocol (MinimalSetSelector) and the predictor file with its refusals
+// (PredictorFile).
+#include "TestPaths.h"
+
+#include "hardware/Cluster.h"
+#include "hardware/GpuCatalog.h"
+#include "io/InputError.h"
+#include "model/ModelSpec.h"
+#include "predict/PredictorFile.h"
+#include "profile/MeasuredRun.h"
+#include "profile/MeasurementCsv.h"
+#include "profile/MinimalSetSelector.h"
+#include "profile/PredictorTrainer.h"
+#include "profile/TrainingSet.h"
+#include "space/TrainingSetup.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <fstream>
+
+using namespace memx;
+
+namespace {
+
+const std::string kHeader =
+    "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,recompute,stage,stage_layers,"
+    "iteration_time_ms,stage_time_ms,peak_mem_mib\n";
+
+std::vector<Measurement> rows(const std::string& body)
+{
+    return MeasurementCsv::parse(kHeader + body, "t.csv").rows;
+}
+
+std::vector<int> layersOf(const MeasuredRun& r)
+{
+    std::vector<int> v;
+    for (const auto& s : r.stages) v.push_back(s.layers);
+    return v;
+}
+
+}  // namespace
+
+class TestLearnedLoop : public QObject {
+    Q_OBJECT
+private slots:
+    void completeRuns_data();
+    void completeRuns();
+    void incompleteRuns_data();
+    void incompleteRuns();
+    void labelsFromRunRow();
+    void labelsFromStageRows();
+    void minimalSetCoversThreePoints();
+    void predictorFileRoundTrip();
+    void predictorFileRefusesMismatch();
+    void predictorFileErrors_data();
+    void predictorFileErrors();
+};
+
+void TestLearnedLoop::completeRuns_data()
+{
+    QTest::addColumn<QString>("body");
+    QTest::addColumn<QList<int>>("layers");
+    QTest::addColumn<QStringList>("types");
+    // pp 4 from a run row: 32 layers split evenly, all on the run's GPU.
+    QTest::newRow("run row only") << "r,A100-80GB,8,1,4,2,1,16,2048,32,4096,32,32000,none,,,1000,,\n"
+                                  << QList<int>{8, 8, 8, 8} << QStringList{"A100-80GB", "A100-80GB", "A100-80GB", "A100-80GB"};
+    // Two stage rows (10 and 6 layers) fix theirs; the other two share 32 - 16 = 16.
+    QTest::newRow("partial stage rows")
+        << "r,A100-80GB,8,1,4,2,1,16,2048,32,4096,32,32000,none,,,1000,,\n"
+           "r,H100-SXM,8,1,4,2,1,16,2048,32,4096,32,32000,none,0,10,,,50000\n"
+           "r,H100-SXM,8,1,4,2,1,16,2048,32,4096,32,32000,none,3,6,,,40000\n"
+        << QList<int>{10, 8, 8, 6} << QStringList{"H100-SXM", "A100-80GB", "A100-80GB", "H100-SXM"};
+    // One stage measured of a homogeneous run (Sailor's per-layer profile):
+    // the others take its GPU type.
+    QTest::newRow("one stage row") << "r,V100-16GB,4,1,4,1,1,1,2048,4,4096,32,32000,none,1,1,,12.5,\n"
+                                   << QList<int>{1, 1, 1, 1} << QStringList{"V100-16GB", "V100-16GB", "V100-16GB", "V100-16GB"};
+}
+
+void TestLearnedLoop::completeRuns()
+{
+    QFETCH(QString, body);
+    QFETCH(QList<int>, layers);
+    QFETCH(QStringList, types);
+    const auto runs = MeasuredRun::group(rows(body.toStdString()), "t.csv");
+    QCOMPARE(runs.size(), std::size_t(1));
+    const std::vector<int> got = layersOf(runs[0]);
+    QCOMPARE(QList<int>(got.begin(), got.end()), layers);
+    for (int i = 0; i < types.size(); ++i) QCOMPARE(QString::fromStdString(runs[0].stages[i].gpuType), types[i]);
+}
+
+void TestLearnedLoop::incompleteRuns_data()
+{
+    QTest::addColumn<QString>("body");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("uneven rest") << "r,A100-80GB,8,1,4,2,1,16,2048,30,4096,32,32000,none,,,1000,,\n"
+                                 << "30 layers left for 4 stage(s) without a stage row do not split evenly";
+    QTest::newRow("stage rows disagree, no run row")
+        << "r,A100-80GB,12,1,3,1,1,4,2048,30,4096,32,32000,none,0,10,,100,\n"
+           "r,H100-SXM,12,1,3,1,1,4,2048,30,4096,32,32000,none,1,10,,100,\n"
+        << "no run row";
+    QTest::newRow("tp per stage")
+        << "r,A100-80GB,8,2,2,1,1,4,2048,32,4096,32,32000,none,0,16,,100,\n"
+           "r,A100-80GB,8,4,2,1,1,4,2048,32,4096,32,32000,none,1,16,,100,\n"
+        << "stage 1 has tp 4 but stage 0 has tp 2";
+}
+
+void TestLearnedLoop::incompleteRuns()
+{
+    QFETCH(QString, body);
+    QFETCH(QString, reason);
+    const auto measurements = rows(body.toStdString());
+    // Strict: the whole read fails, naming file, run and reason.
+    try {
+        MeasuredRun::group(measurements, "t.csv");
+        QFAIL("expected InputError");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.file()), QString("t.csv"));
+        QCOMPARE(QString::fromStdString(e.field()), QString("run r"));
+        QVERIFY2(QString::fromStdString(e.reason()).contains(reason), e.what());
+    }
+    // Lenient: the run is left out and named.
+    std::vector<std::string> skipped;
+    QVERIFY(MeasuredRun::group(measurements, "t.csv", &skipped).empty());
+    QCOMPARE(skipped.size(), std::size_t(1));
+    QVERIFY(QString::fromStdString(skipped[0]).startsWith("run r: "));
+}
+
+// A run row gives every stage the ratio measured / analytic iteration time;
+// its peak memory labels the stage the analytic model expects at the peak.
+void TestLearnedLoop::labelsFromRunRow()
+{
+    auto m = rows("r,A100-80GB,8,1,4,2,1,16,2048,32,4096,32,32000,none,,,1000,,60000\n");
+    TrainingSet set = TrainingSet::build(m, "t.csv", GpuCatalog::builtin());
+    QCOMPARE(set.runs.size(), std::size_t(1));
+    QCOMPARE(set.rows.size(), std::size_t(4));
+    const double T = set.analytic[0].iterationMs();
+    int peak = 0;
+    for (int i = 1; i < 4; ++i)
+        if (set.analytic[0].plan.stages[i].memory.totalMiB() > set.analytic[0].plan.stages[peak].memory.totalMiB())
+            peak = i;
+    QCOMPARE(peak, 0);  // stage 0 holds the embedding and the most in-flight micro-batches
+    for (int i = 0; i < 4; ++i) {
+        const TrainingRow& row = set.rows[i];
+        QVERIFY(row.hasTime);
+        QVERIFY(std::abs(std::exp(row.timeLabel) - 1000.0 / T) < 1e-9);
+        QCOMPARE(row.hasMemory, i == peak);
+    }
+    QVERIFY(std::abs(std::exp(set.rows[0].memoryLabel) * set.rows[0].analytic.memoryMiB() - 60000) < 1e-6);
+    // Imputed targets for the memory-less stages: the mean observed correction.
+    std::vector<StageQuery> q;
+    std::vector<double> t, mem;
+    set.targets(set.rowsOfRuns({}), q, t, mem);
+    for (int i = 1; i < 4; ++i)
+        QVERIFY(std::abs(mem[i] / set.rows[i].analytic.memoryMiB() - std::exp(set.rows[0].memoryLabel)) < 1e-9);
+}
+
+// A stage row's stage_time_ms is per iteration: the label is for one micro-batch.
+void TestLearnedLoop::labelsFromStageRows()
+{
+    // G = gbs / (mbs * dp) = 16 / (2 * 2) = 4 micro-batches.
+    auto m = rows("r,A100-80GB,8,1,2,2,2,16,2048,32,4096,32,32000,none,0,16,,800,30000\n"
+                  "r,A100-80GB,8,1,2,2,2,16,2048,32,4096,32,32000,none,1,16,,600,20000\n");
+    TrainingSet set = TrainingSet::build(m, "t.csv", GpuCatalog::builtin());
+    QCOMPARE(set.rows.size(), std::size_t(2));
+    const double perMb[] = {800.0 / 4, 600.0 / 4};
+    const double mem[] = {30000, 20000};
+    for (int i = 0; i < 2; ++i) {
+        QVERIFY(std::abs(std::exp(set.rows[i].timeLabel) * set.rows[i].analytic.timeMs - perMb[i]) < 1e-6);
+        QVERIFY(std::abs(std::exp(set.rows[i].memoryLabel) * set.rows[i].analytic.memoryMiB() - mem[i]) < 1e-6);
+    }
+}
+
+// 4 micro-batch sizes x 3 TP degrees of one GPU type: the three points are
+// mbs {1, 4, 8} (4 is nearest (1 + 8) / 2) and tp {1, 2, 4}; the greedy
+// cover takes (1,1), (4,2), (8,4), runs 0, 7 and 11 in input order.
+void TestLearnedLoop::minimalSetCoversThreePoints()
+{
+    std::string body;
+    int k = 0;
+    for (int mbs : {1, 2, 4, 8})
+        for (int tp : {1, 2, 4}) {
+            const int gpus = tp * 2;
+            body += "r" + std::to_string(k++) + ",A100-80GB," + std::to_string(gpus) + "," + std::to_string(tp) +
+                    ",1,2," + std::to_string(mbs) + ",64,2048,32,4096,32,32000,none,,,1000,,\n";
+        }
+    const auto runs = MeasuredRun::group(rows(body), "t.csv");
+    QCOMPARE(runs.size(), std::size_t(12));
+    QCOMPARE(MinimalSetSelector::select(runs), (std::vector<int>{0, 7, 11}));
+    QCOMPARE(MinimalSetSelector::rest(5, {1, 3}), (std::vector<int>{0, 2, 4}));
+}
+
+namespace {
+
+// A small learned predictor on real B200 measurements (SimuMax).
+PredictorFile::Loaded trainB200(const QTemporaryDir& dir)
+{
+    const std::string file = memx::test::dataFile("measurements/simumax_b200.csv");
+    const TrainingSet set = TrainingSet::build(MeasurementCsv::read(file).rows, file, GpuCatalog::builtin());
+    PredictorTrainer::Options opt;
+    opt.tune = false;
+    opt.params.rounds = 30;
+    TrainReport report;
+    const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
+    PredictorMetadata meta = set.metadata();
+    meta.dataHash = PredictorMetadata::hashText("x");
+    const std::string out = dir.filePath("model.json").toStdString();
+    PredictorFile::save(out, model, meta);
+    return PredictorFile::load(out);
+}
+
+}  // namespace
+
+void TestLearnedLoop::predictorFileRoundTrip()
+{
+    QTemporaryDir dir;
+    const std::string file = memx::test::dataFile("measurements/simumax_b200.csv");
+    const TrainingSet set = TrainingSet::build(MeasurementCsv::read(file).rows, file, GpuCatalog::builtin());
+    PredictorTrainer::Options opt;
+    opt.tune = false;
+    opt.params.rounds = 30;
+    TrainReport report;
+    const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
+    const std::string out = dir.filePath("model.json").toStdString();
+    PredictorFile::save(out, model, set.metadata());
+    const PredictorFile::Loaded loaded = PredictorFile::load(out);
+    // Same answers, bit for bit, on every training query.
+    std::vector<StageQuery> q;
+    for (const TrainingRow& r : set.rows) q.push_back(r.query);
+    std::vector<StagePrediction> a(q.size()), b(q.size());
+    model.predict(q, a);
+    loaded.predictor->predict(q, b);
+    for (std::size_t i = 0; i < q.size(); ++i) {
+        QCOMPARE(a[i].timeMs, b[i].timeMs);
+        QCOMPARE(a[i].memoryMiB(), b[i].memoryMiB());
+        QCOMPARE(a[i].uncertainty, b[i].uncertainty);
+    }
+    QCOMPARE(loaded.metadata.gpuTypes, std::vector<std::string>{"B200"});
+    QCOMPARE(loaded.metadata.runs, set.runs.size());
+}
+
+void TestLearnedLoop::predictorFileRefusesMismatch()
+{
+    QTemporaryDir dir;
+    const PredictorFile::Loaded loaded = trainB200(dir);
+    const Cluster a100 = Cluster::fromFile(memx::test::sampleCluster("homogeneous-8xa100.json"));
+    TrainingSetup setup;
+    std::vector<std::string> problems, warnings;
+    PredictorFile::checkFits(loaded.metadata, a100, ModelSpec::resolve("llama2-7b"), setup, problems, warnings);
+    QCOMPARE(problems.size(), std::size_t(2));
+    QVERIFY(QString::fromStdString(problems[0]).contains("no measurement of A100-80GB (trained on B200)"));
+    QVERIFY(QString::fromStdString(problems[1]).contains("hidden 4096, heads 32"));
+    QVERIFY(QString::fromStdString(problems[1]).contains("hidden 8192, heads 64"));
+}
+
+void TestLearnedLoop::predictorFileErrors_data()
+{
+    QTest::addColumn<QString>("edit");  // JSON member to damage
+    QTest::addColumn<QString>("field");
+    QTest::newRow("format") << "format" << "format";
+    QTest::newRow("schema") << "feature_schema" << "feature_schema";
+    QTest::newRow("booster") << "booster" << "booster";
+    QTest::newRow("ranges") << "feature_min" << "feature_min";
+    QTest::newRow("offset") << "label_offset" << "label_offset";
+}
+
+void TestLearnedLoop::predictorFileErrors()
+{
+    QFETCH(QString, edit);
+    QFETCH(QString, field);
+    QTemporaryDir dir;
+    trainB200(dir);
+    const std::string file = dir.filePath("model.json").toStdString();
+    nlohmann::json doc;
+    std::ifstream(file) >> doc;
+    if (edit == "format" || edit == "feature_schema")
+        doc[edit.toStdString()] = "something-else/9";
+    else if (edit == "booster")
+        doc["booster"] = {{"learner", "garbage"}};
+    else if (edit == "feature_min")
+        doc["feature_min"] = nlohmann::json::array({1, 2});
+    else
+        doc.erase(edit.toStdString());
+    try {
+        PredictorFile::fromJson(doc, file);
+        QFAIL("expected InputError");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.file()), QString::fromStdString(file));
+        QVERIFY2(QString::fromStdString(e.field()).contains(field), e.what());
+    }
+}
+
+QTEST_GUILESS_MAIN(TestLearnedLoop)
+#include "tst_learned_loop.moc"
