@@ -44,6 +44,8 @@ void MemoryBars::setPlan(const Plan& p, const Cluster& c)
 {
     bars_.clear();
     stages_.clear();
+    uncertainty_ = std::max(0.0, p.uncertainty);
+    provenance_ = QString::fromLatin1(toString(p.provenance));
     double x = 0;
     for (int s = 0; s < static_cast<int>(p.stages.size()); ++s) {
         const StagePlan& st = p.stages[s];
@@ -79,6 +81,8 @@ void MemoryBars::clear()
 {
     bars_.clear();
     stages_.clear();
+    uncertainty_ = 0;
+    provenance_.clear();
     rebuild();
 }
 
@@ -90,6 +94,65 @@ bool MemoryBars::barOverCapacity(int i) const
 {
     const Bar& b = bars_.at(i);
     return b.capacityMiB > 0 && b.totalMiB > b.capacityMiB;
+}
+
+double MemoryBars::barUpperMiB(int i) const
+{
+    return bars_.at(i).totalMiB * (1.0 + uncertainty_);
+}
+
+int MemoryBars::tightestBar() const
+{
+    int worst = -1;
+    double worstRatio = -1;
+    for (int i = 0; i < barCount(); ++i) {
+        const Bar& b = bars_[i];
+        const double ratio = b.capacityMiB > 0 ? barUpperMiB(i) / b.capacityMiB : 0;
+        if (ratio > worstRatio) {
+            worstRatio = ratio;
+            worst = i;
+        }
+    }
+    return worst;
+}
+
+bool MemoryBars::fitsAtUpperBound() const
+{
+    for (int i = 0; i < barCount(); ++i)
+        if (bars_[i].capacityMiB > 0 && barUpperMiB(i) > bars_[i].capacityMiB)
+            return false;
+    return true;
+}
+
+QString MemoryBars::marginText() const
+{
+    const int i = tightestBar();
+    if (i < 0)
+        return {};
+    const Bar& b = bars_[i];
+    const double total = b.totalMiB / kMiBPerGiB;
+    const double cap = b.capacityMiB / kMiBPerGiB;
+    const QString tight = cap > 0 ? tr("Tightest GPU %1: %2 of %3 GiB (%4% free)")
+                                        .arg(b.label)
+                                        .arg(total, 0, 'f', 1)
+                                        .arg(cap, 0, 'f', 1)
+                                        .arg(qRound(100.0 * (1.0 - total / cap)))
+                                  : tr("Peak %1 GiB on %2").arg(total, 0, 'f', 1).arg(b.label);
+    const int pct = qRound(100 * uncertainty_);
+    const QString source = provenance_.isEmpty() ? QString() : tr(" (%1 prediction)").arg(provenance_);
+    if (barOverCapacity(i))
+        return tr("%1 · over capacity%2").arg(tight, source);
+    if (uncertainty_ <= 0)
+        return tr("%1 · fits; the prediction gives no uncertainty%2").arg(tight, source);
+    const double upper = barUpperMiB(i) / kMiBPerGiB;
+    if (fitsAtUpperBound())
+        return tr("%1 · fits with margin even at +%2% (%3 GiB)%4").arg(tight).arg(pct).arg(upper, 0, 'f', 1).arg(source);
+    return tr("%1 · may not fit at +%2% (%3 GiB > %4 GiB)%5")
+        .arg(tight)
+        .arg(pct)
+        .arg(upper, 0, 'f', 1)
+        .arg(cap, 0, 'f', 1)
+        .arg(source);
 }
 
 void MemoryBars::rebuild()
@@ -109,6 +172,23 @@ void MemoryBars::rebuild()
         plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
         plot_->legend->setVisible(true);
         plot_->legend->setMargins(QMargins(6, 3, 6, 3));
+    }
+    // The margin line in its own row above the plot.
+    if (!margin_) {
+        plot_->plotLayout()->insertRow(0);
+        margin_ = new QCPTextElement(plot_, QString(), font());
+        plot_->plotLayout()->addElement(0, 0, margin_);
+        plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+    }
+    {
+        const bool dark = palette().color(QPalette::Window).lightness() < 128;
+        const QColor amber = dark ? QColor(0xff, 0xb7, 0x4d) : QColor(0xa1, 0x5c, 0x00);
+        const int i = tightestBar();
+        QFont f = font();
+        f.setBold(i >= 0 && (!fitsAtUpperBound() || barOverCapacity(i)));
+        margin_->setFont(f);
+        margin_->setText(marginText());
+        margin_->setTextColor(i >= 0 && barOverCapacity(i) ? kOverColor : !fitsAtUpperBound() ? amber : text);
     }
     plot_->legend->setBrush(base);
     plot_->legend->setBorderPen(Qt::NoPen);
@@ -144,7 +224,8 @@ void MemoryBars::rebuild()
         const double total = b.totalMiB / kMiBPerGiB;
         const double cap = b.capacityMiB / kMiBPerGiB;
         const bool over = cap > 0 && total > cap;
-        top = std::max({top, total, cap});
+        const double upper = total * (1.0 + uncertainty_);
+        top = std::max({top, upper, cap});
         if (cap > 0) {
             auto* line = new QCPItemLine(plot_);
             line->start->setCoords(b.x - 0.45, cap);
@@ -160,7 +241,7 @@ void MemoryBars::rebuild()
         }
         if (cap > 0) {
             auto* label = new QCPItemText(plot_);
-            label->position->setCoords(b.x, std::max(total, cap));
+            label->position->setCoords(b.x, std::max(upper, cap));
             label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
             label->setPadding(QMargins(0, 0, 0, 3));
             QFont f = font();
@@ -175,6 +256,27 @@ void MemoryBars::rebuild()
             }
             label->setFont(f);
         }
+    }
+
+    // Whiskers: +-uncertainty around each GPU's total, through an invisible graph
+    // of the totals that the error bars hang on.
+    if (hasWhiskers()) {
+        QCPGraph* totals = plot_->addGraph();
+        totals->setLineStyle(QCPGraph::lsNone);
+        totals->setScatterStyle(QCPScatterStyle::ssNone);
+        totals->removeFromLegend();
+        QVector<double> values, errors;
+        for (const Bar& b : bars_) {
+            values.push_back(b.totalMiB / kMiBPerGiB);
+            errors.push_back(b.totalMiB * uncertainty_ / kMiBPerGiB);
+        }
+        totals->setData(keys, values, true);
+        auto* whiskers = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+        whiskers->setName(tr("±%1% uncertainty (%2)").arg(qRound(100 * uncertainty_)).arg(provenance_));
+        whiskers->setDataPlottable(totals);
+        whiskers->setData(errors);
+        whiskers->setWhiskerWidth(many ? 6 : 10);
+        whiskers->setPen(QPen(text, 1.4));
     }
 
     // Bottom: GPU labels; top: one label per stage.

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+class QCPTextElement;
 class QCustomPlot;
 
 namespace memx {
@@ -15,6 +16,9 @@ struct Plan;
 // Peak memory of every GPU of a plan, stacked by term (weights, gradients,
 // optimizer state, activations, runtime reserve) against its capacity, grouped
 // by pipeline stage: the paper's Figure 7 view. Values in MiB, drawn in GiB.
+// When the plan's prediction carries a relative uncertainty u > 0, every bar
+// gets a whisker from total x (1 - u) to total x (1 + u), and the line above
+// the plot says whether the tightest GPU still fits at total x (1 + u).
 class MemoryBars : public QWidget {
     Q_OBJECT
 public:
@@ -30,6 +34,16 @@ public:
     QString barLabel(int i) const;       // "vb:3"
     int barStage(int i) const;           // 0-based pipeline stage
     bool barOverCapacity(int i) const;   // total > capacity: drawn red and hatched
+    double barUpperMiB(int i) const;     // total x (1 + uncertainty), MiB
+
+    double uncertainty() const { return uncertainty_; }  // relative, of the plan shown
+    QString provenance() const { return provenance_; }   // "analytic", "learned", ...
+    bool hasWhiskers() const { return uncertainty_ > 0 && !bars_.empty(); }
+    // Every GPU within capacity even at +uncertainty.
+    bool fitsAtUpperBound() const;
+    // The line above the plot: the tightest GPU and whether it fits at +uncertainty
+    // ("... fits with margin even at +8%" or "... may not fit at +8%").
+    QString marginText() const;
 
     QCustomPlot* plot() const { return plot_; }
     bool exportImage(const QString& file, int width, int height);  // .png or .pdf by suffix
@@ -54,8 +68,12 @@ private:
     };
     void rebuild();
     void updateLabelRotation();
+    int tightestBar() const;  // highest total x (1 + u) / capacity; -1 without bars
 
     QCustomPlot* plot_ = nullptr;
+    QCPTextElement* margin_ = nullptr;
+    double uncertainty_ = 0;
+    QString provenance_;
     std::vector<Bar> bars_;
     std::vector<StageInfo> stages_;
 };

@@ -9,13 +9,18 @@
 #include "PipelineView.h"
 #include "PlanFilterProxy.h"
 #include "PlanTableModel.h"
+#include "PredictorPanel.h"
 #include "ProfileComparisonView.h"
 #include "PropertyPanel.h"
 #include "SearchController.h"
 #include "SetupPanel.h"
 
 #include "export/CandidateCsv.h"
+#include "export/FlagScaleExport.h"
+#include "export/LaunchFiles.h"
+#include "export/MegatronExport.h"
 #include "export/PlanJson.h"
+#include "export/PlanJsonReader.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
 #include "io/JsonReader.h"
@@ -37,6 +42,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -59,6 +65,8 @@ namespace memx {
 
 namespace {
 constexpr int kMaxRecent = 8;
+constexpr int kMaxRecentPredictors = 6;
+const char* kRecentPredictorsKey = "recentPredictors";
 const char* kSampleResource = ":/memx/paper-20gpu-3vendor.json";
 
 QString qs(const std::string& s)
@@ -118,6 +126,12 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(document_->undoStack(), &QUndoStack::cleanChanged, this, [this] { updateTitle(); });
     connect(setupPanel_, &SetupPanel::changed, this, &MainWindow::markDirty);
     connect(objectivePanel_, &ObjectivePanel::changed, this, &MainWindow::markDirty);
+    connect(document_, &ClusterDocument::changed, this, &MainWindow::updatePredictorContext);
+    connect(setupPanel_, &SetupPanel::changed, this, &MainWindow::updatePredictorContext);
+    connect(predictorPanel_, &PredictorPanel::changed, this, &MainWindow::markDirty);
+    connect(predictorPanel_, &PredictorPanel::fileLoaded, this, &MainWindow::addRecentPredictor);
+    connect(predictorPanel_, &PredictorPanel::loadFailed, this,
+            [this](const QString& message) { statusLabel_->setText(message); });
 
     autosaveTimer_ = new QTimer(this);
     autosaveTimer_->setInterval(30000);
@@ -176,9 +190,18 @@ void MainWindow::createMenus()
     file->addAction(tr("&Import Cluster..."), this, &MainWindow::importCluster);
     file->addAction(tr("&Export Cluster..."), this, &MainWindow::exportCluster);
     file->addSeparator();
-    file->addAction(tr("Export &Plot (PNG, PDF)..."), this, &MainWindow::exportPlot);
-    file->addAction(tr("Export &Candidates (CSV)..."), this, &MainWindow::exportCandidates);
-    file->addAction(tr("Export Selected Plan (&JSON)..."), this, &MainWindow::exportSelectedPlan);
+    auto* exportMenu = file->addMenu(tr("E&xport"));
+    exportMegatronAct_ = exportMenu->addAction(tr("&Megatron-LM launch scripts..."), this,
+                                               [this] { exportPlanDialog(ExportTarget::Megatron); });
+    exportFlagScaleAct_ = exportMenu->addAction(tr("&FlagScale config..."), this,
+                                                [this] { exportPlanDialog(ExportTarget::FlagScale); });
+    exportJsonAct_ = exportMenu->addAction(tr("Plan &JSON..."), this, [this] { exportPlanDialog(ExportTarget::Json); });
+    for (QAction* a : {exportMegatronAct_, exportFlagScaleAct_, exportJsonAct_})
+        a->setStatusTip(tr("Export the selected plan (the best one when none is selected)"));
+    exportMenu->addSeparator();
+    exportMenu->addAction(tr("&Plot (PNG, PDF)..."), this, &MainWindow::exportPlot);
+    exportMenu->addAction(tr("&Candidates (CSV)..."), this, &MainWindow::exportCandidates);
+    updateExportActions();
     file->addSeparator();
     auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -264,10 +287,21 @@ void MainWindow::createDocks()
     properties_ = new PropertyPanel(document_, this);
     setupPanel_ = new SetupPanel(this);
     objectivePanel_ = new ObjectivePanel(this);
+    predictorPanel_ = new PredictorPanel(this);
+    predictorPanel_->setRecentFiles(QSettings().value(QLatin1String(kRecentPredictorsKey)).toStringList());
     dock(palette_, tr("GPU Types"), "gpuTypesDock", Qt::LeftDockWidgetArea);
     dock(properties_, tr("Properties"), "propertiesDock", Qt::LeftDockWidgetArea);
     dock(setupPanel_, tr("Model & Setup"), "setupDock", Qt::RightDockWidgetArea);
-    dock(objectivePanel_, tr("Objective"), "objectiveDock", Qt::RightDockWidgetArea);
+    auto* objectiveDock = dock(objectivePanel_, tr("Objective"), "objectiveDock", Qt::RightDockWidgetArea);
+    // The predictor shares the objective's place (both say how plans are scored);
+    // it scrolls rather than squeezes its trained-on summary when short of room.
+    auto* predictorScroll = new QScrollArea(this);
+    predictorScroll->setWidget(predictorPanel_);
+    predictorScroll->setWidgetResizable(true);
+    predictorScroll->setFrameShape(QFrame::NoFrame);
+    predictorDock_ = dock(predictorScroll, tr("Predictor"), "predictorDock", Qt::RightDockWidgetArea);
+    tabifyDockWidget(objectiveDock, predictorDock_);
+    objectiveDock->raise();
     connect(canvas_, &ClusterCanvas::selectionChanged, properties_, &PropertyPanel::setSelection);
     connect(canvas_, &ClusterCanvas::editRefused, this,
             [this](const QString& reason) { statusLabel_->setText(tr("Edit refused: %1").arg(reason)); });
@@ -313,7 +347,11 @@ void MainWindow::createStatusBar()
     cancelButton_ = new QPushButton(tr("Cancel"), this);
     cancelButton_->setVisible(false);
     connect(cancelButton_, &QPushButton::clicked, controller_, &SearchController::cancel);
+    planInfo_ = new QLabel(this);
+    planInfo_->setObjectName(QStringLiteral("planInfo"));
+    planInfo_->setToolTip(tr("Selected plan: predictor provenance and relative uncertainty of its time and memory"));
     statusBar()->addWidget(statusLabel_, 1);
+    statusBar()->addPermanentWidget(planInfo_);
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancelButton_);
 }
@@ -355,6 +393,20 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     setupPanel_->setModel(ModelSpec::fromJson(JsonReader(project.model, file.toStdString(), "/model")));
     setupPanel_->setSetup(project.setup);
     objectivePanel_->setObjective(project.objective);
+    updatePredictorContext();
+    QString predictorError;
+    if (project.predictor.empty() || project.predictor == "analytic") {
+        predictorPanel_->setChoice(PredictorPanel::Choice::Analytic);
+    } else {
+        // A relative path is relative to the project file.
+        QString path = qs(project.predictor);
+        if (QFileInfo(path).isRelative() && !file.isEmpty())
+            path = QFileInfo(file).absoluteDir().filePath(path);
+        if (!predictorPanel_->loadFile(path)) {
+            predictorPanel_->setChoice(PredictorPanel::Choice::Analytic);
+            predictorError = predictorPanel_->errorText();
+        }
+    }
     lastResultSummary_ = project.lastResult;
     selectedKey_ = 0;
     pareto_->clear();
@@ -363,7 +415,12 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     planModel_->setPlans({}, project.objective.variance);
     settingsDirty_ = false;
     resultsStale_ = true;
+    planInfo_->clear();
     setCurrentFile(file);
+    updateExportActions();
+    if (!predictorError.isEmpty())
+        statusLabel_->setText(tr("The project's predictor was not loaded (searching with the analytic one): %1")
+                                  .arg(predictorError));
 }
 
 Project MainWindow::currentProject() const
@@ -373,6 +430,9 @@ Project MainWindow::currentProject() const
     p.model = setupPanel_->model().toJson();
     p.setup = setupPanel_->setup();
     p.objective = objectivePanel_->objective();
+    p.predictor = predictorPanel_->choice() == PredictorPanel::Choice::Learned
+        ? predictorPanel_->filePath().toStdString()
+        : std::string("analytic");
     p.lastResult = lastResultSummary_;
     return p;
 }
@@ -587,19 +647,135 @@ void MainWindow::exportCandidates()
     }
 }
 
-void MainWindow::exportSelectedPlan()
+QString MainWindow::predictorLabel(const std::shared_ptr<const Predictor>& predictor, const std::string& name) const
 {
+    if (predictor && predictor == searchPredictor_ && !searchPredictorFile_.isEmpty())
+        return tr("%1 (%2)").arg(qs(name), QFileInfo(searchPredictorFile_).fileName());
+    return qs(name);
+}
+
+MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QString& destination)
+{
+    ExportOutcome out;
+    const SearchResult* r = result();
+    if (!r || r->best.empty()) {
+        out.message = tr("Nothing to export: run a search first.");
+        return out;
+    }
     const Plan* plan = planByKey(selectedKey_);
     if (!plan)
-        return;
-    QString file = QFileDialog::getSaveFileName(this, tr("Export Plan"), QString(), tr("Plan JSON (*.json)"));
-    if (file.isEmpty())
-        return;
-    try {
-        writeFileAtomically(file.toStdString(), PlanJson::plan(*plan).dump(2) + "\n");
-    } catch (const std::exception& e) {
-        QMessageBox::warning(this, tr("Cannot export plan"), QString::fromUtf8(e.what()));
+        plan = &r->best.front();
+    if (destination.isEmpty()) {
+        out.message = tr("No destination given.");
+        return out;
     }
+    // The plan goes through its memx-plan/1 document and back, exactly as
+    // `memx-cli export --plan` reads it, so both front ends write the same files.
+    const SearchRequest& req = controller_->lastRequest();
+    const std::string source = currentFile_.isEmpty() ? std::string("unsaved-project.memx") : currentFile_.toStdString();
+    const std::string predictor = predictorLabel(req.predictor, r->predictorName).toStdString();
+    const char* targetName = target == ExportTarget::Megatron ? "megatron"
+        : target == ExportTarget::FlagScale                   ? "flagscale"
+                                                              : "json";
+    try {
+        const nlohmann::json document = PlanJson::planDocument(req, predictor, *plan);
+        const PlanDocument doc = PlanJsonReader::fromJson(document, source);
+        if (target == ExportTarget::Json) {
+            nlohmann::json j = document;
+            // JSON has no comments: the header travels as a list of lines (as memx-cli writes it).
+            nlohmann::json lines = nlohmann::json::array();
+            const QStringList header = qs(LaunchFiles::header(doc, targetName, "")).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+            for (const QString& line : header)
+                lines.push_back(line.toStdString());
+            j["comment"] = lines;
+            writeFileAtomically(destination.toStdString(), j.dump(2) + "\n");
+            out.files << QFileInfo(destination).absoluteFilePath();
+        } else {
+            const std::vector<ExportedFile> files =
+                target == ExportTarget::Megatron ? MegatronExport::files(doc) : FlagScaleExport::files(doc);
+            LaunchFiles::writeAll(destination.toStdString(), files);
+            const QDir dir(destination);
+            for (const ExportedFile& f : files)
+                out.files << dir.absoluteFilePath(qs(f.name));
+        }
+    } catch (const InputError& e) {
+        const QString what = target == ExportTarget::FlagScale ? tr("FlagScale cannot run this plan")
+            : target == ExportTarget::Megatron                 ? tr("Megatron-LM cannot run this plan")
+                                                               : tr("Cannot export the plan");
+        out.message = QStringLiteral("%1: %2").arg(what, qs(e.reason()));
+        return out;
+    } catch (const std::exception& e) {
+        out.message = tr("Cannot export the plan: %1").arg(QString::fromUtf8(e.what()));
+        return out;
+    }
+    out.ok = true;
+    QStringList names;
+    for (const QString& f : out.files)
+        names << QFileInfo(f).fileName();
+    out.message = tr("Exported the plan (%1 ms per iteration, %2 predictor) to %3: %4")
+                      .arg(plan->iterationMs, 0, 'f', 1)
+                      .arg(qs(predictor), QDir::toNativeSeparators(target == ExportTarget::Json
+                                                                      ? QFileInfo(destination).absolutePath()
+                                                                      : QFileInfo(destination).absoluteFilePath()),
+                           names.join(QStringLiteral(", ")));
+    return out;
+}
+
+void MainWindow::exportPlanDialog(ExportTarget target)
+{
+    if (!result() || result()->best.empty()) {
+        QMessageBox::information(this, tr("Export plan"), tr("Run a search first: there is no plan to export."));
+        return;
+    }
+    QString destination;
+    if (target == ExportTarget::Json) {
+        destination = QFileDialog::getSaveFileName(this, tr("Export Plan JSON"), QStringLiteral("plan.json"),
+                                                   tr("Plan JSON (*.json)"));
+    } else {
+        destination = QFileDialog::getExistingDirectory(
+            this, target == ExportTarget::Megatron ? tr("Folder for the Megatron-LM launch scripts")
+                                                   : tr("Folder for the FlagScale config"));
+    }
+    if (destination.isEmpty())
+        return;
+    const ExportOutcome outcome = exportPlan(target, destination);
+    statusLabel_->setText(outcome.message);
+    if (outcome.ok) {
+        QMessageBox box(QMessageBox::Information, tr("Plan exported"), outcome.message, QMessageBox::Ok, this);
+        box.setDetailedText(outcome.files.join(QLatin1Char('\n')));
+        box.exec();
+    } else {
+        QMessageBox::warning(this, tr("Plan not exported"), outcome.message);
+    }
+}
+
+void MainWindow::updateExportActions()
+{
+    const bool any = result() && !result()->best.empty();
+    for (QAction* a : {exportMegatronAct_, exportFlagScaleAct_, exportJsonAct_})
+        if (a)
+            a->setEnabled(any);
+}
+
+void MainWindow::updatePredictorContext()
+{
+    try {
+        predictorPanel_->setContext(document_->cluster(), setupPanel_->model(), setupPanel_->setup());
+    } catch (const std::exception&) {
+        // An invalid setup is reported by its own panel; the fit is checked again at Run.
+    }
+}
+
+void MainWindow::addRecentPredictor(const QString& file)
+{
+    QSettings settings;
+    QStringList files = settings.value(QLatin1String(kRecentPredictorsKey)).toStringList();
+    files.removeAll(file);
+    files.prepend(file);
+    while (files.size() > kMaxRecentPredictors)
+        files.removeLast();
+    settings.setValue(QLatin1String(kRecentPredictorsKey), files);
+    predictorPanel_->setRecentFiles(files);
 }
 
 void MainWindow::about()
@@ -628,6 +804,18 @@ void MainWindow::runSearch()
         statusLabel_->setText(tr("Cannot search: %1").arg(QString::fromUtf8(e.what())));
         return;
     }
+    predictorPanel_->setContext(req.cluster, req.model, req.setup);
+    const QString refusal = predictorPanel_->refusal();
+    if (!refusal.isEmpty()) {
+        statusLabel_->setText(tr("Search refused: %1").arg(refusal));
+        predictorDock_->show();
+        predictorDock_->raise();
+        emit searchRefused(refusal);
+        return;
+    }
+    req.predictor = predictorPanel_->predictor();
+    searchPredictor_ = req.predictor;
+    searchPredictorFile_ = req.predictor ? predictorPanel_->filePath() : QString();
     req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
                            ProfileKind::Custom};
     req.options.topK = 200;
@@ -642,7 +830,12 @@ void MainWindow::onSearchStarted()
     cancelButton_->setVisible(true);
     runAct_->setEnabled(true);  // running again restarts
     cancelAct_->setEnabled(true);
-    statusLabel_->setText(tr("Searching..."));
+    const QStringList warnings = predictorPanel_->choice() == PredictorPanel::Choice::Learned
+        ? predictorPanel_->warnings()
+        : QStringList();
+    statusLabel_->setText(warnings.isEmpty() ? tr("Searching...")
+                                             : tr("Searching with the learned predictor (extrapolating: %1)...")
+                                                   .arg(warnings.join(QStringLiteral("; "))));
 }
 
 void MainWindow::onSearchProgress(const SearchProgress& p)
@@ -691,8 +884,9 @@ void MainWindow::onSearchFinished()
                               .arg(r.stats.feasible)
                               .arg(r.stats.explored)
                               .arg(r.stats.wallS, 0, 'f', 2)
-                              .arg(qs(r.predictorName))
+                              .arg(predictorLabel(controller_->lastRequest().predictor, r.predictorName))
                               .arg(static_cast<qlonglong>(r.stats.candidatesPerS)));
+    updateExportActions();
 }
 
 void MainWindow::onSearchFailed(const QString& reason)
@@ -704,7 +898,9 @@ void MainWindow::onSearchFailed(const QString& reason)
     pareto_->clear();
     bars_->clear();
     pipeline_->clear();
+    planInfo_->clear();
     planModel_->setPlans({}, objectivePanel_->objective().variance);
+    updateExportActions();
 }
 
 const SearchResult* MainWindow::result() const
@@ -739,6 +935,7 @@ void MainWindow::selectPlan(quint64 key)
     selectedKey_ = key;
     bars_->setPlan(*plan, document_->cluster());
     pipeline_->setPlan(*plan);
+    planInfo_->setText(planSummary());
     pareto_->setSelectedPlan(key);
     int row = planModel_->rowOfKey(key);
     if (row >= 0) {
@@ -748,13 +945,34 @@ void MainWindow::selectPlan(quint64 key)
     }
 }
 
+QString MainWindow::planSummary() const
+{
+    const Plan* plan = planByKey(selectedKey_);
+    if (!plan)
+        return {};
+    const double u = std::max(0.0, plan->uncertainty);
+    const int pct = qRound(100 * u);
+    const QString source = qs(toString(plan->provenance));
+    const double gib = plan->maxMemMiB / 1024.0;
+    if (u <= 0)
+        return tr("%1: %2 ms, peak %3 GiB (no uncertainty given)").arg(source).arg(plan->iterationMs, 0, 'f', 1).arg(gib, 0, 'f', 1);
+    return tr("%1, ±%2%: %3 ± %4 ms, peak %5 ± %6 GiB")
+        .arg(source)
+        .arg(pct)
+        .arg(plan->iterationMs, 0, 'f', 1)
+        .arg(plan->iterationMs * u, 0, 'f', 1)
+        .arg(gib, 0, 'f', 1)
+        .arg(gib * u, 0, 'f', 1);
+}
+
 // ---- views ----
 
 bool MainWindow::parseView(const QString& name, View& out)
 {
     static const std::pair<const char*, View> names[] = {{"window", View::Window},     {"cluster", View::Cluster},
                                                          {"pareto", View::Pareto},     {"memory", View::Memory},
-                                                         {"pipeline", View::Pipeline}, {"compare", View::Compare}};
+                                                         {"pipeline", View::Pipeline}, {"compare", View::Compare},
+                                                         {"predictor", View::Predictor}};
     for (const auto& [n, v] : names)
         if (name == QLatin1String(n)) {
             out = v;
@@ -772,12 +990,18 @@ QWidget* MainWindow::viewWidget(View view)
     case View::Memory: return bars_;
     case View::Pipeline: return pipeline_;
     case View::Compare: return compare_;
+    case View::Predictor: return predictorDock_;
     }
     return this;
 }
 
 void MainWindow::showView(View view)
 {
+    if (view == View::Predictor) {
+        predictorDock_->show();
+        predictorDock_->raise();
+        return;
+    }
     if (view != View::Window)
         tabs_->setCurrentWidget(viewWidget(view));
 }

@@ -4,10 +4,13 @@
 #include "search/SearchResult.h"
 
 #include <QMainWindow>
+#include <QStringList>
 
+#include <memory>
 #include <optional>
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -28,6 +31,8 @@ class ParetoPlot;
 class PipelineView;
 class PlanFilterProxy;
 class PlanTableModel;
+class Predictor;
+class PredictorPanel;
 class ProfileComparisonView;
 class PropertyPanel;
 class SearchController;
@@ -38,7 +43,7 @@ class SetupPanel;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare };
+    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Predictor };
 
     struct Options {
         bool restoreState = true;      // QSettings geometry and dock layout
@@ -54,6 +59,9 @@ public:
     bool saveProject(const QString& file, QString* error = nullptr);
     Project currentProject() const;
 
+    // Copies the document, setup, objective and predictor choice into a request
+    // and starts it; refuses (searchRefused) when the chosen learned predictor
+    // does not fit the cluster, model or setup.
     void runSearch();
     SearchController* controller() const { return controller_; }
     const SearchResult* result() const;
@@ -67,13 +75,33 @@ public:
 
     ParetoPlot* paretoPlot() const { return pareto_; }
     MemoryBars* memoryBars() const { return bars_; }
+    PredictorPanel* predictorPanel() const { return predictorPanel_; }
+    // The status bar's line about the selected plan: provenance and
+    // +-uncertainty of its time and memory.
+    QString planSummary() const;
     ObjectivePanel* objectivePanel() const { return objectivePanel_; }
     ClusterDocument* document() const { return document_; }
     bool isDirty() const;
+    // Launch files for the selected plan (or the best one) of the last result,
+    // as `memx-cli export` writes them: Megatron-LM and FlagScale into the
+    // folder `destination`, the memx-plan/1 document into the file
+    // `destination`. No dialogs: the menu actions show the outcome.
+    enum class ExportTarget { Megatron, FlagScale, Json };
+    struct ExportOutcome {
+        bool ok = false;
+        QString message;    // what was written, or why nothing was
+        QStringList files;  // absolute paths written
+    };
+    ExportOutcome exportPlan(ExportTarget target, const QString& destination);
+
     // Crash recovery: while the project has unsaved changes it is written here
     // every 30 s; main() offers it back after a crash. Public for tests.
     void writeAutosave();
     QString autosavePath() const;
+
+signals:
+    // A search was not started; the reason is also in the status bar.
+    void searchRefused(const QString& reason);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -102,7 +130,11 @@ private:
     void exportCluster();
     void exportPlot();
     void exportCandidates();
-    void exportSelectedPlan();
+    void exportPlanDialog(ExportTarget target);
+    void updateExportActions();
+    void updatePredictorContext();
+    void addRecentPredictor(const QString& file);
+    QString predictorLabel(const std::shared_ptr<const Predictor>& predictor, const std::string& name) const;
     void about();
 
     Options options_;
@@ -118,12 +150,15 @@ private:
     PropertyPanel* properties_ = nullptr;
     SetupPanel* setupPanel_ = nullptr;
     ObjectivePanel* objectivePanel_ = nullptr;
+    PredictorPanel* predictorPanel_ = nullptr;
+    QDockWidget* predictorDock_ = nullptr;
     PlanTableModel* planModel_ = nullptr;
     PlanFilterProxy* planProxy_ = nullptr;
     QTableView* planTable_ = nullptr;
     QLineEdit* planFilter_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* statusLabel_ = nullptr;
+    QLabel* planInfo_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     QTimer* autosaveTimer_ = nullptr;
     QMenu* recentMenu_ = nullptr;
@@ -136,6 +171,9 @@ private:
     QAction* cancelAct_ = nullptr;
     QAction* undoAct_ = nullptr;
     QAction* redoAct_ = nullptr;
+    QAction* exportMegatronAct_ = nullptr;
+    QAction* exportFlagScaleAct_ = nullptr;
+    QAction* exportJsonAct_ = nullptr;
 
     QString currentFile_;
     bool settingsDirty_ = false;
@@ -143,6 +181,10 @@ private:
     bool resultsStale_ = false;
     bool shownFirstResult_ = false;
     nlohmann::json lastResultSummary_;
+    // The learned predictor of the last started search and its file, so that
+    // exports name the file even after the panel's choice changed.
+    std::shared_ptr<const Predictor> searchPredictor_;
+    QString searchPredictorFile_;
 };
 
 }  // namespace memx

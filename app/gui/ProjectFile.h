@@ -18,6 +18,8 @@ struct Project {
     nlohmann::json model;            // memx-model/1 document
     TrainingSetup setup;
     ObjectiveSpec objective;
+    // "analytic", or the path of a memx-predictor/1 file (a relative path is
+    // relative to the project file's folder).
     std::string predictor = "analytic";
     nlohmann::json lastResult;       // summary only (best plan, stats); may be null
 

@@ -1,5 +1,7 @@
 #include "SearchController.h"
 
+#include "predict/PredictionStore.h"
+
 #include <QMetaObject>
 #include <QPointer>
 #include <QtConcurrent>
@@ -38,7 +40,12 @@ void SearchController::start(SearchRequest request)
     if (isRunning()) {
         current_.cancel->store(true);
         ++generation_;
+        // The superseded search still holds the store: one search per store.
+        store_ = std::make_shared<PredictionStore>();
     }
+    if (!store_)
+        store_ = std::make_shared<PredictionStore>();
+    request.store = store_;  // predictions carry over between searches (MemX 3.1.2)
     const quint64 generation = ++generation_;
     auto cancelFlag = std::make_shared<std::atomic<bool>>(false);
     QPointer<SearchController> self(this);
@@ -57,8 +64,9 @@ void SearchController::start(SearchRequest request)
     auto cancelFn = [cancelFlag] { return cancelFlag->load(); };
 
     auto* watcher = new QFutureWatcher<SearchResult>(this);
+    auto kept = std::make_shared<const SearchRequest>(request);  // for lastRequest(); the worker gets its own copy
     connect(watcher, &QFutureWatcher<SearchResult>::finished, this,
-            [this, generation, watcher] { onFinished(generation, watcher); });
+            [this, generation, watcher, kept] { onFinished(generation, watcher, *kept); });
     current_ = Run{cancelFlag, watcher, generation};
     watcher->setFuture(QtConcurrent::run([request = std::move(request), progressFn, cancelFn]() mutable {
         return SearchEngine::run(std::move(request), progressFn, cancelFn);
@@ -66,7 +74,8 @@ void SearchController::start(SearchRequest request)
     emit started();
 }
 
-void SearchController::onFinished(quint64 generation, QFutureWatcher<SearchResult>* watcher)
+void SearchController::onFinished(quint64 generation, QFutureWatcher<SearchResult>* watcher,
+                                  const SearchRequest& request)
 {
     watcher->deleteLater();
     if (current_.watcher == watcher)
@@ -83,6 +92,7 @@ void SearchController::onFinished(quint64 generation, QFutureWatcher<SearchResul
         return;
     }
     result_ = std::move(r);
+    request_ = request;
     hasResult_ = true;
     emit finished();
 }

@@ -25,6 +25,9 @@ public:
     void cancel();
     bool isRunning() const;
     const SearchResult& lastResult() const { return result_; }
+    // The request lastResult() answers (cluster, model, setup, predictor): what
+    // an export of one of its plans was made for, whatever was edited since.
+    const SearchRequest& lastRequest() const { return request_; }
     bool hasResult() const { return hasResult_; }
 
 signals:
@@ -35,7 +38,7 @@ signals:
     void failed(const QString& reason);
 
 private:
-    void onFinished(quint64 generation, QFutureWatcher<SearchResult>* watcher);
+    void onFinished(quint64 generation, QFutureWatcher<SearchResult>* watcher, const SearchRequest& request);
 
     struct Run {
         std::shared_ptr<std::atomic<bool>> cancel;
@@ -44,8 +47,10 @@ private:
     };
     Run current_;
     quint64 generation_ = 0;
+    SearchRequest request_;
     SearchResult result_;
     bool hasResult_ = false;
+    std::shared_ptr<PredictionStore> store_;  // kept across searches; emptied on the paper's conditions
 };
 
 }  // namespace memx

@@ -1,10 +1,11 @@
 // memx: the MemX Workbench GUI. Also renders screenshots headlessly:
-//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare]
+//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare|predictor]
 #include "MainWindow.h"
 #include "SearchController.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
@@ -37,13 +38,23 @@ int takeScreenshot(memx::MainWindow& w, const QString& file, memx::MainWindow::V
         std::fprintf(stderr, "memx: no feasible plan: %s\n", qPrintable(reason));
         loop.quit();
     });
+    bool refused = false;
+    QObject::connect(&w, &memx::MainWindow::searchRefused, &loop, [&](const QString& reason) {
+        std::fprintf(stderr, "memx: search refused: %s\n", qPrintable(reason));
+        refused = true;
+    });
     if (view != memx::MainWindow::View::Window)
         w.resize(2000, 1250);  // a single view gets the room it would have maximised
     w.show();
     w.runSearch();
-    loop.exec();
+    if (!refused)  // a refusal is reported before runSearch() returns; nothing to wait for
+        loop.exec();
     w.showView(view);
-    QCoreApplication::processEvents();
+    // Let posted layout requests settle (a raised dock lays out over a few rounds).
+    QElapsedTimer settle;
+    settle.start();
+    while (settle.elapsed() < 150)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     QWidget* target = w.viewWidget(view);
     QPixmap pixmap = target->grab();
     if (pixmap.isNull() || !pixmap.save(file)) {
@@ -95,7 +106,7 @@ int main(int argc, char** argv)
     QCommandLineOption project(QStringLiteral("project"), QStringLiteral("Project file to open."),
                                QStringLiteral("P"));
     QCommandLineOption view(QStringLiteral("view"),
-                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline or compare."),
+                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline, compare or predictor."),
                             QStringLiteral("VIEW"), QStringLiteral("window"));
     parser.addOptions({screenshot, project, view});
     parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));

@@ -1,20 +1,39 @@
 // The workbench window end to end, offscreen: a search started from the
 // window completes without blocking the event loop, fills the plot, selection
 // drives the memory bars, profiles move the highlighted plan, projects
-// round-trip and the screenshot mode renders.
+// round-trip and the screenshot mode renders. A learned predictor chosen in
+// the predictor panel drives the search (or refuses it when it does not fit),
+// and File > Export writes launch files for the selected plan.
 #include "TestPaths.h"
+#include "TestRequests.h"
 
 #include "MainWindow.h"
 #include "MemoryBars.h"
 #include "ObjectivePanel.h"
 #include "ParetoPlot.h"
+#include "PredictorPanel.h"
 #include "SearchController.h"
+#include "SetupPanel.h"
 
+#include "export/PlanJsonReader.h"
+#include "hardware/GpuCatalog.h"
+#include "io/AtomicFile.h"
+#include "profile/MeasurementCsv.h"
+#include "profile/PlanRuns.h"
+#include "profile/PredictorTrainer.h"
+#include "profile/TrainingSet.h"
+
+#include <qcustomplot.h>
+
+#include <QDirIterator>
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <fstream>
 
 using namespace memx;
 
@@ -34,6 +53,58 @@ bool runAndWait(MainWindow& w)
     w.runSearch();
     return done.wait(60000);
 }
+
+// A small learned predictor for the sample project (LLaMA2-7B on the paper's
+// 20-GPU cluster), trained in a second or two: made-up stage measurements of
+// the analytic search's best plans, each GPU type off from the analytic model
+// by its own factor; no hyper-parameter search.
+void trainSmallPredictor(const std::string& file)
+{
+    SearchRequest req = test::paperRequest();
+    req.setup.microBatches = {1, 2, 4};
+    const SearchResult r = SearchEngine::run(req);
+    std::vector<Measurement> rows;
+    const std::map<std::string, double> slower = {{"A100-80GB", 1.10}, {"Vendor-B", 1.30}, {"Vendor-C", 0.90}};
+    for (std::size_t n = 0; n < std::min<std::size_t>(8, r.best.size()); ++n) {
+        const Plan& p = r.best[n];
+        std::vector<Measurement> stages = PlanRuns::rows(p, req.model, "run" + std::to_string(n));
+        for (std::size_t i = 0; i < stages.size(); ++i) {
+            Measurement& m = stages[i];
+            m.source = MeasurementSource::Simulated;
+            const auto f = slower.find(m.gpuType);
+            m.stageTimeMs = p.stages[i].timeMs * p.microBatches * (f == slower.end() ? 1.0 : f->second);
+            m.peakMemMiB = p.stages[i].memory.totalMiB() * 1.05;
+            rows.push_back(m);
+        }
+    }
+    const TrainingSet set = TrainingSet::build(rows, "made-up.csv", GpuCatalog::builtin());
+    PredictorTrainer::Options opt;
+    opt.tune = false;
+    opt.folds = 3;
+    opt.params.rounds = 30;
+    opt.params.maxDepth = 3;
+    TrainReport report;
+    const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
+    PredictorMetadata meta = set.metadata();
+    meta.dataHash = PredictorMetadata::hashText(MeasurementCsv::write(rows));
+    meta.sources = {"made-up.csv"};
+    meta.training = {{"cross_validation",
+                      {{"folds", report.cv.folds},
+                       {"time_mape_pct", report.cv.timeMape},
+                       {"memory_mape_pct", report.cv.memoryMape}}},
+                     {"importance_gain", report.importance}};
+    PredictorFile::save(file, model, meta);
+}
+
+QStringList filesUnder(const QString& dir)
+{
+    QStringList out;
+    QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        out << QDir(dir).relativeFilePath(it.next());
+    out.sort();
+    return out;
+}
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -49,11 +120,32 @@ private slots:
     void projectRoundTrip();
     void autosaveHoldsUnsavedChanges();
     void screenshotIsRendered();
+    void learnedPredictorDrivesTheSearch();
+    void unfitPredictorRefusesTheSearch();
+    void projectKeepsThePredictor();
+    void exportWritesMegatronScriptsAndPlanJson();
+    void flagScaleRefusalIsReported();
+    void exportNeedsAResult();
+    void memoryMarginAtUncertainty_data();
+    void memoryMarginAtUncertainty();
+
+private:
+    QTemporaryDir modelDir_;
+    QString model_;        // fits the sample project
+    QString a100Only_;     // the same, claiming to know only A100-80GB
 };
 
 void TestMainWindow::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(modelDir_.isValid());
+    model_ = modelDir_.filePath(QStringLiteral("model.json"));
+    trainSmallPredictor(model_.toStdString());
+    std::ifstream in(model_.toStdString());
+    nlohmann::json doc = nlohmann::json::parse(in);
+    doc["trained_on"]["gpu_types"] = {"A100-80GB"};
+    a100Only_ = modelDir_.filePath(QStringLiteral("a100-only.json"));
+    writeFileAtomically(a100Only_.toStdString(), doc.dump());
 }
 
 void TestMainWindow::searchCompletesWithoutBlocking()
@@ -192,7 +284,7 @@ void TestMainWindow::autosaveHoldsUnsavedChanges()
 void TestMainWindow::screenshotIsRendered()
 {
     QTemporaryDir dir;
-    for (const char* view : {"window", "memory"}) {
+    for (const char* view : {"window", "memory", "predictor"}) {
         const QString file = dir.filePath(QStringLiteral("%1.png").arg(QLatin1String(view)));
         QProcess p;
         p.start(QStringLiteral(MEMX_GUI_PATH), {QStringLiteral("--screenshot"), file, QStringLiteral("--view"),
@@ -201,7 +293,238 @@ void TestMainWindow::screenshotIsRendered()
         QCOMPARE(p.exitCode(), 0);
         QImage img(file);
         QVERIFY(!img.isNull());
-        QVERIFY(img.width() > 400 && img.height() > 300);
+        // The predictor view is a dock: narrower than the tabs.
+        const int minWidth = QLatin1String(view) == QLatin1String("predictor") ? 300 : 400;
+        QVERIFY2(img.width() > minWidth && img.height() > 300, qPrintable(QStringLiteral("%1: %2 x %3").arg(QLatin1String(view)).arg(img.width()).arg(img.height())));
+    }
+}
+
+void TestMainWindow::learnedPredictorDrivesTheSearch()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    QVERIFY2(w.predictorPanel()->loadFile(model_), qPrintable(w.predictorPanel()->errorText()));
+    QVERIFY(w.predictorPanel()->refusal().isEmpty());
+    QVERIFY(runAndWait(w));
+    const SearchResult& r = *w.result();
+    QCOMPARE(QString::fromStdString(r.predictorName), QStringLiteral("learned"));
+    QVERIFY(w.controller()->lastRequest().predictor == w.predictorPanel()->predictor());
+    QVERIFY(!r.best.empty());
+    for (const Plan& p : r.best) {
+        QCOMPARE(p.provenance, Provenance::Learned);
+        QVERIFY(p.uncertainty > 0);
+    }
+    // The chosen plan's provenance and uncertainty are visible: status line and whiskers.
+    const Plan& best = r.best.front();
+    const QString pct = QStringLiteral("±%1%").arg(qRound(100 * best.uncertainty));
+    QVERIFY2(w.planSummary().startsWith(QStringLiteral("learned, ") + pct), qPrintable(w.planSummary()));
+    QCOMPARE(w.memoryBars()->provenance(), QStringLiteral("learned"));
+    QCOMPARE(w.memoryBars()->uncertainty(), best.uncertainty);
+    QVERIFY(w.memoryBars()->hasWhiskers());
+    QCOMPARE(w.memoryBars()->barUpperMiB(0), best.stages[0].memory.totalMiB() * (1 + best.uncertainty));
+    const QString margin = w.memoryBars()->marginText();
+    QVERIFY2(margin.contains(QStringLiteral("+%1%").arg(qRound(100 * best.uncertainty))), qPrintable(margin));
+    QVERIFY2(margin.contains(w.memoryBars()->fitsAtUpperBound() ? QStringLiteral("fits with margin")
+                                                                : QStringLiteral("may not fit")),
+             qPrintable(margin));
+
+    // Back to analytic: the next search is analytic again.
+    w.predictorPanel()->setChoice(PredictorPanel::Choice::Analytic);
+    QVERIFY(runAndWait(w));
+    QCOMPARE(QString::fromStdString(w.result()->predictorName), QStringLiteral("analytic"));
+    QCOMPARE(w.result()->best.front().provenance, Provenance::Analytic);
+    QVERIFY(w.planSummary().startsWith(QStringLiteral("analytic, ")));
+}
+
+void TestMainWindow::unfitPredictorRefusesTheSearch()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    QVERIFY(w.predictorPanel()->loadFile(a100Only_));
+    QSignalSpy refused(&w, &MainWindow::searchRefused);
+    QSignalSpy started(w.controller(), &SearchController::started);
+    w.runSearch();
+    QCOMPARE(refused.count(), 1);
+    QCOMPARE(started.count(), 0);
+    QVERIFY(!w.controller()->isRunning());
+    const QString reason = refused.first().first().toString();
+    QVERIFY2(reason.contains(QStringLiteral("a100-only.json")) && reason.contains(QStringLiteral("Vendor-B, Vendor-C")),
+             qPrintable(reason));
+    QVERIFY(w.result() == nullptr);
+    // No silent fallback: picking analytic is the user's move, and then it runs.
+    w.predictorPanel()->setChoice(PredictorPanel::Choice::Analytic);
+    QVERIFY(runAndWait(w));
+    QCOMPARE(refused.count(), 1);
+    QCOMPARE(QString::fromStdString(w.result()->predictorName), QStringLiteral("analytic"));
+}
+
+void TestMainWindow::projectKeepsThePredictor()
+{
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("p.memx"));
+    {
+        MainWindow w(quietOptions());
+        w.openSampleProject();
+        QVERIFY(w.predictorPanel()->loadFile(model_));
+        QVERIFY(w.isDirty());
+        QString error;
+        QVERIFY2(w.saveProject(file, &error), qPrintable(error));
+        QCOMPARE(QString::fromStdString(w.currentProject().predictor), QFileInfo(model_).absoluteFilePath());
+        // The file just loaded heads the recent predictors.
+        QCOMPARE(QSettings().value(QStringLiteral("recentPredictors")).toStringList().value(0),
+                 QFileInfo(model_).absoluteFilePath());
+    }
+    MainWindow again(quietOptions());
+    QString error;
+    QVERIFY2(again.openProject(file, &error), qPrintable(error));
+    QCOMPARE(again.predictorPanel()->choice(), PredictorPanel::Choice::Learned);
+    QCOMPARE(again.predictorPanel()->filePath(), QFileInfo(model_).absoluteFilePath());
+    QVERIFY(!again.isDirty());
+
+    // A project whose predictor file is gone still opens, on the analytic predictor.
+    Project p = Project::load(file.toStdString());
+    p.predictor = "gone.json";  // relative: next to the project
+    const QString broken = dir.filePath(QStringLiteral("broken.memx"));
+    p.save(broken.toStdString());
+    MainWindow third(quietOptions());
+    QVERIFY2(third.openProject(broken, &error), qPrintable(error));
+    QCOMPARE(third.predictorPanel()->choice(), PredictorPanel::Choice::Analytic);
+    QVERIFY2(third.predictorPanel()->errorText().contains(dir.filePath(QStringLiteral("gone.json"))),
+             qPrintable(third.predictorPanel()->errorText()));
+    QCOMPARE(third.currentProject().predictor, std::string("analytic"));
+}
+
+void TestMainWindow::exportWritesMegatronScriptsAndPlanJson()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    QVERIFY(runAndWait(w));
+    const Plan& best = w.result()->best.front();
+    QTemporaryDir dir;
+    const QString megatron = dir.filePath(QStringLiteral("megatron"));
+    const MainWindow::ExportOutcome out = w.exportPlan(MainWindow::ExportTarget::Megatron, megatron);
+    QVERIFY2(out.ok, qPrintable(out.message));
+    const QStringList written = filesUnder(megatron);
+    QVERIFY2(written.contains(QStringLiteral("launch_node0.sh")), qPrintable(written.join(',')));
+    QVERIFY(written.contains(QStringLiteral("hostfile")));
+    QVERIFY(written.contains(QStringLiteral("sbatch.sh")));
+    QCOMPARE(out.files.size(), written.size());
+    QVERIFY2(out.message.contains(QStringLiteral("launch_node0.sh")), qPrintable(out.message));
+    QFile script(QDir(megatron).filePath(QStringLiteral("launch_node0.sh")));
+    QVERIFY(script.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(script.readAll());
+    QVERIFY(text.contains(QStringLiteral("--pipeline-model-parallel-size %1").arg(best.pp)));
+    QVERIFY(QFileInfo(script).isExecutable());
+
+    // Plan JSON: the whole memx-plan/1 document, readable by memx-cli export.
+    const QString json = dir.filePath(QStringLiteral("plan.json"));
+    const MainWindow::ExportOutcome j = w.exportPlan(MainWindow::ExportTarget::Json, json);
+    QVERIFY2(j.ok, qPrintable(j.message));
+    QCOMPARE(j.files, QStringList{QFileInfo(json).absoluteFilePath()});
+    const PlanDocument doc = PlanJsonReader::read(json.toStdString());
+    QCOMPARE(doc.format, std::string("memx-plan/1"));
+    QCOMPARE(doc.plan.key, best.key);
+    QCOMPARE(doc.plan.iterationMs, best.iterationMs);
+    QCOMPARE(doc.model.name, std::string("llama2-7b"));
+    QCOMPARE(doc.cluster.deviceCount(), 20);
+    QCOMPARE(doc.predictor, std::string("analytic"));
+
+    // The selected plan, not the best, when one is selected.
+    const Plan& other = w.result()->best.at(1);
+    w.selectPlan(other.key);
+    QVERIFY(w.exportPlan(MainWindow::ExportTarget::Json, json).ok);
+    QCOMPARE(PlanJsonReader::read(json.toStdString()).plan.key, other.key);
+}
+
+void TestMainWindow::flagScaleRefusalIsReported()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    auto* setup = w.findChild<SetupPanel*>();
+    QVERIFY(setup);
+    TrainingSetup s = setup->setup();
+    s.schedule = ScheduleMode::Both;
+    setup->setSetup(s);
+    QVERIFY(runAndWait(w));
+    const Plan* interleaved = nullptr;
+    for (const Plan& p : w.result()->best)
+        if (p.schedule == Schedule::Interleaved) {
+            interleaved = &p;
+            break;
+        }
+    QVERIFY(interleaved);
+    w.selectPlan(interleaved->key);
+    QTemporaryDir dir;
+    const QString flagscale = dir.filePath(QStringLiteral("flagscale"));
+    const MainWindow::ExportOutcome out = w.exportPlan(MainWindow::ExportTarget::FlagScale, flagscale);
+    QVERIFY(!out.ok);
+    QVERIFY2(out.message.startsWith(QStringLiteral("FlagScale cannot run this plan")), qPrintable(out.message));
+    QVERIFY2(out.message.contains(QStringLiteral("virtual pipeline")), qPrintable(out.message));
+    QVERIFY(out.files.isEmpty());
+    QVERIFY(filesUnder(flagscale).isEmpty());
+    // Megatron-LM runs interleaved plans.
+    QVERIFY(w.exportPlan(MainWindow::ExportTarget::Megatron, dir.filePath(QStringLiteral("megatron"))).ok);
+    // A 1F1B plan goes to FlagScale.
+    w.selectPlan(w.result()->best.front().schedule == Schedule::OneF1B ? w.result()->best.front().key
+                                                                        : w.result()->fastest.front().key);
+    const MainWindow::ExportOutcome ok = w.exportPlan(MainWindow::ExportTarget::FlagScale, flagscale);
+    QVERIFY2(ok.ok, qPrintable(ok.message));
+    QVERIFY(filesUnder(flagscale).contains(QStringLiteral("conf/train_hetero.yaml")));
+}
+
+void TestMainWindow::exportNeedsAResult()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    QTemporaryDir dir;
+    const MainWindow::ExportOutcome out = w.exportPlan(MainWindow::ExportTarget::Megatron, dir.path());
+    QVERIFY(!out.ok);
+    QVERIFY(out.message.contains(QStringLiteral("run a search first")));
+    QVERIFY(filesUnder(dir.path()).isEmpty());
+}
+
+void TestMainWindow::memoryMarginAtUncertainty_data()
+{
+    QTest::addColumn<double>("beyond");  // uncertainty relative to what the tightest GPU's headroom allows
+    QTest::addColumn<bool>("whiskers");
+    QTest::addColumn<QString>("verdict");
+    QTest::addRow("none") << -1.0 << false << "gives no uncertainty";
+    QTest::addRow("half the headroom") << 0.5 << true << "fits with margin even at +";
+    QTest::addRow("just inside") << 0.95 << true << "fits with margin even at +";
+    QTest::addRow("just beyond") << 1.05 << true << "may not fit at +";
+    QTest::addRow("twice the headroom") << 2.0 << true << "may not fit at +";
+}
+
+void TestMainWindow::memoryMarginAtUncertainty()
+{
+    QFETCH(double, beyond);
+    QFETCH(bool, whiskers);
+    QFETCH(QString, verdict);
+    SearchRequest req = test::paperRequest();
+    static const SearchResult r = SearchEngine::run(req);
+    Plan plan = r.best.front();
+    // The uncertainty at which the tightest GPU's upper bound meets its capacity.
+    double limit = 1e9;
+    for (const StagePlan& s : plan.stages)
+        limit = std::min(limit, s.capacityMiB / s.memory.totalMiB() - 1.0);
+    plan.uncertainty = beyond < 0 ? 0.0 : beyond * limit;
+    MemoryBars bars;
+    bars.setPlan(plan, req.cluster);
+    QCOMPARE(bars.hasWhiskers(), whiskers);
+    QCOMPARE(bars.fitsAtUpperBound(), beyond <= 1.0);
+    const QString text = bars.marginText();
+    QVERIFY2(text.contains(verdict), qPrintable(text));
+    QVERIFY2(text.startsWith(QStringLiteral("Tightest GPU ")), qPrintable(text));
+    // Whiskers hang on an extra plottable after the five terms and the capacity legend.
+    const int plottables = bars.plot()->plottableCount();
+    QCOMPARE(plottables, whiskers ? 5 + 1 + 1 + 1 : 5 + 1);
+    if (whiskers) {
+        auto* errors = qobject_cast<QCPErrorBars*>(bars.plot()->plottable(plottables - 1));
+        QVERIFY(errors);
+        QCOMPARE(errors->dataCount(), bars.barCount());
+        QCOMPARE(errors->data()->at(0).errorPlus, plan.stages[0].memory.totalMiB() * plan.uncertainty / 1024.0);
+        for (int i = 0; i < bars.barCount(); ++i)
+            QCOMPARE(bars.barUpperMiB(i), bars.barTotalMiB(i) * (1 + plan.uncertainty));
     }
 }
 

@@ -1,0 +1,466 @@
+#include "PredictorPanel.h"
+
+#include "hardware/Cluster.h"
+#include "io/InputError.h"
+#include "model/ModelSpec.h"
+#include "predict/AnalyticPredictor.h"
+#include "space/TrainingSetup.h"
+
+#include <QComboBox>
+#include <QEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QPainter>
+#include <QResizeEvent>
+#include <QSignalBlocker>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+namespace memx {
+
+namespace {
+
+constexpr int kTopFeatures = 5;
+constexpr int kHashChars = 8;
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString join(const std::vector<std::string>& items)
+{
+    QStringList out;
+    for (const auto& s : items)
+        out << qs(s);
+    return out.join(QStringLiteral(", "));
+}
+
+// Colours that read on the window background, light or dark.
+struct StatusColors {
+    QColor problem, warning, ok;
+};
+StatusColors statusColors(const QPalette& pal)
+{
+    const bool dark = pal.color(QPalette::Window).lightness() < 128;
+    if (dark)
+        return {QColor(0xef, 0x6f, 0x6c), QColor(0xff, 0xb7, 0x4d), QColor(0x81, 0xc7, 0x84)};
+    return {QColor(0xc6, 0x28, 0x28), QColor(0xa1, 0x5c, 0x00), QColor(0x2e, 0x7d, 0x32)};
+}
+
+// A feature's share of the total gain as a thin horizontal bar.
+class ShareBar final : public QWidget {
+public:
+    ShareBar(double share, QWidget* parent)
+        : QWidget(parent)
+        , share_(std::clamp(share, 0.0, 1.0))
+    {
+        setMinimumSize(40, 8);
+        setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    }
+    QSize sizeHint() const override { return {80, 10}; }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        const QRectF r = QRectF(rect()).adjusted(0, 1, 0, -1);
+        QColor track = palette().color(QPalette::WindowText);
+        track.setAlpha(35);
+        p.fillRect(r, track);
+        p.fillRect(QRectF(r.left(), r.top(), r.width() * share_, r.height()), palette().color(QPalette::Highlight));
+    }
+
+private:
+    double share_;
+};
+
+// A section of the file's free-form "training" object; empty when absent.
+nlohmann::json section(const PredictorMetadata& m, const char* key)
+{
+    if (!m.training.is_object() || !m.training.contains(key) || !m.training.at(key).is_object())
+        return nlohmann::json::object();
+    return m.training.at(key);
+}
+
+QString percent(const nlohmann::json& v)
+{
+    if (!v.is_number())
+        return PredictorPanel::tr("n/a");
+    return QStringLiteral("%1 %").arg(v.get<double>(), 0, 'f', v.get<double>() < 10 ? 2 : 1);
+}
+
+}  // namespace
+
+struct PredictorPanel::Context {
+    Cluster cluster;
+    ModelSpec model;
+    TrainingSetup setup;
+};
+
+PredictorPanel::PredictorPanel(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* root = new QVBoxLayout(this);
+
+    auto* row = new QHBoxLayout;
+    combo_ = new QComboBox(this);
+    combo_->setObjectName(QStringLiteral("predictorChoice"));
+    combo_->addItem(tr("Analytic"));
+    combo_->addItem(tr("Learned (file…)"));
+    combo_->setToolTip(tr("The model that predicts each stage's time and memory during the search"));
+    connect(combo_, &QComboBox::activated, this, &PredictorPanel::onComboChosen);
+    loadButton_ = new QToolButton(this);
+    loadButton_->setObjectName(QStringLiteral("predictorLoad"));
+    loadButton_->setText(tr("Load…"));
+    loadButton_->setToolTip(tr("Open a learned predictor (memx-predictor/1, from memx-cli train)"));
+    recentMenu_ = new QMenu(loadButton_);
+    loadButton_->setMenu(recentMenu_);
+    loadButton_->setPopupMode(QToolButton::MenuButtonPopup);
+    connect(loadButton_, &QToolButton::clicked, this, &PredictorPanel::openDialog);
+    row->addWidget(combo_, 1);
+    row->addWidget(loadButton_);
+    root->addLayout(row);
+
+    description_ = new QLabel(this);
+    description_->setWordWrap(true);
+    root->addWidget(description_);
+
+    info_ = new QWidget(this);
+    infoForm_ = new QFormLayout(info_);
+    infoForm_->setContentsMargins(0, 0, 0, 0);
+    infoForm_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    infoForm_->setLabelAlignment(Qt::AlignRight | Qt::AlignTop);
+    auto field = [this](const QString& label, const char* name) {
+        auto* l = new QLabel(info_);
+        l->setObjectName(QLatin1String(name));
+        l->setWordWrap(true);
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        infoForm_->addRow(label, l);
+        return l;
+    };
+    fileLabel_ = field(tr("File"), "predictorFile");
+    gpuLabel_ = field(tr("GPU types"), "predictorGpuTypes");
+    modelsLabel_ = field(tr("Models"), "predictorModels");
+    dataLabel_ = field(tr("Data"), "predictorData");
+    mapeLabel_ = field(tr("CV MAPE"), "predictorMape");
+    mapeLabel_->setToolTip(tr("Cross-validated mean absolute percentage error of stage time and memory, "
+                              "by held-out run"));
+    features_ = new QWidget(info_);
+    featureGrid_ = new QGridLayout(features_);
+    featureGrid_->setContentsMargins(0, 0, 0, 0);
+    featureGrid_->setHorizontalSpacing(6);
+    featureGrid_->setVerticalSpacing(1);
+    infoForm_->addRow(tr("Top features"), features_);
+
+    fitLabel_ = new QLabel(this);
+    fitLabel_->setObjectName(QStringLiteral("predictorFit"));
+    fitLabel_->setWordWrap(true);
+    fitLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    fitLabel_->setTextFormat(Qt::RichText);
+    root->addWidget(fitLabel_);
+
+    errorLabel_ = new QLabel(this);
+    errorLabel_->setObjectName(QStringLiteral("predictorError"));
+    errorLabel_->setWordWrap(true);
+    errorLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    root->addWidget(errorLabel_);
+    // The verdict (fit, load error) comes first; what the file was trained on below it.
+    root->addWidget(info_);
+    root->addStretch(1);
+
+    setRecentFiles({});
+    refresh();
+}
+
+PredictorPanel::~PredictorPanel() = default;
+
+std::shared_ptr<const Predictor> PredictorPanel::predictor() const
+{
+    if (choice_ != Choice::Learned || !loaded_)
+        return nullptr;
+    return loaded_->predictor;
+}
+
+const PredictorMetadata* PredictorPanel::metadata() const
+{
+    return loaded_ ? &loaded_->metadata : nullptr;
+}
+
+void PredictorPanel::setChoice(Choice choice)
+{
+    if (choice == Choice::Learned && !loaded_)
+        return;
+    if (choice == choice_)
+        return;
+    choice_ = choice;
+    refresh();
+    emit changed();
+}
+
+bool PredictorPanel::loadFile(const QString& path)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    error_.clear();
+    PredictorFile::Loaded loaded;
+    try {
+        loaded = PredictorFile::load(path.toStdString());
+    } catch (const InputError& e) {
+        QString where = qs(e.file());
+        if (!e.field().empty())
+            where += QStringLiteral(", field %1").arg(qs(e.field()));
+        error_ = tr("Cannot load predictor %1: %2").arg(where, qs(e.reason()));
+    } catch (const std::exception& e) {
+        // nlohmann's type errors do not know the file: name it here.
+        error_ = tr("Cannot load predictor %1: %2").arg(path, QString::fromUtf8(e.what()));
+    }
+    if (!loaded.predictor) {
+        if (error_.isEmpty())
+            error_ = tr("Cannot load predictor %1: the file holds no predictor").arg(path);
+        refresh();
+        emit loadFailed(error_);
+        return false;
+    }
+    error_.clear();
+    loaded_ = std::make_unique<PredictorFile::Loaded>(std::move(loaded));
+    path_ = absolute;
+    choice_ = Choice::Learned;
+    checkFit();
+    refresh();
+    emit fileLoaded(path_);
+    emit changed();
+    return true;
+}
+
+void PredictorPanel::setContext(const Cluster& cluster, const ModelSpec& model, const TrainingSetup& setup)
+{
+    context_ = std::make_unique<Context>(Context{cluster, model, setup});
+    checkFit();
+    refresh();
+}
+
+void PredictorPanel::checkFit()
+{
+    problems_.clear();
+    warnings_.clear();
+    if (!loaded_ || !context_)
+        return;
+    std::vector<std::string> problems, warnings;
+    PredictorFile::checkFits(loaded_->metadata, context_->cluster, context_->model, context_->setup, problems,
+                             warnings);
+    for (const auto& p : problems)
+        problems_ << qs(p);
+    for (const auto& w : warnings)
+        warnings_ << qs(w);
+}
+
+QString PredictorPanel::refusal() const
+{
+    if (choice_ != Choice::Learned || problems_.isEmpty())
+        return {};
+    return tr("the learned predictor %1 does not fit this search: %2. Choose Analytic or another predictor file.")
+        .arg(QFileInfo(path_).fileName(), problems_.join(QStringLiteral("; ")));
+}
+
+void PredictorPanel::setRecentFiles(const QStringList& files)
+{
+    recent_ = files;
+    recentMenu_->clear();
+    for (const QString& f : files)
+        recentMenu_->addAction(QFileInfo(f).fileName(), this, [this, f] { loadFile(f); })->setToolTip(f);
+    recentMenu_->setEnabled(!files.isEmpty());
+    if (files.isEmpty())
+        recentMenu_->addAction(tr("No recent predictor files"))->setEnabled(false);
+}
+
+void PredictorPanel::onComboChosen(int index)
+{
+    if (index == 0) {
+        setChoice(Choice::Analytic);
+        return;
+    }
+    if (loaded_) {
+        setChoice(Choice::Learned);
+        return;
+    }
+    openDialog();
+    syncCombo();  // cancelled or failed: back to what is in use
+}
+
+void PredictorPanel::openDialog()
+{
+    const QString dir = path_.isEmpty() ? QString() : QFileInfo(path_).absolutePath();
+    const QString file = QFileDialog::getOpenFileName(this, tr("Open learned predictor"), dir,
+                                                      tr("MemX predictor (*.json);;All files (*)"));
+    if (!file.isEmpty())
+        loadFile(file);
+}
+
+void PredictorPanel::syncCombo()
+{
+    const QSignalBlocker block(combo_);
+    combo_->setItemText(1, loaded_ ? tr("Learned: %1").arg(QFileInfo(path_).fileName()) : tr("Learned (file…)"));
+    combo_->setItemData(1, loaded_ ? path_ : QString(), Qt::ToolTipRole);
+    combo_->setCurrentIndex(choice_ == Choice::Learned ? 1 : 0);
+}
+
+QString PredictorPanel::trainedOnText() const
+{
+    if (!loaded_)
+        return {};
+    QStringList lines;
+    for (int r = 0; r < infoForm_->rowCount(); ++r) {
+        auto* label = infoForm_->itemAt(r, QFormLayout::LabelRole);
+        auto* value = infoForm_->itemAt(r, QFormLayout::FieldRole);
+        auto* l = label ? qobject_cast<QLabel*>(label->widget()) : nullptr;
+        auto* v = value ? qobject_cast<QLabel*>(value->widget()) : nullptr;
+        if (l && v)
+            lines << QStringLiteral("%1: %2").arg(l->text(), v->text());
+    }
+    QStringList features;
+    for (int i = 0; i < featureGrid_->rowCount(); ++i)
+        if (auto* item = featureGrid_->itemAtPosition(i, 0))
+            if (auto* l = qobject_cast<QLabel*>(item->widget()))
+                features << l->text();
+    lines << tr("Top features: %1").arg(features.join(QStringLiteral(", ")));
+    return lines.join(QLatin1Char('\n'));
+}
+
+QString PredictorPanel::summaryLine() const
+{
+    if (choice_ != Choice::Learned || !loaded_)
+        return tr("analytic");
+    const nlohmann::json cv = section(loaded_->metadata, "cross_validation");
+    return tr("learned (%1): %2 runs, CV MAPE time %3, memory %4")
+        .arg(QFileInfo(path_).fileName())
+        .arg(loaded_->metadata.runs)
+        .arg(percent(cv.value("time_mape_pct", nlohmann::json())), percent(cv.value("memory_mape_pct", nlohmann::json())));
+}
+
+void PredictorPanel::refresh()
+{
+    syncCombo();
+    const StatusColors colors = statusColors(palette());
+
+    if (choice_ == Choice::Analytic)
+        description_->setText(
+            tr("Analytic: GEMM FLOPs at an effective fraction of peak plus TP collectives for time; model states "
+               "plus activations in flight for memory. Needs no measurements; plans carry ±%1% uncertainty.")
+                .arg(qRound(100 * AnalyticPredictor::Params().relativeUncertainty)));
+    else
+        description_->setText(tr("Learned: the analytic model corrected by XGBoost trained on measured runs."));
+
+    info_->setVisible(loaded_ != nullptr);
+    if (loaded_) {
+        const PredictorMetadata& m = loaded_->metadata;
+        fileLabel_->setText(QFileInfo(path_).fileName()
+                            + (choice_ == Choice::Analytic ? tr(" (loaded, not in use)") : QString()));
+        fileLabel_->setToolTip(path_);
+        gpuLabel_->setText(m.gpuTypes.empty() ? tr("none") : join(m.gpuTypes));
+        QStringList models;
+        for (const auto& s : m.models)
+            models << qs(s.toString());
+        modelsLabel_->setText(models.isEmpty() ? tr("any") : models.join(QLatin1Char('\n')));
+        const QString hash = qs(m.dataHash).left(kHashChars);
+        dataLabel_->setText(tr("%L1 runs · %L2 stage rows · hash %3")
+                                .arg(m.runs)
+                                .arg(m.rows)
+                                .arg(hash.isEmpty() ? tr("none") : hash));
+        dataLabel_->setToolTip(tr("Data hash %1\nSources: %2").arg(qs(m.dataHash), join(m.sources)));
+        const nlohmann::json cv = section(m, "cross_validation");
+        const int folds = cv.value("folds", nlohmann::json(0)).is_number() ? cv.value("folds", 0) : 0;
+        mapeLabel_->setText(folds >= 2 ? tr("time %1 · memory %2 (%3 folds)")
+                                             .arg(percent(cv.value("time_mape_pct", nlohmann::json())),
+                                                  percent(cv.value("memory_mape_pct", nlohmann::json())))
+                                             .arg(folds)
+                                       : tr("not cross-validated (too few runs)"));
+
+        while (QLayoutItem* item = featureGrid_->takeAt(0)) {
+            delete item->widget();
+            delete item;
+        }
+        std::vector<std::pair<double, std::string>> gains;
+        double total = 0;
+        const nlohmann::json imp = section(m, "importance_gain");
+        for (auto it = imp.begin(); it != imp.end(); ++it)
+            if (it->is_number() && it->get<double>() > 0) {
+                gains.emplace_back(it->get<double>(), it.key());
+                total += it->get<double>();
+            }
+        std::sort(gains.begin(), gains.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        const int shown = std::min<int>(kTopFeatures, static_cast<int>(gains.size()));
+        for (int i = 0; i < shown; ++i) {
+            const double share = gains[i].first / total;
+            auto* name = new QLabel(qs(gains[i].second), features_);
+            auto* bar = new ShareBar(share, features_);
+            const QString shareText = share < 0.001 ? QStringLiteral("<0.1%")
+                                                    : QStringLiteral("%1%").arg(100 * share, 0, 'f', share < 0.1 ? 1 : 0);
+            auto* value = new QLabel(shareText, features_);
+            value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            const QString tip = tr("Gain %1 (%2% of the total)").arg(gains[i].first, 0, 'g', 3).arg(100 * share, 0, 'f', 1);
+            for (QWidget* w : {static_cast<QWidget*>(name), static_cast<QWidget*>(bar), static_cast<QWidget*>(value)})
+                w->setToolTip(tip);
+            featureGrid_->addWidget(name, i, 0);
+            featureGrid_->addWidget(bar, i, 1);
+            featureGrid_->addWidget(value, i, 2);
+        }
+        if (shown == 0)
+            featureGrid_->addWidget(new QLabel(tr("not recorded"), features_), 0, 0);
+        featureGrid_->setColumnStretch(1, 1);
+    }
+
+    // Fit of the loaded file to the search at hand.
+    QStringList html;
+    if (loaded_ && context_) {
+        for (const QString& p : problems_)
+            html << QStringLiteral("<div style='color:%1'>✖ %2</div>").arg(colors.problem.name(), p.toHtmlEscaped());
+        for (const QString& w : warnings_)
+            html << QStringLiteral("<div style='color:%1'>⚠ %2</div>").arg(colors.warning.name(), w.toHtmlEscaped());
+        if (problems_.isEmpty() && warnings_.isEmpty())
+            html << QStringLiteral("<div style='color:%1'>✔ %2</div>")
+                        .arg(colors.ok.name(), tr("Fits this cluster, model and setup").toHtmlEscaped());
+        if (!problems_.isEmpty() && choice_ == Choice::Learned)
+            html << QStringLiteral("<div style='color:%1'><b>%2</b></div>")
+                        .arg(colors.problem.name(),
+                             tr("A search with this predictor is refused: choose Analytic or another file.")
+                                 .toHtmlEscaped());
+    }
+    fitLabel_->setText(html.join(QString()));
+    fitLabel_->setVisible(!html.isEmpty());
+
+    errorLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(colors.problem.name()));
+    errorLabel_->setText(error_);
+    errorLabel_->setVisible(!error_.isEmpty());
+    holdNeededHeight();
+}
+
+void PredictorPanel::resizeEvent(QResizeEvent* e)
+{
+    QWidget::resizeEvent(e);
+    holdNeededHeight();
+}
+
+void PredictorPanel::holdNeededHeight()
+{
+    // Word-wrapped labels report no height for a width through minimumSizeHint,
+    // so a short dock would squeeze the rows over each other: hold the height
+    // the text needs at this width (a scroll area around the panel then scrolls).
+    const int needed = layout()->totalHeightForWidth(width());
+    if (needed > 0 && needed != minimumHeight())
+        setMinimumHeight(needed);
+}
+
+void PredictorPanel::changeEvent(QEvent* e)
+{
+    QWidget::changeEvent(e);
+    if (e->type() == QEvent::PaletteChange && combo_)
+        refresh();
+}
+
+}  // namespace memx
