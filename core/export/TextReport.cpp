@@ -137,7 +137,11 @@ std::string TextReport::stats(const SearchResult& r)
         out += "  pruned, " + rule + ": " + std::to_string(n) + "\n";
     out += "  phase 2 (Phi ranking) evaluated " + std::to_string(s.phase2Evaluated) + "\n";
     out += "  prediction cache: " + std::to_string(s.cacheHits) + " hits, " + std::to_string(s.cacheMisses)
-        + " misses\n";
+        + " misses (predictor calls)\n";
+    if (s.storeSize > 0 || s.storeHits > 0)
+        out += "  prediction store: " + std::to_string(s.storeHits) + " answers from earlier searches"
+            + (s.storeInvalidated ? " (emptied first: GPU types, model, global batch or predictor changed)" : "")
+            + ", " + std::to_string(s.storeSize) + " kept\n";
     out += "  wall time " + fmt("%.3f", s.wallS) + " s on " + std::to_string(s.threads) + " thread(s), "
         + fmt("%.0f", s.candidatesPerS) + " candidates/s\n";
     if (s.sampleFraction < 1.0)

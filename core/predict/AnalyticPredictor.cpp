@@ -1,5 +1,7 @@
 #include "predict/AnalyticPredictor.h"
 
+#include <cstdio>
+
 #include "hardware/GpuType.h"
 #include "hardware/Topology.h"
 #include "model/ModelSpec.h"
@@ -102,6 +104,18 @@ void AnalyticPredictor::predict(std::span<const StageQuery> queries, std::span<S
 {
     for (std::size_t i = 0; i < queries.size(); ++i)
         out[i] = predictStage(queries[i]);
+}
+
+}  // namespace memx
+
+namespace memx {
+
+std::string AnalyticPredictor::identity() const
+{
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "analytic(%.17g,%.17g,%.17g)", params_.halfEfficiencyWorkFlops,
+                  params_.elementwiseTrafficFactor, params_.relativeUncertainty);
+    return buf;
 }
 
 }  // namespace memx

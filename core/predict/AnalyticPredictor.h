@@ -24,6 +24,7 @@ public:
     };
 
     AnalyticPredictor();
+    std::string identity() const override;
     explicit AnalyticPredictor(Params params);
 
     std::string name() const override { return "analytic"; }

@@ -1,20 +1,67 @@
 #include "predict/LearnedPredictor.h"
 
+#include "hardware/GpuType.h"
 #include "predict/StageFeatures.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 namespace memx {
 
+// Booster answers per canonical query (GPU type by name), shared by threads.
+struct LearnedPredictor::Memo {
+    struct Entry {
+        std::string gpu;
+        StageQuery query;  // canonical, gpu pointer cleared
+        float ratio[2];
+        double excess;
+    };
+    std::mutex mutex;
+    std::unordered_multimap<std::uint64_t, Entry> entries;
+
+    static std::uint64_t key(const StageQuery& canonical, StageQuery& portable)
+    {
+        portable = canonical;
+        portable.gpu = nullptr;
+        return portable.signature() ^
+               (std::hash<std::string>{}(canonical.gpu ? canonical.gpu->name : std::string()) * 0x9e3779b97f4a7c15ULL);
+    }
+    const Entry* find(std::uint64_t k, const StageQuery& portable, const std::string& gpu) const
+    {
+        auto range = entries.equal_range(k);
+        for (auto it = range.first; it != range.second; ++it)
+            if (it->second.gpu == gpu && it->second.query == portable)
+                return &it->second;
+        return nullptr;
+    }
+};
+
+StageQuery LearnedPredictor::canonical(const StageQuery& q)
+{
+    StageQuery c = q;
+    c.dp = 1;
+    return c;
+}
+
+LearnedPredictor::LearnedPredictor(LearnedPredictor&& other) noexcept
+    : model_(std::move(other.model_)), min_(std::move(other.min_)), max_(std::move(other.max_)),
+      analytic_(std::move(other.analytic_)), params_(other.params_), memo_(std::move(other.memo_)),
+      boosterRows_(other.boosterRows_.load())
+{
+}
+
+LearnedPredictor::~LearnedPredictor() = default;
+
 LearnedPredictor::LearnedPredictor(XgboostModel model, std::vector<float> featureMin, std::vector<float> featureMax,
                                    AnalyticPredictor analytic, Params params)
     : model_(std::move(model)), min_(std::move(featureMin)), max_(std::move(featureMax)),
-      analytic_(std::move(analytic)), params_(params)
+      analytic_(std::move(analytic)), params_(params), memo_(std::make_unique<Memo>())
 {
     const std::size_t n = StageFeatures::count();
     if (model_.numFeatures() != n)
@@ -52,8 +99,11 @@ LearnedPredictor LearnedPredictor::fit(std::span<const StageQuery> queries, std:
                                     std::to_string(measuredTimeMs.size()) + " times and " +
                                     std::to_string(measuredMemoryMiB.size()) + " memories");
     const std::size_t n = StageFeatures::count();
-    std::vector<StagePrediction> prior(rows);
+    std::vector<StagePrediction> prior(rows), canonicalPrior(rows);
     analytic.predict(queries, prior);
+    std::vector<StageQuery> canon(queries.begin(), queries.end());
+    for (StageQuery& q : canon) q = canonical(q);
+    analytic.predict(canon, canonicalPrior);
     std::vector<float> features(rows * n);
     std::vector<float> labels(2 * rows);
     for (std::size_t r = 0; r < rows; ++r) {
@@ -65,7 +115,7 @@ LearnedPredictor LearnedPredictor::fit(std::span<const StageQuery> queries, std:
         if (!(at > 0) || !(am > 0))
             throw std::invalid_argument("LearnedPredictor::fit: the analytic model has no positive estimate for query " +
                                         std::to_string(r));
-        StageFeatures::encode(queries[r], prior[r], &features[r * n]);
+        StageFeatures::encode(canon[r], canonicalPrior[r], &features[r * n]);
         labels[2 * r] = static_cast<float>(std::log(t / at));
         labels[2 * r + 1] = static_cast<float>(std::log(m / am));
     }
@@ -109,8 +159,9 @@ double LearnedPredictor::rangeExcess(const float* row) const
 
 double LearnedPredictor::rangeExcess(const StageQuery& q) const
 {
+    const StageQuery c = canonical(q);
     std::vector<float> row(StageFeatures::count());
-    StageFeatures::encode(q, analytic_.predictOne(q), row.data());
+    StageFeatures::encode(c, analytic_.predictOne(c), row.data());
     return rangeExcess(row.data());
 }
 
@@ -122,13 +173,55 @@ void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<St
     const std::size_t n = StageFeatures::count();
     std::vector<StagePrediction> prior(rows);
     analytic_.predict(queries, prior);
-    std::vector<float> features(rows * n);
-    for (std::size_t r = 0; r < rows; ++r) StageFeatures::encode(queries[r], prior[r], &features[r * n]);
-    std::vector<float> ratio(2 * rows);
-    model_.predict(features.data(), rows, n, ratio.data());
+
+    // Booster answers: from the memo, else gathered and evaluated in one call.
+    std::vector<const Memo::Entry*> answer(rows, nullptr);
+    std::vector<std::size_t> missOf(rows, SIZE_MAX);
+    std::vector<Memo::Entry> missing;
+    std::vector<std::uint64_t> missingKey;
+    {
+        std::lock_guard lock(memo_->mutex);
+        for (std::size_t r = 0; r < rows; ++r) {
+            StageQuery portable;
+            const StageQuery c = canonical(queries[r]);
+            const std::uint64_t k = Memo::key(c, portable);
+            const std::string gpu = c.gpu ? c.gpu->name : std::string();
+            if ((answer[r] = memo_->find(k, portable, gpu)))
+                continue;
+            for (std::size_t m = 0; m < missing.size() && missOf[r] == SIZE_MAX; ++m)
+                if (missingKey[m] == k && missing[m].gpu == gpu && missing[m].query == portable)
+                    missOf[r] = m;
+            if (missOf[r] != SIZE_MAX)
+                continue;
+            missOf[r] = missing.size();
+            missing.push_back({gpu, portable, {0, 0}, 0});
+            missingKey.push_back(k);
+        }
+    }
+    if (!missing.empty()) {
+        std::vector<float> features(missing.size() * n);
+        std::vector<StageQuery> canon;
+        for (std::size_t r = 0; r < rows; ++r)
+            if (missOf[r] != SIZE_MAX && canon.size() == missOf[r]) canon.push_back(canonical(queries[r]));
+        std::vector<StagePrediction> canonPrior(canon.size());
+        analytic_.predict(canon, canonPrior);
+        for (std::size_t m = 0; m < canon.size(); ++m) StageFeatures::encode(canon[m], canonPrior[m], &features[m * n]);
+        std::vector<float> ratio(2 * missing.size());
+        model_.predict(features.data(), missing.size(), n, ratio.data());
+        boosterRows_ += missing.size();
+        for (std::size_t m = 0; m < missing.size(); ++m) {
+            missing[m].ratio[0] = ratio[2 * m];
+            missing[m].ratio[1] = ratio[2 * m + 1];
+            missing[m].excess = std::min(1.0, rangeExcess(&features[m * n]));
+        }
+        std::lock_guard lock(memo_->mutex);
+        for (std::size_t m = 0; m < missing.size(); ++m)
+            memo_->entries.emplace(missingKey[m], missing[m]);
+    }
     for (std::size_t r = 0; r < rows; ++r) {
-        const double ft = std::exp(static_cast<double>(ratio[2 * r]) + params_.timeOffset);
-        const double fm = std::exp(static_cast<double>(ratio[2 * r + 1]) + params_.memoryOffset);
+        const Memo::Entry& e = answer[r] ? *answer[r] : missing[missOf[r]];
+        const double ft = std::exp(static_cast<double>(e.ratio[0]) + params_.timeOffset);
+        const double fm = std::exp(static_cast<double>(e.ratio[1]) + params_.memoryOffset);
         StagePrediction p = prior[r];
         p.timeMs *= ft;
         p.memory.weightsMiB *= fm;
@@ -137,8 +230,8 @@ void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<St
         p.memory.activationsMiB *= fm;
         p.memory.reserveMiB *= fm;
         p.provenance = Provenance::Learned;
-        const double e = std::min(1.0, rangeExcess(&features[r * n]));
-        p.uncertainty = params_.inRangeUncertainty + (params_.outOfRangeUncertainty - params_.inRangeUncertainty) * e;
+        p.uncertainty =
+            params_.inRangeUncertainty + (params_.outOfRangeUncertainty - params_.inRangeUncertainty) * e.excess;
         out[r] = p;
     }
 }

@@ -4,6 +4,9 @@
 #include "predict/Predictor.h"
 #include "predict/XgboostModel.h"
 
+#include <atomic>
+#include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,6 +29,16 @@ namespace memx {
 //
 // Memory: every term of the analytic breakdown is scaled by the same ratio,
 // so the breakdown still sums to the prediction.
+//
+// The correction is a property of the stage's kernels and its place in the
+// pipeline, not of how far the optimizer state is sharded: the features are
+// those of the query with dp = 1 (canonical()), and the ratio multiplies the
+// analytic prediction of the real query, whose DP terms stay analytic. So the
+// booster is evaluated once per canonical query; answers are kept (memo), and
+// a search over more nodes, which mostly adds DP combinations, costs few new
+// booster rows (MemX 4.3; tests/bench/bench_cache). The in-flight count
+// stays a feature: real runs' per-iteration overheads follow pipeline depth,
+// and dropping it cost 10 points of time MAPE on the Megatron-LM CI runs.
 //
 // Uncertainty (relative, StagePrediction::uncertainty): inRangeUncertainty when
 // every feature lies within the [min, max] seen in training; otherwise it grows
@@ -80,16 +93,27 @@ public:
     const std::vector<float>& featureMax() const { return max_; }
     const Params& params() const { return params_; }
 
+    // `q` with dp = 1: what the booster sees.
+    static StageQuery canonical(const StageQuery& q);
+    // Booster rows evaluated so far (distinct canonical queries), for statistics.
+    std::uint64_t boosterRows() const { return boosterRows_.load(); }
+
     // Relative excursion e of one feature row outside the training range (0 inside).
     double rangeExcess(const float* row) const;
     // The same for a query (encodes its features with the analytic prior).
     double rangeExcess(const StageQuery& q) const;
 
+    LearnedPredictor(LearnedPredictor&& other) noexcept;
+    ~LearnedPredictor() override;
+
 private:
+    struct Memo;
     XgboostModel model_;
     std::vector<float> min_, max_;
     AnalyticPredictor analytic_;
     Params params_;
+    std::unique_ptr<Memo> memo_;
+    mutable std::atomic<std::uint64_t> boosterRows_{0};
 };
 
 }  // namespace memx

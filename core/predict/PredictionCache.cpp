@@ -1,14 +1,20 @@
 #include "predict/PredictionCache.h"
 
+#include "predict/PredictionStore.h"
 #include "predict/Predictor.h"
 
 #include <cstdint>
 
 namespace memx {
 
-PredictionCache::PredictionCache(const Predictor& predictor)
-    : predictor_(predictor)
+PredictionCache::PredictionCache(const Predictor& predictor, const PredictionStore* store)
+    : predictor_(predictor), store_(store)
 {
+}
+
+void PredictionCache::mergeInto(PredictionStore& store) const
+{
+    for (const auto& [sig, e] : entries_) store.insert(e.query, e.prediction);
 }
 
 void PredictionCache::predict(const std::vector<StageQuery>& queries, std::vector<StagePrediction>& out)
@@ -29,6 +35,15 @@ void PredictionCache::predict(const std::vector<StageQuery>& queries, std::vecto
             out[i] = hit->prediction;
             ++hits_;
             continue;
+        }
+        if (store_) {
+            if (const StagePrediction* p = store_->find(queries[i])) {
+                out[i] = *p;
+                entries_.emplace(sig, Entry{queries[i], *p});
+                ++hits_;
+                ++storeHits_;
+                continue;
+            }
         }
         // A repeat inside this same batch is predicted once as well.
         auto prange = pending.equal_range(sig);

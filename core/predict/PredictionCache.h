@@ -9,6 +9,7 @@
 namespace memx {
 
 class Predictor;
+class PredictionStore;
 
 // Hash-signature cache in front of a predictor (MemX section 3.1.2): queries
 // with the same signature are answered once. Keys are compared in full, so a
@@ -16,15 +17,20 @@ class Predictor;
 // the search gives each worker its own cache.
 class PredictionCache {
 public:
-    explicit PredictionCache(const Predictor& predictor);
+    // `store`: predictions of earlier searches, consulted (read-only) on a
+    // miss before the predictor; mergeInto() hands this cache's own answers
+    // to a store afterwards.
+    explicit PredictionCache(const Predictor& predictor, const PredictionStore* store = nullptr);
 
     // Fills `out` for all queries, sending only the misses to the predictor in
     // one batch.
     void predict(const std::vector<StageQuery>& queries, std::vector<StagePrediction>& out);
 
     std::uint64_t hits() const { return hits_; }
+    std::uint64_t storeHits() const { return storeHits_; }  // part of hits()
     std::uint64_t misses() const { return misses_; }
     std::size_t size() const { return entries_.size(); }
+    void mergeInto(PredictionStore& store) const;
 
 private:
     struct Entry {
@@ -32,9 +38,11 @@ private:
         StagePrediction prediction;
     };
     const Predictor& predictor_;
+    const PredictionStore* store_ = nullptr;
     std::unordered_multimap<std::uint64_t, Entry> entries_;
     std::uint64_t hits_ = 0;
     std::uint64_t misses_ = 0;
+    std::uint64_t storeHits_ = 0;
 };
 
 }  // namespace memx

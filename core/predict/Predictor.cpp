@@ -1,6 +1,16 @@
 #include "predict/Predictor.h"
 
+#include <cstdio>
+
 namespace memx {
+
+std::string Predictor::identity() const
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "@%p", static_cast<const void*>(this));
+    return name() + buf;
+}
+
 
 StagePrediction Predictor::predictOne(const StageQuery& q) const
 {

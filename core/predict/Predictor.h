@@ -13,6 +13,10 @@ class Predictor {
 public:
     virtual ~Predictor() = default;
     virtual std::string name() const = 0;
+    // What makes two predictors give the same answers, for the prediction
+    // store's invalidation: by default the object itself; a stateless or
+    // value-configured predictor says what configures it.
+    virtual std::string identity() const;
     // Batched on purpose: a learned model pays a fixed cost per call.
     virtual void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const = 0;
     StagePrediction predictOne(const StageQuery& q) const;

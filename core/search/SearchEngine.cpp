@@ -2,6 +2,7 @@
 
 #include "hardware/Topology.h"
 #include "predict/AnalyticPredictor.h"
+#include "predict/PredictionStore.h"
 #include "predict/IterationComposer.h"
 #include "predict/PredictionCache.h"
 #include "search/NearMiss.h"
@@ -46,8 +47,8 @@ struct SampleEntry {
 
 // Everything one worker accumulates; merged in a fixed order at the end.
 struct Worker {
-    explicit Worker(const Predictor& p, const SearchOptions& o)
-        : cache(p)
+    explicit Worker(const Predictor& p, const SearchOptions& o, const PredictionStore* store)
+        : cache(p, store)
         , fastest(o.topK)
         , tv(o.frontCapacity)
         , tm(o.frontCapacity)
@@ -255,9 +256,12 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return shared.weight[a] > shared.weight[b]; });
 
+    if (req.store)
+        result.stats.storeInvalidated =
+            req.store->use(PredictionContext::of(req.cluster, req.model, req.setup.globalBatch, *predictor));
     std::vector<std::unique_ptr<Worker>> workers;
     for (int i = 0; i < threads; ++i)
-        workers.push_back(std::make_unique<Worker>(*predictor, req.options));
+        workers.push_back(std::make_unique<Worker>(*predictor, req.options, req.store.get()));
     const bool enumerateLevels = req.setup.recompute == RecomputeMode::Enumerate;
     const Topology topo(req.cluster);
 
@@ -541,10 +545,15 @@ SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, co
         result.stats.phase2Pruned += w->prunedBound;
     }
     result.stats.prunedByRule["rule 3: Phi lower bound (phase 2)"] = result.stats.phase2Pruned;
-    result.stats.cacheHits = result.stats.cacheMisses = 0;
+    result.stats.cacheHits = result.stats.cacheMisses = result.stats.storeHits = 0;
     for (auto& w : workers) {
         result.stats.cacheHits += w->cache.hits();
         result.stats.cacheMisses += w->cache.misses();
+        result.stats.storeHits += w->cache.storeHits();
+    }
+    if (req.store) {
+        for (auto& w : workers) w->cache.mergeInto(*req.store);
+        result.stats.storeSize = req.store->size();
     }
     if (shared.stop) {
         result.cancelled = true;

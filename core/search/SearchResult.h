@@ -16,6 +16,7 @@
 namespace memx {
 
 class Predictor;
+class PredictionStore;
 
 struct SearchOptions {
     int threads = 0;                 // 0: all hardware threads
@@ -35,6 +36,11 @@ struct SearchRequest {
     ObjectiveSpec objective;
     SearchOptions options;
     std::shared_ptr<const Predictor> predictor;  // null: analytic
+    // Predictions kept across searches (null: none). The search reads it and
+    // adds its new predictions at the end; it empties it first when the GPU
+    // types, model structure, global batch or predictor changed. One search
+    // at a time per store.
+    std::shared_ptr<PredictionStore> store;
     // Also rank under these profiles (best plan of each), e.g. for comparison.
     std::vector<ProfileKind> compareProfiles;
 };
@@ -60,7 +66,10 @@ struct SearchStats {
     std::uint64_t phase2Evaluated = 0;
     std::uint64_t phase2Pruned = 0;  // cut by the Phi lower bound (rule 3)
     std::uint64_t cacheHits = 0;
-    std::uint64_t cacheMisses = 0;
+    std::uint64_t cacheMisses = 0;   // predictor calls (stage queries predicted)
+    std::uint64_t storeHits = 0;     // part of cacheHits: answered from earlier searches
+    bool storeInvalidated = false;   // the store was emptied for this search
+    std::size_t storeSize = 0;       // entries after the search
     double wallS = 0;
     double candidatesPerS = 0;
     int threads = 1;

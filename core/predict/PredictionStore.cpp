@@ -1,0 +1,76 @@
+#include "predict/PredictionStore.h"
+
+#include "hardware/Cluster.h"
+#include "model/ModelSpec.h"
+#include "predict/Predictor.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+
+namespace memx {
+
+PredictionContext PredictionContext::of(const Cluster& cluster, const ModelSpec& model, int globalBatch,
+                                        const Predictor& predictor)
+{
+    PredictionContext c;
+    char buf[512];
+    for (const GpuType& t : cluster.types()) {
+        std::snprintf(buf, sizeof buf, "%s|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g", t.name.c_str(),
+                      t.peakTflopsBf16, t.memoryGiB, t.memoryBandwidthGBps, t.defaultEfficiency,
+                      t.launchOverheadUsPerLayer, t.reserveGiB(), t.calibration.efficiencyMultiplier,
+                      t.calibration.memoryMultiplier, t.runtimeReserveGiB);
+        c.gpuTypes.emplace_back(buf);
+    }
+    std::sort(c.gpuTypes.begin(), c.gpuTypes.end());
+    std::snprintf(buf, sizeof buf, "L%d h%d a%d d%d g%d f%d V%d s%d tied%d", model.numLayers, model.hidden, model.heads,
+                  model.headDim, model.queryGroups, model.ffnHidden, model.vocab, model.seqLen,
+                  model.tiedEmbeddings ? 1 : 0);
+    c.model = buf;
+    c.globalBatch = globalBatch;
+    c.predictor = predictor.identity();
+    return c;
+}
+
+bool PredictionStore::use(const PredictionContext& context)
+{
+    if (hasContext_ && context == context_)
+        return false;
+    const bool dropped = !entries_.empty();
+    if (dropped)
+        ++invalidations_;
+    entries_.clear();
+    context_ = context;
+    hasContext_ = true;
+    return dropped;
+}
+
+std::uint64_t PredictionStore::key(const StageQuery& q, StageQuery& portable)
+{
+    portable = q;
+    portable.gpu = nullptr;
+    return portable.signature() ^ (std::hash<std::string>{}(q.gpu ? q.gpu->name : std::string()) * 0x9e3779b97f4a7c15ULL);
+}
+
+const StagePrediction* PredictionStore::find(const StageQuery& q) const
+{
+    StageQuery portable;
+    const std::uint64_t k = key(q, portable);
+    const std::string name = q.gpu ? q.gpu->name : std::string();
+    auto range = entries_.equal_range(k);
+    for (auto it = range.first; it != range.second; ++it)
+        if (it->second.gpuName == name && it->second.query == portable)
+            return &it->second.prediction;
+    return nullptr;
+}
+
+void PredictionStore::insert(const StageQuery& q, const StagePrediction& p)
+{
+    if (find(q))
+        return;
+    StageQuery portable;
+    const std::uint64_t k = key(q, portable);
+    entries_.emplace(k, Entry{q.gpu ? q.gpu->name : std::string(), portable, p});
+}
+
+}  // namespace memx

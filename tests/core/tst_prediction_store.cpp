@@ -1,0 +1,140 @@
+// PredictionStore: predictions kept across searches, emptied exactly on the
+// paper's invalidation conditions (GPU type set, model structure, global
+// batch) and on a change of predictor (MemX 3.1.2, 4.3).
+#include "TestPaths.h"
+
+#include "hardware/Cluster.h"
+#include "hardware/GpuCatalog.h"
+#include "predict/AnalyticPredictor.h"
+#include "predict/PredictionStore.h"
+#include "search/SearchEngine.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTest>
+
+using namespace memx;
+
+namespace {
+
+// `nodes` nodes of 4 GPUs of `type`, NVLink inside, InfiniBand between.
+Cluster nodesOf(int nodes, const std::string& type, const std::string& extraType = {})
+{
+    nlohmann::json doc{{"format", "memx-cluster/1"}, {"name", "t"}};
+    doc["nodes"] = nlohmann::json::array();
+    doc["links"] = nlohmann::json::array();
+    for (int n = 0; n < nodes; ++n) {
+        const std::string name = "n" + std::to_string(n);
+        const std::string t = (!extraType.empty() && n == nodes - 1) ? extraType : type;
+        doc["nodes"].push_back({{"name", name}, {"gpus", {{{"type", t}, {"count", 4}}}}});
+        doc["links"].push_back(
+            {{"name", name + "-l"}, {"kind", "NVLink"}, {"within", name}, {"bandwidth_gbps", 200}, {"latency_us", 3}});
+        for (int m = 0; m < n; ++m)
+            doc["links"].push_back({{"name", "ib" + std::to_string(m) + name},
+                                    {"kind", "InfiniBand"},
+                                    {"between", {"n" + std::to_string(m), name}},
+                                    {"bandwidth_gbps", 25},
+                                    {"latency_us", 5}});
+    }
+    return Cluster::fromJson(doc, "t", GpuCatalog::builtin());
+}
+
+SearchRequest request(int nodes, int gbs = 32)
+{
+    SearchRequest req;
+    req.cluster = nodesOf(nodes, "A100-80GB");
+    req.model = ModelSpec::resolve("llama2-7b");
+    req.setup.globalBatch = gbs;
+    req.setup.microBatches = {1, 2};
+    req.setup.maxPipelineStages = 4;
+    req.options.threads = 1;
+    return req;
+}
+
+}  // namespace
+
+class TestPredictionStore : public QObject {
+    Q_OBJECT
+private slots:
+    void sameSearchAgainCallsNoPredictor();
+    void secondSearch_data();
+    void secondSearch();
+};
+
+// A search repeated with another objective (which does not change any
+// prediction) is answered entirely from the store.
+void TestPredictionStore::sameSearchAgainCallsNoPredictor()
+{
+    auto store = std::make_shared<PredictionStore>();
+    SearchRequest a = request(2);
+    a.store = store;
+    const SearchResult first = SearchEngine::run(a);
+    QVERIFY(first.error.empty());
+    QVERIFY(first.stats.cacheMisses > 0);
+    QCOMPARE(first.stats.storeHits, std::uint64_t(0));
+    QVERIFY(store->size() > 0);
+    SearchRequest b = request(2);
+    b.objective.profile = ProfileKind::SafetyFirst;
+    b.store = store;
+    const SearchResult second = SearchEngine::run(b);
+    QCOMPARE(second.stats.cacheMisses, std::uint64_t(0));
+    QVERIFY(second.stats.storeHits > 0);
+    QVERIFY(!second.stats.storeInvalidated);
+    // The answers are the same as without a store.
+    SearchRequest c = request(2);
+    c.objective.profile = ProfileKind::SafetyFirst;
+    const SearchResult plain = SearchEngine::run(c);
+    QCOMPARE(second.best.front().iterationMs, plain.best.front().iterationMs);
+    QCOMPARE(second.best.front().maxMemMiB, plain.best.front().maxMemMiB);
+}
+
+void TestPredictionStore::secondSearch_data()
+{
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<bool>("invalidated");
+    QTest::newRow("more nodes of the same type") << "nodes" << false;
+    QTest::newRow("objective weights") << "objective" << false;
+    QTest::newRow("a new GPU type") << "type" << true;
+    QTest::newRow("model structure") << "model" << true;
+    QTest::newRow("global batch") << "gbs" << true;
+    QTest::newRow("another predictor") << "predictor" << true;
+    QTest::newRow("same predictor settings, new object") << "analytic" << false;
+}
+
+void TestPredictionStore::secondSearch()
+{
+    QFETCH(QString, change);
+    QFETCH(bool, invalidated);
+    auto store = std::make_shared<PredictionStore>();
+    SearchRequest a = request(1);
+    a.store = store;
+    QVERIFY(SearchEngine::run(a).error.empty());
+    SearchRequest b = request(1);
+    if (change == "nodes")
+        b = request(2);
+    else if (change == "objective")
+        b.objective.profile = ProfileKind::ThroughputFirst;
+    else if (change == "type")
+        b.cluster = nodesOf(2, "A100-80GB", "H100-SXM");
+    else if (change == "model")
+        b.model = ModelSpec::resolve("llama2-13b");
+    else if (change == "gbs")
+        b = request(1, 64);
+    else if (change == "predictor") {
+        AnalyticPredictor::Params p;
+        p.relativeUncertainty = 0.3;
+        b.predictor = std::make_shared<AnalyticPredictor>(p);
+    } else if (change == "analytic")
+        b.predictor = std::make_shared<AnalyticPredictor>();
+    b.store = store;
+    const SearchResult r = SearchEngine::run(b);
+    QVERIFY(r.error.empty());
+    QCOMPARE(r.stats.storeInvalidated, invalidated);
+    if (invalidated)
+        QCOMPARE(r.stats.storeHits, std::uint64_t(0));
+    else
+        QVERIFY(r.stats.storeHits > 0);
+}
+
+QTEST_GUILESS_MAIN(TestPredictionStore)
+#include "tst_prediction_store.moc"
