@@ -28,8 +28,11 @@ int main(int argc, char** argv)
     } catch (const CLI::RequiredError& e) {
         // "A subcommand is required" also covers a misspelt one: name it.
         if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
-            std::cerr << "error: unknown command \"" << argv[1]
-                      << "\"; expected one of: search, gpus, models, validate (see --help)\n";
+            std::string names;
+            for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+                names += (names.empty() ? "" : ", ") + sub->get_name();
+            std::cerr << "error: unknown command \"" << argv[1] << "\"; expected one of: " << names
+                      << " (see --help)\n";
             return memx::cli::BadInput;
         }
         app.exit(e);

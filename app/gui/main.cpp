@@ -4,6 +4,7 @@
 #include "SearchController.h"
 
 #include <QApplication>
+#include <QIcon>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -75,6 +76,14 @@ int main(int argc, char** argv)
     QApplication::setOrganizationName(QStringLiteral("MemX"));
     QApplication::setOrganizationDomain(QStringLiteral("memx.example.org"));
     QApplication::setApplicationVersion(QStringLiteral(MEMX_VERSION));
+    // Lets Wayland match windows to the installed desktop file and its icon.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.memx_workbench.MemX"));
+    {
+        QIcon icon;
+        icon.addFile(QStringLiteral(":/memx/icon-48.png"));
+        icon.addFile(QStringLiteral(":/memx/icon-256.png"));
+        QApplication::setWindowIcon(icon);
+    }
     QApplication::setApplicationDisplayName(QStringLiteral("MemX Workbench"));
 
     // MEMX_DARK=1 forces a dark Fusion palette: how the views look on a dark
