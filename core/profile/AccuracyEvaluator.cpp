@@ -133,6 +133,8 @@ AccuracyReport AccuracyEvaluator::evaluate(const std::vector<Measurement>& truth
     report.memory = summarise(report.scores, 2, 0);
     report.iterationTimeInRange = summarise(report.scores, 0, 1);
     report.iterationTimeOutOfRange = summarise(report.scores, 0, 2);
+    report.stageTimeInRange = summarise(report.scores, 1, 1);
+    report.stageTimeOutOfRange = summarise(report.scores, 1, 2);
     report.memoryInRange = summarise(report.scores, 2, 1);
     report.memoryOutOfRange = summarise(report.scores, 2, 2);
 
@@ -212,6 +214,8 @@ nlohmann::json AccuracyReport::toJson() const
     j["memory"] = summaryJson(memory);
     j["iteration_time_in_range"] = summaryJson(iterationTimeInRange);
     j["iteration_time_out_of_range"] = summaryJson(iterationTimeOutOfRange);
+    j["stage_time_in_range"] = summaryJson(stageTimeInRange);
+    j["stage_time_out_of_range"] = summaryJson(stageTimeOutOfRange);
     j["memory_in_range"] = summaryJson(memoryInRange);
     j["memory_out_of_range"] = summaryJson(memoryOutOfRange);
     j["ranked_groups"] = rankedGroups;
@@ -256,6 +260,8 @@ std::string AccuracyReport::formatText() const
     line("  inside training range", iterationTimeInRange);
     line("  outside training range", iterationTimeOutOfRange);
     line("stage time", stageTime);
+    line("  inside training range", stageTimeInRange);
+    line("  outside training range", stageTimeOutOfRange);
     line("peak memory", memory);
     line("  inside training range", memoryInRange);
     line("  outside training range", memoryOutOfRange);

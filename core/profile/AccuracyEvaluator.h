@@ -45,7 +45,8 @@ struct AccuracyReport {
     std::string predictor;
     std::size_t runs = 0;
     Summary iterationTime, stageTime, memory;
-    Summary iterationTimeInRange, iterationTimeOutOfRange, memoryInRange, memoryOutOfRange;
+    Summary iterationTimeInRange, iterationTimeOutOfRange, stageTimeInRange, stageTimeOutOfRange, memoryInRange,
+        memoryOutOfRange;
     std::size_t rankedGroups = 0;  // groups of >= 3 runs with measured (iteration or stage) times
     double spearman = 0, kendall = 0;
     std::map<int, double> topKTime;  // k -> share of ranked groups whose best run is in the predicted top k
