@@ -51,12 +51,6 @@ std::vector<Measurement> readAll(const std::vector<std::string>& files, std::str
     return rows;
 }
 
-nlohmann::json paramsJson(const XgboostModel::TrainParams& p)
-{
-    return {{"max_depth", p.maxDepth}, {"eta", p.eta}, {"subsample", p.subsample}, {"rounds", p.rounds},
-            {"seed", p.seed}};
-}
-
 void train(const TrainArgs& a)
 {
     std::string text;
@@ -88,16 +82,7 @@ void train(const TrainArgs& a)
     meta.dataHash = PredictorMetadata::hashText(text);
     meta.sources = a.measurements;
     meta.interpolatedRows = interpolated;
-    nlohmann::json training;
-    training["params"] = paramsJson(report.params);
-    const auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
-    training["cross_validation"] = {{"folds", report.cv.folds},
-                                    {"time_mape_pct", num(report.cv.timeMape)},
-                                    {"memory_mape_pct", num(report.cv.memoryMape)}};
-    nlohmann::json trials = nlohmann::json::array();
-    for (const auto& t : report.trials) trials.push_back({{"params", paramsJson(t.params)}, {"cv_mape_pct", num(t.objective)}});
-    training["trials"] = trials;
-    training["importance_gain"] = report.importance;
+    nlohmann::json training = report.toJson();
     training["skipped"] = set.skipped;
     if (!augmentJson.is_null()) training["augmentation"] = augmentJson;
     meta.training = training;
@@ -205,7 +190,7 @@ nlohmann::json protocolJson(const ProtocolResult& r)
     j["runs"] = r.runs;
     j["train_runs"] = r.trainRuns;
     j["interpolated_rows"] = r.interpolatedRows;
-    j["params"] = paramsJson(r.training.params);
+    j["params"] = r.training.toJson()["params"];
     j["analytic"] = r.analytic.toJson();
     j["learned"] = r.learned.toJson();
     j["skipped"] = r.skipped;

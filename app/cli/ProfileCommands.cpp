@@ -197,28 +197,14 @@ void simulate(const SimArgs& a, int& exitCode)
             continue;
         }
         const int G = run.microBatches();
-        Measurement r = run.config;
-        r.source = MeasurementSource::Simulated;
-        r.stage.reset();
-        r.stageLayers.reset();
-        r.estimatedGpuHours.reset();
-        r.gpuType = run.stages.front().gpuType;
-        r.tp = run.stages.front().tp;
-        r.recompute = run.stages.front().recompute;
+        Measurement r = run.emptyRunRow(MeasurementSource::Simulated);
         r.iterationTimeMs = result.medianIterationMs;
-        r.stageTimeMs.reset();
-        r.peakMemMiB.reset();
         double peak = 0;
         for (const SimulatedStage& s : result.stages) peak = std::max(peak, s.maxAllocatedMiB);
         r.peakMemMiB = peak;
         out.push_back(r);
         for (std::size_t i = 0; i < run.stages.size(); ++i) {
-            Measurement s = r;
-            s.iterationTimeMs.reset();
-            s.stage = static_cast<int>(i);
-            s.stageLayers = run.stages[i].layers;
-            s.gpuType = run.stages[i].gpuType;
-            s.recompute = run.stages[i].recompute;
+            Measurement s = run.emptyStageRow(i, MeasurementSource::Simulated);
             s.stageTimeMs = result.stages[i].microBatchMs * G;
             s.peakMemMiB = result.stages[i].maxAllocatedMiB;
             out.push_back(s);
@@ -264,14 +250,7 @@ void importLogs(const ImportArgs& a)
         const MegatronLogSummary sum = log.summary(a.skipWarmup);
         const RankLayout layout(run.config.tp, run.config.pp, run.config.dp);
         const std::vector<double> peaks = MegatronLogParser::stagePeakMiB(log, layout);
-        Measurement r = run.config;
-        r.source = MeasurementSource::Measured;
-        r.stage.reset();
-        r.stageLayers.reset();
-        r.estimatedGpuHours.reset();
-        r.stageTimeMs.reset();
-        r.peakMemMiB.reset();
-        r.iterationTimeMs.reset();
+        Measurement r = run.emptyRunRow(MeasurementSource::Measured);
         if (!std::isnan(sum.medianIterationMs))
             r.iterationTimeMs = sum.medianIterationMs;
         else
@@ -284,12 +263,7 @@ void importLogs(const ImportArgs& a)
                           << i << ")\n";
                 continue;
             }
-            Measurement s = r;
-            s.iterationTimeMs.reset();
-            s.stage = static_cast<int>(i);
-            s.stageLayers = run.stages[i].layers;
-            s.gpuType = run.stages[i].gpuType;
-            s.recompute = run.stages[i].recompute;
+            Measurement s = run.emptyStageRow(i, MeasurementSource::Measured);
             s.peakMemMiB = peaks[i];
             stages.push_back(s);
         }

@@ -1,5 +1,7 @@
 #include "export/FlagScaleExport.h"
 
+#include "io/Text.h"
+
 #include "export/MegatronExport.h"
 #include "export/PlanJsonReader.h"
 #include "hardware/Cluster.h"
@@ -14,21 +16,6 @@
 namespace memx {
 
 namespace {
-
-std::string joinInts(const std::vector<int>& v, const char* sep = ", ")
-{
-    std::string out;
-    for (int x : v)
-        out += (out.empty() ? "" : sep) + std::to_string(x);
-    return out;
-}
-
-std::string fmt(const char* f, double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
 
 bool uniform(const std::vector<Recompute>& v)
 {
@@ -220,9 +207,9 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc)
             levels += (i ? ", " : "") + std::string("stage ") + std::to_string(i) + " " + toString(planned[i]);
         std::string why;
         const auto nearest = MegatronExport::nearestCost(doc, c.stageRecompute, why);
-        std::string cost = nearest ? "predicted " + fmt("%.1f", nearest->iterationMs) + " ms per iteration (the plan: "
-                + fmt("%.1f", p.iterationMs) + " ms), largest per-GPU peak " + fmt("%.0f", nearest->maxMemMiB)
-                + " MiB (the plan: " + fmt("%.0f", p.maxMemMiB) + " MiB)"
+        std::string cost = nearest ? "predicted " + Text::fmt("%.1f", nearest->iterationMs) + " ms per iteration (the plan: "
+                + Text::fmt("%.1f", p.iterationMs) + " ms), largest per-GPU peak " + Text::fmt("%.0f", nearest->maxMemMiB)
+                + " MiB (the plan: " + Text::fmt("%.0f", p.maxMemMiB) + " MiB)"
                 + (nearest->feasible ? "" : "; NOT feasible: " + nearest->problem)
                                    : "cost not predicted (" + why + ")";
         warning = "# !!! NOT THE EXACT PLAN. The plan mixes selective recomputation with other levels (" + levels
@@ -242,7 +229,7 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc)
     t += std::string("  use_distributed_optimizer: ") + yamlBool(doc.setup.distributedOptimizer) + "\n";
     t += "  precision:\n    bf16: True\n";
     t += "  hetero:\n    enable_hetero: True\n";
-    t += "    hetero_pipeline_layer_split: [" + joinInts(c.layerSplit) + "]\n";
+    t += "    hetero_pipeline_layer_split: [" + Text::joinInts(c.layerSplit, ", ") + "]\n";
     std::string meshes;
     std::string types;
     for (const auto& mesh : c.meshes) {
@@ -331,7 +318,7 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc)
         }
     }
     for (const auto& type : typeOrder)
-        e += "    " + type + ":\n      CUDA_VISIBLE_DEVICES: \"" + joinInts(visibleOf[type], ",") + "\"\n";
+        e += "    " + type + ":\n      CUDA_VISIBLE_DEVICES: \"" + Text::joinInts(visibleOf[type], ",") + "\"\n";
     e += "action: run\n\nhydra:\n  run:\n    dir: ${experiment.exp_dir}/hydra\n";
 
     std::vector<ExportedFile> out;

@@ -1,5 +1,7 @@
 #include "export/LaunchFiles.h"
 
+#include "io/Text.h"
+
 #include "export/PlanJsonReader.h"
 #include "hardware/Cluster.h"
 #include "io/AtomicFile.h"
@@ -15,21 +17,6 @@
 namespace memx {
 
 namespace {
-
-std::string fmt(const char* f, double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
-
-std::string joinInts(const std::vector<int>& v, const char* sep = ",")
-{
-    std::string out;
-    for (int x : v)
-        out += (out.empty() ? "" : sep) + std::to_string(x);
-    return out;
-}
 
 }  // namespace
 
@@ -114,9 +101,9 @@ std::string LaunchFiles::header(const PlanDocument& doc, const std::string& targ
          + std::to_string(p.seqLen) + ", schedule " + toString(p.schedule)
          + (p.schedule == Schedule::Interleaved ? " v=" + std::to_string(p.virtualStages) : ""));
     line("Predictor: " + doc.predictor + " (provenance " + toString(p.provenance) + ", relative uncertainty "
-         + fmt("%.0f%%", p.uncertainty * 100) + "). Predictions, not measurements.");
-    line("Expected iteration time: " + fmt("%.1f", p.iterationMs) + " ms; largest per-GPU peak memory "
-         + fmt("%.0f", p.maxMemMiB) + " MiB");
+         + Text::fmt("%.0f%%", p.uncertainty * 100) + "). Predictions, not measurements.");
+    line("Expected iteration time: " + Text::fmt("%.1f", p.iterationMs) + " ms; largest per-GPU peak memory "
+         + Text::fmt("%.0f", p.maxMemMiB) + " MiB");
     line("Per-GPU peak memory by pipeline stage (predicted):");
     for (std::size_t i = 0; i < p.stages.size(); ++i) {
         const StagePlan& s = p.stages[i];
@@ -150,8 +137,8 @@ std::string LaunchFiles::hostfile(const PlanDocument& doc, const LaunchLayout& l
         std::string types;
         for (const auto& t : h.gpuTypes)
             types += (types.empty() ? "" : "+") + t;
-        out += "# " + h.name + ": node rank" + (ranks.size() > 1 ? "s " : " ") + joinInts(ranks) + ", pipeline stage"
-            + (stages.size() > 1 ? "s " : " ") + joinInts(stages) + ", " + std::to_string(slots) + " of "
+        out += "# " + h.name + ": node rank" + (ranks.size() > 1 ? "s " : " ") + Text::joinInts(ranks) + ", pipeline stage"
+            + (stages.size() > 1 ? "s " : " ") + Text::joinInts(stages) + ", " + std::to_string(slots) + " of "
             + std::to_string(h.gpus) + " GPUs (" + types + ")\n";
         out += safeName(h.name) + " slots=" + std::to_string(slots);
         if (withType)

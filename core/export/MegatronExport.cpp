@@ -1,5 +1,7 @@
 #include "export/MegatronExport.h"
 
+#include "io/Text.h"
+
 #include "export/PlanJsonReader.h"
 #include "hardware/Cluster.h"
 #include "io/InputError.h"
@@ -19,21 +21,6 @@ namespace {
 bool allEqual(std::vector<int>::const_iterator b, std::vector<int>::const_iterator e)
 {
     return b == e || std::all_of(b, e, [&](int x) { return x == *b; });
-}
-
-std::string joinInts(const std::vector<int>& v, const char* sep = ",")
-{
-    std::string out;
-    for (int x : v)
-        out += (out.empty() ? "" : sep) + std::to_string(x);
-    return out;
-}
-
-std::string fmt(const char* f, double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
 }
 
 // The visibility variable of the vendor's runtime, besides CUDA_VISIBLE_DEVICES.
@@ -306,9 +293,9 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
             = nearestCost(doc, std::vector<Recompute>(p.stages.size(), rc.level), why);
         std::string cost;
         if (nearest)
-            cost = "predicted " + fmt("%.1f", nearest->iterationMs) + " ms per iteration (the plan: "
-                + fmt("%.1f", p.iterationMs) + " ms), largest per-GPU peak " + fmt("%.0f", nearest->maxMemMiB)
-                + " MiB (the plan: " + fmt("%.0f", p.maxMemMiB) + " MiB)"
+            cost = "predicted " + Text::fmt("%.1f", nearest->iterationMs) + " ms per iteration (the plan: "
+                + Text::fmt("%.1f", p.iterationMs) + " ms), largest per-GPU peak " + Text::fmt("%.0f", nearest->maxMemMiB)
+                + " MiB (the plan: " + Text::fmt("%.0f", p.maxMemMiB) + " MiB)"
                 + (nearest->feasible ? "" : "; NOT feasible: " + nearest->problem);
         else
             cost = "cost not predicted (" + why + ")";
@@ -335,7 +322,7 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         const int lastRank = a.firstRank + static_cast<int>(a.devices.size()) - 1;
         s += "#\n# Node rank " + std::to_string(a.nodeRank) + " of " + std::to_string(nnodes) + " on host " + h.name
             + ": global ranks " + std::to_string(a.firstRank) + "-" + std::to_string(lastRank)
-            + " on GPUs " + joinInts(a.localDevices) + ", pipeline stage" + (a.stages.size() > 1 ? "s " : " ") + stages
+            + " on GPUs " + Text::joinInts(a.localDevices) + ", pipeline stage" + (a.stages.size() > 1 ? "s " : " ") + stages
             + ".\n# Megatron's rank order (tp fastest, then dp, then pp) and torchrun's static rendezvous\n"
               "# (rank = ranks of lower node ranks + local rank) put each stage on its planned GPUs.\n";
         s += "set -euo pipefail\n";
@@ -346,11 +333,11 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         s += "MASTER_PORT=${MASTER_PORT:-29500}\n";
         s += "MEGATRON_DIR=${MEGATRON_DIR:-$PWD/Megatron-LM}\n";
         s += "# Local rank i runs on the i-th visible GPU.\n";
-        s += "export CUDA_VISIBLE_DEVICES=" + joinInts(a.localDevices) + "\n";
+        s += "export CUDA_VISIBLE_DEVICES=" + Text::joinInts(a.localDevices) + "\n";
         const std::string& vendor
             = doc.cluster.typeOf(a.devices.front()).vendor;
         if (const char* extra = extraVisibilityVariable(vendor))
-            s += "export " + std::string(extra) + "=" + joinInts(a.localDevices) + "\n";
+            s += "export " + std::string(extra) + "=" + Text::joinInts(a.localDevices) + "\n";
         s += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n\n";
         s += "MEGATRON_ARGS=(\n";
         for (std::size_t i = 0; i < args.size(); ++i) {

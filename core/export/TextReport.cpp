@@ -1,5 +1,7 @@
 #include "export/TextReport.h"
 
+#include "io/Text.h"
+
 #include "search/ProfileComparison.h"
 #include "search/SearchResult.h"
 
@@ -9,12 +11,6 @@
 namespace memx {
 
 namespace {
-std::string fmt(const char* f, double v)
-{
-    char b[64];
-    std::snprintf(b, sizeof b, f, v);
-    return b;
-}
 std::string pad(std::string s, std::size_t w)
 {
     if (s.size() < w)
@@ -29,8 +25,8 @@ std::string rpad(std::string s, std::size_t w)
 }
 std::string varianceText(const SearchResult& r, double v)
 {
-    return r.varianceMode == VarianceMode::AbsoluteMiB ? fmt("%.2f", v / (1024.0 * 1024.0))
-                                                       : fmt("%.4f", v);
+    return r.varianceMode == VarianceMode::AbsoluteMiB ? Text::fmt("%.2f", v / (1024.0 * 1024.0))
+                                                       : Text::fmt("%.4f", v);
 }
 }  // namespace
 
@@ -39,12 +35,12 @@ std::string TextReport::table(const SearchRequest& req, const SearchResult& r, s
     std::string out;
     out += "MemX plan for " + req.model.name + " on " + req.cluster.name() + " (" + std::to_string(req.cluster.deviceCount())
         + " GPUs), global batch " + std::to_string(req.setup.globalBatch) + ", predictor " + r.predictorName + "\n";
-    out += "Objective: " + std::string(toString(r.profileUsed)) + " (wT=" + fmt("%.2f", r.weights.time)
-        + ", wM=" + fmt("%.2f", r.weights.memory) + ", wV=" + fmt("%.2f", r.weights.variance) + ")";
+    out += "Objective: " + std::string(toString(r.profileUsed)) + " (wT=" + Text::fmt("%.2f", r.weights.time)
+        + ", wM=" + Text::fmt("%.2f", r.weights.memory) + ", wV=" + Text::fmt("%.2f", r.weights.variance) + ")";
     if (r.profileRequested == ProfileKind::Auto)
         out += ", chosen by auto: " + r.profileReason;
-    out += "\nReferences (medians of " + std::to_string(r.stats.feasible) + " feasible plans): T=" + fmt("%.1f", r.references.time)
-        + " ms, M=" + fmt("%.2f", r.references.memory / 1024) + " GiB, V=" + varianceText(r, r.references.variance)
+    out += "\nReferences (medians of " + std::to_string(r.stats.feasible) + " feasible plans): T=" + Text::fmt("%.1f", r.references.time)
+        + " ms, M=" + Text::fmt("%.2f", r.references.memory / 1024) + " GiB, V=" + varianceText(r, r.references.variance)
         + (r.varianceMode == VarianceMode::AbsoluteMiB ? " GiB^2" : " (utilisation^2)") + "\n\n";
     std::string vHead = r.varianceMode == VarianceMode::AbsoluteMiB ? "V(GiB^2)" : "V(util^2)";
     out += pad("#", 4) + pad("TP", 3) + pad("PP", 3) + pad("DP", 3) + pad("mbs", 4) + pad("seq", 6) + pad("sched", 9)
@@ -57,18 +53,18 @@ std::string TextReport::table(const SearchRequest& req, const SearchResult& r, s
         std::string sched = p.schedule == Schedule::OneF1B ? "1f1b" : "int(v=" + std::to_string(p.virtualStages) + ")";
         std::string peaks;
         for (const auto& s : p.stages)
-            peaks += (peaks.empty() ? "" : " ") + fmt("%.1f", s.memory.totalMiB() / 1024);
+            peaks += (peaks.empty() ? "" : " ") + Text::fmt("%.1f", s.memory.totalMiB() / 1024);
         out += pad(std::to_string(p.rankPhi), 4) + pad(std::to_string(p.tp), 3) + pad(std::to_string(p.pp), 3)
             + pad(std::to_string(p.dp), 3) + pad(std::to_string(p.microBatch), 4) + pad(std::to_string(p.seqLen), 6)
             + pad(sched, 9) + pad(p.orderString(), 34) + pad(p.layersString(), 20) + pad(p.recomputeString(), 12)
-            + rpad(fmt("%.1f", p.iterationMs), 10) + rpad(fmt("%.2f", p.maxMemMiB / 1024), 8)
-            + rpad(varianceText(r, p.varMem), 10) + rpad(fmt("%.4f", p.phi), 8)
+            + rpad(Text::fmt("%.1f", p.iterationMs), 10) + rpad(Text::fmt("%.2f", p.maxMemMiB / 1024), 8)
+            + rpad(varianceText(r, p.varMem), 10) + rpad(Text::fmt("%.4f", p.phi), 8)
             + rpad((p.ranksApproximate ? "~" : "") + std::to_string(p.rankTime), 7) + "  " + peaks + "\n";
     }
     out += "\nRecompute: N none, S selective, F full (per stage, in pipeline order). Stage order: group#slice.\n";
     if (!r.fastest.empty()) {
         const Plan& f = r.fastest.front();
-        out += "Fastest plan overall: " + fmt("%.1f", f.iterationMs) + " ms (Phi rank "
+        out += "Fastest plan overall: " + Text::fmt("%.1f", f.iterationMs) + " ms (Phi rank "
             + (f.ranksApproximate ? "~" : "") + std::to_string(f.rankPhi) + "), TP=" + std::to_string(f.tp)
             + " PP=" + std::to_string(f.pp) + " DP=" + std::to_string(f.dp) + " mbs=" + std::to_string(f.microBatch)
             + " layers " + f.layersString() + " recompute " + f.recomputeString() + "\n";
@@ -82,10 +78,10 @@ std::string TextReport::planDetail(const SearchRequest& req, const SearchResult&
         return {};
     const Plan& p = r.best.front();
     std::string out = "\nBest plan in detail (" + std::string(toString(p.provenance)) + " prediction, +-"
-        + fmt("%.0f", 100 * p.uncertainty) + "%):\n";
-    out += "  iteration " + fmt("%.1f", p.iterationMs) + " ms = " + std::to_string(p.microBatches)
-        + " micro-batches through " + std::to_string(p.pp) + " stages; DP sync " + fmt("%.1f", p.dpMs)
-        + " ms, optimizer+fixed " + fmt("%.1f", p.fixedMs) + " ms\n";
+        + Text::fmt("%.0f", 100 * p.uncertainty) + "%):\n";
+    out += "  iteration " + Text::fmt("%.1f", p.iterationMs) + " ms = " + std::to_string(p.microBatches)
+        + " micro-batches through " + std::to_string(p.pp) + " stages; DP sync " + Text::fmt("%.1f", p.dpMs)
+        + " ms, optimizer+fixed " + Text::fmt("%.1f", p.fixedMs) + " ms\n";
     out += "  stage  group          GPU type      layers   recomp  in-flight  t_mb(ms)  weights  grads  optim  "
            "activ  reserve   peak / capacity GiB  headroom\n";
     for (std::size_t i = 0; i < p.stages.size(); ++i) {
@@ -93,12 +89,12 @@ std::string TextReport::planDetail(const SearchRequest& req, const SearchResult&
         const auto& m = s.memory;
         std::string range = std::to_string(s.firstLayer) + "-" + std::to_string(s.firstLayer + s.layers - 1);
         out += "  " + pad(std::to_string(i), 7) + pad(s.groupName + "#" + std::to_string(s.slice), 15)
-            + pad(s.gpuType, 14) + pad(range, 9) + pad(toString(s.recompute), 8) + pad(fmt("%.1f", s.inflight), 11)
-            + pad(fmt("%.1f", s.timeMs), 10) + pad(fmt("%.1f", m.weightsMiB / 1024), 9)
-            + pad(fmt("%.1f", m.gradientsMiB / 1024), 7) + pad(fmt("%.1f", m.optimizerMiB / 1024), 7)
-            + pad(fmt("%.1f", m.activationsMiB / 1024), 7) + pad(fmt("%.1f", m.reserveMiB / 1024), 10)
-            + pad(fmt("%.1f", m.totalMiB() / 1024) + " / " + fmt("%.1f", s.capacityMiB / 1024), 21)
-            + fmt("%.0f%%", 100 * s.headroom()) + "\n";
+            + pad(s.gpuType, 14) + pad(range, 9) + pad(toString(s.recompute), 8) + pad(Text::fmt("%.1f", s.inflight), 11)
+            + pad(Text::fmt("%.1f", s.timeMs), 10) + pad(Text::fmt("%.1f", m.weightsMiB / 1024), 9)
+            + pad(Text::fmt("%.1f", m.gradientsMiB / 1024), 7) + pad(Text::fmt("%.1f", m.optimizerMiB / 1024), 7)
+            + pad(Text::fmt("%.1f", m.activationsMiB / 1024), 7) + pad(Text::fmt("%.1f", m.reserveMiB / 1024), 10)
+            + pad(Text::fmt("%.1f", m.totalMiB() / 1024) + " / " + Text::fmt("%.1f", s.capacityMiB / 1024), 21)
+            + Text::fmt("%.0f%%", 100 * s.headroom()) + "\n";
     }
     out += "  Each stage runs on " + std::to_string(p.tp * p.dp) + " GPUs (TP " + std::to_string(p.tp) + " x DP "
         + std::to_string(p.dp) + "); every GPU of a stage has the peak shown.\n";
@@ -115,11 +111,11 @@ std::string TextReport::profileComparison(const SearchResult& r)
         + "):\n";
     for (const auto& pb : r.profileBests) {
         const Plan& p = pb.best;
-        out += "  " + pad(toString(pb.kind), 17) + pad("(" + fmt("%.2f", pb.weights.time) + "," + fmt("%.2f", pb.weights.memory)
-            + "," + fmt("%.2f", pb.weights.variance) + ")", 18)
+        out += "  " + pad(toString(pb.kind), 17) + pad("(" + Text::fmt("%.2f", pb.weights.time) + "," + Text::fmt("%.2f", pb.weights.memory)
+            + "," + Text::fmt("%.2f", pb.weights.variance) + ")", 18)
             + "TP=" + std::to_string(p.tp) + " PP=" + std::to_string(p.pp) + " DP=" + std::to_string(p.dp) + " mbs="
             + std::to_string(p.microBatch) + " " + p.orderString() + " layers " + p.layersString() + " recompute "
-            + p.recomputeString() + ": T " + fmt("%.1f", p.iterationMs) + " ms, M " + fmt("%.2f", p.maxMemMiB / 1024)
+            + p.recomputeString() + ": T " + Text::fmt("%.1f", p.iterationMs) + " ms, M " + Text::fmt("%.2f", p.maxMemMiB / 1024)
             + " GiB, V " + varianceText(r, p.varMem) + "\n";
         if (&pb != &r.profileBests.front())
             out += "  " + std::string(17, ' ') + "-> " + ProfileComparison::differences(base, p) + "\n";
@@ -142,10 +138,10 @@ std::string TextReport::stats(const SearchResult& r)
         out += "  prediction store: " + std::to_string(s.storeHits) + " answers from earlier searches"
             + (s.storeInvalidated ? " (emptied first: GPU types, model, global batch or predictor changed)" : "")
             + ", " + std::to_string(s.storeSize) + " kept\n";
-    out += "  wall time " + fmt("%.3f", s.wallS) + " s on " + std::to_string(s.threads) + " thread(s), "
-        + fmt("%.0f", s.candidatesPerS) + " candidates/s\n";
+    out += "  wall time " + Text::fmt("%.3f", s.wallS) + " s on " + std::to_string(s.threads) + " thread(s), "
+        + Text::fmt("%.0f", s.candidatesPerS) + " candidates/s\n";
     if (s.sampleFraction < 1.0)
-        out += "  medians and ranks from a " + fmt("%.2f", 100 * s.sampleFraction) + "% deterministic sample\n";
+        out += "  medians and ranks from a " + Text::fmt("%.2f", 100 * s.sampleFraction) + "% deterministic sample\n";
     for (const auto& n : r.notes)
         out += "  note: " + n + "\n";
     return out;

@@ -1,5 +1,7 @@
 #include "predict/PredictorFile.h"
 
+#include "io/Text.h"
+
 #include "hardware/Cluster.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
@@ -16,20 +18,6 @@
 namespace memx {
 
 namespace {
-
-std::string join(const std::vector<std::string>& v)
-{
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out;
-}
-
-std::string joinInts(const std::vector<int>& v)
-{
-    std::string out;
-    for (int x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
-    return out;
-}
 
 nlohmann::json floats(const std::vector<float>& v)
 {
@@ -210,33 +198,33 @@ void PredictorFile::checkFits(const PredictorMetadata& m, const Cluster& cluster
         if (std::find(m.gpuTypes.begin(), m.gpuTypes.end(), t.name) == m.gpuTypes.end())
             missing.push_back(t.name);
     if (!missing.empty())
-        problems.push_back("the predictor has no measurement of " + join(missing) + " (trained on " +
-                           join(m.gpuTypes) + "); profile those GPU types and retrain, or search with the "
+        problems.push_back("the predictor has no measurement of " + Text::join(missing) + " (trained on " +
+                           Text::join(m.gpuTypes) + "); profile those GPU types and retrain, or search with the "
                            "analytic predictor");
     const PredictorMetadata::ModelShape shape{model.hidden, model.heads, model.ffnHidden, model.vocab};
     if (!m.models.empty() && std::find(m.models.begin(), m.models.end(), shape) == m.models.end()) {
         std::vector<std::string> seen;
         for (const auto& s : m.models) seen.push_back(s.toString());
         problems.push_back("model " + model.name + " (" + shape.toString() +
-                           ") is not a structure the predictor was trained on (" + join(seen) + ")");
+                           ") is not a structure the predictor was trained on (" + Text::join(seen) + ")");
     }
     for (int mbs : setup.microBatches)
         if (!inRange(mbs, m.microBatches)) {
             warnings.push_back("micro-batch " + std::to_string(mbs) + " is outside the trained range (" +
-                               joinInts(m.microBatches) + "): those predictions extrapolate");
+                               Text::joinInts(m.microBatches, ", ") + "): those predictions extrapolate");
             break;
         }
     std::vector<int> seqs = setup.seqLens.empty() ? std::vector<int>{model.seqLen} : setup.seqLens;
     for (int s : seqs)
         if (!inRange(s, m.seqLens)) {
             warnings.push_back("sequence length " + std::to_string(s) + " is outside the trained range (" +
-                               joinInts(m.seqLens) + "): those predictions extrapolate");
+                               Text::joinInts(m.seqLens, ", ") + "): those predictions extrapolate");
             break;
         }
     if (!m.globalBatches.empty() &&
         std::find(m.globalBatches.begin(), m.globalBatches.end(), setup.globalBatch) == m.globalBatches.end())
         warnings.push_back("global batch " + std::to_string(setup.globalBatch) +
-                           " was not among the measured ones (" + joinInts(m.globalBatches) +
+                           " was not among the measured ones (" + Text::joinInts(m.globalBatches, ", ") +
                            "): in-flight micro-batches and pipeline bubbles differ from what was measured");
 }
 

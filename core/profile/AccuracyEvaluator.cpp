@@ -77,15 +77,10 @@ AccuracyReport AccuracyEvaluator::evaluate(const std::vector<Measurement>& truth
     AccuracyReport report;
     report.predictor = predictor->name();
     for (const MeasuredRun& run : MeasuredRun::group(truth, file, &report.skipped)) {
-        RunPrediction pred;
-        try {
-            PlanSpec spec;
-            SearchRequest req = RunScenario::request(run, catalog, spec, file);
-            pred = RunScenario::predict(std::move(req), spec, predictor);
-        } catch (const InputError& e) {
-            report.skipped.push_back("run " + run.runId + ": " + e.reason());
+        std::optional<RunPrediction> predicted = RunScenario::predictSynthetic(run, catalog, file, predictor, report.skipped);
+        if (!predicted)
             continue;
-        }
+        RunPrediction pred = std::move(*predicted);
         RunScore s;
         s.runId = run.runId;
         s.group = groupKey(run);

@@ -14,6 +14,35 @@ bool MeasuredRun::heterogeneous() const
     return false;
 }
 
+Measurement MeasuredRun::emptyRunRow(MeasurementSource source) const
+{
+    Measurement r = config;
+    r.source = source;
+    r.gpuType = stages.front().gpuType;
+    r.tp = stages.front().tp;
+    r.recompute = stages.front().recompute;
+    r.stage.reset();
+    r.stageLayers.reset();
+    r.iterationTimeMs.reset();
+    r.stageTimeMs.reset();
+    r.peakMemMiB.reset();
+    r.provenance.clear();
+    r.uncertainty.reset();
+    r.estimatedGpuHours.reset();
+    return r;
+}
+
+Measurement MeasuredRun::emptyStageRow(std::size_t i, MeasurementSource source) const
+{
+    Measurement s = emptyRunRow(source);
+    s.stage = static_cast<int>(i);
+    s.stageLayers = stages[i].layers;
+    s.gpuType = stages[i].gpuType;
+    s.tp = stages[i].tp;
+    s.recompute = stages[i].recompute;
+    return s;
+}
+
 ModelSpec MeasuredRun::model() const
 {
     ModelSpec m;

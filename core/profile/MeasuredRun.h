@@ -36,6 +36,11 @@ struct MeasuredRun {
 
     int microBatches() const { return config.gbs / (config.mbs * config.dp); }
     bool heterogeneous() const;  // stages of more than one GPU type
+    // Empty rows (no targets, no annotations) to fill with new numbers for
+    // this run: the run row, and the row of pipeline stage i.
+    Measurement emptyRunRow(MeasurementSource source) const;
+    Measurement emptyStageRow(std::size_t i, MeasurementSource source) const;
+
     // The model of the run: dimensions from the rows, name "<hidden>h<layers>L".
     ModelSpec model() const;
 

@@ -31,7 +31,32 @@ double nanMean(double a, double b)
     return (a + b) / 2;
 }
 
+nlohmann::json paramsJson(const XgboostModel::TrainParams& p)
+{
+    return {{"max_depth", p.maxDepth}, {"eta", p.eta}, {"subsample", p.subsample}, {"rounds", p.rounds},
+            {"seed", p.seed}};
+}
+
+nlohmann::json number(double v)
+{
+    return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
+}
+
 }  // namespace
+
+nlohmann::json TrainReport::toJson() const
+{
+    nlohmann::json j;
+    j["params"] = paramsJson(params);
+    j["cross_validation"] = {
+        {"folds", cv.folds}, {"time_mape_pct", number(cv.timeMape)}, {"memory_mape_pct", number(cv.memoryMape)}};
+    nlohmann::json t = nlohmann::json::array();
+    for (const Trial& trial : trials)
+        t.push_back({{"params", paramsJson(trial.params)}, {"cv_mape_pct", number(trial.objective)}});
+    j["trials"] = t;
+    j["importance_gain"] = importance;
+    return j;
+}
 
 CrossValidation PredictorTrainer::crossValidate(const TrainingSet& set, const XgboostModel::TrainParams& params,
                                                 int folds, std::uint64_t seed)

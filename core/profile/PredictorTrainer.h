@@ -3,6 +3,8 @@
 #include "predict/LearnedPredictor.h"
 #include "predict/XgboostModel.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -32,6 +34,10 @@ struct TrainReport {
     std::vector<Trial> trials;         // every Bayesian-optimisation evaluation, in order
     std::map<std::string, double> importance;  // gain per feature of the final model
     LearnedPredictorParams uncertainty;        // calibrated from the cross-validation
+
+    // The "training" object of a predictor file: params, cross_validation,
+    // trials, importance_gain (docs/FILE_FORMATS.md).
+    nlohmann::json toJson() const;
 };
 
 // Trains the learned predictor as MemX section 3.2.2 does: hyper-parameters

@@ -168,4 +168,19 @@ RunPrediction RunScenario::predict(SearchRequest req, const PlanSpec& spec, std:
     return out;
 }
 
+std::optional<RunPrediction> RunScenario::predictSynthetic(const MeasuredRun& run, const GpuCatalog& catalog,
+                                                          const std::string& file,
+                                                          std::shared_ptr<const Predictor> predictor,
+                                                          std::vector<std::string>& skipped)
+{
+    try {
+        PlanSpec spec;
+        SearchRequest req = request(run, catalog, spec, file);
+        return predict(std::move(req), spec, std::move(predictor));
+    } catch (const InputError& e) {
+        skipped.push_back("run " + run.runId + ": " + e.reason());
+        return std::nullopt;
+    }
+}
+
 }  // namespace memx

@@ -6,6 +6,7 @@
 #include "search/SearchResult.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,13 @@ public:
     // Evaluates `spec` with `predictor` (null: analytic). Throws InputError
     // when the plan cannot be built (e.g. more layers than a stage can hold).
     static RunPrediction predict(SearchRequest req, const PlanSpec& spec, std::shared_ptr<const Predictor> predictor);
+
+    // A run on its synthetic cluster, predicted; nullopt when it cannot be
+    // built, with "run X: reason" appended to `skipped`.
+    static std::optional<RunPrediction> predictSynthetic(const MeasuredRun& run, const GpuCatalog& catalog,
+                                                         const std::string& file,
+                                                         std::shared_ptr<const Predictor> predictor,
+                                                         std::vector<std::string>& skipped);
 };
 
 }  // namespace memx

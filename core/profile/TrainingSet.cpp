@@ -16,15 +16,10 @@ TrainingSet TrainingSet::build(const std::vector<Measurement>& measurements, con
     set.file = file;
     std::vector<MeasuredRun> all = MeasuredRun::group(measurements, file, &set.skipped);
     for (MeasuredRun& run : all) {
-        RunPrediction pred;
-        try {
-            PlanSpec spec;
-            SearchRequest req = RunScenario::request(run, catalog, spec, file);
-            pred = RunScenario::predict(std::move(req), spec, nullptr);
-        } catch (const InputError& e) {
-            set.skipped.push_back("run " + run.runId + ": " + e.reason());
+        std::optional<RunPrediction> predicted = RunScenario::predictSynthetic(run, catalog, file, nullptr, set.skipped);
+        if (!predicted)
             continue;
-        }
+        RunPrediction pred = std::move(*predicted);
         const int runIndex = static_cast<int>(set.runs.size());
         const Plan& plan = pred.plan;
         const int P = static_cast<int>(plan.stages.size());

@@ -4,6 +4,7 @@
 // micro-batch options (a key performance parameter) costs new calls linearly.
 // The predictor is a learned one (XGBoost), whose calls are what the cache saves.
 // Run: build/tests/bench/bench_cache --benchmark_counters_tabular=true
+#include "TestClusters.h"
 #include "hardware/GpuCatalog.h"
 #include "predict/AnalyticPredictor.h"
 #include "predict/LearnedPredictor.h"
@@ -17,25 +18,7 @@
 
 namespace {
 
-memx::Cluster a100Nodes(int nodes)
-{
-    nlohmann::json doc{{"format", "memx-cluster/1"}, {"name", std::to_string(nodes) + "x8 A100"}};
-    doc["nodes"] = nlohmann::json::array();
-    doc["links"] = nlohmann::json::array();
-    for (int n = 0; n < nodes; ++n) {
-        const std::string name = "n" + std::to_string(n);
-        doc["nodes"].push_back({{"name", name}, {"gpus", {{{"type", "A100-80GB"}, {"count", 8}}}}});
-        doc["links"].push_back(
-            {{"name", name + "-nvl"}, {"kind", "NVLink"}, {"within", name}, {"bandwidth_gbps", 240}, {"latency_us", 3}});
-        for (int m = 0; m < n; ++m)
-            doc["links"].push_back({{"name", "ib" + std::to_string(m) + name},
-                                    {"kind", "InfiniBand"},
-                                    {"between", {"n" + std::to_string(m), name}},
-                                    {"bandwidth_gbps", 25},
-                                    {"latency_us", 5}});
-    }
-    return memx::Cluster::fromJson(doc, "bench", memx::GpuCatalog::builtin());
-}
+memx::Cluster a100Nodes(int nodes) { return memx::test::uniformNodes(nodes, 8, "A100-80GB"); }
 
 // A learned predictor fitted to 10% above the analytic model: what it learns
 // does not matter here, what its calls cost does. A fresh one (empty memo)

@@ -1,7 +1,7 @@
 // PredictionStore: predictions kept across searches, emptied exactly on the
 // paper's invalidation conditions (GPU type set, model structure, global
 // batch) and on a change of predictor (MemX 3.1.2, 4.3).
-#include "TestPaths.h"
+#include "TestClusters.h"
 
 #include "hardware/Cluster.h"
 #include "hardware/GpuCatalog.h"
@@ -9,34 +9,15 @@
 #include "predict/PredictionStore.h"
 #include "search/SearchEngine.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QTest>
 
 using namespace memx;
 
 namespace {
 
-// `nodes` nodes of 4 GPUs of `type`, NVLink inside, InfiniBand between.
 Cluster nodesOf(int nodes, const std::string& type, const std::string& extraType = {})
 {
-    nlohmann::json doc{{"format", "memx-cluster/1"}, {"name", "t"}};
-    doc["nodes"] = nlohmann::json::array();
-    doc["links"] = nlohmann::json::array();
-    for (int n = 0; n < nodes; ++n) {
-        const std::string name = "n" + std::to_string(n);
-        const std::string t = (!extraType.empty() && n == nodes - 1) ? extraType : type;
-        doc["nodes"].push_back({{"name", name}, {"gpus", {{{"type", t}, {"count", 4}}}}});
-        doc["links"].push_back(
-            {{"name", name + "-l"}, {"kind", "NVLink"}, {"within", name}, {"bandwidth_gbps", 200}, {"latency_us", 3}});
-        for (int m = 0; m < n; ++m)
-            doc["links"].push_back({{"name", "ib" + std::to_string(m) + name},
-                                    {"kind", "InfiniBand"},
-                                    {"between", {"n" + std::to_string(m), name}},
-                                    {"bandwidth_gbps", 25},
-                                    {"latency_us", 5}});
-    }
-    return Cluster::fromJson(doc, "t", GpuCatalog::builtin());
+    return memx::test::uniformNodes(nodes, 4, type, extraType);
 }
 
 SearchRequest request(int nodes, int gbs = 32)

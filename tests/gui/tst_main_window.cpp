@@ -4,6 +4,7 @@
 // round-trip and the screenshot mode renders. A learned predictor chosen in
 // the predictor panel drives the search (or refuses it when it does not fit),
 // and File > Export writes launch files for the selected plan.
+#include "TestPredictors.h"
 #include "TestPaths.h"
 #include "TestRequests.h"
 
@@ -54,46 +55,12 @@ bool runAndWait(MainWindow& w)
     return done.wait(60000);
 }
 
-// A small learned predictor for the sample project (LLaMA2-7B on the paper's
-// 20-GPU cluster), trained in a second or two: made-up stage measurements of
-// the analytic search's best plans, each GPU type off from the analytic model
-// by its own factor; no hyper-parameter search.
+// A small learned predictor for the sample project (LLaMA2-7B on the paper's 20-GPU cluster).
 void trainSmallPredictor(const std::string& file)
 {
     SearchRequest req = test::paperRequest();
     req.setup.microBatches = {1, 2, 4};
-    const SearchResult r = SearchEngine::run(req);
-    std::vector<Measurement> rows;
-    const std::map<std::string, double> slower = {{"A100-80GB", 1.10}, {"Vendor-B", 1.30}, {"Vendor-C", 0.90}};
-    for (std::size_t n = 0; n < std::min<std::size_t>(8, r.best.size()); ++n) {
-        const Plan& p = r.best[n];
-        std::vector<Measurement> stages = PlanRuns::rows(p, req.model, "run" + std::to_string(n));
-        for (std::size_t i = 0; i < stages.size(); ++i) {
-            Measurement& m = stages[i];
-            m.source = MeasurementSource::Simulated;
-            const auto f = slower.find(m.gpuType);
-            m.stageTimeMs = p.stages[i].timeMs * p.microBatches * (f == slower.end() ? 1.0 : f->second);
-            m.peakMemMiB = p.stages[i].memory.totalMiB() * 1.05;
-            rows.push_back(m);
-        }
-    }
-    const TrainingSet set = TrainingSet::build(rows, "made-up.csv", GpuCatalog::builtin());
-    PredictorTrainer::Options opt;
-    opt.tune = false;
-    opt.folds = 3;
-    opt.params.rounds = 30;
-    opt.params.maxDepth = 3;
-    TrainReport report;
-    const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
-    PredictorMetadata meta = set.metadata();
-    meta.dataHash = PredictorMetadata::hashText(MeasurementCsv::write(rows));
-    meta.sources = {"made-up.csv"};
-    meta.training = {{"cross_validation",
-                      {{"folds", report.cv.folds},
-                       {"time_mape_pct", report.cv.timeMape},
-                       {"memory_mape_pct", report.cv.memoryMape}}},
-                     {"importance_gain", report.importance}};
-    PredictorFile::save(file, model, meta);
+    test::trainSmallPredictor(req, file);
 }
 
 QStringList filesUnder(const QString& dir)

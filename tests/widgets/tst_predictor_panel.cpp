@@ -2,6 +2,7 @@
 // trained on, a broken file is refused with its name and leaves the choice as
 // it was, and a file that does not cover the cluster's GPU types is a problem
 // that refuses the learned choice (warnings do not).
+#include "TestPredictors.h"
 #include "PredictorPanel.h"
 #include "TestRequests.h"
 
@@ -25,44 +26,7 @@ using namespace memx;
 
 namespace {
 
-// A small learned predictor, trained in a second or two: made-up stage
-// measurements of the analytic search's best plans (each GPU type off from the
-// analytic model by its own factor), no hyper-parameter search.
-void trainSmallPredictor(const SearchRequest& req, const std::string& file)
-{
-    const SearchResult r = SearchEngine::run(req);
-    std::vector<Measurement> rows;
-    const std::map<std::string, double> slower = {{"A100-80GB", 1.10}, {"Vendor-B", 1.30}, {"Vendor-C", 0.90}};
-    for (std::size_t n = 0; n < std::min<std::size_t>(8, r.best.size()); ++n) {
-        const Plan& p = r.best[n];
-        std::vector<Measurement> stages = PlanRuns::rows(p, req.model, "run" + std::to_string(n));
-        for (std::size_t i = 0; i < stages.size(); ++i) {
-            Measurement& m = stages[i];
-            m.source = MeasurementSource::Simulated;
-            const auto f = slower.find(m.gpuType);
-            m.stageTimeMs = p.stages[i].timeMs * p.microBatches * (f == slower.end() ? 1.0 : f->second);
-            m.peakMemMiB = p.stages[i].memory.totalMiB() * 1.05;
-            rows.push_back(m);
-        }
-    }
-    const TrainingSet set = TrainingSet::build(rows, "made-up.csv", GpuCatalog::builtin());
-    PredictorTrainer::Options opt;
-    opt.tune = false;
-    opt.folds = 3;
-    opt.params.rounds = 30;
-    opt.params.maxDepth = 3;
-    TrainReport report;
-    const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
-    PredictorMetadata meta = set.metadata();
-    meta.dataHash = PredictorMetadata::hashText(MeasurementCsv::write(rows));
-    meta.sources = {"made-up.csv"};
-    meta.training = {{"cross_validation",
-                      {{"folds", report.cv.folds},
-                       {"time_mape_pct", report.cv.timeMape},
-                       {"memory_mape_pct", report.cv.memoryMape}}},
-                     {"importance_gain", report.importance}};
-    PredictorFile::save(file, model, meta);
-}
+using memx::test::trainSmallPredictor;
 
 nlohmann::json readJson(const QString& file)
 {

@@ -1,0 +1,53 @@
+#pragma once
+// A small learned predictor file for tests, trained in a second or two:
+// made-up stage measurements of the analytic search's best plans, each GPU
+// type off from the analytic model by its own factor; no hyper-parameter search.
+
+#include "hardware/GpuCatalog.h"
+#include "predict/PredictorFile.h"
+#include "profile/MeasurementCsv.h"
+#include "profile/PlanRuns.h"
+#include "profile/PredictorTrainer.h"
+#include "profile/TrainingSet.h"
+#include "search/SearchEngine.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace memx::test {
+
+inline void trainSmallPredictor(const SearchRequest& req, const std::string& file)
+{
+    const SearchResult r = SearchEngine::run(req);
+    std::vector<Measurement> rows;
+    const std::map<std::string, double> slower = {{"A100-80GB", 1.10}, {"Vendor-B", 1.30}, {"Vendor-C", 0.90}};
+    for (std::size_t n = 0; n < std::min<std::size_t>(8, r.best.size()); ++n) {
+        const Plan& p = r.best[n];
+        std::vector<Measurement> stages = PlanRuns::rows(p, req.model, "run" + std::to_string(n));
+        for (std::size_t i = 0; i < stages.size(); ++i) {
+            Measurement& m = stages[i];
+            m.source = MeasurementSource::Simulated;
+            const auto f = slower.find(m.gpuType);
+            m.stageTimeMs = p.stages[i].timeMs * p.microBatches * (f == slower.end() ? 1.0 : f->second);
+            m.peakMemMiB = p.stages[i].memory.totalMiB() * 1.05;
+            rows.push_back(m);
+        }
+    }
+    const TrainingSet set = TrainingSet::build(rows, "made-up.csv", GpuCatalog::builtin());
+    PredictorTrainer::Options opt;
+    opt.tune = false;
+    opt.folds = 3;
+    opt.params.rounds = 30;
+    opt.params.maxDepth = 3;
+    TrainReport report;
+    const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
+    PredictorMetadata meta = set.metadata();
+    meta.dataHash = PredictorMetadata::hashText(MeasurementCsv::write(rows));
+    meta.sources = {"made-up.csv"};
+    meta.training = report.toJson();
+    PredictorFile::save(file, model, meta);
+}
+
+}  // namespace memx::test
