@@ -16,9 +16,8 @@
 #include "SetupPanel.h"
 
 #include "export/CandidateCsv.h"
-#include "export/FlagScaleExport.h"
 #include "export/LaunchFiles.h"
-#include "export/MegatronExport.h"
+#include "export/PlanExport.h"
 #include "export/PlanJson.h"
 #include "export/PlanJsonReader.h"
 #include "io/AtomicFile.h"
@@ -674,25 +673,16 @@ MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QStr
     const SearchRequest& req = controller_->lastRequest();
     const std::string source = currentFile_.isEmpty() ? std::string("unsaved-project.memx") : currentFile_.toStdString();
     const std::string predictor = predictorLabel(req.predictor, r->predictorName).toStdString();
-    const char* targetName = target == ExportTarget::Megatron ? "megatron"
-        : target == ExportTarget::FlagScale                   ? "flagscale"
-                                                              : "json";
+    const memx::ExportTarget coreTarget = target == ExportTarget::Megatron ? memx::ExportTarget::Megatron
+        : target == ExportTarget::FlagScale                                ? memx::ExportTarget::FlagScale
+                                                                           : memx::ExportTarget::Json;
     try {
-        const nlohmann::json document = PlanJson::planDocument(req, predictor, *plan);
-        const PlanDocument doc = PlanJsonReader::fromJson(document, source);
+        const PlanDocument doc = PlanJsonReader::fromJson(PlanJson::planDocument(req, predictor, *plan), source);
+        const std::vector<ExportedFile> files = PlanExport::files(doc, coreTarget);
         if (target == ExportTarget::Json) {
-            nlohmann::json j = document;
-            // JSON has no comments: the header travels as a list of lines (as memx-cli writes it).
-            nlohmann::json lines = nlohmann::json::array();
-            const QStringList header = qs(LaunchFiles::header(doc, targetName, "")).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-            for (const QString& line : header)
-                lines.push_back(line.toStdString());
-            j["comment"] = lines;
-            writeFileAtomically(destination.toStdString(), j.dump(2) + "\n");
+            writeFileAtomically(destination.toStdString(), files.front().content);  // the user named the file
             out.files << QFileInfo(destination).absoluteFilePath();
         } else {
-            const std::vector<ExportedFile> files =
-                target == ExportTarget::Megatron ? MegatronExport::files(doc) : FlagScaleExport::files(doc);
             LaunchFiles::writeAll(destination.toStdString(), files);
             const QDir dir(destination);
             for (const ExportedFile& f : files)

@@ -1,0 +1,25 @@
+#pragma once
+
+#include "export/LaunchFiles.h"
+
+#include <string>
+#include <vector>
+
+namespace memx {
+
+struct PlanDocument;
+
+enum class ExportTarget { Megatron, FlagScale, Json };
+const char* toString(ExportTarget t);  // "megatron", "flagscale", "json"
+bool parseExportTarget(const std::string& s, ExportTarget& out);
+
+// The files one export writes, for every front end (memx-cli export, the
+// workbench's File > Export): Megatron-LM launch scripts, the FlagScale
+// config, or the plan as memx-plan/1 JSON ("plan.json", whose header lines
+// travel in a "comment" list since JSON has no comments). Throws InputError
+// with the reason when the engine cannot run the plan.
+struct PlanExport {
+    static std::vector<ExportedFile> files(const PlanDocument& doc, ExportTarget target);
+};
+
+}  // namespace memx
