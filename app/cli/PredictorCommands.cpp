@@ -189,6 +189,7 @@ nlohmann::json protocolJson(const ProtocolResult& r)
     j["format"] = "memx-accuracy-protocol/1";
     j["runs"] = r.runs;
     j["train_runs"] = r.trainRuns;
+    j["leave_one_out"] = r.leaveOneOut;
     j["interpolated_rows"] = r.interpolatedRows;
     j["params"] = r.training.toJson()["params"];
     j["analytic"] = r.analytic.toJson();
@@ -208,8 +209,13 @@ void accuracy(const AccuracyArgs& a)
     opt.trainer.iterations = std::max(0, a.trials - opt.trainer.initialPoints);
     opt.trainer.seed = a.seed;
     const ProtocolResult r = AccuracyProtocol::run(set.rows, a.dataset, opt);
-    std::printf("%s: %zu complete runs; minimal set: %zu runs for training (%zu interpolated rows), %zu held out\n",
-                a.dataset.c_str(), r.runs, r.trainRuns.size(), r.interpolatedRows, r.analytic.runs);
+    if (r.leaveOneOut)
+        std::printf("%s: %zu complete runs, all of them in the minimal set: each run scored by a model trained on "
+                    "the other %zu (leave one run out)\n",
+                    a.dataset.c_str(), r.runs, r.runs - 1);
+    else
+        std::printf("%s: %zu complete runs; minimal set: %zu runs for training (%zu interpolated rows), %zu held out\n",
+                    a.dataset.c_str(), r.runs, r.trainRuns.size(), r.interpolatedRows, r.analytic.runs);
     for (const std::string& s : r.skipped) std::printf("skipped %s\n", s.c_str());
     std::printf("\n-- analytic model (baseline) on the held-out runs\n%s", r.analytic.formatText().c_str());
     std::printf("\n-- learned predictor on the held-out runs\n%s", r.learned.formatText().c_str());

@@ -34,7 +34,7 @@ std::string groupKey(const MeasuredRun& run)
     return key;
 }
 
-AccuracyMetrics::ErrorSummary summarise(const std::vector<RunScore>& scores, int which, int range)
+AccuracyMetrics::ErrorSummary errorsOf(const std::vector<RunScore>& scores, int which, int range)
 {
     std::vector<double> p, m;
     for (const RunScore& s : scores) {
@@ -122,16 +122,21 @@ AccuracyReport AccuracyEvaluator::evaluate(const std::vector<Measurement>& truth
         s.allStagesMeasured = allMemory && !s.measuredMemMiB.empty();
         report.scores.push_back(std::move(s));
     }
+    return summarise(std::move(report));
+}
+
+AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
+{
     report.runs = report.scores.size();
-    report.iterationTime = summarise(report.scores, 0, 0);
-    report.stageTime = summarise(report.scores, 1, 0);
-    report.memory = summarise(report.scores, 2, 0);
-    report.iterationTimeInRange = summarise(report.scores, 0, 1);
-    report.iterationTimeOutOfRange = summarise(report.scores, 0, 2);
-    report.stageTimeInRange = summarise(report.scores, 1, 1);
-    report.stageTimeOutOfRange = summarise(report.scores, 1, 2);
-    report.memoryInRange = summarise(report.scores, 2, 1);
-    report.memoryOutOfRange = summarise(report.scores, 2, 2);
+    report.iterationTime = errorsOf(report.scores, 0, 0);
+    report.stageTime = errorsOf(report.scores, 1, 0);
+    report.memory = errorsOf(report.scores, 2, 0);
+    report.iterationTimeInRange = errorsOf(report.scores, 0, 1);
+    report.iterationTimeOutOfRange = errorsOf(report.scores, 0, 2);
+    report.stageTimeInRange = errorsOf(report.scores, 1, 1);
+    report.stageTimeOutOfRange = errorsOf(report.scores, 1, 2);
+    report.memoryInRange = errorsOf(report.scores, 2, 1);
+    report.memoryOutOfRange = errorsOf(report.scores, 2, 2);
 
     // Ranking within groups.
     std::map<std::string, std::vector<RunScore*>> groups;

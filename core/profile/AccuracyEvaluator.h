@@ -67,6 +67,10 @@ public:
     static AccuracyReport evaluate(const std::vector<Measurement>& truth, const std::string& file,
                                    const GpuCatalog& catalog, std::shared_ptr<const Predictor> predictor,
                                    const LearnedPredictor* rangeOf);
+
+    // Fills the summaries and rankings of a report from its `scores` (used by
+    // evaluate(), and to merge scores of several models, e.g. leave-one-out).
+    static AccuracyReport summarise(AccuracyReport report);
 };
 
 }  // namespace memx

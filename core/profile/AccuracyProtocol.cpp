@@ -12,6 +12,47 @@
 
 namespace memx {
 
+namespace {
+
+std::vector<Measurement> augmented(std::vector<Measurement> train, bool augment, std::size_t& interpolated)
+{
+    if (!augment)
+        return train;
+    const Augmenter::Result aug = Augmenter::augment(train);
+    interpolated += aug.rows.size();
+    train.insert(train.end(), aug.rows.begin(), aug.rows.end());
+    return train;
+}
+
+// Every run scored by a model trained on all the other runs.
+ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::string& file,
+                           const AccuracyProtocol::Options& options, ProtocolResult out)
+{
+    const GpuCatalog& catalog = GpuCatalog::builtin();
+    out.leaveOneOut = true;
+    out.trainRuns.clear();
+    AccuracyReport analytic, learned;
+    for (const MeasuredRun& run : MeasuredRun::group(rows, file)) {
+        std::vector<Measurement> train, test;
+        for (const Measurement& m : rows) (m.runId == run.runId ? test : train).push_back(m);
+        const TrainingSet set = TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog);
+        if (set.rows.empty())
+            continue;
+        auto model = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, options.trainer, out.training));
+        AccuracyReport a = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, model.get());
+        AccuracyReport l = AccuracyEvaluator::evaluate(test, file, catalog, model, model.get());
+        analytic.predictor = a.predictor;
+        learned.predictor = l.predictor;
+        analytic.scores.insert(analytic.scores.end(), a.scores.begin(), a.scores.end());
+        learned.scores.insert(learned.scores.end(), l.scores.begin(), l.scores.end());
+    }
+    out.analytic = AccuracyEvaluator::summarise(std::move(analytic));
+    out.learned = AccuracyEvaluator::summarise(std::move(learned));
+    return out;
+}
+
+}  // namespace
+
 ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const std::string& file,
                                      const Options& options)
 {
@@ -26,15 +67,12 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
         trainIds.insert(runs[i].runId);
         out.trainRuns.push_back(runs[i].runId);
     }
+    const GpuCatalog& catalog = GpuCatalog::builtin();
+    if (chosen.size() == runs.size())
+        return leaveOneOut(rows, file, options, std::move(out));
     std::vector<Measurement> train, test;
     for (const Measurement& m : rows) (trainIds.count(m.runId) ? train : test).push_back(m);
-    if (options.augment) {
-        const Augmenter::Result aug = Augmenter::augment(train);
-        out.interpolatedRows = aug.rows.size();
-        train.insert(train.end(), aug.rows.begin(), aug.rows.end());
-    }
-    const GpuCatalog& catalog = GpuCatalog::builtin();
-    const TrainingSet set = TrainingSet::build(train, file, catalog);
+    const TrainingSet set = TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog);
     auto learned = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, options.trainer, out.training));
     out.analytic = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, learned.get());
     out.learned = AccuracyEvaluator::evaluate(test, file, catalog, learned, learned.get());

@@ -13,7 +13,9 @@ struct Measurement;
 // The accuracy protocol of docs/ACCURACY.md: the profiler picks a minimal set
 // among the runs a dataset contains (MinimalSetSelector), the learned
 // predictor trains on those (optionally augmented), and both the learned and
-// the analytic predictor are scored on all the other runs.
+// the analytic predictor are scored on all the other runs. When the minimal
+// set is the whole dataset (a handful of runs), each run is scored by a model
+// trained on all the others (leave one run out) and `leaveOneOut` says so.
 struct ProtocolResult {
     std::size_t runs = 0;            // complete runs in the dataset
     std::vector<std::string> trainRuns;
@@ -22,6 +24,9 @@ struct ProtocolResult {
     AccuracyReport analytic;         // on the held-out runs
     AccuracyReport learned;          // on the same runs
     std::vector<std::string> skipped;  // runs that could not be completed
+    // The minimal set was the whole dataset: every run was scored by a model
+    // trained on all the other runs instead (leave one run out).
+    bool leaveOneOut = false;
 };
 
 class AccuracyProtocol {

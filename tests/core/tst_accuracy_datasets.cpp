@@ -44,6 +44,7 @@ private slots:
     void sailorLayerTimes();
     void simumaxB200();
     void megatronCi();
+    void mistAcesoLeaveOneOut();
 };
 
 // Sailor: one transformer layer's forward+backward time on A100-40GB, GH200,
@@ -85,6 +86,18 @@ void TestAccuracyDatasets::megatronCi()
              qPrintable(QString("learned %1 vs analytic %2").arg(r.learned.iterationTime.mape).arg(r.analytic.iterationTime.mape)));
     QVERIFY2(r.learned.memory.mape < 30.0, qPrintable(QString::number(r.learned.memory.mape)));
     QVERIFY(r.learned.memory.mape < r.analytic.memory.mape / 2);
+}
+
+// Mist/Aceso: three complete A10G runs, all in the minimal set, so each is
+// scored by a model trained on the other two.
+void TestAccuracyDatasets::mistAcesoLeaveOneOut()
+{
+    const ProtocolResult r = protocol("mist_aceso.csv");
+    print("mist", r);
+    QVERIFY(r.leaveOneOut);
+    QCOMPARE(r.learned.iterationTime.n, std::size_t(3));
+    QVERIFY2(r.learned.iterationTime.mape < 30.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
+    QVERIFY(r.learned.iterationTime.mape < r.analytic.iterationTime.mape / 2);
 }
 
 QTEST_GUILESS_MAIN(TestAccuracyDatasets)
