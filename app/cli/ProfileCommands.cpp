@@ -4,6 +4,7 @@
 #include "cli/PredictorOption.h"
 
 #include "hardware/Cluster.h"
+#include "export/LaunchFiles.h"
 #include "hardware/Topology.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
@@ -63,13 +64,6 @@ Measurement runRow(const PlannedRun& run, const ModelSpec& model, int microBatch
     m.recompute = q.recompute;
     m.estimatedGpuHours = run.estimatedGpuHours;
     return m;
-}
-
-std::string safeName(const std::string& id)
-{
-    std::string out;
-    for (char c : id) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
-    return out;
 }
 
 struct PlanArgs {
@@ -146,7 +140,7 @@ void profilePlan(const PlanArgs& a)
                           "GPU-hours\nset -euo pipefail\n",
                           MEMX_VERSION, rows[i].runId.c_str(), commands[i].first.estimatedMs,
                           commands[i].first.estimatedGpuHours);
-            const fs::path file = fs::path(a.scripts) / (safeName(rows[i].runId) + ".sh");
+            const fs::path file = fs::path(a.scripts) / (LaunchFiles::safeName(rows[i].runId) + ".sh");
             writeFileAtomically(file.string(), head + commands[i].second + "\n");
             fs::permissions(file, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                             fs::perm_options::add);
@@ -210,7 +204,7 @@ void simulate(const SimArgs& a, int& exitCode)
             out.push_back(s);
         }
         if (!a.logs.empty())
-            writeFileAtomically((fs::path(a.logs) / (safeName(run.runId) + ".log")).string(),
+            writeFileAtomically((fs::path(a.logs) / (LaunchFiles::safeName(run.runId) + ".log")).string(),
                                 sim.megatronLog(result, planned.plan));
     }
     if (out.empty())
@@ -232,7 +226,7 @@ void importLogs(const ImportArgs& a)
     printWarnings(set.warnings);
     const std::vector<MeasuredRun> runs = MeasuredRun::group(set.rows, a.runs);
     std::map<std::string, const MeasuredRun*> bySafeName;
-    for (const MeasuredRun& r : runs) bySafeName[safeName(r.runId)] = &r;
+    for (const MeasuredRun& r : runs) bySafeName[LaunchFiles::safeName(r.runId)] = &r;
     std::vector<Measurement> out;
     std::map<std::string, bool> seen;
     for (const std::string& file : a.logs) {

@@ -25,13 +25,6 @@ struct LearnedPredictor::Memo {
     std::mutex mutex;
     std::unordered_multimap<std::uint64_t, Entry> entries;
 
-    static std::uint64_t key(const StageQuery& canonical, StageQuery& portable)
-    {
-        portable = canonical;
-        portable.gpu = nullptr;
-        return portable.signature() ^
-               (std::hash<std::string>{}(canonical.gpu ? canonical.gpu->name : std::string()) * 0x9e3779b97f4a7c15ULL);
-    }
     const Entry* find(std::uint64_t k, const StageQuery& portable, const std::string& gpu) const
     {
         auto range = entries.equal_range(k);
@@ -184,7 +177,7 @@ void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<St
         for (std::size_t r = 0; r < rows; ++r) {
             StageQuery portable;
             const StageQuery c = canonical(queries[r]);
-            const std::uint64_t k = Memo::key(c, portable);
+            const std::uint64_t k = c.portableSignature(portable);
             const std::string gpu = c.gpu ? c.gpu->name : std::string();
             if ((answer[r] = memo_->find(k, portable, gpu)))
                 continue;

@@ -45,17 +45,10 @@ bool PredictionStore::use(const PredictionContext& context)
     return dropped;
 }
 
-std::uint64_t PredictionStore::key(const StageQuery& q, StageQuery& portable)
-{
-    portable = q;
-    portable.gpu = nullptr;
-    return portable.signature() ^ (std::hash<std::string>{}(q.gpu ? q.gpu->name : std::string()) * 0x9e3779b97f4a7c15ULL);
-}
-
 const StagePrediction* PredictionStore::find(const StageQuery& q) const
 {
     StageQuery portable;
-    const std::uint64_t k = key(q, portable);
+    const std::uint64_t k = q.portableSignature(portable);
     const std::string name = q.gpu ? q.gpu->name : std::string();
     auto range = entries_.equal_range(k);
     for (auto it = range.first; it != range.second; ++it)
@@ -69,7 +62,7 @@ void PredictionStore::insert(const StageQuery& q, const StagePrediction& p)
     if (find(q))
         return;
     StageQuery portable;
-    const std::uint64_t k = key(q, portable);
+    const std::uint64_t k = q.portableSignature(portable);
     entries_.emplace(k, Entry{q.gpu ? q.gpu->name : std::string(), portable, p});
 }
 

@@ -55,7 +55,6 @@ private:
         StageQuery query;  // gpu pointer cleared
         StagePrediction prediction;
     };
-    static std::uint64_t key(const StageQuery& q, StageQuery& portable);
 
     PredictionContext context_;
     bool hasContext_ = false;

@@ -1,6 +1,10 @@
 #include "predict/StageQuery.h"
 
+#include "hardware/GpuType.h"
+
 #include <cstring>
+#include <functional>
+#include <string>
 
 namespace memx {
 
@@ -31,6 +35,13 @@ inline std::uint64_t bits(double d)
     return u;
 }
 }  // namespace
+
+std::uint64_t StageQuery::portableSignature(StageQuery& portable) const
+{
+    portable = *this;
+    portable.gpu = nullptr;
+    return portable.signature() ^ (std::hash<std::string>{}(gpu ? gpu->name : std::string()) * 0x9e3779b97f4a7c15ULL);
+}
 
 std::uint64_t StageQuery::signature() const
 {

@@ -38,6 +38,10 @@ struct StageQuery {
     bool operator==(const StageQuery& o) const;
     // Hash signature used by the prediction cache (MemX section 3.1.2).
     std::uint64_t signature() const;
+    // The same with the GPU type identified by name instead of by pointer,
+    // for answers kept beyond one cluster object (PredictionStore, the
+    // learned predictor's memo); `portable` receives the query with gpu cleared.
+    std::uint64_t portableSignature(StageQuery& portable) const;
 };
 
 enum class Provenance { Analytic, Learned, Cached, Extrapolated };

@@ -30,49 +30,6 @@ bool applies(Axis a, const Measurement& m)
     return true;
 }
 
-int axisValue(Axis a, const Measurement& m)
-{
-    switch (a) {
-    case Axis::Mbs:
-        return m.mbs;
-    case Axis::SeqLen:
-        return m.seqLen;
-    case Axis::StageLayers:
-        return m.stageLayers.value_or(0);
-    case Axis::NumLayers:
-        return m.numLayers;
-    case Axis::Tp:
-        return m.tp;
-    case Axis::QueryGroups:
-        return m.queryGroups;
-    }
-    return 0;
-}
-
-void setAxis(Axis a, Measurement& m, int v)
-{
-    switch (a) {
-    case Axis::Mbs:
-        m.mbs = v;
-        break;
-    case Axis::SeqLen:
-        m.seqLen = v;
-        break;
-    case Axis::StageLayers:
-        m.stageLayers = v;
-        break;
-    case Axis::NumLayers:
-        m.numLayers = v;
-        break;
-    case Axis::Tp:
-        m.tp = v;
-        break;
-    case Axis::QueryGroups:
-        m.queryGroups = v;
-        break;
-    }
-}
-
 std::optional<double>& target(Measurement& m, Metric t)
 {
     switch (t) {
@@ -100,7 +57,7 @@ ConfigKey configKey(const Measurement& m, std::optional<Axis> blank)
 {
     Measurement c = m;
     if (blank)
-        setAxis(*blank, c, 0);
+        Augmenter::setAxis(*blank, c, 0);
     return {c.gpuType,
         {static_cast<int>(c.source), c.stage.value_or(-1), c.stageLayers.value_or(-1), c.tp, c.pp, c.dp, c.vp, c.mbs,
             c.gbs, c.seqLen, c.numLayers, c.hidden, c.ffnHidden, c.heads, c.queryGroups, c.vocab,
@@ -229,7 +186,7 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
             return std::nullopt;
         break;
     }
-    setAxis(a, r, x);
+    Augmenter::setAxis(a, r, x);
     r.source = MeasurementSource::Interpolated;
     return r;
 }
@@ -350,7 +307,7 @@ Augmenter::Result Augmenter::augment(const std::vector<Measurement>& rows, const
         // Distinct x ascending, each with the input rows at it (input order).
         std::map<int, std::vector<std::size_t>> byX;
         for (std::size_t i : g.rows)
-            byX[axisValue(g.axis, rows[i])].push_back(i);
+            byX[Augmenter::axisValue(g.axis, rows[i])].push_back(i);
         if (static_cast<int>(byX.size()) < options.minPoints)
             continue;
         const Measurement& head = rows[g.rows.front()];
@@ -596,6 +553,49 @@ std::string Augmenter::rule(Trend t, int perGap)
         return "fixed default";
     }
     return "?";
+}
+
+int Augmenter::axisValue(Axis a, const Measurement& m)
+{
+    switch (a) {
+    case Axis::Mbs:
+        return m.mbs;
+    case Axis::SeqLen:
+        return m.seqLen;
+    case Axis::StageLayers:
+        return m.stageLayers.value_or(0);
+    case Axis::NumLayers:
+        return m.numLayers;
+    case Axis::Tp:
+        return m.tp;
+    case Axis::QueryGroups:
+        return m.queryGroups;
+    }
+    return 0;
+}
+
+void Augmenter::setAxis(Axis a, Measurement& m, int v)
+{
+    switch (a) {
+    case Axis::Mbs:
+        m.mbs = v;
+        break;
+    case Axis::SeqLen:
+        m.seqLen = v;
+        break;
+    case Axis::StageLayers:
+        m.stageLayers = v;
+        break;
+    case Axis::NumLayers:
+        m.numLayers = v;
+        break;
+    case Axis::Tp:
+        m.tp = v;
+        break;
+    case Axis::QueryGroups:
+        m.queryGroups = v;
+        break;
+    }
 }
 
 } // namespace memx

@@ -93,6 +93,10 @@ public:
     // metric, sweeps, mean R^2, class, sweeps per class, interpolation rule, rows generated.
     static std::string formatTable(const Result& result);
 
+    // The value of an axis on a row, and setting it (stage_layers: 0 when absent).
+    static int axisValue(Axis a, const Measurement& m);
+    static void setAxis(Axis a, Measurement& m, int v);
+
     static const char* toString(Axis a); // CSV column: "mbs", "seq_len", ...
     static const char* toString(Metric m); // CSV column: "iteration_time_ms", ...
     // Interpolation rule of a class, e.g. "linear, 2 per gap" or "log-space midpoint".

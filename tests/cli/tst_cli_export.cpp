@@ -3,6 +3,7 @@
 // sample_clusters/golden_export/<cluster>/<target>/), and bad input -> exit 2
 // naming file, field and reason. Regenerate the golden files after a
 // deliberate change with MEMX_UPDATE_GOLDEN=1 and review the diff.
+#include "TestFiles.h"
 #include "CliRunner.h"
 
 #include <QDir>
@@ -22,15 +23,7 @@ using memx::test::runCli;
 
 QString goldenRoot() { return QString::fromStdString(memx::test::sampleCluster("golden_export")); }
 
-QStringList filesUnder(const QString& dir)
-{
-    QStringList out;
-    QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories);
-    while (it.hasNext())
-        out << QDir(dir).relativeFilePath(it.next());
-    out.sort();
-    return out;
-}
+using memx::test::filesUnder;
 
 QString readAll(const QString& path)
 {

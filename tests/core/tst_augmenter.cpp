@@ -55,30 +55,6 @@ Measurement stageRow(const std::string& gpu, const std::string& id, int stage, i
     return m;
 }
 
-void setAxis(Measurement& m, Axis a, int x)
-{
-    switch (a) {
-    case Axis::Mbs:
-        m.mbs = x;
-        break;
-    case Axis::SeqLen:
-        m.seqLen = x;
-        break;
-    case Axis::StageLayers:
-        m.stageLayers = x;
-        break;
-    case Axis::NumLayers:
-        m.numLayers = x;
-        break;
-    case Axis::Tp:
-        m.tp = x;
-        break;
-    case Axis::QueryGroups:
-        m.queryGroups = x;
-        break;
-    }
-}
-
 int axisOf(const Measurement& m, Axis a)
 {
     switch (a) {
@@ -109,7 +85,7 @@ std::vector<Measurement> sweep(const Measurement& base, const std::string& prefi
     for (int x : xs) {
         Measurement m = base;
         m.runId = prefix + std::to_string(x);
-        setAxis(m, a, x);
+        Augmenter::setAxis(a, m, x);
         if (a == Axis::Tp && !m.isStageRow())
             m.numGpus = m.tp * m.pp * m.dp;
         if (m.isStageRow())

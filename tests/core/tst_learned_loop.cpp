@@ -196,20 +196,28 @@ void TestLearnedLoop::minimalSetCoversThreePoints()
 
 namespace {
 
+const std::string kB200 = memx::test::dataFile("measurements/simumax_b200.csv");
+
+TrainingSet b200Set() { return TrainingSet::build(MeasurementCsv::read(kB200).rows, kB200, GpuCatalog::builtin()); }
+
 // A small learned predictor on real B200 measurements (SimuMax).
-PredictorFile::Loaded trainB200(const QTemporaryDir& dir)
+LearnedPredictor trainB200Model(const TrainingSet& set)
 {
-    const std::string file = memx::test::dataFile("measurements/simumax_b200.csv");
-    const TrainingSet set = TrainingSet::build(MeasurementCsv::read(file).rows, file, GpuCatalog::builtin());
     PredictorTrainer::Options opt;
     opt.tune = false;
     opt.params.rounds = 30;
     TrainReport report;
-    const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
+    return PredictorTrainer::train(set, opt, report);
+}
+
+// The same, saved to `dir` and loaded back.
+PredictorFile::Loaded trainB200(const QTemporaryDir& dir)
+{
+    const TrainingSet set = b200Set();
     PredictorMetadata meta = set.metadata();
     meta.dataHash = PredictorMetadata::hashText("x");
     const std::string out = dir.filePath("model.json").toStdString();
-    PredictorFile::save(out, model, meta);
+    PredictorFile::save(out, trainB200Model(set), meta);
     return PredictorFile::load(out);
 }
 
@@ -218,13 +226,8 @@ PredictorFile::Loaded trainB200(const QTemporaryDir& dir)
 void TestLearnedLoop::predictorFileRoundTrip()
 {
     QTemporaryDir dir;
-    const std::string file = memx::test::dataFile("measurements/simumax_b200.csv");
-    const TrainingSet set = TrainingSet::build(MeasurementCsv::read(file).rows, file, GpuCatalog::builtin());
-    PredictorTrainer::Options opt;
-    opt.tune = false;
-    opt.params.rounds = 30;
-    TrainReport report;
-    const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
+    const TrainingSet set = b200Set();
+    const LearnedPredictor model = trainB200Model(set);
     const std::string out = dir.filePath("model.json").toStdString();
     PredictorFile::save(out, model, set.metadata());
     const PredictorFile::Loaded loaded = PredictorFile::load(out);

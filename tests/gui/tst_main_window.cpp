@@ -4,6 +4,7 @@
 // round-trip and the screenshot mode renders. A learned predictor chosen in
 // the predictor panel drives the search (or refuses it when it does not fit),
 // and File > Export writes launch files for the selected plan.
+#include "TestFiles.h"
 #include "TestPredictors.h"
 #include "TestPaths.h"
 #include "TestRequests.h"
@@ -63,15 +64,7 @@ void trainSmallPredictor(const std::string& file)
     test::trainSmallPredictor(req, file);
 }
 
-QStringList filesUnder(const QString& dir)
-{
-    QStringList out;
-    QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories);
-    while (it.hasNext())
-        out << QDir(dir).relativeFilePath(it.next());
-    out.sort();
-    return out;
-}
+using memx::test::filesUnder;
 }  // namespace
 
 class TestMainWindow : public QObject {
