@@ -66,10 +66,9 @@ void MemoryBars::setPlan(const Plan& p, const Cluster& c)
             bars_.push_back(b);
             x += 1;
         }
-        stages_.push_back({QStringLiteral("stage %1\n%2#%3 · %4")
+        stages_.push_back({QStringLiteral("stage %1\n%2 · %3")
                                .arg(s + 1)
-                               .arg(QString::fromStdString(st.groupName))
-                               .arg(st.slice)
+                               .arg(QString::fromStdString(st.label()))
                                .arg(QString::fromStdString(st.gpuType)),
                            (first + x - 1) / 2});
         x += kStageGap;

@@ -167,7 +167,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
         const QColor gpu = colors::gpuType(QString::fromStdString(s.gpuType));
         const QStringList cells{
             QString::number(i + 1),
-            QStringLiteral("%1#%2").arg(QString::fromStdString(s.groupName)).arg(s.slice),
+            QString::fromStdString(s.label()),
             QString::fromStdString(s.gpuType),
             QStringLiteral("%1 (%2×%3)").arg(s.devices.size()).arg(plan.tp).arg(plan.dp),
             QStringLiteral("%1–%2 (%3)").arg(s.firstLayer).arg(s.firstLayer + s.layers - 1).arg(s.layers),
@@ -279,10 +279,9 @@ QString PipelineView::opToolTip(const QPoint& pos) const
         for (const PipelineOp& op : schedule_.ops(i))
             if (opRect(g, i, op).adjusted(-1, 0, 1, 0).contains(pos)) {
                 const StagePlan& s = plan_->stages[i];
-                return tr("Stage %1 (%2#%3, %4): %5 of micro-batch %6, %7–%8 ms")
+                return tr("Stage %1 (%2, %3): %4 of micro-batch %5, %6–%7 ms")
                     .arg(i + 1)
-                    .arg(QString::fromStdString(s.groupName))
-                    .arg(s.slice)
+                    .arg(QString::fromStdString(s.label()))
                     .arg(QString::fromStdString(s.gpuType))
                     .arg(op.kind == PipelineOp::Kind::Forward ? tr("forward") : tr("backward"))
                     .arg(op.microBatch + 1)

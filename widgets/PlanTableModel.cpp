@@ -147,11 +147,10 @@ QString PlanTableModel::toolTip(const Plan& p) const
                            "<th align=right>peak / capacity GiB</th><th align=right>headroom</th></tr>");
     for (std::size_t i = 0; i < p.stages.size(); ++i) {
         const auto& s = p.stages[i];
-        html += QStringLiteral("<tr><td>%1</td><td>%2#%3</td><td>%4</td><td>%5-%6</td><td>%7</td>"
-                               "<td align=right>%8</td><td align=right>%9 / %10</td><td align=right>%11%</td></tr>")
+        html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4-%5</td><td>%6</td>"
+                               "<td align=right>%7</td><td align=right>%8 / %9</td><td align=right>%10%</td></tr>")
                     .arg(i)
-                    .arg(QString::fromStdString(s.groupName).toHtmlEscaped())
-                    .arg(s.slice)
+                    .arg(QString::fromStdString(s.label()).toHtmlEscaped())
                     .arg(QString::fromStdString(s.gpuType).toHtmlEscaped())
                     .arg(s.firstLayer)
                     .arg(s.firstLayer + s.layers - 1)

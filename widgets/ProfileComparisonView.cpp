@@ -51,10 +51,9 @@ public:
         QStringList tip;
         for (std::size_t i = 0; i < plan.stages.size(); ++i) {
             const auto& s = plan.stages[i];
-            tip << QStringLiteral("stage %1: %2#%3 (%4), layers %5-%6, recompute %7")
+            tip << QStringLiteral("stage %1: %2 (%3), layers %4-%5, recompute %6")
                        .arg(i)
-                       .arg(QString::fromStdString(s.groupName))
-                       .arg(s.slice)
+                       .arg(QString::fromStdString(s.label()))
                        .arg(QString::fromStdString(s.gpuType))
                        .arg(s.firstLayer)
                        .arg(s.firstLayer + s.layers - 1)
@@ -90,7 +89,7 @@ protected:
             p.setBrush(c);
             p.drawRoundedRect(box, 3, 3);
             p.setPen(c.lightnessF() > 0.6 ? Qt::black : Qt::white);
-            const QString top = QStringLiteral("%1#%2").arg(QString::fromStdString(s.groupName)).arg(s.slice);
+            const QString top = QString::fromStdString(s.label());
             const QString bottom = QStringLiteral("%1 L · %2").arg(s.layers).arg(letters.split(',').value(int(i)));
             const QRectF inner = box.adjusted(2, 1, -2, -1);
             const QFontMetricsF fm(small);

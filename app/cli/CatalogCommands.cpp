@@ -1,6 +1,8 @@
 #include "cli/Commands.h"
 
 #include "hardware/Cluster.h"
+#include "hardware/ClusterGenerator.h"
+#include "io/AtomicFile.h"
 #include "hardware/GpuCatalog.h"
 #include "model/ModelSpec.h"
 #include "model/TransformerMath.h"
@@ -41,6 +43,40 @@ void addCatalogCommands(CLI::App& app, int& exitCode)
                   << c.links().size() << " links\n";
         for (const auto& g : c.groups())
             std::cout << "  group " << g.name << ": " << g.devices.size() << " x " << c.types()[g.type].name << "\n";
+        exitCode = Ok;
+    });
+
+    auto* generate = app.add_subcommand(
+        "generate-cluster", "Write a cluster of N nodes (GPU types in turn, vendor fabric inside, InfiniBand between)");
+    static ClusterGenerator::Spec spec;
+    static std::string types = "A100-80GB", out;
+    generate->add_option("--nodes", spec.nodes, "Number of nodes")->check(CLI::Range(1, 4096))->capture_default_str();
+    generate->add_option("--gpus-per-node", spec.gpusPerNode, "GPUs in each node")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    generate->add_option("--types", types, "GPU types, comma separated; node n gets type n mod count")
+        ->capture_default_str();
+    generate->add_option("--inter-node-gbps", spec.interNodeGBps, "Inter-node bandwidth per GPU and direction, GB/s")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    generate->add_option("--name", spec.name, "Cluster name")->capture_default_str();
+    generate->add_option("--out", out, "Output file (memx-cluster/1 JSON)")->required();
+    generate->callback([&exitCode] {
+        spec.types.clear();
+        std::size_t start = 0;
+        while (start <= types.size()) {
+            const std::size_t comma = types.find(',', start);
+            spec.types.push_back(types.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            if (comma == std::string::npos)
+                break;
+            start = comma + 1;
+        }
+        const nlohmann::json doc = ClusterGenerator::generate(spec);
+        // Validate before writing, so a wrong type name fails here with the field named.
+        Cluster c = Cluster::fromJson(doc, out, GpuCatalog::builtin());
+        writeFileAtomically(out, doc.dump(1) + "\n");
+        std::cout << out << ": " << c.deviceCount() << " GPUs in " << c.nodes().size() << " nodes, "
+                  << c.links().size() << " links\n";
         exitCode = Ok;
     });
 }

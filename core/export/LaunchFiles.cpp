@@ -109,9 +109,9 @@ std::string LaunchFiles::header(const PlanDocument& doc, const std::string& targ
         const StagePlan& s = p.stages[i];
         char buf[320];
         std::snprintf(buf, sizeof buf,
-                      "  stage %zu  %s#%d  %s  layers %d-%d (%d)  recompute %s  %.0f MiB of %.0f MiB (%.0f%% "
+                      "  stage %zu  %s  %s  layers %d-%d (%d)  recompute %s  %.0f MiB of %.0f MiB (%.0f%% "
                       "headroom)",
-                      i, s.groupName.c_str(), s.slice, s.gpuType.c_str(), s.firstLayer, s.firstLayer + s.layers - 1,
+                      i, s.label().c_str(), s.gpuType.c_str(), s.firstLayer, s.firstLayer + s.layers - 1,
                       s.layers, toString(s.recompute), s.memory.totalMiB(), s.capacityMiB, s.headroom() * 100);
         line(buf);
     }

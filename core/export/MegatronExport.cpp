@@ -316,9 +316,9 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         std::string s = "#!/bin/bash\n" + warning + LaunchFiles::header(doc, "megatron");
         std::string stages;
         for (int st : a.stages)
-            stages += (stages.empty() ? "" : ", ") + std::to_string(st) + " (" + p.stages[static_cast<std::size_t>(st)].groupName
-                + "#" + std::to_string(p.stages[static_cast<std::size_t>(st)].slice) + ", "
-                + p.stages[static_cast<std::size_t>(st)].gpuType + ")";
+            stages += (stages.empty() ? "" : ", ") + std::to_string(st) + " ("
+                + p.stages[static_cast<std::size_t>(st)].label() + ", " + p.stages[static_cast<std::size_t>(st)].gpuType
+                + ")";
         const int lastRank = a.firstRank + static_cast<int>(a.devices.size()) - 1;
         s += "#\n# Node rank " + std::to_string(a.nodeRank) + " of " + std::to_string(nnodes) + " on host " + h.name
             + ": global ranks " + std::to_string(a.firstRank) + "-" + std::to_string(lastRank)

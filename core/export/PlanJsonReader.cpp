@@ -1,5 +1,7 @@
 #include "export/PlanJsonReader.h"
 
+#include "space/StageSlots.h"
+
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
 #include "io/JsonReader.h"
@@ -157,10 +159,8 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
     for (const auto& sj : stages) {
         StagePlan s;
         s.groupName = sj.string("group");
-        s.group = -1;
-        for (std::size_t g = 0; g < cluster.groups().size(); ++g)
-            if (cluster.groups()[g].name == s.groupName)
-                s.group = static_cast<int>(g);
+        s.groups = StageSlots::groupsNamed(cluster, s.groupName);
+        s.group = s.groups.empty() ? -1 : s.groups.front();
         if (s.group < 0) {
             std::string known;
             for (const auto& g : cluster.groups())
@@ -170,6 +170,13 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
                     "group");
         }
         const DeviceGroup& group = cluster.groups()[static_cast<std::size_t>(s.group)];
+        std::vector<int> groupDevices;
+        for (int g : s.groups) {
+            const DeviceGroup& other = cluster.groups()[static_cast<std::size_t>(g)];
+            if (other.type != group.type)
+                sj.fail("stage " + s.groupName + " mixes GPU types; a stage holds one type", "group");
+            groupDevices.insert(groupDevices.end(), other.devices.begin(), other.devices.end());
+        }
         s.gpuType = sj.string("gpu_type", cluster.types()[static_cast<std::size_t>(group.type)].name);
         if (s.gpuType != cluster.types()[static_cast<std::size_t>(group.type)].name)
             sj.fail("group " + group.name + " holds " + cluster.types()[static_cast<std::size_t>(group.type)].name
@@ -182,8 +189,8 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
                     "devices");
         for (int d : s.devices) {
             if (d < 0 || d >= cluster.deviceCount()
-                || std::find(group.devices.begin(), group.devices.end(), d) == group.devices.end())
-                sj.fail("device " + std::to_string(d) + " is not a device of group " + group.name, "devices");
+                || std::find(groupDevices.begin(), groupDevices.end(), d) == groupDevices.end())
+                sj.fail("device " + std::to_string(d) + " is not a device of group " + s.groupName, "devices");
             if (used[static_cast<std::size_t>(d)]++)
                 sj.fail("device " + std::to_string(d) + " (" + cluster.deviceLabel(d)
                             + ") is used by two stages",

@@ -88,7 +88,7 @@ std::string TextReport::planDetail(const SearchRequest& req, const SearchResult&
         const auto& s = p.stages[i];
         const auto& m = s.memory;
         std::string range = std::to_string(s.firstLayer) + "-" + std::to_string(s.firstLayer + s.layers - 1);
-        out += "  " + pad(std::to_string(i), 7) + pad(s.groupName + "#" + std::to_string(s.slice), 15)
+        out += "  " + pad(std::to_string(i), 7) + pad(s.label(), 15)
             + pad(s.gpuType, 14) + pad(range, 9) + pad(toString(s.recompute), 8) + pad(Text::fmt("%.1f", s.inflight), 11)
             + pad(Text::fmt("%.1f", s.timeMs), 10) + pad(Text::fmt("%.1f", m.weightsMiB / 1024), 9)
             + pad(Text::fmt("%.1f", m.gradientsMiB / 1024), 7) + pad(Text::fmt("%.1f", m.optimizerMiB / 1024), 7)

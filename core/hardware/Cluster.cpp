@@ -141,8 +141,8 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
     for (const auto& nodeJson : nodes.items()) {
         Node node;
         node.name = nodeJson.string("name");
-        if (node.name.empty() || node.name.find_first_of(":/ ") != std::string::npos)
-            nodeJson.fail("node names must be non-empty and contain no ':', '/' or spaces", "name");
+        if (node.name.empty() || node.name.find_first_of(":/+ ") != std::string::npos)
+            nodeJson.fail("node names must be non-empty and contain no ':', '/', '+' or spaces", "name");
         if (nodeIndex.count(node.name))
             nodeJson.fail("duplicate node name \"" + node.name + "\"", "name");
         int ni = static_cast<int>(c.nodes_.size());

@@ -9,7 +9,18 @@ namespace memx {
 
 Topology::Topology(const Cluster& cluster)
     : cluster_(cluster)
+    , linksOf_(static_cast<std::size_t>(cluster.deviceCount()))
 {
+    const auto& links = cluster.links();
+    for (std::size_t l = 0; l < links.size(); ++l) {
+        std::vector<int> touched = links[l].a;
+        touched.insert(touched.end(), links[l].b.begin(), links[l].b.end());
+        std::sort(touched.begin(), touched.end());
+        touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+        for (int d : touched)
+            if (d >= 0 && d < cluster.deviceCount())
+                linksOf_[static_cast<std::size_t>(d)].push_back(static_cast<int>(l));
+    }
 }
 
 std::vector<FlowRate> Topology::rates(const std::vector<Flow>& flows) const
@@ -20,14 +31,17 @@ std::vector<FlowRate> Topology::rates(const std::vector<Flow>& flows) const
     std::vector<int> usage(static_cast<std::size_t>(cluster_.mediumCount()), 0);
     for (std::size_t f = 0; f < flows.size(); ++f) {
         std::vector<int> bestForMedium(usage.size(), -1);
-        for (std::size_t l = 0; l < links.size(); ++l) {
+        const int src = flows[f].src;
+        const auto& candidates = src >= 0 && src < static_cast<int>(linksOf_.size())
+            ? linksOf_[static_cast<std::size_t>(src)] : std::vector<int>{};
+        for (int l : candidates) {
             if (!links[l].connects(flows[f].src, flows[f].dst))
                 continue;
             int m = links[l].medium;
             if (m < 0) {
-                used[f].push_back(static_cast<int>(l));
+                used[f].push_back(l);
             } else if (bestForMedium[m] < 0 || links[l].bandwidthGBps > links[bestForMedium[m]].bandwidthGBps) {
-                bestForMedium[m] = static_cast<int>(l);
+                bestForMedium[m] = l;
             }
         }
         for (std::size_t m = 0; m < bestForMedium.size(); ++m) {
@@ -66,6 +80,26 @@ PathRate bottleneck(const std::vector<FlowRate>& rates)
 }
 }  // namespace
 
+PathRate Topology::bottleneckOf(const std::vector<Flow>& flows) const
+{
+    std::vector<int> key;
+    key.reserve(flows.size() * 2);
+    for (const auto& f : flows) {
+        key.push_back(f.src);
+        key.push_back(f.dst);
+    }
+    {
+        std::lock_guard<std::mutex> lock(memoMutex_);
+        auto it = memo_.find(key);
+        if (it != memo_.end())
+            return it->second;
+    }
+    PathRate r = bottleneck(rates(flows));
+    std::lock_guard<std::mutex> lock(memoMutex_);
+    memo_.emplace(std::move(key), r);
+    return r;
+}
+
 PathRate Topology::ring(const std::vector<std::vector<int>>& rings) const
 {
     std::vector<Flow> flows;
@@ -75,7 +109,7 @@ PathRate Topology::ring(const std::vector<std::vector<int>>& rings) const
         for (std::size_t i = 0; i < r.size(); ++i)
             flows.push_back({r[i], r[(i + 1) % r.size()]});
     }
-    return bottleneck(rates(flows));
+    return bottleneckOf(flows);
 }
 
 PathRate Topology::pairwise(const std::vector<int>& from, const std::vector<int>& to) const
@@ -84,7 +118,7 @@ PathRate Topology::pairwise(const std::vector<int>& from, const std::vector<int>
     for (std::size_t k = 0; k < std::min(from.size(), to.size()); ++k)
         if (from[k] != to[k])
             flows.push_back({from[k], to[k]});
-    return bottleneck(rates(flows));
+    return bottleneckOf(flows);
 }
 
 std::vector<std::vector<int>> Topology::tensorParallelRings(const std::vector<int>& devices, int tp, int dp)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <map>
+#include <mutex>
 #include <vector>
 
 namespace memx {
@@ -56,7 +58,14 @@ public:
     static double transferMs(double bytes, const PathRate& rate);
 
 private:
+    PathRate bottleneckOf(const std::vector<Flow>& flows) const;
+
     const Cluster& cluster_;
+    std::vector<std::vector<int>> linksOf_;  // per device: links that touch it
+    // ring() and pairwise() answers by flow list: a search asks the same
+    // stage rings and hops for many skeletons. Shared by worker threads.
+    mutable std::mutex memoMutex_;
+    mutable std::map<std::vector<int>, PathRate> memo_;
 };
 
 }  // namespace memx

@@ -1,5 +1,7 @@
 #include "profile/RunScenario.h"
 
+#include "hardware/ClusterGenerator.h"
+
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
 #include "predict/AnalyticPredictor.h"
@@ -14,14 +16,6 @@
 namespace memx {
 
 namespace {
-
-bool isPcieCard(const std::string& name)
-{
-    for (const char* tag : {"RTX", "Titan", "TITAN", "L4", "A10", "T4", "PCIe", "PCIE"})
-        if (name.find(tag) != std::string::npos)
-            return true;
-    return false;
-}
 
 void fillRequest(SearchRequest& req, const MeasuredRun& run, PlanSpec& spec)
 {
@@ -88,7 +82,7 @@ SearchRequest RunScenario::request(const MeasuredRun& run, const GpuCatalog& cat
         const std::string node = "s" + std::to_string(s.stage);
         doc["nodes"].push_back({{"name", node}, {"gpus", {{{"type", s.gpuType}, {"count", w}}}}});
         if (w > 1) {
-            const bool pcie = isPcieCard(s.gpuType);
+            const bool pcie = ClusterGenerator::intraNodeFabric(s.gpuType).kind == "PCIe";
             doc["links"].push_back({{"name", node + "-intra"},
                                     {"kind", pcie ? "PCIe" : "NVLink"},
                                     {"within", node},

@@ -83,15 +83,15 @@ NearMiss NearMiss::of(const Cluster& cluster, const Skeleton& sk, const Skeleton
         }
     }
     const auto& pred = t.pred[binding][bindN][bindLevel];
-    const auto& g = cluster.groups()[sk.stageGroup[binding]];
+    const StageSlot& slot = sk.slot(binding);
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "%.2f", hi);
     NearMiss nm;
     nm.ratio = hi;
     nm.message = "closest plan: TP=" + std::to_string(sk.tp) + " PP=" + std::to_string(P) + " DP="
         + std::to_string(sk.dp) + " mbs=" + std::to_string(sk.mbs) + " seq=" + std::to_string(sk.seq)
-        + "; it needs " + ratio + "x the memory it has. Stage " + std::to_string(binding) + " on " + g.name + " ("
-        + cluster.types()[g.type].name + ", " + gib(t.capacityMiB[binding]) + " GiB) needs "
+        + "; it needs " + ratio + "x the memory it has. Stage " + std::to_string(binding) + " on " + slot.name + " ("
+        + cluster.types()[static_cast<std::size_t>(slot.type)].name + ", " + gib(t.capacityMiB[binding]) + " GiB) needs "
         + gib(pred.memoryMiB()) + " GiB for " + std::to_string(bindN) + " layer(s) even with " + toString(
             static_cast<Recompute>(bindLevel))
         + " recomputation: weights " + gib(pred.memory.weightsMiB) + ", gradients " + gib(pred.memory.gradientsMiB)

@@ -29,11 +29,12 @@ Plan PlanBuilder::build(const Cluster& cluster, const Skeleton& sk, const Skelet
     double uncertainty = 0;
     for (int i = 0; i < p.pp; ++i) {
         StagePlan s;
-        s.group = sk.stageGroup[i];
-        const DeviceGroup& g = cluster.groups()[s.group];
-        s.groupName = g.name;
-        s.gpuType = cluster.types()[g.type].name;
-        s.slice = sk.stageSlice[i];
+        const StageSlot& slot = sk.slot(i);
+        s.group = slot.groups.front();
+        s.groups = slot.groups;
+        s.groupName = slot.spansNodes() ? slot.name : cluster.groups()[static_cast<std::size_t>(s.group)].name;
+        s.gpuType = cluster.types()[static_cast<std::size_t>(slot.type)].name;
+        s.slice = slot.slice;
         s.devices = t.devices[i];
         s.firstLayer = first;
         s.layers = leaf.layers[i];

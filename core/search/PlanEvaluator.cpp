@@ -39,23 +39,52 @@ Evaluation PlanEvaluator::evaluate(const SearchRequest& req, const PlanSpec& spe
     sk.microBatches = req.setup.globalBatch / (spec.dp * spec.microBatch);
     sk.schedule = spec.schedule;
     sk.virtualStages = spec.schedule == Schedule::Interleaved ? spec.virtualStages : 1;
+    // Stage slots from group names: "a100" takes the group's next TP x DP
+    // block, "n0+n1" the named whole groups.
+    const int w = sk.tp * sk.dp;
+    auto slotSet = std::make_shared<StageSlotSet>();
     std::vector<int> used(cluster.groups().size(), 0);
     for (const auto& name : spec.stageGroups) {
-        int g = -1;
-        for (std::size_t k = 0; k < cluster.groups().size(); ++k)
-            if (cluster.groups()[k].name == name)
-                g = static_cast<int>(k);
-        if (g < 0)
+        const std::vector<int> gs = StageSlots::groupsNamed(cluster, name);
+        if (gs.empty())
             throw InputError("plan", "stage group", "no device group named \"" + name + "\" in cluster "
                                                         + cluster.name());
-        int slice = used[g]++;
-        if ((slice + 1) * sk.tp * sk.dp > static_cast<int>(cluster.groups()[g].devices.size()))
-            throw InputError("plan", "stage group",
-                             "device group " + name + " has too few GPUs for " + std::to_string(used[g])
-                                 + " stage(s) of TP x DP = " + std::to_string(sk.tp * sk.dp));
-        sk.stageGroup.push_back(g);
-        sk.stageSlice.push_back(slice);
+        StageSlot slot;
+        slot.groups = gs;
+        slot.type = cluster.groups()[static_cast<std::size_t>(gs.front())].type;
+        for (int g : gs) {
+            const DeviceGroup& group = cluster.groups()[static_cast<std::size_t>(g)];
+            if (group.type != slot.type)
+                throw InputError("plan", "stage group", "stage " + name + " mixes GPU types; a stage holds one type");
+            if (gs.size() > 1) {
+                if (used[static_cast<std::size_t>(g)]++ > 0)
+                    throw InputError("plan", "stage group", "device group " + group.name + " is used by two stages");
+                if (static_cast<int>(group.devices.size()) % sk.tp != 0)
+                    throw InputError("plan", "stage group", "device group " + group.name
+                                     + " is not a multiple of TP = " + std::to_string(sk.tp));
+                slot.devices.insert(slot.devices.end(), group.devices.begin(), group.devices.end());
+            }
+        }
+        if (gs.size() == 1) {
+            const int g = gs.front();
+            const DeviceGroup& group = cluster.groups()[static_cast<std::size_t>(g)];
+            slot.slice = used[static_cast<std::size_t>(g)]++;
+            if ((slot.slice + 1) * w > static_cast<int>(group.devices.size()))
+                throw InputError("plan", "stage group",
+                                 "device group " + name + " has too few GPUs for " + std::to_string(slot.slice + 1)
+                                     + " stage(s) of TP x DP = " + std::to_string(w));
+            slot.devices.assign(group.devices.begin() + slot.slice * w, group.devices.begin() + (slot.slice + 1) * w);
+            slot.name = StageSlots::label(group.name, slot.slice, false);
+        } else {
+            slot.name = name;
+            if (static_cast<int>(slot.devices.size()) != w)
+                throw InputError("plan", "stage group", "stage " + name + " has "
+                                 + std::to_string(slot.devices.size()) + " GPUs; TP x DP = " + std::to_string(w));
+        }
+        sk.stageSlot.push_back(static_cast<int>(slotSet->all.size()));
+        slotSet->all.push_back(std::move(slot));
     }
+    sk.slotSet = slotSet;
 
     std::shared_ptr<const Predictor> predictor = req.predictor;
     if (!predictor)
@@ -87,7 +116,7 @@ Evaluation PlanEvaluator::evaluate(const SearchRequest& req, const PlanSpec& spe
         if (pred.memoryMiB() > t.capacityMiB[i]) {
             char buf[160];
             std::snprintf(buf, sizeof buf, "stage %d (%s) needs %.1f GiB, has %.1f GiB", i,
-                          cluster.groups()[sk.stageGroup[i]].name.c_str(), pred.memoryMiB() / 1024,
+                          sk.slot(i).name.c_str(), pred.memoryMiB() / 1024,
                           t.capacityMiB[i] / 1024);
             ev.problem += (ev.problem.empty() ? "" : "; ") + std::string(buf);
             ev.feasible = false;

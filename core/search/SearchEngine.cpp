@@ -2,71 +2,109 @@
 
 #include "hardware/Topology.h"
 #include "predict/AnalyticPredictor.h"
-#include "predict/PredictionStore.h"
-#include "predict/IterationComposer.h"
 #include "predict/PredictionCache.h"
+#include "predict/PredictionStore.h"
 #include "search/NearMiss.h"
 #include "search/PlanBuilder.h"
 #include "search/RecomputePolicy.h"
+#include "search/ScheduleRule.h"
+#include "search/SearchSample.h"
 #include "search/Skeleton.h"
 #include "search/SkeletonTables.h"
 #include "search/SplitSearch.h"
 #include "search/TopPlans.h"
-#include "space/Compositions.h"
+#include "search/WorkerPool.h"
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <thread>
 
 namespace memx {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+std::uint64_t saturate(CandidateCount c)
+{
+    return c > static_cast<CandidateCount>(UINT64_MAX) ? UINT64_MAX : static_cast<std::uint64_t>(c);
+}
 
 std::uint32_t hash32(std::uint64_t key)
 {
     key ^= key >> 33;
     key *= 0xff51afd7ed558ccdULL;
     key ^= key >> 33;
-    key *= 0xc4ceb9fe1a85ec53ULL;
-    key ^= key >> 33;
     return static_cast<std::uint32_t>(key >> 32);
 }
 
-struct SampleEntry {
-    double t, m, v;
-    std::uint32_t h;
+// (x, y) points of a Pareto front without their plans: what pruning needs,
+// cheap to copy between threads. Same dominance as ParetoFront::covers.
+class Staircase {
+public:
+    void insert(double x, double y)
+    {
+        if (covers(x, y) || contains(x, y))
+            return;
+        std::erase_if(points_, [&](const std::pair<double, double>& p) { return x <= p.first && y <= p.second; });
+        points_.insert(std::lower_bound(points_.begin(), points_.end(), std::make_pair(x, y)), {x, y});
+    }
+    bool covers(double x, double y) const
+    {
+        auto it = std::upper_bound(points_.begin(), points_.end(), x,
+                                   [](double v, const std::pair<double, double>& p) { return v < p.first; });
+        if (it == points_.begin())
+            return false;
+        --it;
+        return it->second <= y && (it->first < x || it->second < y);
+    }
+
+private:
+    bool contains(double x, double y) const
+    {
+        return std::binary_search(points_.begin(), points_.end(), std::make_pair(x, y));
+    }
+    std::vector<std::pair<double, double>> points_;  // x ascending, y strictly descending
+};
+
+// What the explore pass learns about a skeleton, for the later passes.
+struct SkeletonSummary {
+    bool usable = false;          // tables built, schedule rule passed
+    CandidateCount feasible = 0;
+    CandidateCount space = 0;
+    std::vector<LeafBound> root;  // bounds over all of its candidates (one per class)
+    std::uint64_t samples = 0;    // quota of the sample pass
+    double sampleWeight = 1;      // candidates each sampled one stands for
 };
 
 // Everything one worker accumulates; merged in a fixed order at the end.
 struct Worker {
-    explicit Worker(const Predictor& p, const SearchOptions& o, const PredictionStore* store)
-        : cache(p, store)
-        , fastest(o.topK)
-        , tv(o.frontCapacity)
-        , tm(o.frontCapacity)
+    Worker(const Predictor& p, const SearchOptions& o, const PredictionStore* store)
+        : cache(p, store), fastest(o.topK), tv(o.frontCapacity), tm(o.frontCapacity)
     {
     }
     PredictionCache cache;
+    SkeletonTables tables;
     TopPlans fastest;
     std::vector<TopPlans> best;  // per ranked profile; [0] is the requested one
     ParetoFront tv, tm;
-    std::vector<SampleEntry> sample;
-    std::uint64_t sampleThreshold = 1ULL << 32;  // keep entries whose hash is below
-    std::vector<std::pair<std::uint32_t, Plan>> plot;  // max-heap on hash
-    std::uint64_t explored = 0, feasible = 0, prunedMemory = 0, prunedBound = 0, phase2 = 0;
-    std::uint64_t scheduleRule = 0, unconnected = 0;
+    SearchSample sample;
+    std::vector<std::pair<std::uint32_t, Plan>> plot;  // max-heap on (hash, key)
+    std::uint64_t leaves1 = 0, leavesSample = 0, leaves2 = 0, nodes = 0;
+    CandidateCount prunedExplore = 0, prunedRank = 0;
+    std::uint64_t skeletonsCut = 0, scheduleRule = 0, unconnected = 0;
     NearMiss nearMiss;
+    std::size_t nearMissSkeleton = 0;
+    // What the other workers found, for pruning (see ExploreShared).
+    Staircase tvSeen, tmSeen;
+    double fastestSeen = std::numeric_limits<double>::infinity();
+    std::uint64_t seenVersion = 0;
     std::vector<std::string> notes;
-    // Snapshot of the (T, V) front for live progress, refreshed per skeleton.
-    std::mutex publishedMutex;
+    std::mutex publishedMutex;  // live (T, V) front for progress
     std::vector<std::pair<double, double>> published;
 };
 
@@ -75,555 +113,726 @@ bool plotLess(const std::pair<std::uint32_t, Plan>& a, const std::pair<std::uint
     return a.first != b.first ? a.first < b.first : a.second.key < b.second.key;
 }
 
-struct Shared {
-    Shared(const SearchRequest& r, const SkeletonList& l)
-        : req(r), list(l)
-    {
-    }
-    const SearchRequest& req;
-    const SkeletonList& list;
-    std::atomic<std::size_t> next{0};
-    std::atomic<bool> stop{false};
-    std::atomic<std::uint64_t> workDone{0};
-    std::atomic<std::uint64_t> explored{0}, pruned{0}, feasible{0};
-    std::unique_ptr<std::atomic<double>[]> phiThreshold;  // per ranked profile
-    std::vector<std::uint64_t> weight;  // work estimate per skeleton
+// Leaves any worker has entered into its fastest list or fronts, so that a
+// subtree another worker has already beaten is cut everywhere. Insertions
+// are rare; readers refresh a private copy when the version moves. Pruning
+// against any set of real leaves is exact, so results do not depend on it.
+struct ExploreShared {
+    std::mutex mutex;
+    std::atomic<std::uint64_t> version{0};
+    std::vector<double> fastest;  // the K smallest times seen (max-heap)
+    std::size_t k = 10;
+    Staircase tv, tm;
 };
 
-class Phase1Sink final : public LeafSink {
+// Explore: the fastest plans and both Pareto fronts.
+class ExploreSink final : public LeafSink {
 public:
-    Phase1Sink(Worker& w, Shared& s, const Skeleton& sk, const SkeletonTables& t)
-        : w_(w), s_(s), sk_(sk), t_(t)
+    ExploreSink(Worker& w, ExploreShared& shared, const SearchRequest& r, const Skeleton& sk,
+                const std::atomic<bool>& stop)
+        : w_(w), shared_(shared), r_(r), sk_(sk), stop_(stop)
     {
     }
     void onLeaf(const Leaf& leaf) override
     {
-        ++w_.feasible;
-        const SearchOptions& o = s_.req.options;
-        std::uint32_t h = hash32(leaf.key);
-        if (h < w_.sampleThreshold) {
-            w_.sample.push_back({leaf.timeMs, leaf.maxMemMiB, leaf.variance, h});
-            if (w_.sample.size() > o.sampleBudget) {
-                w_.sampleThreshold /= 2;
-                std::erase_if(w_.sample, [&](const SampleEntry& e) { return e.h >= w_.sampleThreshold; });
+        std::optional<Plan> plan;
+        auto built = [&]() -> const Plan& {
+            if (!plan)
+                plan = PlanBuilder::build(r_.cluster, sk_, w_.tables, leaf, r_.setup.globalBatch);
+            return *plan;
+        };
+        if (w_.fastest.accepts(leaf.timeMs, leaf.key))
+            w_.fastest.insert(leaf.timeMs, built());
+        if (w_.tv.accepts(leaf.timeMs, leaf.variance, leaf.key))
+            w_.tv.insert(leaf.timeMs, leaf.variance, built());
+        if (w_.tm.accepts(leaf.timeMs, leaf.maxMemMiB, leaf.key))
+            w_.tm.insert(leaf.timeMs, leaf.maxMemMiB, built());
+        if (!plan)
+            return;
+        std::lock_guard<std::mutex> lock(shared_.mutex);
+        auto& heap = shared_.fastest;
+        if (heap.size() < shared_.k || leaf.timeMs < heap.front()) {
+            heap.push_back(leaf.timeMs);
+            std::push_heap(heap.begin(), heap.end());
+            if (heap.size() > shared_.k) {
+                std::pop_heap(heap.begin(), heap.end());
+                heap.pop_back();
             }
         }
-        auto plan = [&] { return PlanBuilder::build(s_.req.cluster, sk_, t_, leaf, s_.req.setup.globalBatch); };
-        if (w_.fastest.accepts(leaf.timeMs, leaf.key))
-            w_.fastest.insert(leaf.timeMs, plan());
-        if (w_.tv.accepts(leaf.timeMs, leaf.variance, leaf.key))
-            w_.tv.insert(leaf.timeMs, leaf.variance, plan());
-        if (w_.tm.accepts(leaf.timeMs, leaf.maxMemMiB, leaf.key))
-            w_.tm.insert(leaf.timeMs, leaf.maxMemMiB, plan());
-        if (o.plotPoints > 0) {
-            bool take = w_.plot.size() < o.plotPoints || h < w_.plot.front().first
-                || (h == w_.plot.front().first && leaf.key < w_.plot.front().second.key);
-            if (take) {
-                w_.plot.emplace_back(h, plan());
-                std::push_heap(w_.plot.begin(), w_.plot.end(), plotLess);
-                if (w_.plot.size() > o.plotPoints) {
-                    std::pop_heap(w_.plot.begin(), w_.plot.end(), plotLess);
-                    w_.plot.pop_back();
-                }
-            }
+        shared_.tv.insert(leaf.timeMs, leaf.variance);
+        shared_.tm.insert(leaf.timeMs, leaf.maxMemMiB);
+        shared_.version.fetch_add(1, std::memory_order_release);
+    }
+    // Aims: 1 the fastest list, 2 the (T, V) front, 4 the (T, M) front. The
+    // shared copies hold every leaf of this worker too (onLeaf), refreshed
+    // after each of them.
+    unsigned aims() const override { return 7; }
+    unsigned aliveWithoutVariance(const LeafBound& b, unsigned ask) const override
+    {
+        refresh();
+        unsigned out = 0;
+        if ((ask & 1) && !(b.timeMs > std::min(w_.fastest.threshold(), w_.fastestSeen)))
+            out |= 1;
+        if ((ask & 2) && !w_.tvSeen.covers(b.timeMs, 0.0))
+            out |= 2;
+        if ((ask & 4) && !w_.tmSeen.covers(b.timeMs, b.maxMemMiB))
+            out |= 4;
+        return out;
+    }
+    unsigned alive(const LeafBound& b, unsigned ask) const override
+    {
+        unsigned out = aliveWithoutVariance(b, ask);
+        if ((out & 2) && w_.tvSeen.covers(b.timeMs, b.variance))
+            out &= ~2u;
+        return out;
+    }
+    bool stopRequested() const override { return stop_.load(std::memory_order_relaxed); }
+
+private:
+    void refresh() const
+    {
+        if (shared_.version.load(std::memory_order_acquire) == w_.seenVersion)
+            return;
+        std::lock_guard<std::mutex> lock(shared_.mutex);
+        w_.tvSeen = shared_.tv;
+        w_.tmSeen = shared_.tm;
+        w_.fastestSeen = shared_.fastest.size() < shared_.k ? std::numeric_limits<double>::infinity()
+                                                             : shared_.fastest.front();
+        w_.seenVersion = shared_.version.load(std::memory_order_relaxed);
+    }
+    Worker& w_;
+    ExploreShared& shared_;
+    const SearchRequest& r_;
+    const Skeleton& sk_;
+    const std::atomic<bool>& stop_;
+};
+
+// Sample: (T, M, V) with weights for the medians, and the plot sample.
+class SampleSink final : public LeafSink {
+public:
+    SampleSink(Worker& w, const SearchRequest& r, const Skeleton& sk, double weight, const std::atomic<bool>& stop)
+        : w_(w), r_(r), sk_(sk), weight_(weight), stop_(stop)
+    {
+    }
+    void onLeaf(const Leaf& leaf) override
+    {
+        ++w_.leavesSample;
+        w_.sample.add({leaf.timeMs, leaf.maxMemMiB, leaf.variance, weight_});
+        const std::size_t cap = r_.options.plotPoints;
+        if (cap == 0)
+            return;
+        const std::uint32_t h = hash32(leaf.key);
+        auto& plot = w_.plot;
+        bool take = plot.size() < cap || h < plot.front().first
+            || (h == plot.front().first && leaf.key < plot.front().second.key);
+        if (!take)
+            return;
+        plot.emplace_back(h, PlanBuilder::build(r_.cluster, sk_, w_.tables, leaf, r_.setup.globalBatch));
+        std::push_heap(plot.begin(), plot.end(), plotLess);
+        if (plot.size() > cap) {
+            std::pop_heap(plot.begin(), plot.end(), plotLess);
+            plot.pop_back();
         }
     }
-    bool stopRequested() const override { return s_.stop.load(std::memory_order_relaxed); }
+    bool stopRequested() const override { return stop_.load(std::memory_order_relaxed); }
 
 private:
     Worker& w_;
-    Shared& s_;
+    const SearchRequest& r_;
     const Skeleton& sk_;
-    const SkeletonTables& t_;
+    double weight_;
+    const std::atomic<bool>& stop_;
 };
 
-class Phase2Sink final : public LeafSink {
+// Rank: the best plans under Phi for every ranked profile.
+struct RankShared {
+    References ref;
+    std::vector<Weights> weights;
+    std::unique_ptr<std::atomic<double>[]> threshold;  // per profile, best K-th Phi of any worker
+};
+
+class RankSink final : public LeafSink {
 public:
-    Phase2Sink(Worker& w, Shared& s, const Skeleton& sk, const SkeletonTables& t, const References& ref,
-               const std::vector<Weights>& wts)
-        : w_(w), s_(s), sk_(sk), t_(t), ref_(ref), weights_(wts)
+    RankSink(Worker& w, const SearchRequest& r, const Skeleton& sk, RankShared& s, const std::atomic<bool>& stop)
+        : w_(w), r_(r), sk_(sk), s_(s), stop_(stop)
     {
     }
     void onLeaf(const Leaf& leaf) override
     {
-        ++w_.phase2;
+        ++w_.leaves2;
         std::optional<Plan> plan;
-        for (std::size_t k = 0; k < weights_.size(); ++k) {
-            double phi = Objective::phi(leaf.timeMs, leaf.maxMemMiB, leaf.variance, ref_, weights_[k]);
+        for (std::size_t k = 0; k < s_.weights.size(); ++k) {
+            const double phi = Objective::phi(leaf.timeMs, leaf.maxMemMiB, leaf.variance, s_.ref, s_.weights[k]);
             TopPlans& top = w_.best[k];
             if (!top.accepts(phi, leaf.key))
                 continue;
             if (!plan)
-                plan = PlanBuilder::build(s_.req.cluster, sk_, t_, leaf, s_.req.setup.globalBatch);
+                plan = PlanBuilder::build(r_.cluster, sk_, w_.tables, leaf, r_.setup.globalBatch);
             Plan p = *plan;
             p.phi = phi;
             top.insert(phi, std::move(p));
-            double th = top.threshold();
-            double cur = s_.phiThreshold[k].load(std::memory_order_relaxed);
-            while (th < cur && !s_.phiThreshold[k].compare_exchange_weak(cur, th, std::memory_order_relaxed)) {
+            const double th = top.threshold();
+            double cur = s_.threshold[k].load(std::memory_order_relaxed);
+            while (th < cur && !s_.threshold[k].compare_exchange_weak(cur, th, std::memory_order_relaxed)) {
             }
         }
     }
-    double phiThreshold(std::size_t k) const override
+    unsigned alive(const LeafBound& b, unsigned ask) const override { return hopelessFor(b, w_, s_) ? 0 : ask; }
+    double priority(const LeafBound& b) const override
     {
-        return std::min(w_.best[k].threshold(), s_.phiThreshold[k].load(std::memory_order_relaxed));
+        return Objective::phi(b.timeMs, b.maxMemMiB, b.variance, s_.ref, s_.weights[0]);
     }
-    bool stopRequested() const override { return s_.stop.load(std::memory_order_relaxed); }
+    bool stopRequested() const override { return stop_.load(std::memory_order_relaxed); }
+
+    static bool hopelessFor(const LeafBound& b, const Worker& w, const RankShared& s)
+    {
+        for (std::size_t k = 0; k < s.weights.size(); ++k) {
+            const double th = std::min(w.best[k].threshold(), s.threshold[k].load(std::memory_order_relaxed));
+            if (!(Objective::phi(b.timeMs, b.maxMemMiB, b.variance, s.ref, s.weights[k]) > th))
+                return false;
+        }
+        return true;
+    }
 
 private:
     Worker& w_;
-    Shared& s_;
+    const SearchRequest& r_;
     const Skeleton& sk_;
-    const SkeletonTables& t_;
-    References ref_;
-    std::vector<Weights> weights_;
+    RankShared& s_;
+    const std::atomic<bool>& stop_;
 };
 
-// The paper's adaptive schedule rule, evaluated on the skeleton's even split
-// without recomputation: interleave only with memory headroom and
-// sufficiently similar devices.
-bool interleaveAllowed(const SearchRequest& req, const Skeleton& sk, const SkeletonTables& t)
-{
-    const int P = t.stages;
-    int even = std::max(1, std::min(t.maxLayers, t.layers / P));
-    double minCap = std::numeric_limits<double>::infinity(), maxDemand = 0;
-    std::vector<double> compute;
-    for (int i = 0; i < P; ++i) {
-        const auto& p = t.pred[i][even][0];
-        double act1f1b = p.memory.activationsMiB * IterationComposer::inflight1F1B(i, P, sk.microBatches)
-            / std::max(1e-9, t.inflight[i]);
-        double demand = p.memory.totalMiB() - p.memory.activationsMiB + act1f1b;
-        minCap = std::min(minCap, t.capacityMiB[i]);
-        maxDemand = std::max(maxDemand, demand);
-        const GpuType& g = req.cluster.types()[req.cluster.groups()[sk.stageGroup[i]].type];
-        compute.push_back(g.peakTflopsBf16 * g.defaultEfficiency * g.calibration.efficiencyMultiplier);
+// One search: the phases of SearchEngine::run, in order.
+class SearchRun {
+public:
+    SearchRun(SearchRequest req, const SearchEngine::ProgressFn& progress, const SearchEngine::CancelFn& cancelled)
+        : req_(std::move(req)), progress_(progress), cancelled_(cancelled), topo_(req_.cluster)
+    {
     }
-    double mean = 0;
-    for (double c : compute)
-        mean += c;
-    mean /= compute.size();
-    double cv = mean > 0 ? std::sqrt(Objective::variance(compute)) / mean : 0;
-    double pressure = maxDemand > 0 ? minCap / maxDemand : 0;
-    return pressure >= req.setup.interleavePressureMin && cv <= req.setup.interleaveHeterogeneityMax;
-}
 
+    SearchResult run()
+    {
+        predictor_ = req_.predictor ? req_.predictor : std::make_shared<AnalyticPredictor>();
+        result_.predictorName = predictor_->name();
+        result_.profileRequested = req_.objective.profile;
+        result_.varianceMode = req_.objective.variance;
+        if (!validate() || !enumerate())
+            return finish();
+        startWorkers();
+        explore();
+        if (pool_->stopped())
+            return cancel();
+        if (!anyFeasible())
+            return finish();
+        mergeExplore();
+        sample();
+        if (pool_->stopped())
+            return cancel();
+        chooseReferencesAndProfile();
+        rank();
+        collectCacheStats();
+        if (pool_->stopped())
+            return cancel();
+        assignRanks();
+        return finish();
+    }
+
+private:
+    bool validate()
+    {
+        try {
+            req_.setup.validate();
+            if (req_.objective.profile == ProfileKind::Custom)
+                Objective::normalised(req_.objective.custom);
+        } catch (const std::exception& e) {
+            result_.error = std::string("invalid request: ") + e.what();
+            return false;
+        }
+        return true;
+    }
+
+    bool enumerate()
+    {
+        list_ = SkeletonEnumerator::enumerate(req_);
+        result_.stats.skeletons = list_.skeletons.size();
+        for (const auto& [rule, n] : list_.excluded)
+            result_.stats.prunedByRule["skeletons: " + rule] = n;
+        result_.notes = list_.notes;
+        if (req_.setup.maxPipelineStages > req_.model.numLayers)
+            result_.notes.push_back("--max-pp " + std::to_string(req_.setup.maxPipelineStages) + " is above the "
+                                    + std::to_string(req_.model.numLayers) + " layers of " + req_.model.name
+                                    + ": a pipeline has at most one stage per layer");
+        if (list_.skeletons.empty()) {
+            std::string rules;
+            for (const auto& [rule, n] : list_.excluded)
+                rules += "\n  " + rule + ": " + std::to_string(n);
+            std::set<int> types;
+            for (const auto& g : req_.cluster.groups())
+                types.insert(g.type);
+            if (static_cast<int>(types.size()) > req_.setup.maxPipelineStages)
+                rules += "\n  every pipeline stage holds one GPU type and the cluster has " + std::to_string(types.size())
+                    + " types, so --max-pp must be at least " + std::to_string(types.size());
+            result_.error = "no configuration passes the structural rules for this cluster and setup:" + rules;
+            return false;
+        }
+        summary_.assign(list_.skeletons.size(), {});
+        return true;
+    }
+
+    void startWorkers()
+    {
+        int threads = req_.options.threads > 0 ? req_.options.threads
+                                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        threads = std::max(1, std::min<int>(threads, static_cast<int>(list_.skeletons.size())));
+        result_.stats.threads = threads;
+        if (req_.store)
+            result_.stats.storeInvalidated =
+                req_.store->use(PredictionContext::of(req_.cluster, req_.model, req_.setup.globalBatch, *predictor_));
+        for (int i = 0; i < threads; ++i)
+            workers_.push_back(std::make_unique<Worker>(*predictor_, req_.options, req_.store.get()));
+        pool_ = std::make_unique<WorkerPool>(threads, progress_, cancelled_);
+        // Work per skeleton for progress: building its tables and programmes.
+        for (const auto& sk : list_.skeletons) {
+            const double units = req_.model.numLayers / std::max(1, sk.unitLayers());
+            weight_.push_back(sk.stages() * units * units + 64.0);
+        }
+    }
+
+    // Tables of skeleton `idx` into the worker; false when it cannot run.
+    bool prepare(Worker& w, std::size_t idx, bool firstPass)
+    {
+        const Skeleton& sk = list_.skeletons[idx];
+        std::string why;
+        if (!SkeletonTables::build(req_, sk, topo_, w.cache, w.tables, why)) {
+            if (firstPass) {
+                ++w.unconnected;
+                w.notes.push_back(why);
+            }
+            return false;
+        }
+        if (sk.autoSchedule && ScheduleRule::interleaveAllowed(req_, sk, w.tables) != (sk.schedule == Schedule::Interleaved)) {
+            w.scheduleRule += firstPass;
+            return false;
+        }
+        return true;
+    }
+
+    void exchangeRateNotes(Worker& w, const Skeleton& sk)
+    {
+        std::vector<std::string> seen;
+        for (int i = 0; i < w.tables.stages; ++i) {
+            const auto& type = req_.cluster.types()[static_cast<std::size_t>(sk.slot(i).type)].name;
+            if (std::find(seen.begin(), seen.end(), type) != seen.end())
+                continue;
+            seen.push_back(type);
+            auto rates = RecomputePolicy::rates(w.tables.pred[static_cast<std::size_t>(i)][1],
+                                                req_.setup.selectiveCollapseFraction);
+            w.notes.push_back(RecomputePolicy::describe(type, rates) + " (1 layer, mbs " + std::to_string(sk.mbs)
+                              + ", seq " + std::to_string(sk.seq) + ")");
+        }
+    }
+
+    std::vector<std::size_t> indexOrder() const
+    {
+        std::vector<std::size_t> order(list_.skeletons.size());
+        std::iota(order.begin(), order.end(), 0);
+        // Largest first, so no thread is left with a big one at the end.
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weight_[a] > weight_[b]; });
+        return order;
+    }
+
+    void decorate(SearchProgress& p, bool front)
+    {
+        std::uint64_t leaves = 0;
+        CandidateCount pruned = 0;
+        for (auto& w : workers_) {
+            leaves += w->leaves1 + w->leavesSample + w->leaves2;
+            pruned += w->prunedExplore + w->prunedRank;
+        }
+        p.explored = leaves;
+        p.pruned = saturate(pruned);
+        p.feasible = feasibleSoFar_.load();
+        if (!front)
+            return;
+        std::vector<std::pair<double, double>> all;
+        for (auto& w : workers_) {
+            std::lock_guard<std::mutex> lock(w->publishedMutex);
+            all.insert(all.end(), w->published.begin(), w->published.end());
+        }
+        std::sort(all.begin(), all.end());
+        double bestY = std::numeric_limits<double>::infinity();
+        for (const auto& pt : all)
+            if (pt.second < bestY) {
+                p.liveFront.push_back(pt);
+                bestY = pt.second;
+            }
+    }
+
+    // ---- Phase 1: count, bound and explore every skeleton ----
+    void explore()
+    {
+        const bool enumerateLevels = req_.setup.recompute == RecomputeMode::Enumerate;
+        exploreShared_ = std::make_unique<ExploreShared>();
+        exploreShared_->k = req_.options.topK;
+        pool_->run(1, indexOrder(), weight_, 0, 550, [&](int id, std::size_t idx) {
+            Worker& w = *workers_[static_cast<std::size_t>(id)];
+            const Skeleton& sk = list_.skeletons[idx];
+            if (!prepare(w, idx, true))
+                return;
+            if (idx == 0)
+                exchangeRateNotes(w, sk);
+            SplitSearch search(w.tables, sk, enumerateLevels, req_.objective.variance, idx);
+            SkeletonSummary& s = summary_[idx];
+            s.usable = true;
+            s.feasible = search.feasibleCount();
+            s.space = search.spaceSize();
+            s.root = search.rootBounds();
+            feasibleSoFar_ += saturate(s.feasible);
+            if (s.feasible == 0) {
+                NearMiss nm = NearMiss::of(req_.cluster, sk, w.tables);
+                if (nm.ratio > 0 && (w.nearMiss.ratio == 0 || nm.ratio < w.nearMiss.ratio
+                                     || (nm.ratio == w.nearMiss.ratio && idx < w.nearMissSkeleton))) {
+                    w.nearMiss = nm;
+                    w.nearMissSkeleton = idx;
+                }
+                return;
+            }
+            ExploreSink sink(w, *exploreShared_, req_, sk, pool_->stopFlag());
+            search.run(sink, req_.options.prune);
+            w.leaves1 += search.leaves();
+            w.nodes += search.nodes();
+            w.prunedExplore += search.prunedBound();
+            if (progress_) {
+                std::lock_guard<std::mutex> lock(w.publishedMutex);
+                w.published.clear();
+                for (const auto& pt : w.tv.points())
+                    w.published.emplace_back(pt.x, pt.y);
+            }
+        }, [&](SearchProgress& p) { decorate(p, true); });
+    }
+
+    bool anyFeasible()
+    {
+        CandidateCount feasible = 0, space = 0;
+        for (const auto& s : summary_) {
+            feasible += s.feasible;
+            space += s.space;
+        }
+        feasible_ = feasible;
+        result_.stats.feasible = saturate(feasible);
+        result_.stats.prunedByRule["rule 2: memory (candidates that fit nowhere)"] = saturate(space - feasible);
+        for (auto& w : workers_) {
+            if (w->scheduleRule)
+                result_.stats.prunedByRule["skeletons: adaptive schedule rule"] += w->scheduleRule;
+            if (w->unconnected)
+                result_.stats.prunedByRule["skeletons: no link between devices"] += w->unconnected;
+            for (const auto& note : w->notes)
+                if (std::find(result_.notes.begin(), result_.notes.end(), note) == result_.notes.end())
+                    result_.notes.push_back(note);
+        }
+        if (feasible > 0)
+            return true;
+        NearMiss best;
+        std::size_t bestIdx = 0;
+        for (auto& w : workers_)
+            if (w->nearMiss.ratio > 0
+                && (best.ratio == 0 || w->nearMiss.ratio < best.ratio
+                    || (w->nearMiss.ratio == best.ratio && w->nearMissSkeleton < bestIdx))) {
+                best = w->nearMiss;
+                bestIdx = w->nearMissSkeleton;
+            }
+        if (best.ratio > 0) {
+            result_.error = "no plan fits in memory; " + best.message;
+        } else {
+            std::string why;
+            for (auto& w : workers_)
+                if (!w->notes.empty())
+                    why = w->notes.front();
+            result_.error = why.empty() ? "no skeleton passes the adaptive schedule rule" : "no plan can run: " + why;
+        }
+        return false;
+    }
+
+    void mergeExplore()
+    {
+        fastest_ = TopPlans(req_.options.topK);
+        tv_ = ParetoFront(req_.options.frontCapacity);
+        tm_ = ParetoFront(req_.options.frontCapacity);
+        for (auto& w : workers_) {
+            fastest_.merge(w->fastest);
+            tv_.merge(w->tv);
+            tm_.merge(w->tm);
+            result_.stats.explored += w->leaves1;
+        }
+        CandidateCount pruned = 0;
+        for (auto& w : workers_)
+            pruned += w->prunedExplore;
+        result_.stats.prunedByRule["rule 3: time/memory/variance bounds (explore)"] = saturate(pruned);
+    }
+
+    // ---- Phase 2: the (T, M, V) sample the references come from ----
+    void sample()
+    {
+        const bool exact = feasible_ <= static_cast<CandidateCount>(req_.options.sampleBudget);
+        std::vector<std::size_t> order;
+        for (std::size_t i = 0; i < summary_.size(); ++i) {
+            SkeletonSummary& s = summary_[i];
+            if (s.feasible == 0)
+                continue;
+            if (exact) {
+                s.samples = saturate(s.feasible);
+                s.sampleWeight = 1;
+            } else {
+                const long double share = static_cast<long double>(s.feasible) / static_cast<long double>(feasible_);
+                s.samples = static_cast<std::uint64_t>(std::llround(share * req_.options.estimateSamples));
+                s.samples = std::max<std::uint64_t>(s.samples, 1);
+                s.sampleWeight = static_cast<double>(static_cast<long double>(s.feasible) / s.samples);
+            }
+            order.push_back(i);
+        }
+        const bool enumerateLevels = req_.setup.recompute == RecomputeMode::Enumerate;
+        pool_->run(1, order, weight_, 550, 650, [&](int id, std::size_t idx) {
+            Worker& w = *workers_[static_cast<std::size_t>(id)];
+            if (!prepare(w, idx, false))
+                return;
+            SplitSearch search(w.tables, list_.skeletons[idx], enumerateLevels, req_.objective.variance, idx);
+            SampleSink sink(w, req_, list_.skeletons[idx], summary_[idx].sampleWeight, pool_->stopFlag());
+            search.sample(sink, summary_[idx].samples);
+        }, [&](SearchProgress& p) { decorate(p, false); });
+        for (auto& w : workers_)
+            sample_.append(w->sample);
+        result_.stats.sampleFraction =
+            exact ? 1.0 : static_cast<double>(static_cast<long double>(sample_.size()) / feasible_);
+    }
+
+    void chooseReferencesAndProfile()
+    {
+        References ref;
+        ref.time = sample_.medianT();
+        ref.memory = sample_.medianM();
+        ref.variance = sample_.medianV();
+        ref.epsilon = std::max(req_.objective.epsilonFraction * ref.variance, 1e-12);
+        result_.references = ref;
+
+        fastestPlans_ = fastest_.sorted();
+        ProfileKind used = req_.objective.profile;
+        Weights weights = weightsOf(used);
+        if (used == ProfileKind::Custom) {
+            weights = Objective::normalised(req_.objective.custom);
+            result_.profileReason = "custom weights";
+        } else if (used == ProfileKind::Auto) {
+            const double margin = fastestPlans_.front().minHeadroom();
+            const double cv = req_.cluster.heterogeneityIndex();
+            char buf[200];
+            if (margin < req_.objective.safetyMarginThreshold) {
+                used = ProfileKind::SafetyFirst;
+                std::snprintf(buf, sizeof buf,
+                              "the fastest plan leaves only %.1f%% memory headroom on its fullest GPU (< %.0f%%)",
+                              100 * margin, 100 * req_.objective.safetyMarginThreshold);
+            } else if (cv <= req_.objective.weakHeterogeneityThreshold) {
+                used = ProfileKind::ThroughputFirst;
+                std::snprintf(buf, sizeof buf,
+                              "the cluster is homogeneous or weakly heterogeneous (compute CV %.2f <= %.2f) with "
+                              "%.1f%% headroom",
+                              cv, req_.objective.weakHeterogeneityThreshold, 100 * margin);
+            } else {
+                used = ProfileKind::Default;
+                std::snprintf(buf, sizeof buf, "heterogeneous cluster (compute CV %.2f) with %.1f%% headroom", cv,
+                              100 * margin);
+            }
+            weights = weightsOf(used);
+            result_.profileReason = buf;
+        } else {
+            result_.profileReason = "requested";
+        }
+        result_.profileUsed = used;
+        result_.weights = weights;
+
+        // The requested profile first, then each profile to compare (top 1 each).
+        rank_.ref = ref;
+        rank_.weights = {weights};
+        rankedKinds_ = {used};
+        for (ProfileKind k : req_.compareProfiles) {
+            if (k == ProfileKind::Auto || std::find(rankedKinds_.begin(), rankedKinds_.end(), k) != rankedKinds_.end())
+                continue;
+            if (k == ProfileKind::Custom && req_.objective.profile != ProfileKind::Custom)
+                continue;  // no custom weights to compare with
+            rank_.weights.push_back(k == ProfileKind::Custom ? Objective::normalised(req_.objective.custom)
+                                                             : weightsOf(k));
+            rankedKinds_.push_back(k);
+        }
+        rank_.threshold = std::make_unique<std::atomic<double>[]>(rank_.weights.size());
+        for (std::size_t k = 0; k < rank_.weights.size(); ++k)
+            rank_.threshold[k] = std::numeric_limits<double>::infinity();
+        for (auto& w : workers_) {
+            w->best.clear();
+            for (std::size_t k = 0; k < rank_.weights.size(); ++k)
+                w->best.emplace_back(k == 0 ? req_.options.topK : 1);
+        }
+    }
+
+    // ---- Phase 3: rank by Phi, most promising skeletons first ----
+    void rank()
+    {
+        std::vector<std::size_t> order;
+        std::vector<double> rootPhi(summary_.size(), 0);
+        for (std::size_t i = 0; i < summary_.size(); ++i) {
+            if (summary_[i].feasible == 0)
+                continue;
+            rootPhi[i] = std::numeric_limits<double>::infinity();
+            for (const LeafBound& b : summary_[i].root)
+                rootPhi[i] = std::min(rootPhi[i], Objective::phi(b.timeMs, b.maxMemMiB, b.variance, rank_.ref, rank_.weights[0]));
+            order.push_back(i);
+        }
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rootPhi[a] < rootPhi[b]; });
+        const bool enumerateLevels = req_.setup.recompute == RecomputeMode::Enumerate;
+        pool_->run(2, order, weight_, 650, 1000, [&](int id, std::size_t idx) {
+            Worker& w = *workers_[static_cast<std::size_t>(id)];
+            if (req_.options.prune && std::all_of(summary_[idx].root.begin(), summary_[idx].root.end(),
+                                                  [&](const LeafBound& b) { return RankSink::hopelessFor(b, w, rank_); })) {
+                ++w.skeletonsCut;
+                w.prunedRank += summary_[idx].feasible;
+                return;
+            }
+            if (!prepare(w, idx, false))
+                return;
+            SplitSearch search(w.tables, list_.skeletons[idx], enumerateLevels, req_.objective.variance, idx);
+            RankSink sink(w, req_, list_.skeletons[idx], rank_, pool_->stopFlag());
+            search.run(sink, req_.options.prune);
+            w.nodes += search.nodes();
+            w.prunedRank += search.prunedBound();
+        }, [&](SearchProgress& p) { decorate(p, false); });
+        CandidateCount pruned = 0;
+        std::uint64_t cut = 0;
+        for (auto& w : workers_) {
+            result_.stats.phase2Evaluated += w->leaves2;
+            pruned += w->prunedRank;
+            cut += w->skeletonsCut;
+        }
+        result_.stats.phase2Pruned = saturate(pruned);
+        result_.stats.prunedByRule["rule 3: Phi lower bound (rank)"] = saturate(pruned);
+        result_.stats.prunedByRule["rule 3: skeletons cut whole by their Phi bound"] = cut;
+    }
+
+    void collectCacheStats()
+    {
+        for (auto& w : workers_) {
+            result_.stats.cacheHits += w->cache.hits();
+            result_.stats.cacheMisses += w->cache.misses();
+            result_.stats.storeHits += w->cache.storeHits();
+            result_.stats.searchNodes += w->nodes;
+        }
+        if (req_.store) {
+            for (auto& w : workers_)
+                w->cache.mergeInto(*req_.store);
+            result_.stats.storeSize = req_.store->size();
+        }
+    }
+
+    // ---- Ranks of the reported plans, from the sample ----
+    void assignRanks()
+    {
+        TopPlans best(req_.options.topK);
+        for (auto& w : workers_)
+            best.merge(w->best[0]);
+        for (std::size_t k = 0; k < rank_.weights.size(); ++k) {
+            TopPlans top(1);
+            for (auto& w : workers_)
+                top.merge(w->best[k]);
+            if (top.size() == 0)
+                continue;
+            SearchResult::ProfileBest pb;
+            pb.kind = rankedKinds_[k];
+            pb.weights = rank_.weights[k];
+            pb.best = top.sorted().front();
+            result_.profileBests.push_back(std::move(pb));
+        }
+        const References ref = result_.references;
+        const Weights weights = result_.weights;
+        const bool approximate = result_.stats.sampleFraction < 1.0;
+        const auto byTime = sample_.ranker([](const SearchSample::Entry& e) { return e.t; });
+        const auto byPhi = sample_.ranker(
+            [&](const SearchSample::Entry& e) { return Objective::phi(e.t, e.m, e.v, ref, weights); });
+        auto finish = [&](Plan& p) {
+            p.phi = Objective::phi(p.iterationMs, p.maxMemMiB, p.varMem, ref, weights);
+            p.rankTime = byTime.rankOf(p.iterationMs);
+            p.rankPhi = byPhi.rankOf(p.phi);
+            p.ranksApproximate = approximate;
+        };
+        // The top lists are exact whatever the sample: their own rank is their position.
+        result_.best = best.sorted();
+        for (std::size_t i = 0; i < result_.best.size(); ++i) {
+            finish(result_.best[i]);
+            result_.best[i].rankPhi = i + 1;
+        }
+        for (auto& pb : result_.profileBests) {
+            pb.best.rankTime = byTime.rankOf(pb.best.iterationMs);
+            pb.best.rankPhi = 1;  // under its own profile
+            pb.best.ranksApproximate = approximate;
+        }
+        result_.fastest = fastestPlans_;
+        for (std::size_t i = 0; i < result_.fastest.size(); ++i) {
+            finish(result_.fastest[i]);
+            result_.fastest[i].rankTime = i + 1;
+        }
+        tv_.forEachPlan(finish);
+        tm_.forEachPlan(finish);
+        result_.paretoTimeVariance = tv_;
+        result_.paretoTimeMemory = tm_;
+        std::vector<std::pair<std::uint32_t, Plan>> plot;
+        for (auto& w : workers_)
+            for (auto& e : w->plot)
+                plot.push_back(std::move(e));
+        std::sort(plot.begin(), plot.end(), plotLess);
+        if (plot.size() > req_.options.plotPoints)
+            plot.resize(req_.options.plotPoints);
+        for (auto& [h, p] : plot) {
+            finish(p);
+            result_.plotSample.push_back(std::move(p));
+        }
+        result_.plotSampleComplete = static_cast<CandidateCount>(result_.plotSample.size()) == feasible_;
+    }
+
+    SearchResult cancel()
+    {
+        result_.cancelled = true;
+        return finish();
+    }
+
+    SearchResult finish()
+    {
+        result_.stats.wallS = pool_ ? pool_->elapsedS() : 0;
+        result_.stats.candidatesPerS = result_.stats.wallS > 0 ? double(result_.stats.feasible) / result_.stats.wallS : 0;
+        return std::move(result_);
+    }
+
+    SearchRequest req_;
+    const SearchEngine::ProgressFn& progress_;
+    const SearchEngine::CancelFn& cancelled_;
+    const Topology topo_;
+    std::shared_ptr<const Predictor> predictor_;
+    SearchResult result_;
+    SkeletonList list_;
+    std::vector<SkeletonSummary> summary_;
+    std::vector<double> weight_;
+    std::vector<std::unique_ptr<Worker>> workers_;
+    std::unique_ptr<WorkerPool> pool_;
+    std::unique_ptr<ExploreShared> exploreShared_;
+    std::atomic<std::uint64_t> feasibleSoFar_{0};
+    CandidateCount feasible_ = 0;
+    TopPlans fastest_;
+    std::vector<Plan> fastestPlans_;
+    ParetoFront tv_, tm_;
+    SearchSample sample_;
+    RankShared rank_;
+    std::vector<ProfileKind> rankedKinds_;
+};
 
 }  // namespace
 
-SearchResult SearchEngine::run(SearchRequest req, const ProgressFn& progress, const CancelFn& cancelled)
+SearchResult SearchEngine::run(SearchRequest request, const ProgressFn& progress, const CancelFn& cancelled)
 {
-    const auto start = Clock::now();
-    SearchResult result;
-    std::shared_ptr<const Predictor> predictor = req.predictor;
-    if (!predictor)
-        predictor = std::make_shared<AnalyticPredictor>();
-    result.predictorName = predictor->name();
-    result.profileRequested = req.objective.profile;
-    result.varianceMode = req.objective.variance;
-
-    try {
-        req.setup.validate();
-        if (req.objective.profile == ProfileKind::Custom)
-            Objective::normalised(req.objective.custom);
-    } catch (const std::exception& e) {
-        result.error = std::string("invalid request: ") + e.what();
-        return result;
-    }
-    SkeletonList list = SkeletonEnumerator::enumerate(req);
-    result.stats.skeletons = list.skeletons.size();
-    for (const auto& [rule, n] : list.excluded)
-        result.stats.prunedByRule["skeletons: " + rule] = n;
-    result.notes = list.notes;
-
-    int threads = req.options.threads > 0 ? req.options.threads
-                                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    threads = std::max(1, std::min<int>(threads, static_cast<int>(std::max<std::size_t>(1, list.skeletons.size()))));
-    result.stats.threads = threads;
-
-    Shared shared(req, list);
-    std::uint64_t totalWork = 0;
-    for (const auto& sk : list.skeletons) {
-        int units = sk.schedule == Schedule::Interleaved ? req.model.numLayers / sk.virtualStages : req.model.numLayers;
-        std::uint64_t c = std::min<std::uint64_t>(1'000'000'000ULL, Compositions::count(units, sk.stages()));
-        shared.weight.push_back(c + 64);
-        totalWork += c + 64;
-    }
-
-    // Largest skeletons first, so no thread is left with a big one at the end
-    // (results do not depend on the order: see docs/ARCHITECTURE.md).
-    std::vector<std::size_t> order(list.skeletons.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return shared.weight[a] > shared.weight[b]; });
-
-    if (req.store)
-        result.stats.storeInvalidated =
-            req.store->use(PredictionContext::of(req.cluster, req.model, req.setup.globalBatch, *predictor));
-    std::vector<std::unique_ptr<Worker>> workers;
-    for (int i = 0; i < threads; ++i)
-        workers.push_back(std::make_unique<Worker>(*predictor, req.options, req.store.get()));
-    const bool enumerateLevels = req.setup.recompute == RecomputeMode::Enumerate;
-    const Topology topo(req.cluster);
-
-    std::mutex doneMutex;
-    std::condition_variable doneCv;
-    // Monitor loop on the calling thread: progress and cancellation.
-    auto monitor = [&](int phase, std::atomic<int>& running) {
-        auto last = Clock::now() - std::chrono::seconds(1);
-        while (running.load() > 0) {
-            {
-                std::unique_lock<std::mutex> lock(doneMutex);
-                doneCv.wait_for(lock, std::chrono::milliseconds(20), [&] { return running.load() == 0; });
-            }
-            if (running.load() == 0)
-                break;
-            if (cancelled && cancelled())
-                shared.stop = true;
-            auto now = Clock::now();
-            if (progress && now - last >= std::chrono::milliseconds(100)) {
-                last = now;
-                SearchProgress p;
-                p.phase = phase;
-                double frac = totalWork ? double(shared.workDone.load()) / double(totalWork) : 1.0;
-                p.permille = static_cast<int>(phase == 1 ? 600 * frac : 600 + 400 * frac);
-                p.explored = shared.explored.load();
-                p.pruned = shared.pruned.load();
-                p.feasible = shared.feasible.load();
-                p.elapsedS = std::chrono::duration<double>(now - start).count();
-                p.remainingS = p.permille > 20 ? p.elapsedS * (1000 - p.permille) / p.permille : -1;
-                if (phase == 1) {
-                    std::vector<std::pair<double, double>> all;
-                    for (auto& w : workers) {
-                        std::lock_guard<std::mutex> lock(w->publishedMutex);
-                        all.insert(all.end(), w->published.begin(), w->published.end());
-                    }
-                    std::sort(all.begin(), all.end());
-                    double bestY = std::numeric_limits<double>::infinity();
-                    for (const auto& pt : all)
-                        if (pt.second < bestY) {
-                            p.liveFront.push_back(pt);
-                            bestY = pt.second;
-                        }
-                }
-                progress(p);
-            }
-        }
-    };
-
-    auto phase = [&](int which, const References& ref, const std::vector<Weights>& w) {
-        shared.next = 0;
-        shared.workDone = 0;
-        std::atomic<int> running{threads};
-        auto body = [&](int id) {
-            Worker& wk = *workers[id];
-            SkeletonTables tables;
-            for (;;) {
-                std::size_t pos = shared.next.fetch_add(1);
-                if (pos >= list.skeletons.size() || shared.stop.load())
-                    break;
-                const std::size_t idx = order[pos];
-                const Skeleton& sk = list.skeletons[idx];
-                std::string why;
-                if (!SkeletonTables::build(req, sk, topo, wk.cache, tables, why)) {
-                    if (which == 1) {
-                        ++wk.unconnected;
-                        wk.notes.push_back(why);
-                    }
-                    shared.workDone += shared.weight[idx];
-                    continue;
-                }
-                if (sk.autoSchedule) {
-                    bool inter = interleaveAllowed(req, sk, tables);
-                    if (inter != (sk.schedule == Schedule::Interleaved)) {
-                        wk.scheduleRule += which == 1;
-                        shared.workDone += shared.weight[idx];
-                        continue;
-                    }
-                }
-                if (which == 1 && idx == 0) {
-                    // Exchange rates of the first configuration, one line per GPU type.
-                    std::vector<std::string> seen;
-                    for (int i = 0; i < tables.stages; ++i) {
-                        const auto& type = req.cluster.types()[req.cluster.groups()[sk.stageGroup[i]].type].name;
-                        if (std::find(seen.begin(), seen.end(), type) != seen.end())
-                            continue;
-                        seen.push_back(type);
-                        auto rates = RecomputePolicy::rates(tables.pred[i][1], req.setup.selectiveCollapseFraction);
-                        wk.notes.push_back(RecomputePolicy::describe(type, rates) + " (1 layer, mbs "
-                                           + std::to_string(sk.mbs) + ", seq " + std::to_string(sk.seq) + ")");
-                    }
-                }
-                SplitSearch search(tables, sk, enumerateLevels, req.objective.variance, idx);
-                if (which == 1) {
-                    Phase1Sink sink(wk, shared, sk, tables);
-                    search.run(sink, PhiBound{}, req.options.prune);
-                    wk.explored += search.leaves();
-                    wk.prunedMemory += search.prunedMemory();
-                    if (search.leaves() == 0) {
-                        NearMiss nm = NearMiss::of(req.cluster, sk, tables);
-                        if (nm.ratio > 0 && (wk.nearMiss.ratio == 0 || nm.ratio < wk.nearMiss.ratio))
-                            wk.nearMiss = nm;
-                    }
-                    if (progress) {
-                        std::lock_guard<std::mutex> lock(wk.publishedMutex);
-                        wk.published.clear();
-                        for (const auto& pt : wk.tv.points())
-                            wk.published.emplace_back(pt.x, pt.y);
-                    }
-                    shared.explored += search.leaves();
-                    shared.feasible += search.leaves();
-                    shared.pruned += search.prunedMemory();
-                } else {
-                    PhiBound bound{req.options.prune, ref, w};
-                    Phase2Sink sink(wk, shared, sk, tables, ref, w);
-                    search.run(sink, bound, req.options.prune);
-                    wk.prunedBound += search.prunedBound();
-                    shared.pruned += search.prunedBound();
-                }
-                shared.workDone += shared.weight[idx];
-            }
-            {
-                std::lock_guard<std::mutex> lock(doneMutex);
-                running.fetch_sub(1);
-            }
-            doneCv.notify_all();
-        };
-        std::vector<std::thread> pool;
-        for (int i = 0; i < threads; ++i)
-            pool.emplace_back(body, i);
-        monitor(which, running);  // on the calling thread: progress callbacks never come from a worker
-        for (auto& t : pool)
-            t.join();
-    };
-
-    // ---- Phase 1: every feasible candidate once: fronts, fastest, sample ----
-    phase(1, References{}, {});
-    for (auto& w : workers) {
-        result.stats.explored += w->explored;
-        result.stats.feasible += w->feasible;
-        result.stats.prunedByRule["rule 2: memory (layer splits cut)"] += w->prunedMemory;
-        if (w->scheduleRule)
-            result.stats.prunedByRule["skeletons: adaptive schedule rule"] += w->scheduleRule;
-        if (w->unconnected)
-            result.stats.prunedByRule["skeletons: no link between devices"] += w->unconnected;
-        result.stats.cacheHits += w->cache.hits();
-        result.stats.cacheMisses += w->cache.misses();
-    }
-    auto finishStats = [&] {
-        result.stats.wallS = std::chrono::duration<double>(Clock::now() - start).count();
-        std::uint64_t evaluated = result.stats.explored + result.stats.phase2Evaluated;
-        result.stats.candidatesPerS = result.stats.wallS > 0 ? evaluated / result.stats.wallS : 0;
-    };
-    if (shared.stop) {
-        result.cancelled = true;
-        finishStats();
-        return result;
-    }
-    if (result.stats.feasible == 0) {
-        NearMiss best;
-        for (auto& w : workers)
-            if (w->nearMiss.ratio > 0 && (best.ratio == 0 || w->nearMiss.ratio < best.ratio))
-                best = w->nearMiss;
-        if (list.skeletons.empty()) {
-            std::string rules;
-            for (const auto& [rule, n] : list.excluded)
-                rules += "\n  " + rule + ": " + std::to_string(n);
-            result.error = "no configuration passes the structural rules for this cluster and setup:" + rules;
-        } else if (best.ratio > 0) {
-            result.error = "no plan fits in memory; " + best.message;
-        } else {
-            result.error = "no feasible plan";
-        }
-        finishStats();
-        return result;
-    }
-
-    // Merge phase-1 results in worker order (each structure is order-independent).
-    TopPlans fastest(req.options.topK);
-    ParetoFront tv(req.options.frontCapacity), tm(req.options.frontCapacity);
-    std::vector<std::pair<std::uint32_t, Plan>> plot;
-    std::uint64_t tau = 1ULL << 32;
-    for (auto& w : workers) {
-        fastest.merge(w->fastest);
-        tv.merge(w->tv);
-        tm.merge(w->tm);
-        tau = std::min(tau, w->sampleThreshold);
-        for (auto& e : w->plot)
-            plot.push_back(std::move(e));
-        for (const auto& note : w->notes)
-            if (std::find(result.notes.begin(), result.notes.end(), note) == result.notes.end())
-                result.notes.push_back(note);
-    }
-    // Sample thinning to one deterministic threshold (see docs/ARCHITECTURE.md).
-    std::vector<SampleEntry> sample;
-    for (;;) {
-        std::size_t count = 0;
-        for (auto& w : workers)
-            for (const auto& e : w->sample)
-                count += e.h < tau;
-        if (count <= req.options.sampleBudget || tau <= 1)
-            break;
-        tau /= 2;
-    }
-    for (auto& w : workers)
-        for (const auto& e : w->sample)
-            if (e.h < tau)
-                sample.push_back(e);
-    result.stats.sampleFraction = double(tau) / double(1ULL << 32);
-
-    std::vector<double> ts, ms, vs;
-    for (const auto& e : sample) {
-        ts.push_back(e.t);
-        ms.push_back(e.m);
-        vs.push_back(e.v);
-    }
-    References ref;
-    ref.time = Objective::median(ts);
-    ref.memory = Objective::median(ms);
-    ref.variance = Objective::median(vs);
-    ref.epsilon = std::max(req.objective.epsilonFraction * ref.variance, 1e-12);
-    result.references = ref;
-
-    // ---- Weight profile ----
-    std::vector<Plan> fastestPlans = fastest.sorted();
-    ProfileKind used = req.objective.profile;
-    Weights weights = weightsOf(used);
-    if (used == ProfileKind::Custom) {
-        weights = Objective::normalised(req.objective.custom);
-        result.profileReason = "custom weights";
-    } else if (used == ProfileKind::Auto) {
-        double margin = fastestPlans.front().minHeadroom();
-        double cv = req.cluster.heterogeneityIndex();
-        char buf[200];
-        if (margin < req.objective.safetyMarginThreshold) {
-            used = ProfileKind::SafetyFirst;
-            std::snprintf(buf, sizeof buf,
-                          "the fastest plan leaves only %.1f%% memory headroom on its fullest GPU (< %.0f%%)",
-                          100 * margin, 100 * req.objective.safetyMarginThreshold);
-        } else if (cv <= req.objective.weakHeterogeneityThreshold) {
-            used = ProfileKind::ThroughputFirst;
-            std::snprintf(buf, sizeof buf,
-                          "the cluster is homogeneous or weakly heterogeneous (compute CV %.2f <= %.2f) with %.1f%% "
-                          "headroom",
-                          cv, req.objective.weakHeterogeneityThreshold, 100 * margin);
-        } else {
-            used = ProfileKind::Default;
-            std::snprintf(buf, sizeof buf, "heterogeneous cluster (compute CV %.2f) with %.1f%% headroom", cv,
-                          100 * margin);
-        }
-        weights = weightsOf(used);
-        result.profileReason = buf;
-    } else {
-        result.profileReason = "requested";
-    }
-    result.profileUsed = used;
-    result.weights = weights;
-
-    // ---- Phase 2: rank by Phi with the lower bound ----
-    // The requested profile first, then each profile to compare (top 1 each).
-    std::vector<Weights> ranked{weights};
-    std::vector<ProfileKind> rankedKinds{used};
-    for (ProfileKind k : req.compareProfiles) {
-        if (k == ProfileKind::Auto || std::find(rankedKinds.begin(), rankedKinds.end(), k) != rankedKinds.end())
-            continue;
-        if (k == ProfileKind::Custom && req.objective.profile != ProfileKind::Custom)
-            continue;  // no custom weights to compare with
-        ranked.push_back(k == ProfileKind::Custom ? Objective::normalised(req.objective.custom) : weightsOf(k));
-        rankedKinds.push_back(k);
-    }
-    shared.phiThreshold = std::make_unique<std::atomic<double>[]>(ranked.size());
-    for (std::size_t k = 0; k < ranked.size(); ++k)
-        shared.phiThreshold[k] = std::numeric_limits<double>::infinity();
-    for (auto& w : workers) {
-        w->best.clear();
-        for (std::size_t k = 0; k < ranked.size(); ++k)
-            w->best.emplace_back(k == 0 ? req.options.topK : 1);
-    }
-    phase(2, ref, ranked);
-    for (auto& w : workers) {
-        result.stats.phase2Evaluated += w->phase2;
-        result.stats.phase2Pruned += w->prunedBound;
-    }
-    result.stats.prunedByRule["rule 3: Phi lower bound (phase 2)"] = result.stats.phase2Pruned;
-    result.stats.cacheHits = result.stats.cacheMisses = result.stats.storeHits = 0;
-    for (auto& w : workers) {
-        result.stats.cacheHits += w->cache.hits();
-        result.stats.cacheMisses += w->cache.misses();
-        result.stats.storeHits += w->cache.storeHits();
-    }
-    if (req.store) {
-        for (auto& w : workers) w->cache.mergeInto(*req.store);
-        result.stats.storeSize = req.store->size();
-    }
-    if (shared.stop) {
-        result.cancelled = true;
-        finishStats();
-        return result;
-    }
-    TopPlans best(req.options.topK);
-    for (auto& w : workers)
-        best.merge(w->best[0]);
-    for (std::size_t k = 0; k < ranked.size(); ++k) {
-        TopPlans top(1);
-        for (auto& w : workers)
-            top.merge(w->best[k]);
-        if (top.size() == 0)
-            continue;
-        SearchResult::ProfileBest pb;
-        pb.kind = rankedKinds[k];
-        pb.weights = ranked[k];
-        pb.best = top.sorted().front();
-        result.profileBests.push_back(std::move(pb));
-    }
-
-    // ---- Ranks from the sample (exact when sampleFraction == 1) ----
-    std::vector<double> phis;
-    phis.reserve(sample.size());
-    for (const auto& e : sample)
-        phis.push_back(Objective::phi(e.t, e.m, e.v, ref, weights));
-    std::sort(ts.begin(), ts.end());
-    std::sort(phis.begin(), phis.end());
-    const double scale = 1.0 / result.stats.sampleFraction;
-    auto rankOf = [&](const std::vector<double>& sorted, double x) {
-        auto below = std::lower_bound(sorted.begin(), sorted.end(), x) - sorted.begin();
-        return static_cast<std::uint64_t>(std::llround(below * scale)) + 1;
-    };
-    auto finish = [&](Plan& p) {
-        p.phi = Objective::phi(p.iterationMs, p.maxMemMiB, p.varMem, ref, weights);
-        p.rankTime = rankOf(ts, p.iterationMs);
-        p.rankPhi = rankOf(phis, p.phi);
-        p.ranksApproximate = result.stats.sampleFraction < 1.0;
-    };
-    // The top lists are exact whatever the sample: their own rank is their position.
-    result.best = best.sorted();
-    for (std::size_t i = 0; i < result.best.size(); ++i) {
-        finish(result.best[i]);
-        result.best[i].rankPhi = i + 1;
-    }
-    for (auto& pb : result.profileBests) {
-        pb.best.rankTime = rankOf(ts, pb.best.iterationMs);
-        pb.best.rankPhi = 1;  // under its own profile
-        pb.best.ranksApproximate = result.stats.sampleFraction < 1.0;
-    }
-    result.fastest = fastestPlans;
-    for (std::size_t i = 0; i < result.fastest.size(); ++i) {
-        finish(result.fastest[i]);
-        result.fastest[i].rankTime = i + 1;
-    }
-    tv.forEachPlan(finish);
-    tm.forEachPlan(finish);
-    result.paretoTimeVariance = tv;
-    result.paretoTimeMemory = tm;
-    std::sort(plot.begin(), plot.end(), plotLess);
-    if (plot.size() > req.options.plotPoints)
-        plot.resize(req.options.plotPoints);
-    for (auto& [h, p] : plot) {
-        finish(p);
-        result.plotSample.push_back(std::move(p));
-    }
-    result.plotSampleComplete = result.plotSample.size() == result.stats.feasible;
-    finishStats();
-    return result;
+    return SearchRun(std::move(request), progress, cancelled).run();
 }
 
 }  // namespace memx

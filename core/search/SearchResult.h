@@ -22,7 +22,11 @@ struct SearchOptions {
     int threads = 0;                 // 0: all hardware threads
     std::size_t topK = 10;
     bool prune = true;               // false: brute force (for checking the pruning)
-    std::size_t sampleBudget = 2'000'000;  // (T, M, V) triples kept for medians and ranks
+    // Medians and ranks are exact (every feasible candidate enumerated) when
+    // the space holds at most sampleBudget candidates; otherwise they come
+    // from a stratified sample of estimateSamples candidates.
+    std::size_t sampleBudget = 2'000'000;
+    std::size_t estimateSamples = 200'000;
     std::size_t plotPoints = 4000;   // plans kept for the scatter plot
     std::size_t frontCapacity = 20000;
 };
@@ -60,8 +64,9 @@ struct SearchProgress {
 
 struct SearchStats {
     std::uint64_t skeletons = 0;     // (TP, DP, mbs, seq, groups, schedule, order) combinations
-    std::uint64_t explored = 0;      // complete candidates evaluated (phase 1)
-    std::uint64_t feasible = 0;
+    std::uint64_t explored = 0;      // complete candidates composed by the explore pass
+    std::uint64_t feasible = 0;      // feasible candidates of the space (counted, saturates at 2^64 - 1)
+    std::uint64_t searchNodes = 0;   // nodes the branch and bound visited (both passes)
     std::map<std::string, std::uint64_t> prunedByRule;  // rule -> candidates cut
     std::uint64_t phase2Evaluated = 0;
     std::uint64_t phase2Pruned = 0;  // cut by the Phi lower bound (rule 3)
@@ -71,7 +76,7 @@ struct SearchStats {
     bool storeInvalidated = false;   // the store was emptied for this search
     std::size_t storeSize = 0;       // entries after the search
     double wallS = 0;
-    double candidatesPerS = 0;
+    double candidatesPerS = 0;       // feasible candidates covered per second of wall time
     int threads = 1;
     double sampleFraction = 1.0;     // < 1 when medians and ranks come from a sample
 };

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "space/Plan.h"
+#include "space/StageSlots.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,16 +15,21 @@ struct SearchRequest;
 
 // Everything of a candidate except the layer split and the recomputation
 // levels: parallel degrees, micro-batch, sequence, query groups, schedule and
-// which device-group slice holds each pipeline stage, in pipeline order.
+// which stage slot (part of a node, a node, or whole nodes of one type) holds
+// each pipeline stage, in pipeline order.
 struct Skeleton {
     int tp = 1, dp = 1, mbs = 1, seq = 0, queryGroups = 0;
     int microBatches = 1;
     Schedule schedule = Schedule::OneF1B;
     int virtualStages = 1;
     bool autoSchedule = false;       // the adaptive rule decides whether this variant is kept
-    std::vector<int> stageGroup;     // per stage: index into Cluster::groups()
-    std::vector<int> stageSlice;     // per stage: which TP x DP block of that group
-    int stages() const { return static_cast<int>(stageGroup.size()); }
+    std::shared_ptr<const StageSlotSet> slotSet;  // shared by every skeleton of one TP x DP size
+    std::vector<int> stageSlot;      // per stage: index into slots->all
+    int idleGpus = 0;                // GPUs of the cluster this skeleton leaves unused
+
+    int stages() const { return static_cast<int>(stageSlot.size()); }
+    const StageSlot& slot(int stage) const { return slotSet->all[static_cast<std::size_t>(stageSlot[static_cast<std::size_t>(stage)])]; }
+    int unitLayers() const { return schedule == Schedule::Interleaved ? virtualStages : 1; }
 };
 
 struct SkeletonList {
@@ -32,9 +39,10 @@ struct SkeletonList {
 };
 
 // Enumerates the skeletons of a request, applying the structural rules:
-// rule 1 (TP and DP inside one device group), Megatron's divisibility rules
-// (heads and query groups by TP, global batch by DP x micro-batch, interleaving
-// needs G % P == 0), and the pipeline-depth limit.
+// rule 1 (TP inside a node, TP and DP inside one GPU type), Megatron's
+// divisibility rules (heads and query groups by TP, global batch by DP x
+// micro-batch, interleaving needs G % P == 0), every stage the same TP x DP,
+// and the pipeline-depth limit.
 struct SkeletonEnumerator {
     static SkeletonList enumerate(const SearchRequest& request);
 };

@@ -4,13 +4,12 @@
 
 #include <algorithm>
 #include <functional>
-#include <set>
 
 namespace memx {
 
 namespace {
 
-// Every distinct ordering of a multiset of group ids, in lexicographic order.
+// Every distinct ordering of a multiset of ids, in lexicographic order.
 void multisetPermutations(std::vector<int> items, const std::function<void(const std::vector<int>&)>& visit,
                           std::size_t limit)
 {
@@ -35,6 +34,46 @@ std::vector<int> tpCandidates(const SearchRequest& req, int maxGroup)
     return out;
 }
 
+// Stage orders as slot indices: the slots of one GPU type are taken in
+// cluster order; `typeOrders` says which type each pipeline position gets.
+std::vector<std::vector<int>> stageOrders(const StageSlotSet& set, PlacementMode placement, std::size_t limit,
+                                          bool& capped)
+{
+    std::vector<std::vector<int>> slotsOfType;
+    for (std::size_t s = 0; s < set.all.size(); ++s) {
+        const int t = set.all[s].type;
+        if (static_cast<int>(slotsOfType.size()) <= t)
+            slotsOfType.resize(static_cast<std::size_t>(t) + 1);
+        slotsOfType[static_cast<std::size_t>(t)].push_back(static_cast<int>(s));
+    }
+    std::vector<int> items;
+    for (std::size_t t = 0; t < slotsOfType.size(); ++t) {
+        if (slotsOfType[t].empty())
+            continue;
+        if (placement == PlacementMode::Contiguous)
+            items.push_back(static_cast<int>(t));
+        else
+            items.insert(items.end(), slotsOfType[t].size(), static_cast<int>(t));
+    }
+    std::vector<std::vector<int>> out;
+    std::size_t visited = 0;
+    multisetPermutations(items, [&](const std::vector<int>& typeOrder) {
+        ++visited;
+        std::vector<int> order;
+        std::vector<std::size_t> next(slotsOfType.size(), 0);
+        for (int t : typeOrder) {
+            const auto& mine = slotsOfType[static_cast<std::size_t>(t)];
+            if (placement == PlacementMode::Contiguous)
+                order.insert(order.end(), mine.begin(), mine.end());
+            else
+                order.push_back(mine[next[static_cast<std::size_t>(t)]++]);
+        }
+        out.push_back(std::move(order));
+    }, limit);
+    capped = visited >= limit;
+    return out;
+}
+
 }  // namespace
 
 SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
@@ -44,8 +83,12 @@ SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
     const TrainingSetup& setup = req.setup;
     const ModelSpec& model = req.model;
     int maxGroup = 0;
-    for (const auto& g : groups)
+    std::vector<int> perType(req.cluster.types().size(), 0);
+    for (const auto& g : groups) {
         maxGroup = std::max(maxGroup, static_cast<int>(g.devices.size()));
+        perType[static_cast<std::size_t>(g.type)] += static_cast<int>(g.devices.size());
+    }
+    const int maxType = perType.empty() ? 0 : *std::max_element(perType.begin(), perType.end());
 
     std::vector<int> seqs = setup.seqLens.empty() ? std::vector<int>{model.seqLen} : setup.seqLens;
     std::vector<int> qgs = setup.queryGroups.empty() ? std::vector<int>{model.queryGroups} : setup.queryGroups;
@@ -53,31 +96,30 @@ SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
 
     for (int tp : tpCandidates(req, maxGroup)) {
         if (tp < 1 || tp > maxGroup) {
-            ++list.excluded["rule 1: TP larger than every device group"];
+            ++list.excluded["rule 1: TP larger than every device group (GPUs of one type in one node)"];
             continue;
         }
         if (model.heads % tp != 0) {
             ++list.excluded["heads not divisible by TP"];
             continue;
         }
-        for (int dp = 1; tp * dp <= maxGroup; ++dp) {
+        for (int dp = 1; tp * dp <= maxType; ++dp) {
             const int w = tp * dp;
-            // Stages per group: as many TP x DP blocks as fit.
-            std::vector<int> perGroup;
-            int stages = 0;
-            bool idle = false;
-            for (const auto& g : groups) {
-                int k = static_cast<int>(g.devices.size()) / w;
-                idle = idle || static_cast<int>(g.devices.size()) % w != 0;
-                perGroup.push_back(k);
-                stages += k;
-            }
-            if (idle && !setup.allowIdleGpus) {
-                ++list.excluded["TP x DP leaves GPUs idle (idle GPUs not allowed)"];
+            bool anyMbs = false;
+            for (int mbs : setup.microBatches)
+                anyMbs = anyMbs || (mbs >= 1 && setup.globalBatch % (dp * mbs) == 0);
+            if (!anyMbs) {
+                ++list.excluded["global batch not divisible by DP x micro-batch"];
                 continue;
             }
+            auto set = std::make_shared<StageSlotSet>(StageSlots::of(req.cluster, w, tp));
+            const int stages = static_cast<int>(set->all.size());
             if (stages < 1) {
-                ++list.excluded["rule 1: TP x DP larger than every device group"];
+                ++list.excluded["rule 1: no GPU type has TP x DP GPUs in whole nodes"];
+                continue;
+            }
+            if (set->idleGpus > 0 && !setup.allowIdleGpus) {
+                ++list.excluded["TP x DP leaves GPUs idle (idle GPUs not allowed)"];
                 continue;
             }
             if (stages > setup.maxPipelineStages) {
@@ -88,30 +130,11 @@ SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
                 ++list.excluded["more pipeline stages than layers"];
                 continue;
             }
-            // Stage orders.
-            std::vector<std::vector<int>> orders;  // per order: group id of each stage
-            if (setup.placement == PlacementMode::Contiguous) {
-                std::vector<int> used;
-                for (std::size_t g = 0; g < groups.size(); ++g)
-                    if (perGroup[g] > 0)
-                        used.push_back(static_cast<int>(g));
-                multisetPermutations(used, [&](const std::vector<int>& order) {
-                    std::vector<int> stageGroups;
-                    for (int g : order)
-                        for (int k = 0; k < perGroup[g]; ++k)
-                            stageGroups.push_back(g);
-                    orders.push_back(stageGroups);
-                }, orderLimit);
-            } else {
-                std::vector<int> items;
-                for (std::size_t g = 0; g < groups.size(); ++g)
-                    for (int k = 0; k < perGroup[g]; ++k)
-                        items.push_back(static_cast<int>(g));
-                multisetPermutations(items, [&](const std::vector<int>& o) { orders.push_back(o); }, orderLimit);
-                if (orders.size() >= orderLimit)
-                    list.notes.push_back("stage orders capped at " + std::to_string(orderLimit)
-                                         + " for TP=" + std::to_string(tp) + " DP=" + std::to_string(dp));
-            }
+            bool capped = false;
+            const auto orders = stageOrders(*set, setup.placement, orderLimit, capped);
+            if (capped)
+                list.notes.push_back("stage orders capped at " + std::to_string(orderLimit) + " for TP="
+                                     + std::to_string(tp) + " DP=" + std::to_string(dp));
             for (int mbs : setup.microBatches) {
                 if (mbs < 1 || setup.globalBatch % (dp * mbs) != 0) {
                     ++list.excluded["global batch not divisible by DP x micro-batch"];
@@ -129,11 +152,9 @@ SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
                             int v;
                         };
                         std::vector<Variant> variants;
-                        bool wantOne = setup.schedule != ScheduleMode::Interleaved;
-                        bool wantInter = setup.schedule != ScheduleMode::OneF1B;
-                        if (wantOne)
+                        if (setup.schedule != ScheduleMode::Interleaved)
                             variants.push_back({Schedule::OneF1B, 1});
-                        if (wantInter) {
+                        if (setup.schedule != ScheduleMode::OneF1B) {
                             for (int v : setup.virtualStages) {
                                 if (v < 2) {
                                     ++list.excluded["virtual-stage size below 2"];
@@ -150,6 +171,9 @@ SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
                                 variants.push_back({Schedule::Interleaved, v});
                             }
                         }
+                        // The adaptive rule picks between the two schedules;
+                        // when interleaving is impossible here, 1F1B stays.
+                        const bool choice = variants.size() > 1;
                         for (const auto& var : variants) {
                             for (const auto& order : orders) {
                                 Skeleton s;
@@ -161,11 +185,10 @@ SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
                                 s.microBatches = G;
                                 s.schedule = var.s;
                                 s.virtualStages = var.v;
-                                s.autoSchedule = setup.schedule == ScheduleMode::Auto;
-                                s.stageGroup = order;
-                                std::vector<int> seen(groups.size(), 0);
-                                for (int g : order)
-                                    s.stageSlice.push_back(seen[g]++);
+                                s.autoSchedule = setup.schedule == ScheduleMode::Auto && choice;
+                                s.slotSet = set;
+                                s.stageSlot = order;
+                                s.idleGpus = req.cluster.deviceCount() - stages * w;
                                 list.skeletons.push_back(std::move(s));
                             }
                         }

@@ -43,7 +43,6 @@ bool SkeletonTables::build(const SearchRequest& req, const Skeleton& sk, const T
     const Cluster& cluster = req.cluster;
     const TrainingSetup& setup = req.setup;
     const int P = sk.stages();
-    const int w = sk.tp * sk.dp;
     t.stages = P;
     t.layers = req.model.numLayers;
     t.maxLayers = t.layers - (P - 1);
@@ -60,14 +59,15 @@ bool SkeletonTables::build(const SearchRequest& req, const Skeleton& sk, const T
     std::vector<PathRate> tpRate(P), dpRate(P);
 
     for (int i = 0; i < P; ++i) {
-        const DeviceGroup& g = cluster.groups()[sk.stageGroup[i]];
-        int base = sk.stageSlice[i] * w;
-        t.devices[i].assign(g.devices.begin() + base, g.devices.begin() + base + w);
-        t.capacityMiB[i] = cluster.types()[g.type].memoryMiB();
+        const StageSlot& slot = sk.slot(i);
+        t.devices[i] = slot.devices;
+        t.capacityMiB[i] = cluster.types()[static_cast<std::size_t>(slot.type)].memoryMiB();
         tpRate[i] = topo.ring(Topology::tensorParallelRings(t.devices[i], sk.tp, sk.dp));
         dpRate[i] = topo.ring(Topology::dataParallelRings(t.devices[i], sk.tp, sk.dp));
         if ((sk.tp > 1 && !tpRate[i].connected()) || (sk.dp > 1 && !dpRate[i].connected())) {
-            why = "no link joins the GPUs of device group " + g.name;
+            why = "no link joins the GPUs of stage slot " + slot.name + " (" + (sk.tp > 1 && !tpRate[i].connected()
+                ? "TP" : "DP") + " group of " + cluster.types()[static_cast<std::size_t>(slot.type)].name
+                + "): add a link inside its node(s)";
             return false;
         }
         t.inflight[i] = sk.schedule == Schedule::Interleaved
@@ -93,7 +93,7 @@ bool SkeletonTables::build(const SearchRequest& req, const Skeleton& sk, const T
         for (int n = 1; n <= t.maxLayers; ++n) {
             for (int lv = 0; lv < kRecomputeLevels; ++lv) {
                 StageQuery q;
-                q.gpu = &cluster.types()[cluster.groups()[sk.stageGroup[i]].type];
+                q.gpu = &cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
                 q.tp = sk.tp;
                 q.dp = sk.dp;
                 q.layers = n;
@@ -126,7 +126,7 @@ bool SkeletonTables::build(const SearchRequest& req, const Skeleton& sk, const T
     t.dpMs.assign(P, std::vector<double>(t.maxLayers + 1, 0));
     std::size_t k = 0;
     for (int i = 0; i < P; ++i) {
-        const GpuType& gpu = cluster.types()[cluster.groups()[sk.stageGroup[i]].type];
+        const GpuType& gpu = cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
         for (int n = 1; n <= t.maxLayers; ++n) {
             for (int lv = 0; lv < kRecomputeLevels; ++lv)
                 t.pred[i][n][lv] = answers[k++];

@@ -2,15 +2,48 @@
 
 #include "predict/IterationComposer.h"
 #include "search/Skeleton.h"
+#include "search/SplitBounds.h"
 #include "search/SkeletonTables.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace memx {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Bounds are lowered by this relative margin so that summing in another order
+// than the leaf does can never make a bound exceed the value it bounds.
+constexpr double kSlack = 1e-9;
+
+std::uint64_t mix64(std::uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+}  // namespace
+
+struct SplitSearch::Child {
+    int u;
+    int opt;
+    double priority;
+};
+
+std::uint64_t SplitSearch::keyStart(std::uint64_t skeletonIndex)
+{
+    return mix64(skeletonIndex + 0x9e3779b97f4a7c15ULL);
+}
+
+std::uint64_t SplitSearch::keyStep(std::uint64_t h, int layers, int level)
+{
+    return mix64(h ^ (static_cast<std::uint64_t>(layers) * 4 + static_cast<std::uint64_t>(level) + 1)
+                 * 0x9e3779b97f4a7c15ULL);
 }
 
 SplitSearch::SplitSearch(const SkeletonTables& tables, const Skeleton& skeleton, bool enumerateLevels,
@@ -22,182 +55,199 @@ SplitSearch::SplitSearch(const SkeletonTables& tables, const Skeleton& skeleton,
     , skeletonIndex_(skeletonIndex)
 {
     P_ = t_.stages;
-    step_ = sk_.schedule == Schedule::Interleaved ? sk_.virtualStages : 1;
-    n_.assign(P_, 0);
-    lv_.assign(P_, 0);
-    memScratch_.assign(P_, 0);
-    int units = t_.layers / step_;
-    binom_.assign(units + 1, std::vector<std::uint64_t>(P_ + 1, 0));
-    for (int n = 0; n <= units; ++n) {
-        binom_[n][0] = 1;
-        for (int k = 1; k <= std::min(n, P_); ++k) {
-            std::uint64_t a = binom_[n - 1][k - 1], b = k <= n - 1 ? binom_[n - 1][k] : 0;
-            binom_[n][k] = a > UINT64_MAX - b ? UINT64_MAX : a + b;
+    step_ = sk_.unitLayers();
+    n_.assign(static_cast<std::size_t>(std::max(0, P_)), 0);
+    lv_.assign(static_cast<std::size_t>(std::max(0, P_)), 0);
+    if (P_ < 1 || t_.layers % step_ != 0)
+        return;
+    units_ = t_.layers / step_;
+    opts_.assign(static_cast<std::size_t>(P_ + 1) * static_cast<std::size_t>(units_ + 1), {});
+    double lo = kInf, hi = -kInf;
+    for (int i = 0; i < P_; ++i) {
+        const auto si = static_cast<std::size_t>(i);
+        for (int u = 1; u <= units_; ++u) {
+            const int n = u * step_;
+            if (n > t_.maxLayers)
+                break;
+            const auto sn = static_cast<std::size_t>(n);
+            auto& list = opts_[at(i, u)];
+            auto add = [&](int lv) {
+                const auto& p = t_.pred[si][sn][static_cast<std::size_t>(lv)];
+                const double m = p.memoryMiB();
+                const double x = varianceMode_ == VarianceMode::Utilisation ? m / t_.capacityMiB[si] : m;
+                lo = std::min(lo, x);
+                hi = std::max(hi, x);
+                list.push_back({lv, p.timeMs, m, x, t_.postMs[si][sn]});
+            };
+            if (!enumerateLevels_) {
+                const int lv = t_.policyLevel[si][sn];
+                if (lv >= 0)
+                    add(lv);
+            } else {
+                for (int lv = 0; lv < kRecomputeLevels; ++lv)
+                    if (t_.feasible(i, n, lv))
+                        add(lv);
+            }
         }
     }
-    levelSpace_ = 1;
+    // Centre the variance values: sums of squares stay small, so the bound's
+    // arithmetic loses nothing to cancellation.
+    const double center = lo <= hi ? 0.5 * (lo + hi) : 0;
+    for (auto& list : opts_)
+        for (auto& o : list)
+            o.x -= center;
+    buildCounts();
+}
+
+void SplitSearch::buildCounts()
+{
+    count_.assign(static_cast<std::size_t>(P_ + 1) * static_cast<std::size_t>(units_ + 1), 0);
+    count_[at(P_, 0)] = 1;
+    for (int i = P_ - 1; i >= 0; --i) {
+        const int later = P_ - 1 - i;  // stages after i, one unit each at least
+        for (int r = 1; r <= units_; ++r) {
+            CandidateCount c = 0;
+            for (int u = 1; u <= r - later; ++u)
+                c += countAt(i + 1, r - u) * static_cast<CandidateCount>(options(i, u).size());
+            count_[at(i, r)] = c;
+        }
+    }
+}
+
+CandidateCount SplitSearch::spaceSize() const
+{
+    if (units_ < P_ || P_ < 1)
+        return 0;
+    // C(U-1, P-1) splits, times 3^P level choices when levels are enumerated.
+    CandidateCount c = 1;
+    for (int k = 1; k <= P_ - 1; ++k)
+        c = c * static_cast<CandidateCount>(units_ - P_ + k) / static_cast<CandidateCount>(k);
     if (enumerateLevels_)
         for (int i = 0; i < P_; ++i)
-            levelSpace_ *= kRecomputeLevels;
-    prepareBounds();
+            c *= kRecomputeLevels;
+    return c;
 }
 
-std::uint64_t SplitSearch::compositions(int units, int parts) const
+SplitSearch::~SplitSearch() = default;
+
+const SplitBounds& SplitSearch::bounds() const
 {
-    if (parts <= 0 || units < parts)
-        return 0;
-    return binom_[units - 1][parts - 1];
+    if (!bounds_)
+        bounds_ = std::make_unique<SplitBounds>(P_, units_, opts_, count_, t_.sumHopMs, sk_.microBatches, step_,
+                                                t_.fixedMs);
+    return *bounds_;
 }
 
-std::uint64_t SplitSearch::spaceSize() const
+std::vector<LeafBound> SplitSearch::rootBounds() const
 {
-    if (t_.layers % step_ != 0)
-        return 0;
-    return compositions(t_.layers / step_, P_) * levelSpace_;
+    if (feasibleCount() == 0)
+        return {};
+    return bounds().rootClasses();
 }
 
-void SplitSearch::prepareBounds()
-{
-    // For each stage: tau(n) = fastest feasible time at n layers; the line
-    // tau(nmin) + beta * (n - nmin) stays below tau(n) for every feasible n.
-    const int nmin = step_;
-    std::vector<double> tauMin(P_), beta(P_), postMin(P_), memMin(P_);
-    std::vector<int> nMaxUnits(P_);
-    for (int i = 0; i < P_; ++i) {
-        tauMin[i] = nmin <= t_.maxLayers ? t_.minTimeMs[i][nmin] : kInf;
-        postMin[i] = nmin <= t_.maxLayers ? t_.postMs[i][nmin] : kInf;
-        memMin[i] = nmin <= t_.maxLayers ? t_.minMemMiB[i][nmin] : kInf;
-        nMaxUnits[i] = t_.nMax[i] / step_;
-        double b = kInf;
-        for (int n = nmin + step_; n <= t_.maxLayers; n += step_)
-            if (std::isfinite(t_.minTimeMs[i][n]))
-                b = std::min(b, (t_.minTimeMs[i][n] - tauMin[i]) / (n - nmin));
-        beta[i] = b;
-    }
-    sufMaxTauMin_.assign(P_ + 1, 0);
-    sufSumTauMin_.assign(P_ + 1, 0);
-    sufInvBeta_.assign(P_ + 1, 0);
-    sufTauOverBeta_.assign(P_ + 1, 0);
-    sufMinBeta_.assign(P_ + 1, kInf);
-    sufMaxPostMin_.assign(P_ + 1, 0);
-    sufMaxMemMin_.assign(P_ + 1, 0);
-    sufNMaxUnits_.assign(P_ + 1, 0);
-    sufCapacityValid_.assign(P_ + 1, 1);
-    for (int i = P_ - 1; i >= 0; --i) {
-        sufMaxTauMin_[i] = std::max(sufMaxTauMin_[i + 1], tauMin[i]);
-        sufSumTauMin_[i] = sufSumTauMin_[i + 1] + tauMin[i];
-        bool valid = beta[i] > 0;
-        sufCapacityValid_[i] = sufCapacityValid_[i + 1] && valid;
-        double inv = std::isinf(beta[i]) ? 0.0 : (valid ? 1.0 / beta[i] : 0.0);
-        sufInvBeta_[i] = sufInvBeta_[i + 1] + inv;
-        sufTauOverBeta_[i] = sufTauOverBeta_[i + 1] + tauMin[i] * inv;
-        sufMinBeta_[i] = std::min(sufMinBeta_[i + 1], std::isinf(beta[i]) ? kInf : beta[i]);
-        sufMaxPostMin_[i] = std::max(sufMaxPostMin_[i + 1], postMin[i]);
-        sufMaxMemMin_[i] = std::max(sufMaxMemMin_[i + 1], memMin[i]);
-        sufNMaxUnits_[i] = sufNMaxUnits_[i + 1] + nMaxUnits[i];
-    }
-}
-
-double SplitSearch::timeLowerBound(int stage, int unitsLeft, double maxT, double sumT, double maxPost) const
-{
-    const int k = P_ - stage;
-    const double extraLayers = static_cast<double>((unitsLeft - k) * step_);  // beyond nmin on each stage
-    double maxLB = sufMaxTauMin_[stage];
-    if (sufCapacityValid_[stage] && sufInvBeta_[stage] > 0) {
-        double tauStar = (extraLayers + sufTauOverBeta_[stage]) / sufInvBeta_[stage];
-        maxLB = std::max(maxLB, tauStar);
-    }
-    double minBeta = sufMinBeta_[stage];
-    double sumLB = sufSumTauMin_[stage] + (std::isinf(minBeta) ? 0.0 : std::max(0.0, minBeta) * extraLayers);
-    return IterationComposer::iterationMs(std::max(maxT, maxLB), sumT + sumLB, t_.sumHopMs, sk_.microBatches,
-                                          sk_.schedule == Schedule::Interleaved ? sk_.virtualStages : 1, t_.fixedMs,
-                                          std::max(maxPost, sufMaxPostMin_[stage]));
-}
-
-double SplitSearch::memLowerBound(int stage, double maxMem) const
-{
-    return std::max(maxMem, sufMaxMemMin_[stage]);
-}
-
-void SplitSearch::run(LeafSink& sink, const PhiBound& bound, bool pruneMemory)
+void SplitSearch::run(LeafSink& sink, bool prune)
 {
     sink_ = &sink;
-    bound_ = bound;
-    pruneMemory_ = pruneMemory;
-    if (t_.layers % step_ != 0 || P_ < 1)
+    prune_ = prune;
+    aborted_ = false;
+    if (feasibleCount() == 0)
         return;
-    descend(0, t_.layers / step_, 0, 0, 0, 0, 0, 0, 0);
+    if (prune_)
+        bounds();
+    descend(0, units_, 0, 0, 0, 0, 0, 0, keyStart(skeletonIndex_));
 }
 
-void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, double maxPost, int postStage,
-                          double maxMem, std::uint64_t index, std::uint64_t levelDigits)
+void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem,
+                          double s1, double s2, std::uint64_t key)
 {
+    if ((++nodes_ & 4095) == 0 && sink_->stopRequested())
+        aborted_ = true;
     if (aborted_)
         return;
-    if ((++visits_ & 4095) == 0 && sink_->stopRequested()) {
-        aborted_ = true;
+    if (stage == P_) {
+        emit(key);
         return;
     }
-    const int k = P_ - stage;
-    if (pruneMemory_ && sufNMaxUnits_[stage] < unitsLeft) {
-        prunedMemory_ += compositions(unitsLeft, k) * (enumerateLevels_ ? levelSpace_ : 1);
-        return;
-    }
-    if (bound_.enabled) {
-        double tLB = timeLowerBound(stage, unitsLeft, maxT, sumT, maxPost);
-        double mLB = memLowerBound(stage, maxMem);
-        bool hopeless = !bound_.weights.empty();
-        for (std::size_t k = 0; k < bound_.weights.size() && hopeless; ++k)
-            hopeless = Objective::phi(tLB, mLB, 0.0, bound_.ref, bound_.weights[k]) > sink_->phiThreshold(k);
-        if (hopeless) {
-            prunedBound_ += compositions(unitsLeft, k);
-            return;
-        }
-    }
-    const int hi = (k == 1) ? unitsLeft : unitsLeft - (k - 1);
-    const int startUnits = (k == 1) ? unitsLeft : 1;
-    std::uint64_t offset = 0;
-    for (int u = startUnits; u <= hi; ++u) {
-        const int n = u * step_;
-        const std::uint64_t below = k == 1 ? 1 : compositions(unitsLeft - u, k - 1);
-        const std::uint64_t myIndex = index + offset;
-        offset += below;
-        n_[stage] = n;
-        for (int lv = 0; lv < kRecomputeLevels; ++lv) {
-            int level = lv;
-            if (!enumerateLevels_) {
-                if (lv > 0)
-                    break;
-                level = t_.policyLevel[stage][n];
-                if (level < 0) {  // nothing fits: never a candidate, pruned or not
-                    prunedMemory_ += below;
+    const int later = P_ - 1 - stage;
+    std::vector<Child> children;
+    // (bounds_ is built by run() when pruning)
+    children.reserve(static_cast<std::size_t>(unitsLeft) * (enumerateLevels_ ? kRecomputeLevels : 1));
+    const int uMin = later == 0 ? unitsLeft : 1;
+    const int uMax = unitsLeft - later;
+    for (int u = uMin; u <= uMax; ++u) {
+        const CandidateCount c = countAt(stage + 1, unitsLeft - u);
+        if (c == 0)
+            continue;
+        const auto& list = options(stage, u);
+        for (std::size_t o = 0; o < list.size(); ++o) {
+            const SplitBoundsOption& op = list[o];
+            double priority = 0;
+            if (prune_) {
+                if (!bounds_->alive(stage + 1, unitsLeft - u, std::max(maxT, op.timeMs), sumT + op.timeMs,
+                                    std::max(maxPost, op.postMs), std::max(maxMem, op.memMiB), s1 + op.x,
+                                    s2 + op.x * op.x, *sink_, priority)) {
+                    prunedBound_ += c;
                     continue;
                 }
-            } else if (!t_.feasible(stage, n, lv)) {
-                if (t_.allowed[stage][lv])
-                    prunedMemory_ += below;
-                continue;
             }
-            lv_[stage] = level;
-            const auto& p = t_.pred[stage][n][level];
-            double post = t_.postMs[stage][n];
-            double nMaxT = std::max(maxT, p.timeMs);
-            double nSumT = sumT + p.timeMs;
-            double nMaxPost = maxPost;
-            int nPostStage = postStage;
-            if (post > maxPost) {
-                nMaxPost = post;
-                nPostStage = stage;
-            }
-            double nMaxMem = std::max(maxMem, p.memoryMiB());
-            std::uint64_t digits = enumerateLevels_ ? levelDigits * kRecomputeLevels + level : 0;
-            if (k == 1) {
-                std::uint64_t local = myIndex * levelSpace_ + digits;
-                finishLeaf((skeletonIndex_ << 44) | (local & ((1ULL << 44) - 1)));
-            } else {
-                descend(stage + 1, unitsLeft - u, nMaxT, nSumT, nMaxPost, nPostStage, nMaxMem, myIndex, digits);
+            children.push_back({u, static_cast<int>(o), priority});
+        }
+    }
+    if (prune_)
+        std::stable_sort(children.begin(), children.end(),
+                         [](const Child& a, const Child& b) { return a.priority < b.priority; });
+    for (const Child& ch : children) {
+        const SplitBoundsOption& op = options(stage, ch.u)[static_cast<std::size_t>(ch.opt)];
+        n_[static_cast<std::size_t>(stage)] = ch.u * step_;
+        lv_[static_cast<std::size_t>(stage)] = op.level;
+        descend(stage + 1, unitsLeft - ch.u, std::max(maxT, op.timeMs), sumT + op.timeMs, std::max(maxPost, op.postMs),
+                std::max(maxMem, op.memMiB), s1 + op.x, s2 + op.x * op.x, keyStep(key, ch.u * step_, op.level));
+        if (aborted_)
+            return;
+    }
+}
+
+void SplitSearch::sample(LeafSink& sink, std::uint64_t samples)
+{
+    sink_ = &sink;
+    aborted_ = false;
+    const CandidateCount total = feasibleCount();
+    if (total == 0 || samples == 0)
+        return;
+    if (static_cast<CandidateCount>(samples) >= total) {
+        run(sink, false);
+        return;
+    }
+    for (std::uint64_t j = 0; j < samples; ++j) {
+        if ((j & 1023) == 1023 && sink.stopRequested()) {
+            aborted_ = true;
+            return;
+        }
+        // rank = floor((j + 0.5) * total / samples), in 128-bit arithmetic.
+        CandidateCount rank = (static_cast<CandidateCount>(2 * j + 1) * total) / (2 * static_cast<CandidateCount>(samples));
+        std::uint64_t key = keyStart(skeletonIndex_);
+        int r = units_;
+        for (int i = 0; i < P_; ++i) {
+            const int later = P_ - 1 - i;
+            bool chosen = false;
+            for (int u = later == 0 ? r : 1; u <= r - later && !chosen; ++u) {
+                const CandidateCount c = countAt(i + 1, r - u);
+                if (c == 0)
+                    continue;
+                for (const SplitBoundsOption& o : options(i, u)) {
+                    if (rank < c) {
+                        n_[static_cast<std::size_t>(i)] = u * step_;
+                        lv_[static_cast<std::size_t>(i)] = o.level;
+                        key = keyStep(key, u * step_, o.level);
+                        r -= u;
+                        chosen = true;
+                        break;
+                    }
+                    rank -= c;
+                }
             }
         }
+        emit(key);
     }
 }
 
@@ -205,35 +255,34 @@ Leaf SplitSearch::compose(const SkeletonTables& t, const Skeleton& sk, const int
                          VarianceMode variance, std::vector<double>& scratch)
 {
     const int P = t.stages;
-    scratch.assign(P, 0);
+    scratch.assign(static_cast<std::size_t>(P), 0);
     double maxT = 0, sumT = 0, maxPost = 0, maxMem = 0;
     int postStage = 0;
     for (int i = 0; i < P; ++i) {
-        const auto& p = t.pred[i][layers[i]][levels[i]];
+        const auto& p = t.pred[static_cast<std::size_t>(i)][static_cast<std::size_t>(layers[i])][static_cast<std::size_t>(levels[i])];
         maxT = std::max(maxT, p.timeMs);
         sumT += p.timeMs;
-        double post = t.postMs[i][layers[i]];
+        double post = t.postMs[static_cast<std::size_t>(i)][static_cast<std::size_t>(layers[i])];
         if (post > maxPost) {
             maxPost = post;
             postStage = i;
         }
         double m = p.memoryMiB();
         maxMem = std::max(maxMem, m);
-        scratch[i] = variance == VarianceMode::Utilisation ? m / t.capacityMiB[i] : m;
+        scratch[static_cast<std::size_t>(i)] = variance == VarianceMode::Utilisation ? m / t.capacityMiB[static_cast<std::size_t>(i)] : m;
     }
     Leaf leaf;
     leaf.layers = layers;
     leaf.levels = levels;
-    leaf.timeMs = IterationComposer::iterationMs(maxT, sumT, t.sumHopMs, sk.microBatches,
-                                                 sk.schedule == Schedule::Interleaved ? sk.virtualStages : 1,
-                                                 t.fixedMs, maxPost);
+    leaf.timeMs = IterationComposer::iterationMs(maxT, sumT, t.sumHopMs, sk.microBatches, sk.unitLayers(), t.fixedMs,
+                                                 maxPost);
     leaf.maxMemMiB = maxMem;
     leaf.variance = Objective::variance(scratch);
     leaf.postStage = postStage;
     return leaf;
 }
 
-void SplitSearch::finishLeaf(std::uint64_t key)
+void SplitSearch::emit(std::uint64_t key)
 {
     ++leaves_;
     Leaf leaf = compose(t_, sk_, n_.data(), lv_.data(), varianceMode_, memScratch_);

@@ -1,8 +1,15 @@
 #include "space/Plan.h"
 
+#include "space/StageSlots.h"
+
 #include <algorithm>
 
 namespace memx {
+
+std::string StagePlan::label() const
+{
+    return StageSlots::label(groupName, slice, spansGroups());
+}
 
 std::string Plan::orderString() const
 {
@@ -10,7 +17,7 @@ std::string Plan::orderString() const
     for (const auto& s : stages) {
         if (!out.empty())
             out += ">";
-        out += s.groupName + "#" + std::to_string(s.slice);
+        out += s.label();
     }
     return out;
 }

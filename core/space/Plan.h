@@ -12,12 +12,14 @@ namespace memx {
 enum class Schedule { OneF1B, Interleaved };
 inline const char* toString(Schedule s) { return s == Schedule::OneF1B ? "1f1b" : "interleaved"; }
 
-// One pipeline stage of a plan: TP x DP GPUs of one device group.
+// One pipeline stage of a plan: TP x DP GPUs of one type: part of a node,
+// a node, or several whole nodes (StageSlot).
 struct StagePlan {
-    int group = 0;              // index into Cluster::groups()
-    std::string groupName;
+    int group = 0;              // index into Cluster::groups(): the (first) device group
+    std::vector<int> groups;    // every device group the stage covers (more than one: whole nodes)
+    std::string groupName;      // the group's name, or "g1+g2" when it spans groups
     std::string gpuType;
-    int slice = 0;              // which TP x DP block of the group (0-based)
+    int slice = 0;              // which TP x DP block of the group (0-based; 0 when spanning groups)
     std::vector<int> devices;   // global device ids, TP-major: [dp0: tp0..tpT-1][dp1: ...]
     int firstLayer = 0;         // 0-based index of the stage's first transformer layer
     int layers = 0;
@@ -27,6 +29,8 @@ struct StagePlan {
     MemoryBreakdown memory;     // peak per GPU
     double capacityMiB = 0;     // device memory
     double headroom() const { return capacityMiB > 0 ? 1.0 - memory.totalMiB() / capacityMiB : 0; }
+    bool spansGroups() const { return groups.size() > 1; }
+    std::string label() const;  // "a100#1", or "n0+n1" for a stage over whole nodes
 };
 
 // A complete training configuration with its predicted cost.

@@ -186,7 +186,7 @@ private slots:
         }) << "duplicate node name \"vc\"";
         QTest::newRow("rename with colon") << Edit([](ClusterDocument& d, QString* e) {
             return d.renameNode("vb", "v:b", e);
-        }) << "no ':', '/' or spaces";
+        }) << "no ':', '/', '+' or spaces";
         QTest::newRow("link to missing node") << Edit([](ClusterDocument& d, QString* e) {
             LinkSpec s;
             s.kind = "InfiniBand";

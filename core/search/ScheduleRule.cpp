@@ -1,0 +1,40 @@
+#include "search/ScheduleRule.h"
+
+#include "predict/IterationComposer.h"
+#include "search/Objective.h"
+#include "search/SearchResult.h"
+#include "search/Skeleton.h"
+#include "search/SkeletonTables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace memx {
+
+bool ScheduleRule::interleaveAllowed(const SearchRequest& req, const Skeleton& sk, const SkeletonTables& t)
+{
+    const int P = t.stages;
+    int even = std::max(1, std::min(t.maxLayers, t.layers / P));
+    double minCap = std::numeric_limits<double>::infinity(), maxDemand = 0;
+    std::vector<double> compute;
+    for (int i = 0; i < P; ++i) {
+        const auto& p = t.pred[static_cast<std::size_t>(i)][static_cast<std::size_t>(even)][0];
+        double act1f1b = p.memory.activationsMiB * IterationComposer::inflight1F1B(i, P, sk.microBatches)
+            / std::max(1e-9, t.inflight[static_cast<std::size_t>(i)]);
+        double demand = p.memory.totalMiB() - p.memory.activationsMiB + act1f1b;
+        minCap = std::min(minCap, t.capacityMiB[static_cast<std::size_t>(i)]);
+        maxDemand = std::max(maxDemand, demand);
+        const GpuType& g = req.cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
+        compute.push_back(g.peakTflopsBf16 * g.defaultEfficiency * g.calibration.efficiencyMultiplier);
+    }
+    double mean = 0;
+    for (double c : compute)
+        mean += c;
+    mean /= static_cast<double>(compute.size());
+    double cv = mean > 0 ? std::sqrt(Objective::variance(compute)) / mean : 0;
+    double pressure = maxDemand > 0 ? minCap / maxDemand : 0;
+    return pressure >= req.setup.interleavePressureMin && cv <= req.setup.interleaveHeterogeneityMax;
+}
+
+}  // namespace memx

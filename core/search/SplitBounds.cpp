@@ -1,0 +1,233 @@
+#include "search/SplitBounds.h"
+
+#include "predict/IterationComposer.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace memx {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Bounds are lowered by this relative margin so that summing in another order
+// than the leaf does can never make a bound exceed the value it bounds.
+constexpr double kSlack = 1e-9;
+// Caps as multiples of the least possible bottleneck (memory peak): dense
+// near it, where good plans differ by a layer or two, then coarse.
+constexpr std::array<double, 16> kTimeSteps{1.003, 1.01, 1.02, 1.035, 1.05, 1.075, 1.1, 1.15,
+                                            1.2, 1.3, 1.4, 1.55, 1.75, 2.0, 2.5, 4.0};
+constexpr std::array<double, 10> kMemorySteps{1.01, 1.03, 1.06, 1.1, 1.15, 1.22, 1.3, 1.45, 1.7, 2.2};
+}  // namespace
+
+SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Option>>& opts,
+                         const std::vector<CandidateCount>& count, double sumHopMs, int microBatches,
+                         int virtualStages, double fixedMs)
+    : P_(stages)
+    , units_(units)
+    , opts_(opts)
+    , count_(count)
+    , sumHopMs_(sumHopMs)
+    , fixedMs_(fixedMs)
+    , microBatches_(microBatches)
+    , virtualStages_(virtualStages)
+    , cells_(count.size())
+{
+    // The unconstrained programme first: its least bottleneck, least peak and
+    // mean range set the caps and the V grid.
+    all_.cap = all_.memCap = kInf;
+    build(all_);
+    const std::size_t root = at(0, units_);
+    const double bStar = all_.minMaxT[root], mStar = all_.minMaxMem[root];
+    const double meanLo = all_.minS1[root] / P_, meanHi = all_.maxS1[root] / P_;
+    grid_.resize(kGrid + 1);
+    for (int k = 0; k <= kGrid; ++k)
+        grid_[static_cast<std::size_t>(k)] = meanLo + (meanHi - meanLo) * k / kGrid;
+    all_.ownVariance = true;
+    build(all_);  // again, now with the grid
+
+    double lower = 0;
+    for (double step : kTimeSteps) {
+        Programme p;
+        p.cap = bStar * step;
+        p.memCap = kInf;
+        p.lowerCap = lower;
+        p.ownVariance = true;
+        lower = p.cap;
+        build(p);
+        byTime_.push_back(std::move(p));
+    }
+    Programme lastT = all_;
+    lastT.lowerCap = lower;
+    byTime_.push_back(std::move(lastT));
+
+    lower = 0;
+    for (double step : kMemorySteps) {
+        Programme p;
+        p.cap = kInf;
+        p.memCap = mStar * step;
+        p.lowerMemCap = lower;
+        lower = p.memCap;
+        build(p);
+        byMemory_.push_back(std::move(p));
+    }
+    Programme lastM = all_;
+    lastM.ownVariance = false;
+    lastM.gridMin.clear();
+    lastM.lowerMemCap = lower;
+    byMemory_.push_back(std::move(lastM));
+}
+
+void SplitBounds::build(Programme& p) const
+{
+    p.minMaxT.assign(cells_, kInf);
+    p.minSumT.assign(cells_, kInf);
+    p.minMaxMem.assign(cells_, kInf);
+    p.minMaxPost.assign(cells_, kInf);
+    p.minS1.assign(cells_, kInf);
+    p.maxS1.assign(cells_, -kInf);
+    const std::size_t K = p.ownVariance ? grid_.size() : 0;
+    p.gridMin.assign(cells_ * K, kInf);
+    const std::size_t base = at(P_, 0);
+    p.minMaxT[base] = p.minSumT[base] = p.minMaxMem[base] = p.minMaxPost[base] = p.minS1[base] = p.maxS1[base] = 0;
+    for (std::size_t k = 0; k < K; ++k)
+        p.gridMin[k * cells_ + base] = 0;
+    std::array<double, kGrid + 1> best{};
+    for (int i = P_ - 1; i >= 0; --i) {
+        const int later = P_ - 1 - i;
+        for (int r = 1; r <= units_; ++r) {
+            const std::size_t me = at(i, r);
+            std::fill(best.begin(), best.end(), kInf);
+            for (int u = 1; u <= r - later; ++u) {
+                const std::size_t sub = at(i + 1, r - u);
+                if (!(p.minSumT[sub] < kInf))
+                    continue;
+                for (const Option& o : opts_[at(i, u)]) {
+                    if (o.timeMs > p.cap || o.memMiB > p.memCap)
+                        continue;
+                    p.minMaxT[me] = std::min(p.minMaxT[me], std::max(o.timeMs, p.minMaxT[sub]));
+                    p.minSumT[me] = std::min(p.minSumT[me], o.timeMs + p.minSumT[sub]);
+                    p.minMaxMem[me] = std::min(p.minMaxMem[me], std::max(o.memMiB, p.minMaxMem[sub]));
+                    p.minMaxPost[me] = std::min(p.minMaxPost[me], std::max(o.postMs, p.minMaxPost[sub]));
+                    p.minS1[me] = std::min(p.minS1[me], o.x + p.minS1[sub]);
+                    p.maxS1[me] = std::max(p.maxS1[me], o.x + p.maxS1[sub]);
+                    for (std::size_t k = 0; k < K; ++k) {
+                        const double d = o.x - grid_[k];
+                        best[k] = std::min(best[k], d * d + p.gridMin[k * cells_ + sub]);
+                    }
+                }
+            }
+            for (std::size_t k = 0; k < K; ++k)
+                p.gridMin[k * cells_ + me] = best[k];
+        }
+    }
+}
+
+double SplitBounds::varianceBound(const Programme& p, int stage, int unitsLeft, double s1, double s2) const
+{
+    // P V = min_c Q(c), Q(c) = s2 - 2 c s1 + i c^2 + D(c), where D(c) is the
+    // least sum (x_j - c)^2 over the suffix completions: D(c) = (P-i) c^2 + g(c)
+    // with g concave (a minimum of lines), so g lies above its chords.
+    const std::size_t idx = at(stage, unitsLeft);
+    const int rest = P_ - stage;
+    const double gLo = grid_.front(), gHi = grid_.back();
+    double cLo = std::clamp((s1 + p.minS1[idx]) / P_, gLo, gHi);
+    double cHi = std::clamp((s1 + p.maxS1[idx]) / P_, gLo, gHi);
+    if (cLo > cHi)
+        cLo = cHi = 0.5 * (cLo + cHi);
+    auto g = [&](std::size_t k) { return p.gridMin[k * cells_ + idx] - rest * grid_[k] * grid_[k]; };
+    double best = kInf;
+    for (std::size_t k = 0; k + 1 < grid_.size(); ++k) {
+        const double c0 = grid_[k], c1 = grid_[k + 1];
+        const double a = std::max(c0, cLo), b = std::min(c1, cHi);
+        if (a > b)
+            continue;
+        const double g0 = g(k), g1 = g(k + 1);
+        const double slope = c1 > c0 ? (g1 - g0) / (c1 - c0) : 0;
+        // Q(c) >= P c^2 + (slope - 2 s1) c + (s2 + g0 - slope c0) on [a, b].
+        const double c = std::clamp((2 * s1 - slope) / (2.0 * P_), a, b);
+        best = std::min(best, P_ * c * c + (slope - 2 * s1) * c + s2 + g0 - slope * c0);
+    }
+    if (!(best < kInf))
+        return 0;
+    // Values are centred, so sums of squares stay small; a relative slack
+    // covers rounding.
+    const double scale = std::max(1.0, std::abs(s2) + std::abs(p.gridMin[idx]));
+    return std::max(0.0, (best - 1e-9 * scale) / P_) * (1 - kSlack);
+}
+
+unsigned SplitBounds::classAlive(const Programme& p, std::size_t idx, int stage, int unitsLeft, double maxT,
+                                 double sumT, double maxPost, double maxMem, double s1, double s2,
+                                 const LeafSink& sink, unsigned ask, double* priority) const
+{
+    if (!(p.minSumT[idx] < kInf) || maxT > p.cap || maxMem > p.memCap)
+        return 0;  // no completion, or the prefix already exceeds this class's cap
+    LeafBound b;
+    const double bottleneck = std::max({maxT, p.minMaxT[idx], p.lowerCap});
+    b.timeMs = IterationComposer::iterationMs(bottleneck, sumT + p.minSumT[idx], sumHopMs_, microBatches_,
+                                              virtualStages_, fixedMs_, std::max(maxPost, p.minMaxPost[idx]))
+        * (1 - kSlack);
+    b.maxMemMiB = std::max({maxMem, p.minMaxMem[idx], p.lowerMemCap});
+    // V last: sinks are monotone, so what dies with V = 0 dies with any V.
+    unsigned alive = sink.aliveWithoutVariance(b, ask);
+    if (alive == 0)
+        return 0;
+    b.variance = varianceBound(p.ownVariance ? p : all_, stage, unitsLeft, s1, s2);
+    alive = sink.alive(b, alive);
+    if (alive && priority)
+        *priority = sink.priority(b);
+    return alive;
+}
+
+unsigned SplitBounds::alive(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem,
+                            double s1, double s2, const LeafSink& sink, double& priority) const
+{
+    const std::size_t idx = at(stage, unitsLeft);
+    // Each class's bound is at least the unconstrained ideal point in every
+    // term, so what that point kills, every class kills.
+    unsigned mask = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, sink.aims(),
+                               &priority);
+    for (const auto* partition : {&byTime_, &byMemory_}) {
+        if (mask == 0)
+            return 0;
+        unsigned survived = 0;
+        bool first = true;
+        for (const Programme& p : *partition) {
+            const unsigned ask = mask & ~survived;
+            if (ask == 0)
+                break;
+            const unsigned a = classAlive(p, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, ask,
+                                          first ? &priority : nullptr);
+            first = first && a == 0;
+            survived |= a;
+        }
+        mask &= survived;
+    }
+    return mask;
+}
+
+std::vector<LeafBound> SplitBounds::rootClasses() const
+{
+    // A sink that keeps every aim alive and records the bounds it is shown.
+    class Recorder final : public LeafSink {
+    public:
+        void onLeaf(const Leaf&) override {}
+        unsigned alive(const LeafBound& b, unsigned ask) const override
+        {
+            seen.push_back(b);
+            return ask;
+        }
+        mutable std::vector<LeafBound> seen;
+    };
+    std::vector<LeafBound> out;
+    const std::size_t idx = at(0, units_);
+    for (const Programme& p : byTime_) {
+        Recorder r;
+        if (classAlive(p, idx, 0, units_, 0, 0, 0, 0, 0, 0, r, 1, nullptr))
+            out.push_back(r.seen.back());
+    }
+    return out;
+}
+
+}  // namespace memx

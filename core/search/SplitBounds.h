@@ -1,0 +1,87 @@
+#pragma once
+
+#include "search/SplitSearch.h"
+
+#include <vector>
+
+namespace memx {
+
+// Admissible bounds for the split search: per suffix (stage i onwards with r
+// layer units left) the least T, M and V any completion can reach.
+//
+// One ideal point per subtree mixes what different completions achieve:
+// fast plans with unbalanced memory, balanced plans that are slow. So the
+// completions are split twice into classes, once by their bottleneck stage
+// time (class c: bottleneck in (cap[c-1], cap[c]]) and once by their memory
+// peak (class q: peak in (mcap[q-1], mcap[q]]); the last class of each
+// partition has no cap. A class's bound is the ideal point of its
+// completions: per-term minima under its cap (min-max partitions for the
+// bottleneck and the memory peak, the least summed time and the least
+// slowest gradient synchronisation), raised to the class's lower cap. The
+// sink is asked which of its aims each class can still serve; an aim
+// survives a partition when some class serves it, and a subtree when it
+// survives both. Every completion lies in exactly one class of each
+// partition, so this is exact.
+//
+// V: P V = min_c sum_j (x_j - c)^2. The least sum (x_j - c)^2 over
+// completions is computed exactly at grid points c_k spanning every mean a
+// plan can have; between grid points it is (P-i) c^2 plus a concave function,
+// so it lies above the chord. With the prefix's own sum of squares exact,
+// the bound is a quadratic in c, minimised over the means the node's
+// completions can have. Bottleneck classes carry their own V programme;
+// memory classes use the unconstrained one.
+class SplitBounds {
+public:
+    using Option = SplitBoundsOption;
+    static constexpr int kGrid = 6;
+
+    // opts[at(i, u)]: the options of stage i with u units; count[at(i, r)]:
+    // feasible completions. Composition constants as IterationComposer needs.
+    SplitBounds(int stages, int units, const std::vector<std::vector<Option>>& opts,
+                const std::vector<CandidateCount>& count, double sumHopMs, int microBatches, int virtualStages,
+                double fixedMs);
+
+    // The sink's aims that a completion of (stage, unitsLeft) after a prefix
+    // with these aggregates (s1, s2: sum and sum of squares of the prefix's
+    // centred x) could still serve; 0 cuts the subtree. `priority` is the
+    // sink's priority of the first class that serves an aim.
+    unsigned alive(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem, double s1,
+                   double s2, const LeafSink& sink, double& priority) const;
+
+    // The bounds of the bottleneck classes at the root (no prefix): no
+    // candidate is below all of them.
+    std::vector<LeafBound> rootClasses() const;
+
+private:
+    std::size_t at(int stage, int unitsLeft) const
+    {
+        return static_cast<std::size_t>(stage) * static_cast<std::size_t>(units_ + 1) + static_cast<std::size_t>(unitsLeft);
+    }
+    struct Programme {
+        double cap = 0;                 // every stage time <= cap (infinity: none)
+        double memCap = 0;              // every stage memory <= memCap (infinity: none)
+        double lowerCap = 0, lowerMemCap = 0;  // the class's bottleneck / peak lies above these
+        bool ownVariance = false;       // gridMin, minS1, maxS1 built
+        std::vector<double> minMaxT, minSumT, minMaxMem, minMaxPost, minS1, maxS1;
+        std::vector<double> gridMin;    // [k * cells + at]: least sum (x - grid_k)^2
+    };
+    void build(Programme& p) const;
+    double varianceBound(const Programme& p, int stage, int unitsLeft, double s1, double s2) const;
+    // Aims of `ask` that one class can serve (0 when it holds no completion).
+    unsigned classAlive(const Programme& p, std::size_t idx, int stage, int unitsLeft, double maxT, double sumT,
+                        double maxPost, double maxMem, double s1, double s2, const LeafSink& sink, unsigned ask,
+                        double* priority) const;
+
+    int P_, units_;
+    const std::vector<std::vector<Option>>& opts_;
+    const std::vector<CandidateCount>& count_;
+    double sumHopMs_, fixedMs_;
+    int microBatches_, virtualStages_;
+    std::size_t cells_;
+    std::vector<double> grid_;
+    Programme all_;                    // unconstrained
+    std::vector<Programme> byTime_;    // bottleneck partition (last: uncapped)
+    std::vector<Programme> byMemory_;  // memory-peak partition (last: uncapped)
+};
+
+}  // namespace memx

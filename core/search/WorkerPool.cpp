@@ -1,0 +1,91 @@
+#include "search/WorkerPool.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace memx {
+
+using Clock = std::chrono::steady_clock;
+
+WorkerPool::WorkerPool(int threads, ProgressFn progress, CancelFn cancelled)
+    : threads_(std::max(1, threads))
+    , progress_(std::move(progress))
+    , cancelled_(std::move(cancelled))
+    , start_(Clock::now())
+    , lastReport_(Clock::now() - std::chrono::seconds(1))
+{
+}
+
+double WorkerPool::elapsedS() const
+{
+    return std::chrono::duration<double>(Clock::now() - start_).count();
+}
+
+void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std::vector<double>& weights,
+                     int fromPermille, int toPermille, const Body& body, const Decorate& decorate)
+{
+    double totalWeight = 0;
+    for (std::size_t item : order)
+        totalWeight += weights[item];
+    std::atomic<std::size_t> next{0};
+    std::atomic<int> running{0};
+    // Work done, in units of 1e-6 of the total (atomic doubles are not portable).
+    std::atomic<std::uint64_t> done{0};
+    std::mutex doneMutex;
+    std::condition_variable doneCv;
+    const int n = std::max(1, std::min<int>(threads_, static_cast<int>(std::max<std::size_t>(1, order.size()))));
+    running = n;
+    auto work = [&](int id) {
+        for (;;) {
+            if (stop_.load(std::memory_order_relaxed))
+                break;
+            const std::size_t pos = next.fetch_add(1);
+            if (pos >= order.size())
+                break;
+            const std::size_t item = order[pos];
+            body(id, item);
+            if (totalWeight > 0)
+                done += static_cast<std::uint64_t>(1e6 * weights[item] / totalWeight);
+        }
+        {
+            std::lock_guard<std::mutex> lock(doneMutex);
+            running.fetch_sub(1);
+        }
+        doneCv.notify_all();
+    };
+    std::vector<std::thread> pool;
+    for (int i = 0; i < n; ++i)
+        pool.emplace_back(work, i);
+    while (running.load() > 0) {
+        {
+            std::unique_lock<std::mutex> lock(doneMutex);
+            doneCv.wait_for(lock, std::chrono::milliseconds(20), [&] { return running.load() == 0; });
+        }
+        if (running.load() == 0)
+            break;
+        if (cancelled_ && cancelled_())
+            stop_ = true;
+        const auto now = Clock::now();
+        if (progress_ && now - lastReport_ >= std::chrono::milliseconds(100)) {
+            lastReport_ = now;
+            SearchProgress p;
+            p.phase = phase;
+            const double frac = std::min(1.0, double(done.load()) / 1e6);
+            p.permille = std::max(lastPermille_, static_cast<int>(fromPermille + (toPermille - fromPermille) * frac));
+            lastPermille_ = p.permille;
+            p.elapsedS = elapsedS();
+            p.remainingS = p.permille > 20 ? p.elapsedS * (1000 - p.permille) / p.permille : -1;
+            if (decorate)
+                decorate(p);
+            progress_(p);
+        }
+    }
+    for (auto& t : pool)
+        t.join();
+    if (cancelled_ && cancelled_())
+        stop_ = true;
+}
+
+}  // namespace memx

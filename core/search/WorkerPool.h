@@ -1,0 +1,48 @@
+#pragma once
+
+#include "search/SearchResult.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace memx {
+
+// Runs one body per item on a fixed number of threads, handing items out in
+// a given order through an atomic counter. The calling thread runs the
+// monitor: it polls the cancel predicate (a stop flag the bodies poll too)
+// and reports throttled progress (at most every 100 ms, never from a worker
+// thread) on a band of the 0-1000 scale, with an estimate of time left from
+// the weighted work done.
+class WorkerPool {
+public:
+    using Body = std::function<void(int worker, std::size_t item)>;
+    using ProgressFn = std::function<void(const SearchProgress&)>;
+    using CancelFn = std::function<bool()>;
+    using Decorate = std::function<void(SearchProgress&)>;  // adds counts and the live front
+
+    WorkerPool(int threads, ProgressFn progress, CancelFn cancelled);
+
+    // Runs `body` for items order[0], order[1], ... (weights[item]: relative
+    // cost for progress). Progress goes from `fromPermille` to `toPermille`.
+    void run(int phase, const std::vector<std::size_t>& order, const std::vector<double>& weights, int fromPermille,
+             int toPermille, const Body& body, const Decorate& decorate = {});
+
+    int threads() const { return threads_; }
+    bool stopped() const { return stop_.load(std::memory_order_relaxed); }
+    const std::atomic<bool>& stopFlag() const { return stop_; }
+    double elapsedS() const;
+
+private:
+    int threads_;
+    ProgressFn progress_;
+    CancelFn cancelled_;
+    std::atomic<bool> stop_{false};
+    std::chrono::steady_clock::time_point start_;
+    std::chrono::steady_clock::time_point lastReport_;
+    int lastPermille_ = 0;
+};
+
+}  // namespace memx

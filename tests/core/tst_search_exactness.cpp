@@ -1,0 +1,230 @@
+// The branch and bound (bound programmes, classes, shared incumbents) must
+// return exactly what visiting every candidate returns: the same best plans
+// under Phi, the same fastest plans, the same two Pareto fronts, the same
+// feasible count and references, for any thread count. Checked on many
+// random small clusters and models, where brute force is quick.
+#include "TestPaths.h"
+
+#include "hardware/GpuCatalog.h"
+#include "search/SearchEngine.h"
+
+#include <QtTest>
+
+#include <random>
+#include <set>
+
+using namespace memx;
+
+namespace {
+
+struct Case {
+    SearchRequest request;
+    QString label;
+};
+
+// A random cluster of 2-4 nodes with 1-2 GPU types each, NVLink or PCIe
+// inside, InfiniBand or Ethernet between; a random small LLaMA-shaped model;
+// random setup and objective. Sizes are chosen so brute force stays quick.
+Case randomCase(unsigned seed)
+{
+    std::mt19937 rng(seed);
+    auto pick = [&](auto const& list) { return list[std::uniform_int_distribution<std::size_t>(0, list.size() - 1)(rng)]; };
+    auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const std::vector<std::string> types{"A100-80GB", "H20", "Ascend-910B", "V100-32GB", "T4", "H100-SXM", "A10G"};
+    nlohmann::json doc{{"format", "memx-cluster/1"}, {"name", "random-" + std::to_string(seed)}};
+    doc["nodes"] = nlohmann::json::array();
+    doc["links"] = nlohmann::json::array();
+    const int nodes = uniform(2, 4);
+    const std::string shared = pick(types);  // some nodes share a type, so stages can span nodes
+    for (int n = 0; n < nodes; ++n) {
+        const std::string name = "n" + std::to_string(n);
+        const int count = pick(std::vector<int>{2, 4, 4});
+        nlohmann::json gpus = nlohmann::json::array();
+        gpus.push_back({{"type", uniform(0, 2) ? shared : pick(types)}, {"count", count}});
+        if (uniform(0, 4) == 0)
+            gpus.push_back({{"type", pick(types)}, {"count", 2}});
+        doc["nodes"].push_back({{"name", name}, {"gpus", gpus}});
+        const bool nvlink = uniform(0, 1);
+        doc["links"].push_back({{"name", name + "-fabric"},
+                                {"kind", nvlink ? "NVLink" : "PCIe"},
+                                {"within", name},
+                                {"bandwidth_gbps", nvlink ? 200 : 16},
+                                {"shared", !nvlink}});
+        for (int m = 0; m < n; ++m)
+            doc["links"].push_back({{"name", "net" + std::to_string(m) + name},
+                                    {"kind", uniform(0, 1) ? "InfiniBand" : "Ethernet"},
+                                    {"between", {"n" + std::to_string(m), name}},
+                                    {"bandwidth_gbps", pick(std::vector<int>{12, 25, 50})},
+                                    {"medium", uniform(0, 1) ? "fabric" : "net" + std::to_string(m) + name}});
+    }
+    Case c;
+    SearchRequest& req = c.request;
+    req.cluster = Cluster::fromJson(doc, "random", GpuCatalog::builtin());
+    ModelSpec m = ModelSpec::resolve("llama2-7b");
+    m.name = "random-model";
+    m.numLayers = pick(std::vector<int>{6, 8, 10, 12});
+    m.hidden = pick(std::vector<int>{1024, 2048, 4096});
+    m.heads = 16;
+    m.headDim = m.hidden / m.heads;
+    m.queryGroups = pick(std::vector<int>{4, 16});
+    m.ffnHidden = m.hidden * 8 / 3 / 256 * 256 + 256;
+    m.seqLen = pick(std::vector<int>{2048, 4096});
+    req.model = m;
+    req.setup.globalBatch = pick(std::vector<int>{16, 32, 64});
+    req.setup.microBatches = {1, 2};
+    req.setup.maxPipelineStages = uniform(2, 6);
+    req.setup.schedule = pick(std::vector<ScheduleMode>{ScheduleMode::Auto, ScheduleMode::Both, ScheduleMode::OneF1B});
+    req.setup.recompute = pick(std::vector<RecomputeMode>{RecomputeMode::Policy, RecomputeMode::Policy,
+                                                          RecomputeMode::Enumerate, RecomputeMode::UniformFull});
+    req.setup.placement = uniform(0, 3) ? PlacementMode::Contiguous : PlacementMode::All;
+    req.setup.distributedOptimizer = uniform(0, 3) != 0;
+    req.objective.profile = pick(std::vector<ProfileKind>{ProfileKind::Default, ProfileKind::SafetyFirst,
+                                                          ProfileKind::ThroughputFirst, ProfileKind::Auto});
+    req.objective.variance = uniform(0, 2) ? VarianceMode::AbsoluteMiB : VarianceMode::Utilisation;
+    req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
+    req.options.topK = 10;
+    c.label = QString("seed %1: %2 nodes, %3 layers, max-pp %4, %5, %6")
+                  .arg(seed)
+                  .arg(nodes)
+                  .arg(m.numLayers)
+                  .arg(req.setup.maxPipelineStages)
+                  .arg(toString(req.setup.recompute))
+                  .arg(toString(req.setup.placement));
+    return c;
+}
+
+QStringList keys(const std::vector<Plan>& plans)
+{
+    QStringList out;
+    for (const auto& p : plans)
+        out << QString::number(p.key) + "@" + QString::number(p.phi, 'g', 12);
+    return out;
+}
+
+QStringList frontKeys(const ParetoFront& f)
+{
+    QStringList out;
+    for (const auto& p : f.points())
+        out << QString::number(p.plan.key);
+    return out;
+}
+
+QStringList frontKeysOf(const std::vector<Plan>& plans)
+{
+    QStringList out;
+    for (const auto& p : plans)
+        out << QString::number(p.key);
+    return out;
+}
+
+QStringList profileKeys(const SearchResult& r)
+{
+    QStringList out;
+    for (const auto& pb : r.profileBests)
+        out << QString(toString(pb.kind)) + ":" + QString::number(pb.best.key);
+    return out;
+}
+
+}  // namespace
+
+class TestSearchExactness : public QObject {
+    Q_OBJECT
+private slots:
+    void prunedEqualsBruteForce_data();
+    void prunedEqualsBruteForce();
+    void sampledReferencesAreCloseToExact();
+    void randomCasesCoverTheSpace();
+};
+
+void TestSearchExactness::prunedEqualsBruteForce_data()
+{
+    QTest::addColumn<unsigned>("seed");
+    for (unsigned seed = 1; seed <= 40; ++seed)
+        QTest::newRow(randomCase(seed).label.toUtf8().constData()) << seed;
+}
+
+void TestSearchExactness::prunedEqualsBruteForce()
+{
+    QFETCH(unsigned, seed);
+    Case c = randomCase(seed);
+    SearchRequest& req = c.request;
+    req.options.threads = 1;
+    req.options.prune = false;
+    const SearchResult brute = SearchEngine::run(req);
+    if (!brute.error.empty()) {
+        // Then the pruned search must fail the same way.
+        req.options.prune = true;
+        QCOMPARE(QString::fromStdString(SearchEngine::run(req).error), QString::fromStdString(brute.error));
+        return;
+    }
+    for (int threads : {1, 3}) {
+        req.options.prune = true;
+        req.options.threads = threads;
+        const SearchResult pruned = SearchEngine::run(req);
+        QVERIFY2(pruned.error.empty(), pruned.error.c_str());
+        QCOMPARE(pruned.stats.feasible, brute.stats.feasible);
+        QCOMPARE(pruned.references.time, brute.references.time);
+        QCOMPARE(pruned.references.variance, brute.references.variance);
+        QCOMPARE(keys(pruned.best), keys(brute.best));
+        QCOMPARE(keys(pruned.fastest), keys(brute.fastest));
+        QCOMPARE(profileKeys(pruned), profileKeys(brute));
+        QCOMPARE(frontKeys(pruned.paretoTimeVariance), frontKeys(brute.paretoTimeVariance));
+        QCOMPARE(frontKeys(pruned.paretoTimeMemory), frontKeys(brute.paretoTimeMemory));
+        // Pruning did cut something, or the space was tiny.
+        QVERIFY(pruned.stats.phase2Evaluated <= brute.stats.phase2Evaluated);
+    }
+}
+
+void TestSearchExactness::sampledReferencesAreCloseToExact()
+{
+    // With a sample budget below the space, the medians come from a
+    // stratified sample: close to the exact ones, and flagged.
+    SearchRequest req;
+    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
+    req.model = ModelSpec::resolve("llama2-7b");
+    req.setup.globalBatch = 128;
+    req.setup.microBatches = {1, 2};
+    const SearchResult exact = SearchEngine::run(req);
+    QCOMPARE(exact.stats.sampleFraction, 1.0);
+    req.options.sampleBudget = 10'000;
+    req.options.estimateSamples = 20'000;
+    const SearchResult sampled = SearchEngine::run(req);
+    QVERIFY(sampled.stats.sampleFraction < 0.05);
+    QVERIFY(sampled.best.front().ranksApproximate);
+    QVERIFY(std::abs(sampled.references.time / exact.references.time - 1) < 0.02);
+    QVERIFY(std::abs(sampled.references.memory / exact.references.memory - 1) < 0.02);
+    QVERIFY(std::abs(sampled.references.variance / exact.references.variance - 1) < 0.10);
+    // The Phi ranking itself is exact under the references it is given; the
+    // fastest plans and fronts do not depend on the references at all.
+    QCOMPARE(frontKeysOf(sampled.fastest), frontKeysOf(exact.fastest));
+    QCOMPARE(frontKeys(sampled.paretoTimeVariance), frontKeys(exact.paretoTimeVariance));
+}
+
+void TestSearchExactness::randomCasesCoverTheSpace()
+{
+    // The comparison above is only as good as its cases: most must have
+    // feasible plans, several must rank plans whose stages span nodes, and
+    // several must have more than one pipeline depth to choose from.
+    int feasible = 0, spanning = 0, deep = 0;
+    for (unsigned seed = 1; seed <= 40; ++seed) {
+        const SearchResult r = SearchEngine::run(randomCase(seed).request);
+        if (!r.error.empty())
+            continue;
+        ++feasible;
+        bool spans = false;
+        std::set<int> depths;
+        for (const auto& pt : r.paretoTimeVariance.points()) {
+            depths.insert(pt.plan.pp);
+            for (const auto& s : pt.plan.stages)
+                spans = spans || s.spansGroups();
+        }
+        spanning += spans;
+        deep += depths.size() > 1;
+    }
+    QVERIFY2(feasible >= 30, qPrintable(QString::number(feasible)));
+    QVERIFY2(spanning >= 5, qPrintable(QString::number(spanning)));
+    QVERIFY2(deep >= 10, qPrintable(QString::number(deep)));
+}
+
+QTEST_APPLESS_MAIN(TestSearchExactness)
+#include "tst_search_exactness.moc"
