@@ -244,6 +244,25 @@ private:
     const std::atomic<bool>& stop_;
 };
 
+// Every leaf to both (when all candidates are visited anyway).
+class BothSinks final : public LeafSink {
+public:
+    BothSinks(LeafSink& a, LeafSink& b)
+        : a_(a), b_(b)
+    {
+    }
+    void onLeaf(const Leaf& leaf) override
+    {
+        a_.onLeaf(leaf);
+        b_.onLeaf(leaf);
+    }
+    bool stopRequested() const override { return a_.stopRequested(); }
+
+private:
+    LeafSink& a_;
+    LeafSink& b_;
+};
+
 // Rank: the best plans under Phi for every ranked profile.
 struct RankShared {
     References ref;
@@ -319,15 +338,15 @@ public:
         if (!validate() || !enumerate())
             return finish();
         startWorkers();
-        explore();
+        count();
         if (pool_->stopped())
             return cancel();
         if (!anyFeasible())
             return finish();
-        mergeExplore();
-        sample();
+        exploreAndSample();
         if (pool_->stopped())
             return cancel();
+        mergeExplore();
         chooseReferencesAndProfile();
         rank();
         collectCacheStats();
@@ -446,7 +465,7 @@ private:
         std::uint64_t leaves = 0;
         CandidateCount pruned = 0;
         for (auto& w : workers_) {
-            leaves += w->leaves1 + w->leavesSample + w->leaves2;
+            leaves += w->leaves1 + w->leaves2;
             pruned += w->prunedExplore + w->prunedRank;
         }
         p.explored = leaves;
@@ -468,13 +487,11 @@ private:
             }
     }
 
-    // ---- Phase 1: count, bound and explore every skeleton ----
-    void explore()
+    // ---- Count: feasible candidates of every skeleton ----
+    void count()
     {
         const bool enumerateLevels = req_.setup.recompute == RecomputeMode::Enumerate;
-        exploreShared_ = std::make_unique<ExploreShared>();
-        exploreShared_->k = req_.options.topK;
-        pool_->run(1, indexOrder(), weight_, 0, 550, [&](int id, std::size_t idx) {
+        pool_->run(1, indexOrder(), weight_, 0, 150, [&](int id, std::size_t idx) {
             Worker& w = *workers_[static_cast<std::size_t>(id)];
             const Skeleton& sk = list_.skeletons[idx];
             if (!prepare(w, idx, true))
@@ -486,7 +503,6 @@ private:
             s.usable = true;
             s.feasible = search.feasibleCount();
             s.space = search.spaceSize();
-            s.root = search.rootBounds();
             feasibleSoFar_ += saturate(s.feasible);
             if (s.feasible == 0) {
                 NearMiss nm = NearMiss::of(req_.cluster, sk, w.tables);
@@ -495,13 +511,56 @@ private:
                     w.nearMiss = nm;
                     w.nearMissSkeleton = idx;
                 }
-                return;
             }
-            ExploreSink sink(w, *exploreShared_, req_, sk, pool_->stopFlag());
-            search.run(sink, req_.options.prune);
+        }, [&](SearchProgress& p) { decorate(p, false); });
+    }
+
+    // ---- Explore and sample: fastest plans, both fronts, the (T, M, V) sample ----
+    // Up to sampleBudget feasible candidates every one is visited once and
+    // feeds all of them; above it the fronts come from the branch and bound
+    // and the sample is taken by rank.
+    void exploreAndSample()
+    {
+        exact_ = feasible_ <= static_cast<CandidateCount>(req_.options.sampleBudget);
+        std::vector<std::size_t> order;
+        for (std::size_t i : indexOrder()) {
+            SkeletonSummary& s = summary_[i];
+            if (s.feasible == 0)
+                continue;
+            if (exact_) {
+                s.samples = saturate(s.feasible);
+                s.sampleWeight = 1;
+            } else {
+                const long double share = static_cast<long double>(s.feasible) / static_cast<long double>(feasible_);
+                s.samples = static_cast<std::uint64_t>(std::llround(share * req_.options.estimateSamples));
+                s.samples = std::max<std::uint64_t>(s.samples, 1);
+                s.sampleWeight = static_cast<double>(static_cast<long double>(s.feasible) / s.samples);
+            }
+            order.push_back(i);
+        }
+        const bool enumerateLevels = req_.setup.recompute == RecomputeMode::Enumerate;
+        exploreShared_ = std::make_unique<ExploreShared>();
+        exploreShared_->k = req_.options.topK;
+        pool_->run(1, order, weight_, 150, 650, [&](int id, std::size_t idx) {
+            Worker& w = *workers_[static_cast<std::size_t>(id)];
+            const Skeleton& sk = list_.skeletons[idx];
+            if (!prepare(w, idx, false))
+                return;
+            SplitSearch search(w.tables, sk, enumerateLevels, req_.objective.variance, idx);
+            SkeletonSummary& s = summary_[idx];
+            ExploreSink explore(w, *exploreShared_, req_, sk, pool_->stopFlag());
+            SampleSink sample(w, req_, sk, s.sampleWeight, pool_->stopFlag());
+            if (exact_) {
+                BothSinks both(explore, sample);
+                search.run(both, false);
+            } else {
+                s.root = search.rootBounds();
+                search.run(explore, req_.options.prune);
+                w.prunedExplore += search.prunedBound();
+                search.sample(sample, s.samples);
+            }
             w.leaves1 += search.leaves();
             w.nodes += search.nodes();
-            w.prunedExplore += search.prunedBound();
             if (progress_) {
                 std::lock_guard<std::mutex> lock(w.publishedMutex);
                 w.published.clear();
@@ -509,6 +568,10 @@ private:
                     w.published.emplace_back(pt.x, pt.y);
             }
         }, [&](SearchProgress& p) { decorate(p, true); });
+        for (auto& w : workers_)
+            sample_.append(w->sample);
+        result_.stats.sampleFraction =
+            exact_ ? 1.0 : static_cast<double>(static_cast<long double>(sample_.size()) / feasible_);
     }
 
     bool anyFeasible()
@@ -568,41 +631,6 @@ private:
         for (auto& w : workers_)
             pruned += w->prunedExplore;
         result_.stats.prunedByRule["rule 3: time/memory/variance bounds (explore)"] = saturate(pruned);
-    }
-
-    // ---- Phase 2: the (T, M, V) sample the references come from ----
-    void sample()
-    {
-        const bool exact = feasible_ <= static_cast<CandidateCount>(req_.options.sampleBudget);
-        std::vector<std::size_t> order;
-        for (std::size_t i = 0; i < summary_.size(); ++i) {
-            SkeletonSummary& s = summary_[i];
-            if (s.feasible == 0)
-                continue;
-            if (exact) {
-                s.samples = saturate(s.feasible);
-                s.sampleWeight = 1;
-            } else {
-                const long double share = static_cast<long double>(s.feasible) / static_cast<long double>(feasible_);
-                s.samples = static_cast<std::uint64_t>(std::llround(share * req_.options.estimateSamples));
-                s.samples = std::max<std::uint64_t>(s.samples, 1);
-                s.sampleWeight = static_cast<double>(static_cast<long double>(s.feasible) / s.samples);
-            }
-            order.push_back(i);
-        }
-        const bool enumerateLevels = req_.setup.recompute == RecomputeMode::Enumerate;
-        pool_->run(1, order, weight_, 550, 650, [&](int id, std::size_t idx) {
-            Worker& w = *workers_[static_cast<std::size_t>(id)];
-            if (!prepare(w, idx, false))
-                return;
-            SplitSearch search(w.tables, list_.skeletons[idx], enumerateLevels, req_.objective.variance, idx);
-            SampleSink sink(w, req_, list_.skeletons[idx], summary_[idx].sampleWeight, pool_->stopFlag());
-            search.sample(sink, summary_[idx].samples);
-        }, [&](SearchProgress& p) { decorate(p, false); });
-        for (auto& w : workers_)
-            sample_.append(w->sample);
-        result_.stats.sampleFraction =
-            exact ? 1.0 : static_cast<double>(static_cast<long double>(sample_.size()) / feasible_);
     }
 
     void chooseReferencesAndProfile()
@@ -679,7 +707,8 @@ private:
         for (std::size_t i = 0; i < summary_.size(); ++i) {
             if (summary_[i].feasible == 0)
                 continue;
-            rootPhi[i] = std::numeric_limits<double>::infinity();
+            rootPhi[i] = summary_[i].root.empty() ? std::numeric_limits<double>::max()
+                                                  : std::numeric_limits<double>::infinity();
             for (const LeafBound& b : summary_[i].root)
                 rootPhi[i] = std::min(rootPhi[i], Objective::phi(b.timeMs, b.maxMemMiB, b.variance, rank_.ref, rank_.weights[0]));
             order.push_back(i);
@@ -688,7 +717,8 @@ private:
         const bool enumerateLevels = req_.setup.recompute == RecomputeMode::Enumerate;
         pool_->run(2, order, weight_, 650, 1000, [&](int id, std::size_t idx) {
             Worker& w = *workers_[static_cast<std::size_t>(id)];
-            if (req_.options.prune && std::all_of(summary_[idx].root.begin(), summary_[idx].root.end(),
+            if (req_.options.prune && !summary_[idx].root.empty()
+                && std::all_of(summary_[idx].root.begin(), summary_[idx].root.end(),
                                                   [&](const LeafBound& b) { return RankSink::hopelessFor(b, w, rank_); })) {
                 ++w.skeletonsCut;
                 w.prunedRank += summary_[idx].feasible;
@@ -820,6 +850,7 @@ private:
     std::unique_ptr<ExploreShared> exploreShared_;
     std::atomic<std::uint64_t> feasibleSoFar_{0};
     CandidateCount feasible_ = 0;
+    bool exact_ = true;  // every feasible candidate visited (medians and ranks exact)
     TopPlans fastest_;
     std::vector<Plan> fastestPlans_;
     ParetoFront tv_, tm_;

@@ -1,5 +1,7 @@
 #include "search/SearchSample.h"
 
+#include "search/Objective.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -14,6 +16,15 @@ double SearchSample::weightedMedian(double Entry::*field) const
 {
     if (entries_.empty())
         return 0;
+    if (uniformWeights()) {
+        // Every candidate counted once (or with one weight): the plain
+        // median, in linear time.
+        std::vector<double> v;
+        v.reserve(entries_.size());
+        for (const auto& e : entries_)
+            v.push_back(e.*field);
+        return Objective::median(std::move(v));
+    }
     std::vector<std::pair<double, double>> vw;
     vw.reserve(entries_.size());
     double total = 0;
@@ -49,9 +60,16 @@ double SearchSample::medianV() const
     return weightedMedian(&Entry::v);
 }
 
+bool SearchSample::uniformWeights() const
+{
+    return std::all_of(entries_.begin(), entries_.end(),
+                       [&](const Entry& e) { return e.weight == entries_.front().weight; });
+}
+
 SearchSample::Ranker::Ranker(std::vector<std::pair<double, double>> vw)
 {
-    std::sort(vw.begin(), vw.end());
+    // Sorting by value alone is enough: ties share one rank whatever their order.
+    std::sort(vw.begin(), vw.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     double acc = 0;
     cumulative_.push_back(0);
     for (const auto& [v, w] : vw) {

@@ -49,6 +49,7 @@ public:
 
 private:
     double weightedMedian(double Entry::*field) const;
+    bool uniformWeights() const;
     std::vector<Entry> entries_;
 };
 
