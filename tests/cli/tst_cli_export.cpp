@@ -161,9 +161,12 @@ void TestCliExport::golden()
 void TestCliExport::jsonTargetReadsBack()
 {
     // The json target writes a self-contained plan: exporting it again gives
-    // the same Megatron scripts as exporting from the search.
-    const QString json = search("paper-6gpu-v100-t4.json");
-    const QString a = m_tmp.filePath("rt/a"), b = m_tmp.filePath("rt/b"), p = m_tmp.filePath("rt/p");
+    // the same Megatron scripts as exporting from the search. The 128-GPU
+    // cluster's plan has stages over several whole nodes ("n2+n6+n10+n14").
+    for (const char* cluster : {"paper-6gpu-v100-t4.json", "mixed-128gpu-4types.json"}) {
+    const QString json = search(cluster);
+    const QString dir = QString("rt-") + cluster;
+    const QString a = m_tmp.filePath(dir + "/a"), b = m_tmp.filePath(dir + "/b"), p = m_tmp.filePath(dir + "/p");
     for (const QStringList& args : {QStringList{"export", "--plan", json, "--target", "megatron", "--out", a, "-q"},
                                     QStringList{"export", "--plan", json, "--target", "json", "--out", p, "-q"},
                                     QStringList{"export", "--plan", p + "/plan.json", "--target", "megatron", "--out",
@@ -179,6 +182,7 @@ void TestCliExport::jsonTargetReadsBack()
         for (int i = 0; i < la.size(); ++i)
             if (!la[i].startsWith("# From "))
                 QCOMPARE(la[i], lb[i]);
+    }
     }
 }
 
