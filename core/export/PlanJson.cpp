@@ -104,6 +104,7 @@ nlohmann::json PlanJson::search(const SearchRequest& req, const SearchResult& r)
     j["stats"] = {{"skeletons", st.skeletons},
                   {"explored", st.explored},
                   {"feasible", st.feasible},
+                  {"search_nodes", st.searchNodes},
                   {"pruned_by_rule", st.prunedByRule},
                   {"phase2_evaluated", st.phase2Evaluated},
                   {"phase2_pruned", st.phase2Pruned},

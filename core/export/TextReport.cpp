@@ -127,8 +127,9 @@ std::string TextReport::stats(const SearchResult& r)
 {
     const auto& s = r.stats;
     std::string out = "\nSearch statistics:\n";
-    out += "  skeletons " + std::to_string(s.skeletons) + ", candidates explored " + std::to_string(s.explored)
-        + ", feasible " + std::to_string(s.feasible) + "\n";
+    out += "  skeletons " + std::to_string(s.skeletons) + ", feasible candidates " + std::to_string(s.feasible)
+        + " (counted, every one covered), composed while exploring " + std::to_string(s.explored)
+        + ", branch-and-bound nodes " + std::to_string(s.searchNodes) + "\n";
     for (const auto& [rule, n] : s.prunedByRule)
         out += "  pruned, " + rule + ": " + std::to_string(n) + "\n";
     out += "  phase 2 (Phi ranking) evaluated " + std::to_string(s.phase2Evaluated) + "\n";
@@ -141,7 +142,8 @@ std::string TextReport::stats(const SearchResult& r)
     out += "  wall time " + Text::fmt("%.3f", s.wallS) + " s on " + std::to_string(s.threads) + " thread(s), "
         + Text::fmt("%.0f", s.candidatesPerS) + " candidates/s\n";
     if (s.sampleFraction < 1.0)
-        out += "  medians and ranks from a " + Text::fmt("%.2f", 100 * s.sampleFraction) + "% deterministic sample\n";
+        out += "  medians and ranks from a deterministic stratified sample of " + Text::fmt("%.2g", 100 * s.sampleFraction)
+            + "% of the feasible candidates (the best plans and fronts are exact)\n";
     for (const auto& n : r.notes)
         out += "  note: " + n + "\n";
     return out;

@@ -350,8 +350,9 @@ void TestCli::searchCsv()
 void TestCli::searchStats_data()
 {
     QTest::addColumn<QString>("pattern");
-    QTest::newRow("explored count") << QStringLiteral("explored \\d+");
-    QTest::newRow("feasible count") << QStringLiteral("feasible \\d+");
+    QTest::newRow("explored count") << QStringLiteral("composed while exploring \\d+");
+    QTest::newRow("feasible count") << QStringLiteral("feasible candidates \\d+");
+    QTest::newRow("search nodes") << QStringLiteral("branch-and-bound nodes \\d+");
     QTest::newRow("pruned count") << QStringLiteral("pruned.*: \\d+");
     QTest::newRow("candidates per second") << QStringLiteral("\\d+(\\.\\d+)? candidates/s");
 }
