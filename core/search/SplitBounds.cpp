@@ -23,7 +23,7 @@ constexpr std::array<double, 10> kMemorySteps{1.01, 1.03, 1.06, 1.1, 1.15, 1.22,
 
 SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Option>>& opts,
                          const std::vector<CandidateCount>& count, double sumHopMs, int microBatches,
-                         int virtualStages, double fixedMs)
+                         int virtualStages, double fixedMs, double meanResolution)
     : P_(stages)
     , units_(units)
     , opts_(opts)
@@ -41,10 +41,16 @@ SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Op
     const std::size_t root = at(0, units_);
     const double bStar = all_.minMaxT[root], mStar = all_.minMaxMem[root];
     const double meanLo = all_.minS1[root] / P_, meanHi = all_.maxS1[root] / P_;
-    grid_.resize(kGrid + 1);
-    for (int k = 0; k <= kGrid; ++k)
-        grid_[static_cast<std::size_t>(k)] = meanLo + (meanHi - meanLo) * k / kGrid;
+    auto grid = [&](int most) {
+        const int n = std::clamp(static_cast<int>(std::ceil((meanHi - meanLo) / meanResolution)), 2, most);
+        std::vector<double> g(static_cast<std::size_t>(n) + 1);
+        for (int k = 0; k <= n; ++k)
+            g[static_cast<std::size_t>(k)] = meanLo + (meanHi - meanLo) * k / n;
+        return g;
+    };
+    const std::vector<double> classGrid = grid(kClassGrid);
     all_.ownVariance = true;
+    all_.grid = grid(kMaxGrid);
     build(all_);  // again, now with the grid
 
     double lower = 0;
@@ -54,11 +60,14 @@ SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Op
         p.memCap = kInf;
         p.lowerCap = lower;
         p.ownVariance = true;
+        p.grid = classGrid;
         lower = p.cap;
         build(p);
         byTime_.push_back(std::move(p));
     }
     Programme lastT = all_;
+    lastT.ownVariance = false;  // its V is the unconstrained one, computed once per node
+    lastT.gridMin.clear();
     lastT.lowerCap = lower;
     byTime_.push_back(std::move(lastT));
 
@@ -87,13 +96,13 @@ void SplitBounds::build(Programme& p) const
     p.minMaxPost.assign(cells_, kInf);
     p.minS1.assign(cells_, kInf);
     p.maxS1.assign(cells_, -kInf);
-    const std::size_t K = p.ownVariance ? grid_.size() : 0;
+    const std::size_t K = p.ownVariance ? p.grid.size() : 0;
     p.gridMin.assign(cells_ * K, kInf);
     const std::size_t base = at(P_, 0);
     p.minMaxT[base] = p.minSumT[base] = p.minMaxMem[base] = p.minMaxPost[base] = p.minS1[base] = p.maxS1[base] = 0;
     for (std::size_t k = 0; k < K; ++k)
         p.gridMin[k * cells_ + base] = 0;
-    std::array<double, kGrid + 1> best{};
+    std::array<double, kMaxGrid + 1> best{};
     for (int i = P_ - 1; i >= 0; --i) {
         const int later = P_ - 1 - i;
         for (int r = 1; r <= units_; ++r) {
@@ -113,7 +122,7 @@ void SplitBounds::build(Programme& p) const
                     p.minS1[me] = std::min(p.minS1[me], o.x + p.minS1[sub]);
                     p.maxS1[me] = std::max(p.maxS1[me], o.x + p.maxS1[sub]);
                     for (std::size_t k = 0; k < K; ++k) {
-                        const double d = o.x - grid_[k];
+                        const double d = o.x - p.grid[k];
                         best[k] = std::min(best[k], d * d + p.gridMin[k * cells_ + sub]);
                     }
                 }
@@ -131,15 +140,16 @@ double SplitBounds::varianceBound(const Programme& p, int stage, int unitsLeft, 
     // with g concave (a minimum of lines), so g lies above its chords.
     const std::size_t idx = at(stage, unitsLeft);
     const int rest = P_ - stage;
-    const double gLo = grid_.front(), gHi = grid_.back();
+    const std::vector<double>& grid = p.grid;
+    const double gLo = grid.front(), gHi = grid.back();
     double cLo = std::clamp((s1 + p.minS1[idx]) / P_, gLo, gHi);
     double cHi = std::clamp((s1 + p.maxS1[idx]) / P_, gLo, gHi);
     if (cLo > cHi)
         cLo = cHi = 0.5 * (cLo + cHi);
-    auto g = [&](std::size_t k) { return p.gridMin[k * cells_ + idx] - rest * grid_[k] * grid_[k]; };
+    auto g = [&](std::size_t k) { return p.gridMin[k * cells_ + idx] - rest * grid[k] * grid[k]; };
     double best = kInf;
-    for (std::size_t k = 0; k + 1 < grid_.size(); ++k) {
-        const double c0 = grid_[k], c1 = grid_[k + 1];
+    for (std::size_t k = 0; k + 1 < grid.size(); ++k) {
+        const double c0 = grid[k], c1 = grid[k + 1];
         const double a = std::max(c0, cLo), b = std::min(c1, cHi);
         if (a > b)
             continue;
@@ -159,7 +169,7 @@ double SplitBounds::varianceBound(const Programme& p, int stage, int unitsLeft, 
 
 unsigned SplitBounds::classAlive(const Programme& p, std::size_t idx, int stage, int unitsLeft, double maxT,
                                  double sumT, double maxPost, double maxMem, double s1, double s2,
-                                 const LeafSink& sink, unsigned ask, double* priority) const
+                                 const LeafSink& sink, unsigned ask, double* priority, double& fineV) const
 {
     if (!(p.minSumT[idx] < kInf) || maxT > p.cap || maxMem > p.memCap)
         return 0;  // no completion, or the prefix already exceeds this class's cap
@@ -173,7 +183,11 @@ unsigned SplitBounds::classAlive(const Programme& p, std::size_t idx, int stage,
     unsigned alive = sink.aliveWithoutVariance(b, ask);
     if (alive == 0)
         return 0;
-    b.variance = varianceBound(p.ownVariance ? p : all_, stage, unitsLeft, s1, s2);
+    if (std::isnan(fineV))
+        fineV = varianceBound(all_, stage, unitsLeft, s1, s2);
+    b.variance = fineV;
+    if (p.ownVariance && &p != &all_)
+        b.variance = std::max(b.variance, varianceBound(p, stage, unitsLeft, s1, s2));
     alive = sink.alive(b, alive);
     if (alive && priority)
         *priority = sink.priority(b);
@@ -186,8 +200,9 @@ unsigned SplitBounds::alive(int stage, int unitsLeft, double maxT, double sumT, 
     const std::size_t idx = at(stage, unitsLeft);
     // Each class's bound is at least the unconstrained ideal point in every
     // term, so what that point kills, every class kills.
+    double fineV = std::numeric_limits<double>::quiet_NaN();
     unsigned mask = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, sink.aims(),
-                               &priority);
+                               &priority, fineV);
     for (const auto* partition : {&byTime_, &byMemory_}) {
         if (mask == 0)
             return 0;
@@ -198,7 +213,7 @@ unsigned SplitBounds::alive(int stage, int unitsLeft, double maxT, double sumT, 
             if (ask == 0)
                 break;
             const unsigned a = classAlive(p, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, ask,
-                                          first ? &priority : nullptr);
+                                          first ? &priority : nullptr, fineV);
             first = first && a == 0;
             survived |= a;
         }
@@ -224,7 +239,8 @@ std::vector<LeafBound> SplitBounds::rootClasses() const
     const std::size_t idx = at(0, units_);
     for (const Programme& p : byTime_) {
         Recorder r;
-        if (classAlive(p, idx, 0, units_, 0, 0, 0, 0, 0, 0, r, 1, nullptr))
+        double fineV = std::numeric_limits<double>::quiet_NaN();
+        if (classAlive(p, idx, 0, units_, 0, 0, 0, 0, 0, 0, r, 1, nullptr, fineV))
             out.push_back(r.seen.back());
     }
     return out;

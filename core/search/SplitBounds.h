@@ -33,13 +33,17 @@ namespace memx {
 class SplitBounds {
 public:
     using Option = SplitBoundsOption;
-    static constexpr int kGrid = 6;
+    // Grid points for V: as many as keep the spacing near `meanResolution`
+    // (in the unit of x), between 2 and kMaxGrid intervals. The chord between
+    // two points can undercut the least sum of squares by about (P-i) h^2 / 8
+    // at spacing h, so a wide range of plan means needs more points.
+    static constexpr int kMaxGrid = 32;
 
     // opts[at(i, u)]: the options of stage i with u units; count[at(i, r)]:
     // feasible completions. Composition constants as IterationComposer needs.
     SplitBounds(int stages, int units, const std::vector<std::vector<Option>>& opts,
                 const std::vector<CandidateCount>& count, double sumHopMs, int microBatches, int virtualStages,
-                double fixedMs);
+                double fixedMs, double meanResolution);
 
     // The sink's aims that a completion of (stage, unitsLeft) after a prefix
     // with these aggregates (s1, s2: sum and sum of squares of the prefix's
@@ -63,14 +67,18 @@ private:
         double lowerCap = 0, lowerMemCap = 0;  // the class's bottleneck / peak lies above these
         bool ownVariance = false;       // gridMin, minS1, maxS1 built
         std::vector<double> minMaxT, minSumT, minMaxMem, minMaxPost, minS1, maxS1;
+        std::vector<double> grid;       // plan means where gridMin is exact
         std::vector<double> gridMin;    // [k * cells + at]: least sum (x - grid_k)^2
     };
     void build(Programme& p) const;
     double varianceBound(const Programme& p, int stage, int unitsLeft, double s1, double s2) const;
     // Aims of `ask` that one class can serve (0 when it holds no completion).
+    // `fineV` caches the unconstrained programme's V bound of the node (NaN:
+    // not computed yet), valid for every class.
     unsigned classAlive(const Programme& p, std::size_t idx, int stage, int unitsLeft, double maxT, double sumT,
                         double maxPost, double maxMem, double s1, double s2, const LeafSink& sink, unsigned ask,
-                        double* priority) const;
+                        double* priority, double& fineV) const;
+    static constexpr int kClassGrid = 6;  // grid intervals of the class programmes (the unconstrained one has more)
 
     int P_, units_;
     const std::vector<std::vector<Option>>& opts_;
@@ -78,7 +86,6 @@ private:
     double sumHopMs_, fixedMs_;
     int microBatches_, virtualStages_;
     std::size_t cells_;
-    std::vector<double> grid_;
     Programme all_;                    // unconstrained
     std::vector<Programme> byTime_;    // bottleneck partition (last: uncapped)
     std::vector<Programme> byMemory_;  // memory-peak partition (last: uncapped)

@@ -13,6 +13,10 @@ namespace memx {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Spacing of the V bound's grid of plan means (SplitBounds): 256 MiB, or
+// 0.4% of capacity for utilisation variance.
+constexpr double kMeanResolutionMiB = 256;
+constexpr double kMeanResolutionUtil = 0.004;
 // Bounds are lowered by this relative margin so that summing in another order
 // than the leaf does can never make a bound exceed the value it bounds.
 constexpr double kSlack = 1e-9;
@@ -134,7 +138,9 @@ const SplitBounds& SplitSearch::bounds() const
 {
     if (!bounds_)
         bounds_ = std::make_unique<SplitBounds>(P_, units_, opts_, count_, t_.sumHopMs, sk_.microBatches, step_,
-                                                t_.fixedMs);
+                                                t_.fixedMs,
+                                                varianceMode_ == VarianceMode::Utilisation ? kMeanResolutionUtil
+                                                                                           : kMeanResolutionMiB);
     return *bounds_;
 }
 
