@@ -31,6 +31,7 @@ nlohmann::json PlanJson::plan(const Plan& p)
     j["fixed_ms"] = p.fixedMs;
     j["pp_hop_ms"] = p.hopMs;
     j["key"] = p.key;
+    j["idle_gpus"] = p.idleGpus;
     j["stages"] = nlohmann::json::array();
     for (const auto& s : p.stages) {
         nlohmann::json st;

@@ -150,6 +150,11 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
             j.fail("expected an integer", "key");
         p.key = j.at("key").node().get<std::uint64_t>();
     }
+    if (j.has("idle_gpus")) {
+        if (!j.at("idle_gpus").node().is_number_integer() || j.at("idle_gpus").node().get<long long>() < 0)
+            j.fail("expected a non-negative integer", "idle_gpus");
+        p.idleGpus = static_cast<int>(j.at("idle_gpus").node().get<long long>());
+    }
 
     const auto stages = j.at("stages").items();
     if (static_cast<int>(stages.size()) != p.pp)

@@ -6,7 +6,9 @@
 #include "search/SearchResult.h"
 
 #include <cstdio>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace memx {
 
@@ -98,7 +100,24 @@ std::string TextReport::planDetail(const SearchRequest& req, const SearchResult&
     }
     out += "  Each stage runs on " + std::to_string(p.tp * p.dp) + " GPUs (TP " + std::to_string(p.tp) + " x DP "
         + std::to_string(p.dp) + "); every GPU of a stage has the peak shown.\n";
-    (void)req;
+    // Every stage has the same TP x DP (Megatron-LM), so a type whose GPU
+    // count is not a multiple of it leaves some idle: say which.
+    std::vector<int> used(static_cast<std::size_t>(req.cluster.deviceCount()), 0);
+    for (const auto& s : p.stages)
+        for (int d : s.devices)
+            if (d >= 0 && d < req.cluster.deviceCount())
+                used[static_cast<std::size_t>(d)] = 1;
+    std::map<std::string, int> idle;
+    for (int d = 0; d < req.cluster.deviceCount(); ++d)
+        if (!used[static_cast<std::size_t>(d)])
+            ++idle[req.cluster.typeOf(d).name];
+    if (!idle.empty()) {
+        std::string list;
+        for (const auto& [type, n] : idle)
+            list += (list.empty() ? "" : ", ") + std::to_string(n) + " x " + type;
+        out += "  Idle GPUs (no stage of TP x DP = " + std::to_string(p.tp * p.dp) + " fits them): " + list
+            + "; --no-idle-gpus skips such plans.\n";
+    }
     return out;
 }
 

@@ -3,7 +3,9 @@
 #include "predict/PredictionStore.h"
 #include "predict/Predictor.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 
 namespace memx {
 
@@ -14,7 +16,44 @@ PredictionCache::PredictionCache(const Predictor& predictor, const PredictionSto
 
 void PredictionCache::mergeInto(PredictionStore& store) const
 {
-    for (const auto& [sig, e] : entries_) store.insert(e.query, e.prediction);
+    for (const auto& e : entries_)
+        store.insert(e.query, e.prediction);
+}
+
+const PredictionCache::Entry* PredictionCache::find(std::uint64_t sig, const StageQuery& q) const
+{
+    if (slots_.empty())
+        return nullptr;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = sig & mask; slots_[i] != 0; i = (i + 1) & mask)
+        if (slotSig_[i] == sig && entries_[slots_[i] - 1].query == q)
+            return &entries_[slots_[i] - 1];
+    return nullptr;
+}
+
+void PredictionCache::insert(std::uint64_t sig, const StageQuery& q, const StagePrediction& p)
+{
+    if ((entries_.size() + 1) * 2 > slots_.size()) {
+        // Grow to keep the table at most half full; re-place every entry.
+        const std::size_t n = std::max<std::size_t>(1024, slots_.size() * 2);
+        slots_.assign(n, 0);
+        slotSig_.assign(n, 0);
+        for (std::size_t k = 0; k < entries_.size(); ++k) {
+            const std::uint64_t s = entries_[k].query.signature();
+            std::size_t i = s & (n - 1);
+            while (slots_[i] != 0)
+                i = (i + 1) & (n - 1);
+            slots_[i] = static_cast<std::uint32_t>(k + 1);
+            slotSig_[i] = s;
+        }
+    }
+    entries_.push_back(Entry{q, p});
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = sig & mask;
+    while (slots_[i] != 0)
+        i = (i + 1) & mask;
+    slots_[i] = static_cast<std::uint32_t>(entries_.size());
+    slotSig_[i] = sig;
 }
 
 void PredictionCache::predict(const std::vector<StageQuery>& queries, std::vector<StagePrediction>& out)
@@ -26,11 +65,7 @@ void PredictionCache::predict(const std::vector<StageQuery>& queries, std::vecto
     std::unordered_multimap<std::uint64_t, std::size_t> pending;
     for (std::size_t i = 0; i < queries.size(); ++i) {
         const std::uint64_t sig = queries[i].signature();
-        const Entry* hit = nullptr;
-        auto range = entries_.equal_range(sig);
-        for (auto it = range.first; it != range.second && !hit; ++it)
-            if (it->second.query == queries[i])
-                hit = &it->second;
+        const Entry* hit = find(sig, queries[i]);
         if (hit) {
             out[i] = hit->prediction;
             ++hits_;
@@ -39,7 +74,7 @@ void PredictionCache::predict(const std::vector<StageQuery>& queries, std::vecto
         if (store_) {
             if (const StagePrediction* p = store_->find(queries[i])) {
                 out[i] = *p;
-                entries_.emplace(sig, Entry{queries[i], *p});
+                insert(sig, queries[i], *p);
                 ++hits_;
                 ++storeHits_;
                 continue;
@@ -65,7 +100,7 @@ void PredictionCache::predict(const std::vector<StageQuery>& queries, std::vecto
     std::vector<StagePrediction> answers(missQueries.size());
     predictor_.predict(missQueries, answers);
     for (std::size_t k = 0; k < missQueries.size(); ++k)
-        entries_.emplace(missSig[k], Entry{missQueries[k], answers[k]});
+        insert(missSig[k], missQueries[k], answers[k]);
     for (std::size_t i = 0; i < queries.size(); ++i)
         if (slotOf[i] != SIZE_MAX)
             out[i] = answers[slotOf[i]];

@@ -3,7 +3,7 @@
 #include "predict/StageQuery.h"
 
 #include <cstdint>
-#include <unordered_map>
+#include <vector>
 #include <vector>
 
 namespace memx {
@@ -39,7 +39,14 @@ private:
     };
     const Predictor& predictor_;
     const PredictionStore* store_ = nullptr;
-    std::unordered_multimap<std::uint64_t, Entry> entries_;
+    // Open addressing over flat arrays: a search's cache holds hundreds of
+    // thousands of entries, and a node-based map took 200 ms to destroy,
+    // which a cancelled search had to wait for.
+    const Entry* find(std::uint64_t sig, const StageQuery& q) const;
+    void insert(std::uint64_t sig, const StageQuery& q, const StagePrediction& p);
+    std::vector<Entry> entries_;
+    std::vector<std::uint32_t> slots_;     // 0: empty, else index into entries_ + 1
+    std::vector<std::uint64_t> slotSig_;
     std::uint64_t hits_ = 0;
     std::uint64_t misses_ = 0;
     std::uint64_t storeHits_ = 0;

@@ -57,15 +57,4 @@ std::uint64_t StageQuery::signature() const
     return h;
 }
 
-const char* toString(Provenance p)
-{
-    switch (p) {
-    case Provenance::Analytic: return "analytic";
-    case Provenance::Learned: return "learned";
-    case Provenance::Cached: return "cached";
-    case Provenance::Extrapolated: return "extrapolated";
-    }
-    return "?";
-}
-
 }  // namespace memx

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/MemoryBreakdown.h"
+#include "model/Provenance.h"
 #include "model/Recompute.h"
 
 #include <cstddef>
@@ -42,19 +44,6 @@ struct StageQuery {
     // for answers kept beyond one cluster object (PredictionStore, the
     // learned predictor's memo); `portable` receives the query with gpu cleared.
     std::uint64_t portableSignature(StageQuery& portable) const;
-};
-
-enum class Provenance { Analytic, Learned, Cached, Extrapolated };
-const char* toString(Provenance p);
-
-// Peak memory of one GPU of a stage, by term, in MiB.
-struct MemoryBreakdown {
-    double weightsMiB = 0;
-    double gradientsMiB = 0;
-    double optimizerMiB = 0;
-    double activationsMiB = 0;
-    double reserveMiB = 0;
-    double totalMiB() const { return weightsMiB + gradientsMiB + optimizerMiB + activationsMiB + reserveMiB; }
 };
 
 struct StagePrediction {

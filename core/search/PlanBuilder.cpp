@@ -25,6 +25,7 @@ Plan PlanBuilder::build(const Cluster& cluster, const Skeleton& sk, const Skelet
     p.virtualStages = sk.virtualStages;
     p.hopMs = t.hopMs;
     p.key = leaf.key;
+    p.idleGpus = sk.idleGpus;
     int first = 0;
     double uncertainty = 0;
     for (int i = 0; i < p.pp; ++i) {

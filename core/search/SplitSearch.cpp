@@ -166,7 +166,7 @@ void SplitSearch::run(LeafSink& sink, bool prune)
 void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem,
                           double s1, double s2, std::uint64_t key)
 {
-    if ((++nodes_ & 4095) == 0 && sink_->stopRequested())
+    if ((++nodes_ & 255) == 0 && sink_->stopRequested())
         aborted_ = true;
     if (aborted_)
         return;

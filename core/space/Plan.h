@@ -1,7 +1,8 @@
 #pragma once
 
 #include "model/Recompute.h"
-#include "predict/StageQuery.h"
+#include "model/MemoryBreakdown.h"
+#include "model/Provenance.h"
 
 #include <cstdint>
 #include <string>
@@ -56,6 +57,7 @@ struct Plan {
     bool ranksApproximate = false;
     Provenance provenance = Provenance::Analytic;
     double uncertainty = 0;     // relative
+    int idleGpus = 0;           // GPUs of the cluster no stage uses (TP x DP does not fill every type)
     std::uint64_t key = 0;      // deterministic identity within one search
 
     std::string orderString() const;   // "a100 > vb[0-3] > ..."
