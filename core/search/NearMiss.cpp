@@ -39,7 +39,7 @@ std::string gib(double mib)
 NearMiss NearMiss::of(const Cluster& cluster, const Skeleton& sk, const SkeletonTables& t)
 {
     const int P = t.stages;
-    const int step = sk.schedule == Schedule::Interleaved ? sk.virtualStages : 1;
+    const int step = sk.unitLayers();
     auto layersAt = [&](double ratio, int i) {
         int best = 0;
         for (int n = step; n <= t.maxLayers; n += step) {

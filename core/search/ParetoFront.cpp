@@ -30,16 +30,6 @@ bool ParetoFront::accepts(double x, double y, std::uint64_t key) const
     return !dominates(p.x, p.y, p.plan.key, x, y, key);
 }
 
-bool ParetoFront::covers(double x, double y) const
-{
-    auto it = std::upper_bound(points_.begin(), points_.end(), x,
-                               [](double v, const Point& p) { return v < p.x; });
-    if (it == points_.begin())
-        return false;
-    const Point& p = *(it - 1);
-    return p.y <= y && (p.x < x || p.y < y);
-}
-
 void ParetoFront::insert(double x, double y, Plan plan)
 {
     if (!accepts(x, y, plan.key))

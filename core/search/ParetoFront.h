@@ -23,9 +23,6 @@ public:
     // Cheap test before building a Plan: would a point at (x, y, key) enter?
     bool accepts(double x, double y, std::uint64_t key) const;
     void insert(double x, double y, Plan plan);
-    // True when every point at or above (x, y) in both metrics would be
-    // dominated: some point is no worse in both and better in one.
-    bool covers(double x, double y) const;
     void merge(const ParetoFront& other);
 
     const std::vector<Point>& points() const { return points_; }  // sorted by x

@@ -12,6 +12,7 @@
 #include "search/Skeleton.h"
 #include "search/SkeletonTables.h"
 #include "search/SplitSearch.h"
+#include "search/Staircase.h"
 #include "search/TopPlans.h"
 #include "search/WorkerPool.h"
 
@@ -42,38 +43,8 @@ std::uint32_t hash32(std::uint64_t key)
     return static_cast<std::uint32_t>(key >> 32);
 }
 
-// (x, y) points of a Pareto front without their plans: what pruning needs,
-// cheap to copy between threads. Same dominance as ParetoFront::covers.
-class Staircase {
-public:
-    void insert(double x, double y)
-    {
-        if (covers(x, y) || contains(x, y))
-            return;
-        std::erase_if(points_, [&](const std::pair<double, double>& p) { return x <= p.first && y <= p.second; });
-        points_.insert(std::lower_bound(points_.begin(), points_.end(), std::make_pair(x, y)), {x, y});
-    }
-    bool covers(double x, double y) const
-    {
-        auto it = std::upper_bound(points_.begin(), points_.end(), x,
-                                   [](double v, const std::pair<double, double>& p) { return v < p.first; });
-        if (it == points_.begin())
-            return false;
-        --it;
-        return it->second <= y && (it->first < x || it->second < y);
-    }
-
-private:
-    bool contains(double x, double y) const
-    {
-        return std::binary_search(points_.begin(), points_.end(), std::make_pair(x, y));
-    }
-    std::vector<std::pair<double, double>> points_;  // x ascending, y strictly descending
-};
-
 // What the explore pass learns about a skeleton, for the later passes.
 struct SkeletonSummary {
-    bool usable = false;          // tables built, schedule rule passed
     CandidateCount feasible = 0;
     CandidateCount space = 0;
     std::vector<LeafBound> root;  // bounds over all of its candidates (one per class)
@@ -94,7 +65,7 @@ struct Worker {
     ParetoFront tv, tm;
     SearchSample sample;
     std::vector<std::pair<std::uint32_t, Plan>> plot;  // max-heap on (hash, key)
-    std::uint64_t leaves1 = 0, leavesSample = 0, leaves2 = 0, nodes = 0;
+    std::uint64_t leaves1 = 0, leaves2 = 0, nodes = 0;
     CandidateCount prunedExplore = 0, prunedRank = 0;
     std::uint64_t skeletonsCut = 0, scheduleRule = 0, unconnected = 0;
     NearMiss nearMiss;
@@ -216,7 +187,6 @@ public:
     }
     void onLeaf(const Leaf& leaf) override
     {
-        ++w_.leavesSample;
         w_.sample.add({leaf.timeMs, leaf.maxMemMiB, leaf.variance, weight_});
         const std::size_t cap = r_.options.plotPoints;
         if (cap == 0)
@@ -500,7 +470,6 @@ private:
                 exchangeRateNotes(w, sk);
             SplitSearch search(w.tables, sk, enumerateLevels, req_.objective.variance, idx);
             SkeletonSummary& s = summary_[idx];
-            s.usable = true;
             s.feasible = search.feasibleCount();
             s.space = search.spaceSize();
             feasibleSoFar_ += saturate(s.feasible);

@@ -33,11 +33,6 @@ std::uint64_t mix64(std::uint64_t x)
 
 }  // namespace
 
-struct SplitSearch::Child {
-    int u;
-    int opt;
-    double priority;
-};
 
 std::uint64_t SplitSearch::keyStart(std::uint64_t skeletonIndex)
 {
@@ -160,6 +155,7 @@ void SplitSearch::run(LeafSink& sink, bool prune)
         return;
     if (prune_)
         bounds();
+    children_.assign(static_cast<std::size_t>(P_), {});
     descend(0, units_, 0, 0, 0, 0, 0, 0, keyStart(skeletonIndex_));
 }
 
@@ -175,9 +171,9 @@ void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, do
         return;
     }
     const int later = P_ - 1 - stage;
-    std::vector<Child> children;
-    // (bounds_ is built by run() when pruning)
-    children.reserve(static_cast<std::size_t>(unitsLeft) * (enumerateLevels_ ? kRecomputeLevels : 1));
+    // One buffer per depth, reused across nodes (no allocation per node).
+    std::vector<Child>& children = children_[static_cast<std::size_t>(stage)];
+    children.clear();
     const int uMin = later == 0 ? unitsLeft : 1;
     const int uMax = unitsLeft - later;
     for (int u = uMin; u <= uMax; ++u) {

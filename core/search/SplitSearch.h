@@ -110,7 +110,6 @@ public:
     std::uint64_t leaves() const { return leaves_; }
     std::uint64_t nodes() const { return nodes_; }
     CandidateCount prunedBound() const { return prunedBound_; }
-    CandidateCount prunedMemory() const { return spaceSize() - feasibleCount(); }
     bool aborted() const { return aborted_; }
 
     // T, M, V of one complete assignment: the single place where a leaf's
@@ -123,7 +122,11 @@ public:
     static std::uint64_t keyStep(std::uint64_t h, int layers, int level);
 
 private:
-    struct Child;
+    struct Child {
+        int u;          // units given to the stage
+        int opt;        // index into options(stage, u)
+        double priority;
+    };
 
     const std::vector<SplitBoundsOption>& options(int stage, int units) const { return opts_[at(stage, units)]; }
     std::size_t at(int stage, int unitsLeft) const
@@ -147,7 +150,8 @@ private:
     int units_ = 0;    // layers / step
     std::vector<std::vector<SplitBoundsOption>> opts_;  // [at(stage, units)]
     std::vector<CandidateCount> count_;        // [at(stage, units left)], size (P+1)(U+1)
-    mutable std::unique_ptr<SplitBounds> bounds_;  // built on first use (counting and sampling need none)
+    mutable std::unique_ptr<SplitBounds> bounds_;
+    std::vector<std::vector<Child>> children_;  // per depth of the search  // built on first use (counting and sampling need none)
     std::vector<int> n_, lv_;
     LeafSink* sink_ = nullptr;
     bool prune_ = true;

@@ -4,6 +4,7 @@
 // feasible count and references, for any thread count. Checked on many
 // random small clusters and models, where brute force is quick.
 #include "TestPaths.h"
+#include "TestPlanKeys.h"
 
 #include "hardware/GpuCatalog.h"
 #include "search/SearchEngine.h"
@@ -100,30 +101,6 @@ Case randomCase(unsigned seed)
     return c;
 }
 
-QStringList keys(const std::vector<Plan>& plans)
-{
-    QStringList out;
-    for (const auto& p : plans)
-        out << QString::number(p.key) + "@" + QString::number(p.phi, 'g', 12);
-    return out;
-}
-
-QStringList frontKeys(const ParetoFront& f)
-{
-    QStringList out;
-    for (const auto& p : f.points())
-        out << QString::number(p.plan.key);
-    return out;
-}
-
-QStringList frontKeysOf(const std::vector<Plan>& plans)
-{
-    QStringList out;
-    for (const auto& p : plans)
-        out << QString::number(p.key);
-    return out;
-}
-
 QStringList profileKeys(const SearchResult& r)
 {
     QStringList out;
@@ -172,11 +149,11 @@ void TestSearchExactness::prunedEqualsBruteForce()
         QCOMPARE(pruned.stats.feasible, brute.stats.feasible);
         QCOMPARE(pruned.references.time, brute.references.time);
         QCOMPARE(pruned.references.variance, brute.references.variance);
-        QCOMPARE(keys(pruned.best), keys(brute.best));
-        QCOMPARE(keys(pruned.fastest), keys(brute.fastest));
+        QCOMPARE(test::keysWithPhi(pruned.best), test::keysWithPhi(brute.best));
+        QCOMPARE(test::keysWithPhi(pruned.fastest), test::keysWithPhi(brute.fastest));
         QCOMPARE(profileKeys(pruned), profileKeys(brute));
-        QCOMPARE(frontKeys(pruned.paretoTimeVariance), frontKeys(brute.paretoTimeVariance));
-        QCOMPARE(frontKeys(pruned.paretoTimeMemory), frontKeys(brute.paretoTimeMemory));
+        QCOMPARE(test::frontKeys(pruned.paretoTimeVariance), test::frontKeys(brute.paretoTimeVariance));
+        QCOMPARE(test::frontKeys(pruned.paretoTimeMemory), test::frontKeys(brute.paretoTimeMemory));
         // Pruning did cut something, or the space was tiny.
         QVERIFY(pruned.stats.phase2Evaluated <= brute.stats.phase2Evaluated);
     }
@@ -203,8 +180,8 @@ void TestSearchExactness::sampledReferencesAreCloseToExact()
     QVERIFY(std::abs(sampled.references.variance / exact.references.variance - 1) < 0.10);
     // The Phi ranking itself is exact under the references it is given; the
     // fastest plans and fronts do not depend on the references at all.
-    QCOMPARE(frontKeysOf(sampled.fastest), frontKeysOf(exact.fastest));
-    QCOMPARE(frontKeys(sampled.paretoTimeVariance), frontKeys(exact.paretoTimeVariance));
+    QCOMPARE(test::keysOf(sampled.fastest), test::keysOf(exact.fastest));
+    QCOMPARE(test::frontKeys(sampled.paretoTimeVariance), test::frontKeys(exact.paretoTimeVariance));
 }
 
 void TestSearchExactness::randomCasesCoverTheSpace()

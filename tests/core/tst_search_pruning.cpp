@@ -2,6 +2,7 @@
 // exact for the rankings they serve: a pruned search returns the same winners
 // as brute force. Results must also not depend on the number of threads.
 #include "TestPaths.h"
+#include "TestPlanKeys.h"
 
 #include "search/PlanEvaluator.h"
 #include "search/SearchEngine.h"
@@ -44,22 +45,6 @@ SearchRequest makeRequest(const QString& cluster, const QString& model, const QS
     req.options.topK = 10;
     req.options.threads = 2;
     return req;
-}
-
-QStringList keys(const std::vector<Plan>& plans)
-{
-    QStringList out;
-    for (const auto& p : plans)
-        out << QString::number(p.key) + "@" + QString::number(p.phi, 'g', 12);
-    return out;
-}
-
-QStringList frontKeys(const ParetoFront& f)
-{
-    QStringList out;
-    for (const auto& p : f.points())
-        out << QString::number(p.plan.key);
-    return out;
 }
 
 }  // namespace
@@ -108,10 +93,10 @@ void TestSearchPruning::prunedEqualsBruteForce()
     QVERIFY2(pruned.error.empty(), pruned.error.c_str());
     QVERIFY(!pruned.best.empty());
     QCOMPARE(pruned.stats.feasible, brute.stats.feasible);
-    QCOMPARE(keys(pruned.best), keys(brute.best));
-    QCOMPARE(keys(pruned.fastest), keys(brute.fastest));
-    QCOMPARE(frontKeys(pruned.paretoTimeVariance), frontKeys(brute.paretoTimeVariance));
-    QCOMPARE(frontKeys(pruned.paretoTimeMemory), frontKeys(brute.paretoTimeMemory));
+    QCOMPARE(test::keysWithPhi(pruned.best), test::keysWithPhi(brute.best));
+    QCOMPARE(test::keysWithPhi(pruned.fastest), test::keysWithPhi(brute.fastest));
+    QCOMPARE(test::frontKeys(pruned.paretoTimeVariance), test::frontKeys(brute.paretoTimeVariance));
+    QCOMPARE(test::frontKeys(pruned.paretoTimeMemory), test::frontKeys(brute.paretoTimeMemory));
     // The pruned search did evaluate fewer candidates in the ranking phase
     // (or the space was too small to cut anything).
     QVERIFY(pruned.stats.phase2Evaluated <= brute.stats.phase2Evaluated);
@@ -128,10 +113,10 @@ void TestSearchPruning::threadCountDoesNotChangeResults()
     req.options.threads = 5;
     auto five = SearchEngine::run(req);
     QVERIFY(!one.best.empty());
-    QCOMPARE(keys(one.best), keys(two.best));
-    QCOMPARE(keys(one.best), keys(five.best));
-    QCOMPARE(keys(one.fastest), keys(five.fastest));
-    QCOMPARE(frontKeys(one.paretoTimeVariance), frontKeys(five.paretoTimeVariance));
+    QCOMPARE(test::keysWithPhi(one.best), test::keysWithPhi(two.best));
+    QCOMPARE(test::keysWithPhi(one.best), test::keysWithPhi(five.best));
+    QCOMPARE(test::keysWithPhi(one.fastest), test::keysWithPhi(five.fastest));
+    QCOMPARE(test::frontKeys(one.paretoTimeVariance), test::frontKeys(five.paretoTimeVariance));
     QCOMPARE(one.references.time, five.references.time);
     QCOMPARE(one.references.variance, five.references.variance);
     QCOMPARE(one.plotSample.size(), five.plotSample.size());
