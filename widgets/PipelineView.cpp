@@ -138,7 +138,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
     const int rows = static_cast<int>(plan.stages.size());
 
     // Stage table.
-    const QStringList headers{tr("Stage"), tr("Group#slice"), tr("GPU type"), tr("GPUs (TP×DP)"),
+    const QStringList headers{tr("Stage"), tr("Stage slot"), tr("GPU type"), tr("GPUs (TP×DP)"),
                               tr("Layers (0-based)"), tr("Recompute"), tr("Micro-batch F+B (ms)"),
                               tr("Bubble")};
     const double colShare[] = {0.07, 0.14, 0.14, 0.12, 0.15, 0.11, 0.16, 0.11};

@@ -63,7 +63,7 @@ std::string TextReport::table(const SearchRequest& req, const SearchResult& r, s
             + rpad(varianceText(r, p.varMem), 10) + rpad(Text::fmt("%.4f", p.phi), 8)
             + rpad((p.ranksApproximate ? "~" : "") + std::to_string(p.rankTime), 7) + "  " + peaks + "\n";
     }
-    out += "\nRecompute: N none, S selective, F full (per stage, in pipeline order). Stage order: group#slice.\n";
+    out += "\nRecompute: N none, S selective, F full (per stage, in pipeline order). Stage order: group#slice, or nodes joined by + for a stage over whole nodes.\n";
     if (!r.fastest.empty()) {
         const Plan& f = r.fastest.front();
         out += "Fastest plan overall: " + Text::fmt("%.1f", f.iterationMs) + " ms (Phi rank "
