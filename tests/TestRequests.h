@@ -10,10 +10,10 @@ namespace memx::test {
 inline SearchRequest paperRequest()
 {
     SearchRequest req;
-    req.cluster = Cluster::fromFile(sampleCluster("paper-20gpu-3vendor.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 128;
-    req.setup.microBatches = {1, 2};
+    req.problem.cluster = Cluster::fromFile(sampleCluster("paper-20gpu-3vendor.json"));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 128;
+    req.problem.setup.microBatches = {1, 2};
     req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
     return req;
 }

@@ -1,10 +1,8 @@
 #include "PredictorPanel.h"
 
-#include "hardware/Cluster.h"
+#include "space/Problem.h"
 #include "io/InputError.h"
-#include "model/ModelSpec.h"
 #include "predict/AnalyticPredictor.h"
-#include "space/TrainingSetup.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -98,11 +96,6 @@ QString percent(const nlohmann::json& v)
 
 }  // namespace
 
-struct PredictorPanel::Context {
-    Cluster cluster;
-    ModelSpec model;
-    TrainingSetup setup;
-};
 
 PredictorPanel::PredictorPanel(QWidget* parent)
     : QWidget(parent)
@@ -238,9 +231,9 @@ bool PredictorPanel::loadFile(const QString& path)
     return true;
 }
 
-void PredictorPanel::setContext(const Cluster& cluster, const ModelSpec& model, const TrainingSetup& setup)
+void PredictorPanel::setContext(const Problem& problem)
 {
-    context_ = std::make_unique<Context>(Context{cluster, model, setup});
+    context_ = std::make_unique<Problem>(problem);
     checkFit();
     refresh();
 }
@@ -252,8 +245,7 @@ void PredictorPanel::checkFit()
     if (!loaded_ || !context_)
         return;
     std::vector<std::string> problems, warnings;
-    PredictorFile::checkFits(loaded_->metadata, context_->cluster, context_->model, context_->setup, problems,
-                             warnings);
+    PredictorFile::checkFits(loaded_->metadata, *context_, problems, warnings);
     for (const auto& p : problems)
         problems_ << qs(p);
     for (const auto& w : warnings)

@@ -16,10 +16,8 @@ class QToolButton;
 
 namespace memx {
 
-class Cluster;
 class Predictor;
-struct ModelSpec;
-struct TrainingSetup;
+struct Problem;
 
 // Which predictor a search uses: the analytic model, or a learned one loaded
 // from a memx-predictor/1 file. Shows what a loaded file was trained on (GPU
@@ -54,7 +52,7 @@ public:
     const PredictorMetadata* metadata() const;
 
     // What the search would run on; re-checks the fit of the loaded file.
-    void setContext(const Cluster& cluster, const ModelSpec& model, const TrainingSetup& setup);
+    void setContext(const Problem& problem);
     QStringList problems() const { return problems_; }
     QStringList warnings() const { return warnings_; }
     // Non-empty when the learned choice must not be used for this search.
@@ -80,7 +78,6 @@ protected:
     void resizeEvent(QResizeEvent* e) override;
 
 private:
-    struct Context;
     void onComboChosen(int index);
     void openDialog();
     void refresh();
@@ -89,7 +86,7 @@ private:
     void holdNeededHeight();
 
     std::unique_ptr<PredictorFile::Loaded> loaded_;
-    std::unique_ptr<Context> context_;
+    std::unique_ptr<Problem> context_;
     QString path_;
     Choice choice_ = Choice::Analytic;
     QStringList problems_, warnings_;

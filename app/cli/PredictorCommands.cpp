@@ -126,9 +126,9 @@ void predict(const PredictArgs& a)
     std::size_t infeasible = 0;
     for (const MeasuredRun& run : MeasuredRun::group(set.rows, a.queries)) {
         PlanSpec spec;
-        SearchRequest req = cluster ? RunScenario::request(run, *cluster, spec)
-                                    : RunScenario::request(run, GpuCatalog::builtin(), spec, a.queries);
-        const RunPrediction pred = RunScenario::predict(std::move(req), spec, p.predictor);
+        const Problem problem = cluster ? RunScenario::problem(run, *cluster, spec)
+                                        : RunScenario::problem(run, GpuCatalog::builtin(), spec, a.queries);
+        const RunPrediction pred = RunScenario::predict(problem, spec, p.predictor);
         if (!pred.feasible) {
             ++infeasible;
             std::cerr << "note: run " << run.runId << " would not fit: " << pred.problem << "\n";

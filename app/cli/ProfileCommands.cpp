@@ -182,9 +182,9 @@ void simulate(const SimArgs& a, int& exitCode)
     for (const MeasuredRun& run : MeasuredRun::group(set.rows, a.runs)) {
         checkModel(a.model, run, a.runs);
         PlanSpec spec;
-        SearchRequest req = RunScenario::request(run, cluster, spec);
-        const RunPrediction planned = RunScenario::predict(req, spec, nullptr);
-        const SimulatedRun result = sim.run(req.cluster, req.model, req.setup, planned.plan, a.iterations);
+        const Problem problem = RunScenario::problem(run, cluster, spec);
+        const RunPrediction planned = RunScenario::predict(problem, spec, nullptr);
+        const SimulatedRun result = sim.run(problem, planned.plan, a.iterations);
         if (result.outOfMemory) {
             std::cerr << "run " << run.runId << ": out of memory (" << result.outOfMemoryReason << "); not written\n";
             ++oom;

@@ -66,7 +66,7 @@ std::vector<Measurement> planRuns(const SearchRequest& req, const SearchResult& 
         seen.push_back(p.key);
         char id[32];
         std::snprintf(id, sizeof id, "plan%03zu", ++n);
-        for (Measurement& m : PlanRuns::rows(p, req.model, id)) rows.push_back(std::move(m));
+        for (Measurement& m : PlanRuns::rows(p, req.problem.model, id)) rows.push_back(std::move(m));
     };
     for (const Plan& p : r.best) add(p);
     for (const Plan& p : r.fastest) add(p);
@@ -77,9 +77,9 @@ std::vector<Measurement> planRuns(const SearchRequest& req, const SearchResult& 
 SearchRequest buildRequest(const SearchArgs& a)
 {
     SearchRequest req;
-    req.cluster = Cluster::fromFile(a.cluster);
-    req.model = ModelSpec::resolve(a.model);
-    TrainingSetup& s = req.setup;
+    req.problem.cluster = Cluster::fromFile(a.cluster);
+    req.problem.model = ModelSpec::resolve(a.model);
+    TrainingSetup& s = req.problem.setup;
     auto atLeast = [](const char* option, const std::vector<int>& values, int lo, const char* what) {
         for (int v : values)
             if (v < lo)
@@ -149,7 +149,7 @@ SearchRequest buildRequest(const SearchArgs& a)
     if (a.predictor != "analytic") {
         LoadedPredictor p = loadPredictor(a.predictor);
         std::vector<std::string> problems, warnings;
-        PredictorFile::checkFits(p.metadata, req.cluster, req.model, req.setup, problems, warnings);
+        PredictorFile::checkFits(p.metadata, req.problem, problems, warnings);
         if (!problems.empty()) {
             std::string all;
             for (const auto& x : problems) all += (all.empty() ? "" : "; ") + x;
@@ -235,10 +235,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         if (args->progress)
             std::fprintf(stderr, "\n");
         if (!args->json.empty())
-            writeFileAtomically(args->json, PlanJson::search(req, r).dump(1) + "\n");
+            writeFileAtomically(args->json, PlanJson::search(req.problem, r).dump(1) + "\n");
         std::string report;
         if (r.error.empty()) {
-            report = TextReport::table(req, r, args->top) + TextReport::planDetail(req, r)
+            report = TextReport::table(req.problem, r, args->top) + TextReport::planDetail(req.problem, r)
                 + TextReport::profileComparison(r);
             if (args->stats)
                 report += TextReport::stats(r);

@@ -677,7 +677,7 @@ MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QStr
         : target == ExportTarget::FlagScale                                ? memx::ExportTarget::FlagScale
                                                                            : memx::ExportTarget::Json;
     try {
-        const PlanDocument doc = PlanJsonReader::fromJson(PlanJson::planDocument(req, predictor, *plan), source);
+        const PlanDocument doc = PlanJsonReader::fromJson(PlanJson::planDocument(req.problem, predictor, *plan), source);
         const std::vector<ExportedFile> files = PlanExport::files(doc, coreTarget);
         if (target == ExportTarget::Json) {
             writeFileAtomically(destination.toStdString(), files.front().content);  // the user named the file
@@ -747,10 +747,15 @@ void MainWindow::updateExportActions()
             a->setEnabled(any);
 }
 
+Problem MainWindow::currentProblem() const
+{
+    return Problem{document_->cluster(), setupPanel_->model(), setupPanel_->setup()};
+}
+
 void MainWindow::updatePredictorContext()
 {
     try {
-        predictorPanel_->setContext(document_->cluster(), setupPanel_->model(), setupPanel_->setup());
+        predictorPanel_->setContext(currentProblem());
     } catch (const std::exception&) {
         // An invalid setup is reported by its own panel; the fit is checked again at Run.
     }
@@ -786,15 +791,13 @@ void MainWindow::runSearch()
 {
     SearchRequest req;
     try {
-        req.cluster = document_->cluster();
-        req.model = setupPanel_->model();
-        req.setup = setupPanel_->setup();
+        req.problem = currentProblem();
         req.objective = objectivePanel_->objective();
     } catch (const std::exception& e) {
         statusLabel_->setText(tr("Cannot search: %1").arg(QString::fromUtf8(e.what())));
         return;
     }
-    predictorPanel_->setContext(req.cluster, req.model, req.setup);
+    predictorPanel_->setContext(req.problem);
     const QString refusal = predictorPanel_->refusal();
     if (!refusal.isEmpty()) {
         statusLabel_->setText(tr("Search refused: %1").arg(refusal));

@@ -133,6 +133,9 @@ private:
     void exportPlanDialog(ExportTarget target);
     void updateExportActions();
     void updatePredictorContext();
+    // The cluster, model and setup as the panels hold them now; throws when
+    // one of them is invalid.
+    Problem currentProblem() const;
     void addRecentPredictor(const QString& file);
     QString predictorLabel(const std::shared_ptr<const Predictor>& predictor, const std::string& name) const;
     void about();

@@ -146,13 +146,13 @@ HeteroConfig FlagScaleExport::configFor(const PlanDocument& doc, const LaunchLay
                    "torchrun agent per host, so its ranks must be contiguous");
     }
     HeteroConfig c;
-    c.numLayers = doc.model.numLayers;
+    c.numLayers = doc.problem.model.numLayers;
     c.pipelineParallel = p.pp;
     c.microBatch = p.microBatch;
     c.globalBatch = p.globalBatch;
     c.virtualStages = p.schedule == Schedule::Interleaved ? p.virtualStages : 1;
-    c.tiedEmbeddings = doc.model.tiedEmbeddings;
-    c.distributedOptimizer = doc.setup.distributedOptimizer;
+    c.tiedEmbeddings = doc.problem.model.tiedEmbeddings;
+    c.distributedOptimizer = doc.problem.setup.distributedOptimizer;
     std::vector<std::string> order;
     for (const auto& s : p.stages) {
         const std::string type = LaunchFiles::safeName(s.gpuType);
@@ -193,9 +193,9 @@ HeteroConfig FlagScaleExport::configFor(const PlanDocument& doc, const LaunchLay
 std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc)
 {
     const Plan& p = doc.plan;
-    const LaunchLayout lay = LaunchFiles::layout(doc.cluster, p);
+    const LaunchLayout lay = LaunchFiles::layout(doc.problem.cluster, p);
     const HeteroConfig c = configFor(doc, lay);
-    const ModelSpec& m = doc.model;
+    const ModelSpec& m = doc.problem.model;
 
     std::vector<Recompute> planned;
     for (const auto& s : p.stages)
@@ -224,9 +224,9 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc)
     t += "system:\n";
     t += "  tensor_model_parallel_size: " + std::to_string(p.tp) + "\n";
     t += "  pipeline_model_parallel_size: " + std::to_string(p.pp) + "  # = sum of the meshes' pp\n";
-    t += std::string("  sequence_parallel: ") + yamlBool(p.tp > 1 && doc.setup.sequenceParallel) + "\n";
+    t += std::string("  sequence_parallel: ") + yamlBool(p.tp > 1 && doc.problem.setup.sequenceParallel) + "\n";
     t += "  disable_bias_linear: True\n";
-    t += std::string("  use_distributed_optimizer: ") + yamlBool(doc.setup.distributedOptimizer) + "\n";
+    t += std::string("  use_distributed_optimizer: ") + yamlBool(doc.problem.setup.distributedOptimizer) + "\n";
     t += "  precision:\n    bf16: True\n";
     t += "  hetero:\n    enable_hetero: True\n";
     t += "    hetero_pipeline_layer_split: [" + Text::joinInts(c.layerSplit, ", ") + "]\n";

@@ -94,8 +94,8 @@ std::string LaunchFiles::header(const PlanDocument& doc, const std::string& targ
             + (doc.objective.empty() ? "" : " (" + doc.objective + ")");
     source += ", written by MemX " + doc.toolVersion + ")";
     line(source);
-    line("Model " + doc.model.name + " (" + std::to_string(doc.model.numLayers) + " layers) on cluster "
-         + doc.cluster.name() + ": TP " + std::to_string(p.tp) + ", PP " + std::to_string(p.pp) + ", DP "
+    line("Model " + doc.problem.model.name + " (" + std::to_string(doc.problem.model.numLayers) + " layers) on cluster "
+         + doc.problem.cluster.name() + ": TP " + std::to_string(p.tp) + ", PP " + std::to_string(p.pp) + ", DP "
          + std::to_string(p.dp) + ", micro-batch " + std::to_string(p.microBatch) + ", global batch "
          + std::to_string(p.globalBatch) + " (" + std::to_string(p.microBatches) + " micro-batches), seq "
          + std::to_string(p.seqLen) + ", schedule " + toString(p.schedule)
@@ -154,7 +154,7 @@ std::string LaunchFiles::sbatch(const PlanDocument& doc, const LaunchLayout& lay
     std::string nodelist;
     for (const auto& h : layout.hosts)
         nodelist += (nodelist.empty() ? "" : ",") + safeName(h.name);
-    out += "#SBATCH --job-name=memx-" + safeName(doc.model.name) + "\n";
+    out += "#SBATCH --job-name=memx-" + safeName(doc.problem.model.name) + "\n";
     out += "#SBATCH --nodes=" + std::to_string(layout.hosts.size()) + "\n";
     out += "#SBATCH --ntasks-per-node=1\n#SBATCH --exclusive\n";
     out += "#SBATCH --nodelist=" + nodelist + "\n";

@@ -212,7 +212,7 @@ MegatronJob MegatronExport::jobFor(const PlanDocument& doc, Recompute level)
 {
     const Plan& p = doc.plan;
     MegatronJob j;
-    j.model = doc.model;
+    j.model = doc.problem.model;
     j.tp = p.tp;
     j.pp = p.pp;
     j.dp = p.dp;
@@ -224,8 +224,8 @@ MegatronJob MegatronExport::jobFor(const PlanDocument& doc, Recompute level)
         j.stageLayers.push_back(s.layers);
     j.virtualStages = p.schedule == Schedule::Interleaved ? p.virtualStages : 1;
     j.recompute = level;
-    j.sequenceParallel = doc.setup.sequenceParallel;
-    j.distributedOptimizer = doc.setup.distributedOptimizer;
+    j.sequenceParallel = doc.problem.setup.sequenceParallel;
+    j.distributedOptimizer = doc.problem.setup.distributedOptimizer;
     return j;
 }
 
@@ -237,10 +237,6 @@ std::optional<MegatronExport::NearestPlan> MegatronExport::nearestCost(const Pla
         why = "the plan came from the " + doc.predictor + " predictor, which the export cannot load";
         return std::nullopt;
     }
-    SearchRequest req;
-    req.cluster = doc.cluster;
-    req.model = doc.model;
-    req.setup = doc.setup;
     PlanSpec spec;
     const Plan& p = doc.plan;
     spec.tp = p.tp;
@@ -256,7 +252,7 @@ std::optional<MegatronExport::NearestPlan> MegatronExport::nearestCost(const Pla
     }
     spec.recompute = levels;
     try {
-        const Evaluation ev = PlanEvaluator::evaluate(req, spec);
+        const Evaluation ev = PlanEvaluator::evaluate(doc.problem, spec);
         NearestPlan n;
         n.iterationMs = ev.plan.iterationMs;
         n.maxMemMiB = ev.plan.maxMemMiB;
@@ -279,7 +275,7 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
     } catch (const std::invalid_argument& e) {
         throw InputError(doc.file, "--target megatron", std::string("Megatron-LM would refuse this plan: ") + e.what());
     }
-    const LaunchLayout lay = LaunchFiles::layout(doc.cluster, p);
+    const LaunchLayout lay = LaunchFiles::layout(doc.problem.cluster, p);
 
     // The plain warning when the plan's per-stage recomputation cannot be expressed.
     std::string warning;
@@ -335,7 +331,7 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         s += "# Local rank i runs on the i-th visible GPU.\n";
         s += "export CUDA_VISIBLE_DEVICES=" + Text::joinInts(a.localDevices) + "\n";
         const std::string& vendor
-            = doc.cluster.typeOf(a.devices.front()).vendor;
+            = doc.problem.cluster.typeOf(a.devices.front()).vendor;
         if (const char* extra = extraVisibilityVariable(vendor))
             s += "export " + std::string(extra) + "=" + Text::joinInts(a.localDevices) + "\n";
         s += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n\n";
@@ -350,7 +346,7 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         s += ")\n";
         s += "# Data: replace the mock data by your data set (--data-path ... --tokenizer-type ...).\n";
         s += "DATA_ARGS=(${DATA_ARGS:---mock-data --tokenizer-type NullTokenizer --vocab-size "
-            + std::to_string(doc.model.vocab) + "})\n";
+            + std::to_string(doc.problem.model.vocab) + "})\n";
         s += "TRAIN_ARGS=(${TRAIN_ARGS:---train-iters 100 --lr 1.0e-4 --lr-decay-style constant --eval-iters 0 "
              "--log-interval 1 --log-throughput --timing-log-level 1})\n\n";
         s += "exec torchrun --nnodes \"$NNODES\" --node-rank \"$NODE_RANK\" --nproc-per-node \"$NPROC_PER_NODE\" \\\n"

@@ -4,7 +4,7 @@
 #include "export/MegatronExport.h"
 #include "export/PlanJson.h"
 #include "export/PlanJsonReader.h"
-#include "search/SearchResult.h"
+#include "space/Problem.h"
 
 namespace memx {
 
@@ -34,11 +34,7 @@ std::vector<ExportedFile> PlanExport::files(const PlanDocument& doc, ExportTarge
         return MegatronExport::files(doc);
     if (target == ExportTarget::FlagScale)
         return FlagScaleExport::files(doc);
-    SearchRequest req;
-    req.cluster = doc.cluster;
-    req.model = doc.model;
-    req.setup = doc.setup;
-    nlohmann::json j = PlanJson::planDocument(req, doc.predictor, doc.plan);
+    nlohmann::json j = PlanJson::planDocument(doc.problem, doc.predictor, doc.plan);
     nlohmann::json lines = nlohmann::json::array();
     const std::string h = LaunchFiles::header(doc, "json", "");
     for (std::size_t a = 0, b; a < h.size(); a = b + 1) {

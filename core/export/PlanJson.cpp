@@ -73,26 +73,30 @@ nlohmann::json PlanJson::setup(const TrainingSetup& s)
             {"placement", toString(s.placement)}};
 }
 
-nlohmann::json PlanJson::planDocument(const SearchRequest& req, const std::string& predictor, const Plan& p)
+namespace {
+// What both documents say about their origin: tool, predictor and problem.
+void origin(nlohmann::json& j, const Problem& problem, const std::string& predictor)
 {
-    nlohmann::json j = plan(p);
     j["tool_version"] = MEMX_VERSION;
     j["predictor"] = predictor;
-    j["cluster"] = req.cluster.toJson();
-    j["model"] = req.model.toJson();
-    j["setup"] = setup(req.setup);
+    j["cluster"] = problem.cluster.toJson();
+    j["model"] = problem.model.toJson();
+    j["setup"] = PlanJson::setup(problem.setup);
+}
+}  // namespace
+
+nlohmann::json PlanJson::planDocument(const Problem& problem, const std::string& predictor, const Plan& p)
+{
+    nlohmann::json j = plan(p);
+    origin(j, problem, predictor);
     return j;
 }
 
-nlohmann::json PlanJson::search(const SearchRequest& req, const SearchResult& r)
+nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
 {
     nlohmann::json j;
     j["format"] = "memx-search/1";
-    j["tool_version"] = MEMX_VERSION;
-    j["predictor"] = r.predictorName;
-    j["cluster"] = req.cluster.toJson();
-    j["model"] = req.model.toJson();
-    j["setup"] = setup(req.setup);
+    origin(j, problem, r.predictorName);
     j["objective"] = {{"profile_requested", toString(r.profileRequested)},
                       {"profile_used", toString(r.profileUsed)},
                       {"reason", r.profileReason},

@@ -264,13 +264,13 @@ PlanDocument PlanJsonReader::fromJson(const nlohmann::json& doc, const std::stri
                       key);
     d.toolVersion = root.string("tool_version", "unknown");
     d.predictor = root.string("predictor", "unknown");
-    d.cluster = nested(file, "/cluster", [&] { return Cluster::fromJson(doc.at("cluster"), file, GpuCatalog::builtin()); });
-    d.model = nested(file, "/model", [&] { return ModelSpec::fromJson(JsonReader(doc.at("model"), file)); });
-    d.setup = setupFromJson(root.at("setup"));
+    d.problem.cluster = nested(file, "/cluster", [&] { return Cluster::fromJson(doc.at("cluster"), file, GpuCatalog::builtin()); });
+    d.problem.model = nested(file, "/model", [&] { return ModelSpec::fromJson(JsonReader(doc.at("model"), file)); });
+    d.problem.setup = setupFromJson(root.at("setup"));
     if (d.format == "memx-plan/1") {
         if (rank > 1)
             throw InputError(file, "--rank", "a memx-plan/1 file holds one plan; --rank applies to search files");
-        d.plan = planFromJson(root, d.cluster, d.model);
+        d.plan = planFromJson(root, d.problem.cluster, d.problem.model);
         d.rank = static_cast<int>(d.plan.rankPhi);
     } else {
         if (root.has("error"))
@@ -284,14 +284,14 @@ PlanDocument PlanJsonReader::fromJson(const nlohmann::json& doc, const std::stri
             throw InputError(file, "--rank",
                              "the search holds " + std::to_string(plans.size()) + " ranked plans (\"best\"); rank "
                                  + std::to_string(want) + " is not among them (search with a larger --keep)");
-        d.plan = planFromJson(plans[static_cast<std::size_t>(want - 1)], d.cluster, d.model);
+        d.plan = planFromJson(plans[static_cast<std::size_t>(want - 1)], d.problem.cluster, d.problem.model);
         d.rank = want;
         if (root.has("objective"))
             d.objective = root.at("objective").string("profile_used", "");
     }
-    if (d.plan.globalBatch != d.setup.globalBatch)
+    if (d.plan.globalBatch != d.problem.setup.globalBatch)
         root.fail("the plan's global_batch (" + std::to_string(d.plan.globalBatch) + ") differs from the setup's ("
-                      + std::to_string(d.setup.globalBatch) + ")",
+                      + std::to_string(d.problem.setup.globalBatch) + ")",
                   "setup/global_batch");
     return d;
 }

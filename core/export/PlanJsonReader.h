@@ -1,9 +1,7 @@
 #pragma once
 
-#include "hardware/Cluster.h"
-#include "model/ModelSpec.h"
 #include "space/Plan.h"
-#include "space/TrainingSetup.h"
+#include "space/Problem.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -19,9 +17,7 @@ struct PlanDocument {
     std::string format;       // "memx-plan/1" or "memx-search/1"
     std::string toolVersion;  // MemX version that wrote the file
     std::string predictor;    // predictor that produced the plan ("analytic", ...)
-    Cluster cluster;
-    ModelSpec model;
-    TrainingSetup setup;
+    Problem problem;
     Plan plan;
     int rank = 1;             // position in the search's "best" list (1 = best under Phi)
     std::string objective;    // search profile used ("default", ...); empty for a plan file

@@ -32,11 +32,11 @@ std::string varianceText(const SearchResult& r, double v)
 }
 }  // namespace
 
-std::string TextReport::table(const SearchRequest& req, const SearchResult& r, std::size_t top)
+std::string TextReport::table(const Problem& problem, const SearchResult& r, std::size_t top)
 {
     std::string out;
-    out += "MemX plan for " + req.model.name + " on " + req.cluster.name() + " (" + std::to_string(req.cluster.deviceCount())
-        + " GPUs), global batch " + std::to_string(req.setup.globalBatch) + ", predictor " + r.predictorName + "\n";
+    out += "MemX plan for " + problem.model.name + " on " + problem.cluster.name() + " (" + std::to_string(problem.cluster.deviceCount())
+        + " GPUs), global batch " + std::to_string(problem.setup.globalBatch) + ", predictor " + r.predictorName + "\n";
     out += "Objective: " + std::string(toString(r.profileUsed)) + " (wT=" + Text::fmt("%.2f", r.weights.time)
         + ", wM=" + Text::fmt("%.2f", r.weights.memory) + ", wV=" + Text::fmt("%.2f", r.weights.variance) + ")";
     if (r.profileRequested == ProfileKind::Auto)
@@ -74,7 +74,7 @@ std::string TextReport::table(const SearchRequest& req, const SearchResult& r, s
     return out;
 }
 
-std::string TextReport::planDetail(const SearchRequest& req, const SearchResult& r)
+std::string TextReport::planDetail(const Problem& problem, const SearchResult& r)
 {
     if (r.best.empty())
         return {};
@@ -102,15 +102,15 @@ std::string TextReport::planDetail(const SearchRequest& req, const SearchResult&
         + std::to_string(p.dp) + "); every GPU of a stage has the peak shown.\n";
     // Every stage has the same TP x DP (Megatron-LM), so a type whose GPU
     // count is not a multiple of it leaves some idle: say which.
-    std::vector<int> used(static_cast<std::size_t>(req.cluster.deviceCount()), 0);
+    std::vector<int> used(static_cast<std::size_t>(problem.cluster.deviceCount()), 0);
     for (const auto& s : p.stages)
         for (int d : s.devices)
-            if (d >= 0 && d < req.cluster.deviceCount())
+            if (d >= 0 && d < problem.cluster.deviceCount())
                 used[static_cast<std::size_t>(d)] = 1;
     std::map<std::string, int> idle;
-    for (int d = 0; d < req.cluster.deviceCount(); ++d)
+    for (int d = 0; d < problem.cluster.deviceCount(); ++d)
         if (!used[static_cast<std::size_t>(d)])
-            ++idle[req.cluster.typeOf(d).name];
+            ++idle[problem.cluster.typeOf(d).name];
     if (!idle.empty()) {
         std::string list;
         for (const auto& [type, n] : idle)

@@ -4,15 +4,15 @@
 
 namespace memx {
 
-struct SearchRequest;
+struct Problem;
 struct SearchResult;
 
 // The human-readable report of a search: the ranked table, the chosen plan
 // in detail, the statistics and every policy note.
 struct TextReport {
-    static std::string table(const SearchRequest& req, const SearchResult& r, std::size_t top);
+    static std::string table(const Problem& problem, const SearchResult& r, std::size_t top);
     static std::string stats(const SearchResult& r);
-    static std::string planDetail(const SearchRequest& req, const SearchResult& r);
+    static std::string planDetail(const Problem& problem, const SearchResult& r);
     // The winners of each compared weight profile against the requested one.
     static std::string profileComparison(const SearchResult& r);
 };

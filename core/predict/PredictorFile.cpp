@@ -8,7 +8,7 @@
 #include "io/JsonReader.h"
 #include "model/ModelSpec.h"
 #include "predict/StageFeatures.h"
-#include "space/TrainingSetup.h"
+#include "space/Problem.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -189,10 +189,12 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     return out;
 }
 
-void PredictorFile::checkFits(const PredictorMetadata& m, const Cluster& cluster, const ModelSpec& model,
-                              const TrainingSetup& setup, std::vector<std::string>& problems,
+void PredictorFile::checkFits(const PredictorMetadata& m, const Problem& problem, std::vector<std::string>& problems,
                               std::vector<std::string>& warnings)
 {
+    const Cluster& cluster = problem.cluster;
+    const ModelSpec& model = problem.model;
+    const TrainingSetup& setup = problem.setup;
     std::vector<std::string> missing;
     for (const GpuType& t : cluster.types())
         if (std::find(m.gpuTypes.begin(), m.gpuTypes.end(), t.name) == m.gpuTypes.end())

@@ -10,9 +10,7 @@
 
 namespace memx {
 
-class Cluster;
-struct ModelSpec;
-struct TrainingSetup;
+struct Problem;
 
 // What a learned predictor was trained on, stored next to the booster so
 // that a search can refuse a model that does not fit the cluster or model at
@@ -70,9 +68,8 @@ public:
     // (hidden, heads, ffn, vocab) it never saw, is a problem; micro-batch
     // sizes, sequence lengths or a global batch outside what it saw are
     // warnings (the prediction extrapolates and says so in its uncertainty).
-    static void checkFits(const PredictorMetadata& metadata, const Cluster& cluster, const ModelSpec& model,
-                          const TrainingSetup& setup, std::vector<std::string>& problems,
-                          std::vector<std::string>& warnings);
+    static void checkFits(const PredictorMetadata& metadata, const Problem& problem,
+                          std::vector<std::string>& problems, std::vector<std::string>& warnings);
 };
 
 }  // namespace memx

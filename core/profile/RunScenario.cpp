@@ -17,17 +17,17 @@ namespace memx {
 
 namespace {
 
-void fillRequest(SearchRequest& req, const MeasuredRun& run, PlanSpec& spec)
+void fillProblem(Problem& problem, const MeasuredRun& run, PlanSpec& spec)
 {
     const Measurement& c = run.config;
-    req.model = run.model();
-    req.setup.globalBatch = c.gbs;
-    req.setup.microBatches = {c.mbs};
-    req.setup.seqLens = {c.seqLen};
-    req.setup.queryGroups = {c.queryGroups};
-    req.setup.tensorParallel = {c.tp};
-    req.setup.maxPipelineStages = std::max(c.pp, 1);
-    req.setup.sequenceParallel = true;
+    problem.model = run.model();
+    problem.setup.globalBatch = c.gbs;
+    problem.setup.microBatches = {c.mbs};
+    problem.setup.seqLens = {c.seqLen};
+    problem.setup.queryGroups = {c.queryGroups};
+    problem.setup.tensorParallel = {c.tp};
+    problem.setup.maxPipelineStages = std::max(c.pp, 1);
+    problem.setup.sequenceParallel = true;
     spec.tp = c.tp;
     spec.dp = c.dp;
     spec.microBatch = c.mbs;
@@ -63,8 +63,8 @@ Provenance RunPrediction::provenance() const
     return plan.provenance;
 }
 
-SearchRequest RunScenario::request(const MeasuredRun& run, const GpuCatalog& catalog, PlanSpec& spec,
-                                   const std::string& file)
+Problem RunScenario::problem(const MeasuredRun& run, const GpuCatalog& catalog, PlanSpec& spec,
+                             const std::string& file)
 {
     const Measurement& c = run.config;
     const int w = c.tp * c.dp;
@@ -98,46 +98,64 @@ SearchRequest RunScenario::request(const MeasuredRun& run, const GpuCatalog& cat
                                     {"between", {"s" + std::to_string(i), "s" + std::to_string(j)}},
                                     {"bandwidth_gbps", 25},
                                     {"latency_us", 5}});
-    SearchRequest req{Cluster::fromJson(doc, file, catalog)};
-    fillRequest(req, run, spec);
-    return req;
+    Problem problem{Cluster::fromJson(doc, file, catalog)};
+    fillProblem(problem, run, spec);
+    return problem;
 }
 
-SearchRequest RunScenario::request(const MeasuredRun& run, const Cluster& cluster, PlanSpec& spec)
+Problem RunScenario::problem(const MeasuredRun& run, const Cluster& cluster, PlanSpec& spec)
 {
     const Measurement& c = run.config;
     const int w = c.tp * c.dp;
     std::vector<int> used(cluster.groups().size(), 0);
     spec.stageGroups.clear();
+    const auto& groups = cluster.groups();
+    auto ofType = [&](std::size_t g, const std::string& type) { return cluster.types()[groups[g].type].name == type; };
     for (const MeasuredStage& s : run.stages) {
         bool placed = false;
-        for (std::size_t g = 0; g < cluster.groups().size() && !placed; ++g) {
-            const DeviceGroup& group = cluster.groups()[g];
-            if (cluster.types()[group.type].name != s.gpuType)
-                continue;
-            if ((used[g] + 1) * w > static_cast<int>(group.devices.size()))
+        // A slice of one group...
+        for (std::size_t g = 0; g < groups.size() && !placed; ++g) {
+            if (!ofType(g, s.gpuType) || (used[g] + 1) * w > static_cast<int>(groups[g].devices.size()))
                 continue;
             ++used[g];
-            spec.stageGroups.push_back(group.name);
+            spec.stageGroups.push_back(groups[g].name);
+            placed = true;
+        }
+        // ...or the next free whole groups of the type, each a multiple of TP.
+        std::vector<std::size_t> span;
+        int gpus = 0;
+        for (std::size_t g = 0; g < groups.size() && !placed && gpus < w; ++g) {
+            if (!ofType(g, s.gpuType) || used[g] > 0 || static_cast<int>(groups[g].devices.size()) % c.tp != 0)
+                continue;
+            span.push_back(g);
+            gpus += static_cast<int>(groups[g].devices.size());
+        }
+        if (!placed && span.size() > 1 && gpus == w) {
+            std::string name;
+            for (std::size_t g : span) {
+                used[g] = static_cast<int>(groups[g].devices.size());  // whole group taken
+                name += (name.empty() ? "" : "+") + groups[g].name;
+            }
+            spec.stageGroups.push_back(name);
             placed = true;
         }
         if (!placed)
             throw InputError(cluster.name(), "run " + run.runId + ", stage " + std::to_string(s.stage),
                              "no device group of type " + s.gpuType + " has " + std::to_string(w) +
-                                 " free GPUs (TP x DP) for this stage");
+                                 " free GPUs (TP x DP) for this stage, nor do free whole groups of that type add up to it");
     }
-    SearchRequest req{cluster};
-    fillRequest(req, run, spec);
-    return req;
+    Problem problem{cluster};
+    fillProblem(problem, run, spec);
+    return problem;
 }
 
-RunPrediction RunScenario::predict(SearchRequest req, const PlanSpec& spec, std::shared_ptr<const Predictor> predictor)
+RunPrediction RunScenario::predict(const Problem& problem, const PlanSpec& spec,
+                                   std::shared_ptr<const Predictor> predictor)
 {
     if (!predictor)
         predictor = std::make_shared<AnalyticPredictor>();
     auto recorder = std::make_shared<RecordingPredictor>(predictor);
-    req.predictor = recorder;
-    Evaluation ev = PlanEvaluator::evaluate(req, spec);
+    Evaluation ev = PlanEvaluator::evaluate(problem, spec, recorder);
     RunPrediction out;
     out.plan = std::move(ev.plan);
     out.feasible = ev.feasible;
@@ -155,7 +173,7 @@ RunPrediction RunScenario::predict(SearchRequest req, const PlanSpec& spec, std:
             throw std::logic_error("RunScenario: no recorded query for stage " + std::to_string(i));
         out.queries.push_back(it->query);
     }
-    const std::vector<GpuType>& types = req.cluster.types();
+    const std::vector<GpuType>& types = problem.cluster.types();
     out.gpuTypes = std::make_shared<const std::vector<GpuType>>(types);
     for (StageQuery& q : out.queries)
         q.gpu = &(*out.gpuTypes)[static_cast<std::size_t>(q.gpu - types.data())];
@@ -169,8 +187,7 @@ std::optional<RunPrediction> RunScenario::predictSynthetic(const MeasuredRun& ru
 {
     try {
         PlanSpec spec;
-        SearchRequest req = request(run, catalog, spec, file);
-        return predict(std::move(req), spec, std::move(predictor));
+        return predict(problem(run, catalog, spec, file), spec, std::move(predictor));
     } catch (const InputError& e) {
         skipped.push_back("run " + run.runId + ": " + e.reason());
         return std::nullopt;

@@ -3,7 +3,7 @@
 #include "hardware/GpuType.h"
 #include "predict/StageQuery.h"
 #include "search/PlanEvaluator.h"
-#include "search/SearchResult.h"
+#include "space/Problem.h"
 
 #include <memory>
 #include <optional>
@@ -33,7 +33,7 @@ struct RunPrediction {
     Provenance provenance() const;    // of the stage predictions (Learned wins over Analytic)
 };
 
-// Turns a measured run into what the planner can evaluate: a SearchRequest
+// Turns a measured run into what the planner can evaluate: a Problem
 // (cluster, model, setup) and the PlanSpec of the run's stages.
 //
 // Without a cluster the run gets a synthetic one: stage i on its own node
@@ -43,18 +43,21 @@ struct RunPrediction {
 // measurements do not say how the GPUs were wired; this is the assumption,
 // and a learned model absorbs what it gets wrong along with everything else.
 // With a cluster each stage takes the next free TP x DP slice of a device
-// group of its GPU type, in the cluster's group order.
+// group of its GPU type, in the cluster's group order; a stage larger than
+// any group takes the next free whole groups of its type ("n0+n1"), as the
+// search places stages that span nodes.
 class RunScenario {
 public:
     // Throws InputError naming `file` and the run for an unknown GPU type.
-    static SearchRequest request(const MeasuredRun& run, const GpuCatalog& catalog, PlanSpec& spec,
-                                 const std::string& file);
+    static Problem problem(const MeasuredRun& run, const GpuCatalog& catalog, PlanSpec& spec,
+                           const std::string& file);
     // Throws InputError naming the cluster when no group can host a stage.
-    static SearchRequest request(const MeasuredRun& run, const Cluster& cluster, PlanSpec& spec);
+    static Problem problem(const MeasuredRun& run, const Cluster& cluster, PlanSpec& spec);
 
     // Evaluates `spec` with `predictor` (null: analytic). Throws InputError
     // when the plan cannot be built (e.g. more layers than a stage can hold).
-    static RunPrediction predict(SearchRequest req, const PlanSpec& spec, std::shared_ptr<const Predictor> predictor);
+    static RunPrediction predict(const Problem& problem, const PlanSpec& spec,
+                                 std::shared_ptr<const Predictor> predictor);
 
     // A run on its synthetic cluster, predicted; nullopt when it cannot be
     // built, with "run X: reason" appended to `skipped`.

@@ -5,7 +5,7 @@
 #include "predict/AnalyticPredictor.h"
 #include "predict/PredictionCache.h"
 #include "search/PlanBuilder.h"
-#include "search/SearchResult.h"
+#include "space/Problem.h"
 #include "search/Skeleton.h"
 #include "search/SkeletonTables.h"
 #include "search/SplitSearch.h"
@@ -15,28 +15,29 @@
 
 namespace memx {
 
-Evaluation PlanEvaluator::evaluate(const SearchRequest& req, const PlanSpec& spec)
+Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
+                                   std::shared_ptr<const Predictor> predictor, VarianceMode variance)
 {
-    const Cluster& cluster = req.cluster;
+    const Cluster& cluster = problem.cluster;
     const int P = static_cast<int>(spec.stageGroups.size());
     if (P < 1)
         throw InputError("plan", "stages", "a plan needs at least one stage");
     if (static_cast<int>(spec.layers.size()) != P)
         throw InputError("plan", "layers", "one layer count per stage expected");
-    if (std::accumulate(spec.layers.begin(), spec.layers.end(), 0) != req.model.numLayers)
+    if (std::accumulate(spec.layers.begin(), spec.layers.end(), 0) != problem.model.numLayers)
         throw InputError("plan", "layers",
-                         "layers must add up to the model's " + std::to_string(req.model.numLayers));
+                         "layers must add up to the model's " + std::to_string(problem.model.numLayers));
     if (!spec.recompute.empty() && static_cast<int>(spec.recompute.size()) != P)
         throw InputError("plan", "recompute", "one recomputation level per stage expected");
     Skeleton sk;
     sk.tp = spec.tp;
     sk.dp = spec.dp;
     sk.mbs = spec.microBatch;
-    sk.seq = spec.seqLen > 0 ? spec.seqLen : req.model.seqLen;
-    sk.queryGroups = spec.queryGroups > 0 ? spec.queryGroups : req.model.queryGroups;
-    if (spec.tp < 1 || spec.dp < 1 || spec.microBatch < 1 || req.setup.globalBatch % (spec.dp * spec.microBatch) != 0)
+    sk.seq = spec.seqLen > 0 ? spec.seqLen : problem.model.seqLen;
+    sk.queryGroups = spec.queryGroups > 0 ? spec.queryGroups : problem.model.queryGroups;
+    if (spec.tp < 1 || spec.dp < 1 || spec.microBatch < 1 || problem.setup.globalBatch % (spec.dp * spec.microBatch) != 0)
         throw InputError("plan", "dp/micro_batch", "global batch must be divisible by DP x micro-batch");
-    sk.microBatches = req.setup.globalBatch / (spec.dp * spec.microBatch);
+    sk.microBatches = problem.setup.globalBatch / (spec.dp * spec.microBatch);
     sk.schedule = spec.schedule;
     sk.virtualStages = spec.schedule == Schedule::Interleaved ? spec.virtualStages : 1;
     // Stage slots from group names: "a100" takes the group's next TP x DP
@@ -86,7 +87,6 @@ Evaluation PlanEvaluator::evaluate(const SearchRequest& req, const PlanSpec& spe
     }
     sk.slotSet = slotSet;
 
-    std::shared_ptr<const Predictor> predictor = req.predictor;
     if (!predictor)
         predictor = std::make_shared<AnalyticPredictor>();
     PredictionCache cache(*predictor);
@@ -95,7 +95,7 @@ Evaluation PlanEvaluator::evaluate(const SearchRequest& req, const PlanSpec& spe
     // Evaluate the stage counts the spec asks for, even beyond what a search
     // would consider feasible: layers for each stage may be up to L - (P-1).
     std::string why;
-    if (!SkeletonTables::build(req, sk, topo, cache, t, why))
+    if (!SkeletonTables::build(problem, sk, topo, cache, t, why))
         throw InputError("plan", "placement", why);
 
     Evaluation ev;
@@ -128,8 +128,8 @@ Evaluation PlanEvaluator::evaluate(const SearchRequest& req, const PlanSpec& spe
         }
     }
     std::vector<double> scratch;
-    Leaf leaf = SplitSearch::compose(t, sk, spec.layers.data(), levels.data(), req.objective.variance, scratch);
-    ev.plan = PlanBuilder::build(cluster, sk, t, leaf, req.setup.globalBatch);
+    Leaf leaf = SplitSearch::compose(t, sk, spec.layers.data(), levels.data(), variance, scratch);
+    ev.plan = PlanBuilder::build(cluster, sk, t, leaf, problem.setup.globalBatch);
     return ev;
 }
 

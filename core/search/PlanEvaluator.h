@@ -1,14 +1,17 @@
 #pragma once
 
 #include "model/Recompute.h"
+#include "search/Objective.h"
 #include "space/Plan.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace memx {
 
-struct SearchRequest;
+class Predictor;
+struct Problem;
 
 // A configuration chosen by hand (or read back from a plan file).
 struct PlanSpec {
@@ -33,7 +36,11 @@ struct Evaluation {
 // Throws InputError for a spec that cannot be built at all (unknown group,
 // layer count mismatch, TP x DP larger than a group).
 struct PlanEvaluator {
-    static Evaluation evaluate(const SearchRequest& req, const PlanSpec& spec);
+    // predictor null: analytic. variance: how the plan's memory variance is
+    // measured (the search request's objective.variance).
+    static Evaluation evaluate(const Problem& problem, const PlanSpec& spec,
+                               std::shared_ptr<const Predictor> predictor = nullptr,
+                               VarianceMode variance = VarianceMode::AbsoluteMiB);
 };
 
 }  // namespace memx

@@ -2,7 +2,7 @@
 
 #include "predict/IterationComposer.h"
 #include "search/Objective.h"
-#include "search/SearchResult.h"
+#include "space/Problem.h"
 #include "search/Skeleton.h"
 #include "search/SkeletonTables.h"
 
@@ -12,7 +12,7 @@
 
 namespace memx {
 
-bool ScheduleRule::interleaveAllowed(const SearchRequest& req, const Skeleton& sk, const SkeletonTables& t)
+bool ScheduleRule::interleaveAllowed(const Problem& problem, const Skeleton& sk, const SkeletonTables& t)
 {
     const int P = t.stages;
     int even = std::max(1, std::min(t.maxLayers, t.layers / P));
@@ -25,7 +25,7 @@ bool ScheduleRule::interleaveAllowed(const SearchRequest& req, const Skeleton& s
         double demand = p.memory.totalMiB() - p.memory.activationsMiB + act1f1b;
         minCap = std::min(minCap, t.capacityMiB[static_cast<std::size_t>(i)]);
         maxDemand = std::max(maxDemand, demand);
-        const GpuType& g = req.cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
+        const GpuType& g = problem.cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
         compute.push_back(g.peakTflopsBf16 * g.defaultEfficiency * g.calibration.efficiencyMultiplier);
     }
     double mean = 0;
@@ -34,7 +34,7 @@ bool ScheduleRule::interleaveAllowed(const SearchRequest& req, const Skeleton& s
     mean /= static_cast<double>(compute.size());
     double cv = mean > 0 ? std::sqrt(Objective::variance(compute)) / mean : 0;
     double pressure = maxDemand > 0 ? minCap / maxDemand : 0;
-    return pressure >= req.setup.interleavePressureMin && cv <= req.setup.interleaveHeterogeneityMax;
+    return pressure >= problem.setup.interleavePressureMin && cv <= problem.setup.interleaveHeterogeneityMax;
 }
 
 }  // namespace memx

@@ -2,7 +2,7 @@
 
 namespace memx {
 
-struct SearchRequest;
+struct Problem;
 struct Skeleton;
 struct SkeletonTables;
 
@@ -10,7 +10,7 @@ struct SkeletonTables;
 // skeleton's even split without recomputation: interleave only with memory
 // headroom (pressure index) and sufficiently similar devices (CV of compute).
 struct ScheduleRule {
-    static bool interleaveAllowed(const SearchRequest& req, const Skeleton& sk, const SkeletonTables& t);
+    static bool interleaveAllowed(const Problem& problem, const Skeleton& sk, const SkeletonTables& t);
 };
 
 }  // namespace memx

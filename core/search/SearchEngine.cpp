@@ -109,7 +109,7 @@ public:
         std::optional<Plan> plan;
         auto built = [&]() -> const Plan& {
             if (!plan)
-                plan = PlanBuilder::build(r_.cluster, sk_, w_.tables, leaf, r_.setup.globalBatch);
+                plan = PlanBuilder::build(r_.problem.cluster, sk_, w_.tables, leaf, r_.problem.setup.globalBatch);
             return *plan;
         };
         if (w_.fastest.accepts(leaf.timeMs, leaf.key))
@@ -197,7 +197,7 @@ public:
             || (h == plot.front().first && leaf.key < plot.front().second.key);
         if (!take)
             return;
-        plot.emplace_back(h, PlanBuilder::build(r_.cluster, sk_, w_.tables, leaf, r_.setup.globalBatch));
+        plot.emplace_back(h, PlanBuilder::build(r_.problem.cluster, sk_, w_.tables, leaf, r_.problem.setup.globalBatch));
         std::push_heap(plot.begin(), plot.end(), plotLess);
         if (plot.size() > cap) {
             std::pop_heap(plot.begin(), plot.end(), plotLess);
@@ -256,7 +256,7 @@ public:
             if (!top.accepts(phi, leaf.key))
                 continue;
             if (!plan)
-                plan = PlanBuilder::build(r_.cluster, sk_, w_.tables, leaf, r_.setup.globalBatch);
+                plan = PlanBuilder::build(r_.problem.cluster, sk_, w_.tables, leaf, r_.problem.setup.globalBatch);
             Plan p = *plan;
             p.phi = phi;
             top.insert(phi, std::move(p));
@@ -295,7 +295,7 @@ private:
 class SearchRun {
 public:
     SearchRun(SearchRequest req, const SearchEngine::ProgressFn& progress, const SearchEngine::CancelFn& cancelled)
-        : req_(std::move(req)), progress_(progress), cancelled_(cancelled), topo_(req_.cluster)
+        : req_(std::move(req)), progress_(progress), cancelled_(cancelled), topo_(req_.problem.cluster)
     {
     }
 
@@ -330,7 +330,7 @@ private:
     bool validate()
     {
         try {
-            req_.setup.validate();
+            req_.problem.setup.validate();
             if (req_.objective.profile == ProfileKind::Custom)
                 Objective::normalised(req_.objective.custom);
         } catch (const std::exception& e) {
@@ -342,23 +342,23 @@ private:
 
     bool enumerate()
     {
-        list_ = SkeletonEnumerator::enumerate(req_);
+        list_ = SkeletonEnumerator::enumerate(req_.problem);
         result_.stats.skeletons = list_.skeletons.size();
         for (const auto& [rule, n] : list_.excluded)
             result_.stats.prunedByRule["skeletons: " + rule] = n;
         result_.notes = list_.notes;
-        if (req_.setup.maxPipelineStages > req_.model.numLayers)
-            result_.notes.push_back("--max-pp " + std::to_string(req_.setup.maxPipelineStages) + " is above the "
-                                    + std::to_string(req_.model.numLayers) + " layers of " + req_.model.name
+        if (req_.problem.setup.maxPipelineStages > req_.problem.model.numLayers)
+            result_.notes.push_back("--max-pp " + std::to_string(req_.problem.setup.maxPipelineStages) + " is above the "
+                                    + std::to_string(req_.problem.model.numLayers) + " layers of " + req_.problem.model.name
                                     + ": a pipeline has at most one stage per layer");
         if (list_.skeletons.empty()) {
             std::string rules;
             for (const auto& [rule, n] : list_.excluded)
                 rules += "\n  " + rule + ": " + std::to_string(n);
             std::set<int> types;
-            for (const auto& g : req_.cluster.groups())
+            for (const auto& g : req_.problem.cluster.groups())
                 types.insert(g.type);
-            if (static_cast<int>(types.size()) > req_.setup.maxPipelineStages)
+            if (static_cast<int>(types.size()) > req_.problem.setup.maxPipelineStages)
                 rules += "\n  every pipeline stage holds one GPU type and the cluster has " + std::to_string(types.size())
                     + " types, so --max-pp must be at least " + std::to_string(types.size());
             result_.error = "no configuration passes the structural rules for this cluster and setup:" + rules;
@@ -376,13 +376,13 @@ private:
         result_.stats.threads = threads;
         if (req_.store)
             result_.stats.storeInvalidated =
-                req_.store->use(PredictionContext::of(req_.cluster, req_.model, req_.setup.globalBatch, *predictor_));
+                req_.store->use(PredictionContext::of(req_.problem.cluster, req_.problem.model, req_.problem.setup.globalBatch, *predictor_));
         for (int i = 0; i < threads; ++i)
             workers_.push_back(std::make_unique<Worker>(*predictor_, req_.options, req_.store.get()));
         pool_ = std::make_unique<WorkerPool>(threads, progress_, cancelled_);
         // Work per skeleton for progress: building its tables and programmes.
         for (const auto& sk : list_.skeletons) {
-            const double units = req_.model.numLayers / std::max(1, sk.unitLayers());
+            const double units = req_.problem.model.numLayers / std::max(1, sk.unitLayers());
             weight_.push_back(sk.stages() * units * units + 64.0);
         }
     }
@@ -392,14 +392,14 @@ private:
     {
         const Skeleton& sk = list_.skeletons[idx];
         std::string why;
-        if (!SkeletonTables::build(req_, sk, topo_, w.cache, w.tables, why)) {
+        if (!SkeletonTables::build(req_.problem, sk, topo_, w.cache, w.tables, why)) {
             if (firstPass) {
                 ++w.unconnected;
                 w.notes.push_back(why);
             }
             return false;
         }
-        if (sk.autoSchedule && ScheduleRule::interleaveAllowed(req_, sk, w.tables) != (sk.schedule == Schedule::Interleaved)) {
+        if (sk.autoSchedule && ScheduleRule::interleaveAllowed(req_.problem, sk, w.tables) != (sk.schedule == Schedule::Interleaved)) {
             w.scheduleRule += firstPass;
             return false;
         }
@@ -410,12 +410,12 @@ private:
     {
         std::vector<std::string> seen;
         for (int i = 0; i < w.tables.stages; ++i) {
-            const auto& type = req_.cluster.types()[static_cast<std::size_t>(sk.slot(i).type)].name;
+            const auto& type = req_.problem.cluster.types()[static_cast<std::size_t>(sk.slot(i).type)].name;
             if (std::find(seen.begin(), seen.end(), type) != seen.end())
                 continue;
             seen.push_back(type);
             auto rates = RecomputePolicy::rates(w.tables.pred[static_cast<std::size_t>(i)][1],
-                                                req_.setup.selectiveCollapseFraction);
+                                                req_.problem.setup.selectiveCollapseFraction);
             w.notes.push_back(RecomputePolicy::describe(type, rates) + " (1 layer, mbs " + std::to_string(sk.mbs)
                               + ", seq " + std::to_string(sk.seq) + ")");
         }
@@ -460,7 +460,7 @@ private:
     // ---- Count: feasible candidates of every skeleton ----
     void count()
     {
-        const bool enumerateLevels = req_.setup.recompute == RecomputeMode::Enumerate;
+        const bool enumerateLevels = req_.problem.setup.recompute == RecomputeMode::Enumerate;
         pool_->run(1, indexOrder(), weight_, 0, 150, [&](int id, std::size_t idx) {
             Worker& w = *workers_[static_cast<std::size_t>(id)];
             const Skeleton& sk = list_.skeletons[idx];
@@ -474,7 +474,7 @@ private:
             s.space = search.spaceSize();
             feasibleSoFar_ += saturate(s.feasible);
             if (s.feasible == 0) {
-                NearMiss nm = NearMiss::of(req_.cluster, sk, w.tables);
+                NearMiss nm = NearMiss::of(req_.problem.cluster, sk, w.tables);
                 if (nm.ratio > 0 && (w.nearMiss.ratio == 0 || nm.ratio < w.nearMiss.ratio
                                      || (nm.ratio == w.nearMiss.ratio && idx < w.nearMissSkeleton))) {
                     w.nearMiss = nm;
@@ -507,7 +507,7 @@ private:
             }
             order.push_back(i);
         }
-        const bool enumerateLevels = req_.setup.recompute == RecomputeMode::Enumerate;
+        const bool enumerateLevels = req_.problem.setup.recompute == RecomputeMode::Enumerate;
         exploreShared_ = std::make_unique<ExploreShared>();
         exploreShared_->k = req_.options.topK;
         pool_->run(1, order, weight_, 150, 650, [&](int id, std::size_t idx) {
@@ -619,7 +619,7 @@ private:
             result_.profileReason = "custom weights";
         } else if (used == ProfileKind::Auto) {
             const double margin = fastestPlans_.front().minHeadroom();
-            const double cv = req_.cluster.heterogeneityIndex();
+            const double cv = req_.problem.cluster.heterogeneityIndex();
             char buf[200];
             if (margin < req_.objective.safetyMarginThreshold) {
                 used = ProfileKind::SafetyFirst;
@@ -683,7 +683,7 @@ private:
             order.push_back(i);
         }
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rootPhi[a] < rootPhi[b]; });
-        const bool enumerateLevels = req_.setup.recompute == RecomputeMode::Enumerate;
+        const bool enumerateLevels = req_.problem.setup.recompute == RecomputeMode::Enumerate;
         pool_->run(2, order, weight_, 650, 1000, [&](int id, std::size_t idx) {
             Worker& w = *workers_[static_cast<std::size_t>(id)];
             if (req_.options.prune && !summary_[idx].root.empty()

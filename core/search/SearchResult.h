@@ -1,11 +1,9 @@
 #pragma once
 
-#include "hardware/Cluster.h"
-#include "model/ModelSpec.h"
 #include "search/Objective.h"
 #include "search/ParetoFront.h"
 #include "space/Plan.h"
-#include "space/TrainingSetup.h"
+#include "space/Problem.h"
 
 #include <cstdint>
 #include <map>
@@ -34,9 +32,7 @@ struct SearchOptions {
 // Everything a search needs, by value: a front end copies its state in here
 // before starting, and the search never reads anything else.
 struct SearchRequest {
-    Cluster cluster;
-    ModelSpec model;
-    TrainingSetup setup;
+    Problem problem;
     ObjectiveSpec objective;
     SearchOptions options;
     std::shared_ptr<const Predictor> predictor;  // null: analytic

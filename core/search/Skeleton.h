@@ -11,7 +11,7 @@
 
 namespace memx {
 
-struct SearchRequest;
+struct Problem;
 
 // Everything of a candidate except the layer split and the recomputation
 // levels: parallel degrees, micro-batch, sequence, query groups, schedule and
@@ -44,7 +44,7 @@ struct SkeletonList {
 // micro-batch, interleaving needs G % P == 0), every stage the same TP x DP,
 // and the pipeline-depth limit.
 struct SkeletonEnumerator {
-    static SkeletonList enumerate(const SearchRequest& request);
+    static SkeletonList enumerate(const Problem& problem);
 };
 
 }  // namespace memx

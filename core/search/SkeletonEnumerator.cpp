@@ -1,6 +1,6 @@
 #include "search/Skeleton.h"
 
-#include "search/SearchResult.h"
+#include "space/Problem.h"
 
 #include <algorithm>
 #include <functional>
@@ -22,11 +22,11 @@ void multisetPermutations(std::vector<int> items, const std::function<void(const
     } while (std::next_permutation(items.begin(), items.end()));
 }
 
-std::vector<int> tpCandidates(const SearchRequest& req, int maxGroup)
+std::vector<int> tpCandidates(const Problem& problem, int maxGroup)
 {
     std::vector<int> out;
-    if (!req.setup.tensorParallel.empty()) {
-        out = req.setup.tensorParallel;
+    if (!problem.setup.tensorParallel.empty()) {
+        out = problem.setup.tensorParallel;
     } else {
         for (int t = 1; t <= maxGroup; t *= 2)
             out.push_back(t);
@@ -76,14 +76,14 @@ std::vector<std::vector<int>> stageOrders(const StageSlotSet& set, PlacementMode
 
 }  // namespace
 
-SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
+SkeletonList SkeletonEnumerator::enumerate(const Problem& problem)
 {
     SkeletonList list;
-    const auto& groups = req.cluster.groups();
-    const TrainingSetup& setup = req.setup;
-    const ModelSpec& model = req.model;
+    const auto& groups = problem.cluster.groups();
+    const TrainingSetup& setup = problem.setup;
+    const ModelSpec& model = problem.model;
     int maxGroup = 0;
-    std::vector<int> perType(req.cluster.types().size(), 0);
+    std::vector<int> perType(problem.cluster.types().size(), 0);
     for (const auto& g : groups) {
         maxGroup = std::max(maxGroup, static_cast<int>(g.devices.size()));
         perType[static_cast<std::size_t>(g.type)] += static_cast<int>(g.devices.size());
@@ -94,7 +94,7 @@ SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
     std::vector<int> qgs = setup.queryGroups.empty() ? std::vector<int>{model.queryGroups} : setup.queryGroups;
     const std::size_t orderLimit = 200000;
 
-    for (int tp : tpCandidates(req, maxGroup)) {
+    for (int tp : tpCandidates(problem, maxGroup)) {
         if (tp < 1 || tp > maxGroup) {
             ++list.excluded["rule 1: TP larger than every device group (GPUs of one type in one node)"];
             continue;
@@ -112,7 +112,7 @@ SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
                 ++list.excluded["global batch not divisible by DP x micro-batch"];
                 continue;
             }
-            auto set = std::make_shared<StageSlotSet>(StageSlots::of(req.cluster, w, tp));
+            auto set = std::make_shared<StageSlotSet>(StageSlots::of(problem.cluster, w, tp));
             const int stages = static_cast<int>(set->all.size());
             if (stages < 1) {
                 ++list.excluded["rule 1: no GPU type has TP x DP GPUs in whole nodes"];
@@ -188,7 +188,7 @@ SkeletonList SkeletonEnumerator::enumerate(const SearchRequest& req)
                                 s.autoSchedule = setup.schedule == ScheduleMode::Auto && choice;
                                 s.slotSet = set;
                                 s.stageSlot = order;
-                                s.idleGpus = req.cluster.deviceCount() - stages * w;
+                                s.idleGpus = problem.cluster.deviceCount() - stages * w;
                                 list.skeletons.push_back(std::move(s));
                             }
                         }

@@ -6,7 +6,7 @@
 #include "predict/IterationComposer.h"
 #include "predict/PredictionCache.h"
 #include "search/RecomputePolicy.h"
-#include "search/SearchResult.h"
+#include "space/Problem.h"
 #include "search/Skeleton.h"
 
 #include <algorithm>
@@ -37,16 +37,16 @@ std::array<bool, kRecomputeLevels> levelsFor(RecomputeMode mode)
 
 }  // namespace
 
-bool SkeletonTables::build(const SearchRequest& req, const Skeleton& sk, const Topology& topo,
+bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Topology& topo,
                            PredictionCache& cache, SkeletonTables& t, std::string& why)
 {
-    const Cluster& cluster = req.cluster;
-    const TrainingSetup& setup = req.setup;
+    const Cluster& cluster = problem.cluster;
+    const TrainingSetup& setup = problem.setup;
     const int P = sk.stages();
     t.stages = P;
-    t.layers = req.model.numLayers;
+    t.layers = problem.model.numLayers;
     t.maxLayers = t.layers - (P - 1);
-    t.model = req.model;
+    t.model = problem.model;
     t.model.seqLen = sk.seq;
     t.model.queryGroups = sk.queryGroups;
     t.notes.clear();

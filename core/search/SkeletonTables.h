@@ -14,7 +14,7 @@ class Cluster;
 class PredictionCache;
 class Topology;
 struct Skeleton;
-struct SearchRequest;
+struct Problem;
 
 // Predictions for every (stage position, layer count, recomputation level) of
 // one skeleton, plus the communication terms. The split search only looks up
@@ -50,7 +50,7 @@ struct SkeletonTables {
 
     // Builds the tables; returns false (with a reason in `why`) when the
     // skeleton cannot run at all (e.g. no link joins two of its stages).
-    static bool build(const SearchRequest& req, const Skeleton& sk, const Topology& topo, PredictionCache& cache,
+    static bool build(const Problem& problem, const Skeleton& sk, const Topology& topo, PredictionCache& cache,
                       SkeletonTables& out, std::string& why);
 };
 

@@ -72,11 +72,12 @@ ReferenceSimulator::Profile ReferenceSimulator::profileOf(const std::string& gpu
     return p;
 }
 
-SimulatedRun ReferenceSimulator::run(const Cluster& cluster, const ModelSpec& modelIn, const TrainingSetup& setup,
-                                     const Plan& plan, int iterations, int warmup) const
+SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, int iterations, int warmup) const
 {
+    const Cluster& cluster = problem.cluster;
+    const TrainingSetup& setup = problem.setup;
     using TM = TransformerMath;
-    ModelSpec m = modelIn;
+    ModelSpec m = problem.model;
     m.seqLen = plan.seqLen > 0 ? plan.seqLen : m.seqLen;
     m.queryGroups = plan.queryGroups > 0 ? plan.queryGroups : m.queryGroups;
     const int b = plan.microBatch, s = m.seqLen, t = plan.tp, P = plan.pp;

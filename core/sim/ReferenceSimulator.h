@@ -1,6 +1,7 @@
 #pragma once
 
 #include "space/Plan.h"
+#include "space/Problem.h"
 
 #include <cstdint>
 #include <map>
@@ -9,9 +10,6 @@
 
 namespace memx {
 
-class Cluster;
-struct ModelSpec;
-struct TrainingSetup;
 
 // What one GPU of a stage would report after a short run.
 struct SimulatedStage {
@@ -57,8 +55,7 @@ public:
 
     Profile profileOf(const std::string& gpuType) const;
 
-    SimulatedRun run(const Cluster& cluster, const ModelSpec& model, const TrainingSetup& setup, const Plan& plan,
-                     int iterations = 10, int warmup = 2) const;
+    SimulatedRun run(const Problem& problem, const Plan& plan, int iterations = 10, int warmup = 2) const;
 
     // The run as Megatron-LM (main, 2025-26) would log it with --log-interval 1
     // --timing-log-level 1 --timing-log-option minmax and the memory report of

@@ -63,11 +63,11 @@ std::shared_ptr<const memx::LearnedPredictor> learned()
 memx::SearchRequest request(int nodes, std::vector<int> mbs)
 {
     memx::SearchRequest req;
-    req.cluster = a100Nodes(nodes);
-    req.model = memx::ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 128;
-    req.setup.microBatches = std::move(mbs);
-    req.setup.maxPipelineStages = 8;
+    req.problem.cluster = a100Nodes(nodes);
+    req.problem.model = memx::ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 128;
+    req.problem.setup.microBatches = std::move(mbs);
+    req.problem.setup.maxPipelineStages = 8;
     req.options.threads = 1;
     return req;
 }

@@ -67,10 +67,10 @@ memx::Cluster paperCluster(int copies)
 memx::SearchRequest request(int copies, std::vector<int> mbs, std::shared_ptr<memx::PredictionStore> store)
 {
     memx::SearchRequest req;
-    req.cluster = paperCluster(copies);
-    req.model = memx::ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 128;
-    req.setup.microBatches = std::move(mbs);
+    req.problem.cluster = paperCluster(copies);
+    req.problem.model = memx::ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 128;
+    req.problem.setup.microBatches = std::move(mbs);
     req.store = std::move(store);
     return req;
 }

@@ -23,11 +23,11 @@ memx::SearchRequest scaleRequest(int nodes, const char* model, int gbs, int maxP
     spec.nodes = nodes;
     spec.types = {"A100-80GB", "H20", "Ascend-910B", "H100-SXM"};
     memx::SearchRequest req;
-    req.cluster = memx::Cluster::fromJson(memx::ClusterGenerator::generate(spec), spec.name,
+    req.problem.cluster = memx::Cluster::fromJson(memx::ClusterGenerator::generate(spec), spec.name,
                                           memx::GpuCatalog::builtin());
-    req.model = memx::ModelSpec::resolve(model);
-    req.setup.globalBatch = gbs;
-    req.setup.maxPipelineStages = maxPp;
+    req.problem.model = memx::ModelSpec::resolve(model);
+    req.problem.setup.globalBatch = gbs;
+    req.problem.setup.maxPipelineStages = maxPp;
     return req;
 }
 

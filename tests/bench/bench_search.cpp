@@ -9,11 +9,11 @@ namespace {
 memx::SearchRequest paperRequest(int threads, bool enumerate)
 {
     memx::SearchRequest req;
-    req.cluster = memx::Cluster::fromFile(std::string(MEMX_SAMPLE_CLUSTERS_DIR) + "/paper-20gpu-3vendor.json");
-    req.model = memx::ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 128;
+    req.problem.cluster = memx::Cluster::fromFile(std::string(MEMX_SAMPLE_CLUSTERS_DIR) + "/paper-20gpu-3vendor.json");
+    req.problem.model = memx::ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 128;
     if (enumerate)
-        req.setup.recompute = memx::RecomputeMode::Enumerate;
+        req.problem.setup.recompute = memx::RecomputeMode::Enumerate;
     req.options.threads = threads;
     return req;
 }
@@ -35,10 +35,10 @@ BENCHMARK(BM_SearchPaperCluster)->Args({1, 0})->Args({2, 0})->Unit(benchmark::kM
 void BM_SearchPaperSizedSpace(benchmark::State& state)
 {
     auto req = paperRequest(static_cast<int>(state.range(0)), false);
-    req.setup.maxPipelineStages = 2;
-    req.setup.microBatches = {1, 2, 4, 8};
-    req.setup.seqLens = {1024, 2048, 4096};
-    req.setup.recompute = memx::RecomputeMode::Enumerate;
+    req.problem.setup.maxPipelineStages = 2;
+    req.problem.setup.microBatches = {1, 2, 4, 8};
+    req.problem.setup.seqLens = {1024, 2048, 4096};
+    req.problem.setup.recompute = memx::RecomputeMode::Enumerate;
     std::uint64_t candidates = 0;
     for (auto _ : state) {
         auto r = memx::SearchEngine::run(req);

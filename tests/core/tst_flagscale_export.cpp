@@ -110,15 +110,15 @@ std::vector<std::vector<int>> subLists(const std::string& v)
 PlanDocument searchBest(const std::string& cluster, ScheduleMode schedule, int rank = 1)
 {
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster(cluster));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 32;
-    req.setup.microBatches = {1};
-    req.setup.maxPipelineStages = 4;
-    req.setup.schedule = schedule;
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster(cluster));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 32;
+    req.problem.setup.microBatches = {1};
+    req.problem.setup.maxPipelineStages = 4;
+    req.problem.setup.schedule = schedule;
     req.options.topK = 5;
     const SearchResult r = SearchEngine::run(req);
-    return PlanJsonReader::fromJson(PlanJson::search(req, r), cluster, rank);
+    return PlanJsonReader::fromJson(PlanJson::search(req.problem, r), cluster, rank);
 }
 
 HeteroConfig validConfig()
@@ -273,7 +273,7 @@ void TestFlagScaleExport::samplePlanYaml()
         world += tp * cp * ep * dp * mpp / ep;
         QCOMPARE(cp, meshes[1]);                     // equal CP
         QCOMPARE((meshes[3] * mbs) % dp, 0);         // micro-batch divisibility
-        QCOMPARE(doc.model.heads % tp, 0);
+        QCOMPARE(doc.problem.model.heads % tp, 0);
     }
     QCOMPARE(ppSum, pp);
     QCOMPARE(static_cast<int>(split.size()), pp);

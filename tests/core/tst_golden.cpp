@@ -24,17 +24,17 @@ std::string goldenDir()
 SearchRequest requestFor(const nlohmann::json& c)
 {
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster(c.at("cluster").get<std::string>()));
-    req.model = ModelSpec::resolve(c.at("model").get<std::string>());
-    req.setup.globalBatch = c.at("gbs").get<int>();
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster(c.at("cluster").get<std::string>()));
+    req.problem.model = ModelSpec::resolve(c.at("model").get<std::string>());
+    req.problem.setup.globalBatch = c.at("gbs").get<int>();
     if (c.contains("mbs"))
-        req.setup.microBatches = c.at("mbs").get<std::vector<int>>();
+        req.problem.setup.microBatches = c.at("mbs").get<std::vector<int>>();
     if (c.contains("max_pp"))
-        req.setup.maxPipelineStages = c.at("max_pp").get<int>();
+        req.problem.setup.maxPipelineStages = c.at("max_pp").get<int>();
     if (c.contains("recompute"))
-        parseRecomputeMode(c.at("recompute").get<std::string>(), req.setup.recompute);
+        parseRecomputeMode(c.at("recompute").get<std::string>(), req.problem.setup.recompute);
     if (c.contains("schedule"))
-        parseScheduleMode(c.at("schedule").get<std::string>(), req.setup.schedule);
+        parseScheduleMode(c.at("schedule").get<std::string>(), req.problem.setup.schedule);
     parseProfile(c.value("profile", std::string("default")), req.objective.profile);
     if (c.value("variance", std::string("mib")) == "util")
         req.objective.variance = VarianceMode::Utilisation;

@@ -251,9 +251,9 @@ void TestLearnedLoop::predictorFileRefusesMismatch()
     QTemporaryDir dir;
     const PredictorFile::Loaded loaded = trainB200(dir);
     const Cluster a100 = Cluster::fromFile(memx::test::sampleCluster("homogeneous-8xa100.json"));
-    TrainingSetup setup;
     std::vector<std::string> problems, warnings;
-    PredictorFile::checkFits(loaded.metadata, a100, ModelSpec::resolve("llama2-7b"), setup, problems, warnings);
+    PredictorFile::checkFits(loaded.metadata, Problem{a100, ModelSpec::resolve("llama2-7b"), TrainingSetup{}}, problems,
+                             warnings);
     QCOMPARE(problems.size(), std::size_t(2));
     QVERIFY(QString::fromStdString(problems[0]).contains("no measurement of A100-80GB (trained on B200)"));
     QVERIFY(QString::fromStdString(problems[1]).contains("hidden 4096, heads 32"));

@@ -59,12 +59,12 @@ Exported readBack(const PlanDocument& doc, const std::vector<ExportedFile>& file
                 host = line.substr(at + 9, line.find(':', at) - at - 9);
         }
         int node = -1;
-        for (std::size_t n = 0; n < doc.cluster.nodes().size(); ++n)
-            if (doc.cluster.nodes()[n].name == host)
+        for (std::size_t n = 0; n < doc.problem.cluster.nodes().size(); ++n)
+            if (doc.problem.cluster.nodes()[n].name == host)
                 node = static_cast<int>(n);
         std::vector<int> devices;
         for (int local : visible)
-            devices.push_back(node < 0 ? -1 : doc.cluster.nodes()[static_cast<std::size_t>(node)].devices.at(static_cast<std::size_t>(local)));
+            devices.push_back(node < 0 ? -1 : doc.problem.cluster.nodes()[static_cast<std::size_t>(node)].devices.at(static_cast<std::size_t>(local)));
         agents.push_back({nodeRank, devices});
     }
     std::sort(agents.begin(), agents.end());
@@ -99,15 +99,15 @@ void TestLogRoundTrip::stagePeaksComeBack()
     QFETCH(QString, cluster);
     QFETCH(int, format);
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 32;
-    req.setup.microBatches = {1};
-    req.setup.maxPipelineStages = 4;
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 32;
+    req.problem.setup.microBatches = {1};
+    req.problem.setup.maxPipelineStages = 4;
     req.options.topK = 3;
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());
-    const PlanDocument doc = PlanJsonReader::fromJson(PlanJson::search(req, r), cluster.toStdString());
+    const PlanDocument doc = PlanJsonReader::fromJson(PlanJson::search(req.problem, r), cluster.toStdString());
     const Plan& plan = doc.plan;
 
     const Exported e = readBack(doc, MegatronExport::files(doc));
@@ -117,7 +117,7 @@ void TestLogRoundTrip::stagePeaksComeBack()
     QCOMPARE(layout.worldSize(), e.world);
 
     const ReferenceSimulator sim(7);
-    const SimulatedRun run = sim.run(doc.cluster, doc.model, doc.setup, plan, 6, 2);
+    const SimulatedRun run = sim.run(doc.problem, plan, 6, 2);
     const std::string text = sim.megatronLog(run, plan, static_cast<ReferenceSimulator::LogFormat>(format));
     QVERIFY(text.rfind("# SIMULATED", 0) == 0);
     const MegatronLog log = MegatronLogParser::parse(text, "simulated.log");
@@ -133,7 +133,7 @@ void TestLogRoundTrip::stagePeaksComeBack()
         for (int rank : layout.ranksOfStage(s)) {
             const int device = e.deviceOfRank.at(static_cast<std::size_t>(rank));
             QVERIFY(device >= 0);
-            QCOMPARE(doc.cluster.devices()[static_cast<std::size_t>(device)].group,
+            QCOMPARE(doc.problem.cluster.devices()[static_cast<std::size_t>(device)].group,
                      plan.stages[static_cast<std::size_t>(s)].group);
         }
     }

@@ -267,15 +267,15 @@ const std::vector<ClusterCase>& cases()
         std::sort(files.begin(), files.end());
         for (const auto& file : files) {
             SearchRequest req;
-            req.cluster = Cluster::fromFile(test::sampleCluster(file));
-            req.model = ModelSpec::resolve("llama2-7b");
-            req.setup.globalBatch = 32;
-            req.setup.microBatches = {1};
-            req.setup.maxPipelineStages = 4;
-            req.setup.schedule = ScheduleMode::Both;
+            req.problem.cluster = Cluster::fromFile(test::sampleCluster(file));
+            req.problem.model = ModelSpec::resolve("llama2-7b");
+            req.problem.setup.globalBatch = 32;
+            req.problem.setup.microBatches = {1};
+            req.problem.setup.maxPipelineStages = 4;
+            req.problem.setup.schedule = ScheduleMode::Both;
             req.options.topK = 8;
             const SearchResult r = SearchEngine::run(req);
-            const nlohmann::json doc = PlanJson::search(req, r);
+            const nlohmann::json doc = PlanJson::search(req.problem, r);
             ClusterCase c{file, {}};
             for (int k = 1; k <= static_cast<int>(r.best.size()); ++k)
                 c.plans.push_back(PlanJsonReader::fromJson(doc, file, k));
@@ -538,10 +538,10 @@ void TestMegatronExport::samplePlansObeyMegatronRules()
         QCOMPARE(num(f, "--micro-batch-size"), p.microBatch);
         QCOMPARE(num(f, "--global-batch-size"), p.globalBatch);
         QCOMPARE(num(f, "--seq-length"), p.seqLen);
-        QCOMPARE(num(f, "--num-layers"), doc.model.numLayers);
+        QCOMPARE(num(f, "--num-layers"), doc.problem.model.numLayers);
         for (std::size_t i = 0; i < p.stages.size(); ++i)
             QCOMPARE(perRank[i], p.stages[i].layers);
-        QCOMPARE(f.count("--use-distributed-optimizer") == 1, doc.setup.distributedOptimizer);
+        QCOMPARE(f.count("--use-distributed-optimizer") == 1, doc.problem.setup.distributedOptimizer);
         QCOMPARE(f.count("--bf16"), std::size_t(1));
         // Rank placement: global rank r runs on a device of its stage, at
         // position dp*TP + tp of the stage's TP-major device list.
@@ -554,12 +554,12 @@ void TestMegatronExport::samplePlansObeyMegatronRules()
             QVERIFY(at != std::string::npos);
             const std::string host = s.text.substr(at + marker.size(), s.text.find(':', at) - at - marker.size());
             int node = -1;
-            for (std::size_t n = 0; n < doc.cluster.nodes().size(); ++n)
-                if (doc.cluster.nodes()[n].name == host)
+            for (std::size_t n = 0; n < doc.problem.cluster.nodes().size(); ++n)
+                if (doc.problem.cluster.nodes()[n].name == host)
                     node = static_cast<int>(n);
             QVERIFY2(node >= 0, host.c_str());
             for (int local = 0; local < s.nproc; ++local, ++rank) {
-                const int device = doc.cluster.nodes()[static_cast<std::size_t>(node)].devices.at(
+                const int device = doc.problem.cluster.nodes()[static_cast<std::size_t>(node)].devices.at(
                     static_cast<std::size_t>(s.visible[static_cast<std::size_t>(local)]));
                 const RankCoords rc = layout.coordsOf(rank);
                 QCOMPARE(device, p.stages[static_cast<std::size_t>(rc.pp)].devices[static_cast<std::size_t>(rc.dp * p.tp + rc.tp)]);

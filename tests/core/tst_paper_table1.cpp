@@ -17,11 +17,11 @@ namespace {
 SearchRequest request(int layers)
 {
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("paper-table1-xy.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.model.numLayers = layers;
-    req.setup.globalBatch = 32;
-    req.setup.microBatches = {1};
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-table1-xy.json"));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.model.numLayers = layers;
+    req.problem.setup.globalBatch = 32;
+    req.problem.setup.microBatches = {1};
     req.options.threads = 1;
     return req;
 }
@@ -30,8 +30,8 @@ SearchRequest request(int layers)
 // recomputation counted), the way training logs report throughput.
 double tflopsPerGpu(const SearchRequest& req, const Plan& p)
 {
-    double perMicroBatch = req.model.numLayers * 3.0 * TransformerMath::layerForwardFlops(req.model, 1, 4096, true)
-        + TransformerMath::outputTrainingFlops(req.model, 1, 4096);
+    double perMicroBatch = req.problem.model.numLayers * 3.0 * TransformerMath::layerForwardFlops(req.problem.model, 1, 4096, true)
+        + TransformerMath::outputTrainingFlops(req.problem.model, 1, 4096);
     return p.microBatches * perMicroBatch / (p.iterationMs * 1e-3) / 1e12 / (p.pp * p.tp * p.dp);
 }
 
@@ -42,7 +42,7 @@ Evaluation evaluate(const SearchRequest& req, std::vector<std::string> groups, s
     spec.stageGroups = std::move(groups);
     spec.layers = std::move(layers);
     spec.recompute = std::move(recompute);
-    return PlanEvaluator::evaluate(req, spec);
+    return PlanEvaluator::evaluate(req.problem, spec);
 }
 
 const std::string X = "xy/Vendor-X";

@@ -16,11 +16,11 @@ namespace {
 SearchRequest smallRequest()
 {
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("paper-6gpu-v100-t4.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 32;
-    req.setup.microBatches = {1};
-    req.setup.maxPipelineStages = 4;
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-6gpu-v100-t4.json"));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 32;
+    req.problem.setup.microBatches = {1};
+    req.problem.setup.maxPipelineStages = 4;
     req.options.topK = 5;
     return req;
 }
@@ -30,7 +30,7 @@ const nlohmann::json& searchDoc()
     static const nlohmann::json doc = [] {
         SearchRequest req = smallRequest();
         SearchResult r = SearchEngine::run(req);
-        return PlanJson::search(req, r);
+        return PlanJson::search(req.problem, r);
     }();
     return doc;
 }
@@ -55,9 +55,9 @@ void TestPlanJsonReader::searchBestByDefault()
     QCOMPARE(d.format, std::string("memx-search/1"));
     QCOMPARE(d.rank, 1);
     QCOMPARE(d.predictor, std::string("analytic"));
-    QCOMPARE(d.model.numLayers, 32);
-    QCOMPARE(d.cluster.deviceCount(), 6);  // 4 V100 + 2 T4
-    QCOMPARE(d.setup.globalBatch, 32);
+    QCOMPARE(d.problem.model.numLayers, 32);
+    QCOMPARE(d.problem.cluster.deviceCount(), 6);  // 4 V100 + 2 T4
+    QCOMPARE(d.problem.setup.globalBatch, 32);
     const auto& best = doc.at("best").at(0);
     QCOMPARE(d.plan.tp, best.at("tp").get<int>());
     QCOMPARE(d.plan.pp, static_cast<int>(d.plan.stages.size()));
@@ -95,15 +95,15 @@ void TestPlanJsonReader::planDocumentRoundTrip()
 {
     PlanDocument a = PlanJsonReader::fromJson(searchDoc(), "s.json", 2);
     SearchRequest req = smallRequest();
-    nlohmann::json j = PlanJson::planDocument(req, a.predictor, a.plan);
+    nlohmann::json j = PlanJson::planDocument(req.problem, a.predictor, a.plan);
     QCOMPARE(j.at("format").get<std::string>(), std::string("memx-plan/1"));
     PlanDocument b = PlanJsonReader::fromJson(j, "p.json");
     QCOMPARE(b.format, std::string("memx-plan/1"));
     // Written again, the plan is the same object.
     QCOMPARE(PlanJson::plan(b.plan), PlanJson::plan(a.plan));
-    QCOMPARE(b.cluster.toJson(), a.cluster.toJson());
-    QCOMPARE(b.model.toJson(), a.model.toJson());
-    QCOMPARE(PlanJson::setup(b.setup), PlanJson::setup(a.setup));
+    QCOMPARE(b.problem.cluster.toJson(), a.problem.cluster.toJson());
+    QCOMPARE(b.problem.model.toJson(), a.problem.model.toJson());
+    QCOMPARE(PlanJson::setup(b.problem.setup), PlanJson::setup(a.problem.setup));
 }
 
 void TestPlanJsonReader::badDocument_data()

@@ -23,11 +23,11 @@ Cluster nodesOf(int nodes, const std::string& type, const std::string& extraType
 SearchRequest request(int nodes, int gbs = 32)
 {
     SearchRequest req;
-    req.cluster = nodesOf(nodes, "A100-80GB");
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = gbs;
-    req.setup.microBatches = {1, 2};
-    req.setup.maxPipelineStages = 4;
+    req.problem.cluster = nodesOf(nodes, "A100-80GB");
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = gbs;
+    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.maxPipelineStages = 4;
     req.options.threads = 1;
     return req;
 }
@@ -96,9 +96,9 @@ void TestPredictionStore::secondSearch()
     else if (change == "objective")
         b.objective.profile = ProfileKind::ThroughputFirst;
     else if (change == "type")
-        b.cluster = nodesOf(2, "A100-80GB", "H100-SXM");
+        b.problem.cluster = nodesOf(2, "A100-80GB", "H100-SXM");
     else if (change == "model")
-        b.model = ModelSpec::resolve("llama2-13b");
+        b.problem.model = ModelSpec::resolve("llama2-13b");
     else if (change == "gbs")
         b = request(1, 64);
     else if (change == "predictor") {

@@ -19,10 +19,10 @@ namespace {
 SearchRequest table1()
 {
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("paper-table1-xy.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 32;
-    req.setup.microBatches = {1};
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-table1-xy.json"));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 32;
+    req.problem.setup.microBatches = {1};
     return req;
 }
 
@@ -32,7 +32,7 @@ Plan planFor(const SearchRequest& req, std::vector<int> layers, std::vector<Reco
     spec.stageGroups = {"xy/Vendor-X", "xy/Vendor-Y"};
     spec.layers = std::move(layers);
     spec.recompute = std::move(recompute);
-    return PlanEvaluator::evaluate(req, spec).plan;
+    return PlanEvaluator::evaluate(req.problem, spec).plan;
 }
 }  // namespace
 
@@ -52,8 +52,8 @@ void TestReferenceSimulator::sameSeedSameNumbers()
 {
     auto req = table1();
     Plan p = planFor(req, {8, 24}, {Recompute::None, Recompute::None});
-    auto a = ReferenceSimulator(7).run(req.cluster, req.model, req.setup, p);
-    auto b = ReferenceSimulator(7).run(req.cluster, req.model, req.setup, p);
+    auto a = ReferenceSimulator(7).run(req.problem, p);
+    auto b = ReferenceSimulator(7).run(req.problem, p);
     QCOMPARE(a.iterationMs, b.iterationMs);
     QCOMPARE(a.stages[0].maxAllocatedMiB, b.stages[0].maxAllocatedMiB);
 }
@@ -62,8 +62,8 @@ void TestReferenceSimulator::seedsDifferByNoiseOnly()
 {
     auto req = table1();
     Plan p = planFor(req, {8, 24}, {Recompute::None, Recompute::None});
-    auto a = ReferenceSimulator(1).run(req.cluster, req.model, req.setup, p);
-    auto b = ReferenceSimulator(2).run(req.cluster, req.model, req.setup, p);
+    auto a = ReferenceSimulator(1).run(req.problem, p);
+    auto b = ReferenceSimulator(2).run(req.problem, p);
     QVERIFY(a.medianIterationMs != b.medianIterationMs);
     // Noise is a few percent (profiles: 2-3.5% relative standard deviation).
     QVERIFY(std::abs(a.medianIterationMs / b.medianIterationMs - 1.0) < 0.15);
@@ -75,7 +75,7 @@ void TestReferenceSimulator::warmupIterationsAreSlower()
 {
     auto req = table1();
     Plan p = planFor(req, {8, 24}, {Recompute::None, Recompute::None});
-    auto r = ReferenceSimulator(3).run(req.cluster, req.model, req.setup, p, 10, 2);
+    auto r = ReferenceSimulator(3).run(req.problem, p, 10, 2);
     QCOMPARE(r.iterationMs.size(), std::size_t(10));
     QVERIFY(r.iterationMs[0] > 1.15 * r.medianIterationMs);
     QVERIFY(r.iterationMs[1] > 1.15 * r.medianIterationMs);
@@ -86,7 +86,7 @@ void TestReferenceSimulator::outOfMemoryIsReported()
     auto req = table1();
     // 21:11 cannot fit X (tst_paper_table1); the simulator must agree.
     Plan p = planFor(req, {21, 11}, {Recompute::Full, Recompute::None});
-    auto r = ReferenceSimulator(0).run(req.cluster, req.model, req.setup, p);
+    auto r = ReferenceSimulator(0).run(req.problem, p);
     QVERIFY(r.outOfMemory);
     QVERIFY(r.outOfMemoryReason.find("stage 0") != std::string::npos);
 }
@@ -96,9 +96,9 @@ void TestReferenceSimulator::selectiveSavesWhereTheStackAllows()
     // On the 20-GPU cluster Vendor-B's stack frees 18% of activations with
     // selective recomputation, the A100's nothing (FlashAttention keeps no s^2).
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 64;
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 64;
     PlanSpec spec;
     spec.tp = 1;
     spec.dp = 4;
@@ -106,12 +106,12 @@ void TestReferenceSimulator::selectiveSavesWhereTheStackAllows()
     spec.stageGroups = {"vb", "a100"};
     spec.layers = {16, 16};
     spec.recompute = {Recompute::None, Recompute::None};
-    Plan none = PlanEvaluator::evaluate(req, spec).plan;
+    Plan none = PlanEvaluator::evaluate(req.problem, spec).plan;
     spec.recompute = {Recompute::Selective, Recompute::Selective};
-    Plan sel = PlanEvaluator::evaluate(req, spec).plan;
+    Plan sel = PlanEvaluator::evaluate(req.problem, spec).plan;
     ReferenceSimulator sim(0);
-    auto a = sim.run(req.cluster, req.model, req.setup, none);
-    auto b = sim.run(req.cluster, req.model, req.setup, sel);
+    auto a = sim.run(req.problem, none);
+    auto b = sim.run(req.problem, sel);
     QVERIFY(b.stages[0].maxAllocatedMiB < 0.95 * a.stages[0].maxAllocatedMiB);  // Vendor-B saves
     QVERIFY(std::abs(b.stages[1].maxAllocatedMiB - a.stages[1].maxAllocatedMiB) < 4.0);  // A100 does not
 }
@@ -121,7 +121,7 @@ void TestReferenceSimulator::logIsLabelledAndHasEveryRank()
     auto req = table1();
     Plan p = planFor(req, {8, 24}, {Recompute::None, Recompute::None});
     ReferenceSimulator sim(5);
-    auto r = sim.run(req.cluster, req.model, req.setup, p, 6);
+    auto r = sim.run(req.problem, p, 6);
     QString log = QString::fromStdString(sim.megatronLog(r, p));
     QVERIFY(log.startsWith("# SIMULATED"));
     QCOMPARE(log.count(QStringLiteral("elapsed time per iteration (ms):")), 6);
@@ -135,18 +135,18 @@ void TestReferenceSimulator::logRoundTripsThroughTheImporter()
     // the 20-GPU cluster, TP 2, DP 2, 5 stages; write the log, import it, and get
     // every stage's peak and the median iteration time back.
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 64;
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 64;
     PlanSpec spec;
     spec.tp = 2;
     spec.dp = 2;
     spec.microBatch = 1;
     spec.stageGroups = {"vb", "vb", "vc", "vc", "a100"};
     spec.layers = {8, 8, 5, 5, 6};
-    Plan p = PlanEvaluator::evaluate(req, spec).plan;
+    Plan p = PlanEvaluator::evaluate(req.problem, spec).plan;
     ReferenceSimulator sim(11);
-    auto run = sim.run(req.cluster, req.model, req.setup, p, 8, 2);
+    auto run = sim.run(req.problem, p, 8, 2);
     auto log = MegatronLogParser::parse(sim.megatronLog(run, p), "simulated.log");
     auto peaks = MegatronLogParser::stagePeakMiB(log, RankLayout(p.tp, p.pp, p.dp));
     QCOMPARE(peaks.size(), std::size_t(5));

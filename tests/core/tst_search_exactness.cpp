@@ -60,7 +60,7 @@ Case randomCase(unsigned seed)
     }
     Case c;
     SearchRequest& req = c.request;
-    req.cluster = Cluster::fromJson(doc, "random", GpuCatalog::builtin());
+    req.problem.cluster = Cluster::fromJson(doc, "random", GpuCatalog::builtin());
     ModelSpec m = ModelSpec::resolve("llama2-7b");
     m.name = "random-model";
     m.numLayers = pick(std::vector<int>{6, 8, 10, 12});
@@ -70,15 +70,15 @@ Case randomCase(unsigned seed)
     m.queryGroups = pick(std::vector<int>{4, 16});
     m.ffnHidden = m.hidden * 8 / 3 / 256 * 256 + 256;
     m.seqLen = pick(std::vector<int>{2048, 4096});
-    req.model = m;
-    req.setup.globalBatch = pick(std::vector<int>{16, 32, 64});
-    req.setup.microBatches = {1, 2};
-    req.setup.maxPipelineStages = uniform(2, 6);
-    req.setup.schedule = pick(std::vector<ScheduleMode>{ScheduleMode::Auto, ScheduleMode::Both, ScheduleMode::OneF1B});
-    req.setup.recompute = pick(std::vector<RecomputeMode>{RecomputeMode::Policy, RecomputeMode::Policy,
+    req.problem.model = m;
+    req.problem.setup.globalBatch = pick(std::vector<int>{16, 32, 64});
+    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.maxPipelineStages = uniform(2, 6);
+    req.problem.setup.schedule = pick(std::vector<ScheduleMode>{ScheduleMode::Auto, ScheduleMode::Both, ScheduleMode::OneF1B});
+    req.problem.setup.recompute = pick(std::vector<RecomputeMode>{RecomputeMode::Policy, RecomputeMode::Policy,
                                                           RecomputeMode::Enumerate, RecomputeMode::UniformFull});
-    req.setup.placement = uniform(0, 3) ? PlacementMode::Contiguous : PlacementMode::All;
-    req.setup.distributedOptimizer = uniform(0, 3) != 0;
+    req.problem.setup.placement = uniform(0, 3) ? PlacementMode::Contiguous : PlacementMode::All;
+    req.problem.setup.distributedOptimizer = uniform(0, 3) != 0;
     req.objective.profile = pick(std::vector<ProfileKind>{ProfileKind::Default, ProfileKind::SafetyFirst,
                                                           ProfileKind::ThroughputFirst, ProfileKind::Auto});
     req.objective.variance = uniform(0, 2) ? VarianceMode::AbsoluteMiB : VarianceMode::Utilisation;
@@ -94,9 +94,9 @@ Case randomCase(unsigned seed)
                   .arg(seed)
                   .arg(nodes)
                   .arg(m.numLayers)
-                  .arg(req.setup.maxPipelineStages)
-                  .arg(toString(req.setup.recompute))
-                  .arg(toString(req.setup.placement))
+                  .arg(req.problem.setup.maxPipelineStages)
+                  .arg(toString(req.problem.setup.recompute))
+                  .arg(toString(req.problem.setup.placement))
                   .arg(seed % 2 == 1 ? ", sampled" : "");
     return c;
 }
@@ -164,10 +164,10 @@ void TestSearchExactness::sampledReferencesAreCloseToExact()
     // With a sample budget below the space, the medians come from a
     // stratified sample: close to the exact ones, and flagged.
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 128;
-    req.setup.microBatches = {1, 2};
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 128;
+    req.problem.setup.microBatches = {1, 2};
     const SearchResult exact = SearchEngine::run(req);
     QCOMPARE(exact.stats.sampleFraction, 1.0);
     req.options.sampleBudget = 10'000;

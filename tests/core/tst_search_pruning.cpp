@@ -34,12 +34,12 @@ SearchRequest makeRequest(const QString& cluster, const QString& model, const QS
                           const QString& recompute, const QString& variance, const QString& schedule)
 {
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
-    req.model = model == "tiny-12l" ? smallModel() : ModelSpec::resolve(model.toStdString());
-    req.setup.globalBatch = 32;
-    req.setup.microBatches = {1, 2};
-    parseRecomputeMode(recompute.toStdString(), req.setup.recompute);
-    parseScheduleMode(schedule.toStdString(), req.setup.schedule);
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
+    req.problem.model = model == "tiny-12l" ? smallModel() : ModelSpec::resolve(model.toStdString());
+    req.problem.setup.globalBatch = 32;
+    req.problem.setup.microBatches = {1, 2};
+    parseRecomputeMode(recompute.toStdString(), req.problem.setup.recompute);
+    parseScheduleMode(schedule.toStdString(), req.problem.setup.schedule);
     parseProfile(profile.toStdString(), req.objective.profile);
     req.objective.variance = variance == "util" ? VarianceMode::Utilisation : VarianceMode::AbsoluteMiB;
     req.options.topK = 10;
@@ -105,7 +105,7 @@ void TestSearchPruning::prunedEqualsBruteForce()
 void TestSearchPruning::threadCountDoesNotChangeResults()
 {
     auto req = makeRequest("paper-20gpu-3vendor.json", "llama2-7b", "default", "policy", "mib", "auto");
-    req.setup.microBatches = {2};
+    req.problem.setup.microBatches = {2};
     req.options.threads = 1;
     auto one = SearchEngine::run(req);
     req.options.threads = 2;
@@ -128,7 +128,7 @@ void TestSearchPruning::fastestMatchesIndependentEnumeration()
     // PlanEvaluator (no split search involved) and compare the fastest
     // feasible plan and the feasible count with the engine's.
     auto req = makeRequest("paper-table1-xy.json", "llama2-7b", "default", "policy", "mib", "1f1b");
-    req.setup.microBatches = {1};
+    req.problem.setup.microBatches = {1};
     auto result = SearchEngine::run(req);
     QVERIFY(result.error.empty());
     double bestMs = std::numeric_limits<double>::infinity();
@@ -139,7 +139,7 @@ void TestSearchPruning::fastestMatchesIndependentEnumeration()
             PlanSpec spec;
             spec.stageGroups = order;
             spec.layers = split;
-            auto ev = PlanEvaluator::evaluate(req, spec);
+            auto ev = PlanEvaluator::evaluate(req.problem, spec, req.predictor, req.objective.variance);
             if (!ev.feasible)
                 return;
             ++feasible;

@@ -73,11 +73,11 @@ void TestStageSlots::singleStagePlansExist()
     // The plans Megatron-LM users run first on two 8-GPU nodes: pure DP=16
     // and TP=8 x DP=2, both one pipeline stage over both nodes.
     SearchRequest req;
-    req.cluster = test::uniformNodes(2, 8, "A100-80GB");
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 64;
-    req.setup.microBatches = {1};
-    req.setup.maxPipelineStages = 1;
+    req.problem.cluster = test::uniformNodes(2, 8, "A100-80GB");
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 64;
+    req.problem.setup.microBatches = {1};
+    req.problem.setup.maxPipelineStages = 1;
     req.options.topK = 50;
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());
@@ -91,14 +91,14 @@ void TestStageSlots::singleStagePlansExist()
     QVERIFY(tpDp.count({8, 2}));
 
     // And they stay in the space when deeper pipelines are allowed.
-    req.setup.maxPipelineStages = 8;
+    req.problem.setup.maxPipelineStages = 8;
     req.options.topK = 10;
     PlanSpec spec;
     spec.tp = 8;
     spec.dp = 2;
     spec.stageGroups = {"n0+n1"};
     spec.layers = {32};
-    QVERIFY(PlanEvaluator::evaluate(req, spec).feasible);
+    QVERIFY(PlanEvaluator::evaluate(req.problem, spec).feasible);
 }
 
 void TestStageSlots::dataParallelAcrossNodesUsesTheInterNodeLinks()
@@ -110,9 +110,9 @@ void TestStageSlots::dataParallelAcrossNodesUsesTheInterNodeLinks()
     // two synchronisations is (15/16) / (7/8) x 240 / 25 = 10.29 when
     // latency is negligible (LLaMA2-70B's stage: about 2.2 GB per GPU).
     SearchRequest req;
-    req.cluster = test::uniformNodes(2, 8, "H100-SXM");
-    req.model = ModelSpec::resolve("llama2-70b");
-    req.setup.globalBatch = 64;
+    req.problem.cluster = test::uniformNodes(2, 8, "H100-SXM");
+    req.problem.model = ModelSpec::resolve("llama2-70b");
+    req.problem.setup.globalBatch = 64;
     PlanSpec wide;
     wide.tp = 1;
     wide.dp = 16;
@@ -123,8 +123,8 @@ void TestStageSlots::dataParallelAcrossNodesUsesTheInterNodeLinks()
     narrow.dp = 8;
     narrow.stageGroups = {"n0", "n1"};
     narrow.layers = {40, 40};
-    const Plan a = PlanEvaluator::evaluate(req, wide).plan;
-    const Plan b = PlanEvaluator::evaluate(req, narrow).plan;
+    const Plan a = PlanEvaluator::evaluate(req.problem, wide).plan;
+    const Plan b = PlanEvaluator::evaluate(req.problem, narrow).plan;
     // Stage 0 of the narrow plan holds 40 layers plus the embedding; scale
     // by parameters: the wide stage holds all 80 layers, embedding and head.
     const double perParamWide = a.dpMs;
@@ -140,33 +140,33 @@ void TestStageSlots::exportedRanksOfASpanningStage()
     // A stage over two nodes gets its ranks on both, in Megatron's order:
     // ranks 0-7 (DP replicas 0-3 of TP 2) on n0, 8-15 on n1.
     SearchRequest req;
-    req.cluster = test::uniformNodes(2, 8, "A100-80GB");
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 64;
+    req.problem.cluster = test::uniformNodes(2, 8, "A100-80GB");
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 64;
     PlanSpec spec;
     spec.tp = 2;
     spec.dp = 8;
     spec.stageGroups = {"n0+n1"};
     spec.layers = {32};
-    const Plan plan = PlanEvaluator::evaluate(req, spec).plan;
-    const LaunchLayout lay = LaunchFiles::layout(req.cluster, plan);
+    const Plan plan = PlanEvaluator::evaluate(req.problem, spec).plan;
+    const LaunchLayout lay = LaunchFiles::layout(req.problem.cluster, plan);
     QCOMPARE(static_cast<int>(lay.agents.size()), 2);
     QCOMPARE(lay.hosts[0].name, std::string("n0"));
     QCOMPARE(lay.hosts[1].name, std::string("n1"));
     QCOMPARE(lay.agents[0].firstRank, 0);
     QCOMPARE(lay.agents[1].firstRank, 8);
     for (int r = 0; r < 16; ++r)
-        QCOMPARE(req.cluster.devices()[static_cast<std::size_t>(lay.deviceOfRank[static_cast<std::size_t>(r)])].node,
+        QCOMPARE(req.problem.cluster.devices()[static_cast<std::size_t>(lay.deviceOfRank[static_cast<std::size_t>(r)])].node,
                  r < 8 ? 0 : 1);
 }
 
 void TestStageSlots::tooFewStagesForTheTypesIsExplained()
 {
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("mixed-128gpu-4types.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 256;
-    req.setup.maxPipelineStages = 2;
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster("mixed-128gpu-4types.json"));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 256;
+    req.problem.setup.maxPipelineStages = 2;
     const SearchResult r = SearchEngine::run(req);
     QVERIFY(QString::fromStdString(r.error).contains("the cluster has 4 types, so --max-pp must be at least 4"));
 }

@@ -60,7 +60,7 @@ bool runAndWait(MainWindow& w)
 void trainSmallPredictor(const std::string& file)
 {
     SearchRequest req = test::paperRequest();
-    req.setup.microBatches = {1, 2, 4};
+    req.problem.setup.microBatches = {1, 2, 4};
     test::trainSmallPredictor(req, file);
 }
 
@@ -385,8 +385,8 @@ void TestMainWindow::exportWritesMegatronScriptsAndPlanJson()
     QCOMPARE(doc.format, std::string("memx-plan/1"));
     QCOMPARE(doc.plan.key, best.key);
     QCOMPARE(doc.plan.iterationMs, best.iterationMs);
-    QCOMPARE(doc.model.name, std::string("llama2-7b"));
-    QCOMPARE(doc.cluster.deviceCount(), 20);
+    QCOMPARE(doc.problem.model.name, std::string("llama2-7b"));
+    QCOMPARE(doc.problem.cluster.deviceCount(), 20);
     QCOMPARE(doc.predictor, std::string("analytic"));
 
     // The selected plan, not the best, when one is selected.
@@ -469,7 +469,7 @@ void TestMainWindow::memoryMarginAtUncertainty()
         limit = std::min(limit, s.capacityMiB / s.memory.totalMiB() - 1.0);
     plan.uncertainty = beyond < 0 ? 0.0 : beyond * limit;
     MemoryBars bars;
-    bars.setPlan(plan, req.cluster);
+    bars.setPlan(plan, req.problem.cluster);
     QCOMPARE(bars.hasWhiskers(), whiskers);
     QCOMPARE(bars.fitsAtUpperBound(), beyond <= 1.0);
     const QString text = bars.marginText();

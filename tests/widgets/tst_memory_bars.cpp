@@ -28,7 +28,7 @@ private:
 void TestMemoryBars::initTestCase()
 {
     SearchRequest req = test::paperRequest();
-    cluster_ = req.cluster;
+    cluster_ = req.problem.cluster;
     result_ = SearchEngine::run(req);
     QVERIFY2(result_.error.empty(), result_.error.c_str());
     QVERIFY(!result_.best.empty());

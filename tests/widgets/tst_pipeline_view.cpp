@@ -46,10 +46,10 @@ private:
 void TestPipelineView::initTestCase()
 {
     SearchRequest req;
-    req.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
-    req.model = ModelSpec::resolve("llama2-7b");
-    req.setup.globalBatch = 128;
-    req.setup.microBatches = {1, 2};
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 128;
+    req.problem.setup.microBatches = {1, 2};
     result_ = SearchEngine::run(req);
     QVERIFY2(result_.error.empty(), result_.error.c_str());
 }

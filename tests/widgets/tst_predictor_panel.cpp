@@ -75,7 +75,7 @@ void TestPredictorPanel::initTestCase()
 PredictorPanel* TestPredictorPanel::makePanel(QWidget* parent)
 {
     auto* panel = new PredictorPanel(parent);
-    panel->setContext(req_.cluster, req_.model, req_.setup);
+    panel->setContext(req_.problem);
     return panel;
 }
 
@@ -222,9 +222,9 @@ void TestPredictorPanel::uncoveredGpuTypeRefusesTheLearnedChoice()
     QCOMPARE(panel->problems().size(), 1);
     // A cluster of A100s only is covered.
     SearchRequest a100 = req_;
-    a100.cluster = Cluster::fromFile(test::sampleCluster("homogeneous-8xa100.json"));
+    a100.problem.cluster = Cluster::fromFile(test::sampleCluster("homogeneous-8xa100.json"));
     panel->setChoice(PredictorPanel::Choice::Learned);
-    panel->setContext(a100.cluster, a100.model, a100.setup);
+    panel->setContext(a100.problem);
     QVERIFY2(panel->problems().isEmpty(), qPrintable(panel->problems().join(';')));
     QVERIFY(panel->refusal().isEmpty());
 }
@@ -233,10 +233,10 @@ void TestPredictorPanel::extrapolationIsAWarningNotARefusal()
 {
     std::unique_ptr<PredictorPanel> panel(makePanel());
     QVERIFY(panel->loadFile(model_));
-    TrainingSetup setup = req_.setup;
-    setup.globalBatch = 64;
-    setup.microBatches = {1, 2, 8};
-    panel->setContext(req_.cluster, req_.model, setup);
+    Problem problem = req_.problem;
+    problem.setup.globalBatch = 64;
+    problem.setup.microBatches = {1, 2, 8};
+    panel->setContext(problem);
     QVERIFY(panel->problems().isEmpty());
     QCOMPARE(panel->warnings().size(), 2);
     QVERIFY(panel->warnings().join(';').contains(QStringLiteral("global batch 64")));

@@ -1,0 +1,137 @@
+// A measured run placed on a given cluster (memx-cli profile simulate,
+// memx-cli predict --cluster): each stage takes the next free TP x DP slice of
+// a node of its GPU type, or, when it is larger than any node, the next free
+// whole nodes of that type, as the search places stages that span nodes.
+#include "TestClusters.h"
+
+#include "io/InputError.h"
+#include "profile/MeasuredRun.h"
+#include "profile/RunScenario.h"
+
+#include <QtTest>
+
+#include <set>
+
+using namespace memx;
+
+namespace {
+
+// LLaMA2-7B's shape, split evenly over pp stages of one GPU type.
+MeasuredRun runOf(int tp, int dp, int pp, const std::string& type = "A100-80GB")
+{
+    MeasuredRun r;
+    r.runId = "r1";
+    Measurement& c = r.config;
+    c.gpuType = type;
+    c.tp = tp;
+    c.dp = dp;
+    c.pp = pp;
+    c.numGpus = tp * dp * pp;
+    c.mbs = 1;
+    c.gbs = 64;
+    c.seqLen = 4096;
+    c.numLayers = 32;
+    c.hidden = 4096;
+    c.ffnHidden = 11008;
+    c.heads = 32;
+    c.queryGroups = 32;
+    c.vocab = 32000;
+    for (int i = 0; i < pp; ++i)
+        r.stages.push_back({i, type, tp, 32 / pp, Recompute::Full, std::nullopt, std::nullopt, -1});
+    return r;
+}
+
+}  // namespace
+
+class TestRunScenario : public QObject {
+    Q_OBJECT
+private slots:
+    void stagesArePlaced_data();
+    void stagesArePlaced();
+    void aSpanningStageIsPredictedOverBothNodes();
+    void aStageThatFitsNowhereIsNamed();
+};
+
+void TestRunScenario::stagesArePlaced_data()
+{
+    QTest::addColumn<int>("nodes");
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<int>("dp");
+    QTest::addColumn<int>("pp");
+    QTest::addColumn<QStringList>("expected");  // PlanSpec::stageGroups
+    QTest::newRow("two stages in one node") << 2 << 4 << 1 << 2 << QStringList{"n0", "n0"};
+    QTest::newRow("a node per stage") << 2 << 8 << 1 << 2 << QStringList{"n0", "n1"};
+    QTest::newRow("pure DP over two nodes") << 2 << 1 << 16 << 1 << QStringList{"n0+n1"};
+    QTest::newRow("TP 8 x DP 2 over two nodes") << 2 << 8 << 2 << 1 << QStringList{"n0+n1"};
+    QTest::newRow("two stages of two nodes each") << 4 << 4 << 4 << 2 << QStringList{"n0+n1", "n2+n3"};
+    QTest::newRow("slices fill a node before the next") << 3 << 4 << 1 << 3 << QStringList{"n0", "n0", "n1"};
+}
+
+void TestRunScenario::stagesArePlaced()
+{
+    QFETCH(int, nodes);
+    QFETCH(int, tp);
+    QFETCH(int, dp);
+    QFETCH(int, pp);
+    QFETCH(QStringList, expected);
+    PlanSpec spec;
+    const Problem problem = RunScenario::problem(runOf(tp, dp, pp), test::uniformNodes(nodes, 8, "A100-80GB"), spec);
+    QStringList got;
+    for (const auto& g : spec.stageGroups)
+        got << QString::fromStdString(g);
+    QCOMPARE(got, expected);
+    QCOMPARE(problem.setup.globalBatch, 64);
+    QCOMPARE(problem.model.numLayers, 32);
+    QCOMPARE(spec.tp, tp);
+    QCOMPARE(spec.dp, dp);
+}
+
+void TestRunScenario::aSpanningStageIsPredictedOverBothNodes()
+{
+    // TP 8 x DP 2 on two 8-GPU nodes: one stage, its 16 GPUs on both nodes,
+    // and its DP gradient sync over InfiniBand (25 GB/s) rather than NVLink,
+    // so it costs more than the same run with DP inside one 16-GPU node.
+    PlanSpec spec;
+    const Problem two = RunScenario::problem(runOf(8, 2, 1), test::uniformNodes(2, 8, "A100-80GB"), spec);
+    const RunPrediction over = RunScenario::predict(two, spec, nullptr);
+    QVERIFY2(over.feasible, over.problem.c_str());
+    QCOMPARE(over.plan.stages.size(), std::size_t(1));
+    const StagePlan& s = over.plan.stages.front();
+    QCOMPARE(s.devices.size(), std::size_t(16));
+    std::set<int> groups;
+    for (int d : s.devices)
+        groups.insert(two.cluster.devices()[static_cast<std::size_t>(d)].group);
+    QCOMPARE(groups.size(), std::size_t(2));
+    QCOMPARE(QString::fromStdString(s.label()), QStringLiteral("n0+n1"));
+
+    PlanSpec one;
+    const Problem single = RunScenario::problem(runOf(8, 2, 1), test::uniformNodes(1, 16, "A100-80GB"), one);
+    const RunPrediction inside = RunScenario::predict(single, one, nullptr);
+    QVERIFY(inside.feasible);
+    QVERIFY2(over.iterationMs() > inside.iterationMs(),
+             qPrintable(QStringLiteral("%1 vs %2 ms").arg(over.iterationMs()).arg(inside.iterationMs())));
+    // The per-GPU memory does not depend on where the ranks sit.
+    QCOMPARE(over.peakMemMiB(), inside.peakMemMiB());
+}
+
+void TestRunScenario::aStageThatFitsNowhereIsNamed()
+{
+    PlanSpec spec;
+    try {
+        RunScenario::problem(runOf(8, 4, 1), test::uniformNodes(2, 8, "A100-80GB"), spec);
+        QFAIL("32 GPUs placed on a 16-GPU cluster");
+    } catch (const InputError& e) {
+        const QString what = QString::fromUtf8(e.what());
+        QVERIFY2(what.contains(QStringLiteral("run r1, stage 0")), qPrintable(what));
+        QVERIFY2(what.contains(QStringLiteral("32 free GPUs")), qPrintable(what));
+    }
+    try {
+        RunScenario::problem(runOf(4, 1, 1, "H100-SXM"), test::uniformNodes(2, 8, "A100-80GB"), spec);
+        QFAIL("an H100 stage placed on A100 nodes");
+    } catch (const InputError& e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("of type H100-SXM")), e.what());
+    }
+}
+
+QTEST_GUILESS_MAIN(TestRunScenario)
+#include "tst_run_scenario.moc"
