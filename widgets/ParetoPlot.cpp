@@ -8,6 +8,8 @@
 #include <qcustomplot.h>
 
 #include <QFileInfo>
+#include <QPainter>
+#include <QPixmap>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -57,6 +59,22 @@ protected:
     }
 };
 
+// A filled, antialiased disc of `diameter` logical pixels for a pixmap scatter.
+QPixmap discPixmap(const QColor& color, double diameter, qreal dpr)
+{
+    const int side = static_cast<int>(std::ceil((diameter + 2) * dpr));
+    QPixmap pm(side, side);
+    pm.setDevicePixelRatio(dpr);
+    pm.fill(Qt::transparent);
+    QPainter p(&pm);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(Qt::NoPen);
+    p.setBrush(color);
+    const double c = side / dpr / 2.0;
+    p.drawEllipse(QPointF(c, c), diameter / 2, diameter / 2);
+    return pm;
+}
+
 }  // namespace
 
 ParetoPlot::ParetoPlot(QWidget* parent)
@@ -73,6 +91,9 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     connect(plot_, &QCustomPlot::mouseMove, this, &ParetoPlot::onMouseMove);
     connect(plot_, &QCustomPlot::mousePress, this, &ParetoPlot::onMousePress);
     connect(plot_, &QCustomPlot::mouseRelease, this, &ParetoPlot::onMouseRelease);
+    connect(plot_, &QCustomPlot::afterReplot, this, [this] { replotPending_ = false; });
+    plot_->addLayer(QStringLiteral("selection"), plot_->layer(QStringLiteral("main")), QCustomPlot::limAbove);
+    plot_->layer(QStringLiteral("selection"))->setMode(QCPLayer::lmBuffered);
     rebuild();
 }
 
@@ -96,8 +117,10 @@ QString ParetoPlot::planSummary(const Plan& p, VarianceMode mode)
         .arg(p.phi, 0, 'g', 3);
 }
 
-void ParetoPlot::setResult(const SearchResult& r)
+void ParetoPlot::setResult(std::shared_ptr<const SearchResult> result)
 {
+    result_ = std::move(result);
+    const SearchResult& r = *result_;
     plans_.clear();
     candidateKeys_.clear();
     frontVarKeys_.clear();
@@ -107,7 +130,7 @@ void ParetoPlot::setResult(const SearchResult& r)
     hovered_ = 0;
     mode_ = r.varianceMode;
     auto remember = [this](const Plan& p) {
-        plans_.try_emplace(p.key, Entry{p.iterationMs, p.maxMemMiB, p.varMem, p});
+        plans_.try_emplace(p.key, Entry{p.iterationMs, p.maxMemMiB, p.varMem, &p});
         return static_cast<quint64>(p.key);
     };
     // Thin deterministically (evenly spaced indices) so huge samples stay interactive.
@@ -143,12 +166,13 @@ void ParetoPlot::setLiveFront(const std::vector<std::pair<double, double>>& fron
         live_->removeFromLegend();
     if (plans_.empty())
         resetView();
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+    requestReplot();
 }
 
 void ParetoPlot::clear()
 {
     plans_.clear();
+    result_.reset();
     candidateKeys_.clear();
     frontVarKeys_.clear();
     frontMemKeys_.clear();
@@ -210,14 +234,38 @@ void ParetoPlot::resetView()
         if (!log_ && plot_->yAxis->range().lower < 0 && plot_->yAxis->range().upper > 0)
             plot_->yAxis->setRangeLower(std::min(0.0, plot_->yAxis->range().lower));
     }
-    plot_->replot();
+    requestReplot();
+}
+
+void ParetoPlot::requestReplot()
+{
+    // Drawn on the next event-loop turn, never inside setResult; and not at
+    // all while hidden (a plot of thousands of plans takes tens of ms): the
+    // replot then happens when it is shown.
+    if (!isVisible()) {
+        replotPending_ = true;
+        return;
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::showEvent(QShowEvent* e)
+{
+    QWidget::showEvent(e);
+    // A plot whose size changed on show was redrawn by its resize already.
+    if (replotPending_)
+        plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ParetoPlot::setSelectedPlan(quint64 key)
 {
     selected_ = key;
     updateSelectionRing();
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+    // The ring has a buffered layer of its own: moving it redraws only that.
+    if (isVisible() && !replotPending_)
+        plot_->layer(QStringLiteral("selection"))->replot();
+    else
+        requestReplot();
 }
 
 int ParetoPlot::candidatePointCount() const { return static_cast<int>(candidateKeys_.size()); }
@@ -256,7 +304,9 @@ void ParetoPlot::rebuild()
     candidates_->setName(QStringLiteral("candidates (%1)").arg(candidateKeys_.size()));
     candidates_->setLineStyle(QCPGraph::lsNone);
     // ssDisc fills with the pen colour.
-    candidates_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colors::withAlpha(text, 80), 4));
+    // One antialiased disc, drawn once and blitted per plan: thousands of
+    // ellipses cost a replot tens of ms, a pixmap blit a fraction of that.
+    candidates_->setScatterStyle(QCPScatterStyle(discPixmap(colors::withAlpha(text, 80), 4, devicePixelRatioF())));
     candidates_->setAdaptiveSampling(false);  // thinning is ours; keep every point hittable and visible
     fill(candidates_, candidateKeys_);
 
@@ -319,6 +369,7 @@ void ParetoPlot::rebuild()
     }
 
     ring_ = plot_->addGraph();
+    ring_->setLayer(QStringLiteral("selection"));
     ring_->setName(QStringLiteral("selection"));
     ring_->setLineStyle(QCPGraph::lsNone);
     ring_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(text, 2.5), Qt::NoBrush, 32));
@@ -375,7 +426,7 @@ void ParetoPlot::changeEvent(QEvent* e)
     QWidget::changeEvent(e);
     if (e->type() == QEvent::PaletteChange) {
         rebuild();
-        plot_->replot(QCustomPlot::rpQueuedReplot);
+        requestReplot();
     }
 }
 
@@ -416,7 +467,7 @@ void ParetoPlot::onMouseMove(QMouseEvent* e)
         emit planHovered(0, {});
         return;
     }
-    const QString summary = planSummary(plans_.at(key).plan, mode_);
+    const QString summary = planSummary(*plans_.at(key).plan, mode_);
     QToolTip::showText(e->globalPosition().toPoint(), summary, plot_);
     emit planHovered(key, summary);
 }

@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+#include <memory>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -31,7 +32,9 @@ public:
     explicit ParetoPlot(QWidget* parent = nullptr);
     ~ParetoPlot() override;
 
-    void setResult(const SearchResult& r);  // copies what it needs
+    // Keeps the result alive and points into it: a 128-GPU result holds
+    // thousands of plans, too many to copy on the GUI thread.
+    void setResult(std::shared_ptr<const SearchResult> r);
     // (T ms, V as in the result's variance mode) while a search runs; replaces
     // the previous live line. Drawn only on the variance axis.
     void setLiveFront(const std::vector<std::pair<double, double>>& front);
@@ -61,15 +64,17 @@ signals:
 
 protected:
     void changeEvent(QEvent* e) override;
+    void showEvent(QShowEvent* e) override;
 
 private:
     struct Entry {
         double tMs = 0, mMiB = 0, var = 0;
-        Plan plan;
+        const Plan* plan = nullptr;  // in result_
     };
     double yOf(const Entry& e) const;
     double yOfVariance(double v) const;
     void rebuild();
+    void requestReplot();
     void applyPalette();
     void updateAxisLabels();
     void updateSelectionRing();
@@ -84,6 +89,7 @@ private:
     QCPGraph* ring_ = nullptr;
     std::vector<QCPGraph*> bestGraphs_;
 
+    std::shared_ptr<const SearchResult> result_;
     std::unordered_map<quint64, Entry> plans_;  // every plan that can be drawn, by key
     std::vector<quint64> candidateKeys_;        // thinned plotSample
     std::vector<quint64> frontVarKeys_, frontMemKeys_;
@@ -92,6 +98,7 @@ private:
     VarianceMode mode_ = VarianceMode::AbsoluteMiB;
     YAxis yAxis_ = YAxis::Variance;
     bool log_ = false;
+    bool replotPending_ = false;  // changed while hidden
     quint64 selected_ = 0;
     quint64 hovered_ = 0;
     QPointF pressPos_;

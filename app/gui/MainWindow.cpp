@@ -320,6 +320,8 @@ void MainWindow::createDocks()
     planTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
     planTable_->setSelectionMode(QAbstractItemView::SingleSelection);
     planTable_->horizontalHeader()->setStretchLastSection(true);
+    // Column widths from the first rows (and the visible ones), not all 200.
+    planTable_->horizontalHeader()->setResizeContentsPrecision(40);
     planTable_->verticalHeader()->setVisible(false);
     layout->addWidget(planFilter_);
     layout->addWidget(planTable_);
@@ -817,6 +819,7 @@ void MainWindow::runSearch()
 
 void MainWindow::onSearchStarted()
 {
+    ++showGeneration_;  // a result still being shown step by step is superseded
     pareto_->clear();
     progress_->setValue(0);
     progress_->setVisible(true);
@@ -852,27 +855,17 @@ void MainWindow::onSearchFinished()
     cancelButton_->setVisible(false);
     cancelAct_->setEnabled(false);
     resultsStale_ = false;
-    pareto_->setResult(r);
+    pareto_->setResult(controller_->lastResultShared());
     compare_->setResult(r);
-    std::vector<Plan> plans = r.best;
-    planModel_->setPlans(plans, r.varianceMode);
-    planTable_->sortByColumn(0, Qt::AscendingOrder);
-    planTable_->resizeColumnsToContents();
-    if (!shownFirstResult_) {
-        shownFirstResult_ = true;
-        tabs_->setCurrentWidget(pareto_);  // a new user sees the plan space first
-    }
     if (r.profileRequested == ProfileKind::Auto)
         objectivePanel_->setAutoExplanation(tr("auto chose %1: %2").arg(qs(toString(r.profileUsed)), qs(r.profileReason)));
     else
         objectivePanel_->setAutoExplanation(QString());
-    if (!r.best.empty()) {
-        selectPlan(r.best.front().key);
+    if (!r.best.empty())
         lastResultSummary_ = {{"best", PlanJson::plan(r.best.front())},
                               {"feasible", r.stats.feasible},
                               {"profile_used", toString(r.profileUsed)},
                               {"predictor", r.predictorName}};
-    }
     // Feasible plans are counted, not visited: the search composes only the
     // ones its bounds cannot rule out.
     statusLabel_->setText(tr("%L1 feasible plans covered, %L2 composed, in %3 s (%4 predictor, %L5 candidates/s)")
@@ -882,10 +875,37 @@ void MainWindow::onSearchFinished()
                               .arg(predictorLabel(controller_->lastRequest().predictor, r.predictorName))
                               .arg(static_cast<qlonglong>(r.stats.candidatesPerS)));
     updateExportActions();
+    // The plan table and the chosen plan's views follow on later turns of the
+    // event loop, each after the previous one has been drawn, so that no turn
+    // holds the GUI thread long: a 128-GPU result redraws a plot of thousands
+    // of plans, 200 table rows and per-GPU bars (bench_gui_stall measures the
+    // longest gap; docs/SCALING.md). A newer result or search drops the steps.
+    const quint64 generation = ++showGeneration_;
+    QTimer::singleShot(0, this, [this, generation] {
+        if (generation != showGeneration_)
+            return;
+        const SearchResult& res = controller_->lastResult();
+        planModel_->setPlans(res.best, res.varianceMode);
+        planTable_->sortByColumn(0, Qt::AscendingOrder);
+        planTable_->resizeColumnsToContents();
+        QTimer::singleShot(0, this, [this, generation] {
+            if (generation != showGeneration_)
+                return;
+            if (!shownFirstResult_) {
+                shownFirstResult_ = true;
+                tabs_->setCurrentWidget(pareto_);  // a new user sees the plan space first
+            }
+            const SearchResult& res = controller_->lastResult();
+            if (!res.best.empty())
+                selectPlan(res.best.front().key);
+            emit resultShown();
+        });
+    });
 }
 
 void MainWindow::onSearchFailed(const QString& reason)
 {
+    ++showGeneration_;
     progress_->setVisible(false);
     cancelButton_->setVisible(false);
     cancelAct_->setEnabled(false);

@@ -102,6 +102,10 @@ public:
 signals:
     // A search was not started; the reason is also in the status bar.
     void searchRefused(const QString& reason);
+    // A finished search's result is fully shown: plot, plan table and the best
+    // plan selected in every view (a few event-loop turns after
+    // SearchController::finished).
+    void resultShown();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -183,6 +187,7 @@ private:
     quint64 selectedKey_ = 0;
     bool resultsStale_ = false;
     bool shownFirstResult_ = false;
+    quint64 showGeneration_ = 0;  // steps of showing a result; bumped to drop pending ones
     nlohmann::json lastResultSummary_;
     // The learned predictor of the last started search and its file, so that
     // exports name the file even after the panel's choice changed.

@@ -46,6 +46,7 @@ void SearchController::start(SearchRequest request)
     if (!store_)
         store_ = std::make_shared<PredictionStore>();
     request.store = store_;  // predictions carry over between searches (MemX 3.1.2)
+    request.options.background = true;  // the GUI thread shares the cores
     const quint64 generation = ++generation_;
     auto cancelFlag = std::make_shared<std::atomic<bool>>(false);
     QPointer<SearchController> self(this);
@@ -63,38 +64,45 @@ void SearchController::start(SearchRequest request)
     };
     auto cancelFn = [cancelFlag] { return cancelFlag->load(); };
 
-    auto* watcher = new QFutureWatcher<SearchResult>(this);
+    auto* watcher = new Watcher(this);
     auto kept = std::make_shared<const SearchRequest>(request);  // for lastRequest(); the worker gets its own copy
-    connect(watcher, &QFutureWatcher<SearchResult>::finished, this,
+    connect(watcher, &Watcher::finished, this,
             [this, generation, watcher, kept] { onFinished(generation, watcher, *kept); });
     current_ = Run{cancelFlag, watcher, generation};
     watcher->setFuture(QtConcurrent::run([request = std::move(request), progressFn, cancelFn]() mutable {
-        return SearchEngine::run(std::move(request), progressFn, cancelFn);
+        return std::make_shared<const SearchResult>(SearchEngine::run(std::move(request), progressFn, cancelFn));
     }));
     emit started();
 }
 
-void SearchController::onFinished(quint64 generation, QFutureWatcher<SearchResult>* watcher,
-                                  const SearchRequest& request)
+void SearchController::onFinished(quint64 generation, Watcher* watcher, const SearchRequest& request)
 {
     watcher->deleteLater();
     if (current_.watcher == watcher)
         current_.watcher = nullptr;
     if (generation != generation_)
         return;  // superseded or cancelled: drop it
-    SearchResult r = watcher->result();
-    if (r.cancelled)
+    std::shared_ptr<const SearchResult> r = watcher->result();
+    if (!r || r->cancelled)
         return;
-    if (!r.error.empty() && r.best.empty()) {
-        result_ = std::move(r);
+    if (!r->error.empty() && r->best.empty()) {
+        replaceResult(std::move(r));
         hasResult_ = false;
-        emit failed(QString::fromStdString(result_.error));
+        emit failed(QString::fromStdString(result_->error));
         return;
     }
-    result_ = std::move(r);
+    replaceResult(std::move(r));
     request_ = request;
     hasResult_ = true;
     emit finished();
+}
+
+void SearchController::replaceResult(std::shared_ptr<const SearchResult> r)
+{
+    std::shared_ptr<const SearchResult> old = std::exchange(result_, std::move(r));
+    // The last owner of the old result frees it on a pool thread, not here.
+    if (old.use_count() == 1)
+        (void)QtConcurrent::run([old = std::move(old)]() mutable { old.reset(); });
 }
 
 }  // namespace memx

@@ -24,7 +24,9 @@ public:
     void start(SearchRequest request);
     void cancel();
     bool isRunning() const;
-    const SearchResult& lastResult() const { return result_; }
+    const SearchResult& lastResult() const { return *result_; }
+    // The same result, shared: views keep it alive instead of copying plans.
+    std::shared_ptr<const SearchResult> lastResultShared() const { return result_; }
     // The request lastResult() answers (cluster, model, setup, predictor): what
     // an export of one of its plans was made for, whatever was edited since.
     const SearchRequest& lastRequest() const { return request_; }
@@ -38,17 +40,22 @@ signals:
     void failed(const QString& reason);
 
 private:
-    void onFinished(quint64 generation, QFutureWatcher<SearchResult>* watcher, const SearchRequest& request);
+    using Watcher = QFutureWatcher<std::shared_ptr<const SearchResult>>;
+    void onFinished(quint64 generation, Watcher* watcher, const SearchRequest& request);
+    void replaceResult(std::shared_ptr<const SearchResult> r);
 
     struct Run {
         std::shared_ptr<std::atomic<bool>> cancel;
-        QFutureWatcher<SearchResult>* watcher = nullptr;
+        Watcher* watcher = nullptr;
         quint64 generation = 0;
     };
     Run current_;
     quint64 generation_ = 0;
     SearchRequest request_;
-    SearchResult result_;
+    // Never null. Handed from the worker by pointer: a 128-GPU result holds
+    // thousands of plans, and copying or freeing them on the GUI thread would
+    // stall it.
+    std::shared_ptr<const SearchResult> result_ = std::make_shared<const SearchResult>();
     bool hasResult_ = false;
     std::shared_ptr<PredictionStore> store_;  // kept across searches; emptied on the paper's conditions
 };

@@ -31,7 +31,7 @@ int takeScreenshot(memx::MainWindow& w, const QString& file, memx::MainWindow::V
 {
     QEventLoop loop;
     bool ok = false;
-    QObject::connect(w.controller(), &memx::SearchController::finished, &loop, [&] {
+    QObject::connect(&w, &memx::MainWindow::resultShown, &loop, [&] {
         ok = true;
         loop.quit();
     });

@@ -379,7 +379,7 @@ private:
                 req_.store->use(PredictionContext::of(req_.problem.cluster, req_.problem.model, req_.problem.setup.globalBatch, *predictor_));
         for (int i = 0; i < threads; ++i)
             workers_.push_back(std::make_unique<Worker>(*predictor_, req_.options, req_.store.get()));
-        pool_ = std::make_unique<WorkerPool>(threads, progress_, cancelled_);
+        pool_ = std::make_unique<WorkerPool>(threads, progress_, cancelled_, req_.options.background);
         // Work per skeleton for progress: building its tables and programmes.
         for (const auto& sk : list_.skeletons) {
             const double units = req_.problem.model.numLayers / std::max(1, sk.unitLayers());

@@ -23,7 +23,8 @@ public:
     using CancelFn = std::function<bool()>;
     using Decorate = std::function<void(SearchProgress&)>;  // adds counts and the live front
 
-    WorkerPool(int threads, ProgressFn progress, CancelFn cancelled);
+    // background: the worker threads run at a lower scheduling priority.
+    WorkerPool(int threads, ProgressFn progress, CancelFn cancelled, bool background = false);
 
     // Runs `body` for items order[0], order[1], ... (weights[item]: relative
     // cost for progress). Progress goes from `fromPermille` to `toPermille`.
@@ -37,6 +38,7 @@ public:
 
 private:
     int threads_;
+    bool background_;
     ProgressFn progress_;
     CancelFn cancelled_;
     std::atomic<bool> stop_{false};

@@ -51,7 +51,7 @@ MainWindow::Options quietOptions()
 
 bool runAndWait(MainWindow& w)
 {
-    QSignalSpy done(w.controller(), &SearchController::finished);
+    QSignalSpy done(&w, &MainWindow::resultShown);
     w.runSearch();
     return done.wait(60000);
 }
@@ -76,6 +76,7 @@ private slots:
     void selectingAPlanUpdatesTheBars();
     void profileSwitchMovesTheHighlight();
     void newSearchSupersedesTheRunningOne();
+    void aResultBeingShownIsDroppedByANewSearch();
     void cancelStopsTheSearch();
     void projectRoundTrip();
     void autosaveHoldsUnsavedChanges();
@@ -184,11 +185,38 @@ void TestMainWindow::newSearchSupersedesTheRunningOne()
     MainWindow w(quietOptions());
     w.openSampleProject();
     QSignalSpy done(w.controller(), &SearchController::finished);
+    QSignalSpy shown(&w, &MainWindow::resultShown);
     w.runSearch();
     w.runSearch();  // supersedes the first
     QVERIFY(done.wait(60000));
+    QVERIFY(shown.wait(5000));
     QTest::qWait(200);
     QCOMPARE(done.count(), 1);
+    QCOMPARE(shown.count(), 1);
+}
+
+void TestMainWindow::aResultBeingShownIsDroppedByANewSearch()
+{
+    // A result is shown over a few event-loop turns; a search started in
+    // between must not let the old result's remaining steps fill the views.
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    QSignalSpy done(w.controller(), &SearchController::finished);
+    QSignalSpy shown(&w, &MainWindow::resultShown);
+    bool restarted = false;
+    connect(w.controller(), &SearchController::finished, &w, [&] {
+        if (!restarted) {
+            restarted = true;
+            w.runSearch();  // right after the first result arrived, before its steps ran
+        }
+    });
+    w.runSearch();
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 120000);
+    QVERIFY(shown.count() == 1 || shown.wait(5000));
+    QTest::qWait(200);
+    QCOMPARE(shown.count(), 1);  // only the second result completed its steps
+    QVERIFY(w.result());
+    QCOMPARE(w.selectedPlan(), static_cast<quint64>(w.result()->best.front().key));
 }
 
 void TestMainWindow::cancelStopsTheSearch()

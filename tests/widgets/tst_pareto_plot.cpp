@@ -28,6 +28,11 @@ private slots:
 private:
     static QCPGraph* graphNamed(ParetoPlot& w, const QString& name);
     static QPoint pixelOf(ParetoPlot& w, const Plan& p);
+    // The plot keeps the result it is shown; each test hands it a copy.
+    static std::shared_ptr<const SearchResult> shared(const SearchResult& r)
+    {
+        return std::make_shared<const SearchResult>(r);
+    }
     SearchResult result_;
 };
 
@@ -60,7 +65,7 @@ QPoint TestParetoPlot::pixelOf(ParetoPlot& w, const Plan& p)
 void TestParetoPlot::candidatesDrawn()
 {
     ParetoPlot w;
-    w.setResult(result_);
+    w.setResult(shared(result_));
     QVERIFY(result_.plotSample.size() <= ParetoPlot::kMaxCandidatePoints);
     QCOMPARE(w.candidatePointCount(), static_cast<int>(result_.plotSample.size()));
     QCPGraph* g = graphNamed(w, QStringLiteral("candidates (%1)").arg(result_.plotSample.size()));
@@ -84,10 +89,10 @@ void TestParetoPlot::thinsLargeSamples()
         big.plotSample.push_back(p);
     }
     ParetoPlot w;
-    w.setResult(big);
+    w.setResult(shared(big));
     QCOMPARE(w.candidatePointCount(), ParetoPlot::kMaxCandidatePoints);
     ParetoPlot again;
-    again.setResult(big);
+    again.setResult(shared(big));
     QCOMPARE(graphNamed(again, QStringLiteral("candidates (5000)"))->data()->at(1234)->key,
              graphNamed(w, QStringLiteral("candidates (5000)"))->data()->at(1234)->key);
 }
@@ -95,7 +100,7 @@ void TestParetoPlot::thinsLargeSamples()
 void TestParetoPlot::selectionRing()
 {
     ParetoPlot w;
-    w.setResult(result_);
+    w.setResult(shared(result_));
     QCPGraph* ring = graphNamed(w, QStringLiteral("selection"));
     QVERIFY(ring);
     QCOMPARE(ring->dataCount(), 0);
@@ -119,7 +124,8 @@ void TestParetoPlot::clickEmitsPlanClicked()
     w.resize(1200, 700);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.setResult(result_);
+    w.setResult(shared(result_));
+    QCoreApplication::processEvents();  // the plot is laid out and drawn on the next turn, as a user sees it
     QSignalSpy spy(&w, &ParetoPlot::planClicked);
     for (const auto& pb : result_.profileBests) {
         spy.clear();
@@ -142,7 +148,8 @@ void TestParetoPlot::hoverEmitsSummary()
     w.resize(1200, 700);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.setResult(result_);
+    w.setResult(shared(result_));
+    QCoreApplication::processEvents();  // the plot is laid out and drawn on the next turn, as a user sees it
     QSignalSpy spy(&w, &ParetoPlot::planHovered);
     const Plan& p = result_.profileBests.front().best;
     QTest::mouseMove(w.plot(), pixelOf(w, p));
@@ -159,7 +166,7 @@ void TestParetoPlot::hoverEmitsSummary()
 void TestParetoPlot::yAxisSwitchesFront()
 {
     ParetoPlot w;
-    w.setResult(result_);
+    w.setResult(shared(result_));
     auto check = [&](const ParetoFront& front, double yScale) {
         QCPGraph* g = graphNamed(w, QStringLiteral("Pareto front"));
         QVERIFY(g);
@@ -197,7 +204,7 @@ void TestParetoPlot::exportImage()
 {
     QTemporaryDir dir;
     ParetoPlot w;
-    w.setResult(result_);
+    w.setResult(shared(result_));
     const QString png = dir.filePath(QStringLiteral("p.png"));
     QVERIFY(w.exportImage(png, 800, 500));
     QVERIFY(QFileInfo(png).size() > 1000);
@@ -215,7 +222,7 @@ void TestParetoPlot::screenshots()
     w.resize(1200, 700);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.setResult(result_);
+    w.setResult(shared(result_));
     w.setSelectedPlan(result_.best.front().key);
     w.plot()->replot();
     QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-pareto-variance.png")));
