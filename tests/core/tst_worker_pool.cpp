@@ -1,0 +1,138 @@
+// The pool the search runs its passes on: every item exactly once on any
+// number of threads, cancel stops handing out items, progress stays on its
+// band and never goes back, and background workers run at a lower priority
+// than the thread that started them (the workbench's GUI thread).
+#include "search/WorkerPool.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#if defined(__linux__)
+#include <cerrno>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+using namespace memx;
+
+class TestWorkerPool : public QObject {
+    Q_OBJECT
+private slots:
+    void everyItemOnce_data();
+    void everyItemOnce();
+    void cancelStopsHandingOutItems();
+    void progressStaysOnItsBand();
+    void backgroundWorkersAreNicer();
+};
+
+void TestWorkerPool::everyItemOnce_data()
+{
+    QTest::addColumn<int>("threads");
+    QTest::addColumn<int>("items");
+    QTest::newRow("one thread") << 1 << 100;
+    QTest::newRow("three threads") << 3 << 100;
+    QTest::newRow("more threads than items") << 8 << 3;
+    QTest::newRow("no items") << 2 << 0;
+}
+
+void TestWorkerPool::everyItemOnce()
+{
+    QFETCH(int, threads);
+    QFETCH(int, items);
+    std::vector<std::size_t> order(static_cast<std::size_t>(items));
+    std::iota(order.rbegin(), order.rend(), 0);  // handed out last first
+    const std::vector<double> weights(order.size(), 1.0);
+    std::vector<std::atomic<int>> seen(order.size());
+    std::atomic<bool> badWorker{false};
+    WorkerPool pool(threads, {}, {});
+    pool.run(1, order, weights, 0, 1000, [&](int worker, std::size_t item) {
+        if (worker < 0 || worker >= threads)
+            badWorker = true;  // no QVERIFY off the test's thread
+        ++seen[item];
+    });
+    QVERIFY(!badWorker);
+    for (const auto& s : seen)
+        QCOMPARE(s.load(), 1);
+    QVERIFY(!pool.stopped());
+}
+
+void TestWorkerPool::cancelStopsHandingOutItems()
+{
+    std::vector<std::size_t> order(10000);
+    std::iota(order.begin(), order.end(), 0);
+    const std::vector<double> weights(order.size(), 1.0);
+    std::atomic<int> done{0};
+    std::atomic<bool> cancel{false};
+    WorkerPool pool(2, {}, [&] { return cancel.load(); });
+    pool.run(1, order, weights, 0, 1000, [&](int, std::size_t) {
+        if (++done == 50)
+            cancel = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    QVERIFY(pool.stopped());
+    // The monitor polls every 20 ms: a few dozen more items at 1 ms each, not 10,000.
+    QVERIFY2(done.load() < 1000, qPrintable(QString::number(done.load())));
+}
+
+void TestWorkerPool::progressStaysOnItsBand()
+{
+    std::vector<std::size_t> order(40);
+    std::iota(order.begin(), order.end(), 0);
+    const std::vector<double> weights(order.size(), 1.0);
+    std::mutex m;
+    std::vector<int> permille;
+    std::thread::id caller = std::this_thread::get_id();
+    bool offThread = false;
+    WorkerPool pool(2, [&](const SearchProgress& p) {
+        std::lock_guard<std::mutex> lock(m);
+        permille.push_back(p.permille);
+        offThread = offThread || std::this_thread::get_id() != caller;
+    }, {});
+    pool.run(2, order, weights, 150, 650, [](int, std::size_t) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    });
+    QVERIFY(!permille.empty());  // 40 x 10 ms on 2 threads: about 200 ms, reported every 100 ms
+    QVERIFY(!offThread);         // progress comes from the thread that called run()
+    for (std::size_t i = 0; i < permille.size(); ++i) {
+        QVERIFY(permille[i] >= 150 && permille[i] <= 650);
+        if (i > 0)
+            QVERIFY(permille[i] >= permille[i - 1]);
+    }
+}
+
+void TestWorkerPool::backgroundWorkersAreNicer()
+{
+#if defined(__linux__)
+    auto niceOfThisThread = [] {
+        errno = 0;
+        return getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+    };
+    const int mine = niceOfThisThread();
+    if (mine > 9)
+        QSKIP("already running at nice > 9");
+    const std::vector<std::size_t> order{0, 1, 2, 3};
+    const std::vector<double> weights(order.size(), 1.0);
+    for (bool background : {false, true}) {
+        std::atomic<int> worst{-100}, best{100};
+        WorkerPool pool(2, {}, {}, background);
+        pool.run(1, order, weights, 0, 1000, [&](int, std::size_t) {
+            const int n = niceOfThisThread();
+            worst = std::max(worst.load(), n);
+            best = std::min(best.load(), n);
+        });
+        QCOMPARE(best.load(), background ? mine + 10 : mine);
+        QCOMPARE(worst.load(), background ? mine + 10 : mine);
+    }
+    QCOMPARE(niceOfThisThread(), mine);  // the caller keeps its priority
+#else
+    QSKIP("thread priorities are only lowered on Linux");
+#endif
+}
+
+QTEST_GUILESS_MAIN(TestWorkerPool)
+#include "tst_worker_pool.moc"
