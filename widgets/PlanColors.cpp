@@ -1,5 +1,7 @@
 #include "PlanColors.h"
 
+#include <QPalette>
+
 #include <array>
 
 namespace memx::colors {
@@ -55,6 +57,14 @@ QColor profile(int kind)
     case 2: return QColor(0x4e, 0x79, 0xa7);  // throughput-first
     default: return QColor(0xb0, 0x7a, 0xa1); // custom
     }
+}
+
+StatusColors status(const QPalette& pal)
+{
+    const bool dark = pal.color(QPalette::Window).lightness() < 128;
+    if (dark)
+        return {QColor(0xef, 0x6f, 0x6c), QColor(0xff, 0xb7, 0x4d), QColor(0x81, 0xc7, 0x84)};
+    return {QColor(0xc6, 0x28, 0x28), QColor(0xa1, 0x5c, 0x00), QColor(0x2e, 0x7d, 0x32)};
 }
 
 }  // namespace memx::colors

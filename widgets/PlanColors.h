@@ -3,6 +3,8 @@
 #include <QColor>
 #include <QString>
 
+class QPalette;
+
 // Colours shared by every view so a GPU type, a memory term or a weight
 // profile looks the same everywhere. Chosen to read on light and dark palettes.
 namespace memx::colors {
@@ -18,5 +20,12 @@ QColor withAlpha(QColor c, int alpha);
 
 // default, safety-first, throughput-first, custom (ProfileKind order).
 QColor profile(int profileKind);
+
+// Problem (red), warning (amber) and ok (green) text that reads on the
+// window background, light or dark.
+struct StatusColors {
+    QColor problem, warning, ok;
+};
+StatusColors status(const QPalette& pal);
 
 }  // namespace memx::colors

@@ -1,5 +1,7 @@
 #include "PredictorPanel.h"
 
+#include "PlanColors.h"
+
 #include "space/Problem.h"
 #include "io/InputError.h"
 #include "predict/AnalyticPredictor.h"
@@ -38,18 +40,6 @@ QString join(const std::vector<std::string>& items)
     for (const auto& s : items)
         out << qs(s);
     return out.join(QStringLiteral(", "));
-}
-
-// Colours that read on the window background, light or dark.
-struct StatusColors {
-    QColor problem, warning, ok;
-};
-StatusColors statusColors(const QPalette& pal)
-{
-    const bool dark = pal.color(QPalette::Window).lightness() < 128;
-    if (dark)
-        return {QColor(0xef, 0x6f, 0x6c), QColor(0xff, 0xb7, 0x4d), QColor(0x81, 0xc7, 0x84)};
-    return {QColor(0xc6, 0x28, 0x28), QColor(0xa1, 0x5c, 0x00), QColor(0x2e, 0x7d, 0x32)};
 }
 
 // A feature's share of the total gain as a thin horizontal bar.
@@ -338,7 +328,7 @@ QString PredictorPanel::summaryLine() const
 void PredictorPanel::refresh()
 {
     syncCombo();
-    const StatusColors colors = statusColors(palette());
+    const colors::StatusColors status = colors::status(palette());
 
     if (choice_ == Choice::Analytic)
         description_->setText(
@@ -411,22 +401,22 @@ void PredictorPanel::refresh()
     QStringList html;
     if (loaded_ && context_) {
         for (const QString& p : problems_)
-            html << QStringLiteral("<div style='color:%1'>✖ %2</div>").arg(colors.problem.name(), p.toHtmlEscaped());
+            html << QStringLiteral("<div style='color:%1'>✖ %2</div>").arg(status.problem.name(), p.toHtmlEscaped());
         for (const QString& w : warnings_)
-            html << QStringLiteral("<div style='color:%1'>⚠ %2</div>").arg(colors.warning.name(), w.toHtmlEscaped());
+            html << QStringLiteral("<div style='color:%1'>⚠ %2</div>").arg(status.warning.name(), w.toHtmlEscaped());
         if (problems_.isEmpty() && warnings_.isEmpty())
             html << QStringLiteral("<div style='color:%1'>✔ %2</div>")
-                        .arg(colors.ok.name(), tr("Fits this cluster, model and setup").toHtmlEscaped());
+                        .arg(status.ok.name(), tr("Fits this cluster, model and setup").toHtmlEscaped());
         if (!problems_.isEmpty() && choice_ == Choice::Learned)
             html << QStringLiteral("<div style='color:%1'><b>%2</b></div>")
-                        .arg(colors.problem.name(),
+                        .arg(status.problem.name(),
                              tr("A search with this predictor is refused: choose Analytic or another file.")
                                  .toHtmlEscaped());
     }
     fitLabel_->setText(html.join(QString()));
     fitLabel_->setVisible(!html.isEmpty());
 
-    errorLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(colors.problem.name()));
+    errorLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(status.problem.name()));
     errorLabel_->setText(error_);
     errorLabel_->setVisible(!error_.isEmpty());
     holdNeededHeight();

@@ -14,6 +14,7 @@
 #include "PropertyPanel.h"
 #include "SearchController.h"
 #include "SetupPanel.h"
+#include "StaleBanner.h"
 
 #include "export/CandidateCsv.h"
 #include "export/LaunchFiles.h"
@@ -24,6 +25,7 @@
 #include "io/InputError.h"
 #include "io/JsonReader.h"
 #include "predict/LibraryVersions.h"
+#include "search/RequestChanges.h"
 
 #include <QAction>
 #include <QApplication>
@@ -34,6 +36,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGraphicsOpacityEffect>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -72,6 +75,7 @@ QString qs(const std::string& s)
 {
     return QString::fromStdString(s);
 }
+
 }  // namespace
 
 MainWindow::MainWindow(Options options, QWidget* parent)
@@ -95,7 +99,14 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     tabs_->addTab(bars_, tr("Memory per GPU"));
     tabs_->addTab(pipeline_, tr("Pipeline"));
     tabs_->addTab(compare_, tr("Profiles"));
-    setCentralWidget(tabs_);
+    staleBanner_ = new StaleBanner(this);
+    auto* central = new QWidget(this);
+    auto* centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(2);
+    centralLayout->addWidget(staleBanner_);
+    centralLayout->addWidget(tabs_, 1);
+    setCentralWidget(central);
     pareto_->setLogAxes(true);
 
     createActions();
@@ -112,14 +123,19 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         cancelButton_->setVisible(false);
         runAct_->setEnabled(true);
         cancelAct_->setEnabled(false);
-        statusLabel_->setText(tr("Search cancelled"));
+        statusLabel_->setText(staleChanges_.empty()
+                                  ? tr("Search cancelled")
+                                  : tr("Search cancelled: the results shown were computed before %1 changed")
+                                        .arg(qs(RequestChanges::describe(staleChanges_))));
     });
+    connect(staleBanner_, &StaleBanner::runRequested, this, &MainWindow::runSearch);
 
     connect(pareto_, &ParetoPlot::planClicked, this, &MainWindow::selectPlan);
     connect(compare_, &ProfileComparisonView::planActivated, this, &MainWindow::selectPlan);
     connect(document_, &ClusterDocument::changed, this, [this] {
-        resultsStale_ = true;
-        statusLabel_->setText(tr("Cluster changed: press Run (F5) to plan again"));
+        updateStaleness();
+        if (!staleChanges_.empty())
+            statusLabel_->setText(tr("Cluster changed: press Run (F5) to plan again"));
         updateTitle();
     });
     connect(document_->undoStack(), &QUndoStack::cleanChanged, this, [this] { updateTitle(); });
@@ -415,9 +431,9 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     pipeline_->clear();
     planModel_->setPlans({}, project.objective.variance);
     settingsDirty_ = false;
-    resultsStale_ = true;
     planInfo_->clear();
     setCurrentFile(file);
+    updateStaleness();
     updateExportActions();
     if (!predictorError.isEmpty())
         statusLabel_->setText(tr("The project's predictor was not loaded (searching with the analytic one): %1")
@@ -463,7 +479,7 @@ bool MainWindow::isDirty() const
 void MainWindow::markDirty()
 {
     settingsDirty_ = true;
-    resultsStale_ = true;
+    updateStaleness();
     updateTitle();
 }
 
@@ -663,6 +679,12 @@ MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QStr
         out.message = tr("Nothing to export: run a search first.");
         return out;
     }
+    if (!staleChanges_.empty()) {
+        out.message = tr("Not exported: the results were computed before %1 changed. Press Run (F5) to plan "
+                         "the project as it is now, then export.")
+                          .arg(qs(RequestChanges::describe(staleChanges_)));
+        return out;
+    }
     const Plan* plan = planByKey(selectedKey_);
     if (!plan)
         plan = &r->best.front();
@@ -752,6 +774,34 @@ void MainWindow::updateExportActions()
 Problem MainWindow::currentProblem() const
 {
     return Problem{document_->cluster(), setupPanel_->model(), setupPanel_->setup()};
+}
+
+void MainWindow::updateStaleness()
+{
+    std::vector<std::string> changes;
+    if (controller_->hasResult()) {
+        SearchRequest now;
+        try {
+            now.problem = currentProblem();
+            now.objective = objectivePanel_->objective();
+            now.predictor = predictorPanel_->predictor();
+            changes = RequestChanges::between(controller_->lastRequest(), now);
+        } catch (const std::exception&) {
+            changes = {"setup"};  // the panels hold something that cannot even be searched
+        }
+    }
+    staleChanges_ = changes;
+    staleBanner_->setChanges(changes);
+    // Dimmed, not hidden: a user may still compare with what they had.
+    for (QWidget* view : std::initializer_list<QWidget*>{pareto_, bars_, pipeline_, compare_, planTable_}) {
+        if (changes.empty()) {
+            view->setGraphicsEffect(nullptr);
+        } else if (!view->graphicsEffect()) {
+            auto* dim = new QGraphicsOpacityEffect(view);
+            dim->setOpacity(0.4);
+            view->setGraphicsEffect(dim);
+        }
+    }
 }
 
 void MainWindow::updatePredictorContext()
@@ -854,7 +904,7 @@ void MainWindow::onSearchFinished()
     progress_->setVisible(false);
     cancelButton_->setVisible(false);
     cancelAct_->setEnabled(false);
-    resultsStale_ = false;
+    updateStaleness();  // current, unless the panels were edited while it ran
     pareto_->setResult(controller_->lastResultShared());
     compare_->setResult(r);
     if (r.profileRequested == ProfileKind::Auto)

@@ -37,6 +37,7 @@ class ProfileComparisonView;
 class PropertyPanel;
 class SearchController;
 class SetupPanel;
+class StaleBanner;
 
 // The workbench window: thin glue between the document (cluster + setup +
 // objective), the search controller and the views. No engine logic here.
@@ -68,6 +69,9 @@ public:
     void selectPlan(quint64 key);
     quint64 selectedPlan() const { return selectedKey_; }
     const Plan* planByKey(quint64 key) const;
+    // What changed since the shown result was computed ("cluster", "model",
+    // "setup", "objective", "predictor"); empty when it is current or absent.
+    const std::vector<std::string>& staleChanges() const { return staleChanges_; }
 
     QWidget* viewWidget(View view);
     void showView(View view);
@@ -140,6 +144,9 @@ private:
     // The cluster, model and setup as the panels hold them now; throws when
     // one of them is invalid.
     Problem currentProblem() const;
+    // Compares the inputs the panels hold with the shown result's request and
+    // shows the banner and dims the result views when they differ.
+    void updateStaleness();
     void addRecentPredictor(const QString& file);
     QString predictorLabel(const std::shared_ptr<const Predictor>& predictor, const std::string& name) const;
     void about();
@@ -161,6 +168,7 @@ private:
     QDockWidget* predictorDock_ = nullptr;
     PlanTableModel* planModel_ = nullptr;
     PlanFilterProxy* planProxy_ = nullptr;
+    StaleBanner* staleBanner_ = nullptr;
     QTableView* planTable_ = nullptr;
     QLineEdit* planFilter_ = nullptr;
     QProgressBar* progress_ = nullptr;
@@ -185,7 +193,7 @@ private:
     QString currentFile_;
     bool settingsDirty_ = false;
     quint64 selectedKey_ = 0;
-    bool resultsStale_ = false;
+    std::vector<std::string> staleChanges_;  // what changed since the shown result was computed (RequestChanges)
     bool shownFirstResult_ = false;
     quint64 showGeneration_ = 0;  // steps of showing a result; bumped to drop pending ones
     nlohmann::json lastResultSummary_;

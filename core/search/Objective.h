@@ -10,6 +10,8 @@ struct Weights {
     double time = 0.4;
     double memory = 0.2;
     double variance = 0.4;
+
+    bool operator==(const Weights&) const = default;
 };
 
 enum class ProfileKind { Default, SafetyFirst, ThroughputFirst, Custom, Auto };
@@ -30,6 +32,8 @@ struct ObjectiveSpec {
     // throughput-first at or below this heterogeneity (CV of device compute).
     double safetyMarginThreshold = 0.10;
     double weakHeterogeneityThreshold = 0.10;
+
+    bool operator==(const ObjectiveSpec&) const = default;
 };
 
 struct References {

@@ -50,6 +50,8 @@ struct TrainingSetup {
 
     // Throws InputError naming the setup field when a value is impossible.
     void validate() const;
+
+    bool operator==(const TrainingSetup&) const = default;
 };
 
 }  // namespace memx

@@ -9,6 +9,7 @@
 #include "TestPaths.h"
 #include "TestRequests.h"
 
+#include "ClusterDocument.h"
 #include "MainWindow.h"
 #include "MemoryBars.h"
 #include "ObjectivePanel.h"
@@ -16,6 +17,7 @@
 #include "PredictorPanel.h"
 #include "SearchController.h"
 #include "SetupPanel.h"
+#include "StaleBanner.h"
 
 #include "export/PlanJsonReader.h"
 #include "hardware/GpuCatalog.h"
@@ -33,6 +35,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QUndoStack>
 #include <QtTest>
 
 #include <fstream>
@@ -87,6 +90,7 @@ private slots:
     void exportWritesMegatronScriptsAndPlanJson();
     void flagScaleRefusalIsReported();
     void exportNeedsAResult();
+    void editsMakeResultsStale();
     void memoryMarginAtUncertainty_data();
     void memoryMarginAtUncertainty();
 
@@ -469,6 +473,64 @@ void TestMainWindow::exportNeedsAResult()
     QVERIFY(!out.ok);
     QVERIFY(out.message.contains(QStringLiteral("run a search first")));
     QVERIFY(filesUnder(dir.path()).isEmpty());
+}
+
+void TestMainWindow::editsMakeResultsStale()
+{
+    // The scenario of a user who edited the cluster and the model, started a
+    // search and cancelled it: the old plan must not be exported as current.
+    MainWindow w(quietOptions());
+    w.resize(1400, 900);
+    w.show();
+    w.openSampleProject();
+    QVERIFY(runAndWait(w));
+    auto* banner = w.findChild<StaleBanner*>();
+    QVERIFY(banner);
+    QVERIFY(banner->isHidden());
+    QVERIFY(w.staleChanges().empty());
+    QVERIFY(w.paretoPlot()->graphicsEffect() == nullptr);
+
+    const QString before = QString::fromStdString(w.document()->json()["nodes"][0]["name"].get<std::string>());
+    QVERIFY(w.document()->renameNode(before, QStringLiteral("renamed")));
+    auto* setup = w.findChild<SetupPanel*>();
+    setup->setModel(ModelSpec::resolve("llama2-13b"));
+    QCOMPARE(w.staleChanges(), (std::vector<std::string>{"cluster", "model"}));
+    QVERIFY(!banner->isHidden());
+    QVERIFY2(banner->text().contains(QStringLiteral("the cluster and model changed")), qPrintable(banner->text()));
+    QVERIFY(w.paretoPlot()->graphicsEffect() != nullptr);  // dimmed
+    QVERIFY(w.memoryBars()->graphicsEffect() != nullptr);
+
+    // Run, then cancel: the old result stays, still stale.
+    QSignalSpy cancelled(w.controller(), &SearchController::cancelled);
+    w.runSearch();
+    w.controller()->cancel();
+    QCOMPARE(cancelled.count(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->isRunning(), 5000);
+    QVERIFY(w.result());
+    QCOMPARE(w.staleChanges().size(), std::size_t(2));
+    QTemporaryDir dir;
+    const MainWindow::ExportOutcome out = w.exportPlan(MainWindow::ExportTarget::Megatron, dir.path());
+    QVERIFY(!out.ok);
+    QVERIFY2(out.message.contains(QStringLiteral("before the cluster and model changed")), qPrintable(out.message));
+    QVERIFY(filesUnder(dir.path()).isEmpty());
+
+    // Undo both edits: the inputs are those of the result again.
+    setup->setModel(ModelSpec::resolve("llama2-7b"));
+    QCOMPARE(w.staleChanges(), std::vector<std::string>{"cluster"});
+    w.document()->undoStack()->undo();
+    QVERIFY(w.staleChanges().empty());
+    QVERIFY(banner->isHidden());
+    QVERIFY(w.paretoPlot()->graphicsEffect() == nullptr);
+    QVERIFY(w.exportPlan(MainWindow::ExportTarget::Megatron, dir.path()).ok);
+
+    // An objective edit counts too, and a new search clears it.
+    ObjectiveSpec o = w.objectivePanel()->objective();
+    o.profile = ProfileKind::SafetyFirst;
+    w.objectivePanel()->setObjective(o);
+    QCOMPARE(w.staleChanges(), std::vector<std::string>{"objective"});
+    QVERIFY(runAndWait(w));
+    QVERIFY(w.staleChanges().empty());
+    QVERIFY(banner->isHidden());
 }
 
 void TestMainWindow::memoryMarginAtUncertainty_data()
