@@ -4,15 +4,18 @@
 #include "predict/AnalyticPredictor.h"
 #include "predict/PredictionCache.h"
 #include "predict/PredictionStore.h"
+#include "search/BothSinks.h"
+#include "search/ExploreSink.h"
 #include "search/NearMiss.h"
-#include "search/PlanBuilder.h"
+#include "search/RankSink.h"
 #include "search/RecomputePolicy.h"
+#include "search/SampleSink.h"
 #include "search/ScheduleRule.h"
 #include "search/SearchSample.h"
+#include "search/SearchWorker.h"
 #include "search/Skeleton.h"
 #include "search/SkeletonTables.h"
 #include "search/SplitSearch.h"
-#include "search/Staircase.h"
 #include "search/TopPlans.h"
 #include "search/WorkerPool.h"
 
@@ -22,7 +25,6 @@
 #include <cstdio>
 #include <mutex>
 #include <numeric>
-#include <optional>
 #include <set>
 #include <thread>
 
@@ -30,266 +32,20 @@ namespace memx {
 
 namespace {
 
+using engine::BothSinks;
+using engine::ExploreShared;
+using engine::ExploreSink;
+using engine::plotLess;
+using engine::RankShared;
+using engine::RankSink;
+using engine::SampleSink;
+using engine::SkeletonSummary;
+using engine::Worker;
+
 std::uint64_t saturate(CandidateCount c)
 {
     return c > static_cast<CandidateCount>(UINT64_MAX) ? UINT64_MAX : static_cast<std::uint64_t>(c);
 }
-
-std::uint32_t hash32(std::uint64_t key)
-{
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdULL;
-    key ^= key >> 33;
-    return static_cast<std::uint32_t>(key >> 32);
-}
-
-// What the explore pass learns about a skeleton, for the later passes.
-struct SkeletonSummary {
-    CandidateCount feasible = 0;
-    CandidateCount space = 0;
-    std::vector<LeafBound> root;  // bounds over all of its candidates (one per class)
-    std::uint64_t samples = 0;    // quota of the sample pass
-    double sampleWeight = 1;      // candidates each sampled one stands for
-};
-
-// Everything one worker accumulates; merged in a fixed order at the end.
-struct Worker {
-    Worker(const Predictor& p, const SearchOptions& o, const PredictionStore* store)
-        : cache(p, store), fastest(o.topK), tv(o.frontCapacity), tm(o.frontCapacity)
-    {
-    }
-    PredictionCache cache;
-    SkeletonTables tables;
-    TopPlans fastest;
-    std::vector<TopPlans> best;  // per ranked profile; [0] is the requested one
-    ParetoFront tv, tm;
-    SearchSample sample;
-    std::vector<std::pair<std::uint32_t, Plan>> plot;  // max-heap on (hash, key)
-    std::uint64_t leaves1 = 0, leaves2 = 0, nodes = 0;
-    CandidateCount prunedExplore = 0, prunedRank = 0;
-    std::uint64_t skeletonsCut = 0, scheduleRule = 0, unconnected = 0;
-    NearMiss nearMiss;
-    std::size_t nearMissSkeleton = 0;
-    // What the other workers found, for pruning (see ExploreShared).
-    Staircase tvSeen, tmSeen;
-    double fastestSeen = std::numeric_limits<double>::infinity();
-    std::uint64_t seenVersion = 0;
-    std::vector<std::string> notes;
-    std::mutex publishedMutex;  // live (T, V) front for progress
-    std::vector<std::pair<double, double>> published;
-};
-
-bool plotLess(const std::pair<std::uint32_t, Plan>& a, const std::pair<std::uint32_t, Plan>& b)
-{
-    return a.first != b.first ? a.first < b.first : a.second.key < b.second.key;
-}
-
-// Leaves any worker has entered into its fastest list or fronts, so that a
-// subtree another worker has already beaten is cut everywhere. Insertions
-// are rare; readers refresh a private copy when the version moves. Pruning
-// against any set of real leaves is exact, so results do not depend on it.
-struct ExploreShared {
-    std::mutex mutex;
-    std::atomic<std::uint64_t> version{0};
-    std::vector<double> fastest;  // the K smallest times seen (max-heap)
-    std::size_t k = 10;
-    Staircase tv, tm;
-};
-
-// Explore: the fastest plans and both Pareto fronts.
-class ExploreSink final : public LeafSink {
-public:
-    ExploreSink(Worker& w, ExploreShared& shared, const SearchRequest& r, const Skeleton& sk,
-                const std::atomic<bool>& stop)
-        : w_(w), shared_(shared), r_(r), sk_(sk), stop_(stop)
-    {
-    }
-    void onLeaf(const Leaf& leaf) override
-    {
-        std::optional<Plan> plan;
-        auto built = [&]() -> const Plan& {
-            if (!plan)
-                plan = PlanBuilder::build(r_.problem.cluster, sk_, w_.tables, leaf, r_.problem.setup.globalBatch);
-            return *plan;
-        };
-        if (w_.fastest.accepts(leaf.timeMs, leaf.key))
-            w_.fastest.insert(leaf.timeMs, built());
-        if (w_.tv.accepts(leaf.timeMs, leaf.variance, leaf.key))
-            w_.tv.insert(leaf.timeMs, leaf.variance, built());
-        if (w_.tm.accepts(leaf.timeMs, leaf.maxMemMiB, leaf.key))
-            w_.tm.insert(leaf.timeMs, leaf.maxMemMiB, built());
-        if (!plan)
-            return;
-        std::lock_guard<std::mutex> lock(shared_.mutex);
-        auto& heap = shared_.fastest;
-        if (heap.size() < shared_.k || leaf.timeMs < heap.front()) {
-            heap.push_back(leaf.timeMs);
-            std::push_heap(heap.begin(), heap.end());
-            if (heap.size() > shared_.k) {
-                std::pop_heap(heap.begin(), heap.end());
-                heap.pop_back();
-            }
-        }
-        shared_.tv.insert(leaf.timeMs, leaf.variance);
-        shared_.tm.insert(leaf.timeMs, leaf.maxMemMiB);
-        shared_.version.fetch_add(1, std::memory_order_release);
-    }
-    // Aims: 1 the fastest list, 2 the (T, V) front, 4 the (T, M) front. The
-    // shared copies hold every leaf of this worker too (onLeaf), refreshed
-    // after each of them.
-    unsigned aims() const override { return 7; }
-    unsigned aliveWithoutVariance(const LeafBound& b, unsigned ask) const override
-    {
-        refresh();
-        unsigned out = 0;
-        if ((ask & 1) && !(b.timeMs > std::min(w_.fastest.threshold(), w_.fastestSeen)))
-            out |= 1;
-        if ((ask & 2) && !w_.tvSeen.covers(b.timeMs, 0.0))
-            out |= 2;
-        if ((ask & 4) && !w_.tmSeen.covers(b.timeMs, b.maxMemMiB))
-            out |= 4;
-        return out;
-    }
-    unsigned alive(const LeafBound& b, unsigned ask) const override
-    {
-        unsigned out = aliveWithoutVariance(b, ask);
-        if ((out & 2) && w_.tvSeen.covers(b.timeMs, b.variance))
-            out &= ~2u;
-        return out;
-    }
-    bool stopRequested() const override { return stop_.load(std::memory_order_relaxed); }
-
-private:
-    void refresh() const
-    {
-        if (shared_.version.load(std::memory_order_acquire) == w_.seenVersion)
-            return;
-        std::lock_guard<std::mutex> lock(shared_.mutex);
-        w_.tvSeen = shared_.tv;
-        w_.tmSeen = shared_.tm;
-        w_.fastestSeen = shared_.fastest.size() < shared_.k ? std::numeric_limits<double>::infinity()
-                                                             : shared_.fastest.front();
-        w_.seenVersion = shared_.version.load(std::memory_order_relaxed);
-    }
-    Worker& w_;
-    ExploreShared& shared_;
-    const SearchRequest& r_;
-    const Skeleton& sk_;
-    const std::atomic<bool>& stop_;
-};
-
-// Sample: (T, M, V) with weights for the medians, and the plot sample.
-class SampleSink final : public LeafSink {
-public:
-    SampleSink(Worker& w, const SearchRequest& r, const Skeleton& sk, double weight, const std::atomic<bool>& stop)
-        : w_(w), r_(r), sk_(sk), weight_(weight), stop_(stop)
-    {
-    }
-    void onLeaf(const Leaf& leaf) override
-    {
-        w_.sample.add({leaf.timeMs, leaf.maxMemMiB, leaf.variance, weight_});
-        const std::size_t cap = r_.options.plotPoints;
-        if (cap == 0)
-            return;
-        const std::uint32_t h = hash32(leaf.key);
-        auto& plot = w_.plot;
-        bool take = plot.size() < cap || h < plot.front().first
-            || (h == plot.front().first && leaf.key < plot.front().second.key);
-        if (!take)
-            return;
-        plot.emplace_back(h, PlanBuilder::build(r_.problem.cluster, sk_, w_.tables, leaf, r_.problem.setup.globalBatch));
-        std::push_heap(plot.begin(), plot.end(), plotLess);
-        if (plot.size() > cap) {
-            std::pop_heap(plot.begin(), plot.end(), plotLess);
-            plot.pop_back();
-        }
-    }
-    bool stopRequested() const override { return stop_.load(std::memory_order_relaxed); }
-
-private:
-    Worker& w_;
-    const SearchRequest& r_;
-    const Skeleton& sk_;
-    double weight_;
-    const std::atomic<bool>& stop_;
-};
-
-// Every leaf to both (when all candidates are visited anyway).
-class BothSinks final : public LeafSink {
-public:
-    BothSinks(LeafSink& a, LeafSink& b)
-        : a_(a), b_(b)
-    {
-    }
-    void onLeaf(const Leaf& leaf) override
-    {
-        a_.onLeaf(leaf);
-        b_.onLeaf(leaf);
-    }
-    bool stopRequested() const override { return a_.stopRequested(); }
-
-private:
-    LeafSink& a_;
-    LeafSink& b_;
-};
-
-// Rank: the best plans under Phi for every ranked profile.
-struct RankShared {
-    References ref;
-    std::vector<Weights> weights;
-    std::unique_ptr<std::atomic<double>[]> threshold;  // per profile, best K-th Phi of any worker
-};
-
-class RankSink final : public LeafSink {
-public:
-    RankSink(Worker& w, const SearchRequest& r, const Skeleton& sk, RankShared& s, const std::atomic<bool>& stop)
-        : w_(w), r_(r), sk_(sk), s_(s), stop_(stop)
-    {
-    }
-    void onLeaf(const Leaf& leaf) override
-    {
-        ++w_.leaves2;
-        std::optional<Plan> plan;
-        for (std::size_t k = 0; k < s_.weights.size(); ++k) {
-            const double phi = Objective::phi(leaf.timeMs, leaf.maxMemMiB, leaf.variance, s_.ref, s_.weights[k]);
-            TopPlans& top = w_.best[k];
-            if (!top.accepts(phi, leaf.key))
-                continue;
-            if (!plan)
-                plan = PlanBuilder::build(r_.problem.cluster, sk_, w_.tables, leaf, r_.problem.setup.globalBatch);
-            Plan p = *plan;
-            p.phi = phi;
-            top.insert(phi, std::move(p));
-            const double th = top.threshold();
-            double cur = s_.threshold[k].load(std::memory_order_relaxed);
-            while (th < cur && !s_.threshold[k].compare_exchange_weak(cur, th, std::memory_order_relaxed)) {
-            }
-        }
-    }
-    unsigned alive(const LeafBound& b, unsigned ask) const override { return hopelessFor(b, w_, s_) ? 0 : ask; }
-    double priority(const LeafBound& b) const override
-    {
-        return Objective::phi(b.timeMs, b.maxMemMiB, b.variance, s_.ref, s_.weights[0]);
-    }
-    bool stopRequested() const override { return stop_.load(std::memory_order_relaxed); }
-
-    static bool hopelessFor(const LeafBound& b, const Worker& w, const RankShared& s)
-    {
-        for (std::size_t k = 0; k < s.weights.size(); ++k) {
-            const double th = std::min(w.best[k].threshold(), s.threshold[k].load(std::memory_order_relaxed));
-            if (!(Objective::phi(b.timeMs, b.maxMemMiB, b.variance, s.ref, s.weights[k]) > th))
-                return false;
-        }
-        return true;
-    }
-
-private:
-    Worker& w_;
-    const SearchRequest& r_;
-    const Skeleton& sk_;
-    RankShared& s_;
-    const std::atomic<bool>& stop_;
-};
 
 // One search: the phases of SearchEngine::run, in order.
 class SearchRun {

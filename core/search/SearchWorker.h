@@ -1,0 +1,77 @@
+#pragma once
+
+#include "predict/PredictionCache.h"
+#include "search/NearMiss.h"
+#include "search/ParetoFront.h"
+#include "search/SearchResult.h"
+#include "search/SearchSample.h"
+#include "search/SkeletonTables.h"
+#include "search/SplitSearch.h"
+#include "search/Staircase.h"
+#include "search/TopPlans.h"
+#include "space/Plan.h"
+
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+// What SearchEngine's phases keep per skeleton and per worker thread, for
+// SearchEngine.cpp and its leaf sinks only (namespace memx::engine):
+// SkeletonSummary (what the explore pass learns about a skeleton), Worker
+// (everything one thread accumulates), and hash32 / plotLess (the hashed,
+// thread-count independent order of the plot sample).
+namespace memx::engine {
+
+inline std::uint32_t hash32(std::uint64_t key)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdULL;
+    key ^= key >> 33;
+    return static_cast<std::uint32_t>(key >> 32);
+}
+
+// What the explore pass learns about a skeleton, for the later passes.
+struct SkeletonSummary {
+    CandidateCount feasible = 0;
+    CandidateCount space = 0;
+    std::vector<LeafBound> root;  // bounds over all of its candidates (one per class)
+    std::uint64_t samples = 0;    // quota of the sample pass
+    double sampleWeight = 1;      // candidates each sampled one stands for
+};
+
+// Everything one worker accumulates; merged in a fixed order at the end.
+struct Worker {
+    Worker(const Predictor& p, const SearchOptions& o, const PredictionStore* store)
+        : cache(p, store), fastest(o.topK), tv(o.frontCapacity), tm(o.frontCapacity)
+    {
+    }
+    PredictionCache cache;
+    SkeletonTables tables;
+    TopPlans fastest;
+    std::vector<TopPlans> best;  // per ranked profile; [0] is the requested one
+    ParetoFront tv, tm;
+    SearchSample sample;
+    std::vector<std::pair<std::uint32_t, Plan>> plot;  // max-heap on (hash, key)
+    std::uint64_t leaves1 = 0, leaves2 = 0, nodes = 0;
+    CandidateCount prunedExplore = 0, prunedRank = 0;
+    std::uint64_t skeletonsCut = 0, scheduleRule = 0, unconnected = 0;
+    NearMiss nearMiss;
+    std::size_t nearMissSkeleton = 0;
+    // What the other workers found, for pruning (see ExploreShared).
+    Staircase tvSeen, tmSeen;
+    double fastestSeen = std::numeric_limits<double>::infinity();
+    std::uint64_t seenVersion = 0;
+    std::vector<std::string> notes;
+    std::mutex publishedMutex;  // live (T, V) front for progress
+    std::vector<std::pair<double, double>> published;
+};
+
+inline bool plotLess(const std::pair<std::uint32_t, Plan>& a, const std::pair<std::uint32_t, Plan>& b)
+{
+    return a.first != b.first ? a.first < b.first : a.second.key < b.second.key;
+}
+
+}  // namespace memx::engine
