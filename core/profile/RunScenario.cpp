@@ -98,7 +98,7 @@ Problem RunScenario::problem(const MeasuredRun& run, const GpuCatalog& catalog, 
                                     {"between", {"s" + std::to_string(i), "s" + std::to_string(j)}},
                                     {"bandwidth_gbps", 25},
                                     {"latency_us", 5}});
-    Problem problem{Cluster::fromJson(doc, file, catalog)};
+    Problem problem{Cluster::fromJson(doc, file, catalog), {}, {}};
     fillProblem(problem, run, spec);
     return problem;
 }
@@ -144,7 +144,7 @@ Problem RunScenario::problem(const MeasuredRun& run, const Cluster& cluster, Pla
                              "no device group of type " + s.gpuType + " has " + std::to_string(w) +
                                  " free GPUs (TP x DP) for this stage, nor do free whole groups of that type add up to it");
     }
-    Problem problem{cluster};
+    Problem problem{cluster, {}, {}};
     fillProblem(problem, run, spec);
     return problem;
 }
