@@ -499,6 +499,20 @@ void TestMainWindow::editsMakeResultsStale()
     QVERIFY2(banner->text().contains(QStringLiteral("the cluster and model changed")), qPrintable(banner->text()));
     QVERIFY(w.paretoPlot()->graphicsEffect() != nullptr);  // dimmed
     QVERIFY(w.memoryBars()->graphicsEffect() != nullptr);
+    QCoreApplication::processEvents();
+    QVERIFY(w.grab().save(QStringLiteral("/tmp/gui-stale.png")));  // looked at by hand
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x31, 0x36, 0x3b));
+    dark.setColor(QPalette::WindowText, QColor(0xef, 0xf0, 0xf1));
+    dark.setColor(QPalette::Base, QColor(0x23, 0x26, 0x29));
+    dark.setColor(QPalette::Text, QColor(0xef, 0xf0, 0xf1));
+    dark.setColor(QPalette::Button, QColor(0x31, 0x36, 0x3b));
+    dark.setColor(QPalette::ButtonText, QColor(0xef, 0xf0, 0xf1));
+    const QPalette light = w.palette();
+    w.setPalette(dark);
+    QCoreApplication::processEvents();
+    QVERIFY(w.grab().save(QStringLiteral("/tmp/gui-stale-dark.png")));
+    w.setPalette(light);
 
     // Run, then cancel: the old result stays, still stale.
     QSignalSpy cancelled(w.controller(), &SearchController::cancelled);
