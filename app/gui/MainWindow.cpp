@@ -701,7 +701,8 @@ MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QStr
         : target == ExportTarget::FlagScale                                ? memx::ExportTarget::FlagScale
                                                                            : memx::ExportTarget::Json;
     try {
-        const PlanDocument doc = PlanJsonReader::fromJson(PlanJson::planDocument(req.problem, predictor, *plan), source);
+        PlanDocument doc = PlanJsonReader::fromJson(PlanJson::planDocument(req.problem, predictor, *plan), source);
+        doc.origin = originOfResult().toStdString();
         const std::vector<ExportedFile> files = PlanExport::files(doc, coreTarget);
         if (target == ExportTarget::Json) {
             writeFileAtomically(destination.toStdString(), files.front().content);  // the user named the file
@@ -774,6 +775,16 @@ void MainWindow::updateExportActions()
 Problem MainWindow::currentProblem() const
 {
     return Problem{document_->cluster(), setupPanel_->model(), setupPanel_->setup()};
+}
+
+QString MainWindow::originOfResult() const
+{
+    const QString project = currentFile_.isEmpty() ? tr("an unsaved project")
+                                                   : tr("project %1").arg(QFileInfo(currentFile_).fileName());
+    return tr("%1 as it was when searched on %2%3 (cluster %4, model %5)")
+        .arg(project, resultTime_.toString(Qt::ISODate),
+             resultHadUnsavedChanges_ ? tr(", with unsaved changes") : QString(),
+             qs(controller_->lastRequest().problem.cluster.name()), qs(controller_->lastRequest().problem.model.name));
 }
 
 void MainWindow::updateStaleness()
@@ -905,6 +916,8 @@ void MainWindow::onSearchFinished()
     cancelButton_->setVisible(false);
     cancelAct_->setEnabled(false);
     updateStaleness();  // current, unless the panels were edited while it ran
+    resultTime_ = QDateTime::currentDateTime();
+    resultHadUnsavedChanges_ = isDirty();
     pareto_->setResult(controller_->lastResultShared());
     compare_->setResult(r);
     if (r.profileRequested == ProfileKind::Auto)

@@ -3,6 +3,7 @@
 #include "ProjectFile.h"
 #include "search/SearchResult.h"
 
+#include <QDateTime>
 #include <QMainWindow>
 #include <QStringList>
 
@@ -147,6 +148,9 @@ private:
     // Compares the inputs the panels hold with the shown result's request and
     // shows the banner and dims the result views when they differ.
     void updateStaleness();
+    // "project p.memx as it was when searched on <time>, with unsaved changes
+    // (cluster ..., model ...)": the header line of exported files.
+    QString originOfResult() const;
     void addRecentPredictor(const QString& file);
     QString predictorLabel(const std::shared_ptr<const Predictor>& predictor, const std::string& name) const;
     void about();
@@ -195,6 +199,8 @@ private:
     quint64 selectedKey_ = 0;
     std::vector<std::string> staleChanges_;  // what changed since the shown result was computed (RequestChanges)
     bool shownFirstResult_ = false;
+    QDateTime resultTime_;  // when the shown result arrived
+    bool resultHadUnsavedChanges_ = false;
     quint64 showGeneration_ = 0;  // steps of showing a result; bumped to drop pending ones
     nlohmann::json lastResultSummary_;
     // The learned predictor of the last started search and its file, so that

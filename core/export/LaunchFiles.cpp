@@ -94,6 +94,8 @@ std::string LaunchFiles::header(const PlanDocument& doc, const std::string& targ
             + (doc.objective.empty() ? "" : " (" + doc.objective + ")");
     source += ", written by MemX " + doc.toolVersion + ")";
     line(source);
+    if (!doc.origin.empty())
+        line("Planned for " + doc.origin);
     line("Model " + doc.problem.model.name + " (" + std::to_string(doc.problem.model.numLayers) + " layers) on cluster "
          + doc.problem.cluster.name() + ": TP " + std::to_string(p.tp) + ", PP " + std::to_string(p.pp) + ", DP "
          + std::to_string(p.dp) + ", micro-batch " + std::to_string(p.microBatch) + ", global batch "

@@ -21,6 +21,10 @@ struct PlanDocument {
     Plan plan;
     int rank = 1;             // position in the search's "best" list (1 = best under Phi)
     std::string objective;    // search profile used ("default", ...); empty for a plan file
+    // The state of the project the plan was computed for, when a front end
+    // knows it (the workbench: project file, saved or not, when searched);
+    // exported files say it in their header. Not read from or written to JSON.
+    std::string origin;
 };
 
 // Reads memx-plan/1 (a self-contained plan document, PlanJson::planDocument)

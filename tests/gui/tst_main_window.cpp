@@ -406,6 +406,10 @@ void TestMainWindow::exportWritesMegatronScriptsAndPlanJson()
     QVERIFY(script.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(script.readAll());
     QVERIFY(text.contains(QStringLiteral("--pipeline-model-parallel-size %1").arg(best.pp)));
+    // The files say which project state they were planned for.
+    QVERIFY2(text.contains(QStringLiteral("# Planned for ")), qPrintable(text.left(800)));
+    QVERIFY(text.contains(QStringLiteral("(cluster %1, model llama2-7b)")
+                              .arg(QString::fromStdString(w.controller()->lastRequest().problem.cluster.name()))));
     QVERIFY(QFileInfo(script).isExecutable());
 
     // Plan JSON: the whole memx-plan/1 document, readable by memx-cli export.
