@@ -151,7 +151,7 @@ private:
         if (!SkeletonTables::build(req_.problem, sk, topo_, w.cache, w.tables, why)) {
             if (firstPass) {
                 ++w.unconnected;
-                w.notes.push_back(why);
+                w.unrunnable.insert(why);
             }
             return false;
         }
@@ -309,15 +309,20 @@ private:
         feasible_ = feasible;
         result_.stats.feasible = saturate(feasible);
         result_.stats.prunedByRule["rule 2: memory (candidates that fit nowhere)"] = saturate(space - feasible);
+        // Reasons in a fixed (sorted) order, whichever worker met them.
+        std::set<std::string> unrunnable;
         for (auto& w : workers_) {
             if (w->scheduleRule)
                 result_.stats.prunedByRule["skeletons: adaptive schedule rule"] += w->scheduleRule;
             if (w->unconnected)
                 result_.stats.prunedByRule["skeletons: no link between devices"] += w->unconnected;
+            unrunnable.insert(w->unrunnable.begin(), w->unrunnable.end());
             for (const auto& note : w->notes)
                 if (std::find(result_.notes.begin(), result_.notes.end(), note) == result_.notes.end())
                     result_.notes.push_back(note);
         }
+        for (const auto& why : unrunnable)
+            result_.notes.push_back(why);
         if (feasible > 0)
             return true;
         NearMiss best;
@@ -331,12 +336,21 @@ private:
             }
         if (best.ratio > 0) {
             result_.error = "no plan fits in memory; " + best.message;
-        } else {
+        } else if (!unrunnable.empty()) {
+            // Every reason up to three, then how many more: a cluster without
+            // links inside its nodes fails the same way on every node.
             std::string why;
-            for (auto& w : workers_)
-                if (!w->notes.empty())
-                    why = w->notes.front();
-            result_.error = why.empty() ? "no skeleton passes the adaptive schedule rule" : "no plan can run: " + why;
+            std::size_t shown = 0;
+            for (const auto& u : unrunnable) {
+                if (shown++ == 3)
+                    break;
+                why += (why.empty() ? "" : "; ") + u;
+            }
+            if (unrunnable.size() > 3)
+                why += "; and " + std::to_string(unrunnable.size() - 3) + " more like these";
+            result_.error = "no plan can run: " + why;
+        } else {
+            result_.error = "no skeleton passes the adaptive schedule rule";
         }
         return false;
     }

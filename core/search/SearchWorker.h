@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +66,7 @@ struct Worker {
     double fastestSeen = std::numeric_limits<double>::infinity();
     std::uint64_t seenVersion = 0;
     std::vector<std::string> notes;
+    std::set<std::string> unrunnable;  // why skeletons cannot run at all (no link joins ...)
     std::mutex publishedMutex;  // live (T, V) front for progress
     std::vector<std::pair<double, double>> published;
 };

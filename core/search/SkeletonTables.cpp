@@ -57,6 +57,16 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     t.inflight.assign(P, 1);
     t.hopMs.assign(std::max(0, P - 1), 0);
     std::vector<PathRate> tpRate(P), dpRate(P);
+    // Where a missing link is, in the user's terms: nodes (device groups),
+    // not stage slots, so that every skeleton that fails for the same gap
+    // says the same thing.
+    auto nodesOf = [&](const StageSlot& slot) {
+        std::string names;
+        for (int g : slot.groups)
+            names += (names.empty() ? "" : " and ") + cluster.groups()[static_cast<std::size_t>(g)].name;
+        return names;
+    };
+    auto typeOf = [&](const StageSlot& slot) { return cluster.types()[static_cast<std::size_t>(slot.type)].name; };
 
     for (int i = 0; i < P; ++i) {
         const StageSlot& slot = sk.slot(i);
@@ -65,9 +75,11 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
         tpRate[i] = topo.ring(Topology::tensorParallelRings(t.devices[i], sk.tp, sk.dp));
         dpRate[i] = topo.ring(Topology::dataParallelRings(t.devices[i], sk.tp, sk.dp));
         if ((sk.tp > 1 && !tpRate[i].connected()) || (sk.dp > 1 && !dpRate[i].connected())) {
-            why = "no link joins the GPUs of stage slot " + slot.name + " (" + (sk.tp > 1 && !tpRate[i].connected()
-                ? "TP" : "DP") + " group of " + cluster.types()[static_cast<std::size_t>(slot.type)].name
-                + "): add a link inside its node(s)";
+            why = slot.groups.size() == 1
+                ? "no link joins the GPUs inside " + nodesOf(slot) + " (" + typeOf(slot)
+                    + "): add a link within the node (NVLink, xGMI, HCCS or PCIe)"
+                : "no path joins the GPUs of " + nodesOf(slot) + " (" + typeOf(slot)
+                    + "), which one stage spans: add links within and between those nodes";
             return false;
         }
         t.inflight[i] = sk.schedule == Schedule::Interleaved
@@ -78,7 +90,13 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     for (int i = 0; i + 1 < P; ++i) {
         PathRate hop = topo.pairwise(t.devices[i], t.devices[i + 1]);
         if (!hop.connected()) {
-            why = "no link joins pipeline stages " + std::to_string(i) + " and " + std::to_string(i + 1);
+            const StageSlot& a = sk.slot(i);
+            const StageSlot& b = sk.slot(i + 1);
+            why = a.groups == b.groups && a.groups.size() == 1
+                ? "no link joins the GPUs inside " + nodesOf(a) + " (" + typeOf(a)
+                    + "): add a link within the node (NVLink, xGMI, HCCS or PCIe)"
+                : "no link joins " + nodesOf(a) + " and " + nodesOf(b) + " (between pipeline stages): add a link "
+                    "between those nodes";
             return false;
         }
         t.hopMs[i] = Topology::transferMs(TransformerMath::boundaryActivationBytes(t.model, sk.mbs, sk.seq, sk.tp), hop);

@@ -182,6 +182,11 @@ void TestCli::initTestCase()
     writeFile(QStringLiteral("ok-2xa100.json"),
               R"({"format":"memx-cluster/1","name":"two","nodes":[{"name":"n","gpus":[{"type":"A100-80GB","count":2}]}],)"
               R"("links":[{"name":"l","kind":"NVLink","within":"n","bandwidth_gbps":100,"latency_us":5}]})");
+    // Two nodes joined by InfiniBand, nothing inside either node.
+    writeFile(QStringLiteral("no-intra-links.json"),
+              R"({"format":"memx-cluster/1","name":"bare","nodes":[{"name":"a","gpus":[{"type":"A100-80GB","count":8}]},)"
+              R"({"name":"h","gpus":[{"type":"H20","count":8}]}],)"
+              R"("links":[{"name":"ib","kind":"InfiniBand","between":["a","h"],"bandwidth_gbps":25,"latency_us":5}]})");
     writeFile(QStringLiteral("model-bad-groups.json"),
               R"({"format":"memx-model/1","name":"odd","num_layers":4,"hidden":1024,"heads":16,"query_groups":5,"vocab":32000})");
 
@@ -627,6 +632,13 @@ void TestCli::noFeasiblePlan_data()
         << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%TMP%/ok-2xa100.json"),
                        QStringLiteral("--gbs"), QStringLiteral("3"), QStringLiteral("--mbs"), QStringLiteral("2")}
         << QStringList{QStringLiteral("structural rules"), QStringLiteral("global batch not divisible")};
+    // Any plan needs GPUs of one node to talk (TP, DP or two stages on one node).
+    QTest::newRow("links: nodes without links inside")
+        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%TMP%/no-intra-links.json"),
+                       QStringLiteral("--gbs"), QStringLiteral("64")}
+        << QStringList{QStringLiteral("no feasible plan: no plan can run"),
+                       QStringLiteral("no link joins the GPUs inside a \\(A100-80GB\\): add a link within the node"),
+                       QStringLiteral("no link joins the GPUs inside h \\(H20\\)")};
     QTest::newRow("structural: --tp 4 larger than the 2-GPU group")
         << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%TMP%/ok-2xa100.json"),
                        QStringLiteral("--tp"), QStringLiteral("4")}

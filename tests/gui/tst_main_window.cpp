@@ -91,6 +91,7 @@ private slots:
     void flagScaleRefusalIsReported();
     void exportNeedsAResult();
     void editsMakeResultsStale();
+    void noFeasiblePlanNamesTheReason();
     void memoryMarginAtUncertainty_data();
     void memoryMarginAtUncertainty();
 
@@ -549,6 +550,28 @@ void TestMainWindow::editsMakeResultsStale()
     QVERIFY(runAndWait(w));
     QVERIFY(w.staleChanges().empty());
     QVERIFY(banner->isHidden());
+}
+
+void TestMainWindow::noFeasiblePlanNamesTheReason()
+{
+    // The same words as memx-cli (tst_cli: noFeasiblePlan), from the same engine.
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    const nlohmann::json bare = nlohmann::json::parse(
+        R"({"format":"memx-cluster/1","name":"bare","nodes":[{"name":"a","gpus":[{"type":"A100-80GB","count":8}]},)"
+        R"({"name":"h","gpus":[{"type":"H20","count":8}]}],)"
+        R"("links":[{"name":"ib","kind":"InfiniBand","between":["a","h"],"bandwidth_gbps":25,"latency_us":5}]})");
+    QString error;
+    QVERIFY2(w.document()->setJson(bare, &error), qPrintable(error));
+    QSignalSpy failed(w.controller(), &SearchController::failed);
+    w.runSearch();
+    QVERIFY(failed.wait(60000));
+    const QString reason = failed.front().front().toString();
+    QVERIFY2(reason.startsWith(QStringLiteral("no plan can run: no link joins the GPUs inside a (A100-80GB)")),
+             qPrintable(reason));
+    QVERIFY2(reason.contains(QStringLiteral("no link joins the GPUs inside h (H20)")), qPrintable(reason));
+    QVERIFY2(w.statusBar()->currentMessage().isEmpty(), "the reason is in the status label, not a transient message");
+    QVERIFY(!w.result());
 }
 
 void TestMainWindow::memoryMarginAtUncertainty_data()
