@@ -394,6 +394,7 @@ bool MainWindow::openProject(const QString& file, QString* error)
         Project p = Project::load(file.toStdString());
         loadProject(p, file);
         addRecentFile(file);
+        QSettings().setValue(QStringLiteral("lastProject"), QFileInfo(file).absoluteFilePath());
         return true;
     } catch (const std::exception& e) {
         if (error)
@@ -462,7 +463,8 @@ bool MainWindow::saveProject(const QString& file, QString* error)
         settingsDirty_ = false;
         setCurrentFile(file);
         addRecentFile(file);
-        QFile::remove(autosavePath());
+        QSettings().setValue(QStringLiteral("lastProject"), QFileInfo(file).absoluteFilePath());
+        autosaveSlot().discard();
         return true;
     } catch (const std::exception& e) {
         if (error)
@@ -566,7 +568,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
         settings.setValue(QStringLiteral("window/state"), saveState());
     }
-    QFile::remove(autosavePath());
+    autosaveSlot().discard();
     event->accept();
 }
 
@@ -600,11 +602,21 @@ void MainWindow::rebuildRecentMenu()
     recentMenu_->setEnabled(!files.isEmpty());
 }
 
+QString MainWindow::autosaveDir()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/autosave");
+}
+
+AutosaveSlot& MainWindow::autosaveSlot() const
+{
+    if (!autosave_)
+        autosave_ = std::make_unique<AutosaveSlot>(autosaveDir());
+    return *autosave_;
+}
+
 QString MainWindow::autosavePath() const
 {
-    QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    QDir().mkpath(dir);
-    return dir + QStringLiteral("/autosave.memx");
+    return autosaveSlot().file();
 }
 
 void MainWindow::writeAutosave()
@@ -612,10 +624,33 @@ void MainWindow::writeAutosave()
     if (!isDirty())
         return;
     try {
-        currentProject().save(autosavePath().toStdString());
+        autosaveSlot().write(currentProject(), currentFile_);
     } catch (const std::exception&) {
         // Autosave is best effort; the next tick tries again.
     }
+}
+
+bool MainWindow::recoverProject(const AutosaveSlot::Orphan& orphan, QString* error)
+{
+    try {
+        const Project p = Project::load(orphan.file.toStdString());
+        loadProject(p, orphan.projectFile);
+        settingsDirty_ = true;  // what was recovered is not what is on disk
+        updateTitle();
+        writeAutosave();
+        AutosaveSlot::remove(orphan);
+        return true;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+}
+
+QString MainWindow::lastProject()
+{
+    const QString file = QSettings().value(QStringLiteral("lastProject")).toString();
+    return !file.isEmpty() && QFileInfo::exists(file) ? file : QString();
 }
 
 // ---- import / export ----

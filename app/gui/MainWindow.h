@@ -1,5 +1,6 @@
 #pragma once
 
+#include "AutosaveSlot.h"
 #include "ProjectFile.h"
 #include "search/SearchResult.h"
 
@@ -99,10 +100,18 @@ public:
     };
     ExportOutcome exportPlan(ExportTarget target, const QString& destination);
 
-    // Crash recovery: while the project has unsaved changes it is written here
-    // every 30 s; main() offers it back after a crash. Public for tests.
+    // Crash recovery: while the project has unsaved changes it is written to
+    // this instance's own locked autosave file every 30 s (AutosaveSlot);
+    // main() offers back the ones crashed instances left. Public for tests.
     void writeAutosave();
     QString autosavePath() const;
+    static QString autosaveDir();
+    // Opens a crashed instance's autosave as the project it was: its own
+    // name and path, marked modified, no search started. The orphan's files
+    // go once its content is safe in this instance's autosave.
+    bool recoverProject(const AutosaveSlot::Orphan& orphan, QString* error = nullptr);
+    // The project opened or saved last (empty: none, or it is gone).
+    static QString lastProject();
 
 signals:
     // A search was not started; the reason is also in the status bar.
@@ -180,6 +189,8 @@ private:
     QLabel* planInfo_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     QTimer* autosaveTimer_ = nullptr;
+    mutable std::unique_ptr<AutosaveSlot> autosave_;  // made on first use
+    AutosaveSlot& autosaveSlot() const;
     QMenu* recentMenu_ = nullptr;
 
     QAction* newAct_ = nullptr;

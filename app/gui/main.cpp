@@ -131,14 +131,23 @@ int main(int argc, char** argv)
     QString projectFile = parser.value(project);
     if (projectFile.isEmpty() && !parser.positionalArguments().isEmpty())
         projectFile = parser.positionalArguments().front();
+    const bool named = !projectFile.isEmpty();
+    // Without a project on the command line: the one opened last, else the sample.
+    if (!named && !shot)
+        projectFile = memx::MainWindow::lastProject();
+    bool sample = false;
     if (!projectFile.isEmpty()) {
         QString error;
         if (!window.openProject(projectFile, &error)) {
             std::fprintf(stderr, "memx: %s\n", qPrintable(error));
-            return 2;
+            if (named)
+                return 2;
+            window.openSampleProject();  // the last project went bad: start anyway
+            sample = true;
         }
     } else {
         window.openSampleProject();
+        sample = true;
     }
 
     if (shot) {
@@ -150,20 +159,36 @@ int main(int argc, char** argv)
         return takeScreenshot(window, parser.value(screenshot), v);
     }
 
-    // Crash recovery: an autosave left behind means the last session did not close.
-    QString autosave = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/autosave.memx";
-    if (options.offerRecovery && QFile::exists(autosave)) {
-        auto answer = QMessageBox::question(&window, QObject::tr("Recover unsaved work?"),
-                                            QObject::tr("MemX Workbench did not close properly last time. "
-                                                        "Recover the autosaved project from %1?")
-                                                .arg(QFileInfo(autosave).lastModified().toString()));
-        if (answer == QMessageBox::Yes) {
-            QString error;
-            if (!window.openProject(autosave, &error))
-                QMessageBox::warning(&window, QObject::tr("Cannot recover"), error);
+    // Crash recovery: an autosave whose instance is gone (its lock is free)
+    // was left by a crash; a running instance's is not offered. The newest one
+    // is offered; the others stay for a later launch.
+    bool recovered = false;
+    if (options.offerRecovery) {
+        std::vector<memx::AutosaveSlot::Orphan> orphans = memx::AutosaveSlot::orphans(memx::MainWindow::autosaveDir());
+        if (!orphans.empty()) {
+            const memx::AutosaveSlot::Orphan& o = orphans.front();
+            const QString what = o.projectFile.isEmpty() ? QObject::tr("an untitled project")
+                                                         : QFileInfo(o.projectFile).fileName();
+            auto answer = QMessageBox::question(
+                &window, QObject::tr("Recover unsaved work?"),
+                QObject::tr("A MemX Workbench window closed without saving %1 (last autosaved %2). Recover it? "
+                            "Discard deletes the autosave; Cancel keeps it for the next launch.")
+                    .arg(what, o.saved.toString()),
+                QMessageBox::Yes | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Yes);
+            if (answer == QMessageBox::Yes) {
+                QString error;
+                recovered = window.recoverProject(o, &error);
+                if (!recovered)
+                    QMessageBox::warning(&window, QObject::tr("Cannot recover"), error);
+            } else if (answer == QMessageBox::Discard) {
+                memx::AutosaveSlot::remove(o);
+            }
         }
     }
     window.show();
-    QTimer::singleShot(0, &window, [&window] { window.runSearch(); });
+    // The bundled sample is planned at once to show what the tool does; a
+    // user's project (reopened or recovered) waits for Run.
+    if (sample && !recovered)
+        QTimer::singleShot(0, &window, [&window] { window.runSearch(); });
     return app.exec();
 }

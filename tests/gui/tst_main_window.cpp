@@ -10,6 +10,7 @@
 #include "TestRequests.h"
 
 #include "ClusterDocument.h"
+#include "AutosaveSlot.h"
 #include "MainWindow.h"
 #include "MemoryBars.h"
 #include "ObjectivePanel.h"
@@ -33,6 +34,7 @@
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QSettings>
+#include <QSysInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -92,6 +94,8 @@ private slots:
     void exportNeedsAResult();
     void editsMakeResultsStale();
     void noFeasiblePlanNamesTheReason();
+    void autosavesBelongToTheirInstance();
+    void recoveredProjectKeepsItsNameAndWaits();
     void memoryMarginAtUncertainty_data();
     void memoryMarginAtUncertainty();
 
@@ -572,6 +576,79 @@ void TestMainWindow::noFeasiblePlanNamesTheReason()
     QVERIFY2(reason.contains(QStringLiteral("no link joins the GPUs inside h (H20)")), qPrintable(reason));
     QVERIFY2(w.statusBar()->currentMessage().isEmpty(), "the reason is in the status label, not a transient message");
     QVERIFY(!w.result());
+}
+
+void TestMainWindow::autosavesBelongToTheirInstance()
+{
+    QTemporaryDir dir;
+    AutosaveSlot a(dir.path()), b(dir.path());
+    QVERIFY(a.file() != b.file());
+    Project p;
+    std::ifstream in(test::sampleCluster("paper-table1-xy.json"));
+    p.cluster = nlohmann::json::parse(in);
+    p.model = ModelSpec::resolve("llama2-7b").toJson();
+    a.write(p, QStringLiteral("/projects/a.memx"));
+    b.write(p, QString());
+    // Both writers are alive: a second instance does not claim a crash.
+    QVERIFY(AutosaveSlot::orphans(dir.path()).empty());
+
+    // A crashed instance: its autosave and a lock whose process is gone.
+    const QString crashed = QDir(dir.path()).filePath(QStringLiteral("autosave-999999-0.memx"));
+    QVERIFY(QFile::copy(a.file(), crashed));
+    writeFileAtomically((crashed + QStringLiteral(".origin")).toStdString(), "/projects/crashed.memx");
+    {
+        QFile lock(crashed + QStringLiteral(".lock"));
+        QVERIFY(lock.open(QIODevice::WriteOnly));
+        lock.write(QByteArray("999999\nmemx\n") + QSysInfo::machineHostName().toUtf8() + "\n");
+    }
+    std::vector<AutosaveSlot::Orphan> orphans = AutosaveSlot::orphans(dir.path());
+    QCOMPARE(orphans.size(), std::size_t(1));
+    QCOMPARE(orphans.front().file, crashed);
+    QCOMPARE(orphans.front().projectFile, QStringLiteral("/projects/crashed.memx"));
+    // Claimed: another new instance does not get it too.
+    QVERIFY(AutosaveSlot::orphans(dir.path()).empty());
+    AutosaveSlot::remove(orphans.front());
+    QVERIFY(!QFile::exists(crashed));
+    a.discard();
+    QVERIFY(!QFile::exists(a.file()));
+}
+
+void TestMainWindow::recoveredProjectKeepsItsNameAndWaits()
+{
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("mine.memx"));
+    QString error;
+    {
+        MainWindow w(quietOptions());
+        w.openSampleProject();
+        QVERIFY2(w.saveProject(file, &error), qPrintable(error));
+        QCOMPARE(MainWindow::lastProject(), QFileInfo(file).absoluteFilePath());  // reopened on the next launch
+    }
+    // The crashed session had changed the objective and not saved.
+    Project unsaved = Project::load(file.toStdString());
+    unsaved.objective.profile = ProfileKind::SafetyFirst;
+    QDir().mkpath(MainWindow::autosaveDir());
+    const QString crashed = QDir(MainWindow::autosaveDir()).filePath(QStringLiteral("autosave-999998-0.memx"));
+    unsaved.save(crashed.toStdString());
+    writeFileAtomically((crashed + QStringLiteral(".origin")).toStdString(), file.toStdString());
+    std::vector<AutosaveSlot::Orphan> orphans = AutosaveSlot::orphans(MainWindow::autosaveDir());
+    auto it = std::find_if(orphans.begin(), orphans.end(), [&](const auto& o) { return o.file == crashed; });
+    QVERIFY(it != orphans.end());  // (others may be left by earlier, interrupted test runs)
+
+    MainWindow w(quietOptions());
+    QSignalSpy started(w.controller(), &SearchController::started);
+    QVERIFY2(w.recoverProject(*it, &error), qPrintable(error));
+    QVERIFY2(w.windowTitle().startsWith(QStringLiteral("mine.memx *")), qPrintable(w.windowTitle()));
+    QVERIFY(w.isDirty());
+    QCOMPARE(w.objectivePanel()->objective().profile, ProfileKind::SafetyFirst);
+    QTest::qWait(50);
+    QCOMPARE(started.count(), 0);  // no search by itself
+    QVERIFY(!QFile::exists(crashed));
+    QVERIFY(QFile::exists(w.autosavePath()));  // the recovered work is safe in this instance's autosave
+    // Saving writes to the project's own path and clears the autosave.
+    QVERIFY(w.saveProject(file, &error));
+    QCOMPARE(Project::load(file.toStdString()).objective.profile, ProfileKind::SafetyFirst);
+    QVERIFY(!QFile::exists(w.autosavePath()));
 }
 
 void TestMainWindow::memoryMarginAtUncertainty_data()

@@ -1,0 +1,84 @@
+#include "AutosaveSlot.h"
+
+#include "ProjectFile.h"
+
+#include "io/AtomicFile.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+namespace memx {
+
+namespace {
+QString originOf(const QString& file)
+{
+    return file + QStringLiteral(".origin");
+}
+QString lockOf(const QString& file)
+{
+    return file + QStringLiteral(".lock");
+}
+}  // namespace
+
+AutosaveSlot::AutosaveSlot(QString dir)
+    : dir_(std::move(dir))
+{
+    QDir().mkpath(dir_);
+    // A name no other instance holds: this process's id, then a counter.
+    const QString stem = QStringLiteral("autosave-%1").arg(QCoreApplication::applicationPid());
+    for (int n = 0;; ++n) {
+        file_ = QDir(dir_).filePath(QStringLiteral("%1-%2.memx").arg(stem).arg(n));
+        auto lock = std::make_unique<QLockFile>(lockOf(file_));
+        lock->setStaleLockTime(0);  // stale only when its process is gone
+        if (lock->tryLock(0)) {
+            lock_ = std::move(lock);
+            break;
+        }
+    }
+}
+
+AutosaveSlot::~AutosaveSlot() = default;  // the lock goes; files stay unless discarded
+
+void AutosaveSlot::write(const Project& project, const QString& projectFile)
+{
+    project.save(file_.toStdString());
+    writeFileAtomically(originOf(file_).toStdString(), projectFile.toStdString());
+}
+
+void AutosaveSlot::discard()
+{
+    QFile::remove(file_);
+    QFile::remove(originOf(file_));
+}
+
+std::vector<AutosaveSlot::Orphan> AutosaveSlot::orphans(const QString& dir)
+{
+    std::vector<Orphan> out;
+    const QStringList names = QDir(dir).entryList({QStringLiteral("autosave*.memx")}, QDir::Files, QDir::Time);
+    for (const QString& name : names) {
+        Orphan o;
+        o.file = QDir(dir).filePath(name);
+        o.claim = std::make_shared<QLockFile>(lockOf(o.file));
+        o.claim->setStaleLockTime(0);
+        if (!o.claim->tryLock(0))
+            continue;  // a running instance's, or another new one claimed it first
+        QFile origin(originOf(o.file));
+        if (origin.open(QIODevice::ReadOnly))
+            o.projectFile = QString::fromUtf8(origin.readAll());
+        o.saved = QFileInfo(o.file).lastModified();
+        out.push_back(std::move(o));
+    }
+    return out;
+}
+
+void AutosaveSlot::remove(const Orphan& orphan)
+{
+    QFile::remove(orphan.file);
+    QFile::remove(originOf(orphan.file));
+    if (orphan.claim)
+        orphan.claim->unlock();
+}
+
+}  // namespace memx
