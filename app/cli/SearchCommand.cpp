@@ -226,10 +226,13 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         SearchEngine::ProgressFn progress;
         if (args->progress)
             progress = [](const SearchProgress& p) {
-                std::fprintf(stderr, "\rphase %d  %5.1f%%  explored %llu  feasible %llu  pruned %llu  %.1fs", p.phase,
-                             p.permille / 10.0, static_cast<unsigned long long>(p.explored),
+                char left[32] = "estimating";
+                if (p.remainingS >= 0)
+                    std::snprintf(left, sizeof left, "%.1fs left", p.remainingS);
+                std::fprintf(stderr, "\rphase %d  %5.1f%%  explored %llu  feasible %llu  pruned %llu  %.1fs, %s   ",
+                             p.phase, p.permille / 10.0, static_cast<unsigned long long>(p.explored),
                              static_cast<unsigned long long>(p.feasible), static_cast<unsigned long long>(p.pruned),
-                             p.elapsedS);
+                             p.elapsedS, left);
             };
         SearchResult r = SearchEngine::run(req, progress);
         if (args->progress)

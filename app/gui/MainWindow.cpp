@@ -933,7 +933,7 @@ void MainWindow::onSearchStarted()
 void MainWindow::onSearchProgress(const SearchProgress& p)
 {
     progress_->setValue(p.permille);
-    QString left = p.remainingS >= 0 ? tr(", about %1 s left").arg(p.remainingS, 0, 'f', 1) : QString();
+    QString left = p.remainingS >= 0 ? tr(", about %1 s left").arg(p.remainingS, 0, 'f', 1) : tr(", estimating time left…");
     statusLabel_->setText(tr("Phase %1: explored %L2, pruned %L3, feasible %L4%5")
                               .arg(p.phase)
                               .arg(p.explored)

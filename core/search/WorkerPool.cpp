@@ -47,6 +47,19 @@ double WorkerPool::elapsedS() const
     return std::chrono::duration<double>(Clock::now() - start_).count();
 }
 
+double WorkerPool::remaining(int permille, double elapsedS, std::chrono::steady_clock::time_point now)
+{
+    if (permille <= 20 || elapsedS < 0.5)
+        return -1;  // estimating: too little done to say
+    const double raw = elapsedS * (1000 - permille) / permille;
+    const double aged = estimateS_ < 0
+        ? raw
+        : std::max(0.0, estimateS_ - std::chrono::duration<double>(now - estimatedAt_).count());
+    estimateS_ = aged + 0.3 * (raw - aged);
+    estimatedAt_ = now;
+    return estimateS_;
+}
+
 void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std::vector<double>& weights,
                      int fromPermille, int toPermille, const Body& body, const Decorate& decorate)
 {
@@ -102,7 +115,7 @@ void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std
             p.permille = std::max(lastPermille_, static_cast<int>(fromPermille + (toPermille - fromPermille) * frac));
             lastPermille_ = p.permille;
             p.elapsedS = elapsedS();
-            p.remainingS = p.permille > 20 ? p.elapsedS * (1000 - p.permille) / p.permille : -1;
+            p.remainingS = remaining(p.permille, p.elapsedS, now);
             if (decorate)
                 decorate(p);
             progress_(p);

@@ -14,8 +14,15 @@ namespace memx {
 // a given order through an atomic counter. The calling thread runs the
 // monitor: it polls the cancel predicate (a stop flag the bodies poll too)
 // and reports throttled progress (at most every 100 ms, never from a worker
-// thread) on a band of the 0-1000 scale, with an estimate of time left from
-// the weighted work done.
+// thread) on a band of the 0-1000 scale that never goes back.
+//
+// Time left is elapsed x (1000 - permille) / permille, the permille being
+// the skeletons done, weighted by their sizes, on bands fixed per pass.
+// Unknown (-1, "estimating") until 2% and 0.5 s along; each report moves the
+// estimate 30% of the way from the last one (counted down since) to the new
+// value, so it does not jump about. Branch-and-bound costs per skeleton are
+// not predictable from sizes: on a 128-GPU search the estimate can still be
+// 2-3x off early in the explore pass (docs/SCALING.md).
 class WorkerPool {
 public:
     using Body = std::function<void(int worker, std::size_t item)>;
@@ -37,6 +44,9 @@ public:
     double elapsedS() const;
 
 private:
+    // Time left (s), smoothed; -1 unknown.
+    double remaining(int permille, double elapsedS, std::chrono::steady_clock::time_point now);
+
     int threads_;
     bool background_;
     ProgressFn progress_;
@@ -45,6 +55,8 @@ private:
     std::chrono::steady_clock::time_point start_;
     std::chrono::steady_clock::time_point lastReport_;
     int lastPermille_ = 0;
+    double estimateS_ = -1;  // time left when last estimated
+    std::chrono::steady_clock::time_point estimatedAt_;
 };
 
 }  // namespace memx
