@@ -244,7 +244,7 @@ void ProfileComparisonView::setResult(const SearchResult& r)
     legend_->setText(legend.join(QStringLiteral("&nbsp;&nbsp;&nbsp;")));
     for (std::size_t i = 0; i < r.profileBests.size(); ++i) {
         const Plan& p = r.profileBests[i].best;
-        const QString diff = i == 0 ? QString() : QString::fromStdString(ProfileComparison::differences(base, p));
+        const QString diff = i == 0 ? QString() : QString::fromStdString(ProfileComparison::differences(base, p, r.varianceMode));
         Card card;
         card.widget = makeCard(r, i, diff);
         card.key = p.key;

@@ -137,7 +137,7 @@ std::string TextReport::profileComparison(const SearchResult& r)
             + p.recomputeString() + ": T " + Text::fmt("%.1f", p.iterationMs) + " ms, M " + Text::fmt("%.2f", p.maxMemMiB / 1024)
             + " GiB, V " + varianceText(r, p.varMem) + "\n";
         if (&pb != &r.profileBests.front())
-            out += "  " + std::string(17, ' ') + "-> " + ProfileComparison::differences(base, p) + "\n";
+            out += "  " + std::string(17, ' ') + "-> " + ProfileComparison::differences(base, p, r.varianceMode) + "\n";
     }
     return out;
 }

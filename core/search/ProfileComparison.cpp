@@ -24,9 +24,26 @@ std::string relative(double base, double other, const char* what)
     }
     return buf;
 }
+
+std::string absolute(double base, double other, VarianceMode mode)
+{
+    const bool mib = mode == VarianceMode::AbsoluteMiB;
+    const double scale = mib ? 1.0 / (1024.0 * 1024.0) : 1.0;  // MiB^2 -> GiB^2
+    const double a = base * scale, b = other * scale;
+    char buf[128];
+    // Three significant digits tell 0.13 from 0.0013; equal at that precision is "same".
+    char sa[32], sb[32];
+    std::snprintf(sa, sizeof sa, "%.3g", a);
+    std::snprintf(sb, sizeof sb, "%.3g", b);
+    if (std::string(sa) == sb)
+        std::snprintf(buf, sizeof buf, "same memory variance");
+    else
+        std::snprintf(buf, sizeof buf, "memory variance %s -> %s %s", sa, sb, mib ? "GiB^2" : "(utilisation^2)");
+    return buf;
+}
 }  // namespace
 
-std::string ProfileComparison::differences(const Plan& base, const Plan& other)
+std::string ProfileComparison::differences(const Plan& base, const Plan& other, VarianceMode mode)
 {
     if (base.key == other.key)
         return "the same plan";
@@ -34,7 +51,7 @@ std::string ProfileComparison::differences(const Plan& base, const Plan& other)
     std::snprintf(head, sizeof head, "lowest headroom %.0f%% -> %.0f%%", 100 * base.minHeadroom(),
                   100 * other.minHeadroom());
     return relative(base.iterationMs, other.iterationMs, "time") + ", "
-        + relative(base.varMem, other.varMem, "memory variance") + ", "
+        + absolute(base.varMem, other.varMem, mode) + ", "
         + relative(base.maxMemMiB, other.maxMemMiB, "peak memory") + ", " + head;
 }
 

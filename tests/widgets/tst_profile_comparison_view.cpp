@@ -54,7 +54,8 @@ private slots:
         const Plan& base = result_.profileBests.front().best;
         QVERIFY(view.differencesAt(0).isEmpty());
         for (int i = 1; i < view.columnCount(); ++i) {
-            const QString expected = QString::fromStdString(ProfileComparison::differences(base, result_.profileBests[i].best));
+            const QString expected = QString::fromStdString(ProfileComparison::differences(base, result_.profileBests[i].best,
+                                                                                          result_.varianceMode));
             QCOMPARE(view.differencesAt(i), expected);
             auto* label = view.cardAt(i)->findChild<QLabel*>("differences");
             QVERIFY(label);
