@@ -25,6 +25,7 @@
 #include "io/InputError.h"
 #include "io/JsonReader.h"
 #include "predict/LibraryVersions.h"
+#include "search/PlanExplanation.h"
 #include "search/RequestChanges.h"
 
 #include <QAction>
@@ -160,6 +161,12 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
         restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     }
+    // Dock sizes apply once the window is laid out: the explanation gets a
+    // third of the bottom row, the plan table the rest (a restored layout keeps its own).
+    QTimer::singleShot(0, this, [this] {
+        if (!QSettings().contains(QStringLiteral("window/state")) || !options_.restoreState)
+            resizeDocks({whyDock_}, {std::max(320, width() / 3)}, Qt::Horizontal);
+    });
     rebuildRecentMenu();
     updateTitle();
 }
@@ -352,6 +359,22 @@ void MainWindow::createDocks()
             });
     auto* plansDock = dock(tableBox, tr("Plans"), "plansDock", Qt::BottomDockWidgetArea);
     resizeDocks({plansDock}, {240}, Qt::Vertical);
+
+    // Why this plan? Beside the table: what Phi weighs and how the selected
+    // plan compares with the fastest one (PlanExplanation).
+    whyLabel_ = new QLabel(this);
+    whyLabel_->setObjectName(QStringLiteral("whyThisPlan"));
+    whyLabel_->setWordWrap(true);
+    whyLabel_->setTextFormat(Qt::RichText);
+    whyLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    whyLabel_->setMargin(6);
+    whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
+    auto* whyScroll = new QScrollArea(this);
+    whyScroll->setWidget(whyLabel_);
+    whyScroll->setWidgetResizable(true);
+    whyScroll->setFrameShape(QFrame::NoFrame);
+    whyDock_ = dock(whyScroll, tr("Why this plan?"), "whyDock", Qt::BottomDockWidgetArea);
+    splitDockWidget(plansDock, whyDock_, Qt::Horizontal);
 }
 
 void MainWindow::createStatusBar()
@@ -433,6 +456,7 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     planModel_->setPlans({}, project.objective.variance);
     settingsDirty_ = false;
     planInfo_->clear();
+    whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
     setCurrentFile(file);
     updateStaleness();
     updateExportActions();
@@ -1012,6 +1036,7 @@ void MainWindow::onSearchFailed(const QString& reason)
     bars_->clear();
     pipeline_->clear();
     planInfo_->clear();
+    whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
     planModel_->setPlans({}, objectivePanel_->objective().variance);
     updateExportActions();
 }
@@ -1049,6 +1074,12 @@ void MainWindow::selectPlan(quint64 key)
     bars_->setPlan(*plan, document_->cluster());
     pipeline_->setPlan(*plan);
     planInfo_->setText(planSummary());
+    {
+        QStringList html;
+        for (const std::string& line : PlanExplanation::lines(*result(), *plan))
+            html << QStringLiteral("<p>%1</p>").arg(qs(line).toHtmlEscaped());
+        whyLabel_->setText(html.join(QString()));
+    }
     pareto_->setSelectedPlan(key);
     int row = planModel_->rowOfKey(key);
     if (row >= 0) {

@@ -187,6 +187,8 @@ private:
     QProgressBar* progress_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     QLabel* planInfo_ = nullptr;
+    QLabel* whyLabel_ = nullptr;  // "Why this plan?" of the selected plan
+    QDockWidget* whyDock_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     QTimer* autosaveTimer_ = nullptr;
     mutable std::unique_ptr<AutosaveSlot> autosave_;  // made on first use

@@ -94,6 +94,7 @@ private slots:
     void exportNeedsAResult();
     void editsMakeResultsStale();
     void noFeasiblePlanNamesTheReason();
+    void whyThisPlanFollowsTheSelection();
     void autosavesBelongToTheirInstance();
     void recoveredProjectKeepsItsNameAndWaits();
     void memoryMarginAtUncertainty_data();
@@ -576,6 +577,23 @@ void TestMainWindow::noFeasiblePlanNamesTheReason()
     QVERIFY2(reason.contains(QStringLiteral("no link joins the GPUs inside h (H20)")), qPrintable(reason));
     QVERIFY2(w.statusBar()->currentMessage().isEmpty(), "the reason is in the status label, not a transient message");
     QVERIFY(!w.result());
+}
+
+void TestMainWindow::whyThisPlanFollowsTheSelection()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    QVERIFY(runAndWait(w));
+    auto* why = w.findChild<QLabel*>(QStringLiteral("whyThisPlan"));
+    QVERIFY(why);
+    const SearchResult& r = *w.result();
+    const QString best = why->text();
+    QVERIFY2(best.contains(QStringLiteral("Phi = (T/Tref)^0.40")), qPrintable(best));
+    QVERIFY2(best.contains(QStringLiteral("Phi %1.").arg(r.best.front().phi, 0, 'g', 3)), qPrintable(best));
+    // The fastest plan, selected, explains itself as the fastest.
+    w.selectPlan(r.fastest.front().key);
+    QVERIFY2(why->text().contains(QStringLiteral("It is also the fastest feasible plan.")), qPrintable(why->text()));
+    QVERIFY(why->text() != best);
 }
 
 void TestMainWindow::autosavesBelongToTheirInstance()

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace memx {
+
+struct Plan;
+struct SearchResult;
+
+// "Why this plan?": what Phi weighs, the chosen plan against the fastest
+// feasible one, which of Phi's three factors decided between them, and the
+// rule of the profile in use. Plain sentences, for the workbench's
+// "Why this plan?" panel.
+//
+// Phi = (T/Tref)^wT (M/Mref)^wM ((V+eV)/(Vref+eV))^wV, so the ratio of two
+// plans' Phi is the product of three factors (T'/T)^wT (M'/M)^wM
+// ((V'+eV)/(V+eV))^wV: a factor above 1 counts against the other plan.
+struct PlanExplanation {
+    static std::vector<std::string> lines(const SearchResult& r, const Plan& chosen);
+};
+
+}  // namespace memx
