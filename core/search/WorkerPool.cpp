@@ -55,7 +55,9 @@ double WorkerPool::remaining(int permille, double elapsedS, std::chrono::steady_
     const double aged = estimateS_ < 0
         ? raw
         : std::max(0.0, estimateS_ - std::chrono::duration<double>(now - estimatedAt_).count());
-    estimateS_ = aged + 0.3 * (raw - aged);
+    // Towards the new value by 30%, and up by at most a quarter per report:
+    // an estimate that grows is the bar going backwards in time.
+    estimateS_ = std::min(aged + 0.3 * (raw - aged), 1.25 * aged + 0.1);
     estimatedAt_ = now;
     return estimateS_;
 }

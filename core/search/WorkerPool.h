@@ -20,7 +20,7 @@ namespace memx {
 // the skeletons done, weighted by their sizes, on bands fixed per pass.
 // Unknown (-1, "estimating") until 2% and 0.5 s along; each report moves the
 // estimate 30% of the way from the last one (counted down since) to the new
-// value, so it does not jump about. Branch-and-bound costs per skeleton are
+// value, and up by at most 25% + 0.1 s, so it does not jump about. Branch-and-bound costs per skeleton are
 // not predictable from sizes: on a 128-GPU search the estimate can still be
 // 2-3x off early in the explore pass (docs/SCALING.md).
 class WorkerPool {
