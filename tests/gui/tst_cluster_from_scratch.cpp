@@ -4,6 +4,7 @@
 // plans exactly like the same cluster written as a file by hand.
 #include "ClusterCanvas.h"
 #include "ClusterDocument.h"
+#include "GpuPalette.h"
 #include "MainWindow.h"
 #include "PropertyPanel.h"
 #include "SearchController.h"
@@ -190,6 +191,47 @@ private slots:
         QCOMPARE(built.iterationMs, fromFile.iterationMs);
         qInfo("best plan on both: tp %d pp %d dp %d, %.3f ms", fromFile.tp, fromFile.pp, fromFile.dp,
               fromFile.iterationMs);
+    }
+
+    void menusAddNodesAndAnnounceTheirLinks()
+    {
+        MainWindow w(quietOptions());
+        w.openSampleProject();
+        w.resize(1400, 900);
+        action(w, QStringLiteral("&New Project"))->trigger();
+        auto* palette = w.findChild<GpuPalette*>();
+        QVERIFY(palette);
+        for (int row = 0; row < palette->count(); ++row)
+            if (palette->typeNameAt(row) == "T4")
+                palette->setCurrentRow(row);
+        // The template menu names the palette's type.
+        QAction* pairs = action(w, QStringLiteral("8 x T4 with PCIe pairs + cross-NUMA"));
+        QVERIFY(pairs);
+        pairs->trigger();
+        QCOMPARE(w.document()->gpuCount("n0", "T4"), 8);
+        QVERIFY2(status(w).startsWith("added node n0: 8 x T4, a PCIe switch per GPU pair"), qPrintable(status(w)));
+        for (int row = 0; row < palette->count(); ++row)
+            if (palette->typeNameAt(row) == "H20")
+                palette->setCurrentRow(row);
+        QAction* nvswitch = action(w, QStringLiteral("8 x H20 with NVSwitch"));
+        QVERIFY(nvswitch);
+        nvswitch->trigger();
+        QCOMPARE(status(w), QString("added node n1: 8 x H20 with NVLink 450 GB/s, linked to n0 by InfiniBand 25 GB/s"));
+        action(w, QStringLiteral("Add &Node"))->trigger();
+        QCOMPARE(status(w),
+                 QString("added node n2: 8 x H20 with NVLink 450 GB/s, linked to n0, n1 by InfiniBand 25 GB/s"));
+        // The automatic links are links like any other: drawn and editable.
+        auto* canvas = qobject_cast<ClusterCanvas*>(w.viewWidget(MainWindow::View::Cluster));
+        QVERIFY(canvas->linkItem("ib-n1-n2"));
+        QVERIFY(w.document()->editLink("ib-n1-n2", "bandwidth_gbps", 50.0));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        canvas->fitAll();
+        QVERIFY(canvas->grab().save("/tmp/ed-templates.png"));
+        // Three undo steps back to the empty cluster (plus the edit).
+        for (int i = 0; i < 4; ++i)
+            w.document()->undoStack()->undo();
+        QVERIFY(w.document()->isEmpty());
     }
 
     void importIsUndoneInOneStep()
