@@ -4,13 +4,19 @@
 #include "PlanColors.h"
 
 #include "hardware/Cluster.h"
+#include "hardware/ClusterGenerator.h"
 
+#include <QAction>
+#include <QContextMenuEvent>
+#include <QCoreApplication>
 #include <QDragEnterEvent>
 #include <QFontMetricsF>
 #include <QGraphicsItem>
 #include <QGraphicsLineItem>
 #include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMimeData>
 #include <QPainter>
 #include <QPainterPathStroker>
@@ -104,6 +110,20 @@ QPointF exitPoint(const QRectF& r, QPointF from, QPointF to)
         ty = (r.top() - from.y()) / d.y();
     double t = std::min({tx, ty, 1.0});
     return from + d * t;
+}
+
+QString emptyHintText()
+{
+    return QCoreApplication::translate(
+        "ClusterCanvas",
+        "This cluster has no GPUs yet.\n\n"
+        "\u2022 Drag a GPU type from the GPU Types palette onto this canvas: a node of 8 with its "
+        "fabric (drop more types on a node to fill it).\n"
+        "\u2022 Or Edit > Add Node (Ctrl+Shift+N), or Edit > Add Node From Template for NVSwitch "
+        "or PCIe-pair nodes (also on a right click here).\n"
+        "\u2022 Or File > Import Cluster... to load a memx-cluster/1 file.\n\n"
+        "New nodes are linked to every other node by InfiniBand; drag from one GPU to another "
+        "(right button or Shift) to add a link.");
 }
 
 }  // namespace
@@ -404,6 +424,8 @@ ClusterCanvas::ClusterCanvas(ClusterDocument* document, QWidget* parent)
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
     setAcceptDrops(true);
     setDragMode(QGraphicsView::RubberBandDrag);
+    // A band selects the GPU tiles it holds, not the node box it starts in.
+    setRubberBandSelectionMode(Qt::ContainsItemShape);
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
     setBackgroundBrush(palette().color(QPalette::Base));
     setFocusPolicy(Qt::StrongFocus);
@@ -460,6 +482,7 @@ void ClusterCanvas::rebuild()
     nodeItems_.clear();
     tileItems_.clear();
     linkItems_.clear();
+    hintItem_ = nullptr;
 
     const Cluster& c = document_->cluster();
     const QFont font = labelFont();
@@ -653,8 +676,18 @@ void ClusterCanvas::rebuild()
         }
     }
 
+    if (nodeCount == 0) {
+        // First run (File > New) or every node deleted: say how to start.
+        QFont hf = font;
+        hf.setPointSizeF(11);
+        auto* hint = scene_->addText(emptyHintText(), hf);
+        hint->setDefaultTextColor(palette().color(QPalette::PlaceholderText));
+        hint->setTextWidth(520);
+        hintItem_ = hint;
+    }
+
     // Legend: GPU types with counts, link kinds present, line styles.
-    {
+    if (nodeCount > 0) {
         QRectF content = scene_->itemsBoundingRect();
         double x = content.left(), y = content.bottom() + 30;
         QFont lf = font;
@@ -812,16 +845,55 @@ void ClusterCanvas::refuse(const QString& reason)
     emit editRefused(reason);
 }
 
+void ClusterCanvas::say(const QString& message)
+{
+    emit feedback(message);
+}
+
+QString ClusterCanvas::emptyHint() const
+{
+    return hintItem_ ? static_cast<QGraphicsTextItem*>(hintItem_)->toPlainText() : QString();
+}
+
+bool ClusterCanvas::addNode(const QString& type, NodeTemplate::Kind kind, QString* error, QString* createdNode)
+{
+    const QString name = document_->nextNodeName();
+    const NodeTemplate t = NodeTemplate::make(kind, name, type, kFullNode);
+    QString reason;
+    QStringList linked;
+    if (!document_->addNodeWithLinks(t.node, t.links, &reason, &linked)) {
+        if (error)
+            *error = reason;
+        refuse(tr("cannot add a node of %1: %2").arg(type, reason));
+        return false;
+    }
+    if (createdNode)
+        *createdNode = name;
+    QString message = tr("added node %1: %2").arg(name, t.description);
+    if (!linked.isEmpty())
+        message += tr(", linked to %1 by InfiniBand 25 GB/s").arg(linked.join(QStringLiteral(", ")));
+    say(message);
+    return true;
+}
+
 bool ClusterCanvas::dropGpuType(const QString& node, const QString& type, QString* error)
 {
+    if (node.isEmpty())
+        return addNode(type, NodeTemplate::Kind::Fabric, error);
+    const auto& nodes = document_->cluster().nodes();
+    auto it = std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) { return QString::fromStdString(n.name) == node; });
+    const int inNode = it == nodes.end() ? 0 : static_cast<int>(it->devices.size());
+    const int add = inNode < kFullNode ? kFullNode - inNode : kFullNode;
     QString reason;
-    bool ok = document_->setGpuCount(node, type, document_->gpuCount(node, type) + 1, &reason);
+    bool ok = document_->addGpus(node, type, add, &reason);
     if (!ok) {
         if (error)
             *error = reason;
         refuse(reason);
+        return false;
     }
-    return ok;
+    say(tr("added %1 x %2 to node %3 (now %4 GPUs)").arg(add).arg(type, node).arg(inNode + add));
+    return true;
 }
 
 bool ClusterCanvas::createLink(const CanvasSelection& from, const CanvasSelection& to, QString* error,
@@ -831,53 +903,168 @@ bool ClusterCanvas::createLink(const CanvasSelection& from, const CanvasSelectio
         return s.kind == CanvasSelection::Gpu ? QStringLiteral("%1:%2").arg(s.node).arg(s.gpuIndex) : s.node;
     };
     QString reason;
+    QString message;
     bool ok = false;
     if ((from.kind != CanvasSelection::Node && from.kind != CanvasSelection::Gpu)
         || (to.kind != CanvasSelection::Node && to.kind != CanvasSelection::Gpu)) {
         reason = tr("drag from a GPU or node to another GPU or node");
     } else if (selector(from) == selector(to)) {
         reason = tr("a link needs two different ends");
+    } else if (from.node == to.node && (from.kind != CanvasSelection::Gpu || to.kind != CanvasSelection::Gpu)) {
+        reason = tr("a node and its own GPU cannot be linked: drag from one GPU of %1 to another for its fabric, or to "
+                    "another node")
+                     .arg(from.node);
+    } else if (from.node == to.node) {
+        // A fabric inside the node: over the GPUs of the type (both ends'
+        // type), or the whole node on PCIe when the two types differ.
+        const Cluster& c = document_->cluster();
+        int lo = -1, hi = -1, count = 0;
+        for (const Node& n : c.nodes()) {
+            if (QString::fromStdString(n.name) != from.node)
+                continue;
+            count = static_cast<int>(n.devices.size());
+            for (int k = 0; k < count; ++k)
+                if (QString::fromStdString(c.typeOf(n.devices[k]).name) == from.gpuType) {
+                    if (lo < 0)
+                        lo = k;
+                    hi = k;
+                }
+        }
+        const bool sameType = from.gpuType == to.gpuType;
+        QString within = from.node;
+        QString fabricType = from.gpuType;
+        if (!sameType) {
+            fabricType = QStringLiteral("PCIe");  // what intraNodeFabric gives PCIe cards
+        } else if (lo > 0 || hi < count - 1) {
+            within = QStringLiteral("%1:%2-%3").arg(from.node).arg(lo).arg(hi);
+        }
+        nlohmann::json link = NodeTemplate::fabricLink(QString(), within, fabricType);
+        const QString kind = QString::fromStdString(link["kind"].get<std::string>());
+        QString existing;
+        for (const Link& l : c.links())
+            if (l.within && QString::fromStdString(l.aSelector) == within
+                && QString::fromLatin1(toString(l.kind)) == kind)
+                existing = QString::fromStdString(l.name);
+        if (!existing.isEmpty()) {
+            reason = tr("%1 and %2 are already joined by the %3 fabric %4 within %5; select it to edit it")
+                         .arg(selector(from), selector(to), kind, existing, within);
+        } else {
+            LinkSpec spec;
+            spec.kind = kind;
+            spec.a = within;
+            spec.bandwidthGBps = link["bandwidth_gbps"].get<double>();
+            spec.latencyUs = link["latency_us"].get<double>();
+            spec.shared = link.value("shared", false);
+            spec.name = document_->uniqueLinkName(QStringLiteral("%1-%2").arg(from.node, kind));
+            ok = document_->addLink(spec, &reason, createdName);
+            message = tr("added %1 %2 GB/s %3 within %4 (%5)")
+                          .arg(kind)
+                          .arg(spec.bandwidthGBps)
+                          .arg(spec.shared ? tr("shared fabric") : tr("fabric"), within,
+                               sameType ? tr("every %1 of the node").arg(from.gpuType)
+                                        : tr("two GPU types: joined over PCIe"));
+        }
     } else {
         LinkSpec spec;
         spec.a = selector(from);
         spec.b = selector(to);
-        if (from.node == to.node) {
-            spec.kind = QStringLiteral("PCIe");
-            spec.bandwidthGBps = 16;
-        } else {
-            spec.kind = QStringLiteral("InfiniBand");
-            spec.bandwidthGBps = 25;
-        }
-        ok = document_->addLink(spec, &reason, createdName);
+        spec.kind = QStringLiteral("InfiniBand");
+        spec.bandwidthGBps = 25;
+        QString name;
+        ok = document_->addLink(spec, &reason, &name);
+        if (createdName)
+            *createdName = name;
+        message = tr("added InfiniBand 25 GB/s link %1 between %2 and %3").arg(name, spec.a, spec.b);
     }
     if (!ok) {
         if (error)
             *error = reason;
-        refuse(reason);
+        refuse(tr("cannot link %1 and %2: %3").arg(selector(from), selector(to), reason));
+        return false;
     }
-    return ok;
+    say(message);
+    return true;
+}
+
+QList<CanvasSelection> ClusterCanvas::selectedGpus() const
+{
+    QList<CanvasSelection> out;
+    for (QGraphicsItem* item : scene_->selectedItems()) {
+        CanvasSelection s = selectionOf(item);
+        if (s.kind == CanvasSelection::Gpu)
+            out << s;
+    }
+    std::sort(out.begin(), out.end(), [](const CanvasSelection& a, const CanvasSelection& b) {
+        return a.node != b.node ? a.node < b.node : a.gpuIndex < b.gpuIndex;
+    });
+    return out;
+}
+
+void ClusterCanvas::selectGpuRange(const QString& node, int from, int to)
+{
+    scene_->clearSelection();
+    for (int k = std::min(from, to); k <= std::max(from, to); ++k)
+        if (QGraphicsItem* tile = gpuItem(node, k))
+            tile->setSelected(true);
 }
 
 bool ClusterCanvas::deleteSelection(QString* error)
 {
     QString reason;
+    QString message;
     bool ok = false;
-    switch (selection_.kind) {
-    case CanvasSelection::Node: ok = document_->removeNode(selection_.node, &reason); break;
-    case CanvasSelection::Link: ok = document_->removeLink(selection_.link, &reason); break;
-    case CanvasSelection::Gpu:
-        ok = document_->setGpuCount(selection_.node, selection_.gpuType,
-                                    document_->gpuCount(selection_.node, selection_.gpuType) - 1, &reason);
-        break;
-    case CanvasSelection::None: reason = tr("nothing selected"); break;
+    const QList<CanvasSelection> gpus = selectedGpus();
+    if (!gpus.isEmpty()) {
+        QList<int> indices;
+        for (const auto& g : gpus)
+            indices << g.gpuIndex;
+        if (std::any_of(gpus.begin(), gpus.end(), [&](const CanvasSelection& g) { return g.node != gpus.front().node; })) {
+            reason = tr("the selected GPUs are in several nodes: delete them node by node");
+        } else {
+            // The GPUs are gone afterwards: select nothing rather than whatever moves into their place.
+            scene_->clearSelection();
+            ok = document_->removeGpus(gpus.front().node, indices, &reason, &message);
+            if (!ok)
+                for (const auto& g : gpus)
+                    if (QGraphicsItem* tile = gpuItem(g.node, g.gpuIndex))
+                        tile->setSelected(true);
+        }
+    } else {
+        switch (selection_.kind) {
+        case CanvasSelection::Node:
+            ok = document_->removeNode(selection_.node, &reason);
+            message = tr("removed node %1 and its links").arg(selection_.node);
+            break;
+        case CanvasSelection::Link:
+            ok = document_->removeLink(selection_.link, &reason);
+            message = tr("removed link %1").arg(selection_.link);
+            break;
+        case CanvasSelection::Gpu: break;  // handled above
+        case CanvasSelection::None: reason = tr("nothing selected"); break;
+        }
     }
     if (!ok) {
         if (error)
             *error = reason;
         if (selection_.kind != CanvasSelection::None)
             refuse(reason);
+        return false;
     }
-    return ok;
+    say(message);
+    return true;
+}
+
+void ClusterCanvas::contextMenuEvent(QContextMenuEvent* event)
+{
+    // On a node or GPU the right button draws links; elsewhere it offers the menu.
+    if (contextActions_.isEmpty() || selectionAt(event->pos(), true).kind != CanvasSelection::None) {
+        event->ignore();
+        return;
+    }
+    QMenu menu(this);
+    menu.addActions(contextActions_);
+    menu.exec(event->globalPos());
+    event->accept();
 }
 
 void ClusterCanvas::dragEnterEvent(QDragEnterEvent* event)
@@ -890,9 +1077,8 @@ void ClusterCanvas::dragEnterEvent(QDragEnterEvent* event)
 
 void ClusterCanvas::dragMoveEvent(QDragMoveEvent* event)
 {
-    if (event->mimeData()->hasFormat(QString::fromLatin1(kGpuTypeMime))
-        && selectionAt(event->position().toPoint(), true).kind != CanvasSelection::None)
-        event->acceptProposedAction();
+    if (event->mimeData()->hasFormat(QString::fromLatin1(kGpuTypeMime)))
+        event->acceptProposedAction();  // on a node: add to it; elsewhere: a new node
     else
         event->ignore();
 }
@@ -901,11 +1087,11 @@ void ClusterCanvas::dropEvent(QDropEvent* event)
 {
     const QString type = QString::fromUtf8(event->mimeData()->data(QString::fromLatin1(kGpuTypeMime)));
     CanvasSelection target = selectionAt(event->position().toPoint(), true);
-    if (type.isEmpty() || target.kind == CanvasSelection::None) {
+    if (type.isEmpty()) {
         event->ignore();
         return;
     }
-    dropGpuType(target.node, type);
+    dropGpuType(target.node, type);  // no node there: a new one
     event->acceptProposedAction();
 }
 
@@ -927,6 +1113,11 @@ void ClusterCanvas::mousePressEvent(QMouseEvent* event)
         }
     }
     QGraphicsView::mousePressEvent(event);
+    if (event->button() == Qt::LeftButton) {
+        CanvasSelection at = selectionAt(event->position().toPoint(), true);
+        if (at.kind == CanvasSelection::Gpu)
+            rangeAnchor_ = at;
+    }
 }
 
 void ClusterCanvas::mouseMoveEvent(QMouseEvent* event)
@@ -949,8 +1140,16 @@ void ClusterCanvas::mouseReleaseEvent(QMouseEvent* event)
         CanvasSelection to = selectionAt(event->position().toPoint(), true);
         CanvasSelection from = dragFrom_;
         dragFrom_ = {};
-        if (to.kind != CanvasSelection::None && !(to == from))
+        if (to.kind != CanvasSelection::None && !(to == from)) {
             createLink(from, to);
+        } else if (to == from && to.kind == CanvasSelection::Gpu && event->button() == Qt::LeftButton) {
+            // Shift+click without a drag: the GPUs from the last one clicked to this one.
+            if (rangeAnchor_.kind == CanvasSelection::Gpu && rangeAnchor_.node == to.node && gpuItem(to.node, rangeAnchor_.gpuIndex))
+                selectGpuRange(to.node, rangeAnchor_.gpuIndex, to.gpuIndex);
+            else
+                selectGpuRange(to.node, to.gpuIndex, to.gpuIndex);
+            rangeAnchor_ = rangeAnchor_.kind == CanvasSelection::Gpu && rangeAnchor_.node == to.node ? rangeAnchor_ : to;
+        }
         event->accept();
         return;
     }

@@ -1,11 +1,14 @@
 #pragma once
 
+#include "NodeTemplate.h"
+
 #include <QGraphicsView>
 #include <QHash>
 #include <QMetaType>
 #include <QString>
 #include <QVector>
 
+class QAction;
 class QGraphicsItem;
 class QGraphicsLineItem;
 class QGraphicsScene;
@@ -37,9 +40,15 @@ struct CanvasSelection {
 // (coloured by type), in-node fabrics as brackets under the tiles they cover,
 // links between nodes as lines (several links between one pair are drawn as
 // separate curves), shared links dashed and marked, and a legend.
-// Edits go through the document: drop a palette GPU type on a node, drag with
-// the right button (or Shift+left) from one GPU/node to another to add a link,
-// Del removes the selection. Ctrl+wheel zooms.
+// An empty cluster shows a first-run hint instead.
+// Edits go through the document: drop a palette GPU type on empty canvas (a
+// new node of 8 with its type's fabric, linked to every other node) or on a
+// node (fills it to 8 GPUs, or adds 8); drag with the right button (or
+// Shift+left) from one GPU/node to another to add a link (two GPUs of one
+// node: the node's fabric); click a GPU to select it, Ctrl+click to add one,
+// Shift+click for the range from the last one clicked, or drag a band around
+// tiles; Del removes the selection. Ctrl+wheel zooms. What an edit did is
+// announced with feedback(), a refusal with editRefused().
 class ClusterCanvas : public QGraphicsView {
     Q_OBJECT
 public:
@@ -60,12 +69,35 @@ public:
     CanvasSelection selection() const { return selection_; }
     void setSelection(const CanvasSelection& selection);
 
+    static constexpr int kFullNode = 8;  // GPUs in a node made from a palette type
+
     // The edits behind the mouse gestures (public so tests and menus can use them).
+    // `node` empty: a new node (NodeTemplate::Kind::Fabric) of kFullNode GPUs.
+    // Otherwise the node is filled to kFullNode GPUs with `type`, or gets
+    // kFullNode more when it is full already.
     bool dropGpuType(const QString& node, const QString& type, QString* error = nullptr);
-    // Default kind from the pair: same node -> PCIe 16 GB/s, different nodes -> InfiniBand 25 GB/s.
+    // A new node n<k> of `count` GPUs of `type` built by `kind`, with an
+    // InfiniBand 25 GB/s link to every other node (announced).
+    bool addNode(const QString& type, NodeTemplate::Kind kind = NodeTemplate::Kind::Fabric, QString* error = nullptr,
+                 QString* createdNode = nullptr);
+    // Two GPUs of one type in one node: that type's fabric `within` the GPUs
+    // of the type in the node (NVLink, xGMI, HCCS or PCIe;
+    // ClusterGenerator::intraNodeFabric); two GPUs of different types in one
+    // node: a shared PCIe fabric within the node; ends in different nodes:
+    // InfiniBand 25 GB/s between them.
     bool createLink(const CanvasSelection& from, const CanvasSelection& to, QString* error = nullptr,
                     QString* createdName = nullptr);
+    // Selected GPUs (exactly those, however many) or else the node or link.
     bool deleteSelection(QString* error = nullptr);
+
+    // Every selected GPU tile, in node order.
+    QList<CanvasSelection> selectedGpus() const;
+    // Selects GPUs `from`..`to` (either order) of `node`, and nothing else.
+    void selectGpuRange(const QString& node, int from, int to);
+    // The first-run hint shown on an empty cluster; empty when not shown.
+    QString emptyHint() const;
+    // Shown by a right click on empty canvas (e.g. the node templates).
+    void setContextActions(const QList<QAction*>& actions) { contextActions_ = actions; }
 
 public slots:
     void rebuild();
@@ -76,9 +108,12 @@ signals:
     void selectionChanged(const memx::CanvasSelection& selection);
     // An edit made on the canvas was refused by the validator (reason to show in a status bar).
     void editRefused(const QString& reason);
+    // What an edit made on the canvas did ("added node n2: 8 x H20 ...").
+    void feedback(const QString& message);
 
 protected:
     void changeEvent(QEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dragMoveEvent(QDragMoveEvent* event) override;
     void dropEvent(QDropEvent* event) override;
@@ -94,12 +129,16 @@ private:
     CanvasSelection selectionAt(const QPoint& viewPos, bool nodesAndGpusOnly) const;
     static CanvasSelection selectionOf(const QGraphicsItem* item);
     void refuse(const QString& reason);
+    void say(const QString& message);
 
     ClusterDocument* document_;
     QGraphicsScene* scene_;
     QHash<QString, CanvasItem*> nodeItems_;
     QHash<QString, QVector<CanvasItem*>> tileItems_;
     QHash<QString, CanvasItem*> linkItems_;
+    QGraphicsItem* hintItem_ = nullptr;
+    QList<QAction*> contextActions_;
+    CanvasSelection rangeAnchor_;  // the GPU a Shift+click range starts from
     CanvasSelection selection_;
     bool rebuilding_ = false;
     bool autoFit_ = true;

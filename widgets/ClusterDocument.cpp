@@ -7,9 +7,13 @@
 #include "io/InputError.h"
 #include "io/JsonReader.h"
 
+#include <QFileInfo>
 #include <QUndoStack>
 
+#include <algorithm>
 #include <exception>
+#include <optional>
+#include <set>
 
 namespace memx {
 
@@ -105,7 +109,7 @@ nlohmann::json defaultDocument()
 ClusterDocument::ClusterDocument(QObject* parent)
     : QObject(parent)
     , json_(defaultDocument())
-    , cluster_(Cluster::fromJson(json_, "untitled", GpuCatalog::builtin()))
+    , cluster_(parse(json_, "untitled"))
     , undo_(new QUndoStack(this))
 {
 }
@@ -121,7 +125,7 @@ bool ClusterDocument::load(const QString& file, QString* error)
 {
     try {
         nlohmann::json doc = JsonReader::parseFile(str(file));
-        Cluster parsed = Cluster::fromJson(doc, str(file), GpuCatalog::builtin());
+        Cluster parsed = parse(doc, str(file));
         json_ = std::move(doc);
         cluster_ = std::move(parsed);
     } catch (const std::exception& e) {
@@ -141,7 +145,7 @@ bool ClusterDocument::load(const QString& file, QString* error)
 bool ClusterDocument::setJson(const nlohmann::json& doc, QString* error)
 {
     try {
-        cluster_ = Cluster::fromJson(doc, str(fileName_), GpuCatalog::builtin());
+        cluster_ = parse(doc, str(fileName_));
         json_ = doc;
     } catch (const InputError& e) {
         setError(error, describe(e));
@@ -156,10 +160,84 @@ bool ClusterDocument::setJson(const nlohmann::json& doc, QString* error)
     return true;
 }
 
+nlohmann::json ClusterDocument::emptyDocument(const QString& name)
+{
+    return {{"format", "memx-cluster/1"},
+            {"name", str(name)},
+            {"nodes", nlohmann::json::array()},
+            {"links", nlohmann::json::array()}};
+}
+
+bool ClusterDocument::isEmptyDocument(const nlohmann::json& doc)
+{
+    return doc.is_object() && doc.contains("nodes") && doc["nodes"].is_array() && doc["nodes"].empty();
+}
+
+Cluster ClusterDocument::parse(const nlohmann::json& doc, const std::string& file)
+{
+    const auto& catalog = GpuCatalog::builtin();
+    if (!isEmptyDocument(doc))
+        return Cluster::fromJson(doc, file, catalog);
+    if (doc.contains("links") && !(doc["links"].is_array() && doc["links"].empty()))
+        throw InputError(file, "/links", "a cluster without nodes can have no links");
+    // Format, name and type overrides are checked as the validator checks
+    // them, on a copy with one probe GPU.
+    nlohmann::json probe = doc;
+    probe["nodes"] = nlohmann::json::array({{{"name", "probe"},
+                                             {"gpus", nlohmann::json::array({{{"type", catalog.names().front()},
+                                                                               {"count", 1}}})}}});
+    Cluster::fromJson(probe, file, catalog);
+    return Cluster{};
+}
+
+bool ClusterDocument::exportJson(nlohmann::json* out, QString* error) const
+{
+    if (isEmpty()) {
+        setError(error, tr("the cluster has no GPUs: add a node before exporting it"));
+        return false;
+    }
+    nlohmann::json doc = json_;
+    if (doc.contains("gpu_types") && doc["gpu_types"].is_object()) {
+        std::set<std::string> used;
+        for (const auto& t : cluster_.types())
+            used.insert(t.name);
+        nlohmann::json kept = nlohmann::json::object();
+        for (auto it = doc["gpu_types"].begin(); it != doc["gpu_types"].end(); ++it)
+            if (used.count(it.key()))
+                kept[it.key()] = it.value();
+        if (kept.empty())
+            doc.erase("gpu_types");
+        else
+            doc["gpu_types"] = std::move(kept);
+    }
+    *out = std::move(doc);
+    return true;
+}
+
+bool ClusterDocument::importFile(const QString& file, QString* error)
+{
+    nlohmann::json doc;
+    try {
+        doc = JsonReader::parseFile(str(file));
+        parse(doc, str(file));
+    } catch (const std::exception& e) {
+        setError(error, QString::fromUtf8(e.what()));
+        return false;
+    }
+    if (doc == json_)
+        return true;
+    undo_->push(new ClusterEditCommand(this, tr("Import cluster %1").arg(QFileInfo(file).fileName()), json_,
+                                       std::move(doc)));
+    return true;
+}
+
 bool ClusterDocument::save(const QString& file, QString* error)
 {
+    nlohmann::json doc;
+    if (!exportJson(&doc, error))
+        return false;
     try {
-        writeFileAtomically(str(file), json_.dump(2) + "\n");
+        writeFileAtomically(str(file), doc.dump(2) + "\n");
     } catch (const std::exception& e) {
         setError(error, QString::fromUtf8(e.what()));
         return false;
@@ -175,7 +253,7 @@ bool ClusterDocument::save(const QString& file, QString* error)
 QString ClusterDocument::validate(const nlohmann::json& doc) const
 {
     try {
-        Cluster::fromJson(doc, str(fileName_), GpuCatalog::builtin());
+        parse(doc, str(fileName_));
     } catch (const InputError& e) {
         return describe(e);
     } catch (const std::exception& e) {
@@ -201,7 +279,7 @@ bool ClusterDocument::commit(const QString& text, nlohmann::json after, QString*
 void ClusterDocument::apply(const nlohmann::json& doc)
 {
     try {
-        cluster_ = Cluster::fromJson(doc, str(fileName_), GpuCatalog::builtin());
+        cluster_ = parse(doc, str(fileName_));
         json_ = doc;
     } catch (const std::exception&) {
         // Commands only hold validated documents; keep the current one if that ever breaks.
@@ -216,6 +294,27 @@ QString ClusterDocument::uniqueLinkName(const QString& base) const
     for (int k = 2; linkIndex(json_, name) >= 0; ++k)
         name = base + QLatin1Char('-') + QString::number(k);
     return name;
+}
+
+QString ClusterDocument::nextNodeName() const
+{
+    for (int k = 0;; ++k)
+        if (nodeIndex(json_, QStringLiteral("n%1").arg(k)) < 0)
+            return QStringLiteral("n%1").arg(k);
+}
+
+bool ClusterDocument::setClusterInfo(const QString& field, const QString& value, QString* error)
+{
+    if (field != QLatin1String("name") && field != QLatin1String("description")) {
+        setError(error, tr("%1: not a cluster field (name, description)").arg(field));
+        return false;
+    }
+    nlohmann::json after = json_;
+    if (field == QLatin1String("description") && value.isEmpty())
+        after.erase("description");
+    else
+        after[str(field)] = str(value);
+    return commit(tr("Set cluster %1").arg(field), std::move(after), error, QStringLiteral("cluster/%1").arg(field));
 }
 
 QString ClusterDocument::uniqueNodeName(const QString& base) const
@@ -236,26 +335,45 @@ bool ClusterDocument::addNode(const QString& name, const QString& type, int coun
 
 bool ClusterDocument::addNodeLinked(const QString& name, const QString& type, int count, QString* error)
 {
+    return addNodeWithLinks({{"name", str(name)}, {"gpus", nlohmann::json::array({{{"type", str(type)}, {"count", count}}})}},
+                            nlohmann::json::array(), error);
+}
+
+bool ClusterDocument::addNodeWithLinks(const nlohmann::json& node, const nlohmann::json& links, QString* error,
+                                       QStringList* linkedTo)
+{
     nlohmann::json after = json_;
+    const QString name = qstr(node.value("name", std::string()));
     std::vector<std::string> others;
     for (const auto& n : after["nodes"])
         others.push_back(n.value("name", std::string()));
-    after["nodes"].push_back({{"name", str(name)},
-                              {"gpus", nlohmann::json::array({{{"type", str(type)}, {"count", count}}})}});
-    if (!after.contains("links"))
+    after["nodes"].push_back(node);
+    if (!after.contains("links") || !after["links"].is_array())
         after["links"] = nlohmann::json::array();
+    auto unique = [&](const QString& base) {
+        QString text = base;
+        for (int k = 2; linkIndex(after, text) >= 0; ++k)
+            text = base + QLatin1Char('-') + QString::number(k);
+        return str(text);
+    };
+    for (nlohmann::json link : links) {
+        link["name"] = unique(qstr(link.value("name", std::string("link"))));
+        after["links"].push_back(std::move(link));
+    }
+    QStringList linked;
     for (const auto& other : others) {
-        QString base = QStringLiteral("ib-%1-%2").arg(qstr(other), name);
-        QString linkNameText = base;
-        for (int k = 2; linkIndex(after, linkNameText) >= 0; ++k)
-            linkNameText = base + QLatin1Char('-') + QString::number(k);
-        after["links"].push_back({{"name", str(linkNameText)},
+        after["links"].push_back({{"name", unique(QStringLiteral("ib-%1-%2").arg(qstr(other), name))},
                                   {"kind", "InfiniBand"},
                                   {"between", {other, str(name)}},
                                   {"bandwidth_gbps", 25},
                                   {"latency_us", 5}});
+        linked << qstr(other);
     }
-    return commit(tr("Add node %1").arg(name), std::move(after), error);
+    if (!commit(tr("Add node %1").arg(name), std::move(after), error))
+        return false;
+    if (linkedTo)
+        *linkedTo = linked;
+    return true;
 }
 
 bool ClusterDocument::removeNode(const QString& name, QString* error)
@@ -316,7 +434,12 @@ int ClusterDocument::gpuCount(const QString& node, const QString& type) const
     return total;
 }
 
-bool ClusterDocument::setGpuCount(const QString& node, const QString& type, int count, QString* error)
+bool ClusterDocument::addGpus(const QString& node, const QString& type, int count, QString* error)
+{
+    return setGpuCount(node, type, gpuCount(node, type) + count, error, false);
+}
+
+bool ClusterDocument::setGpuCount(const QString& node, const QString& type, int count, QString* error, bool mergeTyping)
 {
     int index = nodeIndex(json_, node);
     if (index < 0) {
@@ -346,7 +469,146 @@ bool ClusterDocument::setGpuCount(const QString& node, const QString& type, int 
     gpus = std::move(kept);
     QString text = count == 0 ? tr("Remove %1 from %2").arg(type, node)
                               : tr("Set %1 count in %2 to %3").arg(type, node).arg(count);
-    return commit(text, std::move(after), error, QStringLiteral("count/%1/%2").arg(node, type));
+    return commit(text, std::move(after), error, mergeTyping ? QStringLiteral("count/%1/%2").arg(node, type) : QString());
+}
+
+bool ClusterDocument::removeGpus(const QString& node, QList<int> indices, QString* error, QString* summary)
+{
+    const int index = nodeIndex(json_, node);
+    if (index < 0) {
+        setError(error, tr("no node named \"%1\"").arg(node));
+        return false;
+    }
+    const int total = static_cast<int>(cluster_.nodes()[index].devices.size());
+    std::sort(indices.begin(), indices.end());
+    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+    if (indices.isEmpty()) {
+        setError(error, tr("no GPU selected"));
+        return false;
+    }
+    for (int i : indices)
+        if (i < 0 || i >= total) {
+            setError(error, tr("node %1 has no GPU %2 (it has GPUs 0-%3)").arg(node).arg(i).arg(total - 1));
+            return false;
+        }
+    auto label = [&] {
+        // "a100:3" or "a100:2-4" or "a100:1, a100:5"
+        QStringList parts;
+        for (int k = 0; k < indices.size();) {
+            int j = k;
+            while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1)
+                ++j;
+            parts << (j == k ? QStringLiteral("%1:%2").arg(node).arg(indices[k])
+                             : QStringLiteral("%1:%2-%3").arg(node).arg(indices[k]).arg(indices[j]));
+            k = j + 1;
+        }
+        return parts.join(QStringLiteral(", "));
+    };
+    const QString what = (indices.size() == 1 ? tr("GPU %1") : tr("%n GPUs %1", nullptr, indices.size())).arg(label());
+    if (indices.size() == total) {
+        if (!removeNode(node, error))
+            return false;
+        if (summary)
+            *summary = tr("removed %1, the last of node %2, so the node and its links are gone").arg(what, node);
+        return true;
+    }
+
+    nlohmann::json after = json_;
+    // GPUs of the node by position: which listing entry holds each one.
+    auto& gpus = after["nodes"][index]["gpus"];
+    QStringList types;
+    int position = 0;
+    for (auto& entry : gpus) {
+        const int count = entry.value("count", 0);
+        int removed = 0;
+        for (int k = 0; k < count; ++k, ++position)
+            if (indices.contains(position))
+                ++removed;
+        if (removed > 0 && !types.contains(qstr(entry.value("type", std::string()))))
+            types << qstr(entry.value("type", std::string()));
+        entry["count"] = count - removed;
+    }
+    nlohmann::json keptGpus = nlohmann::json::array();
+    for (const auto& entry : gpus)
+        if (entry.value("count", 0) > 0)
+            keptGpus.push_back(entry);
+    gpus = std::move(keptGpus);
+
+    // A selector of this node over [lo, hi] keeps the surviving GPUs of that
+    // range, renumbered; nullopt when none survives.
+    const std::string nodeName = str(node);
+    auto remap = [&](const std::string& sel) -> std::optional<std::string> {
+        if (selectorNode(sel) != nodeName || sel.size() == nodeName.size())
+            return sel;
+        const std::string range = sel.substr(nodeName.size() + 1);
+        const auto dash = range.find('-');
+        int lo = 0, hi = 0;
+        try {
+            lo = std::stoi(range.substr(0, dash));
+            hi = dash == std::string::npos ? lo : std::stoi(range.substr(dash + 1));
+        } catch (const std::exception&) {
+            return sel;  // not ours to fix; the validator names it
+        }
+        int first = -1, last = -1;
+        for (int i = lo; i <= hi; ++i) {
+            if (indices.contains(i))
+                continue;
+            const int shifted = i - static_cast<int>(std::count_if(indices.begin(), indices.end(), [i](int r) { return r < i; }));
+            if (first < 0)
+                first = shifted;
+            last = shifted;
+        }
+        if (first < 0)
+            return std::nullopt;
+        return nodeName + ":" + std::to_string(first) + (last == first ? "" : "-" + std::to_string(last));
+    };
+    QStringList dropped;
+    if (after.contains("links") && after["links"].is_array()) {
+        nlohmann::json kept = nlohmann::json::array();
+        const int remaining = total - static_cast<int>(indices.size());
+        for (std::size_t li = 0; li < after["links"].size(); ++li) {
+            nlohmann::json link = after["links"][li];
+            bool keep = true;
+            if (link.is_object() && link.contains("within") && link["within"].is_string()) {
+                const std::string before = link["within"].get<std::string>();
+                auto sel = remap(before);
+                if (!sel)
+                    keep = false;
+                else if (selectorNode(before) != nodeName)
+                    keep = true;
+                else if (*sel == nodeName)
+                    keep = remaining >= 2;
+                else
+                    keep = sel->find('-', nodeName.size()) != std::string::npos;  // still two GPUs or more
+                if (keep)
+                    link["within"] = *sel;
+            }
+            if (link.is_object() && link.contains("between") && link["between"].is_array())
+                for (auto& end : link["between"])
+                    if (end.is_string()) {
+                        auto sel = remap(end.get<std::string>());
+                        if (sel)
+                            end = *sel;
+                        else
+                            keep = false;
+                    }
+            if (keep)
+                kept.push_back(std::move(link));
+            else
+                dropped << qstr(linkName(after["links"][li], li));
+        }
+        after["links"] = std::move(kept);
+    }
+    if (!commit(tr("Remove %1").arg(what), std::move(after), error))
+        return false;
+    if (summary) {
+        *summary = tr("removed %1 (%2); node %3 now has %4 GPUs")
+                       .arg(what, types.join(QStringLiteral(", ")), node)
+                       .arg(total - indices.size());
+        if (!dropped.isEmpty())
+            *summary += tr("; removed link %1 (nothing left at one end)").arg(dropped.join(QStringLiteral(", ")));
+    }
+    return true;
 }
 
 bool ClusterDocument::addLink(const LinkSpec& spec, QString* error, QString* createdName)

@@ -2,8 +2,10 @@
 
 #include "hardware/Cluster.h"
 
+#include <QList>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <nlohmann/json.hpp>
 
@@ -28,7 +30,9 @@ struct LinkSpec {
 
 // The cluster being edited. The single source of truth is the memx-cluster/1
 // JSON document (exactly what memx-cli reads); cluster() is its parsed form and
-// is always valid. Every edit goes through the undo stack, and an edit whose
+// is always valid. One state is legal here but not in a cluster file: no nodes
+// at all (File > New starts there, and deleting the last node returns there).
+// cluster() is then an empty Cluster; a search on it is refused by the window. Every edit goes through the undo stack, and an edit whose
 // result does not validate is refused: nothing is pushed, the method returns
 // false and *error holds the validator's "field: reason".
 class ClusterDocument : public QObject {
@@ -41,8 +45,21 @@ public:
     // current document untouched.
     bool load(const QString& file, QString* error = nullptr);
     bool setJson(const nlohmann::json& doc, QString* error = nullptr);
-    // Atomic, pretty-printed (2 spaces); marks the undo stack clean.
+    // Writes exportJson(): atomic, pretty-printed (2 spaces); marks the undo stack clean.
     bool save(const QString& file, QString* error = nullptr);
+
+    // A document with no nodes (and so no links), named `name`.
+    static nlohmann::json emptyDocument(const QString& name = QStringLiteral("Untitled"));
+    static bool isEmptyDocument(const nlohmann::json& doc);
+    bool isEmpty() const { return cluster_.nodes().empty(); }
+
+    // Replaces the cluster with the file's as one undoable edit (File > Import
+    // Cluster); the file name of the document is not changed.
+    bool importFile(const QString& file, QString* error = nullptr);
+    // The document as a cluster file holds it: `gpu_types` keeps only the
+    // entries of types some node still uses. Empty documents are refused
+    // (*error says why): a cluster file needs GPUs.
+    bool exportJson(nlohmann::json* out, QString* error = nullptr) const;
 
     const nlohmann::json& json() const { return json_; }
     const Cluster& cluster() const { return cluster_; }
@@ -58,11 +75,25 @@ public:
     // Adding to a cluster with nodes needs a link to each (validation rule), so
     // addNodeLinked() also adds an InfiniBand 25 GB/s link to every other node.
     bool addNodeLinked(const QString& name, const QString& type, int count, QString* error = nullptr);
-    bool removeNode(const QString& name, QString* error = nullptr);  // and links touching it
+    // Appends `node` (a nodes[] entry) with `links` (links inside it) and an
+    // InfiniBand 25 GB/s link to every other node, as one undo step.
+    // *linkedTo: the nodes it was linked to.
+    bool addNodeWithLinks(const nlohmann::json& node, const nlohmann::json& links, QString* error = nullptr,
+                          QStringList* linkedTo = nullptr);
+    bool removeNode(const QString& name, QString* error = nullptr);  // and links touching it (the last one too)
+    // Removes exactly the GPUs at `indices` (positions in the node), as one
+    // undo step: later GPUs move down, link selectors follow them, a link
+    // left without an end (or a fabric over fewer than two GPUs) is removed;
+    // removing every GPU removes the node. *summary says what was done.
+    bool removeGpus(const QString& node, QList<int> indices, QString* error = nullptr, QString* summary = nullptr);
     bool renameNode(const QString& from, const QString& to, QString* error = nullptr);  // and selectors
     // Total GPUs of `type` in `node`; 0 removes the type, a new type is appended.
-    bool setGpuCount(const QString& node, const QString& type, int count, QString* error = nullptr);
+    bool setGpuCount(const QString& node, const QString& type, int count, QString* error = nullptr,
+                     bool mergeTyping = true);
     int gpuCount(const QString& node, const QString& type) const;
+    // `count` more GPUs of `type` in `node`: its own undo step (setGpuCount
+    // merges consecutive edits of one count, as typing in a spin box does).
+    bool addGpus(const QString& node, const QString& type, int count, QString* error = nullptr);
     bool addLink(const LinkSpec& spec, QString* error = nullptr, QString* createdName = nullptr);
     bool removeLink(const QString& name, QString* error = nullptr);
     // `field` is a link key (kind, bandwidth_gbps, latency_us, shared, medium,
@@ -75,7 +106,11 @@ public:
     bool setTypeOverride(const QString& type, const QString& field, const nlohmann::json& value,
                          QString* error = nullptr);
 
+    // `field` is "name" or "description" of the cluster; typing merges.
+    bool setClusterInfo(const QString& field, const QString& value, QString* error = nullptr);
+
     QString uniqueLinkName(const QString& base) const;
+    QString nextNodeName() const;  // n0, n1, ...: the first one not taken
     QString uniqueNodeName(const QString& base) const;
 
 signals:
@@ -91,6 +126,9 @@ private:
     bool commit(const QString& text, nlohmann::json after, QString* error, const QString& mergeKey = {},
                 int renameKind = 0, const QString& renameFrom = {}, const QString& renameTo = {});
     void apply(const nlohmann::json& doc);  // used by commands; doc is known valid
+    // Cluster::fromJson, except that a document without nodes gives an empty
+    // Cluster (its other fields are still checked). Throws InputError.
+    static Cluster parse(const nlohmann::json& doc, const std::string& file);
 
     nlohmann::json json_;
     Cluster cluster_;

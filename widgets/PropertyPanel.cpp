@@ -3,13 +3,16 @@
 #include "ClusterDocument.h"
 
 #include "hardware/Cluster.h"
+#include "hardware/GpuCatalog.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -107,6 +110,16 @@ bool PropertyPanel::isRefused(const QString& key) const
     return !refusedKey_.isEmpty() && refusedKey_ == key;
 }
 
+QStringList PropertyPanel::typesInNode() const
+{
+    QStringList out;
+    const Cluster& c = document_->cluster();
+    for (const auto& g : c.groups())
+        if (QString::fromStdString(c.nodes()[g.node].name) == selection_.node)
+            out << QString::fromStdString(c.types()[g.type].name);
+    return out;
+}
+
 bool PropertyPanel::targetExists() const
 {
     const Cluster& c = document_->cluster();
@@ -142,7 +155,12 @@ void PropertyPanel::report(const QString& key, bool ok, const QString& reason)
 
 void PropertyPanel::rebuildForm()
 {
-    delete form_;
+    if (form_) {
+        // Deferred: the form may be rebuilt from one of its own fields' signals
+        // (a count set to 0 removes the type whose spin box is emitting).
+        form_->hide();
+        form_->deleteLater();
+    }
     form_ = new QWidget(this);
     formLayout_ = new QFormLayout(form_);
     formLayout_->setContentsMargins(0, 0, 0, 0);
@@ -167,10 +185,24 @@ void PropertyPanel::rebuildForm()
     };
 
     switch (selection_.kind) {
-    case CanvasSelection::None:
-        title_->setText(tr("Nothing selected"));
-        formLayout_->addRow(new QLabel(tr("Select a node, GPU or link on the canvas."), form_));
+    case CanvasSelection::None: {
+        title_->setText(tr("Cluster"));
+        for (const QString& key : {QStringLiteral("name"), QStringLiteral("description")}) {
+            auto* edit = new QLineEdit(form_);
+            formLayout_->addRow(key == QLatin1String("name") ? tr("Name") : tr("Description"), edit);
+            const QString fieldKey = key == QLatin1String("name") ? QStringLiteral("cluster_name") : key;
+            fields_.insert(fieldKey, edit);
+            connect(edit, &QLineEdit::editingFinished, this, [this, edit, key, fieldKey] {
+                QString reason;
+                bool ok = document_->setClusterInfo(key, edit->text(), &reason);
+                report(fieldKey, ok, reason);
+            });
+        }
+        auto* hint = new QLabel(tr("Select a node, GPU or link on the canvas to edit it."), form_);
+        hint->setWordWrap(true);
+        formLayout_->addRow(hint);
         break;
+    }
     case CanvasSelection::Node: {
         title_->setText(tr("Node"));
         auto* name = new QLineEdit(form_);
@@ -185,6 +217,45 @@ void PropertyPanel::rebuildForm()
             QString reason;
             bool ok = document_->renameNode(selection_.node, name->text(), &reason);
             report(QStringLiteral("name"), ok, reason);
+        });
+        // One count per type in the node; 0 removes the type.
+        nodeTypes_ = typesInNode();
+        for (const QString& type : nodeTypes_) {
+            const QString key = QStringLiteral("count/") + type;
+            auto* count = new QSpinBox(form_);
+            count->setRange(0, 4096);
+            count->setToolTip(tr("GPUs of %1 in this node; 0 removes the type").arg(type));
+            formLayout_->addRow(tr("%1 ×").arg(type), count);
+            fields_.insert(key, count);
+            connect(count, &QSpinBox::valueChanged, this, [this, type, key](int value) {
+                QString reason;
+                bool ok = document_->setGpuCount(selection_.node, type, value, &reason);
+                report(key, ok, reason);
+            });
+        }
+        auto* addRow = new QWidget(form_);
+        auto* addLayout = new QHBoxLayout(addRow);
+        addLayout->setContentsMargins(0, 0, 0, 0);
+        auto* addType = new QComboBox(addRow);
+        for (const auto& typeName : GpuCatalog::builtin().names())
+            if (!nodeTypes_.contains(QString::fromStdString(typeName)))
+                addType->addItem(QString::fromStdString(typeName));
+        auto* addCount = new QSpinBox(addRow);
+        addCount->setRange(1, 4096);
+        addCount->setValue(8);
+        auto* addButton = new QPushButton(tr("Add"), addRow);
+        addLayout->addWidget(addType, 1);
+        addLayout->addWidget(addCount);
+        addLayout->addWidget(addButton);
+        formLayout_->addRow(tr("Add type"), addRow);
+        fields_.insert(QStringLiteral("add_type"), addType);
+        fields_.insert(QStringLiteral("add_count"), addCount);
+        fields_.insert(QStringLiteral("add"), addButton);
+        connect(addButton, &QPushButton::clicked, this, [this, addType, addCount] {
+            const QString type = addType->currentText();
+            QString reason;
+            bool ok = document_->addGpus(selection_.node, type, addCount->value(), &reason);
+            report(QStringLiteral("add_type"), ok, reason);
         });
         break;
     }
@@ -330,8 +401,22 @@ void PropertyPanel::refresh()
         }
     };
     switch (selection_.kind) {
-    case CanvasSelection::None: break;
+    case CanvasSelection::None: {
+        const auto& doc = document_->json();
+        setText(QStringLiteral("cluster_name"), QString::fromStdString(doc.value("name", std::string())));
+        setText(QStringLiteral("description"), QString::fromStdString(doc.value("description", std::string())));
+        break;
+    }
     case CanvasSelection::Node: {
+        if (typesInNode() != nodeTypes_) {
+            rebuildForm();  // a type came or went: one count field per type
+            return;
+        }
+        for (const QString& type : nodeTypes_)
+            if (auto* count = qobject_cast<QSpinBox*>(field(QStringLiteral("count/") + type)); count && count->value() != document_->gpuCount(selection_.node, type)) {
+                QSignalBlocker block(count);
+                count->setValue(document_->gpuCount(selection_.node, type));
+            }
         setText(QStringLiteral("name"), selection_.node);
         QStringList parts;
         for (const auto& g : c.groups())

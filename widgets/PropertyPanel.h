@@ -3,6 +3,7 @@
 #include "ClusterCanvas.h"
 
 #include <QHash>
+#include <QStringList>
 #include <QWidget>
 
 class QFormLayout;
@@ -13,7 +14,8 @@ namespace memx {
 class ClusterDocument;
 
 // Edits what is selected on the canvas through the document (so every change
-// is undoable): a node's name; a GPU type in a node (count, catalog fields and
+// is undoable): with nothing selected, the cluster's name and description; a
+// node's name, its GPU count per type and another type to add; a GPU type in a node (count, catalog fields and
 // calibration as per-type overrides); a link (name, kind, ends, bandwidth,
 // latency, shared, medium). A value the validator refuses is not applied: the
 // field turns red and the label under the form gives the reason.
@@ -23,7 +25,9 @@ public:
     explicit PropertyPanel(ClusterDocument* document, QWidget* parent = nullptr);
 
     CanvasSelection selection() const { return selection_; }
-    // The editor of one field, by its JSON key ("name", "count", "memory_gib",
+    // The editor of one field, by its JSON key ("cluster_name", "description"
+    // with nothing selected; "count/<type>", "add_type", "add_count", "add" for
+    // a node; "name", "count", "memory_gib",
     // "calibration.memory_multiplier", "kind", "ends", "bandwidth_gbps", "latency_us",
     // "shared", "medium"); nullptr when the current selection has no such field.
     QWidget* field(const QString& key) const { return fields_.value(key, nullptr); }
@@ -38,6 +42,7 @@ private:
     void rebuildForm();
     void report(const QString& key, bool ok, const QString& reason);
     bool targetExists() const;
+    QStringList typesInNode() const;  // of the selected node, in listing order
 
     ClusterDocument* document_;
     CanvasSelection selection_;
@@ -47,6 +52,7 @@ private:
     QLabel* error_;
     QHash<QString, QWidget*> fields_;
     QString refusedKey_;
+    QStringList nodeTypes_;  // the types the node form has count fields for
 };
 
 }  // namespace memx

@@ -41,6 +41,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -232,19 +233,35 @@ void MainWindow::createMenus()
     edit->addAction(undoAct_);
     edit->addAction(redoAct_);
     edit->addSeparator();
-    auto* addNode = edit->addAction(tr("Add &Node"), this, [this] {
+    auto paletteType = [this] {
+        auto* item = palette_->currentItem();
+        return item ? item->data(GpuPalette::TypeNameRole).toString() : QStringLiteral("A100-80GB");
+    };
+    auto* addNode = edit->addAction(tr("Add &Node"), this, [this, paletteType] {
         // A new node needs a link to every other node to be a valid cluster;
-        // the document adds InfiniBand links in the same undo step.
-        QString type = QStringLiteral("A100-80GB");
-        if (auto* item = palette_->currentItem())
-            type = item->data(GpuPalette::TypeNameRole).toString();
-        QString error;
-        if (!document_->addNodeLinked(document_->uniqueNodeName(QStringLiteral("node")), type, 8, &error))
-            statusLabel_->setText(tr("Cannot add a node: %1").arg(error));
-        canvas_->fitAll();
+        // the canvas adds InfiniBand links in the same undo step and says so.
+        if (canvas_->addNode(paletteType()))
+            canvas_->fitAll();
     });
     addNode->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N));
-    addNode->setToolTip(tr("Add a node of 8 GPUs of the type selected in the palette"));
+    addNode->setToolTip(tr("Add a node of 8 GPUs of the type selected in the palette, with its fabric"));
+    auto* templates = edit->addMenu(tr("Add Node From &Template"));
+    QList<QAction*> templateActions;
+    for (NodeTemplate::Kind kind : {NodeTemplate::Kind::Fabric, NodeTemplate::Kind::PciePairs}) {
+        auto* act = templates->addAction(NodeTemplate::menuText(kind, paletteType()), this, [this, kind, paletteType] {
+            if (canvas_->addNode(paletteType(), kind))
+                canvas_->fitAll();
+        });
+        templateActions << act;
+    }
+    // The templates are for the palette's type: name it in the menu.
+    auto retitle = [paletteType, templateActions] {
+        templateActions[0]->setText(NodeTemplate::menuText(NodeTemplate::Kind::Fabric, paletteType()));
+        templateActions[1]->setText(NodeTemplate::menuText(NodeTemplate::Kind::PciePairs, paletteType()));
+    };
+    connect(templates, &QMenu::aboutToShow, this, retitle);
+    connect(palette_, &QListWidget::currentItemChanged, this, retitle);
+    canvas_->setContextActions(templateActions);
     auto* del = edit->addAction(tr("&Delete Selection"), this, [this] {
         QString error;
         if (!canvas_->deleteSelection(&error) && !error.isEmpty())
@@ -327,6 +344,7 @@ void MainWindow::createDocks()
     connect(canvas_, &ClusterCanvas::selectionChanged, properties_, &PropertyPanel::setSelection);
     connect(canvas_, &ClusterCanvas::editRefused, this,
             [this](const QString& reason) { statusLabel_->setText(tr("Edit refused: %1").arg(reason)); });
+    connect(canvas_, &ClusterCanvas::feedback, this, [this](const QString& message) { statusLabel_->setText(message); });
 
     auto* tableBox = new QWidget(this);
     auto* layout = new QVBoxLayout(tableBox);
@@ -400,6 +418,7 @@ void MainWindow::createStatusBar()
 
 void MainWindow::openSampleProject()
 {
+    untitledName_ = tr("Sample project");
     QFile f(QString::fromLatin1(kSampleResource));
     f.open(QIODevice::ReadOnly);
     Project p;
@@ -517,7 +536,7 @@ void MainWindow::setCurrentFile(const QString& file)
 
 void MainWindow::updateTitle()
 {
-    QString name = currentFile_.isEmpty() ? tr("Sample project") : QFileInfo(currentFile_).fileName();
+    QString name = currentFile_.isEmpty() ? untitledName_ : QFileInfo(currentFile_).fileName();
     setWindowTitle(QStringLiteral("%1%2 - MemX Workbench").arg(name, isDirty() ? QStringLiteral(" *") : QString()));
 }
 
@@ -525,7 +544,17 @@ void MainWindow::newProject()
 {
     if (!maybeSave())
         return;
-    openSampleProject();
+    // An empty cluster, the sample's model and setup: the user builds the cluster.
+    Project p;
+    p.cluster = ClusterDocument::emptyDocument();
+    p.model = ModelSpec::resolve("llama2-7b").toJson();
+    p.setup.globalBatch = 128;
+    p.setup.microBatches = {1, 2, 4};
+    untitledName_ = tr("Untitled");
+    loadProject(p, QString());
+    tabs_->setCurrentWidget(canvas_);
+    statusLabel_->setText(tr("New project: drop a GPU type from the palette onto the canvas, or Edit > Add Node, "
+                             "or File > Import Cluster"));
 }
 
 void MainWindow::openDialog()
@@ -685,9 +714,17 @@ void MainWindow::importCluster()
                                                 tr("Cluster files (*.json);;All files (*)"));
     if (file.isEmpty())
         return;
+    // One undo step, like any edit: Undo brings the previous cluster back.
     QString error;
-    if (!document_->load(file, &error))
+    if (!document_->importFile(file, &error)) {
         QMessageBox::warning(this, tr("Cannot import cluster"), error);
+        return;
+    }
+    canvas_->fitAll();
+    statusLabel_->setText(tr("Imported %1: %2 nodes, %3 GPUs (Undo restores the previous cluster)")
+                              .arg(QFileInfo(file).fileName())
+                              .arg(document_->cluster().nodes().size())
+                              .arg(document_->cluster().deviceCount()));
 }
 
 void MainWindow::exportCluster()
@@ -698,6 +735,8 @@ void MainWindow::exportCluster()
     QString error;
     if (!document_->save(file, &error))
         QMessageBox::warning(this, tr("Cannot export cluster"), error);
+    else
+        statusLabel_->setText(tr("Exported cluster \"%1\" to %2").arg(qs(document_->cluster().name()), file));
 }
 
 void MainWindow::exportPlot()
@@ -833,6 +872,8 @@ void MainWindow::updateExportActions()
 
 Problem MainWindow::currentProblem() const
 {
+    if (document_->isEmpty())
+        throw std::runtime_error(tr("the cluster has no GPUs: add a node").toStdString());
     return Problem{document_->cluster(), setupPanel_->model(), setupPanel_->setup()};
 }
 

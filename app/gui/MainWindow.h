@@ -208,6 +208,7 @@ private:
     QAction* exportJsonAct_ = nullptr;
 
     QString currentFile_;
+    QString untitledName_ = QStringLiteral("Untitled");  // the title without a file (or "Sample project")
     bool settingsDirty_ = false;
     quint64 selectedKey_ = 0;
     std::vector<std::string> staleChanges_;  // what changed since the shown result was computed (RequestChanges)

@@ -1,5 +1,7 @@
 #include "ProjectFile.h"
 
+#include "ClusterDocument.h"
+
 #include "hardware/Cluster.h"
 #include "hardware/GpuCatalog.h"
 #include "io/AtomicFile.h"
@@ -62,9 +64,12 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
     root.requireFormat("memx-project/1");
     Project p;
     p.cluster = root.at("cluster").node();
-    // Validate the embedded cluster now, with paths inside the project.
+    // Validate the embedded cluster now, with paths inside the project. A
+    // project may hold an empty cluster (File > New, saved before any node was
+    // added): the workbench's editor accepts it, a search refuses it.
     try {
-        Cluster::fromJson(p.cluster, file + " (cluster)", GpuCatalog::builtin());
+        if (!ClusterDocument::isEmptyDocument(p.cluster))
+            Cluster::fromJson(p.cluster, file + " (cluster)", GpuCatalog::builtin());
     } catch (const InputError& e) {
         throw InputError(file, "/cluster" + e.field(), e.reason());
     }

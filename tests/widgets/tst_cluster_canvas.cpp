@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QUndoStack>
 #include <QtTest>
@@ -77,12 +78,17 @@ private slots:
         ClusterDocument doc;
         ClusterCanvas canvas(&doc);
         QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        QSignalSpy said(&canvas, &ClusterCanvas::feedback);
+        // a100 holds 4: a drop fills it to a full node of 8.
         QVERIFY(canvas.dropGpuType("a100", "A100-80GB"));
-        QCOMPARE(doc.gpuCount("a100", "A100-80GB"), 5);
-        QCOMPARE(canvas.gpuTileCount(), 21);
+        QCOMPARE(doc.gpuCount("a100", "A100-80GB"), 8);
+        QCOMPARE(canvas.gpuTileCount(), 24);
+        QCOMPARE(said.count(), 1);
+        QCOMPARE(said.last().at(0).toString(), QString("added 4 x A100-80GB to node a100 (now 8 GPUs)"));
+        // A full node gets 8 more.
         QVERIFY(canvas.dropGpuType("a100", "H100-SXM"));
-        QCOMPARE(doc.gpuCount("a100", "H100-SXM"), 1);
-        QCOMPARE(canvas.gpuTileCount(), 22);
+        QCOMPARE(doc.gpuCount("a100", "H100-SXM"), 8);
+        QCOMPARE(canvas.gpuTileCount(), 32);
         doc.undoStack()->undo();
         doc.undoStack()->undo();
         QCOMPARE(doc.gpuCount("a100", "A100-80GB"), 4);
@@ -93,6 +99,75 @@ private slots:
         QVERIFY(!canvas.dropGpuType("a100", "NoSuchGPU", &error));
         QVERIFY(error.contains("unknown GPU type"));
         QCOMPARE(refused.count(), 1);
+    }
+
+    void dropOnEmptyCanvasAddsALinkedNode()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        QSignalSpy said(&canvas, &ClusterCanvas::feedback);
+        QVERIFY(canvas.dropGpuType(QString(), "H20"));
+        QCOMPARE(canvas.nodeItemCount(), 4);
+        QCOMPARE(doc.gpuCount("n0", "H20"), 8);
+        QCOMPARE(said.last().at(0).toString(),
+                 QString("added node n0: 8 x H20 with NVLink 450 GB/s, linked to a100, vb, vc by InfiniBand 25 GB/s"));
+        // The automatic links are ordinary links: drawn, selectable, editable.
+        QVERIFY(canvas.linkItem("ib-a100-n0"));
+        QVERIFY(canvas.linkItem("n0-NVLink"));
+        QVERIFY(doc.editLink("ib-a100-n0", "bandwidth_gbps", 50.0));
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();  // one step removes the node and all its links
+        QCOMPARE(canvas.nodeItemCount(), 3);
+        QCOMPARE(canvas.linkItemCount(), 10);
+    }
+
+    void emptyClusterShowsAHint()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        QVERIFY(doc.setJson(ClusterDocument::emptyDocument()));
+        QVERIFY(doc.isEmpty());
+        QCOMPARE(canvas.nodeItemCount(), 0);
+        QVERIFY(canvas.emptyHint().contains("GPU Types palette"));
+        QVERIFY(canvas.emptyHint().contains("Edit > Add Node"));
+        QVERIFY(canvas.emptyHint().contains("File > Import Cluster"));
+        QVERIFY(canvas.dropGpuType(QString(), "MI300X"));
+        QVERIFY(canvas.emptyHint().isEmpty());
+        QCOMPARE(QString::fromLatin1(memx::toString(doc.cluster().links().front().kind)), QString("xGMI"));
+        // Deleting the last node gives the empty state back.
+        canvas.setSelection({CanvasSelection::Node, "n0", -1, {}, {}});
+        QVERIFY(canvas.deleteSelection());
+        QVERIFY(doc.isEmpty());
+        QVERIFY(!canvas.emptyHint().isEmpty());
+        doc.undoStack()->undo();
+        QCOMPARE(canvas.nodeItemCount(), 1);
+    }
+
+    void templatesBuildValidNodes()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        QVERIFY(doc.setJson(ClusterDocument::emptyDocument()));
+        QString node;
+        QVERIFY(canvas.addNode("H100-SXM", memx::NodeTemplate::Kind::Fabric, nullptr, &node));
+        QCOMPARE(node, QString("n0"));
+        QCOMPARE(doc.cluster().links().size(), std::size_t(1));
+        QVERIFY(canvas.addNode("T4", memx::NodeTemplate::Kind::PciePairs, nullptr, &node));
+        QCOMPARE(node, QString("n1"));
+        // 4 switches, one root-complex link per socket, one cross-NUMA, one InfiniBand.
+        int pcie = 0, numa = 0, ib = 0;
+        for (const auto& l : doc.cluster().links()) {
+            pcie += l.kind == memx::LinkKind::PCIe;
+            numa += l.kind == memx::LinkKind::CrossNUMA;
+            ib += l.kind == memx::LinkKind::InfiniBand;
+        }
+        QCOMPARE(pcie, 6);
+        QCOMPARE(numa, 1);
+        QCOMPARE(ib, 1);
+        QCOMPARE(memx::NodeTemplate::menuText(memx::NodeTemplate::Kind::Fabric, "H20"), QString("8 x H20 with NVSwitch"));
+        QCOMPARE(memx::NodeTemplate::menuText(memx::NodeTemplate::Kind::PciePairs, "T4"),
+                 QString("8 x T4 with PCIe pairs + cross-NUMA"));
     }
 
     void realDropEvent()
@@ -113,8 +188,8 @@ private slots:
         QVERIFY(enter.isAccepted());
         QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(canvas.viewport(), &drop);
-        QCOMPARE(doc.gpuCount("vc", "T4"), 1);
-        QCOMPARE(canvas.gpuTileCount(), 21);
+        QCOMPARE(doc.gpuCount("vc", "T4"), 8);  // vc was full: 8 more
+        QCOMPARE(canvas.gpuTileCount(), 28);
     }
 
     void linkGestureAndDelete()
@@ -124,20 +199,49 @@ private slots:
         QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
         CanvasSelection g0{CanvasSelection::Gpu, "a100", 0, "A100-80GB", {}};
         CanvasSelection g1{CanvasSelection::Gpu, "a100", 1, "A100-80GB", {}};
+        // a100 has its NVLink fabric already: refused, saying why.
+        QSignalSpy refusedLink(&canvas, &ClusterCanvas::editRefused);
+        QString why;
+        QVERIFY(!canvas.createLink(g0, g1, &why));
+        QVERIFY2(why.contains("already joined by the NVLink fabric a100-nvlink"), qPrintable(why));
+        QCOMPARE(refusedLink.count(), 1);
+        // Inside a node without a fabric over all its GPUs: the type's fabric within the node.
+        QSignalSpy said(&canvas, &ClusterCanvas::feedback);
+        CanvasSelection b0{CanvasSelection::Gpu, "vb", 0, "Vendor-B", {}};
+        CanvasSelection b5{CanvasSelection::Gpu, "vb", 5, "Vendor-B", {}};
         QString name;
-        QVERIFY(canvas.createLink(g0, g1, nullptr, &name));
+        QVERIFY(canvas.createLink(b0, b5, nullptr, &name));
         QCOMPARE(canvas.linkItemCount(), 11);
         const auto& added = doc.cluster().links().back();
-        QCOMPARE(QString::fromLatin1(memx::toString(added.kind)), QString("PCIe"));
-        QCOMPARE(added.bandwidthGBps, 16.0);
-        QCOMPARE(QString::fromStdString(added.aSelector), QString("a100:0"));
+        QVERIFY(added.within);
+        QCOMPARE(QString::fromLatin1(memx::toString(added.kind)), QString("PCIe"));  // not an NVIDIA part
+        QCOMPARE(QString::fromStdString(added.aSelector), QString("vb"));
+        QCOMPARE(name, QString("vb-PCIe"));
+        QCOMPARE(said.count(), 1);
+        doc.undoStack()->undo();
+        QCOMPARE(canvas.linkItemCount(), 10);
+        // Two types in one node: over the GPUs of the type dragged from.
+        QVERIFY(doc.setGpuCount("a100", "H100-SXM", 4));
+        CanvasSelection h4{CanvasSelection::Gpu, "a100", 4, "H100-SXM", {}};
+        CanvasSelection h7{CanvasSelection::Gpu, "a100", 7, "H100-SXM", {}};
+        QVERIFY(canvas.createLink(h4, h7));
+        QCOMPARE(QString::fromStdString(doc.cluster().links().back().aSelector), QString("a100:4-7"));
+        QCOMPARE(QString::fromLatin1(memx::toString(doc.cluster().links().back().kind)), QString("NVLink"));
+        QCOMPARE(doc.cluster().links().back().bandwidthGBps, 450.0);
+        QVERIFY(canvas.createLink(g0, h4));  // mixed: PCIe within the node
+        QCOMPARE(QString::fromStdString(doc.cluster().links().back().aSelector), QString("a100"));
+        QCOMPARE(QString::fromLatin1(memx::toString(doc.cluster().links().back().kind)), QString("PCIe"));
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        QCOMPARE(canvas.linkItemCount(), 10);
 
         CanvasSelection vb{CanvasSelection::Node, "vb", -1, {}, {}};
         CanvasSelection vc{CanvasSelection::Node, "vc", -1, {}, {}};
         QVERIFY(canvas.createLink(vb, vc));
         QCOMPARE(QString::fromLatin1(memx::toString(doc.cluster().links().back().kind)), QString("InfiniBand"));
         QCOMPARE(doc.cluster().links().back().bandwidthGBps, 25.0);
-        QCOMPARE(canvas.linkItemCount(), 12);
+        QCOMPARE(canvas.linkItemCount(), 11);
 
         // Select the new link, press Del: removed through the document (undoable).
         QSignalSpy selected(&canvas, &ClusterCanvas::selectionChanged);
@@ -147,7 +251,7 @@ private slots:
         QCOMPARE(canvas.selection().link, ib);
         QVERIFY(selected.count() >= 1);
         QTest::keyClick(canvas.viewport(), Qt::Key_Delete);
-        QCOMPARE(canvas.linkItemCount(), 11);
+        QCOMPARE(canvas.linkItemCount(), 10);
         QCOMPARE(canvas.selection().kind, CanvasSelection::None);
 
         // Deleting a node through the canvas.
@@ -164,6 +268,46 @@ private slots:
         QVERIFY(!canvas.deleteSelection(&error));
         QVERIFY2(error.contains("no link joins"), qPrintable(error));
         QCOMPARE(refused.count(), 1);
+    }
+
+    void deleteRemovesExactlyTheSelectedGpus()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        QSignalSpy said(&canvas, &ClusterCanvas::feedback);
+        // One GPU: vb:5 goes, vb:6-7 move down, the switch over vb:4-7 follows.
+        canvas.setSelection({CanvasSelection::Gpu, "vb", 5, "Vendor-B", {}});
+        QCOMPARE(canvas.selectedGpus().size(), 1);
+        QTest::keyClick(canvas.viewport(), Qt::Key_Delete);
+        QCOMPARE(doc.gpuCount("vb", "Vendor-B"), 7);
+        QCOMPARE(canvas.gpuTileCount(), 19);
+        QCOMPARE(said.count(), 1);
+        QVERIFY2(said.last().at(0).toString().startsWith("removed GPU vb:5 (Vendor-B); node vb now has 7 GPUs"),
+                 qPrintable(said.last().at(0).toString()));
+        QCOMPARE(doc.json()["links"][2]["within"].get<std::string>(), std::string("vb:4-6"));
+        QCOMPARE(doc.json()["links"][3]["between"][1].get<std::string>(), std::string("vb:4-6"));
+        QCOMPARE(canvas.selection().kind, CanvasSelection::None);
+        doc.undoStack()->undo();
+        QCOMPARE(doc.gpuCount("vb", "Vendor-B"), 8);
+
+        // A range (Shift+click from the last clicked GPU): vb:1-3.
+        canvas.selectGpuRange("vb", 3, 1);
+        QCOMPARE(canvas.selectedGpus().size(), 3);
+        QVERIFY(canvas.deleteSelection());
+        QCOMPARE(doc.gpuCount("vb", "Vendor-B"), 5);
+        // The switch over vb:0-3 keeps one GPU: no fabric left, removed and said so.
+        QCOMPARE(doc.json()["links"][1]["name"].get<std::string>(), std::string("b-switch1"));
+        QCOMPARE(doc.json()["links"][1]["within"].get<std::string>(), std::string("vb:1-4"));
+        QVERIFY(said.last().at(0).toString().contains("removed link b-switch0"));
+        QCOMPARE(doc.undoStack()->count(), 1);  // one step (the undone one was dropped)
+        doc.undoStack()->undo();
+
+        // The last GPUs of a node take the node with them.
+        canvas.selectGpuRange("a100", 0, 3);
+        QVERIFY(canvas.deleteSelection());
+        QVERIFY(!canvas.nodeItem("a100"));
+        QVERIFY(said.last().at(0).toString().contains("so the node and its links are gone"));
     }
 
     void selectionSurvivesRename()
@@ -261,6 +405,61 @@ private slots:
         QVERIFY(panel.errorText().isEmpty());
         QCOMPARE(panel.selection().node, QString("vendorc"));
         QCOMPARE(canvas.selection().node, QString("vendorc"));
+    }
+
+    void propertyPanelEditsNodeCountsAndCluster()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        memx::PropertyPanel panel(&doc);
+        connect(&canvas, &ClusterCanvas::selectionChanged, &panel, &memx::PropertyPanel::setSelection);
+        QVERIFY(doc.setJson(ClusterDocument::emptyDocument()));
+        // Nothing selected: the cluster's name and description.
+        auto* clusterName = qobject_cast<QLineEdit*>(panel.field("cluster_name"));
+        QVERIFY(clusterName);
+        QCOMPARE(clusterName->text(), QString("Untitled"));
+        clusterName->setText("lab");
+        emit clusterName->editingFinished();
+        QCOMPARE(doc.json()["name"].get<std::string>(), std::string("lab"));
+        auto* description = qobject_cast<QLineEdit*>(panel.field("description"));
+        description->setText("two boxes");
+        emit description->editingFinished();
+        QCOMPARE(doc.json()["description"].get<std::string>(), std::string("two boxes"));
+
+        QVERIFY(canvas.dropGpuType(QString(), "A100-80GB"));
+        canvas.setSelection({CanvasSelection::Node, "n0", -1, {}, {}});
+        auto* a100 = qobject_cast<QSpinBox*>(panel.field("count/A100-80GB"));
+        QVERIFY(a100);
+        QCOMPARE(a100->value(), 8);
+        // Another type: a count field appears for it.
+        auto* addType = qobject_cast<QComboBox*>(panel.field("add_type"));
+        auto* addCount = qobject_cast<QSpinBox*>(panel.field("add_count"));
+        QVERIFY(addType && addCount);
+        addType->setCurrentText("H100-SXM");
+        addCount->setValue(4);
+        qobject_cast<QPushButton*>(panel.field("add"))->click();
+        QCOMPARE(doc.gpuCount("n0", "H100-SXM"), 4);
+        auto* h100 = qobject_cast<QSpinBox*>(panel.field("count/H100-SXM"));
+        QVERIFY(h100);
+        QCOMPARE(h100->value(), 4);
+        const int steps = doc.undoStack()->count();
+        h100->setValue(2);
+        h100->setValue(3);
+        QCOMPARE(doc.gpuCount("n0", "H100-SXM"), 3);
+        QCOMPARE(doc.undoStack()->count(), steps + 1);  // typing is one step
+        // 0 removes the type (and its field) without deleting the editor under the signal.
+        h100->setValue(0);
+        QCOMPARE(doc.gpuCount("n0", "H100-SXM"), 0);
+        QVERIFY(!panel.field("count/H100-SXM"));
+        // A count the links cannot take is refused in place.
+        a100 = qobject_cast<QSpinBox*>(panel.field("count/A100-80GB"));
+        QVERIFY(a100);
+        a100->setValue(1);  // the NVLink fabric needs two GPUs
+        QVERIFY(panel.isRefused("count/A100-80GB"));
+        QCOMPARE(doc.gpuCount("n0", "A100-80GB"), 8);
+        doc.undoStack()->undo();  // the typed counts at once
+        QCOMPARE(doc.gpuCount("n0", "H100-SXM"), 4);
+        QVERIFY(panel.field("count/H100-SXM"));
     }
 
     void renders_data()

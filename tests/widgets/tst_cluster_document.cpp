@@ -350,6 +350,95 @@ private slots:
         QVERIFY(f.readAll().contains("\n  \"nodes\": ["));
     }
 
+    void emptyClusterIsAnEditorState()
+    {
+        ClusterDocument doc;
+        QVERIFY(doc.setJson(ClusterDocument::emptyDocument()));
+        QVERIFY(doc.isEmpty());
+        QCOMPARE(doc.cluster().deviceCount(), 0);
+        // Core validation of files is untouched: a file without GPUs is refused.
+        QVERIFY_THROWS_EXCEPTION(std::exception, memx::Cluster::fromJson(doc.json(), "f", memx::GpuCatalog::builtin()));
+        // The rest of an empty document is still checked.
+        nlohmann::json bad = ClusterDocument::emptyDocument();
+        bad["links"] = {{{"kind", "PCIe"}, {"within", "x"}, {"bandwidth_gbps", 1}}};
+        QString error;
+        QVERIFY(!doc.setJson(bad, &error));
+        QVERIFY2(error.contains("no links"), qPrintable(error));
+        bad = ClusterDocument::emptyDocument();
+        bad["gpu_types"] = {{"A100-80GB", {{"memory_gib", -1}}}};
+        QVERIFY(!doc.setJson(bad, &error));
+        QVERIFY2(error.contains("gpu_types"), qPrintable(error));
+        // Adding to it, and back by removing the last node.
+        QVERIFY(doc.addNodeLinked("n0", "H20", 8));
+        QVERIFY(!doc.isEmpty());
+        QVERIFY(doc.removeNode("n0"));
+        QVERIFY(doc.isEmpty());
+        QCOMPARE(doc.nextNodeName(), QString("n0"));
+        // An empty cluster is not exported (a cluster file needs GPUs).
+        QTemporaryDir dir;
+        QVERIFY(!doc.save(dir.filePath("empty.json"), &error));
+        QVERIFY2(error.contains("no GPUs"), qPrintable(error));
+    }
+
+    void importIsOneUndoStep()
+    {
+        ClusterDocument doc;
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        QVERIFY(doc.editLink("ib-vb-vc", "bandwidth_gbps", 30.0));
+        const nlohmann::json before = doc.json();
+        QVERIFY(doc.importFile(sample("modern-h100-h20-910b.json")));
+        QCOMPARE(doc.cluster().deviceCount(), 24);
+        QCOMPARE(doc.undoStack()->count(), 2);
+        doc.undoStack()->undo();
+        QVERIFY(doc.json() == before);
+        doc.undoStack()->undo();
+        QCOMPARE(doc.json()["links"][9]["bandwidth_gbps"].get<double>(), 28.0);
+        QString error;
+        QVERIFY(!doc.importFile("/nonexistent/cluster.json", &error));
+        QVERIFY(!error.isEmpty());
+    }
+
+    void exportKeepsNameAndUsedTypesOnly()
+    {
+        ClusterDocument doc;
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        QVERIFY(doc.setClusterInfo("name", "my"));
+        QVERIFY(doc.setClusterInfo("name", "my-cluster"));
+        QVERIFY(doc.setClusterInfo("description", "built by hand"));
+        QCOMPARE(doc.undoStack()->count(), 2);  // typing the name is one step
+        QVERIFY(doc.setTypeOverride("T4", "memory_gib", 15.0));
+        QVERIFY(doc.setTypeOverride("Vendor-C", "calibration.memory_multiplier", 1.1));
+        QVERIFY(doc.removeNode("vc"));
+        QTemporaryDir dir;
+        const QString out = dir.filePath("out.json");
+        QString error;
+        QVERIFY2(doc.save(out, &error), qPrintable(error));
+        memx::Cluster saved = memx::Cluster::fromFile(out.toStdString());
+        QCOMPARE(saved.name(), std::string("my-cluster"));
+        QCOMPARE(saved.description(), std::string("built by hand"));
+        nlohmann::json written;
+        QVERIFY(doc.exportJson(&written));
+        QVERIFY(!written.contains("gpu_types") || !written["gpu_types"].contains("T4"));
+        QVERIFY(!written.contains("gpu_types") || !written["gpu_types"].contains("Vendor-C"));
+        // The document itself keeps them (undo brings the types back with their overrides).
+        QVERIFY(doc.json()["gpu_types"].contains("Vendor-C"));
+    }
+
+    void removeGpusRenumbersSelectors()
+    {
+        ClusterDocument doc;
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        QString summary, error;
+        QVERIFY(doc.removeGpus("vc", {0, 7}, &error, &summary));
+        QCOMPARE(doc.gpuCount("vc", "Vendor-C"), 6);
+        QCOMPARE(doc.json()["links"][4]["within"].get<std::string>(), std::string("vc:0-2"));
+        QCOMPARE(doc.json()["links"][5]["within"].get<std::string>(), std::string("vc:3-5"));
+        QCOMPARE(summary, QString("removed 2 GPUs vc:0, vc:7 (Vendor-C); node vc now has 6 GPUs"));
+        QCOMPARE(doc.undoStack()->count(), 1);
+        QVERIFY(!doc.removeGpus("vc", {9}, &error));
+        QVERIFY2(error.contains("has no GPU 9"), qPrintable(error));
+    }
+
     void loadErrorsNameFileAndField()
     {
         ClusterDocument doc;
