@@ -898,7 +898,9 @@ void MainWindow::updateStaleness()
             now.predictor = predictorPanel_->predictor();
             changes = RequestChanges::between(controller_->lastRequest(), now);
         } catch (const std::exception&) {
-            changes = {"setup"};  // the panels hold something that cannot even be searched
+            // The panels hold something that cannot even be searched: an
+            // emptied cluster, or a setup a panel refuses.
+            changes = {document_->isEmpty() ? "cluster" : "setup"};
         }
     }
     staleChanges_ = changes;
