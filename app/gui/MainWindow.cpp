@@ -472,6 +472,7 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     pareto_->clear();
     bars_->clear();
     pipeline_->clear();
+    tableRanking_ = nullptr;
     planModel_->setPlans({}, project.objective.variance);
     settingsDirty_ = false;
     planInfo_->clear();
@@ -887,6 +888,50 @@ QString MainWindow::originOfResult() const
              qs(controller_->lastRequest().problem.cluster.name()), qs(controller_->lastRequest().problem.model.name));
 }
 
+const std::vector<Plan>* MainWindow::rankingFor(const ObjectiveSpec& objective) const
+{
+    if (!controller_->hasResult())
+        return nullptr;
+    const SearchRequest& last = controller_->lastRequest();
+    const SearchResult& r = controller_->lastResult();
+    // Only the profile (and custom weights) may differ.
+    ObjectiveSpec a = last.objective, b = objective;
+    a.profile = b.profile;
+    a.custom = b.custom;
+    if (!(a == b))
+        return nullptr;
+    auto sameWeights = [&](const Weights& w) {
+        if (objective.profile != ProfileKind::Custom)
+            return true;
+        try {
+            return Objective::normalised(objective.custom) == w;
+        } catch (const std::exception&) {
+            return false;
+        }
+    };
+    if (objective.profile == last.objective.profile && objective.custom == last.objective.custom)
+        return &r.best;
+    if (objective.profile == r.profileUsed && objective.profile != ProfileKind::Custom)
+        return &r.best;
+    for (const auto& pb : r.profileBests)
+        if (pb.kind == objective.profile && !pb.ranking.empty() && sameWeights(pb.weights))
+            return &pb.ranking;
+    return nullptr;
+}
+
+void MainWindow::showRanking(const ObjectiveSpec& objective)
+{
+    const std::vector<Plan>* ranking = rankingFor(objective);
+    if (!ranking || ranking == tableRanking_)
+        return;
+    tableRanking_ = ranking;
+    planModel_->setPlans(*ranking, controller_->lastResult().varianceMode);
+    planTable_->sortByColumn(0, Qt::AscendingOrder);
+    if (!ranking->empty())
+        selectPlan(ranking->front().key);
+    statusLabel_->setText(tr("Plans ranked under %1 (from the last search)").arg(qs(toString(objective.profile))));
+}
+
 void MainWindow::updateStaleness()
 {
     std::vector<std::string> changes;
@@ -897,6 +942,12 @@ void MainWindow::updateStaleness()
             now.objective = objectivePanel_->objective();
             now.predictor = predictorPanel_->predictor();
             changes = RequestChanges::between(controller_->lastRequest(), now);
+            // Another weight profile the search also ranked is not a stale
+            // result: the table follows it.
+            if (changes == std::vector<std::string>{"objective"} && rankingFor(now.objective)) {
+                changes.clear();
+                showRanking(now.objective);
+            }
         } catch (const std::exception&) {
             // The panels hold something that cannot even be searched: an
             // emptied cluster, or a setup a panel refuses.
@@ -977,6 +1028,7 @@ void MainWindow::runSearch()
     req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
                            ProfileKind::Custom};
     req.options.topK = 200;
+    req.options.compareTopK = 20;  // the Plans table of each compared profile
     controller_->start(std::move(req));
 }
 
@@ -1017,6 +1069,7 @@ void MainWindow::onSearchFinished()
     progress_->setVisible(false);
     cancelButton_->setVisible(false);
     cancelAct_->setEnabled(false);
+    tableRanking_ = nullptr;  // pointed into the previous result
     updateStaleness();  // current, unless the panels were edited while it ran
     resultTime_ = QDateTime::currentDateTime();
     resultHadUnsavedChanges_ = isDirty();
@@ -1050,7 +1103,11 @@ void MainWindow::onSearchFinished()
         if (generation != showGeneration_)
             return;
         const SearchResult& res = controller_->lastResult();
-        planModel_->setPlans(res.best, res.varianceMode);
+        // The requested profile's ranking, or the one the objective was
+        // switched to while the search ran (when the search ranked it).
+        const std::vector<Plan>* ranking = rankingFor(objectivePanel_->objective());
+        tableRanking_ = ranking ? ranking : &res.best;
+        planModel_->setPlans(*tableRanking_, res.varianceMode);
         planTable_->sortByColumn(0, Qt::AscendingOrder);
         planTable_->resizeColumnsToContents();
         QTimer::singleShot(0, this, [this, generation] {
@@ -1060,9 +1117,8 @@ void MainWindow::onSearchFinished()
                 shownFirstResult_ = true;
                 tabs_->setCurrentWidget(pareto_);  // a new user sees the plan space first
             }
-            const SearchResult& res = controller_->lastResult();
-            if (!res.best.empty())
-                selectPlan(res.best.front().key);
+            if (tableRanking_ && !tableRanking_->empty())
+                selectPlan(tableRanking_->front().key);
             emit resultShown();
         });
     });
@@ -1080,6 +1136,7 @@ void MainWindow::onSearchFailed(const QString& reason)
     pipeline_->clear();
     planInfo_->clear();
     whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
+    tableRanking_ = nullptr;
     planModel_->setPlans({}, objectivePanel_->objective().variance);
     updateExportActions();
 }
@@ -1119,7 +1176,16 @@ void MainWindow::selectPlan(quint64 key)
     planInfo_->setText(planSummary());
     {
         QStringList html;
-        for (const std::string& line : PlanExplanation::lines(*result(), *plan))
+        // Under the profile whose ranking the table shows.
+        const SearchResult& r = *result();
+        ProfileKind kind = r.profileUsed;
+        Weights weights = r.weights;
+        for (const auto& pb : r.profileBests)
+            if (tableRanking_ == &pb.ranking) {
+                kind = pb.kind;
+                weights = pb.weights;
+            }
+        for (const std::string& line : PlanExplanation::lines(r, *plan, kind, weights))
             html << QStringLiteral("<p>%1</p>").arg(qs(line).toHtmlEscaped());
         whyLabel_->setText(html.join(QString()));
     }

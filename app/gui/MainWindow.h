@@ -160,6 +160,11 @@ private:
     // "project p.memx as it was when searched on <time>, with unsaved changes
     // (cluster ..., model ...)": the header line of exported files.
     QString originOfResult() const;
+    // The plans of the last result ranked under `objective`, when it differs
+    // from the searched one only in a profile the search also ranked; null
+    // otherwise. showRanking() puts them in the Plans table.
+    const std::vector<Plan>* rankingFor(const ObjectiveSpec& objective) const;
+    void showRanking(const ObjectiveSpec& objective);
     void addRecentPredictor(const QString& file);
     QString predictorLabel(const std::shared_ptr<const Predictor>& predictor, const std::string& name) const;
     void about();
@@ -187,6 +192,7 @@ private:
     QProgressBar* progress_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     QLabel* planInfo_ = nullptr;
+    const std::vector<Plan>* tableRanking_ = nullptr;  // what the Plans table shows (in the last result)
     QLabel* whyLabel_ = nullptr;  // "Why this plan?" of the selected plan
     QDockWidget* whyDock_ = nullptr;
     QPushButton* cancelButton_ = nullptr;

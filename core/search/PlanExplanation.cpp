@@ -61,8 +61,13 @@ std::string ruleOf(ProfileKind k)
 
 std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Plan& chosen)
 {
+    return lines(r, chosen, r.profileUsed, r.weights);
+}
+
+std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Plan& chosen, ProfileKind kind,
+                                                const Weights& w)
+{
     std::vector<std::string> out;
-    const Weights& w = r.weights;
     const References& ref = r.references;
     out.push_back("Phi = (T/Tref)^" + Text::fmt("%.2f", w.time) + " x (M/Mref)^" + Text::fmt("%.2f", w.memory)
                   + " x ((V+eV)/(Vref+eV))^" + Text::fmt("%.2f", w.variance)
@@ -70,8 +75,10 @@ std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Pla
                     "of peak memory across GPUs. The references are the medians over the feasible plans: Tref "
                   + seconds(ref.time) + ", Mref " + gib(ref.memory) + ", Vref " + variance(ref.variance, r.varianceMode)
                   + ".");
-    out.push_back("Profile " + std::string(toString(r.profileUsed)) + ": " + ruleOf(r.profileUsed)
-                  + (r.profileReason.empty() || r.profileReason == "requested" ? "" : " (" + r.profileReason + ")")
+    const bool searched = kind == r.profileUsed;
+    out.push_back("Profile " + std::string(toString(kind)) + ": " + ruleOf(kind)
+                  + (!searched || r.profileReason.empty() || r.profileReason == "requested" ? ""
+                                                                                           : " (" + r.profileReason + ")")
                   + ".");
     // Phi from the result's references and weights: a plan picked from the
     // fastest list or the plot was not ranked under them.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "search/Objective.h"
+
 #include <string>
 #include <vector>
 
@@ -17,7 +19,11 @@ struct SearchResult;
 // plans' Phi is the product of three factors (T'/T)^wT (M'/M)^wM
 // ((V'+eV)/(V+eV))^wV: a factor above 1 counts against the other plan.
 struct PlanExplanation {
+    // Under the profile the search ranked by (r.profileUsed, r.weights).
     static std::vector<std::string> lines(const SearchResult& r, const Plan& chosen);
+    // Under another profile the search also ranked (its ProfileBest).
+    static std::vector<std::string> lines(const SearchResult& r, const Plan& chosen, ProfileKind kind,
+                                          const Weights& weights);
 };
 
 }  // namespace memx

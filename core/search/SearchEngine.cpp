@@ -434,7 +434,7 @@ private:
         for (auto& w : workers_) {
             w->best.clear();
             for (std::size_t k = 0; k < rank_.weights.size(); ++k)
-                w->best.emplace_back(k == 0 ? req_.options.topK : 1);
+                w->best.emplace_back(k == 0 ? req_.options.topK : std::max<std::size_t>(1, req_.options.compareTopK));
         }
     }
 
@@ -505,7 +505,7 @@ private:
         for (auto& w : workers_)
             best.merge(w->best[0]);
         for (std::size_t k = 0; k < rank_.weights.size(); ++k) {
-            TopPlans top(1);
+            TopPlans top(k == 0 ? 1 : std::max<std::size_t>(1, req_.options.compareTopK));
             for (auto& w : workers_)
                 top.merge(w->best[k]);
             if (top.size() == 0)
@@ -513,7 +513,10 @@ private:
             SearchResult::ProfileBest pb;
             pb.kind = rankedKinds_[k];
             pb.weights = rank_.weights[k];
-            pb.best = top.sorted().front();
+            pb.ranking = top.sorted();
+            pb.best = pb.ranking.front();
+            if (k == 0)
+                pb.ranking.clear();  // the requested profile's ranking is `best`
             result_.profileBests.push_back(std::move(pb));
         }
         const References ref = result_.references;
@@ -538,6 +541,11 @@ private:
             pb.best.rankTime = byTime.rankOf(pb.best.iterationMs);
             pb.best.rankPhi = 1;  // under its own profile
             pb.best.ranksApproximate = approximate;
+            for (std::size_t i = 0; i < pb.ranking.size(); ++i) {
+                pb.ranking[i].rankTime = byTime.rankOf(pb.ranking[i].iterationMs);
+                pb.ranking[i].rankPhi = i + 1;  // position under its own profile
+                pb.ranking[i].ranksApproximate = approximate;
+            }
         }
         result_.fastest = fastestPlans_;
         for (std::size_t i = 0; i < result_.fastest.size(); ++i) {

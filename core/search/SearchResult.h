@@ -19,6 +19,7 @@ class PredictionStore;
 struct SearchOptions {
     int threads = 0;                 // 0: all hardware threads
     std::size_t topK = 10;
+    std::size_t compareTopK = 1;     // plans ranked under each compared profile (its own table)
     bool prune = true;               // false: brute force (for checking the pruning)
     // Medians and ranks are exact (every feasible candidate enumerated) when
     // the space holds at most sampleBudget candidates; otherwise they come
@@ -106,6 +107,9 @@ struct SearchResult {
         ProfileKind kind = ProfileKind::Default;
         Weights weights;
         Plan best;
+        // Its top options.compareTopK plans, best first (Phi and rankPhi under
+        // this profile); for the requested profile, see `best` above.
+        std::vector<Plan> ranking;
     };
     std::vector<ProfileBest> profileBests;
 };

@@ -547,9 +547,22 @@ void TestMainWindow::editsMakeResultsStale()
     QVERIFY(w.paretoPlot()->graphicsEffect() == nullptr);
     QVERIFY(w.exportPlan(MainWindow::ExportTarget::Megatron, dir.path()).ok);
 
-    // An objective edit counts too, and a new search clears it.
+    // Another profile the search ranked too: not stale, the table follows it.
     ObjectiveSpec o = w.objectivePanel()->objective();
     o.profile = ProfileKind::SafetyFirst;
+    w.objectivePanel()->setObjective(o);
+    QVERIFY(w.staleChanges().empty());
+    const SearchResult::ProfileBest* safety = nullptr;
+    for (const auto& pb : w.result()->profileBests)
+        if (pb.kind == ProfileKind::SafetyFirst)
+            safety = &pb;
+    QVERIFY(safety);
+    QVERIFY(safety->ranking.size() >= 10);
+    QCOMPARE(w.selectedPlan(), static_cast<quint64>(safety->ranking.front().key));
+    auto* why = w.findChild<QLabel*>(QStringLiteral("whyThisPlan"));
+    QVERIFY2(why->text().contains(QStringLiteral("Profile safety-first")), qPrintable(why->text()));
+    // An objective edit the search did not rank (other variance measure) is stale.
+    o.variance = VarianceMode::Utilisation;
     w.objectivePanel()->setObjective(o);
     QCOMPARE(w.staleChanges(), std::vector<std::string>{"objective"});
     QVERIFY(runAndWait(w));
