@@ -44,7 +44,8 @@ QString varianceText(const SearchResult& r, double v)
 // share of the layers and coloured by GPU type.
 class StageStrip final : public QWidget {
 public:
-    StageStrip(const Plan& plan, QWidget* parent) : QWidget(parent), plan_(plan)
+    StageStrip(const Plan& plan, const GpuTypeColors* colours, QWidget* parent)
+        : QWidget(parent), plan_(plan), colours_(colours)
     {
         setMinimumHeight(40);
         setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
@@ -84,11 +85,11 @@ protected:
             const auto& s = plan_.stages[i];
             const double w = width * s.layers / total;
             const QRectF box(x, 0, w, height());
-            const QColor c = colors::gpuType(QString::fromStdString(s.gpuType));
+            const QColor c = colours_->color(QString::fromStdString(s.gpuType));
             p.setPen(Qt::NoPen);
             p.setBrush(c);
             p.drawRoundedRect(box, 3, 3);
-            p.setPen(c.lightnessF() > 0.6 ? Qt::black : Qt::white);
+            p.setPen(GpuTypeColors::textOn(c));
             const QString top = QString::fromStdString(s.label());
             const QString bottom = QStringLiteral("%1 L · %2").arg(s.layers).arg(letters.split(',').value(int(i)));
             const QRectF inner = box.adjusted(2, 1, -2, -1);
@@ -104,6 +105,7 @@ protected:
 
 private:
     Plan plan_;
+    const GpuTypeColors* colours_;  // the view's, so a new cluster recolours the strip
 };
 
 class ProfileCard final : public QFrame {
@@ -219,6 +221,7 @@ void ProfileComparisonView::clear()
     cards_.clear();
     title_->setText(tr("Best plan under each weight profile"));
     legend_->clear();
+    legendTypes_.clear();
     empty_->show();
     scroll_->hide();
 }
@@ -231,17 +234,13 @@ void ProfileComparisonView::setResult(const SearchResult& r)
     const Plan& base = r.profileBests.front().best;
     title_->setText(tr("Best plan under each weight profile, compared with %1 — click a card to select its plan")
                         .arg(profileTitle(r.profileBests.front().kind).toLower()));
-    QStringList gpuTypes;
+    legendTypes_.clear();
     for (const auto& pb : r.profileBests)
         for (const auto& stage : pb.best.stages)
-            if (!gpuTypes.contains(QString::fromStdString(stage.gpuType)))
-                gpuTypes << QString::fromStdString(stage.gpuType);
-    gpuTypes.sort();
-    QStringList legend;
-    for (const auto& t : gpuTypes)
-        legend << QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2")
-                      .arg(colors::gpuType(t).name(), t.toHtmlEscaped());
-    legend_->setText(legend.join(QStringLiteral("&nbsp;&nbsp;&nbsp;")));
+            if (!legendTypes_.contains(QString::fromStdString(stage.gpuType)))
+                legendTypes_ << QString::fromStdString(stage.gpuType);
+    legendTypes_.sort();
+    updateLegend();
     for (std::size_t i = 0; i < r.profileBests.size(); ++i) {
         const Plan& p = r.profileBests[i].best;
         const QString diff = i == 0 ? QString() : QString::fromStdString(ProfileComparison::differences(base, p));
@@ -254,6 +253,22 @@ void ProfileComparisonView::setResult(const SearchResult& r)
     }
     empty_->hide();
     scroll_->show();
+}
+
+void ProfileComparisonView::setGpuTypeColors(const GpuTypeColors& colours)
+{
+    gpuColors_ = colours;
+    updateLegend();
+    row_->update();
+}
+
+void ProfileComparisonView::updateLegend()
+{
+    QStringList legend;
+    for (const auto& t : legendTypes_)
+        legend << QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2")
+                      .arg(gpuColors_.color(t).name(), t.toHtmlEscaped());
+    legend_->setText(legend.join(QStringLiteral("&nbsp;&nbsp;&nbsp;")));
 }
 
 QWidget* ProfileComparisonView::makeCard(const SearchResult& r, std::size_t index, const QString& differences)
@@ -281,7 +296,7 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, std::size_t inde
     body->setContentsMargins(10, 0, 10, 0);
     body->setSpacing(6);
     v->addLayout(body);
-    body->addWidget(new StageStrip(p, card));
+    body->addWidget(new StageStrip(p, &gpuColors_, card));
 
     // The four numbers a person compares first, as tiles.
     auto* tiles = new QGridLayout;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "GpuTypeColors.h"
 #include "search/SearchResult.h"
 
 #include <QWidget>
@@ -25,6 +26,7 @@ public:
 
     void setResult(const SearchResult& r);
     void clear();
+    void setGpuTypeColors(const GpuTypeColors& colours);  // the cluster's, as on the canvas
 
     int columnCount() const { return static_cast<int>(cards_.size()); }
     QWidget* cardAt(int column) const;            // null when out of range
@@ -41,6 +43,7 @@ private:
         QString differences;
     };
     QWidget* makeCard(const SearchResult& r, std::size_t index, const QString& differences);
+    void updateLegend();
 
     QLabel* title_ = nullptr;
     QLabel* legend_ = nullptr;  // GPU type colours of the stage strips
@@ -49,6 +52,8 @@ private:
     QWidget* row_ = nullptr;
     QHBoxLayout* rowLayout_ = nullptr;
     std::vector<Card> cards_;
+    QStringList legendTypes_;
+    GpuTypeColors gpuColors_;
 };
 
 }  // namespace memx

@@ -3,6 +3,7 @@
 #include "ClusterCanvas.h"
 #include "ClusterDocument.h"
 #include "GpuPalette.h"
+#include "GpuTypeColors.h"
 #include "MemoryBars.h"
 #include "ObjectivePanel.h"
 #include "ParetoPlot.h"
@@ -139,6 +140,15 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         updateTitle();
     });
     connect(document_->undoStack(), &QUndoStack::cleanChanged, this, [this] { updateTitle(); });
+    // Every view colours GPU types as the canvas does: by the current cluster's types.
+    auto recolourGpuTypes = [this] {
+        const GpuTypeColors colours = GpuTypeColors::of(document_->cluster());
+        palette_->setGpuTypeColors(colours);
+        pipeline_->setGpuTypeColors(colours);
+        compare_->setGpuTypeColors(colours);
+    };
+    connect(document_, &ClusterDocument::changed, this, recolourGpuTypes);
+    recolourGpuTypes();
     connect(setupPanel_, &SetupPanel::changed, this, &MainWindow::markDirty);
     connect(objectivePanel_, &ObjectivePanel::changed, this, &MainWindow::markDirty);
     connect(document_, &ClusterDocument::changed, this, &MainWindow::updatePredictorContext);
