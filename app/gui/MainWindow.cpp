@@ -292,8 +292,20 @@ void MainWindow::createMenus()
     tools->addAction(openAct_);
     tools->addAction(saveAct_);
     tools->addSeparator();
-    tools->addAction(undoAct_);
-    tools->addAction(redoAct_);
+    // The toolbar's Undo and Redo keep a short fixed label (the Edit menu's full
+    // "Undo Rename node ..." is their tooltip) so the buttons after them never shift.
+    auto fixedLabel = [tools](QAction* full, const QString& label) {
+        auto* a = tools->addAction(full->icon(), label);
+        auto sync = [a, full] {
+            a->setEnabled(full->isEnabled());
+            a->setToolTip(QString(full->text()).remove(QLatin1Char('&')));
+        };
+        sync();
+        connect(full, &QAction::changed, a, sync);
+        connect(a, &QAction::triggered, full, &QAction::trigger);
+    };
+    fixedLabel(undoAct_, tr("Undo"));
+    fixedLabel(redoAct_, tr("Redo"));
     tools->addSeparator();
     tools->addAction(runAct_);
     tools->addAction(cancelAct_);
