@@ -2,6 +2,7 @@
 
 #include "ClusterCanvas.h"
 #include "ClusterDocument.h"
+#include "ElidedLabel.h"
 #include "GpuPalette.h"
 #include "GpuTypeColors.h"
 #include "MemoryBars.h"
@@ -329,14 +330,22 @@ void MainWindow::createDocks()
     dock(palette_, tr("GPU Types"), "gpuTypesDock", Qt::LeftDockWidgetArea);
     dock(properties_, tr("Properties"), "propertiesDock", Qt::LeftDockWidgetArea);
     dock(setupPanel_, tr("Model & Setup"), "setupDock", Qt::RightDockWidgetArea);
-    auto* objectiveDock = dock(objectivePanel_, tr("Objective"), "objectiveDock", Qt::RightDockWidgetArea);
-    // The predictor shares the objective's place (both say how plans are scored);
-    // it scrolls rather than squeezes its trained-on summary when short of room.
-    auto* predictorScroll = new QScrollArea(this);
-    predictorScroll->setWidget(predictorPanel_);
-    predictorScroll->setWidgetResizable(true);
-    predictorScroll->setFrameShape(QFrame::NoFrame);
-    predictorDock_ = dock(predictorScroll, tr("Predictor"), "predictorDock", Qt::RightDockWidgetArea);
+    // The objective and the predictor share a place (both say how plans are
+    // scored); they scroll rather than squeeze, or make the window taller than
+    // the screen, when short of room.
+    auto scrolling = [this](QWidget* panel) {
+        auto* scroll = new QScrollArea(this);
+        scroll->setWidget(panel);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        return scroll;
+    };
+    auto* objectiveScroll = scrolling(objectivePanel_);  // scrolls up and down only
+    objectiveScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    objectiveScroll->setMinimumWidth(objectivePanel_->minimumSizeHint().width()
+                                     + style()->pixelMetric(QStyle::PM_ScrollBarExtent));
+    auto* objectiveDock = dock(objectiveScroll, tr("Objective"), "objectiveDock", Qt::RightDockWidgetArea);
+    predictorDock_ = dock(scrolling(predictorPanel_), tr("Predictor"), "predictorDock", Qt::RightDockWidgetArea);
     tabifyDockWidget(objectiveDock, predictorDock_);
     objectiveDock->raise();
     connect(canvas_, &ClusterCanvas::selectionChanged, properties_, &PropertyPanel::setSelection);
@@ -361,6 +370,7 @@ void MainWindow::createDocks()
     // Column widths from the first rows (and the visible ones), not all 200.
     planTable_->horizontalHeader()->setResizeContentsPrecision(40);
     planTable_->verticalHeader()->setVisible(false);
+    planTable_->verticalHeader()->setDefaultSectionSize(planTable_->fontMetrics().height() + 6);
     layout->addWidget(planFilter_);
     layout->addWidget(planTable_);
     connect(planFilter_, &QLineEdit::textChanged, planProxy_, &PlanFilterProxy::setFilterText);
@@ -373,12 +383,22 @@ void MainWindow::createDocks()
                     selectPlan(key);
             });
     auto* plansDock = dock(tableBox, tr("Plans"), "plansDock", Qt::BottomDockWidgetArea);
-    resizeDocks({plansDock}, {240}, Qt::Vertical);
+    // The setup and objective docks take the right column's full height, so the
+    // Plans dock below the canvas can show ten rows (the right column's panels
+    // above it would otherwise squeeze it to one or two).
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    const int tenRows = 10 * planTable_->verticalHeader()->defaultSectionSize()
+                        + planTable_->horizontalHeader()->sizeHint().height()
+                        + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * planTable_->frameWidth()
+                        + planFilter_->sizeHint().height() + layout->spacing()
+                        + plansDock->sizeHint().height() - tableBox->sizeHint().height();  // title bar
+    resizeDocks({plansDock}, {tenRows}, Qt::Vertical);
 }
 
 void MainWindow::createStatusBar()
 {
-    statusLabel_ = new QLabel(tr("Ready"), this);
+    // Long status and plan lines elide rather than widen the window.
+    statusLabel_ = new ElidedLabel(tr("Ready"), this);
     progress_ = new QProgressBar(this);
     progress_->setRange(0, 1000);
     progress_->setMaximumWidth(260);
@@ -386,7 +406,7 @@ void MainWindow::createStatusBar()
     cancelButton_ = new QPushButton(tr("Cancel"), this);
     cancelButton_->setVisible(false);
     connect(cancelButton_, &QPushButton::clicked, controller_, &SearchController::cancel);
-    planInfo_ = new QLabel(this);
+    planInfo_ = new ElidedLabel(QString(), this);
     planInfo_->setObjectName(QStringLiteral("planInfo"));
     planInfo_->setToolTip(tr("Selected plan: predictor provenance and relative uncertainty of its time and memory"));
     statusBar()->addWidget(statusLabel_, 1);
