@@ -1,6 +1,7 @@
 #include "ClusterCanvas.h"
 
 #include "ClusterDocument.h"
+#include "GpuTypeColors.h"
 #include "PlanColors.h"
 
 #include "hardware/Cluster.h"
@@ -520,6 +521,7 @@ void ClusterCanvas::rebuild()
     }
 
     // Nodes and tiles.
+    const GpuTypeColors gpuColors = GpuTypeColors::of(c);
     QFont titleFont = font;
     titleFont.setPointSizeF(10);
     titleFont.setBold(true);
@@ -549,7 +551,7 @@ void ClusterCanvas::rebuild()
         for (int k = 0; k < static_cast<int>(node.devices.size()); ++k) {
             const GpuType& type = c.typeOf(node.devices[k]);
             const QString typeName = QString::fromStdString(type.name);
-            const QColor colour = colors::gpuType(typeName);
+            const QColor colour = gpuColors.color(typeName);
             auto* tile = new CanvasItem;
             tile->path.addRoundedRect(plans[i].tiles[k], 5, 5);
             tile->pen = QPen(colour.darker(140), 1);
@@ -560,7 +562,7 @@ void ClusterCanvas::rebuild()
             tf.setPointSizeF(8.5);
             tf.setBold(true);
             tile->font = tf;
-            tile->textColor = colour.lightnessF() > 0.62 ? QColor(0x20, 0x20, 0x20) : Qt::white;
+            tile->textColor = GpuTypeColors::textOn(colour);
             tile->corner = QString::number(k);
             tile->setPos(origin[i]);
             tile->setZValue(2);
@@ -710,8 +712,8 @@ void ClusterCanvas::rebuild()
             counts[c.typeOf(d).name]++;
         for (const auto& t : c.types()) {
             const QString name = QString::fromStdString(t.name);
-            auto* sw = scene_->addRect(QRectF(x, y + 1, 16, 14), QPen(colors::gpuType(name).darker(140)),
-                                       colors::gpuType(name));
+            auto* sw = scene_->addRect(QRectF(x, y + 1, 16, 14), QPen(gpuColors.color(name).darker(140)),
+                                       gpuColors.color(name));
             sw->setZValue(5);
             x += 22;
             x += addText(QStringLiteral("%1 ×%2  (%3 TFLOP/s, %4 GiB)")

@@ -1,7 +1,7 @@
 #include "GpuPalette.h"
 
 #include "ClusterCanvas.h"
-#include "PlanColors.h"
+#include "GpuTypeColors.h"
 
 #include "hardware/GpuCatalog.h"
 
@@ -35,7 +35,7 @@ GpuPalette::GpuPalette(QWidget* parent)
     setUniformItemSizes(true);
     for (const auto& [name, type] : GpuCatalog::builtin().types()) {
         const QString typeName = QString::fromStdString(name);
-        auto* item = new QListWidgetItem(swatch(colors::gpuType(typeName)),
+        auto* item = new QListWidgetItem(swatch(GpuTypeColors().color(typeName)),
                                          QStringLiteral("%1\n%2 TFLOP/s, %3 GiB")
                                              .arg(typeName, QString::number(type.peakTflopsBf16, 'g', 5),
                                                   QString::number(type.memoryGiB, 'g', 5)),
@@ -46,6 +46,12 @@ GpuPalette::GpuPalette(QWidget* parent)
                                   QString::number(type.memoryBandwidthGBps, 'g', 5),
                                   QString::number(type.defaultEfficiency, 'g', 3), QString::fromStdString(type.source)));
     }
+}
+
+void GpuPalette::setGpuTypeColors(const GpuTypeColors& colours)
+{
+    for (int row = 0; row < count(); ++row)
+        item(row)->setIcon(swatch(colours.color(typeNameAt(row))));
 }
 
 QString GpuPalette::typeNameAt(int row) const

@@ -4,6 +4,8 @@
 
 namespace memx {
 
+class GpuTypeColors;
+
 // The GPU catalog as a list to drag from: one entry per type with its colour
 // swatch and "peak TFLOP/s, GiB". A drag carries the type name as
 // ClusterCanvas::kGpuTypeMime ("application/x-memx-gputype").
@@ -14,6 +16,8 @@ public:
 
     static constexpr int TypeNameRole = Qt::UserRole + 1;
     QString typeNameAt(int row) const;
+    // Swatches in the colours the canvas gives (or would give) each type.
+    void setGpuTypeColors(const GpuTypeColors& colours);
 
 protected:
     QStringList mimeTypes() const override;

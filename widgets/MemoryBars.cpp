@@ -35,6 +35,9 @@ MemoryBars::MemoryBars(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
+    // Legend and margin line fit themselves to the width (fitToWidth), so the
+    // plot never asks for more than this.
+    plot_->setMinimumSize(240, 200);
     rebuild();
 }
 
@@ -70,7 +73,7 @@ void MemoryBars::setPlan(const Plan& p, const Cluster& c)
                                .arg(s + 1)
                                .arg(QString::fromStdString(st.label()))
                                .arg(QString::fromStdString(st.gpuType)),
-                           (first + x - 1) / 2});
+                           (first + x - 1) / 2, static_cast<int>(st.devices.size())});
         x += kStageGap;
     }
     rebuild();
@@ -313,6 +316,7 @@ void MemoryBars::rebuild()
     plot_->xAxis2->setRange(plot_->xAxis->range());
     plot_->yAxis->setRange(0, top * (many ? 1.2 : 1.15));
     updateLabelRotation();
+    fitToWidth();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -331,10 +335,59 @@ void MemoryBars::updateLabelRotation()
         plot_->xAxis->setTickLabelRotation(rotation);
 }
 
+void MemoryBars::fitToWidth()
+{
+    // The legend wraps onto as many rows as it needs rather than being cut
+    // ("Weigl", "Gradie") or asking for a wider window.
+    QCPLegend* legend = plot_->legend;
+    const int room = plot_->width() - legend->margins().left() - legend->margins().right() - 8;
+    const int n = legend->elementCount();
+    std::vector<int> widths;
+    for (int i = 0; i < n; ++i)
+        if (QCPLayoutElement* e = legend->elementAt(i))
+            widths.push_back(e->minimumOuterSizeHint().width());
+    int columns = std::max(1, static_cast<int>(widths.size()));
+    for (; columns > 1; --columns) {
+        int total = legend->columnSpacing() * (columns - 1);
+        for (int c = 0; c < columns; ++c) {
+            int widest = 0;
+            for (std::size_t i = c; i < widths.size(); i += columns)
+                widest = std::max(widest, widths[i]);
+            total += widest;
+        }
+        if (total <= room)
+            break;
+    }
+    if (legend->wrap() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+    }
+    // A stage label too wide for its bars puts the GPU type on a line of its own
+    // (otherwise the plot drops the last stage's label at the right edge).
+    const double perBar = plot_->xAxis->range().size() > 0 ? (plot_->width() - 90) / plot_->xAxis->range().size() : 0;
+    const QFontMetrics stageFont(plot_->xAxis2->tickLabelFont());
+    auto stageTicker = QSharedPointer<QCPAxisTickerText>::create();
+    for (const StageInfo& s : stages_) {
+        QString label = s.label;
+        if (stageFont.horizontalAdvance(label.section(QLatin1Char('\n'), 1)) > s.bars * perBar)
+            label.replace(QStringLiteral(" · "), QStringLiteral("\n"));
+        stageTicker->addTick(s.x, label);
+    }
+    plot_->xAxis2->setTicker(stageTicker);
+
+    // The margin line breaks before its verdict when it is too long for one line.
+    QString text = marginText();
+    if (QFontMetrics(margin_->font()).horizontalAdvance(text) > plot_->width() - 16)
+        text.replace(QStringLiteral(" · "), QStringLiteral("\n"));
+    if (margin_->text() != text)
+        margin_->setText(text);
+}
+
 void MemoryBars::resizeEvent(QResizeEvent* e)
 {
     QWidget::resizeEvent(e);
     updateLabelRotation();
+    fitToWidth();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -65,9 +65,11 @@ private:
     struct StageInfo {
         QString label;  // "stage 1\nvb#0 · Vendor-B"
         double x = 0;   // centre of the stage's bars
+        int bars = 0;   // GPUs of the stage
     };
     void rebuild();
     void updateLabelRotation();
+    void fitToWidth();  // legend rows and margin line as narrow as the plot
     int tightestBar() const;  // highest total x (1 + u) / capacity; -1 without bars
 
     QCustomPlot* plot_ = nullptr;

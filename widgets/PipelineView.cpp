@@ -1,7 +1,5 @@
 #include "PipelineView.h"
 
-#include "PlanColors.h"
-
 #include <QFileInfo>
 #include <QHelpEvent>
 #include <QPageSize>
@@ -63,6 +61,12 @@ void PipelineView::setPlan(const Plan& p)
         t.push_back(s.timeMs);
     schedule_ = PipelineSchedule::oneFOneB(t, p.hopMs, p.microBatches);
     updateGeometry();
+    update();
+}
+
+void PipelineView::setGpuTypeColors(const GpuTypeColors& colours)
+{
+    gpuColors_ = colours;
     update();
 }
 
@@ -164,7 +168,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
         const int y = g.table.top() + (i + 1) * rowH;
         if (i % 2 == 1)
             p.fillRect(QRect(g.table.left(), y, g.table.width(), rowH), blend(base, text, 0.05));
-        const QColor gpu = colors::gpuType(QString::fromStdString(s.gpuType));
+        const QColor gpu = gpuColors_.color(QString::fromStdString(s.gpuType));
         const QStringList cells{
             QString::number(i + 1),
             QString::fromStdString(s.label()),
@@ -246,7 +250,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
         p.setPen(QPen(blend(base, text, 0.35), 1, Qt::DashLine));
         p.setBrush(Qt::NoBrush);
         p.drawRect(row.adjusted(0, 0, -1, -1));
-        const QColor gpu = colors::gpuType(QString::fromStdString(s.gpuType));
+        const QColor gpu = gpuColors_.color(QString::fromStdString(s.gpuType));
         const QColor fwd = blend(gpu, QColor(Qt::white), 0.45);
         const QColor bwd = gpu.darker(135);
         for (const PipelineOp& op : schedule_.ops(i)) {
@@ -258,7 +262,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
                 p.drawLine(r.topRight(), r.bottomRight());
             }
             if (numbers && r.width() >= fm.horizontalAdvance(QStringLiteral("00")) + 2 && r.height() >= lh - 2) {
-                p.setPen(f ? QColor(Qt::black) : QColor(Qt::white));
+                p.setPen(GpuTypeColors::textOn(f ? fwd : bwd));
                 p.drawText(r, Qt::AlignCenter, QString::number(op.microBatch + 1));
             }
         }

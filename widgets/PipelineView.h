@@ -1,5 +1,6 @@
 #pragma once
 
+#include "GpuTypeColors.h"
 #include "PipelineSchedule.h"
 #include "space/Plan.h"
 
@@ -21,6 +22,7 @@ public:
     ~PipelineView() override;
 
     void setPlan(const Plan& p);
+    void setGpuTypeColors(const GpuTypeColors& colours);  // the cluster's, as on the canvas
     void clear();
     bool hasPlan() const { return plan_.has_value(); }
     const PipelineSchedule& schedule() const { return schedule_; }
@@ -49,6 +51,7 @@ private:
 
     std::optional<Plan> plan_;
     PipelineSchedule schedule_;
+    GpuTypeColors gpuColors_;
 };
 
 }  // namespace memx

@@ -5,12 +5,10 @@
 
 class QPalette;
 
-// Colours shared by every view so a GPU type, a memory term or a weight
-// profile looks the same everywhere. Chosen to read on light and dark palettes.
+// Colours shared by every view so a memory term or a weight profile looks the
+// same everywhere. Chosen to read on light and dark palettes. GPU types take
+// their colour from the cluster they belong to: GpuTypeColors.
 namespace memx::colors {
-
-// Stable colour per GPU type name (hash into a qualitative palette).
-QColor gpuType(const QString& name);
 
 enum class MemoryTerm { Weights, Gradients, Optimizer, Activations, Reserve };
 QColor memoryTerm(MemoryTerm term);

@@ -10,8 +10,10 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollArea>
+#include <QStyle>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <functional>
 
 namespace memx {
@@ -44,7 +46,8 @@ QString varianceText(const SearchResult& r, double v)
 // share of the layers and coloured by GPU type.
 class StageStrip final : public QWidget {
 public:
-    StageStrip(const Plan& plan, QWidget* parent) : QWidget(parent), plan_(plan)
+    StageStrip(const Plan& plan, const GpuTypeColors* colours, QWidget* parent)
+        : QWidget(parent), plan_(plan), colours_(colours)
     {
         setMinimumHeight(40);
         setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
@@ -84,11 +87,11 @@ protected:
             const auto& s = plan_.stages[i];
             const double w = width * s.layers / total;
             const QRectF box(x, 0, w, height());
-            const QColor c = colors::gpuType(QString::fromStdString(s.gpuType));
+            const QColor c = colours_->color(QString::fromStdString(s.gpuType));
             p.setPen(Qt::NoPen);
             p.setBrush(c);
             p.drawRoundedRect(box, 3, 3);
-            p.setPen(c.lightnessF() > 0.6 ? Qt::black : Qt::white);
+            p.setPen(GpuTypeColors::textOn(c));
             const QString top = QString::fromStdString(s.label());
             const QString bottom = QStringLiteral("%1 L · %2").arg(s.layers).arg(letters.split(',').value(int(i)));
             const QRectF inner = box.adjusted(2, 1, -2, -1);
@@ -104,6 +107,7 @@ protected:
 
 private:
     Plan plan_;
+    const GpuTypeColors* colours_;  // the view's, so a new cluster recolours the strip
 };
 
 class ProfileCard final : public QFrame {
@@ -181,8 +185,10 @@ ProfileComparisonView::ProfileComparisonView(QWidget* parent) : QWidget(parent)
     QFont f = title_->font();
     f.setBold(true);
     title_->setFont(f);
+    title_->setWordWrap(true);  // never wider than the view
     legend_ = new QLabel(this);
     legend_->setObjectName(QStringLiteral("legend"));
+    legend_->setWordWrap(true);
     auto* top = new QHBoxLayout;
     top->addWidget(title_, 1);
     top->addWidget(legend_);
@@ -200,9 +206,9 @@ ProfileComparisonView::ProfileComparisonView(QWidget* parent) : QWidget(parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     row_ = new QWidget(scroll);
-    rowLayout_ = new QHBoxLayout(row_);
-    rowLayout_->setContentsMargins(0, 0, 0, 0);
-    rowLayout_->setSpacing(10);
+    cardsLayout_ = new QGridLayout(row_);
+    cardsLayout_->setContentsMargins(0, 0, 0, 0);
+    cardsLayout_->setSpacing(10);
     scroll->setWidget(row_);
     root->addWidget(scroll, 1);
     clear();
@@ -212,13 +218,14 @@ void ProfileComparisonView::clear()
 {
     // deleteLater: clear() may run inside a card's own click (planActivated -> setResult).
     for (auto& c : cards_) {
-        rowLayout_->removeWidget(c.widget);
+        cardsLayout_->removeWidget(c.widget);
         c.widget->hide();
         c.widget->deleteLater();
     }
     cards_.clear();
     title_->setText(tr("Best plan under each weight profile"));
     legend_->clear();
+    legendTypes_.clear();
     empty_->show();
     scroll_->hide();
 }
@@ -231,17 +238,13 @@ void ProfileComparisonView::setResult(const SearchResult& r)
     const Plan& base = r.profileBests.front().best;
     title_->setText(tr("Best plan under each weight profile, compared with %1 — click a card to select its plan")
                         .arg(profileTitle(r.profileBests.front().kind).toLower()));
-    QStringList gpuTypes;
+    legendTypes_.clear();
     for (const auto& pb : r.profileBests)
         for (const auto& stage : pb.best.stages)
-            if (!gpuTypes.contains(QString::fromStdString(stage.gpuType)))
-                gpuTypes << QString::fromStdString(stage.gpuType);
-    gpuTypes.sort();
-    QStringList legend;
-    for (const auto& t : gpuTypes)
-        legend << QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2")
-                      .arg(colors::gpuType(t).name(), t.toHtmlEscaped());
-    legend_->setText(legend.join(QStringLiteral("&nbsp;&nbsp;&nbsp;")));
+            if (!legendTypes_.contains(QString::fromStdString(stage.gpuType)))
+                legendTypes_ << QString::fromStdString(stage.gpuType);
+    legendTypes_.sort();
+    updateLegend();
     for (std::size_t i = 0; i < r.profileBests.size(); ++i) {
         const Plan& p = r.profileBests[i].best;
         const QString diff = i == 0 ? QString() : QString::fromStdString(ProfileComparison::differences(base, p, r.varianceMode));
@@ -249,11 +252,59 @@ void ProfileComparisonView::setResult(const SearchResult& r)
         card.widget = makeCard(r, i, diff);
         card.key = p.key;
         card.differences = diff;
-        rowLayout_->addWidget(card.widget, 1);
         cards_.push_back(card);
     }
+    columns_ = 0;
+    reflowCards();
     empty_->hide();
     scroll_->show();
+}
+
+void ProfileComparisonView::setGpuTypeColors(const GpuTypeColors& colours)
+{
+    gpuColors_ = colours;
+    updateLegend();
+    row_->update();
+}
+
+void ProfileComparisonView::resizeEvent(QResizeEvent* e)
+{
+    QWidget::resizeEvent(e);
+    reflowCards();
+}
+
+void ProfileComparisonView::reflowCards()
+{
+    if (cards_.empty())
+        return;
+    int cardWidth = 0;
+    for (const Card& c : cards_)
+        cardWidth = std::max(cardWidth, c.widget->minimumSizeHint().width());
+    // The scroll area spans the view; leave room for its vertical scroll bar,
+    // which appears once the cards wrap onto more rows than fit.
+    const QMargins m = layout()->contentsMargins();
+    const int room = width() - m.left() - m.right() - style()->pixelMetric(QStyle::PM_ScrollBarExtent);
+    const int spacing = cardsLayout_->horizontalSpacing();
+    const int n = static_cast<int>(cards_.size());
+    const int columns = std::clamp((room + spacing) / (cardWidth + spacing), 1, n);
+    if (columns == columns_)
+        return;
+    columns_ = columns;
+    for (const Card& c : cards_)
+        cardsLayout_->removeWidget(c.widget);
+    for (int i = 0; i < n; ++i)
+        cardsLayout_->addWidget(cards_[i].widget, i / columns, i % columns);
+    for (int c = 0; c < n; ++c)
+        cardsLayout_->setColumnStretch(c, c < columns ? 1 : 0);
+}
+
+void ProfileComparisonView::updateLegend()
+{
+    QStringList legend;
+    for (const auto& t : legendTypes_)
+        legend << QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2")
+                      .arg(gpuColors_.color(t).name(), t.toHtmlEscaped());
+    legend_->setText(legend.join(QStringLiteral("&nbsp;&nbsp; ")));  // may wrap between types
 }
 
 QWidget* ProfileComparisonView::makeCard(const SearchResult& r, std::size_t index, const QString& differences)
@@ -269,6 +320,7 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, std::size_t inde
     v->setSpacing(6);
 
     auto* header = new QLabel(card);
+    header->setWordWrap(true);
     header->setText(QStringLiteral("<b>%1</b>&nbsp;&nbsp;<span style='font-size:small'>wT %2 · wM %3 · wV %4</span>")
                         .arg(profileTitle(pb.kind).toHtmlEscaped(), number(pb.weights.time, 2),
                              number(pb.weights.memory, 2), number(pb.weights.variance, 2)));
@@ -281,7 +333,7 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, std::size_t inde
     body->setContentsMargins(10, 0, 10, 0);
     body->setSpacing(6);
     v->addLayout(body);
-    body->addWidget(new StageStrip(p, card));
+    body->addWidget(new StageStrip(p, &gpuColors_, card));
 
     // The four numbers a person compares first, as tiles.
     auto* tiles = new QGridLayout;
@@ -297,24 +349,26 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, std::size_t inde
     tiles->addWidget(headroom, 1, 1);
     body->addLayout(tiles);
 
+    // One name and value a row: a card stays narrow enough for two or three
+    // of them to stand side by side in a small window.
     auto* grid = new QGridLayout;
     grid->setHorizontalSpacing(10);
     grid->setVerticalSpacing(2);
     grid->setColumnStretch(1, 1);
-    grid->setColumnStretch(3, 1);
-    auto add = [&](int row, int col, const QString& name, const QString& value) {
-        grid->addWidget(label(name, card, true), row, col);
-        grid->addWidget(label(value, card), row, col + 1);
+    auto add = [&](int row, const QString& name, const QString& value) {
+        grid->addWidget(label(name, card, true), row, 0);
+        auto* l = label(value, card);
+        l->setWordWrap(true);  // long per-stage lists wrap at their commas
+        grid->addWidget(l, row, 1);
+        return l;
     };
-    add(0, 0, tr("TP · PP · DP"), QStringLiteral("%1 · %2 · %3").arg(p.tp).arg(p.pp).arg(p.dp));
-    add(1, 0, tr("micro-batch"), QString::number(p.microBatch));
-    add(0, 2, tr("layers"), QString::fromStdString(p.layersString()));
-    add(1, 2, tr("recompute"), QString::fromStdString(p.recomputeString()));
-    grid->addWidget(label(tr("stage order"), card, true), 2, 0);
-    auto* order = label(QString::fromStdString(p.orderString()).replace(QLatin1Char('>'), QStringLiteral(" › ")), card);
-    order->setWordWrap(true);
+    add(0, tr("TP · PP · DP"), QStringLiteral("%1 · %2 · %3").arg(p.tp).arg(p.pp).arg(p.dp));
+    add(1, tr("micro-batch"), QString::number(p.microBatch));
+    add(2, tr("layers"), QString::fromStdString(p.layersString()).replace(QLatin1Char(','), QStringLiteral(", ")));
+    add(3, tr("recompute"), QString::fromStdString(p.recomputeString()).replace(QLatin1Char(','), QStringLiteral(", ")));
+    auto* order = add(4, tr("stage order"),
+                      QString::fromStdString(p.orderString()).replace(QLatin1Char('>'), QStringLiteral(" › ")));
     order->setToolTip(tr("Pipeline stages in order: device group # slice"));
-    grid->addWidget(order, 2, 1, 1, 3);
     body->addLayout(grid);
 
     auto* diff = new QLabel(card);

@@ -1,12 +1,13 @@
 #pragma once
 
+#include "GpuTypeColors.h"
 #include "search/SearchResult.h"
 
 #include <QWidget>
 
 #include <vector>
 
-class QHBoxLayout;
+class QGridLayout;
 class QLabel;
 class QScrollArea;
 
@@ -17,7 +18,8 @@ namespace memx {
 // micro-batch, stage order, layers, recomputation, T, M, V and the lowest
 // headroom. Every card after the first spells out how its plan differs from
 // the first one's (ProfileComparison::differences). Clicking a card emits
-// planActivated with that plan's key.
+// planActivated with that plan's key. The cards stand side by side when they
+// fit and wrap onto more rows when not, so none is ever cut off.
 class ProfileComparisonView : public QWidget {
     Q_OBJECT
 public:
@@ -25,6 +27,7 @@ public:
 
     void setResult(const SearchResult& r);
     void clear();
+    void setGpuTypeColors(const GpuTypeColors& colours);  // the cluster's, as on the canvas
 
     int columnCount() const { return static_cast<int>(cards_.size()); }
     QWidget* cardAt(int column) const;            // null when out of range
@@ -41,14 +44,24 @@ private:
         QString differences;
     };
     QWidget* makeCard(const SearchResult& r, std::size_t index, const QString& differences);
+    void updateLegend();
+    void reflowCards();
+
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+
+private:
 
     QLabel* title_ = nullptr;
     QLabel* legend_ = nullptr;  // GPU type colours of the stage strips
     QLabel* empty_ = nullptr;
     QScrollArea* scroll_ = nullptr;
     QWidget* row_ = nullptr;
-    QHBoxLayout* rowLayout_ = nullptr;
+    QGridLayout* cardsLayout_ = nullptr;
+    int columns_ = 0;  // cards per row as laid out now
     std::vector<Card> cards_;
+    QStringList legendTypes_;
+    GpuTypeColors gpuColors_;
 };
 
 }  // namespace memx

@@ -88,6 +88,7 @@ PropertyPanel::PropertyPanel(ClusterDocument* document, QWidget* parent)
     QFont f = title_->font();
     f.setBold(true);
     title_->setFont(f);
+    title_->setWordWrap(true);  // a long type or node name must not widen the dock
     error_->setWordWrap(true);
     error_->setStyleSheet(QStringLiteral("color: #c62828;"));
     error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -164,6 +165,7 @@ void PropertyPanel::rebuildForm()
     form_ = new QWidget(this);
     formLayout_ = new QFormLayout(form_);
     formLayout_->setContentsMargins(0, 0, 0, 0);
+    formLayout_->setRowWrapPolicy(QFormLayout::WrapLongRows);  // a narrow dock puts fields under their labels
     static_cast<QVBoxLayout*>(layout())->insertWidget(1, form_);
     fields_.clear();
     refusedKey_.clear();

@@ -2,7 +2,9 @@
 
 #include "ClusterCanvas.h"
 #include "ClusterDocument.h"
+#include "ElidedLabel.h"
 #include "GpuPalette.h"
+#include "GpuTypeColors.h"
 #include "MemoryBars.h"
 #include "ObjectivePanel.h"
 #include "ParetoPlot.h"
@@ -141,6 +143,15 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         updateTitle();
     });
     connect(document_->undoStack(), &QUndoStack::cleanChanged, this, [this] { updateTitle(); });
+    // Every view colours GPU types as the canvas does: by the current cluster's types.
+    auto recolourGpuTypes = [this] {
+        const GpuTypeColors colours = GpuTypeColors::of(document_->cluster());
+        palette_->setGpuTypeColors(colours);
+        pipeline_->setGpuTypeColors(colours);
+        compare_->setGpuTypeColors(colours);
+    };
+    connect(document_, &ClusterDocument::changed, this, recolourGpuTypes);
+    recolourGpuTypes();
     connect(setupPanel_, &SetupPanel::changed, this, &MainWindow::markDirty);
     connect(objectivePanel_, &ObjectivePanel::changed, this, &MainWindow::markDirty);
     connect(document_, &ClusterDocument::changed, this, &MainWindow::updatePredictorContext);
@@ -306,8 +317,20 @@ void MainWindow::createMenus()
     tools->addAction(openAct_);
     tools->addAction(saveAct_);
     tools->addSeparator();
-    tools->addAction(undoAct_);
-    tools->addAction(redoAct_);
+    // The toolbar's Undo and Redo keep a short fixed label (the Edit menu's full
+    // "Undo Rename node ..." is their tooltip) so the buttons after them never shift.
+    auto fixedLabel = [tools](QAction* full, const QString& label) {
+        auto* a = tools->addAction(full->icon(), label);
+        auto sync = [a, full] {
+            a->setEnabled(full->isEnabled());
+            a->setToolTip(QString(full->text()).remove(QLatin1Char('&')));
+        };
+        sync();
+        connect(full, &QAction::changed, a, sync);
+        connect(a, &QAction::triggered, full, &QAction::trigger);
+    };
+    fixedLabel(undoAct_, tr("Undo"));
+    fixedLabel(redoAct_, tr("Redo"));
     tools->addSeparator();
     tools->addAction(runAct_);
     tools->addAction(cancelAct_);
@@ -331,14 +354,22 @@ void MainWindow::createDocks()
     dock(palette_, tr("GPU Types"), "gpuTypesDock", Qt::LeftDockWidgetArea);
     dock(properties_, tr("Properties"), "propertiesDock", Qt::LeftDockWidgetArea);
     dock(setupPanel_, tr("Model & Setup"), "setupDock", Qt::RightDockWidgetArea);
-    auto* objectiveDock = dock(objectivePanel_, tr("Objective"), "objectiveDock", Qt::RightDockWidgetArea);
-    // The predictor shares the objective's place (both say how plans are scored);
-    // it scrolls rather than squeezes its trained-on summary when short of room.
-    auto* predictorScroll = new QScrollArea(this);
-    predictorScroll->setWidget(predictorPanel_);
-    predictorScroll->setWidgetResizable(true);
-    predictorScroll->setFrameShape(QFrame::NoFrame);
-    predictorDock_ = dock(predictorScroll, tr("Predictor"), "predictorDock", Qt::RightDockWidgetArea);
+    // The objective and the predictor share a place (both say how plans are
+    // scored); they scroll rather than squeeze, or make the window taller than
+    // the screen, when short of room.
+    auto scrolling = [this](QWidget* panel) {
+        auto* scroll = new QScrollArea(this);
+        scroll->setWidget(panel);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        return scroll;
+    };
+    auto* objectiveScroll = scrolling(objectivePanel_);  // scrolls up and down only
+    objectiveScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    objectiveScroll->setMinimumWidth(objectivePanel_->minimumSizeHint().width()
+                                     + style()->pixelMetric(QStyle::PM_ScrollBarExtent));
+    auto* objectiveDock = dock(objectiveScroll, tr("Objective"), "objectiveDock", Qt::RightDockWidgetArea);
+    predictorDock_ = dock(scrolling(predictorPanel_), tr("Predictor"), "predictorDock", Qt::RightDockWidgetArea);
     tabifyDockWidget(objectiveDock, predictorDock_);
     objectiveDock->raise();
     connect(canvas_, &ClusterCanvas::selectionChanged, properties_, &PropertyPanel::setSelection);
@@ -364,6 +395,7 @@ void MainWindow::createDocks()
     // Column widths from the first rows (and the visible ones), not all 200.
     planTable_->horizontalHeader()->setResizeContentsPrecision(40);
     planTable_->verticalHeader()->setVisible(false);
+    planTable_->verticalHeader()->setDefaultSectionSize(planTable_->fontMetrics().height() + 6);
     layout->addWidget(planFilter_);
     layout->addWidget(planTable_);
     connect(planFilter_, &QLineEdit::textChanged, planProxy_, &PlanFilterProxy::setFilterText);
@@ -376,7 +408,16 @@ void MainWindow::createDocks()
                     selectPlan(key);
             });
     auto* plansDock = dock(tableBox, tr("Plans"), "plansDock", Qt::BottomDockWidgetArea);
-    resizeDocks({plansDock}, {240}, Qt::Vertical);
+    // The setup and objective docks take the right column's full height, so the
+    // Plans dock below the canvas can show ten rows (the right column's panels
+    // above it would otherwise squeeze it to one or two).
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    const int tenRows = 10 * planTable_->verticalHeader()->defaultSectionSize()
+                        + planTable_->horizontalHeader()->sizeHint().height()
+                        + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * planTable_->frameWidth()
+                        + planFilter_->sizeHint().height() + layout->spacing()
+                        + plansDock->sizeHint().height() - tableBox->sizeHint().height();  // title bar
+    resizeDocks({plansDock}, {tenRows}, Qt::Vertical);
 
     // Why this plan? Beside the table: what Phi weighs and how the selected
     // plan compares with the fastest one (PlanExplanation).
@@ -397,7 +438,8 @@ void MainWindow::createDocks()
 
 void MainWindow::createStatusBar()
 {
-    statusLabel_ = new QLabel(tr("Ready"), this);
+    // Long status and plan lines elide rather than widen the window.
+    statusLabel_ = new ElidedLabel(tr("Ready"), this);
     progress_ = new QProgressBar(this);
     progress_->setRange(0, 1000);
     progress_->setMaximumWidth(260);
@@ -405,7 +447,7 @@ void MainWindow::createStatusBar()
     cancelButton_ = new QPushButton(tr("Cancel"), this);
     cancelButton_->setVisible(false);
     connect(cancelButton_, &QPushButton::clicked, controller_, &SearchController::cancel);
-    planInfo_ = new QLabel(this);
+    planInfo_ = new ElidedLabel(QString(), this);
     planInfo_->setObjectName(QStringLiteral("planInfo"));
     planInfo_->setToolTip(tr("Selected plan: predictor provenance and relative uncertainty of its time and memory"));
     statusBar()->addWidget(statusLabel_, 1);
