@@ -118,9 +118,15 @@ public:
         setObjectName(QStringLiteral("profileCard"));
         setAttribute(Qt::WA_Hover);
         setCursor(Qt::PointingHandCursor);
-        setStyleSheet(QStringLiteral("#profileCard { background: palette(base); border: 1px solid %1; border-radius: 6px; }"
-                                     "#profileCard:hover { border: 2px solid %2; }")
-                          .arg(colour.lighter(140).name(), colour.name()));
+        // Explicit colours from the palette the view was given: a style sheet's
+        // palette(base) resolves against the application palette, which left
+        // white cards with light captions on a dark window.
+        const QPalette pal = parent->palette();
+        setStyleSheet(QStringLiteral("#profileCard { background: %3; border: 1px solid %1; border-radius: 6px; }"
+                                     "#profileCard:hover { border: 2px solid %2; }"
+                                     "#profileCard QLabel { color: %4; }")
+                          .arg(colour.lighter(140).name(), colour.name(), pal.color(QPalette::Base).name(),
+                               pal.color(QPalette::Text).name()));
     }
 
 protected:
@@ -147,7 +153,8 @@ QFrame* tile(const QString& caption, const QString& value, bool warn, QWidget* p
 {
     auto* f = new QFrame(parent);
     f->setObjectName(QStringLiteral("tile"));
-    f->setStyleSheet(QStringLiteral("#tile { background: palette(alternate-base); border-radius: 4px; }"));
+    f->setStyleSheet(QStringLiteral("#tile { background: %1; border-radius: 4px; }")
+                         .arg(parent->palette().color(QPalette::AlternateBase).name()));
     auto* v = new QVBoxLayout(f);
     v->setContentsMargins(6, 4, 6, 4);
     v->setSpacing(0);
@@ -379,7 +386,8 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, std::size_t inde
     else
         diff->setText(tr("<b>vs %1:</b> %2")
                           .arg(profileTitle(r.profileBests.front().kind).toLower(), differences.toHtmlEscaped()));
-    diff->setStyleSheet(QStringLiteral("QLabel { background: %1; border-radius: 4px; padding: 4px 6px; }")
+    // A light tint of the profile's colour: dark text on it in any palette.
+    diff->setStyleSheet(QStringLiteral("QLabel { background: %1; color: #202020; border-radius: 4px; padding: 4px 6px; }")
                             .arg(colour.lighter(185).name()));
     body->addWidget(diff);
     body->addStretch(1);
