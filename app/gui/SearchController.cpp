@@ -46,7 +46,7 @@ void SearchController::start(SearchRequest request)
     if (!store_)
         store_ = std::make_shared<PredictionStore>();
     request.store = store_;  // predictions carry over between searches (MemX 3.1.2)
-    request.options.background = true;  // the GUI thread shares the cores
+    request.options.background = true;  // the GUI thread shares the cores: workers yield to it
     const quint64 generation = ++generation_;
     auto cancelFlag = std::make_shared<std::atomic<bool>>(false);
     QPointer<SearchController> self(this);

@@ -28,9 +28,10 @@ struct SearchOptions {
     std::size_t estimateSamples = 200'000;
     std::size_t plotPoints = 4000;   // plans kept for the scatter plot
     std::size_t frontCapacity = 20000;
-    // Run the worker threads at a lower scheduling priority (nice +10 on
-    // Linux), so that an interactive front end sharing the cores stays
-    // responsive; the workbench sets it, the command line does not.
+    // Run the worker threads as batch threads (SCHED_BATCH on Linux: an
+    // interactive thread that wakes preempts them; their CPU share against
+    // other processes is unchanged), so that a front end sharing the cores
+    // stays responsive; the workbench sets it, the command line does not.
     bool background = false;
 };
 

@@ -30,7 +30,7 @@ public:
     using CancelFn = std::function<bool()>;
     using Decorate = std::function<void(SearchProgress&)>;  // adds counts and the live front
 
-    // background: the worker threads run at a lower scheduling priority.
+    // background: the worker threads yield to interactive threads (SCHED_BATCH on Linux).
     WorkerPool(int threads, ProgressFn progress, CancelFn cancelled, bool background = false);
 
     // Runs `body` for items order[0], order[1], ... (weights[item]: relative

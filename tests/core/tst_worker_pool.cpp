@@ -1,7 +1,7 @@
 // The pool the search runs its passes on: every item exactly once on any
 // number of threads, cancel stops handing out items, progress stays on its
-// band and never goes back, and background workers run at a lower priority
-// than the thread that started them (the workbench's GUI thread).
+// band and never goes back, and background workers are batch threads that
+// yield to the thread that started them (the workbench's GUI thread).
 #include "search/WorkerPool.h"
 
 #include <QtTest>
@@ -12,10 +12,8 @@
 #include <thread>
 
 #if defined(__linux__)
-#include <cerrno>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <pthread.h>
+#include <sched.h>
 #endif
 
 using namespace memx;
@@ -27,7 +25,7 @@ private slots:
     void everyItemOnce();
     void cancelStopsHandingOutItems();
     void progressStaysOnItsBand();
-    void backgroundWorkersAreNicer();
+    void backgroundWorkersAreBatchThreads();
 };
 
 void TestWorkerPool::everyItemOnce_data()
@@ -105,32 +103,31 @@ void TestWorkerPool::progressStaysOnItsBand()
     }
 }
 
-void TestWorkerPool::backgroundWorkersAreNicer()
+void TestWorkerPool::backgroundWorkersAreBatchThreads()
 {
 #if defined(__linux__)
-    auto niceOfThisThread = [] {
-        errno = 0;
-        return getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+    auto policyOfThisThread = [] {
+        int policy = -1;
+        sched_param p{};
+        pthread_getschedparam(pthread_self(), &policy, &p);
+        return policy;
     };
-    const int mine = niceOfThisThread();
-    if (mine > 9)
-        QSKIP("already running at nice > 9");
+    const int mine = policyOfThisThread();
+    QCOMPARE(mine, SCHED_OTHER);
     const std::vector<std::size_t> order{0, 1, 2, 3};
     const std::vector<double> weights(order.size(), 1.0);
     for (bool background : {false, true}) {
-        std::atomic<int> worst{-100}, best{100};
+        std::atomic<int> batch{0}, other{0};
         WorkerPool pool(2, {}, {}, background);
         pool.run(1, order, weights, 0, 1000, [&](int, std::size_t) {
-            const int n = niceOfThisThread();
-            worst = std::max(worst.load(), n);
-            best = std::min(best.load(), n);
+            ++(policyOfThisThread() == SCHED_BATCH ? batch : other);
         });
-        QCOMPARE(best.load(), background ? mine + 10 : mine);
-        QCOMPARE(worst.load(), background ? mine + 10 : mine);
+        QCOMPARE(batch.load(), background ? 4 : 0);
+        QCOMPARE(other.load(), background ? 0 : 4);
     }
-    QCOMPARE(niceOfThisThread(), mine);  // the caller keeps its priority
+    QCOMPARE(policyOfThisThread(), mine);  // the caller keeps its policy
 #else
-    QSKIP("thread priorities are only lowered on Linux");
+    QSKIP("thread policies are only changed on Linux");
 #endif
 }
 
