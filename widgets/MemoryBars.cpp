@@ -161,6 +161,7 @@ void MemoryBars::rebuild()
 {
     plot_->clearPlottables();
     plot_->clearItems();
+    headroomLabels_.clear();
     const QColor text = palette().color(QPalette::Text);
     const QColor base = palette().color(QPalette::Base);
     plot_->setBackground(base);
@@ -241,8 +242,10 @@ void MemoryBars::rebuild()
             rect->setPen(QPen(kOverColor, 2.5));
             rect->setBrush(QBrush(colors::withAlpha(kOverColor, 200), Qt::BDiagPattern));
         }
+        headroomLabels_.push_back(nullptr);
         if (cap > 0) {
             auto* label = new QCPItemText(plot_);
+            headroomLabels_.back() = label;
             label->position->setCoords(b.x, std::max(upper, cap));
             label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
             label->setPadding(QMargins(0, 0, 0, 3));
@@ -316,6 +319,7 @@ void MemoryBars::rebuild()
     plot_->xAxis2->setRange(plot_->xAxis->range());
     plot_->yAxis->setRange(0, top * (many ? 1.2 : 1.15));
     updateLabelRotation();
+    updateHeadroomLabels();
     fitToWidth();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -383,10 +387,37 @@ void MemoryBars::fitToWidth()
         margin_->setText(text);
 }
 
+void MemoryBars::updateHeadroomLabels()
+{
+    // "36%" labels side by side need their width per bar; when they would
+    // run together ("36%36%36%") only the tightest GPU's and OVER ones stay.
+    int widest = 0;
+    for (const QCPItemText* l : headroomLabels_)
+        if (l)
+            widest = std::max(widest, QFontMetrics(l->font()).horizontalAdvance(QStringLiteral("100%")));
+    const double perBar = plot_->xAxis->range().size() > 0
+        ? (plot_->width() - 90) / plot_->xAxis->range().size()  // as in updateLabelRotation
+        : 0;
+    const bool all = widest + 4 <= perBar;
+    const int tightest = tightestBar();
+    for (std::size_t i = 0; i < headroomLabels_.size(); ++i)
+        if (QCPItemText* l = headroomLabels_[i])
+            l->setVisible(all || static_cast<int>(i) == tightest || barOverCapacity(static_cast<int>(i)));
+}
+
+int MemoryBars::visibleHeadroomLabels() const
+{
+    int n = 0;
+    for (const QCPItemText* l : headroomLabels_)
+        n += l && l->visible();
+    return n;
+}
+
 void MemoryBars::resizeEvent(QResizeEvent* e)
 {
     QWidget::resizeEvent(e);
     updateLabelRotation();
+    updateHeadroomLabels();
     fitToWidth();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -7,6 +7,7 @@
 
 class QCPTextElement;
 class QCustomPlot;
+class QCPItemText;
 
 namespace memx {
 
@@ -44,6 +45,7 @@ public:
     // The line above the plot: the tightest GPU and whether it fits at +uncertainty
     // ("... fits with margin even at +8%" or "... may not fit at +8%").
     QString marginText() const;
+    int visibleHeadroomLabels() const;  // "36%" / "OVER" labels drawn now
 
     QCustomPlot* plot() const { return plot_; }
     bool exportImage(const QString& file, int width, int height);  // .png or .pdf by suffix
@@ -69,10 +71,13 @@ private:
     };
     void rebuild();
     void updateLabelRotation();
+    void updateHeadroomLabels();  // all when they fit side by side, else the tightest and OVER ones
     void fitToWidth();  // legend rows and margin line as narrow as the plot
     int tightestBar() const;  // highest total x (1 + u) / capacity; -1 without bars
 
     QCustomPlot* plot_ = nullptr;
+    // Headroom label of each bar (null: no capacity), owned by the plot.
+    std::vector<QCPItemText*> headroomLabels_;
     QCPTextElement* margin_ = nullptr;
     double uncertainty_ = 0;
     QString provenance_;

@@ -18,6 +18,7 @@ private slots:
     void oneBarPerGpu();
     void overCapacityIsFlagged();
     void clearAndExport();
+    void headroomLabelsDoNotRunTogether();
     void screenshots();
 
 private:
@@ -72,6 +73,26 @@ void TestMemoryBars::oneBarPerGpu()
     QVERIFY(weights);
     QCOMPARE(weights->dataCount(), expected);
     QCOMPARE(weights->data()->at(0)->value, plan.stages[0].memory.weightsMiB / 1024.0);
+}
+
+void TestMemoryBars::headroomLabelsDoNotRunTogether()
+{
+    // The paper cluster's best plan has 20 GPUs: wide, every GPU gets its
+    // "36%"; at 420 px (about 16 px per bar, "100%" needs ~30) only the
+    // tightest GPU and any over capacity keep theirs.
+    const Plan& plan = result_.best.front();
+    MemoryBars w;
+    w.setPlan(plan, cluster_);
+    w.resize(2000, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.visibleHeadroomLabels(), w.barCount());
+    w.resize(420, 600);
+    QCoreApplication::processEvents();
+    QCOMPARE(w.visibleHeadroomLabels(), 1);
+    w.resize(2000, 600);
+    QCoreApplication::processEvents();
+    QCOMPARE(w.visibleHeadroomLabels(), w.barCount());
 }
 
 void TestMemoryBars::overCapacityIsFlagged()
