@@ -6,6 +6,7 @@
 #include "ClusterDocument.h"
 #include "GpuPalette.h"
 #include "MainWindow.h"
+#include "TestWindow.h"
 #include "PropertyPanel.h"
 #include "SearchController.h"
 
@@ -22,17 +23,11 @@
 #include <QtTest>
 
 using namespace memx;
+using memx::test::darkPalette;
+using memx::test::quietOptions;
+using memx::test::runAndWait;
 
 namespace {
-
-MainWindow::Options quietOptions()
-{
-    MainWindow::Options o;
-    o.restoreState = false;
-    o.offerRecovery = false;
-    o.autosave = false;
-    return o;
-}
 
 QAction* action(MainWindow& w, const QString& text)
 {

@@ -8,6 +8,7 @@
 #include "ClusterCanvas.h"
 #include "ClusterDocument.h"
 #include "MainWindow.h"
+#include "TestWindow.h"
 #include "ProfileComparisonView.h"
 
 #include <qcustomplot.h>
@@ -26,36 +27,11 @@
 #include <QtTest>
 
 using namespace memx;
+using memx::test::darkPalette;
+using memx::test::quietOptions;
+using memx::test::runAndWait;
 
 namespace {
-MainWindow::Options quietOptions()
-{
-    MainWindow::Options o;
-    o.restoreState = false;
-    o.offerRecovery = false;
-    o.autosave = false;
-    return o;
-}
-
-bool runAndWait(MainWindow& w)
-{
-    QSignalSpy done(&w, &MainWindow::resultShown);
-    w.runSearch();
-    return done.wait(60000);
-}
-
-QPalette darkPalette()
-{
-    QPalette dark;
-    dark.setColor(QPalette::Window, QColor(0x31, 0x36, 0x3b));
-    dark.setColor(QPalette::WindowText, QColor(0xef, 0xf0, 0xf1));
-    dark.setColor(QPalette::Base, QColor(0x23, 0x26, 0x29));
-    dark.setColor(QPalette::AlternateBase, QColor(0x2a, 0x2e, 0x32));
-    dark.setColor(QPalette::Text, QColor(0xef, 0xf0, 0xf1));
-    dark.setColor(QPalette::Button, QColor(0x31, 0x36, 0x3b));
-    dark.setColor(QPalette::ButtonText, QColor(0xef, 0xf0, 0xf1));
-    return dark;
-}
 
 QString describe(const QWidget* w)
 {

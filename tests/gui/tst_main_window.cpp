@@ -12,6 +12,7 @@
 #include "ClusterDocument.h"
 #include "AutosaveSlot.h"
 #include "MainWindow.h"
+#include "TestWindow.h"
 #include "MemoryBars.h"
 #include "ObjectivePanel.h"
 #include "ParetoPlot.h"
@@ -43,24 +44,11 @@
 #include <fstream>
 
 using namespace memx;
+using memx::test::darkPalette;
+using memx::test::quietOptions;
+using memx::test::runAndWait;
 
 namespace {
-MainWindow::Options quietOptions()
-{
-    MainWindow::Options o;
-    o.restoreState = false;
-    o.offerRecovery = false;
-    o.autosave = false;
-    return o;
-}
-
-bool runAndWait(MainWindow& w)
-{
-    QSignalSpy done(&w, &MainWindow::resultShown);
-    w.runSearch();
-    return done.wait(60000);
-}
-
 // A small learned predictor for the sample project (LLaMA2-7B on the paper's 20-GPU cluster).
 void trainSmallPredictor(const std::string& file)
 {
@@ -511,13 +499,7 @@ void TestMainWindow::editsMakeResultsStale()
     QVERIFY(w.memoryBars()->graphicsEffect() != nullptr);
     QCoreApplication::processEvents();
     QVERIFY(w.grab().save(QStringLiteral("/tmp/gui-stale.png")));  // looked at by hand
-    QPalette dark;
-    dark.setColor(QPalette::Window, QColor(0x31, 0x36, 0x3b));
-    dark.setColor(QPalette::WindowText, QColor(0xef, 0xf0, 0xf1));
-    dark.setColor(QPalette::Base, QColor(0x23, 0x26, 0x29));
-    dark.setColor(QPalette::Text, QColor(0xef, 0xf0, 0xf1));
-    dark.setColor(QPalette::Button, QColor(0x31, 0x36, 0x3b));
-    dark.setColor(QPalette::ButtonText, QColor(0xef, 0xf0, 0xf1));
+    const QPalette dark = test::darkPalette();
     const QPalette light = w.palette();
     w.setPalette(dark);
     QCoreApplication::processEvents();
