@@ -23,6 +23,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <tuple>
 #include <mutex>
 #include <numeric>
 #include <set>
@@ -41,6 +43,9 @@ using engine::RankSink;
 using engine::SampleSink;
 using engine::SkeletonSummary;
 using engine::Worker;
+
+// Measured: 0.04-0.19 on searches of 32 and 128 GPUs (tests/data/progress/).
+constexpr double kRankShareOfExplore = 0.1;
 
 std::uint64_t saturate(CandidateCount c)
 {
@@ -136,10 +141,15 @@ private:
         for (int i = 0; i < threads; ++i)
             workers_.push_back(std::make_unique<Worker>(*predictor_, req_.options, req_.store.get()));
         pool_ = std::make_unique<WorkerPool>(threads, progress_, cancelled_, req_.options.background);
-        // Work per skeleton for progress: building its tables and programmes.
+        // Work per skeleton: building its tables and programmes. Skeletons of
+        // one class (stages, layer units, micro-batch) cost alike in a pass.
+        std::map<std::tuple<int, int, int>, int> classes;
         for (const auto& sk : list_.skeletons) {
-            const double units = req_.problem.model.numLayers / std::max(1, sk.unitLayers());
-            weight_.push_back(sk.stages() * units * units + 64.0);
+            const int units = req_.problem.model.numLayers / std::max(1, sk.unitLayers());
+            weight_.push_back(sk.stages() * double(units) * units + 64.0);
+            const auto key = std::make_tuple(sk.stages(), units, sk.mbs);
+            const int cls = classes.emplace(key, static_cast<int>(classes.size())).first->second;
+            items_.push_back({weight_.back(), cls});
         }
     }
 
@@ -217,7 +227,9 @@ private:
     void count()
     {
         const bool enumerateLevels = req_.problem.setup.recompute == RecomputeMode::Enumerate;
-        pool_->run(1, indexOrder(), weight_, 0, 150, [&](int id, std::size_t idx) {
+        // The explore pass it precedes costs 4-8x as much, and nothing here says how much.
+        const ProgressEstimate::Pass pass{.estimable = false, .toPermille = 100};
+        pool_->run(1, indexOrder(), items_, pass, [&](int id, std::size_t idx) {
             Worker& w = *workers_[static_cast<std::size_t>(id)];
             const Skeleton& sk = list_.skeletons[idx];
             if (!prepare(w, idx, true))
@@ -266,7 +278,9 @@ private:
         const bool enumerateLevels = req_.problem.setup.recompute == RecomputeMode::Enumerate;
         exploreShared_ = std::make_unique<ExploreShared>();
         exploreShared_->k = req_.options.topK;
-        pool_->run(1, order, weight_, 150, 650, [&](int id, std::size_t idx) {
+        // Ranking costs about a tenth of exploring (tests/data/progress/).
+        const ProgressEstimate::Pass pass{.followingShare = kRankShareOfExplore};
+        pool_->run(1, order, items_, pass, [&](int id, std::size_t idx) {
             Worker& w = *workers_[static_cast<std::size_t>(id)];
             const Skeleton& sk = list_.skeletons[idx];
             if (!prepare(w, idx, false))
@@ -454,7 +468,8 @@ private:
         }
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rootPhi[a] < rootPhi[b]; });
         const bool enumerateLevels = req_.problem.setup.recompute == RecomputeMode::Enumerate;
-        pool_->run(2, order, weight_, 650, 1000, [&](int id, std::size_t idx) {
+        const ProgressEstimate::Pass pass{.shareOfPrevious = kRankShareOfExplore};
+        pool_->run(2, order, items_, pass, [&](int id, std::size_t idx) {
             Worker& w = *workers_[static_cast<std::size_t>(id)];
             if (req_.options.prune && !summary_[idx].root.empty()
                 && std::all_of(summary_[idx].root.begin(), summary_[idx].root.end(),
@@ -592,6 +607,7 @@ private:
     SkeletonList list_;
     std::vector<SkeletonSummary> summary_;
     std::vector<double> weight_;
+    std::vector<ProgressEstimate::Item> items_;
     std::vector<std::unique_ptr<Worker>> workers_;
     std::unique_ptr<WorkerPool> pool_;
     std::unique_ptr<ExploreShared> exploreShared_;

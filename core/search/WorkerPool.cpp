@@ -46,34 +46,18 @@ double WorkerPool::elapsedS() const
     return std::chrono::duration<double>(Clock::now() - start_).count();
 }
 
-double WorkerPool::remaining(int permille, double elapsedS, std::chrono::steady_clock::time_point now)
+void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std::vector<ProgressEstimate::Item>& items,
+                     const ProgressEstimate::Pass& pass, const Body& body, const Decorate& decorate)
 {
-    if (permille <= 20 || elapsedS < 0.5)
-        return -1;  // estimating: too little done to say
-    const double raw = elapsedS * (1000 - permille) / permille;
-    const double aged = estimateS_ < 0
-        ? raw
-        : std::max(0.0, estimateS_ - std::chrono::duration<double>(now - estimatedAt_).count());
-    // Towards the new value by 30%, and up by at most a quarter per report:
-    // an estimate that grows is the bar going backwards in time.
-    estimateS_ = std::min(aged + 0.3 * (raw - aged), 1.25 * aged + 0.1);
-    estimatedAt_ = now;
-    return estimateS_;
-}
-
-void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std::vector<double>& weights,
-                     int fromPermille, int toPermille, const Body& body, const Decorate& decorate)
-{
-    double totalWeight = 0;
-    for (std::size_t item : order)
-        totalWeight += weights[item];
+    const int n = std::max(1, std::min<int>(threads_, static_cast<int>(std::max<std::size_t>(1, order.size()))));
+    std::vector<ProgressEstimate::Item> passItems(order.size());
+    for (std::size_t pos = 0; pos < order.size(); ++pos)
+        passItems[pos] = items[order[pos]];
+    estimate_.beginPass(std::move(passItems), pass, n, elapsedS());
     std::atomic<std::size_t> next{0};
     std::atomic<int> running{0};
-    // Work done, in units of 1e-6 of the total (atomic doubles are not portable).
-    std::atomic<std::uint64_t> done{0};
     std::mutex doneMutex;
     std::condition_variable doneCv;
-    const int n = std::max(1, std::min<int>(threads_, static_cast<int>(std::max<std::size_t>(1, order.size()))));
     running = n;
     auto work = [&](int id) {
         if (background_)
@@ -84,10 +68,9 @@ void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std
             const std::size_t pos = next.fetch_add(1);
             if (pos >= order.size())
                 break;
-            const std::size_t item = order[pos];
-            body(id, item);
-            if (totalWeight > 0)
-                done += static_cast<std::uint64_t>(1e6 * weights[item] / totalWeight);
+            estimate_.started(pos, elapsedS());
+            body(id, order[pos]);
+            estimate_.finished(pos, elapsedS());
         }
         {
             std::lock_guard<std::mutex> lock(doneMutex);
@@ -112,11 +95,10 @@ void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std
             lastReport_ = now;
             SearchProgress p;
             p.phase = phase;
-            const double frac = std::min(1.0, double(done.load()) / 1e6);
-            p.permille = std::max(lastPermille_, static_cast<int>(fromPermille + (toPermille - fromPermille) * frac));
-            lastPermille_ = p.permille;
             p.elapsedS = elapsedS();
-            p.remainingS = remaining(p.permille, p.elapsedS, now);
+            const ProgressEstimate::Reading r = estimate_.read(p.elapsedS);
+            p.permille = r.permille;
+            p.remainingS = r.remainingS;
             if (decorate)
                 decorate(p);
             progress_(p);

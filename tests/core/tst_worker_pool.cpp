@@ -1,6 +1,6 @@
 // The pool the search runs its passes on: every item exactly once on any
-// number of threads, cancel stops handing out items, progress stays on its
-// band and never goes back, and background workers are batch threads that
+// number of threads, cancel stops handing out items, progress never goes
+// back across passes, and background workers are batch threads that
 // yield to the thread that started them (the workbench's GUI thread).
 #include "search/WorkerPool.h"
 
@@ -24,14 +24,14 @@ private slots:
     void everyItemOnce_data();
     void everyItemOnce();
     void cancelStopsHandingOutItems();
-    void progressStaysOnItsBand();
+    void progressNeverGoesBack();
     void backgroundWorkersAreBatchThreads();
 };
 
 void TestWorkerPool::everyItemOnce_data()
 {
     QTest::addColumn<int>("threads");
-    QTest::addColumn<int>("items");
+    QTest::addColumn<int>("count");
     QTest::newRow("one thread") << 1 << 100;
     QTest::newRow("three threads") << 3 << 100;
     QTest::newRow("more threads than items") << 8 << 3;
@@ -41,14 +41,14 @@ void TestWorkerPool::everyItemOnce_data()
 void TestWorkerPool::everyItemOnce()
 {
     QFETCH(int, threads);
-    QFETCH(int, items);
-    std::vector<std::size_t> order(static_cast<std::size_t>(items));
+    QFETCH(int, count);
+    std::vector<std::size_t> order(static_cast<std::size_t>(count));
     std::iota(order.rbegin(), order.rend(), 0);  // handed out last first
-    const std::vector<double> weights(order.size(), 1.0);
+    const std::vector<ProgressEstimate::Item> items(order.size());
     std::vector<std::atomic<int>> seen(order.size());
     std::atomic<bool> badWorker{false};
     WorkerPool pool(threads, {}, {});
-    pool.run(1, order, weights, 0, 1000, [&](int worker, std::size_t item) {
+    pool.run(1, order, items, {}, [&](int worker, std::size_t item) {
         if (worker < 0 || worker >= threads)
             badWorker = true;  // no QVERIFY off the test's thread
         ++seen[item];
@@ -63,11 +63,11 @@ void TestWorkerPool::cancelStopsHandingOutItems()
 {
     std::vector<std::size_t> order(10000);
     std::iota(order.begin(), order.end(), 0);
-    const std::vector<double> weights(order.size(), 1.0);
+    const std::vector<ProgressEstimate::Item> items(order.size());
     std::atomic<int> done{0};
     std::atomic<bool> cancel{false};
     WorkerPool pool(2, {}, [&] { return cancel.load(); });
-    pool.run(1, order, weights, 0, 1000, [&](int, std::size_t) {
+    pool.run(1, order, items, {}, [&](int, std::size_t) {
         if (++done == 50)
             cancel = true;
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -77,11 +77,11 @@ void TestWorkerPool::cancelStopsHandingOutItems()
     QVERIFY2(done.load() < 1000, qPrintable(QString::number(done.load())));
 }
 
-void TestWorkerPool::progressStaysOnItsBand()
+void TestWorkerPool::progressNeverGoesBack()
 {
     std::vector<std::size_t> order(40);
     std::iota(order.begin(), order.end(), 0);
-    const std::vector<double> weights(order.size(), 1.0);
+    const std::vector<ProgressEstimate::Item> items(order.size());
     std::mutex m;
     std::vector<int> permille;
     std::thread::id caller = std::this_thread::get_id();
@@ -91,15 +91,18 @@ void TestWorkerPool::progressStaysOnItsBand()
         permille.push_back(p.permille);
         offThread = offThread || std::this_thread::get_id() != caller;
     }, {});
-    pool.run(2, order, weights, 150, 650, [](int, std::size_t) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    pool.run(1, order, items, {.estimable = false, .toPermille = 500}, [](int, std::size_t) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     });
-    QVERIFY(!permille.empty());  // 40 x 10 ms on 2 threads: about 200 ms, reported every 100 ms
+    pool.run(2, order, items, {}, [](int, std::size_t) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
+    QVERIFY(!permille.empty());  // 2 x 40 x 5 ms on 2 threads: about 200 ms, reported every 100 ms
     QVERIFY(!offThread);         // progress comes from the thread that called run()
     for (std::size_t i = 0; i < permille.size(); ++i) {
-        QVERIFY(permille[i] >= 150 && permille[i] <= 650);
+        QVERIFY(permille[i] >= 0 && permille[i] <= 1000);
         if (i > 0)
-            QVERIFY(permille[i] >= permille[i - 1]);
+            QVERIFY(permille[i] >= permille[i - 1]);  // across passes too
     }
 }
 
@@ -115,11 +118,11 @@ void TestWorkerPool::backgroundWorkersAreBatchThreads()
     const int mine = policyOfThisThread();
     QCOMPARE(mine, SCHED_OTHER);
     const std::vector<std::size_t> order{0, 1, 2, 3};
-    const std::vector<double> weights(order.size(), 1.0);
+    const std::vector<ProgressEstimate::Item> items(order.size());
     for (bool background : {false, true}) {
         std::atomic<int> batch{0}, other{0};
         WorkerPool pool(2, {}, {}, background);
-        pool.run(1, order, weights, 0, 1000, [&](int, std::size_t) {
+        pool.run(1, order, items, {}, [&](int, std::size_t) {
             ++(policyOfThisThread() == SCHED_BATCH ? batch : other);
         });
         QCOMPARE(batch.load(), background ? 4 : 0);
