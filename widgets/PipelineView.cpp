@@ -82,10 +82,39 @@ QSize PipelineView::sizeHint() const
 {
     const int rows = plan_ ? static_cast<int>(plan_->stages.size()) : 2;
     const int lh = fontMetrics().height();
-    return {900, kPad * 4 + (rows + 1) * (lh + 6) + 3 * lh + rows * std::max(28, lh * 2) + 3 * lh};
+    return {900, kPad * 4 + (rows + 1) * (lh + 6) + lh + 3 * lh + rows * std::max(28, lh * 2) + 3 * lh};
 }
 
 QSize PipelineView::minimumSizeHint() const { return {400, 200}; }
+
+QStringList PipelineView::tableHeaders()
+{
+    return {tr("Stage"), tr("Stage slot"), tr("GPU type"), tr("GPUs (TP×DP)"), tr("Layers (0-based)"),
+            tr("Recompute"), tr("Micro-batch F+B (ms)"), tr("Bubble")};
+}
+
+QStringList PipelineView::tableRow(int i) const
+{
+    const Plan& plan = *plan_;
+    const StagePlan& s = plan.stages[static_cast<std::size_t>(i)];
+    return {QString::number(i + 1),
+            QString::fromStdString(s.label()),
+            QString::fromStdString(s.gpuType),
+            QStringLiteral("%1 (%2×%3)").arg(s.devices.size()).arg(plan.tp).arg(plan.dp),
+            QStringLiteral("%1–%2 (%3)").arg(s.firstLayer).arg(s.firstLayer + s.layers - 1).arg(s.layers),
+            recomputeName(s.recompute),
+            QString::number(s.timeMs, 'f', 1),
+            QStringLiteral("%1%").arg(100.0 * schedule_.bubbleFraction(i), 0, 'f', 1)};
+}
+
+QList<QRect> PipelineView::headerCells(const QRect& target) const
+{
+    const Geometry g = geometry(target);
+    QList<QRect> cells;
+    for (std::size_t c = 0; c + 1 < g.columnX.size(); ++c)
+        cells.push_back(QRect(g.columnX[c] + 4, g.table.top(), g.columnX[c + 1] - g.columnX[c] - 8, g.headerHeight));
+    return cells;
+}
 
 PipelineView::Geometry PipelineView::geometry(const QRect& r) const
 {
@@ -93,8 +122,48 @@ PipelineView::Geometry PipelineView::geometry(const QRect& r) const
     const QFontMetrics fm(font());
     const int lh = fm.height();
     const int rows = plan_ ? static_cast<int>(plan_->stages.size()) : 0;
-    const int tableH = (rows + 1) * (lh + 6);
-    g.table = QRect(r.left() + kPad, r.top() + kPad, r.width() - 2 * kPad, tableH);
+    const int width = r.width() - 2 * kPad;
+
+    // Columns as wide as their widest cell; headers on one line when they all
+    // fit, else wrapped at spaces onto two; any width left over is shared out.
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics bm(bold);
+    const QStringList headers = tableHeaders();
+    const int n = static_cast<int>(headers.size());
+    std::vector<int> cell(n, 0), header(n, 0), word(n, 0);
+    for (int c = 0; c < n; ++c) {
+        header[c] = bm.horizontalAdvance(headers[c]) + 8;
+        for (const QString& w : headers[c].split(QLatin1Char(' ')))
+            word[c] = std::max(word[c], bm.horizontalAdvance(w) + 8);
+        if (c == 2)
+            cell[c] = 16;  // colour swatch
+    }
+    for (int i = 0; i < rows; ++i) {
+        const QStringList cells = tableRow(i);
+        for (int c = 0; c < n; ++c)
+            cell[c] = std::max(cell[c], fm.horizontalAdvance(cells[c]) + 8 + (c == 2 ? 16 : 0));
+    }
+    int oneLine = 0, twoLines = 0;
+    for (int c = 0; c < n; ++c) {
+        oneLine += std::max(cell[c], header[c]);
+        twoLines += std::max(cell[c], std::max(word[c], (header[c] + 1) / 2 + 8));
+    }
+    const bool wrap = oneLine > width;
+    std::vector<int> want(n);
+    for (int c = 0; c < n; ++c)
+        want[c] = wrap ? std::max(cell[c], std::max(word[c], (header[c] + 1) / 2 + 8)) : std::max(cell[c], header[c]);
+    const int total = wrap ? twoLines : oneLine;
+    g.headerHeight = (wrap ? 2 * lh : lh) + 6;
+    g.columnX.push_back(r.left() + kPad);
+    double acc = r.left() + kPad;
+    for (int c = 0; c < n; ++c) {
+        acc += total > 0 ? double(want[c]) * width / total : double(width) / n;  // stretched or squeezed alike
+        g.columnX.push_back(static_cast<int>(std::lround(acc)));
+    }
+
+    const int tableH = g.headerHeight + rows * (lh + 6);
+    g.table = QRect(r.left() + kPad, r.top() + kPad, width, tableH);
     g.labelWidth = fm.horizontalAdvance(QStringLiteral("S00 ")) + 4;
     const int tlTop = g.table.bottom() + 2 * kPad + 2 * lh;  // title + legend lines
     const int tlBottom = r.bottom() - kPad - 2 * lh;         // axis ticks + axis label
@@ -142,44 +211,33 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
     const int rows = static_cast<int>(plan.stages.size());
 
     // Stage table.
-    const QStringList headers{tr("Stage"), tr("Stage slot"), tr("GPU type"), tr("GPUs (TP×DP)"),
-                              tr("Layers (0-based)"), tr("Recompute"), tr("Micro-batch F+B (ms)"),
-                              tr("Bubble")};
-    const double colShare[] = {0.07, 0.14, 0.14, 0.12, 0.15, 0.11, 0.16, 0.11};
-    std::vector<int> colX;
-    double acc = g.table.left();
-    for (double s : colShare) {
-        colX.push_back(static_cast<int>(acc));
-        acc += s * g.table.width();
-    }
+    const QStringList headers = tableHeaders();
+    const auto& colX = g.columnX;
     const int rowH = lh + 6;
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(text);
-    for (int c = 0; c < headers.size(); ++c)
-        p.drawText(QRect(colX[c] + 4, g.table.top(), (c + 1 < headers.size() ? colX[c + 1] : g.table.right()) - colX[c] - 8, rowH),
-                   Qt::AlignVCenter | Qt::AlignLeft, headers[c]);
+    const QFontMetrics bm(bold);
+    const QList<QRect> headerCells = this->headerCells(target);
+    for (int c = 0; c < headers.size(); ++c) {
+        const QRect& cell = headerCells[c];
+        const QString h = g.headerHeight > rowH ? headers[c] : bm.elidedText(headers[c], Qt::ElideRight, cell.width());
+        p.drawText(cell, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextWordWrap, h);
+    }
     p.setFont(font());
     p.setPen(QPen(blend(base, text, 0.3), 1));
-    p.drawLine(g.table.left(), g.table.top() + rowH, g.table.right(), g.table.top() + rowH);
+    const int firstRow = g.table.top() + g.headerHeight;
+    p.drawLine(g.table.left(), firstRow, g.table.right(), firstRow);
     for (int i = 0; i < rows; ++i) {
         const StagePlan& s = plan.stages[i];
-        const int y = g.table.top() + (i + 1) * rowH;
+        const int y = firstRow + i * rowH;
         if (i % 2 == 1)
             p.fillRect(QRect(g.table.left(), y, g.table.width(), rowH), blend(base, text, 0.05));
         const QColor gpu = gpuColors_.color(QString::fromStdString(s.gpuType));
-        const QStringList cells{
-            QString::number(i + 1),
-            QString::fromStdString(s.label()),
-            QString::fromStdString(s.gpuType),
-            QStringLiteral("%1 (%2×%3)").arg(s.devices.size()).arg(plan.tp).arg(plan.dp),
-            QStringLiteral("%1–%2 (%3)").arg(s.firstLayer).arg(s.firstLayer + s.layers - 1).arg(s.layers),
-            recomputeName(s.recompute),
-            QString::number(s.timeMs, 'f', 1),
-            QStringLiteral("%1%").arg(100.0 * schedule_.bubbleFraction(i), 0, 'f', 1)};
+        const QStringList cells = tableRow(i);
         for (int c = 0; c < cells.size(); ++c) {
-            QRect cell(colX[c] + 4, y, (c + 1 < cells.size() ? colX[c + 1] : g.table.right()) - colX[c] - 8, rowH);
+            QRect cell(colX[c] + 4, y, colX[c + 1] - colX[c] - 8, rowH);
             if (c == 2) {  // colour swatch of the GPU type
                 p.fillRect(QRect(cell.left(), y + rowH / 2 - 5, 10, 10), gpu);
                 cell.setLeft(cell.left() + 16);
@@ -207,7 +265,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
     if (plan.dpMs > 0 || plan.fixedMs > 0)
         title += tr(" (+ DP sync %1 ms + fixed %2 ms)").arg(plan.dpMs, 0, 'f', 0).arg(plan.fixedMs, 0, 'f', 0);
     p.drawText(QRect(target.left() + kPad, y, target.width() - 2 * kPad, lh), Qt::AlignLeft | Qt::AlignVCenter,
-               fm.elidedText(title, Qt::ElideRight, target.width() - 2 * kPad));
+               bm.elidedText(title, Qt::ElideRight, target.width() - 2 * kPad));
     p.setFont(font());
     y += lh;
     {

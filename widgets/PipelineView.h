@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include <optional>
+#include <vector>
 
 namespace memx {
 
@@ -31,6 +32,11 @@ public:
     // Paints the whole view into `target` (used by paintEvent and exportImage).
     void paintTo(QPainter& p, const QRect& target) const;
 
+    // Where the stage table's headers go when painted into `target`, and
+    // their texts (for layout checks: each must fit its cell).
+    QList<QRect> headerCells(const QRect& target) const;
+    static QStringList tableHeaders();
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
@@ -40,12 +46,15 @@ protected:
 
 private:
     struct Geometry {
-        QRect table;     // stage table
-        QRect timeline;  // blocks area, without row labels and bubble column
+        QRect table;              // stage table
+        std::vector<int> columnX;  // left edge of each table column, then the table's right
+        int headerHeight = 0;      // one or two lines: headers wrap rather than run together
+        QRect timeline;           // blocks area, without row labels and bubble column
         int rowHeight = 0;
         int labelWidth = 0;
     };
     Geometry geometry(const QRect& target) const;
+    QStringList tableRow(int stage) const;
     QRectF opRect(const Geometry& g, int stage, const PipelineOp& op) const;
     QString opToolTip(const QPoint& pos) const;
 

@@ -5,6 +5,7 @@
 
 #include <QFileInfo>
 #include <QTemporaryDir>
+#include <QPainter>
 #include <QtTest>
 
 using namespace memx;
@@ -37,6 +38,8 @@ private slots:
     void eq3Relation_data();
     void eq3Relation();
     void viewFollowsPlan();
+    void headersFitTheirCells_data();
+    void headersFitTheirCells();
     void screenshots();
 
 private:
@@ -211,6 +214,43 @@ void TestPipelineView::viewFollowsPlan()
     w.clear();
     QVERIFY(!w.hasPlan());
     QCOMPARE(w.schedule().stageCount(), 0);
+}
+
+void TestPipelineView::headersFitTheirCells_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::newRow("600 px (a docked view)") << 600;
+    QTest::newRow("800 px") << 800;
+    QTest::newRow("1200 px") << 1200;
+}
+
+void TestPipelineView::headersFitTheirCells()
+{
+    // Headers wrap onto two lines rather than run into each other or get cut.
+    QFETCH(int, width);
+    PipelineView w;
+    w.setPlan(result_.best.front());
+    const QRect target(0, 0, width, 600);
+    const QList<QRect> cells = w.headerCells(target);
+    const QStringList headers = PipelineView::tableHeaders();
+    QCOMPARE(cells.size(), headers.size());
+    QFont bold = w.font();
+    bold.setBold(true);
+    const QFontMetrics bm(bold);
+    for (int c = 0; c < cells.size(); ++c) {
+        const QRect need = bm.boundingRect(cells[c], Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, headers[c]);
+        QVERIFY2(cells[c].contains(need), qPrintable(QStringLiteral("'%1' needs %2x%3 in a %4x%5 cell")
+                                                         .arg(headers[c]).arg(need.width()).arg(need.height())
+                                                         .arg(cells[c].width()).arg(cells[c].height())));
+        if (c > 0)
+            QVERIFY(cells[c].left() > cells[c - 1].right());
+    }
+    QVERIFY(cells.back().right() <= target.right());
+    QImage img(target.size(), QImage::Format_RGB32);
+    QPainter p(&img);
+    w.paintTo(p, target);
+    p.end();
+    img.save(QStringLiteral("/tmp/plots-pipeline-%1.png").arg(width));
 }
 
 void TestPipelineView::screenshots()
