@@ -1,12 +1,16 @@
 #pragma once
 // The main window as GUI tests drive it: no saved layout, recovery or
-// autosave; a search run to the end of showing its result; a dark palette.
+// autosave; a search run to the end of showing its result; actions by menu
+// text; the status message; a dark palette.
 
 #include "MainWindow.h"
 
+#include <QAction>
 #include <QColor>
+#include <QLabel>
 #include <QPalette>
 #include <QSignalSpy>
+#include <QStatusBar>
 
 namespace memx::test {
 
@@ -25,6 +29,22 @@ inline bool runAndWait(MainWindow& w)
     QSignalSpy done(&w, &MainWindow::resultShown);
     w.runSearch();
     return done.wait(60000);
+}
+
+// The window's action with this menu text ("&Export Cluster..."), or null.
+inline QAction* action(MainWindow& w, const QString& text)
+{
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text() == text)
+            return a;
+    return nullptr;
+}
+
+// The status bar's message (its first label).
+inline QString status(MainWindow& w)
+{
+    const auto labels = w.statusBar()->findChildren<QLabel*>();
+    return labels.isEmpty() ? QString() : labels.front()->text();
 }
 
 inline QPalette darkPalette()

@@ -1,5 +1,6 @@
 #include "PredictorPanel.h"
 
+#include "FileDialogs.h"
 #include "PlanColors.h"
 
 #include "space/Problem.h"
@@ -8,7 +9,6 @@
 
 #include <QComboBox>
 #include <QEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -277,9 +277,8 @@ void PredictorPanel::onComboChosen(int index)
 
 void PredictorPanel::openDialog()
 {
-    const QString dir = path_.isEmpty() ? QString() : QFileInfo(path_).absolutePath();
-    const QString file = QFileDialog::getOpenFileName(this, tr("Open learned predictor"), dir,
-                                                      tr("MemX predictor (*.json);;All files (*)"));
+    const QString file = FileDialogs::openFile(this, tr("Open learned predictor"),
+                                               tr("MemX predictor (*.json);;All files (*)"), QStringLiteral("predictor"));
     if (!file.isEmpty())
         loadFile(file);
 }

@@ -1,8 +1,9 @@
 #include "SetupPanel.h"
 
+#include "FileDialogs.h"
+
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
@@ -231,8 +232,8 @@ void SetupPanel::selectModelIndex(int index)
 void SetupPanel::onModelChosen(int index)
 {
     if (index == modelCombo_->count() - 1) {  // "Custom model file…"
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), QString(),
-                                                          tr("MemX model (*.json);;All files (*)"));
+        const QString path = FileDialogs::openFile(this, tr("Open model"), tr("MemX model (*.json);;All files (*)"),
+                                                   QStringLiteral("model"));
         if (path.isEmpty() || !loadModelFile(path)) {
             const QSignalBlocker block(modelCombo_);
             modelCombo_->setCurrentIndex(modelIndex_);

@@ -3,6 +3,7 @@
 #include "ClusterCanvas.h"
 #include "ClusterDocument.h"
 #include "ElidedLabel.h"
+#include "FileDialogs.h"
 #include "GpuPalette.h"
 #include "GpuTypeColors.h"
 #include "MemoryBars.h"
@@ -37,7 +38,6 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QGraphicsOpacityEffect>
 #include <QHeaderView>
@@ -604,8 +604,8 @@ void MainWindow::openDialog()
 {
     if (!maybeSave())
         return;
-    QString file = QFileDialog::getOpenFileName(this, tr("Open Project"), QString(),
-                                                tr("MemX projects (*.memx);;All files (*)"));
+    QString file = FileDialogs::openFile(this, tr("Open Project"), tr("MemX projects (*.memx);;All files (*)"),
+                                         QStringLiteral("project"));
     if (file.isEmpty())
         return;
     QString error;
@@ -627,11 +627,12 @@ bool MainWindow::save()
 
 bool MainWindow::saveAs()
 {
-    QString file = QFileDialog::getSaveFileName(this, tr("Save Project"), QString(), tr("MemX projects (*.memx)"));
+    const QString suggested = currentFile_.isEmpty() ? qs(document_->cluster().name()) + QStringLiteral(".memx")
+                                                     : QFileInfo(currentFile_).fileName();
+    const QString file = FileDialogs::saveFile(this, tr("Save Project"), tr("MemX projects (*.memx)"),
+                                               QStringLiteral("project"), suggested, QStringLiteral("memx"));
     if (file.isEmpty())
         return false;
-    if (QFileInfo(file).suffix().isEmpty())
-        file += QStringLiteral(".memx");
     QString error;
     if (!saveProject(file, &error)) {
         QMessageBox::warning(this, tr("Cannot save project"), error);
@@ -753,8 +754,8 @@ QString MainWindow::lastProject()
 
 void MainWindow::importCluster()
 {
-    QString file = QFileDialog::getOpenFileName(this, tr("Import Cluster"), QString(),
-                                                tr("Cluster files (*.json);;All files (*)"));
+    const QString file = FileDialogs::openFile(this, tr("Import Cluster"), tr("Cluster files (*.json);;All files (*)"),
+                                               QStringLiteral("cluster"));
     if (file.isEmpty())
         return;
     // One undo step, like any edit: Undo brings the previous cluster back.
@@ -772,7 +773,10 @@ void MainWindow::importCluster()
 
 void MainWindow::exportCluster()
 {
-    QString file = QFileDialog::getSaveFileName(this, tr("Export Cluster"), QString(), tr("Cluster files (*.json)"));
+    const QString file = FileDialogs::saveFile(this, tr("Export Cluster"), tr("Cluster files (*.json)"),
+                                               QStringLiteral("cluster"),
+                                               qs(document_->cluster().name()) + QStringLiteral(".json"),
+                                               QStringLiteral("json"));
     if (file.isEmpty())
         return;
     QString error;
@@ -784,7 +788,9 @@ void MainWindow::exportCluster()
 
 void MainWindow::exportPlot()
 {
-    QString file = QFileDialog::getSaveFileName(this, tr("Export Plot"), QString(), tr("PNG (*.png);;PDF (*.pdf)"));
+    const QString file = FileDialogs::saveFile(this, tr("Export Plot"), tr("PNG (*.png);;PDF (*.pdf)"),
+                                               QStringLiteral("plot"), QStringLiteral("pareto.png"),
+                                               QStringLiteral("png"));
     if (file.isEmpty())
         return;
     if (!pareto_->exportImage(file, 1600, 1000))
@@ -795,7 +801,9 @@ void MainWindow::exportCandidates()
 {
     if (!controller_->hasResult())
         return;
-    QString file = QFileDialog::getSaveFileName(this, tr("Export Candidates"), QString(), tr("CSV (*.csv)"));
+    const QString file = FileDialogs::saveFile(this, tr("Export Candidates"), tr("CSV (*.csv)"),
+                                               QStringLiteral("candidates"), QStringLiteral("candidates.csv"),
+                                               QStringLiteral("csv"));
     if (file.isEmpty())
         return;
     try {
@@ -885,12 +893,13 @@ void MainWindow::exportPlanDialog(ExportTarget target)
     }
     QString destination;
     if (target == ExportTarget::Json) {
-        destination = QFileDialog::getSaveFileName(this, tr("Export Plan JSON"), QStringLiteral("plan.json"),
-                                                   tr("Plan JSON (*.json)"));
+        destination = FileDialogs::saveFile(this, tr("Export Plan JSON"), tr("Plan JSON (*.json)"),
+                                            QStringLiteral("plan"), QStringLiteral("plan.json"), QStringLiteral("json"));
     } else {
-        destination = QFileDialog::getExistingDirectory(
-            this, target == ExportTarget::Megatron ? tr("Folder for the Megatron-LM launch scripts")
-                                                   : tr("Folder for the FlagScale config"));
+        destination = FileDialogs::folder(this,
+                                          target == ExportTarget::Megatron ? tr("Folder for the Megatron-LM launch scripts")
+                                                                           : tr("Folder for the FlagScale config"),
+                                          QStringLiteral("launch"));
     }
     if (destination.isEmpty())
         return;

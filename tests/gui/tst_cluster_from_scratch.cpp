@@ -23,26 +23,13 @@
 #include <QtTest>
 
 using namespace memx;
+using memx::test::action;
 using memx::test::darkPalette;
 using memx::test::quietOptions;
 using memx::test::runAndWait;
+using memx::test::status;
 
 namespace {
-
-QAction* action(MainWindow& w, const QString& text)
-{
-    for (QAction* a : w.findChildren<QAction*>())
-        if (a->text() == text)
-            return a;
-    return nullptr;
-}
-
-QString status(MainWindow& w)
-{
-    // The first label of the status bar holds the messages.
-    const auto labels = w.statusBar()->findChildren<QLabel*>();
-    return labels.isEmpty() ? QString() : labels.front()->text();
-}
 
 struct Best {
     int tp = 0, pp = 0, dp = 0;
