@@ -3,6 +3,7 @@
 // autosave; a search run to the end of showing its result; actions by menu
 // text; the status message; a dark palette.
 
+#include "DarkPalette.h"
 #include "MainWindow.h"
 
 #include <QAction>
@@ -47,17 +48,6 @@ inline QString status(MainWindow& w)
     return labels.isEmpty() ? QString() : labels.front()->text();
 }
 
-inline QPalette darkPalette()
-{
-    QPalette dark;
-    dark.setColor(QPalette::Window, QColor(0x31, 0x36, 0x3b));
-    dark.setColor(QPalette::WindowText, QColor(0xef, 0xf0, 0xf1));
-    dark.setColor(QPalette::Base, QColor(0x23, 0x26, 0x29));
-    dark.setColor(QPalette::AlternateBase, QColor(0x2a, 0x2e, 0x32));
-    dark.setColor(QPalette::Text, QColor(0xef, 0xf0, 0xf1));
-    dark.setColor(QPalette::Button, QColor(0x31, 0x36, 0x3b));
-    dark.setColor(QPalette::ButtonText, QColor(0xef, 0xf0, 0xf1));
-    return dark;
-}
+using memx::darkPalette;
 
 }  // namespace memx::test

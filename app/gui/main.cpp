@@ -1,5 +1,6 @@
 // memx: the MemX Workbench GUI. Also renders screenshots headlessly:
 //   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare|predictor]
+#include "DarkPalette.h"
 #include "MainWindow.h"
 #include "SearchController.h"
 
@@ -90,19 +91,7 @@ int main(int argc, char** argv)
     // desktop, reproducible offscreen (the screenshots in docs/ use it to check).
     if (qEnvironmentVariableIntValue("MEMX_DARK") == 1) {
         QApplication::setStyle(QStringLiteral("Fusion"));
-        QPalette dark;
-        dark.setColor(QPalette::Window, QColor(45, 45, 48));
-        dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
-        dark.setColor(QPalette::Base, QColor(30, 30, 32));
-        dark.setColor(QPalette::AlternateBase, QColor(45, 45, 48));
-        dark.setColor(QPalette::Text, QColor(230, 230, 230));
-        dark.setColor(QPalette::Button, QColor(53, 53, 56));
-        dark.setColor(QPalette::ButtonText, QColor(230, 230, 230));
-        dark.setColor(QPalette::Highlight, QColor(42, 130, 218));
-        dark.setColor(QPalette::HighlightedText, Qt::white);
-        dark.setColor(QPalette::ToolTipBase, QColor(53, 53, 56));
-        dark.setColor(QPalette::ToolTipText, QColor(230, 230, 230));
-        QApplication::setPalette(dark);
+        QApplication::setPalette(memx::darkPalette());
     }
 
     QCommandLineParser parser;
