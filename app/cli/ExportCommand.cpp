@@ -40,7 +40,7 @@ void addExportCommand(CLI::App& app, int& exitCode)
         if (args->rank < 0)
             throw InputError("--rank", std::to_string(args->rank), "must be at least 1");
         const PlanDocument doc = PlanJsonReader::read(args->plan, args->rank);
-        const std::vector<ExportedFile> files = PlanExport::files(doc, target);
+        const std::vector<ExportedFile> files = PlanExport::files(doc, target, args->out);
         LaunchFiles::writeAll(args->out, files);
         if (!args->quiet) {
             std::cout << "exported plan (rank " << doc.rank << ", " << doc.plan.iterationMs << " ms per iteration) for "

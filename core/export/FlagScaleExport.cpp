@@ -5,10 +5,12 @@
 #include "export/MegatronExport.h"
 #include "export/PlanJsonReader.h"
 #include "hardware/Cluster.h"
+#include "hardware/GpuType.h"
 #include "io/InputError.h"
 #include "space/Plan.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 #include <map>
 #include <numeric>
@@ -16,6 +18,53 @@
 namespace memx {
 
 namespace {
+
+// experiment.envs: common variables, then each device type's visible devices
+// under device_type_specific.<type> (the hostfile's type=), which is the only
+// per-type place FlagScale's update_nodes_envs merges; hosts of one type that
+// use different GPUs get theirs under node_specific.<host>. The runner counts
+// a host's devices from the first *_VISIBLE_DEVICES variable it has.
+std::string visibleDevicesEnvs(const PlanDocument& doc, const LaunchLayout& lay)
+{
+    struct PerType {
+        std::string var;
+        std::vector<int> devices;  // of the type's first host
+        std::vector<std::size_t> hosts;
+    };
+    std::map<std::string, PerType> byType;
+    std::vector<std::string> order;
+    for (std::size_t h = 0; h < lay.hosts.size(); ++h) {
+        const LaunchHost& host = lay.hosts[h];
+        const LaunchAgent& a = lay.agents[static_cast<std::size_t>(host.agents.front())];
+        const GpuType& gpu = doc.problem.cluster.typeOf(a.devices.front());
+        const std::string var = gpu.visibleDevicesEnv;
+        if (var.size() < 16 || var.compare(var.size() - 16, 16, "_VISIBLE_DEVICES") != 0)
+            throw InputError(doc.file, "--target flagscale",
+                             "FlagScale's runner counts a host's devices from a *_VISIBLE_DEVICES variable, and "
+                                 + gpu.vendor + "'s runtime (" + gpu.name + ") selects devices with " + var);
+        const std::string type = LaunchFiles::safeName(host.gpuTypes.front());
+        auto [it, fresh] = byType.try_emplace(type, PerType{var, a.localDevices, {}});
+        if (fresh)
+            order.push_back(type);
+        it->second.hosts.push_back(h);
+    }
+    std::string e = "  envs:\n    CUDA_DEVICE_MAX_CONNECTIONS: 1\n";
+    std::string perType, perNode;
+    for (const auto& type : order) {
+        const PerType& t = byType[type];
+        perType += "      " + type + ":\n        " + t.var + ": \"" + Text::joinInts(t.devices, ",") + "\"\n";
+        for (std::size_t h : t.hosts) {
+            const LaunchAgent& a = lay.agents[static_cast<std::size_t>(lay.hosts[h].agents.front())];
+            if (a.localDevices != t.devices)
+                perNode += "      " + LaunchFiles::safeName(lay.hosts[h].name) + ":\n        " + t.var + ": \""
+                    + Text::joinInts(a.localDevices, ",") + "\"\n";
+        }
+    }
+    e += "    device_type_specific:  # per hostfile type=\n" + perType;
+    if (!perNode.empty())
+        e += "    node_specific:  # hosts whose GPUs differ from the first host of their type\n" + perNode;
+    return e;
+}
 
 bool uniform(const std::vector<Recompute>& v)
 {
@@ -190,7 +239,7 @@ HeteroConfig FlagScaleExport::configFor(const PlanDocument& doc, const LaunchLay
     return c;
 }
 
-std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc)
+std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const std::string& destination)
 {
     const Plan& p = doc.plan;
     const LaunchLayout lay = LaunchFiles::layout(doc.problem.cluster, p);
@@ -227,7 +276,12 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc)
     t += std::string("  sequence_parallel: ") + yamlBool(p.tp > 1 && doc.problem.setup.sequenceParallel) + "\n";
     t += "  disable_bias_linear: True\n";
     t += std::string("  use_distributed_optimizer: ") + yamlBool(doc.problem.setup.distributedOptimizer) + "\n";
-    t += "  precision:\n    bf16: True\n";
+    const MegatronJob job = MegatronExport::jobFor(doc, c.stageRecompute.front());
+    if (job.precision == "fp32")
+        t += "  # precision: fp32 (no bf16 or fp16 on every device type)\n";
+    else
+        t += "  precision:\n    " + job.precision + ": True" + (job.precision == "fp16" ? "  # dynamic loss scaling" : "")
+            + "\n";
     t += "  hetero:\n    enable_hetero: True\n";
     t += "    hetero_pipeline_layer_split: [" + Text::joinInts(c.layerSplit, ", ") + "]\n";
     std::string meshes;
@@ -278,6 +332,8 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc)
     t += "  seq_length: " + std::to_string(p.seqLen) + "\n";
     t += "  max_position_embeddings: " + std::to_string(p.seqLen) + "\n";
     t += "  swiglu: True\n  normalization: RMSNorm\n  position_embedding_type: rope\n";
+    if (!doc.problem.setup.flashAttention)
+        t += "  attention_backend: unfused  # planned without flash attention: the s x s scores are kept\n";
     t += std::string("  untie_embeddings_and_output_weights: ") + yamlBool(!m.tiedEmbeddings) + "\n";
     t += "  micro_batch_size: " + std::to_string(p.microBatch) + "\n";
     t += "  global_batch_size: " + std::to_string(p.globalBatch) + "\n";
@@ -296,29 +352,14 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc)
     e += "  task:\n    type: train\n    backend: megatron\n    entrypoint: ./flagscale/train/train_gpt.py\n";
     e += "  runner:\n    backend: torchrun\n";
     e += "    nnodes: " + std::to_string(lay.hosts.size()) + "\n";
-    e += "    hostfile: hostfile  # path as seen from where run.py starts; make it absolute if needed\n";
+    if (destination.empty())
+        e += "    hostfile: hostfile  # relative to where run.py starts: give the absolute path of this export's hostfile\n";
+    else
+        e += "    hostfile: " + (std::filesystem::absolute(destination) / "hostfile").lexically_normal().string()
+            + "  # this export's hostfile; change it if you move the folder\n";
     e += "    rdzv_backend: static  # heterogeneous training needs static: node rank = hostfile line\n";
     e += "    master_port: 29500\n";
-    e += "  envs:\n    CUDA_DEVICE_MAX_CONNECTIONS: 1\n";
-    // Per device type (FlagScale's runner applies a nested dict named like a
-    // host's type= to that host only): the GPUs each local rank uses.
-    std::map<std::string, std::vector<int>> visibleOf;
-    std::vector<std::string> typeOrder;
-    for (const auto& h : lay.hosts) {
-        const LaunchAgent& a = lay.agents[static_cast<std::size_t>(h.agents.front())];
-        const std::string type = LaunchFiles::safeName(h.gpuTypes.front());
-        auto it = visibleOf.find(type);
-        if (it == visibleOf.end()) {
-            visibleOf[type] = a.localDevices;
-            typeOrder.push_back(type);
-        } else if (it->second != a.localDevices) {
-            throw InputError(doc.file, "--target flagscale",
-                             "FlagScale cannot run this plan: hosts of type " + type
-                                 + " use different GPU sets, and its visible devices are set per type, not per host");
-        }
-    }
-    for (const auto& type : typeOrder)
-        e += "    " + type + ":\n      CUDA_VISIBLE_DEVICES: \"" + Text::joinInts(visibleOf[type], ",") + "\"\n";
+    e += visibleDevicesEnvs(doc, lay);
     e += "action: run\n\nhydra:\n  run:\n    dir: ${experiment.exp_dir}/hydra\n";
 
     std::vector<ExportedFile> out;

@@ -65,7 +65,10 @@ public:
     enum class RecomputeList { Granularity, Method, NumLayers };
     static std::string perStageList(const std::vector<Recompute>& levels, int microBatches, RecomputeList which);
 
-    static std::vector<ExportedFile> files(const PlanDocument& doc);
+    // `destination`: the folder the files go to, so that the launcher names
+    // the hostfile by its absolute path (empty: "hostfile", relative to where
+    // run.py starts, with a note).
+    static std::vector<ExportedFile> files(const PlanDocument& doc, const std::string& destination = {});
 };
 
 }  // namespace memx

@@ -4,6 +4,7 @@
 
 #include "export/PlanJsonReader.h"
 #include "hardware/Cluster.h"
+#include "hardware/GpuType.h"
 #include "io/InputError.h"
 #include "search/PlanEvaluator.h"
 #include "search/SearchResult.h"
@@ -21,16 +22,6 @@ namespace {
 bool allEqual(std::vector<int>::const_iterator b, std::vector<int>::const_iterator e)
 {
     return b == e || std::all_of(b, e, [&](int x) { return x == *b; });
-}
-
-// The visibility variable of the vendor's runtime, besides CUDA_VISIBLE_DEVICES.
-const char* extraVisibilityVariable(const std::string& vendor)
-{
-    if (vendor == "Huawei")
-        return "ASCEND_RT_VISIBLE_DEVICES";
-    if (vendor == "AMD")
-        return "HIP_VISIBLE_DEVICES";
-    return nullptr;
 }
 
 }  // namespace
@@ -174,7 +165,18 @@ std::vector<std::string> MegatronExport::arguments(const MegatronJob& job)
         add("--untie-embeddings-and-output-weights");
     addv("--micro-batch-size", job.microBatch);
     addv("--global-batch-size", job.globalBatch);
-    add("--bf16");
+    if (job.precision == "bf16")
+        add("--bf16");
+    else if (job.precision == "fp16")
+        add("--fp16");  // dynamic loss scaling: Megatron's default without --loss-scale
+    else if (job.precision != "fp32")
+        refuse("unknown precision \"" + job.precision + "\" (bf16, fp16 or fp32)");
+    if (!job.flashAttention) {
+        // The plan kept the s x s attention scores; Megatron's default (auto)
+        // would pick a fused kernel that does not.
+        add("--attention-backend");
+        add("unfused");
+    }
     if (job.distributedOptimizer)
         add("--use-distributed-optimizer");
     switch (job.recompute) {
@@ -208,6 +210,25 @@ MegatronExport::RecomputeChoice MegatronExport::recomputeFor(const Plan& plan)
     return c;
 }
 
+std::string MegatronExport::precisionFor(const std::vector<const GpuType*>& types, std::string& why)
+{
+    std::string noBf16, noFp16;
+    for (const GpuType* t : types) {
+        if (!t->hasPrecision("bf16") && noBf16.find(t->name) == std::string::npos)
+            noBf16 += (noBf16.empty() ? "" : ", ") + t->name;
+        if (!t->hasPrecision("fp16") && noFp16.find(t->name) == std::string::npos)
+            noFp16 += (noFp16.empty() ? "" : ", ") + t->name;
+    }
+    why.clear();
+    if (noBf16.empty())
+        return "bf16";
+    why = noBf16 + " " + (noBf16.find(',') == std::string::npos ? "has" : "have") + " no bf16";
+    if (noFp16.empty())
+        return "fp16";
+    why += " and " + noFp16 + " no fp16";
+    return "fp32";
+}
+
 MegatronJob MegatronExport::jobFor(const PlanDocument& doc, Recompute level)
 {
     const Plan& p = doc.plan;
@@ -226,6 +247,12 @@ MegatronJob MegatronExport::jobFor(const PlanDocument& doc, Recompute level)
     j.recompute = level;
     j.sequenceParallel = doc.problem.setup.sequenceParallel;
     j.distributedOptimizer = doc.problem.setup.distributedOptimizer;
+    j.flashAttention = doc.problem.setup.flashAttention;
+    std::vector<const GpuType*> types;
+    for (const auto& s : p.stages)
+        types.push_back(&doc.problem.cluster.typeOf(s.devices.front()));
+    std::string why;
+    j.precision = precisionFor(types, why);
     return j;
 }
 
@@ -271,7 +298,7 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
     const RecomputeChoice rc = recomputeFor(p);
     std::vector<std::string> args;
     try {
-        args = arguments(jobFor(doc, rc.level));
+        args = arguments(jobFor(doc, rc.level));  // refuses before anything is written
     } catch (const std::invalid_argument& e) {
         throw InputError(doc.file, "--target megatron", std::string("Megatron-LM would refuse this plan: ") + e.what());
     }
@@ -304,12 +331,38 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
               "# !!! none or full per stage; selective only as one global setting).\n#\n";
     }
 
+    // One precision for every rank; say why when it is not bf16.
+    const MegatronJob job = jobFor(doc, rc.level);
+    std::string notes;
+    {
+        std::vector<const GpuType*> types;
+        for (const auto& st : p.stages)
+            types.push_back(&doc.problem.cluster.typeOf(st.devices.front()));
+        std::string why;
+        MegatronExport::precisionFor(types, why);
+        if (job.precision != "bf16")
+            notes += "# Precision: " + job.precision + (job.precision == "fp16" ? " with dynamic loss scaling" : "")
+                + " on every rank (one precision for the whole job): " + why + ".\n";
+        if (!job.flashAttention)
+            notes += "# Attention: unfused (--attention-backend unfused), as planned without flash attention: it keeps\n"
+                     "# the s x s scores that the plan's memory counts.\n";
+    }
+    // torchrun numbers ranks by the workers' counts in node-rank order
+    // (prefix sums) unless told the workers are identical.
+    bool sameCounts = true;
+    for (const auto& a : lay.agents)
+        sameCounts = sameCounts && a.devices.size() == lay.agents.front().devices.size();
+    if (!sameCounts)
+        notes += "# The nodes run different numbers of ranks: torchrun's static rendezvous then gives node rank r the\n"
+                 "# global ranks after those of node ranks 0..r-1 (its default rank assignment), which is what the\n"
+                 "# plan needs. TORCH_ELASTIC_WORKER_IDENTICAL=1 would assume equal nodes and break it, so it is refused.\n";
+
     std::vector<ExportedFile> out;
     const std::string masterHost = LaunchFiles::safeName(lay.hosts.front().name);
     const int nnodes = static_cast<int>(lay.agents.size());
     for (const auto& a : lay.agents) {
         const LaunchHost& h = lay.hosts[static_cast<std::size_t>(a.host)];
-        std::string s = "#!/bin/bash\n" + warning + LaunchFiles::header(doc, "megatron");
+        std::string s = "#!/bin/bash\n" + warning + LaunchFiles::header(doc, "megatron") + notes;
         std::string stages;
         for (int st : a.stages)
             stages += (stages.empty() ? "" : ", ") + std::to_string(st) + " ("
@@ -328,12 +381,16 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         s += "MASTER_ADDR=${MASTER_ADDR:-" + masterHost + "}\n";
         s += "MASTER_PORT=${MASTER_PORT:-29500}\n";
         s += "MEGATRON_DIR=${MEGATRON_DIR:-$PWD/Megatron-LM}\n";
-        s += "# Local rank i runs on the i-th visible GPU.\n";
-        s += "export CUDA_VISIBLE_DEVICES=" + Text::joinInts(a.localDevices) + "\n";
-        const std::string& vendor
-            = doc.problem.cluster.typeOf(a.devices.front()).vendor;
-        if (const char* extra = extraVisibilityVariable(vendor))
-            s += "export " + std::string(extra) + "=" + Text::joinInts(a.localDevices) + "\n";
+        const GpuType& type = doc.problem.cluster.typeOf(a.devices.front());
+        s += "# Local rank i runs on the i-th visible device (" + type.vendor + " runtime: " + type.visibleDevicesEnv + ").\n";
+        if (!type.visibleDevicesVerified)
+            s += "# !!! " + type.visibleDevicesEnv + " is a guess: the GPU catalog does not know how " + type.vendor
+                + "'s runtime selects devices.\n";
+        s += "export " + type.visibleDevicesEnv + "=" + Text::joinInts(a.localDevices) + "\n";
+        if (!sameCounts)
+            s += "if [ \"${TORCH_ELASTIC_WORKER_IDENTICAL:-0}\" = 1 ]; then\n"
+                 "  echo \"TORCH_ELASTIC_WORKER_IDENTICAL=1 assumes equal nodes; this plan's nodes differ (see the header)\" >&2\n"
+                 "  exit 1\nfi\n";
         s += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n\n";
         s += "MEGATRON_ARGS=(\n";
         for (std::size_t i = 0; i < args.size(); ++i) {

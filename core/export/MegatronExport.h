@@ -28,7 +28,11 @@ struct MegatronJob {
     Recompute recompute = Recompute::None;  // one level for every stage (Megatron has one)
     bool sequenceParallel = true;  // only passed when TP > 1
     bool distributedOptimizer = true;
+    std::string precision = "bf16";  // "bf16", "fp16" (dynamic loss scaling) or "fp32"
+    bool flashAttention = true;      // false: --attention-backend unfused (what the plan assumed)
 };
+
+struct GpuType;
 
 // Megatron-LM (main @ d98e8a6) launch files for a plan: one torchrun script per
 // node rank, a hostfile and a Slurm batch script (docs/EXPORT.md).
@@ -56,6 +60,11 @@ public:
         Recompute level = Recompute::None;
     };
     static RecomputeChoice recomputeFor(const Plan& plan);
+
+    // The one precision every rank of a job can train in: bf16 where every
+    // type has it, else fp16 (V100, T4), else fp32. `why` names the types
+    // that ruled bf16 out (empty when bf16).
+    static std::string precisionFor(const std::vector<const GpuType*>& types, std::string& why);
 
     // The job of a plan document with the given recompute level on every stage.
     static MegatronJob jobFor(const PlanDocument& doc, Recompute level);

@@ -28,12 +28,12 @@ bool parseExportTarget(const std::string& s, ExportTarget& out)
     return false;
 }
 
-std::vector<ExportedFile> PlanExport::files(const PlanDocument& doc, ExportTarget target)
+std::vector<ExportedFile> PlanExport::files(const PlanDocument& doc, ExportTarget target, const std::string& destination)
 {
     if (target == ExportTarget::Megatron)
         return MegatronExport::files(doc);
     if (target == ExportTarget::FlagScale)
-        return FlagScaleExport::files(doc);
+        return FlagScaleExport::files(doc, destination);
     nlohmann::json j = PlanJson::planDocument(doc.problem, doc.predictor, doc.plan);
     nlohmann::json lines = nlohmann::json::array();
     const std::string h = LaunchFiles::header(doc, "json", "");

@@ -19,7 +19,10 @@ bool parseExportTarget(const std::string& s, ExportTarget& out);
 // travel in a "comment" list since JSON has no comments). Throws InputError
 // with the reason when the engine cannot run the plan.
 struct PlanExport {
-    static std::vector<ExportedFile> files(const PlanDocument& doc, ExportTarget target);
+    // `destination`: the folder the files will be written to (FlagScale's
+    // launcher names the hostfile by its absolute path); may be empty.
+    static std::vector<ExportedFile> files(const PlanDocument& doc, ExportTarget target,
+                                           const std::string& destination = {});
 };
 
 }  // namespace memx

@@ -108,7 +108,11 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
             if (!it.value().is_object())
                 entry.fail("expected an object");
             const GpuType* base = catalog.find(it.key());
-            overrides[it.key()] = GpuCatalog::parseType(entry, it.key(), base);
+            GpuType t = GpuCatalog::parseType(entry, it.key(), base);
+            // A new type, or one whose vendor changed, takes its vendor's runtime variable.
+            if (!base || t.vendor != base->vendor)
+                catalog.applyVendor(t, entry.has("visible_devices_env"));
+            overrides[it.key()] = t;
         }
     }
     std::map<std::string, int> typeIndex;

@@ -6,7 +6,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace memx {
+
+namespace {
+bool validEnvName(const std::string& s)
+{
+    if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
+        return false;
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+}
+}  // namespace
 
 const GpuCatalog& GpuCatalog::builtin()
 {
@@ -27,11 +39,28 @@ GpuCatalog GpuCatalog::fromJson(const nlohmann::json& doc, const std::string& fi
     JsonReader root(doc, file);
     root.requireFormat("memx-gpu-catalog/1");
     GpuCatalog catalog;
+    if (root.has("vendors")) {
+        auto vendors = root.at("vendors");
+        if (!vendors.node().is_object())
+            vendors.fail("expected an object mapping vendor names to their runtimes");
+        for (auto it = vendors.node().begin(); it != vendors.node().end(); ++it) {
+            JsonReader v(it.value(), file, vendors.path() + "/" + it.key());
+            GpuVendor info;
+            info.visibleDevicesEnv = v.string("visible_devices_env");
+            if (!validEnvName(info.visibleDevicesEnv))
+                v.fail("not an environment variable name", "visible_devices_env");
+            info.verified = v.boolean("verified", true);
+            info.source = v.string("source", "");
+            catalog.vendors_[it.key()] = info;
+        }
+    }
     for (const auto& entry : root.at("gpus").items()) {
         std::string name = entry.string("name");
         if (catalog.types_.count(name))
             entry.fail("duplicate GPU type \"" + name + "\"", "name");
-        catalog.types_[name] = parseType(entry, name, nullptr);
+        GpuType t = parseType(entry, name, nullptr);
+        catalog.applyVendor(t, entry.has("visible_devices_env"));
+        catalog.types_[name] = t;
     }
     if (catalog.types_.empty())
         root.fail("the catalog lists no GPU types", "gpus");
@@ -59,6 +88,28 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
     if (t.runtimeReserveGiB < 0 || t.runtimeReserveGiB >= t.memoryGiB)
         json.fail("must be between 0 and the memory size", "runtime_reserve_gib");
     t.source = json.string("source", t.source);
+    if (json.has("precisions")) {
+        const JsonReader list = json.at("precisions");
+        if (!list.node().is_array())
+            list.fail("expected a list such as [\"bf16\", \"fp16\"]");
+        t.precisions.clear();
+        for (const auto& p : list.items()) {
+            if (!p.node().is_string())
+                p.fail("expected a string (bf16, fp16 or fp32)");
+            const std::string v = p.node().get<std::string>();
+            if (v != "bf16" && v != "fp16" && v != "fp32")
+                p.fail("unknown precision \"" + v + "\" (bf16, fp16 or fp32)");
+            t.precisions.push_back(v);
+        }
+        if (t.precisions.empty())
+            json.fail("lists no precision", "precisions");
+    }
+    if (json.has("visible_devices_env")) {
+        t.visibleDevicesEnv = json.string("visible_devices_env");
+        if (!validEnvName(t.visibleDevicesEnv))
+            json.fail("not an environment variable name", "visible_devices_env");
+        t.visibleDevicesVerified = true;  // the file says so
+    }
     if (json.has("calibration")) {
         auto c = json.at("calibration");
         t.calibration.efficiencyMultiplier = c.positive("efficiency_multiplier", 1.0);
@@ -71,6 +122,25 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
             c.fail("efficiency times multiplier exceeds 1 (more than the GPU's peak)", "efficiency_multiplier");
     }
     return t;
+}
+
+const GpuVendor* GpuCatalog::vendor(const std::string& name) const
+{
+    auto it = vendors_.find(name);
+    return it == vendors_.end() ? nullptr : &it->second;
+}
+
+void GpuCatalog::applyVendor(GpuType& t, bool typeSetItsOwn) const
+{
+    if (typeSetItsOwn)
+        return;
+    if (const GpuVendor* v = vendor(t.vendor)) {
+        t.visibleDevicesEnv = v->visibleDevicesEnv;
+        t.visibleDevicesVerified = v->verified;
+    } else {
+        t.visibleDevicesEnv = "CUDA_VISIBLE_DEVICES";
+        t.visibleDevicesVerified = false;
+    }
 }
 
 const GpuType* GpuCatalog::find(const std::string& name) const

@@ -12,7 +12,15 @@ namespace memx {
 
 class JsonReader;
 
-// The catalog of known GPU types (resources/gpu_catalog.json, compiled in).
+// What the catalog knows of a vendor's runtime.
+struct GpuVendor {
+    std::string visibleDevicesEnv;
+    bool verified = true;
+    std::string source;
+};
+
+// The catalog of known GPU types (resources/gpu_catalog.json, compiled in)
+// and of their vendors' runtimes.
 class GpuCatalog {
 public:
     static const GpuCatalog& builtin();
@@ -20,6 +28,11 @@ public:
     static GpuCatalog fromFile(const std::string& file);
 
     const GpuType* find(const std::string& name) const;
+    const GpuVendor* vendor(const std::string& name) const;
+    // Fills a type's device-selection variable from its vendor's entry
+    // (unverified CUDA_VISIBLE_DEVICES for a vendor the catalog lacks),
+    // unless the type set its own.
+    void applyVendor(GpuType& t, bool typeSetItsOwn) const;
     std::vector<std::string> names() const;
     const std::map<std::string, GpuType>& types() const { return types_; }
 
@@ -28,6 +41,7 @@ public:
 
 private:
     std::map<std::string, GpuType> types_;
+    std::map<std::string, GpuVendor> vendors_;
 };
 
 }  // namespace memx

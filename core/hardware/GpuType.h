@@ -1,6 +1,8 @@
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace memx {
 
@@ -24,7 +26,20 @@ struct GpuType {
     double launchOverheadUsPerLayer = 150;  // per transformer layer, forward+backward, us
     double runtimeReserveGiB = 1.5;   // context, communication buffers, allocator slack, GiB
     std::string source;               // where the numbers come from
+    // Training precisions the hardware has ("bf16", "fp16", "fp32"): V100 and
+    // T4 have no bf16, so their exports train in fp16 with loss scaling.
+    std::vector<std::string> precisions{"bf16", "fp16", "fp32"};
+    // The runtime's device-selection variable (CUDA_VISIBLE_DEVICES,
+    // ASCEND_RT_VISIBLE_DEVICES, ...), from the catalog's vendor table;
+    // visibleDevicesVerified is false where the catalog only guesses it.
+    std::string visibleDevicesEnv = "CUDA_VISIBLE_DEVICES";
+    bool visibleDevicesVerified = false;
     GpuCalibration calibration;
+
+    bool hasPrecision(const std::string& p) const
+    {
+        return std::find(precisions.begin(), precisions.end(), p) != precisions.end();
+    }
 
     double reserveGiB() const
     {

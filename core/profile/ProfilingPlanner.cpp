@@ -329,6 +329,11 @@ std::string ProfilingPlanner::megatronCommand(const PlannedRun& run, const Model
     job.recompute = q.recompute;
     job.sequenceParallel = q.sequenceParallel;
     job.distributedOptimizer = q.distributedOptimizer;
+    job.flashAttention = q.flashAttention;
+    if (q.gpu) {
+        std::string why;
+        job.precision = MegatronExport::precisionFor({q.gpu}, why);
+    }
 
     std::ostringstream c;
     c << "torchrun --nnodes 1 --nproc-per-node " << q.tp << " --master-addr localhost --master-port 29500"

@@ -52,6 +52,9 @@ private slots:
     void mixedNodeGetsOneGroupPerType();
     void gpuTypeOverrideIsApplied();
     void typeDefinedOnlyInFileWorks();
+    void runtimeOfEachVendor_data();
+    void runtimeOfEachVendor();
+    void fileTypesTakeTheirVendorsRuntime();
     void toJsonRoundTrip_data();
     void toJsonRoundTrip();
 };
@@ -129,6 +132,15 @@ void TestClusterValidation::rejectsBadCluster_data()
     QTest::newRow("override leaves no room for runtime reserve")
         << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"memory_gib": 1}},)")
         << "/gpu_types/A100-80GB/runtime_reserve_gib" << "between 0 and the memory size";
+    QTest::newRow("unknown precision")
+        << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"precisions": ["bf16", "fp8"]}},)")
+        << "/gpu_types/A100-80GB/precisions/1" << "unknown precision \"fp8\"";
+    QTest::newRow("precisions not a list")
+        << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"precisions": "bf16"}},)")
+        << "/gpu_types/A100-80GB/precisions" << "expected a list";
+    QTest::newRow("visible-devices variable not a name")
+        << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"visible_devices_env": "1 GPU"}},)")
+        << "/gpu_types/A100-80GB/visible_devices_env" << "not an environment variable name";
     QTest::newRow("type only in file but incomplete")
         << doc(QString(N).replace("A100-80GB", "X-1"), L, kFormat, R"("gpu_types": {"X-1": {"memory_gib": 32}},)")
         << "/gpu_types/X-1/peak_tflops_bf16" << "missing required field";
@@ -263,6 +275,57 @@ void TestClusterValidation::typeDefinedOnlyInFileWorks()
     QCOMPARE(t.peakTflopsBf16, 200.0);
     QCOMPARE(t.memoryGiB, 48.0);
     QCOMPARE(t.reserveGiB(), 2.0);
+}
+
+void TestClusterValidation::runtimeOfEachVendor_data()
+{
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<QString>("variable");
+    QTest::addColumn<bool>("verified");
+    QTest::addColumn<bool>("bf16");
+    QTest::newRow("A100") << "A100-80GB" << "CUDA_VISIBLE_DEVICES" << true << true;
+    QTest::newRow("V100: no bf16") << "V100-32GB" << "CUDA_VISIBLE_DEVICES" << true << false;
+    QTest::newRow("T4: no bf16") << "T4" << "CUDA_VISIBLE_DEVICES" << true << false;
+    QTest::newRow("Ascend") << "Ascend-910B" << "ASCEND_RT_VISIBLE_DEVICES" << true << true;
+    QTest::newRow("AMD") << "MI250X" << "HIP_VISIBLE_DEVICES" << true << true;
+    QTest::newRow("Gaudi") << "Gaudi3" << "HABANA_VISIBLE_MODULES" << true << true;
+    QTest::newRow("the paper's anonymous Vendor-B") << "Vendor-B" << "CUDA_VISIBLE_DEVICES" << false << true;
+}
+
+void TestClusterValidation::runtimeOfEachVendor()
+{
+    QFETCH(QString, type);
+    QFETCH(QString, variable);
+    QFETCH(bool, verified);
+    QFETCH(bool, bf16);
+    const memx::GpuType* t = GpuCatalog::builtin().find(type.toStdString());
+    QVERIFY(t);
+    QCOMPARE(QString::fromStdString(t->visibleDevicesEnv), variable);
+    QCOMPARE(t->visibleDevicesVerified, verified);
+    QCOMPARE(t->hasPrecision("bf16"), bf16);
+    QVERIFY(t->hasPrecision("fp16"));
+}
+
+void TestClusterValidation::fileTypesTakeTheirVendorsRuntime()
+{
+    // A type defined in the file by a vendor the catalog knows gets that
+    // vendor's variable; one of an unknown vendor an unverified guess; the
+    // file may also name it.
+    const QString def = R"("vendor": "%1", "peak_tflops_bf16": 200, "memory_gib": 48, "memory_bandwidth_gbps": 1200,
+                           "runtime_reserve_gib": 2 %2)";
+    auto typeIn = [&](const QString& vendor, const QString& extra) {
+        const Cluster c = load(doc(QString(kNodes).replace("A100-80GB", "X-1"), kLinks, kFormat,
+                                   R"("gpu_types": {"X-1": {)" + def.arg(vendor, extra) + "}},"));
+        return c.typeOf(0);
+    };
+    QCOMPARE(QString::fromStdString(typeIn("Cambricon", "").visibleDevicesEnv), QString("MLU_VISIBLE_DEVICES"));
+    QVERIFY(typeIn("Cambricon", "").visibleDevicesVerified);
+    QCOMPARE(QString::fromStdString(typeIn("Acme", "").visibleDevicesEnv), QString("CUDA_VISIBLE_DEVICES"));
+    QVERIFY(!typeIn("Acme", "").visibleDevicesVerified);
+    const memx::GpuType own = typeIn("Acme", R"(, "visible_devices_env": "ACME_VISIBLE_DEVICES", "precisions": ["fp16"])");
+    QCOMPARE(QString::fromStdString(own.visibleDevicesEnv), QString("ACME_VISIBLE_DEVICES"));
+    QVERIFY(own.visibleDevicesVerified);
+    QVERIFY(!own.hasPrecision("bf16"));
 }
 
 void TestClusterValidation::toJsonRoundTrip_data()

@@ -158,6 +158,9 @@ private slots:
     void samplePlanYaml();
     void refusals_data();
     void refusals();
+    void visibleDevicesPerTypeAndHost_data();
+    void visibleDevicesPerTypeAndHost();
+    void precisionAndAttention();
 };
 
 void TestFlagScaleExport::validConfigPasses()
@@ -348,6 +351,97 @@ void TestFlagScaleExport::refusals()
     } catch (const InputError& e) {
         QCOMPARE(e.field(), std::string("--target flagscale"));
         QVERIFY2(e.reason().find(reason.toStdString()) != std::string::npos, e.what());
+    }
+}
+
+namespace {
+// Two nodes of 8 GPUs of `type`; stage 0 on n0's GPUs 0-3, stage 1 on n1's
+// GPUs `n1Local` (TP 4, DP 1, LLaMA2-7B 16 + 16 layers).
+PlanDocument twoHostPlan(const std::string& type, const std::vector<int>& n1Local, bool flash = true)
+{
+    nlohmann::json cluster = nlohmann::json::parse(R"({"format":"memx-cluster/1","name":"two-hosts",
+      "nodes":[{"name":"n0","gpus":[{"type":"T","count":8}]},{"name":"n1","gpus":[{"type":"T","count":8}]}],
+      "links":[{"name":"f0","kind":"PCIe","within":"n0","bandwidth_gbps":64},
+               {"name":"f1","kind":"PCIe","within":"n1","bandwidth_gbps":64},
+               {"name":"ib","kind":"InfiniBand","between":["n0","n1"],"bandwidth_gbps":25}]})");
+    for (auto& n : cluster["nodes"])
+        n["gpus"][0]["type"] = type;
+    std::vector<int> n1;
+    for (int d : n1Local)
+        n1.push_back(8 + d);
+    nlohmann::json plan = {{"format", "memx-plan/1"}, {"tp", 4}, {"pp", 2}, {"dp", 1}, {"micro_batch", 1},
+                           {"global_batch", 16}, {"micro_batches", 16}, {"seq_len", 4096}, {"query_groups", 32},
+                           {"schedule", "1f1b"}, {"virtual_stages", 1}, {"iteration_ms", 1000.0},
+                           {"max_mem_mib", 30000.0}, {"provenance", "analytic"}};
+    plan["stages"].push_back({{"group", "n0"}, {"devices", {0, 1, 2, 3}}, {"first_layer", 0}, {"layers", 16},
+                              {"recompute", "none"}, {"peak_mib", 30000.0}, {"capacity_mib", 65536.0}});
+    plan["stages"].push_back({{"group", "n1"}, {"devices", n1}, {"first_layer", 16}, {"layers", 16},
+                              {"recompute", "none"}, {"peak_mib", 30000.0}, {"capacity_mib", 65536.0}});
+    plan["tool_version"] = "test";
+    plan["predictor"] = "analytic";
+    plan["cluster"] = cluster;
+    plan["model"] = ModelSpec::resolve("llama2-7b").toJson();
+    plan["setup"] = {{"global_batch", 16}, {"flash_attention", flash}};
+    return PlanJsonReader::fromJson(plan, "hand.json");
+}
+}  // namespace
+
+void TestFlagScaleExport::visibleDevicesPerTypeAndHost_data()
+{
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<QString>("variable");
+    QTest::addColumn<QString>("n1Local");
+    QTest::addColumn<QString>("perHost");  // n1's own entry, empty when it matches its type's
+    QTest::newRow("same GPUs on both hosts") << "A100-80GB" << "CUDA_VISIBLE_DEVICES" << "0,1,2,3" << "";
+    QTest::newRow("n1 uses its upper half") << "A100-80GB" << "CUDA_VISIBLE_DEVICES" << "4,5,6,7" << "4,5,6,7";
+    QTest::newRow("Ascend") << "Ascend-910B" << "ASCEND_RT_VISIBLE_DEVICES" << "0,1,2,3" << "";
+    QTest::newRow("AMD") << "MI300X" << "HIP_VISIBLE_DEVICES" << "0,1,2,3" << "";
+}
+
+void TestFlagScaleExport::visibleDevicesPerTypeAndHost()
+{
+    // FlagScale merges per-type variables only from
+    // envs.device_type_specific.<hostfile type=>, per-host ones from
+    // envs.node_specific.<host>; run_node counts *_VISIBLE_DEVICES.
+    QFETCH(QString, type);
+    QFETCH(QString, variable);
+    QFETCH(QString, n1Local);
+    QFETCH(QString, perHost);
+    std::vector<int> local;
+    for (const auto& d : n1Local.split(QLatin1Char(',')))
+        local.push_back(d.toInt());
+    const auto files = FlagScaleExport::files(twoHostPlan(type.toStdString(), local));
+    const auto yaml = readYaml(yamlOf(files, "conf/train_hetero.yaml"));
+    const std::string base = "experiment.envs.device_type_specific." + type.toStdString() + "." + variable.toStdString();
+    QVERIFY2(yaml.count(base), yamlOf(files, "conf/train_hetero.yaml").c_str());
+    QCOMPARE(yaml.at(base), std::string("\"0,1,2,3\""));
+    const std::string host = "experiment.envs.node_specific.n1." + variable.toStdString();
+    QCOMPARE(yaml.count(host), std::size_t(perHost.isEmpty() ? 0 : 1));
+    if (!perHost.isEmpty())
+        QCOMPARE(yaml.at(host), "\"" + perHost.toStdString() + "\"");
+    // Nothing per type directly under envs (FlagScale would not merge it).
+    QCOMPARE(yaml.count("experiment.envs." + type.toStdString() + "." + variable.toStdString()), std::size_t(0));
+    QVERIFY(yamlOf(files, "hostfile").find("type=" + type.toStdString()) != std::string::npos);
+}
+
+void TestFlagScaleExport::precisionAndAttention()
+{
+    // V100 has no bf16: fp16 with loss scaling. Without flash attention: unfused.
+    const auto v100 = readYaml(yamlOf(FlagScaleExport::files(twoHostPlan("V100-32GB", {0, 1, 2, 3}, false)),
+                                         "conf/train/memx_plan.yaml"));
+    QCOMPARE(v100.count("system.precision.fp16"), std::size_t(1));
+    QCOMPARE(v100.count("system.precision.bf16"), std::size_t(0));
+    QCOMPARE(v100.at("model.attention_backend"), std::string("unfused"));
+    const auto a100 = readYaml(yamlOf(FlagScaleExport::files(twoHostPlan("A100-80GB", {0, 1, 2, 3})),
+                                         "conf/train/memx_plan.yaml"));
+    QCOMPARE(a100.at("system.precision.bf16"), std::string("True"));
+    QCOMPARE(a100.count("model.attention_backend"), std::size_t(0));
+    // Gaudi selects devices with HABANA_VISIBLE_MODULES, which FlagScale's runner cannot count.
+    try {
+        FlagScaleExport::files(twoHostPlan("Gaudi3", {0, 1, 2, 3}));
+        QFAIL("exported a config FlagScale's runner cannot start");
+    } catch (const InputError& e) {
+        QVERIFY2(e.reason().find("HABANA_VISIBLE_MODULES") != std::string::npos, e.what());
     }
 }
 

@@ -48,8 +48,9 @@ Exported readBack(const PlanDocument& doc, const std::vector<ExportedFile>& file
                 nodeRank = value("NODE_RANK=");
             if (line.rfind("NPROC_PER_NODE=", 0) == 0)
                 e.world += value("NPROC_PER_NODE=");
-            if (line.rfind("export CUDA_VISIBLE_DEVICES=", 0) == 0) {
-                std::stringstream v(line.substr(28));
+            // The vendor runtime's variable (CUDA_, ASCEND_RT_, HIP_VISIBLE_DEVICES, ...).
+            if (line.rfind("export ", 0) == 0 && line.find("_VISIBLE_") != std::string::npos) {
+                std::stringstream v(line.substr(line.find('=') + 1));
                 std::string tok;
                 while (std::getline(v, tok, ','))
                     visible.push_back(std::stoi(tok));

@@ -10,6 +10,8 @@
 #include "io/InputError.h"
 #include "search/SearchEngine.h"
 
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <filesystem>
@@ -64,6 +66,7 @@ struct Script {
     std::string name, text;
     int nnodes = -1, nodeRank = -1, nproc = -1;
     std::vector<int> visible;
+    std::string visibleVar;  // the runtime's variable the script exports
     std::vector<std::string> args;
 };
 
@@ -108,8 +111,10 @@ Script parseScript(const ExportedFile& f)
             s.nodeRank = std::stoi(line.substr(10));
         else if (line.rfind("NPROC_PER_NODE=", 0) == 0)
             s.nproc = std::stoi(line.substr(15));
-        else if (line.rfind("export CUDA_VISIBLE_DEVICES=", 0) == 0)
-            s.visible = ints(line.substr(28));
+        else if (std::smatch m; std::regex_match(line, m, std::regex(R"(export (\w+_VISIBLE_(?:DEVICES|MODULES))=([\d,]+))"))) {
+            s.visibleVar = m[1];
+            s.visible = ints(m[2]);
+        }
     }
     return s;
 }
@@ -345,6 +350,7 @@ private slots:
     void samplePlansObeyMegatronRules();
     void mixedRecomputeSaysSo();
     void headerOnEveryFile();
+    void unequalNodesRefuseIdenticalWorkers();
 };
 
 void TestMegatronExport::layoutString_data()
@@ -542,7 +548,14 @@ void TestMegatronExport::samplePlansObeyMegatronRules()
         for (std::size_t i = 0; i < p.stages.size(); ++i)
             QCOMPARE(perRank[i], p.stages[i].layers);
         QCOMPARE(f.count("--use-distributed-optimizer") == 1, doc.problem.setup.distributedOptimizer);
-        QCOMPARE(f.count("--bf16"), std::size_t(1));
+        // One precision for every rank: bf16 unless a planned type lacks it
+        // (the catalog's V100 and T4 have fp16 only).
+        bool allBf16 = true;
+        for (const auto& st : p.stages)
+            allBf16 = allBf16 && doc.problem.cluster.typeOf(st.devices.front()).hasPrecision("bf16");
+        QCOMPARE(f.count("--bf16"), std::size_t(allBf16 ? 1 : 0));
+        QCOMPARE(f.count("--fp16"), std::size_t(allBf16 ? 0 : 1));
+        QCOMPARE(f.count("--attention-backend") == 1, !doc.problem.setup.flashAttention);
         // Rank placement: global rank r runs on a device of its stage, at
         // position dp*TP + tp of the stage's TP-major device list.
         const RankLayout layout(p.tp, p.pp, p.dp);
@@ -558,6 +571,10 @@ void TestMegatronExport::samplePlansObeyMegatronRules()
                 if (doc.problem.cluster.nodes()[n].name == host)
                     node = static_cast<int>(n);
             QVERIFY2(node >= 0, host.c_str());
+            // The variable of the node's vendor runtime (catalog), e.g. ASCEND_RT_VISIBLE_DEVICES on Ascend.
+            const int first = doc.problem.cluster.nodes()[static_cast<std::size_t>(node)].devices.at(
+                static_cast<std::size_t>(s.visible.front()));
+            QCOMPARE(s.visibleVar, doc.problem.cluster.typeOf(first).visibleDevicesEnv);
             for (int local = 0; local < s.nproc; ++local, ++rank) {
                 const int device = doc.problem.cluster.nodes()[static_cast<std::size_t>(node)].devices.at(
                     static_cast<std::size_t>(s.visible[static_cast<std::size_t>(local)]));
@@ -606,6 +623,40 @@ void TestMegatronExport::headerOnEveryFile()
         for (std::size_t i = 0; i < doc.plan.stages.size(); ++i)
             QVERIFY(f.content.find("  stage " + std::to_string(i) + "  ") != std::string::npos);
     }
+}
+
+void TestMegatronExport::unequalNodesRefuseIdenticalWorkers()
+{
+    // n0 runs 2 ranks (stage 0), n1 runs 4 (stages 1 and 2): torchrun's
+    // default assignment is what the plan needs, and the script refuses to
+    // start when TORCH_ELASTIC_WORKER_IDENTICAL=1 would assume equal nodes.
+    const PlanDocument unequal = handPlan(2, 1, {{"n0", {0, 1}}, {"n1", {4, 5}}, {"n1", {6, 7}}}, {12, 10, 10},
+                                          {"none", "none", "none"});
+    const auto scripts = scriptsOf(MegatronExport::files(unequal));
+    QCOMPARE(scripts.size(), std::size_t(2));
+    QCOMPARE(scripts[0].nproc, 2);
+    QCOMPARE(scripts[1].nproc, 4);
+    QTemporaryDir dir;
+    for (const Script& s : scripts) {
+        QVERIFY2(s.text.find("different numbers of ranks") != std::string::npos, s.text.c_str());
+        const QString path = dir.filePath(QString::fromStdString(s.name));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(s.text.c_str());
+        f.close();
+        QProcess bash;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TORCH_ELASTIC_WORKER_IDENTICAL"), QStringLiteral("1"));
+        bash.setProcessEnvironment(env);
+        bash.start(QStringLiteral("bash"), {path});
+        QVERIFY(bash.waitForFinished(10000));
+        QCOMPARE(bash.exitCode(), 1);
+        QVERIFY(bash.readAllStandardError().contains("TORCH_ELASTIC_WORKER_IDENTICAL=1 assumes equal nodes"));
+    }
+    // Equal nodes: nothing to say, nothing to refuse.
+    const PlanDocument equal = handPlan(2, 2, {{"n0", {0, 1, 2, 3}}, {"n1", {4, 5, 6, 7}}}, {16, 16}, {"none", "none"});
+    for (const Script& s : scriptsOf(MegatronExport::files(equal)))
+        QVERIFY(s.text.find("TORCH_ELASTIC_WORKER_IDENTICAL") == std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TestMegatronExport)

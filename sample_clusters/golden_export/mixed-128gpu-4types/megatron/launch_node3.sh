@@ -20,8 +20,7 @@ NPROC_PER_NODE=8
 MASTER_ADDR=${MASTER_ADDR:-n2}
 MASTER_PORT=${MASTER_PORT:-29500}
 MEGATRON_DIR=${MEGATRON_DIR:-$PWD/Megatron-LM}
-# Local rank i runs on the i-th visible GPU.
-export CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7
+# Local rank i runs on the i-th visible device (Huawei runtime: ASCEND_RT_VISIBLE_DEVICES).
 export ASCEND_RT_VISIBLE_DEVICES=0,1,2,3,4,5,6,7
 export CUDA_DEVICE_MAX_CONNECTIONS=1
 

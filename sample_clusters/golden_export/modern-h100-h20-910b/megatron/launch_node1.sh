@@ -19,7 +19,7 @@ NPROC_PER_NODE=8
 MASTER_ADDR=${MASTER_ADDR:-ascend}
 MASTER_PORT=${MASTER_PORT:-29500}
 MEGATRON_DIR=${MEGATRON_DIR:-$PWD/Megatron-LM}
-# Local rank i runs on the i-th visible GPU.
+# Local rank i runs on the i-th visible device (NVIDIA runtime: CUDA_VISIBLE_DEVICES).
 export CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7
 export CUDA_DEVICE_MAX_CONNECTIONS=1
 

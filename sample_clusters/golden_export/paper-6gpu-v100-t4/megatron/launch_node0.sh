@@ -6,6 +6,7 @@
 # Expected iteration time: 41356.6 ms; largest per-GPU peak memory 30727 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
 #   stage 0  v100#0  V100-32GB  layers 0-31 (32)  recompute full  30727 MiB of 32768 MiB (6% headroom)
+# Precision: fp16 with dynamic loss scaling on every rank (one precision for the whole job): V100-32GB has no bf16.
 #
 # Node rank 0 of 1 on host v100: global ranks 0-3 on GPUs 0,1,2,3, pipeline stage 0 (v100#0, V100-32GB).
 # Megatron's rank order (tp fastest, then dp, then pp) and torchrun's static rendezvous
@@ -17,7 +18,7 @@ NPROC_PER_NODE=4
 MASTER_ADDR=${MASTER_ADDR:-v100}
 MASTER_PORT=${MASTER_PORT:-29500}
 MEGATRON_DIR=${MEGATRON_DIR:-$PWD/Megatron-LM}
-# Local rank i runs on the i-th visible GPU.
+# Local rank i runs on the i-th visible device (NVIDIA runtime: CUDA_VISIBLE_DEVICES).
 export CUDA_VISIBLE_DEVICES=0,1,2,3
 export CUDA_DEVICE_MAX_CONNECTIONS=1
 
@@ -38,7 +39,7 @@ MEGATRON_ARGS=(
   --untie-embeddings-and-output-weights
   --micro-batch-size 1
   --global-batch-size 32
-  --bf16
+  --fp16
   --use-distributed-optimizer
   --recompute-granularity full
   --recompute-method uniform
