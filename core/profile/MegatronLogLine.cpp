@@ -4,8 +4,6 @@
 
 #include <array>
 #include <cmath>
-#include <utility>
-#include <vector>
 
 namespace memx {
 
@@ -18,14 +16,9 @@ using Kind = MegatronLogLine::Kind;
 // Bytes / 1e9 (Megatron-Bridge's "gigabytes") in MiB (bytes / 2^20).
 constexpr double kMiBPerGB = 1e9 / 1048576.0;
 
-// "key: value" fields between '|' separators. A piece without ':' (or with an
-// empty key) is reported in `bad`.
-struct Fields {
-    std::vector<std::pair<std::string, std::string>> kv;
-    std::vector<std::string> bad;
-};
+}  // namespace
 
-Fields splitFields(sv rest)
+MegatronLogLine::Fields MegatronLogLine::fields(std::string_view rest)
 {
     Fields f;
     while (!rest.empty()) {
@@ -44,6 +37,8 @@ Fields splitFields(sv rest)
     }
     return f;
 }
+
+namespace {
 
 // Position just past "iteration N/" (whitespace allowed after "iteration"), and N; npos if none.
 size_t findIterationSignature(sv c, long long& n)
@@ -153,7 +148,7 @@ Kind MegatronLogLine::iteration(std::string_view c, IterationRecord& rec, std::s
     }
     rec.totalIterations = static_cast<int>(m);
     bool haveElapsed = false;
-    for (const auto& [key, value] : splitFields(s.substr(1)).kv) {
+    for (const auto& [key, value] : fields(s.substr(1)).kv) {
         rec.fields[key] = value;
         readIterationField(key, value, rec, haveElapsed);
     }
@@ -243,7 +238,7 @@ Kind MegatronLogLine::memory(std::string_view c, MemoryRecord& rec, std::string&
     double* dst[4] = {&rec.allocatedMiB, &rec.maxAllocatedMiB, &rec.reservedMiB, &rec.maxReservedMiB};
     bool have[4] = {false, false, false, false};
     const double scale = rec.gigabytes ? kMiBPerGB : 1.0;
-    for (const auto& [key, value] : splitFields(c.substr(at + 11)).kv) {
+    for (const auto& [key, value] : fields(c.substr(at + 11)).kv) {
         for (size_t i = 0; i < 4; ++i)
             if (key == names[i][0] || key == names[i][1] || key == names[i][2])
                 have[i] = T::toDouble(value, *dst[i]);

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace memx {
 
@@ -51,6 +53,14 @@ public:
     // A line that begins a record of its own (iteration, memory, timer block,
     // argument banner, start marker), so it cannot continue a wrapped line.
     static bool beginsRecord(std::string_view content);
+
+    // The trimmed "key: value" pieces between '|' separators; a piece without
+    // a key (no ':', or nothing before it) goes to `bad`.
+    struct Fields {
+        std::vector<std::pair<std::string, std::string>> kv;
+        std::vector<std::string> bad;
+    };
+    static Fields fields(std::string_view rest);
 };
 
 }  // namespace memx

@@ -402,24 +402,18 @@ private:
             warn(lineNo, "malformed one-line timer line; skipped");
             return;
         }
-        bool damaged = false;
-        rest.remove_prefix(1);
-        while (!rest.empty()) {
-            const size_t bar = rest.find('|');
-            const sv piece = T::trim(rest.substr(0, bar));
-            rest = bar == sv::npos ? sv() : rest.substr(bar + 1);
-            if (piece.empty())
-                continue;
-            const size_t colon = piece.find(':');
+        const MegatronLogLine::Fields f = MegatronLogLine::fields(rest.substr(1));
+        bool damaged = !f.bad.empty();
+        for (const auto& [key, value] : f.kv) {
             TimerRecord r;
             r.stat = TimerStat::Legacy;
             r.line = lineNo;
-            if (colon == sv::npos || colon == 0 || !T::toDouble(piece.substr(colon + 1), r.maxMs)) {
+            if (!T::toDouble(value, r.maxMs)) {
                 damaged = true;
                 continue;
             }
             r.minMs = r.maxMs;
-            addTimer(std::string(T::trim(piece.substr(0, colon))), r);
+            addTimer(key, r);
         }
         if (damaged)
             warn(lineNo, "one-line timer line has unreadable fields (truncated?); those fields skipped");
