@@ -18,11 +18,9 @@
 #include "sim/ReferenceSimulator.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 
 namespace memx::cli {

@@ -211,8 +211,15 @@ ImportedLog LogImporter::import(const std::string& file)
         if (!out.errors.empty())
             return out;
         std::optional<DumpedRun> dump;
-        if (!log.arguments.empty())
-            dump = log.arguments.front().toRun(log.paddedVocab);
+        try {
+            if (!log.arguments.empty())
+                dump = log.arguments.front().toRun(log.paddedVocab);
+        } catch (const MissingArgument& e) {
+            if (!listed)
+                throw;
+            out.warnings.push_back(std::string(e.what()) + "; the argument dump is not checked against "
+                                   + opt_.runsFile);
+        }
         if (!listed && !dump)
             out.errors.push_back(file + ": no argument dump (\"---- arguments ----\" ... \"---- end of arguments ----\") "
                                         "to read the run from; give --runs with the run list");

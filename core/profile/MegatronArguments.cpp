@@ -94,12 +94,25 @@ std::optional<std::string> MegatronArguments::raw(const std::string& name) const
     return it->second.value;
 }
 
+namespace {
+
+std::string fieldOf(const MegatronArguments& a, const std::string& name)
+{
+    const int at = a.line(name);
+    return at > 0 ? "line " + std::to_string(at) + ", argument " + name
+                  : "argument " + name + " (not in the dump at line " + std::to_string(a.startLine()) + ")";
+}
+
+}  // namespace
+
 void MegatronArguments::fail(const std::string& name, const std::string& reason) const
 {
-    const int at = line(name);
-    const std::string field = at > 0 ? "line " + std::to_string(at) + ", argument " + name
-                                     : "argument " + name + " (not in the dump at line " + std::to_string(startLine_) + ")";
-    throw InputError(file_, field, reason);
+    throw InputError(file_, fieldOf(*this, name), reason);
+}
+
+void MegatronArguments::failMissing(const std::string& name, const std::string& reason) const
+{
+    throw MissingArgument(file_, fieldOf(*this, name), reason);
 }
 
 std::optional<std::string> MegatronArguments::text(const std::string& name) const
@@ -256,7 +269,7 @@ private:
         if (!v && fallback)
             return *fallback;
         if (!v)
-            a_.fail(name, a_.has(name) ? "is None; the measurement needs it" : "missing from the argument dump");
+            a_.failMissing(name, a_.has(name) ? "is None; the measurement needs it" : "missing from the argument dump");
         if (*v < 1 || *v > 1000000000)
             a_.fail(name, "must be a positive number, got " + std::to_string(*v));
         return static_cast<int>(*v);
@@ -339,7 +352,7 @@ private:
         if (a_.integer("ffn_hidden_size")) {
             c_.ffnHidden = required("ffn_hidden", "ffn_hidden_size");
         } else if (a_.flag("swiglu").value_or(false)) {
-            a_.fail("ffn_hidden_size", "is missing with swiglu; the MLP size cannot be known");
+            a_.failMissing("ffn_hidden_size", "is missing with swiglu; the MLP size cannot be known");
         } else {
             c_.ffnHidden = 4 * c_.hidden;  // Megatron's default
             note("ffn_hidden", "ffn_hidden_size");
@@ -364,7 +377,7 @@ private:
         } else if (size) {
             c_.vocab = required("vocab", "vocab_size");
         } else {
-            a_.fail("vocab_size", "no vocabulary size: padded_vocab_size and vocab_size are absent or None and the "
+            a_.failMissing("vocab_size", "no vocabulary size: padded_vocab_size and vocab_size are absent or None and the "
                                   "log has no \" > padded vocab (size: V) ... (new size: P)\" line");
         }
         run_.vocabAliases = {c_.vocab};

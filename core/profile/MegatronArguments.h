@@ -1,5 +1,6 @@
 #pragma once
 
+#include "io/InputError.h"
 #include "model/Recompute.h"
 #include "profile/Measurement.h"
 
@@ -17,6 +18,15 @@ struct PaddedVocabLine {
     int size = 0;    // the tokenizer's vocabulary
     int padded = 0;  // what the embedding is built with
     int line = 0;
+};
+
+// Thrown by MegatronArguments::toRun when the dump lacks a value the
+// measurement needs (absent or None), as opposed to a value that is wrong or
+// describes what is not modelled: with a run list to take the value from, the
+// log is still usable.
+class MissingArgument : public InputError {
+public:
+    using InputError::InputError;
 };
 
 // Where a value of a DumpedRun comes from.
@@ -96,9 +106,10 @@ public:
     std::optional<std::vector<std::string>> list(const std::string& name) const;  // "[a, 'b']"; a scalar is a list of one
 
     // The run the dump describes. Throws InputError naming the file, the line
-    // and the argument that is missing (with the banner's line), contradicts
-    // another, or describes what the measurement format cannot hold (MoE,
-    // context parallelism, batch-size ramp-up, partial recomputation). The
+    // and the argument that is missing (MissingArgument, with the banner's
+    // line), contradicts another, or describes what the measurement format
+    // cannot hold (MoE, context parallelism, batch-size ramp-up, partial
+    // recomputation). The
     // padded vocabulary line, when the log has one, stands in for a
     // padded_vocab_size the dump lacks (it is set after the dump is printed).
     DumpedRun toRun(const std::optional<PaddedVocabLine>& paddedVocab = {}) const;
@@ -109,7 +120,9 @@ public:
     // Every argument name toRun reads.
     static const std::vector<std::string>& runArgumentNames();
 
+    // Throw InputError (MissingArgument) naming the file, the argument's line (or the banner's) and the argument.
     [[noreturn]] void fail(const std::string& name, const std::string& reason) const;
+    [[noreturn]] void failMissing(const std::string& name, const std::string& reason) const;
 
 private:
     struct Entry {

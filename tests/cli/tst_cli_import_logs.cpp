@@ -71,7 +71,7 @@ void TestCliImportLogs::partlyImported()
                                                          "has no end banner"),
              qPrintable(r.err));
     QVERIFY(r.err.contains("it stops after argument num_attention_heads on line 43"));
-    QVERIFY(r.err.contains("bad_no_iteration_lines.log: no iteration line in its 87 lines"));
+    QVERIFY(r.err.contains("bad_no_iteration_lines.log: no iteration line in its 86 lines"));
     QVERIFY(r.err.contains("bad_no_iteration_lines.log: nothing written for this log"));
     QVERIFY2(r.err.contains("2 log(s) skipped (reasons above); exit code 3"), qPrintable(r.err));
     QVERIFY2(r.out.contains("3 rows from 1 of 3 log(s)"), qPrintable(r.out));
@@ -116,7 +116,7 @@ void TestCliImportLogs::runListChecked()
     const QStringList args{"import-logs", "--runs", logFile("runs_contradicting.csv"), "--out", path("r.csv"),
                            logFile("main_2025_argdump_vpp.log"), logFile("resumed_run_three_lines.log")};
     RUN_EXPECT(r, args, 3);
-    QVERIFY2(r.err.contains("main_2025_argdump_vpp.log: line 71, argument tensor_model_parallel_size = 2 gives tp 2, "
+    QVERIFY2(r.err.contains("main_2025_argdump_vpp.log: line 70, argument tensor_model_parallel_size = 2 gives tp 2, "
                             "but run main_2025_argdump_vpp in"),
              qPrintable(r.err));
     QVERIFY(r.err.contains("argument world_size = 8 gives dp 2, but run main_2025_argdump_vpp"));

@@ -63,6 +63,7 @@ private slots:
     void refused_data();
     void refused();
     void withRunList();
+    void dumpLackingAValue();
     void gpuTypeMap();
     void gpuTypeMapRefuses_data();
     void gpuTypeMapRefuses();
@@ -232,7 +233,7 @@ void TestLogImport::refused_data()
     QTest::addColumn<QStringList>("errors");  // substrings, each in its own error
 
     QTest::newRow("no iteration lines") << "bad_no_iteration_lines.log" << "" << "H100-SXM"
-                                        << QStringList{"bad_no_iteration_lines.log: no iteration line in its 87 lines"};
+                                        << QStringList{"bad_no_iteration_lines.log: no iteration line in its 86 lines"};
     QTest::newRow("cut argument dump")
         << "bad_truncated_dump.log" << "" << "H100-SXM"
         << QStringList{"bad_truncated_dump.log: line 3: the argument dump starting here has no end banner",
@@ -241,14 +242,14 @@ void TestLogImport::refused_data()
         << "bad_two_configurations.log" << "" << "A10G"
         << QStringList{"bad_two_configurations.log: line 125, argument micro_batch_size = 4 differs from 8 in the dump "
                        "at line 3"};
-    // The dump (tensor_model_parallel_size on line 71, world_size on line 85,
-    // seq_length on line 68) against tp 4, dp 1, seq_len 2048 in the list.
+    // The dump (tensor_model_parallel_size on line 70, world_size on line 84,
+    // seq_length on line 67) against tp 4, dp 1, seq_len 2048 in the list.
     QTest::newRow("contradicts the run list")
         << "main_2025_argdump_vpp.log" << "runs_contradicting.csv" << ""
-        << QStringList{"main_2025_argdump_vpp.log: line 71, argument tensor_model_parallel_size = 2 gives tp 2, but run "
+        << QStringList{"main_2025_argdump_vpp.log: line 70, argument tensor_model_parallel_size = 2 gives tp 2, but run "
                        "main_2025_argdump_vpp in",
-                       "main_2025_argdump_vpp.log: line 85, argument world_size = 8 gives dp 2, but",
-                       "main_2025_argdump_vpp.log: line 68, argument seq_length = 4096 gives seq_len 4096, but"};
+                       "main_2025_argdump_vpp.log: line 84, argument world_size = 8 gives dp 2, but",
+                       "main_2025_argdump_vpp.log: line 67, argument seq_length = 4096 gives seq_len 4096, but"};
     QTest::newRow("GPU type against the run list")
         << "resumed_run_three_lines.log" << "runs_matching.csv" << "H100-SXM"
         << QStringList{"GPU type H100-SXM given for this log, but run resumed_run_three_lines in"};
@@ -300,6 +301,34 @@ void TestLogImport::withRunList()
     QCOMPARE(bridge.rows[0].iterationTimeMs.value(), 3111.2);
     QCOMPARE(bridge.rows[1].peakMemMiB.value(), 12.25e9 / 1048576.0);
     QCOMPARE(importer.runsWithoutLog(), std::vector<std::string>{"resumed_run_three_lines"});
+}
+
+void TestLogImport::dumpLackingAValue()
+{
+    // An excerpt without the " > padded vocab" line: a real dump has no
+    // padded_vocab_size (Megatron sets it after printing) and vocab_size None.
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("main_2025_argdump_vpp.log");
+    {
+        std::ifstream in(logFile("main_2025_argdump_vpp.log"));
+        std::ofstream out(copy.toStdString());
+        for (std::string line; std::getline(in, line);)
+            if (line.find("padded vocab") == std::string::npos)
+                out << line << "\n";
+    }
+    // With a run list the log is still usable: its vocabulary, unchecked.
+    const ImportedLog listed = LogImporter(runListOptions("runs_matching.csv")).import(copy.toStdString());
+    QVERIFY2(listed.imported(), qPrintable(joined(listed.errors)));
+    QCOMPARE(listed.rows.front().vocab, 50257);
+    QVERIFY2(joined(listed.warnings).contains("no vocabulary size")
+                 && joined(listed.warnings).contains("the argument dump is not checked against"),
+             qPrintable(joined(listed.warnings)));
+    // Without one there is nothing to take the vocabulary from.
+    LogImportOptions opt;
+    opt.gpuType = "H100-SXM";
+    const ImportedLog alone = LogImporter(opt).import(copy.toStdString());
+    QVERIFY(!alone.imported());
+    QVERIFY2(joined(alone.errors).contains("argument vocab_size: no vocabulary size"), qPrintable(joined(alone.errors)));
 }
 
 void TestLogImport::gpuTypeMap()
