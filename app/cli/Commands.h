@@ -4,8 +4,9 @@
 
 namespace memx::cli {
 
-// Exit codes shared by every subcommand.
-enum ExitCode { Ok = 0, NoFeasiblePlan = 1, BadInput = 2 };
+// Exit codes shared by every subcommand. PartlyImported: import-logs wrote
+// the logs it could read and skipped others (each named on stderr).
+enum ExitCode { Ok = 0, NoFeasiblePlan = 1, BadInput = 2, PartlyImported = 3 };
 
 // Each registers a subcommand; the callback sets `exitCode`.
 void addSearchCommand(CLI::App& app, int& exitCode);

@@ -12,18 +12,15 @@
 #include "predict/AnalyticPredictor.h"
 #include "profile/MeasuredRun.h"
 #include "profile/MeasurementCsv.h"
-#include "profile/MegatronLogParser.h"
+#include "profile/LogImporter.h"
 #include "profile/ProfilingPlanner.h"
-#include "profile/RankLayout.h"
 #include "profile/RunScenario.h"
 #include "sim/ReferenceSimulator.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 
 namespace memx::cli {
@@ -215,61 +212,58 @@ void simulate(const SimArgs& a, int& exitCode)
 }
 
 struct ImportArgs {
-    std::string runs, out;
+    std::string runs, out, gpuType, gpuTypeMap;
     std::vector<std::string> logs;
     int skipWarmup = 2;
+    bool allowSetupMismatch = false;
 };
 
-void importLogs(const ImportArgs& a)
+LogImportOptions importOptions(const ImportArgs& a)
 {
-    const MeasurementSet set = MeasurementCsv::read(a.runs, MeasurementCsv::Kind::RunList);
-    printWarnings(set.warnings);
-    const std::vector<MeasuredRun> runs = MeasuredRun::group(set.rows, a.runs);
-    std::map<std::string, const MeasuredRun*> bySafeName;
-    for (const MeasuredRun& r : runs) bySafeName[LaunchFiles::safeName(r.runId)] = &r;
-    std::vector<Measurement> out;
-    std::map<std::string, bool> seen;
-    for (const std::string& file : a.logs) {
-        const std::string stem = fs::path(file).stem().string();
-        const auto it = bySafeName.find(stem);
-        if (it == bySafeName.end())
-            throw InputError(file, "file name",
-                             "no run \"" + stem + "\" in " + a.runs + "; name each log after its run_id (<run_id>.log)");
-        const MeasuredRun& run = *it->second;
-        if (seen[run.runId])
-            throw InputError(file, "file name", "a second log for run " + run.runId);
-        seen[run.runId] = true;
-        const MegatronLog log = MegatronLogParser::read(file);
-        printWarnings(log.warnings);
-        const MegatronLogSummary sum = log.summary(a.skipWarmup);
-        const RankLayout layout(run.config.tp, run.config.pp, run.config.dp);
-        const std::vector<double> peaks = MegatronLogParser::stagePeakMiB(log, layout);
-        Measurement r = run.emptyRunRow(MeasurementSource::Measured);
-        if (!std::isnan(sum.medianIterationMs))
-            r.iterationTimeMs = sum.medianIterationMs;
-        else
-            std::cerr << "warning: " << file << ": no iteration left after the warm-up; no time for run " << run.runId
-                      << "\n";
-        std::vector<Measurement> stages;
-        for (std::size_t i = 0; i < run.stages.size(); ++i) {
-            if (std::isnan(peaks[i])) {
-                std::cerr << "warning: " << file << ": no memory line of stage " << i << " (ranks of pipeline stage "
-                          << i << ")\n";
-                continue;
-            }
-            Measurement s = run.emptyStageRow(i, MeasurementSource::Measured);
-            s.peakMemMiB = peaks[i];
-            stages.push_back(s);
-        }
-        if (r.iterationTimeMs) out.push_back(r);
-        out.insert(out.end(), stages.begin(), stages.end());
+    LogImportOptions opt;
+    opt.skipWarmup = a.skipWarmup;
+    opt.gpuType = a.gpuType;
+    opt.allowSetupMismatch = a.allowSetupMismatch;
+    if (!a.gpuTypeMap.empty())
+        opt.gpuTypes = LogImporter::readGpuTypeMap(a.gpuTypeMap);
+    if (!a.runs.empty()) {
+        const MeasurementSet set = MeasurementCsv::read(a.runs, MeasurementCsv::Kind::RunList);
+        printWarnings(set.warnings);
+        opt.runsFile = a.runs;
+        opt.runs = MeasuredRun::group(set.rows, a.runs);
+    } else if (a.gpuType.empty() && a.gpuTypeMap.empty()) {
+        throw InputError("--gpu-type", "", "without --runs the logs do not say which GPU ran them: give --gpu-type T "
+                                            "or --gpu-type-map FILE (`memx-cli gpus` lists the types)");
     }
-    for (const MeasuredRun& r : runs)
-        if (!seen[r.runId]) std::cerr << "warning: no log for run " << r.runId << "\n";
+    return opt;
+}
+
+void importLogs(const ImportArgs& a, int& exitCode)
+{
+    LogImporter importer(importOptions(a));
+    std::vector<Measurement> out;
+    std::size_t skipped = 0;
+    for (const std::string& file : a.logs) {
+        const ImportedLog log = importer.import(file);
+        printWarnings(log.warnings);
+        for (const std::string& e : log.errors) std::cerr << "error: " << e << "\n";
+        if (!log.imported()) {
+            std::cerr << "error: " << file << ": nothing written for this log\n";
+            ++skipped;
+            continue;
+        }
+        out.insert(out.end(), log.rows.begin(), log.rows.end());
+    }
+    for (const std::string& run : importer.runsWithoutLog()) std::cerr << "warning: no log for run " << run << "\n";
     if (out.empty())
-        throw InputError(a.logs.empty() ? a.runs : a.logs.front(), "", "the logs hold no usable iteration or memory line");
+        throw InputError(a.logs.empty() ? a.runs : a.logs.front(), "",
+                         "no log could be imported (" + std::to_string(skipped) + " skipped, reasons above)");
     MeasurementCsv::save(a.out, out);
-    std::printf("%zu rows from %zu log(s) written to %s\n", out.size(), a.logs.size(), a.out.c_str());
+    std::printf("%zu rows from %zu of %zu log(s) written to %s\n", out.size(), a.logs.size() - skipped, a.logs.size(),
+                a.out.c_str());
+    if (skipped > 0)
+        std::cerr << skipped << " log(s) skipped (reasons above); exit code " << PartlyImported << "\n";
+    exitCode = skipped > 0 ? PartlyImported : Ok;
 }
 
 }  // namespace
@@ -308,17 +302,29 @@ void addProfileCommands(CLI::App& app, int& exitCode)
     sim->callback([sa, &exitCode] { simulate(*sa, exitCode); });
 
     auto ia = std::make_shared<ImportArgs>();
-    auto* imp = app.add_subcommand("import-logs",
-                                   "Turn Megatron-LM logs of the planned runs into measurements (<run_id>.log each)");
-    imp->add_option("--runs", ia->runs, "Run list the logs belong to")->required();
+    auto* imp = app.add_subcommand(
+        "import-logs",
+        "Turn Megatron-LM / Megatron-DeepSpeed / NeMo training logs into measurements: the run from each log's "
+        "argument dump (or --runs), its median iteration time and its peak memory per pipeline stage");
+    imp->add_option("--runs", ia->runs,
+                    "Run list the logs belong to (<run_id>.log each); their argument dumps are checked against it. "
+                    "Without it, each log's argument dump gives the run and the file stem its run_id");
     imp->add_option("--out", ia->out, "Measurements to write")->required();
-    imp->add_option("--skip-warmup", ia->skipWarmup, "Iteration lines dropped at the start of each log")
+    imp->add_option("--gpu-type", ia->gpuType, "GPU type of every log (a `memx-cli gpus` name); needed without --runs");
+    imp->add_option("--gpu-type-map", ia->gpuTypeMap,
+                    "GPU type per log: a file of \"log-file-name gpu-type\" lines (# comments); over --gpu-type");
+    imp->add_option("--skip-warmup", ia->skipWarmup,
+                    "Iterations <= N of the training run are warm-up, and so is the first iteration line after each "
+                    "start (argument dump, checkpoint load, 'training ...', an iteration number going back)")
+        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
-    imp->add_option("logs", ia->logs, "Log files, named <run_id>.log")->required();
-    imp->callback([ia, &exitCode] {
-        importLogs(*ia);
-        exitCode = Ok;
-    });
+    imp->add_flag("--allow-setup-mismatch", ia->allowSetupMismatch,
+                  "Import runs the planner's model does not describe (fp32, no sequence parallelism at TP > 1, "
+                  "optimizer state not sharded at DP > 1, chunked full recomputation) with a warning");
+    imp->add_option("logs", ia->logs, "Log files")->required();
+    imp->footer("Exit codes: 0 every log imported; 3 some logs skipped (each named on stderr with file, line and "
+                "argument; the others written); 2 bad input or no log imported.");
+    imp->callback([ia, &exitCode] { importLogs(*ia, exitCode); });
 }
 
 }  // namespace memx::cli

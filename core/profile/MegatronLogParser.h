@@ -1,8 +1,7 @@
 #pragma once
 
-#include <limits>
-#include <map>
-#include <optional>
+#include "profile/MegatronLog.h"
+
 #include <string>
 #include <vector>
 
@@ -10,94 +9,34 @@ namespace memx {
 
 class RankLayout;
 
-// One `iteration N/ M | ... |` line, printed by the last rank (the last
-// pipeline stage). With --log-interval > 1 the times are averages over the
-// interval that ends at `iteration`.
-struct IterationRecord {
-    int iteration = 0;
-    int totalIterations = 0;
-    double elapsedMs = 0.0;             // "elapsed time per iteration (ms)"
-    std::optional<double> tflopsPerGpu;  // "throughput per GPU (TFLOP/s/GPU)" or DeepSpeed "TFLOPs"
-    // Megatron-DeepSpeed's "TFLOPs" counts recomputation; Megatron-LM's
-    // "throughput per GPU" does not (model FLOPs).
-    bool tflopsCountRecompute = false;
-    std::optional<double> lmLoss;
-    std::optional<long long> consumedSamples;
-    std::optional<int> globalBatchSize;
-    int skippedIterations = 0;  // "number of skipped iterations"
-    int nanIterations = 0;      // "number of nan iterations"
-    std::string timestamp;      // "[YYYY-MM-DD HH:MM:SS.ffffff]" content, empty when absent
-    // Set by the parser for iteration 1 (allocator and kernel warm-up) and for
-    // records that report skipped or NaN iterations; callers may set it too.
-    bool warmup = false;
-    std::map<std::string, std::string> fields;  // every "key: value" field, raw
-    int line = 0;                               // 1-based line in the log
-};
-
-// One `[Rank R] (after N iterations) memory (MB) | ...` line. Megatron's "MB"
-// is bytes / 2^20, i.e. MiB. Printed by every rank with DP rank 0.
-struct MemoryRecord {
-    int rank = -1;       // -1: the 2020 format without "[Rank R]"
-    int iteration = -1;  // N of "after N iterations" / "for iteration N"; -1 if unknown
-    std::string when;    // e.g. "after 10 iterations", "before save_checkpoint for iteration 100"
-    double allocatedMiB = 0.0;
-    double maxAllocatedMiB = 0.0;
-    double reservedMiB = 0.0;
-    double maxReservedMiB = 0.0;
-    std::optional<double> totalDeviceUsedMiB;  // --log-device-memory-used
-    int line = 0;
-};
-
-enum class TimerStat {
-    MinMax,   // "(min, max) time across ranks (ms):" entry "(a, b)"
-    MaxOnly,  // "max time across ranks (ms):" entry (minMs == maxMs)
-    PerRank,  // "times across ranks (ms):" (--timing-log-option all): one rank's value
-    Legacy,   // one-line "time (ms) | name: v | ..." (2021-2023)
-};
-
-// One timer value. Times are per iteration in ms (Megatron divides by the
-// log interval). For single values minMs == maxMs.
-struct TimerRecord {
-    int iteration = -1;  // the iteration line printed before the timers; -1 if none yet
-    int rank = -1;       // PerRank only
-    double minMs = 0.0;
-    double maxMs = 0.0;
-    TimerStat stat = TimerStat::MinMax;
-    int line = 0;
-};
-
-struct MegatronLogSummary {
-    double medianIterationMs = std::numeric_limits<double>::quiet_NaN();  // NaN if no iteration is left
-    int iterationsUsed = 0;
-    int iterationsExcluded = 0;
-    std::map<int, double> peakAllocatedMiB;  // rank -> max of "max allocated" over its memory lines
-    std::map<int, double> peakReservedMiB;   // rank -> max of "max reserved"
-};
-
-struct MegatronLog {
-    std::string file;
-    std::vector<IterationRecord> iterations;  // in log order
-    std::vector<MemoryRecord> memory;         // in log order
-    std::map<std::string, std::vector<TimerRecord>> timers;  // timer name -> values in log order
-    std::vector<std::string> warnings;        // "<file>:<line>: <what>; skipped"
-
-    // Median elapsed time over the iterations left after dropping the first
-    // skipWarmup records (log order) and every record flagged warmup, plus the
-    // per-rank peaks of the memory lines (rank-less 2020 lines are left out).
-    MegatronLogSummary summary(int skipWarmup = 2) const;
-};
-
-// Reads Megatron-LM / Megatron-DeepSpeed training logs (formats in
-// reference/EXPORT_AND_LOGS.md section 2): iteration lines, memory lines,
-// (min, max) / max / per-rank / one-line timers. Tolerates line prefixes
-// ("0: " from srun -l, "[default0]:" from torchrun --tee, "stdout: ",
-// "INFO:megatron.core.timers:"), timestamps, interleaved ranks, CR/LF, and
-// truncated or garbled lines, which are skipped with a warning naming file and
-// line. Unrecognised lines (startup output, comments) are ignored silently.
+// Reads Megatron-LM / Megatron-DeepSpeed / Megatron-Bridge / NeMo training
+// logs (formats in reference/EXPORT_AND_LOGS.md section 2 and
+// docs/MEASUREMENTS.md "Logs"): iteration lines of every era since 2020
+// (with or without timestamps, consumed samples, TFLOPs, samples per second),
+// NeMo progress lines (train_step_timing in s), memory lines in MB with or
+// without rank and in GB (Megatron-Bridge), (min, max) / max / per-rank /
+// one-line timers, the argument dump (MegatronArguments) and the padded
+// vocabulary line.
+//
+// Tolerates launcher and logger prefixes and ANSI colours (LogLinePrefixes),
+// interleaved ranks, CR/LF, progress bars redrawn with '\r' (a repeated line
+// is kept once), and lines wrapped over several physical lines (an iteration
+// line without its closing '|', a memory line without all four values:
+// following lines that begin no record of their own are joined, up to 8).
+// Truncated or garbled lines are skipped with a warning naming file and line.
+// Unrecognised lines (startup output, comments) are ignored silently.
+//
+// Starts of training: the argument banner, "training ...", "[before the
+// start of training step]", "loading checkpoint ...", "successfully loaded
+// checkpoint ...", "[after training is done]", and an iteration number that
+// does not go up (a restart without any of those lines). The first
+// iteration line after a start is flagged firstAfterStart, and later ones
+// are numbered by run. A dump without its end banner stays open for argument
+// lines until the first record or start line, and is reported incomplete.
 class MegatronLogParser {
 public:
     // Throws InputError (naming `file`) when the text holds no iteration,
-    // memory or timer line at all.
+    // memory or timer line and no argument dump at all.
     static MegatronLog parse(const std::string& text, const std::string& file);
     // Throws InputError when the file cannot be read or holds nothing parseable.
     static MegatronLog read(const std::string& file);
@@ -105,8 +44,10 @@ public:
     // Peak "max allocated" MiB per pipeline stage: stage s gets the max over
     // the memory records of layout.ranksOfStage(s) present in the log; NaN for
     // a stage without any record (the caller must report it). Rank-less
-    // records are ignored. Throws InputError when a rank lies outside the
-    // layout's world size (the layout does not match the log).
+    // records (2020) were printed by global rank 0 (print_rank_0), which is on
+    // stage 0 in every rank order: they stand for stage 0 when it has no
+    // ranked record. Throws InputError when a rank lies outside the layout's
+    // world size (the layout does not match the log).
     static std::vector<double> stagePeakMiB(const MegatronLog& log, const RankLayout& layout);
 };
 

@@ -2,19 +2,28 @@
 // write the run's log in every sample format, import it with
 // MegatronLogParser, map ranks back to stages with RankLayout (built from the
 // exported arguments, not from the plan), and get every stage's peak back.
+// And without a run list: the exported arguments printed as Megatron's
+// argument dump in front of the simulated log, imported by LogImporter, give
+// back the exported job (parallelism, batch, model, layer split, recompute)
+// and the simulated peaks.
 #include "TestPaths.h"
 
 #include "export/MegatronExport.h"
 #include "export/PlanJson.h"
 #include "export/PlanJsonReader.h"
+#include "profile/LogImporter.h"
 #include "profile/MegatronLogParser.h"
 #include "profile/RankLayout.h"
 #include "search/SearchEngine.h"
 #include "sim/ReferenceSimulator.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <map>
 #include <sstream>
 
 using namespace memx;
@@ -75,6 +84,49 @@ Exported readBack(const PlanDocument& doc, const std::vector<ExportedFile>& file
     return e;
 }
 
+// The best plan for LLaMA2-7B, GBS 32, on a sample cluster, as a plan document.
+PlanDocument bestPlan(const QString& cluster)
+{
+    SearchRequest req;
+    req.problem.cluster = Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 32;
+    req.problem.setup.microBatches = {1};
+    req.problem.setup.maxPipelineStages = 4;
+    req.options.topK = 3;
+    const SearchResult r = SearchEngine::run(req);
+    if (!r.error.empty())
+        throw std::runtime_error(r.error);
+    return PlanJsonReader::fromJson(PlanJson::search(req.problem, r), cluster.toStdString());
+}
+
+// pretrain_gpt.py arguments as Megatron's _print_args prints them after
+// argparse: "--foo-bar V" is foo_bar = V, a flag without value True; sorted
+// case-insensitively, names dot-padded to 48 columns. world_size comes from
+// the launcher (WORLD_SIZE), not from an argument.
+std::string argumentDump(const std::vector<std::string>& args, int worldSize)
+{
+    std::map<std::string, std::string> values{{"world_size", std::to_string(worldSize)}};
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string name = args[i].substr(2);
+        std::replace(name.begin(), name.end(), '-', '_');
+        const bool hasValue = i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0;
+        values[name] = hasValue ? args[++i] : "True";
+    }
+    std::vector<std::string> lines;
+    for (const auto& [name, value] : values)
+        lines.push_back("  " + name + " " + std::string(name.size() < 48 ? 48 - name.size() : 0, '.') + " " + value);
+    std::sort(lines.begin(), lines.end(), [](std::string a, std::string b) {
+        std::transform(a.begin(), a.end(), a.begin(), ::tolower);
+        std::transform(b.begin(), b.end(), b.begin(), ::tolower);
+        return a < b;
+    });
+    std::string out = "------------------------ arguments ------------------------\n";
+    for (const std::string& l : lines)
+        out += l + "\n";
+    return out + "-------------------- end of arguments ---------------------\n";
+}
+
 }  // namespace
 
 class TestLogRoundTrip : public QObject {
@@ -82,6 +134,8 @@ class TestLogRoundTrip : public QObject {
 private slots:
     void stagePeaksComeBack_data();
     void stagePeaksComeBack();
+    void runComesBackFromTheArgumentDump_data() { stagePeaksComeBack_data(); }
+    void runComesBackFromTheArgumentDump();
 };
 
 void TestLogRoundTrip::stagePeaksComeBack_data()
@@ -99,16 +153,7 @@ void TestLogRoundTrip::stagePeaksComeBack()
 {
     QFETCH(QString, cluster);
     QFETCH(int, format);
-    SearchRequest req;
-    req.problem.cluster = Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
-    req.problem.model = ModelSpec::resolve("llama2-7b");
-    req.problem.setup.globalBatch = 32;
-    req.problem.setup.microBatches = {1};
-    req.problem.setup.maxPipelineStages = 4;
-    req.options.topK = 3;
-    const SearchResult r = SearchEngine::run(req);
-    QVERIFY2(r.error.empty(), r.error.c_str());
-    const PlanDocument doc = PlanJsonReader::fromJson(PlanJson::search(req.problem, r), cluster.toStdString());
+    const PlanDocument doc = bestPlan(cluster);
     const Plan& plan = doc.plan;
 
     const Exported e = readBack(doc, MegatronExport::files(doc));
@@ -141,6 +186,54 @@ void TestLogRoundTrip::stagePeaksComeBack()
     // The median iteration time comes back too (to the 0.1 ms the log prints).
     const auto summary = log.summary(2);
     QVERIFY(std::abs(summary.medianIterationMs - run.medianIterationMs) <= 0.05 + 1e-9);
+}
+
+void TestLogRoundTrip::runComesBackFromTheArgumentDump()
+{
+    QFETCH(QString, cluster);
+    QFETCH(int, format);
+    const PlanDocument doc = bestPlan(cluster);
+    const Plan& plan = doc.plan;
+    const MegatronJob job = MegatronExport::jobFor(doc, MegatronExport::recomputeFor(plan).level);
+    const int world = plan.tp * plan.pp * plan.dp;
+
+    const ReferenceSimulator sim(7);
+    const SimulatedRun run = sim.run(doc.problem, plan, 6, 2);
+    const int vocab = doc.problem.model.vocab;
+    QTemporaryDir dir;
+    const std::string file = dir.filePath("planned_run.log").toStdString();
+    std::ofstream(file) << argumentDump(MegatronExport::arguments(job), world) << " > padded vocab (size: " << vocab
+                        << ") with 0 dummy tokens (new size: " << vocab << ")\ntraining ...\n"
+                        << sim.megatronLog(run, plan, static_cast<ReferenceSimulator::LogFormat>(format));
+
+    const Cluster& c = doc.problem.cluster;
+    const std::string gpu = c.types()[static_cast<std::size_t>(c.groups()[static_cast<std::size_t>(plan.stages[0].group)].type)].name;
+    LogImportOptions opt;
+    opt.gpuType = gpu;
+    const ImportedLog imported = LogImporter(opt).import(file);
+    std::string errors;
+    for (const std::string& e : imported.errors)
+        errors += e + "\n";
+    QVERIFY2(imported.imported(), errors.c_str());
+    QCOMPARE(static_cast<int>(imported.rows.size()), 1 + plan.pp);
+
+    const Measurement& r = imported.rows.front();
+    QCOMPARE(r.runId, std::string("planned_run"));
+    QCOMPARE(r.gpuType, gpu);
+    QCOMPARE((std::vector<int>{r.tp, r.pp, r.dp, r.vp, r.mbs, r.gbs, r.seqLen}),
+             (std::vector<int>{job.tp, job.pp, job.dp, std::max(1, job.virtualStages), job.microBatch, job.globalBatch,
+                               plan.seqLen}));
+    const ModelSpec& m = job.model;
+    QCOMPARE((std::vector<int>{r.numLayers, r.hidden, r.ffnHidden, r.heads, r.queryGroups, r.vocab}),
+             (std::vector<int>{m.numLayers, m.hidden, m.ffnHidden, m.heads, plan.queryGroups, vocab}));
+    QVERIFY(std::abs(*r.iterationTimeMs - run.medianIterationMs) <= 0.05 + 1e-9);
+    for (int s = 0; s < plan.pp; ++s) {
+        const Measurement& st = imported.rows[static_cast<std::size_t>(s) + 1];
+        QCOMPARE(st.stage.value(), s);
+        QCOMPARE(st.stageLayers.value(), plan.stages[static_cast<std::size_t>(s)].layers);
+        QCOMPARE(st.recompute, job.recompute);
+        QVERIFY(std::abs(*st.peakMemMiB - run.stages[static_cast<std::size_t>(s)].maxAllocatedMiB) <= 0.005);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestLogRoundTrip)

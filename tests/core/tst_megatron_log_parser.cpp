@@ -1,18 +1,16 @@
-// Megatron-LM log import: the four sample logs in tests/data/megatron_logs
+// Megatron-LM log import: the first four sample logs in tests/data/megatron_logs
 // (iteration, memory and timer lines; expected values worked out by hand from
 // the log text), the timer formats the samples lack (--timing-log-option max
 // and all, logger and launcher prefixes), Megatron's rank order, and damaged
-// input.
+// input. The other formats are in tst_log_formats.cpp.
 #include "io/InputError.h"
 #include "profile/MegatronLogParser.h"
 #include "profile/RankLayout.h"
 
+#include "TestNumbers.h"
 #include "TestPaths.h"
 
 #include <QtTest/QtTest>
-
-#include <cmath>
-#include <limits>
 
 using memx::InputError;
 using memx::MegatronLog;
@@ -21,17 +19,10 @@ using memx::RankCoords;
 using memx::RankLayout;
 using memx::TimerStat;
 
+using memx::test::compareMaybeNaN;
+using memx::test::kNaN;
+
 namespace {
-
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-void compareMaybeNaN(double actual, double expected)
-{
-    if (std::isnan(expected))
-        QVERIFY2(std::isnan(actual), qPrintable(QString("expected NaN, got %1").arg(actual)));
-    else
-        QCOMPARE(actual, expected);
-}
 
 QStringList timerNames(const MegatronLog& log)
 {
@@ -66,8 +57,8 @@ void TestMegatronLogParser::sampleLogs_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QList<int>>("iterations");
-    QTest::addColumn<double>("medianAll");      // summary(0): only flagged warm-up records dropped
-    QTest::addColumn<double>("medianDefault");  // summary(): first 2 records dropped as well
+    QTest::addColumn<double>("medianAll");      // summary(0): no iteration number is warm-up
+    QTest::addColumn<double>("medianDefault");  // summary(): lines averaging over iterations <= 2 dropped
     QTest::addColumn<double>("lastTflops");     // NaN: not in the log
     QTest::addColumn<QList<int>>("memRanks");   // memory records in log order
     QTest::addColumn<QList<double>>("memMaxAllocated");
@@ -76,24 +67,27 @@ void TestMegatronLogParser::sampleLogs_data()
     QTest::addColumn<QList<int>>("layout");  // tp, pp, dp from the log's "# Setup" line
     QTest::addColumn<QList<double>>("stagePeak");
 
-    // Iterations 1-4: 9821.4, 8353.5, 8340.6, 8336.7 ms. Iteration 1 is flagged
-    // warm-up, so summary(0) = median{8353.5, 8340.6, 8336.7} = 8340.6 and
-    // summary(2) = median{8340.6, 8336.7} = (8340.6 + 8336.7) / 2 = 8338.65.
+    // Iterations 1-4: 9821.4, 8353.5, 8340.6, 8336.7 ms, one per line (the
+    // gaps are 1), no start line before them. summary(0) keeps all four:
+    // (8340.6 + 8353.5) / 2 = 8347.05; summary(2) drops iterations 1 and 2:
+    // median{8340.6, 8336.7} = (8340.6 + 8336.7) / 2 = 8338.65.
     // Memory from ranks 0, 4, 1, 5 (DP rank 0 of TP2 PP2 DP2); stage 0 =
     // ranks 0-3 -> max(38911.20, 38907.95); stage 1 = ranks 4-7 ->
     // max(30422.87, 30419.02). Two (min, max) timer blocks of 5 timers.
     QTest::newRow("current_main_tp2_pp2")
-        << "current_main_tp2_pp2.log" << QList<int>{1, 2, 3, 4} << 8340.6 << 8338.65 << 72.3
+        << "current_main_tp2_pp2.log" << QList<int>{1, 2, 3, 4} << 8347.05 << 8338.65 << 72.3
         << QList<int>{0, 4, 1, 5} << QList<double>{38911.20, 30422.87, 38907.95, 30419.02}
         << QStringList{"backward-compute", "batch-generator", "forward-backward", "forward-compute", "optimizer"}
         << 0 << QList<int>{2, 2, 2} << QList<double>{38911.20, 30422.87};
 
-    // Iterations 10 and 20: 2411.8, 2398.2 ms; none flagged, so summary(0) =
-    // (2411.8 + 2398.2) / 2 = 2405.0 and summary(2) has nothing left (NaN).
+    // Iterations 10 and 20: 2411.8, 2398.2 ms. summary(0) = (2411.8 + 2398.2)
+    // / 2 = 2405.0. The gap of 10 says --log-interval 10: the line at 10
+    // averages iterations 1-10, which holds the warm-up, so summary(2) =
+    // 2398.2 (the line at 20, iterations 11-20).
     // Raw-float memory from ranks 0-3; TP1 PP4 DP1: stage = rank. Two
     // one-line timer lines of 7 timers.
     QTest::newRow("legacy_2022_onelinetimers")
-        << "legacy_2022_onelinetimers.log" << QList<int>{10, 20} << 2405.0 << kNaN << kNaN
+        << "legacy_2022_onelinetimers.log" << QList<int>{10, 20} << 2405.0 << 2398.2 << kNaN
         << QList<int>{0, 1, 2, 3}
         << QList<double>{14301.1806640625, 11209.7626953125, 8702.3818359375, 9011.0439453125}
         << QStringList{"backward-compute", "backward-embedding-all-reduce", "backward-params-all-reduce",
@@ -101,21 +95,23 @@ void TestMegatronLogParser::sampleLogs_data()
         << 0 << QList<int>{1, 4, 1}
         << QList<double>{14301.1806640625, 11209.7626953125, 8702.3818359375, 9011.0439453125};
 
-    // Iterations 30, 31: 5122.7, 5119.1 ms -> (5122.7 + 5119.1) / 2 = 5120.9.
+    // Iterations 30, 31: 5122.7, 5119.1 ms -> (5122.7 + 5119.1) / 2 = 5120.9,
+    // both past the warm-up (iteration numbers, not line positions).
     // "TFLOPs: 142.87" on the last line. Memory of rank 0 only; no timers.
     // TP4 PP1 DP2: one stage.
     QTest::newRow("megatron_deepspeed_style")
-        << "megatron_deepspeed_style.log" << QList<int>{30, 31} << 5120.9 << kNaN << 142.87 << QList<int>{0}
+        << "megatron_deepspeed_style.log" << QList<int>{30, 31} << 5120.9 << 5120.9 << 142.87 << QList<int>{0}
         << QList<double>{30102.5595703125} << QStringList{} << 0 << QList<int>{4, 1, 2}
         << QList<double>{30102.5595703125};
 
     // "N: " prefixes, ranks interleaved. Iterations 5, 6 (printed by rank 5):
-    // 10066.3, 10061.0 ms -> (10066.3 + 10061.0) / 2 = 10063.65. Memory:
+    // 10066.3, 10061.0 ms -> (10066.3 + 10061.0) / 2 = 10063.65 with or
+    // without the warm-up (both lines are past iteration 2). Memory:
     // rank 0 (7581.40), rank 2 (6950.22), rank 4 cut off at "reser" on line 6
     // (skipped, one warning), rank 0 again (7581.40). TP2 PP3 DP1: stage 0 =
     // ranks 0-1, stage 1 = ranks 2-3, stage 2 = ranks 4-5 -> no data (NaN).
     QTest::newRow("slurm_prefixed_interleaved")
-        << "slurm_prefixed_interleaved.log" << QList<int>{5, 6} << 10063.65 << kNaN << kNaN << QList<int>{0, 2, 0}
+        << "slurm_prefixed_interleaved.log" << QList<int>{5, 6} << 10063.65 << 10063.65 << kNaN << QList<int>{0, 2, 0}
         << QList<double>{7581.40, 6950.22, 7581.40} << QStringList{} << 1 << QList<int>{2, 3, 1}
         << QList<double>{7581.40, 6950.22, kNaN};
 }
@@ -178,9 +174,10 @@ void TestMegatronLogParser::currentMainDetails()
     QCOMPARE(first.consumedSamples.value(), 32LL);
     QCOMPARE(first.globalBatchSize.value(), 32);
     QCOMPARE(first.lmLoss.value(), 10.39431);
-    QVERIFY(first.warmup);  // iteration 1
+    QVERIFY(first.warmup(2));  // iteration 1
     QVERIFY(!first.tflopsCountRecompute);
-    QVERIFY(!log.iterations[1].warmup);
+    QVERIFY(log.iterations[1].warmup(2));  // iteration 2 <= 2
+    QVERIFY(!log.iterations[2].warmup(2));
     QCOMPARE(first.line, 3);
 
     // Memory record of rank 4: every field.

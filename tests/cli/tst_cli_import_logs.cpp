@@ -1,0 +1,157 @@
+// memx-cli import-logs as a user runs it on logs from public issue threads:
+// without a run list (the run from each log's argument dump, the GPU type
+// from --gpu-type / --gpu-type-map), with a run list it is checked against,
+// and with logs that must be skipped (exit code 3 when others were imported,
+// 2 when none was). Numbers come from the log text (see tst_log_import.cpp).
+#include "CliRunner.h"
+
+#include "profile/MeasurementCsv.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using memx::Measurement;
+using memx::MeasurementCsv;
+
+namespace {
+
+QString logFile(const char* name) { return QString::fromStdString(memx::test::dataFile(std::string("megatron_logs/") + name)); }
+
+}  // namespace
+
+class TestCliImportLogs : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+    void withoutRunList();
+    void partlyImported();
+    void noneImported_data();
+    void noneImported();
+    void runListChecked();
+    void setupMismatchAllowed();
+    void helpNamesExitCodes();
+};
+
+void TestCliImportLogs::withoutRunList()
+{
+    const QStringList args{"import-logs", "--out", path("m.csv"), "--gpu-type-map", logFile("gpu_types.map"),
+                           logFile("main_2025_argdump_vpp.log"), logFile("megatron_deepspeed_argdump.log"),
+                           logFile("torchrun_tee_ansi.log")};
+    RUN_EXPECT(r, args, 0);
+    // 3 logs: run row + 2 stage rows each.
+    QVERIFY2(r.out.contains("9 rows from 3 of 3 log(s)"), qPrintable(r.out));
+    const auto set = MeasurementCsv::read(path("m.csv").toStdString());
+    QCOMPARE(int(set.rows.size()), 9);
+    const Measurement& main = set.rows[0];
+    QCOMPARE(main.runId, std::string("main_2025_argdump_vpp"));
+    QCOMPARE(main.gpuType, std::string("H100-SXM"));
+    QCOMPARE(main.iterationTimeMs.value(), 7305.2);
+    QCOMPARE((QList<int>{main.tp, main.pp, main.dp, main.vp, main.queryGroups, main.vocab}),
+             (QList<int>{2, 2, 2, 2, 8, 50432}));
+    QCOMPARE(set.rows[1].peakMemMiB.value(), 43012.34);
+    QCOMPARE(set.rows[3].runId, std::string("megatron_deepspeed_argdump"));
+    QCOMPARE(set.rows[3].gpuType, std::string("A100-80GB"));
+    QCOMPARE(set.rows[6].gpuType, std::string("L4"));
+    // The torchrun log keeps two lines after the warm-up: said on stderr.
+    QVERIFY2(r.err.contains("warning: ") && r.err.contains("torchrun_tee_ansi.log: only 2 iteration line(s)"),
+             qPrintable(r.err));
+}
+
+void TestCliImportLogs::partlyImported()
+{
+    const QStringList args{"import-logs", "--out", path("p.csv"), "--gpu-type", "H100-SXM",
+                           logFile("bad_truncated_dump.log"), logFile("main_2025_argdump_vpp.log"),
+                           logFile("bad_no_iteration_lines.log")};
+    RUN_EXPECT(r, args, 3);
+    QVERIFY2(r.err.contains("error: ") && r.err.contains("bad_truncated_dump.log: line 3: the argument dump starting here "
+                                                         "has no end banner"),
+             qPrintable(r.err));
+    QVERIFY(r.err.contains("it stops after argument num_attention_heads on line 43"));
+    QVERIFY(r.err.contains("bad_no_iteration_lines.log: no iteration line in its 86 lines"));
+    QVERIFY(r.err.contains("bad_no_iteration_lines.log: nothing written for this log"));
+    QVERIFY2(r.err.contains("2 log(s) skipped (reasons above); exit code 3"), qPrintable(r.err));
+    QVERIFY2(r.out.contains("3 rows from 1 of 3 log(s)"), qPrintable(r.out));
+    const auto set = MeasurementCsv::read(path("p.csv").toStdString());
+    QCOMPARE(int(set.rows.size()), 3);
+    for (const Measurement& m : set.rows)
+        QCOMPARE(m.runId, std::string("main_2025_argdump_vpp"));
+}
+
+void TestCliImportLogs::noneImported_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+    const QString out = path("none.csv");
+    QTest::newRow("only bad logs") << QStringList{"import-logs", "--out", out, "--gpu-type", "H100-SXM",
+                                                  logFile("bad_no_iteration_lines.log")}
+                                   << "no log could be imported (1 skipped, reasons above)";
+    QTest::newRow("no GPU type without a run list")
+        << QStringList{"import-logs", "--out", out, logFile("main_2025_argdump_vpp.log")}
+        << "without --runs the logs do not say which GPU ran them";
+    QTest::newRow("unknown GPU type") << QStringList{"import-logs", "--out", out, "--gpu-type", "H1000",
+                                                     logFile("main_2025_argdump_vpp.log")}
+                                      << "unknown GPU type \"H1000\"";
+    QTest::newRow("negative warm-up") << QStringList{"import-logs", "--out", out, "--gpu-type", "H100-SXM",
+                                                     "--skip-warmup", "-1", logFile("main_2025_argdump_vpp.log")}
+                                      << "--skip-warmup";
+}
+
+void TestCliImportLogs::noneImported()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    RUN_EXPECT(r, args, 2);
+    QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+    QVERIFY(!QFile::exists(path("none.csv")));
+}
+
+void TestCliImportLogs::runListChecked()
+{
+    // main_2025's dump contradicts its row (tp, dp, seq_len); the resumed run
+    // agrees; the list's third run has no log.
+    const QStringList args{"import-logs", "--runs", logFile("runs_contradicting.csv"), "--out", path("r.csv"),
+                           logFile("main_2025_argdump_vpp.log"), logFile("resumed_run_three_lines.log")};
+    RUN_EXPECT(r, args, 3);
+    QVERIFY2(r.err.contains("main_2025_argdump_vpp.log: line 70, argument tensor_model_parallel_size = 2 gives tp 2, "
+                            "but run main_2025_argdump_vpp in"),
+             qPrintable(r.err));
+    QVERIFY(r.err.contains("argument world_size = 8 gives dp 2, but run main_2025_argdump_vpp"));
+    QVERIFY(r.err.contains("argument seq_length = 4096 gives seq_len 4096, but run main_2025_argdump_vpp"));
+    QVERIFY2(r.err.contains("warning: no log for run main_2025_argdump_vpp"), qPrintable(r.err));
+    const auto set = MeasurementCsv::read(path("r.csv").toStdString());
+    QCOMPARE(int(set.rows.size()), 2);
+    QCOMPARE(set.rows[0].runId, std::string("resumed_run_three_lines"));
+    QCOMPARE(set.rows[0].iterationTimeMs.value(), 1789.75);
+    QCOMPARE(set.rows[1].peakMemMiB.value(), 28012.80);
+}
+
+void TestCliImportLogs::setupMismatchAllowed()
+{
+    const QStringList refused{"import-logs", "--out", path("s.csv"), "--gpu-type", "V100-32GB",
+                              logFile("megatron_2020_rankless_memory.log")};
+    RUN_EXPECT(r1, refused, 2);
+    QVERIFY2(r1.err.contains("no sequence parallelism at TP 2"), qPrintable(r1.err));
+    QStringList allowed = refused;
+    allowed.insert(1, "--allow-setup-mismatch");
+    RUN_EXPECT(r2, allowed, 0);
+    QVERIFY2(r2.err.contains("imported anyway: --allow-setup-mismatch"), qPrintable(r2.err));
+    const auto set = MeasurementCsv::read(path("s.csv").toStdString());
+    QCOMPARE(int(set.rows.size()), 2);
+    QCOMPARE(set.rows[0].iterationTimeMs.value(), 420.5);
+    QCOMPARE(set.rows[1].peakMemMiB.value(), 5234.1787109375);  // the rank-less 2020 line
+}
+
+void TestCliImportLogs::helpNamesExitCodes()
+{
+    RUN_EXPECT(r, (QStringList{"import-logs", "--help"}), 0);
+    QVERIFY2(r.out.contains("3 some logs skipped"), qPrintable(r.out));
+    for (const char* option : {"--runs", "--gpu-type", "--gpu-type-map", "--skip-warmup", "--allow-setup-mismatch"})
+        QVERIFY2(r.out.contains(option), option);
+}
+
+QTEST_GUILESS_MAIN(TestCliImportLogs)
+#include "tst_cli_import_logs.moc"
