@@ -40,6 +40,8 @@ struct SearchArgs {
     std::string weights;
     std::string variance = "mib";
     double eps = 0.01;
+    std::string minHeadroom, maxSlowdown;
+    bool headroomAtUpper = false;
     std::size_t top = 10;
     std::size_t keep = 200;
     std::string json, csv, report;
@@ -53,6 +55,25 @@ struct SearchArgs {
     std::string runsOut;
     std::size_t runsCount = 40;
 };
+
+// "10%" or "0.1" -> 0.1; a negative or unreadable value names the option.
+double percentOption(const std::string& option, const std::string& text)
+{
+    std::string s = text;
+    const bool percent = !s.empty() && s.back() == '%';
+    if (percent)
+        s.pop_back();
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(s, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != s.size() || !std::isfinite(v) || v < 0)
+        throw InputError(option, text, "expected a fraction such as 0.1 or a percentage such as 10%");
+    return percent ? v / 100 : v;
+}
 
 // The plans of the search as a run list: the Phi and time rankings first,
 // then the plot sample, each plan once, at most `count`.
@@ -140,6 +161,16 @@ SearchRequest buildRequest(const SearchArgs& a)
     if (!(a.eps > 0 && a.eps < 1))
         throw InputError("--eps", std::to_string(a.eps), "expected a small fraction in (0, 1)");
     o.epsilonFraction = a.eps;
+    if (!a.minHeadroom.empty()) {
+        o.minHeadroom = percentOption("--min-headroom", a.minHeadroom);
+        if (o.minHeadroom >= 1)
+            throw InputError("--min-headroom", a.minHeadroom, "a GPU cannot keep all of its memory free");
+    }
+    o.headroomAtUpper = a.headroomAtUpper;
+    if (a.headroomAtUpper && a.minHeadroom.empty())
+        throw InputError("--headroom-at-upper", "", "needs --min-headroom");
+    if (!a.maxSlowdown.empty())
+        o.maxSlowdown = percentOption("--max-slowdown", a.maxSlowdown);
     req.options.topK = std::max(a.top, a.keep);
     req.options.threads = a.threads;
     req.options.prune = !a.noPrune;
@@ -201,6 +232,12 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--variance", args->variance, "Memory variance over absolute MiB (mib) or utilisation (util)")
         ->capture_default_str();
     cmd->add_option("--eps", args->eps, "eV as a fraction of the median variance")->capture_default_str();
+    cmd->add_option("--min-headroom", args->minHeadroom,
+                    "Only plans where every GPU keeps this much memory free (10% or 0.1), before Phi ranks");
+    cmd->add_flag("--headroom-at-upper", args->headroomAtUpper,
+                  "Count --min-headroom at the prediction's upper bound (peak x (1 + uncertainty))");
+    cmd->add_option("--max-slowdown", args->maxSlowdown,
+                    "Only plans at most this much slower than the fastest feasible plan (10% or 0.1), before Phi ranks");
     cmd->add_option("--top", args->top, "Plans shown in the table")->capture_default_str();
     cmd->add_option("--keep", args->keep, "Plans kept per ranking for --json and --csv")->capture_default_str();
     cmd->add_option("--json", args->json, "Write the search as memx-search/1 JSON");

@@ -105,6 +105,25 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
                       {"variance_mode", r.varianceMode == VarianceMode::AbsoluteMiB ? "mib2" : "utilisation2"},
                       {"references", {{"time_ms", r.references.time}, {"memory_mib", r.references.memory},
                                       {"variance", r.references.variance}, {"epsilon", r.references.epsilon}}}};
+    if (r.constraints.any()) {
+        nlohmann::json c;
+        if (r.constraints.minHeadroom > 0)
+            c["min_headroom"] = {{"fraction", r.constraints.minHeadroom}, {"at_upper_bound", r.constraints.headroomAtUpper}};
+        if (r.constraints.maxSlowdown >= 0)
+            c["max_slowdown"] = {{"fraction", r.constraints.maxSlowdown}, {"time_limit_ms", r.constraints.timeLimitMs}};
+        j["objective"]["constraints"] = c;
+    }
+    // What the recommendation costs against the fastest feasible plan.
+    if (!r.best.empty() && !r.fastest.empty()) {
+        const Plan& b = r.best.front();
+        const Plan& f = r.fastest.front();
+        j["price_vs_fastest"] = {{"fastest_ms", f.iterationMs},
+                                 {"time_pct", 100 * (b.iterationMs / f.iterationMs - 1)},
+                                 {"peak_memory_pct", 100 * (b.maxMemMiB / f.maxMemMiB - 1)},
+                                 {"variance", {{"best", b.varMem}, {"fastest", f.varMem}}},
+                                 {"lowest_headroom", {{"best", b.minHeadroom()}, {"fastest", f.minHeadroom()}}},
+                                 {"is_fastest", b.key == f.key}};
+    }
     const auto& st = r.stats;
     j["stats"] = {{"skeletons", st.skeletons},
                   {"explored", st.explored},

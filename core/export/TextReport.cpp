@@ -32,6 +32,33 @@ std::string varianceText(const SearchResult& r, double v)
 }
 }  // namespace
 
+std::string TextReport::constraintsLine(const SearchResult& r)
+{
+    const auto& c = r.constraints;
+    if (!c.any())
+        return {};
+    std::string out = "Constraints (before Phi ranks):";
+    if (c.minHeadroom > 0)
+        out += " every GPU keeps >= " + Text::fmt("%g", 100 * c.minHeadroom) + "% of its memory free"
+            + (c.headroomAtUpper ? " at the prediction's upper bound" : "") + (c.maxSlowdown >= 0 ? ";" : "");
+    if (c.maxSlowdown >= 0)
+        out += " at most " + Text::fmt("%g", 100 * c.maxSlowdown) + "% slower than the fastest feasible plan (<= "
+            + Text::fmt("%.1f", c.timeLimitMs) + " ms)";
+    return out + "\n";
+}
+
+std::string TextReport::priceLine(const SearchResult& r)
+{
+    if (r.best.empty() || r.fastest.empty())
+        return {};
+    const Plan& best = r.best.front();
+    const Plan& fastest = r.fastest.front();
+    if (best.key == fastest.key)
+        return "Plan 1 is the fastest feasible plan.\n";
+    return "Plan 1 against the fastest feasible plan (" + Text::fmt("%.1f", fastest.iterationMs)
+        + " ms): " + ProfileComparison::differences(fastest, best, r.varianceMode) + "\n";
+}
+
 std::string TextReport::table(const Problem& problem, const SearchResult& r, std::size_t top)
 {
     std::string out;
@@ -43,7 +70,8 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
         out += ", chosen by auto: " + r.profileReason;
     out += "\nReferences (medians of " + std::to_string(r.stats.feasible) + " feasible plans): T=" + Text::fmt("%.1f", r.references.time)
         + " ms, M=" + Text::fmt("%.2f", r.references.memory / 1024) + " GiB, V=" + varianceText(r, r.references.variance)
-        + (r.varianceMode == VarianceMode::AbsoluteMiB ? " GiB^2" : " (utilisation^2)") + "\n\n";
+        + (r.varianceMode == VarianceMode::AbsoluteMiB ? " GiB^2" : " (utilisation^2)") + "\n";
+    out += constraintsLine(r) + priceLine(r) + "\n";
     std::string vHead = r.varianceMode == VarianceMode::AbsoluteMiB ? "V(GiB^2)" : "V(util^2)";
     out += pad("#", 4) + pad("TP", 3) + pad("PP", 3) + pad("DP", 3) + pad("mbs", 4) + pad("seq", 6) + pad("sched", 9)
         + pad("stage order", 34) + pad("layers", 20) + pad("recomp", 12) + rpad("T(ms)", 10) + rpad("M(GiB)", 8)

@@ -11,6 +11,10 @@ struct SearchResult;
 // in detail, the statistics and every policy note.
 struct TextReport {
     static std::string table(const Problem& problem, const SearchResult& r, std::size_t top);
+    // "Constraints (before Phi ranks): ..." when the search had any; else empty.
+    static std::string constraintsLine(const SearchResult& r);
+    // Plan 1 against the fastest feasible plan: what the recommendation costs.
+    static std::string priceLine(const SearchResult& r);
     static std::string stats(const SearchResult& r);
     static std::string planDetail(const Problem& problem, const SearchResult& r);
     // The winners of each compared weight profile against the requested one.

@@ -32,6 +32,10 @@ struct ObjectiveSpec {
     // throughput-first at or below this heterogeneity (CV of device compute).
     double safetyMarginThreshold = 0.10;
     double weakHeterogeneityThreshold = 0.10;
+    // Constraints, applied before Phi ranks (to every profile's pick):
+    double minHeadroom = 0;        // every GPU keeps at least this fraction of its memory free; 0: off
+    bool headroomAtUpper = false;  // ... with its peak at the prediction's upper bound, peak x (1 + uncertainty)
+    double maxSlowdown = -1;       // at most this much slower than the fastest feasible plan; < 0: off
 
     bool operator==(const ObjectiveSpec&) const = default;
 };

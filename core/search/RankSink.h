@@ -5,6 +5,7 @@
 #include "search/SplitSearch.h"
 
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -14,6 +15,11 @@ namespace memx::engine {
 struct RankShared {
     References ref;
     std::vector<Weights> weights;
+    // Constraints (ObjectiveSpec): plans slower than timeLimitMs, or keeping
+    // less than minHeadroom free on a GPU, are not ranked.
+    double timeLimitMs = std::numeric_limits<double>::infinity();
+    double minHeadroom = 0;
+    bool headroomAtUpper = false;
     std::unique_ptr<std::atomic<double>[]> threshold;  // per profile, best K-th Phi of any worker
 };
 

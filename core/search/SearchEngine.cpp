@@ -1,6 +1,7 @@
 #include "search/SearchEngine.h"
 
 #include "hardware/Topology.h"
+#include "io/Text.h"
 #include "predict/AnalyticPredictor.h"
 #include "predict/PredictionCache.h"
 #include "predict/PredictionStore.h"
@@ -83,6 +84,8 @@ public:
         collectCacheStats();
         if (pool_->stopped())
             return cancel();
+        if (!result_.error.empty())
+            return finish();  // the constraints left nothing to rank
         assignRanks();
         return finish();
     }
@@ -94,6 +97,10 @@ private:
             req_.problem.setup.validate();
             if (req_.objective.profile == ProfileKind::Custom)
                 Objective::normalised(req_.objective.custom);
+            if (!(req_.objective.minHeadroom >= 0 && req_.objective.minHeadroom < 1))
+                throw std::invalid_argument("the minimum headroom must be a fraction in [0, 1)");
+            if (!(req_.objective.maxSlowdown >= 0 || req_.objective.maxSlowdown == -1))
+                throw std::invalid_argument("the maximum slowdown must not be negative");
         } catch (const std::exception& e) {
             result_.error = std::string("invalid request: ") + e.what();
             return false;
@@ -431,6 +438,16 @@ private:
 
         // The requested profile first, then each profile to compare (top 1 each).
         rank_.ref = ref;
+        // Constraints first, Phi second: a pick must meet them under every profile.
+        const double fastestMs = fastestPlans_.front().iterationMs;
+        if (req_.objective.maxSlowdown >= 0)
+            rank_.timeLimitMs = fastestMs * (1 + req_.objective.maxSlowdown) * (1 + 1e-12);
+        rank_.minHeadroom = req_.objective.minHeadroom;
+        rank_.headroomAtUpper = req_.objective.headroomAtUpper;
+        result_.constraints.minHeadroom = req_.objective.minHeadroom;
+        result_.constraints.headroomAtUpper = req_.objective.headroomAtUpper;
+        result_.constraints.maxSlowdown = req_.objective.maxSlowdown;
+        result_.constraints.timeLimitMs = req_.objective.maxSlowdown >= 0 ? rank_.timeLimitMs : 0;
         rank_.weights = {weights};
         rankedKinds_ = {used};
         for (ProfileKind k : req_.compareProfiles) {
@@ -496,6 +513,43 @@ private:
         result_.stats.phase2Pruned = saturate(pruned);
         result_.stats.prunedByRule["rule 3: Phi lower bound (rank)"] = saturate(pruned);
         result_.stats.prunedByRule["rule 3: skeletons cut whole by their Phi bound"] = cut;
+        countConstraints();
+    }
+
+    // What the constraints set aside, and the reason when they leave nothing.
+    void countConstraints()
+    {
+        std::uint64_t slow = 0, little = 0;
+        double bestRefused = -1e300;
+        bool any = false;
+        for (auto& w : workers_) {
+            slow += w->tooSlow;
+            little += w->tooLittleHeadroom;
+            bestRefused = std::max(bestRefused, w->bestRefusedHeadroom);
+            any = any || w->best[0].size() > 0;
+        }
+        const ObjectiveSpec& o = req_.objective;
+        const std::string slowRule = "constraint: slower than --max-slowdown " + Text::fmt("%g", 100 * o.maxSlowdown)
+            + "% (" + Text::fmt("%.1f", rank_.timeLimitMs) + " ms), rank pass";
+        const std::string roomRule = "constraint: less than --min-headroom " + Text::fmt("%g", 100 * o.minHeadroom)
+            + "% free" + (o.headroomAtUpper ? " at the prediction's upper bound" : "") + ", rank pass";
+        if (o.maxSlowdown >= 0)
+            result_.stats.prunedByRule[slowRule] = slow;
+        if (o.minHeadroom > 0)
+            result_.stats.prunedByRule[roomRule] = little;
+        if (any || pool_->stopped())
+            return;
+        result_.fastest = fastestPlans_;  // still worth showing: what the constraints ruled out
+        std::string why = "nothing meets the constraints:";
+        if (o.minHeadroom > 0)
+            why += "\n  every GPU keeps " + Text::fmt("%g", 100 * o.minHeadroom) + "% of its memory free"
+                + (o.headroomAtUpper ? " at the prediction's upper bound" : "")
+                + (little > 0 ? ": the most any plan set aside keeps is " + Text::fmt("%.1f", 100 * bestRefused) + "%"
+                              : "");
+        if (o.maxSlowdown >= 0)
+            why += "\n  at most " + Text::fmt("%g", 100 * o.maxSlowdown) + "% slower than the fastest feasible plan ("
+                + Text::fmt("%.1f", fastestPlans_.front().iterationMs) + " ms)";
+        result_.error = why;
     }
 
     void collectCacheStats()

@@ -98,6 +98,15 @@ struct SearchResult {
     ProfileKind profileUsed = ProfileKind::Default;
     std::string profileReason;
     VarianceMode varianceMode = VarianceMode::AbsoluteMiB;
+    // The constraints the picks meet (ObjectiveSpec), and the time limit
+    // --max-slowdown came to.
+    struct Constraints {
+        double minHeadroom = 0;
+        bool headroomAtUpper = false;
+        double maxSlowdown = -1;
+        double timeLimitMs = 0;
+        bool any() const { return minHeadroom > 0 || maxSlowdown >= 0; }
+    } constraints;
     std::vector<std::string> notes;  // policy decisions a user should know about
     SearchStats stats;
     std::string predictorName;

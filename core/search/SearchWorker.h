@@ -59,6 +59,10 @@ struct Worker {
     std::uint64_t leaves1 = 0, leaves2 = 0, nodes = 0;
     CandidateCount prunedExplore = 0, prunedRank = 0;
     std::uint64_t skeletonsCut = 0, scheduleRule = 0, unconnected = 0;
+    // Rank pass: plans set aside by the constraints, and the most headroom
+    // among those set aside for too little of it.
+    std::uint64_t tooSlow = 0, tooLittleHeadroom = 0;
+    double bestRefusedHeadroom = -1e300;
     NearMiss nearMiss;
     std::size_t nearMissSkeleton = 0;
     // What the other workers found, for pruning (see ExploreShared).

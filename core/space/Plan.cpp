@@ -40,6 +40,15 @@ std::string Plan::recomputeString() const
     return out;
 }
 
+double Plan::minHeadroomAtUpper() const
+{
+    double h = 1.0;
+    for (const auto& s : stages)
+        if (s.capacityMiB > 0)
+            h = std::min(h, 1.0 - s.memory.totalMiB() * (1 + uncertainty) / s.capacityMiB);
+    return h;
+}
+
 double Plan::minHeadroom() const
 {
     double h = 1.0;

@@ -64,6 +64,8 @@ struct Plan {
     std::string layersString() const;  // "8,8,8,8"
     std::string recomputeString() const;
     double minHeadroom() const;
+    // The same with every stage's peak at the prediction's upper bound, peak x (1 + uncertainty).
+    double minHeadroomAtUpper() const;
 };
 
 }  // namespace memx

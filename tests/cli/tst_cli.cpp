@@ -116,6 +116,7 @@ private slots:
     void searchTableHeader_data();
     void searchTableHeader();
     void searchTableHasTopRows();
+    void searchStatesThePriceAndConstraints();
     void searchJsonStructure();
     void searchJsonParetoTimeVariance();
     void searchCsv();
@@ -604,6 +605,33 @@ void TestCli::badInput()
 // no feasible plan -> exit 1 naming the binding constraint
 // ---------------------------------------------------------------------------
 
+void TestCli::searchStatesThePriceAndConstraints()
+{
+    // The report says what plan 1 costs against the fastest feasible plan,
+    // and the constraints it meets; --json carries both.
+    const QString json = tmp(QStringLiteral("price.json"));
+    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-20gpu-3vendor.json")),
+                           QStringLiteral("--gbs"), QStringLiteral("128"), QStringLiteral("--max-slowdown"), QStringLiteral("10%"),
+                           QStringLiteral("--json"), json};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY2(r.out.contains(QStringLiteral("Constraints (before Phi ranks): at most 10% slower than the fastest feasible plan")),
+             qPrintable(r.out));
+    QVERIFY2(QRegularExpression(QStringLiteral("Plan 1 against the fastest feasible plan \\(\\d+\\.\\d ms\\): \\+\\d")).match(r.out).hasMatch(),
+             qPrintable(r.out));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
+    const double pct = doc[QStringLiteral("price_vs_fastest")].toObject()[QStringLiteral("time_pct")].toDouble(-1);
+    QVERIFY2(pct >= 0 && pct <= 10 + 1e-6, qPrintable(QString::number(pct)));
+    QCOMPARE(doc[QStringLiteral("objective")].toObject()[QStringLiteral("constraints")].toObject()[QStringLiteral("max_slowdown")]
+                 .toObject()[QStringLiteral("fraction")].toDouble(),
+             0.1);
+    // Bad values name the option.
+    RUN_EXPECT(bad, (QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-20gpu-3vendor.json")),
+                                 QStringLiteral("--max-slowdown"), QStringLiteral("-5%")}), 2);
+    QVERIFY2(bad.err.contains(QStringLiteral("--max-slowdown")), qPrintable(bad.err));
+}
+
 void TestCli::noFeasiblePlan_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -632,6 +660,12 @@ void TestCli::noFeasiblePlan_data()
         << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%TMP%/ok-2xa100.json"),
                        QStringLiteral("--gbs"), QStringLiteral("3"), QStringLiteral("--mbs"), QStringLiteral("2")}
         << QStringList{QStringLiteral("structural rules"), QStringLiteral("global batch not divisible")};
+    // A constraint no plan meets: the reason names it, with the most headroom any plan keeps.
+    QTest::newRow("constraints: 95% headroom on 4xV100+2xT4")
+        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%SAMPLES%/paper-6gpu-v100-t4.json"),
+                       QStringLiteral("--gbs"), QStringLiteral("32"), QStringLiteral("--min-headroom"), QStringLiteral("95%")}
+        << QStringList{QStringLiteral("nothing meets the constraints"), QStringLiteral("every GPU keeps 95% of its memory free"),
+                       QStringLiteral("the most any plan set aside keeps is \\d+(\\.\\d)?%")};
     // Any plan needs GPUs of one node to talk (TP, DP or two stages on one node).
     QTest::newRow("links: nodes without links inside")
         << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%TMP%/no-intra-links.json"),
