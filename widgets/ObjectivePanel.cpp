@@ -3,6 +3,9 @@
 #include "PlanColors.h"
 
 #include <QButtonGroup>
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -151,7 +154,37 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     vrow->addWidget(varianceUtil_);
     vrow->addStretch(1);
     root->addWidget(varianceBox);
+
+    auto* constraints = new QGroupBox(tr("Constraints (before Phi ranks)"), this);
+    auto* cform = new QFormLayout(constraints);
+    minHeadroom_ = new QDoubleSpinBox(constraints);
+    minHeadroom_->setObjectName(QStringLiteral("min-headroom"));
+    minHeadroom_->setRange(0, 90);
+    minHeadroom_->setDecimals(0);
+    minHeadroom_->setSuffix(QStringLiteral(" %"));
+    minHeadroom_->setSpecialValueText(tr("off"));
+    minHeadroom_->setToolTip(tr("Only plans where every GPU keeps at least this share of its memory free"));
+    atUpper_ = new QCheckBox(tr("at the prediction's upper bound"), constraints);
+    atUpper_->setObjectName(QStringLiteral("headroom-at-upper"));
+    atUpper_->setToolTip(tr("Count the headroom with each peak at peak x (1 + uncertainty)"));
+    maxSlowdown_ = new QDoubleSpinBox(constraints);
+    maxSlowdown_->setObjectName(QStringLiteral("max-slowdown"));
+    maxSlowdown_->setRange(-1, 500);
+    maxSlowdown_->setDecimals(0);
+    maxSlowdown_->setSuffix(QStringLiteral(" %"));
+    maxSlowdown_->setSpecialValueText(tr("off"));
+    maxSlowdown_->setToolTip(tr("Only plans at most this much slower than the fastest feasible plan (0 %: the fastest)"));
+    cform->addRow(tr("Min. headroom per GPU"), minHeadroom_);
+    cform->addRow(QString(), atUpper_);
+    cform->addRow(tr("Max. slowdown vs fastest"), maxSlowdown_);
+    root->addWidget(constraints);
     root->addStretch(1);
+    for (QDoubleSpinBox* box : {minHeadroom_, maxSlowdown_})
+        connect(box, &QDoubleSpinBox::valueChanged, this, [this] {
+            updateEnabledState();
+            emit changed();
+        });
+    connect(atUpper_, &QCheckBox::toggled, this, [this] { emit changed(); });
 
     connect(profiles_, &QButtonGroup::idToggled, this, [this](int, bool on) {
         if (!on)
@@ -181,6 +214,9 @@ ObjectiveSpec ObjectivePanel::objective() const
     out.profile = currentProfile();
     out.custom = custom_;
     out.variance = varianceUtil_->isChecked() ? VarianceMode::Utilisation : VarianceMode::AbsoluteMiB;
+    out.minHeadroom = minHeadroom_->value() / 100;
+    out.headroomAtUpper = out.minHeadroom > 0 && atUpper_->isChecked();
+    out.maxSlowdown = maxSlowdown_->value() < 0 ? -1 : maxSlowdown_->value() / 100;
     return out;
 }
 
@@ -200,6 +236,12 @@ void ObjectivePanel::setObjective(const ObjectiveSpec& spec)
         const QSignalBlocker blockA(varianceMiB_);
         const QSignalBlocker blockB(varianceUtil_);
         (spec.variance == VarianceMode::Utilisation ? varianceUtil_ : varianceMiB_)->setChecked(true);
+    }
+    {
+        const QSignalBlocker a(minHeadroom_), b(atUpper_), c(maxSlowdown_);
+        minHeadroom_->setValue(100 * spec.minHeadroom);
+        atUpper_->setChecked(spec.headroomAtUpper);
+        maxSlowdown_->setValue(spec.maxSlowdown < 0 ? -1 : 100 * spec.maxSlowdown);
     }
     updateEnabledState();
     emit changed();
@@ -252,6 +294,7 @@ void ObjectivePanel::updateEnabledState()
                                   .arg(100 * spec_.weakHeterogeneityThreshold)
                             : autoText_);
     autoLabel_->setVisible(showAuto);
+    atUpper_->setEnabled(minHeadroom_->value() > 0);
 }
 
 }  // namespace memx

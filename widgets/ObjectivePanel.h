@@ -8,6 +8,8 @@
 
 class QAbstractButton;
 class QButtonGroup;
+class QCheckBox;
+class QDoubleSpinBox;
 class QGroupBox;
 class QLabel;
 class QRadioButton;
@@ -17,7 +19,8 @@ namespace memx {
 
 // Chooses the search objective: a weight profile (default, safety-first,
 // throughput-first, custom or auto), the custom weights and whether memory
-// variance is taken over MiB or over utilisation.
+// variance is taken over MiB or over utilisation, and the constraints every
+// pick must meet before Phi ranks (minimum headroom, maximum slowdown).
 //
 // The custom weights are three linked sliders that always sum to 1: moving
 // one gives the difference to the other two in proportion to their values.
@@ -38,6 +41,11 @@ public:
     QString autoExplanation() const;
 
     QSlider* weightSlider(WeightIndex which) const { return sliders_[which]; }
+    // Constraints before Phi: minimum headroom (%, 0 = off), at the upper
+    // bound, and maximum slowdown against the fastest plan (%, -1 = off).
+    QDoubleSpinBox* minHeadroomBox() const { return minHeadroom_; }
+    QCheckBox* headroomAtUpperBox() const { return atUpper_; }
+    QDoubleSpinBox* maxSlowdownBox() const { return maxSlowdown_; }
     QAbstractButton* profileButton(ProfileKind kind) const;
 
     // Sets weight `which` to `value` (clamped to [0, 1]) and shares 1 - value
@@ -63,6 +71,9 @@ private:
     QRadioButton* varianceMiB_ = nullptr;
     QRadioButton* varianceUtil_ = nullptr;
     QLabel* autoLabel_ = nullptr;
+    QDoubleSpinBox* minHeadroom_ = nullptr;
+    QCheckBox* atUpper_ = nullptr;
+    QDoubleSpinBox* maxSlowdown_ = nullptr;
     QString autoText_;
 };
 

@@ -80,6 +80,16 @@ std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Pla
                   + (!searched || r.profileReason.empty() || r.profileReason == "requested" ? ""
                                                                                            : " (" + r.profileReason + ")")
                   + ".");
+    if (r.constraints.any()) {
+        std::string c = "Only plans that meet the constraints were ranked:";
+        if (r.constraints.minHeadroom > 0)
+            c += format(" every GPU keeps at least %.0f%% of its memory free%s", 100 * r.constraints.minHeadroom,
+                        r.constraints.headroomAtUpper ? " at the prediction's upper bound" : "");
+        if (r.constraints.maxSlowdown >= 0)
+            c += format("%s at most %.0f%% slower than the fastest feasible plan", r.constraints.minHeadroom > 0 ? ";" : "",
+                        100 * r.constraints.maxSlowdown);
+        out.push_back(c + ".");
+    }
     // Phi from the result's references and weights: a plan picked from the
     // fastest list or the plot was not ranked under them.
     const double chosenPhi = Objective::phi(chosen.iterationMs, chosen.maxMemMiB, chosen.varMem, ref, w);

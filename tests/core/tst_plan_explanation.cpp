@@ -62,6 +62,7 @@ class TestPlanExplanation : public QObject {
 private slots:
     void balancedPlanAgainstTheFastest();
     void theFastestExplainsItself();
+    void constraintsAreNamed();
 };
 
 void TestPlanExplanation::balancedPlanAgainstTheFastest()
@@ -89,6 +90,21 @@ void TestPlanExplanation::theFastestExplainsItself()
     const QString text = joined(PlanExplanation::lines(resultOf(fastest), fastest));
     QVERIFY2(text.contains(QStringLiteral("It is also the fastest feasible plan.")), qPrintable(text));
     QVERIFY(!text.contains(QStringLiteral("slower")));
+}
+
+void TestPlanExplanation::constraintsAreNamed()
+{
+    const Plan fastest = planOf(2, 14000, 30, 45, 4.29);
+    SearchResult r = resultOf(fastest);
+    QVERIFY(!joined(PlanExplanation::lines(r, fastest)).contains(QStringLiteral("constraints")));
+    r.constraints.minHeadroom = 0.10;
+    r.constraints.headroomAtUpper = true;
+    r.constraints.maxSlowdown = 0.05;
+    const QString text = joined(PlanExplanation::lines(r, fastest));
+    QVERIFY2(text.contains(QStringLiteral("Only plans that meet the constraints were ranked: every GPU keeps at least 10% "
+                                          "of its memory free at the prediction's upper bound; at most 5% slower than the "
+                                          "fastest feasible plan.")),
+             qPrintable(text));
 }
 
 QTEST_GUILESS_MAIN(TestPlanExplanation)

@@ -1,6 +1,8 @@
 #include "ObjectivePanel.h"
 
 #include <QAbstractButton>
+#include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QRadioButton>
 #include <QSignalSpy>
@@ -184,6 +186,36 @@ private slots:
         panel.findChild<QRadioButton*>("variance-mib")->click();
         QCOMPARE(panel.objective().variance, VarianceMode::AbsoluteMiB);
         QCOMPARE(spy.count(), 1);
+    }
+
+    void constraintsFields()
+    {
+        // The two fields a user types into come back as the search's
+        // constraints (fractions), and a loaded objective shows them.
+        ObjectivePanel panel;
+        QCOMPARE(panel.objective().minHeadroom, 0.0);   // off by default
+        QCOMPARE(panel.objective().maxSlowdown, -1.0);
+        QVERIFY(!panel.headroomAtUpperBox()->isEnabled());  // nothing to count at the upper bound yet
+        QSignalSpy spy(&panel, &ObjectivePanel::changed);
+        panel.minHeadroomBox()->setValue(10);
+        panel.headroomAtUpperBox()->setChecked(true);
+        panel.maxSlowdownBox()->setValue(15);
+        QCOMPARE(spy.count(), 3);
+        ObjectiveSpec out = panel.objective();
+        QCOMPARE(out.minHeadroom, 0.10);
+        QVERIFY(out.headroomAtUpper);
+        QCOMPARE(out.maxSlowdown, 0.15);
+        panel.maxSlowdownBox()->setValue(0);  // 0 %: only the fastest
+        QCOMPARE(panel.objective().maxSlowdown, 0.0);
+        panel.maxSlowdownBox()->setValue(-1);  // "off"
+        QCOMPARE(panel.maxSlowdownBox()->text(), QStringLiteral("off"));
+        QCOMPARE(panel.objective().maxSlowdown, -1.0);
+
+        ObjectivePanel other;
+        other.setObjective(out);
+        QCOMPARE(other.minHeadroomBox()->value(), 10.0);
+        QVERIFY(other.headroomAtUpperBox()->isChecked());
+        QCOMPARE(other.objective(), out);
     }
 
     void autoExplanationShownForAuto()
