@@ -145,6 +145,7 @@ void ParetoPlot::setResult(std::shared_ptr<const SearchResult> result)
         frontMemKeys_.push_back(remember(pt.plan));
     for (const auto& pb : r.profileBests)
         bests_.emplace_back(pb.kind, remember(pb.best));
+    fastestKey_ = r.fastest.empty() ? 0 : remember(r.fastest.front());
     rebuild();
     resetView();
 }
@@ -177,6 +178,7 @@ void ParetoPlot::clear()
     frontVarKeys_.clear();
     frontMemKeys_.clear();
     bests_.clear();
+    fastestKey_ = 0;
     liveFront_.clear();
     selected_ = 0;
     hovered_ = 0;
@@ -340,6 +342,8 @@ void ParetoPlot::rebuild()
     std::map<quint64, QStringList> names;  // profiles that share a plan get one label
     for (const auto& [kind, key] : bests_)
         names[key] << QString::fromLatin1(toString(kind));
+    if (fastestKey_)
+        names[fastestKey_].prepend(QStringLiteral("fastest"));
     bool above = true;  // alternate above/below so that neighbouring labels do not collide
     for (const auto& [key, list] : names) {
         const Entry& e = plans_.at(key);
@@ -366,6 +370,16 @@ void ParetoPlot::rebuild()
         fill(g, {key});
         bestGraphs_.push_back(g);
         size = std::max(10.0, size - 5);
+    }
+
+    if (fastestKey_) {
+        // The reference every pick is priced against.
+        QCPGraph* g = plot_->addGraph();
+        g->setName(QStringLiteral("fastest feasible plan"));
+        g->setLineStyle(QCPGraph::lsNone);
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(text, 2), Qt::NoBrush, 16));
+        fill(g, {fastestKey_});
+        bestGraphs_.push_back(g);
     }
 
     ring_ = plot_->addGraph();

@@ -88,6 +88,7 @@ private:
     QCPGraph* live_ = nullptr;
     QCPGraph* ring_ = nullptr;
     std::vector<QCPGraph*> bestGraphs_;
+    quint64 fastestKey_ = 0;  // the fastest feasible plan: the reference every pick is priced against
 
     std::shared_ptr<const SearchResult> result_;
     std::unordered_map<quint64, Entry> plans_;  // every plan that can be drawn, by key

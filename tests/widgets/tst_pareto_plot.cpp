@@ -73,7 +73,13 @@ void TestParetoPlot::candidatesDrawn()
     QCOMPARE(g->dataCount(), w.candidatePointCount());
     for (const auto& pb : result_.profileBests)
         QVERIFY2(graphNamed(w, QStringLiteral("best: %1").arg(toString(pb.kind))), toString(pb.kind));
+    // The fastest feasible plan is marked: the reference every pick is priced against.
+    QCPGraph* fastest = graphNamed(w, QStringLiteral("fastest feasible plan"));
+    QVERIFY(fastest);
+    QCOMPARE(fastest->dataCount(), 1);
+    QCOMPARE(fastest->data()->begin()->key, result_.fastest.front().iterationMs / 1000.0);
     w.clear();
+    QVERIFY(!graphNamed(w, QStringLiteral("fastest feasible plan")));
     QCOMPARE(w.candidatePointCount(), 0);
 }
 
