@@ -252,13 +252,37 @@ void ProfileComparisonView::setResult(const SearchResult& r)
                 legendTypes_ << QString::fromStdString(stage.gpuType);
     legendTypes_.sort();
     updateLegend();
+    const Plan* fastest = r.fastest.empty() ? nullptr : &r.fastest.front();
+    const QString baseName = profileTitle(r.profileBests.front().kind).toLower();
     for (std::size_t i = 0; i < r.profileBests.size(); ++i) {
-        const Plan& p = r.profileBests[i].best;
+        const auto& pb = r.profileBests[i];
+        const Plan& p = pb.best;
         const QString diff = i == 0 ? QString() : QString::fromStdString(ProfileComparison::differences(base, p, r.varianceMode));
+        QStringList notes;
+        notes << (i == 0 ? tr("<i>Baseline: the other profiles are compared with this plan.</i>")
+                         : tr("<b>vs %1:</b> %2").arg(baseName, diff.toHtmlEscaped()));
+        if (fastest)  // what the pick costs against the fastest feasible plan
+            notes << (fastest->key == p.key ? tr("<b>vs fastest:</b> it is the fastest feasible plan")
+                                            : tr("<b>vs fastest:</b> %1")
+                                                  .arg(QString::fromStdString(ProfileComparison::differences(*fastest, p, r.varianceMode))
+                                                           .toHtmlEscaped()));
+        const QString weights = QStringLiteral("wT %1 · wM %2 · wV %3")
+                                    .arg(number(pb.weights.time, 2), number(pb.weights.memory, 2), number(pb.weights.variance, 2));
         Card card;
-        card.widget = makeCard(r, i, diff);
+        card.widget = makeCard(r, p, profileTitle(pb.kind), weights, colors::profile(static_cast<int>(pb.kind)), notes);
         card.key = p.key;
         card.differences = diff;
+        cards_.push_back(card);
+    }
+    if (fastest) {
+        // The reference: no weights, the least iteration time.
+        Card card;
+        card.widget = makeCard(r, *fastest, tr("Fastest feasible"), tr("reference: least iteration time"),
+                               QColor(0x5f, 0x63, 0x6b),  // neutral: not a profile's colour
+                               {tr("<i>Reference: every profile's card says what its pick costs against this plan.</i>")});
+        card.widget->setObjectName(QStringLiteral("fastest-card"));
+        card.key = fastest->key;
+        card.differences = QString::fromStdString(ProfileComparison::differences(base, *fastest, r.varianceMode));
         cards_.push_back(card);
     }
     columns_ = 0;
@@ -314,12 +338,10 @@ void ProfileComparisonView::updateLegend()
     legend_->setText(legend.join(QStringLiteral("&nbsp;&nbsp; ")));  // may wrap between types
 }
 
-QWidget* ProfileComparisonView::makeCard(const SearchResult& r, std::size_t index, const QString& differences)
+QWidget* ProfileComparisonView::makeCard(const SearchResult& r, const Plan& p, const QString& title,
+                                        const QString& subtitle, const QColor& colour, const QStringList& notes)
 {
-    const auto& pb = r.profileBests[index];
-    const Plan& p = pb.best;
     const quint64 key = p.key;
-    const QColor colour = colors::profile(static_cast<int>(pb.kind));
     auto* card = new ProfileCard(colour, [this, key] { emit planActivated(key); }, row_);
     card->setToolTip(tr("Click to select this plan"));
     auto* v = new QVBoxLayout(card);
@@ -328,9 +350,8 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, std::size_t inde
 
     auto* header = new QLabel(card);
     header->setWordWrap(true);
-    header->setText(QStringLiteral("<b>%1</b>&nbsp;&nbsp;<span style='font-size:small'>wT %2 · wM %3 · wV %4</span>")
-                        .arg(profileTitle(pb.kind).toHtmlEscaped(), number(pb.weights.time, 2),
-                             number(pb.weights.memory, 2), number(pb.weights.variance, 2)));
+    header->setText(QStringLiteral("<b>%1</b>&nbsp;&nbsp;<span style='font-size:small'>%2</span>")
+                        .arg(title.toHtmlEscaped(), subtitle.toHtmlEscaped()));
     header->setStyleSheet(QStringLiteral("QLabel { background: %1; color: white; padding: 5px 10px; "
                                          "border-top-left-radius: 6px; border-top-right-radius: 6px; }")
                               .arg(colour.name()));
@@ -378,18 +399,16 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, std::size_t inde
     order->setToolTip(tr("Pipeline stages in order: device group # slice"));
     body->addLayout(grid);
 
-    auto* diff = new QLabel(card);
-    diff->setObjectName(QStringLiteral("differences"));
-    diff->setWordWrap(true);
-    if (index == 0)
-        diff->setText(tr("<i>Baseline: the others are compared with this plan.</i>"));
-    else
-        diff->setText(tr("<b>vs %1:</b> %2")
-                          .arg(profileTitle(r.profileBests.front().kind).toLower(), differences.toHtmlEscaped()));
-    // A light tint of the profile's colour: dark text on it in any palette.
-    diff->setStyleSheet(QStringLiteral("QLabel { background: %1; color: #202020; border-radius: 4px; padding: 4px 6px; }")
-                            .arg(colour.lighter(185).name()));
-    body->addWidget(diff);
+    for (int i = 0; i < notes.size(); ++i) {
+        auto* note = new QLabel(card);
+        note->setObjectName(i == 0 ? QStringLiteral("differences") : QStringLiteral("vs-fastest"));
+        note->setWordWrap(true);
+        note->setText(notes[i]);
+        // A light tint of the card's colour: dark text on it in any palette.
+        note->setStyleSheet(QStringLiteral("QLabel { background: %1; color: #202020; border-radius: 4px; padding: 4px 6px; }")
+                                .arg(colour.lighter(185).name()));
+        body->addWidget(note);
+    }
     body->addStretch(1);
     return card;
 }

@@ -43,7 +43,10 @@ private:
         quint64 key = 0;
         QString differences;
     };
-    QWidget* makeCard(const SearchResult& r, std::size_t index, const QString& differences);
+    // One card: the plan's stages, its four numbers and details, and notes
+    // (HTML) on tinted strips: how it compares with the baseline and the fastest plan.
+    QWidget* makeCard(const SearchResult& r, const Plan& p, const QString& title, const QString& subtitle,
+                      const QColor& colour, const QStringList& notes);
     void updateLegend();
     void reflowCards();
 

@@ -34,14 +34,18 @@ private slots:
         ProfileComparisonView view;
         QCOMPARE(view.columnCount(), 0);
         view.setResult(result_);
-        QCOMPARE(view.columnCount(), int(result_.profileBests.size()));
-        for (int i = 0; i < view.columnCount(); ++i) {
+        // One card per profile, then the fastest feasible plan as the reference.
+        const int profiles = int(result_.profileBests.size());
+        QCOMPARE(view.columnCount(), profiles + 1);
+        for (int i = 0; i < profiles; ++i) {
             QVERIFY(view.cardAt(i));
             QCOMPARE(view.keyAt(i), quint64(result_.profileBests[i].best.key));
         }
+        QCOMPARE(view.keyAt(profiles), quint64(result_.fastest.front().key));
+        QCOMPARE(view.cardAt(profiles)->objectName(), QStringLiteral("fastest-card"));
         QCOMPARE(view.cardAt(view.columnCount()), nullptr);
         view.setResult(result_);  // replaces, does not add
-        QCOMPARE(view.columnCount(), int(result_.profileBests.size()));
+        QCOMPARE(view.columnCount(), profiles + 1);
         const SearchResult none;
         view.setResult(none);
         QCOMPARE(view.columnCount(), 0);
@@ -53,13 +57,23 @@ private slots:
         view.setResult(result_);
         const Plan& base = result_.profileBests.front().best;
         QVERIFY(view.differencesAt(0).isEmpty());
-        for (int i = 1; i < view.columnCount(); ++i) {
-            const QString expected = QString::fromStdString(ProfileComparison::differences(base, result_.profileBests[i].best,
-                                                                                          result_.varianceMode));
-            QCOMPARE(view.differencesAt(i), expected);
-            auto* label = view.cardAt(i)->findChild<QLabel*>("differences");
-            QVERIFY(label);
-            QVERIFY2(label->text().contains(expected.toHtmlEscaped()), qPrintable(label->text()));
+        const Plan& fastest = result_.fastest.front();
+        for (int i = 0; i < int(result_.profileBests.size()); ++i) {
+            const Plan& p = result_.profileBests[i].best;
+            if (i > 0) {
+                const QString expected = QString::fromStdString(ProfileComparison::differences(base, p, result_.varianceMode));
+                QCOMPARE(view.differencesAt(i), expected);
+                auto* label = view.cardAt(i)->findChild<QLabel*>("differences");
+                QVERIFY(label);
+                QVERIFY2(label->text().contains(expected.toHtmlEscaped()), qPrintable(label->text()));
+            }
+            // Every pick's price against the fastest feasible plan.
+            auto* price = view.cardAt(i)->findChild<QLabel*>("vs-fastest");
+            QVERIFY(price);
+            const QString cost = p.key == fastest.key
+                ? QStringLiteral("it is the fastest feasible plan")
+                : QString::fromStdString(ProfileComparison::differences(fastest, p, result_.varianceMode)).toHtmlEscaped();
+            QVERIFY2(price->text().contains(cost), qPrintable(price->text()));
         }
     }
 
@@ -96,7 +110,7 @@ private slots:
         QTest::mouseClick(view.cardAt(1), Qt::LeftButton);
         QCOMPARE(activations, 1);
         QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
-        QCOMPARE(view.columnCount(), int(result_.profileBests.size()));
+        QCOMPARE(view.columnCount(), int(result_.profileBests.size()) + 1);
     }
 
     // Renders the view for a person to look at: MEMX_SCREENSHOT_DIR=/tmp.
