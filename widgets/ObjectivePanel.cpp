@@ -21,9 +21,9 @@
 namespace memx {
 
 namespace {
-constexpr std::array<ProfileKind, 5> kProfiles{ProfileKind::Default, ProfileKind::SafetyFirst,
-                                               ProfileKind::ThroughputFirst, ProfileKind::Custom,
-                                               ProfileKind::Auto};
+constexpr std::array<ProfileKind, 6> kProfiles{ProfileKind::Default, ProfileKind::SafetyFirst,
+                                               ProfileKind::ThroughputFirst, ProfileKind::Balanced,
+                                               ProfileKind::Custom, ProfileKind::Auto};
 
 double& at(Weights& w, int i) { return i == 0 ? w.time : i == 1 ? w.memory : w.variance; }
 double at(const Weights& w, int i) { return i == 0 ? w.time : i == 1 ? w.memory : w.variance; }
@@ -38,6 +38,7 @@ QString profileTitle(ProfileKind p)
     case ProfileKind::ThroughputFirst: return ObjectivePanel::tr("Throughput-first");
     case ProfileKind::Custom: return ObjectivePanel::tr("Custom");
     case ProfileKind::Auto: return ObjectivePanel::tr("Auto");
+    case ProfileKind::Balanced: return ObjectivePanel::tr("Balanced");
     }
     return {};
 }
@@ -48,6 +49,8 @@ QString profileHint(ProfileKind p)
         return ObjectivePanel::tr("your own weights, below");
     if (p == ProfileKind::Auto)
         return ObjectivePanel::tr("chosen when the search runs");
+    if (p == ProfileKind::Balanced)
+        return ObjectivePanel::tr("knee of the time-variance front");
     const Weights w = weightsOf(p);
     return QStringLiteral("T %1 · M %2 · V %3").arg(weightText(w.time), weightText(w.memory), weightText(w.variance));
 }
@@ -282,6 +285,8 @@ void ObjectivePanel::updateEnabledState()
         weightsBox_->setTitle(tr("Weights (sum to 1)"));
     else if (p == ProfileKind::Auto)
         weightsBox_->setTitle(tr("Weights (chosen by auto when the search runs)"));
+    else if (p == ProfileKind::Balanced)
+        weightsBox_->setTitle(tr("Weights for Phi values (balanced picks the knee, not by Phi)"));
     else
         weightsBox_->setTitle(tr("Weights of %1 (choose Custom to change)").arg(profileTitle(p).toLower()));
     showWeights(custom ? custom_ : weightsOf(p));

@@ -33,6 +33,7 @@ QCPScatterStyle::ScatterShape bestShape(ProfileKind k)
     case ProfileKind::ThroughputFirst: return QCPScatterStyle::ssTriangle;
     case ProfileKind::Custom: return QCPScatterStyle::ssStar;
     case ProfileKind::Auto: return QCPScatterStyle::ssCrossCircle;
+    case ProfileKind::Balanced: return QCPScatterStyle::ssCircle;
     }
     return QCPScatterStyle::ssDiamond;
 }

@@ -32,6 +32,7 @@ QString profileTitle(ProfileKind p)
     case ProfileKind::ThroughputFirst: return ProfileComparisonView::tr("Throughput-first");
     case ProfileKind::Custom: return ProfileComparisonView::tr("Custom");
     case ProfileKind::Auto: return ProfileComparisonView::tr("Auto");
+    case ProfileKind::Balanced: return ProfileComparisonView::tr("Balanced");
     }
     return {};
 }

@@ -226,7 +226,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--no-sequence-parallel", args->noSeqPar,
                   "Model TP without Megatron's sequence parallelism (norm inputs replicated on every TP rank)");
     cmd->add_flag("--no-idle-gpus", args->noIdle, "Skip TP x DP sizes that leave GPUs of a group idle");
-    cmd->add_option("--profile", args->profile, "default, safety-first, throughput-first, custom or auto")
+    cmd->add_option("--profile", args->profile, "default, safety-first, throughput-first, balanced, custom or auto")
         ->capture_default_str();
     cmd->add_option("--weights", args->weights, "Custom weights wT,wM,wV (normalised to sum 1; implies custom)");
     cmd->add_option("--variance", args->variance, "Memory variance over absolute MiB (mib) or utilisation (util)")

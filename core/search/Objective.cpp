@@ -14,6 +14,7 @@ const char* toString(ProfileKind p)
     case ProfileKind::ThroughputFirst: return "throughput-first";
     case ProfileKind::Custom: return "custom";
     case ProfileKind::Auto: return "auto";
+    case ProfileKind::Balanced: return "balanced";
     }
     return "?";
 }
@@ -21,7 +22,7 @@ const char* toString(ProfileKind p)
 bool parseProfile(const std::string& s, ProfileKind& out)
 {
     for (auto p : {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst, ProfileKind::Custom,
-                   ProfileKind::Auto})
+                   ProfileKind::Auto, ProfileKind::Balanced})
         if (s == toString(p)) {
             out = p;
             return true;

@@ -14,7 +14,9 @@ struct Weights {
     bool operator==(const Weights&) const = default;
 };
 
-enum class ProfileKind { Default, SafetyFirst, ThroughputFirst, Custom, Auto };
+// Balanced is not a weighting: it picks the knee of the time-variance Pareto
+// front (search/ParetoKnee.h); Phi values shown for it use the default weights.
+enum class ProfileKind { Default, SafetyFirst, ThroughputFirst, Custom, Auto, Balanced };
 const char* toString(ProfileKind p);
 bool parseProfile(const std::string& s, ProfileKind& out);
 Weights weightsOf(ProfileKind p);  // the paper's three profiles; Custom/Auto -> default

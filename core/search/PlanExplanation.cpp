@@ -50,6 +50,9 @@ std::string ruleOf(ProfileKind k)
         return "throughput-first weighs time most, but still lets a large memory imbalance count";
     case ProfileKind::Custom:
         return "custom weights, as set in the Objective panel";
+    case ProfileKind::Balanced:
+        return "balanced picks the knee of the time-variance Pareto front: the plan farthest (normalised) from the "
+               "line between the fastest plan and the most balanced one; Phi is shown under the default weights";
     case ProfileKind::Auto:
     case ProfileKind::Default:
         break;

@@ -8,6 +8,7 @@
 #include "search/BothSinks.h"
 #include "search/ExploreSink.h"
 #include "search/NearMiss.h"
+#include "search/ParetoKnee.h"
 #include "search/RankSink.h"
 #include "search/RecomputePolicy.h"
 #include "search/SampleSink.h"
@@ -87,6 +88,8 @@ public:
         if (!result_.error.empty())
             return finish();  // the constraints left nothing to rank
         assignRanks();
+        if (result_.profileUsed == ProfileKind::Balanced)
+            pickTheKnee();
         return finish();
     }
 
@@ -565,6 +568,44 @@ private:
                 w->cache.mergeInto(*req_.store);
             result_.stats.storeSize = req_.store->size();
         }
+    }
+
+    // ---- Balanced: the knee of the time-variance front ----
+    // Among the front's plans that meet the constraints; the table lists them
+    // by their distance from the line between the ends, knee first.
+    void pickTheKnee()
+    {
+        const auto& c = result_.constraints;
+        std::vector<const Plan*> plans;
+        std::vector<std::pair<double, double>> front;
+        for (const auto& pt : result_.paretoTimeVariance.points()) {
+            const Plan& p = pt.plan;
+            if (c.maxSlowdown >= 0 && p.iterationMs > c.timeLimitMs)
+                continue;
+            if (c.minHeadroom > 0 && (c.headroomAtUpper ? p.minHeadroomAtUpper() : p.minHeadroom()) < c.minHeadroom)
+                continue;
+            plans.push_back(&p);
+            front.emplace_back(pt.x, pt.y);
+        }
+        if (plans.empty())
+            return;  // keep the Phi ranking under the default weights
+        const std::vector<double> d = ParetoKnee::distances(front);
+        std::vector<std::size_t> order(plans.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return d[a] > d[b]; });
+        std::vector<Plan> ranked;
+        for (std::size_t i = 0; i < order.size() && ranked.size() < req_.options.topK; ++i) {
+            ranked.push_back(*plans[order[i]]);
+            ranked.back().rankPhi = ranked.size();  // position under the balanced rule
+        }
+        const Plan& knee = ranked.front();
+        result_.profileReason = "the knee of the time-variance front (" + std::to_string(front.size())
+            + " plans): farthest from the line between the fastest (" + Text::fmt("%.1f", front.front().first)
+            + " ms) and the most balanced (" + Text::fmt("%.1f", front.back().first) + " ms) plan, at "
+            + Text::fmt("%.1f", knee.iterationMs) + " ms";
+        result_.best = std::move(ranked);
+        if (!result_.profileBests.empty() && result_.profileBests.front().kind == ProfileKind::Balanced)
+            result_.profileBests.front().best = result_.best.front();
     }
 
     // ---- Ranks of the reported plans, from the sample ----
