@@ -135,7 +135,7 @@ SearchRequest buildRequest(const SearchArgs& a)
         throw InputError("--placement", a.placement, "expected contiguous or all");
     ObjectiveSpec& o = req.objective;
     if (!parseProfile(a.profile, o.profile))
-        throw InputError("--profile", a.profile, "expected default, safety-first, throughput-first, custom or auto");
+        throw InputError("--profile", a.profile, "expected default, safety-first, throughput-first, balanced, custom or auto");
     if (!a.weights.empty()) {
         std::istringstream in(a.weights);
         char c1 = 0, c2 = 0;
