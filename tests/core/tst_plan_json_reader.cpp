@@ -117,7 +117,7 @@ void TestPlanJsonReader::badDocument_data()
     QTest::newRow("no cluster") << "/cluster" << "DELETE" << "/cluster" << "missing";
     QTest::newRow("bad cluster gpu") << "/cluster/nodes/0/gpus/0/type" << "\"A1000\"" << "/cluster/nodes/0/gpus/0/type"
                                      << "unknown GPU type";
-    QTest::newRow("bad model layers") << "/model/num_layers" << "0" << "/model/num_layers" << "between";
+    QTest::newRow("bad model layers") << "/model/num_layers" << "0" << "/model/num_layers" << "must be greater than 0";
     QTest::newRow("no best") << "/best" << "[]" << "/best" << "no ranked plan";
     QTest::newRow("tp not an integer") << "/best/0/tp" << "\"two\"" << "/best/0/tp" << "expected an integer";
     QTest::newRow("unknown group") << "/best/0/stages/0/group" << "\"nowhere\"" << "/best/0/stages/0/group"
