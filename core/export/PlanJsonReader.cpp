@@ -137,8 +137,14 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
     p.maxMemMiB = j.inRange("max_mem_mib", ranges::memoryMiB);
     p.varMem = j.number("mem_variance", 0);
     p.phi = j.number("phi", 0);
-    p.rankTime = static_cast<std::uint64_t>(j.integer("rank_time", 0));
-    p.rankPhi = static_cast<std::uint64_t>(j.integer("rank_phi", 0));
+    const auto rank = [&](const char* key) {
+        const long long v = j.integer(key, 0);
+        if (v < 0)
+            j.fail("must not be negative (got " + std::to_string(v) + ")", key);
+        return static_cast<std::uint64_t>(v);
+    };
+    p.rankTime = rank("rank_time");
+    p.rankPhi = rank("rank_phi");
     p.ranksApproximate = j.boolean("ranks_approximate", false);
     p.provenance = parseProvenance(j, "provenance");
     p.uncertainty = j.number("relative_uncertainty", 0);
