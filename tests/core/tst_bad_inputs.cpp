@@ -141,7 +141,23 @@ void TestBadInputs::jsonDocument_data()
                                << "outside the plausible range 1-10000000";
     QTest::newRow("seq_len 2e7") << "model" << "/seq_len" << "20000000" << "/seq_len"
                                  << "outside the plausible range 1-10000000 tokens";
+    QTest::newRow("peak 1e9 TFLOP/s") << "cluster" << "/gpu_types/A100-80GB/peak_tflops_bf16" << "1e9"
+                                      << "/gpu_types/A100-80GB/peak_tflops_bf16"
+                                      << "outside the plausible range 0.1-100000 TFLOP/s";
+    QTest::newRow("memory bandwidth 0.001") << "cluster" << "/gpu_types/A100-80GB/memory_bandwidth_gbps" << "0.001"
+                                            << "/gpu_types/A100-80GB/memory_bandwidth_gbps"
+                                            << "outside the plausible range 1-100000 GB/s";
+    QTest::newRow("launch overhead 1e300") << "cluster" << "/gpu_types/A100-80GB/launch_overhead_us_per_layer"
+                                           << "1e300" << "/gpu_types/A100-80GB/launch_overhead_us_per_layer"
+                                           << "outside the plausible range 0-10000 us per layer";
+    QTest::newRow("ffn_hidden 2e6") << "model" << "/ffn_hidden" << "2000000" << "/ffn_hidden"
+                                    << "outside the plausible range 1-1048576";
+    QTest::newRow("head_dim 2048") << "model" << "/head_dim" << "2048" << "/head_dim"
+                                   << "outside the plausible range 1-1024";
+    QTest::newRow("layers 1.5") << "model" << "/num_layers" << "1.5" << "/num_layers" << "expected an integer";
     // Wrong JSON types name the path.
+    QTest::newRow("trained_on GPU type 7") << "predictor" << "/trained_on" << R"({"gpu_types": [7]})"
+                                           << "/trained_on/gpu_types/0" << "expected a string";
     QTest::newRow("feature name 7") << "predictor" << "/feature_names/3" << "7" << "/feature_names/3"
                                     << "expected a string";
 }
@@ -172,6 +188,14 @@ void TestBadInputs::rangeOverride_data()
     QTest::newRow("GPU memory") << "cluster" << "/gpu_types/A100-80GB/memory_gib" << "2048"
                                 << "/gpu_types/A100-80GB";
     QTest::newRow("GPUs per node") << "cluster" << "/nodes/0/gpus/0/count" << "5000" << "/nodes/0/gpus/0";
+    QTest::newRow("peak throughput") << "cluster" << "/gpu_types/A100-80GB/peak_tflops_bf16" << "200000"
+                                     << "/gpu_types/A100-80GB";
+    QTest::newRow("memory bandwidth") << "cluster" << "/gpu_types/A100-80GB/memory_bandwidth_gbps" << "200000"
+                                      << "/gpu_types/A100-80GB";
+    QTest::newRow("launch overhead") << "cluster" << "/gpu_types/A100-80GB/launch_overhead_us_per_layer" << "20000"
+                                     << "/gpu_types/A100-80GB";
+    QTest::newRow("ffn_hidden") << "model" << "/ffn_hidden" << "2000000" << "";
+    QTest::newRow("head_dim") << "model" << "/head_dim" << "2048" << "";
     QTest::newRow("layers") << "model" << "/num_layers" << "2000" << "";
     QTest::newRow("hidden") << "model" << "/hidden" << "131072" << "";
     QTest::newRow("heads") << "model" << "/heads" << "2048" << "";
@@ -249,6 +273,20 @@ void TestBadInputs::measurementCsv_data()
                                   << "line 2, column num_gpus" << "outside the plausible range 1-100000";
     QTest::newRow("num_gpus 2^64") << run + "r1,A100-80GB,18446744073709551616,2,2,2,1,8,2048,32,4096,32,32000,1000\n"
                                    << "line 2, column num_gpus" << "must be a positive integer";
+    QTest::newRow("tp 8192") << run + "r1,A100-80GB,8,8192,1,1,1,8,2048,32,8192,64,32000,1000\n"
+                             << "line 2, column tp" << "outside the plausible range 1-4096";
+    QTest::newRow("dp 200000") << run + "r1,A100-80GB,8,1,1,200000,1,200000,2048,32,4096,32,32000,1000\n"
+                               << "line 2, column dp" << "outside the plausible range 1-100000";
+    QTest::newRow("gbs 2e7") << run + "r1,A100-80GB,8,2,2,2,1,20000000,2048,32,4096,32,32000,1000\n"
+                             << "line 2, column gbs" << "outside the plausible range 1-10000000 sequences";
+    QTest::newRow("seq_len 2e7") << run + "r1,A100-80GB,8,2,2,2,1,8,20000000,32,4096,32,32000,1000\n"
+                                 << "line 2, column seq_len" << "outside the plausible range 1-10000000 tokens";
+    QTest::newRow("vocab 2e7") << run + "r1,A100-80GB,8,2,2,2,1,8,2048,32,4096,32,20000000,1000\n"
+                               << "line 2, column vocab" << "outside the plausible range 1-10000000";
+    QTest::newRow("layers 2000") << run + "r1,A100-80GB,8,2,2,2,1,8,2048,2000,4096,32,32000,1000\n"
+                                 << "line 2, column num_layers" << "outside the plausible range 1-1000";
+    QTest::newRow("heads 2048") << run + "r1,A100-80GB,8,2,2,2,1,8,2048,32,4096,2048,32000,1000\n"
+                                << "line 2, column heads" << "outside the plausible range 1-1024";
     QTest::newRow("hidden 1e9 without ffn_hidden")
         << run + "r1,A100-80GB,8,2,2,2,1,8,2048,32,1000000000,32,32000,1000\n"
         << "line 2, column hidden" << "outside the plausible range 1-65536";
