@@ -31,9 +31,9 @@ std::string Range::describe() const
 std::string Range::problem(double v, bool allowOutside, bool overridable) const
 {
     if (!std::isfinite(v))
-        return std::string(what) + " must be a finite number";
+        return "must be a finite number";
     if (zeroAllowed ? v < 0 : v <= 0)
-        return std::string(what) + (zeroAllowed ? " must not be negative" : " must be greater than 0") + " (got " +
+        return std::string(zeroAllowed ? "must not be negative" : "must be greater than 0") + " (got " +
                withUnit(v, unit) + ")";
     if ((v < min || v > max) && !(allowOutside && overridable))
         return std::string(what) + " " + withUnit(v, unit) + " is outside the plausible range " + describe() +

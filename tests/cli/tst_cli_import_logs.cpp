@@ -119,13 +119,13 @@ void TestCliImportLogs::impossibleNumbers_data()
     QTest::addColumn<QStringList>("expected");
     QTest::newRow("max allocated -5, elapsed 1e300 ms")
         << "megatron_impossible_numbers.log" << 0
-        << QStringList{"megatron_impossible_numbers.log:113: memory line of rank 0: 'max allocated': memory must be "
+        << QStringList{"megatron_impossible_numbers.log:113: memory line of rank 0: 'max allocated': must be "
                        "greater than 0 (got -5 MiB); skipped",
                        "megatron_impossible_numbers.log:117: iteration line 3: elapsed time per iteration: time "
                        "1e+300 ms is outside the plausible range 0.001-1000000000 ms; skipped"};
     QTest::newRow("every elapsed time 0")
         << "megatron_elapsed_zero.log" << 2
-        << QStringList{"megatron_elapsed_zero.log:107: iteration line 1: elapsed time per iteration: time must be "
+        << QStringList{"megatron_elapsed_zero.log:107: iteration line 1: elapsed time per iteration: must be "
                        "greater than 0 (got 0 ms); skipped",
                        "megatron_elapsed_zero.log: nothing written for this log"};
 }

@@ -115,7 +115,7 @@ void TestBadInputs::jsonDocument_data()
     QTest::newRow("latency 1e308") << "cluster" << "/links/2/latency_us" << "1e308" << "/links/2/latency_us"
                                    << "outside the plausible range 0-10000 us";
     QTest::newRow("negative latency") << "cluster" << "/links/2/latency_us" << "-1" << "/links/2/latency_us"
-                                      << "latency must not be negative (got -1 us)";
+                                      << "must not be negative (got -1 us)";
     QTest::newRow("efficiency multiplier 1e-300")
         << "cluster" << "/gpu_types/A100-80GB/calibration/efficiency_multiplier" << "1e-300"
         << "/gpu_types/A100-80GB/calibration/efficiency_multiplier" << "outside the plausible range 0.05-5";

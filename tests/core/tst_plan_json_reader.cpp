@@ -140,9 +140,9 @@ void TestPlanJsonReader::badDocument_data()
     QTest::newRow("device 2^32") << "/best/0/stages/0/devices/0" << "4294967296" << "/best/0/stages/0/devices/0"
                                  << "between 0 and 2147483647";
     QTest::newRow("negative iteration_ms") << "/best/0/iteration_ms" << "-0.5" << "/best/0/iteration_ms"
-                                           << "time must be greater than 0";
+                                           << "must be greater than 0 (got -0.5 ms)";
     QTest::newRow("negative max_mem_mib") << "/best/0/max_mem_mib" << "-5" << "/best/0/max_mem_mib"
-                                          << "memory must be greater than 0";
+                                          << "must be greater than 0 (got -5 MiB)";
     QTest::newRow("iteration 1e302 ms") << "/best/0/iteration_ms" << "1e302" << "/best/0/iteration_ms"
                                         << "outside the plausible range 0.001-1000000000 ms";
     QTest::newRow("idle_gpus 2^32") << "/best/0/idle_gpus" << "4294967296" << "/best/0/idle_gpus"
