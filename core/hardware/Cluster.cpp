@@ -158,8 +158,8 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
             int type = resolveType(g, typeName);
             const int count = g.integerInRange("count", ranges::gpusPerNode);
             const long long total = static_cast<long long>(c.devices_.size()) + count;
-            if (const std::string why = ranges::gpusPerCluster.problem(static_cast<double>(total),
-                                                                       root.allowsOutsideRange());
+            if (const std::string why = ranges::gpusPerCluster.problem(
+                    static_cast<double>(total), root.allowsOutsideRange(), true, "the cluster's top level");
                 !why.empty())
                 g.fail(why + " (this entry brings the cluster to " + std::to_string(total) + " GPUs)", "count");
             listing.emplace_back(typeName, count);

@@ -28,7 +28,7 @@ std::string Range::describe() const
     return formatNumber(min) + "-" + withUnit(max, unit);
 }
 
-std::string Range::problem(double v, bool allowOutside, bool overridable) const
+std::string Range::problem(double v, bool allowOutside, bool overridable, const char* overrideAt) const
 {
     if (!std::isfinite(v))
         return "must be a finite number";
@@ -37,7 +37,7 @@ std::string Range::problem(double v, bool allowOutside, bool overridable) const
                withUnit(v, unit) + ")";
     if ((v < min || v > max) && !(allowOutside && overridable))
         return std::string(what) + " " + withUnit(v, unit) + " is outside the plausible range " + describe() +
-               (overridable ? "; if it is real, set \"allow_outside_range\": true on this object" : "");
+               (overridable ? std::string("; if it is real, set \"allow_outside_range\": true on ") + overrideAt : "");
     if (v > hardMax)
         return std::string(what) + " " + withUnit(v, unit) + " is too large (at most " + withUnit(hardMax, unit) + ")";
     return {};

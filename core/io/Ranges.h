@@ -20,7 +20,9 @@ struct Range {
 
     // Empty when v is acceptable; else the reason, naming the value, the
     // range and its unit (and the override when `overridable`).
-    std::string problem(double v, bool allowOutside, bool overridable = true) const;
+    // `overrideAt` says where the flag goes.
+    std::string problem(double v, bool allowOutside, bool overridable = true,
+                        const char* overrideAt = "this object") const;
     std::string describe() const;  // "0.01-10000 GB/s"
     // Inside [min, max]: a writer marks a value that is not with
     // "allow_outside_range" so that its file reads back.

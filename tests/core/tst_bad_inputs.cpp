@@ -95,6 +95,7 @@ private slots:
     void rangeOverride_data();
     void rangeOverride();
     void overrideSurvivesWriting();
+    void clusterTotalOverride();
     void jsonText_data();
     void jsonText();
     void measurementCsv_data();
@@ -238,6 +239,23 @@ void TestBadInputs::overrideSurvivesWriting()
     QCOMPARE(ModelSpec::fromJson(JsonReader(m.toJson(), "written.json")).numLayers, 2000);
     // Values inside every range are written without the flag.
     QVERIFY(!ModelSpec::resolve("llama2-7b").toJson().contains("allow_outside_range"));
+}
+
+void TestBadInputs::clusterTotalOverride()
+{
+    // 100,001 GPUs in one node: the node's count is overridden on its gpus
+    // entry, the cluster's total (1-100,000) on the cluster's top level.
+    nlohmann::json doc = nlohmann::json::parse(R"({ "format": "memx-cluster/1", "name": "big",
+        "nodes": [ { "name": "n", "gpus": [ { "type": "A100-80GB", "count": 100001, "allow_outside_range": true } ] } ],
+        "links": [] })");
+    test::expectInputError([&] { Cluster::fromJson(doc, "big.json", GpuCatalog::builtin()); }, "big.json",
+                           "/nodes/0/gpus/0/count",
+                           "GPUs in a cluster 100001 is outside the plausible range 1-100000; if it is real, set "
+                           "\"allow_outside_range\": true on the cluster's top level");
+    doc["allow_outside_range"] = true;
+    const Cluster c = Cluster::fromJson(doc, "big.json", GpuCatalog::builtin());
+    QCOMPARE(c.deviceCount(), 100001);
+    QCOMPARE(Cluster::fromJson(c.toJson(), "written.json", GpuCatalog::builtin()).deviceCount(), 100001);
 }
 
 void TestBadInputs::jsonText_data()
