@@ -7,7 +7,11 @@
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
 #include "io/JsonReader.h"
+#include "io/Ranges.h"
 #include "model/ModelSpec.h"
+
+#include <climits>
+#include <stdexcept>
 
 namespace memx {
 
@@ -18,9 +22,11 @@ std::vector<int> ints(const JsonReader& r, const char* key)
     if (!r.has(key))
         return out;
     for (const auto& item : r.at(key).items()) {
-        if (!item.node().is_number_integer())
-            item.fail("expected an integer");
-        out.push_back(item.node().get<int>());
+        // Range-check before narrowing: 4294967296 must not become 0.
+        const long long v = item.asInteger();
+        if (v < 1 || v > INT_MAX)
+            item.fail("must be between 1 and " + std::to_string(INT_MAX) + " (got " + std::to_string(v) + ")");
+        out.push_back(static_cast<int>(v));
     }
     return out;
 }
@@ -47,6 +53,8 @@ nlohmann::json Project::toJson() const
                   {"recompute", toString(s.recompute)},
                   {"placement", toString(s.placement)},
                   {"allow_idle_gpus", s.allowIdleGpus}};
+    if (!ranges::batch.plausible(s.globalBatch) || !ranges::pipelineStages.plausible(s.maxPipelineStages))
+        j["setup"]["allow_outside_range"] = true;  // it was read with it
     const auto& o = objective;
     j["objective"] = {{"profile", toString(o.profile)},
                       {"custom_weights", {o.custom.time, o.custom.memory, o.custom.variance}},
@@ -76,7 +84,7 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
     p.model = root.at("model").node();
     ModelSpec::fromJson(JsonReader(p.model, file, "/model"));  // validates, names /model/... on error
     auto s = root.at("setup");
-    p.setup.globalBatch = static_cast<int>(s.integer("global_batch"));
+    p.setup.globalBatch = s.integerInRange("global_batch", ranges::batch);
     p.setup.microBatches = ints(s, "micro_batches");
     p.setup.seqLens = ints(s, "seq_lens");
     p.setup.queryGroups = ints(s, "query_groups");
@@ -84,7 +92,7 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
     p.setup.virtualStages = ints(s, "virtual_stages");
     if (p.setup.virtualStages.empty())
         p.setup.virtualStages = {2};
-    p.setup.maxPipelineStages = static_cast<int>(s.integer("max_pipeline_stages", 8));
+    p.setup.maxPipelineStages = s.integerInRange("max_pipeline_stages", ranges::pipelineStages, 8);
     p.setup.distributedOptimizer = s.boolean("distributed_optimizer", true);
     p.setup.flashAttention = s.boolean("flash_attention", true);
     p.setup.sequenceParallel = s.boolean("sequence_parallel", true);
@@ -107,13 +115,22 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
         auto w = o.at("custom_weights");
         if (!w.node().is_array() || w.node().size() != 3)
             w.fail("expected three weights [time, memory, variance]");
-        p.objective.custom = {w.node()[0].get<double>(), w.node()[1].get<double>(), w.node()[2].get<double>()};
+        p.objective.custom = {w.at(0).asNumber(), w.at(1).asNumber(), w.at(2).asNumber()};
+        // The check `memx-cli search --weights` applies; the stored values
+        // stay as written (the workbench normalises when it searches).
+        try {
+            Objective::normalised(p.objective.custom);
+        } catch (const std::invalid_argument& e) {
+            w.fail(e.what());
+        }
     }
     std::string variance = o.string("variance", "mib");
     if (variance != "mib" && variance != "util")
         o.fail("expected mib or util", "variance");
     p.objective.variance = variance == "util" ? VarianceMode::Utilisation : VarianceMode::AbsoluteMiB;
     p.objective.epsilonFraction = o.number("epsilon_fraction", 0.01);
+    if (!(p.objective.epsilonFraction > 0 && p.objective.epsilonFraction < 1))  // as memx-cli search --eps
+        o.fail("expected a small fraction in (0, 1)", "epsilon_fraction");
     p.predictor = root.string("predictor", "analytic");
     if (root.has("last_result"))
         p.lastResult = root.at("last_result").node();

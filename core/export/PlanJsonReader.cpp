@@ -5,9 +5,12 @@
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
 #include "io/JsonReader.h"
+#include "io/Ranges.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+
+#include <climits>
 
 namespace memx {
 
@@ -34,9 +37,11 @@ std::vector<int> intList(const JsonReader& j, const std::string& key)
     if (!j.has(key))
         return out;
     for (const auto& item : j.at(key).items()) {
-        if (!item.node().is_number_integer())
-            item.fail("expected an integer");
-        out.push_back(item.node().get<int>());
+        // Range-check before narrowing: 4294967296 must not become 0.
+        const long long v = item.asInteger();
+        if (v < 0 || v > INT_MAX)
+            item.fail("must be between 0 and " + std::to_string(INT_MAX) + " (got " + std::to_string(v) + ")");
+        out.push_back(static_cast<int>(v));
     }
     return out;
 }
@@ -128,12 +133,18 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
         j.fail("a 1f1b plan has virtual_stages 1", "virtual_stages");
     if (p.schedule == Schedule::Interleaved && p.virtualStages < 2)
         j.fail("an interleaved plan needs virtual_stages of at least 2", "virtual_stages");
-    p.iterationMs = j.number("iteration_ms");
-    p.maxMemMiB = j.number("max_mem_mib");
+    p.iterationMs = j.inRange("iteration_ms", ranges::timeMs);
+    p.maxMemMiB = j.inRange("max_mem_mib", ranges::memoryMiB);
     p.varMem = j.number("mem_variance", 0);
     p.phi = j.number("phi", 0);
-    p.rankTime = static_cast<std::uint64_t>(j.integer("rank_time", 0));
-    p.rankPhi = static_cast<std::uint64_t>(j.integer("rank_phi", 0));
+    const auto rank = [&](const char* key) {
+        const long long v = j.integer(key, 0);
+        if (v < 0)
+            j.fail("must not be negative (got " + std::to_string(v) + ")", key);
+        return static_cast<std::uint64_t>(v);
+    };
+    p.rankTime = rank("rank_time");
+    p.rankPhi = rank("rank_phi");
     p.ranksApproximate = j.boolean("ranks_approximate", false);
     p.provenance = parseProvenance(j, "provenance");
     p.uncertainty = j.number("relative_uncertainty", 0);
@@ -141,19 +152,15 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
     p.fixedMs = j.number("fixed_ms", 0);
     if (j.has("pp_hop_ms"))
         for (const auto& h : j.at("pp_hop_ms").items()) {
-            if (!h.node().is_number())
-                h.fail("expected a number");
-            p.hopMs.push_back(h.node().get<double>());
+            p.hopMs.push_back(h.asNumber());
         }
     if (j.has("key")) {
-        if (!j.at("key").node().is_number_unsigned() && !j.at("key").node().is_number_integer())
-            j.fail("expected an integer", "key");
+        if (!j.at("key").node().is_number_unsigned())
+            j.fail("expected a non-negative integer", "key");
         p.key = j.at("key").node().get<std::uint64_t>();
     }
     if (j.has("idle_gpus")) {
-        if (!j.at("idle_gpus").node().is_number_integer() || j.at("idle_gpus").node().get<long long>() < 0)
-            j.fail("expected a non-negative integer", "idle_gpus");
-        p.idleGpus = static_cast<int>(j.at("idle_gpus").node().get<long long>());
+        p.idleGpus = intIn(j, "idle_gpus", 0, INT_MAX);
     }
 
     const auto stages = j.at("stages").items();

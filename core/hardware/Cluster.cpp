@@ -3,6 +3,7 @@
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
 #include "io/JsonReader.h"
+#include "io/Ranges.h"
 
 #include <algorithm>
 #include <cmath>
@@ -155,10 +156,13 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
         for (const auto& g : nodeJson.at("gpus").items()) {
             std::string typeName = g.string("type");
             int type = resolveType(g, typeName);
-            long long count = g.integer("count");
-            if (count <= 0 || count > 4096)
-                g.fail("must be between 1 and 4096", "count");
-            listing.emplace_back(typeName, static_cast<int>(count));
+            const int count = g.integerInRange("count", ranges::gpusPerNode);
+            const long long total = static_cast<long long>(c.devices_.size()) + count;
+            if (const std::string why = ranges::gpusPerCluster.problem(
+                    static_cast<double>(total), root.allowsOutsideRange(), true, "the cluster's top level");
+                !why.empty())
+                g.fail(why + " (this entry brings the cluster to " + std::to_string(total) + " GPUs)", "count");
+            listing.emplace_back(typeName, count);
             // One device group per (node, type).
             int groupIdx = -1;
             for (std::size_t gi = 0; gi < c.groups_.size(); ++gi)
@@ -247,10 +251,8 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
         std::string kind = lj.string("kind");
         if (!parseLinkKind(kind, link.kind))
             lj.fail("unknown link kind \"" + kind + "\"; valid kinds: " + validKinds(), "kind");
-        link.bandwidthGBps = lj.positive("bandwidth_gbps");
-        link.latencyUs = lj.number("latency_us", 5.0);
-        if (link.latencyUs < 0)
-            lj.fail("must not be negative", "latency_us");
+        link.bandwidthGBps = lj.inRange("bandwidth_gbps", ranges::bandwidthGBps);
+        link.latencyUs = lj.inRange("latency_us", ranges::latencyUs, 5.0);
         bool hasWithin = lj.has("within"), hasBetween = lj.has("between");
         if (hasWithin == hasBetween)
             lj.fail("a link needs exactly one of \"within\" (a set of devices) or \"between\" (two sets)");
@@ -313,6 +315,8 @@ nlohmann::json Cluster::toJson() const
         j["description"] = description_;
     if (!source_.empty())
         j["source"] = source_;
+    if (!ranges::gpusPerCluster.plausible(static_cast<double>(devices_.size())))
+        j["allow_outside_range"] = true;  // it was read with it
     if (!typeOverrides_.is_null() && !typeOverrides_.empty())
         j["gpu_types"] = typeOverrides_;
     j["nodes"] = nlohmann::json::array();
@@ -320,8 +324,12 @@ nlohmann::json Cluster::toJson() const
         nlohmann::json n;
         n["name"] = nodes_[i].name;
         n["gpus"] = nlohmann::json::array();
-        for (const auto& [type, count] : nodeGpus_[i])
-            n["gpus"].push_back({{"type", type}, {"count", count}});
+        for (const auto& [type, count] : nodeGpus_[i]) {
+            nlohmann::json g = {{"type", type}, {"count", count}};
+            if (!ranges::gpusPerNode.plausible(count))
+                g["allow_outside_range"] = true;  // it was read with it
+            n["gpus"].push_back(g);
+        }
         j["nodes"].push_back(n);
     }
     j["links"] = nlohmann::json::array();
@@ -335,6 +343,8 @@ nlohmann::json Cluster::toJson() const
             lj["between"] = {l.aSelector, l.bSelector};
         lj["bandwidth_gbps"] = l.bandwidthGBps;
         lj["latency_us"] = l.latencyUs;
+        if (!ranges::bandwidthGBps.plausible(l.bandwidthGBps) || !ranges::latencyUs.plausible(l.latencyUs))
+            lj["allow_outside_range"] = true;  // it was read with it
         if (!l.mediumName.empty())
             lj["medium"] = l.mediumName;
         if (l.sharedFlag)

@@ -3,6 +3,7 @@
 #include "io/EmbeddedResources.h"
 #include "io/InputError.h"
 #include "io/JsonReader.h"
+#include "io/Ranges.h"
 
 #include <nlohmann/json.hpp>
 
@@ -71,19 +72,18 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
 {
     GpuType t = base ? *base : GpuType{};
     t.name = name;
-    auto pos = [&](const char* key, double current) {
-        return base ? json.positive(key, current) : json.positive(key);
+    auto pos = [&](const char* key, const Range& r, double current) {
+        return base ? json.inRange(key, r, current) : json.inRange(key, r);
     };
     t.vendor = json.string("vendor", base ? t.vendor : std::string("unknown"));
-    t.peakTflopsBf16 = pos("peak_tflops_bf16", t.peakTflopsBf16);
-    t.memoryGiB = pos("memory_gib", t.memoryGiB);
-    t.memoryBandwidthGBps = pos("memory_bandwidth_gbps", t.memoryBandwidthGBps);
+    t.peakTflopsBf16 = pos("peak_tflops_bf16", ranges::peakTflops, t.peakTflopsBf16);
+    t.memoryGiB = pos("memory_gib", ranges::gpuMemoryGiB, t.memoryGiB);
+    t.memoryBandwidthGBps = pos("memory_bandwidth_gbps", ranges::memoryBandwidthGBps, t.memoryBandwidthGBps);
     t.defaultEfficiency = json.positive("default_efficiency", t.defaultEfficiency);
     if (t.defaultEfficiency > 1.0)
         json.fail("must be a fraction of peak in (0, 1]", "default_efficiency");
-    t.launchOverheadUsPerLayer = json.number("launch_overhead_us_per_layer", t.launchOverheadUsPerLayer);
-    if (t.launchOverheadUsPerLayer < 0)
-        json.fail("must not be negative", "launch_overhead_us_per_layer");
+    t.launchOverheadUsPerLayer =
+        json.inRange("launch_overhead_us_per_layer", ranges::launchOverheadUs, t.launchOverheadUsPerLayer);
     t.runtimeReserveGiB = json.number("runtime_reserve_gib", t.runtimeReserveGiB);
     if (t.runtimeReserveGiB < 0 || t.runtimeReserveGiB >= t.memoryGiB)
         json.fail("must be between 0 and the memory size", "runtime_reserve_gib");
@@ -96,7 +96,7 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
         for (const auto& p : list.items()) {
             if (!p.node().is_string())
                 p.fail("expected a string (bf16, fp16 or fp32)");
-            const std::string v = p.node().get<std::string>();
+            const std::string v = p.asString();
             if (v != "bf16" && v != "fp16" && v != "fp32")
                 p.fail("unknown precision \"" + v + "\" (bf16, fp16 or fp32)");
             t.precisions.push_back(v);
@@ -112,8 +112,10 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
     }
     if (json.has("calibration")) {
         auto c = json.at("calibration");
-        t.calibration.efficiencyMultiplier = c.positive("efficiency_multiplier", 1.0);
-        t.calibration.memoryMultiplier = c.positive("memory_multiplier", 1.0);
+        if (!c.node().is_object())
+            c.fail("expected an object such as {\"efficiency_multiplier\": 0.9, \"memory_multiplier\": 1.1}");
+        t.calibration.efficiencyMultiplier = c.inRange("efficiency_multiplier", ranges::efficiencyMultiplier, 1.0);
+        t.calibration.memoryMultiplier = c.inRange("memory_multiplier", ranges::memoryMultiplier, 1.0);
         t.calibration.runtimeReserveGiB = c.number("runtime_reserve_gib", -1.0);
         if (c.has("runtime_reserve_gib")
             && (t.calibration.runtimeReserveGiB < 0 || t.calibration.runtimeReserveGiB >= t.memoryGiB))

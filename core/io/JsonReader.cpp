@@ -1,7 +1,9 @@
 #include "io/JsonReader.h"
 
 #include "io/InputError.h"
+#include "io/Ranges.h"
 
+#include <climits>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -34,23 +36,72 @@ nlohmann::json JsonReader::parseFile(const std::string& file)
     return parseText(buffer.str(), file);
 }
 
+namespace {
+// Finds where nlohmann's parser stops and why: a SAX pass that accepts every
+// event and records the first error's byte offset and exception.
+class ErrorLocator : public nlohmann::json::json_sax_t {
+public:
+    std::size_t byte = 0;
+    std::string token;
+    int id = 0;
+    bool failed = false;
+
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return true; }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t position, const std::string& lastToken,
+                     const nlohmann::json::exception& ex) override
+    {
+        failed = true;
+        byte = position;
+        token = lastToken;
+        id = ex.id;
+        return false;
+    }
+};
+
+std::string lineColumn(const std::string& text, std::size_t byte)
+{
+    // Translate the byte offset into a line and column a person can find.
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < text.size() && i + 1 < byte; ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
+    }
+    return "line " + std::to_string(line) + " column " + std::to_string(col);
+}
+}  // namespace
+
 nlohmann::json JsonReader::parseText(const std::string& text, const std::string& file)
 {
     try {
         return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        // Translate the byte offset into a line and column a person can find.
-        std::size_t line = 1, col = 1;
-        for (std::size_t i = 0; i < text.size() && i + 1 < e.byte; ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                col = 1;
-            } else {
-                ++col;
-            }
-        }
-        throw InputError(file, "line " + std::to_string(line) + " column " + std::to_string(col),
-                         "malformed JSON");
+    } catch (const nlohmann::json::exception& e) {
+        // Any exception of the parser (a syntax error, a number that overflows
+        // a double, ...): locate it with a second, non-throwing pass.
+        ErrorLocator where;
+        nlohmann::json::sax_parse(text, &where);
+        if (!where.failed)
+            throw InputError(file, "", std::string("malformed JSON: ") + e.what());
+        // The reported offset is one past the token's end for a number.
+        const std::size_t start = where.byte >= where.token.size() ? where.byte - where.token.size() + 1 : where.byte;
+        if (where.id == 406)
+            throw InputError(file, lineColumn(text, start),
+                             "number " + where.token + " does not fit in a double (at most about 1.8e308)");
+        throw InputError(file, lineColumn(text, where.byte), "malformed JSON");
     }
 }
 
@@ -70,6 +121,10 @@ JsonReader JsonReader::at(const std::string& key) const
 
 JsonReader JsonReader::at(std::size_t index) const
 {
+    if (!node_.is_array())
+        fail("expected an array");
+    if (index >= node_.size())
+        fail("missing element " + std::to_string(index) + " (the array has " + std::to_string(node_.size()) + ")");
     return JsonReader(node_.at(index), file_, path_ + "/" + std::to_string(index));
 }
 
@@ -130,9 +185,7 @@ double JsonReader::positive(const std::string& key, double fallback) const
 long long JsonReader::integer(const std::string& key) const
 {
     auto child = at(key);
-    if (!child.node().is_number_integer())
-        fail("expected an integer", key);
-    return child.node().get<long long>();
+    return child.asInteger();
 }
 
 long long JsonReader::integer(const std::string& key, long long fallback) const
@@ -148,6 +201,67 @@ bool JsonReader::boolean(const std::string& key, bool fallback) const
     if (!child.node().is_boolean())
         fail("expected true or false", key);
     return child.node().get<bool>();
+}
+
+std::string JsonReader::asString() const
+{
+    if (!node_.is_string())
+        fail("expected a string");
+    return node_.get<std::string>();
+}
+
+double JsonReader::asNumber() const
+{
+    if (!node_.is_number())
+        fail("expected a number");
+    const double v = node_.get<double>();
+    if (!std::isfinite(v))
+        fail("expected a finite number");
+    return v;
+}
+
+long long JsonReader::asInteger() const
+{
+    if (!node_.is_number_integer())
+        fail("expected an integer");
+    if (node_.is_number_unsigned() && node_.get<unsigned long long>() > static_cast<unsigned long long>(LLONG_MAX))
+        fail("integer " + std::to_string(node_.get<unsigned long long>()) + " is too large");
+    return node_.get<long long>();
+}
+
+bool JsonReader::allowsOutsideRange() const
+{
+    return boolean("allow_outside_range", false);
+}
+
+double JsonReader::inRange(const std::string& key, const Range& r) const
+{
+    const double v = number(key);
+    if (const std::string why = r.problem(v, allowsOutsideRange()); !why.empty())
+        fail(why, key);
+    return v;
+}
+
+double JsonReader::inRange(const std::string& key, const Range& r, double fallback) const
+{
+    return has(key) ? inRange(key, r) : fallback;
+}
+
+int JsonReader::integerInRange(const std::string& key, const Range& r) const
+{
+    const long long v = integer(key);
+    if (v > static_cast<long long>(INT_MAX))
+        fail(std::string(r.what) + " " + std::to_string(v) + " is too large (at most " + std::to_string(INT_MAX) +
+                 ")",
+             key);
+    if (const std::string why = r.problem(static_cast<double>(v), allowsOutsideRange()); !why.empty())
+        fail(why, key);
+    return static_cast<int>(v);
+}
+
+int JsonReader::integerInRange(const std::string& key, const Range& r, int fallback) const
+{
+    return has(key) ? integerInRange(key, r) : fallback;
 }
 
 void JsonReader::fail(const std::string& reason, const std::string& key) const

@@ -7,6 +7,8 @@
 
 namespace memx {
 
+struct Range;
+
 // Typed access to a JSON document that turns every problem into an InputError
 // naming the file and the JSON path. Readers keep the path as they descend.
 class JsonReader {
@@ -34,6 +36,19 @@ public:
     long long integer(const std::string& key) const;
     long long integer(const std::string& key, long long fallback) const;
     bool boolean(const std::string& key, bool fallback) const;
+
+    // This node's own value, typed (array elements).
+    std::string asString() const;
+    double asNumber() const;  // finite
+    long long asInteger() const;
+
+    // Numbers checked against a plausible range (io/Ranges.h). A value outside
+    // it is accepted when this object has "allow_outside_range": true.
+    bool allowsOutsideRange() const;
+    double inRange(const std::string& key, const Range& r) const;
+    double inRange(const std::string& key, const Range& r, double fallback) const;
+    int integerInRange(const std::string& key, const Range& r) const;
+    int integerInRange(const std::string& key, const Range& r, int fallback) const;
 
     // Throws InputError for this node (optionally a member of it).
     [[noreturn]] void fail(const std::string& reason, const std::string& key = "") const;

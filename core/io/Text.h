@@ -12,6 +12,10 @@ struct Text {
     // "1,2,4" (or with another separator).
     static std::string joinInts(const std::vector<int>& values, const char* separator = ",");
     static std::string join(const std::vector<std::string>& values, const char* separator = ", ");
+    // Offset of the first byte that is not part of well-formed UTF-8 (no
+    // overlong forms, surrogates or code points above U+10FFFF), or
+    // std::string::npos when all of `s` is; what JSON output needs.
+    static std::size_t invalidUtf8(const std::string& s);
 };
 
 }  // namespace memx

@@ -3,41 +3,40 @@
 #include "io/EmbeddedResources.h"
 #include "io/InputError.h"
 #include "io/JsonReader.h"
+#include "io/Ranges.h"
 
 #include <nlohmann/json.hpp>
 
+#include <climits>
 #include <filesystem>
 
 namespace memx {
 
 int ModelSpec::defaultFfn(int hidden)
 {
-    int f = (8 * hidden) / 3;
-    return (f + 255) / 256 * 256;
+    // 64-bit: 8 * hidden overflows int from hidden = 268,435,456 on.
+    const long long f = (8LL * hidden) / 3;
+    const long long rounded = (f + 255) / 256 * 256;
+    return rounded > INT_MAX ? INT_MAX : static_cast<int>(rounded);
 }
 
 ModelSpec ModelSpec::fromJson(const JsonReader& json)
 {
     ModelSpec m;
     m.name = json.string("name", "custom");
-    auto count = [&](const char* key, long long lo, long long hi) {
-        long long v = json.integer(key);
-        if (v < lo || v > hi)
-            json.fail("must be between " + std::to_string(lo) + " and " + std::to_string(hi), key);
-        return static_cast<int>(v);
-    };
-    m.numLayers = count("num_layers", 1, 1024);
-    m.hidden = count("hidden", 64, 131072);
-    m.heads = count("heads", 1, 4096);
-    m.headDim = json.has("head_dim") ? count("head_dim", 8, 1024) : m.hidden / m.heads;
+    auto count = [&](const char* key, const Range& r) { return json.integerInRange(key, r); };
+    m.numLayers = count("num_layers", ranges::numLayers);
+    m.hidden = count("hidden", ranges::hidden);
+    m.heads = count("heads", ranges::heads);
+    m.headDim = json.has("head_dim") ? count("head_dim", ranges::headDim) : m.hidden / m.heads;
     if (!json.has("head_dim") && m.hidden % m.heads != 0)
         json.fail("hidden is not divisible by heads; give head_dim explicitly", "heads");
-    m.queryGroups = json.has("query_groups") ? count("query_groups", 1, 4096) : m.heads;
+    m.queryGroups = json.has("query_groups") ? count("query_groups", ranges::queryGroups) : m.heads;
     if (m.heads % m.queryGroups != 0)
         json.fail("heads (" + std::to_string(m.heads) + ") must be a multiple of query_groups", "query_groups");
-    m.ffnHidden = json.has("ffn_hidden") ? count("ffn_hidden", 1, 1 << 20) : defaultFfn(m.hidden);
-    m.vocab = count("vocab", 1, 1 << 22);
-    m.seqLen = json.has("seq_len") ? count("seq_len", 16, 1 << 22) : 4096;
+    m.ffnHidden = json.has("ffn_hidden") ? count("ffn_hidden", ranges::ffnHidden) : defaultFfn(m.hidden);
+    m.vocab = count("vocab", ranges::vocab);
+    m.seqLen = json.has("seq_len") ? count("seq_len", ranges::seqLen) : 4096;
     m.tiedEmbeddings = json.boolean("tied_embeddings", false);
     m.source = json.string("source", "");
     return m;
@@ -45,10 +44,17 @@ ModelSpec ModelSpec::fromJson(const JsonReader& json)
 
 nlohmann::json ModelSpec::toJson() const
 {
-    return {{"format", "memx-model/1"}, {"name", name},          {"num_layers", numLayers},
+    nlohmann::json j = {{"format", "memx-model/1"}, {"name", name},          {"num_layers", numLayers},
             {"hidden", hidden},         {"heads", heads},        {"head_dim", headDim},
             {"query_groups", queryGroups}, {"ffn_hidden", ffnHidden}, {"vocab", vocab},
             {"seq_len", seqLen},        {"tied_embeddings", tiedEmbeddings}};
+    // A model read with "allow_outside_range" keeps it, so that it reads back.
+    if (!ranges::numLayers.plausible(numLayers) || !ranges::hidden.plausible(hidden) ||
+        !ranges::heads.plausible(heads) || !ranges::headDim.plausible(headDim) ||
+        !ranges::queryGroups.plausible(queryGroups) || !ranges::ffnHidden.plausible(ffnHidden) ||
+        !ranges::vocab.plausible(vocab) || !ranges::seqLen.plausible(seqLen))
+        j["allow_outside_range"] = true;
+    return j;
 }
 
 const std::vector<ModelSpec>& ModelSpec::presets()

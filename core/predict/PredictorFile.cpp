@@ -6,12 +6,16 @@
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
 #include "io/JsonReader.h"
+#include "io/Ranges.h"
 #include "model/ModelSpec.h"
 #include "predict/StageFeatures.h"
 #include "space/Problem.h"
 
 #include <algorithm>
 #include <cinttypes>
+#include <climits>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <set>
 
@@ -37,13 +41,15 @@ std::vector<float> readFloats(const JsonReader& r, const std::string& key, std::
     if (!a.node().is_array() || a.node().size() != n)
         a.fail("expected an array of " + std::to_string(n) + " numbers (one per feature)");
     std::vector<float> out;
-    for (const auto& x : a.node()) {
-        if (x.is_null())
+    for (const JsonReader& x : a.items()) {
+        if (x.node().is_null()) {
             out.push_back(std::numeric_limits<float>::quiet_NaN());
-        else if (x.is_number())
-            out.push_back(x.get<float>());
-        else
-            a.fail("expected numbers or null");
+            continue;
+        }
+        const double v = x.asNumber();
+        if (std::fabs(v) > std::numeric_limits<float>::max())
+            x.fail("expected a number that fits in a float, or null");
+        out.push_back(static_cast<float>(v));
     }
     return out;
 }
@@ -53,8 +59,9 @@ std::vector<int> readInts(const JsonReader& r, const std::string& key)
     std::vector<int> out;
     if (!r.has(key)) return out;
     for (const JsonReader& x : r.at(key).items()) {
-        if (!x.node().is_number_integer()) x.fail("expected an integer");
-        out.push_back(x.node().get<int>());
+        const long long v = x.asInteger();  // range-checked before narrowing
+        if (v < 0 || v > INT_MAX) x.fail("must be between 0 and " + std::to_string(INT_MAX));
+        out.push_back(static_cast<int>(v));
     }
     return out;
 }
@@ -142,17 +149,17 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
                    "; retrain with `memx-cli train`",
                "feature_schema");
     std::vector<std::string> names;
-    for (const JsonReader& n : r.at("feature_names").items()) names.push_back(n.node().get<std::string>());
+    for (const JsonReader& n : r.at("feature_names").items()) names.push_back(n.asString());
     if (names != StageFeatures::names())
         r.fail("feature names differ from schema " + schema + "; the file was edited or is corrupt", "feature_names");
     Loaded out;
     PredictorMetadata& m = out.metadata;
     m.toolVersion = r.string("tool_version", "");
     const JsonReader t = r.at("trained_on");
-    for (const JsonReader& g : t.at("gpu_types").items()) m.gpuTypes.push_back(g.node().get<std::string>());
+    for (const JsonReader& g : t.at("gpu_types").items()) m.gpuTypes.push_back(g.asString());
     for (const JsonReader& s : t.at("models").items())
-        m.models.push_back({static_cast<int>(s.integer("hidden")), static_cast<int>(s.integer("heads")),
-                            static_cast<int>(s.integer("ffn_hidden")), static_cast<int>(s.integer("vocab"))});
+        m.models.push_back({s.integerInRange("hidden", ranges::hidden), s.integerInRange("heads", ranges::heads),
+                            s.integerInRange("ffn_hidden", ranges::ffnHidden), s.integerInRange("vocab", ranges::vocab)});
     m.microBatches = readInts(t, "micro_batches");
     m.seqLens = readInts(t, "seq_lens");
     m.globalBatches = readInts(t, "global_batches");
@@ -160,12 +167,17 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     const std::vector<int> sl = readInts(t, "stage_layers");
     if (sl.size() == 2) { m.minStageLayers = sl[0]; m.maxStageLayers = sl[1]; }
     m.dataHash = t.string("data_hash", "");
-    for (const JsonReader& s : t.at("sources").items()) m.sources.push_back(s.node().get<std::string>());
-    m.runs = static_cast<std::size_t>(t.integer("runs", 0));
-    m.rows = static_cast<std::size_t>(t.integer("rows", 0));
-    m.timeLabels = static_cast<std::size_t>(t.integer("time_labels", 0));
-    m.memoryLabels = static_cast<std::size_t>(t.integer("memory_labels", 0));
-    m.interpolatedRows = static_cast<std::size_t>(t.integer("interpolated_rows", 0));
+    for (const JsonReader& s : t.at("sources").items()) m.sources.push_back(s.asString());
+    const auto tally = [&](const char* key) {
+        const long long v = t.integer(key, 0);
+        if (v < 0) t.fail("must not be negative (got " + std::to_string(v) + ")", key);
+        return static_cast<std::size_t>(v);
+    };
+    m.runs = tally("runs");
+    m.rows = tally("rows");
+    m.timeLabels = tally("time_labels");
+    m.memoryLabels = tally("memory_labels");
+    m.interpolatedRows = tally("interpolated_rows");
     if (r.has("training")) m.training = r.at("training").node();
 
     LearnedPredictorParams params;

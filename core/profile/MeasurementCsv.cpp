@@ -2,12 +2,15 @@
 
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
+#include "io/Ranges.h"
+#include "io/Text.h"
 #include "model/ModelSpec.h"
 
 #include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -163,20 +166,36 @@ public:
         return cell(c);
     }
 
-    // Integer >= lo; `what` describes the valid values.
+    // Integer >= lo that fits in an int; `what` describes the valid values.
     int integer(Col c, int lo, const char* what) const
+    {
+        const long long v = integer64(c, lo, what);
+        if (v > INT_MAX)
+            fail(c, std::string(kNames[c]) + " " + cell(c) + " is too large (at most " + std::to_string(INT_MAX) + ")");
+        return static_cast<int>(v);
+    }
+    long long integer64(Col c, int lo, const char* what) const
     {
         const std::string& s = cell(c);
         long long v = 0;
         const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || v < lo || v > INT_MAX)
+        if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || v < lo)
             fail(c, std::string(kNames[c]) + " must be " + what + ", " + got(c));
+        return v;
+    }
+    // A positive integer within the plausible range `r` (io/Ranges.h).
+    int count(Col c, const Range& r) const
+    {
+        // Range-checked in 64 bits before narrowing.
+        const long long v = integer64(c, 1, "a positive integer");
+        if (const std::string why = r.problem(static_cast<double>(v), false, false); !why.empty())
+            fail(c, std::string(kNames[c]) + ": " + why);
         return static_cast<int>(v);
     }
-    int positive(Col c) const { return integer(c, 1, "a positive integer"); }
-    int positiveOr(Col c, int dflt) const { return present(c) ? positive(c) : dflt; }
+    int countOr(Col c, const Range& r, int dflt) const { return present(c) ? count(c, r) : dflt; }
 
-    std::optional<double> target(Col c) const
+    // Empty, or a positive number within `r`.
+    std::optional<double> target(Col c, const Range& r) const
     {
         if (!present(c))
             return std::nullopt;
@@ -185,6 +204,8 @@ public:
         const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
         if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v) || v <= 0)
             fail(c, std::string(kNames[c]) + " must be empty or a positive number, " + got(c));
+        if (const std::string why = r.problem(v, false, false); !why.empty())
+            fail(c, std::string(kNames[c]) + ": " + why);
         return v;
     }
 
@@ -202,29 +223,29 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     if (p.present(Source) && !parseMeasurementSource(p.cell(Source), m.source))
         p.fail(Source, "source must be measured|simulated|interpolated, " + p.got(Source));
     m.gpuType = p.text(GpuType);
-    m.numGpus = p.positive(NumGpus);
-    m.tp = p.positive(Tp);
-    m.pp = p.positive(Pp);
-    m.dp = p.positive(Dp);
-    m.vp = p.positiveOr(Vp, 1);
-    m.mbs = p.positive(Mbs);
-    m.gbs = p.positive(Gbs);
-    m.seqLen = p.positive(SeqLen);
-    m.numLayers = p.positive(NumLayers);
-    m.hidden = p.positive(Hidden);
-    m.ffnHidden = p.positiveOr(FfnHidden, ModelSpec::defaultFfn(m.hidden));
-    m.heads = p.positive(Heads);
-    m.queryGroups = p.positiveOr(QueryGroups, m.heads);
-    m.vocab = p.positive(Vocab);
+    m.numGpus = p.count(NumGpus, ranges::gpusPerCluster);
+    m.tp = p.count(Tp, ranges::tensorParallel);
+    m.pp = p.count(Pp, ranges::pipelineStages);
+    m.dp = p.count(Dp, ranges::dataParallel);
+    m.vp = p.countOr(Vp, ranges::pipelineStages, 1);
+    m.mbs = p.count(Mbs, ranges::batch);
+    m.gbs = p.count(Gbs, ranges::batch);
+    m.seqLen = p.count(SeqLen, ranges::seqLen);
+    m.numLayers = p.count(NumLayers, ranges::numLayers);
+    m.hidden = p.count(Hidden, ranges::hidden);
+    m.ffnHidden = p.countOr(FfnHidden, ranges::ffnHidden, ModelSpec::defaultFfn(m.hidden));
+    m.heads = p.count(Heads, ranges::heads);
+    m.queryGroups = p.countOr(QueryGroups, ranges::queryGroups, m.heads);
+    m.vocab = p.count(Vocab, ranges::vocab);
     if (p.present(RecomputeCol) && !parseRecompute(p.cell(RecomputeCol), m.recompute))
         p.fail(RecomputeCol, "recompute must be none|selective|full, " + p.got(RecomputeCol));
     if (p.present(Stage))
         m.stage = p.integer(Stage, 0, "a non-negative integer (0-based pipeline stage)");
     if (p.present(StageLayers))
-        m.stageLayers = p.positive(StageLayers);
-    m.iterationTimeMs = p.target(IterationTimeMs);
-    m.stageTimeMs = p.target(StageTimeMs);
-    m.peakMemMiB = p.target(PeakMemMiB);
+        m.stageLayers = p.count(StageLayers, ranges::numLayers);
+    m.iterationTimeMs = p.target(IterationTimeMs, ranges::timeMs);
+    m.stageTimeMs = p.target(StageTimeMs, ranges::timeMs);
+    m.peakMemMiB = p.target(PeakMemMiB, ranges::memoryMiB);
     if (p.present(ProvenanceCol)) {
         m.provenance = p.cell(ProvenanceCol);
         static const char* const known[] = {"analytic", "learned", "cached", "extrapolated"};
@@ -239,10 +260,12 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
             p.fail(Uncertainty, "uncertainty must be empty or a relative error >= 0 (0.1 = 10%), " + p.got(Uncertainty));
         m.uncertainty = v;
     }
-    m.estimatedGpuHours = p.target(EstimatedGpuHours);
+    m.estimatedGpuHours = p.target(EstimatedGpuHours, ranges::gpuHours);
 
     // Consistency within the row.
-    const auto n = [](int v) { return std::to_string(v); };
+    // Products of sizes in 64 bits: tp * pp * dp of three ints overflows int.
+    const auto n = [](long long v) { return std::to_string(v); };
+    const auto ll = [](int v) { return static_cast<long long>(v); };
     if (m.hidden % m.heads != 0)
         p.fail(Heads, "heads must divide hidden (" + n(m.hidden) + "), got " + n(m.heads));
     if (m.heads % m.queryGroups != 0)
@@ -252,8 +275,8 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     if (m.heads % m.tp != 0 || (m.queryGroups % m.tp != 0 && m.tp % m.queryGroups != 0))
         p.fail(Tp, "tp must divide heads (" + n(m.heads) + ") and divide or be a multiple of query_groups (" +
                        n(m.queryGroups) + "), got " + n(m.tp));
-    if (m.gbs % (m.mbs * m.dp) != 0)
-        p.fail(Gbs, "gbs must be a multiple of mbs * dp (" + n(m.mbs * m.dp) + "), got " + n(m.gbs));
+    if (ll(m.gbs) % (ll(m.mbs) * m.dp) != 0)
+        p.fail(Gbs, "gbs must be a multiple of mbs * dp (" + n(ll(m.mbs) * m.dp) + "), got " + n(m.gbs));
     if (m.vp > 1 && m.pp < 2)
         p.fail(Vp, "vp > 1 (interleaved schedule) needs pp >= 2, got pp " + n(m.pp));
     if (m.stage && !m.stageLayers)
@@ -267,9 +290,9 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
             p.fail(StageLayers, "stage_layers must be at most num_layers (" + n(m.numLayers) + "), got " +
                                     n(*m.stageLayers));
     } else {
-        if (m.numGpus != m.tp * m.pp * m.dp)
-            p.fail(NumGpus, "num_gpus of a run row must equal tp * pp * dp (" + n(m.tp * m.pp * m.dp) + "), got " +
-                                n(m.numGpus));
+        if (m.numGpus != ll(m.tp) * m.pp * m.dp)
+            p.fail(NumGpus, "num_gpus of a run row must equal tp * pp * dp (" + n(ll(m.tp) * m.pp * m.dp) +
+                                "), got " + n(m.numGpus));
         if (m.stageTimeMs)
             p.fail(StageTimeMs, "stage_time_ms belongs to a stage row; this is a run row (stage empty)");
     }
@@ -424,6 +447,19 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
             throw InputError(file, lineField(rec.line),
                              "expected " + std::to_string(headerSize) + " fields as in the header, found " +
                                  std::to_string(rec.fields.size()));
+        // Text goes into JSON (predictor files, reports): refuse bytes that
+        // are not UTF-8 here, where the line and column are known.
+        for (size_t i = 0; i < rec.fields.size(); ++i)
+            if (const size_t bad = Text::invalidUtf8(rec.fields[i]); bad != std::string::npos) {
+                std::string column;
+                for (int c = 0; c < ColCount; ++c)
+                    if (index[c] == static_cast<int>(i)) column = kNames[c];
+                char hex[8];
+                std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(rec.fields[i][bad]));
+                throw InputError(file, lineField(rec.line) + ", column " + (column.empty() ? std::to_string(i + 1) : column),
+                                 std::string("invalid UTF-8: byte ") + hex + " at character " + std::to_string(bad + 1) +
+                                     " of the cell; save the file as UTF-8");
+            }
         const RowParser p(file, rec.line, rec.fields, index);
         Measurement m = parseRow(p, rec.line, file, kind);
 

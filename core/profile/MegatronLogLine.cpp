@@ -1,5 +1,7 @@
 #include "profile/MegatronLogLine.h"
 
+#include "io/Ranges.h"
+
 #include "profile/LogText.h"
 
 #include <array>
@@ -58,11 +60,15 @@ size_t findIterationSignature(sv c, long long& n)
     return sv::npos;
 }
 
-void readIterationField(const std::string& key, const std::string& value, IterationRecord& rec, bool& haveElapsed)
+void readIterationField(const std::string& key, const std::string& value, IterationRecord& rec, bool& haveElapsed,
+                        std::string& elapsedProblem)
 {
     double v = 0.0;
     if (key == "elapsed time per iteration (ms)") {
-        haveElapsed = T::toDouble(value, v) && v >= 0.0;
+        haveElapsed = T::toDouble(value, v);
+        if (haveElapsed)
+            elapsedProblem = ranges::timeMs.problem(v, false, false);
+        haveElapsed = haveElapsed && elapsedProblem.empty();
         rec.elapsedMs = v;
     } else if (key == "throughput per GPU (TFLOP/s/GPU)" && T::toDouble(value, v)) {
         rec.tflopsPerGpu = v;
@@ -148,9 +154,14 @@ Kind MegatronLogLine::iteration(std::string_view c, IterationRecord& rec, std::s
     }
     rec.totalIterations = static_cast<int>(m);
     bool haveElapsed = false;
+    std::string elapsedProblem;
     for (const auto& [key, value] : fields(s.substr(1)).kv) {
         rec.fields[key] = value;
-        readIterationField(key, value, rec, haveElapsed);
+        readIterationField(key, value, rec, haveElapsed, elapsedProblem);
+    }
+    if (!elapsedProblem.empty()) {
+        problem = "iteration line " + std::to_string(n) + ": elapsed time per iteration: " + elapsedProblem + "; skipped";
+        return Kind::Damaged;
     }
     if (!haveElapsed) {
         problem = "iteration line " + std::to_string(n) + " has no readable 'elapsed time per iteration (ms)'; skipped";
@@ -167,6 +178,10 @@ Kind MegatronLogLine::nemoStep(std::string_view c, IterationRecord& rec, std::st
     double seconds = 0.0, step = 0.0, v = 0.0;
     if (!T::toDouble(nemoValue(c, "train_step_timing in s"), seconds) || seconds < 0.0) {
         problem = "NeMo progress line without a readable 'train_step_timing in s'; skipped";
+        return Kind::Damaged;
+    }
+    if (const std::string why = ranges::timeMs.problem(seconds * 1000.0, false, false); !why.empty()) {
+        problem = "NeMo progress line: train_step_timing: " + why + "; skipped";
         return Kind::Damaged;
     }
     rec.elapsedMs = seconds * 1000.0;
@@ -247,12 +262,21 @@ Kind MegatronLogLine::memory(std::string_view c, MemoryRecord& rec, std::string&
             rec.totalDeviceUsedMiB = v;
     }
     for (size_t i = 0; i < 4; ++i) {
+        const std::string where = "memory line" + (rec.rank >= 0 ? " of rank " + std::to_string(rec.rank) : std::string());
+        const std::string name(names[i][rec.gigabytes ? 2 : 0]);
         if (!have[i]) {
-            problem = "memory line" + (rec.rank >= 0 ? " of rank " + std::to_string(rec.rank) : std::string())
-                + " lacks a readable '" + std::string(names[i][rec.gigabytes ? 2 : 0]) + "' (truncated?); skipped";
+            problem = where + " lacks a readable '" + name + "' (truncated?); skipped";
             return Kind::Damaged;
         }
         *dst[i] *= scale;
+        // The peak becomes a measurement target (> 0); the others may be 0.
+        const double v = *dst[i];
+        const std::string why = i == 1 ? ranges::memoryMiB.problem(v, false, false)
+                                       : (v == 0.0 ? std::string() : ranges::memoryMiB.problem(v, false, false));
+        if (!why.empty()) {
+            problem = where + ": '" + name + "': " + why + "; skipped";
+            return Kind::Damaged;
+        }
     }
     return Kind::Record;
 }

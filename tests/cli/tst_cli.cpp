@@ -583,6 +583,43 @@ void TestCli::badInput_data()
     QTest::newRow("validate: unknown GPU type")
         << QStringList{QStringLiteral("validate"), QStringLiteral("%TMP%/unknown-gpu.json")}
         << QStringList{QStringLiteral("/nodes/0/gpus/0/type"), QStringLiteral("unknown")};
+    // Issue #14: bad inputs the readers used to crash on, overflow with or accept.
+    const auto bad = [](const char* name) { return QString::fromStdString(memx::test::dataFile(std::string("bad_inputs/") + name)); };
+    const auto train = [&](const char* name) {
+        return QStringList{QStringLiteral("train"), QStringLiteral("--measurements"), bad(name), QStringLiteral("--out"),
+                           QStringLiteral("%TMP%/never-written.json")};
+    };
+    QTest::newRow("train: tp*pp*dp beyond int")
+        << train("measurements-gpu-product.csv")
+        << QStringList{bad("measurements-gpu-product.csv"), QStringLiteral("line 2, column num_gpus"),
+                       QStringLiteral("102400000000")};
+    QTest::newRow("train: hidden 1e9")
+        << train("measurements-hidden-1e9.csv")
+        << QStringList{bad("measurements-hidden-1e9.csv"), QStringLiteral("line 2, column hidden"),
+                       QStringLiteral("plausible range")};
+    QTest::newRow("train: invalid UTF-8 gpu_type")
+        << train("measurements-bad-utf8.csv")
+        << QStringList{bad("measurements-bad-utf8.csv"), QStringLiteral("line 2, column gpu_type"),
+                       QStringLiteral("invalid UTF-8")};
+    QTest::newRow("train: denormal stage time")
+        << train("measurements-denormal-time.csv")
+        << QStringList{bad("measurements-denormal-time.csv"), QStringLiteral("line 2, column stage_time_ms")};
+    QTest::newRow("train: huge pp")
+        << train("measurements-huge-pp.csv")
+        << QStringList{bad("measurements-huge-pp.csv"), QStringLiteral("line 2, column pp"),
+                       QStringLiteral("plausible range 1-1000")};
+    QTest::newRow("validate: 1e400")
+        << QStringList{QStringLiteral("validate"), bad("cluster-number-1e400.json")}
+        << QStringList{bad("cluster-number-1e400.json"), QStringLiteral("line 3 column"),
+                       QStringLiteral("does not fit in a double")};
+    QTest::newRow("validate: bandwidth 1e-300")
+        << QStringList{QStringLiteral("validate"), bad("cluster-bandwidth-1e-300.json")}
+        << QStringList{bad("cluster-bandwidth-1e-300.json"), QStringLiteral("/links/0/bandwidth_gbps"),
+                       QStringLiteral("plausible range"), QStringLiteral("allow_outside_range")};
+    QTest::newRow("validate: calibration 1")
+        << QStringList{QStringLiteral("validate"), bad("cluster-calibration-number.json")}
+        << QStringList{bad("cluster-calibration-number.json"), QStringLiteral("/gpu_types/A100-80GB/calibration"),
+                       QStringLiteral("expected an object")};
     QTest::newRow("validate: no file given")
         << QStringList{QStringLiteral("validate")} << QStringList{QStringLiteral("cluster")};
 }

@@ -32,6 +32,8 @@ private slots:
     void noneImported_data();
     void noneImported();
     void runListChecked();
+    void impossibleNumbers_data();
+    void impossibleNumbers();
     void setupMismatchAllowed();
     void helpNamesExitCodes();
 };
@@ -107,6 +109,38 @@ void TestCliImportLogs::noneImported()
     RUN_EXPECT(r, args, 2);
     QVERIFY2(r.err.contains(expected), qPrintable(r.err));
     QVERIFY(!QFile::exists(path("none.csv")));
+}
+
+void TestCliImportLogs::impossibleNumbers_data()
+{
+    // Issue #14: refused at the log's line, not later against the output CSV.
+    QTest::addColumn<QString>("log");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("max allocated -5, elapsed 1e300 ms")
+        << "megatron_impossible_numbers.log" << 0
+        << QStringList{"megatron_impossible_numbers.log:113: memory line of rank 0: 'max allocated': must be "
+                       "greater than 0 (got -5 MiB); skipped",
+                       "megatron_impossible_numbers.log:117: iteration line 3: elapsed time per iteration: time "
+                       "1e+300 ms is outside the plausible range 0.001-1000000000 ms; skipped"};
+    QTest::newRow("every elapsed time 0")
+        << "megatron_elapsed_zero.log" << 2
+        << QStringList{"megatron_elapsed_zero.log:107: iteration line 1: elapsed time per iteration: must be "
+                       "greater than 0 (got 0 ms); skipped",
+                       "megatron_elapsed_zero.log: nothing written for this log"};
+}
+
+void TestCliImportLogs::impossibleNumbers()
+{
+    QFETCH(QString, log);
+    QFETCH(int, exitCode);
+    QFETCH(QStringList, expected);
+    const QString file = QString::fromStdString(memx::test::dataFile("bad_inputs/" + log.toStdString()));
+    const QStringList args{"import-logs", "--out", path("impossible.csv"), "--gpu-type", "H100-SXM", file};
+    RUN_EXPECT(r, args, exitCode);
+    for (const QString& e : expected)
+        QVERIFY2(r.err.contains(e), qPrintable(r.err));
+    QVERIFY2(!r.err.contains("impossible.csv:"), qPrintable(r.err));  // never blamed on the output
 }
 
 void TestCliImportLogs::runListChecked()

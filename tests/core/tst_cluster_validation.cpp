@@ -100,7 +100,7 @@ void TestClusterValidation::rejectsBadCluster_data()
         << "at least one GPU";
     QTest::newRow("zero GPU count")
         << doc(QString(N).replace(R"("count": 4}]},)", R"("count": 0}]},)"), L) << "/nodes/0/gpus/0/count"
-        << "between 1 and 4096";
+        << "must be greater than 0 (got 0)";
     QTest::newRow("missing format") << doc(N, L, "") << "/format" << "expected \"memx-cluster/1\"";
     QTest::newRow("wrong format string") << doc(N, L, R"("format": "memx-cluster/2",)") << "/format"
                                          << "unsupported format \"memx-cluster/2\"";

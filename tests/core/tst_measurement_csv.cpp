@@ -223,7 +223,7 @@ void TestMeasurementCsv::saveAndRead()
     a.source = MeasurementSource::Interpolated;
     a.recompute = Recompute::Full;
     a.iterationTimeMs = 0.1 + 0.2;  // not exactly representable in short decimal
-    a.peakMemMiB = 1e-7;
+    a.peakMemMiB = 1.0 / 3.0;  // every value within the plausible ranges of io/Ranges.h
     rows.push_back(a);
     Measurement b = sample();
     b.runId = "multi\nline";
@@ -231,7 +231,7 @@ void TestMeasurementCsv::saveAndRead()
     b.stageLayers = 16;
     b.iterationTimeMs.reset();
     b.stageTimeMs = 12345.678901234567;
-    b.peakMemMiB = 123456789.125;
+    b.peakMemMiB = 123456.789012345;
     rows.push_back(b);
 
     QTemporaryDir dir;

@@ -443,6 +443,21 @@ void TestMegatronLogParser::damagedInput_data()
         << false << 0 << 1 << "bad.log:2: memory line of rank 1 lacks a readable 'max allocated'";
     QTest::newRow("memory line cut off") << (mem + "[Rank 2] (after 7 iterations) memory (MB) | alloc") << false
                                          << 0 << 1 << "bad.log:2";
+    // Issue #14: impossible numbers are refused at the log's line, not later against the output CSV.
+    QTest::newRow("elapsed time 0")
+        << (ok + " iteration        8/      50 | elapsed time per iteration (ms): 0.0 |\n") << false << 1 << 0
+        << "bad.log:2: iteration line 8: elapsed time per iteration: must be greater than 0 (got 0 ms)";
+    QTest::newRow("elapsed time 1e300 ms")
+        << (ok + " iteration        8/      50 | elapsed time per iteration (ms): 1e300 |\n") << false << 1 << 0
+        << "bad.log:2: iteration line 8: elapsed time per iteration: time 1e+300 ms is outside the plausible range";
+    QTest::newRow("max allocated -5")
+        << (mem + "[Rank 1] (after 7 iterations) memory (MB) | allocated: 1.00 | max allocated: -5 | "
+                  "reserved: 3.00 | max reserved: 4.00\n")
+        << false << 0 << 1 << "bad.log:2: memory line of rank 1: 'max allocated': must be greater than 0 (got -5 MiB)";
+    QTest::newRow("reserved 1e300")
+        << (mem + "[Rank 1] (after 7 iterations) memory (MB) | allocated: 1.00 | max allocated: 2.00 | "
+                  "reserved: 1e300 | max reserved: 4.00\n")
+        << false << 0 << 1 << "bad.log:2: memory line of rank 1: 'reserved': memory 1e+300 MiB is outside";
     QTest::newRow("CRLF line endings")
         << QByteArray(" iteration        7/      50 | elapsed time per iteration (ms): 100.0 |\r\n"
                       "[Rank 0] (after 7 iterations) memory (MB) | allocated: 1.00 | max allocated: 2.00 | "

@@ -1,5 +1,6 @@
 // PlanJsonReader: memx-plan/1 and memx-search/1 read back, and every bad
 // file refused with file, JSON path and reason.
+#include "TestInputErrors.h"
 #include "TestPaths.h"
 
 #include "export/PlanJson.h"
@@ -45,6 +46,8 @@ private slots:
     void planDocumentRoundTrip();
     void badDocument_data();
     void badDocument();
+    void rangeOverride_data();
+    void rangeOverride();
 };
 
 void TestPlanJsonReader::searchBestByDefault()
@@ -117,7 +120,7 @@ void TestPlanJsonReader::badDocument_data()
     QTest::newRow("no cluster") << "/cluster" << "DELETE" << "/cluster" << "missing";
     QTest::newRow("bad cluster gpu") << "/cluster/nodes/0/gpus/0/type" << "\"A1000\"" << "/cluster/nodes/0/gpus/0/type"
                                      << "unknown GPU type";
-    QTest::newRow("bad model layers") << "/model/num_layers" << "0" << "/model/num_layers" << "between";
+    QTest::newRow("bad model layers") << "/model/num_layers" << "0" << "/model/num_layers" << "must be greater than 0";
     QTest::newRow("no best") << "/best" << "[]" << "/best" << "no ranked plan";
     QTest::newRow("tp not an integer") << "/best/0/tp" << "\"two\"" << "/best/0/tp" << "expected an integer";
     QTest::newRow("unknown group") << "/best/0/stages/0/group" << "\"nowhere\"" << "/best/0/stages/0/group"
@@ -133,6 +136,18 @@ void TestPlanJsonReader::badDocument_data()
     QTest::newRow("unknown schedule") << "/best/0/schedule" << "\"zb\"" << "/best/0/schedule" << "1f1b or interleaved";
     QTest::newRow("stages missing") << "/best/0/stages" << "DELETE" << "/best/0/stages" << "missing";
     QTest::newRow("precision") << "/setup/precision" << "\"fp8\"" << "/setup/precision" << "bf16";
+    // Issue #14: truncation before narrowing, negative and absurd results.
+    QTest::newRow("device 2^32") << "/best/0/stages/0/devices/0" << "4294967296" << "/best/0/stages/0/devices/0"
+                                 << "between 0 and 2147483647";
+    QTest::newRow("negative iteration_ms") << "/best/0/iteration_ms" << "-0.5" << "/best/0/iteration_ms"
+                                           << "must be greater than 0 (got -0.5 ms)";
+    QTest::newRow("negative max_mem_mib") << "/best/0/max_mem_mib" << "-5" << "/best/0/max_mem_mib"
+                                          << "must be greater than 0 (got -5 MiB)";
+    QTest::newRow("iteration 1e302 ms") << "/best/0/iteration_ms" << "1e302" << "/best/0/iteration_ms"
+                                        << "outside the plausible range 0.001-1000000000 ms";
+    QTest::newRow("idle_gpus 2^32") << "/best/0/idle_gpus" << "4294967296" << "/best/0/idle_gpus"
+                                    << "between 0 and 2147483647";
+    QTest::newRow("negative rank_phi") << "/best/0/rank_phi" << "-1" << "/best/0/rank_phi" << "must not be negative";
 }
 
 void TestPlanJsonReader::badDocument()
@@ -149,14 +164,28 @@ void TestPlanJsonReader::badDocument()
         doc.at(nlohmann::json::json_pointer(ptr).parent_pointer()).erase(nlohmann::json::json_pointer(ptr).back());
     else
         doc[nlohmann::json::json_pointer(ptr)] = nlohmann::json::parse(value.toStdString());
-    try {
-        PlanJsonReader::fromJson(doc, "bad.json");
-        QFAIL("accepted a bad document");
-    } catch (const InputError& e) {
-        QCOMPARE(e.file(), std::string("bad.json"));
-        QVERIFY2(e.field() == field.toStdString(), e.what());
-        QVERIFY2(e.reason().find(reason.toStdString()) != std::string::npos, e.what());
-    }
+    test::expectInputError([&] { PlanJsonReader::fromJson(doc, "bad.json"); }, "bad.json", field, reason);
+}
+
+void TestPlanJsonReader::rangeOverride_data()
+{
+    QTest::addColumn<QString>("edit");
+    QTest::addColumn<QString>("value");
+    QTest::newRow("iteration_ms") << "/best/0/iteration_ms" << "2e9";
+    QTest::newRow("max_mem_mib") << "/best/0/max_mem_mib" << "2e6";
+}
+
+void TestPlanJsonReader::rangeOverride()
+{
+    // A plan's real outlier is accepted with "allow_outside_range" on the plan.
+    QFETCH(QString, edit);
+    QFETCH(QString, value);
+    nlohmann::json doc = searchDoc();
+    doc[nlohmann::json::json_pointer(edit.toStdString())] = nlohmann::json::parse(value.toStdString());
+    test::expectInputError([&] { PlanJsonReader::fromJson(doc, "big.json"); }, "big.json", edit,
+                           "allow_outside_range");
+    doc["best"][0]["allow_outside_range"] = true;
+    QCOMPARE(PlanJsonReader::fromJson(doc, "big.json").plan.iterationMs, doc["best"][0]["iteration_ms"].get<double>());
 }
 
 QTEST_APPLESS_MAIN(TestPlanJsonReader)

@@ -1,0 +1,107 @@
+// Project files (memx-project/1) refuse what memx-cli refuses, naming the
+// file and the JSON path (issue #14): the objective's weights and epsilon,
+// wrong JSON types, integers that do not fit in an int.
+#include "TestInputErrors.h"
+#include "TestPaths.h"
+
+#include "ProjectFile.h"
+
+#include "hardware/Cluster.h"
+#include "model/ModelSpec.h"
+
+#include <QtTest>
+
+using namespace memx;
+
+namespace {
+
+nlohmann::json projectDoc()
+{
+    Project p;
+    p.cluster = Cluster::fromFile(test::sampleCluster("homogeneous-8xa100.json")).toJson();
+    p.model = ModelSpec::resolve("llama2-7b").toJson();
+    p.setup.globalBatch = 64;
+    p.setup.microBatches = {1, 2};
+    return p.toJson();
+}
+
+nlohmann::json edited(const QString& edit, const QString& value)
+{
+    nlohmann::json doc = projectDoc();
+    doc[nlohmann::json::json_pointer(edit.toStdString())] = nlohmann::json::parse(value.toStdString());
+    return doc;
+}
+
+}  // namespace
+
+class TestProjectFile : public QObject {
+    Q_OBJECT
+private slots:
+    void goodProjectLoads();
+    void badProject_data();
+    void badProject();
+    void rangeOverride();
+};
+
+void TestProjectFile::goodProjectLoads()
+{
+    const Project p = Project::fromJson(projectDoc(), "good.memx");
+    QCOMPARE(p.setup.globalBatch, 64);
+    QCOMPARE(p.objective.custom.time, 0.4);
+}
+
+void TestProjectFile::badProject_data()
+{
+    QTest::addColumn<QString>("edit");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("reason");
+    // What `memx-cli search --weights` and `--eps` refuse.
+    QTest::newRow("negative weights") << "/objective/custom_weights" << "[-1,-1,-1]" << "/objective/custom_weights"
+                                      << "weights must not be negative";
+    QTest::newRow("zero weights") << "/objective/custom_weights" << "[0,0,0]" << "/objective/custom_weights"
+                                  << "at least one weight must be positive";
+    QTest::newRow("weight not a number") << "/objective/custom_weights" << "[\"a\",1,2]"
+                                         << "/objective/custom_weights/0" << "expected a number";
+    QTest::newRow("two weights") << "/objective/custom_weights" << "[1,2]" << "/objective/custom_weights"
+                                 << "three weights";
+    QTest::newRow("epsilon -5") << "/objective/epsilon_fraction" << "-5" << "/objective/epsilon_fraction"
+                                << "(0, 1)";
+    QTest::newRow("epsilon 1") << "/objective/epsilon_fraction" << "1" << "/objective/epsilon_fraction" << "(0, 1)";
+    // Integers are range-checked before narrowing.
+    QTest::newRow("global batch 2^32") << "/setup/global_batch" << "4294967296" << "/setup/global_batch"
+                                       << "too large";
+    QTest::newRow("micro-batch 2^32+1") << "/setup/micro_batches" << "[4294967297]" << "/setup/micro_batches/0"
+                                        << "between 1 and 2147483647";
+    QTest::newRow("micro-batch a string") << "/setup/micro_batches" << "[\"1\"]" << "/setup/micro_batches/0"
+                                          << "expected an integer";
+    QTest::newRow("max pipeline stages 5000") << "/setup/max_pipeline_stages" << "5000" << "/setup/max_pipeline_stages"
+                                              << "outside the plausible range 1-1000";
+    // The embedded cluster and model go through the same range layer.
+    QTest::newRow("cluster bandwidth 1e-300") << "/cluster/links/0/bandwidth_gbps" << "1e-300"
+                                              << "/cluster/links/0/bandwidth_gbps" << "plausible range";
+    QTest::newRow("model layers 2000") << "/model/num_layers" << "2000" << "/model/num_layers" << "plausible range";
+}
+
+void TestProjectFile::badProject()
+{
+    QFETCH(QString, edit);
+    QFETCH(QString, value);
+    QFETCH(QString, field);
+    QFETCH(QString, reason);
+    const nlohmann::json doc = edited(edit, value);
+    test::expectInputError([&] { Project::fromJson(doc, "bad.memx"); }, "bad.memx", field, reason);
+}
+
+void TestProjectFile::rangeOverride()
+{
+    nlohmann::json doc = edited("/setup/max_pipeline_stages", "5000");
+    doc["setup"]["allow_outside_range"] = true;
+    const Project p = Project::fromJson(doc, "big.memx");
+    QCOMPARE(p.setup.maxPipelineStages, 5000);
+    // Saved, it keeps the flag and reads back.
+    QCOMPARE(Project::fromJson(p.toJson(), "saved.memx").setup.maxPipelineStages, 5000);
+}
+
+QTEST_MAIN(TestProjectFile)
+#include "tst_project_file.moc"
