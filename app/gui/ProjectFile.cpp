@@ -60,6 +60,10 @@ nlohmann::json Project::toJson() const
                       {"custom_weights", {o.custom.time, o.custom.memory, o.custom.variance}},
                       {"variance", o.variance == VarianceMode::AbsoluteMiB ? "mib" : "util"},
                       {"epsilon_fraction", o.epsilonFraction}};
+    if (o.minHeadroom > 0)
+        j["objective"]["min_headroom"] = {{"fraction", o.minHeadroom}, {"at_upper_bound", o.headroomAtUpper}};
+    if (o.maxSlowdown >= 0)
+        j["objective"]["max_slowdown"] = o.maxSlowdown;
     j["predictor"] = predictor;
     if (!lastResult.is_null())
         j["last_result"] = lastResult;
@@ -110,7 +114,7 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
     }
     auto o = root.at("objective");
     if (!parseProfile(o.string("profile", "default"), p.objective.profile))
-        o.fail("expected default, safety-first, throughput-first, custom or auto", "profile");
+        o.fail("expected default, safety-first, throughput-first, balanced, custom or auto", "profile");
     if (o.has("custom_weights")) {
         auto w = o.at("custom_weights");
         if (!w.node().is_array() || w.node().size() != 3)
@@ -131,6 +135,21 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
     p.objective.epsilonFraction = o.number("epsilon_fraction", 0.01);
     if (!(p.objective.epsilonFraction > 0 && p.objective.epsilonFraction < 1))  // as memx-cli search --eps
         o.fail("expected a small fraction in (0, 1)", "epsilon_fraction");
+    // The constraints, as memx-cli search --min-headroom / --max-slowdown check them.
+    if (o.has("min_headroom")) {
+        auto h = o.at("min_headroom");
+        if (!h.node().is_object())
+            h.fail("expected {\"fraction\": ..., \"at_upper_bound\": ...}");
+        p.objective.minHeadroom = h.number("fraction");
+        if (!(p.objective.minHeadroom >= 0 && p.objective.minHeadroom < 1))
+            h.fail("expected a fraction in [0, 1)", "fraction");
+        p.objective.headroomAtUpper = h.boolean("at_upper_bound", false);
+    }
+    if (o.has("max_slowdown")) {
+        p.objective.maxSlowdown = o.number("max_slowdown");
+        if (!(p.objective.maxSlowdown >= 0 && p.objective.maxSlowdown <= 100))
+            o.fail("expected a fraction of at least 0 (0.1 = 10% slower than the fastest plan)", "max_slowdown");
+    }
     p.predictor = root.string("predictor", "analytic");
     if (root.has("last_result"))
         p.lastResult = root.at("last_result").node();

@@ -41,6 +41,7 @@ private slots:
     void badProject_data();
     void badProject();
     void rangeOverride();
+    void constraintsAndBalancedRoundTrip();
 };
 
 void TestProjectFile::goodProjectLoads()
@@ -80,6 +81,9 @@ void TestProjectFile::badProject_data()
     // The embedded cluster and model go through the same range layer.
     QTest::newRow("cluster bandwidth 1e-300") << "/cluster/links/0/bandwidth_gbps" << "1e-300"
                                               << "/cluster/links/0/bandwidth_gbps" << "plausible range";
+    QTest::newRow("headroom 150%") << "/objective/min_headroom" << "{\"fraction\": 1.5}"
+                                   << "/objective/min_headroom/fraction" << "[0, 1)";
+    QTest::newRow("slowdown -1") << "/objective/max_slowdown" << "-1" << "/objective/max_slowdown" << "at least 0";
     QTest::newRow("model layers 2000") << "/model/num_layers" << "2000" << "/model/num_layers" << "plausible range";
 }
 
@@ -103,5 +107,21 @@ void TestProjectFile::rangeOverride()
     QCOMPARE(Project::fromJson(p.toJson(), "saved.memx").setup.maxPipelineStages, 5000);
 }
 
+
+void TestProjectFile::constraintsAndBalancedRoundTrip()
+{
+    // What the Objective panel sets comes back after save and load.
+    Project p = Project::fromJson(projectDoc(), "good.memx");
+    p.objective.profile = ProfileKind::Balanced;
+    p.objective.minHeadroom = 0.1;
+    p.objective.headroomAtUpper = true;
+    p.objective.maxSlowdown = 0.05;
+    const Project back = Project::fromJson(p.toJson(), "saved.memx");
+    QCOMPARE(back.objective, p.objective);
+    // Off stays off.
+    const Project plain = Project::fromJson(projectDoc(), "good.memx");
+    QCOMPARE(plain.objective.minHeadroom, 0.0);
+    QCOMPARE(plain.objective.maxSlowdown, -1.0);
+}
 QTEST_MAIN(TestProjectFile)
 #include "tst_project_file.moc"
