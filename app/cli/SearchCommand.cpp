@@ -8,6 +8,7 @@
 #include "io/InputError.h"
 #include "profile/MeasurementCsv.h"
 #include "profile/PlanRuns.h"
+#include "search/RecomputeAblation.h"
 #include "search/SearchEngine.h"
 
 #include <cstdio>
@@ -278,8 +279,12 @@ void addSearchCommand(CLI::App& app, int& exitCode)
             writeFileAtomically(args->json, PlanJson::search(req.problem, r).dump(1) + "\n");
         std::string report;
         if (r.error.empty()) {
-            report = TextReport::table(req.problem, r, args->top) + TextReport::planDetail(req.problem, r)
-                + TextReport::profileComparison(r);
+            report = TextReport::table(req.problem, r, args->top) + TextReport::planDetail(req.problem, r);
+            if (!r.best.empty())  // what per-stage recomputation buys over one level everywhere
+                report += RecomputeAblation::line(
+                    r.best.front(), RecomputeAblation::uniform(req.problem, r.best.front(), req.predictor, r.varianceMode),
+                    r.varianceMode);
+            report += TextReport::profileComparison(r);
             if (args->stats)
                 report += TextReport::stats(r);
         } else {

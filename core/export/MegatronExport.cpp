@@ -264,20 +264,7 @@ std::optional<MegatronExport::NearestPlan> MegatronExport::nearestCost(const Pla
         why = "the plan came from the " + doc.predictor + " predictor, which the export cannot load";
         return std::nullopt;
     }
-    PlanSpec spec;
-    const Plan& p = doc.plan;
-    spec.tp = p.tp;
-    spec.dp = p.dp;
-    spec.microBatch = p.microBatch;
-    spec.seqLen = p.seqLen;
-    spec.queryGroups = p.queryGroups;
-    spec.schedule = p.schedule;
-    spec.virtualStages = p.virtualStages;
-    for (const auto& s : p.stages) {
-        spec.stageGroups.push_back(s.groupName);
-        spec.layers.push_back(s.layers);
-    }
-    spec.recompute = levels;
+    const PlanSpec spec = PlanSpec::of(doc.plan, levels);
     try {
         const Evaluation ev = PlanEvaluator::evaluate(doc.problem, spec);
         NearestPlan n;

@@ -15,6 +15,26 @@
 
 namespace memx {
 
+PlanSpec PlanSpec::of(const Plan& p, std::vector<Recompute> levels)
+{
+    PlanSpec spec;
+    spec.tp = p.tp;
+    spec.dp = p.dp;
+    spec.microBatch = p.microBatch;
+    spec.seqLen = p.seqLen;
+    spec.queryGroups = p.queryGroups;
+    spec.schedule = p.schedule;
+    spec.virtualStages = p.virtualStages;
+    for (const auto& s : p.stages) {
+        spec.stageGroups.push_back(s.groupName);
+        spec.layers.push_back(s.layers);
+        if (levels.size() < p.stages.size())
+            levels.push_back(s.recompute);
+    }
+    spec.recompute = std::move(levels);
+    return spec;
+}
+
 Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
                                    std::shared_ptr<const Predictor> predictor, VarianceMode variance)
 {

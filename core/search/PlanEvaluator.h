@@ -23,6 +23,10 @@ struct PlanSpec {
     std::vector<std::string> stageGroups;  // device-group names in pipeline order
     std::vector<int> layers;               // per stage; must sum to the model's layers
     std::vector<Recompute> recompute;      // per stage; empty: the request's recompute policy
+
+    // A searched plan's configuration, with these recompute levels per stage
+    // (empty: the plan's own).
+    static PlanSpec of(const Plan& plan, std::vector<Recompute> levels = {});
 };
 
 struct Evaluation {
