@@ -58,8 +58,11 @@ void TestSearchProgress::progressOfA32GpuSearch()
         }
     }
     QVERIFY(reports.back().permille <= 1000);
-    if (r.stats.wallS > 1.0)
-        QVERIFY(estimated);  // a search over a second says how long it will take
+    // A search of several seconds says how long it will take; a short one may
+    // stay "estimating" (the count pass, then 1% of explore, then 0.5 s of
+    // smoothing: tst_progress_estimate replays when the estimate appears).
+    if (r.stats.wallS > 4.0)
+        QVERIFY(estimated);
     qInfo("%zu reports over %.2f s, last at %d permille", reports.size(), r.stats.wallS, reports.back().permille);
 }
 
