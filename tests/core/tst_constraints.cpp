@@ -4,6 +4,7 @@
 // constraints, under every compared profile; a slowdown of 0 picks the
 // fastest plan; constraints nothing meets give a reason with the numbers.
 #include "TestPaths.h"
+#include "TestRequests.h"
 
 #include "search/SearchEngine.h"
 
@@ -17,11 +18,7 @@ namespace {
 
 SearchRequest smallRequest()
 {
-    SearchRequest req;
-    req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-6gpu-v100-t4.json"));
-    req.problem.model = ModelSpec::resolve("llama2-7b");
-    req.problem.setup.globalBatch = 32;
-    req.problem.setup.maxPipelineStages = 4;
+    SearchRequest req = test::smallRequest();
     req.options.threads = 2;
     req.compareProfiles = {ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
     return req;

@@ -2,6 +2,7 @@
 // file refused with file, JSON path and reason.
 #include "TestInputErrors.h"
 #include "TestPaths.h"
+#include "TestRequests.h"
 
 #include "export/PlanJson.h"
 #include "export/PlanJsonReader.h"
@@ -16,12 +17,7 @@ namespace {
 
 SearchRequest smallRequest()
 {
-    SearchRequest req;
-    req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-6gpu-v100-t4.json"));
-    req.problem.model = ModelSpec::resolve("llama2-7b");
-    req.problem.setup.globalBatch = 32;
-    req.problem.setup.microBatches = {1};
-    req.problem.setup.maxPipelineStages = 4;
+    SearchRequest req = test::smallRequest();
     req.options.topK = 5;
     return req;
 }
