@@ -178,10 +178,29 @@ void evaluate(const EvaluateArgs& a)
 
 struct AccuracyArgs {
     std::string dataset, json;
-    bool augment = false, noTune = false;
+    bool augment = false, noTune = false, noCalibrate = false;
     int trials = 12;
     std::uint64_t seed = 0;
 };
+
+// One line per GPU type: the fitted parameters and what they changed.
+std::string calibrationText(const Calibrator::Result& c)
+{
+    std::string out;
+    char buf[512];
+    for (const GpuParamsFit& f : c.fits) {
+        std::snprintf(buf, sizeof buf,
+                      "calibration %s (%d runs): efficiency x%.3g, bandwidth x%.3g, %.3g us per operator, %.3g us per "
+                      "collective, %.3g ms per iteration; time MAPE %.1f%% with catalog values, %.1f%% fitted%s%s\n",
+                      f.type.c_str(), f.runs, f.efficiencyMultiplier, f.bandwidthMultiplier, f.launchOverheadUs,
+                      f.commOverheadUs, f.iterationOverheadMs, f.mapeBefore, f.mapeAfter, f.note.empty() ? "" : " (",
+                      f.note.empty() ? "" : (f.note + ")").c_str());
+        out += buf;
+    }
+    for (const std::string& m : c.messages)
+        out += "calibration: " + m + "\n";
+    return out;
+}
 
 nlohmann::json protocolJson(const ProtocolResult& r)
 {
@@ -193,7 +212,11 @@ nlohmann::json protocolJson(const ProtocolResult& r)
     j["interpolated_rows"] = r.interpolatedRows;
     j["params"] = r.training.toJson()["params"];
     j["analytic"] = r.analytic.toJson();
+    j["calibrated"] = r.calibrated.toJson();
     j["learned"] = r.learned.toJson();
+    j["calibration"] = nlohmann::json::array();
+    for (const GpuParamsFit& f : r.calibration.fits)
+        j["calibration"].push_back(f.toJson());
     j["skipped"] = r.skipped;
     return j;
 }
@@ -204,6 +227,7 @@ void accuracy(const AccuracyArgs& a)
     printWarnings(set.warnings);
     AccuracyProtocol::Options opt;
     opt.augment = a.augment;
+    opt.calibrate = !a.noCalibrate;
     opt.trainer.tune = !a.noTune;
     opt.trainer.initialPoints = std::min(6, a.trials);
     opt.trainer.iterations = std::max(0, a.trials - opt.trainer.initialPoints);
@@ -218,6 +242,11 @@ void accuracy(const AccuracyArgs& a)
                     a.dataset.c_str(), r.runs, r.trainRuns.size(), r.interpolatedRows, r.analytic.runs);
     for (const std::string& s : r.skipped) std::printf("skipped %s\n", s.c_str());
     std::printf("\n-- analytic model (baseline) on the held-out runs\n%s", r.analytic.formatText().c_str());
+    if (opt.calibrate) {
+        std::printf("\n%s", calibrationText(r.calibration).c_str());
+        std::printf("\n-- analytic model calibrated to the training runs, on the held-out runs\n%s",
+                    r.calibrated.formatText().c_str());
+    }
     std::printf("\n-- learned predictor on the held-out runs\n%s", r.learned.formatText().c_str());
     if (!a.json.empty()) writeFileAtomically(a.json, protocolJson(r).dump(1) + "\n");
 }
@@ -277,6 +306,8 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     ac->add_option("--dataset", aa->dataset, "Measurements (memx-measurements/1)")->required();
     ac->add_flag("--augment", aa->augment, "Augment the training runs by interpolation first");
     ac->add_flag("--no-tune", aa->noTune, "Default hyper-parameters instead of Bayesian optimisation");
+    ac->add_flag("--no-calibrate", aa->noCalibrate,
+                 "Train the trees on the catalog's analytic model instead of one calibrated to the training runs");
     ac->add_option("--trials", aa->trials, "Hyper-parameter evaluations")->check(CLI::Range(1, 200))->capture_default_str();
     ac->add_option("--seed", aa->seed, "Seed of folds, optimiser and booster")->capture_default_str();
     ac->add_option("--json", aa->json, "Also write both reports as JSON");

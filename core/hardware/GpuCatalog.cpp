@@ -12,6 +12,11 @@
 namespace memx {
 
 namespace {
+// Kernels of one transformer layer's forward and backward at TP 1
+// (LayerOperators: 11 forward, 17 backward), to read the per-layer launch
+// overhead of catalogs written before the operator-level model.
+constexpr double kOperatorsPerLayer = 28.0;
+
 bool validEnvName(const std::string& s)
 {
     if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
@@ -82,8 +87,14 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
     t.defaultEfficiency = json.positive("default_efficiency", t.defaultEfficiency);
     if (t.defaultEfficiency > 1.0)
         json.fail("must be a fraction of peak in (0, 1]", "default_efficiency");
-    t.launchOverheadUsPerLayer =
-        json.inRange("launch_overhead_us_per_layer", ranges::launchOverheadUs, t.launchOverheadUsPerLayer);
+    t.smCount = static_cast<int>(json.integerInRange("sm_count", ranges::smCount, t.smCount));
+    if (json.has("launch_overhead_us"))
+        t.launchOverheadUs = json.inRange("launch_overhead_us", ranges::operatorOverheadUs);
+    else if (json.has("launch_overhead_us_per_layer"))  // before the operator model (format kept readable)
+        t.launchOverheadUs = json.inRange("launch_overhead_us_per_layer", ranges::launchOverheadUs)
+            / kOperatorsPerLayer;
+    t.commOverheadUs = json.inRange("comm_overhead_us", ranges::commOverheadUs, t.commOverheadUs);
+    t.iterationOverheadMs = json.inRange("iteration_overhead_ms", ranges::iterationOverheadMs, t.iterationOverheadMs);
     t.runtimeReserveGiB = json.number("runtime_reserve_gib", t.runtimeReserveGiB);
     if (t.runtimeReserveGiB < 0 || t.runtimeReserveGiB >= t.memoryGiB)
         json.fail("must be between 0 and the memory size", "runtime_reserve_gib");
@@ -116,6 +127,7 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
             c.fail("expected an object such as {\"efficiency_multiplier\": 0.9, \"memory_multiplier\": 1.1}");
         t.calibration.efficiencyMultiplier = c.inRange("efficiency_multiplier", ranges::efficiencyMultiplier, 1.0);
         t.calibration.memoryMultiplier = c.inRange("memory_multiplier", ranges::memoryMultiplier, 1.0);
+        t.calibration.bandwidthMultiplier = c.inRange("bandwidth_multiplier", ranges::bandwidthMultiplier, 1.0);
         t.calibration.runtimeReserveGiB = c.number("runtime_reserve_gib", -1.0);
         if (c.has("runtime_reserve_gib")
             && (t.calibration.runtimeReserveGiB < 0 || t.calibration.runtimeReserveGiB >= t.memoryGiB))

@@ -11,6 +11,7 @@ namespace memx {
 // Table 1), so the analytic model applies these factors per type.
 struct GpuCalibration {
     double efficiencyMultiplier = 1.0;  // scales default_efficiency (dimensionless)
+    double bandwidthMultiplier = 1.0;   // scales the achieved share of memory bandwidth (dimensionless)
     double memoryMultiplier = 1.0;      // scales weights, gradients, optimizer state and activations
     double runtimeReserveGiB = -1.0;    // overrides the catalog's reserve when >= 0 (GiB)
 };
@@ -23,7 +24,15 @@ struct GpuType {
     double memoryGiB = 0;             // usable device memory, GiB
     double memoryBandwidthGBps = 0;   // HBM/GDDR bandwidth, GB/s
     double defaultEfficiency = 0.5;   // fraction of peak sustained by large transformer GEMMs
-    double launchOverheadUsPerLayer = 150;  // per transformer layer, forward+backward, us
+    int smCount = 0;                  // streaming multiprocessors / compute units (0: unknown)
+    // Host time to issue one operator (framework dispatch + kernel launch), us:
+    // a kernel shorter than this leaves the GPU idle (the CPU-bound regime).
+    double launchOverheadUs = 20;
+    // Host and synchronisation time of one collective or pipeline message, us.
+    double commOverheadUs = 50;
+    // Per-iteration framework overhead outside the micro-batches (optimizer
+    // launch, gradient zeroing, loss reduction, logging, timers), ms.
+    double iterationOverheadMs = 5;
     double runtimeReserveGiB = 1.5;   // context, communication buffers, allocator slack, GiB
     std::string source;               // where the numbers come from
     // Training precisions the hardware has ("bf16", "fp16", "fp32"): V100 and

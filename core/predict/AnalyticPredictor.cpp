@@ -4,6 +4,7 @@
 
 #include "hardware/GpuType.h"
 #include "hardware/Topology.h"
+#include "model/LayerOperators.h"
 #include "model/ModelSpec.h"
 #include "model/TransformerMath.h"
 
@@ -14,12 +15,13 @@ constexpr double kMiB = 1024.0 * 1024.0;
 }
 
 AnalyticPredictor::AnalyticPredictor()
-    : params_()
+    : AnalyticPredictor(Params())
 {
 }
 
 AnalyticPredictor::AnalyticPredictor(Params params)
     : params_(params)
+    , cost_(params.operators)
 {
 }
 
@@ -37,10 +39,53 @@ ModelSpec AnalyticPredictor::modelOf(const StageQuery& q)
     return m;
 }
 
-double AnalyticPredictor::efficiency(const GpuType& gpu, double workFlops) const
+void AnalyticPredictor::setCalibration(std::vector<GpuParamsFit> fits)
 {
-    double base = gpu.defaultEfficiency * gpu.calibration.efficiencyMultiplier;
-    return base * workFlops / (workFlops + params_.halfEfficiencyWorkFlops);
+    fits_ = std::move(fits);
+}
+
+const GpuType& AnalyticPredictor::calibrated(const GpuType& gpu, GpuType& scratch) const
+{
+    for (const GpuParamsFit& f : fits_) {
+        if (f.type == gpu.name) {
+            scratch = gpu;
+            f.applyTo(scratch);
+            return scratch;
+        }
+    }
+    return gpu;
+}
+
+double AnalyticPredictor::iterationOverheadMs(const GpuType& gpu) const
+{
+    GpuType scratch;
+    return calibrated(gpu, scratch).iterationOverheadMs;
+}
+
+OperatorCost::Breakdown AnalyticPredictor::timeBreakdown(const StageQuery& q) const
+{
+    GpuType scratch;
+    const GpuType& gpu = calibrated(*q.gpu, scratch);
+    const ModelSpec m = modelOf(q);
+    const int b = q.microBatch, s = q.seqLen, t = q.tp;
+    const PathRate rate{q.tpLinkGBps, q.tpLatencyUs};
+    using LO = LayerOperators;
+
+    OperatorCost::Breakdown layer = cost_.time(gpu, LO::forward(m, b, s, t, q.sequenceParallel, q.flashAttention), t, rate);
+    layer += cost_.time(gpu, LO::backward(m, b, s, t, q.sequenceParallel, q.flashAttention), t, rate);
+    if (q.recompute != Recompute::None)
+        layer += cost_.time(gpu, LO::recompute(m, b, s, t, q.sequenceParallel, q.flashAttention, q.recompute), t, rate);
+    OperatorCost::Breakdown stage = layer.scaled(q.layers);
+    if (q.hasOutput)
+        stage += cost_.time(gpu, LO::outputLayer(m, b, s, t), t, rate);
+    if (q.hasEmbedding)
+        stage += cost_.time(gpu, LO::embedding(m, b, s, t), t, rate);
+    // 1F1B: per micro-batch a stage receives and sends its activation forward
+    // and its gradient backward; the wire time is the composer's hop term, the
+    // host and synchronisation cost of each message is the stage's.
+    const int messages = (q.hasEmbedding ? 0 : 2) + (q.hasOutput ? 0 : 2);
+    stage.hostIdleMs += messages * gpu.commOverheadUs * 1e-3;
+    return stage;
 }
 
 StagePrediction AnalyticPredictor::predictStage(const StageQuery& q) const
@@ -50,33 +95,9 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q) const
     const int b = q.microBatch, s = q.seqLen, t = q.tp;
     using TM = TransformerMath;
 
-    // --- time of one micro-batch, forward + backward, ms ---
-    double layerWork = TM::layerForwardFlops(m, b, s, q.flashAttention) / t;
-    double eff = efficiency(gpu, layerWork);
-    double flopsPerGpu = q.layers * TM::layerTrainingFlops(m, b, s, q.flashAttention, q.recompute) / t;
-    if (q.hasOutput)
-        flopsPerGpu += TM::outputTrainingFlops(m, b, s) / t;
-    double computeMs = flopsPerGpu / (gpu.peakTflopsBf16 * 1e12 * eff) * 1e3;
-
-    // TP with sequence parallelism: per layer two all-gathers and two
-    // reduce-scatters in forward and again in backward, equivalent to four ring
-    // all-reduces of the 2sbh-byte activation (Korthikanti et al. 2022, sec. 4.2.2);
-    // full recomputation repeats the forward pair.
-    double commMs = 0;
-    if (t > 1) {
-        PathRate rate{q.tpLinkGBps, q.tpLatencyUs};
-        double perLayer = q.recompute == Recompute::Full ? 6.0 : 4.0;
-        double collectives = q.layers * perLayer + (q.hasEmbedding ? 1.0 : 0.0) + (q.hasOutput ? 1.0 : 0.0);
-        commMs = collectives * Topology::allReduceMs(2.0 * s * double(b) * q.hidden, t, rate);
-    }
-    double launchFactor = q.recompute == Recompute::Full ? 4.0 / 3.0 : 1.0;
-    double launchMs = q.layers * gpu.launchOverheadUsPerLayer * launchFactor * 1e-3;
-    double actBytes = TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None, q.sequenceParallel);
-    double elementwiseMs = q.layers * params_.elementwiseTrafficFactor * actBytes * launchFactor
-        / (gpu.memoryBandwidthGBps * 1e6);
-
     StagePrediction p;
-    p.timeMs = computeMs + commMs + launchMs + elementwiseMs;
+    p.timeMs = timeBreakdown(q).totalMs();
+    const double actBytes = TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None, q.sequenceParallel);
 
     // --- peak memory per GPU, MiB ---
     double params = TM::stageParams(m, q.layers, t, q.hasEmbedding, q.hasOutput);
@@ -112,10 +133,17 @@ namespace memx {
 
 std::string AnalyticPredictor::identity() const
 {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "analytic(%.17g,%.17g,%.17g)", params_.halfEfficiencyWorkFlops,
-                  params_.elementwiseTrafficFactor, params_.relativeUncertainty);
-    return buf;
+    char buf[320];
+    const OperatorCost::Params& o = params_.operators;
+    std::snprintf(buf, sizeof buf, "analytic-ops(%.17g,%.17g,%.17g,%.17g,%.17g,%.17g)", o.tileM, o.tileN,
+                  o.halfEfficiencyK, o.halfEfficiencyGemmFlops, o.bandwidthFraction, params_.relativeUncertainty);
+    std::string id = buf;
+    for (const GpuParamsFit& f : fits_) {
+        std::snprintf(buf, sizeof buf, "|%s:%.17g,%.17g,%.17g,%.17g,%.17g", f.type.c_str(), f.efficiencyMultiplier,
+                      f.bandwidthMultiplier, f.launchOverheadUs, f.commOverheadUs, f.iterationOverheadMs);
+        id += buf;
+    }
+    return id;
 }
 
 }  // namespace memx

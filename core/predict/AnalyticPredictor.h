@@ -1,25 +1,26 @@
 #pragma once
 
+#include "predict/GpuParamsFit.h"
+#include "predict/OperatorCost.h"
 #include "predict/Predictor.h"
+
+#include <vector>
 
 namespace memx {
 
 struct ModelSpec;
 
 // Cold-start predictor from first principles (used until a trained model
-// exists). Time = GEMM FLOPs at an effective fraction of peak + TP collectives
-// over the stage's real links + kernel-launch and elementwise overheads.
+// exists). Time = the sum over the stage's operators (LayerOperators: GEMMs,
+// attention, memory-bound kernels, TP collectives over the stage's real
+// links, the output layer and loss, the embedding), each timed by
+// OperatorCost, plus the host cost of the stage's pipeline messages.
 // Memory = model states + activations x micro-batches in flight + reserve.
-// See docs/ANALYTIC_MODEL.md for the derivation and its measured error.
+// See docs/ANALYTIC_ACCURACY.md for every term, its source and its error.
 class AnalyticPredictor final : public Predictor {
 public:
     struct Params {
-        // Per-GPU forward work (FLOPs of one layer for one micro-batch) at which
-        // GEMMs reach half of their large-problem efficiency: eff(W) = eff * W / (W + W0).
-        double halfEfficiencyWorkFlops = 10e9;
-        // Elementwise kernels (norms, SwiGLU, residuals, rotary) stream each stored
-        // activation byte about this many times per forward+backward.
-        double elementwiseTrafficFactor = 4.0;
+        OperatorCost::Params operators;
         double relativeUncertainty = 0.25;
     };
 
@@ -30,16 +31,26 @@ public:
     std::string name() const override { return "analytic"; }
     void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const override;
 
-    StagePrediction predictStage(const StageQuery& q) const;
+    double iterationOverheadMs(const GpuType& gpu) const override;
 
-    // Effective fraction of peak for a per-GPU GEMM work size (FLOPs).
-    double efficiency(const GpuType& gpu, double workFlops) const;
+    // Per-type physical parameters fitted to measurements (Calibrator); a
+    // type without a fit keeps its catalog values.
+    void setCalibration(std::vector<GpuParamsFit> fits);
+    const std::vector<GpuParamsFit>& calibration() const { return fits_; }
+    // `gpu` with its fitted parameters, if any (a copy in `scratch`).
+    const GpuType& calibrated(const GpuType& gpu, GpuType& scratch) const;
+
+    StagePrediction predictStage(const StageQuery& q) const;
+    // Where the time of one micro-batch on the stage goes (forward + backward).
+    OperatorCost::Breakdown timeBreakdown(const StageQuery& q) const;
 
     // The ModelSpec a query describes (for the formulas in TransformerMath).
     static ModelSpec modelOf(const StageQuery& q);
 
 private:
     Params params_;
+    OperatorCost cost_;
+    std::vector<GpuParamsFit> fits_;
 };
 
 }  // namespace memx

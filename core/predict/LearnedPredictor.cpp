@@ -213,8 +213,9 @@ void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<St
     }
     for (std::size_t r = 0; r < rows; ++r) {
         const Memo::Entry& e = answer[r] ? *answer[r] : missing[missOf[r]];
-        const double ft = std::exp(static_cast<double>(e.ratio[0]) + params_.timeOffset);
-        const double fm = std::exp(static_cast<double>(e.ratio[1]) + params_.memoryOffset);
+        const double ft = params_.timeCorrection ? std::exp(static_cast<double>(e.ratio[0]) + params_.timeOffset) : 1.0;
+        const double fm =
+            params_.memoryCorrection ? std::exp(static_cast<double>(e.ratio[1]) + params_.memoryOffset) : 1.0;
         StagePrediction p = prior[r];
         p.timeMs *= ft;
         p.memory.weightsMiB *= fm;

@@ -60,6 +60,11 @@ struct LearnedPredictorParams {
     // score. Set by fit().
     double timeOffset = 0;
     double memoryOffset = 0;
+    // Whether the trees' correction is applied, per target. The trainer
+    // turns one off when, cross-validated, the trees predict the held-out
+    // runs worse than the (calibrated) analytic model alone.
+    bool timeCorrection = true;
+    bool memoryCorrection = true;
 };
 
 class LearnedPredictor final : public Predictor {
@@ -86,6 +91,7 @@ public:
     std::string name() const override { return "learned"; }
     // One feature matrix and one XGBoost call for all queries.
     void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const override;
+    double iterationOverheadMs(const GpuType& gpu) const override { return analytic_.iterationOverheadMs(gpu); }
 
     const XgboostModel& model() const { return model_; }
     const AnalyticPredictor& analytic() const { return analytic_; }

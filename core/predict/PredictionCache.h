@@ -32,6 +32,8 @@ public:
     std::size_t size() const { return entries_.size(); }
     void mergeInto(PredictionStore& store) const;
 
+    const Predictor& predictor() const { return predictor_; }
+
 private:
     struct Entry {
         StageQuery query;

@@ -1,5 +1,7 @@
 #include "predict/Predictor.h"
 
+#include "hardware/GpuType.h"
+
 #include <cstdio>
 
 namespace memx {
@@ -17,6 +19,11 @@ StagePrediction Predictor::predictOne(const StageQuery& q) const
     StagePrediction p;
     predict(std::span<const StageQuery>(&q, 1), std::span<StagePrediction>(&p, 1));
     return p;
+}
+
+double Predictor::iterationOverheadMs(const GpuType& gpu) const
+{
+    return gpu.iterationOverheadMs;
 }
 
 }  // namespace memx

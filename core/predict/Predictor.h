@@ -20,6 +20,9 @@ public:
     // Batched on purpose: a learned model pays a fixed cost per call.
     virtual void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const = 0;
     StagePrediction predictOne(const StageQuery& q) const;
+    // Per-iteration framework overhead of a GPU type (ms): the catalog's,
+    // unless the predictor was calibrated to measurements.
+    virtual double iterationOverheadMs(const GpuType& gpu) const;
 };
 
 }  // namespace memx

@@ -123,6 +123,11 @@ nlohmann::json PredictorFile::toJson(const LearnedPredictor& predictor, const Pr
     doc["uncertainty"] = {{"in_range", predictor.params().inRangeUncertainty},
                           {"out_of_range", predictor.params().outOfRangeUncertainty}};
     doc["label_offset"] = {{"time", predictor.params().timeOffset}, {"memory", predictor.params().memoryOffset}};
+    doc["corrections"] = {{"time", predictor.params().timeCorrection},
+                          {"memory", predictor.params().memoryCorrection}};
+    doc["calibration"] = nlohmann::json::array();
+    for (const GpuParamsFit& f : predictor.analytic().calibration())
+        doc["calibration"].push_back(f.toJson());
     doc["feature_min"] = floats(predictor.featureMin());
     doc["feature_max"] = floats(predictor.featureMax());
     doc["booster"] = nlohmann::json::parse(predictor.model().saveJson());
@@ -187,6 +192,21 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     const JsonReader off = r.at("label_offset");
     params.timeOffset = off.number("time");
     params.memoryOffset = off.number("memory");
+    if (r.has("corrections")) {  // files before the correction gate apply both
+        const JsonReader c = r.at("corrections");
+        params.timeCorrection = c.boolean("time", true);
+        params.memoryCorrection = c.boolean("memory", true);
+    }
+    std::vector<GpuParamsFit> fits;  // files before calibration have none
+    if (r.has("calibration")) {
+        const JsonReader list = r.at("calibration");
+        if (!list.node().is_array())
+            list.fail("expected a list of fitted GPU types");
+        for (const auto& item : list.items())
+            fits.push_back(GpuParamsFit::fromJson(item));
+    }
+    AnalyticPredictor analytic;
+    analytic.setCalibration(std::move(fits));
     const std::size_t n = StageFeatures::count();
     std::vector<float> lo = readFloats(r, "feature_min", n), hi = readFloats(r, "feature_max", n);
     if (!r.has("booster") || !doc.at("booster").is_object())
@@ -194,7 +214,7 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     try {
         XgboostModel booster = XgboostModel::loadJson(doc.at("booster").dump());
         out.predictor = std::make_shared<LearnedPredictor>(std::move(booster), std::move(lo), std::move(hi),
-                                                           AnalyticPredictor(), params);
+                                                           std::move(analytic), params);
     } catch (const std::exception& e) {
         throw InputError(file, "booster", std::string("XGBoost cannot load it: ") + e.what());
     }

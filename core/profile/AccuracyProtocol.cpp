@@ -24,6 +24,20 @@ std::vector<Measurement> augmented(std::vector<Measurement> train, bool augment,
     return train;
 }
 
+// The analytic model calibrated to the (real, not interpolated) training rows.
+std::shared_ptr<const AnalyticPredictor> calibratedPrior(const std::vector<Measurement>& train, const std::string& file,
+                                                         const AccuracyProtocol::Options& options,
+                                                         Calibrator::Result& calibration)
+{
+    if (!options.calibrate)
+        return nullptr;
+    const std::vector<MeasuredRun> runs = MeasuredRun::group(train, file, nullptr);
+    calibration = Calibrator::fit(runs, GpuCatalog::builtin(), file);
+    auto prior = std::make_shared<AnalyticPredictor>();
+    prior->setCalibration(calibration.fits);
+    return prior;
+}
+
 // Every run scored by a model trained on all the other runs.
 ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::string& file,
                            const AccuracyProtocol::Options& options, ProtocolResult out)
@@ -31,22 +45,28 @@ ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::stri
     const GpuCatalog& catalog = GpuCatalog::builtin();
     out.leaveOneOut = true;
     out.trainRuns.clear();
-    AccuracyReport analytic, learned;
+    AccuracyReport analytic, calibrated, learned;
     for (const MeasuredRun& run : MeasuredRun::group(rows, file)) {
         std::vector<Measurement> train, test;
         for (const Measurement& m : rows) (m.runId == run.runId ? test : train).push_back(m);
-        const TrainingSet set = TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog);
+        auto prior = calibratedPrior(train, file, options, out.calibration);
+        const TrainingSet set =
+            TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, prior);
         if (set.rows.empty())
             continue;
         auto model = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, options.trainer, out.training));
         AccuracyReport a = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, model.get());
+        AccuracyReport c = AccuracyEvaluator::evaluate(test, file, catalog, prior, model.get());
         AccuracyReport l = AccuracyEvaluator::evaluate(test, file, catalog, model, model.get());
         analytic.predictor = a.predictor;
+        calibrated.predictor = "calibrated";
         learned.predictor = l.predictor;
         analytic.scores.insert(analytic.scores.end(), a.scores.begin(), a.scores.end());
+        calibrated.scores.insert(calibrated.scores.end(), c.scores.begin(), c.scores.end());
         learned.scores.insert(learned.scores.end(), l.scores.begin(), l.scores.end());
     }
     out.analytic = AccuracyEvaluator::summarise(std::move(analytic));
+    out.calibrated = AccuracyEvaluator::summarise(std::move(calibrated));
     out.learned = AccuracyEvaluator::summarise(std::move(learned));
     return out;
 }
@@ -72,9 +92,13 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
         return leaveOneOut(rows, file, options, std::move(out));
     std::vector<Measurement> train, test;
     for (const Measurement& m : rows) (trainIds.count(m.runId) ? train : test).push_back(m);
-    const TrainingSet set = TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog);
+    auto prior = calibratedPrior(train, file, options, out.calibration);
+    const TrainingSet set =
+        TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, prior);
     auto learned = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, options.trainer, out.training));
     out.analytic = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, learned.get());
+    out.calibrated = AccuracyEvaluator::evaluate(test, file, catalog, prior, learned.get());
+    out.calibrated.predictor = "calibrated";
     out.learned = AccuracyEvaluator::evaluate(test, file, catalog, learned, learned.get());
     return out;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "profile/AccuracyEvaluator.h"
+#include "profile/Calibrator.h"
 #include "profile/PredictorTrainer.h"
 
 #include <string>
@@ -16,13 +17,18 @@ struct Measurement;
 // the analytic predictor are scored on all the other runs. When the minimal
 // set is the whole dataset (a handful of runs), each run is scored by a model
 // trained on all the others (leave one run out) and `leaveOneOut` says so.
+// Training first calibrates the analytic model to the training runs
+// (Calibrator); the calibrated model is scored on its own and is the prior
+// the trees correct.
 struct ProtocolResult {
     std::size_t runs = 0;            // complete runs in the dataset
     std::vector<std::string> trainRuns;
     std::size_t interpolatedRows = 0;
     TrainReport training;
-    AccuracyReport analytic;         // on the held-out runs
-    AccuracyReport learned;          // on the same runs
+    AccuracyReport analytic;         // on the held-out runs, catalog values
+    AccuracyReport calibrated;       // the analytic model fitted to the training runs (Calibrator)
+    AccuracyReport learned;          // on the same runs (trees on top of the calibrated model)
+    Calibrator::Result calibration;  // of the training runs (leave one out: of the last fold)
     std::vector<std::string> skipped;  // runs that could not be completed
     // The minimal set was the whole dataset: every run was scored by a model
     // trained on all the other runs instead (leave one run out).
@@ -34,6 +40,7 @@ public:
     struct Options {
         PredictorTrainer::Options trainer;
         bool augment = false;
+        bool calibrate = true;  // fit each GPU type's parameters before the trees learn
     };
 
     // Throws InputError when fewer than two runs are usable.

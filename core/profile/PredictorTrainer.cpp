@@ -21,7 +21,7 @@ LearnedPredictor fitRows(const TrainingSet& set, const std::vector<std::size_t>&
     std::vector<StageQuery> queries;
     std::vector<double> t, m;
     set.targets(rows, queries, t, m);
-    return LearnedPredictor::fit(queries, t, m, params, AnalyticPredictor(), uncertainty);
+    return LearnedPredictor::fit(queries, t, m, params, set.priorModel(), uncertainty);
 }
 
 double nanMean(double a, double b)
@@ -48,8 +48,12 @@ nlohmann::json TrainReport::toJson() const
 {
     nlohmann::json j;
     j["params"] = paramsJson(params);
-    j["cross_validation"] = {
-        {"folds", cv.folds}, {"time_mape_pct", number(cv.timeMape)}, {"memory_mape_pct", number(cv.memoryMape)}};
+    j["cross_validation"] = {{"folds", cv.folds},
+                             {"time_mape_pct", number(cv.timeMape)},
+                             {"memory_mape_pct", number(cv.memoryMape)},
+                             {"prior_time_mape_pct", number(cv.priorTimeMape)},
+                             {"prior_memory_mape_pct", number(cv.priorMemoryMape)}};
+    j["corrections"] = {{"time", uncertainty.timeCorrection}, {"memory", uncertainty.memoryCorrection}};
     nlohmann::json t = nlohmann::json::array();
     for (const Trial& trial : trials)
         t.push_back({{"params", paramsJson(trial.params)}, {"cv_mape_pct", number(trial.objective)}});
@@ -76,7 +80,7 @@ CrossValidation PredictorTrainer::crossValidate(const TrainingSet& set, const Xg
     std::vector<int> foldOf(runs);
     for (int k = 0; k < runs; ++k) foldOf[order[k]] = k % cv.folds;
 
-    double sumT = 0, sumM = 0;
+    double sumT = 0, sumM = 0, priorT = 0, priorM = 0;
     int nT = 0, nM = 0;
     for (int f = 0; f < cv.folds; ++f) {
         std::vector<std::size_t> train, test;
@@ -93,16 +97,20 @@ CrossValidation PredictorTrainer::crossValidate(const TrainingSet& set, const Xg
             const TrainingRow& row = set.rows[test[k]];
             if (row.hasTime) {
                 sumT += 100 * std::abs(p[k].timeMs / (row.analytic.timeMs * std::exp(row.timeLabel)) - 1);
+                priorT += 100 * std::abs(std::exp(-row.timeLabel) - 1);
                 ++nT;
             }
             if (row.hasMemory) {
                 sumM += 100 * std::abs(p[k].memoryMiB() / (row.analytic.memoryMiB() * std::exp(row.memoryLabel)) - 1);
+                priorM += 100 * std::abs(std::exp(-row.memoryLabel) - 1);
                 ++nM;
             }
         }
     }
     cv.timeMape = nT ? sumT / nT : nan;
     cv.memoryMape = nM ? sumM / nM : nan;
+    cv.priorTimeMape = nT ? priorT / nT : nan;
+    cv.priorMemoryMape = nM ? priorM / nM : nan;
     cv.objective = nanMean(cv.timeMape, cv.memoryMape);
     return cv;
 }
@@ -155,6 +163,9 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
         u.inRangeUncertainty = std::clamp(cvErr, 0.02, 0.5);
         u.outOfRangeUncertainty = std::min(1.5, 3 * u.inRangeUncertainty);
     }
+    // The gate: keep a correction only where it beat the prior alone.
+    u.timeCorrection = !(report.cv.timeMape > report.cv.priorTimeMape);
+    u.memoryCorrection = !(report.cv.memoryMape > report.cv.priorMemoryMape);
     report.uncertainty = u;
     LearnedPredictor model = fitRows(set, set.rowsOfRuns({}), best, u);
     report.importance = model.model().gainImportance(StageFeatures::names());

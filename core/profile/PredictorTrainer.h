@@ -22,6 +22,10 @@ struct CrossValidation {
     double timeMape = 0;    // percent; NaN when no held-out time label
     double memoryMape = 0;  // percent; NaN when no held-out memory label
     double objective = 0;   // mean of the two that exist
+    // The same held-out rows predicted by the analytic prior alone (the
+    // calibrated model when the set has one): what the trees must beat.
+    double priorTimeMape = 0;
+    double priorMemoryMape = 0;
 };
 
 struct TrainReport {
@@ -45,7 +49,10 @@ struct TrainReport {
 // Gaussian process over cross-validated MAPE, then one fit on everything.
 // Folds split by run, so no run is on both sides. The in-range uncertainty
 // of the result is the cross-validated error (max of time and memory MAPE,
-// clamped to 2-50%); out of range it grows to three times that.
+// clamped to 2-50%); out of range it grows to three times that. A target whose
+// cross-validated error with the trees is above that of the prior alone is
+// left uncorrected (LearnedPredictorParams::timeCorrection / memoryCorrection)
+// and the report says so: a few runs teach trees noise as easily as signal.
 class PredictorTrainer {
 public:
     struct Options {

@@ -10,13 +10,14 @@
 namespace memx {
 
 TrainingSet TrainingSet::build(const std::vector<Measurement>& measurements, const std::string& file,
-                               const GpuCatalog& catalog)
+                               const GpuCatalog& catalog, std::shared_ptr<const AnalyticPredictor> prior)
 {
     TrainingSet set;
     set.file = file;
+    set.prior = prior;
     std::vector<MeasuredRun> all = MeasuredRun::group(measurements, file, &set.skipped);
     for (MeasuredRun& run : all) {
-        std::optional<RunPrediction> predicted = RunScenario::predictSynthetic(run, catalog, file, nullptr, set.skipped);
+        std::optional<RunPrediction> predicted = RunScenario::predictSynthetic(run, catalog, file, prior, set.skipped);
         if (!predicted)
             continue;
         RunPrediction pred = std::move(*predicted);

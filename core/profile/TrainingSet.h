@@ -1,11 +1,13 @@
 #pragma once
 
+#include "predict/AnalyticPredictor.h"
 #include "predict/PredictorFile.h"
 #include "predict/StageQuery.h"
 #include "profile/MeasuredRun.h"
 #include "profile/RunScenario.h"
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,9 +48,14 @@ struct TrainingSet {
     std::vector<TrainingRow> rows;
     std::vector<std::string> skipped;     // "run X: reason"
     std::string file;
+    // The analytic model the labels are relative to: calibrated to the runs
+    // (Calibrator) or, when null, the catalog's.
+    std::shared_ptr<const AnalyticPredictor> prior;
 
     static TrainingSet build(const std::vector<Measurement>& measurements, const std::string& file,
-                             const GpuCatalog& catalog);
+                             const GpuCatalog& catalog, std::shared_ptr<const AnalyticPredictor> prior = nullptr);
+    // The prior as a value (the catalog's analytic model when none is set).
+    AnalyticPredictor priorModel() const { return prior ? *prior : AnalyticPredictor(); }
 
     // Rows whose run is in `runSubset` (indices into runs; empty: all rows).
     std::vector<std::size_t> rowsOfRuns(const std::vector<int>& runSubset) const;

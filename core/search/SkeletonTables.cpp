@@ -5,6 +5,7 @@
 #include "model/TransformerMath.h"
 #include "predict/IterationComposer.h"
 #include "predict/PredictionCache.h"
+#include "predict/Predictor.h"
 #include "search/RecomputePolicy.h"
 #include "space/Problem.h"
 #include "search/Skeleton.h"
@@ -102,7 +103,12 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
         t.hopMs[i] = Topology::transferMs(TransformerMath::boundaryActivationBytes(t.model, sk.mbs, sk.seq, sk.tp), hop);
         t.sumHopMs += t.hopMs[i];
     }
-    t.fixedMs = 1.0;  // data loader, logging and launch of the optimizer: a small constant (assumed)
+    // Framework overhead outside the micro-batches (optimizer launch, gradient
+    // zeroing, loss reduction, logging): every rank waits for the slowest.
+    t.fixedMs = 0;
+    for (int i = 0; i < P; ++i)
+        t.fixedMs = std::max(t.fixedMs, cache.predictor().iterationOverheadMs(
+                                            cluster.types()[static_cast<std::size_t>(sk.slot(i).type)]));
 
     // Stage queries for every (stage, n, level).
     std::vector<StageQuery> queries;

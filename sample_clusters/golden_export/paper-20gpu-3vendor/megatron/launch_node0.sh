@@ -2,7 +2,7 @@
 # !!! NOT THE EXACT PLAN. The plan recomputes activations per stage (stage 0 full, stage 1 none),
 # !!! and Megatron-LM has one recompute setting for all stages. These scripts run the nearest
 # !!! plan it can express, the most conservative common level: full recomputation on every stage;
-# !!! predicted 11468.1 ms per iteration (the plan: 9790.8 ms), largest per-GPU peak 30772 MiB (the plan: 31197 MiB).
+# !!! predicted 11544.8 ms per iteration (the plan: 9869.9 ms), largest per-GPU peak 30772 MiB (the plan: 31197 MiB).
 # !!! For the exact plan use: memx-cli export --target flagscale (per-stage recompute lists,
 # !!! none or full per stage; selective only as one global setting).
 #
@@ -10,7 +10,7 @@
 # From search.json (memx-search/1, plan ranked 1 under the search's objective (default), written by MemX @VERSION@)
 # Model llama2-7b (32 layers) on cluster paper-20gpu-3vendor: TP 1, PP 2, DP 8, micro-batch 1, global batch 32 (4 micro-batches), seq 4096, schedule 1f1b
 # Predictor: analytic (provenance analytic, relative uncertainty 25%). Predictions, not measurements.
-# Expected iteration time: 9790.8 ms; largest per-GPU peak memory 31197 MiB
+# Expected iteration time: 9869.9 ms; largest per-GPU peak memory 31197 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
 #   stage 0  vb#0  Vendor-B  layers 0-17 (18)  recompute full  30772 MiB of 32768 MiB (6% headroom)
 #   stage 1  vc#0  Vendor-C  layers 18-31 (14)  recompute none  31197 MiB of 32768 MiB (5% headroom)

@@ -3,7 +3,7 @@
 # From search.json (memx-search/1, plan ranked 1 under the search's objective (default), written by MemX @VERSION@)
 # Model llama2-7b (32 layers) on cluster paper-6gpu-v100-t4: TP 4, PP 1, DP 1, micro-batch 1, global batch 32 (32 micro-batches), seq 4096, schedule 1f1b
 # Predictor: analytic (provenance analytic, relative uncertainty 25%). Predictions, not measurements.
-# Expected iteration time: 41356.6 ms; largest per-GPU peak memory 30727 MiB
+# Expected iteration time: 42397.2 ms; largest per-GPU peak memory 30727 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
 #   stage 0  v100#0  V100-32GB  layers 0-31 (32)  recompute full  30727 MiB of 32768 MiB (6% headroom)
 # Precision: fp16 with dynamic loss scaling on every rank (one precision for the whole job): V100-32GB has no bf16.

@@ -1,0 +1,58 @@
+#pragma once
+
+#include "model/Recompute.h"
+
+#include <vector>
+
+namespace memx {
+
+struct ModelSpec;
+
+// One kernel (or collective) of a training step as one GPU runs it.
+// Counts are per GPU: GEMM shapes are already divided by the tensor-parallel
+// degree, and byte counts are what the kernel reads plus writes in HBM.
+struct Operator {
+    enum class Kind {
+        Gemm,         // C[m x n] = A[m x k] B[k x n]; flops = 2mnk
+        Attention,    // fused attention core (FlashAttention) or its unfused GEMMs
+        MemoryBound,  // norms, activations, residual adds, rotary, softmax, loss
+        Collective,   // tensor-parallel all-gather / reduce-scatter / all-reduce
+    };
+    Kind kind = Kind::MemoryBound;
+    const char* name = "";
+    double m = 0, n = 0, k = 0;  // GEMM shape (Gemm only), per matrix product
+    double batch = 1;            // independent products of that shape (batched GEMM)
+    double flops = 0;            // floating-point operations on this GPU
+    double bytes = 0;            // HBM bytes read + written by this GPU
+    double commBytes = 0;        // Collective: bytes of the whole (un-sharded) tensor
+    double allReduceEquivalent = 0;  // Collective: 1 for an all-reduce, 0.5 for all-gather or reduce-scatter
+};
+
+// The kernels of one transformer layer (LLaMA block: RMSNorm, GQA attention
+// with rotary embedding, SwiGLU MLP) for one micro-batch of b sequences of s
+// tokens on one GPU of a TP group of t, in bf16 (2 bytes per element).
+// Backward of a GEMM is two GEMMs of the same FLOPs (data and weight
+// gradient); of a memory-bound kernel, twice its traffic (it reads the saved
+// input and the incoming gradient and writes the outgoing one); of the
+// FlashAttention core, 2.5x its forward FLOPs (Dao 2023, FlashAttention-2,
+// sec. 3: the backward recomputes the scores). With sequence parallelism the
+// norms and residuals see s/t tokens, and the two all-reduces of the forward
+// become two all-gathers and two reduce-scatters (Korthikanti et al. 2022).
+struct LayerOperators {
+    static std::vector<Operator> forward(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
+                                         bool flashAttention);
+    static std::vector<Operator> backward(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
+                                          bool flashAttention);
+    // What recomputation adds before the backward: full repeats the forward,
+    // selective repeats the attention core (and, unfused, its softmax).
+    static std::vector<Operator> recompute(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
+                                           bool flashAttention, Recompute r);
+    // Output layer and loss (last stage), forward + backward: the logits GEMM
+    // and its two gradients, fused cross-entropy over fp32 logits.
+    static std::vector<Operator> outputLayer(const ModelSpec& m, int b, int s, int t);
+    // Input embedding (first stage), forward + backward: a gather of b*s rows
+    // and the scatter-add of their gradients into the fp32 main gradient.
+    static std::vector<Operator> embedding(const ModelSpec& m, int b, int s, int t);
+};
+
+}  // namespace memx

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "predict/AnalyticPredictor.h"
+#include "predict/GpuParamsFit.h"
+
+#include <string>
+#include <vector>
+
+namespace memx {
+
+class GpuCatalog;
+struct MeasuredRun;
+
+// Fits each GPU type's few physical parameters to measured runs of that
+// type (issue #12, "calibration from measurements"): the GEMM efficiency
+// multiplier, the achieved-bandwidth multiplier, the host time per operator
+// and per collective, and the per-iteration overhead. Robust least squares
+// in log space: the mean Huber loss of log(predicted / measured) over the
+// runs' iteration times and stage times, plus a weak pull towards the
+// catalog values (so that a parameter the runs cannot see stays where the
+// catalog put it), minimised by coordinate sweeps over each parameter's
+// range and then Nelder-Mead.
+// Predictions go through PlanEvaluator, the same composition as search.
+//
+// Only homogeneous runs (every stage one type) are used. A type is fitted
+// with at most (distinct configurations - 1) parameters, in the order above
+// by how much they move the prediction; with fewer than two distinct
+// configurations, or when runs of one configuration contradict each other
+// (times more than 3x apart), the type keeps its catalog values and
+// `messages` says why.
+class Calibrator {
+public:
+    struct Options {
+        int maxEvaluations = 400;   // Nelder-Mead evaluations per type (after the coordinate sweeps)
+        double huberDelta = 0.1;    // in log ratio (about 10 %)
+        double priorWeight = 0.002;  // per parameter, on (log value - log catalog value)^2
+        double contradictionRatio = 3.0;
+    };
+    struct Result {
+        std::vector<GpuParamsFit> fits;     // one per type with runs (fitted or not: see `fitted`)
+        std::vector<std::string> messages;  // types left at catalog values and why; runs not used
+    };
+
+    static Result fit(const std::vector<MeasuredRun>& runs, const GpuCatalog& catalog, const std::string& file,
+                      const AnalyticPredictor::Params& params, const Options& options);
+    static Result fit(const std::vector<MeasuredRun>& runs, const GpuCatalog& catalog, const std::string& file)
+    {
+        return fit(runs, catalog, file, AnalyticPredictor::Params(), Options());
+    }
+};
+
+}  // namespace memx
