@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 
 namespace memx {
 
@@ -43,7 +44,10 @@ nlohmann::json DecisionReport::toJson() const
                      {"hit_top1", num(summary.hitTop1)},
                      {"hit_top3", num(summary.hitTop3)},
                      {"regret_median_pct", num(summary.regretMedianPct)},
-                     {"regret_max_pct", num(summary.regretMaxPct)}};
+                     {"regret_max_pct", num(summary.regretMaxPct)},
+                     {"tied_picks", summary.tiedPicks},
+                     {"expected_regret_median_pct", num(summary.expectedRegretMedianPct)},
+                     {"expected_regret_max_pct", num(summary.expectedRegretMaxPct)}};
     nlohmann::json rows = nlohmann::json::array();
     for (const Named& g : groups)
         if (g.d.runs >= 2)
@@ -54,6 +58,8 @@ nlohmann::json DecisionReport::toJson() const
                             {"fastest_run", g.fastestRun},
                             {"fastest_ms", g.fastestMs},
                             {"regret_pct", g.d.regretPct},
+                            {"tied_at_pick", g.d.tiedAtPick},
+                            {"expected_regret_pct", g.d.expectedRegretPct},
                             {"top1", g.d.top1},
                             {"top3", g.d.top3}});
     j["per_group"] = rows;
@@ -63,7 +69,7 @@ nlohmann::json DecisionReport::toJson() const
 std::string DecisionReport::formatText() const
 {
     const RankingDecisions::Summary& s = summary;
-    char buf[512];
+    char buf[1024];
     if (s.groups == 0) {
         if (s.singleRunGroups == 0)
             return {};
@@ -78,12 +84,22 @@ std::string DecisionReport::formatText() const
                   "  regret (measured time of the predicted-fastest run / fastest - 1): median %.1f%%, max %.1f%%\n",
                   s.groups, s.singleRunGroups, 100 * s.hitTop1, 100 * s.hitTop3, s.regretMedianPct, s.regretMaxPct);
     out += buf;
+    if (s.tiedPicks > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "  %zu of the %zu pick(s) are ties in prediction (one configuration measured more than once?); "
+                      "ties broken at random: regret median %.1f%%, max %.1f%%\n",
+                      s.tiedPicks, s.groups, s.expectedRegretMedianPct, s.expectedRegretMaxPct);
+        out += buf;
+    }
     const Named* worst = nullptr;
     for (const Named& g : groups)
         if (g.d.runs >= 2 && (!worst || g.d.regretPct > worst->d.regretPct)) worst = &g;
     if (worst && worst->d.regretPct > 0) {
-        std::snprintf(buf, sizeof buf, "  largest regret: %s (%.1f ms) picked over %s (%.1f ms), group %s\n",
+        std::snprintf(buf, sizeof buf, "  largest regret: %s (%.1f ms) picked over %s (%.1f ms)%s, group %s\n",
                       worst->pickedRun.c_str(), worst->pickedMs, worst->fastestRun.c_str(), worst->fastestMs,
+                      worst->d.tiedAtPick >= 2 ? (" (" + std::to_string(worst->d.tiedAtPick) +
+                                                  " runs tied in prediction, the slowest counted)").c_str()
+                                               : "",
                       worst->group.c_str());
         out += buf;
     }

@@ -35,7 +35,16 @@ RankingDecisions::Group RankingDecisions::decide(const std::vector<double>& pred
     if (!(best > 0))
         throw std::invalid_argument("RankingDecisions::decide: the fastest measured time is not > 0");
     // Exactly 0 when the picked run is tied with the fastest.
-    g.regretPct = measuredMs[g.picked] == best ? 0.0 : 100.0 * (measuredMs[g.picked] / best - 1.0);
+    const auto regret = [best](double m) { return m == best ? 0.0 : 100.0 * (m / best - 1.0); };
+    g.regretPct = regret(measuredMs[g.picked]);
+    g.tiedAtPick = 0;
+    double sum = 0;
+    for (std::size_t i = 0; i < g.runs; ++i)
+        if (predictedMs[i] == predictedMs[g.picked]) {
+            ++g.tiedAtPick;
+            sum += regret(measuredMs[i]);
+        }
+    g.expectedRegretPct = sum / static_cast<double>(g.tiedAtPick);
     const std::map<int, bool> hits = AccuracyMetrics::topKHits(predictedMs, measuredMs, {1, 3});
     g.top1 = hits.at(1);
     g.top3 = hits.at(3);
@@ -45,7 +54,7 @@ RankingDecisions::Group RankingDecisions::decide(const std::vector<double>& pred
 RankingDecisions::Summary RankingDecisions::summarise(const std::vector<Group>& groups)
 {
     Summary s;
-    std::vector<double> regrets;
+    std::vector<double> regrets, expected;
     std::size_t top1 = 0, top3 = 0;
     for (const Group& g : groups) {
         if (g.runs < 2) {
@@ -53,6 +62,8 @@ RankingDecisions::Summary RankingDecisions::summarise(const std::vector<Group>& 
             continue;
         }
         regrets.push_back(g.regretPct);
+        expected.push_back(g.expectedRegretPct);
+        s.tiedPicks += g.tiedAtPick >= 2 ? 1 : 0;
         top1 += g.top1 ? 1 : 0;
         top3 += g.top3 ? 1 : 0;
     }
@@ -64,6 +75,8 @@ RankingDecisions::Summary RankingDecisions::summarise(const std::vector<Group>& 
     s.hitTop3 = static_cast<double>(top3) / n;
     s.regretMedianPct = Objective::median(regrets);
     s.regretMaxPct = *std::max_element(regrets.begin(), regrets.end());
+    s.expectedRegretMedianPct = Objective::median(expected);
+    s.expectedRegretMaxPct = *std::max_element(expected.begin(), expected.end());
     return s;
 }
 

@@ -28,6 +28,13 @@ public:
         std::size_t fastest = 0;
         // 100 * (measured[picked] / measured[fastest] - 1), >= 0.
         double regretPct = 0;
+        // Runs sharing the lowest predicted time (1: no tie). Runs of one
+        // configuration measured several times tie; the pessimistic pick then
+        // charges the spread of their measurements as regret. The expected
+        // regret breaks the tie at random instead: the mean over the tied
+        // runs of 100 * (measured / measured[fastest] - 1).
+        std::size_t tiedAtPick = 1;
+        double expectedRegretPct = 0;
         bool top1 = false, top3 = false;  // AccuracyMetrics::topKHit with k = 1 and k = 3
     };
 
@@ -40,6 +47,9 @@ public:
         double hitTop1 = kNaN, hitTop3 = kNaN;
         double regretMedianPct = kNaN;    // median over groups (mean of the two middle ones when even)
         double regretMaxPct = kNaN;
+        std::size_t tiedPicks = 0;             // groups whose pick is a tie (tiedAtPick >= 2)
+        double expectedRegretMedianPct = kNaN; // the same over expectedRegretPct
+        double expectedRegretMaxPct = kNaN;
     };
 
     // Throws std::invalid_argument when the sizes differ, the input is empty,

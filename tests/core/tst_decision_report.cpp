@@ -57,6 +57,7 @@ private slots:
     void json();
     void text();
     void textWithSingleRunsOnly();
+    void tiedPick();
     void summariseTwiceIsTheSame();
 };
 
@@ -143,6 +144,30 @@ void TestDecisionReport::textWithSingleRunsOnly()
     const QString t = QString::fromStdString(AccuracyEvaluator::summarise(std::move(r)).formatText());
     QVERIFY2(t.contains("ranking decisions: none (2 group(s) of a single run, nothing to choose)"), qPrintable(t));
     QVERIFY(!t.contains("regret"));
+}
+
+void TestDecisionReport::tiedPick()
+{
+    // One configuration measured twice (t1 100 ms, t2 130 ms, both predicted 5)
+    // and another (t3 90 ms, predicted 9). The pick is the slower repeat t2:
+    // regret 100 * (130/90 - 1) = 44.4 %; broken at random, the mean of
+    // 100 * (100/90 - 1) and 100 * (130/90 - 1) = 100 * (115/90 - 1) = 27.8 %.
+    AccuracyReport r;
+    r.scores = {score("t1", "t", 100, 5), score("t2", "t", 130, 5), score("t3", "t", 90, 9)};
+    r = AccuracyEvaluator::summarise(std::move(r));
+    const nlohmann::json j = r.toJson()["decisions"];
+    QCOMPARE(j["tied_picks"].get<int>(), 1);
+    QCOMPARE(j["regret_max_pct"].get<double>(), 100.0 * (130.0 / 90 - 1));
+    QCOMPARE(j["expected_regret_median_pct"].get<double>(), 100.0 * (115.0 / 90 - 1));
+    QCOMPARE(j["expected_regret_max_pct"].get<double>(), 100.0 * (115.0 / 90 - 1));
+    QCOMPARE(j["per_group"][0]["tied_at_pick"].get<int>(), 2);
+    QCOMPARE(j["per_group"][0]["expected_regret_pct"].get<double>(), 100.0 * (115.0 / 90 - 1));
+    const QString t = QString::fromStdString(r.formatText());
+    QVERIFY2(t.contains("1 of the 1 pick(s) are ties in prediction"), qPrintable(t));
+    QVERIFY2(t.contains("ties broken at random: regret median 27.8%, max 27.8%"), qPrintable(t));
+    QVERIFY2(t.contains("largest regret: t2 (130.0 ms) picked over t3 (90.0 ms) (2 runs tied in prediction, the "
+                        "slowest counted), group t"),
+             qPrintable(t));
 }
 
 void TestDecisionReport::summariseTwiceIsTheSame()
