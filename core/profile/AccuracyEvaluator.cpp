@@ -147,13 +147,17 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
     double wsum = 0, rhoSum = 0, tauSum = 0;
     std::map<int, double> hitT, hitP;
     const Weights w = weightsOf(ProfileKind::Default);
+    report.decisions = {};
     for (auto& [key, members] : groups) {
-        if (members.size() < 3) continue;
         std::vector<double> mt, pt;
+        std::vector<std::string> ids;
         for (const RunScore* s : members) {
             mt.push_back(s->measuredRankMs);
             pt.push_back(s->predictedRankMs);
+            ids.push_back(s->runId);
         }
+        report.decisions.add(key, ids, pt, mt);
+        if (members.size() < 3) continue;
         const double rho = AccuracyMetrics::spearman(pt, mt), tau = AccuracyMetrics::kendallTau(pt, mt);
         if (!std::isnan(rho) && !std::isnan(tau)) {
             const double n = static_cast<double>(members.size());
@@ -224,6 +228,7 @@ nlohmann::json AccuracyReport::toJson() const
     for (const auto& [k, v] : topKTime) j["top_k_time"][std::to_string(k)] = num(v);
     j["phi_groups"] = phiGroups;
     for (const auto& [k, v] : topKPhi) j["top_k_phi"][std::to_string(k)] = num(v);
+    j["decisions"] = decisions.toJson();
     j["skipped"] = skipped;
     nlohmann::json rows = nlohmann::json::array();
     for (const RunScore& s : scores)
@@ -278,6 +283,7 @@ std::string AccuracyReport::formatText() const
                       phiGroups, 100 * topKPhi.at(1), 100 * topKPhi.at(3), 100 * topKPhi.at(5), 100 * topKPhi.at(10));
         out += buf;
     }
+    out += decisions.formatText();
     for (const std::string& s : skipped) out += "skipped " + s + "\n";
     return out;
 }

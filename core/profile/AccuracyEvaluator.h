@@ -1,6 +1,7 @@
 #pragma once
 
 #include "profile/AccuracyMetrics.h"
+#include "profile/DecisionReport.h"
 #include "profile/Measurement.h"
 
 #include <nlohmann/json.hpp>
@@ -39,7 +40,10 @@ struct RunScore {
 // inside / outside the learned model's training range, and ranking quality
 // (Spearman, Kendall, Top-k hits under time and under Phi with the default
 // weights) within each group of competing runs (same model, global batch,
-// sequence length and GPUs), averaged over groups weighted by their size.
+// sequence length and GPUs), averaged over groups weighted by their size;
+// and what acting on the ranking costs (DecisionReport: top-1/top-3 hit of
+// the truly fastest run and regret of the predicted-fastest one, over the
+// groups of >= 2 runs).
 struct AccuracyReport {
     using Summary = AccuracyMetrics::ErrorSummary;
     std::string predictor;
@@ -52,6 +56,7 @@ struct AccuracyReport {
     std::map<int, double> topKTime;  // k -> share of ranked groups whose best run is in the predicted top k
     std::size_t phiGroups = 0;
     std::map<int, double> topKPhi;
+    DecisionReport decisions;  // every group with measured (iteration or stage) times
     std::vector<RunScore> scores;
     std::vector<std::string> skipped;
 

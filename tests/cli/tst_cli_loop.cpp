@@ -195,6 +195,11 @@ void TestCliLoop::evaluate()
     const double am = readJson(path("ea.json"))["memory"].toObject()["mape_pct"].toDouble();
     QVERIFY2(lt < 5 && lt < at / 2, qPrintable(QString("time MAPE learned %1 analytic %2").arg(lt).arg(at)));
     QVERIFY2(lm < 5 && lm < am, qPrintable(QString("memory MAPE learned %1 analytic %2").arg(lm).arg(am)));
+    // The ranking decisions are in both the text and the JSON.
+    const QJsonObject dec = readJson(path("el.json"))["decisions"].toObject();
+    QVERIFY(dec.contains("groups") && dec.contains("single_run_groups") && dec.contains("regret_median_pct"));
+    QVERIFY(dec["groups"].toInt() + dec["single_run_groups"].toInt() > 0);
+    QVERIFY2(rl.out.contains("ranking decisions"), qPrintable(rl.out));
 }
 
 void TestCliLoop::searchWithPredictor()
