@@ -5,6 +5,7 @@
 #include "profile/Augmenter.h"
 #include "profile/MeasuredRun.h"
 #include "profile/MinimalSetSelector.h"
+#include "profile/RunPlacement.h"
 #include "profile/TrainingSet.h"
 
 #include <memory>
@@ -29,18 +30,20 @@ ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::stri
                            const AccuracyProtocol::Options& options, ProtocolResult out)
 {
     const GpuCatalog& catalog = GpuCatalog::builtin();
+    RunPlacement place(options.cluster);
     out.leaveOneOut = true;
     out.trainRuns.clear();
     AccuracyReport analytic, learned;
     for (const MeasuredRun& run : MeasuredRun::group(rows, file)) {
         std::vector<Measurement> train, test;
         for (const Measurement& m : rows) (m.runId == run.runId ? test : train).push_back(m);
-        const TrainingSet set = TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog);
+        const TrainingSet set =
+            TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place);
         if (set.rows.empty())
             continue;
         auto model = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, options.trainer, out.training));
-        AccuracyReport a = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, model.get());
-        AccuracyReport l = AccuracyEvaluator::evaluate(test, file, catalog, model, model.get());
+        AccuracyReport a = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, model.get(), &place);
+        AccuracyReport l = AccuracyEvaluator::evaluate(test, file, catalog, model, model.get(), &place);
         analytic.predictor = a.predictor;
         learned.predictor = l.predictor;
         analytic.scores.insert(analytic.scores.end(), a.scores.begin(), a.scores.end());
@@ -72,10 +75,12 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
         return leaveOneOut(rows, file, options, std::move(out));
     std::vector<Measurement> train, test;
     for (const Measurement& m : rows) (trainIds.count(m.runId) ? train : test).push_back(m);
-    const TrainingSet set = TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog);
+    RunPlacement place(options.cluster);
+    const TrainingSet set =
+        TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place);
     auto learned = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, options.trainer, out.training));
-    out.analytic = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, learned.get());
-    out.learned = AccuracyEvaluator::evaluate(test, file, catalog, learned, learned.get());
+    out.analytic = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, learned.get(), &place);
+    out.learned = AccuracyEvaluator::evaluate(test, file, catalog, learned, learned.get(), &place);
     return out;
 }
 

@@ -3,11 +3,13 @@
 #include "profile/AccuracyEvaluator.h"
 #include "profile/PredictorTrainer.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace memx {
 
+class Cluster;
 struct Measurement;
 
 // The accuracy protocol of docs/ACCURACY.md: the profiler picks a minimal set
@@ -34,6 +36,9 @@ public:
     struct Options {
         PredictorTrainer::Options trainer;
         bool augment = false;
+        // Where runs without a `cluster` of their own are placed, for
+        // training and scoring alike (null: the synthetic cluster).
+        std::shared_ptr<const Cluster> cluster;
     };
 
     // Throws InputError when fewer than two runs are usable.

@@ -4,6 +4,7 @@
 #include "predict/StageQuery.h"
 #include "profile/MeasuredRun.h"
 #include "profile/RunScenario.h"
+#include "predict/TrainedTopology.h"
 
 #include <cstddef>
 #include <string>
@@ -12,6 +13,7 @@
 namespace memx {
 
 class GpuCatalog;
+class RunPlacement;
 
 // One stage of one measured run as the learned predictor trains on it: the
 // stage query, the analytic prior for it, and the measured correction
@@ -39,16 +41,20 @@ struct TrainingRow {
 // - a stage row's peak_mem_mib labels that stage; a run row's peak (max over
 //   GPUs) labels the stage the analytic model expects to be the peak.
 // Runs that cannot be rebuilt (unknown GPU type, a split the planner cannot
-// express) are skipped and named in `skipped`, never dropped silently.
+// express, no room on their cluster) are skipped and named in `skipped`,
+// never dropped silently. Runs are placed by `placement` (null: the synthetic
+// cluster, unless a run names its own), and `topology` records where.
 struct TrainingSet {
     std::vector<MeasuredRun> runs;
     std::vector<RunPrediction> analytic;  // one per run
     std::vector<TrainingRow> rows;
     std::vector<std::string> skipped;     // "run X: reason"
     std::string file;
+    TrainedTopology topology;             // where the runs were placed
 
+    // Throws InputError when a run's cluster file cannot be read (RunPlacement).
     static TrainingSet build(const std::vector<Measurement>& measurements, const std::string& file,
-                             const GpuCatalog& catalog);
+                             const GpuCatalog& catalog, RunPlacement* placement = nullptr);
 
     // Rows whose run is in `runSubset` (indices into runs; empty: all rows).
     std::vector<std::size_t> rowsOfRuns(const std::vector<int>& runSubset) const;
