@@ -2,6 +2,7 @@
 #include "cli/Commands.h"
 #include "cli/PredictorOption.h"
 
+#include "hardware/Cluster.h"
 #include "hardware/GpuCatalog.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
@@ -11,6 +12,7 @@
 #include "profile/MeasuredRun.h"
 #include "profile/MeasurementCsv.h"
 #include "profile/PredictorTrainer.h"
+#include "profile/RunPlacement.h"
 #include "profile/RunScenario.h"
 #include "profile/TrainingSet.h"
 
@@ -19,6 +21,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <set>
 
 namespace memx::cli {
 
@@ -26,7 +29,7 @@ namespace {
 
 struct TrainArgs {
     std::vector<std::string> measurements;
-    std::string out, report;
+    std::string out, report, cluster;
     bool augment = false;
     bool noTune = false;
     int folds = 5;
@@ -35,7 +38,8 @@ struct TrainArgs {
 };
 
 // Reads and concatenates measurement files; run ids are prefixed with the
-// file's index when several files are given, so runs never merge by accident.
+// file's index when several files are given, so runs never merge by accident,
+// and `cluster` cells are resolved against their own file's directory.
 std::vector<Measurement> readAll(const std::vector<std::string>& files, std::string& text)
 {
     std::vector<Measurement> rows;
@@ -43,12 +47,21 @@ std::vector<Measurement> readAll(const std::vector<std::string>& files, std::str
         MeasurementSet set = MeasurementCsv::read(files[f]);
         printWarnings(set.warnings);
         for (Measurement& m : set.rows) {
-            if (files.size() > 1) m.runId = std::to_string(f) + ":" + m.runId;
+            if (files.size() > 1) {
+                m.runId = std::to_string(f) + ":" + m.runId;
+                if (!m.cluster.empty()) m.cluster = RunPlacement::resolve(m.cluster, files[f]);
+            }
             rows.push_back(std::move(m));
         }
     }
     text = MeasurementCsv::write(rows);
     return rows;
+}
+
+// `--cluster FILE` of train, predict, evaluate and accuracy (empty: none).
+std::shared_ptr<const Cluster> loadCluster(const std::string& file)
+{
+    return file.empty() ? nullptr : std::make_shared<const Cluster>(Cluster::fromFile(file));
 }
 
 void train(const TrainArgs& a)
@@ -65,7 +78,8 @@ void train(const TrainArgs& a)
         augmentJson = {{"input_rows", aug.inputRows}, {"generated_rows", aug.rows.size()}, {"capped", aug.capped}};
     }
     const std::string dataFile = a.measurements.size() == 1 ? a.measurements.front() : "measurements";
-    const TrainingSet set = TrainingSet::build(rows, dataFile, GpuCatalog::builtin());
+    RunPlacement placement(loadCluster(a.cluster));
+    const TrainingSet set = TrainingSet::build(rows, dataFile, GpuCatalog::builtin(), &placement);
     for (const std::string& s : set.skipped) std::cerr << "skipped " << s << "\n";
     if (set.rows.empty())
         throw InputError(dataFile, "", "no run could be used for training (see the skipped runs above)");
@@ -109,7 +123,8 @@ void train(const TrainArgs& a)
     std::printf("most important features (gain):");
     for (std::size_t i = 0; i < std::min<std::size_t>(5, imp.size()); ++i)
         std::printf(" %s %.3g%s", imp[i].second.c_str(), imp[i].first, i + 1 < std::min<std::size_t>(5, imp.size()) ? "," : "");
-    std::printf("\nwrote %s (data hash %s)\n", a.out.c_str(), meta.dataHash.c_str());
+    std::printf("\nruns placed on %s\n", set.topology.describe().c_str());
+    std::printf("wrote %s (data hash %s)\n", a.out.c_str(), meta.dataHash.c_str());
 }
 
 struct PredictArgs {
@@ -121,13 +136,14 @@ void predict(const PredictArgs& a)
     const LoadedPredictor p = loadPredictor(a.model);
     MeasurementSet set = MeasurementCsv::read(a.queries, MeasurementCsv::Kind::RunList);
     printWarnings(set.warnings);
-    std::unique_ptr<Cluster> cluster;
-    if (!a.cluster.empty()) cluster = std::make_unique<Cluster>(Cluster::fromFile(a.cluster));
+    RunPlacement placement(loadCluster(a.cluster));
     std::size_t infeasible = 0;
+    std::set<const Cluster*> warned;  // one topology warning per cluster used
     for (const MeasuredRun& run : MeasuredRun::group(set.rows, a.queries)) {
+        const Cluster* used = placement.clusterOf(run, a.queries).get();
+        if (warned.insert(used).second) warnTopology(p, used);
         PlanSpec spec;
-        const Problem problem = cluster ? RunScenario::problem(run, *cluster, spec)
-                                        : RunScenario::problem(run, GpuCatalog::builtin(), spec, a.queries);
+        const Problem problem = placement.problem(run, a.queries, GpuCatalog::builtin(), spec);
         const RunPrediction pred = RunScenario::predict(problem, spec, p.predictor);
         if (!pred.feasible) {
             ++infeasible;
@@ -157,7 +173,7 @@ void predict(const PredictArgs& a)
 }
 
 struct EvaluateArgs {
-    std::string model = "analytic", truth, json;
+    std::string model = "analytic", truth, json, cluster;
 };
 
 void evaluate(const EvaluateArgs& a)
@@ -165,8 +181,14 @@ void evaluate(const EvaluateArgs& a)
     const LoadedPredictor p = loadPredictor(a.model);
     const MeasurementSet set = MeasurementCsv::read(a.truth);
     printWarnings(set.warnings);
-    const AccuracyReport report =
-        AccuracyEvaluator::evaluate(set.rows, a.truth, GpuCatalog::builtin(), p.predictor, p.learned);
+    RunPlacement placement(loadCluster(a.cluster));
+    std::set<const Cluster*> warned;
+    std::vector<std::string> incomplete;  // named by the evaluator below
+    for (const MeasuredRun& run : MeasuredRun::group(set.rows, a.truth, &incomplete))
+        if (const Cluster* used = placement.clusterOf(run, a.truth).get(); warned.insert(used).second)
+            warnTopology(p, used);
+    const AccuracyReport report = AccuracyEvaluator::evaluate(set.rows, a.truth, GpuCatalog::builtin(), p.predictor,
+                                                              p.learned, &placement);
     std::cout << report.formatText();
     if (!a.json.empty()) {
         nlohmann::json j = report.toJson();
@@ -177,7 +199,7 @@ void evaluate(const EvaluateArgs& a)
 }
 
 struct AccuracyArgs {
-    std::string dataset, json;
+    std::string dataset, json, cluster;
     bool augment = false, noTune = false;
     int trials = 12;
     std::uint64_t seed = 0;
@@ -208,6 +230,7 @@ void accuracy(const AccuracyArgs& a)
     opt.trainer.initialPoints = std::min(6, a.trials);
     opt.trainer.iterations = std::max(0, a.trials - opt.trainer.initialPoints);
     opt.trainer.seed = a.seed;
+    opt.cluster = loadCluster(a.cluster);
     const ProtocolResult r = AccuracyProtocol::run(set.rows, a.dataset, opt);
     if (r.leaveOneOut)
         std::printf("%s: %zu complete runs, all of them in the minimal set: each run scored by a model trained on "
@@ -241,6 +264,9 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
         ->check(CLI::Range(1, 200))
         ->capture_default_str();
     tr->add_option("--seed", ta->seed, "Seed of folds, optimiser and booster")->capture_default_str();
+    tr->add_option("--cluster", ta->cluster,
+                   "Place the training runs on this cluster, as predict --cluster does (default: one synthetic node "
+                   "per stage); a run's own `cluster` column wins. The model file records the topology");
     tr->callback([ta, &exitCode] {
         train(*ta);
         exitCode = Ok;
@@ -252,7 +278,8 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     pr->add_option("--queries", pa->queries, "Run list (memx-measurements/1; targets may be empty)")->required();
     pr->add_option("--out", pa->out, "Where to write the rows with targets, provenance and uncertainty")->required();
     pr->add_option("--cluster", pa->cluster,
-                   "Place the runs on this cluster (default: one synthetic node per stage, see docs/MEASUREMENTS.md)");
+                   "Place the runs on this cluster (default: one synthetic node per stage, see docs/MEASUREMENTS.md); "
+                   "a run's own `cluster` column wins. Warns when the model was trained on another topology");
     pr->callback([pa, &exitCode] {
         predict(*pa);
         exitCode = Ok;
@@ -265,6 +292,7 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     ev->add_option("--model", ea->model, "analytic, or a predictor file from `memx-cli train`")->capture_default_str();
     ev->add_option("--truth", ea->truth, "Measurements to score against")->required();
     ev->add_option("--json", ea->json, "Also write the report as JSON (memx-accuracy/1)");
+    ev->add_option("--cluster", ea->cluster, "Place the runs on this cluster, as predict --cluster does");
     ev->callback([ea, &exitCode] {
         evaluate(*ea);
         exitCode = Ok;
@@ -280,6 +308,8 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     ac->add_option("--trials", aa->trials, "Hyper-parameter evaluations")->check(CLI::Range(1, 200))->capture_default_str();
     ac->add_option("--seed", aa->seed, "Seed of folds, optimiser and booster")->capture_default_str();
     ac->add_option("--json", aa->json, "Also write both reports as JSON");
+    ac->add_option("--cluster", aa->cluster,
+                   "Place the runs on this cluster for training and scoring (default: one synthetic node per stage)");
     ac->callback([aa, &exitCode] {
         accuracy(*aa);
         exitCode = Ok;
