@@ -64,6 +64,18 @@ std::shared_ptr<const Cluster> loadCluster(const std::string& file)
     return file.empty() ? nullptr : std::make_shared<const Cluster>(Cluster::fromFile(file));
 }
 
+// One topology warning for each cluster the runs of `rows` go on (null: the
+// synthetic one) that the learned model was not trained on.
+void warnTopologies(const LoadedPredictor& p, const std::vector<Measurement>& rows, const std::string& file,
+                    RunPlacement& placement)
+{
+    std::set<const Cluster*> seen;
+    std::vector<std::string> incomplete;  // named where the runs are used
+    for (const MeasuredRun& run : MeasuredRun::group(rows, file, &incomplete))
+        if (const Cluster* used = placement.clusterOf(run, file).get(); seen.insert(used).second)
+            warnTopology(p, used);
+}
+
 void train(const TrainArgs& a)
 {
     std::string text;
@@ -137,11 +149,9 @@ void predict(const PredictArgs& a)
     MeasurementSet set = MeasurementCsv::read(a.queries, MeasurementCsv::Kind::RunList);
     printWarnings(set.warnings);
     RunPlacement placement(loadCluster(a.cluster));
+    warnTopologies(p, set.rows, a.queries, placement);
     std::size_t infeasible = 0;
-    std::set<const Cluster*> warned;  // one topology warning per cluster used
     for (const MeasuredRun& run : MeasuredRun::group(set.rows, a.queries)) {
-        const Cluster* used = placement.clusterOf(run, a.queries).get();
-        if (warned.insert(used).second) warnTopology(p, used);
         PlanSpec spec;
         const Problem problem = placement.problem(run, a.queries, GpuCatalog::builtin(), spec);
         const RunPrediction pred = RunScenario::predict(problem, spec, p.predictor);
@@ -182,11 +192,7 @@ void evaluate(const EvaluateArgs& a)
     const MeasurementSet set = MeasurementCsv::read(a.truth);
     printWarnings(set.warnings);
     RunPlacement placement(loadCluster(a.cluster));
-    std::set<const Cluster*> warned;
-    std::vector<std::string> incomplete;  // named by the evaluator below
-    for (const MeasuredRun& run : MeasuredRun::group(set.rows, a.truth, &incomplete))
-        if (const Cluster* used = placement.clusterOf(run, a.truth).get(); warned.insert(used).second)
-            warnTopology(p, used);
+    warnTopologies(p, set.rows, a.truth, placement);
     const AccuracyReport report = AccuracyEvaluator::evaluate(set.rows, a.truth, GpuCatalog::builtin(), p.predictor,
                                                               p.learned, &placement);
     std::cout << report.formatText();
