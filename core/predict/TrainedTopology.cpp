@@ -10,7 +10,7 @@ namespace memx {
 
 namespace {
 
-constexpr const char* kSynthetic = "the synthetic placement (one node per stage: NVLink inside a stage, InfiniBand "
+constexpr const char* kSynthetic = "the synthetic cluster (one node per stage: NVLink inside a stage, InfiniBand "
                                    "between stages)";
 
 }  // namespace

@@ -40,10 +40,10 @@ struct TrainedTopology {
     // what placement and link costs depend on changes it.
     static std::string fingerprint(const Cluster& cluster);
 
-    // "the synthetic placement", "cluster dgx-a100 (fingerprint 1a2b...)",
+    // "the synthetic cluster (...)", "cluster dgx-a100 (fingerprint 1a2b...)",
     // or both for a mixed set; an unrecorded file says it was taken as synthetic.
     std::string describe() const;
-    // How a use is described: "cluster X (fingerprint F)" or the synthetic placement.
+    // How a use is described: "cluster X (fingerprint F)" or the synthetic cluster.
     static std::string describeUse(const Cluster* cluster);
 
     // Empty when the model was trained on this topology (null: the synthetic

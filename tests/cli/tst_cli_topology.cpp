@@ -134,7 +134,7 @@ void TestCliTopology::predictWarnsWhenTopologiesDiffer()
     QCOMPARE(w.size(), warns ? 1 : 0);
     if (warns) {
         QVERIFY2(w[0].startsWith("warning: " + path(model) + " was trained on runs placed on "), qPrintable(w[0]));
-        QVERIFY2(w[0].contains(cluster.isEmpty() ? QString("now used on the synthetic placement")
+        QVERIFY2(w[0].contains(cluster.isEmpty() ? QString("now used on the synthetic cluster")
                                                  : "now used on cluster " + readJson(data(cluster.toUtf8().constData()))["name"].toString()),
                  qPrintable(w[0]));
     }
@@ -170,7 +170,7 @@ void TestCliTopology::searchCarriesTheWarning()
     for (const auto& n : readJson(path("search.json"))["notes"].toArray())
         inJson = inJson || n.toString().contains(" was trained on runs placed on ");
     QCOMPARE(inJson, warns);
-    QCOMPARE(r.out.contains("note: " + path(model) + " was trained on runs placed on the synthetic placement"), warns);
+    QCOMPARE(r.out.contains("note: " + path(model) + " was trained on runs placed on the synthetic cluster"), warns);
 }
 
 void TestCliTopology::oldModelFileLoads()

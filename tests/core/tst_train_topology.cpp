@@ -263,7 +263,7 @@ void TestTrainTopology::mismatch()
         // One line naming the model file, what it was trained on and what it is used on.
         QVERIFY(w.find('\n') == std::string::npos);
         QVERIFY2(w.rfind("model.json was trained on ", 0) == 0, w.c_str());
-        QVERIFY2(w.find(used == "synthetic" ? "now used on the synthetic placement" : "now used on cluster " + c.name())
+        QVERIFY2(w.find(used == "synthetic" ? "now used on the synthetic cluster" : "now used on cluster " + c.name())
                      != std::string::npos,
                  w.c_str());
     }
