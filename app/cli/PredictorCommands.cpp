@@ -2,15 +2,18 @@
 #include "cli/Commands.h"
 #include "cli/PredictorOption.h"
 
+#include "hardware/Cluster.h"
 #include "hardware/GpuCatalog.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
 #include "profile/AccuracyEvaluator.h"
 #include "profile/AccuracyProtocol.h"
+#include "profile/Calibrator.h"
 #include "profile/Augmenter.h"
 #include "profile/MeasuredRun.h"
 #include "profile/MeasurementCsv.h"
 #include "profile/PredictorTrainer.h"
+#include "profile/RunPlacement.h"
 #include "profile/RunScenario.h"
 #include "profile/TrainingSet.h"
 
@@ -19,6 +22,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <set>
 
 namespace memx::cli {
 
@@ -26,16 +30,18 @@ namespace {
 
 struct TrainArgs {
     std::vector<std::string> measurements;
-    std::string out, report;
+    std::string out, report, cluster;
     bool augment = false;
     bool noTune = false;
+    bool noCalibrate = false;
     int folds = 5;
     int trials = 20;
     std::uint64_t seed = 0;
 };
 
 // Reads and concatenates measurement files; run ids are prefixed with the
-// file's index when several files are given, so runs never merge by accident.
+// file's index when several files are given, so runs never merge by accident,
+// and `cluster` cells are resolved against their own file's directory.
 std::vector<Measurement> readAll(const std::vector<std::string>& files, std::string& text)
 {
     std::vector<Measurement> rows;
@@ -43,7 +49,10 @@ std::vector<Measurement> readAll(const std::vector<std::string>& files, std::str
         MeasurementSet set = MeasurementCsv::read(files[f]);
         printWarnings(set.warnings);
         for (Measurement& m : set.rows) {
-            if (files.size() > 1) m.runId = std::to_string(f) + ":" + m.runId;
+            if (files.size() > 1) {
+                m.runId = std::to_string(f) + ":" + m.runId;
+                if (!m.cluster.empty()) m.cluster = RunPlacement::resolve(m.cluster, files[f]);
+            }
             rows.push_back(std::move(m));
         }
     }
@@ -51,12 +60,33 @@ std::vector<Measurement> readAll(const std::vector<std::string>& files, std::str
     return rows;
 }
 
+// `--cluster FILE` of train, predict, evaluate and accuracy (empty: none).
+std::shared_ptr<const Cluster> loadCluster(const std::string& file)
+{
+    return file.empty() ? nullptr : std::make_shared<const Cluster>(Cluster::fromFile(file));
+}
+
+// One topology warning for each cluster the runs of `rows` go on (null: the
+// synthetic one) that the learned model was not trained on.
+void warnTopologies(const LoadedPredictor& p, const std::vector<Measurement>& rows, const std::string& file,
+                    RunPlacement& placement)
+{
+    std::set<const Cluster*> seen;
+    std::vector<std::string> incomplete;  // named where the runs are used
+    for (const MeasuredRun& run : MeasuredRun::group(rows, file, &incomplete))
+        if (const Cluster* used = placement.clusterOf(run, file).get(); seen.insert(used).second)
+            warnTopology(p, used);
+}
+
+std::string calibrationText(const Calibrator::Result& c);
+
 void train(const TrainArgs& a)
 {
     std::string text;
     std::vector<Measurement> rows = readAll(a.measurements, text);
     nlohmann::json augmentJson;
     std::size_t interpolated = 0;
+    const std::vector<Measurement> measured = rows;  // calibration fits real runs, not interpolated ones
     if (a.augment) {
         const Augmenter::Result aug = Augmenter::augment(rows);
         std::cout << "Interpolation augmentation (MemX Table 2):\n" << Augmenter::formatTable(aug) << "\n";
@@ -65,7 +95,17 @@ void train(const TrainArgs& a)
         augmentJson = {{"input_rows", aug.inputRows}, {"generated_rows", aug.rows.size()}, {"capped", aug.capped}};
     }
     const std::string dataFile = a.measurements.size() == 1 ? a.measurements.front() : "measurements";
-    const TrainingSet set = TrainingSet::build(rows, dataFile, GpuCatalog::builtin());
+    RunPlacement placement(loadCluster(a.cluster));
+    // Each GPU type's physical parameters first; the trees learn what is left.
+    std::shared_ptr<AnalyticPredictor> prior;
+    Calibrator::Result calibration;
+    if (!a.noCalibrate) {
+        calibration = Calibrator::fit(MeasuredRun::group(measured, dataFile, nullptr), GpuCatalog::builtin(), dataFile,
+                                      placement, AnalyticPredictor::Params(), Calibrator::Options());
+        prior = std::make_shared<AnalyticPredictor>();
+        prior->setCalibration(calibration.fits);
+    }
+    const TrainingSet set = TrainingSet::build(rows, dataFile, GpuCatalog::builtin(), &placement, prior);
     for (const std::string& s : set.skipped) std::cerr << "skipped " << s << "\n";
     if (set.rows.empty())
         throw InputError(dataFile, "", "no run could be used for training (see the skipped runs above)");
@@ -96,9 +136,20 @@ void train(const TrainArgs& a)
     std::printf("hyper-parameters: depth %d, eta %.3f, subsample %.2f, rounds %d (%s)\n", report.params.maxDepth,
                 report.params.eta, report.params.subsample, report.params.rounds,
                 report.trials.empty() ? "fixed" : (std::to_string(report.trials.size()) + " Bayesian-optimisation trials").c_str());
-    if (report.cv.folds >= 2)
-        std::printf("%d-fold cross-validation by run: stage time MAPE %.2f%%, stage memory MAPE %.2f%%\n",
-                    report.cv.folds, report.cv.timeMape, report.cv.memoryMape);
+    std::printf("%s", calibrationText(calibration).c_str());
+    if (report.cv.folds >= 2) {
+        std::printf("%d-fold cross-validation by run: stage time MAPE %.2f%%, stage memory MAPE %.2f%% "
+                    "(%s alone: %.2f%%, %.2f%%)\n",
+                    report.cv.folds, report.cv.timeMape, report.cv.memoryMape,
+                    prior ? "calibrated analytic model" : "analytic model", report.cv.priorTimeMape,
+                    report.cv.priorMemoryMape);
+        if (!report.uncertainty.timeCorrection)
+            std::printf("time: the trees did not beat the %s in cross-validation; it predicts time alone\n",
+                        prior ? "calibrated analytic model" : "analytic model");
+        if (!report.uncertainty.memoryCorrection)
+            std::printf("memory: the trees did not beat the %s in cross-validation; it predicts memory alone\n",
+                        prior ? "calibrated analytic model" : "analytic model");
+    }
     else
         std::printf("too few runs for cross-validation; uncertainty left at its defaults\n");
     std::printf("uncertainty: +-%.0f%% inside the training range, up to +-%.0f%% outside\n",
@@ -109,7 +160,8 @@ void train(const TrainArgs& a)
     std::printf("most important features (gain):");
     for (std::size_t i = 0; i < std::min<std::size_t>(5, imp.size()); ++i)
         std::printf(" %s %.3g%s", imp[i].second.c_str(), imp[i].first, i + 1 < std::min<std::size_t>(5, imp.size()) ? "," : "");
-    std::printf("\nwrote %s (data hash %s)\n", a.out.c_str(), meta.dataHash.c_str());
+    std::printf("\nruns placed on %s\n", set.topology.describe().c_str());
+    std::printf("wrote %s (data hash %s)\n", a.out.c_str(), meta.dataHash.c_str());
 }
 
 struct PredictArgs {
@@ -121,13 +173,12 @@ void predict(const PredictArgs& a)
     const LoadedPredictor p = loadPredictor(a.model);
     MeasurementSet set = MeasurementCsv::read(a.queries, MeasurementCsv::Kind::RunList);
     printWarnings(set.warnings);
-    std::unique_ptr<Cluster> cluster;
-    if (!a.cluster.empty()) cluster = std::make_unique<Cluster>(Cluster::fromFile(a.cluster));
+    RunPlacement placement(loadCluster(a.cluster));
+    warnTopologies(p, set.rows, a.queries, placement);
     std::size_t infeasible = 0;
     for (const MeasuredRun& run : MeasuredRun::group(set.rows, a.queries)) {
         PlanSpec spec;
-        const Problem problem = cluster ? RunScenario::problem(run, *cluster, spec)
-                                        : RunScenario::problem(run, GpuCatalog::builtin(), spec, a.queries);
+        const Problem problem = placement.problem(run, a.queries, GpuCatalog::builtin(), spec);
         const RunPrediction pred = RunScenario::predict(problem, spec, p.predictor);
         if (!pred.feasible) {
             ++infeasible;
@@ -157,7 +208,7 @@ void predict(const PredictArgs& a)
 }
 
 struct EvaluateArgs {
-    std::string model = "analytic", truth, json;
+    std::string model = "analytic", truth, json, cluster;
 };
 
 void evaluate(const EvaluateArgs& a)
@@ -165,8 +216,10 @@ void evaluate(const EvaluateArgs& a)
     const LoadedPredictor p = loadPredictor(a.model);
     const MeasurementSet set = MeasurementCsv::read(a.truth);
     printWarnings(set.warnings);
-    const AccuracyReport report =
-        AccuracyEvaluator::evaluate(set.rows, a.truth, GpuCatalog::builtin(), p.predictor, p.learned);
+    RunPlacement placement(loadCluster(a.cluster));
+    warnTopologies(p, set.rows, a.truth, placement);
+    const AccuracyReport report = AccuracyEvaluator::evaluate(set.rows, a.truth, GpuCatalog::builtin(), p.predictor,
+                                                              p.learned, &placement);
     std::cout << report.formatText();
     if (!a.json.empty()) {
         nlohmann::json j = report.toJson();
@@ -177,7 +230,7 @@ void evaluate(const EvaluateArgs& a)
 }
 
 struct AccuracyArgs {
-    std::string dataset, json;
+    std::string dataset, json, cluster;
     bool augment = false, noTune = false, noCalibrate = false;
     int trials = 12;
     std::uint64_t seed = 0;
@@ -232,6 +285,7 @@ void accuracy(const AccuracyArgs& a)
     opt.trainer.initialPoints = std::min(6, a.trials);
     opt.trainer.iterations = std::max(0, a.trials - opt.trainer.initialPoints);
     opt.trainer.seed = a.seed;
+    opt.cluster = loadCluster(a.cluster);
     const ProtocolResult r = AccuracyProtocol::run(set.rows, a.dataset, opt);
     if (r.leaveOneOut)
         std::printf("%s: %zu complete runs, all of them in the minimal set: each run scored by a model trained on "
@@ -265,11 +319,16 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     tr->add_option("--report", ta->report, "Also write the training report (parameters, cross-validation, trials, "
                                            "feature importance) as JSON");
     tr->add_flag("--no-tune", ta->noTune, "Skip the Bayesian optimisation; train with default hyper-parameters");
+    tr->add_flag("--no-calibrate", ta->noCalibrate,
+                 "Do not fit each GPU type's physical parameters first; the trees correct the catalog's analytic model");
     tr->add_option("--folds", ta->folds, "Cross-validation folds (split by run)")->check(CLI::Range(2, 50))->capture_default_str();
     tr->add_option("--trials", ta->trials, "Hyper-parameter evaluations of the Bayesian optimiser")
         ->check(CLI::Range(1, 200))
         ->capture_default_str();
     tr->add_option("--seed", ta->seed, "Seed of folds, optimiser and booster")->capture_default_str();
+    tr->add_option("--cluster", ta->cluster,
+                   "Place the training runs on this cluster, as predict --cluster does (default: one synthetic node "
+                   "per stage); a run's own `cluster` column wins. The model file records the topology");
     tr->callback([ta, &exitCode] {
         train(*ta);
         exitCode = Ok;
@@ -281,7 +340,8 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     pr->add_option("--queries", pa->queries, "Run list (memx-measurements/1; targets may be empty)")->required();
     pr->add_option("--out", pa->out, "Where to write the rows with targets, provenance and uncertainty")->required();
     pr->add_option("--cluster", pa->cluster,
-                   "Place the runs on this cluster (default: one synthetic node per stage, see docs/MEASUREMENTS.md)");
+                   "Place the runs on this cluster (default: one synthetic node per stage, see docs/MEASUREMENTS.md); "
+                   "a run's own `cluster` column wins. Warns when the model was trained on another topology");
     pr->callback([pa, &exitCode] {
         predict(*pa);
         exitCode = Ok;
@@ -294,6 +354,7 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     ev->add_option("--model", ea->model, "analytic, or a predictor file from `memx-cli train`")->capture_default_str();
     ev->add_option("--truth", ea->truth, "Measurements to score against")->required();
     ev->add_option("--json", ea->json, "Also write the report as JSON (memx-accuracy/1)");
+    ev->add_option("--cluster", ea->cluster, "Place the runs on this cluster, as predict --cluster does");
     ev->callback([ea, &exitCode] {
         evaluate(*ea);
         exitCode = Ok;
@@ -311,6 +372,8 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     ac->add_option("--trials", aa->trials, "Hyper-parameter evaluations")->check(CLI::Range(1, 200))->capture_default_str();
     ac->add_option("--seed", aa->seed, "Seed of folds, optimiser and booster")->capture_default_str();
     ac->add_option("--json", aa->json, "Also write both reports as JSON");
+    ac->add_option("--cluster", aa->cluster,
+                   "Place the runs on this cluster for training and scoring (default: one synthetic node per stage)");
     ac->callback([aa, &exitCode] {
         accuracy(*aa);
         exitCode = Ok;

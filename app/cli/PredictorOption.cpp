@@ -16,7 +16,18 @@ LoadedPredictor loadPredictor(const std::string& nameOrFile)
     out.predictor = std::move(loaded.predictor);
     out.metadata = std::move(loaded.metadata);
     out.label = "learned (" + nameOrFile + ")";
+    out.file = nameOrFile;
     return out;
+}
+
+std::string warnTopology(const LoadedPredictor& p, const Cluster* cluster)
+{
+    if (!p.learned)
+        return {};
+    const std::string w = p.metadata.topology.mismatch(cluster, p.file);
+    if (!w.empty())
+        std::cerr << "warning: " << w << "\n";
+    return w;
 }
 
 void printWarnings(const std::vector<std::string>& warnings)

@@ -96,7 +96,8 @@ std::vector<Measurement> planRuns(const SearchRequest& req, const SearchResult& 
     return rows;
 }
 
-SearchRequest buildRequest(const SearchArgs& a)
+// `topologyNote`: set when the learned predictor was trained on another topology.
+SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
 {
     SearchRequest req;
     req.problem.cluster = Cluster::fromFile(a.cluster);
@@ -188,6 +189,7 @@ SearchRequest buildRequest(const SearchArgs& a)
             throw InputError(a.predictor, "trained_on", "does not fit this search: " + all);
         }
         printWarnings(warnings);
+        topologyNote = warnTopology(p, &req.problem.cluster);
         req.predictor = p.predictor;
     }
     return req;
@@ -260,7 +262,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--no-prune", args->noPrune, "Disable memory and bound pruning (brute force, for checking)");
 
     cmd->callback([args, &exitCode] {
-        SearchRequest req = buildRequest(*args);
+        std::string topologyNote;
+        SearchRequest req = buildRequest(*args, topologyNote);
         SearchEngine::ProgressFn progress;
         if (args->progress)
             progress = [](const SearchProgress& p) {
@@ -275,6 +278,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         SearchResult r = SearchEngine::run(req, progress);
         if (args->progress)
             std::fprintf(stderr, "\n");
+        if (!topologyNote.empty())
+            r.notes.push_back(topologyNote);
         if (!args->json.empty())
             writeFileAtomically(args->json, PlanJson::search(req.problem, r).dump(1) + "\n");
         std::string report;
@@ -286,7 +291,9 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     r.varianceMode);
             report += TextReport::profileComparison(r);
             if (args->stats)
-                report += TextReport::stats(r);
+                report += TextReport::stats(r);  // with the notes
+            else if (!topologyNote.empty())
+                report += "note: " + topologyNote + "\n";
         } else {
             report = "no feasible plan: " + r.error + "\n";
             if (args->stats)

@@ -118,6 +118,7 @@ nlohmann::json PredictorFile::toJson(const LearnedPredictor& predictor, const Pr
     trained["time_labels"] = m.timeLabels;
     trained["memory_labels"] = m.memoryLabels;
     trained["interpolated_rows"] = m.interpolatedRows;
+    trained["topology"] = m.topology.toJson();
     doc["trained_on"] = trained;
     doc["training"] = m.training.is_null() ? nlohmann::json::object() : m.training;
     doc["uncertainty"] = {{"in_range", predictor.params().inRangeUncertainty},
@@ -183,6 +184,7 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     m.timeLabels = tally("time_labels");
     m.memoryLabels = tally("memory_labels");
     m.interpolatedRows = tally("interpolated_rows");
+    m.topology = TrainedTopology::fromJson(t);
     if (r.has("training")) m.training = r.at("training").node();
 
     LearnedPredictorParams params;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "predict/LearnedPredictor.h"
+#include "predict/TrainedTopology.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +39,7 @@ struct PredictorMetadata {
     std::vector<std::string> sources;       // measurement files
     std::size_t runs = 0, rows = 0, timeLabels = 0, memoryLabels = 0;
     std::size_t interpolatedRows = 0;       // measurement rows that came from augmentation
+    TrainedTopology topology;               // where the training runs were placed
     nlohmann::json training;                // hyper-parameters, cross-validation, trials, importance
 
     static std::string hashText(const std::string& text);

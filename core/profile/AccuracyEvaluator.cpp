@@ -1,5 +1,7 @@
 #include "profile/AccuracyEvaluator.h"
 
+#include "profile/RunPlacement.h"
+
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
 #include "predict/AnalyticPredictor.h"
@@ -70,14 +72,16 @@ nlohmann::json summaryJson(const AccuracyMetrics::ErrorSummary& s)
 
 AccuracyReport AccuracyEvaluator::evaluate(const std::vector<Measurement>& truth, const std::string& file,
                                            const GpuCatalog& catalog, std::shared_ptr<const Predictor> predictor,
-                                           const LearnedPredictor* rangeOf)
+                                           const LearnedPredictor* rangeOf, RunPlacement* placement)
 {
+    RunPlacement synthetic;
+    RunPlacement& place = placement ? *placement : synthetic;
     if (!predictor)
         predictor = std::make_shared<AnalyticPredictor>();
     AccuracyReport report;
     report.predictor = predictor->name();
     for (const MeasuredRun& run : MeasuredRun::group(truth, file, &report.skipped)) {
-        std::optional<RunPrediction> predicted = RunScenario::predictSynthetic(run, catalog, file, predictor, report.skipped);
+        std::optional<RunPrediction> predicted = place.predict(run, file, catalog, predictor, report.skipped);
         if (!predicted)
             continue;
         RunPrediction pred = std::move(*predicted);

@@ -13,6 +13,8 @@
 
 namespace memx {
 
+class RunPlacement;
+
 class GpuCatalog;
 class LearnedPredictor;
 class Predictor;
@@ -69,9 +71,11 @@ class AccuracyEvaluator {
 public:
     // `rangeOf`: whose training range splits in / out of range (usually the
     // learned predictor itself; null: everything counts as in range).
+    // `placement`: where the runs go (null: synthetic unless a run names its
+    // cluster; see RunPlacement).
     static AccuracyReport evaluate(const std::vector<Measurement>& truth, const std::string& file,
                                    const GpuCatalog& catalog, std::shared_ptr<const Predictor> predictor,
-                                   const LearnedPredictor* rangeOf);
+                                   const LearnedPredictor* rangeOf, RunPlacement* placement = nullptr);
 
     // Fills the summaries and rankings of a report from its `scores` (used by
     // evaluate(), and to merge scores of several models, e.g. leave-one-out).

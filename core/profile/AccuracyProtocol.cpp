@@ -5,6 +5,7 @@
 #include "profile/Augmenter.h"
 #include "profile/MeasuredRun.h"
 #include "profile/MinimalSetSelector.h"
+#include "profile/RunPlacement.h"
 #include "profile/TrainingSet.h"
 
 #include <memory>
@@ -27,12 +28,13 @@ std::vector<Measurement> augmented(std::vector<Measurement> train, bool augment,
 // The analytic model calibrated to the (real, not interpolated) training rows.
 std::shared_ptr<const AnalyticPredictor> calibratedPrior(const std::vector<Measurement>& train, const std::string& file,
                                                          const AccuracyProtocol::Options& options,
-                                                         Calibrator::Result& calibration)
+                                                         RunPlacement& placement, Calibrator::Result& calibration)
 {
     if (!options.calibrate)
         return nullptr;
     const std::vector<MeasuredRun> runs = MeasuredRun::group(train, file, nullptr);
-    calibration = Calibrator::fit(runs, GpuCatalog::builtin(), file);
+    calibration = Calibrator::fit(runs, GpuCatalog::builtin(), file, placement, AnalyticPredictor::Params(),
+                                  Calibrator::Options());
     auto prior = std::make_shared<AnalyticPredictor>();
     prior->setCalibration(calibration.fits);
     return prior;
@@ -43,21 +45,22 @@ ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::stri
                            const AccuracyProtocol::Options& options, ProtocolResult out)
 {
     const GpuCatalog& catalog = GpuCatalog::builtin();
+    RunPlacement place(options.cluster);
     out.leaveOneOut = true;
     out.trainRuns.clear();
     AccuracyReport analytic, calibrated, learned;
     for (const MeasuredRun& run : MeasuredRun::group(rows, file)) {
         std::vector<Measurement> train, test;
         for (const Measurement& m : rows) (m.runId == run.runId ? test : train).push_back(m);
-        auto prior = calibratedPrior(train, file, options, out.calibration);
+        auto prior = calibratedPrior(train, file, options, place, out.calibration);
         const TrainingSet set =
-            TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, prior);
+            TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place, prior);
         if (set.rows.empty())
             continue;
         auto model = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, options.trainer, out.training));
-        AccuracyReport a = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, model.get());
-        AccuracyReport c = AccuracyEvaluator::evaluate(test, file, catalog, prior, model.get());
-        AccuracyReport l = AccuracyEvaluator::evaluate(test, file, catalog, model, model.get());
+        AccuracyReport a = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, model.get(), &place);
+        AccuracyReport c = AccuracyEvaluator::evaluate(test, file, catalog, prior, model.get(), &place);
+        AccuracyReport l = AccuracyEvaluator::evaluate(test, file, catalog, model, model.get(), &place);
         analytic.predictor = a.predictor;
         calibrated.predictor = "calibrated";
         learned.predictor = l.predictor;
@@ -92,14 +95,15 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
         return leaveOneOut(rows, file, options, std::move(out));
     std::vector<Measurement> train, test;
     for (const Measurement& m : rows) (trainIds.count(m.runId) ? train : test).push_back(m);
-    auto prior = calibratedPrior(train, file, options, out.calibration);
+    RunPlacement place(options.cluster);
+    auto prior = calibratedPrior(train, file, options, place, out.calibration);
     const TrainingSet set =
-        TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, prior);
+        TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place, prior);
     auto learned = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, options.trainer, out.training));
-    out.analytic = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, learned.get());
-    out.calibrated = AccuracyEvaluator::evaluate(test, file, catalog, prior, learned.get());
+    out.analytic = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, learned.get(), &place);
+    out.calibrated = AccuracyEvaluator::evaluate(test, file, catalog, prior, learned.get(), &place);
     out.calibrated.predictor = "calibrated";
-    out.learned = AccuracyEvaluator::evaluate(test, file, catalog, learned, learned.get());
+    out.learned = AccuracyEvaluator::evaluate(test, file, catalog, learned, learned.get(), &place);
     return out;
 }
 

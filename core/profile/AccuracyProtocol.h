@@ -4,11 +4,13 @@
 #include "profile/Calibrator.h"
 #include "profile/PredictorTrainer.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace memx {
 
+class Cluster;
 struct Measurement;
 
 // The accuracy protocol of docs/ACCURACY.md: the profiler picks a minimal set
@@ -41,6 +43,9 @@ public:
         PredictorTrainer::Options trainer;
         bool augment = false;
         bool calibrate = true;  // fit each GPU type's parameters before the trees learn
+        // Where runs without a `cluster` of their own are placed, for
+        // training and scoring alike (null: the synthetic cluster).
+        std::shared_ptr<const Cluster> cluster;
     };
 
     // Throws InputError when fewer than two runs are usable.

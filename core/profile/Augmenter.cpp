@@ -48,7 +48,8 @@ const std::optional<double>& target(const Measurement& m, Metric t)
     return target(const_cast<Measurement&>(m), t);
 }
 
-// The configuration of a row: every field but run_id and the targets.
+// The configuration of a row: every field but run_id and the targets (the
+// cluster included).
 // num_gpus is left out: on a run row it is tp * pp * dp, on a stage row it
 // describes the surrounding run, not the stage. `blank` removes the sweep axis.
 using ConfigKey = std::pair<std::string, std::vector<int>>;
@@ -58,7 +59,8 @@ ConfigKey configKey(const Measurement& m, std::optional<Axis> blank)
     Measurement c = m;
     if (blank)
         Augmenter::setAxis(*blank, c, 0);
-    return {c.gpuType,
+    // Runs of another cluster (docs/MEASUREMENTS.md) never share a sweep.
+    return {c.cluster.empty() ? c.gpuType : c.gpuType + "@" + c.cluster,
         {static_cast<int>(c.source), c.stage.value_or(-1), c.stageLayers.value_or(-1), c.tp, c.pp, c.dp, c.vp, c.mbs,
             c.gbs, c.seqLen, c.numLayers, c.hidden, c.ffnHidden, c.heads, c.queryGroups, c.vocab,
             static_cast<int>(c.recompute)}};
@@ -157,6 +159,7 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
     r.recompute = lo.recompute;
     r.stage = lo.stage;
     r.stageLayers = lo.stageLayers;
+    r.cluster = lo.cluster;  // measured there: placed there
     switch (a) {
     case Axis::Mbs:
         if (x < 1 || lo.gbs % (x * lo.dp) != 0)
@@ -240,7 +243,7 @@ private:
     static auto runFields(const Measurement& m)
     {
         return std::tie(m.source, m.numGpus, m.pp, m.dp, m.vp, m.mbs, m.gbs, m.seqLen, m.numLayers, m.hidden,
-            m.ffnHidden, m.heads, m.queryGroups, m.vocab);
+            m.ffnHidden, m.heads, m.queryGroups, m.vocab, m.cluster);
     }
 
     static bool fits(const Run& run, const Measurement& m)

@@ -4,6 +4,7 @@
 #include "io/InputError.h"
 #include "io/Ranges.h"
 #include "profile/MeasuredRun.h"
+#include "profile/RunPlacement.h"
 #include "profile/RunScenario.h"
 #include "search/PlanEvaluator.h"
 
@@ -154,8 +155,15 @@ double predictedMs(const Scenario& sc, const Observation& o, std::shared_ptr<con
 }  // namespace
 
 Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const GpuCatalog& catalog,
-                                   const std::string& file, const AnalyticPredictor::Params& params,
-                                   const Options& options)
+                                   const std::string& file)
+{
+    RunPlacement synthetic;
+    return fit(runs, catalog, file, synthetic, AnalyticPredictor::Params(), Options());
+}
+
+Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const GpuCatalog& catalog,
+                                   const std::string& file, RunPlacement& placement,
+                                   const AnalyticPredictor::Params& params, const Options& options)
 {
     Result result;
     std::map<std::string, std::vector<int>> byType;  // scenario indices
@@ -168,7 +176,7 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
         }
         Scenario sc;
         try {
-            sc.problem = RunScenario::problem(run, catalog, sc.spec, file);
+            sc.problem = placement.problem(run, file, catalog, sc.spec);
         } catch (const InputError& e) {
             result.messages.push_back("run " + run.runId + ": " + e.what());
             continue;

@@ -9,6 +9,7 @@
 namespace memx {
 
 class GpuCatalog;
+class RunPlacement;
 struct MeasuredRun;
 
 // Fits each GPU type's few physical parameters to measured runs of that
@@ -41,12 +42,12 @@ public:
         std::vector<std::string> messages;  // types left at catalog values and why; runs not used
     };
 
+    // Runs are placed by `placement` (their own cluster, the default one, or
+    // the synthetic one), as training and prediction place them.
     static Result fit(const std::vector<MeasuredRun>& runs, const GpuCatalog& catalog, const std::string& file,
-                      const AnalyticPredictor::Params& params, const Options& options);
-    static Result fit(const std::vector<MeasuredRun>& runs, const GpuCatalog& catalog, const std::string& file)
-    {
-        return fit(runs, catalog, file, AnalyticPredictor::Params(), Options());
-    }
+                      RunPlacement& placement, const AnalyticPredictor::Params& params, const Options& options);
+    // On the synthetic cluster, with default options.
+    static Result fit(const std::vector<MeasuredRun>& runs, const GpuCatalog& catalog, const std::string& file);
 };
 
 }  // namespace memx

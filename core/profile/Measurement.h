@@ -54,6 +54,10 @@ struct Measurement {
     std::string provenance;                   // analytic | learned | cached | extrapolated; empty: none
     std::optional<double> uncertainty;        // relative (0.1 = +-10%) of the targets on this row
     std::optional<double> estimatedGpuHours;  // cost of running this configuration for profiling
+    // The cluster file the run was measured on, as written in the file
+    // (relative to the measurements file unless absolute); empty: none named.
+    // RunPlacement puts the run on it (docs/MEASUREMENTS.md, "Runs of several clusters").
+    std::string cluster;
 
     bool isStageRow() const { return stage.has_value(); }
     bool hasTarget() const { return iterationTimeMs || stageTimeMs || peakMemMiB; }

@@ -24,13 +24,13 @@ namespace {
 enum Col {
     RunId, Source, GpuType, NumGpus, Tp, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
     QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ProvenanceCol,
-    Uncertainty, EstimatedGpuHours, ColCount
+    Uncertainty, EstimatedGpuHours, ClusterCol, ColCount
 };
 
 const char* const kNames[ColCount] = {
     "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers",
     "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage", "stage_layers",
-    "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours"};
+    "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours", "cluster"};
 
 constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
 
@@ -261,6 +261,8 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
         m.uncertainty = v;
     }
     m.estimatedGpuHours = p.target(EstimatedGpuHours, ranges::gpuHours);
+    if (p.present(ClusterCol))
+        m.cluster = p.cell(ClusterCol);
 
     // Consistency within the row.
     // Products of sizes in 64 bits: tp * pp * dp of three ints overflows int.
@@ -305,7 +307,7 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
 // Fields every row of one run must agree on (stage rows may differ in
 // gpu_type, tp, recompute, stage and the targets).
 constexpr Col kRunFields[] = {Source, NumGpus, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
-                              QueryGroups, Vocab};
+                              QueryGroups, Vocab, ClusterCol};
 
 std::string runValue(const Measurement& m, Col c)
 {
@@ -324,6 +326,7 @@ std::string runValue(const Measurement& m, Col c)
     case Heads: return std::to_string(m.heads);
     case QueryGroups: return std::to_string(m.queryGroups);
     case Vocab: return std::to_string(m.vocab);
+    case ClusterCol: return quote(m.cluster);
     default: return {};
     }
 }
@@ -503,7 +506,11 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
 std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
 {
     std::string out = std::string("# format: ") + kMeasurementFormat + "\n";
-    for (int c = 0; c < ColCount; ++c) out += std::string(c ? "," : "") + kNames[c];
+    // `cluster` only when a row names one, so files without it stay as they were.
+    const bool withCluster =
+        std::any_of(rows.begin(), rows.end(), [](const Measurement& m) { return !m.cluster.empty(); });
+    const int cols = withCluster ? ColCount : ClusterCol;
+    for (int c = 0; c < cols; ++c) out += std::string(c ? "," : "") + kNames[c];
     out += '\n';
     const auto opt = [](const auto& v) {
         if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::optional<int>>)
@@ -537,8 +544,9 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                              opt(m.peakMemMiB),
                                              m.provenance.empty() ? std::string() : csvText(m.provenance),
                                              opt(m.uncertainty),
-                                             opt(m.estimatedGpuHours)};
-        for (int c = 0; c < ColCount; ++c) out += (c ? "," : "") + cells[c];
+                                             opt(m.estimatedGpuHours),
+                                             m.cluster.empty() ? std::string() : csvText(m.cluster)};
+        for (int c = 0; c < cols; ++c) out += (c ? "," : "") + cells[c];
         out += '\n';
     }
     return out;

@@ -30,7 +30,7 @@ public:
     static MeasurementSet parse(const std::string& text, const std::string& file, Kind kind = Kind::Measurements);
 
     // Canonical text: a "# format: memx-measurements/1" line, the header with
-    // every column, one line per row, empty cells for absent optionals and
+    // every column (`cluster` only when a row names one), one line per row, empty cells for absent optionals and
     // shortest round-trip numbers; parse(write(rows)) gives rows back exactly.
     static std::string write(const std::vector<Measurement>& rows);
     // Validates by parsing the text, then writes it atomically.

@@ -180,18 +180,4 @@ RunPrediction RunScenario::predict(const Problem& problem, const PlanSpec& spec,
     return out;
 }
 
-std::optional<RunPrediction> RunScenario::predictSynthetic(const MeasuredRun& run, const GpuCatalog& catalog,
-                                                          const std::string& file,
-                                                          std::shared_ptr<const Predictor> predictor,
-                                                          std::vector<std::string>& skipped)
-{
-    try {
-        PlanSpec spec;
-        return predict(problem(run, catalog, spec, file), spec, std::move(predictor));
-    } catch (const InputError& e) {
-        skipped.push_back("run " + run.runId + ": " + e.reason());
-        return std::nullopt;
-    }
-}
-
 }  // namespace memx

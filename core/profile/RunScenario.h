@@ -58,13 +58,7 @@ public:
     // when the plan cannot be built (e.g. more layers than a stage can hold).
     static RunPrediction predict(const Problem& problem, const PlanSpec& spec,
                                  std::shared_ptr<const Predictor> predictor);
-
-    // A run on its synthetic cluster, predicted; nullopt when it cannot be
-    // built, with "run X: reason" appended to `skipped`.
-    static std::optional<RunPrediction> predictSynthetic(const MeasuredRun& run, const GpuCatalog& catalog,
-                                                         const std::string& file,
-                                                         std::shared_ptr<const Predictor> predictor,
-                                                         std::vector<std::string>& skipped);
+    // Choosing between the two placements per run: RunPlacement.
 };
 
 }  // namespace memx

@@ -2,6 +2,7 @@
 
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
+#include "profile/RunPlacement.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,16 +11,20 @@
 namespace memx {
 
 TrainingSet TrainingSet::build(const std::vector<Measurement>& measurements, const std::string& file,
-                               const GpuCatalog& catalog, std::shared_ptr<const AnalyticPredictor> prior)
+                               const GpuCatalog& catalog, RunPlacement* placement,
+                               std::shared_ptr<const AnalyticPredictor> prior)
 {
     TrainingSet set;
     set.file = file;
     set.prior = prior;
+    RunPlacement synthetic;
+    RunPlacement& place = placement ? *placement : synthetic;
     std::vector<MeasuredRun> all = MeasuredRun::group(measurements, file, &set.skipped);
     for (MeasuredRun& run : all) {
-        std::optional<RunPrediction> predicted = RunScenario::predictSynthetic(run, catalog, file, prior, set.skipped);
+        std::optional<RunPrediction> predicted = place.predict(run, file, catalog, prior, set.skipped);
         if (!predicted)
             continue;
+        set.topology.add(place.clusterOf(run, file).get());
         RunPrediction pred = std::move(*predicted);
         const int runIndex = static_cast<int>(set.runs.size());
         const Plan& plan = pred.plan;
@@ -146,6 +151,7 @@ PredictorMetadata TrainingSet::metadata() const
     m.rows = rows.size();
     m.timeLabels = timeLabels();
     m.memoryLabels = memoryLabels();
+    m.topology = topology;
     return m;
 }
 

@@ -5,6 +5,7 @@
 #include "predict/StageQuery.h"
 #include "profile/MeasuredRun.h"
 #include "profile/RunScenario.h"
+#include "predict/TrainedTopology.h"
 
 #include <cstddef>
 #include <memory>
@@ -14,6 +15,7 @@
 namespace memx {
 
 class GpuCatalog;
+class RunPlacement;
 
 // One stage of one measured run as the learned predictor trains on it: the
 // stage query, the analytic prior for it, and the measured correction
@@ -41,7 +43,9 @@ struct TrainingRow {
 // - a stage row's peak_mem_mib labels that stage; a run row's peak (max over
 //   GPUs) labels the stage the analytic model expects to be the peak.
 // Runs that cannot be rebuilt (unknown GPU type, a split the planner cannot
-// express) are skipped and named in `skipped`, never dropped silently.
+// express, no room on their cluster) are skipped and named in `skipped`,
+// never dropped silently. Runs are placed by `placement` (null: the synthetic
+// cluster, unless a run names its own), and `topology` records where.
 struct TrainingSet {
     std::vector<MeasuredRun> runs;
     std::vector<RunPrediction> analytic;  // one per run
@@ -51,9 +55,12 @@ struct TrainingSet {
     // The analytic model the labels are relative to: calibrated to the runs
     // (Calibrator) or, when null, the catalog's.
     std::shared_ptr<const AnalyticPredictor> prior;
+    TrainedTopology topology;             // where the runs were placed
 
+    // Throws InputError when a run's cluster file cannot be read (RunPlacement).
     static TrainingSet build(const std::vector<Measurement>& measurements, const std::string& file,
-                             const GpuCatalog& catalog, std::shared_ptr<const AnalyticPredictor> prior = nullptr);
+                             const GpuCatalog& catalog, RunPlacement* placement = nullptr,
+                             std::shared_ptr<const AnalyticPredictor> prior = nullptr);
     // The prior as a value (the catalog's analytic model when none is set).
     AnalyticPredictor priorModel() const { return prior ? *prior : AnalyticPredictor(); }
 

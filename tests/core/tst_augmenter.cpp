@@ -207,6 +207,7 @@ private slots:
     void everythingRoundTrips();
     void tableText();
     void badOptions();
+    void clustersNeverShareASweep();
 };
 
 void TestAugmenter::linearMbsValues_data()
@@ -661,6 +662,36 @@ void TestAugmenter::badOptions()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Augmenter::augment(linearMbs(), o));
     o.maxRatio = std::nan("");
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Augmenter::augment(linearMbs(), o));
+}
+
+// Runs measured on two clusters (the `cluster` column) with the same GPU type and
+// configuration are two sweeps: cluster a.json time 100 + 50 mbs, memory 1000 +
+// 300 mbs; cluster b.json twice that. Merged, repeats would be averaged into
+// 150 + 75 mbs and the rows would carry one of the two clusters.
+void TestAugmenter::clustersNeverShareASweep()
+{
+    Measurement base = runRow("GPU-c", "");
+    base.cluster = "a.json";
+    std::vector<Measurement> in = sweep(
+        base, "a", Axis::Mbs, {1, 4, 7, 10, 13}, [](int x) { return 100.0 + 50 * x; },
+        [](int x) { return 1000.0 + 300 * x; });
+    base.cluster = "b.json";
+    for (const Measurement& m : sweep(
+             base, "b", Axis::Mbs, {1, 4, 7, 10, 13}, [](int x) { return 200.0 + 100 * x; },
+             [](int x) { return 2000.0 + 600 * x; }))
+        in.push_back(m);
+    const auto r = Augmenter::augment(in);
+    QCOMPARE(r.sweeps.size(), std::size_t(2));
+    QCOMPARE(r.rows.size(), std::size_t(16));  // 8 per sweep, as linearMbsValues
+    for (const Measurement& m : r.rows) {
+        const double k = m.cluster == "a.json" ? 1 : 2;
+        QVERIFY(m.cluster == "a.json" || m.cluster == "b.json");
+        QCOMPARE(*m.iterationTimeMs, k * (100.0 + 50 * m.mbs));
+        QCOMPARE(*m.peakMemMiB, k * (1000.0 + 300 * m.mbs));
+    }
+    std::vector<Measurement> all = in;
+    all.insert(all.end(), r.rows.begin(), r.rows.end());
+    QCOMPARE(MeasurementCsv::parse(MeasurementCsv::write(all), "all.csv").rows.size(), all.size());
 }
 
 QTEST_APPLESS_MAIN(TestAugmenter)

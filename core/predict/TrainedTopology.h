@@ -1,0 +1,59 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace memx {
+
+class Cluster;
+class JsonReader;
+
+// Where the training runs of a learned predictor were placed, recorded in the
+// model file (`trained_on.topology`): on the synthetic cluster of
+// RunScenario (NVLink inside a stage, InfiniBand between stages), on named
+// clusters, or both. The learned corrections absorb what the placement gets
+// wrong about the links, so a model used on another topology sees TP/DP link
+// features and analytic priors it was not trained with; `mismatch` says so.
+struct TrainedTopology {
+    struct ClusterEntry {
+        std::string name;
+        std::string fingerprint;  // fingerprint(cluster)
+        std::size_t runs = 0;
+        bool operator==(const ClusterEntry&) const = default;
+    };
+
+    std::size_t syntheticRuns = 0;
+    std::vector<ClusterEntry> clusters;  // in order of first use
+    // False for a file written before topologies were recorded: taken as synthetic.
+    bool recorded = true;
+
+    // Counts one training run placed on `cluster` (null: synthetic).
+    void add(const Cluster* cluster);
+
+    // FNV-1a 64 (hex) of the cluster's canonical JSON without its name,
+    // description, source and link names: node GPU types and counts, type
+    // overrides and calibration, link kinds, endpoints, bandwidths, latencies
+    // and sharing. Renaming the cluster or a link keeps it; any change to
+    // what placement and link costs depend on changes it.
+    static std::string fingerprint(const Cluster& cluster);
+
+    // "the synthetic cluster (...)", "cluster dgx-a100 (fingerprint 1a2b...)",
+    // or both for a mixed set; an unrecorded file says it was taken as synthetic.
+    std::string describe() const;
+    // How a use is described: "cluster X (fingerprint F)" or the synthetic cluster.
+    static std::string describeUse(const Cluster* cluster);
+
+    // Empty when the model was trained on this topology (null: the synthetic
+    // placement), else one line naming the model file, what it was trained
+    // on and what it is now used on.
+    std::string mismatch(const Cluster* cluster, const std::string& modelFile) const;
+
+    nlohmann::json toJson() const;
+    // Reads `trained_on.topology`; absent: synthetic, recorded = false.
+    static TrainedTopology fromJson(const JsonReader& trainedOn);
+};
+
+}  // namespace memx

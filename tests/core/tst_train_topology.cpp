@@ -1,0 +1,319 @@
+// One topology for training and prediction (issue #12, item 4): training runs
+// are placed on the cluster given (`train --cluster`, or a run's own `cluster`
+// column), the model file records where, and a use on another topology is
+// named. The numbers checked come from the cluster files and the data: the
+// NVLink bandwidth of a DGX A100 (300 GB/s per direction) and a DGX H100
+// (450 GB/s) in tests/data/topology/, 200 GB/s for RunScenario's synthetic
+// NVLink (documented in RunScenario.h), and the runs of megatron_ci_small.csv
+// (4 on A100, 3 on H100).
+#include "TestInputErrors.h"
+#include "TestPaths.h"
+
+#include "hardware/Cluster.h"
+#include "hardware/GpuCatalog.h"
+#include "io/JsonReader.h"
+#include "predict/PredictorFile.h"
+#include "profile/MeasuredRun.h"
+#include "profile/MeasurementCsv.h"
+#include "profile/PredictorTrainer.h"
+#include "profile/RunPlacement.h"
+#include "profile/TrainingSet.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <memory>
+
+using namespace memx;
+
+namespace {
+
+const std::string kSmall = test::dataFile("topology/megatron_ci_small.csv");
+const std::string kMixed = test::dataFile("topology/megatron_ci_small_mixed.csv");
+
+nlohmann::json clusterDoc(const std::string& name)
+{
+    return JsonReader::parseFile(test::dataFile("topology/" + name));
+}
+
+std::shared_ptr<const Cluster> cluster(const std::string& name)
+{
+    return std::make_shared<const Cluster>(Cluster::fromFile(test::dataFile("topology/" + name)));
+}
+
+Cluster fromDoc(const nlohmann::json& doc) { return Cluster::fromJson(doc, "t.json", GpuCatalog::builtin()); }
+
+// The training set of `file`, placed on `clusterFile` ("" = synthetic).
+TrainingSet buildSet(const std::string& file, const std::string& clusterFile)
+{
+    RunPlacement place(clusterFile.empty() ? nullptr : cluster(clusterFile));
+    return TrainingSet::build(MeasurementCsv::read(file).rows, file, GpuCatalog::builtin(), &place);
+}
+
+LearnedPredictor trainQuick(const TrainingSet& set)
+{
+    PredictorTrainer::Options opt;
+    opt.tune = false;
+    opt.folds = 3;
+    opt.params.rounds = 20;
+    opt.params.maxDepth = 3;
+    TrainReport report;
+    return PredictorTrainer::train(set, opt, report);
+}
+
+}  // namespace
+
+class TestTrainTopology : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+    void fingerprint_data();
+    void fingerprint();
+    void trainingSeesTheClusterLinks_data();
+    void trainingSeesTheClusterLinks();
+    void predictSeesWhatTrainingSaw();
+    void modelFileRecordsTheTopology();
+    void oldModelFileLoadsAsSynthetic();
+    void mismatch_data();
+    void mismatch();
+    void clusterColumnRoundTrips();
+    void rowsOfARunAgreeOnTheCluster();
+    void missingClusterIsAnError_data();
+    void missingClusterIsAnError();
+};
+
+void TestTrainTopology::fingerprint_data()
+{
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<bool>("same");
+    QTest::newRow("cluster renamed") << "name" << true;
+    QTest::newRow("description and link renamed") << "cosmetic" << true;
+    QTest::newRow("NVLink 300 -> 200 GB/s") << "bandwidth" << false;
+    QTest::newRow("latency 3 -> 5 us") << "latency" << false;
+    QTest::newRow("A100 -> H100 GPUs") << "gpu" << false;
+}
+
+void TestTrainTopology::fingerprint()
+{
+    QFETCH(QString, change);
+    QFETCH(bool, same);
+    const nlohmann::json base = clusterDoc("dgx-a100.json");
+    nlohmann::json doc = base;
+    if (change == "name") doc["name"] = "another-name";
+    if (change == "cosmetic") {
+        doc["description"] = "something else";
+        doc["links"][0]["name"] = "fabric";
+    }
+    if (change == "bandwidth") doc["links"][0]["bandwidth_gbps"] = 200;
+    if (change == "latency") doc["links"][0]["latency_us"] = 5;
+    if (change == "gpu") doc["nodes"][0]["gpus"][0]["type"] = "H100-SXM";
+    const std::string a = TrainedTopology::fingerprint(fromDoc(base)), b = TrainedTopology::fingerprint(fromDoc(doc));
+    QCOMPARE(a == b, same);
+    QCOMPARE(a.size(), std::size_t(16));  // FNV-1a 64 in hex
+}
+
+void TestTrainTopology::trainingSeesTheClusterLinks_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("cluster");  // "" = synthetic
+    QTest::addColumn<double>("a100Link");  // GB/s of the TP rings of A100 runs with TP > 1
+    QTest::addColumn<double>("h100Link");
+    QTest::addColumn<int>("syntheticRuns");
+    QTest::addColumn<QStringList>("clusters");  // name:runs
+    QTest::newRow("synthetic") << QString::fromStdString(kSmall) << "" << 200.0 << 200.0 << 7 << QStringList{};
+    QTest::newRow("--cluster, both DGX nodes")
+        << QString::fromStdString(kSmall) << "dgx-a100-h100.json" << 300.0 << 450.0 << 0
+        << QStringList{"dgx-a100-and-h100:7"};
+    QTest::newRow("mixed set: a cluster per run")
+        << QString::fromStdString(kMixed) << "" << 300.0 << 450.0 << 0 << QStringList{"dgx-a100:4", "dgx-h100:3"};
+    // A run's own cluster wins over --cluster.
+    QTest::newRow("mixed set with --cluster")
+        << QString::fromStdString(kMixed) << "dgx-a100-h100.json" << 300.0 << 450.0 << 0
+        << QStringList{"dgx-a100:4", "dgx-h100:3"};
+}
+
+void TestTrainTopology::trainingSeesTheClusterLinks()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, cluster);
+    QFETCH(double, a100Link);
+    QFETCH(double, h100Link);
+    QFETCH(int, syntheticRuns);
+    QFETCH(QStringList, clusters);
+    const TrainingSet set = buildSet(file.toStdString(), cluster.toStdString());
+    QVERIFY2(set.skipped.empty(), set.skipped.empty() ? "" : set.skipped.front().c_str());
+    QCOMPARE(set.runs.size(), std::size_t(7));
+    int checked = 0;
+    for (const TrainingRow& row : set.rows) {
+        if (row.query.tp == 1) continue;
+        const double expected = row.query.gpu->name == "H100-SXM" ? h100Link : a100Link;
+        QCOMPARE(row.query.tpLinkGBps, expected);
+        ++checked;
+    }
+    QVERIFY(checked >= 4);  // A100 TP 2 and 4, H100 TP 2 and 4
+    QCOMPARE(set.topology.syntheticRuns, std::size_t(syntheticRuns));
+    QStringList got;
+    for (const auto& c : set.topology.clusters) got << QString("%1:%2").arg(QString::fromStdString(c.name)).arg(c.runs);
+    QCOMPARE(got, clusters);
+}
+
+// The learned model sees in `predict --cluster C` exactly the stage features
+// it was trained with on C, so the same run gets the answer training assumed.
+void TestTrainTopology::predictSeesWhatTrainingSaw()
+{
+    const TrainingSet set = buildSet(kSmall, "dgx-a100-h100.json");
+    auto model = std::make_shared<const LearnedPredictor>(trainQuick(set));
+    RunPlacement onCluster(cluster("dgx-a100-h100.json")), synthetic;
+    int differOnSynthetic = 0;
+    for (std::size_t r = 0; r < set.runs.size(); ++r) {
+        std::vector<std::string> skipped;
+        const auto same = onCluster.predict(set.runs[r], kSmall, GpuCatalog::builtin(), model, skipped);
+        const auto other = synthetic.predict(set.runs[r], kSmall, GpuCatalog::builtin(), model, skipped);
+        QVERIFY(same && other);
+        // Every stage has a label (the runs all have an iteration time), so
+        // the run's rows are its stages in pipeline order.
+        std::size_t stage = 0;
+        for (std::size_t i = 0; i < set.rows.size(); ++i) {
+            const TrainingRow& row = set.rows[i];
+            if (row.run != static_cast<int>(r)) continue;
+            QVERIFY(stage < same->queries.size());
+            StageQuery q = same->queries[stage];
+            QCOMPARE(q.gpu->name, row.query.gpu->name);
+            q.gpu = row.query.gpu;
+            QVERIFY2(q == row.query, set.runs[r].runId.c_str());
+            StagePrediction trained;
+            model->predict(std::span<const StageQuery>(&row.query, 1), std::span<StagePrediction>(&trained, 1));
+            QCOMPARE(same->plan.stages[stage].timeMs, trained.timeMs);
+            if (other->queries[stage].tpLinkGBps != row.query.tpLinkGBps) ++differOnSynthetic;
+            ++stage;
+        }
+        QCOMPARE(stage, set.runs[r].stages.size());
+    }
+    QVERIFY(differOnSynthetic > 0);  // the synthetic placement would have shown other links
+}
+
+void TestTrainTopology::modelFileRecordsTheTopology()
+{
+    const TrainingSet set = buildSet(kMixed, "");
+    const LearnedPredictor model = trainQuick(set);
+    const std::string file = m_dir.filePath("mixed.json").toStdString();
+    PredictorFile::save(file, model, set.metadata());
+    const PredictorFile::Loaded loaded = PredictorFile::load(file);
+    const TrainedTopology& t = loaded.metadata.topology;
+    QVERIFY(t.recorded);
+    QCOMPARE(t.syntheticRuns, std::size_t(0));
+    QCOMPARE(t.clusters.size(), std::size_t(2));
+    QCOMPARE(t.clusters[0].name, std::string("dgx-a100"));
+    QCOMPARE(t.clusters[0].fingerprint, TrainedTopology::fingerprint(*cluster("dgx-a100.json")));
+    QCOMPARE(t.clusters[1].runs, std::size_t(3));
+    QVERIFY(t.clusters == set.topology.clusters);
+}
+
+void TestTrainTopology::oldModelFileLoadsAsSynthetic()
+{
+    const TrainingSet set = buildSet(kSmall, "");
+    nlohmann::json doc = PredictorFile::toJson(trainQuick(set), set.metadata());
+    doc["trained_on"].erase("topology");  // as written before topologies were recorded
+    const PredictorFile::Loaded old = PredictorFile::fromJson(doc, "old.json");
+    QVERIFY(old.predictor);
+    QVERIFY(!old.metadata.topology.recorded);
+    QVERIFY(old.metadata.topology.mismatch(nullptr, "old.json").empty());
+    const Cluster dgx = fromDoc(clusterDoc("dgx-a100.json"));
+    const std::string w = old.metadata.topology.mismatch(&dgx, "old.json");
+    QVERIFY2(w.find("records no topology") != std::string::npos, w.c_str());
+    QVERIFY2(w.find("synthetic") != std::string::npos, w.c_str());
+}
+
+void TestTrainTopology::mismatch_data()
+{
+    QTest::addColumn<QString>("trained");  // synthetic | a100 | mixed (A100 and H100 node files)
+    QTest::addColumn<QString>("used");     // synthetic | a100 | a100-renamed | a100-slower | h100 | both
+    QTest::addColumn<bool>("warns");
+    QTest::newRow("synthetic on synthetic") << "synthetic" << "synthetic" << false;
+    QTest::newRow("synthetic on DGX A100") << "synthetic" << "a100" << true;
+    QTest::newRow("DGX A100 on DGX A100") << "a100" << "a100" << false;
+    QTest::newRow("DGX A100 on the same, renamed") << "a100" << "a100-renamed" << false;
+    QTest::newRow("DGX A100 on slower NVLink") << "a100" << "a100-slower" << true;
+    QTest::newRow("DGX A100 on synthetic") << "a100" << "synthetic" << true;
+    QTest::newRow("DGX A100 on DGX H100") << "a100" << "h100" << true;
+    QTest::newRow("mixed on DGX H100") << "mixed" << "h100" << false;
+    QTest::newRow("mixed on both nodes in one cluster") << "mixed" << "both" << true;
+}
+
+void TestTrainTopology::mismatch()
+{
+    QFETCH(QString, trained);
+    QFETCH(QString, used);
+    QFETCH(bool, warns);
+    TrainedTopology t;
+    if (trained == "synthetic") t.add(nullptr);
+    if (trained == "a100" || trained == "mixed") t.add(cluster("dgx-a100.json").get());
+    if (trained == "mixed") t.add(cluster("dgx-h100.json").get());
+    nlohmann::json doc = clusterDoc(used == "h100" ? "dgx-h100.json" : used == "both" ? "dgx-a100-h100.json" : "dgx-a100.json");
+    if (used == "a100-renamed") doc["name"] = "my-dgx";
+    if (used == "a100-slower") doc["links"][0]["bandwidth_gbps"] = 150;
+    const Cluster c = fromDoc(doc);
+    const std::string w = t.mismatch(used == "synthetic" ? nullptr : &c, "model.json");
+    QVERIFY2(w.empty() != warns, w.c_str());
+    if (warns) {
+        // One line naming the model file, what it was trained on and what it is used on.
+        QVERIFY(w.find('\n') == std::string::npos);
+        QVERIFY2(w.rfind("model.json was trained on ", 0) == 0, w.c_str());
+        QVERIFY2(w.find(used == "synthetic" ? "now used on the synthetic cluster" : "now used on cluster " + c.name())
+                     != std::string::npos,
+                 w.c_str());
+    }
+}
+
+void TestTrainTopology::clusterColumnRoundTrips()
+{
+    const MeasurementSet mixed = MeasurementCsv::read(kMixed);
+    QCOMPARE(mixed.rows.front().cluster, std::string("dgx-a100.json"));
+    const std::string text = MeasurementCsv::write(mixed.rows);
+    QVERIFY(text.find(",cluster\n") != std::string::npos);
+    QCOMPARE(MeasurementCsv::parse(text, "again.csv").rows, mixed.rows);
+    // A file without the column is written as before, without it.
+    const std::string plain = MeasurementCsv::write(MeasurementCsv::read(kSmall).rows);
+    QVERIFY(plain.find("cluster") == std::string::npos);
+}
+
+void TestTrainTopology::rowsOfARunAgreeOnTheCluster()
+{
+    const std::string text = "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,stage,"
+                             "stage_layers,iteration_time_ms,peak_mem_mib,cluster\n"
+                             "r1,A100-80GB,8,8,1,1,1,8,2048,4,1024,8,32000,,,100,,a.json\n"
+                             "r1,A100-80GB,8,8,1,1,1,8,2048,4,1024,8,32000,0,4,,2000,b.json\n";
+    test::expectInputError([&] { MeasurementCsv::parse(text, "m.csv"); }, "m.csv", "line 3, column cluster",
+                           "differs from \"a.json\" on line 2 of the same run \"r1\"");
+}
+
+void TestTrainTopology::missingClusterIsAnError_data()
+{
+    QTest::addColumn<QString>("cell");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("no such file") << "gone.json" << "cluster file \"gone.json\" not found";
+    QTest::newRow("not a cluster") << "m.csv" << "cluster file \"m.csv\" is not a valid cluster";
+}
+
+void TestTrainTopology::missingClusterIsAnError()
+{
+    QFETCH(QString, cell);
+    QFETCH(QString, reason);
+    const std::string file = m_dir.filePath("m.csv").toStdString();
+    std::ofstream(file) << "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,"
+                           "iteration_time_ms,cluster\n"
+                           "ok,A100-80GB,8,8,1,1,1,8,2048,4,1024,8,32000,100,\n"
+                           "far,A100-80GB,8,8,1,1,1,8,2048,4,1024,8,32000,100,"
+                        << cell.toStdString() << "\n";
+    const std::vector<Measurement> rows = MeasurementCsv::read(file).rows;
+    // Training stops (a skip would train a model on part of the set without saying where the rest went).
+    test::expectInputError([&] { TrainingSet::build(rows, file, GpuCatalog::builtin()); }, file,
+                           "run far, column cluster", reason);
+}
+
+QTEST_APPLESS_MAIN(TestTrainTopology)
+#include "tst_train_topology.moc"
