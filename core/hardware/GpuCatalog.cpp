@@ -13,9 +13,9 @@ namespace memx {
 
 namespace {
 // Kernels of one transformer layer's forward and backward at TP 1
-// (LayerOperators: 11 forward, 17 backward), to read the per-layer launch
+// (LayerOperators: 11 forward, 15 backward), to read the per-layer launch
 // overhead of catalogs written before the operator-level model.
-constexpr double kOperatorsPerLayer = 28.0;
+constexpr double kOperatorsPerLayer = 26.0;
 
 bool validEnvName(const std::string& s)
 {

@@ -1,0 +1,264 @@
+// The operator-level analytic model (issue #12, item 1): the kernels of one
+// layer (LayerOperators) and the time of each on a GPU (OperatorCost). Every
+// expected number is worked out by hand in the rows below from the formulas
+// the headers cite: 2mnk FLOPs per GEMM, 128 x 128 output tiles spread over
+// the SMs in waves, k / (k + k0), the roofline max(FLOPs / rate, bytes /
+// bandwidth), a ring all-reduce 2(t-1)/t * bytes / B + 2(t-1) * latency, and
+// the LLaMA block's weights (Wq h*a*d, Wk and Wv h*g*d each, Wo a*d*h,
+// SwiGLU 3*h*f).
+#include "hardware/GpuType.h"
+#include "model/LayerOperators.h"
+#include "model/ModelSpec.h"
+#include "predict/OperatorCost.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace memx;
+
+namespace {
+
+// A made-up GPU with round numbers: 100 TFLOP/s, 1000 GB/s, 108 SMs,
+// half of peak on large GEMMs, 2 us per launch, 50 us per collective.
+GpuType roundGpu(int sms)
+{
+    GpuType g;
+    g.name = "round";
+    g.peakTflopsBf16 = 100;
+    g.memoryBandwidthGBps = 1000;
+    g.defaultEfficiency = 0.5;
+    g.smCount = sms;
+    g.launchOverheadUs = 2;
+    g.commOverheadUs = 50;
+    return g;
+}
+
+OperatorCost::Params roundParams()
+{
+    OperatorCost::Params p;
+    p.tileM = p.tileN = 128;
+    p.halfEfficiencyK = 64;
+    p.halfEfficiencyGemmFlops = 1e9;
+    p.bandwidthFraction = 0.8;
+    return p;
+}
+
+Operator gemm(double m, double n, double k)
+{
+    Operator op;
+    op.kind = Operator::Kind::Gemm;
+    op.m = m;
+    op.n = n;
+    op.k = k;
+    op.flops = 2 * m * n * k;
+    op.bytes = 2 * (m * k + k * n + m * n);
+    return op;
+}
+
+// h 1024, 16 heads of 64, 16 groups, SwiGLU 4096, vocabulary 32000.
+ModelSpec smallModel()
+{
+    ModelSpec m;
+    m.numLayers = 8;
+    m.hidden = 1024;
+    m.heads = 16;
+    m.headDim = 64;
+    m.queryGroups = 16;
+    m.ffnHidden = 4096;
+    m.vocab = 32000;
+    m.seqLen = 512;
+    return m;
+}
+
+double sum(const std::vector<Operator>& ops, Operator::Kind kind, double Operator::*field)
+{
+    double s = 0;
+    for (const Operator& op : ops)
+        if (op.kind == kind)
+            s += op.*field;
+    return s;
+}
+
+int count(const std::vector<Operator>& ops, Operator::Kind kind)
+{
+    int n = 0;
+    for (const Operator& op : ops)
+        n += op.kind == kind ? 1 : 0;
+    return n;
+}
+
+}  // namespace
+
+class TestOperatorCost : public QObject {
+    Q_OBJECT
+private slots:
+    void gemmEfficiency_data();
+    void gemmEfficiency();
+    void rooflineTakesTheSlowerOfComputeAndMemory();
+    void aShortKernelCostsItsLaunch();
+    void collectivesRunOnTheTensorParallelRing();
+    void layerFlopsAreTheBlocksWeights_data();
+    void layerFlopsAreTheBlocksWeights();
+    void backwardIsTwiceTheGemmsAndMoreForAttention();
+    void sequenceParallelismSplitsTheAllReduces();
+    void recomputationRepeatsWhatItDiscarded();
+};
+
+void TestOperatorCost::gemmEfficiency_data()
+{
+    QTest::addColumn<int>("sms");
+    QTest::addColumn<double>("m");
+    QTest::addColumn<double>("n");
+    QTest::addColumn<double>("k");
+    QTest::addColumn<double>("efficiency");
+    // 108 tiles on 108 SMs: one full wave; k 192 -> 192 / 256 = 0.75.
+    QTest::newRow("one full wave") << 108 << 128.0 * 108 << 128.0 << 192.0 << 0.5 * 1.0 * 0.75;
+    // 109 tiles: a second wave with one tile, 109 / 216 of the SM-time busy.
+    QTest::newRow("one tile into a second wave") << 108 << 128.0 * 109 << 128.0 << 192.0 << 0.5 * 109.0 / 216 * 0.75;
+    // A partial tile still takes a whole tile: 130 x 128 is 2 tiles of 108 SMs.
+    QTest::newRow("partial tiles round up") << 108 << 130.0 << 128.0 << 192.0 << 0.5 * 2.0 / 108 * 0.75;
+    // Long k: 4032 / (4032 + 64) = 0.984375.
+    QTest::newRow("long k") << 108 << 128.0 * 216 << 128.0 << 4032.0 << 0.5 * 1.0 * 4032 / 4096;
+    // SM count unknown: 0.5 * W / (W + 1e9) with W = 2 * 1000^3 = 2e9 -> 1/3.
+    QTest::newRow("no SM count") << 0 << 1000.0 << 1000.0 << 1000.0 << 0.5 * 2.0 / 3.0;
+}
+
+void TestOperatorCost::gemmEfficiency()
+{
+    QFETCH(int, sms);
+    QFETCH(double, m);
+    QFETCH(double, n);
+    QFETCH(double, k);
+    QFETCH(double, efficiency);
+    const OperatorCost cost(roundParams());
+    QVERIFY(std::abs(cost.gemmEfficiency(roundGpu(sms), gemm(m, n, k)) - efficiency) < 1e-12);
+}
+
+void TestOperatorCost::rooflineTakesTheSlowerOfComputeAndMemory()
+{
+    const OperatorCost cost(roundParams());
+    const GpuType gpu = roundGpu(108);
+    // Square GEMM 13824 x 128 x 192 (one wave): 2 * 13824 * 128 * 192 =
+    // 679,477,248 FLOPs at 100e12 * 0.375 per s = 0.0181194 ms; bytes 2 *
+    // (13824*192 + 192*128 + 13824*128) = 8,896,512 at 800 GB/s = 0.0111206 ms.
+    const auto compute = cost.time(gpu, gemm(13824, 128, 192), 1, {});
+    QVERIFY(std::abs(compute.computeMs - 679477248.0 / (100e9 * 0.375)) < 1e-12);
+    QCOMPARE(compute.memoryMs, 0.0);
+    // Skinny 65536 x 16 x 16: 33,554,432 FLOPs; 512 tiles in 5 waves of 108
+    // (512 / 540), k share 16 / 80 -> 0.5 * 0.948148 * 0.2 of peak:
+    // 0.0035391 ms; bytes 2 * (65536*16 + 256 + 65536*16) = 4,194,816 at
+    // 800 GB/s = 0.00524352 ms, so memory decides.
+    const auto skinny = cost.time(gpu, gemm(65536, 16, 16), 1, {});
+    QVERIFY(std::abs(skinny.computeMs - 4194816.0 / 800e6) < 1e-12);
+    QCOMPARE(skinny.hostIdleMs, 0.0);  // 5.2 us of device time hides the 2 us launch
+}
+
+void TestOperatorCost::aShortKernelCostsItsLaunch()
+{
+    const OperatorCost cost(roundParams());
+    GpuType gpu = roundGpu(108);
+    gpu.launchOverheadUs = 20;
+    Operator norm;
+    norm.kind = Operator::Kind::MemoryBound;
+    norm.bytes = 8000;  // 8000 / 800e6 = 1e-5 ms on the device
+    const auto t = cost.time(gpu, norm, 1, {});
+    QVERIFY(std::abs(t.memoryMs - 1e-5) < 1e-15);
+    QVERIFY(std::abs(t.hostIdleMs - (0.020 - 1e-5)) < 1e-15);
+    QVERIFY(std::abs(t.totalMs() - 0.020) < 1e-15);
+}
+
+void TestOperatorCost::collectivesRunOnTheTensorParallelRing()
+{
+    const OperatorCost cost(roundParams());
+    const GpuType gpu = roundGpu(108);
+    Operator ag;
+    ag.kind = Operator::Kind::Collective;
+    ag.commBytes = 1e8;
+    ag.allReduceEquivalent = 0.5;
+    // Ring all-reduce over 4 at 100 GB/s, 5 us: 1.5 * 1e8 / 1e8 ms + 6 * 5 us
+    // = 1.53 ms; an all-gather is half of it.
+    const auto t = cost.time(gpu, ag, 4, PathRate{100, 5});
+    QVERIFY(std::abs(t.commMs - 0.765) < 1e-12);
+    QCOMPARE(t.hostIdleMs, 0.0);  // 50 us of host time under 765 us on the wire
+    const auto none = cost.time(gpu, ag, 1, PathRate{100, 5});
+    QCOMPARE(none.totalMs(), 0.0);  // no tensor parallelism, no collective
+}
+
+void TestOperatorCost::layerFlopsAreTheBlocksWeights_data()
+{
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<bool>("flash");
+    QTest::addColumn<double>("gemmFlops");
+    QTest::addColumn<double>("attentionFlops");
+    // Weights 1024*1024 (Wq) + 2 * 1024*1024 (Wk, Wv) + 1024*1024 (Wo) +
+    // 3 * 1024*4096 (SwiGLU) = 16,777,216; b 2, s 512: 2 * 1024 tokens *
+    // 16,777,216 = 34,359,738,368 GEMM FLOPs. Attention core 4 b s^2 a d =
+    // 4 * 2 * 262144 * 1024 = 2,147,483,648, halved by causal FlashAttention.
+    QTest::newRow("tp 1 flash") << 1 << true << 34359738368.0 << 1073741824.0;
+    QTest::newRow("tp 4 flash") << 4 << true << 34359738368.0 / 4 << 1073741824.0 / 4;
+    // Unfused: QK^T and AV are batched GEMMs of b*a/t products, the whole s x s.
+    QTest::newRow("tp 2 unfused") << 2 << false << (34359738368.0 + 2147483648.0) / 2 << 0.0;
+}
+
+void TestOperatorCost::layerFlopsAreTheBlocksWeights()
+{
+    QFETCH(int, tp);
+    QFETCH(bool, flash);
+    QFETCH(double, gemmFlops);
+    QFETCH(double, attentionFlops);
+    const auto ops = LayerOperators::forward(smallModel(), 2, 512, tp, true, flash);
+    QCOMPARE(sum(ops, Operator::Kind::Gemm, &Operator::flops), gemmFlops);
+    QCOMPARE(sum(ops, Operator::Kind::Attention, &Operator::flops), attentionFlops);
+}
+
+void TestOperatorCost::backwardIsTwiceTheGemmsAndMoreForAttention()
+{
+    const ModelSpec m = smallModel();
+    const auto fwd = LayerOperators::forward(m, 2, 512, 1, true, true);
+    const auto bwd = LayerOperators::backward(m, 2, 512, 1, true, true);
+    QCOMPARE(sum(bwd, Operator::Kind::Gemm, &Operator::flops), 2 * sum(fwd, Operator::Kind::Gemm, &Operator::flops));
+    QCOMPARE(count(bwd, Operator::Kind::Gemm), 2 * count(fwd, Operator::Kind::Gemm));
+    QCOMPARE(sum(bwd, Operator::Kind::Attention, &Operator::flops),
+             2.5 * sum(fwd, Operator::Kind::Attention, &Operator::flops));
+    QCOMPARE(sum(bwd, Operator::Kind::MemoryBound, &Operator::bytes),
+             2 * sum(fwd, Operator::Kind::MemoryBound, &Operator::bytes));
+    // 11 kernels forward (4 GEMMs, attention, 6 memory-bound) and 15
+    // backward (8 GEMMs, attention, 6 memory-bound) at TP 1: the catalog's
+    // conversion of a per-layer launch overhead divides by 26.
+    QCOMPARE(int(fwd.size()), 11);
+    QCOMPARE(int(bwd.size()), 15);
+}
+
+void TestOperatorCost::sequenceParallelismSplitsTheAllReduces()
+{
+    const ModelSpec m = smallModel();
+    const auto sp = LayerOperators::forward(m, 2, 512, 4, true, true);
+    const auto plain = LayerOperators::forward(m, 2, 512, 4, false, true);
+    // Korthikanti et al. 2022: two all-reduces become two all-gathers and two
+    // reduce-scatters of the same 2 bytes * b*s tokens * h = 2 * 1024 * 1024.
+    QCOMPARE(count(sp, Operator::Kind::Collective), 4);
+    QCOMPARE(count(plain, Operator::Kind::Collective), 2);
+    QCOMPARE(sum(sp, Operator::Kind::Collective, &Operator::allReduceEquivalent), 2.0);
+    QCOMPARE(sum(plain, Operator::Kind::Collective, &Operator::allReduceEquivalent), 2.0);
+    for (const Operator& op : sp)
+        if (op.kind == Operator::Kind::Collective)
+            QCOMPARE(op.commBytes, 2097152.0);
+    // The norms see 1/t of the tokens: input norm 2 * 2 bytes * tokens * h.
+    QCOMPARE(sp.front().bytes, 4.0 * 1024 * 1024 / 4);
+    QCOMPARE(plain.front().bytes, 4.0 * 1024 * 1024);
+}
+
+void TestOperatorCost::recomputationRepeatsWhatItDiscarded()
+{
+    const ModelSpec m = smallModel();
+    QVERIFY(LayerOperators::recompute(m, 2, 512, 1, true, true, Recompute::None).empty());
+    const auto full = LayerOperators::recompute(m, 2, 512, 1, true, true, Recompute::Full);
+    QCOMPARE(full.size(), LayerOperators::forward(m, 2, 512, 1, true, true).size());
+    const auto selective = LayerOperators::recompute(m, 2, 512, 1, true, true, Recompute::Selective);
+    QCOMPARE(int(selective.size()), 1);
+    QCOMPARE(selective.front().flops, 1073741824.0);
+}
+
+QTEST_APPLESS_MAIN(TestOperatorCost)
+#include "tst_operator_cost.moc"
