@@ -62,7 +62,7 @@ double AnalyticPredictor::iterationOverheadMs(const GpuType& gpu) const
     return calibrated(gpu, scratch).iterationOverheadMs;
 }
 
-OperatorCost::Breakdown AnalyticPredictor::timeBreakdown(const StageQuery& q) const
+AnalyticPredictor::StageCosts AnalyticPredictor::costsOf(const StageQuery& q) const
 {
     GpuType scratch;
     const GpuType& gpu = calibrated(*q.gpu, scratch);
@@ -71,24 +71,43 @@ OperatorCost::Breakdown AnalyticPredictor::timeBreakdown(const StageQuery& q) co
     const PathRate rate{q.tpLinkGBps, q.tpLatencyUs};
     using LO = LayerOperators;
 
-    OperatorCost::Breakdown layer = cost_.time(gpu, LO::forward(m, b, s, t, q.sequenceParallel, q.flashAttention), t, rate);
-    layer += cost_.time(gpu, LO::backward(m, b, s, t, q.sequenceParallel, q.flashAttention), t, rate);
+    StageCosts c;
+    c.layer = cost_.time(gpu, LO::forward(m, b, s, t, q.sequenceParallel, q.flashAttention), t, rate);
+    c.layer += cost_.time(gpu, LO::backward(m, b, s, t, q.sequenceParallel, q.flashAttention), t, rate);
     if (q.recompute != Recompute::None)
-        layer += cost_.time(gpu, LO::recompute(m, b, s, t, q.sequenceParallel, q.flashAttention, q.recompute), t, rate);
-    OperatorCost::Breakdown stage = layer.scaled(q.layers);
+        c.layer += cost_.time(gpu, LO::recompute(m, b, s, t, q.sequenceParallel, q.flashAttention, q.recompute), t, rate);
+    c.output = cost_.time(gpu, LO::outputLayer(m, b, s, t), t, rate);
+    c.embedding = cost_.time(gpu, LO::embedding(m, b, s, t), t, rate);
+    c.messageMs = gpu.commOverheadUs * 1e-3;
+    return c;
+}
+
+OperatorCost::Breakdown AnalyticPredictor::compose(const StageCosts& c, const StageQuery& q)
+{
+    OperatorCost::Breakdown stage = c.layer.scaled(q.layers);
     if (q.hasOutput)
-        stage += cost_.time(gpu, LO::outputLayer(m, b, s, t), t, rate);
+        stage += c.output;
     if (q.hasEmbedding)
-        stage += cost_.time(gpu, LO::embedding(m, b, s, t), t, rate);
+        stage += c.embedding;
     // 1F1B: per micro-batch a stage receives and sends its activation forward
     // and its gradient backward; the wire time is the composer's hop term, the
     // host and synchronisation cost of each message is the stage's.
     const int messages = (q.hasEmbedding ? 0 : 2) + (q.hasOutput ? 0 : 2);
-    stage.hostIdleMs += messages * gpu.commOverheadUs * 1e-3;
+    stage.hostIdleMs += messages * c.messageMs;
     return stage;
 }
 
+OperatorCost::Breakdown AnalyticPredictor::timeBreakdown(const StageQuery& q) const
+{
+    return compose(costsOf(q), q);
+}
+
 StagePrediction AnalyticPredictor::predictStage(const StageQuery& q) const
+{
+    return predictStage(q, costsOf(q));
+}
+
+StagePrediction AnalyticPredictor::predictStage(const StageQuery& q, const StageCosts& costs) const
 {
     const GpuType& gpu = *q.gpu;
     const ModelSpec m = modelOf(q);
@@ -96,7 +115,7 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q) const
     using TM = TransformerMath;
 
     StagePrediction p;
-    p.timeMs = timeBreakdown(q).totalMs();
+    p.timeMs = compose(costs, q).totalMs();
     const double actBytes = TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None, q.sequenceParallel);
 
     // --- peak memory per GPU, MiB ---
@@ -121,10 +140,46 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q) const
     return p;
 }
 
+namespace {
+// Queries that differ only in layer count, place in the pipeline, in-flight
+// micro-batches or DP share their per-layer costs (a search asks for every
+// layer count of a stage in one batch).
+bool sameLayerShape(const StageQuery& a, const StageQuery& b)
+{
+    return a.gpu == b.gpu && a.tp == b.tp && a.microBatch == b.microBatch && a.seqLen == b.seqLen
+        && a.hidden == b.hidden && a.heads == b.heads && a.headDim == b.headDim && a.queryGroups == b.queryGroups
+        && a.ffnHidden == b.ffnHidden && a.vocab == b.vocab && a.flashAttention == b.flashAttention
+        && a.sequenceParallel == b.sequenceParallel && a.recompute == b.recompute && a.tpLinkGBps == b.tpLinkGBps
+        && a.tpLatencyUs == b.tpLatencyUs;
+}
+}  // namespace
+
 void AnalyticPredictor::predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const
 {
-    for (std::size_t i = 0; i < queries.size(); ++i)
-        out[i] = predictStage(queries[i]);
+    constexpr std::size_t kMemo = 8;
+    std::vector<std::pair<const StageQuery*, StageCosts>> memo;
+    memo.reserve(kMemo);
+    std::size_t next = 0;  // the slot to replace when full
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        const StageQuery& q = queries[i];
+        const StageCosts* costs = nullptr;
+        for (const auto& [key, c] : memo)
+            if (sameLayerShape(*key, q)) {
+                costs = &c;
+                break;
+            }
+        if (!costs) {
+            if (memo.size() < kMemo) {
+                memo.emplace_back(&q, costsOf(q));
+                costs = &memo.back().second;
+            } else {
+                memo[next] = {&q, costsOf(q)};
+                costs = &memo[next].second;
+                next = (next + 1) % kMemo;
+            }
+        }
+        out[i] = predictStage(q, *costs);
+    }
 }
 
 }  // namespace memx

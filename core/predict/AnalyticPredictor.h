@@ -48,6 +48,17 @@ public:
     static ModelSpec modelOf(const StageQuery& q);
 
 private:
+    // What does not depend on the stage's layer count or place: one layer's
+    // forward + backward (+ recomputation), the output layer, the embedding,
+    // and the host time of one pipeline message, on the (calibrated) GPU.
+    struct StageCosts {
+        OperatorCost::Breakdown layer, output, embedding;
+        double messageMs = 0;
+    };
+    StageCosts costsOf(const StageQuery& q) const;
+    static OperatorCost::Breakdown compose(const StageCosts& c, const StageQuery& q);
+    StagePrediction predictStage(const StageQuery& q, const StageCosts& c) const;
+
     Params params_;
     OperatorCost cost_;
     std::vector<GpuParamsFit> fits_;
