@@ -220,6 +220,7 @@ PredictorPanel::PredictorPanel(QWidget* parent)
     QFont bold = calibrationTitle_->font();
     bold.setBold(true);
     calibrationTitle_->setFont(bold);
+    calibrationTitle_->setContentsMargins(0, 6, 0, 0);  // a section of its own, below the features
     calibrationTitle_->setToolTip(tr("The analytic model's physical parameters per GPU type, fitted to the measured "
                                      "runs before the trees were trained (memx-cli train). Grey values are the "
                                      "catalog's: the runs could not determine them."));
@@ -235,6 +236,7 @@ PredictorPanel::PredictorPanel(QWidget* parent)
     correctionsLabel_->setObjectName(QStringLiteral("predictorCorrections"));
     correctionsLabel_->setWordWrap(true);
     correctionsLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    correctionsLabel_->setContentsMargins(0, 4, 0, 0);
     correctionsLabel_->setToolTip(tr("Cross-validated by held-out run: the trees' correction of a target is switched "
                                      "off when the calibrated analytic model alone predicts the held-out runs "
                                      "better"));
