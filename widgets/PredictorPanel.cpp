@@ -6,6 +6,8 @@
 #include "space/Problem.h"
 #include "io/InputError.h"
 #include "predict/AnalyticPredictor.h"
+#include "predict/GpuParamsFit.h"
+#include "predict/LearnedPredictor.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -84,6 +86,75 @@ QString percent(const nlohmann::json& v)
     return QStringLiteral("%1 %").arg(v.get<double>(), 0, 'f', v.get<double>() < 10 ? 2 : 1);
 }
 
+// A muted text colour: the text colour halfway to the background, opaque
+// (the palette's placeholder colour may be the text colour with alpha, which
+// a style sheet's name() would turn back into full text colour).
+QColor mutedColor(const QPalette& pal)
+{
+    const QColor a = pal.color(QPalette::WindowText), b = pal.color(QPalette::Window);
+    constexpr double k = 0.45;  // share of the background
+    return QColor::fromRgbF(static_cast<float>(a.redF() * (1 - k) + b.redF() * k),
+                            static_cast<float>(a.greenF() * (1 - k) + b.greenF() * k),
+                            static_cast<float>(a.blueF() * (1 - k) + b.blueF() * k));
+}
+
+QString colorSheet(const QColor& c) { return QStringLiteral("QLabel { color: %1; }").arg(c.name()); }
+
+// One fitted physical parameter of GpuParamsFit as a column of the table.
+struct CalibrationColumn {
+    const char* key;  // the file's field name, also what `fitted` lists
+    const char* header;
+    const char* tip;
+    double GpuParamsFit::*field;
+    int decimals;          // -1: one decimal below 100, none above
+};
+
+const CalibrationColumn kCalibrationColumns[] = {
+    {"efficiency_multiplier", QT_TRANSLATE_NOOP("memx::PredictorPanel", "eff ×"),
+     QT_TRANSLATE_NOOP("memx::PredictorPanel", "Multiplier on the catalog's GEMM and attention efficiency (share of peak)"),
+     &GpuParamsFit::efficiencyMultiplier, 2},
+    {"bandwidth_multiplier", QT_TRANSLATE_NOOP("memx::PredictorPanel", "bw ×"),
+     QT_TRANSLATE_NOOP("memx::PredictorPanel", "Multiplier on the achieved share of memory bandwidth"),
+     &GpuParamsFit::bandwidthMultiplier, 2},
+    {"launch_overhead_us", QT_TRANSLATE_NOOP("memx::PredictorPanel", "µs/op"),
+     QT_TRANSLATE_NOOP("memx::PredictorPanel", "Host time per operator, µs"), &GpuParamsFit::launchOverheadUs, -1},
+    {"comm_overhead_us", QT_TRANSLATE_NOOP("memx::PredictorPanel", "µs/coll"),
+     QT_TRANSLATE_NOOP("memx::PredictorPanel", "Host time per collective or pipeline message, µs"),
+     &GpuParamsFit::commOverheadUs, -1},
+    {"iteration_overhead_ms", QT_TRANSLATE_NOOP("memx::PredictorPanel", "ms/iter"),
+     QT_TRANSLATE_NOOP("memx::PredictorPanel", "Framework overhead per training iteration, ms"),
+     &GpuParamsFit::iterationOverheadMs, 1},
+};
+
+QString fixed(double v, int decimals)
+{
+    if (decimals < 0)
+        decimals = std::abs(v) < 100 ? 1 : 0;
+    return QString::number(v, 'f', decimals);
+}
+
+bool isFitted(const GpuParamsFit& f, const char* key)
+{
+    return std::find(f.fitted.begin(), f.fitted.end(), std::string(key)) != f.fitted.end();
+}
+
+QString runsText(int n)
+{
+    return n == 1 ? PredictorPanel::tr("1 run") : PredictorPanel::tr("%1 runs").arg(n);
+}
+
+QString mapePair(const GpuParamsFit& f)
+{
+    return QStringLiteral("%1 → %2 %").arg(fixed(f.mapeBefore, 1), fixed(f.mapeAfter, 1));
+}
+
+// "12.3 %", or empty when the report has no such number.
+QString cvPercent(const nlohmann::json& cv, const char* key)
+{
+    const nlohmann::json v = cv.value(key, nlohmann::json());
+    return v.is_number() ? QStringLiteral("%1 %").arg(v.get<double>(), 0, 'f', 1) : QString();
+}
+
 }  // namespace
 
 
@@ -141,6 +212,35 @@ PredictorPanel::PredictorPanel(QWidget* parent)
     featureGrid_->setHorizontalSpacing(6);
     featureGrid_->setVerticalSpacing(1);
     infoForm_->addRow(tr("Top features"), features_);
+
+    // Each GPU type's fitted physical parameters (spans both columns: the
+    // table needs the width), then whether the trees correct each target.
+    calibrationTitle_ = new QLabel(tr("Calibrated GPU parameters"), info_);
+    calibrationTitle_->setObjectName(QStringLiteral("predictorCalibrationTitle"));
+    QFont bold = calibrationTitle_->font();
+    bold.setBold(true);
+    calibrationTitle_->setFont(bold);
+    calibrationTitle_->setContentsMargins(0, 6, 0, 0);  // a section of its own, below the features
+    calibrationTitle_->setToolTip(tr("The analytic model's physical parameters per GPU type, fitted to the measured "
+                                     "runs before the trees were trained (memx-cli train). Grey values are the "
+                                     "catalog's: the runs could not determine them."));
+    infoForm_->addRow(calibrationTitle_);
+    calibration_ = new QWidget(info_);
+    calibration_->setObjectName(QStringLiteral("predictorCalibration"));
+    calibrationGrid_ = new QGridLayout(calibration_);
+    calibrationGrid_->setContentsMargins(0, 0, 0, 0);
+    calibrationGrid_->setHorizontalSpacing(8);
+    calibrationGrid_->setVerticalSpacing(1);
+    infoForm_->addRow(calibration_);
+    correctionsLabel_ = new QLabel(info_);
+    correctionsLabel_->setObjectName(QStringLiteral("predictorCorrections"));
+    correctionsLabel_->setWordWrap(true);
+    correctionsLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    correctionsLabel_->setContentsMargins(0, 4, 0, 0);
+    correctionsLabel_->setToolTip(tr("Cross-validated by held-out run: the trees' correction of a target is switched "
+                                     "off when the calibrated analytic model alone predicts the held-out runs "
+                                     "better"));
+    infoForm_->addRow(correctionsLabel_);
 
     fitLabel_ = new QLabel(this);
     fitLabel_->setObjectName(QStringLiteral("predictorFit"));
@@ -394,6 +494,7 @@ void PredictorPanel::refresh()
         if (shown == 0)
             featureGrid_->addWidget(new QLabel(tr("not recorded"), features_), 0, 0);
         featureGrid_->setColumnStretch(1, 1);
+        fillCalibration(mutedColor(palette()));
     }
 
     // Fit of the loaded file to the search at hand.
@@ -419,6 +520,137 @@ void PredictorPanel::refresh()
     errorLabel_->setText(error_);
     errorLabel_->setVisible(!error_.isEmpty());
     holdNeededHeight();
+}
+
+void PredictorPanel::fillCalibration(const QColor& muted)
+{
+    while (QLayoutItem* item = calibrationGrid_->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    for (int c = 0; c < calibrationGrid_->columnCount(); ++c)
+        calibrationGrid_->setColumnStretch(c, 0);
+    const std::vector<GpuParamsFit>& fits = loaded_->predictor->analytic().calibration();
+    auto cell = [this](const QString& text, int row, int column, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter) {
+        auto* l = new QLabel(text, calibration_);
+        l->setAlignment(align);
+        calibrationGrid_->addWidget(l, row, column);
+        return l;
+    };
+    if (fits.empty()) {
+        auto* none = cell(tr("no calibration (trained before calibration, or with --no-calibrate)"), 0, 0,
+                          Qt::AlignLeft | Qt::AlignVCenter);
+        none->setObjectName(QStringLiteral("predictorNoCalibration"));
+        none->setWordWrap(true);
+        none->setStyleSheet(colorSheet(muted));
+        none->setToolTip(tr("The trees correct the catalog's analytic model"));
+    } else {
+        // Header: short names, the long ones in the tooltips.
+        const int lastColumn = 2 + static_cast<int>(std::size(kCalibrationColumns));
+        auto header = [&](const QString& text, const QString& tip, int column, Qt::Alignment align) {
+            QLabel* l = cell(text, 0, column, align);
+            l->setToolTip(tip);
+            l->setStyleSheet(colorSheet(muted));
+        };
+        header(tr("GPU type"), QString(), 0, Qt::AlignLeft | Qt::AlignVCenter);
+        header(tr("runs"), tr("Measured runs of this type the fit used"), 1, Qt::AlignRight | Qt::AlignVCenter);
+        int column = 2;
+        for (const CalibrationColumn& c : kCalibrationColumns)
+            header(tr(c.header), tr(c.tip), column++, Qt::AlignRight | Qt::AlignVCenter);
+        header(tr("time MAPE"), tr("Stage time MAPE of these runs with the catalog's values → with the fitted ones"),
+               lastColumn, Qt::AlignRight | Qt::AlignVCenter);
+
+        int row = 1;
+        for (const GpuParamsFit& f : fits) {
+            const QString type = qs(f.type);
+            auto name = [&](const char* key) { return QStringLiteral("calibration:%1:%2").arg(type, QLatin1String(key)); };
+            QLabel* t = cell(type, row, 0, Qt::AlignLeft | Qt::AlignVCenter);
+            t->setObjectName(name("gpu_type"));
+            QLabel* runs = cell(QString::number(f.runs), row, 1);
+            runs->setObjectName(name("runs"));
+            column = 2;
+            for (const CalibrationColumn& c : kCalibrationColumns) {
+                QLabel* v = cell(fixed(f.*(c.field), c.decimals), row, column++);
+                v->setObjectName(name(c.key));
+                const bool fitted = isFitted(f, c.key);
+                v->setProperty("fitted", fitted);
+                if (fitted) {
+                    v->setToolTip(tr("%1: fitted to %2").arg(tr(c.tip), runsText(f.runs)));
+                } else {
+                    v->setStyleSheet(colorSheet(muted));
+                    v->setToolTip(tr("catalog value (not fitted: %1)")
+                                      .arg(f.note.empty() ? tr("the runs could not determine it") : qs(f.note)));
+                }
+            }
+            QLabel* mape = cell(mapePair(f), row, lastColumn);
+            mape->setObjectName(name("time_mape"));
+            mape->setToolTip(tr("Stage time MAPE of the %1: %2 % with the catalog's values, %3 % fitted")
+                                 .arg(runsText(f.runs))
+                                 .arg(f.mapeBefore, 0, 'f', 2)
+                                 .arg(f.mapeAfter, 0, 'f', 2));
+            for (QLabel* l : {t, runs})
+                l->setToolTip(mape->toolTip());
+            ++row;
+            if (!f.note.empty()) {
+                auto* note = new QLabel(qs(f.note), calibration_);
+                note->setObjectName(name("note"));
+                note->setWordWrap(true);
+                note->setIndent(12);
+                note->setStyleSheet(colorSheet(muted));
+                note->setTextInteractionFlags(Qt::TextSelectableByMouse);
+                calibrationGrid_->addWidget(note, row++, 0, 1, lastColumn + 1);
+            }
+        }
+        // The numbers keep their width; the type takes what is left.
+        calibrationGrid_->setColumnStretch(0, 1);
+    }
+
+    const auto& params = loaded_->predictor->params();
+    const nlohmann::json cv = section(loaded_->metadata, "cross_validation");
+    const QString base = fits.empty() ? tr("analytic model") : tr("calibrated model");
+    auto line = [&](const QString& target, bool corrected, const char* withKey, const char* withoutKey) {
+        const QString with = cvPercent(cv, withKey), without = cvPercent(cv, withoutKey);
+        const bool numbers = !with.isEmpty() && !without.isEmpty();
+        if (corrected)
+            return numbers ? tr("%1: trees on top of the %2 (cross-validated %3 vs %4 without)")
+                                 .arg(target, base, with, without)
+                           : tr("%1: trees on top of the %2").arg(target, base);
+        return numbers ? tr("%1: %2 alone — trees did not beat it in cross-validation (%3 with trees vs %4 alone)")
+                             .arg(target, base, with, without)
+                       : tr("%1: %2 alone — trees did not beat it in cross-validation").arg(target, base);
+    };
+    correctionsLabel_->setText(line(tr("time"), params.timeCorrection, "time_mape_pct", "prior_time_mape_pct")
+                               + QLatin1Char('\n')
+                               + line(tr("memory"), params.memoryCorrection, "memory_mape_pct",
+                                      "prior_memory_mape_pct"));
+}
+
+QString PredictorPanel::calibrationText() const
+{
+    if (!loaded_)
+        return {};
+    const std::vector<GpuParamsFit>& fits = loaded_->predictor->analytic().calibration();
+    if (fits.empty())
+        return tr("no calibration (trained before calibration, or with --no-calibrate)");
+    QStringList lines;
+    for (const GpuParamsFit& f : fits) {
+        QStringList parts{runsText(f.runs)};
+        for (const CalibrationColumn& c : kCalibrationColumns)
+            parts << QStringLiteral("%1 %2%3")
+                         .arg(tr(c.header), fixed(f.*(c.field), c.decimals),
+                              isFitted(f, c.key) ? QString() : tr(" (catalog)"));
+        parts << tr("time MAPE %1").arg(mapePair(f));
+        QString text = QStringLiteral("%1: %2").arg(qs(f.type), parts.join(QStringLiteral(", ")));
+        if (!f.note.empty())
+            text += QStringLiteral(" (%1)").arg(qs(f.note));
+        lines << text;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+QString PredictorPanel::correctionsText() const
+{
+    return loaded_ ? correctionsLabel_->text() : QString();
 }
 
 void PredictorPanel::resizeEvent(QResizeEvent* e)

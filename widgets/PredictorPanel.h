@@ -22,8 +22,10 @@ struct Problem;
 // Which predictor a search uses: the analytic model, or a learned one loaded
 // from a memx-predictor/1 file. Shows what a loaded file was trained on (GPU
 // types, model shapes, runs and rows, cross-validated MAPE, data hash, the
-// most important features) and whether it fits the cluster, model and setup
-// at hand (PredictorFile::checkFits): problems in red, warnings in amber.
+// most important features, each GPU type's calibrated physical parameters,
+// whether the trees correct time and memory) and whether it fits the
+// cluster, model and setup at hand (PredictorFile::checkFits): problems in
+// red, warnings in amber.
 // A learned choice with problems is refused (refusal() says why); the panel
 // never falls back to analytic on its own, the user picks.
 //
@@ -65,6 +67,14 @@ public:
     // Files offered under the Load button (most recent first).
     void setRecentFiles(const QStringList& files);
 
+    // The per-GPU-type calibration of the loaded file as plain text, one line
+    // per type ("A100-80GB: 4 runs, efficiency x0.93, ..."), or the reason
+    // there is none; empty while no file is loaded.
+    QString calibrationText() const;
+    // Whether the trees correct time and memory, one line per target; empty
+    // while no file is loaded.
+    QString correctionsText() const;
+
     // A learned file's whole summary as one line ("learned (model.json): 36 runs, CV time 0.4 %, ...").
     QString summaryLine() const;
 
@@ -84,6 +94,7 @@ private:
     void checkFit();
     void syncCombo();
     void holdNeededHeight();
+    void fillCalibration(const QColor& muted);
 
     std::unique_ptr<PredictorFile::Loaded> loaded_;
     std::unique_ptr<Problem> context_;
@@ -106,6 +117,10 @@ private:
     QLabel* mapeLabel_ = nullptr;
     QWidget* features_ = nullptr;
     QGridLayout* featureGrid_ = nullptr;
+    QLabel* calibrationTitle_ = nullptr;
+    QWidget* calibration_ = nullptr;
+    QGridLayout* calibrationGrid_ = nullptr;
+    QLabel* correctionsLabel_ = nullptr;
     QLabel* fitLabel_ = nullptr;
     QLabel* errorLabel_ = nullptr;
 };

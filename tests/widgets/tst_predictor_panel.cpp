@@ -1,7 +1,9 @@
 // The predictor panel, offscreen: a learned predictor file shows what it was
 // trained on, a broken file is refused with its name and leaves the choice as
 // it was, and a file that does not cover the cluster's GPU types is a problem
-// that refuses the learned choice (warnings do not).
+// that refuses the learned choice (warnings do not). A calibrated file shows
+// each GPU type's fitted parameters (catalog values muted) and whether the
+// trees correct time and memory; an older file says it has no calibration.
 #include "TestPredictors.h"
 #include "PredictorPanel.h"
 #include "TestRequests.h"
@@ -39,6 +41,33 @@ void writeText(const QString& file, const std::string& text)
     writeFileAtomically(file.toStdString(), text);
 }
 
+// Written by memx-cli train (see tests/data/predictors/README.md): two GPU
+// types, some parameters fitted, the time correction off, memory's on.
+QString calibratedModel()
+{
+    return QStringLiteral(MEMX_TEST_DATA_DIR "/predictors/megatron_ci_small_mixed.json");
+}
+
+// How the panel is expected to print a parameter of the file: multipliers
+// with two decimals, microseconds with one below 100 and none above,
+// milliseconds and percentages with one.
+QString expectedNumber(const std::string& key, double v)
+{
+    if (key == "efficiency_multiplier" || key == "bandwidth_multiplier")
+        return QString::number(v, 'f', 2);
+    if (key == "launch_overhead_us" || key == "comm_overhead_us")
+        return QString::number(v, 'f', v < 100 ? 1 : 0);
+    return QString::number(v, 'f', 1);
+}
+
+const char* const kParameterKeys[] = {"efficiency_multiplier", "bandwidth_multiplier", "launch_overhead_us",
+                                      "comm_overhead_us", "iteration_overhead_ms"};
+
+QLabel* calibrationCell(const QWidget* panel, const std::string& type, const char* key)
+{
+    return panel->findChild<QLabel*>(QStringLiteral("calibration:%1:%2").arg(QString::fromStdString(type), QLatin1String(key)));
+}
+
 }  // namespace
 
 class TestPredictorPanel : public QObject {
@@ -53,6 +82,9 @@ private slots:
     void uncoveredGpuTypeRefusesTheLearnedChoice();
     void extrapolationIsAWarningNotARefusal();
     void comboSwitchesBackToAnalytic();
+    void calibratedFileShowsEachTypesParameters();
+    void correctionsSayWhetherTheTreesAreUsed();
+    void fileWithoutCalibrationSaysSo();
 
 private:
     PredictorPanel* makePanel(QWidget* parent = nullptr);
@@ -264,6 +296,130 @@ void TestPredictorPanel::comboSwitchesBackToAnalytic()
     emit combo->activated(1);
     QCOMPARE(panel->choice(), PredictorPanel::Choice::Learned);
     QVERIFY(panel->summaryLine().startsWith(QStringLiteral("learned (model.json)")));
+}
+
+void TestPredictorPanel::calibratedFileShowsEachTypesParameters()
+{
+    const nlohmann::json file = readJson(calibratedModel());
+    const nlohmann::json& fits = file.at("calibration");
+    QCOMPARE(fits.size(), std::size_t(2));
+    std::unique_ptr<PredictorPanel> panel(makePanel());
+    QVERIFY2(panel->loadFile(calibratedModel()), qPrintable(panel->errorText()));
+    auto* title = panel->findChild<QLabel*>(QStringLiteral("predictorCalibrationTitle"));
+    QVERIFY(title && title->isVisibleTo(panel.get()));
+    QCOMPARE(title->text(), QStringLiteral("Calibrated GPU parameters"));
+    QVERIFY(!panel->findChild<QLabel*>(QStringLiteral("predictorNoCalibration")));
+
+    int muted = 0;
+    for (const nlohmann::json& fit : fits) {
+        const std::string type = fit.at("gpu_type").get<std::string>();
+        QLabel* name = calibrationCell(panel.get(), type, "gpu_type");
+        QVERIFY2(name, type.c_str());
+        QCOMPARE(name->text(), QString::fromStdString(type));
+        QCOMPARE(calibrationCell(panel.get(), type, "runs")->text(), QString::number(fit.at("runs").get<int>()));
+        const auto& fitted = fit.at("fitted");
+        for (const char* key : kParameterKeys) {
+            QLabel* cell = calibrationCell(panel.get(), type, key);
+            QVERIFY2(cell, key);
+            QCOMPARE(cell->text(), expectedNumber(key, fit.at(key).get<double>()));
+            const bool isFitted = std::find(fitted.begin(), fitted.end(), key) != fitted.end();
+            QCOMPARE(cell->property("fitted").toBool(), isFitted);
+            if (isFitted) {
+                QVERIFY2(!cell->toolTip().contains(QStringLiteral("catalog value")), qPrintable(cell->toolTip()));
+                QVERIFY(cell->styleSheet().isEmpty());
+            } else {
+                ++muted;
+                QCOMPARE(cell->toolTip(), QStringLiteral("catalog value (not fitted: %1)")
+                                              .arg(QString::fromStdString(fit.at("note").get<std::string>())));
+                QVERIFY(cell->styleSheet().contains(QStringLiteral("color")));
+            }
+        }
+        QCOMPARE(calibrationCell(panel.get(), type, "time_mape")->text(),
+                 QStringLiteral("%1 → %2 %").arg(expectedNumber("", fit.at("time_mape_catalog").get<double>()),
+                                                 expectedNumber("", fit.at("time_mape_fitted").get<double>())));
+        QLabel* note = calibrationCell(panel.get(), type, "note");
+        QVERIFY(note);
+        QCOMPARE(note->text(), QString::fromStdString(fit.at("note").get<std::string>()));
+        QVERIFY2(panel->calibrationText().contains(QString::fromStdString(type) + QStringLiteral(": ")),
+                 qPrintable(panel->calibrationText()));
+    }
+    QCOMPARE(muted, 5);  // A100: bandwidth and collective overhead; H100 also the operator overhead
+
+    // Spot checks against the committed file as a person reads it.
+    QCOMPARE(calibrationCell(panel.get(), "A100-80GB", "efficiency_multiplier")->text(), QStringLiteral("0.93"));
+    QCOMPARE(calibrationCell(panel.get(), "A100-80GB", "launch_overhead_us")->text(), QStringLiteral("209"));
+    QCOMPARE(calibrationCell(panel.get(), "H100-SXM", "iteration_overhead_ms")->text(), QStringLiteral("80.4"));
+    QCOMPARE(calibrationCell(panel.get(), "H100-SXM", "time_mape")->text(), QStringLiteral("50.2 → 5.2 %"));
+    QVERIFY(!calibrationCell(panel.get(), "H100-SXM", "launch_overhead_us")->property("fitted").toBool());
+    QVERIFY(calibrationCell(panel.get(), "H100-SXM", "efficiency_multiplier")->property("fitted").toBool());
+    const QString text = panel->calibrationText();
+    QVERIFY2(text.contains(QStringLiteral("H100-SXM: 3 runs")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("bw × 1.00 (catalog)")), qPrintable(text));
+}
+
+void TestPredictorPanel::correctionsSayWhetherTheTreesAreUsed()
+{
+    const nlohmann::json file = readJson(calibratedModel());
+    const nlohmann::json& cv = file.at("training").at("cross_validation");
+    // The committed file: cross-validation turned the time correction off and kept memory's.
+    QCOMPARE(file.at("corrections").at("time").get<bool>(), false);
+    QCOMPARE(file.at("corrections").at("memory").get<bool>(), true);
+    std::unique_ptr<PredictorPanel> panel(makePanel());
+    QVERIFY(panel->loadFile(calibratedModel()));
+    auto pct = [&](const char* key) { return QStringLiteral("%1 %").arg(cv.at(key).get<double>(), 0, 'f', 1); };
+    const QString time = QStringLiteral("time: calibrated model alone — trees did not beat it in cross-validation "
+                                        "(%1 with trees vs %2 alone)")
+                             .arg(pct("time_mape_pct"), pct("prior_time_mape_pct"));
+    const QString memory = QStringLiteral("memory: trees on top of the calibrated model (cross-validated %1 vs %2 without)")
+                               .arg(pct("memory_mape_pct"), pct("prior_memory_mape_pct"));
+    QCOMPARE(panel->correctionsText(), time + QLatin1Char('\n') + memory);
+    QVERIFY2(time.contains(QStringLiteral("(12.8 % with trees vs 6.7 % alone)")), qPrintable(time));
+    auto* label = panel->findChild<QLabel*>(QStringLiteral("predictorCorrections"));
+    QVERIFY(label && label->isVisibleTo(panel.get()));
+    QCOMPARE(label->text(), panel->correctionsText());
+
+    // The same file with both corrections on.
+    nlohmann::json both = file;
+    both["corrections"] = {{"time", true}, {"memory", true}};
+    const QString bothFile = dir_.filePath(QStringLiteral("both-corrections.json"));
+    writeText(bothFile, both.dump());
+    QVERIFY2(panel->loadFile(bothFile), qPrintable(panel->errorText()));
+    QVERIFY2(panel->correctionsText().startsWith(
+                 QStringLiteral("time: trees on top of the calibrated model (cross-validated %1 vs %2 without)")
+                     .arg(pct("time_mape_pct"), pct("prior_time_mape_pct"))),
+             qPrintable(panel->correctionsText()));
+}
+
+void TestPredictorPanel::fileWithoutCalibrationSaysSo()
+{
+    // A file from before calibration and the correction gate: neither
+    // `calibration` nor `corrections`, no prior MAPE in the report.
+    nlohmann::json old = modelJson_;
+    old.erase("calibration");
+    old.erase("corrections");
+    old["training"]["cross_validation"].erase("prior_time_mape_pct");
+    old["training"]["cross_validation"].erase("prior_memory_mape_pct");
+    const QString oldFile = dir_.filePath(QStringLiteral("before-calibration.json"));
+    writeText(oldFile, old.dump());
+
+    std::unique_ptr<PredictorPanel> panel(makePanel());
+    QVERIFY(panel->loadFile(calibratedModel()));
+    QVERIFY(calibrationCell(panel.get(), "A100-80GB", "gpu_type"));
+    QVERIFY2(panel->loadFile(oldFile), qPrintable(panel->errorText()));
+    const QString none = QStringLiteral("no calibration (trained before calibration, or with --no-calibrate)");
+    auto* label = panel->findChild<QLabel*>(QStringLiteral("predictorNoCalibration"));
+    QVERIFY(label && label->isVisibleTo(panel.get()));
+    QCOMPARE(label->text(), none);
+    QCOMPARE(panel->calibrationText(), none);
+    // The previous file's rows are gone.
+    QVERIFY(!calibrationCell(panel.get(), "A100-80GB", "gpu_type"));
+    QCOMPARE(panel->correctionsText(), QStringLiteral("time: trees on top of the analytic model\n"
+                                                      "memory: trees on top of the analytic model"));
+
+    // A file trained with --no-calibrate (an empty list) says the same.
+    QVERIFY(modelJson_.at("calibration").empty());
+    QVERIFY(panel->loadFile(model_));
+    QCOMPARE(panel->calibrationText(), none);
 }
 
 QTEST_MAIN(TestPredictorPanel)
