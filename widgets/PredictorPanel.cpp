@@ -431,9 +431,13 @@ void PredictorPanel::refresh()
 
     if (choice_ == Choice::Analytic)
         description_->setText(
-            tr("Analytic: GEMM FLOPs at an effective fraction of peak plus TP collectives for time; model states "
-               "plus activations in flight for memory. Needs no measurements; plans carry ±%1% uncertainty.")
+            tr("Analytic: every kernel of a layer (GEMMs, attention, memory-bound kernels, TP collectives) timed "
+               "from the GPU's peak, bandwidth and host overheads for time; model states plus activations in "
+               "flight for memory. Needs no measurements; plans carry ±%1% uncertainty.")
                 .arg(qRound(100 * AnalyticPredictor::Params().relativeUncertainty)));
+    else if (loaded_ && !loaded_->predictor->analytic().calibration().empty())
+        description_->setText(tr("Learned: the analytic model calibrated to measured runs, corrected by XGBoost "
+                                 "where cross-validation trusts the trees."));
     else
         description_->setText(tr("Learned: the analytic model corrected by XGBoost trained on measured runs."));
 
