@@ -163,9 +163,13 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
         u.inRangeUncertainty = std::clamp(cvErr, 0.02, 0.5);
         u.outOfRangeUncertainty = std::min(1.5, 3 * u.inRangeUncertainty);
     }
-    // The gate: keep a correction only where it beat the prior alone.
-    u.timeCorrection = !(report.cv.timeMape > report.cv.priorTimeMape);
-    u.memoryCorrection = !(report.cv.memoryMape > report.cv.priorMemoryMape);
+    // The gate: keep a correction only where it beat the prior alone. The
+    // optimiser chose the parameters on these folds, so their error there is
+    // optimistic; the gate judges them on folds drawn afresh.
+    const CrossValidation fresh =
+        options.tune && canValidate ? crossValidate(set, best, options.folds, options.seed + 7919) : report.cv;
+    u.timeCorrection = !(fresh.timeMape > fresh.priorTimeMape);
+    u.memoryCorrection = !(fresh.memoryMape > fresh.priorMemoryMape);
     report.uncertainty = u;
     LearnedPredictor model = fitRows(set, set.rowsOfRuns({}), best, u);
     report.importance = model.model().gainImportance(StageFeatures::names());
