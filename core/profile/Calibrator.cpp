@@ -161,19 +161,192 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
     return fit(runs, catalog, file, synthetic, AnalyticPredictor::Params(), Options());
 }
 
+namespace {
+
+// One parameter of one type being fitted, in log space within [lo, hi].
+struct Dim {
+    std::string type;
+    const Param* param = nullptr;
+    double lo = 0, hi = 0;
+    double prior = 0;  // log of the catalog value
+};
+
+class Fitter {
+public:
+    Fitter(const std::vector<Scenario>& scenarios, const AnalyticPredictor::Params& params,
+           const Calibrator::Options& options)
+        : scenarios_(scenarios), params_(params), options_(options)
+    {
+    }
+
+    std::shared_ptr<const Predictor> predictorFor(const std::map<std::string, GpuParamsFit>& fits) const
+    {
+        auto a = std::make_shared<AnalyticPredictor>(params_);
+        std::vector<GpuParamsFit> list;
+        for (const auto& [type, f] : fits)
+            list.push_back(f);
+        a->setCalibration(std::move(list));
+        return a;
+    }
+
+    double mape(const std::map<std::string, GpuParamsFit>& fits, const std::vector<Observation>& obs) const
+    {
+        auto pred = predictorFor(fits);
+        double sum = 0;
+        for (const Observation& o : obs)
+            sum += std::abs(predictedMs(scenarios_[static_cast<std::size_t>(o.scenario)], o, pred) - o.measuredMs)
+                / o.measuredMs;
+        return obs.empty() ? 0.0 : 100.0 * sum / obs.size();
+    }
+
+    std::map<std::string, GpuParamsFit> decode(std::map<std::string, GpuParamsFit> fits, const std::vector<Dim>& dims,
+                                               const std::vector<double>& x) const
+    {
+        for (std::size_t j = 0; j < dims.size(); ++j)
+            fits[dims[j].type].*(dims[j].param->field) = std::clamp(std::exp(x[j]), dims[j].lo, dims[j].hi);
+        return fits;
+    }
+
+    // Minimises the robust loss over `dims`, starting from `fits`: coordinate
+    // sweeps over each parameter's whole range first (the loss has valleys a
+    // local search from the catalog value stays in: a too-slow GEMM and a
+    // missing overhead both lower the predicted time), then Nelder-Mead.
+    std::map<std::string, GpuParamsFit> minimise(const std::map<std::string, GpuParamsFit>& fits,
+                                                 const std::vector<Dim>& dims, const std::vector<Observation>& obs,
+                                                 int grid, int sweeps) const
+    {
+        auto objective = [&](const std::vector<double>& x) {
+            auto pred = predictorFor(decode(fits, dims, x));
+            double loss = 0;
+            for (const Observation& o : obs) {
+                const double p = predictedMs(scenarios_[static_cast<std::size_t>(o.scenario)], o, pred);
+                if (!std::isfinite(p) || p <= 0)
+                    return 1e30;
+                loss += huber(p / o.measuredMs - 1.0, options_.huberDelta);
+            }
+            loss /= obs.size();
+            for (std::size_t j = 0; j < x.size(); ++j)
+                loss += options_.priorWeight * (x[j] - dims[j].prior) * (x[j] - dims[j].prior);
+            return loss;
+        };
+        std::vector<double> x;
+        for (const Dim& d : dims)
+            x.push_back(std::log(std::clamp(fits.at(d.type).*(d.param->field), d.lo, d.hi)));
+        double fx = objective(x);
+        for (int sweep = 0; sweep < sweeps; ++sweep) {
+            for (std::size_t j = 0; j < x.size(); ++j) {
+                const double lo = std::log(dims[j].lo), hi = std::log(dims[j].hi);
+                for (int g = 0; g <= grid; ++g) {
+                    std::vector<double> y = x;
+                    y[j] = lo + (hi - lo) * g / grid;
+                    const double fy = objective(y);
+                    if (fy < fx) {
+                        fx = fy;
+                        x = y;
+                    }
+                }
+            }
+        }
+        return decode(fits, dims, nelderMead(objective, x, 0.3, options_.maxEvaluations));
+    }
+
+private:
+    const std::vector<Scenario>& scenarios_;
+    const AnalyticPredictor::Params& params_;
+    const Calibrator::Options& options_;
+};
+
+// The dimension of one parameter of `type`, with its physical bounds: no GEMM
+// above 95 % of peak, streaming kernels between a quarter of and a little
+// above the catalog's share.
+Dim dimOf(const GpuType& type, const Param& p)
+{
+    Dim d;
+    d.type = type.name;
+    d.param = &p;
+    d.lo = std::max(p.range.min, 1e-3);
+    d.hi = p.range.max;
+    if (p.field == &GpuParamsFit::efficiencyMultiplier)
+        d.hi = std::min(d.hi, 0.95 / type.defaultEfficiency);
+    if (p.field == &GpuParamsFit::bandwidthMultiplier) {
+        d.lo = 0.25;
+        d.hi = 1.2;
+    }
+    d.prior = std::log(std::clamp(GpuParamsFit::of(type).*(p.field), d.lo, d.hi));
+    return d;
+}
+
+// What the runs `members` can tell about one type: its observations, the
+// parameters they can determine (at most distinct configurations - 1, in
+// kParams order) and repeated configurations that contradict each other.
+struct Evidence {
+    std::vector<Observation> obs;
+    std::vector<const Param*> free;
+    std::size_t distinct = 0;
+    std::string contradiction;
+};
+
+Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<int>& members, double ratio)
+{
+    Evidence e;
+    std::map<std::string, std::vector<double>> repeats;
+    std::set<std::string> distinct;
+    bool anyIteration = false, anyComm = false;
+    for (int idx : members) {
+        const MeasuredRun& r = *scenarios[static_cast<std::size_t>(idx)].run;
+        const int G = std::max(1, r.microBatches());
+        if (r.iterationTimeMs) {
+            e.obs.push_back({idx, -1, *r.iterationTimeMs});
+            repeats[configKey(r)].push_back(*r.iterationTimeMs);
+            anyIteration = true;
+        }
+        for (std::size_t i = 0; i < r.stages.size(); ++i)
+            if (r.stages[i].stageTimeMs)
+                e.obs.push_back({idx, static_cast<int>(i), *r.stages[i].stageTimeMs / G});
+        if (r.config.tp > 1 || r.config.pp > 1)
+            anyComm = true;
+        distinct.insert(configKey(r));
+    }
+    for (const auto& [key, times] : repeats) {
+        auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+        if (*hi > ratio * *lo)
+            e.contradiction = "runs of one configuration differ " + std::to_string(int(*hi / *lo + 0.5))
+                + "x in iteration time (" + std::to_string(*lo) + " vs " + std::to_string(*hi) + " ms)";
+    }
+    e.distinct = distinct.size();
+    for (const Param& p : kParams) {
+        if (p.field == &GpuParamsFit::iterationOverheadMs && !anyIteration)
+            continue;
+        if (p.field == &GpuParamsFit::commOverheadUs && !anyComm)
+            continue;
+        e.free.push_back(&p);
+    }
+    const std::size_t budget = e.distinct == 0 ? 0 : e.distinct - 1;
+    if (e.free.size() > budget)
+        e.free.resize(budget);
+    return e;
+}
+
+std::set<std::string> typesOf(const MeasuredRun& r)
+{
+    std::set<std::string> t;
+    for (const MeasuredStage& s : r.stages)
+        t.insert(s.gpuType);
+    return t;
+}
+
+}  // namespace
+
 Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const GpuCatalog& catalog,
                                    const std::string& file, RunPlacement& placement,
                                    const AnalyticPredictor::Params& params, const Options& options)
 {
     Result result;
-    std::map<std::string, std::vector<int>> byType;  // scenario indices
+    std::map<std::string, std::vector<int>> byType;  // homogeneous scenarios per type
+    std::vector<int> mixed;                          // scenarios of runs with several types
     std::vector<Scenario> scenarios;
     scenarios.reserve(runs.size());
     for (const MeasuredRun& run : runs) {
-        if (run.heterogeneous()) {
-            result.messages.push_back("run " + run.runId + " mixes GPU types: not used to fit per-type parameters");
-            continue;
-        }
         Scenario sc;
         try {
             sc.problem = placement.problem(run, file, catalog, sc.spec);
@@ -182,175 +355,144 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
             continue;
         }
         sc.run = &run;
-        byType[run.stages.front().gpuType].push_back(static_cast<int>(scenarios.size()));
+        const int idx = static_cast<int>(scenarios.size());
+        if (run.heterogeneous())
+            mixed.push_back(idx);
+        else
+            byType[run.stages.front().gpuType].push_back(idx);
         scenarios.push_back(std::move(sc));
     }
+    const Fitter fitter(scenarios, params, options);
+    std::map<std::string, GpuParamsFit> fits;
+    auto start = [&](const std::string& type) -> GpuParamsFit& {
+        auto it = fits.find(type);
+        if (it == fits.end())
+            it = fits.emplace(type, GpuParamsFit::of(*catalog.find(type))).first;
+        return it->second;
+    };
 
+    // 1. Each type on its own runs.
     for (const auto& [type, members] : byType) {
-        const GpuType* catalogType = catalog.find(type);
-        if (!catalogType)
+        if (!catalog.find(type))
             continue;
-        GpuParamsFit start = GpuParamsFit::of(*catalogType);
-
-        // Observations, and repeated configurations that contradict each other.
-        std::vector<Observation> obs;
-        std::map<std::string, std::vector<double>> repeats;
-        bool anyIteration = false, anyComm = false;
-        for (int idx : members) {
-            const Scenario& sc = scenarios[static_cast<std::size_t>(idx)];
-            const MeasuredRun& r = *sc.run;
-            const int G = std::max(1, r.microBatches());
-            if (r.iterationTimeMs) {
-                obs.push_back({idx, -1, *r.iterationTimeMs});
-                repeats[configKey(r)].push_back(*r.iterationTimeMs);
-                anyIteration = true;
-            }
-            for (std::size_t i = 0; i < r.stages.size(); ++i)
-                if (r.stages[i].stageTimeMs)
-                    obs.push_back({idx, static_cast<int>(i), *r.stages[i].stageTimeMs / G});
-            if (r.config.tp > 1 || r.config.pp > 1)
-                anyComm = true;
-        }
-        std::string contradiction;
-        for (const auto& [key, times] : repeats) {
-            auto [lo, hi] = std::minmax_element(times.begin(), times.end());
-            if (*hi > options.contradictionRatio * *lo)
-                contradiction = "runs of one configuration differ " + std::to_string(int(*hi / *lo + 0.5))
-                    + "x in iteration time (" + std::to_string(*lo) + " vs " + std::to_string(*hi) + " ms)";
-        }
-        std::set<std::string> distinct;
-        for (int idx : members)
-            distinct.insert(configKey(*scenarios[static_cast<std::size_t>(idx)].run));
-
-        std::vector<const Param*> free;
-        for (const Param& p : kParams) {
-            if (p.field == &GpuParamsFit::iterationOverheadMs && !anyIteration)
-                continue;
-            if (p.field == &GpuParamsFit::commOverheadUs && !anyComm)
-                continue;
-            free.push_back(&p);
-        }
-        const std::size_t budget = distinct.empty() ? 0 : distinct.size() - 1;
-        if (free.size() > budget)
-            free.resize(budget);
-
-        auto predictorFor = [&](const GpuParamsFit& f) {
-            auto a = std::make_shared<AnalyticPredictor>(params);
-            a->setCalibration({f});
-            return a;
-        };
-        auto mape = [&](const GpuParamsFit& f) {
-            auto pred = predictorFor(f);
-            double sum = 0;
-            for (const Observation& o : obs)
-                sum += std::abs(predictedMs(scenarios[static_cast<std::size_t>(o.scenario)], o, pred) - o.measuredMs)
-                    / o.measuredMs;
-            return obs.empty() ? 0.0 : 100.0 * sum / obs.size();
-        };
-
-        GpuParamsFit fit = start;
+        GpuParamsFit& fit = start(type);
+        const Evidence e = evidenceOf(scenarios, members, options.contradictionRatio);
+        const std::map<std::string, GpuParamsFit> alone{{type, fit}};
         fit.runs = static_cast<int>(members.size());
-        fit.mapeBefore = mape(start);
-        if (obs.empty()) {
+        fit.mapeBefore = fitter.mape(alone, e.obs);
+        if (e.obs.empty()) {
             fit.note = "no measured time";
-        } else if (!contradiction.empty()) {
-            fit.note = contradiction + "; catalog values kept";
-        } else if (free.empty()) {
-            fit.note = "only " + std::to_string(distinct.size())
+        } else if (!e.contradiction.empty()) {
+            fit.note = e.contradiction + "; catalog values kept";
+        } else if (e.free.empty()) {
+            fit.note = "only " + std::to_string(e.distinct)
                 + " distinct configuration(s); two are needed to fit a parameter; catalog values kept";
         } else {
-            // Physical bounds: no GEMM above 95 % of peak, streaming kernels
-            // between a quarter of and a little above the catalog's share.
-            auto bounds = [&](const Param* p) {
-                const Range& r = p->range;
-                double lo = std::max(r.min, 1e-3), hi = r.max;
-                if (p->field == &GpuParamsFit::efficiencyMultiplier)
-                    hi = std::min(hi, 0.95 / catalogType->defaultEfficiency);
-                if (p->field == &GpuParamsFit::bandwidthMultiplier) {
-                    lo = 0.25;
-                    hi = 1.2;
-                }
-                return std::pair<double, double>(lo, hi);
-            };
-            auto decode = [&](const std::vector<double>& x) {
-                GpuParamsFit f = start;
-                for (std::size_t j = 0; j < free.size(); ++j) {
-                    const auto [lo, hi] = bounds(free[j]);
-                    f.*(free[j]->field) = std::clamp(std::exp(x[j]), lo, hi);
-                }
-                return f;
-            };
-            std::vector<double> x0;
-            for (const Param* p : free)
-                x0.push_back(std::log(std::max(start.*(p->field), std::max(p->range.min, 1e-3))));
-            auto objective = [&](const std::vector<double>& x) {
-                auto pred = predictorFor(decode(x));
-                double loss = 0;
-                for (const Observation& o : obs) {
-                    const double p = predictedMs(scenarios[static_cast<std::size_t>(o.scenario)], o, pred);
-                    if (!std::isfinite(p) || p <= 0)
-                        return 1e30;
-                    loss += huber(std::log(p / o.measuredMs), options.huberDelta);
-                }
-                loss /= obs.size();
-                for (std::size_t j = 0; j < x.size(); ++j)
-                    loss += options.priorWeight * (x[j] - x0[j]) * (x[j] - x0[j]);
-                return loss;
-            };
-            // Coordinate sweeps over each parameter's whole range first (the
-            // loss has valleys a local search from the catalog value stays
-            // in: a too-slow GEMM and a missing overhead both lower the
-            // predicted time), then Nelder-Mead to polish.
-            std::vector<double> x = x0;
-            double fx = objective(x);
-            for (int sweep = 0; sweep < 2; ++sweep) {
-                for (std::size_t j = 0; j < x.size(); ++j) {
-                    const auto [blo, bhi] = bounds(free[j]);
-                    const double lo = std::log(blo), hi = std::log(bhi);
-                    constexpr int kGrid = 24;
-                    for (int g = 0; g <= kGrid; ++g) {
-                        std::vector<double> y = x;
-                        y[j] = lo + (hi - lo) * g / kGrid;
-                        const double fy = objective(y);
-                        if (fy < fx) {
-                            fx = fy;
-                            x = y;
-                        }
-                    }
-                }
-            }
-            const std::vector<double> best = nelderMead(objective, x, 0.3, options.maxEvaluations);
-            GpuParamsFit fitted = decode(best);
-            fitted.runs = fit.runs;
-            fitted.mapeBefore = fit.mapeBefore;
-            fitted.mapeAfter = mape(fitted);
-            if (fitted.mapeAfter < fit.mapeBefore) {
-                fit = fitted;
-                for (const Param* p : free)
+            std::vector<Dim> dims;
+            for (const Param* p : e.free)
+                dims.push_back(dimOf(*catalog.find(type), *p));
+            const auto best = fitter.minimise(alone, dims, e.obs, 24, 2);
+            const double after = fitter.mape(best, e.obs);
+            if (after < fit.mapeBefore) {
+                const GpuParamsFit& b = best.at(type);
+                fit.efficiencyMultiplier = b.efficiencyMultiplier;
+                fit.bandwidthMultiplier = b.bandwidthMultiplier;
+                fit.launchOverheadUs = b.launchOverheadUs;
+                fit.commOverheadUs = b.commOverheadUs;
+                fit.iterationOverheadMs = b.iterationOverheadMs;
+                for (const Param* p : e.free)
                     fit.fitted.push_back(p->name);
-                if (free.size() < std::size(kParams))
-                    fit.note = std::to_string(distinct.size()) + " distinct configuration(s): fitted "
-                        + std::to_string(free.size()) + " of " + std::to_string(std::size(kParams)) + " parameters";
+                if (e.free.size() < std::size(kParams))
+                    fit.note = std::to_string(e.distinct) + " distinct configuration(s): fitted "
+                        + std::to_string(e.free.size()) + " of " + std::to_string(std::size(kParams)) + " parameters";
             } else {
-                fit.note = "no fit of the model's parameters lowers these runs' time error (" 
-                    + std::to_string(int(fitted.mapeAfter + 0.5)) + "% against "
-                    + std::to_string(int(fit.mapeBefore + 0.5)) + "% with catalog values); catalog values kept";
+                fit.note = "no fit of the model's parameters lowers these runs' time error ("
+                    + std::to_string(int(after + 0.5)) + "% against " + std::to_string(int(fit.mapeBefore + 0.5))
+                    + "% with catalog values); catalog values kept";
             }
         }
-        fit.mapeAfter = mape(fit);
-        if (std::getenv("MEMX_TRACE_CALIBRATION")) {
-            auto before = predictorFor(start), after = predictorFor(fit);
-            for (const Observation& o : obs) {
-                const Scenario& sc = scenarios[static_cast<std::size_t>(o.scenario)];
-                std::fprintf(stderr, "%s %s stage %d: measured %.2f catalog %.2f fitted %.2f\n", type.c_str(),
-                             sc.run->runId.c_str(), o.stage, o.measuredMs, predictedMs(sc, o, before),
-                             predictedMs(sc, o, after));
-            }
-        }
-        if (!fit.note.empty() && fit.fitted.empty())
+        fit.mapeAfter = fitter.mape({{type, fit}}, e.obs);
+        if (fit.fitted.empty())
             result.messages.push_back(file + ": GPU type " + type + ": " + fit.note);
-        result.fits.push_back(fit);
     }
+
+    // 2. Runs that mix types: the types they contain, jointly, on every run
+    //    that contains one of them (a heterogeneous cluster's types are
+    //    often measured only together).
+    if (!mixed.empty()) {
+        std::set<std::string> involved;
+        for (int idx : mixed)
+            for (const std::string& t : typesOf(*scenarios[static_cast<std::size_t>(idx)].run))
+                if (catalog.find(t))
+                    involved.insert(t);
+        std::vector<int> members;
+        for (std::size_t i = 0; i < scenarios.size(); ++i) {
+            const auto t = typesOf(*scenarios[i].run);
+            if (std::any_of(t.begin(), t.end(), [&](const std::string& x) { return involved.count(x) > 0; }))
+                members.push_back(static_cast<int>(i));
+        }
+        std::vector<Dim> dims;
+        std::map<std::string, std::vector<const Param*>> freeOf;
+        for (const std::string& type : involved) {
+            std::vector<int> own;
+            for (int idx : members)
+                if (typesOf(*scenarios[static_cast<std::size_t>(idx)].run).count(type))
+                    own.push_back(idx);
+            const Evidence e = evidenceOf(scenarios, own, options.contradictionRatio);
+            GpuParamsFit& fit = start(type);
+            fit.runs = static_cast<int>(own.size());
+            if (!e.contradiction.empty()) {
+                fit.note = e.contradiction + "; catalog values kept";
+                continue;
+            }
+            for (const Param* p : e.free) {
+                dims.push_back(dimOf(*catalog.find(type), *p));
+                freeOf[type].push_back(p);
+            }
+        }
+        const Evidence all = evidenceOf(scenarios, members, 1e300);
+        const double before = fitter.mape(fits, all.obs);
+        if (!dims.empty()) {
+            const auto best = fitter.minimise(fits, dims, all.obs, 12, 1);
+            const double after = fitter.mape(best, all.obs);
+            if (std::getenv("MEMX_TRACE_CALIBRATION"))
+                std::fprintf(stderr, "joint fit of %zu parameters over %zu observations: MAPE %.1f%% -> %.1f%%\n",
+                             dims.size(), all.obs.size(), before, after);
+            if (after < before) {
+                for (const auto& [type, params] : freeOf) {
+                    GpuParamsFit& fit = fits.at(type);
+                    const GpuParamsFit& b = best.at(type);
+                    fit.efficiencyMultiplier = b.efficiencyMultiplier;
+                    fit.bandwidthMultiplier = b.bandwidthMultiplier;
+                    fit.launchOverheadUs = b.launchOverheadUs;
+                    fit.commOverheadUs = b.commOverheadUs;
+                    fit.iterationOverheadMs = b.iterationOverheadMs;
+                    fit.fitted.clear();
+                    for (const Param* p : params)
+                        fit.fitted.push_back(p->name);
+                    fit.note = "fitted jointly with the other types of " + std::to_string(mixed.size())
+                        + " mixed-type run(s)";
+                }
+            }
+        }
+        for (const std::string& type : involved) {
+            GpuParamsFit& fit = fits.at(type);
+            std::vector<int> own;
+            for (int idx : members)
+                if (typesOf(*scenarios[static_cast<std::size_t>(idx)].run).count(type))
+                    own.push_back(idx);
+            const Evidence e = evidenceOf(scenarios, own, 1e300);
+            std::map<std::string, GpuParamsFit> catalogValues;
+            for (const std::string& t : involved)
+                catalogValues.emplace(t, GpuParamsFit::of(*catalog.find(t)));
+            fit.mapeBefore = fitter.mape(catalogValues, e.obs);
+            fit.mapeAfter = fitter.mape(fits, e.obs);
+            if (fit.fitted.empty() && fit.note.empty())
+                fit.note = "the mixed-type runs did not determine its parameters; catalog values kept";
+        }
+    }
+    for (auto& [type, f] : fits)
+        result.fits.push_back(f);
     return result;
 }
 

@@ -15,20 +15,24 @@ struct MeasuredRun;
 // Fits each GPU type's few physical parameters to measured runs of that
 // type (issue #12, "calibration from measurements"): the GEMM efficiency
 // multiplier, the achieved-bandwidth multiplier, the host time per operator
-// and per collective, and the per-iteration overhead. Robust least squares
-// in log space: the mean Huber loss of log(predicted / measured) over the
-// runs' iteration times and stage times, plus a weak pull towards the
+// and per collective, and the per-iteration overhead. Robust least squares:
+// the mean Huber loss of the relative error (predicted / measured - 1) over
+// the runs' iteration times and stage times (a loss in log space fitted the
+// Sailor and simulated runs to a worse MAPE than the catalog values), plus a
+// weak pull towards the
 // catalog values (so that a parameter the runs cannot see stays where the
 // catalog put it), minimised by coordinate sweeps over each parameter's
 // range and then Nelder-Mead.
 // Predictions go through PlanEvaluator, the same composition as search.
 //
-// Only homogeneous runs (every stage one type) are used. A type is fitted
-// with at most (distinct configurations - 1) parameters, in the order above
-// by how much they move the prediction; with fewer than two distinct
-// configurations, or when runs of one configuration contradict each other
-// (times more than 3x apart), the type keeps its catalog values and
-// `messages` says why.
+// First each type on its homogeneous runs; then, when some runs mix types,
+// the types those runs contain jointly on every run that contains one of
+// them (a heterogeneous cluster's types are often measured only together).
+// A type is fitted with at most (distinct configurations - 1) parameters, in
+// the order above by how much they move the prediction; with fewer than two
+// distinct configurations, when runs of one configuration contradict each
+// other (times more than 3x apart), or when no fit lowers its runs' MAPE, the
+// type keeps its catalog values and `messages` says why.
 class Calibrator {
 public:
     struct Options {

@@ -93,10 +93,52 @@ bool contains(const std::vector<std::string>& v, const std::string& s)
 
 }  // namespace
 
+// Runs that mix an A100 stage and an H100 stage only, measured on made-up
+// GPUs: the A100 spends 100 us per kernel, the H100 reaches 0.7 of its
+// catalog efficiency and 30 ms per iteration.
+std::string mixedRuns()
+{
+    GpuParamsFit a100 = GpuParamsFit::of(*GpuCatalog::builtin().find("A100-80GB"));
+    a100.launchOverheadUs = 100;
+    GpuParamsFit h100 = GpuParamsFit::of(*GpuCatalog::builtin().find("H100-SXM"));
+    h100.efficiencyMultiplier = 0.7;
+    h100.iterationOverheadMs = 30;
+    auto gpus = std::make_shared<AnalyticPredictor>();
+    gpus->setCalibration({a100, h100});
+    const char* header = "run_id,stage,stage_layers,gpu_type,recompute,tp,pp,dp,num_gpus,mbs,gbs,seq_len,num_layers,"
+                         "hidden,heads,vocab,iteration_time_ms\n";
+    struct Mixed {
+        const char* id;
+        int split, tp, dp, mbs, gbs, hidden;
+    };
+    const Mixed runs[] = {{"m1", 12, 1, 4, 1, 32, 1024}, {"m2", 16, 2, 2, 2, 32, 1024}, {"m3", 8, 1, 4, 4, 64, 2048},
+                          {"m4", 12, 4, 1, 1, 16, 2048}, {"m5", 20, 2, 2, 1, 64, 1024}, {"m6", 12, 1, 4, 2, 128, 4096}};
+    std::string body = header;
+    RunPlacement synthetic;
+    for (const Mixed& m : runs) {
+        auto rowsOf = [&](double ms) {
+            std::ostringstream s;
+            for (int stage = 0; stage < 2; ++stage)
+                s << m.id << "," << stage << "," << (stage == 0 ? m.split : 24 - m.split) << ","
+                  << (stage == 0 ? "A100-80GB" : "H100-SXM") << ",none," << m.tp << ",2," << m.dp << ","
+                  << 2 * m.tp * m.dp << "," << m.mbs << "," << m.gbs << ",2048,24," << m.hidden << ","
+                  << m.hidden / 64 << ",32000," << ms << "\n";
+            return s.str();
+        };
+        const MeasuredRun run =
+            MeasuredRun::group(MeasurementCsv::parse(header + rowsOf(1), "mixed.csv").rows, "mixed.csv").front();
+        PlanSpec spec;
+        const Problem p = synthetic.problem(run, "mixed.csv", GpuCatalog::builtin(), spec);
+        body += rowsOf(PlanEvaluator::evaluate(p, spec, gpus).plan.iterationMs);
+    }
+    return body;
+}
+
 class TestCalibrator : public QObject {
     Q_OBJECT
 private slots:
     void recoversTheParametersOfMeasuredRuns();
+    void fitsTypesMeasuredOnlyTogether();
     void keepsCatalogValues_data();
     void keepsCatalogValues();
     void modelFileFromOneRunHasNoNan();
@@ -116,6 +158,21 @@ void TestCalibrator::recoversTheParametersOfMeasuredRuns()
     QVERIFY(contains(f.fitted, "launch_overhead_us"));
     QVERIFY2(std::abs(f.iterationOverheadMs / 40 - 1) < 0.25, qPrintable(QString::number(f.iterationOverheadMs)));
     QVERIFY2(std::abs(f.launchOverheadUs / 100 - 1) < 0.25, qPrintable(QString::number(f.launchOverheadUs)));
+}
+
+void TestCalibrator::fitsTypesMeasuredOnlyTogether()
+{
+    const auto runs = MeasuredRun::group(MeasurementCsv::parse(mixedRuns(), "mixed.csv").rows, "mixed.csv");
+    QCOMPARE(int(runs.size()), 6);
+    const Calibrator::Result r = Calibrator::fit(runs, GpuCatalog::builtin(), "mixed.csv");
+    QCOMPARE(int(r.fits.size()), 2);
+    for (const GpuParamsFit& f : r.fits) {
+        QCOMPARE(f.runs, 6);
+        QVERIFY2(!f.fitted.empty(), f.note.c_str());
+        QVERIFY2(f.note.find("jointly") != std::string::npos, f.note.c_str());
+        QVERIFY2(f.mapeBefore > 10, qPrintable(QString::number(f.mapeBefore)));
+        QVERIFY2(f.mapeAfter < f.mapeBefore / 3, qPrintable(QString("%1 -> %2").arg(f.mapeBefore).arg(f.mapeAfter)));
+    }
 }
 
 void TestCalibrator::keepsCatalogValues_data()
