@@ -151,6 +151,13 @@ void TestBadInputs::jsonDocument_data()
     QTest::newRow("launch overhead 1e300") << "cluster" << "/gpu_types/A100-80GB/launch_overhead_us_per_layer"
                                            << "1e300" << "/gpu_types/A100-80GB/launch_overhead_us_per_layer"
                                            << "outside the plausible range 0-10000 us per layer";
+    QTest::newRow("host time per kernel 5000 us") << "cluster" << "/gpu_types/A100-80GB/launch_overhead_us" << "5000"
+                                                  << "/gpu_types/A100-80GB/launch_overhead_us"
+                                                  << "outside the plausible range 0-2000 us";
+    QTest::newRow("iteration overhead -1 ms") << "cluster" << "/gpu_types/A100-80GB/iteration_overhead_ms" << "-1"
+                                              << "/gpu_types/A100-80GB/iteration_overhead_ms" << "";
+    QTest::newRow("SM count 2.5") << "cluster" << "/gpu_types/A100-80GB/sm_count" << "2.5"
+                                  << "/gpu_types/A100-80GB/sm_count" << "expected an integer";
     QTest::newRow("ffn_hidden 2e6") << "model" << "/ffn_hidden" << "2000000" << "/ffn_hidden"
                                     << "outside the plausible range 1-1048576";
     QTest::newRow("head_dim 2048") << "model" << "/head_dim" << "2048" << "/head_dim"
