@@ -8,6 +8,7 @@
 #include "model/TransformerMath.h"
 
 #include <cstdio>
+#include <string>
 #include <iostream>
 
 namespace memx::cli {
@@ -16,12 +17,13 @@ void addCatalogCommands(CLI::App& app, int& exitCode)
 {
     auto* gpus = app.add_subcommand("gpus", "List the built-in GPU catalog");
     gpus->callback([&exitCode] {
-        std::printf("%-14s %-10s %10s %8s %10s %6s  %s\n", "type", "vendor", "TFLOP/s", "GiB", "GB/s", "eff",
-                    "source");
+        std::printf("%-14s %-10s %10s %8s %10s %6s %5s %8s %8s  %s\n", "type", "vendor", "TFLOP/s", "GiB", "GB/s",
+                    "eff", "SMs", "us/kern", "ms/iter", "source");
         for (const auto& [name, t] : GpuCatalog::builtin().types())
-            std::printf("%-14s %-10s %10.1f %8.0f %10.0f %6.2f  %s\n", name.c_str(), t.vendor.c_str(),
+            std::printf("%-14s %-10s %10.1f %8.0f %10.0f %6.2f %5s %8.0f %8.0f  %s\n", name.c_str(), t.vendor.c_str(),
                         t.peakTflopsBf16, t.memoryGiB, t.memoryBandwidthGBps, t.defaultEfficiency,
-                        t.source.c_str());
+                        t.smCount > 0 ? std::to_string(t.smCount).c_str() : "-", t.launchOverheadUs,
+                        t.iterationOverheadMs, t.source.c_str());
         exitCode = Ok;
     });
     auto* models = app.add_subcommand("models", "List the built-in model presets");
