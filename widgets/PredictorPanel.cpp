@@ -79,6 +79,17 @@ nlohmann::json section(const PredictorMetadata& m, const char* key)
     return m.training.at(key);
 }
 
+// The cross-validated error of what the model applies to one target: the
+// trees' when their correction is on, the calibrated model's alone when the
+// trainer turned it off (older files: the trees').
+nlohmann::json inUseCv(const nlohmann::json& cv, const char* target, bool corrected)
+{
+    const std::string trees = std::string(target) + "_mape_pct", prior = std::string("prior_") + trees;
+    if (!corrected && cv.contains(prior))
+        return cv.value(prior, nlohmann::json());
+    return cv.value(trees, nlohmann::json());
+}
+
 QString percent(const nlohmann::json& v)
 {
     if (!v.is_number())
@@ -421,7 +432,8 @@ QString PredictorPanel::summaryLine() const
     return tr("learned (%1): %2 runs, CV MAPE time %3, memory %4")
         .arg(QFileInfo(path_).fileName())
         .arg(loaded_->metadata.runs)
-        .arg(percent(cv.value("time_mape_pct", nlohmann::json())), percent(cv.value("memory_mape_pct", nlohmann::json())));
+        .arg(percent(inUseCv(cv, "time", loaded_->predictor->params().timeCorrection)),
+             percent(inUseCv(cv, "memory", loaded_->predictor->params().memoryCorrection)));
 }
 
 void PredictorPanel::refresh()
@@ -460,9 +472,10 @@ void PredictorPanel::refresh()
         dataLabel_->setToolTip(tr("Data hash %1\nSources: %2").arg(qs(m.dataHash), join(m.sources)));
         const nlohmann::json cv = section(m, "cross_validation");
         const int folds = cv.value("folds", nlohmann::json(0)).is_number() ? cv.value("folds", 0) : 0;
+        const LearnedPredictorParams& use = loaded_->predictor->params();
         mapeLabel_->setText(folds >= 2 ? tr("time %1 · memory %2 (%3 folds)")
-                                             .arg(percent(cv.value("time_mape_pct", nlohmann::json())),
-                                                  percent(cv.value("memory_mape_pct", nlohmann::json())))
+                                             .arg(percent(inUseCv(cv, "time", use.timeCorrection)),
+                                                  percent(inUseCv(cv, "memory", use.memoryCorrection)))
                                              .arg(folds)
                                        : tr("not cross-validated (too few runs)"));
 

@@ -165,6 +165,10 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
         if (x < 1 || lo.gbs % (x * lo.dp) != 0)
             return std::nullopt;
         break;
+    case Axis::MbsPerMicroBatches:  // setAxis keeps gbs / (mbs * dp)
+        if (x < 1)
+            return std::nullopt;
+        break;
     case Axis::SeqLen:
     case Axis::NumLayers:
         if (x < 1)
@@ -524,6 +528,8 @@ const char* Augmenter::toString(Axis a)
         return "tp";
     case Axis::QueryGroups:
         return "query_groups";
+    case Axis::MbsPerMicroBatches:
+        return "mbs (G fixed)";
     }
     return "?";
 }
@@ -573,6 +579,8 @@ int Augmenter::axisValue(Axis a, const Measurement& m)
         return m.tp;
     case Axis::QueryGroups:
         return m.queryGroups;
+    case Axis::MbsPerMicroBatches:
+        return m.mbs;
     }
     return 0;
 }
@@ -598,6 +606,15 @@ void Augmenter::setAxis(Axis a, Measurement& m, int v)
     case Axis::QueryGroups:
         m.queryGroups = v;
         break;
+    case Axis::MbsPerMicroBatches: {
+        // Keep G = gbs / (mbs * dp); blanking (v = 0) leaves -G in gbs, so
+        // that rows of one G share a configuration key and no real gbs
+        // collides with it.
+        const int G = m.mbs > 0 && m.dp > 0 ? m.gbs / (m.mbs * m.dp) : 0;
+        m.mbs = v;
+        m.gbs = v > 0 ? G * v * m.dp : -G;
+        break;
+    }
     }
 }
 

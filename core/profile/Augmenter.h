@@ -34,9 +34,13 @@ public:
     using Trend = TrendClassifier::Trend;
 
     // The sweep axes, named in the text by their CSV column.
-    enum class Axis { Mbs, SeqLen, StageLayers, NumLayers, Tp, QueryGroups };
-    static constexpr std::array<Axis, 6> kAxes
-        = {Axis::Mbs, Axis::SeqLen, Axis::StageLayers, Axis::NumLayers, Axis::Tp, Axis::QueryGroups};
+    // MbsPerMicroBatches is a micro-batch sweep at a fixed number of
+    // micro-batches per iteration (gbs grows with mbs), as profiling tools
+    // such as Sailor's record one layer per micro-batch size; Mbs keeps gbs.
+    enum class Axis { Mbs, SeqLen, StageLayers, NumLayers, Tp, QueryGroups, MbsPerMicroBatches };
+    static constexpr std::array<Axis, 7> kAxes = {Axis::Mbs,         Axis::SeqLen, Axis::StageLayers,
+                                                  Axis::NumLayers,   Axis::Tp,     Axis::QueryGroups,
+                                                  Axis::MbsPerMicroBatches};
     enum class Metric { IterationTimeMs, StageTimeMs, PeakMemMiB };
     static constexpr std::array<Metric, 3> kMetrics
         = {Metric::IterationTimeMs, Metric::StageTimeMs, Metric::PeakMemMiB};

@@ -59,6 +59,7 @@ int axisOf(const Measurement& m, Axis a)
 {
     switch (a) {
     case Axis::Mbs:
+    case Axis::MbsPerMicroBatches:
         return m.mbs;
     case Axis::SeqLen:
         return m.seqLen;
@@ -186,6 +187,7 @@ private slots:
     void linearMbsValues_data();
     void linearMbsValues();
     void linearMbsCopiesTheLowerNeighbour();
+    void mbsSweepAtFixedMicroBatches();
     void superlinearSeqLen_data();
     void superlinearSeqLen();
     void constantQueryGroups();
@@ -266,6 +268,38 @@ void TestAugmenter::linearMbsCopiesTheLowerNeighbour()
         expect.peakMemMiB = m.peakMemMiB;
         QCOMPARE(m, expect);
     }
+}
+
+// A per-layer profiler's sweep: one micro-batch of each size (gbs = mbs,
+// dp 1), time 2 + 8 mbs ms, memory 3000 + 500 mbs MiB at mbs 1, 2, 4, 8, 16.
+// With gbs moving, no fixed-gbs sweep exists; the fixed-G axis finds one and
+// every interpolated row keeps gbs = mbs.
+void TestAugmenter::mbsSweepAtFixedMicroBatches()
+{
+    std::vector<Measurement> in;
+    for (int mbs : {1, 2, 4, 8, 16}) {
+        Measurement m = runRow("GPU-layer", "layer" + std::to_string(mbs));
+        m.mbs = mbs;
+        m.gbs = mbs;
+        m.iterationTimeMs = 2.0 + 8 * mbs;
+        m.peakMemMiB = 3000.0 + 500 * mbs;
+        in.push_back(m);
+    }
+    const auto r = Augmenter::augment(in);
+    QCOMPARE(r.sweeps.size(), std::size_t(1));
+    QCOMPARE(r.sweeps[0].axis, Axis::MbsPerMicroBatches);
+    QCOMPARE(r.sweeps[0].xs, (std::vector<double>{1, 2, 4, 8, 16}));
+    QCOMPARE(r.sweeps[0].trend, Trend::StrongLinear);
+    QVERIFY(!r.rows.empty());
+    for (const Measurement& m : r.rows) {
+        QCOMPARE(m.gbs, m.mbs);  // G = 1 kept
+        QVERIFY(close(*m.iterationTimeMs, 2.0 + 8 * m.mbs));
+        QVERIFY(close(*m.peakMemMiB, 3000.0 + 500 * m.mbs));
+    }
+    // mbs 3 lies halfway between 2 (18 ms) and 4 (34 ms): 26 ms.
+    const Measurement* three = findRow(r.rows, Axis::MbsPerMicroBatches, 3);
+    QVERIFY(three);
+    QVERIFY(close(*three->iterationTimeMs, 26.0));
 }
 
 void TestAugmenter::superlinearSeqLen_data()
