@@ -1,5 +1,6 @@
 // memx-cli: plan LLM training on heterogeneous GPU clusters from the shell.
 #include "cli/Commands.h"
+#include "cli/Interrupt.h"
 
 #include "io/InputError.h"
 
@@ -12,6 +13,7 @@ int main(int argc, char** argv)
     app.set_version_flag("--version", std::string("memx-cli ") + MEMX_VERSION);
     app.require_subcommand(1);
     int exitCode = memx::cli::Ok;
+    memx::cli::installInterruptHandlers();
     memx::cli::addSearchCommand(app, exitCode);
     memx::cli::addCatalogCommands(app, exitCode);
     memx::cli::addProfileCommands(app, exitCode);

@@ -2,6 +2,7 @@
 
 #include "io/InputError.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,8 +14,34 @@
 
 namespace memx {
 
+namespace {
+std::atomic<int> g_writes{0};
+std::atomic<void (*)()> g_doneHook{nullptr};
+
+struct WriteInProgress {
+    WriteInProgress() { g_writes.fetch_add(1); }
+    ~WriteInProgress()
+    {
+        if (g_writes.fetch_sub(1) == 1)
+            if (void (*hook)() = g_doneHook.load())
+                hook();
+    }
+};
+}  // namespace
+
+bool AtomicWrites::inProgress()
+{
+    return g_writes.load() > 0;
+}
+
+void AtomicWrites::setDoneHook(void (*hook)())
+{
+    g_doneHook.store(hook);
+}
+
 void writeFileAtomically(const std::string& path, const std::string& content)
 {
+    const WriteInProgress guard;
     namespace fs = std::filesystem;
     fs::path target(path);
     fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");

@@ -10,4 +10,14 @@ namespace memx {
 // Throws InputError naming the file when anything fails.
 void writeFileAtomically(const std::string& path, const std::string& content);
 
+// Process-wide bookkeeping of the writes in progress, for a program that
+// stops on a signal: it must not exit between a write's temporary file and
+// its rename (app/cli/Interrupt waits for the hook instead). Async-signal-safe.
+struct AtomicWrites {
+    static bool inProgress();
+    // Called on the writing thread each time the last write in progress ends
+    // (renamed, or failed and cleaned up).
+    static void setDoneHook(void (*hook)());
+};
+
 }  // namespace memx
