@@ -36,6 +36,7 @@ struct TrainArgs {
     bool noCalibrate = false;
     int folds = 5;
     int trials = 20;
+    double timeLimit = 0;
     std::uint64_t seed = 0;
 };
 
@@ -115,6 +116,7 @@ void train(const TrainArgs& a)
     opt.initialPoints = std::min(6, std::max(1, a.trials));
     opt.iterations = std::max(0, a.trials - opt.initialPoints);
     opt.seed = a.seed;
+    opt.timeLimitS = a.timeLimit;
     TrainReport report;
     const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
 
@@ -133,6 +135,10 @@ void train(const TrainArgs& a)
                 "%zu run(s) skipped\n",
                 set.runs.size(), set.rows.size(), set.timeLabels(), set.memoryLabels(), interpolated,
                 set.skipped.size());
+    if (report.stoppedByTimeLimit)
+        std::printf("incomplete: --time-limit %.0f s stopped the hyper-parameter search after %zu of %d trials; the "
+                    "best parameters so far trained the model\n",
+                    a.timeLimit, report.trials.size(), a.trials);
     std::printf("hyper-parameters: depth %d, eta %.3f, subsample %.2f, rounds %d (%s)\n", report.params.maxDepth,
                 report.params.eta, report.params.subsample, report.params.rounds,
                 report.trials.empty() ? "fixed" : (std::to_string(report.trials.size()) + " Bayesian-optimisation trials").c_str());
@@ -322,6 +328,11 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     tr->add_flag("--no-calibrate", ta->noCalibrate,
                  "Do not fit each GPU type's physical parameters first; the trees correct the catalog's analytic model");
     tr->add_option("--folds", ta->folds, "Cross-validation folds (split by run)")->check(CLI::Range(2, 50))->capture_default_str();
+    tr->add_option("--time-limit", ta->timeLimit,
+                   "Seconds the hyper-parameter search may take; then the best parameters so far train the model "
+                   "and the report says the search was cut short (0: no limit)")
+        ->check(CLI::Range(0.0, 1e7))
+        ->capture_default_str();
     tr->add_option("--trials", ta->trials, "Hyper-parameter evaluations of the Bayesian optimiser")
         ->check(CLI::Range(1, 200))
         ->capture_default_str();

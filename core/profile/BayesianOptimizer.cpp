@@ -320,6 +320,10 @@ BayesianOptimizer::Result BayesianOptimizer::minimise(
     std::normal_distribution<double> gauss(0.0, 1.0);
     GaussianProcess gp;
     for (int it = 0; it < options.iterations; ++it) {
+        if (options.stop && options.stop()) {
+            result.stopped = true;
+            break;
+        }
         // GP targets: non-finite values become the worst finite one.
         double worst = -std::numeric_limits<double>::infinity();
         for (double v : values)

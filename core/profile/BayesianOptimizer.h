@@ -134,6 +134,9 @@ struct BayesianOptimizer {
         int candidates = 2000;     // random points EI is maximised over, >= 1
         std::uint64_t seed = 0;
         double noise = 1e-6;       // GP noise variance on standardised outputs, >= 0
+        // Asked before each step after the design; true ends the search with
+        // the best point so far (a time limit).
+        std::function<bool()> stop;
     };
 
     struct Result {
@@ -141,6 +144,7 @@ struct BayesianOptimizer {
         double bestValue = 0;
         // Every evaluation in order: (point, value).
         std::vector<std::pair<std::vector<double>, double>> history;
+        bool stopped = false;  // Options::stop ended it before all iterations
     };
 
     // Minimises f over the box. Throws std::invalid_argument for no

@@ -1,5 +1,7 @@
 #include "profile/PredictorTrainer.h"
 
+#include <chrono>
+
 #include "predict/StageFeatures.h"
 #include "profile/BayesianOptimizer.h"
 #include "profile/TrainingSet.h"
@@ -59,6 +61,9 @@ nlohmann::json TrainReport::toJson() const
         t.push_back({{"params", paramsJson(trial.params)}, {"cv_mape_pct", number(trial.objective)}});
     j["trials"] = t;
     j["importance_gain"] = importance;
+    if (stoppedByTimeLimit)
+        j["incomplete"] = "the hyper-parameter search was stopped by --time-limit after "
+            + std::to_string(trials.size()) + " trials";
     return j;
 }
 
@@ -142,6 +147,12 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
         bo.initialPoints = options.initialPoints;
         bo.iterations = options.iterations;
         bo.seed = options.seed;
+        const auto start = std::chrono::steady_clock::now();
+        if (options.timeLimitS > 0)
+            bo.stop = [&] {
+                return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+                    > options.timeLimitS;
+            };
         const auto result = BayesianOptimizer::minimise(
             dims,
             [&](const std::vector<double>& x) {
@@ -152,6 +163,7 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
             },
             bo);
         best = toParams(result.best);
+        report.stoppedByTimeLimit = result.stopped;
     }
     report.params = best;
     report.cv = crossValidate(set, best, options.folds, options.seed);

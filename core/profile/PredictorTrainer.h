@@ -38,6 +38,7 @@ struct TrainReport {
     std::vector<Trial> trials;         // every Bayesian-optimisation evaluation, in order
     std::map<std::string, double> importance;  // gain per feature of the final model
     LearnedPredictorParams uncertainty;        // calibrated from the cross-validation
+    bool stoppedByTimeLimit = false;           // the hyper-parameter search was cut short
 
     // The "training" object of a predictor file: params, cross_validation,
     // trials, importance_gain (docs/FILE_FORMATS.md).
@@ -62,6 +63,10 @@ public:
         bool tune = true;              // false: use `params` as given
         XgboostModel::TrainParams params;  // start (and fixed, when tune is false)
         std::uint64_t seed = 0;
+        // Seconds the hyper-parameter search may take (0: no limit); when it
+        // runs out, the best parameters so far train the model and the
+        // report says the search was cut short.
+        double timeLimitS = 0;
     };
 
     // Throws std::invalid_argument when the set has no row.

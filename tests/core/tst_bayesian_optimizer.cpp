@@ -70,6 +70,8 @@ private slots:
     void beatsRandomSearch();
     void deterministicForSeed();
     void historyIsConsistent();
+    void stopEndsTheSearchWithTheBestSoFar_data();
+    void stopEndsTheSearchWithTheBestSoFar();
     void gpInterpolatesTrainingPoints_data();
     void gpInterpolatesTrainingPoints();
     void gpErrors();
@@ -214,6 +216,40 @@ void TestBayesianOptimizer::deterministicForSeed()
 }
 
 // Points stay in the box, integers are integers, best is the history's minimum.
+// A time limit: `stop` is asked before each step after the design, so the
+// search evaluates the 6 design points plus `allowed` steps and keeps the
+// best of those.
+void TestBayesianOptimizer::stopEndsTheSearchWithTheBestSoFar_data()
+{
+    QTest::addColumn<int>("allowed");
+    QTest::addColumn<int>("evaluations");
+    QTest::addColumn<bool>("stopped");
+    QTest::newRow("stop at once") << 0 << 6 << true;
+    QTest::newRow("after 3 steps") << 3 << 9 << true;
+    QTest::newRow("never") << 100 << 16 << false;
+}
+
+void TestBayesianOptimizer::stopEndsTheSearchWithTheBestSoFar()
+{
+    QFETCH(int, allowed);
+    QFETCH(int, evaluations);
+    QFETCH(bool, stopped);
+    const std::vector<Dim> dims{{"x", -3, 3, false, false}};
+    auto f = [](const std::vector<double>& v) { return (v[0] - 1) * (v[0] - 1); };
+    BayesianOptimizer::Options o;
+    o.initialPoints = 6;
+    o.iterations = 10;
+    int asked = 0;
+    o.stop = [&] { return asked++ >= allowed; };
+    const auto r = BayesianOptimizer::minimise(dims, f, o);
+    QCOMPARE(int(r.history.size()), evaluations);
+    QCOMPARE(r.stopped, stopped);
+    double minValue = std::numeric_limits<double>::infinity();
+    for (const auto& [x, y] : r.history)
+        minValue = std::min(minValue, y);
+    QCOMPARE(r.bestValue, minValue);
+}
+
 void TestBayesianOptimizer::historyIsConsistent()
 {
     const std::vector<Dim> dims{{"lr", 1e-3, 0.5, false, true}, {"depth", 2.5, 9.7, true, false},
