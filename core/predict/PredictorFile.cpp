@@ -1,5 +1,7 @@
 #include "predict/PredictorFile.h"
 
+#include "predict/BoosterCheck.h"
+
 #include "io/Text.h"
 
 #include "hardware/Cluster.h"
@@ -132,6 +134,7 @@ nlohmann::json PredictorFile::toJson(const LearnedPredictor& predictor, const Pr
     doc["feature_min"] = floats(predictor.featureMin());
     doc["feature_max"] = floats(predictor.featureMax());
     doc["booster"] = nlohmann::json::parse(predictor.model().saveJson());
+    doc["booster_checksum"] = BoosterCheck::checksum(doc["booster"]);
     return doc;
 }
 
@@ -213,6 +216,10 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     std::vector<float> lo = readFloats(r, "feature_min", n), hi = readFloats(r, "feature_max", n);
     if (!r.has("booster") || !doc.at("booster").is_object())
         r.fail("missing or not an object", "booster");
+    if (r.has("booster_checksum")  // files before the checksum have none
+        && r.string("booster_checksum") != BoosterCheck::checksum(doc.at("booster")))
+        r.fail("does not match the booster: the file was changed or damaged after training", "booster_checksum");
+    BoosterCheck::validate(doc.at("booster"), n, file);
     try {
         XgboostModel booster = XgboostModel::loadJson(doc.at("booster").dump());
         out.predictor = std::make_shared<LearnedPredictor>(std::move(booster), std::move(lo), std::move(hi),

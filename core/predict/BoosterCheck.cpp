@@ -1,0 +1,185 @@
+#include "predict/BoosterCheck.h"
+
+#include "io/InputError.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+namespace memx {
+
+namespace {
+
+const char* kTrees = "booster/learner/gradient_booster/model/trees";
+
+[[noreturn]] void fail(const std::string& file, const std::string& field, const std::string& why)
+{
+    throw InputError(file, field, why);
+}
+
+const nlohmann::json& member(const nlohmann::json& j, const char* key, const std::string& file,
+                             const std::string& path)
+{
+    if (!j.is_object() || !j.contains(key))
+        fail(file, path, std::string("missing \"") + key + "\"");
+    return j.at(key);
+}
+
+// XGBoost writes counts as strings ("21") in its parameter objects.
+long long count(const nlohmann::json& v, const std::string& file, const std::string& path)
+{
+    try {
+        if (v.is_number_integer())
+            return v.get<long long>();
+        if (v.is_string()) {
+            std::size_t used = 0;
+            const long long n = std::stoll(v.get<std::string>(), &used);
+            if (used == v.get<std::string>().size())
+                return n;
+        }
+    } catch (const std::exception&) {
+    }
+    fail(file, path, "expected a whole number, got " + v.dump());
+}
+
+void checkTree(const nlohmann::json& tree, std::size_t index, std::size_t features, const std::string& file)
+{
+    const std::string path = std::string(kTrees) + "/" + std::to_string(index);
+    const std::string name = "tree " + std::to_string(index);
+    const long long n = count(member(member(tree, "tree_param", file, path), "num_nodes", file, path + "/tree_param"),
+                              file, path + "/tree_param/num_nodes");
+    if (n < 1 || n > 100000000)
+        fail(file, path + "/tree_param/num_nodes", name + ": " + std::to_string(n) + " nodes");
+    const auto nodes = static_cast<std::size_t>(n);
+    for (const char* key : {"left_children", "right_children", "parents", "split_indices", "split_conditions",
+                            "default_left", "base_weights"}) {
+        const nlohmann::json& a = member(tree, key, file, path);
+        if (!a.is_array() || a.size() != nodes)
+            fail(file, path + "/" + key,
+                 name + ": " + (a.is_array() ? std::to_string(a.size()) + " entries" : std::string("not a list"))
+                     + " for " + std::to_string(nodes) + " nodes");
+    }
+    const nlohmann::json& left = tree.at("left_children");
+    const nlohmann::json& right = tree.at("right_children");
+    const nlohmann::json& split = tree.at("split_indices");
+    auto child = [&](const nlohmann::json& list, const char* key, std::size_t k) -> long long {
+        const nlohmann::json& v = list[k];
+        if (!v.is_number_integer())
+            fail(file, path + "/" + key, name + ", node " + std::to_string(k) + ": child " + v.dump() + " is not a node");
+        const long long c = v.get<long long>();
+        if (c != -1 && (c < 1 || c >= n))
+            fail(file, path + "/" + key,
+                 name + ", node " + std::to_string(k) + ": child " + std::to_string(c) + " outside the tree's "
+                     + std::to_string(n) + " nodes");
+        return c;
+    };
+    std::vector<int> referenced(nodes, 0);
+    for (std::size_t k = 0; k < nodes; ++k) {
+        const long long l = child(left, "left_children", k), r = child(right, "right_children", k);
+        if ((l == -1) != (r == -1))
+            fail(file, path + "/left_children", name + ", node " + std::to_string(k) + ": one child only");
+        const nlohmann::json& w = tree.at("base_weights")[k];
+        if (!w.is_number() || !std::isfinite(w.get<double>()))
+            fail(file, path + "/base_weights", name + ", node " + std::to_string(k) + ": weight " + w.dump() + " is not a finite number");
+        if (l == -1)
+            continue;
+        ++referenced[static_cast<std::size_t>(l)];
+        ++referenced[static_cast<std::size_t>(r)];
+        const nlohmann::json& f = split[k];
+        if (!f.is_number_integer() || f.get<long long>() < 0 || static_cast<std::size_t>(f.get<long long>()) >= features)
+            fail(file, path + "/split_indices",
+                 name + ", node " + std::to_string(k) + ": split feature " + f.dump() + " outside the "
+                     + std::to_string(features) + " features of the schema");
+        const nlohmann::json& c = tree.at("split_conditions")[k];
+        if (!c.is_number() || !std::isfinite(c.get<double>()))
+            fail(file, path + "/split_conditions", name + ", node " + std::to_string(k) + ": split value " + c.dump() + " is not a finite number");
+    }
+    // Parents as XGBoost stores them (it follows them while loading): the
+    // root's is 2147483647 (none), every other node's the node whose child it is.
+    const nlohmann::json& parents = tree.at("parents");
+    std::vector<long long> parentOf(nodes, -1);
+    for (std::size_t k = 0; k < nodes; ++k)
+        if (const long long l = left[k].get<long long>(); l != -1) {
+            parentOf[static_cast<std::size_t>(l)] = static_cast<long long>(k);
+            parentOf[static_cast<std::size_t>(right[k].get<long long>())] = static_cast<long long>(k);
+        }
+    for (std::size_t k = 0; k < nodes; ++k) {
+        const long long want = k == 0 ? 2147483647LL : parentOf[k];
+        if (!parents[k].is_number_integer() || parents[k].get<long long>() != want)
+            fail(file, path + "/parents",
+                 name + ", node " + std::to_string(k) + ": parent " + parents[k].dump() + ", but "
+                     + (k == 0 ? std::string("the root has none (2147483647)")
+                               : "it is the child of node " + std::to_string(want)));
+    }
+    for (std::size_t k = 1; k < nodes; ++k)
+        if (referenced[k] != 1)
+            fail(file, path + "/left_children",
+                 name + ", node " + std::to_string(k) + ": the child of " + std::to_string(referenced[k])
+                     + " nodes (every node but the root has one parent)");
+    // Every node has one parent and children point forward or back: a walk
+    // from the root must reach all nodes exactly once, else there is a cycle.
+    std::vector<char> seen(nodes, 0);
+    std::vector<std::size_t> stack{0};
+    std::size_t reached = 0;
+    while (!stack.empty()) {
+        const std::size_t k = stack.back();
+        stack.pop_back();
+        if (seen[k])
+            fail(file, path + "/left_children", name + ", node " + std::to_string(k) + ": reached twice (a cycle)");
+        seen[k] = 1;
+        ++reached;
+        const long long l = left[k].get<long long>();
+        if (l != -1) {
+            stack.push_back(static_cast<std::size_t>(l));
+            stack.push_back(static_cast<std::size_t>(right[k].get<long long>()));
+        }
+    }
+    if (reached != nodes)
+        fail(file, path + "/left_children",
+             name + ": " + std::to_string(nodes - reached) + " node(s) not reachable from the root (a cycle)");
+}
+
+}  // namespace
+
+void BoosterCheck::validate(const nlohmann::json& booster, std::size_t features, const std::string& file)
+{
+    const nlohmann::json& learner = member(booster, "learner", file, "booster");
+    const nlohmann::json& lmp = member(learner, "learner_model_param", file, "booster/learner");
+    const long long nf = count(member(lmp, "num_feature", file, "booster/learner/learner_model_param"), file,
+                               "booster/learner/learner_model_param/num_feature");
+    if (nf != static_cast<long long>(features))
+        fail(file, "booster/learner/learner_model_param/num_feature",
+             std::to_string(nf) + " features where the schema has " + std::to_string(features));
+    const nlohmann::json& gb = member(learner, "gradient_booster", file, "booster/learner");
+    const nlohmann::json& model = member(gb, "model", file, "booster/learner/gradient_booster");
+    const std::string mpath = "booster/learner/gradient_booster/model";
+    const nlohmann::json& trees = member(model, "trees", file, mpath);
+    const nlohmann::json& info = member(model, "tree_info", file, mpath);
+    if (!trees.is_array() || !info.is_array() || trees.size() != info.size())
+        fail(file, mpath + "/tree_info", "the tree list and tree_info differ in length");
+    const long long declared = count(member(member(model, "gbtree_model_param", file, mpath), "num_trees", file,
+                                            mpath + "/gbtree_model_param"),
+                                     file, mpath + "/gbtree_model_param/num_trees");
+    if (declared != static_cast<long long>(trees.size()))
+        fail(file, mpath + "/gbtree_model_param/num_trees",
+             std::to_string(declared) + " trees declared, " + std::to_string(trees.size()) + " present");
+    for (std::size_t i = 0; i < trees.size(); ++i)
+        checkTree(trees[i], i, features, file);
+}
+
+std::string BoosterCheck::checksum(const nlohmann::json& booster)
+{
+    std::uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : booster.dump()) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
+
+}  // namespace memx
