@@ -98,14 +98,9 @@ void train(const TrainArgs& a)
     const std::string dataFile = a.measurements.size() == 1 ? a.measurements.front() : "measurements";
     RunPlacement placement(loadCluster(a.cluster));
     // Each GPU type's physical parameters first; the trees learn what is left.
-    std::shared_ptr<AnalyticPredictor> prior;
     Calibrator::Result calibration;
-    if (!a.noCalibrate) {
-        calibration = Calibrator::fit(MeasuredRun::group(measured, dataFile, nullptr), GpuCatalog::builtin(), dataFile,
-                                      placement, AnalyticPredictor::Params(), Calibrator::Options());
-        prior = std::make_shared<AnalyticPredictor>();
-        prior->setCalibration(calibration.fits);
-    }
+    const std::shared_ptr<const AnalyticPredictor> prior =
+        a.noCalibrate ? nullptr : Calibrator::calibratedModel(measured, dataFile, placement, calibration);
     const TrainingSet set = TrainingSet::build(rows, dataFile, GpuCatalog::builtin(), &placement, prior);
     for (const std::string& s : set.skipped) std::cerr << "skipped " << s << "\n";
     if (set.rows.empty())

@@ -44,22 +44,28 @@ void AnalyticPredictor::setCalibration(std::vector<GpuParamsFit> fits)
     fits_ = std::move(fits);
 }
 
+const GpuParamsFit* AnalyticPredictor::fitOf(const GpuType& gpu) const
+{
+    for (const GpuParamsFit& f : fits_)
+        if (f.type == gpu.name)
+            return &f;
+    return nullptr;
+}
+
 const GpuType& AnalyticPredictor::calibrated(const GpuType& gpu, GpuType& scratch) const
 {
-    for (const GpuParamsFit& f : fits_) {
-        if (f.type == gpu.name) {
-            scratch = gpu;
-            f.applyTo(scratch);
-            return scratch;
-        }
-    }
-    return gpu;
+    const GpuParamsFit* f = fitOf(gpu);
+    if (!f)
+        return gpu;
+    scratch = gpu;
+    f->applyTo(scratch);
+    return scratch;
 }
 
 double AnalyticPredictor::iterationOverheadMs(const GpuType& gpu) const
 {
-    GpuType scratch;
-    return calibrated(gpu, scratch).iterationOverheadMs;
+    const GpuParamsFit* f = fitOf(gpu);  // once per stage of every skeleton: no copy of the type
+    return f ? f->iterationOverheadMs : gpu.iterationOverheadMs;
 }
 
 AnalyticPredictor::StageCosts AnalyticPredictor::costsOf(const StageQuery& q) const

@@ -56,6 +56,7 @@ private:
         double messageMs = 0;
     };
     StageCosts costsOf(const StageQuery& q) const;
+    const GpuParamsFit* fitOf(const GpuType& gpu) const;  // null: catalog values
     static OperatorCost::Breakdown compose(const StageCosts& c, const StageQuery& q);
     StagePrediction predictStage(const StageQuery& q, const StageCosts& c) const;
 

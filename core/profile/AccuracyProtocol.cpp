@@ -32,12 +32,7 @@ std::shared_ptr<const AnalyticPredictor> calibratedPrior(const std::vector<Measu
 {
     if (!options.calibrate)
         return nullptr;
-    const std::vector<MeasuredRun> runs = MeasuredRun::group(train, file, nullptr);
-    calibration = Calibrator::fit(runs, GpuCatalog::builtin(), file, placement, AnalyticPredictor::Params(),
-                                  Calibrator::Options());
-    auto prior = std::make_shared<AnalyticPredictor>();
-    prior->setCalibration(calibration.fits);
-    return prior;
+    return Calibrator::calibratedModel(train, file, placement, calibration);
 }
 
 // Every run scored by a model trained on all the other runs.

@@ -309,9 +309,12 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
     }
     for (const auto& [key, times] : repeats) {
         auto [lo, hi] = std::minmax_element(times.begin(), times.end());
-        if (*hi > ratio * *lo)
-            e.contradiction = "runs of one configuration differ " + std::to_string(int(*hi / *lo + 0.5))
-                + "x in iteration time (" + std::to_string(*lo) + " vs " + std::to_string(*hi) + " ms)";
+        if (*hi > ratio * *lo) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "runs of one configuration differ %.0fx in iteration time (%.1f vs %.1f ms)",
+                          *hi / *lo, *lo, *hi);
+            e.contradiction = buf;
+        }
     }
     e.distinct = distinct.size();
     for (const Param& p : kParams) {
@@ -325,6 +328,13 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
     if (e.free.size() > budget)
         e.free.resize(budget);
     return e;
+}
+
+// Takes the parameter values of `from` (not its bookkeeping).
+void adoptValues(GpuParamsFit& to, const GpuParamsFit& from)
+{
+    for (const Param& p : kParams)
+        to.*(p.field) = from.*(p.field);
 }
 
 std::set<std::string> typesOf(const MeasuredRun& r)
@@ -394,12 +404,7 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
             const auto best = fitter.minimise(alone, dims, e.obs, 24, 2);
             const double after = fitter.mape(best, e.obs);
             if (after < fit.mapeBefore) {
-                const GpuParamsFit& b = best.at(type);
-                fit.efficiencyMultiplier = b.efficiencyMultiplier;
-                fit.bandwidthMultiplier = b.bandwidthMultiplier;
-                fit.launchOverheadUs = b.launchOverheadUs;
-                fit.commOverheadUs = b.commOverheadUs;
-                fit.iterationOverheadMs = b.iterationOverheadMs;
+                adoptValues(fit, best.at(type));
                 for (const Param* p : e.free)
                     fit.fitted.push_back(p->name);
                 if (e.free.size() < std::size(kParams))
@@ -431,16 +436,17 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
             if (std::any_of(t.begin(), t.end(), [&](const std::string& x) { return involved.count(x) > 0; }))
                 members.push_back(static_cast<int>(i));
         }
+        std::map<std::string, std::vector<int>> own;  // the runs containing each involved type
+        for (int idx : members)
+            for (const std::string& t : typesOf(*scenarios[static_cast<std::size_t>(idx)].run))
+                if (involved.count(t))
+                    own[t].push_back(idx);
         std::vector<Dim> dims;
         std::map<std::string, std::vector<const Param*>> freeOf;
         for (const std::string& type : involved) {
-            std::vector<int> own;
-            for (int idx : members)
-                if (typesOf(*scenarios[static_cast<std::size_t>(idx)].run).count(type))
-                    own.push_back(idx);
-            const Evidence e = evidenceOf(scenarios, own, options.contradictionRatio);
+            const Evidence e = evidenceOf(scenarios, own[type], options.contradictionRatio);
             GpuParamsFit& fit = start(type);
-            fit.runs = static_cast<int>(own.size());
+            fit.runs = static_cast<int>(own[type].size());
             if (!e.contradiction.empty()) {
                 fit.note = e.contradiction + "; catalog values kept";
                 continue;
@@ -461,12 +467,7 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
             if (after < before) {
                 for (const auto& [type, params] : freeOf) {
                     GpuParamsFit& fit = fits.at(type);
-                    const GpuParamsFit& b = best.at(type);
-                    fit.efficiencyMultiplier = b.efficiencyMultiplier;
-                    fit.bandwidthMultiplier = b.bandwidthMultiplier;
-                    fit.launchOverheadUs = b.launchOverheadUs;
-                    fit.commOverheadUs = b.commOverheadUs;
-                    fit.iterationOverheadMs = b.iterationOverheadMs;
+                    adoptValues(fit, best.at(type));
                     fit.fitted.clear();
                     for (const Param* p : params)
                         fit.fitted.push_back(p->name);
@@ -475,16 +476,12 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
                 }
             }
         }
+        std::map<std::string, GpuParamsFit> catalogValues;
+        for (const std::string& t : involved)
+            catalogValues.emplace(t, GpuParamsFit::of(*catalog.find(t)));
         for (const std::string& type : involved) {
             GpuParamsFit& fit = fits.at(type);
-            std::vector<int> own;
-            for (int idx : members)
-                if (typesOf(*scenarios[static_cast<std::size_t>(idx)].run).count(type))
-                    own.push_back(idx);
-            const Evidence e = evidenceOf(scenarios, own, 1e300);
-            std::map<std::string, GpuParamsFit> catalogValues;
-            for (const std::string& t : involved)
-                catalogValues.emplace(t, GpuParamsFit::of(*catalog.find(t)));
+            const Evidence e = evidenceOf(scenarios, own[type], 1e300);
             fit.mapeBefore = fitter.mape(catalogValues, e.obs);
             fit.mapeAfter = fitter.mape(fits, e.obs);
             if (fit.fitted.empty() && fit.note.empty())
@@ -494,6 +491,18 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
     for (auto& [type, f] : fits)
         result.fits.push_back(f);
     return result;
+}
+
+std::shared_ptr<const AnalyticPredictor> Calibrator::calibratedModel(const std::vector<Measurement>& rows,
+                                                                   const std::string& file, RunPlacement& placement,
+                                                                   Result& result)
+{
+    std::vector<std::string> incomplete;  // TrainingSet names these runs
+    result = fit(MeasuredRun::group(rows, file, &incomplete), GpuCatalog::builtin(), file, placement,
+                 AnalyticPredictor::Params(), Options());
+    auto model = std::make_shared<AnalyticPredictor>();
+    model->setCalibration(result.fits);
+    return model;
 }
 
 }  // namespace memx

@@ -3,6 +3,7 @@
 #include "predict/AnalyticPredictor.h"
 #include "predict/GpuParamsFit.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@ namespace memx {
 
 class GpuCatalog;
 class RunPlacement;
+struct Measurement;
 struct MeasuredRun;
 
 // Fits each GPU type's few physical parameters to measured runs of that
@@ -52,6 +54,14 @@ public:
                       RunPlacement& placement, const AnalyticPredictor::Params& params, const Options& options);
     // On the synthetic cluster, with default options.
     static Result fit(const std::vector<MeasuredRun>& runs, const GpuCatalog& catalog, const std::string& file);
+
+    // What `train` and the accuracy protocol do first: the rows grouped into
+    // runs (a run that cannot be completed is left out, as training leaves it
+    // out), fitted on the built-in catalog, and the analytic model with the
+    // fitted parameters, which the trees then correct.
+    static std::shared_ptr<const AnalyticPredictor> calibratedModel(const std::vector<Measurement>& rows,
+                                                                    const std::string& file, RunPlacement& placement,
+                                                                    Result& result);
 };
 
 }  // namespace memx
