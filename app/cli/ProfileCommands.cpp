@@ -8,6 +8,7 @@
 #include "hardware/Topology.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
+#include "io/Text.h"
 #include "model/ModelSpec.h"
 #include "predict/AnalyticPredictor.h"
 #include "profile/MeasuredRun.h"
@@ -18,6 +19,7 @@
 #include "sim/ReferenceSimulator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -153,6 +155,7 @@ struct SimArgs {
     std::string cluster, model, runs, out, logs;
     std::uint64_t seed = 0;
     int iterations = 10;
+    double timeLimit = 0;
 };
 
 void checkModel(const std::string& modelName, const MeasuredRun& run, const std::string& file)
@@ -176,7 +179,13 @@ void simulate(const SimArgs& a, int& exitCode)
     std::vector<Measurement> out;
     int oom = 0;
     if (!a.logs.empty()) fs::create_directories(a.logs);
-    for (const MeasuredRun& run : MeasuredRun::group(set.rows, a.runs)) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<MeasuredRun> runs = MeasuredRun::group(set.rows, a.runs);
+    std::size_t done = 0;
+    for (const MeasuredRun& run : runs) {
+        if (a.timeLimit > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= a.timeLimit)
+            break;
+        ++done;
         checkModel(a.model, run, a.runs);
         PlanSpec spec;
         const Problem problem = RunScenario::problem(run, cluster, spec);
@@ -204,10 +213,22 @@ void simulate(const SimArgs& a, int& exitCode)
             writeFileAtomically((fs::path(a.logs) / (LaunchFiles::safeName(run.runId) + ".log")).string(),
                                 sim.megatronLog(result, planned.plan));
     }
+    // Runs are whole: a run the time limit stopped before is not written at all.
+    const std::string incomplete = done == runs.size() ? ""
+        : "--time-limit " + Text::fmt("%g", a.timeLimit) + " s stopped the simulation after " + std::to_string(done)
+            + " of " + std::to_string(runs.size()) + " runs; run " + runs[done].runId + " and the "
+            + std::to_string(runs.size() - done - 1) + " after it were not simulated";
+    if (out.empty() && !incomplete.empty()) {
+        std::cerr << "incomplete: " << incomplete << "; nothing written\n";
+        exitCode = NoFeasiblePlan;
+        return;
+    }
     if (out.empty())
         throw InputError(a.runs, "", "every run ran out of memory in the simulator; nothing to write");
     MeasurementCsv::save(a.out, out);
     std::printf("%zu rows (simulated) written to %s; %d run(s) out of memory\n", out.size(), a.out.c_str(), oom);
+    if (!incomplete.empty())
+        std::fprintf(stderr, "incomplete: %s\n", incomplete.c_str());
     exitCode = Ok;
 }
 
@@ -298,6 +319,11 @@ void addProfileCommands(CLI::App& app, int& exitCode)
     sim->add_option("--seed", sa->seed, "Seed of the run-to-run noise")->capture_default_str();
     sim->add_option("--iterations", sa->iterations, "Iterations per run, the first two are warm-up")
         ->check(CLI::Range(3, 1000))
+        ->capture_default_str();
+    sim->add_option("--time-limit", sa->timeLimit,
+                    "Start no run after this many seconds; the runs simulated so far are written and the rest named "
+                    "(0: no limit)")
+        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     sim->callback([sa, &exitCode] { simulate(*sa, exitCode); });
 

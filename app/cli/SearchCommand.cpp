@@ -11,6 +11,7 @@
 #include "search/RecomputeAblation.h"
 #include "search/SearchEngine.h"
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -55,6 +56,7 @@ struct SearchArgs {
     std::string predictor = "analytic";
     std::string runsOut;
     std::size_t runsCount = 40;
+    double timeLimit = 0;
 };
 
 // "10%" or "0.1" -> 0.1; a negative or unreadable value names the option.
@@ -175,6 +177,9 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
         o.maxSlowdown = percentOption("--max-slowdown", a.maxSlowdown);
     req.options.topK = std::max(a.top, a.keep);
     req.options.threads = a.threads;
+    if (!(a.timeLimit >= 0) || !std::isfinite(a.timeLimit))
+        throw InputError("--time-limit", std::to_string(a.timeLimit), "expected seconds, 0 or more (0: no limit)");
+    req.options.timeLimitS = a.timeLimit;
     req.options.prune = !a.noPrune;
     if (a.compare)
         req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
@@ -259,6 +264,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--runs-out", args->runsOut,
                     "Write the top plans as a run list (memx-measurements/1) for simulate, predict or measuring");
     cmd->add_option("--runs-count", args->runsCount, "Plans in --runs-out")->capture_default_str();
+    cmd->add_option("--time-limit", args->timeLimit,
+                    "Stop after this many seconds with the best plans found so far, marked incomplete in the report "
+                    "and in --json (0: no limit)")
+        ->capture_default_str();
     cmd->add_flag("--no-prune", args->noPrune, "Disable memory and bound pruning (brute force, for checking)");
 
     cmd->callback([args, &exitCode] {
@@ -305,6 +314,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
             MeasurementCsv::save(args->runsOut, planRuns(req, r, args->runsCount), MeasurementCsv::Kind::RunList);
         if (!args->report.empty())
             writeFileAtomically(args->report, report);
+        if (!r.incomplete.empty() && args->quiet)
+            std::cerr << "incomplete: " << r.incomplete << "\n";
         if (!r.error.empty()) {
             std::cerr << report;
             exitCode = NoFeasiblePlan;

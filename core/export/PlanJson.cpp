@@ -139,6 +139,9 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
                   {"threads", st.threads},
                   {"sample_fraction", st.sampleFraction}};
     j["cancelled"] = r.cancelled;
+    j["complete"] = r.incomplete.empty() && !r.cancelled;
+    if (!r.incomplete.empty())
+        j["incomplete"] = r.incomplete;
     if (!r.error.empty())
         j["error"] = r.error;
     j["notes"] = r.notes;

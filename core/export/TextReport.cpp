@@ -62,6 +62,9 @@ std::string TextReport::priceLine(const SearchResult& r)
 std::string TextReport::table(const Problem& problem, const SearchResult& r, std::size_t top)
 {
     std::string out;
+    if (!r.incomplete.empty())
+        out += "INCOMPLETE: " + r.incomplete + ".\nThe plans below are the best found so far, not necessarily the best "
+               "of the space.\n";
     out += "MemX plan for " + problem.model.name + " on " + problem.cluster.name() + " (" + std::to_string(problem.cluster.deviceCount())
         + " GPUs), global batch " + std::to_string(problem.setup.globalBatch) + ", predictor " + r.predictorName + "\n";
     out += "Objective: " + std::string(toString(r.profileUsed)) + " (wT=" + Text::fmt("%.2f", r.weights.time)

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -36,6 +37,7 @@ namespace memx {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
 using engine::BothSinks;
 using engine::ExploreShared;
 using engine::ExploreSink;
@@ -72,19 +74,29 @@ public:
             return finish();
         startWorkers();
         count();
-        if (pool_->stopped())
+        if (userCancelled_)
             return cancel();
+        if (timedOut_)
+            return stoppedWhileCounting();
         if (!anyFeasible())
             return finish();
         exploreAndSample();
-        if (pool_->stopped())
+        if (userCancelled_)
             return cancel();
+        const bool exploreCut = timedOut_;
         mergeExplore();
+        if (exploreCut && fastest_.size() == 0)
+            return stoppedBeforeAnyPlan("explore", pool_->lastPassCompleted());
         chooseReferencesAndProfile();
-        rank();
+        if (!exploreCut)
+            rank();
+        if (timedOut_)
+            rankKnownPlans();
         collectCacheStats();
-        if (pool_->stopped())
+        if (userCancelled_)
             return cancel();
+        if (timedOut_)
+            describeIncomplete(exploreCut);
         if (!result_.error.empty())
             return finish();  // the constraints left nothing to rank
         assignRanks();
@@ -150,7 +162,23 @@ private:
                 req_.store->use(PredictionContext::of(req_.problem.cluster, req_.problem.model, req_.problem.setup.globalBatch, *predictor_));
         for (int i = 0; i < threads; ++i)
             workers_.push_back(std::make_unique<Worker>(*predictor_, req_.options, req_.store.get()));
-        pool_ = std::make_unique<WorkerPool>(threads, progress_, cancelled_, req_.options.background);
+        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(req_.options.timeLimitS));
+        const bool limited = req_.options.timeLimitS > 0;
+        // A cancel from the front end ends the search with nothing; the time
+        // limit ends the pass it falls in and the search goes on with what it has.
+        auto stop = [this, deadline, limited] {
+            if (cancelled_ && cancelled_())
+                userCancelled_ = true;
+            else if (limited && Clock::now() >= deadline)
+                timedOut_ = true;
+            else if (req_.options.stopEarly && req_.options.stopEarly()) {
+                stoppedOnRequest_ = true;
+                timedOut_ = true;
+            }
+            return userCancelled_ || timedOut_;
+        };
+        pool_ = std::make_unique<WorkerPool>(threads, progress_, stop, req_.options.background);
         // Work per skeleton: building its tables and programmes. Skeletons of
         // one class (stages, layer units, micro-batch) cost alike in a pass.
         std::map<std::tuple<int, int, int>, int> classes;
@@ -239,6 +267,7 @@ private:
         const bool enumerateLevels = req_.problem.setup.recompute == RecomputeMode::Enumerate;
         // The explore pass it precedes costs 4-8x as much, and nothing here says how much.
         const ProgressEstimate::Pass pass{.estimable = false, .toPermille = 100};
+        passItems_ = list_.skeletons.size();
         pool_->run(1, indexOrder(), items_, pass, [&](int id, std::size_t idx) {
             Worker& w = *workers_[static_cast<std::size_t>(id)];
             const Skeleton& sk = list_.skeletons[idx];
@@ -290,6 +319,7 @@ private:
         exploreShared_->k = req_.options.topK;
         // Ranking costs about a tenth of exploring (tests/data/progress/).
         const ProgressEstimate::Pass pass{.followingShare = kRankShareOfExplore};
+        passItems_ = exploreItems_ = order.size();
         pool_->run(1, order, items_, pass, [&](int id, std::size_t idx) {
             Worker& w = *workers_[static_cast<std::size_t>(id)];
             const Skeleton& sk = list_.skeletons[idx];
@@ -317,6 +347,7 @@ private:
                     w.published.emplace_back(pt.x, pt.y);
             }
         }, [&](SearchProgress& p) { decorate(p, true); });
+        exploreDone_ = pool_->lastPassCompleted();
         for (auto& w : workers_)
             sample_.append(w->sample);
         result_.stats.sampleFraction =
@@ -489,6 +520,7 @@ private:
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rootPhi[a] < rootPhi[b]; });
         const bool enumerateLevels = req_.problem.setup.recompute == RecomputeMode::Enumerate;
         const ProgressEstimate::Pass pass{.shareOfPrevious = kRankShareOfExplore};
+        passItems_ = order.size();
         pool_->run(2, order, items_, pass, [&](int id, std::size_t idx) {
             Worker& w = *workers_[static_cast<std::size_t>(id)];
             if (req_.options.prune && !summary_[idx].root.empty()
@@ -680,6 +712,94 @@ private:
         result_.plotSampleComplete = static_cast<CandidateCount>(result_.plotSample.size()) == feasible_;
     }
 
+    // ---- The time limit: what a search cut short can still say ----
+    std::string limitText() const
+    {
+        return stoppedOnRequest_ ? "a request to stop early"
+                                 : "the time limit (" + Text::fmt("%g", req_.options.timeLimitS) + " s)";
+    }
+    std::string cutText() const { return stoppedOnRequest_ ? " came" : " ran out"; }
+
+    SearchResult stoppedWhileCounting()
+    {
+        return stoppedBeforeAnyPlan("counting", pool_->lastPassCompleted());
+    }
+
+    SearchResult stoppedBeforeAnyPlan(const std::string& pass, std::size_t done)
+    {
+        result_.incomplete = limitText() + cutText() + " in the " + pass + " pass with " + std::to_string(done) + " of "
+            + std::to_string(passItems_) + " skeletons finished";
+        result_.error = result_.incomplete + ", before any plan was evaluated; allow more time";
+        return finish();
+    }
+
+    // The search was cut short: the plans explore found (the fastest, both
+    // fronts and the plot's sample) join the ranking by Phi under every profile, with the
+    // constraints applied as the rank pass applies them, so a cut rank pass
+    // still offers them and a cut explore pass has a ranking at all.
+    void rankKnownPlans()
+    {
+        std::set<std::uint64_t> seen;
+        std::vector<const Plan*> known;
+        auto add = [&](const Plan& p) {
+            if (seen.insert(p.key).second)
+                known.push_back(&p);
+        };
+        for (const Plan& p : fastestPlans_)
+            add(p);
+        for (const auto& pt : tv_.points())
+            add(pt.plan);
+        for (const auto& pt : tm_.points())
+            add(pt.plan);
+        for (const auto& w : workers_)
+            for (const auto& e : w->plot)
+                add(e.second);
+        knownPlans_ = known.size();
+        Worker& w = *workers_.front();
+        for (std::size_t k = 0; k < rank_.weights.size(); ++k) {
+            std::set<std::uint64_t> ranked;  // by the cut rank pass
+            for (const auto& other : workers_)
+                for (const auto& e : other->best[k].entries())
+                    ranked.insert(e.second.key);
+            for (const Plan* p : known) {
+                if (ranked.count(p->key) || p->iterationMs > rank_.timeLimitMs)
+                    continue;
+                if (rank_.minHeadroom > 0
+                    && (rank_.headroomAtUpper ? p->minHeadroomAtUpper() : p->minHeadroom()) < rank_.minHeadroom)
+                    continue;
+                const double phi = Objective::phi(p->iterationMs, p->maxMemMiB, p->varMem, rank_.ref, rank_.weights[k]);
+                if (!w.best[k].accepts(phi, p->key))
+                    continue;
+                Plan copy = *p;
+                copy.phi = phi;
+                w.best[k].insert(phi, std::move(copy));
+            }
+        }
+    }
+
+    void describeIncomplete(bool exploreCut)
+    {
+        if (exploreCut) {
+            result_.incomplete = limitText() + cutText() + " in the explore pass with " + std::to_string(exploreDone_)
+                + " of " + std::to_string(exploreItems_) + " skeletons finished; the " + std::to_string(knownPlans_)
+                + " plans found so far (the fastest, the Pareto fronts and the plot's sample) were ranked by Phi, and the medians come "
+                  "from a partial sample";
+            result_.stats.sampleFraction = feasible_ > 0
+                ? std::min(0.999999, static_cast<double>(static_cast<long double>(sample_.size()) / feasible_))
+                : 0;
+        } else {
+            result_.incomplete = limitText() + cutText() + " in the Phi ranking pass with "
+                + std::to_string(pool_->lastPassCompleted()) + " of " + std::to_string(passItems_)
+                + " skeletons finished (the most promising first), and the " + std::to_string(knownPlans_)
+                + " plans explore found joined the ranking; the fastest plans, the fronts and the medians are complete";
+        }
+        result_.notes.insert(result_.notes.begin(), "incomplete: " + result_.incomplete);
+        if (result_.error.empty() && std::none_of(workers_.begin(), workers_.end(), [](const auto& w) {
+                return w->best[0].size() > 0;
+            }))
+            result_.error = result_.incomplete + "; no plan found so far meets the constraints";
+    }
+
     SearchResult cancel()
     {
         result_.cancelled = true;
@@ -707,6 +827,12 @@ private:
     std::unique_ptr<WorkerPool> pool_;
     std::unique_ptr<ExploreShared> exploreShared_;
     std::atomic<std::uint64_t> feasibleSoFar_{0};
+    std::atomic<bool> userCancelled_{false};
+    std::atomic<bool> timedOut_{false};         // the time limit or stopEarly
+    std::atomic<bool> stoppedOnRequest_{false};  // stopEarly
+    std::size_t passItems_ = 0;     // skeletons handed to the current pass
+    std::size_t exploreItems_ = 0, exploreDone_ = 0;
+    std::size_t knownPlans_ = 0;    // plans ranked after a cut explore pass
     CandidateCount feasible_ = 0;
     bool exact_ = true;  // every feasible candidate visited (medians and ranks exact)
     TopPlans fastest_;

@@ -6,6 +6,7 @@
 #include "space/Problem.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,6 +34,13 @@ struct SearchOptions {
     // other processes is unchanged), so that a front end sharing the cores
     // stays responsive; the workbench sets it, the command line does not.
     bool background = false;
+    // Seconds of wall time after which the search stops and returns the best
+    // plans found so far, marked incomplete (SearchResult::incomplete); 0: none.
+    double timeLimitS = 0;
+    // Polled like the cancel predicate (every ~20 ms, from the calling
+    // thread): true stops the search the same way the time limit does, with
+    // the best plans so far (a front end's "stop and keep" button). Empty: never.
+    std::function<bool()> stopEarly;
 };
 
 // Everything a search needs, by value: a front end copies its state in here
@@ -85,6 +93,10 @@ struct SearchStats {
 
 struct SearchResult {
     bool cancelled = false;
+    // Non-empty: SearchOptions::timeLimitS stopped the search; says which
+    // pass it stopped in and how much of it ran. The plans are the best found
+    // so far: real plans, but possibly not the best of the space.
+    std::string incomplete;
     std::string error;               // non-empty: no feasible plan, and why
     std::vector<Plan> best;          // top K under Phi, best first
     std::vector<Plan> fastest;       // top K under iteration time

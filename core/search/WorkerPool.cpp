@@ -46,6 +46,21 @@ double WorkerPool::elapsedS() const
     return std::chrono::duration<double>(Clock::now() - start_).count();
 }
 
+void WorkerPool::report(int phase, const Decorate& decorate)
+{
+    lastReport_ = Clock::now();
+    lastPhase_ = phase;
+    SearchProgress p;
+    p.phase = phase;
+    p.elapsedS = elapsedS();
+    const ProgressEstimate::Reading r = estimate_.read(p.elapsedS);
+    p.permille = r.permille;
+    p.remainingS = r.remainingS;
+    if (decorate)
+        decorate(p);
+    progress_(p);
+}
+
 void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std::vector<ProgressEstimate::Item>& items,
                      const ProgressEstimate::Pass& pass, const Body& body, const Decorate& decorate)
 {
@@ -55,6 +70,14 @@ void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std
         passItems[pos] = items[order[pos]];
     estimate_.beginPass(std::move(passItems), pass, n, elapsedS());
     std::atomic<std::size_t> next{0};
+    completed_ = 0;
+    // A new phase is reported at once, so a front end sees the rank pass
+    // begin however short it is; a stop asked for before the pass starts
+    // keeps the pass from starting any item.
+    if (progress_ && phase != lastPhase_)
+        report(phase, decorate);
+    if (cancelled_ && cancelled_())
+        stop_ = true;
     std::atomic<int> running{0};
     std::mutex doneMutex;
     std::condition_variable doneCv;
@@ -70,6 +93,8 @@ void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std
                 break;
             estimate_.started(pos, elapsedS());
             body(id, order[pos]);
+            if (!stop_.load(std::memory_order_relaxed))
+                ++completed_;
             estimate_.finished(pos, elapsedS());
         }
         {
@@ -90,19 +115,8 @@ void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std
             break;
         if (cancelled_ && cancelled_())
             stop_ = true;
-        const auto now = Clock::now();
-        if (progress_ && now - lastReport_ >= std::chrono::milliseconds(100)) {
-            lastReport_ = now;
-            SearchProgress p;
-            p.phase = phase;
-            p.elapsedS = elapsedS();
-            const ProgressEstimate::Reading r = estimate_.read(p.elapsedS);
-            p.permille = r.permille;
-            p.remainingS = r.remainingS;
-            if (decorate)
-                decorate(p);
-            progress_(p);
-        }
+        if (progress_ && Clock::now() - lastReport_ >= std::chrono::milliseconds(100))
+            report(phase, decorate);
     }
     for (auto& t : pool)
         t.join();

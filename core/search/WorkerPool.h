@@ -36,13 +36,20 @@ public:
     bool stopped() const { return stop_.load(std::memory_order_relaxed); }
     const std::atomic<bool>& stopFlag() const { return stop_; }
     double elapsedS() const;
+    // Items of the last pass whose body ran to its end before the stop flag
+    // was raised (a body cut short by the stop is not counted).
+    std::size_t lastPassCompleted() const { return completed_.load(); }
 
 private:
+    void report(int phase, const Decorate& decorate);
+
     int threads_;
+    int lastPhase_ = 0;
     bool background_;
     ProgressFn progress_;
     CancelFn cancelled_;
     std::atomic<bool> stop_{false};
+    std::atomic<std::size_t> completed_{0};
     std::chrono::steady_clock::time_point start_;
     std::chrono::steady_clock::time_point lastReport_;
     ProgressEstimate estimate_;
