@@ -57,6 +57,7 @@ struct SearchArgs {
     std::string runsOut;
     std::size_t runsCount = 40;
     double timeLimit = 0;
+    double maxMemory = 0;
 };
 
 // "10%" or "0.1" -> 0.1; a negative or unreadable value names the option.
@@ -180,6 +181,9 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     if (!(a.timeLimit >= 0) || !std::isfinite(a.timeLimit))
         throw InputError("--time-limit", std::to_string(a.timeLimit), "expected seconds, 0 or more (0: no limit)");
     req.options.timeLimitS = a.timeLimit;
+    if (!(a.maxMemory >= 0) || !std::isfinite(a.maxMemory))
+        throw InputError("--max-memory", std::to_string(a.maxMemory), "expected MiB, 0 or more (0: no cap)");
+    req.options.maxMemoryMiB = a.maxMemory;
     req.options.prune = !a.noPrune;
     if (a.compare)
         req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
@@ -268,6 +272,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     "Stop after this many seconds with the best plans found so far, marked incomplete in the report "
                     "and in --json (0: no limit)")
         ->capture_default_str();
+    cmd->add_option("--max-memory", args->maxMemory,
+                    "Cap what the search keeps (sample, Pareto fronts, plot sample, prediction caches) to about this "
+                    "many MiB; smaller medians' samples and fronts, said in --stats (0: no cap)")
+        ->capture_default_str();
     cmd->add_flag("--no-prune", args->noPrune, "Disable memory and bound pruning (brute force, for checking)");
 
     cmd->callback([args, &exitCode] {
@@ -287,6 +295,11 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         SearchResult r = SearchEngine::run(req, progress);
         if (args->progress)
             std::fprintf(stderr, "\n");
+        if (r.invalidRequest) {
+            std::cerr << "memx-cli: " << r.error << "\n";
+            exitCode = BadInput;
+            return;
+        }
         if (!topologyNote.empty())
             r.notes.push_back(topologyNote);
         if (!args->json.empty())

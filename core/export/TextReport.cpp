@@ -180,13 +180,15 @@ std::string TextReport::stats(const SearchResult& r)
     const auto& s = r.stats;
     std::string out = "\nSearch statistics:\n";
     out += "  skeletons " + std::to_string(s.skeletons) + ", feasible candidates " + std::to_string(s.feasible)
-        + " (counted, every one covered), composed while exploring " + std::to_string(s.explored)
+        + (r.incomplete.empty() ? " (counted, every one covered)" : " (counted; not every one covered: the search stopped early)")
+        + ", composed while exploring " + std::to_string(s.explored)
         + ", branch-and-bound nodes " + std::to_string(s.searchNodes) + "\n";
     for (const auto& [rule, n] : s.prunedByRule)
         out += "  pruned, " + rule + ": " + std::to_string(n) + "\n";
     out += "  phase 2 (Phi ranking) evaluated " + std::to_string(s.phase2Evaluated) + "\n";
     out += "  prediction cache: " + std::to_string(s.cacheHits) + " hits, " + std::to_string(s.cacheMisses)
-        + " misses (predictor calls)\n";
+        + " misses (predictor calls)" + (s.cacheResets > 0 ? ", emptied " + std::to_string(s.cacheResets) + " times when full" : "")
+        + "\n";
     if (s.storeSize > 0 || s.storeHits > 0)
         out += "  prediction store: " + std::to_string(s.storeHits) + " answers from earlier searches"
             + (s.storeInvalidated ? " (emptied first: GPU types, model, global batch or predictor changed)" : "")
@@ -195,7 +197,7 @@ std::string TextReport::stats(const SearchResult& r)
         + Text::fmt("%.0f", s.candidatesPerS) + " candidates/s\n";
     if (s.sampleFraction < 1.0)
         out += "  medians and ranks from a deterministic stratified sample of " + Text::fmt("%.2g", 100 * s.sampleFraction)
-            + "% of the feasible candidates (the best plans and fronts are exact)\n";
+            + "% of the feasible candidates" + (r.incomplete.empty() ? " (the best plans and fronts are exact)" : "") + "\n";
     for (const auto& n : r.notes)
         out += "  note: " + n + "\n";
     return out;

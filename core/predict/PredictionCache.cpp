@@ -31,8 +31,20 @@ const PredictionCache::Entry* PredictionCache::find(std::uint64_t sig, const Sta
     return nullptr;
 }
 
+std::size_t PredictionCache::bytesPerEntry()
+{
+    // The entry with a vector's worst slack (x2 after a doubling), and the
+    // table kept at most half full: two slots of (index, signature), doubled.
+    return 2 * sizeof(Entry) + 4 * (sizeof(std::uint32_t) + sizeof(std::uint64_t));
+}
+
 void PredictionCache::insert(std::uint64_t sig, const StageQuery& q, const StagePrediction& p)
 {
+    if (capacity_ > 0 && entries_.size() >= capacity_) {
+        entries_.clear();  // keeps the allocations: the next fill costs nothing more
+        std::fill(slots_.begin(), slots_.end(), 0u);
+        ++resets_;
+    }
     if ((entries_.size() + 1) * 2 > slots_.size()) {
         // Grow to keep the table at most half full; re-place every entry.
         const std::size_t n = std::max<std::size_t>(1024, slots_.size() * 2);

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <vector>
-#include <vector>
 
 namespace memx {
 
@@ -21,6 +20,14 @@ public:
     // miss before the predictor; mergeInto() hands this cache's own answers
     // to a store afterwards.
     explicit PredictionCache(const Predictor& predictor, const PredictionStore* store = nullptr);
+
+    // At most `entries` answers kept (0: no limit). A full cache starts
+    // over empty: answers are only ever remembered, never changed, so this
+    // costs predictor calls, not results. Set before the first predict().
+    void setCapacity(std::size_t entries) { capacity_ = entries; }
+    // Bytes one kept answer costs at most (entry, two hash slots, vector slack).
+    static std::size_t bytesPerEntry();
+    std::uint64_t resets() const { return resets_; }
 
     // Fills `out` for all queries, sending only the misses to the predictor in
     // one batch.
@@ -52,6 +59,8 @@ private:
     std::uint64_t hits_ = 0;
     std::uint64_t misses_ = 0;
     std::uint64_t storeHits_ = 0;
+    std::size_t capacity_ = 0;
+    std::uint64_t resets_ = 0;
 };
 
 }  // namespace memx

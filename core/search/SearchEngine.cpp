@@ -6,6 +6,7 @@
 #include "predict/PredictionCache.h"
 #include "predict/PredictionStore.h"
 #include "search/BothSinks.h"
+#include "search/MemoryBudget.h"
 #include "search/ExploreSink.h"
 #include "search/NearMiss.h"
 #include "search/ParetoKnee.h"
@@ -72,7 +73,8 @@ public:
         result_.varianceMode = req_.objective.variance;
         if (!validate() || !enumerate())
             return finish();
-        startWorkers();
+        if (!startWorkers())
+            return finish();
         count();
         if (userCancelled_)
             return cancel();
@@ -118,6 +120,7 @@ private:
                 throw std::invalid_argument("the maximum slowdown must not be negative");
         } catch (const std::exception& e) {
             result_.error = std::string("invalid request: ") + e.what();
+            result_.invalidRequest = true;
             return false;
         }
         return true;
@@ -151,17 +154,34 @@ private:
         return true;
     }
 
-    void startWorkers()
+    bool startWorkers()
     {
         int threads = req_.options.threads > 0 ? req_.options.threads
                                                : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         threads = std::max(1, std::min<int>(threads, static_cast<int>(list_.skeletons.size())));
         result_.stats.threads = threads;
+        MemoryBudget::Sizes kept;
+        try {
+            kept = MemoryBudget::sizes(req_.options, req_.problem, threads, 1 + req_.compareProfiles.size());
+        } catch (const std::invalid_argument& e) {
+            result_.error = std::string("invalid request: ") + e.what();
+            result_.invalidRequest = true;
+            return false;
+        }
+        if (req_.options.maxMemoryMiB > 0) {
+            result_.notes.push_back(MemoryBudget::describe(req_.options, kept));
+            req_.options.sampleBudget = kept.sampleBudget;
+            req_.options.estimateSamples = kept.estimateSamples;
+            req_.options.frontCapacity = kept.frontCapacity;
+            req_.options.plotPoints = kept.plotPoints;
+        }
         if (req_.store)
             result_.stats.storeInvalidated =
                 req_.store->use(PredictionContext::of(req_.problem.cluster, req_.problem.model, req_.problem.setup.globalBatch, *predictor_));
-        for (int i = 0; i < threads; ++i)
+        for (int i = 0; i < threads; ++i) {
             workers_.push_back(std::make_unique<Worker>(*predictor_, req_.options, req_.store.get()));
+            workers_.back()->cache.setCapacity(kept.cacheEntries);
+        }
         const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                   std::chrono::duration<double>(req_.options.timeLimitS));
         const bool limited = req_.options.timeLimitS > 0;
@@ -189,6 +209,7 @@ private:
             const int cls = classes.emplace(key, static_cast<int>(classes.size())).first->second;
             items_.push_back({weight_.back(), cls});
         }
+        return true;
     }
 
     // Tables of skeleton `idx` into the worker; false when it cannot run.
@@ -592,6 +613,7 @@ private:
         for (auto& w : workers_) {
             result_.stats.cacheHits += w->cache.hits();
             result_.stats.cacheMisses += w->cache.misses();
+            result_.stats.cacheResets += w->cache.resets();
             result_.stats.storeHits += w->cache.storeHits();
             result_.stats.searchNodes += w->nodes;
         }

@@ -41,6 +41,10 @@ struct SearchOptions {
     // thread): true stops the search the same way the time limit does, with
     // the best plans so far (a front end's "stop and keep" button). Empty: never.
     std::function<bool()> stopEarly;
+    // Caps what the search keeps (sample, fronts, plot sample, prediction
+    // caches) to about this many MiB; 0: the sizes above, caches unbounded.
+    // See MemoryBudget.
+    double maxMemoryMiB = 0;
 };
 
 // Everything a search needs, by value: a front end copies its state in here
@@ -83,6 +87,7 @@ struct SearchStats {
     std::uint64_t cacheHits = 0;
     std::uint64_t cacheMisses = 0;   // predictor calls (stage queries predicted)
     std::uint64_t storeHits = 0;     // part of cacheHits: answered from earlier searches
+    std::uint64_t cacheResets = 0;   // full caches started over (SearchOptions::maxMemoryMiB)
     bool storeInvalidated = false;   // the store was emptied for this search
     std::size_t storeSize = 0;       // entries after the search
     double wallS = 0;
@@ -98,6 +103,7 @@ struct SearchResult {
     // so far: real plans, but possibly not the best of the space.
     std::string incomplete;
     std::string error;               // non-empty: no feasible plan, and why
+    bool invalidRequest = false;     // the error is about the request itself, not the space
     std::vector<Plan> best;          // top K under Phi, best first
     std::vector<Plan> fastest;       // top K under iteration time
     ParetoFront paretoTimeVariance;
