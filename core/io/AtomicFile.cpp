@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,49 @@ namespace memx {
 namespace {
 std::atomic<int> g_writes{0};
 std::atomic<void (*)()> g_doneHook{nullptr};
+
+constexpr const char* kTempMark = ".memx-tmp-";
+
+// ".<name>.memx-tmp-<pid>-XXXXXX" -> pid; 0 when `name` is not one of ours.
+long tempOwner(const std::string& name)
+{
+    const std::size_t at = name.rfind(kTempMark);
+    if (name.empty() || name[0] != '.' || at == std::string::npos)
+        return 0;
+    std::size_t i = at + std::strlen(kTempMark);
+    long pid = 0;
+    const std::size_t digits = i;
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9' && pid < 1'000'000'000)
+        pid = pid * 10 + (name[i++] - '0');
+    if (i == digits || i + 7 != name.size() || name[i] != '-')
+        return 0;
+    return pid;
+}
+
+// Temporary files a killed writer left in `dir` (its process is gone) are
+// removed by the next write there; a live writer's are left alone.
+void removeAbandonedTemps(const std::filesystem::path& dir)
+{
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const long pid = tempOwner(name);
+        if (pid <= 0 || pid == static_cast<long>(::getpid()))
+            continue;
+        if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+            ::unlink(it->path().c_str());
+    }
+}
+
+// The rename is durable once the directory itself is flushed.
+void syncDirectory(const std::filesystem::path& dir)
+{
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        (void)::fsync(fd);
+        ::close(fd);
+    }
+}
 
 struct WriteInProgress {
     WriteInProgress() { g_writes.fetch_add(1); }
@@ -47,7 +91,8 @@ void writeFileAtomically(const std::string& path, const std::string& content)
     fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
     std::error_code ec;
     fs::create_directories(dir, ec);
-    std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
+    removeAbandonedTemps(dir);
+    std::string tmpl = (dir / ("." + target.filename().string() + kTempMark + std::to_string(::getpid()) + "-XXXXXX")).string();
     int fd = ::mkstemp(tmpl.data());
     if (fd < 0)
         throw InputError(path, "", std::string("cannot create temporary file: ") + std::strerror(errno));
@@ -77,6 +122,7 @@ void writeFileAtomically(const std::string& path, const std::string& content)
         ::unlink(tmpl.c_str());
         throw InputError(path, "", std::string("rename failed: ") + std::strerror(err));
     }
+    syncDirectory(dir);
 }
 
 }  // namespace memx

@@ -4,10 +4,12 @@
 
 namespace memx {
 
-// Writes the whole content to a temporary file in the target's directory,
-// flushes it and renames it over the target, so a reader never sees a
-// half-written file and a crash leaves the previous version intact.
-// Throws InputError naming the file when anything fails.
+// Writes the whole content to a temporary file in the target's directory
+// (.<name>.memx-tmp-<pid>-XXXXXX), flushes it and renames it over the target,
+// then flushes the directory, so a reader never sees a half-written file and
+// a crash leaves the previous version intact. Temporary files of writers
+// that were killed (their process is gone) are removed by the next write in
+// the same directory. Throws InputError naming the file when anything fails.
 void writeFileAtomically(const std::string& path, const std::string& content);
 
 // Process-wide bookkeeping of the writes in progress, for a program that

@@ -1,0 +1,127 @@
+// Atomic writes under SIGKILL (issue #14, item 6): a child process writes a
+// file over and over and is killed at a random moment, 60 times. After each
+// kill the file is whole (the previous version or one of the new ones, never
+// a mix or a stub), and the next write in that folder, by another process,
+// leaves no temporary file behind. A live writer's temporary file is not
+// touched.
+#include "io/AtomicFile.h"
+
+#include <QDir>
+#include <QFile>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace memx;
+
+namespace {
+
+// Version k: 2 MiB of lines that all name k, so any mix of two versions or
+// a cut file is seen.
+std::string version(int k)
+{
+    const std::string line = "version " + std::to_string(k) + " of the file, every line the same\n";
+    std::string s;
+    while (s.size() < 2 * 1024 * 1024)
+        s += line;
+    return s + "end of version " + std::to_string(k) + "\n";
+}
+
+// The version a file holds, or -1 when it is not exactly one of them.
+int versionOf(const QByteArray& content)
+{
+    const int space = content.indexOf(' ', 8);
+    if (!content.startsWith("version ") || space < 0)
+        return -1;
+    bool ok = false;
+    const int k = content.mid(8, space - 8).toInt(&ok);
+    return ok && content == QByteArray::fromStdString(version(k)) ? k : -1;
+}
+
+QStringList filesIn(const QString& dir)
+{
+    return QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::System, QDir::Name);
+}
+
+}  // namespace
+
+class TestAtomicFile : public QObject {
+    Q_OBJECT
+private slots:
+    void killedWriterLeavesOldOrNew();
+    void liveWritersTemporaryIsKept();
+};
+
+void TestAtomicFile::killedWriterLeavesOldOrNew()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string target = dir.filePath("plan.json").toStdString();
+    writeFileAtomically(target, version(0));
+    int kills = 0, midWrite = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        const pid_t child = ::fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            try {
+                for (int k = 1;; ++k)
+                    writeFileAtomically(target, version(k));
+            } catch (...) {
+                ::_exit(1);
+            }
+        }
+        // A write of 2 MiB takes milliseconds: 0-40 ms lands before the first
+        // write, inside one, or between two.
+        ::usleep(static_cast<useconds_t>(QRandomGenerator::global()->bounded(40000)));
+        ::kill(child, SIGKILL);
+        int status = 0;
+        QCOMPARE(::waitpid(child, &status, 0), child);
+        QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        ++kills;
+        QFile f(QString::fromStdString(target));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const int k = versionOf(f.readAll());
+        QVERIFY2(k >= 0, qPrintable(QStringLiteral("trial %1: the file is not a whole version").arg(trial)));
+        const QStringList left = filesIn(dir.path());
+        midWrite += left.size() > 1;  // killed between a temporary file and its rename
+        // The next write (this process) clears what the killed one left.
+        writeFileAtomically(target, version(0));
+        QCOMPARE(filesIn(dir.path()), QStringList{"plan.json"});
+    }
+    qInfo("%d kills, %d of them left a temporary file that the next write removed", kills, midWrite);
+    QVERIFY(midWrite > 0);  // the kills did land inside writes
+}
+
+void TestAtomicFile::liveWritersTemporaryIsKept()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const pid_t sleeper = ::fork();
+    QVERIFY(sleeper >= 0);
+    if (sleeper == 0) {
+        ::pause();
+        ::_exit(0);
+    }
+    // As a writer that is still running would have it, and one of a process
+    // that is gone (pid 0x7ffffffe is above any pid Linux hands out).
+    const QString live = QStringLiteral(".plan.json.memx-tmp-%1-AbC123").arg(sleeper);
+    const QString dead = QStringLiteral(".plan.json.memx-tmp-2147483646-XyZ789");
+    for (const QString& name : {live, dead}) {
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("half");
+    }
+    writeFileAtomically(dir.filePath("other.json").toStdString(), "{}\n");
+    ::kill(sleeper, SIGKILL);
+    ::waitpid(sleeper, nullptr, 0);
+    QCOMPARE(filesIn(dir.path()), (QStringList{live, "other.json"}));
+}
+
+QTEST_GUILESS_MAIN(TestAtomicFile)
+#include "tst_atomic_file.moc"
