@@ -235,6 +235,7 @@ struct AccuracyArgs {
     bool augment = false, noTune = false, noCalibrate = false;
     int trials = 12;
     std::uint64_t seed = 0;
+    double timeLimit = 0;
 };
 
 // One line per GPU type: the fitted parameters and what they changed.
@@ -272,6 +273,9 @@ nlohmann::json protocolJson(const ProtocolResult& r)
     for (const GpuParamsFit& f : r.calibration.fits)
         j["calibration"].push_back(f.toJson());
     j["skipped"] = r.skipped;
+    j["complete"] = r.incomplete.empty();
+    if (!r.incomplete.empty())
+        j["incomplete"] = r.incomplete;
     return j;
 }
 
@@ -287,7 +291,12 @@ void accuracy(const AccuracyArgs& a)
     opt.trainer.iterations = std::max(0, a.trials - opt.trainer.initialPoints);
     opt.trainer.seed = a.seed;
     opt.cluster = loadCluster(a.cluster);
+    if (!(a.timeLimit >= 0) || !std::isfinite(a.timeLimit))
+        throw InputError("--time-limit", std::to_string(a.timeLimit), "expected seconds, 0 or more (0: no limit)");
+    opt.timeLimitS = a.timeLimit;
     const ProtocolResult r = AccuracyProtocol::run(set.rows, a.dataset, opt);
+    if (!r.incomplete.empty())
+        std::printf("INCOMPLETE: %s; the scores below cover what ran\n", r.incomplete.c_str());
     if (r.leaveOneOut)
         std::printf("%s: %zu complete runs, all of them in the minimal set: each run scored by a model trained on "
                     "the other %zu (leave one run out)\n",
@@ -380,6 +389,10 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     ac->add_option("--json", aa->json, "Also write both reports as JSON");
     ac->add_option("--cluster", aa->cluster,
                    "Place the runs on this cluster for training and scoring (default: one synthetic node per stage)");
+    ac->add_option("--time-limit", aa->timeLimit,
+                   "Seconds the protocol may take: hyper-parameter searches stop early and leave-one-out scores no "
+                   "more runs; the report says INCOMPLETE and what ran (0: no limit)")
+        ->capture_default_str();
     ac->callback([aa, &exitCode] {
         accuracy(*aa);
         exitCode = Ok;

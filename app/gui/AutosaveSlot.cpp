@@ -43,19 +43,37 @@ AutosaveSlot::~AutosaveSlot() = default;  // the lock goes; files stay unless di
 
 void AutosaveSlot::write(const Project& project, const QString& projectFile)
 {
+    // The origin first, and only when it changed: an autosave is never found
+    // without the path it belongs to, even when the first write is cut short.
+    if (!originWritten_ || projectFile != origin_) {
+        writeFileAtomically(originOf(file_).toStdString(), projectFile.toStdString());
+        origin_ = projectFile;
+        originWritten_ = true;
+    }
     project.save(file_.toStdString());
-    writeFileAtomically(originOf(file_).toStdString(), projectFile.toStdString());
 }
 
 void AutosaveSlot::discard()
 {
     QFile::remove(file_);
     QFile::remove(originOf(file_));
+    originWritten_ = false;
 }
 
 std::vector<AutosaveSlot::Orphan> AutosaveSlot::orphans(const QString& dir)
 {
     std::vector<Orphan> out;
+    // An origin without its autosave: an instance killed before its first
+    // autosave finished. Nothing to recover; it goes once no one holds it.
+    for (const QString& name : QDir(dir).entryList({QStringLiteral("autosave*.memx.origin")}, QDir::Files)) {
+        const QString file = QDir(dir).filePath(name.chopped(7));
+        QLockFile claim(lockOf(file));
+        claim.setStaleLockTime(0);
+        if (!QFileInfo::exists(file) && claim.tryLock(0)) {
+            QFile::remove(originOf(file));
+            claim.unlock();
+        }
+    }
     const QStringList names = QDir(dir).entryList({QStringLiteral("autosave*.memx")}, QDir::Files, QDir::Time);
     for (const QString& name : names) {
         Orphan o;

@@ -44,6 +44,8 @@ private:
     QString dir_;
     QString file_;
     std::unique_ptr<QLockFile> lock_;
+    QString origin_;             // the origin last written
+    bool originWritten_ = false;
 };
 
 }  // namespace memx

@@ -2,18 +2,39 @@
 
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
+#include "io/Text.h"
 #include "profile/Augmenter.h"
 #include "profile/MeasuredRun.h"
 #include "profile/MinimalSetSelector.h"
 #include "profile/RunPlacement.h"
 #include "profile/TrainingSet.h"
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <set>
 
 namespace memx {
 
 namespace {
+
+// The protocol's time limit, from its start; none when 0.
+class Deadline {
+public:
+    explicit Deadline(double seconds)
+        : seconds_(seconds), start_(std::chrono::steady_clock::now())
+    {
+    }
+    bool passed() const { return seconds_ > 0 && elapsed() >= seconds_; }
+    // The trainer's limit: what is left (at least a millisecond: 0 would
+    // mean none), or `otherwise` without a limit.
+    double left(double otherwise) const { return seconds_ > 0 ? std::max(1e-3, seconds_ - elapsed()) : otherwise; }
+
+private:
+    double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+    double seconds_;
+    std::chrono::steady_clock::time_point start_;
+};
 
 std::vector<Measurement> augmented(std::vector<Measurement> train, bool augment, std::size_t& interpolated)
 {
@@ -37,14 +58,27 @@ std::shared_ptr<const AnalyticPredictor> calibratedPrior(const std::vector<Measu
 
 // Every run scored by a model trained on all the other runs.
 ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::string& file,
-                           const AccuracyProtocol::Options& options, ProtocolResult out)
+                           const AccuracyProtocol::Options& options, const Deadline& deadline, ProtocolResult out)
 {
     const GpuCatalog& catalog = GpuCatalog::builtin();
     RunPlacement place(options.cluster);
     out.leaveOneOut = true;
     out.trainRuns.clear();
     AccuracyReport analytic, calibrated, learned;
-    for (const MeasuredRun& run : MeasuredRun::group(rows, file)) {
+    const std::vector<MeasuredRun> runs = MeasuredRun::group(rows, file);
+    std::size_t scored = 0;
+    bool cutTraining = false;
+    for (const MeasuredRun& run : runs) {
+        if (deadline.passed()) {
+            out.incomplete = "the time limit (" + Text::fmt("%g", options.timeLimitS) + " s) ran out after "
+                + std::to_string(scored) + " of " + std::to_string(runs.size()) + " runs were scored (leave one out)";
+            break;
+        }
+        if (out.training.stoppedByTimeLimit)
+            cutTraining = true;
+        ++scored;
+        AccuracyProtocol::Options each = options;
+        each.trainer.timeLimitS = deadline.left(options.trainer.timeLimitS);
         std::vector<Measurement> train, test;
         for (const Measurement& m : rows) (m.runId == run.runId ? test : train).push_back(m);
         auto prior = calibratedPrior(train, file, options, place, out.calibration);
@@ -52,7 +86,7 @@ ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::stri
             TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place, prior);
         if (set.rows.empty())
             continue;
-        auto model = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, options.trainer, out.training));
+        auto model = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, each.trainer, out.training));
         AccuracyReport a = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, model.get(), &place);
         AccuracyReport c = AccuracyEvaluator::evaluate(test, file, catalog, prior, model.get(), &place);
         AccuracyReport l = AccuracyEvaluator::evaluate(test, file, catalog, model, model.get(), &place);
@@ -63,6 +97,10 @@ ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::stri
         calibrated.scores.insert(calibrated.scores.end(), c.scores.begin(), c.scores.end());
         learned.scores.insert(learned.scores.end(), l.scores.begin(), l.scores.end());
     }
+    cutTraining = cutTraining || out.training.stoppedByTimeLimit;
+    if (cutTraining)
+        out.incomplete += (out.incomplete.empty() ? "the time limit (" + Text::fmt("%g", options.timeLimitS) + " s) " : "; it ")
+            + "stopped hyper-parameter searches early";
     out.analytic = AccuracyEvaluator::summarise(std::move(analytic));
     out.calibrated = AccuracyEvaluator::summarise(std::move(calibrated));
     out.learned = AccuracyEvaluator::summarise(std::move(learned));
@@ -74,6 +112,7 @@ ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::stri
 ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const std::string& file,
                                      const Options& options)
 {
+    const Deadline deadline(options.timeLimitS);
     ProtocolResult out;
     const std::vector<MeasuredRun> runs = MeasuredRun::group(rows, file, &out.skipped);
     out.runs = runs.size();
@@ -87,14 +126,19 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
     }
     const GpuCatalog& catalog = GpuCatalog::builtin();
     if (chosen.size() == runs.size())
-        return leaveOneOut(rows, file, options, std::move(out));
+        return leaveOneOut(rows, file, options, deadline, std::move(out));
     std::vector<Measurement> train, test;
     for (const Measurement& m : rows) (trainIds.count(m.runId) ? train : test).push_back(m);
     RunPlacement place(options.cluster);
     auto prior = calibratedPrior(train, file, options, place, out.calibration);
     const TrainingSet set =
         TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place, prior);
-    auto learned = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, options.trainer, out.training));
+    PredictorTrainer::Options trainer = options.trainer;
+    trainer.timeLimitS = deadline.left(trainer.timeLimitS);
+    auto learned = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, trainer, out.training));
+    if (out.training.stoppedByTimeLimit)
+        out.incomplete = "the time limit (" + Text::fmt("%g", options.timeLimitS)
+            + " s) stopped the hyper-parameter search after " + std::to_string(out.training.trials.size()) + " trials";
     out.analytic = AccuracyEvaluator::evaluate(test, file, catalog, nullptr, learned.get(), &place);
     out.calibrated = AccuracyEvaluator::evaluate(test, file, catalog, prior, learned.get(), &place);
     out.calibrated.predictor = "calibrated";

@@ -35,6 +35,9 @@ struct ProtocolResult {
     // The minimal set was the whole dataset: every run was scored by a model
     // trained on all the other runs instead (leave one run out).
     bool leaveOneOut = false;
+    // Non-empty: Options::timeLimitS cut the protocol short, and how (the
+    // hyper-parameter search stopped early, runs left unscored).
+    std::string incomplete;
 };
 
 class AccuracyProtocol {
@@ -46,6 +49,10 @@ public:
         // Where runs without a `cluster` of their own are placed, for
         // training and scoring alike (null: the synthetic cluster).
         std::shared_ptr<const Cluster> cluster;
+        // Seconds the whole protocol may take (0: no limit): each training's
+        // hyper-parameter search gets what is left, and leave-one-out scores
+        // no more runs once it is spent. Calibration is not cut short.
+        double timeLimitS = 0;
     };
 
     // Throws InputError when fewer than two runs are usable.

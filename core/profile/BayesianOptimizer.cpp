@@ -314,12 +314,17 @@ BayesianOptimizer::Result BayesianOptimizer::minimise(
             design[static_cast<std::size_t>(s)][i] =
                 (strata[static_cast<std::size_t>(s)] + uniform(rng)) / n0;
     }
-    for (auto& u : design)
-        evaluate(u);
+    // A stop is honoured from the second design point on: one point gives a best.
+    for (std::size_t k = 0; k < design.size() && !result.stopped; ++k) {
+        if (k > 0 && options.stop && options.stop())
+            result.stopped = true;
+        else
+            evaluate(design[k]);
+    }
 
     std::normal_distribution<double> gauss(0.0, 1.0);
     GaussianProcess gp;
-    for (int it = 0; it < options.iterations; ++it) {
+    for (int it = 0; it < options.iterations && !result.stopped; ++it) {
         if (options.stop && options.stop()) {
             result.stopped = true;
             break;

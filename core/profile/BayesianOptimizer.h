@@ -134,8 +134,8 @@ struct BayesianOptimizer {
         int candidates = 2000;     // random points EI is maximised over, >= 1
         std::uint64_t seed = 0;
         double noise = 1e-6;       // GP noise variance on standardised outputs, >= 0
-        // Asked before each step after the design; true ends the search with
-        // the best point so far (a time limit).
+        // Asked before each evaluation after the first; true ends the search
+        // with the best point so far (a time limit).
         std::function<bool()> stop;
     };
 

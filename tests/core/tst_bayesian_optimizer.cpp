@@ -216,16 +216,17 @@ void TestBayesianOptimizer::deterministicForSeed()
 }
 
 // Points stay in the box, integers are integers, best is the history's minimum.
-// A time limit: `stop` is asked before each step after the design, so the
-// search evaluates the 6 design points plus `allowed` steps and keeps the
-// best of those.
+// A time limit: `stop` is asked before each evaluation after the first
+// (design points included), so the search evaluates 1 + `allowed` points
+// and keeps the best of those.
 void TestBayesianOptimizer::stopEndsTheSearchWithTheBestSoFar_data()
 {
     QTest::addColumn<int>("allowed");
     QTest::addColumn<int>("evaluations");
     QTest::addColumn<bool>("stopped");
-    QTest::newRow("stop at once") << 0 << 6 << true;
-    QTest::newRow("after 3 steps") << 3 << 9 << true;
+    QTest::newRow("stop at once") << 0 << 1 << true;
+    QTest::newRow("inside the design") << 3 << 4 << true;
+    QTest::newRow("after 3 steps") << 8 << 9 << true;
     QTest::newRow("never") << 100 << 16 << false;
 }
 
