@@ -125,6 +125,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(controller_, &SearchController::cancelled, this, [this] {
         progress_->setVisible(false);
         cancelButton_->setVisible(false);
+    keepButton_->setVisible(false);
         runAct_->setEnabled(true);
         cancelAct_->setEnabled(false);
         statusLabel_->setText(staleChanges_.empty()
@@ -447,12 +448,18 @@ void MainWindow::createStatusBar()
     cancelButton_ = new QPushButton(tr("Cancel"), this);
     cancelButton_->setVisible(false);
     connect(cancelButton_, &QPushButton::clicked, controller_, &SearchController::cancel);
+    keepButton_ = new QPushButton(tr("Stop, Keep Best"), this);
+    keepButton_->setObjectName(QStringLiteral("stopKeepBest"));
+    keepButton_->setToolTip(tr("End the search now and show the best plans found so far, marked incomplete"));
+    keepButton_->setVisible(false);
+    connect(keepButton_, &QPushButton::clicked, controller_, &SearchController::stopEarly);
     planInfo_ = new ElidedLabel(QString(), this);
     planInfo_->setObjectName(QStringLiteral("planInfo"));
     planInfo_->setToolTip(tr("Selected plan: predictor provenance and relative uncertainty of its time and memory"));
     statusBar()->addWidget(statusLabel_, 1);
     statusBar()->addPermanentWidget(planInfo_);
     statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(keepButton_);
     statusBar()->addPermanentWidget(cancelButton_);
 }
 
@@ -1090,6 +1097,7 @@ void MainWindow::onSearchStarted()
     progress_->setValue(0);
     progress_->setVisible(true);
     cancelButton_->setVisible(true);
+    keepButton_->setVisible(true);
     runAct_->setEnabled(true);  // running again restarts
     cancelAct_->setEnabled(true);
     const QStringList warnings = predictorPanel_->choice() == PredictorPanel::Choice::Learned
@@ -1119,6 +1127,7 @@ void MainWindow::onSearchFinished()
     const SearchResult& r = controller_->lastResult();
     progress_->setVisible(false);
     cancelButton_->setVisible(false);
+    keepButton_->setVisible(false);
     cancelAct_->setEnabled(false);
     tableRanking_ = nullptr;  // pointed into the previous result
     updateStaleness();  // current, unless the panels were edited while it ran
@@ -1137,12 +1146,16 @@ void MainWindow::onSearchFinished()
                               {"predictor", r.predictorName}};
     // Feasible plans are counted, not visited: the search composes only the
     // ones its bounds cannot rule out.
-    statusLabel_->setText(tr("%L1 feasible plans covered, %L2 composed, in %3 s (%4 predictor, %L5 candidates/s)")
-                              .arg(r.stats.feasible)
-                              .arg(r.stats.explored)
-                              .arg(r.stats.wallS, 0, 'f', 2)
-                              .arg(predictorLabel(controller_->lastRequest().predictor, r.predictorName))
-                              .arg(static_cast<qlonglong>(r.stats.candidatesPerS)));
+    if (!r.incomplete.empty())
+        statusLabel_->setText(tr("Incomplete: the best plans found so far, not necessarily the best of the space (%1)")
+                                  .arg(qs(r.incomplete)));
+    else
+        statusLabel_->setText(tr("%L1 feasible plans covered, %L2 composed, in %3 s (%4 predictor, %L5 candidates/s)")
+                                  .arg(r.stats.feasible)
+                                  .arg(r.stats.explored)
+                                  .arg(r.stats.wallS, 0, 'f', 2)
+                                  .arg(predictorLabel(controller_->lastRequest().predictor, r.predictorName))
+                                  .arg(static_cast<qlonglong>(r.stats.candidatesPerS)));
     updateExportActions();
     // The plan table and the chosen plan's views follow on later turns of the
     // event loop, each after the previous one has been drawn, so that no turn
@@ -1180,6 +1193,7 @@ void MainWindow::onSearchFailed(const QString& reason)
     ++showGeneration_;
     progress_->setVisible(false);
     cancelButton_->setVisible(false);
+    keepButton_->setVisible(false);
     cancelAct_->setEnabled(false);
     statusLabel_->setText(tr("No feasible plan: %1").arg(reason));
     pareto_->clear();

@@ -196,6 +196,7 @@ private:
     QLabel* whyLabel_ = nullptr;  // "Why this plan?" of the selected plan
     QDockWidget* whyDock_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
+    QPushButton* keepButton_ = nullptr;  // stop early, keep the best so far
     QTimer* autosaveTimer_ = nullptr;
     mutable std::unique_ptr<AutosaveSlot> autosave_;  // made on first use
     AutosaveSlot& autosaveSlot() const;

@@ -35,6 +35,12 @@ void SearchController::cancel()
     emit cancelled();
 }
 
+void SearchController::stopEarly()
+{
+    if (isRunning())
+        current_.stop->store(true);
+}
+
 void SearchController::start(SearchRequest request)
 {
     if (isRunning()) {
@@ -49,6 +55,8 @@ void SearchController::start(SearchRequest request)
     request.options.background = true;  // the GUI thread shares the cores: workers yield to it
     const quint64 generation = ++generation_;
     auto cancelFlag = std::make_shared<std::atomic<bool>>(false);
+    auto stopFlag = std::make_shared<std::atomic<bool>>(false);
+    request.options.stopEarly = [stopFlag] { return stopFlag->load(); };
     QPointer<SearchController> self(this);
 
     auto progressFn = [self, generation](const SearchProgress& p) {
@@ -68,7 +76,7 @@ void SearchController::start(SearchRequest request)
     auto kept = std::make_shared<const SearchRequest>(request);  // for lastRequest(); the worker gets its own copy
     connect(watcher, &Watcher::finished, this,
             [this, generation, watcher, kept] { onFinished(generation, watcher, *kept); });
-    current_ = Run{cancelFlag, watcher, generation};
+    current_ = Run{cancelFlag, stopFlag, watcher, generation};
     watcher->setFuture(QtConcurrent::run([request = std::move(request), progressFn, cancelFn]() mutable {
         return std::make_shared<const SearchResult>(SearchEngine::run(std::move(request), progressFn, cancelFn));
     }));

@@ -23,6 +23,9 @@ public:
 
     void start(SearchRequest request);
     void cancel();
+    // Ends the running search soon with the best plans found so far; it
+    // finishes (finished()) with SearchResult::incomplete saying so.
+    void stopEarly();
     bool isRunning() const;
     const SearchResult& lastResult() const { return *result_; }
     // The same result, shared: views keep it alive instead of copying plans.
@@ -46,6 +49,7 @@ private:
 
     struct Run {
         std::shared_ptr<std::atomic<bool>> cancel;
+        std::shared_ptr<std::atomic<bool>> stop;
         Watcher* watcher = nullptr;
         quint64 generation = 0;
     };
