@@ -3,6 +3,7 @@
 
 #include "export/CandidateCsv.h"
 #include "export/PlanJson.h"
+#include "export/SimplexReport.h"
 #include "export/TextReport.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
@@ -10,6 +11,7 @@
 #include "profile/PlanRuns.h"
 #include "search/RecomputeAblation.h"
 #include "search/SearchEngine.h"
+#include "search/WeightSimplex.h"
 
 #include <cmath>
 #include <cstdio>
@@ -58,6 +60,7 @@ struct SearchArgs {
     std::size_t runsCount = 40;
     double timeLimit = 0;
     double maxMemory = 0;
+    std::string simplex;
 };
 
 // "10%" or "0.1" -> 0.1; a negative or unreadable value names the option.
@@ -268,6 +271,9 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--runs-out", args->runsOut,
                     "Write the top plans as a run list (memx-measurements/1) for simulate, predict or measuring");
     cmd->add_option("--runs-count", args->runsCount, "Plans in --runs-out")->capture_default_str();
+    cmd->add_option("--simplex", args->simplex,
+                    "Write which kept plan wins at every weighting (wT, wM, wV) on a 0.05 grid of the simplex (231 "
+                    "points) as CSV, and summarise the regions in the report");
     cmd->add_option("--time-limit", args->timeLimit,
                     "Stop after this many seconds with the best plans found so far, marked incomplete in the report "
                     "and in --json (0: no limit)")
@@ -312,6 +318,11 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     r.best.front(), RecomputeAblation::uniform(req.problem, r.best.front(), req.predictor, r.varianceMode),
                     r.varianceMode);
             report += TextReport::profileComparison(r);
+            if (!args->simplex.empty()) {
+                const SimplexMap map = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
+                writeFileAtomically(args->simplex, SimplexReport::csv(map));
+                report += SimplexReport::summary(map);
+            }
             if (args->stats)
                 report += TextReport::stats(r);  // with the notes
             else if (!topologyNote.empty())

@@ -120,6 +120,7 @@ private slots:
     void searchJsonStructure();
     void searchJsonParetoTimeVariance();
     void searchCsv();
+    void searchSimplex();
     void searchStats_data();
     void searchStats();
     void searchProfileAuto_data();
@@ -351,6 +352,35 @@ void TestCli::searchCsv()
     }
     // The first data row is the best plan of the table (Phi rank 1).
     QCOMPARE(lines[1].split(QLatin1Char(',')).at(header.indexOf(QStringLiteral("rank_phi"))), QStringLiteral("1"));
+}
+
+// --simplex on the 6-GPU V100+T4 sample: 231 weightings, each won by a
+// plan; the winner at the requested (default) weights is the table's first plan.
+void TestCli::searchSimplex()
+{
+    const QString csv = tmp("simplex.csv");
+    const QStringList args = {"search", "--cluster", sample("paper-6gpu-v100-t4.json"), "--model", "llama2-7b",
+                              "--gbs", "32", "--top", "1", "--simplex", csv};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY2(r.out.contains(QRegularExpression(R"(Weight simplex: 231 weightings \(step 0.05\) over \d+ kept plans: \d+ distinct winners)")),
+             qPrintable(r.out));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 232);
+    const QStringList header = lines.front().split(',');
+    QCOMPARE(header.mid(0, 4), (QStringList{"w_time", "w_memory", "w_variance", "plan"}));
+    const int iter = header.indexOf("iteration_ms");
+    // The default weights' row: its plan is the search's best (same T as the table's row 1).
+    for (const QString& line : lines.mid(1)) {
+        const QStringList cells = line.split(',');
+        QCOMPARE(cells.size(), header.size());
+        if (cells[0] == "0.40" && cells[1] == "0.20" && cells[2] == "0.40") {
+            const QString t = QString::number(cells[iter].toDouble(), 'f', 1);
+            QVERIFY2(r.out.contains(QRegularExpression("\n1 .* " + QRegularExpression::escape(t) + " ")),
+                     qPrintable(t + "\n" + r.out));
+        }
+    }
 }
 
 void TestCli::searchStats_data()
