@@ -53,9 +53,17 @@ PipelineView::PipelineView(QWidget* parent)
 
 PipelineView::~PipelineView() = default;
 
+void PipelineView::setAblation(const QStringList& lines)
+{
+    ablation_ = lines;
+    updateGeometry();
+    update();
+}
+
 void PipelineView::setPlan(const Plan& p)
 {
     plan_ = p;
+    ablation_.clear();
     std::vector<double> t;
     for (const auto& s : p.stages)
         t.push_back(s.timeMs);
@@ -73,6 +81,7 @@ void PipelineView::setGpuTypeColors(const GpuTypeColors& colours)
 void PipelineView::clear()
 {
     plan_.reset();
+    ablation_.clear();
     schedule_ = {};
     updateGeometry();
     update();
@@ -82,7 +91,8 @@ QSize PipelineView::sizeHint() const
 {
     const int rows = plan_ ? static_cast<int>(plan_->stages.size()) : 2;
     const int lh = fontMetrics().height();
-    return {900, kPad * 4 + (rows + 1) * (lh + 6) + lh + 3 * lh + rows * std::max(28, lh * 2) + 3 * lh};
+    return {900, kPad * 4 + (rows + 1) * (lh + 6) + static_cast<int>(ablation_.size()) * lh + lh + 3 * lh
+                     + rows * std::max(28, lh * 2) + 3 * lh};
 }
 
 QSize PipelineView::minimumSizeHint() const { return {400, 200}; }
@@ -162,7 +172,7 @@ PipelineView::Geometry PipelineView::geometry(const QRect& r) const
         g.columnX.push_back(static_cast<int>(std::lround(acc)));
     }
 
-    const int tableH = g.headerHeight + rows * (lh + 6);
+    const int tableH = g.headerHeight + rows * (lh + 6) + (ablation_.isEmpty() ? 0 : 4 + int(ablation_.size()) * lh);
     g.table = QRect(r.left() + kPad, r.top() + kPad, width, tableH);
     g.labelWidth = fm.horizontalAdvance(QStringLiteral("S00 ")) + 4;
     const int tlTop = g.table.bottom() + 2 * kPad + 2 * lh;  // title + legend lines
@@ -245,6 +255,19 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
             p.setPen(text);
             p.drawText(cell, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(cells[c], Qt::ElideRight, cell.width()));
         }
+    }
+
+    // The same plan with one recomputation level everywhere.
+    if (!ablation_.isEmpty()) {
+        int ay = firstRow + rows * rowH + 4;
+        for (int k = 0; k < ablation_.size(); ++k, ay += lh) {
+            p.setFont(k == 0 ? bold : font());
+            p.setPen(k == 0 ? text : dim);
+            const QFontMetrics m(k == 0 ? bold : font());
+            p.drawText(QRect(g.table.left() + 4, ay, g.table.width() - 8, lh), Qt::AlignLeft | Qt::AlignVCenter,
+                       m.elidedText(ablation_[k], Qt::ElideRight, g.table.width() - 8));
+        }
+        p.setFont(font());
     }
 
     // Timeline title and legend.

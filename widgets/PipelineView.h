@@ -23,6 +23,11 @@ public:
     ~PipelineView() override;
 
     void setPlan(const Plan& p);
+    // Lines under the stage table: the same plan with one recomputation level
+    // on every stage (RecomputeAblation::line); the first is the heading.
+    // Cleared by setPlan() and clear().
+    void setAblation(const QStringList& lines);
+    const QStringList& ablation() const { return ablation_; }
     void setGpuTypeColors(const GpuTypeColors& colours);  // the cluster's, as on the canvas
     void clear();
     bool hasPlan() const { return plan_.has_value(); }
@@ -54,6 +59,7 @@ private:
         int labelWidth = 0;
     };
     Geometry geometry(const QRect& target) const;
+    QStringList ablation_;
     QStringList tableRow(int stage) const;
     QRectF opRect(const Geometry& g, int stage, const PipelineOp& op) const;
     QString opToolTip(const QPoint& pos) const;

@@ -29,6 +29,7 @@
 #include "io/JsonReader.h"
 #include "predict/LibraryVersions.h"
 #include "search/PlanExplanation.h"
+#include "search/RecomputeAblation.h"
 #include "search/RequestChanges.h"
 
 #include <QAction>
@@ -1238,6 +1239,15 @@ void MainWindow::selectPlan(quint64 key)
     selectedKey_ = key;
     bars_->setPlan(*plan, document_->cluster());
     pipeline_->setPlan(*plan);
+    {
+        // What per-stage recomputation buys over one level on every stage:
+        // three plan evaluations, a few milliseconds.
+        const SearchRequest& req = controller_->lastRequest();
+        const auto variants = RecomputeAblation::uniform(req.problem, *plan, req.predictor, result()->varianceMode);
+        pipeline_->setAblation(qs(RecomputeAblation::line(*plan, variants, result()->varianceMode))
+                                   .trimmed()
+                                   .split(QLatin1Char('\n')));
+    }
     planInfo_->setText(planSummary());
     {
         QStringList html;
