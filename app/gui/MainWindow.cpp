@@ -14,6 +14,7 @@
 #include "PlanTableModel.h"
 #include "PredictorPanel.h"
 #include "ProfileComparisonView.h"
+#include "SimplexMapView.h"
 #include "PropertyPanel.h"
 #include "SearchController.h"
 #include "SetupPanel.h"
@@ -99,11 +100,13 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     bars_ = new MemoryBars(this);
     pipeline_ = new PipelineView(this);
     compare_ = new ProfileComparisonView(this);
+    simplex_ = new SimplexMapView(this);
     tabs_->addTab(canvas_, tr("Cluster"));
     tabs_->addTab(pareto_, tr("Pareto"));
     tabs_->addTab(bars_, tr("Memory per GPU"));
     tabs_->addTab(pipeline_, tr("Pipeline"));
     tabs_->addTab(compare_, tr("Profiles"));
+    tabs_->addTab(simplex_, tr("Weights"));
     staleBanner_ = new StaleBanner(this);
     auto* central = new QWidget(this);
     auto* centralLayout = new QVBoxLayout(central);
@@ -138,6 +141,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 
     connect(pareto_, &ParetoPlot::planClicked, this, &MainWindow::selectPlan);
     connect(compare_, &ProfileComparisonView::planActivated, this, &MainWindow::selectPlan);
+    connect(simplex_, &SimplexMapView::planActivated, this, &MainWindow::selectPlan);
     connect(document_, &ClusterDocument::changed, this, [this] {
         updateStaleness();
         if (!staleChanges_.empty())
@@ -1136,6 +1140,7 @@ void MainWindow::onSearchFinished()
     resultHadUnsavedChanges_ = isDirty();
     pareto_->setResult(controller_->lastResultShared());
     compare_->setResult(r);
+    simplex_->setResult(r);
     if (r.profileRequested == ProfileKind::Auto)
         objectivePanel_->setAutoExplanation(tr("auto chose %1: %2").arg(qs(toString(r.profileUsed)), qs(r.profileReason)));
     else
@@ -1200,6 +1205,7 @@ void MainWindow::onSearchFailed(const QString& reason)
     pareto_->clear();
     bars_->clear();
     pipeline_->clear();
+    simplex_->clear();
     planInfo_->clear();
     whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
     tableRanking_ = nullptr;
@@ -1221,9 +1227,13 @@ const Plan* MainWindow::planByKey(quint64 key) const
         for (const auto& p : *list)
             if (p.key == key)
                 return &p;
-    for (const auto& pb : r->profileBests)
+    for (const auto& pb : r->profileBests) {
         if (pb.best.key == key)
             return &pb.best;
+        for (const auto& p : pb.ranking)
+            if (p.key == key)
+                return &p;
+    }
     for (const auto* front : {&r->paretoTimeVariance, &r->paretoTimeMemory})
         for (const auto& pt : front->points())
             if (pt.plan.key == key)
@@ -1239,6 +1249,7 @@ void MainWindow::selectPlan(quint64 key)
     selectedKey_ = key;
     bars_->setPlan(*plan, document_->cluster());
     pipeline_->setPlan(*plan);
+    simplex_->setSelectedPlan(key);
     {
         // What per-stage recomputation buys over one level on every stage:
         // three plan evaluations, a few milliseconds.
@@ -1300,7 +1311,7 @@ bool MainWindow::parseView(const QString& name, View& out)
     static const std::pair<const char*, View> names[] = {{"window", View::Window},     {"cluster", View::Cluster},
                                                          {"pareto", View::Pareto},     {"memory", View::Memory},
                                                          {"pipeline", View::Pipeline}, {"compare", View::Compare},
-                                                         {"predictor", View::Predictor}};
+                                                         {"weights", View::Weights},   {"predictor", View::Predictor}};
     for (const auto& [n, v] : names)
         if (name == QLatin1String(n)) {
             out = v;
@@ -1318,6 +1329,7 @@ QWidget* MainWindow::viewWidget(View view)
     case View::Memory: return bars_;
     case View::Pipeline: return pipeline_;
     case View::Compare: return compare_;
+    case View::Weights: return simplex_;
     case View::Predictor: return predictorDock_;
     }
     return this;

@@ -36,6 +36,7 @@ class PlanTableModel;
 class Predictor;
 class PredictorPanel;
 class ProfileComparisonView;
+class SimplexMapView;
 class PropertyPanel;
 class SearchController;
 class SetupPanel;
@@ -46,7 +47,7 @@ class StaleBanner;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Predictor };
+    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor };
 
     struct Options {
         bool restoreState = true;      // QSettings geometry and dock layout
@@ -178,6 +179,7 @@ private:
     MemoryBars* bars_ = nullptr;
     PipelineView* pipeline_ = nullptr;
     ProfileComparisonView* compare_ = nullptr;
+    SimplexMapView* simplex_ = nullptr;  // which plan wins at each weighting
     GpuPalette* palette_ = nullptr;
     PropertyPanel* properties_ = nullptr;
     SetupPanel* setupPanel_ = nullptr;

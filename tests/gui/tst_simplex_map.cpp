@@ -1,0 +1,57 @@
+// The Weights view (issue #13, item 3): after a search it maps which plan
+// wins at each of the 231 weightings; the requested weights' cell holds the
+// search's own pick, and clicking a cell selects its plan everywhere.
+#include "TestWindow.h"
+
+#include "SimplexMapView.h"
+
+#include <QtTest>
+
+using namespace memx;
+using namespace memx::test;
+
+class TestSimplexMap : public QObject {
+    Q_OBJECT
+private slots:
+    void mapFollowsTheSearchAndSelects();
+};
+
+void TestSimplexMap::mapFollowsTheSearchAndSelects()
+{
+    MainWindow w(quietOptions());
+    w.resize(1400, 900);
+    w.openSampleProject();
+    auto* view = w.findChild<SimplexMapView*>();
+    QVERIFY(view);
+    QVERIFY(view->map() == nullptr);
+    QVERIFY(runAndWait(w));
+    w.showView(MainWindow::View::Weights);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const SearchResult* r = w.result();
+    const SimplexMap* map = view->map();
+    QVERIFY(map);
+    QCOMPARE(map->points.size(), std::size_t(231));
+    std::size_t sum = 0;
+    for (std::size_t n : map->regionSize)
+        sum += n;
+    QCOMPARE(sum, std::size_t(231));
+    // The sample project asks for the default profile: its cell is the search's best plan.
+    QCOMPARE(r->profileUsed, ProfileKind::Default);
+    QCOMPARE(map->plans[map->at(weightsOf(ProfileKind::Default)).winner].key, r->best.front().key);
+    // Click the safety-first weighting: its winner becomes the selected plan.
+    const Weights safety = weightsOf(ProfileKind::SafetyFirst);
+    const quint64 expected = map->plans[map->at(safety).winner].key;
+    QSignalSpy activated(view, &SimplexMapView::planActivated);
+    const QPoint at = view->positionOf(safety).toPoint();
+    QCOMPARE(view->pointAt(at), static_cast<int>(&map->at(safety) - map->points.data()));
+    QTest::mouseClick(view, Qt::LeftButton, {}, at);
+    QCOMPARE(activated.count(), 1);
+    QCOMPARE(activated.front().front().toULongLong(), expected);
+    QCOMPARE(w.selectedPlan(), expected);
+    // Outside the triangle nothing is hit.
+    QCOMPARE(view->pointAt(QPointF(2, 2)), -1);
+}
+
+QTEST_MAIN(TestSimplexMap)
+#include "tst_simplex_map.moc"

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "search/WeightSimplex.h"
+
+#include <QWidget>
+
+#include <optional>
+
+namespace memx {
+
+struct SearchResult;
+
+// The weight-simplex map of a search (WeightSimplex): a triangle whose
+// corners are time, memory and variance weight alone, each of its 231 grid
+// points a hexagon coloured by the plan that wins there. The paper's three
+// profiles are marked with their colours and the requested weights ringed.
+// Hovering a cell summarises its plan; clicking it emits planActivated. A
+// legend lists the winners with how many weightings each wins.
+class SimplexMapView : public QWidget {
+    Q_OBJECT
+public:
+    explicit SimplexMapView(QWidget* parent = nullptr);
+
+    void setResult(const SearchResult& r);
+    void clear();
+    const SimplexMap* map() const { return map_ ? &*map_ : nullptr; }
+    void setSelectedPlan(quint64 key);
+    // The grid point under a widget position, or -1.
+    int pointAt(const QPointF& pos) const;
+    QPointF positionOf(const Weights& w) const;  // in widget coordinates
+    static QColor planColour(std::size_t index);
+
+signals:
+    void planActivated(quint64 key);
+
+protected:
+    void paintEvent(QPaintEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void leaveEvent(QEvent* e) override;
+    QSize sizeHint() const override { return {760, 560}; }
+    QSize minimumSizeHint() const override { return {360, 300}; }
+
+private:
+    struct Frame {
+        QPointF time, memory, variance;  // the corners
+        double cell = 0;                 // distance between neighbouring grid points
+        QRectF legend;
+    };
+    Frame frame() const;
+    QString describe(std::size_t planIndex) const;
+
+    std::optional<SimplexMap> map_;
+    Weights requested_;
+    bool hasRequested_ = false;
+    QString note_;        // why there is no map
+    int hovered_ = -1;
+    quint64 selected_ = 0;
+};
+
+}  // namespace memx
