@@ -54,8 +54,10 @@ void checkTree(const nlohmann::json& tree, std::size_t index, std::size_t featur
     if (n < 1 || n > 100000000)
         fail(file, path + "/tree_param/num_nodes", name + ": " + std::to_string(n) + " nodes");
     const auto nodes = static_cast<std::size_t>(n);
+    // Every per-node list XGBoost's RegTree::LoadModel indexes by node: one
+    // short list (split_type, say) makes it read past the end and crash.
     for (const char* key : {"left_children", "right_children", "parents", "split_indices", "split_conditions",
-                            "default_left", "base_weights"}) {
+                            "default_left", "base_weights", "loss_changes", "sum_hessian", "split_type"}) {
         const nlohmann::json& a = member(tree, key, file, path);
         if (!a.is_array() || a.size() != nodes)
             fail(file, path + "/" + key,
@@ -81,6 +83,12 @@ void checkTree(const nlohmann::json& tree, std::size_t index, std::size_t featur
         const long long l = child(left, "left_children", k), r = child(right, "right_children", k);
         if ((l == -1) != (r == -1))
             fail(file, path + "/left_children", name + ", node " + std::to_string(k) + ": one child only");
+        // MemX's features are all numerical: a categorical split (1) would send
+        // XGBoost into the categories lists, which no MemX model has.
+        const nlohmann::json& st = tree.at("split_type")[k];
+        if (!st.is_number_integer() || st.get<long long>() != 0)
+            fail(file, path + "/split_type",
+                 name + ", node " + std::to_string(k) + ": split type " + st.dump() + " (MemX models split numerically: 0)");
         const nlohmann::json& w = tree.at("base_weights")[k];
         if (!w.is_number() || !std::isfinite(w.get<double>()))
             fail(file, path + "/base_weights", name + ", node " + std::to_string(k) + ": weight " + w.dump() + " is not a finite number");
