@@ -17,15 +17,20 @@
 namespace {
 namespace fs = std::filesystem;
 
+// One file per process, rewritten for every input. Never destroyed: the
+// atexit handler that removes it runs after static destructors may have.
 const fs::path& logFile()
 {
-    static const fs::path file = [] {
+    static const fs::path* file = [] {
         const fs::path dir = fs::temp_directory_path() / ("memx-fuzz-log-" + std::to_string(::getpid()));
         fs::create_directories(dir);
-        std::atexit([] { std::error_code ec; fs::remove_all(logFile().parent_path(), ec); });
-        return dir / "run_tp1_pp1.log";
+        std::atexit([] {
+            std::error_code ec;
+            fs::remove_all(logFile().parent_path(), ec);
+        });
+        return new fs::path(dir / "run_tp1_pp1.log");
     }();
-    return file;
+    return *file;
 }
 }  // namespace
 
