@@ -84,6 +84,9 @@ void TestBoosterCheck::damageIsNamed_data()
     // Found by tests/fuzz (fuzz_predictor): a short split_type crashed XGBoost.
     QTest::newRow("split types too short") << "splitTypeShort" << "trees/3/split_type: tree 3: 1 entries for";
     QTest::newRow("categorical split") << "categorical" << "split type 1 (MemX models split numerically: 0)";
+    // Found by tests/fuzz (fuzz_predictor): an output group outside the two corrupted XGBoost's heap.
+    QTest::newRow("tree output group 7") << "treeInfo" << "tree_info: tree 3: output 7 (0: time, 1: memory)";
+    QTest::newRow("three targets") << "targets" << "num_target 3, num_class 0: a MemX model predicts two targets";
 }
 
 void TestBoosterCheck::damageIsNamed()
@@ -117,6 +120,10 @@ void TestBoosterCheck::damageIsNamed()
         t["split_type"] = nlohmann::json::array({0});
     else if (damage == "categorical")
         t["split_type"][k] = 1;
+    else if (damage == "treeInfo")
+        doc["booster"]["learner"]["gradient_booster"]["model"]["tree_info"][3] = 7;
+    else if (damage == "targets")
+        doc["booster"]["learner"]["learner_model_param"]["num_target"] = "3";
     QTemporaryDir dir;
     const std::string err = loadError(write(dir, doc));
     QVERIFY2(err.find(message.toStdString()) != std::string::npos, err.c_str());
