@@ -54,8 +54,10 @@ void checkTree(const nlohmann::json& tree, std::size_t index, std::size_t featur
     if (n < 1 || n > 100000000)
         fail(file, path + "/tree_param/num_nodes", name + ": " + std::to_string(n) + " nodes");
     const auto nodes = static_cast<std::size_t>(n);
+    // Every per-node list XGBoost's RegTree::LoadModel indexes by node: one
+    // short list (split_type, say) makes it read past the end and crash.
     for (const char* key : {"left_children", "right_children", "parents", "split_indices", "split_conditions",
-                            "default_left", "base_weights"}) {
+                            "default_left", "base_weights", "loss_changes", "sum_hessian", "split_type"}) {
         const nlohmann::json& a = member(tree, key, file, path);
         if (!a.is_array() || a.size() != nodes)
             fail(file, path + "/" + key,
@@ -81,6 +83,12 @@ void checkTree(const nlohmann::json& tree, std::size_t index, std::size_t featur
         const long long l = child(left, "left_children", k), r = child(right, "right_children", k);
         if ((l == -1) != (r == -1))
             fail(file, path + "/left_children", name + ", node " + std::to_string(k) + ": one child only");
+        // MemX's features are all numerical: a categorical split (1) would send
+        // XGBoost into the categories lists, which no MemX model has.
+        const nlohmann::json& st = tree.at("split_type")[k];
+        if (!st.is_number_integer() || st.get<long long>() != 0)
+            fail(file, path + "/split_type",
+                 name + ", node " + std::to_string(k) + ": split type " + st.dump() + " (MemX models split numerically: 0)");
         const nlohmann::json& w = tree.at("base_weights")[k];
         if (!w.is_number() || !std::isfinite(w.get<double>()))
             fail(file, path + "/base_weights", name + ", node " + std::to_string(k) + ": weight " + w.dump() + " is not a finite number");
@@ -153,6 +161,16 @@ void BoosterCheck::validate(const nlohmann::json& booster, std::size_t features,
     if (nf != static_cast<long long>(features))
         fail(file, "booster/learner/learner_model_param/num_feature",
              std::to_string(nf) + " features where the schema has " + std::to_string(features));
+    // A MemX booster predicts two targets (time, memory) by regression: one
+    // output group per target. XGBoost trusts tree_info; a group outside the
+    // outputs corrupted its heap (fuzz_predictor, tree_info [0, 7]).
+    const std::string lpath = "booster/learner/learner_model_param";
+    const long long targets = lmp.contains("num_target") ? count(lmp.at("num_target"), file, lpath + "/num_target") : 1;
+    const long long classes = lmp.contains("num_class") ? count(lmp.at("num_class"), file, lpath + "/num_class") : 0;
+    if (targets != 2 || classes != 0)
+        fail(file, lpath,
+             "num_target " + std::to_string(targets) + ", num_class " + std::to_string(classes)
+                 + ": a MemX model predicts two targets (time, memory) by regression (num_target 2, num_class 0)");
     const nlohmann::json& gb = member(learner, "gradient_booster", file, "booster/learner");
     const nlohmann::json& model = member(gb, "model", file, "booster/learner/gradient_booster");
     const std::string mpath = "booster/learner/gradient_booster/model";
@@ -166,6 +184,15 @@ void BoosterCheck::validate(const nlohmann::json& booster, std::size_t features,
     if (declared != static_cast<long long>(trees.size()))
         fail(file, mpath + "/gbtree_model_param/num_trees",
              std::to_string(declared) + " trees declared, " + std::to_string(trees.size()) + " present");
+    const nlohmann::json& gmp = model.at("gbtree_model_param");
+    if (gmp.contains("num_parallel_tree")
+        && count(gmp.at("num_parallel_tree"), file, mpath + "/gbtree_model_param/num_parallel_tree") != 1)
+        fail(file, mpath + "/gbtree_model_param/num_parallel_tree", "MemX trains one tree per round (1), got "
+                                                                         + gmp.at("num_parallel_tree").dump());
+    for (std::size_t i = 0; i < info.size(); ++i)
+        if (!info[i].is_number_integer() || (info[i].get<long long>() != 0 && info[i].get<long long>() != 1))
+            fail(file, mpath + "/tree_info",
+                 "tree " + std::to_string(i) + ": output " + info[i].dump() + " (0: time, 1: memory)");
     for (std::size_t i = 0; i < trees.size(); ++i)
         checkTree(trees[i], i, features, file);
 }

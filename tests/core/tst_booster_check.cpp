@@ -81,6 +81,12 @@ void TestBoosterCheck::damageIsNamed_data()
     QTest::newRow("split feature 99") << "feature" << "split feature 99 outside the 21 features";
     QTest::newRow("tree count") << "count" << "401 trees declared, 400 present";
     QTest::newRow("leaf weight not a number") << "weight" << "is not a finite number";
+    // Found by tests/fuzz (fuzz_predictor): a short split_type crashed XGBoost.
+    QTest::newRow("split types too short") << "splitTypeShort" << "trees/3/split_type: tree 3: 1 entries for";
+    QTest::newRow("categorical split") << "categorical" << "split type 1 (MemX models split numerically: 0)";
+    // Found by tests/fuzz (fuzz_predictor): an output group outside the two corrupted XGBoost's heap.
+    QTest::newRow("tree output group 7") << "treeInfo" << "tree_info: tree 3: output 7 (0: time, 1: memory)";
+    QTest::newRow("three targets") << "targets" << "num_target 3, num_class 0: a MemX model predicts two targets";
 }
 
 void TestBoosterCheck::damageIsNamed()
@@ -110,6 +116,14 @@ void TestBoosterCheck::damageIsNamed()
         doc["booster"]["learner"]["gradient_booster"]["model"]["gbtree_model_param"]["num_trees"] = "401";
     else if (damage == "weight")
         t["base_weights"][k] = "NaN";
+    else if (damage == "splitTypeShort")
+        t["split_type"] = nlohmann::json::array({0});
+    else if (damage == "categorical")
+        t["split_type"][k] = 1;
+    else if (damage == "treeInfo")
+        doc["booster"]["learner"]["gradient_booster"]["model"]["tree_info"][3] = 7;
+    else if (damage == "targets")
+        doc["booster"]["learner"]["learner_model_param"]["num_target"] = "3";
     QTemporaryDir dir;
     const std::string err = loadError(write(dir, doc));
     QVERIFY2(err.find(message.toStdString()) != std::string::npos, err.c_str());
