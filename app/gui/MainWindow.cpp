@@ -864,6 +864,7 @@ MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QStr
     try {
         PlanDocument doc = PlanJsonReader::fromJson(PlanJson::planDocument(req.problem, predictor, *plan), source);
         doc.origin = originOfResult().toStdString();
+        doc.incomplete = r->incomplete;
         const std::vector<ExportedFile> files = PlanExport::files(doc, coreTarget, destination.toStdString());
         if (target == ExportTarget::Json) {
             writeFileAtomically(destination.toStdString(), files.front().content);  // the user named the file

@@ -96,6 +96,8 @@ std::string LaunchFiles::header(const PlanDocument& doc, const std::string& targ
     line(source);
     if (!doc.origin.empty())
         line("Planned for " + doc.origin);
+    if (!doc.incomplete.empty())
+        line("INCOMPLETE SEARCH: " + doc.incomplete + "; this is the best plan found so far, not necessarily the best");
     line("Model " + doc.problem.model.name + " (" + std::to_string(doc.problem.model.numLayers) + " layers) on cluster "
          + doc.problem.cluster.name() + ": TP " + std::to_string(p.tp) + ", PP " + std::to_string(p.pp) + ", DP "
          + std::to_string(p.dp) + ", micro-batch " + std::to_string(p.microBatch) + ", global batch "

@@ -295,6 +295,7 @@ PlanDocument PlanJsonReader::fromJson(const nlohmann::json& doc, const std::stri
         d.rank = want;
         if (root.has("objective"))
             d.objective = root.at("objective").string("profile_used", "");
+        d.incomplete = root.string("incomplete", "");
     }
     if (d.plan.globalBatch != d.problem.setup.globalBatch)
         root.fail("the plan's global_batch (" + std::to_string(d.plan.globalBatch) + ") differs from the setup's ("

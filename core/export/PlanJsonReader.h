@@ -25,6 +25,9 @@ struct PlanDocument {
     // knows it (the workbench: project file, saved or not, when searched);
     // exported files say it in their header. Not read from or written to JSON.
     std::string origin;
+    // Set when the search stopped early (its "incomplete" text): the plan is
+    // the best found so far, and exported files say so.
+    std::string incomplete;
 };
 
 // Reads memx-plan/1 (a self-contained plan document, PlanJson::planDocument)

@@ -27,12 +27,17 @@ double SearchSample::weightedMedian(double Entry::*field) const
     }
     std::vector<std::pair<double, double>> vw;
     vw.reserve(entries_.size());
-    double total = 0;
-    for (const auto& e : entries_) {
+    for (const auto& e : entries_)
         vw.emplace_back(e.*field, e.weight);
-        total += e.weight;
-    }
     std::sort(vw.begin(), vw.end());
+    // Summed in sorted order: the workers' samples arrive in an order that
+    // depends on the threads, and a total summed in that order differs in
+    // its last bits, which moved the median when the cumulative weight came
+    // within a rounding error of half (tst_search_exactness, seed 3, three
+    // threads, seen under the sanitizer build).
+    double total = 0;
+    for (const auto& [value, weight] : vw)
+        total += weight;
     // The value where the cumulative weight crosses half; when it lands
     // exactly on half (even count of unit weights) average the two
     // neighbours, which is the ordinary median.
@@ -68,8 +73,10 @@ bool SearchSample::uniformWeights() const
 
 SearchSample::Ranker::Ranker(std::vector<std::pair<double, double>> vw)
 {
-    // Sorting by value alone is enough: ties share one rank whatever their order.
-    std::sort(vw.begin(), vw.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    // Ties share one rank whatever their order; sorting by weight too makes
+    // the cumulative sums, and so the ranks, the same bits whatever order
+    // the threads delivered the sample in.
+    std::sort(vw.begin(), vw.end());
     double acc = 0;
     cumulative_.push_back(0);
     for (const auto& [v, w] : vw) {

@@ -5,6 +5,7 @@
 #include "TestRequests.h"
 
 #include "export/PlanJson.h"
+#include "export/LaunchFiles.h"
 #include "export/PlanJsonReader.h"
 #include "io/InputError.h"
 #include "search/SearchEngine.h"
@@ -39,6 +40,7 @@ class TestPlanJsonReader : public QObject {
 private slots:
     void searchBestByDefault();
     void searchRank();
+    void incompleteSearchSaysSoInExports();
     void planDocumentRoundTrip();
     void badDocument_data();
     void badDocument();
@@ -88,6 +90,28 @@ void TestPlanJsonReader::searchRank()
         QCOMPARE(e.field(), std::string("--rank"));
         QVERIFY2(std::string(e.reason()).find(std::to_string(n) + " ranked plans") != std::string::npos, e.what());
     }
+}
+
+// A search stopped early (stopEarly before the first pass: a counted but
+// unranked search has no plan, so stop at the rank pass instead) carries
+// "incomplete" into the plan document and every exported header.
+void TestPlanJsonReader::incompleteSearchSaysSoInExports()
+{
+    QVERIFY(searchDoc().at("complete").get<bool>());
+    QVERIFY(!searchDoc().contains("incomplete"));
+    QVERIFY(PlanJsonReader::fromJson(searchDoc(), "s.json").incomplete.empty());
+    SearchRequest req = smallRequest();
+    bool ranking = false;
+    req.options.stopEarly = [&] { return ranking; };
+    const SearchResult r = SearchEngine::run(req, [&](const SearchProgress& p) { ranking = ranking || p.phase == 2; });
+    QVERIFY2(!r.incomplete.empty() && !r.best.empty(), r.error.c_str());
+    const nlohmann::json doc = PlanJson::search(req.problem, r);
+    QCOMPARE(doc.at("complete").get<bool>(), false);
+    const PlanDocument d = PlanJsonReader::fromJson(doc, "s.json");
+    QCOMPARE(d.incomplete, r.incomplete);
+    const std::string header = LaunchFiles::header(d, "megatron");
+    QVERIFY2(header.find("# INCOMPLETE SEARCH: " + r.incomplete + "; this is the best plan found so far") != std::string::npos,
+             header.c_str());
 }
 
 void TestPlanJsonReader::planDocumentRoundTrip()
