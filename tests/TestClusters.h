@@ -4,6 +4,7 @@
 // inside each node and InfiniBand between every pair.
 
 #include "hardware/Cluster.h"
+#include "hardware/ClusterGenerator.h"
 #include "hardware/GpuCatalog.h"
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,17 @@ inline Cluster uniformNodes(int nodes, int gpusPerNode, const std::string& type,
                                     {"latency_us", 5}});
     }
     return Cluster::fromJson(doc, "test cluster", GpuCatalog::builtin());
+}
+
+// `nodes` generated 8-GPU nodes whose types cycle A100-80GB, H20,
+// Ascend-910B, H100-SXM (docs/SCALING.md's clusters; 4 nodes: 32 GPUs).
+inline Cluster mixedNodes(int nodes, const std::string& name = "generated")
+{
+    ClusterGenerator::Spec spec;
+    spec.name = name;
+    spec.nodes = nodes;
+    spec.types = {"A100-80GB", "H20", "Ascend-910B", "H100-SXM"};
+    return Cluster::fromJson(ClusterGenerator::generate(spec), spec.name, GpuCatalog::builtin());
 }
 
 }  // namespace memx::test

@@ -634,9 +634,7 @@ private:
         std::vector<std::pair<double, double>> front;
         for (const auto& pt : result_.paretoTimeVariance.points()) {
             const Plan& p = pt.plan;
-            if (c.maxSlowdown >= 0 && p.iterationMs > c.timeLimitMs)
-                continue;
-            if (c.minHeadroom > 0 && (c.headroomAtUpper ? p.minHeadroomAtUpper() : p.minHeadroom()) < c.minHeadroom)
+            if (!c.admits(p))
                 continue;
             plans.push_back(&p);
             front.emplace_back(pt.x, pt.y);
@@ -784,10 +782,7 @@ private:
                 for (const auto& e : other->best[k].entries())
                     ranked.insert(e.second.key);
             for (const Plan* p : known) {
-                if (ranked.count(p->key) || p->iterationMs > rank_.timeLimitMs)
-                    continue;
-                if (rank_.minHeadroom > 0
-                    && (rank_.headroomAtUpper ? p->minHeadroomAtUpper() : p->minHeadroom()) < rank_.minHeadroom)
+                if (ranked.count(p->key) || !result_.constraints.admits(*p))
                     continue;
                 const double phi = Objective::phi(p->iterationMs, p->maxMemMiB, p->varMem, rank_.ref, rank_.weights[k]);
                 if (!w.best[k].accepts(phi, p->key))

@@ -124,6 +124,13 @@ struct SearchResult {
         double maxSlowdown = -1;
         double timeLimitMs = 0;
         bool any() const { return minHeadroom > 0 || maxSlowdown >= 0; }
+        // The plan meets them (time within the limit, every GPU's headroom).
+        bool admits(const Plan& p) const
+        {
+            if (maxSlowdown >= 0 && p.iterationMs > timeLimitMs)
+                return false;
+            return minHeadroom <= 0 || (headroomAtUpper ? p.minHeadroomAtUpper() : p.minHeadroom()) >= minHeadroom;
+        }
     } constraints;
     std::vector<std::string> notes;  // policy decisions a user should know about
     SearchStats stats;

@@ -80,12 +80,8 @@ std::vector<Plan> WeightSimplex::keptCandidates(const SearchResult& r)
 {
     std::vector<Plan> out;
     auto add = [&](const Plan& p) {
-        const auto& c = r.constraints;
-        if (c.maxSlowdown >= 0 && p.iterationMs > c.timeLimitMs)
-            return;
-        if (c.minHeadroom > 0 && (c.headroomAtUpper ? p.minHeadroomAtUpper() : p.minHeadroom()) < c.minHeadroom)
-            return;
-        out.push_back(p);
+        if (r.constraints.admits(p))
+            out.push_back(p);
     };
     for (const Plan& p : r.best)
         add(p);

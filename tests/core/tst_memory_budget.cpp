@@ -2,8 +2,7 @@
 // is given, a budget too small for a useful search is refused with the least
 // that works, and a prediction cache that starts over when full changes the
 // number of predictor calls, never an answer.
-#include "hardware/ClusterGenerator.h"
-#include "hardware/GpuCatalog.h"
+#include "TestClusters.h"
 #include "predict/AnalyticPredictor.h"
 #include "predict/PredictionCache.h"
 #include "search/MemoryBudget.h"
@@ -31,12 +30,8 @@ private:
 
 Problem TestMemoryBudget::problem(int nodes)
 {
-    ClusterGenerator::Spec spec;
-    spec.name = "generated";
-    spec.nodes = nodes;
-    spec.types = {"A100-80GB", "H20", "Ascend-910B", "H100-SXM"};
     Problem p;
-    p.cluster = Cluster::fromJson(ClusterGenerator::generate(spec), spec.name, GpuCatalog::builtin());
+    p.cluster = test::mixedNodes(nodes);
     p.model = ModelSpec::resolve("llama2-70b");
     p.setup.globalBatch = 512;
     p.setup.maxPipelineStages = 8;

@@ -1,8 +1,7 @@
 // Progress of a multi-second search as a front end sees it: reported from
 // the calling thread, a bar that never goes back, phases in order,
 // "estimating" (-1) before any estimate, then estimates that do not jump up.
-#include "hardware/ClusterGenerator.h"
-#include "hardware/GpuCatalog.h"
+#include "TestClusters.h"
 #include "search/SearchEngine.h"
 
 #include <QtTest>
@@ -21,12 +20,8 @@ void TestSearchProgress::progressOfA32GpuSearch()
 {
     // 4 nodes of 8 GPUs, four types: LLaMA2-70B over up to 8 stages, about
     // a second or two on two cores (docs/SCALING.md: 1.2 s).
-    ClusterGenerator::Spec spec;
-    spec.name = "32gpu";
-    spec.nodes = 4;
-    spec.types = {"A100-80GB", "H20", "Ascend-910B", "H100-SXM"};
     SearchRequest req;
-    req.problem.cluster = Cluster::fromJson(ClusterGenerator::generate(spec), spec.name, GpuCatalog::builtin());
+    req.problem.cluster = test::mixedNodes(4, "32gpu");
     req.problem.model = ModelSpec::resolve("llama2-70b");
     req.problem.setup.globalBatch = 512;
     req.problem.setup.maxPipelineStages = 8;

@@ -4,8 +4,7 @@
 // passes are told apart by what the search reports, not by timing: the stop
 // is asked for at the first progress report of a pass, and the engine
 // checks for it before a pass starts and every ~20 ms while it runs.
-#include "hardware/ClusterGenerator.h"
-#include "hardware/GpuCatalog.h"
+#include "TestClusters.h"
 #include "search/SearchEngine.h"
 
 #include <QtTest>
@@ -35,12 +34,8 @@ private:
 // to be reported. Every GPU must keep 10% of its memory free.
 SearchRequest TestSearchTimeLimit::request() const
 {
-    ClusterGenerator::Spec spec;
-    spec.name = "32gpu";
-    spec.nodes = 4;
-    spec.types = {"A100-80GB", "H20", "Ascend-910B", "H100-SXM"};
     SearchRequest req;
-    req.problem.cluster = Cluster::fromJson(ClusterGenerator::generate(spec), spec.name, GpuCatalog::builtin());
+    req.problem.cluster = test::mixedNodes(4, "32gpu");
     req.problem.model = ModelSpec::resolve("llama2-70b");
     req.problem.setup.globalBatch = 512;
     req.problem.setup.maxPipelineStages = 8;
