@@ -61,6 +61,7 @@ struct SearchArgs {
     double timeLimit = 0;
     double maxMemory = 0;
     std::string simplex;
+    bool baselines = false;
 };
 
 // "10%" or "0.1" -> 0.1; a negative or unreadable value names the option.
@@ -187,6 +188,7 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     if (!(a.maxMemory >= 0) || !std::isfinite(a.maxMemory))
         throw InputError("--max-memory", std::to_string(a.maxMemory), "expected MiB, 0 or more (0: no cap)");
     req.options.maxMemoryMiB = a.maxMemory;
+    req.options.baselines = a.baselines;
     req.options.prune = !a.noPrune;
     if (a.compare)
         req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
@@ -274,6 +276,9 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--simplex", args->simplex,
                     "Write which kept plan wins at every weighting (wT, wM, wV) on a 0.05 grid of the simplex (231 "
                     "points) as CSV, and summarise the regions in the report");
+    cmd->add_flag("--baselines", args->baselines,
+                  "Also pick the plan of each baseline planner (compute-proportional, memory-proportional, Metis-style, "
+                  "FaSOP-style) on the same space and predictor, and tabulate them beside MemX's (docs/BASELINES.md)");
     cmd->add_option("--time-limit", args->timeLimit,
                     "Stop after this many seconds with the best plans found so far, marked incomplete in the report "
                     "and in --json (0: no limit)")
@@ -318,6 +323,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     r.best.front(), RecomputeAblation::uniform(req.problem, r.best.front(), req.predictor, r.varianceMode),
                     r.varianceMode);
             report += TextReport::profileComparison(r);
+            report += TextReport::baselines(r);
             if (!args->simplex.empty()) {
                 const SimplexMap map = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
                 writeFileAtomically(args->simplex, SimplexReport::csv(map));

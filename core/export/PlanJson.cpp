@@ -153,6 +153,16 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
     };
     j["best"] = list(r.best);
     j["fastest"] = list(r.fastest);
+    if (!r.baselines.empty()) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& b : r.baselines) {
+            const BaselineInfo& info = baselineInfo(b.kind);
+            a.push_back({{"planner", info.key}, {"name", info.name}, {"searches", info.searches},
+                         {"leaves_out", info.leavesOut}, {"fits", b.fits}, {"same_plan_as_memx", b.samePlanAsMemX},
+                         {"lowest_headroom", b.plan.minHeadroom()}, {"plan", plan(b.plan)}});
+        }
+        j["baselines"] = a;
+    }
     auto front = [](const ParetoFront& f, const char* yName) {
         nlohmann::json a = nlohmann::json::array();
         for (const auto& pt : f.points())

@@ -107,6 +107,45 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
     return out;
 }
 
+std::string TextReport::baselines(const SearchResult& r)
+{
+    if (r.baselines.empty())
+        return {};
+    const Plan& memx = r.baselines.back().plan;
+    std::string vHead = r.varianceMode == VarianceMode::AbsoluteMiB ? "V(GiB^2)" : "V(util^2)";
+    std::string out = "\nBaselines on the same space, predictor and memory model (Phi and ranks under "
+        + std::string(toString(r.profileUsed)) + "):\n";
+    out += "  " + pad("planner", 38) + pad("TP", 3) + pad("PP", 3) + pad("DP", 3) + pad("mbs", 4) + pad("layers", 24)
+        + pad("recomp", 18) + rpad("T(ms)", 10) + rpad("vs MemX", 8) + rpad("M(GiB)", 8) + rpad(vHead, 10)
+        + rpad("Phi", 8) + rpad("headroom", 9) + rpad("rankT", 14) + rpad("rankPhi", 14) + "  fits\n";
+    for (const auto& b : r.baselines) {
+        const Plan& p = b.plan;
+        auto rank = [&](std::uint64_t n) { return n == 0 ? std::string("-") : (p.ranksApproximate ? "~" : "") + std::to_string(n); };
+        std::string fits = b.fits ? "yes" : "OOM: exceeds memory on";
+        if (!b.fits)
+            for (std::size_t i = 0; i < p.stages.size(); ++i)
+                if (p.stages[i].headroom() < 0)
+                    fits += " stage " + std::to_string(i) + " (" + Text::fmt("%.1f", p.stages[i].memory.totalMiB() / 1024)
+                        + " / " + Text::fmt("%.1f", p.stages[i].capacityMiB / 1024) + " GiB)";
+        if (b.kind != BaselineKind::MemX && b.samePlanAsMemX)
+            fits += ", the same plan as MemX's";
+        out += "  " + pad(baselineInfo(b.kind).name, 38) + pad(std::to_string(p.tp), 3) + pad(std::to_string(p.pp), 3)
+            + pad(std::to_string(p.dp), 3) + pad(std::to_string(p.microBatch), 4) + pad(p.layersString() + " ", 24)
+            + pad(p.recomputeString() + " ", 18) + rpad(Text::fmt("%.1f", p.iterationMs), 10)
+            + rpad(b.kind == BaselineKind::MemX ? "" : Text::fmt("%+.1f%%", 100 * (p.iterationMs / memx.iterationMs - 1)), 8)
+            + rpad(Text::fmt("%.2f", p.maxMemMiB / 1024), 8) + rpad(varianceText(r, p.varMem), 10)
+            + rpad(Text::fmt("%.4f", p.phi), 8) + rpad(Text::fmt("%.0f%%", 100 * p.minHeadroom()), 9)
+            + rpad(" " + rank(p.rankTime), 14) + rpad(" " + rank(p.rankPhi), 14) + "  " + fits
+            + "\n";
+    }
+    out += "  Ranks are among the feasible plans of the space; a plan that does not fit has none (-). What each "
+           "planner searches:\n";
+    for (const auto& b : r.baselines)
+        out += "    " + std::string(baselineInfo(b.kind).name) + ": " + baselineInfo(b.kind).searches + "; not: "
+            + baselineInfo(b.kind).leavesOut + ".\n";
+    return out;
+}
+
 std::string TextReport::planDetail(const Problem& problem, const SearchResult& r)
 {
     if (r.best.empty())

@@ -19,6 +19,9 @@ struct TextReport {
     static std::string planDetail(const Problem& problem, const SearchResult& r);
     // The winners of each compared weight profile against the requested one.
     static std::string profileComparison(const SearchResult& r);
+    // SearchOptions::baselines: each baseline planner's pick beside MemX's
+    // (T, M, V, Phi, headroom, ranks, whether it fits), and what each searches.
+    static std::string baselines(const SearchResult& r);
 };
 
 }  // namespace memx

@@ -5,11 +5,13 @@
 #include "predict/AnalyticPredictor.h"
 #include "predict/PredictionCache.h"
 #include "predict/PredictionStore.h"
+#include "search/BaselinePartitioner.h"
 #include "search/BothSinks.h"
 #include "search/MemoryBudget.h"
 #include "search/ExploreSink.h"
 #include "search/NearMiss.h"
 #include "search/ParetoKnee.h"
+#include "search/PlanBuilder.h"
 #include "search/RankSink.h"
 #include "search/RecomputePolicy.h"
 #include "search/SampleSink.h"
@@ -104,6 +106,7 @@ public:
         assignRanks();
         if (result_.profileUsed == ProfileKind::Balanced)
             pickTheKnee();
+        reportBaselines();
         return finish();
     }
 
@@ -296,6 +299,8 @@ private:
                 return;
             if (idx == 0)
                 exchangeRateNotes(w, sk);
+            if (req_.options.baselines)
+                offerToBaselines(w, sk, idx);
             SplitSearch search(w.tables, sk, enumerateLevels, req_.objective.variance, idx);
             SkeletonSummary& s = summary_[idx];
             s.feasible = search.feasibleCount();
@@ -310,6 +315,31 @@ private:
                 }
             }
         }, [&](SearchProgress& p) { decorate(p, false); });
+    }
+
+    // Each baseline's candidate on this skeleton, kept when the baseline prefers it.
+    void offerToBaselines(Worker& w, const Skeleton& sk, std::size_t idx)
+    {
+        for (std::size_t k = 0; k + 1 < kAllBaselines.size(); ++k) {
+            const BaselineKind kind = kAllBaselines[k];
+            BaselineCandidate c;
+            if (!BaselinePartitioner::choose(kind, w.tables, sk, req_.objective.variance, idx, c))
+                continue;
+            Worker::BaselineBest& best = w.baselines[k];
+            if (best.have && !BaselinePartitioner::prefers(kind, c, best.candidate))
+                continue;
+            Leaf leaf;
+            leaf.layers = c.layers.data();
+            leaf.levels = c.levels.data();
+            leaf.timeMs = c.timeMs;
+            leaf.maxMemMiB = c.maxMemMiB;
+            leaf.variance = c.variance;
+            leaf.postStage = c.postStage;
+            leaf.key = c.key;
+            best.plan = PlanBuilder::build(req_.problem.cluster, sk, w.tables, leaf, req_.problem.setup.globalBatch);
+            best.candidate = std::move(c);
+            best.have = true;
+        }
     }
 
     // ---- Explore and sample: fastest plans, both fronts, the (T, M, V) sample ----
@@ -730,6 +760,46 @@ private:
             result_.plotSample.push_back(std::move(p));
         }
         result_.plotSampleComplete = static_cast<CandidateCount>(result_.plotSample.size()) == feasible_;
+    }
+
+    // ---- The baselines' picks, ranked like the reported plans ----
+    void reportBaselines()
+    {
+        if (!req_.options.baselines || result_.best.empty())
+            return;
+        const References ref = result_.references;
+        const Weights weights = result_.weights;
+        const auto byTime = sample_.ranker([](const SearchSample::Entry& e) { return e.t; });
+        const auto byPhi = sample_.ranker(
+            [&](const SearchSample::Entry& e) { return Objective::phi(e.t, e.m, e.v, ref, weights); });
+        const Plan& memx = result_.best.front();
+        for (std::size_t k = 0; k + 1 < kAllBaselines.size(); ++k) {
+            const Worker::BaselineBest* best = nullptr;
+            for (auto& w : workers_) {
+                const Worker::BaselineBest& b = w->baselines[k];
+                if (b.have && (!best || BaselinePartitioner::prefers(kAllBaselines[k], b.candidate, best->candidate)))
+                    best = &b;
+            }
+            if (!best)
+                continue;
+            SearchResult::BaselinePick pick;
+            pick.kind = kAllBaselines[k];
+            pick.plan = best->plan;
+            pick.fits = best->candidate.fits;
+            Plan& p = pick.plan;
+            p.phi = Objective::phi(p.iterationMs, p.maxMemMiB, p.varMem, ref, weights);
+            // A plan that does not fit has no place among the feasible ones (0: unranked).
+            p.rankTime = pick.fits ? byTime.rankOf(p.iterationMs) : 0;
+            p.rankPhi = pick.fits ? byPhi.rankOf(p.phi) : 0;
+            p.ranksApproximate = result_.stats.sampleFraction < 1.0;
+            pick.samePlanAsMemX = p.key == memx.key;
+            result_.baselines.push_back(std::move(pick));
+        }
+        SearchResult::BaselinePick own;
+        own.kind = BaselineKind::MemX;
+        own.plan = memx;
+        own.samePlanAsMemX = true;
+        result_.baselines.push_back(std::move(own));
     }
 
     // ---- The time limit: what a search cut short can still say ----

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "search/Baseline.h"
 #include "search/Objective.h"
 #include "search/ParetoFront.h"
 #include "space/Plan.h"
@@ -45,6 +46,9 @@ struct SearchOptions {
     // caches) to about this many MiB; 0: the sizes above, caches unbounded.
     // See MemoryBudget.
     double maxMemoryMiB = 0;
+    // Also pick the plan of each baseline planner (BaselineKind) on the same
+    // space, predictor and memory model: SearchResult::baselines.
+    bool baselines = false;
 };
 
 // Everything a search needs, by value: a front end copies its state in here
@@ -147,6 +151,17 @@ struct SearchResult {
         std::vector<Plan> ranking;
     };
     std::vector<ProfileBest> profileBests;
+
+    // SearchOptions::baselines: each baseline's pick (BaselinePartitioner),
+    // in kAllBaselines order, MemX last (the requested profile's best plan).
+    // Phi and ranks are under the requested profile, like `best`.
+    struct BaselinePick {
+        BaselineKind kind = BaselineKind::MemX;
+        Plan plan;
+        bool fits = true;    // false: some GPU's predicted peak exceeds its memory (OOM)
+        bool samePlanAsMemX = false;
+    };
+    std::vector<BaselinePick> baselines;
 };
 
 }  // namespace memx

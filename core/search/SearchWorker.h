@@ -1,6 +1,7 @@
 #pragma once
 
 #include "predict/PredictionCache.h"
+#include "search/BaselinePartitioner.h"
 #include "search/NearMiss.h"
 #include "search/ParetoFront.h"
 #include "search/SearchResult.h"
@@ -11,6 +12,7 @@
 #include "search/TopPlans.h"
 #include "space/Plan.h"
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <mutex>
@@ -70,6 +72,14 @@ struct Worker {
     double fastestSeen = std::numeric_limits<double>::infinity();
     std::uint64_t seenVersion = 0;
     std::vector<std::string> notes;
+    // SearchOptions::baselines: each baseline's preferred candidate so far
+    // and its plan, per BaselineKind (MemX excluded).
+    struct BaselineBest {
+        bool have = false;
+        BaselineCandidate candidate;
+        Plan plan;
+    };
+    std::array<BaselineBest, kBaselineKinds - 1> baselines;
     std::set<std::string> unrunnable;  // why skeletons cannot run at all (no link joins ...)
     std::mutex publishedMutex;  // live (T, V) front for progress
     std::vector<std::pair<double, double>> published;
