@@ -14,6 +14,7 @@
 #include "PlanTableModel.h"
 #include "PredictorPanel.h"
 #include "ProfileComparisonView.h"
+#include "BaselinesView.h"
 #include "SimplexMapView.h"
 #include "PropertyPanel.h"
 #include "SearchController.h"
@@ -101,12 +102,14 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     pipeline_ = new PipelineView(this);
     compare_ = new ProfileComparisonView(this);
     simplex_ = new SimplexMapView(this);
+    baselines_ = new BaselinesView(this);
     tabs_->addTab(canvas_, tr("Cluster"));
     tabs_->addTab(pareto_, tr("Pareto"));
     tabs_->addTab(bars_, tr("Memory per GPU"));
     tabs_->addTab(pipeline_, tr("Pipeline"));
     tabs_->addTab(compare_, tr("Profiles"));
     tabs_->addTab(simplex_, tr("Weights"));
+    tabs_->addTab(baselines_, tr("Baselines"));
     staleBanner_ = new StaleBanner(this);
     auto* central = new QWidget(this);
     auto* centralLayout = new QVBoxLayout(central);
@@ -129,7 +132,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(controller_, &SearchController::cancelled, this, [this] {
         progress_->setVisible(false);
         cancelButton_->setVisible(false);
-    keepButton_->setVisible(false);
+        keepButton_->setVisible(false);
         runAct_->setEnabled(true);
         cancelAct_->setEnabled(false);
         statusLabel_->setText(staleChanges_.empty()
@@ -1021,7 +1024,7 @@ void MainWindow::updateStaleness()
     staleChanges_ = changes;
     staleBanner_->setChanges(changes);
     // Dimmed, not hidden: a user may still compare with what they had.
-    for (QWidget* view : std::initializer_list<QWidget*>{pareto_, bars_, pipeline_, compare_, planTable_}) {
+    for (QWidget* view : std::initializer_list<QWidget*>{pareto_, bars_, pipeline_, compare_, simplex_, baselines_, planTable_}) {
         if (changes.empty()) {
             view->setGraphicsEffect(nullptr);
         } else if (!view->graphicsEffect()) {
@@ -1093,6 +1096,7 @@ void MainWindow::runSearch()
                            ProfileKind::Custom};
     req.options.topK = 200;
     req.options.compareTopK = 20;  // the Plans table of each compared profile
+    req.options.baselines = true;  // the Baselines tab (a few per cent of the count pass)
     controller_->start(std::move(req));
 }
 
@@ -1142,6 +1146,7 @@ void MainWindow::onSearchFinished()
     pareto_->setResult(controller_->lastResultShared());
     compare_->setResult(r);
     simplex_->setResult(r);
+    baselines_->setResult(r, controller_->lastRequest().problem.cluster);
     if (r.profileRequested == ProfileKind::Auto)
         objectivePanel_->setAutoExplanation(tr("auto chose %1: %2").arg(qs(toString(r.profileUsed)), qs(r.profileReason)));
     else
@@ -1207,6 +1212,7 @@ void MainWindow::onSearchFailed(const QString& reason)
     bars_->clear();
     pipeline_->clear();
     simplex_->clear();
+    baselines_->clear();
     planInfo_->clear();
     whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
     tableRanking_ = nullptr;
@@ -1312,7 +1318,8 @@ bool MainWindow::parseView(const QString& name, View& out)
     static const std::pair<const char*, View> names[] = {{"window", View::Window},     {"cluster", View::Cluster},
                                                          {"pareto", View::Pareto},     {"memory", View::Memory},
                                                          {"pipeline", View::Pipeline}, {"compare", View::Compare},
-                                                         {"weights", View::Weights},   {"predictor", View::Predictor}};
+                                                         {"weights", View::Weights},   {"predictor", View::Predictor},
+                                                         {"baselines", View::Baselines}};
     for (const auto& [n, v] : names)
         if (name == QLatin1String(n)) {
             out = v;
@@ -1331,6 +1338,7 @@ QWidget* MainWindow::viewWidget(View view)
     case View::Pipeline: return pipeline_;
     case View::Compare: return compare_;
     case View::Weights: return simplex_;
+    case View::Baselines: return baselines_;
     case View::Predictor: return predictorDock_;
     }
     return this;

@@ -37,6 +37,7 @@ class Predictor;
 class PredictorPanel;
 class ProfileComparisonView;
 class SimplexMapView;
+class BaselinesView;
 class PropertyPanel;
 class SearchController;
 class SetupPanel;
@@ -47,7 +48,7 @@ class StaleBanner;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor };
+    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor, Baselines };
 
     struct Options {
         bool restoreState = true;      // QSettings geometry and dock layout
@@ -180,6 +181,7 @@ private:
     PipelineView* pipeline_ = nullptr;
     ProfileComparisonView* compare_ = nullptr;
     SimplexMapView* simplex_ = nullptr;  // which plan wins at each weighting
+    BaselinesView* baselines_ = nullptr;  // the baseline planners' picks beside MemX's
     GpuPalette* palette_ = nullptr;
     PropertyPanel* properties_ = nullptr;
     SetupPanel* setupPanel_ = nullptr;

@@ -1,5 +1,5 @@
 // memx: the MemX Workbench GUI. Also renders screenshots headlessly:
-//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare|weights|predictor]
+//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare|weights|baselines|predictor]
 #include "DarkPalette.h"
 #include "MainWindow.h"
 #include "SearchController.h"
@@ -104,7 +104,7 @@ int main(int argc, char** argv)
     QCommandLineOption project(QStringLiteral("project"), QStringLiteral("Project file to open."),
                                QStringLiteral("P"));
     QCommandLineOption view(QStringLiteral("view"),
-                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline, compare, weights or predictor."),
+                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline, compare, weights, baselines or predictor."),
                             QStringLiteral("VIEW"), QStringLiteral("window"));
     parser.addOptions({screenshot, project, view});
     parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
