@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QScrollBar>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -119,13 +120,23 @@ BaselinesView::BaselinesView(QWidget* parent) : QWidget(parent)
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->verticalHeader()->setVisible(false);
     table_->setWordWrap(false);
-    detailTitle_ = new QLabel(this);
-    bars_ = new MemoryBars(this);
+    // The table above, the selected pick's bars below; the user may move the line between.
+    splitter_ = new QSplitter(Qt::Vertical, this);
+    splitter_->setChildrenCollapsible(false);
+    auto* detail = new QWidget(splitter_);
+    auto* detailLayout = new QVBoxLayout(detail);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    detailTitle_ = new QLabel(detail);
+    bars_ = new MemoryBars(detail);
+    detailLayout->addWidget(detailTitle_);
+    detailLayout->addWidget(bars_, 1);
+    splitter_->addWidget(table_);
+    splitter_->addWidget(detail);
+    splitter_->setStretchFactor(0, 0);
+    splitter_->setStretchFactor(1, 1);
     layout->addWidget(title_);
     layout->addWidget(empty_);
-    layout->addWidget(table_);
-    layout->addWidget(detailTitle_);
-    layout->addWidget(bars_, 1);
+    layout->addWidget(splitter_, 1);
     connect(table_, &QTableWidget::currentCellChanged, this, [this](int row) { showRow(row); });
     clear();
 }
@@ -138,8 +149,7 @@ void BaselinesView::clear()
     detailTitle_->clear();
     bars_->clear();
     empty_->setVisible(true);
-    table_->setVisible(false);
-    bars_->setVisible(false);
+    splitter_->setVisible(false);
 }
 
 void BaselinesView::setResult(const SearchResult& r, const Cluster& cluster)
@@ -150,8 +160,7 @@ void BaselinesView::setResult(const SearchResult& r, const Cluster& cluster)
     picks_ = r.baselines;
     cluster_ = cluster;
     empty_->setVisible(false);
-    table_->setVisible(true);
-    bars_->setVisible(true);
+    splitter_->setVisible(true);
     title_->setText(tr("<b>Baselines</b> on the same space, predictor and memory model. Φ and ranks under the %1 "
                        "profile; ranks are among the feasible plans (%2 of them).%3")
                         .arg(QString::fromLatin1(toString(r.profileUsed)))
@@ -224,8 +233,11 @@ void BaselinesView::setResult(const SearchResult& r, const Cluster& cluster)
         table_->setRowHeight(row, std::max(table_->rowHeight(row), 38));
         height += table_->rowHeight(row);
     }
-    // As tall as its rows (and a scroll bar's room): the plan's bars get the rest.
-    table_->setFixedHeight(height + table_->horizontalScrollBar()->sizeHint().height());
+    // At most as tall as its rows (and a scroll bar's room): the plan's bars get
+    // the rest. On a short window it scrolls rather than squeeze the docks.
+    table_->setMaximumHeight(height + table_->horizontalScrollBar()->sizeHint().height());
+    table_->setMinimumHeight(std::min(table_->maximumHeight(), 120));
+    splitter_->setSizes({table_->maximumHeight(), std::max(200, splitter_->height() - table_->maximumHeight())});
     // The first pick that does not fit, to show why; else MemX's.
     int show = table_->rowCount() - 1;
     for (int row = 0; row < table_->rowCount(); ++row)

@@ -8,6 +8,7 @@
 #include <vector>
 
 class QLabel;
+class QSplitter;
 class QTableWidget;
 
 namespace memx {
@@ -44,6 +45,7 @@ private:
 
     QLabel* title_ = nullptr;
     QLabel* empty_ = nullptr;
+    QSplitter* splitter_ = nullptr;
     QTableWidget* table_ = nullptr;
     QLabel* detailTitle_ = nullptr;
     MemoryBars* bars_ = nullptr;

@@ -396,6 +396,7 @@ void MainWindow::createDocks()
     planProxy_ = new PlanFilterProxy(this);
     planProxy_->setSourceModel(planModel_);
     planTable_ = new QTableView(tableBox);
+    planTable_->setObjectName(QStringLiteral("planTable"));
     planTable_->setModel(planProxy_);
     planTable_->setSortingEnabled(true);
     planTable_->setSelectionBehavior(QAbstractItemView::SelectRows);

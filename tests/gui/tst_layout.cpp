@@ -163,7 +163,7 @@ void TestLayout::viewsFitTheWindow()
     };
 
     // The Plans dock: ten rows or more without scrolling.
-    auto* table = w.findChild<QTableView*>();
+    auto* table = w.findChild<QTableView*>(QStringLiteral("planTable"));
     QVERIFY(table);
     QVERIFY(table->model()->rowCount() >= 10);
     const int rowHeight = table->verticalHeader()->sectionSize(0);
@@ -212,6 +212,13 @@ void TestLayout::viewsFitTheWindow()
     // Pipeline.
     w.showView(MainWindow::View::Pipeline);
     check(QStringLiteral("pipeline"));
+
+    // Baselines: one row per planner, none clipped.
+    w.showView(MainWindow::View::Baselines);
+    check(QStringLiteral("baselines"));
+    auto* baselines = w.viewWidget(MainWindow::View::Baselines)->findChild<QTableView*>();
+    QVERIFY(baselines);
+    QCOMPARE(baselines->model()->rowCount(), kBaselineKinds);
 
     // Cluster, with a link selected: the Properties panel shows the link's fields.
     w.showView(MainWindow::View::Cluster);
