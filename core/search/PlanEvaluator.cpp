@@ -36,7 +36,8 @@ PlanSpec PlanSpec::of(const Plan& p, std::vector<Recompute> levels)
 }
 
 Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
-                                   std::shared_ptr<const Predictor> predictor, VarianceMode variance)
+                                   std::shared_ptr<const Predictor> predictor, VarianceMode variance,
+                                   const PredictionStore* store)
 {
     const Cluster& cluster = problem.cluster;
     const int P = static_cast<int>(spec.stageGroups.size());
@@ -109,13 +110,17 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
 
     if (!predictor)
         predictor = std::make_shared<AnalyticPredictor>();
-    PredictionCache cache(*predictor);
+    PredictionCache cache(*predictor, store);
     Topology topo(cluster);
     SkeletonTables t;
     // Evaluate the stage counts the spec asks for, even beyond what a search
     // would consider feasible: layers for each stage may be up to L - (P-1).
     std::string why;
-    if (!SkeletonTables::build(problem, sk, topo, cache, t, why))
+    // Only the split's rows are predicted: check it first.
+    for (int i = 0; i < P; ++i)
+        if (spec.layers[static_cast<std::size_t>(i)] < 1 || spec.layers[static_cast<std::size_t>(i)] > problem.model.numLayers - (P - 1))
+            throw InputError("plan", "layers", "stage " + std::to_string(i) + " has an impossible layer count");
+    if (!SkeletonTables::build(problem, sk, topo, cache, t, why, &spec.layers))
         throw InputError("plan", "placement", why);
 
     Evaluation ev;
@@ -123,8 +128,6 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
     ev.feasible = true;
     for (int i = 0; i < P; ++i) {
         int n = spec.layers[i];
-        if (n < 1 || n > t.maxLayers)
-            throw InputError("plan", "layers", "stage " + std::to_string(i) + " has an impossible layer count");
         if (!spec.recompute.empty()) {
             levels[i] = static_cast<int>(spec.recompute[i]);
         } else if (t.policyLevel[i][n] >= 0) {

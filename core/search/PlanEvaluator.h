@@ -11,6 +11,7 @@
 namespace memx {
 
 class Predictor;
+class PredictionStore;
 struct Problem;
 
 // A configuration chosen by hand (or read back from a plan file).
@@ -42,9 +43,11 @@ struct Evaluation {
 struct PlanEvaluator {
     // predictor null: analytic. variance: how the plan's memory variance is
     // measured (the search request's objective.variance).
+    // store: predictions kept from earlier searches, read before the predictor.
     static Evaluation evaluate(const Problem& problem, const PlanSpec& spec,
                                std::shared_ptr<const Predictor> predictor = nullptr,
-                               VarianceMode variance = VarianceMode::AbsoluteMiB);
+                               VarianceMode variance = VarianceMode::AbsoluteMiB,
+                               const PredictionStore* store = nullptr);
 };
 
 }  // namespace memx

@@ -39,7 +39,7 @@ std::array<bool, kRecomputeLevels> levelsFor(RecomputeMode mode)
 }  // namespace
 
 bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Topology& topo,
-                           PredictionCache& cache, SkeletonTables& t, std::string& why)
+                           PredictionCache& cache, SkeletonTables& t, std::string& why, const std::vector<int>* onlyLayers)
 {
     const Cluster& cluster = problem.cluster;
     const TrainingSetup& setup = problem.setup;
@@ -110,11 +110,17 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
         t.fixedMs = std::max(t.fixedMs, cache.predictor().iterationOverheadMs(
                                             cluster.types()[static_cast<std::size_t>(sk.slot(i).type)]));
 
-    // Stage queries for every (stage, n, level).
+    // Stage queries for every (stage, n, level), or the n per stage asked for
+    // (and n = 1, which the recomputation policy's exchange rates read).
+    auto wanted = [&](int i, int n) {
+        return !onlyLayers || n == 1 || (*onlyLayers)[static_cast<std::size_t>(i)] == n;
+    };
     std::vector<StageQuery> queries;
-    queries.reserve(static_cast<std::size_t>(P) * t.maxLayers * kRecomputeLevels);
+    queries.reserve(static_cast<std::size_t>(P) * (onlyLayers ? 2 : t.maxLayers) * kRecomputeLevels);
     for (int i = 0; i < P; ++i) {
         for (int n = 1; n <= t.maxLayers; ++n) {
+            if (!wanted(i, n))
+                continue;
             for (int lv = 0; lv < kRecomputeLevels; ++lv) {
                 StageQuery q;
                 q.gpu = &cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
@@ -152,6 +158,8 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     for (int i = 0; i < P; ++i) {
         const GpuType& gpu = cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
         for (int n = 1; n <= t.maxLayers; ++n) {
+            if (!wanted(i, n))
+                continue;
             for (int lv = 0; lv < kRecomputeLevels; ++lv)
                 t.pred[i][n][lv] = answers[k++];
             double params = TransformerMath::stageParams(t.model, n, sk.tp, i == 0, i == P - 1);
@@ -174,6 +182,8 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     t.nMax.assign(P, 0);
     for (int i = 0; i < P; ++i) {
         for (int n = 1; n <= t.maxLayers; ++n) {
+            if (!wanted(i, n))
+                continue;
             int chosen = RecomputePolicy::choose(t.pred[i][n], t.allowed[i], t.capacityMiB[i]);
             t.policyLevel[i][n] = chosen;
             if (chosen >= 0)

@@ -50,8 +50,10 @@ struct SkeletonTables {
 
     // Builds the tables; returns false (with a reason in `why`) when the
     // skeleton cannot run at all (e.g. no link joins two of its stages).
+    // onlyLayers (one count per stage): predict only those rows, for
+    // evaluating one given split (PlanEvaluator); the other rows stay empty.
     static bool build(const Problem& problem, const Skeleton& sk, const Topology& topo, PredictionCache& cache,
-                      SkeletonTables& out, std::string& why);
+                      SkeletonTables& out, std::string& why, const std::vector<int>* onlyLayers = nullptr);
 };
 
 }  // namespace memx
