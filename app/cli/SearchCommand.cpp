@@ -5,10 +5,14 @@
 #include "export/PlanJson.h"
 #include "export/SimplexReport.h"
 #include "export/TextReport.h"
+#include "export/WhatIfReport.h"
+#include "hardware/BandwidthScenarioFile.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
 #include "profile/MeasurementCsv.h"
 #include "profile/PlanRuns.h"
+#include "predict/PredictionStore.h"
+#include "search/BandwidthWhatIf.h"
 #include "search/RecomputeAblation.h"
 #include "search/SearchEngine.h"
 #include "search/WeightSimplex.h"
@@ -62,6 +66,8 @@ struct SearchArgs {
     double maxMemory = 0;
     std::string simplex;
     bool baselines = false;
+    std::string bandwidthScenarios;
+    std::string robust;
 };
 
 // "10%" or "0.1" -> 0.1; a negative or unreadable value names the option.
@@ -279,6 +285,13 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--baselines", args->baselines,
                   "Also pick the plan of each baseline planner (compute-proportional, memory-proportional, Metis-style, "
                   "FaSOP-style) on the same space and predictor, and tabulate them beside MemX's (docs/BASELINES.md)");
+    cmd->add_option("--bandwidth-scenarios", args->bandwidthScenarios,
+                    "What-if bandwidth: a memx-bandwidth-scenarios/1 file of links scaled by kind, name or shared "
+                    "medium (steady or as a time profile); reports plan 1's slowdown under each and re-plans for it "
+                    "from the prediction store (docs/WHAT_IF_BANDWIDTH.md)");
+    cmd->add_option("--robust", args->robust,
+                    "With --bandwidth-scenarios: also rank the kept plans by their worst or mean time over the "
+                    "scenarios (worst, mean)");
     cmd->add_option("--time-limit", args->timeLimit,
                     "Stop after this many seconds with the best plans found so far, marked incomplete in the report "
                     "and in --json (0: no limit)")
@@ -292,6 +305,25 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->callback([args, &exitCode] {
         std::string topologyNote;
         SearchRequest req = buildRequest(*args, topologyNote);
+        // What-if bandwidth: the file is checked before the search runs.
+        std::vector<BandwidthScenario> scenarios;
+        BandwidthWhatIf::Options whatIf;
+        if (!args->robust.empty()) {
+            if (args->robust == "worst")
+                whatIf.robust = BandwidthWhatIf::Robust::Worst;
+            else if (args->robust == "mean")
+                whatIf.robust = BandwidthWhatIf::Robust::Mean;
+            else
+                throw InputError("--robust", args->robust, "expected worst or mean");
+            if (args->bandwidthScenarios.empty())
+                throw InputError("--robust", args->robust, "needs --bandwidth-scenarios FILE");
+        }
+        if (!args->bandwidthScenarios.empty()) {
+            scenarios = BandwidthScenarioFile::load(args->bandwidthScenarios, req.problem.cluster);
+            whatIf.topK = args->top;
+            if (!req.store)
+                req.store = std::make_shared<PredictionStore>();  // the scenarios re-plan from it
+        }
         SearchEngine::ProgressFn progress;
         if (args->progress)
             progress = [](const SearchProgress& p) {
@@ -313,8 +345,16 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         }
         if (!topologyNote.empty())
             r.notes.push_back(topologyNote);
-        if (!args->json.empty())
-            writeFileAtomically(args->json, PlanJson::search(req.problem, r).dump(1) + "\n");
+        BandwidthWhatIf::Result whatIfResult;
+        const bool haveWhatIf = !scenarios.empty() && r.error.empty() && !r.best.empty();
+        if (haveWhatIf)
+            whatIfResult = BandwidthWhatIf::run(req, r, scenarios, whatIf);
+        if (!args->json.empty()) {
+            nlohmann::json doc = PlanJson::search(req.problem, r);
+            if (haveWhatIf)
+                doc["what_if"] = WhatIfReport::json(whatIfResult, args->bandwidthScenarios);
+            writeFileAtomically(args->json, doc.dump(1) + "\n");
+        }
         std::string report;
         if (r.error.empty()) {
             report = TextReport::table(req.problem, r, args->top) + TextReport::planDetail(req.problem, r);
@@ -324,6 +364,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     r.varianceMode);
             report += TextReport::profileComparison(r);
             report += TextReport::baselines(r);
+            if (haveWhatIf)
+                report += WhatIfReport::text(whatIfResult, r, args->bandwidthScenarios);
             if (!args->simplex.empty()) {
                 const SimplexMap map = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
                 writeFileAtomically(args->simplex, SimplexReport::csv(map));

@@ -13,18 +13,8 @@
 namespace memx {
 
 namespace {
-std::string pad(std::string s, std::size_t w)
-{
-    if (s.size() < w)
-        s.append(w - s.size(), ' ');
-    return s;
-}
-std::string rpad(std::string s, std::size_t w)
-{
-    if (s.size() < w)
-        s.insert(0, w - s.size(), ' ');
-    return s;
-}
+std::string pad(std::string s, std::size_t w) { return Text::pad(std::move(s), w); }
+std::string rpad(std::string s, std::size_t w) { return Text::rpad(std::move(s), w); }
 std::string varianceText(const SearchResult& r, double v)
 {
     return r.varianceMode == VarianceMode::AbsoluteMiB ? Text::fmt("%.2f", v / (1024.0 * 1024.0))

@@ -306,6 +306,14 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
     return c;
 }
 
+Cluster Cluster::withLinkBandwidthScaled(const std::vector<double>& factors) const
+{
+    Cluster out = *this;
+    for (std::size_t i = 0; i < out.links_.size() && i < factors.size(); ++i)
+        out.links_[i].bandwidthGBps *= factors[i];
+    return out;
+}
+
 nlohmann::json Cluster::toJson() const
 {
     nlohmann::json j;

@@ -77,6 +77,10 @@ public:
     std::string deviceLabel(int device) const;  // "node:3"
     int deviceCount() const { return static_cast<int>(devices_.size()); }
 
+    // The same cluster with link i's bandwidth multiplied by factors[i] (one
+    // per link, in links() order): a what-if network (BandwidthScenario).
+    Cluster withLinkBandwidthScaled(const std::vector<double>& factors) const;
+
     // Coefficient of variation of effective device compute (peak x efficiency),
     // the paper's GPU heterogeneity index.
     double heterogeneityIndex() const;

@@ -62,4 +62,18 @@ std::size_t Text::invalidUtf8(const std::string& s)
     return std::string::npos;
 }
 
+std::string Text::pad(std::string s, std::size_t width)
+{
+    if (s.size() < width)
+        s.append(width - s.size(), ' ');
+    return s;
+}
+
+std::string Text::rpad(std::string s, std::size_t width)
+{
+    if (s.size() < width)
+        s.insert(0, width - s.size(), ' ');
+    return s;
+}
+
 }  // namespace memx

@@ -12,6 +12,10 @@ struct Text {
     // "1,2,4" (or with another separator).
     static std::string joinInts(const std::vector<int>& values, const char* separator = ",");
     static std::string join(const std::vector<std::string>& values, const char* separator = ", ");
+    // Table cells: `s` padded with spaces to `width` on the right (left-aligned)
+    // or on the left (right-aligned); longer text is kept whole.
+    static std::string pad(std::string s, std::size_t width);
+    static std::string rpad(std::string s, std::size_t width);
     // Offset of the first byte that is not part of well-formed UTF-8 (no
     // overlong forms, surrogates or code points above U+10FFFF), or
     // std::string::npos when all of `s` is; what JSON output needs.
