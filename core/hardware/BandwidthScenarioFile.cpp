@@ -2,7 +2,9 @@
 
 #include "io/JsonReader.h"
 #include "io/Ranges.h"
+#include "io/Text.h"
 
+#include <cmath>
 #include <set>
 
 namespace memx {
@@ -21,6 +23,15 @@ std::vector<BandwidthScenario::Scale> readScales(const JsonReader& obj, const Cl
         if (!why.empty())
             obj.fail(why, selector);
         out.push_back({selector, obj.inRange(selector, ranges::bandwidthScale)});
+    }
+    // Overlapping selectors multiply: what each link ends up with must still be a bandwidth.
+    const std::vector<double> factors = BandwidthScenario::factors(cluster, out);
+    for (std::size_t i = 0; i < factors.size(); ++i) {
+        const Link& link = cluster.links()[i];
+        const double scaled = link.bandwidthGBps * factors[i];
+        if (!(scaled > 0) || !std::isfinite(scaled))
+            obj.fail("scales link " + link.name + " from " + Text::fmt("%g", link.bandwidthGBps) + " GB/s to "
+                     + Text::fmt("%g", scaled) + " GB/s");
     }
     return out;
 }

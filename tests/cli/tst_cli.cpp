@@ -121,6 +121,8 @@ private slots:
     void searchJsonParetoTimeVariance();
     void searchCsv();
     void searchSimplex();
+    void searchBaselines();
+    void searchBandwidthScenarios();
     void searchStats_data();
     void searchStats();
     void searchProfileAuto_data();
@@ -381,6 +383,61 @@ void TestCli::searchSimplex()
                      qPrintable(t + "\n" + r.out));
         }
     }
+}
+
+// --baselines: one row per planner beside MemX, the same in --json; on
+// Table 1's pair the compute-proportional split runs the 32 GB card out of memory.
+void TestCli::searchBaselines()
+{
+    const QString json = tmp("baselines.json");
+    const QStringList args = {"search", "--cluster", sample("paper-table1-xy.json"), "--model", "llama2-7b", "--gbs",
+                              "64", "--recompute", "enumerate", "--top", "1", "--baselines", "--json", json};
+    RUN_EXPECT(r, args, 0);
+    for (const char* name : {"Compute-proportional (AMP/HexiScale)", "Memory-proportional (Table 1)", "Metis-style",
+                             "FaSOP-style"})
+        QVERIFY2(r.out.contains(QString::fromLatin1(name)), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QRegularExpression(R"(Compute-proportional \(AMP/HexiScale\) .* OOM: exceeds memory on stage \d)")),
+             qPrintable(r.out));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray picks = QJsonDocument::fromJson(f.readAll()).object()["baselines"].toArray();
+    QCOMPARE(picks.size(), 5);
+    QCOMPARE(picks[0].toObject()["planner"].toString(), QStringLiteral("compute-proportional"));
+    QCOMPARE(picks[0].toObject()["fits"].toBool(true), false);
+    QCOMPARE(picks[4].toObject()["planner"].toString(), QStringLiteral("memx"));
+    QCOMPARE(picks[4].toObject()["plan"].toObject()["rank_phi"].toInt(), 1);
+}
+
+// --bandwidth-scenarios: plan 1 under each scenario, re-planned from the
+// store; --robust ranks by the worst time; a bad file or --robust alone is
+// refused before any search with exit 2.
+void TestCli::searchBandwidthScenarios()
+{
+    const QString scenarios = sample("scenarios/paper-20gpu-network.json");
+    const QString json = tmp("what-if.json");
+    const QStringList args = {"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--gbs", "128", "--top", "3",
+                              "--bandwidth-scenarios", scenarios, "--robust", "worst", "--json", json};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY2(r.out.contains("What-if bandwidth (" + scenarios + ", 3 scenarios):"), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QRegularExpression(R"(InfiniBand at 50%: plan 1 takes \d+\.\d ms \(\+\d+\.\d%\))")),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("congested hour (time profile"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("Robust ranking by the worst time over the scenarios"), qPrintable(r.out));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject w = QJsonDocument::fromJson(f.readAll()).object()["what_if"].toObject();
+    QCOMPARE(w["scenarios"].toArray().size(), 3);
+    QCOMPARE(w["robust"].toString(), QStringLiteral("worst"));
+    QCOMPARE(w["robust_plans"].toArray().size(), 3);
+    QCOMPARE(w["scenarios"].toArray()[2].toObject()["replanned"].toArray().size(), 3);
+
+    writeFile("bad-scenarios.json", R"({"format": "memx-bandwidth-scenarios/1", "scenarios": [{"name": "a", "scale": {"link:nope": 0.5}}]})");
+    RUN_EXPECT(bad, (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--bandwidth-scenarios",
+                                 tmp("bad-scenarios.json")}), 2);
+    QVERIFY2(bad.err.contains(tmp("bad-scenarios.json") + ": /scenarios/0/scale/link:nope: cluster paper-20gpu-3vendor has no link named \"nope\""),
+             qPrintable(bad.err));
+    RUN_EXPECT(alone, (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--robust", "worst"}), 2);
+    QVERIFY2(alone.err.contains("--robust") && alone.err.contains("--bandwidth-scenarios"), qPrintable(alone.err));
 }
 
 void TestCli::searchStats_data()
