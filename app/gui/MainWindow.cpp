@@ -14,6 +14,7 @@
 #include "PlanTableModel.h"
 #include "PredictorPanel.h"
 #include "ProfileComparisonView.h"
+#include "BandwidthWhatIfPanel.h"
 #include "BaselinesView.h"
 #include "SimplexMapView.h"
 #include "PropertyPanel.h"
@@ -30,6 +31,8 @@
 #include "io/InputError.h"
 #include "io/JsonReader.h"
 #include "predict/LibraryVersions.h"
+#include "predict/PredictionStore.h"
+#include "search/BandwidthWhatIf.h"
 #include "search/PlanExplanation.h"
 #include "search/RecomputeAblation.h"
 #include "search/RequestChanges.h"
@@ -40,6 +43,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
+#include <QFutureWatcher>
 #include <QFile>
 #include <QFileInfo>
 #include <QGraphicsOpacityEffect>
@@ -61,6 +65,7 @@
 #include <QToolBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <QtConcurrent>
 
 #include <qcustomplot.h>
 
@@ -185,8 +190,11 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     // Dock sizes apply once the window is laid out: the explanation gets a
     // third of the bottom row, the plan table the rest (a restored layout keeps its own).
     QTimer::singleShot(0, this, [this] {
-        if (!QSettings().contains(QStringLiteral("window/state")) || !options_.restoreState)
+        if (!QSettings().contains(QStringLiteral("window/state")) || !options_.restoreState) {
             resizeDocks({whyDock_}, {std::max(320, width() / 3)}, Qt::Horizontal);
+            // Model & Setup as tall as its fields; the objective and predictor below get the rest.
+            resizeDocks({setupDock_}, {setupDock_->sizeHint().height()}, Qt::Vertical);
+        }
     });
     rebuildRecentMenu();
     updateTitle();
@@ -361,8 +369,22 @@ void MainWindow::createDocks()
     predictorPanel_ = new PredictorPanel(this);
     predictorPanel_->setRecentFiles(QSettings().value(QLatin1String(kRecentPredictorsKey)).toStringList());
     dock(palette_, tr("GPU Types"), "gpuTypesDock", Qt::LeftDockWidgetArea);
-    dock(properties_, tr("Properties"), "propertiesDock", Qt::LeftDockWidgetArea);
-    dock(setupPanel_, tr("Model & Setup"), "setupDock", Qt::RightDockWidgetArea);
+    auto* propertiesDock = dock(properties_, tr("Properties"), "propertiesDock", Qt::LeftDockWidgetArea);
+    // What-if bandwidth shares the Properties place: both are about the cluster.
+    whatIf_ = new BandwidthWhatIfPanel(this);
+    auto* whatIfScroll = new QScrollArea(this);
+    whatIfScroll->setWidget(whatIf_);
+    whatIfScroll->setWidgetResizable(true);
+    whatIfScroll->setFrameShape(QFrame::NoFrame);
+    whatIfScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    whatIfScroll->setMinimumWidth(250);  // room for a slider beside each kind's name
+    whatIfDock_ = dock(whatIfScroll, tr("What-if Network"), "whatIfDock", Qt::LeftDockWidgetArea);
+    auto* whatIfDock = whatIfDock_;
+    tabifyDockWidget(propertiesDock, whatIfDock);
+    propertiesDock->raise();
+    connect(whatIf_, &BandwidthWhatIfPanel::scalesChanged, this, &MainWindow::runWhatIf);
+    connect(whatIf_, &BandwidthWhatIfPanel::planActivated, this, &MainWindow::selectPlan);
+    setupDock_ = dock(setupPanel_, tr("Model & Setup"), "setupDock", Qt::RightDockWidgetArea);
     // The objective and the predictor share a place (both say how plans are
     // scored); they scroll rather than squeeze, or make the window taller than
     // the screen, when short of room.
@@ -1133,6 +1155,44 @@ void MainWindow::onSearchProgress(const SearchProgress& p)
         pareto_->setLiveFront(p.liveFront);
 }
 
+// The sliders of the What-if Network panel moved: re-time the last search's
+// kept plans on the scaled network, off the GUI thread, from a copy of the
+// prediction store (the next search writes into the store itself).
+void MainWindow::runWhatIf()
+{
+    const quint64 generation = ++whatIfGeneration_;
+    if (!controller_->hasResult() || controller_->lastResult().best.empty())
+        return;
+    if (controller_->isRunning()) {
+        BandwidthWhatIf::Result busy;
+        busy.error = tr("A search is running: move the slider again when it has finished.").toStdString();
+        whatIf_->setOutcome(busy, controller_->lastResult().best.front());
+        return;
+    }
+    SearchRequest request = controller_->lastRequest();
+    if (request.store)
+        request.store = std::make_shared<PredictionStore>(*request.store);
+    request.options.stopEarly = {};
+    const std::shared_ptr<const SearchResult> result = controller_->lastResultShared();
+    BandwidthScenario scenario;
+    scenario.name = "the sliders";
+    scenario.segments.push_back({0, 1, whatIf_->scales()});
+    whatIf_->setBusy();
+    auto* watcher = new QFutureWatcher<BandwidthWhatIf::Result>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, result] {
+        watcher->deleteLater();
+        if (generation == whatIfGeneration_)
+            whatIf_->setOutcome(watcher->result(), result->best.front());
+    });
+    watcher->setFuture(QtConcurrent::run([request = std::move(request), result, scenario] {
+        BandwidthWhatIf::Options o;
+        o.robust = BandwidthWhatIf::Robust::Worst;  // one scenario: its time
+        o.topK = 8;
+        o.replan = false;  // the kept plans only: fast enough to follow a slider
+        return BandwidthWhatIf::run(request, *result, {scenario}, o);
+    }));
+}
+
 void MainWindow::onSearchFinished()
 {
     const SearchResult& r = controller_->lastResult();
@@ -1148,6 +1208,11 @@ void MainWindow::onSearchFinished()
     compare_->setResult(r);
     simplex_->setResult(r);
     baselines_->setResult(r, controller_->lastRequest().problem.cluster);
+    ++whatIfGeneration_;  // a re-ranking of the previous result is no longer wanted
+    if (r.best.empty())
+        whatIf_->clear();
+    else
+        whatIf_->setCluster(controller_->lastRequest().problem.cluster);
     if (r.profileRequested == ProfileKind::Auto)
         objectivePanel_->setAutoExplanation(tr("auto chose %1: %2").arg(qs(toString(r.profileUsed)), qs(r.profileReason)));
     else
@@ -1214,6 +1279,8 @@ void MainWindow::onSearchFailed(const QString& reason)
     pipeline_->clear();
     simplex_->clear();
     baselines_->clear();
+    ++whatIfGeneration_;
+    whatIf_->clear();
     planInfo_->clear();
     whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
     tableRanking_ = nullptr;
@@ -1320,7 +1387,7 @@ bool MainWindow::parseView(const QString& name, View& out)
                                                          {"pareto", View::Pareto},     {"memory", View::Memory},
                                                          {"pipeline", View::Pipeline}, {"compare", View::Compare},
                                                          {"weights", View::Weights},   {"predictor", View::Predictor},
-                                                         {"baselines", View::Baselines}};
+                                                         {"baselines", View::Baselines}, {"whatif", View::WhatIf}};
     for (const auto& [n, v] : names)
         if (name == QLatin1String(n)) {
             out = v;
@@ -1341,15 +1408,17 @@ QWidget* MainWindow::viewWidget(View view)
     case View::Weights: return simplex_;
     case View::Baselines: return baselines_;
     case View::Predictor: return predictorDock_;
+    case View::WhatIf: return whatIfDock_;
     }
     return this;
 }
 
 void MainWindow::showView(View view)
 {
-    if (view == View::Predictor) {
-        predictorDock_->show();
-        predictorDock_->raise();
+    if (view == View::Predictor || view == View::WhatIf) {
+        QDockWidget* d = view == View::Predictor ? predictorDock_ : whatIfDock_;
+        d->show();
+        d->raise();
         return;
     }
     if (view != View::Window)

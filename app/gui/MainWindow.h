@@ -38,6 +38,7 @@ class PredictorPanel;
 class ProfileComparisonView;
 class SimplexMapView;
 class BaselinesView;
+class BandwidthWhatIfPanel;
 class PropertyPanel;
 class SearchController;
 class SetupPanel;
@@ -48,7 +49,7 @@ class StaleBanner;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor, Baselines };
+    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor, Baselines, WhatIf };
 
     struct Options {
         bool restoreState = true;      // QSettings geometry and dock layout
@@ -69,6 +70,7 @@ public:
     // does not fit the cluster, model or setup.
     void runSearch();
     SearchController* controller() const { return controller_; }
+    BandwidthWhatIfPanel* whatIfPanel() const { return whatIf_; }
     const SearchResult* result() const;
     void selectPlan(quint64 key);
     quint64 selectedPlan() const { return selectedKey_; }
@@ -141,6 +143,7 @@ private:
     void onSearchStarted();
     void onSearchProgress(const SearchProgress& p);
     void onSearchFinished();
+    void runWhatIf();
     void onSearchFailed(const QString& reason);
     void newProject();
     void openDialog();
@@ -182,6 +185,10 @@ private:
     ProfileComparisonView* compare_ = nullptr;
     SimplexMapView* simplex_ = nullptr;  // which plan wins at each weighting
     BaselinesView* baselines_ = nullptr;  // the baseline planners' picks beside MemX's
+    BandwidthWhatIfPanel* whatIf_ = nullptr;  // bandwidth sliders per link kind, plans re-ranked
+    quint64 whatIfGeneration_ = 0;
+    QDockWidget* whatIfDock_ = nullptr;
+    QDockWidget* setupDock_ = nullptr;  // bumped to drop a re-ranking no longer wanted
     GpuPalette* palette_ = nullptr;
     PropertyPanel* properties_ = nullptr;
     SetupPanel* setupPanel_ = nullptr;
