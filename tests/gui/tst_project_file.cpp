@@ -38,6 +38,7 @@ class TestProjectFile : public QObject {
     Q_OBJECT
 private slots:
     void goodProjectLoads();
+    void bundledProjectLoads();
     void badProject_data();
     void badProject();
     void rangeOverride();
@@ -49,6 +50,16 @@ void TestProjectFile::goodProjectLoads()
     const Project p = Project::fromJson(projectDoc(), "good.memx");
     QCOMPARE(p.setup.globalBatch, 64);
     QCOMPARE(p.objective.custom.time, 0.4);
+}
+
+// The project scripts/screenshots opens for the Baselines tab: Table 1's
+// pair, every per-stage recomputation combination.
+void TestProjectFile::bundledProjectLoads()
+{
+    const Project p = Project::load(test::sampleCluster("projects/table1-baselines.memx"));
+    QCOMPARE(p.setup.globalBatch, 64);
+    QCOMPARE(p.setup.recompute, RecomputeMode::Enumerate);
+    QCOMPARE(p.model.at("num_layers").get<int>(), 32);
 }
 
 void TestProjectFile::badProject_data()
