@@ -31,7 +31,6 @@
 #include "io/InputError.h"
 #include "io/JsonReader.h"
 #include "predict/LibraryVersions.h"
-#include "predict/PredictionStore.h"
 #include "search/BandwidthWhatIf.h"
 #include "search/PlanExplanation.h"
 #include "search/RecomputeAblation.h"
@@ -1120,6 +1119,8 @@ void MainWindow::runSearch()
     req.options.topK = 200;
     req.options.compareTopK = 20;  // the Plans table of each compared profile
     req.options.baselines = true;  // the Baselines tab (a few per cent of the count pass)
+    if (whatIfRunning_ > 0)
+        controller_->detachStore();  // a what-if still reads the store: the search writes into a copy
     controller_->start(std::move(req));
 }
 
@@ -1156,8 +1157,8 @@ void MainWindow::onSearchProgress(const SearchProgress& p)
 }
 
 // The sliders of the What-if Network panel moved: re-time the last search's
-// kept plans on the scaled network, off the GUI thread, from a copy of the
-// prediction store (the next search writes into the store itself).
+// kept plans on the scaled network, off the GUI thread, reading the search's
+// prediction store (a search started meanwhile writes into a copy of it).
 void MainWindow::runWhatIf()
 {
     const quint64 generation = ++whatIfGeneration_;
@@ -1170,17 +1171,17 @@ void MainWindow::runWhatIf()
         return;
     }
     SearchRequest request = controller_->lastRequest();
-    if (request.store)
-        request.store = std::make_shared<PredictionStore>(*request.store);
     request.options.stopEarly = {};
     const std::shared_ptr<const SearchResult> result = controller_->lastResultShared();
     BandwidthScenario scenario;
     scenario.name = "the sliders";
     scenario.segments.push_back({0, 1, whatIf_->scales()});
     whatIf_->setBusy();
+    ++whatIfRunning_;
     auto* watcher = new QFutureWatcher<BandwidthWhatIf::Result>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, result] {
         watcher->deleteLater();
+        --whatIfRunning_;
         if (generation == whatIfGeneration_)
             whatIf_->setOutcome(watcher->result(), result->best.front());
     });

@@ -187,6 +187,7 @@ private:
     BaselinesView* baselines_ = nullptr;  // the baseline planners' picks beside MemX's
     BandwidthWhatIfPanel* whatIf_ = nullptr;  // bandwidth sliders per link kind, plans re-ranked
     quint64 whatIfGeneration_ = 0;
+    int whatIfRunning_ = 0;  // re-rankings reading the prediction store now
     QDockWidget* whatIfDock_ = nullptr;
     QDockWidget* setupDock_ = nullptr;  // bumped to drop a re-ranking no longer wanted
     GpuPalette* palette_ = nullptr;

@@ -41,6 +41,12 @@ void SearchController::stopEarly()
         current_.stop->store(true);
 }
 
+void SearchController::detachStore()
+{
+    if (store_ && !isRunning())
+        store_ = std::make_shared<PredictionStore>(*store_);  // concurrent readers of the old one are fine
+}
+
 void SearchController::start(SearchRequest request)
 {
     if (isRunning()) {

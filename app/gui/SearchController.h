@@ -27,6 +27,10 @@ public:
     // finishes (finished()) with SearchResult::incomplete saying so.
     void stopEarly();
     bool isRunning() const;
+    // The next search writes its predictions into a copy of the store, so
+    // that someone still reading the current one (a what-if re-ranking) is
+    // never raced. Call on the GUI thread, between searches.
+    void detachStore();
     const SearchResult& lastResult() const { return *result_; }
     // The same result, shared: views keep it alive instead of copying plans.
     std::shared_ptr<const SearchResult> lastResultShared() const { return result_; }
