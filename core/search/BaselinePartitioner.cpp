@@ -126,7 +126,9 @@ std::vector<int> BaselinePartitioner::minMaxSplit(int stages, int units, const s
     best[static_cast<std::size_t>(stages) * R + 0] = 0;
     for (int i = stages - 1; i >= 0; --i) {
         const int later = stages - 1 - i;
-        for (int r = 1; r <= units; ++r) {
+        // Stage i gets what the i earlier stages (one unit at least each) leave:
+        // at most units - i, so a stage never asks for more than units - (P - 1).
+        for (int r = later + 1; r <= units - i; ++r) {
             double b = kInf;
             int arg = 0;
             for (int u = 1; u <= r - later; ++u) {
