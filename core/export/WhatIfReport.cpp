@@ -77,10 +77,12 @@ nlohmann::json WhatIfReport::json(const BandwidthWhatIf::Result& w, const std::s
         for (const auto& seg : s.segments) {
             nlohmann::json sj = {{"scale", seg.description}, {"share", seg.share}, {"plan1_ms", seg.nominalBestMs},
                                  {"predictor_calls", seg.predictorCalls}, {"plan1_phi", seg.keepPhi}};
-            if (!seg.error.empty())
+            if (!seg.error.empty()) {
                 sj["error"] = seg.error;
-            else
-                sj["best"] = PlanJson::plan(seg.best), sj["keeps_plan1"] = seg.samePlan;
+            } else {
+                sj["best"] = PlanJson::plan(seg.best);
+                sj["keeps_plan1"] = seg.samePlan;
+            }
             segs.push_back(sj);
         }
         scenarios.push_back({{"name", s.name}, {"time_profile", s.timeProfile}, {"plan1_ms", s.nominalBestMs},

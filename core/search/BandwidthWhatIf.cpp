@@ -1,6 +1,5 @@
 #include "search/BandwidthWhatIf.h"
 
-#include "predict/PredictionStore.h"
 #include "search/PlanEvaluator.h"
 #include "search/SearchEngine.h"
 #include "search/WeightSimplex.h"

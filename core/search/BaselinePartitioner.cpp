@@ -172,7 +172,8 @@ bool BaselinePartitioner::choose(BaselineKind kind, const SkeletonTables& t, con
             out.layers.push_back(u * step);
         out.levels.assign(static_cast<std::size_t>(P), level);
         compose(t, sk, variance, skeletonIndex, out);
-        out.cost = out.timeMs;
+        // Metis ranks by its pipeline estimate, the others by the predicted time.
+        out.cost = kind == BaselineKind::MetisStyle ? (sk.microBatches + P - 1) * bottleneckMs(t, out) : out.timeMs;
     };
     switch (kind) {
     case BaselineKind::ComputeProportional:
@@ -222,8 +223,6 @@ bool BaselinePartitioner::choose(BaselineKind kind, const SkeletonTables& t, con
                     continue;
             }
             finish(split, level);
-            if (kind == BaselineKind::MetisStyle)
-                out.cost = (sk.microBatches + P - 1) * bottleneckMs(t, out);
             if (!out.fits)
                 continue;
             if (!have || out.cost < pick.cost) {
@@ -240,8 +239,6 @@ bool BaselinePartitioner::choose(BaselineKind kind, const SkeletonTables& t, con
         if (split.empty() || *std::max_element(split.begin(), split.end()) > maxUnits)
             return false;
         finish(split, kNone);
-        if (kind == BaselineKind::MetisStyle)
-            out.cost = (sk.microBatches + P - 1) * bottleneckMs(t, out);
         return true;
     }
     case BaselineKind::MemX:
