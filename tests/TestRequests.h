@@ -17,13 +17,15 @@ inline SearchRequest paperRequest()
     req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
     return req;
 }
-// A small search whose whole feasible set the engine keeps: LLaMA2-7B on the
-// paper's 4 x V100 + 2 x T4, gbs 32, micro-batch 1, at most 4 stages.
+// A small search whose whole feasible set the engine keeps: a 24-layer
+// LLaMA2-7B on the paper's 4 x V100 + 2 x T4 (fp16: neither has bf16),
+// gbs 32, micro-batch 1, at most 4 stages.
 inline SearchRequest smallRequest()
 {
     SearchRequest req;
     req.problem.cluster = Cluster::fromFile(sampleCluster("paper-6gpu-v100-t4.json"));
     req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.model.numLayers = 24;
     req.problem.setup.globalBatch = 32;
     req.problem.setup.microBatches = {1};
     req.problem.setup.maxPipelineStages = 4;

@@ -162,6 +162,22 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
         recompute_->setItemData(i, tr("The same level on every stage"), Qt::ToolTipRole);
     form->addRow(tr("Recomputation"), recompute_);
 
+    precision_ = new QComboBox(this);
+    precision_->setObjectName(QStringLiteral("precision"));
+    const std::pair<const char*, QString> precisions[] = {
+        {"auto", tr("bf16 where every GPU type has it, else fp16 (V100, T4, Turing), else fp32")},
+        {"bf16", tr("bf16 weights, fp32 main gradients and optimizer state (--bf16)")},
+        {"fp16", tr("fp16 weights and gradients with dynamic loss scaling (--fp16)")},
+        {"fp8", tr("bf16 training with Transformer Engine fp8 GEMMs (Ada, Hopper, Blackwell)")},
+        {"tf32", tr("fp32 storage, GEMMs on TF32 tensor cores (Ampere and later)")},
+        {"fp32", tr("fp32 storage and math on the CUDA cores; no FlashAttention")}};
+    for (const auto& [name, tip] : precisions) {
+        precision_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
+        precision_->setItemData(precision_->count() - 1, tip, Qt::ToolTipRole);
+    }
+    precision_->setToolTip(tr("One precision for every GPU of the job; a type without it is named when the search starts"));
+    form->addRow(tr("Precision"), precision_);
+
     distributedOptimizer_ = new QCheckBox(tr("Distributed optimizer"), this);
     distributedOptimizer_->setObjectName(QStringLiteral("distributedOptimizer"));
     distributedOptimizer_->setToolTip(tr("Shard the optimizer state over the data-parallel replicas"));
@@ -185,6 +201,7 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     connect(maxPipeline_, &QSpinBox::valueChanged, this, notify);
     connect(schedule_, &QComboBox::currentIndexChanged, this, notify);
     connect(recompute_, &QComboBox::currentIndexChanged, this, notify);
+    connect(precision_, &QComboBox::currentIndexChanged, this, notify);
     for (QCheckBox* box : {distributedOptimizer_, sequenceParallel_, flashAttention_})
         connect(box, &QCheckBox::toggled, this, notify);
 
@@ -374,6 +391,7 @@ TrainingSetup SetupPanel::setup() const
     s.maxPipelineStages = maxPipeline_->value();
     s.schedule = static_cast<ScheduleMode>(schedule_->currentData().toInt());
     s.recompute = static_cast<RecomputeMode>(recompute_->currentData().toInt());
+    s.precision = precision_->currentData().toString().toStdString();
     s.distributedOptimizer = distributedOptimizer_->isChecked();
     s.sequenceParallel = sequenceParallel_->isChecked();
     s.flashAttention = flashAttention_->isChecked();
@@ -385,11 +403,13 @@ void SetupPanel::setSetup(const TrainingSetup& s)
     base_ = s;
     {
         const QSignalBlocker b1(globalBatch_), b2(maxPipeline_), b3(schedule_), b4(recompute_);
-        const QSignalBlocker b5(distributedOptimizer_), b6(sequenceParallel_), b7(flashAttention_);
+        const QSignalBlocker b5(distributedOptimizer_), b6(sequenceParallel_), b7(flashAttention_), b8(precision_);
         globalBatch_->setValue(s.globalBatch);
         maxPipeline_->setValue(s.maxPipelineStages);
         schedule_->setCurrentIndex(schedule_->findData(int(s.schedule)));
         recompute_->setCurrentIndex(recompute_->findData(int(s.recompute)));
+        const int precisionIndex = precision_->findData(QString::fromStdString(s.precision));
+        precision_->setCurrentIndex(precisionIndex >= 0 ? precisionIndex : 0);
         distributedOptimizer_->setChecked(s.distributedOptimizer);
         sequenceParallel_->setChecked(s.sequenceParallel);
         flashAttention_->setChecked(s.flashAttention);

@@ -18,7 +18,7 @@ namespace memx {
 
 // Edits what the user fixes about training: the model and the TrainingSetup
 // fields a person usually touches. Fields the panel does not show (tensor
-// parallel sizes, virtual stages, precision, thresholds) keep the values of
+// parallel sizes, virtual stages, thresholds) keep the values of
 // the last setSetup().
 //
 // List fields ("1,2,4") are parsed as the user types; text that is not a list
@@ -96,6 +96,7 @@ private:
     QCheckBox* sequenceParallel_ = nullptr;
     QCheckBox* flashAttention_ = nullptr;
     QComboBox* schedule_ = nullptr;
+    QComboBox* precision_ = nullptr;
     QComboBox* recompute_ = nullptr;
     QSpinBox* maxPipeline_ = nullptr;
     QLabel* errorLabel_ = nullptr;  // why the last model file was not loaded

@@ -193,10 +193,10 @@ void predict(const PredictArgs& a)
             if (m.isStageRow()) {
                 const StagePlan& s = pred.plan.stages[*m.stage];
                 m.stageTimeMs = s.timeMs * G;
-                m.peakMemMiB = s.memory.totalMiB();
+                m.peakMemMiB = s.memory.ofKind(m.peakMemKind);  // the kind the row asks for (peak_mem_kind)
             } else {
                 m.iterationTimeMs = pred.iterationMs();
-                m.peakMemMiB = pred.peakMemMiB();
+                m.peakMemMiB = pred.peakMemMiB(m.peakMemKind);
             }
         };
         if (run.runRow >= 0) fill(set.rows[run.runRow]);

@@ -39,6 +39,7 @@ struct SearchArgs {
     int maxPP = 8;
     std::string schedule = "auto";
     std::string recompute = "policy";
+    std::string precision = "auto";
     std::string placement = "contiguous";
     bool noDistOpt = false;
     bool noFlash = false;
@@ -142,6 +143,7 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     s.flashAttention = !a.noFlash;
     s.sequenceParallel = !a.noSeqPar;
     s.allowIdleGpus = !a.noIdle;
+    s.precision = a.precision;  // checked by TrainingSetup::validate and, against the GPUs, by jobPrecision
     if (!parseScheduleMode(a.schedule, s.schedule))
         throw InputError("--schedule", a.schedule, "expected auto, 1f1b, interleaved or both");
     if (!parseRecomputeMode(a.recompute, s.recompute))
@@ -243,6 +245,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         ->capture_default_str();
     cmd->add_option("--placement", args->placement,
                     "contiguous (stages of one device group stay together) or all (every stage order)")
+        ->capture_default_str();
+    cmd->add_option("--precision", args->precision,
+                    "Training precision on every GPU: auto (bf16 where every type has it, else fp16, else fp32), "
+                    "fp32, tf32, fp16, bf16 or fp8 (Transformer Engine)")
         ->capture_default_str();
     cmd->add_flag("--no-distributed-optimizer", args->noDistOpt, "Keep full optimizer state on every DP rank");
     cmd->add_flag("--no-flash-attention", args->noFlash, "Model attention without FlashAttention (s^2 memory)");

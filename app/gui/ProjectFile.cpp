@@ -49,6 +49,7 @@ nlohmann::json Project::toJson() const
                   {"distributed_optimizer", s.distributedOptimizer},
                   {"flash_attention", s.flashAttention},
                   {"sequence_parallel", s.sequenceParallel},
+                  {"precision", s.precision},
                   {"schedule", toString(s.schedule)},
                   {"recompute", toString(s.recompute)},
                   {"placement", toString(s.placement)},
@@ -101,6 +102,7 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
     p.setup.flashAttention = s.boolean("flash_attention", true);
     p.setup.sequenceParallel = s.boolean("sequence_parallel", true);
     p.setup.allowIdleGpus = s.boolean("allow_idle_gpus", true);
+    p.setup.precision = s.string("precision", "auto");  // validated with the setup below
     if (!parseScheduleMode(s.string("schedule", "auto"), p.setup.schedule))
         s.fail("expected auto, 1f1b, interleaved or both", "schedule");
     if (!parseRecomputeMode(s.string("recompute", "policy"), p.setup.recompute))

@@ -277,8 +277,14 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     t += "  disable_bias_linear: True\n";
     t += std::string("  use_distributed_optimizer: ") + yamlBool(doc.problem.setup.distributedOptimizer) + "\n";
     const MegatronJob job = MegatronExport::jobFor(doc, c.stageRecompute.front());
-    if (job.precision == "fp32")
-        t += "  # precision: fp32 (no bf16 or fp16 on every device type)\n";
+    if (job.precision == "fp32" || job.precision == "tf32")
+        t += "  # precision: fp32 (no --bf16/--fp16)"
+            + std::string(job.precision == "tf32" ? "; TF32 GEMMs need TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 in the environment"
+                                                  : "")
+            + "\n";
+    else if (job.precision == "fp8")
+        t += "  precision:\n    bf16: True\n    fp8_format: hybrid  # Transformer Engine fp8 GEMMs\n"
+             "    transformer_impl: transformer_engine\n";
     else
         t += "  precision:\n    " + job.precision + ": True" + (job.precision == "fp16" ? "  # dynamic loss scaling" : "")
             + "\n";

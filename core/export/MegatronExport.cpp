@@ -3,6 +3,7 @@
 #include "io/Text.h"
 
 #include "export/PlanJsonReader.h"
+#include "space/JobPrecision.h"
 #include "hardware/Cluster.h"
 #include "hardware/GpuType.h"
 #include "io/InputError.h"
@@ -169,8 +170,14 @@ std::vector<std::string> MegatronExport::arguments(const MegatronJob& job)
         add("--bf16");
     else if (job.precision == "fp16")
         add("--fp16");  // dynamic loss scaling: Megatron's default without --loss-scale
-    else if (job.precision != "fp32")
-        refuse("unknown precision \"" + job.precision + "\" (bf16, fp16 or fp32)");
+    else if (job.precision == "fp8") {
+        // Transformer Engine fp8 GEMMs on top of bf16 training: E4M3 forward,
+        // E5M2 gradients (the "hybrid" format), TE's layers.
+        add("--bf16");
+        for (const char* f : {"--fp8-format", "hybrid", "--transformer-impl", "transformer_engine"})
+            add(f);
+    } else if (job.precision != "fp32" && job.precision != "tf32")  // tf32: fp32 arguments, TF32 from the environment
+        refuse("unknown precision \"" + job.precision + "\" (" + precisionChoices() + ")");
     if (!job.flashAttention) {
         // The plan kept the s x s attention scores; Megatron's default (auto)
         // would pick a fused kernel that does not.
@@ -248,11 +255,20 @@ MegatronJob MegatronExport::jobFor(const PlanDocument& doc, Recompute level)
     j.sequenceParallel = doc.problem.setup.sequenceParallel;
     j.distributedOptimizer = doc.problem.setup.distributedOptimizer;
     j.flashAttention = doc.problem.setup.flashAttention;
-    std::vector<const GpuType*> types;
-    for (const auto& s : p.stages)
-        types.push_back(&doc.problem.cluster.typeOf(s.devices.front()));
-    std::string why;
-    j.precision = precisionFor(types, why);
+    // The precision the plan was predicted in: the same resolution as the
+    // search's, so the script trains what the plan's memory and time assume.
+    try {
+        j.precision = toString(jobPrecision(doc.problem));
+    } catch (const std::exception&) {
+        std::vector<const GpuType*> types;
+        for (const auto& s : p.stages)
+            types.push_back(&doc.problem.cluster.typeOf(s.devices.front()));
+        std::string why;
+        j.precision = precisionFor(types, why);
+    }
+    Precision jp = Precision::Bf16;
+    parsePrecision(j.precision, jp);
+    j.flashAttention = flashAttentionRuns(j.flashAttention, jp);  // no FlashAttention in fp32
     return j;
 }
 
@@ -326,9 +342,12 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         for (const auto& st : p.stages)
             types.push_back(&doc.problem.cluster.typeOf(st.devices.front()));
         std::string why;
-        MegatronExport::precisionFor(types, why);
+        if (MegatronExport::precisionFor(types, why) != job.precision)
+            why = "chosen in the training setup";  // not what the GPUs force
         if (job.precision != "bf16")
             notes += "# Precision: " + job.precision + (job.precision == "fp16" ? " with dynamic loss scaling" : "")
+                + (job.precision == "fp8" ? " GEMMs through Transformer Engine (bf16 elsewhere)" : "")
+                + (job.precision == "tf32" ? " (fp32 training, TF32 GEMMs: TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 below)" : "")
                 + " on every rank (one precision for the whole job): " + why + ".\n";
         if (!job.flashAttention)
             notes += "# Attention: unfused (--attention-backend unfused), as planned without flash attention: it keeps\n"
@@ -378,7 +397,10 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
             s += "if [ \"${TORCH_ELASTIC_WORKER_IDENTICAL:-0}\" = 1 ]; then\n"
                  "  echo \"TORCH_ELASTIC_WORKER_IDENTICAL=1 assumes equal nodes; this plan's nodes differ (see the header)\" >&2\n"
                  "  exit 1\nfi\n";
-        s += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n\n";
+        s += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
+        if (job.precision == "tf32")  // PyTorch keeps fp32 matmuls off TF32 unless told (aten/src/ATen/Context.cpp)
+            s += "export TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1\n";
+        s += "\n";
         s += "MEGATRON_ARGS=(\n";
         for (std::size_t i = 0; i < args.size(); ++i) {
             // One flag per line with its values.

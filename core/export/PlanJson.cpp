@@ -1,5 +1,7 @@
 #include "export/PlanJson.h"
 
+#include "space/JobPrecision.h"
+
 #include "search/SearchResult.h"
 
 namespace memx {
@@ -50,7 +52,10 @@ nlohmann::json PlanJson::plan(const Plan& p)
                             {"gradients", s.memory.gradientsMiB},
                             {"optimizer", s.memory.optimizerMiB},
                             {"activations", s.memory.activationsMiB},
+                            {"allocator", s.memory.allocatorMiB},
                             {"reserve", s.memory.reserveMiB}};
+        st["allocated_mib"] = s.memory.allocatedMiB();
+        st["reserved_mib"] = s.memory.reservedMiB();
         st["headroom"] = s.headroom();
         j["stages"].push_back(st);
     }
@@ -82,6 +87,13 @@ void origin(nlohmann::json& j, const Problem& problem, const std::string& predic
     j["cluster"] = problem.cluster.toJson();
     j["model"] = problem.model.toJson();
     j["setup"] = PlanJson::setup(problem.setup);
+    // The precision the plan was predicted in ("auto" resolved over the
+    // cluster's types), so that an exporter reading the file trains in it.
+    try {
+        j["setup"]["precision"] = toString(jobPrecision(problem));
+    } catch (const std::exception&) {
+        // a setup no search accepts: keep what the user wrote
+    }
 }
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "export/PlanJsonReader.h"
 
+#include "model/Precision.h"
+
 #include "space/StageSlots.h"
 
 #include "hardware/GpuCatalog.h"
@@ -83,8 +85,9 @@ TrainingSetup PlanJsonReader::setupFromJson(const JsonReader& j)
     s.flashAttention = j.boolean("flash_attention", s.flashAttention);
     s.sequenceParallel = j.boolean("sequence_parallel", s.sequenceParallel);
     s.precision = j.string("precision", s.precision);
-    if (s.precision != "bf16")
-        j.fail("only bf16 mixed precision is modelled (got \"" + s.precision + "\")", "precision");
+    Precision parsed;
+    if (s.precision != "auto" && !parsePrecision(s.precision, parsed))
+        j.fail("unknown precision \"" + s.precision + "\" (auto, " + precisionChoices() + ")", "precision");
     const std::string schedule = j.string("schedule", toString(s.schedule));
     if (!parseScheduleMode(schedule, s.schedule))
         j.fail("unknown schedule mode \"" + schedule + "\"", "schedule");
@@ -230,6 +233,7 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
             s.memory.gradientsMiB = m.number("gradients", 0);
             s.memory.optimizerMiB = m.number("optimizer", 0);
             s.memory.activationsMiB = m.number("activations", 0);
+            s.memory.allocatorMiB = m.number("allocator", 0);  // absent before allocator slack was modelled
             s.memory.reserveMiB = m.number("reserve", 0);
         } else {
             // Only the total is known: keep it, as activations.

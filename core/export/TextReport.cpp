@@ -4,6 +4,7 @@
 
 #include "search/ProfileComparison.h"
 #include "search/SearchResult.h"
+#include "space/JobPrecision.h"
 
 #include <cstdio>
 #include <map>
@@ -49,6 +50,24 @@ std::string TextReport::priceLine(const SearchResult& r)
         + " ms): " + ProfileComparison::differences(fastest, best, r.varianceMode) + "\n";
 }
 
+std::string TextReport::precisionLine(const Problem& problem)
+{
+    const std::string& setting = problem.setup.precision;
+    try {
+        const Precision p = jobPrecision(problem);
+        if (setting != "auto" && !setting.empty())
+            return std::string(toString(p)) + " (chosen)";
+        std::string lacking;
+        if (p != Precision::Bf16)
+            for (const GpuType& t : problem.cluster.types())
+                if (!t.hasPrecision(Precision::Bf16))
+                    lacking += std::string(lacking.empty() ? "" : ", ") + t.name;
+        return std::string(toString(p)) + " (auto" + (lacking.empty() ? "" : ": no bf16 on " + lacking) + ")";
+    } catch (const std::exception& e) {
+        return setting + " (" + e.what() + ")";
+    }
+}
+
 std::string TextReport::table(const Problem& problem, const SearchResult& r, std::size_t top)
 {
     std::string out;
@@ -57,6 +76,7 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
                "of the space.\n";
     out += "MemX plan for " + problem.model.name + " on " + problem.cluster.name() + " (" + std::to_string(problem.cluster.deviceCount())
         + " GPUs), global batch " + std::to_string(problem.setup.globalBatch) + ", predictor " + r.predictorName + "\n";
+    out += "Precision: " + precisionLine(problem) + "\n";
     out += "Objective: " + std::string(toString(r.profileUsed)) + " (wT=" + Text::fmt("%.2f", r.weights.time)
         + ", wM=" + Text::fmt("%.2f", r.weights.memory) + ", wV=" + Text::fmt("%.2f", r.weights.variance) + ")";
     if (r.profileRequested == ProfileKind::Auto)
@@ -156,7 +176,7 @@ std::string TextReport::planDetail(const Problem& problem, const SearchResult& r
             + pad(s.gpuType, 14) + pad(range, 9) + pad(toString(s.recompute), 8) + pad(Text::fmt("%.1f", s.inflight), 11)
             + pad(Text::fmt("%.1f", s.timeMs), 10) + pad(Text::fmt("%.1f", m.weightsMiB / 1024), 9)
             + pad(Text::fmt("%.1f", m.gradientsMiB / 1024), 7) + pad(Text::fmt("%.1f", m.optimizerMiB / 1024), 7)
-            + pad(Text::fmt("%.1f", m.activationsMiB / 1024), 7) + pad(Text::fmt("%.1f", m.reserveMiB / 1024), 10)
+            + pad(Text::fmt("%.1f", m.activationsMiB / 1024), 7) + pad(Text::fmt("%.1f", m.overheadMiB() / 1024), 10)
             + pad(Text::fmt("%.1f", m.totalMiB() / 1024) + " / " + Text::fmt("%.1f", s.capacityMiB / 1024), 21)
             + Text::fmt("%.0f%%", 100 * s.headroom()) + "\n";
     }

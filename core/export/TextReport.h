@@ -10,6 +10,8 @@ struct SearchResult;
 // The human-readable report of a search: the ranked table, the chosen plan
 // in detail, the statistics and every policy note.
 struct TextReport {
+    // "fp16 (auto: no bf16 on V100-32GB, T4)", "bf16 (chosen)".
+    static std::string precisionLine(const Problem& problem);
     static std::string table(const Problem& problem, const SearchResult& r, std::size_t top);
     // "Constraints (before Phi ranks): ..." when the search had any; else empty.
     static std::string constraintsLine(const SearchResult& r);

@@ -82,6 +82,18 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
     };
     t.vendor = json.string("vendor", base ? t.vendor : std::string("unknown"));
     t.peakTflopsBf16 = pos("peak_tflops_bf16", ranges::peakTflops, t.peakTflopsBf16);
+    if (json.has("peak_tflops")) {
+        const JsonReader peaks = json.at("peak_tflops");
+        if (!peaks.node().is_object())
+            peaks.fail("expected an object such as {\"fp32\": 19.5, \"tf32\": 156}");
+        for (const auto& item : peaks.node().items()) {
+            const std::string& key = item.key();
+            Precision p;
+            if (!parsePrecision(key, p))
+                peaks.fail("unknown precision \"" + key + "\" (" + precisionChoices() + ")", key);
+            t.peakTflopsBy[static_cast<int>(p)] = peaks.inRange(key, ranges::peakTflops);
+        }
+    }
     t.memoryGiB = pos("memory_gib", ranges::gpuMemoryGiB, t.memoryGiB);
     t.memoryBandwidthGBps = pos("memory_bandwidth_gbps", ranges::memoryBandwidthGBps, t.memoryBandwidthGBps);
     t.defaultEfficiency = json.positive("default_efficiency", t.defaultEfficiency);
@@ -98,6 +110,7 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
     t.runtimeReserveGiB = json.number("runtime_reserve_gib", t.runtimeReserveGiB);
     if (t.runtimeReserveGiB < 0 || t.runtimeReserveGiB >= t.memoryGiB)
         json.fail("must be between 0 and the memory size", "runtime_reserve_gib");
+    t.allocatorSlack = json.inRange("allocator_slack", ranges::allocatorSlack, t.allocatorSlack);
     t.source = json.string("source", t.source);
     if (json.has("precisions")) {
         const JsonReader list = json.at("precisions");
@@ -106,15 +119,17 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
         t.precisions.clear();
         for (const auto& p : list.items()) {
             if (!p.node().is_string())
-                p.fail("expected a string (bf16, fp16 or fp32)");
+                p.fail(std::string("expected a string (") + precisionChoices() + ")");
             const std::string v = p.asString();
-            if (v != "bf16" && v != "fp16" && v != "fp32")
-                p.fail("unknown precision \"" + v + "\" (bf16, fp16 or fp32)");
+            Precision parsed;
+            if (!parsePrecision(v, parsed))
+                p.fail("unknown precision \"" + v + "\" (" + precisionChoices() + ")");
             t.precisions.push_back(v);
         }
         if (t.precisions.empty())
             json.fail("lists no precision", "precisions");
     }
+
     if (json.has("visible_devices_env")) {
         t.visibleDevicesEnv = json.string("visible_devices_env");
         if (!validEnvName(t.visibleDevicesEnv))

@@ -1,6 +1,9 @@
 #pragma once
 
+#include "model/Precision.h"
+
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,10 @@ struct GpuType {
     std::string name;
     std::string vendor;
     double peakTflopsBf16 = 0;        // dense bf16/fp16 tensor throughput, TFLOP/s
+    // Dense peak per precision from the catalog's peak_tflops (TFLOP/s), by
+    // Precision; 0 where the catalog gives none (bf16 and fp16 then fall back
+    // to peakTflopsBf16, the others are unknown).
+    std::array<double, kPrecisions> peakTflopsBy{};
     double memoryGiB = 0;             // usable device memory, GiB
     double memoryBandwidthGBps = 0;   // HBM/GDDR bandwidth, GB/s
     double defaultEfficiency = 0.5;   // fraction of peak sustained by large transformer GEMMs
@@ -33,10 +40,15 @@ struct GpuType {
     // Per-iteration framework overhead outside the micro-batches (optimizer
     // launch, gradient zeroing, loss reduction, logging, timers), ms.
     double iterationOverheadMs = 5;
-    double runtimeReserveGiB = 1.5;   // context, communication buffers, allocator slack, GiB
+    // What nvidia-smi shows beyond PyTorch's reserved memory: the CUDA context
+    // and the communication library's buffers, GiB.
+    double runtimeReserveGiB = 1.5;
+    // The caching allocator's reserved memory beyond the allocated peak, as a
+    // fraction of it (rounding and fragmentation; reserved = allocated x (1 + this)).
+    double allocatorSlack = 0.08;
     std::string source;               // where the numbers come from
-    // Training precisions the hardware has ("bf16", "fp16", "fp32"): V100 and
-    // T4 have no bf16, so their exports train in fp16 with loss scaling.
+    // Training precisions the hardware has ("fp32", "tf32", "fp16", "bf16",
+    // "fp8"): V100 and T4 have no bf16, so they train in fp16 with loss scaling.
     std::vector<std::string> precisions{"bf16", "fp16", "fp32"};
     // The runtime's device-selection variable (CUDA_VISIBLE_DEVICES,
     // ASCEND_RT_VISIBLE_DEVICES, ...), from the catalog's vendor table;
@@ -48,6 +60,16 @@ struct GpuType {
     bool hasPrecision(const std::string& p) const
     {
         return std::find(precisions.begin(), precisions.end(), p) != precisions.end();
+    }
+    // Listed and with a known peak: a job can train in it on this type.
+    bool hasPrecision(Precision p) const { return hasPrecision(toString(p)) && peakTflops(p) > 0; }
+    // Dense peak of the precision's GEMMs, TFLOP/s (0: unknown).
+    double peakTflops(Precision p) const
+    {
+        const double v = peakTflopsBy[static_cast<int>(p)];
+        if (v > 0)
+            return v;
+        return p == Precision::Bf16 || p == Precision::Fp16 ? peakTflopsBf16 : 0.0;
     }
 
     double reserveGiB() const

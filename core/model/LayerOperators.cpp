@@ -7,20 +7,23 @@ namespace memx {
 
 namespace {
 
-constexpr double kBf16 = 2.0;  // bytes per element
 constexpr double kFp32 = 4.0;
 
-Operator gemm(const char* name, double m, double n, double k, double batch = 1)
+// A GEMM in `math`: inputs at the precision's GEMM-input width (fp8: 1 byte),
+// output at its activation width.
+Operator gemm(Precision math, const char* name, double m, double n, double k, double batch = 1)
 {
+    const PrecisionBytes pb = bytesOf(math);
     Operator op;
     op.kind = Operator::Kind::Gemm;
+    op.math = math;
     op.name = name;
     op.m = m;
     op.n = n;
     op.k = k;
     op.batch = batch;
     op.flops = 2.0 * m * n * k * batch;
-    op.bytes = kBf16 * (m * k + k * n + m * n) * batch;
+    op.bytes = (pb.gemmInput * (m * k + k * n) + pb.activation * m * n) * batch;
     return op;
 }
 
@@ -49,11 +52,15 @@ struct Shape {
     double Tl;       // tokens a norm or residual sees: T/t with sequence parallelism
     double h, ad, gd, f, s, b, a, t;
     bool sp;
+    Precision p;  // the job's precision
+    double e;     // bytes of one activation element
 };
 
-Shape shapeOf(const ModelSpec& m, int b, int s, int t, bool sequenceParallel)
+Shape shapeOf(const ModelSpec& m, int b, int s, int t, bool sequenceParallel, Precision p)
 {
     Shape x{};
+    x.p = p;
+    x.e = bytesOf(p).activation;
     x.T = double(b) * s;
     x.sp = sequenceParallel && t > 1;
     x.Tl = x.sp ? x.T / t : x.T;
@@ -75,78 +82,80 @@ void attentionCore(std::vector<Operator>& ops, const ModelSpec& m, const Shape& 
     if (flash) {
         Operator op;
         op.kind = Operator::Kind::Attention;
+        op.math = attentionMath(x.p);
         op.name = "flash attention";
         op.flops = TransformerMath::attentionCoreForwardFlops(m, int(x.b), int(x.s), true) / x.t;
-        op.bytes = kBf16 * x.T * (2.0 * x.ad + 2.0 * x.gd) / x.t;
+        op.bytes = x.e * x.T * (2.0 * x.ad + 2.0 * x.gd) / x.t;
         ops.push_back(op);
         return;
     }
     const double heads = x.b * x.a / x.t;
-    ops.push_back(gemm("attention scores QK^T", x.s, x.s, m.headDim, heads));
+    ops.push_back(gemm(attentionMath(x.p), "attention scores QK^T", x.s, x.s, m.headDim, heads));
     // Megatron's fused scale-mask-softmax: one read and one write of the
     // scores (backward: twice that, like every memory-bound kernel).
-    ops.push_back(memoryBound("softmax", 2.0 * kBf16 * heads * x.s * x.s));
-    ops.push_back(gemm("attention values AV", x.s, m.headDim, x.s, heads));
+    ops.push_back(memoryBound("softmax", 2.0 * x.e * heads * x.s * x.s));
+    ops.push_back(gemm(attentionMath(x.p), "attention values AV", x.s, m.headDim, x.s, heads));
 }
 
 void tpCollective(std::vector<Operator>& ops, const char* name, const Shape& x, int t)
 {
     if (t <= 1)
         return;
-    ops.push_back(collective(name, kBf16 * x.T * x.h, x.sp ? 0.5 : 1.0));
+    ops.push_back(collective(name, x.e * x.T * x.h, x.sp ? 0.5 : 1.0));
 }
 
 }  // namespace
 
 std::vector<Operator> LayerOperators::forward(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                              bool flashAttention)
+                                              bool flashAttention, Precision p)
 {
-    const Shape x = shapeOf(m, b, s, t, sequenceParallel);
+    const Shape x = shapeOf(m, b, s, t, sequenceParallel, p);
     std::vector<Operator> ops;
     ops.reserve(16);
-    ops.push_back(memoryBound("input norm", 2.0 * kBf16 * x.Tl * x.h));
+    ops.push_back(memoryBound("input norm", 2.0 * x.e * x.Tl * x.h));
     if (x.sp)
         tpCollective(ops, "all-gather before QKV", x, t);
-    ops.push_back(gemm("QKV projection", x.T, (x.ad + 2.0 * x.gd) / t, x.h));
-    ops.push_back(memoryBound("rotary embedding", 2.0 * kBf16 * x.T * (x.ad + x.gd) / t));
+    ops.push_back(gemm(x.p, "QKV projection", x.T, (x.ad + 2.0 * x.gd) / t, x.h));
+    ops.push_back(memoryBound("rotary embedding", 2.0 * x.e * x.T * (x.ad + x.gd) / t));
     attentionCore(ops, m, x, flashAttention);
-    ops.push_back(gemm("attention output projection", x.T, x.h, x.ad / t));
+    ops.push_back(gemm(x.p, "attention output projection", x.T, x.h, x.ad / t));
     tpCollective(ops, x.sp ? "reduce-scatter after attention" : "all-reduce after attention", x, t);
-    ops.push_back(memoryBound("residual add", 3.0 * kBf16 * x.Tl * x.h));
-    ops.push_back(memoryBound("pre-MLP norm", 2.0 * kBf16 * x.Tl * x.h));
+    ops.push_back(memoryBound("residual add", 3.0 * x.e * x.Tl * x.h));
+    ops.push_back(memoryBound("pre-MLP norm", 2.0 * x.e * x.Tl * x.h));
     if (x.sp)
         tpCollective(ops, "all-gather before MLP", x, t);
-    ops.push_back(gemm("MLP up and gate (FC1)", x.T, 2.0 * x.f / t, x.h));
-    ops.push_back(memoryBound("SwiGLU", 3.0 * kBf16 * x.T * x.f / t));
-    ops.push_back(gemm("MLP down (FC2)", x.T, x.h, x.f / t));
+    ops.push_back(gemm(x.p, "MLP up and gate (FC1)", x.T, 2.0 * x.f / t, x.h));
+    ops.push_back(memoryBound("SwiGLU", 3.0 * x.e * x.T * x.f / t));
+    ops.push_back(gemm(x.p, "MLP down (FC2)", x.T, x.h, x.f / t));
     tpCollective(ops, x.sp ? "reduce-scatter after MLP" : "all-reduce after MLP", x, t);
-    ops.push_back(memoryBound("residual add", 3.0 * kBf16 * x.Tl * x.h));
+    ops.push_back(memoryBound("residual add", 3.0 * x.e * x.Tl * x.h));
     return ops;
 }
 
 std::vector<Operator> LayerOperators::backward(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                               bool flashAttention)
+                                               bool flashAttention, Precision p)
 {
     std::vector<Operator> ops;
     ops.reserve(24);
-    const Shape x = shapeOf(m, b, s, t, sequenceParallel);
-    for (const Operator& f : forward(m, b, s, t, sequenceParallel, flashAttention)) {
+    const Shape x = shapeOf(m, b, s, t, sequenceParallel, p);
+    const double gradBytes = bytesOf(p).gradient;
+    for (const Operator& f : forward(m, b, s, t, sequenceParallel, flashAttention, p)) {
         switch (f.kind) {
         case Operator::Kind::Gemm:
             if (f.batch > 1) {  // unfused attention: gradients of both operands, no weights
-                ops.push_back(gemm(f.name, f.m, f.k, f.n, f.batch));
-                ops.push_back(gemm(f.name, f.k, f.n, f.m, f.batch));
+                ops.push_back(gemm(f.math, f.name, f.m, f.k, f.n, f.batch));
+                ops.push_back(gemm(f.math, f.name, f.k, f.n, f.m, f.batch));
             } else {
-                ops.push_back(gemm(f.name, f.m, f.k, f.n));  // data gradient
-                Operator w = gemm(f.name, f.k, f.n, f.m);     // weight gradient,
-                w.bytes += 2.0 * kFp32 * f.k * f.n;            // accumulated into the fp32 main gradient
+                ops.push_back(gemm(f.math, f.name, f.m, f.k, f.n));  // data gradient
+                Operator w = gemm(f.math, f.name, f.k, f.n, f.m);     // weight gradient,
+                w.bytes += 2.0 * gradBytes * f.k * f.n;                // accumulated into the main gradient
                 ops.push_back(w);
             }
             break;
         case Operator::Kind::Attention: {
             Operator a = f;
             a.flops = 2.5 * f.flops;
-            a.bytes = 2.0 * f.bytes + kBf16 * x.T * x.ad / t;  // also reads O and dO
+            a.bytes = 2.0 * f.bytes + x.e * x.T * x.ad / t;  // also reads O and dO
             ops.push_back(a);
             break;
         }
@@ -165,46 +174,49 @@ std::vector<Operator> LayerOperators::backward(const ModelSpec& m, int b, int s,
 }
 
 std::vector<Operator> LayerOperators::recompute(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                                bool flashAttention, Recompute r)
+                                                bool flashAttention, Recompute r, Precision p)
 {
     if (r == Recompute::Full)
-        return forward(m, b, s, t, sequenceParallel, flashAttention);
+        return forward(m, b, s, t, sequenceParallel, flashAttention, p);
     std::vector<Operator> ops;
     if (r == Recompute::Selective)
-        attentionCore(ops, m, shapeOf(m, b, s, t, sequenceParallel), flashAttention);
+        attentionCore(ops, m, shapeOf(m, b, s, t, sequenceParallel, p), flashAttention);
     return ops;
 }
 
-std::vector<Operator> LayerOperators::outputLayer(const ModelSpec& m, int b, int s, int t)
+std::vector<Operator> LayerOperators::outputLayer(const ModelSpec& m, int b, int s, int t, Precision p)
 {
-    const Shape x = shapeOf(m, b, s, t, true);
+    const Shape x = shapeOf(m, b, s, t, true, p);
+    // Megatron's output layer is not a Transformer Engine module: bf16 under fp8.
+    const Precision outputMath = p == Precision::Fp8 ? Precision::Bf16 : p;
+    const double gradBytes = bytesOf(p).gradient;
     const double V = m.vocab;
     std::vector<Operator> ops;
-    ops.push_back(memoryBound("final norm", 2.0 * kBf16 * x.Tl * x.h));
+    ops.push_back(memoryBound("final norm", 2.0 * x.e * x.Tl * x.h));
     tpCollective(ops, "all-gather before the output layer", x, t);
-    ops.push_back(gemm("output layer (logits)", x.T, V / t, x.h));
+    ops.push_back(gemm(outputMath, "output layer (logits)", x.T, V / t, x.h));
     // Vocabulary-parallel cross-entropy: read the bf16 logits, keep fp32
     // softmax, and in backward read it and write bf16 gradients.
-    ops.push_back(memoryBound("cross-entropy", (kBf16 + kFp32) * x.T * V / t));
+    ops.push_back(memoryBound("cross-entropy", (x.e + kFp32) * x.T * V / t));
     if (t > 1)
         ops.push_back(collective("cross-entropy all-reduces", 3.0 * kFp32 * x.T, 1.0));
-    ops.push_back(memoryBound("cross-entropy backward", (kFp32 + kBf16) * x.T * V / t));
-    ops.push_back(gemm("output layer data gradient", x.T, x.h, V / t));
-    Operator w = gemm("output layer weight gradient", x.h, V / t, x.T);
-    w.bytes += 2.0 * kFp32 * x.h * V / t;
+    ops.push_back(memoryBound("cross-entropy backward", (kFp32 + x.e) * x.T * V / t));
+    ops.push_back(gemm(outputMath, "output layer data gradient", x.T, x.h, V / t));
+    Operator w = gemm(outputMath, "output layer weight gradient", x.h, V / t, x.T);
+    w.bytes += 2.0 * gradBytes * x.h * V / t;
     ops.push_back(w);
     tpCollective(ops, "reduce-scatter after the output layer", x, t);
-    ops.push_back(memoryBound("final norm backward", 4.0 * kBf16 * x.Tl * x.h));
+    ops.push_back(memoryBound("final norm backward", 4.0 * x.e * x.Tl * x.h));
     return ops;
 }
 
-std::vector<Operator> LayerOperators::embedding(const ModelSpec& m, int b, int s, int t)
+std::vector<Operator> LayerOperators::embedding(const ModelSpec& m, int b, int s, int t, Precision p)
 {
-    const Shape x = shapeOf(m, b, s, t, true);
+    const Shape x = shapeOf(m, b, s, t, true, p);
     std::vector<Operator> ops;
-    ops.push_back(memoryBound("embedding lookup", 2.0 * kBf16 * x.T * x.h));
+    ops.push_back(memoryBound("embedding lookup", 2.0 * x.e * x.T * x.h));
     tpCollective(ops, "embedding reduce", x, t);
-    ops.push_back(memoryBound("embedding gradient", (kBf16 + 2.0 * kFp32) * x.T * x.h));
+    ops.push_back(memoryBound("embedding gradient", (x.e + 2.0 * bytesOf(p).gradient) * x.T * x.h));
     return ops;
 }
 

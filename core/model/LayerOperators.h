@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/Precision.h"
 #include "model/Recompute.h"
 
 #include <vector>
@@ -26,11 +27,14 @@ struct Operator {
     double bytes = 0;            // HBM bytes read + written by this GPU
     double commBytes = 0;        // Collective: bytes of the whole (un-sharded) tensor
     double allReduceEquivalent = 0;  // Collective: 1 for an all-reduce, 0.5 for all-gather or reduce-scatter
+    Precision math = Precision::Bf16;  // Gemm, Attention: the precision whose peak times the FLOPs
 };
 
 // The kernels of one transformer layer (LLaMA block: RMSNorm, GQA attention
 // with rotary embedding, SwiGLU MLP) for one micro-batch of b sequences of s
-// tokens on one GPU of a TP group of t, in bf16 (2 bytes per element).
+// tokens on one GPU of a TP group of t, in the job's precision (bf16: 2 bytes
+// per element; fp32/tf32: 4; fp8: GEMM inputs in 1 byte, GEMMs at the fp8
+// peak, attention and the output layer in bf16).
 // Backward of a GEMM is two GEMMs of the same FLOPs (data and weight
 // gradient); of a memory-bound kernel, twice its traffic (it reads the saved
 // input and the incoming gradient and writes the outgoing one); of the
@@ -40,19 +44,19 @@ struct Operator {
 // become two all-gathers and two reduce-scatters (Korthikanti et al. 2022).
 struct LayerOperators {
     static std::vector<Operator> forward(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                         bool flashAttention);
+                                         bool flashAttention, Precision p = Precision::Bf16);
     static std::vector<Operator> backward(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                          bool flashAttention);
+                                          bool flashAttention, Precision p = Precision::Bf16);
     // What recomputation adds before the backward: full repeats the forward,
     // selective repeats the attention core (and, unfused, its softmax).
     static std::vector<Operator> recompute(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                           bool flashAttention, Recompute r);
+                                           bool flashAttention, Recompute r, Precision p = Precision::Bf16);
     // Output layer and loss (last stage), forward + backward: the logits GEMM
     // and its two gradients, fused cross-entropy over fp32 logits.
-    static std::vector<Operator> outputLayer(const ModelSpec& m, int b, int s, int t);
+    static std::vector<Operator> outputLayer(const ModelSpec& m, int b, int s, int t, Precision p = Precision::Bf16);
     // Input embedding (first stage), forward + backward: a gather of b*s rows
     // and the scatter-add of their gradients into the fp32 main gradient.
-    static std::vector<Operator> embedding(const ModelSpec& m, int b, int s, int t);
+    static std::vector<Operator> embedding(const ModelSpec& m, int b, int s, int t, Precision p = Precision::Bf16);
 };
 
 }  // namespace memx

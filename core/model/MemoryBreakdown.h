@@ -1,15 +1,29 @@
 #pragma once
 
+#include "model/MemoryKind.h"
+
 namespace memx {
 
 // Peak memory of one GPU of a pipeline stage, by term, in MiB.
+// allocated = weights + gradients + optimizer + activations (what PyTorch's
+// allocator hands out); reserved adds the allocator's slack; the total adds
+// the CUDA context and communication buffers (reserveMiB) and is what must
+// fit in the GPU's memory.
 struct MemoryBreakdown {
     double weightsMiB = 0;
     double gradientsMiB = 0;
     double optimizerMiB = 0;
     double activationsMiB = 0;
-    double reserveMiB = 0;
-    double totalMiB() const { return weightsMiB + gradientsMiB + optimizerMiB + activationsMiB + reserveMiB; }
+    double allocatorMiB = 0;  // caching-allocator rounding and fragmentation (reserved - allocated)
+    double reserveMiB = 0;    // CUDA context and communication buffers (device - reserved)
+    double allocatedMiB() const { return weightsMiB + gradientsMiB + optimizerMiB + activationsMiB; }
+    double reservedMiB() const { return allocatedMiB() + allocatorMiB; }
+    double totalMiB() const { return reservedMiB() + reserveMiB; }
+    double overheadMiB() const { return allocatorMiB + reserveMiB; }  // total - allocated
+    double ofKind(MemoryKind k) const
+    {
+        return k == MemoryKind::Allocated ? allocatedMiB() : k == MemoryKind::Reserved ? reservedMiB() : totalMiB();
+    }
 };
 
 }  // namespace memx

@@ -66,30 +66,37 @@ double TransformerMath::outputTrainingFlops(const ModelSpec& m, int b, int s)
 }
 
 double TransformerMath::layerActivationBytes(const ModelSpec& m, int b, int s, int t, bool flashAttention,
-                                             Recompute r, bool sequenceParallel)
+                                             Recompute r, bool sequenceParallel, Precision p)
 {
     const double sb = double(s) * b;
     const bool sp = sequenceParallel || t == 1;
+    const PrecisionBytes pb = bytesOf(p);
+    const double e = pb.activation / 2.0;  // the formula counts 2-byte elements
     if (r == Recompute::Full)
-        return 2.0 * sb * m.hidden / (sp ? t : 1);
-    double perToken = 12.0 * m.hidden + 4.0 * double(m.queryGroups) * m.headDim + 6.0 * m.ffnHidden;
+        return e * 2.0 * sb * m.hidden / (sp ? t : 1);
+    // Saved GEMM inputs (QKV input, projection input, FC1 input: sbh each;
+    // FC2 input sbf) at their own width instead of the activation's.
+    const double gemmSaving = 2.0 * e - pb.gemmInput;  // bytes per element below the activation width
+    double perToken = e * (12.0 * m.hidden + 4.0 * double(m.queryGroups) * m.headDim + 6.0 * m.ffnHidden)
+        - gemmSaving * (3.0 * m.hidden + m.ffnHidden);
     double bytes = sb * perToken;
     if (!flashAttention && r == Recompute::None)
-        bytes += 2.0 * m.heads * double(s) * s * b;
+        bytes += e * 2.0 * m.heads * double(s) * s * b;
     if (sp)
         return bytes / t;
-    const double replicated = 8.0 * sb * m.hidden;  // norm inputs, QKV input, MLP input
+    // Norm inputs 4sbh, QKV input and MLP input (GEMM inputs) stay whole.
+    const double replicated = sb * m.hidden * (4.0 * e + 2.0 * (2.0 * e - gemmSaving));
     return replicated + (bytes - replicated) / t;
 }
 
-double TransformerMath::logitsBytes(const ModelSpec& m, int b, int s, int t)
+double TransformerMath::logitsBytes(const ModelSpec& m, int b, int s, int t, Precision p)
 {
-    return 6.0 * double(s) * b * m.vocab / t;
+    return (bytesOf(p).activation + 4.0) * double(s) * b * m.vocab / t;
 }
 
-double TransformerMath::boundaryActivationBytes(const ModelSpec& m, int b, int s, int t)
+double TransformerMath::boundaryActivationBytes(const ModelSpec& m, int b, int s, int t, Precision p)
 {
-    return 2.0 * double(s) * b * m.hidden / t;
+    return bytesOf(p).activation * double(s) * b * m.hidden / t;
 }
 
 }  // namespace memx

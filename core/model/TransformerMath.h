@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/Precision.h"
 #include "model/Recompute.h"
 
 namespace memx {
@@ -44,23 +45,28 @@ struct TransformerMath {
     //   Without sequence parallelism (Korthikanti Eq. 2) the norm inputs, the QKV
     //   input and the MLP input (8sbh) stay whole on every TP rank, and full
     //   recomputation keeps the whole 2sbh input.
+    //   Precision (docs/PRECISION.md): fp32/tf32 store every element in 4
+    //   bytes; fp8 keeps the four GEMM inputs (QKV, projection, FC1, FC2) in
+    //   1 byte, saving 3sbh + sbf.
     static double layerActivationBytes(const ModelSpec& m, int b, int s, int t, bool flashAttention, Recompute r,
-                                       bool sequenceParallel = true);
-    // Logits kept for the loss on the last stage: bf16 output 2sbV/t and the
-    // fp32 copy of the fused cross-entropy 4sbV/t.
-    static double logitsBytes(const ModelSpec& m, int b, int s, int t);
+                                       bool sequenceParallel = true, Precision p = Precision::Bf16);
+    // Logits kept for the loss on the last stage: the output (2sbV/t in bf16,
+    // 4sbV/t in fp32) and the fp32 copy of the fused cross-entropy 4sbV/t.
+    static double logitsBytes(const ModelSpec& m, int b, int s, int t, Precision p = Precision::Bf16);
     // Bytes sent between pipeline stages per micro-batch by one GPU: 2sbh/t
     // (Megatron's scatter-gather of the boundary activation over TP ranks).
-    static double boundaryActivationBytes(const ModelSpec& m, int b, int s, int t);
+    static double boundaryActivationBytes(const ModelSpec& m, int b, int s, int t, Precision p = Precision::Bf16);
 
-    // Model-state bytes per parameter with mixed-precision Adam: bf16 weight 2,
-    // fp32 main gradient 4, fp32 master weight + two moments 12; the
-    // distributed optimizer shards the 12 over DP (Megatron docs: 18 or 6+12/d).
-    static double weightBytesPerParam() { return 2.0; }
-    static double gradBytesPerParam() { return 4.0; }
-    static double optimizerBytesPerParam(int dp, bool distributedOptimizer)
+    // Model-state bytes per parameter with Adam (bytesOf(Precision)): bf16
+    // weight 2, fp32 main gradient 4, fp32 master weight + two moments 12;
+    // the distributed optimizer shards the optimizer share over DP (Megatron
+    // docs: 18 or 6+12/d in bf16, 20 or 4+16/d in fp16, 16 or 8+8/d in fp32).
+    static double weightBytesPerParam(Precision p = Precision::Bf16) { return bytesOf(p).weight; }
+    static double gradBytesPerParam(Precision p = Precision::Bf16) { return bytesOf(p).gradient; }
+    static double optimizerBytesPerParam(int dp, bool distributedOptimizer, Precision p = Precision::Bf16)
     {
-        return distributedOptimizer ? 12.0 / dp : 12.0;
+        const double o = bytesOf(p).optimizer;
+        return distributedOptimizer ? o / dp : o;
     }
 };
 

@@ -78,12 +78,14 @@ AnalyticPredictor::StageCosts AnalyticPredictor::costsOf(const StageQuery& q) co
     using LO = LayerOperators;
 
     StageCosts c;
-    c.layer = cost_.time(gpu, LO::forward(m, b, s, t, q.sequenceParallel, q.flashAttention), t, rate);
-    c.layer += cost_.time(gpu, LO::backward(m, b, s, t, q.sequenceParallel, q.flashAttention), t, rate);
+    const Precision p = q.precision;
+    c.layer = cost_.time(gpu, LO::forward(m, b, s, t, q.sequenceParallel, q.flashAttention, p), t, rate);
+    c.layer += cost_.time(gpu, LO::backward(m, b, s, t, q.sequenceParallel, q.flashAttention, p), t, rate);
     if (q.recompute != Recompute::None)
-        c.layer += cost_.time(gpu, LO::recompute(m, b, s, t, q.sequenceParallel, q.flashAttention, q.recompute), t, rate);
-    c.output = cost_.time(gpu, LO::outputLayer(m, b, s, t), t, rate);
-    c.embedding = cost_.time(gpu, LO::embedding(m, b, s, t), t, rate);
+        c.layer += cost_.time(gpu, LO::recompute(m, b, s, t, q.sequenceParallel, q.flashAttention, q.recompute, p), t,
+                              rate);
+    c.output = cost_.time(gpu, LO::outputLayer(m, b, s, t, p), t, rate);
+    c.embedding = cost_.time(gpu, LO::embedding(m, b, s, t, p), t, rate);
     c.messageMs = gpu.commOverheadUs * 1e-3;
     return c;
 }
@@ -122,24 +124,26 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q, const Stage
 
     StagePrediction p;
     p.timeMs = compose(costs, q).totalMs();
-    const double actBytes = TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None, q.sequenceParallel);
+    const Precision pr = q.precision;
+    const double actBytes = TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None, q.sequenceParallel, pr);
 
     // --- peak memory per GPU, MiB ---
     double params = TM::stageParams(m, q.layers, t, q.hasEmbedding, q.hasOutput);
     double mult = gpu.calibration.memoryMultiplier;
-    p.memory.weightsMiB = mult * params * TM::weightBytesPerParam() / kMiB;
-    p.memory.gradientsMiB = mult * params * TM::gradBytesPerParam() / kMiB;
-    p.memory.optimizerMiB = mult * params * TM::optimizerBytesPerParam(q.dp, q.distributedOptimizer) / kMiB;
+    p.memory.weightsMiB = mult * params * TM::weightBytesPerParam(pr) / kMiB;
+    p.memory.gradientsMiB = mult * params * TM::gradBytesPerParam(pr) / kMiB;
+    p.memory.optimizerMiB = mult * params * TM::optimizerBytesPerParam(q.dp, q.distributedOptimizer, pr) / kMiB;
 
-    double perMicroBatch = q.layers * TM::layerActivationBytes(m, b, s, t, q.flashAttention, q.recompute, q.sequenceParallel);
+    double perMicroBatch = q.layers * TM::layerActivationBytes(m, b, s, t, q.flashAttention, q.recompute, q.sequenceParallel, pr);
     if (q.hasEmbedding)
-        perMicroBatch += TM::boundaryActivationBytes(m, b, s, t);  // embedding output
+        perMicroBatch += TM::boundaryActivationBytes(m, b, s, t, pr);  // embedding output
     double act = q.inflight * perMicroBatch;
     if (q.recompute == Recompute::Full)
         act += actBytes;  // one layer's full activations while it is recomputed in backward
     if (q.hasOutput)
-        act += TM::logitsBytes(m, b, s, t);  // logits live for the micro-batch in its loss
+        act += TM::logitsBytes(m, b, s, t, pr);  // logits live for the micro-batch in its loss
     p.memory.activationsMiB = mult * act / kMiB;
+    p.memory.allocatorMiB = gpu.allocatorSlack * p.memory.allocatedMiB();
     p.memory.reserveMiB = gpu.reserveGiB() * 1024.0;
     p.provenance = Provenance::Analytic;
     p.uncertainty = params_.relativeUncertainty;
@@ -155,7 +159,7 @@ bool sameLayerShape(const StageQuery& a, const StageQuery& b)
     return a.gpu == b.gpu && a.tp == b.tp && a.microBatch == b.microBatch && a.seqLen == b.seqLen
         && a.hidden == b.hidden && a.heads == b.heads && a.headDim == b.headDim && a.queryGroups == b.queryGroups
         && a.ffnHidden == b.ffnHidden && a.vocab == b.vocab && a.flashAttention == b.flashAttention
-        && a.sequenceParallel == b.sequenceParallel && a.recompute == b.recompute && a.tpLinkGBps == b.tpLinkGBps
+        && a.sequenceParallel == b.sequenceParallel && a.recompute == b.recompute && a.precision == b.precision && a.tpLinkGBps == b.tpLinkGBps
         && a.tpLatencyUs == b.tpLatencyUs;
 }
 }  // namespace

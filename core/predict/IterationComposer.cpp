@@ -14,13 +14,14 @@ double IterationComposer::iterationMs(const std::vector<double>& stageMs, const 
 }
 
 double IterationComposer::dataParallelMs(double paramsPerGpu, int dp, bool distributedOptimizer,
-                                         double bandwidthGBps, double latencyUs)
+                                         double bandwidthGBps, double latencyUs, Precision p)
 {
+    const PrecisionBytes pb = bytesOf(p);
     if (dp <= 1 || bandwidthGBps <= 0)
         return 0;
     double frac = double(dp - 1) / dp;
-    double bytes = distributedOptimizer ? frac * (4.0 + 2.0) * paramsPerGpu  // RS fp32 grads + AG bf16 weights
-                                        : 2.0 * frac * 4.0 * paramsPerGpu;   // all-reduce fp32 grads
+    double bytes = distributedOptimizer ? frac * (pb.gradient + pb.weightGather) * paramsPerGpu  // RS grads + AG weights
+                                        : 2.0 * frac * pb.gradient * paramsPerGpu;               // all-reduce grads
     double steps = distributedOptimizer ? 2.0 * (dp - 1) : 2.0 * (dp - 1);
     return bytes / (bandwidthGBps * 1e6) + steps * latencyUs * 1e-3;
 }

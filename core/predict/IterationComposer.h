@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/Precision.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -45,9 +47,11 @@ struct IterationComposer {
     // Gradient synchronisation of one stage over its DP group, ms: a ring
     // all-reduce of the fp32 gradients, t_dp = 2(DP-1)/DP * bytes / B_dp
     // (MemX's t_dp); with the distributed optimizer a reduce-scatter of the
-    // gradients plus an all-gather of the bf16 weights.
+    // gradients plus an all-gather of the weights; the bytes per element are
+    // the precision's gradient and weight widths (bf16: fp32 gradients, bf16
+    // weights; fp16: both 2; fp32: both 4).
     static double dataParallelMs(double paramsPerGpu, int dp, bool distributedOptimizer, double bandwidthGBps,
-                                 double latencyUs);
+                                 double latencyUs, Precision p = Precision::Bf16);
 };
 
 }  // namespace memx

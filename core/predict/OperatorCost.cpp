@@ -47,7 +47,10 @@ OperatorCost::Breakdown OperatorCost::time(const GpuType& gpu, const Operator& o
         const double eff = op.kind == Operator::Kind::Gemm
             ? gemmEfficiency(gpu, op)
             : gpu.defaultEfficiency * gpu.calibration.efficiencyMultiplier;
-        const double flopMs = op.flops / (gpu.peakTflopsBf16 * 1e9 * eff);
+        // A precision without a known peak never reaches here through a search
+        // (jobPrecision refuses it); elsewhere the 16-bit peak stands in.
+        const double peak = gpu.peakTflops(op.math) > 0 ? gpu.peakTflops(op.math) : gpu.peakTflopsBf16;
+        const double flopMs = op.flops / (peak * 1e9 * eff);
         device = std::max(flopMs, memMs);
         b.computeMs = device;
         break;

@@ -32,7 +32,7 @@ void StageFeatures::encode(const StageQuery& q, const StagePrediction& analytic,
     std::size_t i = 0;
     if (q.gpu) {
         row[i++] = gpuTypeIndex(q.gpu->name);
-        row[i++] = f(q.gpu->peakTflopsBf16);
+        row[i++] = f(q.gpu->peakTflops(q.precision));  // the peak of the run's precision
         row[i++] = f(q.gpu->memoryGiB);
         row[i++] = f(q.gpu->memoryBandwidthGBps);
     } else {

@@ -15,7 +15,7 @@ bool StageQuery::operator==(const StageQuery& o) const
         && queryGroups == o.queryGroups && ffnHidden == o.ffnHidden && vocab == o.vocab
         && hasEmbedding == o.hasEmbedding && hasOutput == o.hasOutput
         && distributedOptimizer == o.distributedOptimizer && flashAttention == o.flashAttention && sequenceParallel == o.sequenceParallel
-        && recompute == o.recompute && inflight == o.inflight && tpLinkGBps == o.tpLinkGBps
+        && recompute == o.recompute && precision == o.precision && inflight == o.inflight && tpLinkGBps == o.tpLinkGBps
         && tpLatencyUs == o.tpLatencyUs;
 }
 
@@ -50,7 +50,7 @@ std::uint64_t StageQuery::signature() const
         h = mix(h, static_cast<std::uint64_t>(v));
     h = mix(h, (hasEmbedding ? 1u : 0u) | (hasOutput ? 2u : 0u) | (distributedOptimizer ? 4u : 0u)
                    | (flashAttention ? 8u : 0u) | (sequenceParallel ? 64u : 0u)
-                   | (static_cast<unsigned>(recompute) << 4));
+                   | (static_cast<unsigned>(recompute) << 4) | (static_cast<unsigned>(precision) << 8));
     h = mix(h, bits(inflight));
     h = mix(h, bits(tpLinkGBps));
     h = mix(h, bits(tpLatencyUs));

@@ -2,6 +2,7 @@
 
 #include "model/MemoryBreakdown.h"
 #include "model/Provenance.h"
+#include "model/Precision.h"
 #include "model/Recompute.h"
 
 #include <cstddef>
@@ -33,6 +34,7 @@ struct StageQuery {
     bool flashAttention = true;
     bool sequenceParallel = true;  // Megatron --sequence-parallel (only matters for TP > 1)
     Recompute recompute = Recompute::None;
+    Precision precision = Precision::Bf16;  // the job's training precision
     double inflight = 1;        // micro-batches whose activations are alive at the peak
     double tpLinkGBps = 0;      // bottleneck bandwidth of the stage's TP rings, GB/s
     double tpLatencyUs = 0;

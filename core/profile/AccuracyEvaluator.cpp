@@ -102,7 +102,7 @@ AccuracyReport AccuracyEvaluator::evaluate(const std::vector<Measurement>& truth
             }
             if (ms.peakMemMiB) {
                 s.measuredMemMiB.push_back(*ms.peakMemMiB);
-                s.predictedMemMiB.push_back(sp.memory.totalMiB());
+                s.predictedMemMiB.push_back(sp.memory.ofKind(run.config.peakMemKind));
             } else {
                 allMemory = false;
             }
@@ -111,7 +111,7 @@ AccuracyReport AccuracyEvaluator::evaluate(const std::vector<Measurement>& truth
         }
         if (run.runPeakMemMiB && !allMemory) {
             s.measuredMemMiB.push_back(*run.runPeakMemMiB);
-            s.predictedMemMiB.push_back(pred.peakMemMiB());
+            s.predictedMemMiB.push_back(pred.peakMemMiB(run.config.peakMemKind));
         }
         s.measuredRankMs = s.measuredIterationMs;
         s.predictedRankMs = s.predictedIterationMs;

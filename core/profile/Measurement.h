@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/MemoryKind.h"
+#include "model/Precision.h"
 #include "model/Recompute.h"
 
 #include <optional>
@@ -47,6 +49,11 @@ struct Measurement {
     std::optional<double> iterationTimeMs;  // wall time of one training iteration
     std::optional<double> stageTimeMs;      // stage rows: the stage's compute time per iteration
     std::optional<double> peakMemMiB;       // run rows: max over GPUs; stage rows: that stage's GPU
+    // The run's training precision (column precision; empty: bf16) and what
+    // peak_mem_mib counts (column peak_mem_kind; empty: allocated, the
+    // number Megatron logs as "max allocated"). Both are run-level.
+    Precision precision = Precision::Bf16;
+    MemoryKind peakMemKind = MemoryKind::Allocated;
 
     // Optional annotations (not targets). Predictions written by `memx-cli
     // predict` say which predictor answered and how sure it is; a profiling

@@ -24,13 +24,14 @@ namespace {
 enum Col {
     RunId, Source, GpuType, NumGpus, Tp, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
     QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ProvenanceCol,
-    Uncertainty, EstimatedGpuHours, ClusterCol, ColCount
+    Uncertainty, EstimatedGpuHours, ClusterCol, PrecisionCol, PeakMemKindCol, ColCount
 };
 
 const char* const kNames[ColCount] = {
     "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers",
     "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage", "stage_layers",
-    "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours", "cluster"};
+    "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours", "cluster",
+    "precision", "peak_mem_kind"};
 
 constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
 
@@ -263,6 +264,12 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     m.estimatedGpuHours = p.target(EstimatedGpuHours, ranges::gpuHours);
     if (p.present(ClusterCol))
         m.cluster = p.cell(ClusterCol);
+    if (p.present(PrecisionCol) && !parsePrecision(p.cell(PrecisionCol), m.precision))
+        p.fail(PrecisionCol, std::string("precision must be empty (bf16) or one of ") + precisionChoices() + ", "
+                                 + p.got(PrecisionCol));
+    if (p.present(PeakMemKindCol) && !parseMemoryKind(p.cell(PeakMemKindCol), m.peakMemKind))
+        p.fail(PeakMemKindCol, "peak_mem_kind must be empty (allocated) or allocated|reserved|device, "
+                                   + p.got(PeakMemKindCol));
 
     // Consistency within the row.
     // Products of sizes in 64 bits: tp * pp * dp of three ints overflows int.
@@ -307,7 +314,7 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
 // Fields every row of one run must agree on (stage rows may differ in
 // gpu_type, tp, recompute, stage and the targets).
 constexpr Col kRunFields[] = {Source, NumGpus, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
-                              QueryGroups, Vocab, ClusterCol};
+                              QueryGroups, Vocab, ClusterCol, PrecisionCol, PeakMemKindCol};
 
 std::string runValue(const Measurement& m, Col c)
 {
@@ -327,6 +334,8 @@ std::string runValue(const Measurement& m, Col c)
     case QueryGroups: return std::to_string(m.queryGroups);
     case Vocab: return std::to_string(m.vocab);
     case ClusterCol: return quote(m.cluster);
+    case PrecisionCol: return toString(m.precision);
+    case PeakMemKindCol: return toString(m.peakMemKind);
     default: return {};
     }
 }
@@ -506,10 +515,14 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
 std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
 {
     std::string out = std::string("# format: ") + kMeasurementFormat + "\n";
-    // `cluster` only when a row names one, so files without it stay as they were.
-    const bool withCluster =
-        std::any_of(rows.begin(), rows.end(), [](const Measurement& m) { return !m.cluster.empty(); });
-    const int cols = withCluster ? ColCount : ClusterCol;
+    // `cluster`, `precision` and `peak_mem_kind` only when a row needs them,
+    // so files without them stay as they were.
+    const auto any = [&](auto pred) { return std::any_of(rows.begin(), rows.end(), pred); };
+    const bool withKinds = any([](const Measurement& m) {
+        return m.precision != Precision::Bf16 || m.peakMemKind != MemoryKind::Allocated;
+    });
+    const bool withCluster = withKinds || any([](const Measurement& m) { return !m.cluster.empty(); });
+    const int cols = withKinds ? ColCount : withCluster ? PrecisionCol : ClusterCol;
     for (int c = 0; c < cols; ++c) out += std::string(c ? "," : "") + kNames[c];
     out += '\n';
     const auto opt = [](const auto& v) {
@@ -545,7 +558,9 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                              m.provenance.empty() ? std::string() : csvText(m.provenance),
                                              opt(m.uncertainty),
                                              opt(m.estimatedGpuHours),
-                                             m.cluster.empty() ? std::string() : csvText(m.cluster)};
+                                             m.cluster.empty() ? std::string() : csvText(m.cluster),
+                                             toString(m.precision),
+                                             toString(m.peakMemKind)};
         for (int c = 0; c < cols; ++c) out += (c ? "," : "") + cells[c];
         out += '\n';
     }

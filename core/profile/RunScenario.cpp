@@ -28,6 +28,7 @@ void fillProblem(Problem& problem, const MeasuredRun& run, PlanSpec& spec)
     problem.setup.tensorParallel = {c.tp};
     problem.setup.maxPipelineStages = std::max(c.pp, 1);
     problem.setup.sequenceParallel = true;
+    problem.setup.precision = toString(c.precision);
     spec.tp = c.tp;
     spec.dp = c.dp;
     spec.microBatch = c.mbs;
@@ -45,11 +46,11 @@ void fillProblem(Problem& problem, const MeasuredRun& run, PlanSpec& spec)
 
 }  // namespace
 
-double RunPrediction::peakMemMiB() const
+double RunPrediction::peakMemMiB(MemoryKind kind) const
 {
     double m = 0;
     for (const StagePlan& s : plan.stages)
-        m = std::max(m, s.memory.totalMiB());
+        m = std::max(m, s.memory.ofKind(kind));
     return m;
 }
 

@@ -28,7 +28,7 @@ struct RunPrediction {
     std::string problem;
 
     double iterationMs() const { return plan.iterationMs; }
-    double peakMemMiB() const;        // max over stages
+    double peakMemMiB(MemoryKind kind = MemoryKind::Device) const;  // max over stages, of that kind
     double uncertainty() const;       // max over stages (relative)
     Provenance provenance() const;    // of the stage predictions (Learned wins over Analytic)
 };

@@ -54,7 +54,8 @@ TrainingSet TrainingSet::build(const std::vector<Measurement>& measurements, con
                 row.timeLabel = std::log(runFactor);
                 row.hasTime = true;
             }
-            const double am = sp.memory.totalMiB();
+            // The label compares like with like (allocated, reserved or device).
+            const double am = sp.memory.ofKind(run.config.peakMemKind);
             if (ms.peakMemMiB && am > 0) {
                 row.memoryLabel = std::log(*ms.peakMemMiB / am);
                 row.hasMemory = true;

@@ -1,5 +1,7 @@
 #include "search/SearchEngine.h"
 
+#include "space/JobPrecision.h"
+
 #include "hardware/Topology.h"
 #include "io/Text.h"
 #include "predict/AnalyticPredictor.h"
@@ -115,6 +117,7 @@ private:
     {
         try {
             req_.problem.setup.validate();
+            jobPrecision(req_.problem);  // every type trains in it, or the message names those that cannot
             if (req_.objective.profile == ProfileKind::Custom)
                 Objective::normalised(req_.objective.custom);
             if (!(req_.objective.minHeadroom >= 0 && req_.objective.minHeadroom < 1))

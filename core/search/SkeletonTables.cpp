@@ -1,5 +1,7 @@
 #include "search/SkeletonTables.h"
 
+#include "space/JobPrecision.h"
+
 #include "hardware/Cluster.h"
 #include "hardware/Topology.h"
 #include "model/TransformerMath.h"
@@ -7,6 +9,7 @@
 #include "predict/PredictionCache.h"
 #include "predict/Predictor.h"
 #include "search/RecomputePolicy.h"
+#include "space/JobPrecision.h"
 #include "space/Problem.h"
 #include "search/Skeleton.h"
 
@@ -51,6 +54,7 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     t.model.seqLen = sk.seq;
     t.model.queryGroups = sk.queryGroups;
     t.notes.clear();
+    t.precision = jobPrecision(problem);
 
     t.capacityMiB.assign(P, 0);
     t.allowed.assign(P, levelsFor(setup.recompute));
@@ -100,7 +104,7 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                     "between those nodes";
             return false;
         }
-        t.hopMs[i] = Topology::transferMs(TransformerMath::boundaryActivationBytes(t.model, sk.mbs, sk.seq, sk.tp), hop);
+        t.hopMs[i] = Topology::transferMs(TransformerMath::boundaryActivationBytes(t.model, sk.mbs, sk.seq, sk.tp, t.precision), hop);
         t.sumHopMs += t.hopMs[i];
     }
     // Framework overhead outside the micro-batches (optimizer launch, gradient
@@ -138,7 +142,8 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                 q.hasEmbedding = i == 0;
                 q.hasOutput = i == P - 1;
                 q.distributedOptimizer = setup.distributedOptimizer;
-                q.flashAttention = setup.flashAttention;
+                q.flashAttention = flashAttentionRuns(setup.flashAttention, t.precision);
+                q.precision = t.precision;
                 q.sequenceParallel = setup.sequenceParallel;
                 q.recompute = static_cast<Recompute>(lv);
                 q.inflight = t.inflight[i];
@@ -164,7 +169,7 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                 t.pred[i][n][lv] = answers[k++];
             double params = TransformerMath::stageParams(t.model, n, sk.tp, i == 0, i == P - 1);
             t.dpMs[i][n] = IterationComposer::dataParallelMs(params, sk.dp, setup.distributedOptimizer,
-                                                             dpRate[i].bandwidthGBps, dpRate[i].latencyUs);
+                                                             dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
             t.postMs[i][n] = t.dpMs[i][n]
                 + optimizerStepMs(params, sk.dp, setup.distributedOptimizer, gpu.memoryBandwidthGBps);
         }

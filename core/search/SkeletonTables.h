@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/ModelSpec.h"
+#include "model/Precision.h"
 #include "model/Recompute.h"
 #include "predict/StageQuery.h"
 
@@ -24,6 +25,7 @@ struct SkeletonTables {
     int layers = 0;          // L
     int maxLayers = 0;       // largest layer count any stage can get: L - (P - 1)
     ModelSpec model;         // with the skeleton's sequence length and query groups
+    Precision precision = Precision::Bf16;  // the job's (jobPrecision)
     std::vector<double> capacityMiB;          // per stage
     std::vector<std::array<bool, kRecomputeLevels>> allowed;  // levels the mode permits, per stage
     // Indexed [stage][n][level], n = 1..maxLayers (index 0 unused).

@@ -1,6 +1,7 @@
 #include "space/TrainingSetup.h"
 
 #include "io/InputError.h"
+#include "model/Precision.h"
 
 namespace memx {
 
@@ -70,6 +71,10 @@ void TrainingSetup::validate() const
     atLeast("tensor_parallel", tensorParallel, 1);
     atLeast("virtual_stages", virtualStages, 2);
     atLeast("max_pipeline_stages", {maxPipelineStages}, 1);
+    Precision p;
+    if (precision != "auto" && !parsePrecision(precision, p))
+        throw InputError("training setup", "precision",
+                         "unknown precision \"" + precision + "\" (auto, " + precisionChoices() + ")");
     if (!(selectiveCollapseFraction >= 0 && selectiveCollapseFraction < 1))
         throw InputError("training setup", "selective_collapse_fraction", "must be in [0, 1)");
 }

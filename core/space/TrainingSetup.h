@@ -32,7 +32,9 @@ struct TrainingSetup {
     bool distributedOptimizer = true;
     bool flashAttention = true;
     bool sequenceParallel = true;             // Megatron --sequence-parallel with TP > 1
-    std::string precision = "bf16";
+    // "auto" (bf16 where every type has it, else fp16, else fp32) or one of
+    // fp32, tf32, fp16, bf16, fp8 (jobPrecision, docs/PRECISION.md).
+    std::string precision = "auto";
     std::string optimizer = "adam";
     ScheduleMode schedule = ScheduleMode::Auto;
     RecomputeMode recompute = RecomputeMode::Policy;

@@ -25,9 +25,14 @@ COLUMNS = [
     "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len",
     "num_layers", "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage",
     "stage_layers", "iteration_time_ms", "stage_time_ms", "peak_mem_mib",
+    # Optional run-level columns, last and together (docs/MEASUREMENTS.md): cluster (empty here: the
+    # runs' clusters are not described), precision (empty = bf16) and peak_mem_kind (empty = allocated).
+    "cluster", "precision", "peak_mem_kind",
 ]
 RUN_FIELDS = ["source", "num_gpus", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers", "hidden",
-              "ffn_hidden", "heads", "query_groups", "vocab"]
+              "ffn_hidden", "heads", "query_groups", "vocab", "cluster", "precision", "peak_mem_kind"]
+PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
+PEAK_MEM_KINDS = ("allocated", "reserved", "device")  # max_memory_allocated, max_memory_reserved, nvidia-smi
 
 
 # ---------------------------------------------------------------- helpers
@@ -113,6 +118,13 @@ def validate(rows, name):
             raise ValueError(f"{where}: vp > 1 needs pp >= 2")
         if r["recompute"] not in ("none", "selective", "full"):
             raise ValueError(f"{where}: bad recompute {r['recompute']!r}")
+        if r["precision"] not in PRECISIONS:
+            raise ValueError(f"{where}: precision must be written explicitly, one of {PRECISIONS}, "
+                             f"got {r['precision']!r}")
+        if r["peak_mem_kind"] not in PEAK_MEM_KINDS + ("",):
+            raise ValueError(f"{where}: bad peak_mem_kind {r['peak_mem_kind']!r}")
+        if r["peak_mem_mib"] and not r["peak_mem_kind"]:
+            raise ValueError(f"{where}: peak_mem_mib without peak_mem_kind")
         if not (r["iteration_time_ms"] or r["stage_time_ms"] or r["peak_mem_mib"]):
             raise ValueError(f"{where}: no target")
         for c in ("iteration_time_ms", "stage_time_ms", "peak_mem_mib"):
@@ -180,6 +192,9 @@ class Report:
         gpus = sorted({r["gpu_type"] for r in rows})
         print(f"== {self.name}: {len(rows)} rows ({run_rows} run rows, {stage_rows} stage rows), "
               f"{runs} runs, {size} bytes, GPU types {', '.join(gpus)}", file=out)
+        kinds = collections.Counter((r["gpu_type"], r["precision"], r["peak_mem_kind"] or "-") for r in rows)
+        print("   rows per gpu_type/precision/peak_mem_kind: "
+              + ", ".join(f"{g}/{p}/{k} {n}" for (g, p, k), n in sorted(kinds.items())), file=out)
         for reason, n in sorted(self.dropped.items(), key=lambda kv: (-kv[1], kv[0])):
             print(f"   dropped {n:5d} {self.unit}: {reason}", file=out)
         for note in self.notes:
@@ -187,15 +202,19 @@ class Report:
 
 
 def load_catalog(repo_root):
+    """GPU name -> the training precisions the catalog lists for it (default bf16, fp16, fp32)."""
     path = os.path.join(repo_root, "resources", "gpu_catalog.json")
     with open(path, encoding="utf-8") as f:
         cat = json.load(f)
-    return {g["name"] for g in cat["gpus"]}
+    return {g["name"]: set(g.get("precisions") or ("bf16", "fp16", "fp32")) for g in cat["gpus"]}
 
 
-def check_gpu(name, catalog):
+def check_gpu(name, catalog, precision=None):
     if name is not None and name not in catalog:
         raise SystemExit(f"internal: GPU name {name!r} is not in resources/gpu_catalog.json")
+    if name is not None and precision is not None and precision not in catalog[name]:
+        raise SystemExit(f"internal: precision {precision!r} is not among the catalog's precisions of {name!r} "
+                         f"({', '.join(sorted(catalog[name]))})")
     return name
 
 
@@ -221,6 +240,13 @@ CI_GPT2_BPE_VOCAB = 50257
 # and a DGX A100 / DGX H100 node has 8 GPUs. Assumed only where tp*pp divides 8 and gbs is a multiple
 # of mbs*dp (docs/DATASETS_AS_MEASUREMENTS.md).
 CI_ASSUMED_GPUS = 8
+# The dataset's precision column (parsed from model_config.yaml) -> the format's precision.
+# fp8:hybrid / fp8:e4m3 are --fp8-format on a --bf16 base (Transformer Engine FP8 GEMMs). "fp32?" (no
+# --bf16/--fp16 flag found) is not fp32: its 3 rows are a copied GB200 golden and two orphaned T5 goldens
+# of unknown precision (/tmp/precision-research.md, 1a), so it stays dropped.
+CI_PRECISION = {"bf16": "bf16", "fp16": "fp16", "fp8:hybrid": "fp8", "fp8:e4m3": "fp8"}
+# mem_max_allocated_GiB = torch.cuda.memory_stats()["allocated_bytes.all.peak"] (max_memory_allocated).
+CI_PEAK_MEM_KIND = "allocated"
 
 
 def megatron_ffn(hidden, swiglu):
@@ -268,10 +294,9 @@ def convert_megatron_ci(path, catalog):
         if (to_int(x["ep"]) or 1) > 1 or x["num_experts"]:
             reasons.append("expert parallel / MoE")
         prec = x["precision"]
-        if prec.startswith("fp8"):
-            reasons.append("fp8")
-        elif prec not in ("bf16", "fp16"):
-            reasons.append(f"precision {prec!r} (no --bf16/--fp16 flag; not mixed precision)")
+        precision = CI_PRECISION.get(prec)
+        if precision is None:
+            reasons.append(f"precision {prec!r} (no --bf16/--fp16 flag parsed; precision unknown, not fp32)")
         gpu = CI_PLATFORM_GPU.get(x["platform"], "unknown")
         if gpu is None:
             reasons.append(f"platform {x['platform']} (GB200 not in the GPU catalog)")
@@ -337,9 +362,10 @@ def convert_megatron_ci(path, catalog):
         if run_id in seen:
             raise SystemExit(f"internal: duplicate run id {run_id}")
         seen.add(run_id)
-        common = dict(run_id=run_id, gpu_type=check_gpu(gpu, catalog), num_gpus=num_gpus, tp=tp, pp=pp, dp=dp,
-                      vp=vp, mbs=mbs, gbs=gbs, seq_len=int(x["seq_len"]), num_layers=layers, hidden=hidden,
-                      ffn_hidden=ffn, heads=heads, query_groups=qg, vocab=int(x["vocab"]), recompute=recompute)
+        common = dict(run_id=run_id, gpu_type=check_gpu(gpu, catalog, precision), num_gpus=num_gpus, tp=tp, pp=pp,
+                      dp=dp, vp=vp, mbs=mbs, gbs=gbs, seq_len=int(x["seq_len"]), num_layers=layers, hidden=hidden,
+                      ffn_hidden=ffn, heads=heads, query_groups=qg, vocab=int(x["vocab"]), recompute=recompute,
+                      precision=precision, peak_mem_kind=CI_PEAK_MEM_KIND)
         kept = False
         t = x["iter_time_median_s"].strip()
         if t:
@@ -376,6 +402,10 @@ ACESO_OPS_PER_LAYER = 13      # ops of one GPT layer in Aceso's op list
 ACESO_OPS_FIRST = 1           # embedding op before the first layer
 ACESO_OPS_LAST = 2            # final layernorm + post-process (head/loss) after the last layer
 MIST_VOCAB = 50257            # gpt2-vocab.json (Mist's run scripts pass --vocab-file gpt2-vocab.json)
+# Aceso and Megatron launch scripts pass --fp16; the logs print params_dtype torch.float16.
+MIST_PRECISION = "fp16"
+# max_allocated_mib = torch.cuda.max_memory_allocated() / 2^20 (SuperScaler report_memory).
+MIST_PEAK_MEM_KIND = "allocated"
 
 
 def parse_op_values(text):
@@ -454,10 +484,11 @@ def convert_mist(path, catalog):
             continue
         dp = info[0]["dp"]
         hidden, heads = int(x0["hidden"]), int(x0["heads"])
-        gpu = check_gpu(MIST_GPU[x0["gpu_type"]], catalog)
+        gpu = check_gpu(MIST_GPU[x0["gpu_type"]], catalog, MIST_PRECISION)
         common = dict(num_gpus=world, pp=nst, dp=dp, vp=1, mbs=int(x0["mbs"]), gbs=int(x0["gbs"]),
                       seq_len=int(x0["seq_len"]), num_layers=layers, hidden=hidden, ffn_hidden=4 * hidden,
-                      heads=heads, query_groups=heads, vocab=MIST_VOCAB)
+                      heads=heads, query_groups=heads, vocab=MIST_VOCAB, precision=MIST_PRECISION,
+                      peak_mem_kind=MIST_PEAK_MEM_KIND)
         run_id = f"{log_set.replace('logs-mist-all-', '')}__{system}__{rid}"
         tps = {v["tp"] for v in info.values()}
         rcs = {v["recompute"] for v in info.values()}
@@ -485,6 +516,11 @@ SIMUMAX_MODELS = {
     "llama3-70b": dict(hidden=8192, heads=64, query_groups=8, ffn_hidden=28672, vocab=128256),
     "llama3-405b": dict(hidden=16384, heads=128, query_groups=16, ffn_hidden=53248, vocab=128256),
 }
+# Launcher default DTYPE=bf16 (--bf16, FP8 only when DTYPE != bf16); every case uses system config
+# configs/system/b200_bf16_ceperm.json.
+SIMUMAX_PRECISION = "bf16"
+# max_allocated_mb = torch.cuda.max_memory_allocated() / 2^20 (patched report_memory, all ranks).
+SIMUMAX_PEAK_MEM_KIND = "allocated"
 
 
 def stage_of_rank(rank, tp, pp, dp, cp=1):
@@ -546,8 +582,11 @@ def convert_simumax(path, catalog):
             rep.drop("gbs != mbs*mbc*dp", n)
             continue
         dims = SIMUMAX_MODELS[x0["model"]]
-        common = dict(run_id=case, gpu_type=check_gpu("B200", catalog), num_gpus=world, tp=tp, pp=pp, dp=dp, vp=1,
-                      mbs=mbs, gbs=gbs, seq_len=int(x0["seq_len"]), num_layers=layers, recompute=recompute, **dims)
+        if "bf16" not in os.path.basename(x0["system_rel"]):
+            raise SystemExit(f"internal: {case}: system config {x0['system_rel']} is not a bf16 one")
+        common = dict(run_id=case, gpu_type=check_gpu("B200", catalog, SIMUMAX_PRECISION), num_gpus=world, tp=tp,
+                      pp=pp, dp=dp, vp=1, mbs=mbs, gbs=gbs, seq_len=int(x0["seq_len"]), num_layers=layers,
+                      recompute=recompute, precision=SIMUMAX_PRECISION, peak_mem_kind=SIMUMAX_PEAK_MEM_KIND, **dims)
         times = {x["real_ms"] for x in rs}
         if len(times) != 1:
             raise SystemExit(f"internal: {case}: real_ms differs between ranks")
@@ -570,7 +609,15 @@ def convert_simumax(path, catalog):
 
 SAILOR_GPU = {
     "A100-40": "A100-40GB", "A100-80": "A100-80GB", "GH-96": "GH200", "V100-16": "V100-16GB",
-    "RTX-3090": "RTX-3090", "Titan-RTX": None, "RTX-2080": None,
+    "RTX-3090": "RTX-3090", "Titan-RTX": "Titan-RTX", "RTX-2080": "RTX-2080",
+}
+# Sailor profiles with Megatron-DeepSpeed and neither --fp16 nor --bf16 (params_dtype torch.float): fp32.
+# In the NGC PyTorch 24.10 container (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1) the fp32 matmuls run as TF32 on
+# Ampere and later (inferred: which image each profile ran in is not recorded); Volta (V100) and Turing
+# (RTX-2080, Titan-RTX) have no TF32, so they are true fp32 (/tmp/precision-research.md, 1c and 1e).
+SAILOR_PRECISION = {
+    "A100-40GB": "tf32", "A100-80GB": "tf32", "GH200": "tf32", "RTX-3090": "tf32",
+    "V100-16GB": "fp32", "Titan-RTX": "fp32", "RTX-2080": "fp32",
 }
 # Sailor's profiling ModelConfig (num_layers, hidden, heads, seq_length) and launch flags:
 # Megatron-DeepSpeed pretrain_gpt.py with --vocab-file gpt2-vocab.json (GPT-2 BPE, 50257 tokens),
@@ -627,11 +674,14 @@ def convert_sailor(path, catalog):
             rep.drop("zero time", 1)
             continue
         pp = dims["num_layers"]
-        out.append(make_row(run_id=f"sailor__{model}__{gpu_name}__mbs{mbs}_tp{tp}", gpu_type=check_gpu(gpu, catalog),
-                            num_gpus=tp * pp, tp=tp, pp=pp, dp=1, vp=1, mbs=mbs, gbs=mbs, seq_len=dims["seq_len"],
-                            num_layers=pp, hidden=dims["hidden"], ffn_hidden=4 * dims["hidden"], heads=dims["heads"],
-                            query_groups=dims["heads"], vocab=SAILOR_VOCAB, recompute="none", stage=1,
-                            stage_layers=1, stage_time_ms=t))
+        precision = SAILOR_PRECISION[gpu]
+        # no memory in the profiles: peak_mem_kind stays empty
+        out.append(make_row(run_id=f"sailor__{model}__{gpu_name}__mbs{mbs}_tp{tp}",
+                            gpu_type=check_gpu(gpu, catalog, precision), num_gpus=tp * pp, tp=tp, pp=pp, dp=1, vp=1,
+                            mbs=mbs, gbs=mbs, seq_len=dims["seq_len"], num_layers=pp, hidden=dims["hidden"],
+                            ffn_hidden=4 * dims["hidden"], heads=dims["heads"], query_groups=dims["heads"],
+                            vocab=SAILOR_VOCAB, recompute="none", stage=1, stage_layers=1, stage_time_ms=t,
+                            precision=precision))
     return comment, out, rep
 
 
@@ -664,19 +714,27 @@ def main(argv=None):
          "dense GPT cases on A100/H100 (vocab 50257 where the case uses the GPT-2 BPE vocab.json; num_gpus 8 "
          "where no recipe gives it, ASSUMED: 1 DGX node); run row iteration_time_ms = "
          "iter_time_median_s*1000; stage row for stage pp-1 (the logged last rank) with peak_mem_mib = "
-         "mem_max_allocated_GiB*1024 and stage_layers = num_layers/pp"),
+         "mem_max_allocated_GiB*1024 and stage_layers = num_layers/pp; precision from the precision column "
+         "(model_config.yaml: bf16 -> bf16, fp16 -> fp16, fp8:hybrid/fp8:e4m3 -> fp8, fp32? dropped); "
+         "peak_mem_kind allocated (allocated_bytes.all.peak = torch.cuda.max_memory_allocated)"),
         ("mist_aceso.csv", "mist_aceso_measured_runs.csv", convert_mist,
          "complete runs whose stages all recompute none or all layers and end on layer boundaries (13 ops per "
          "layer); run row iteration_time_ms = max over ranks; stage rows stage_time_ms = max over the stage's "
          "ranks of forward_compute_ms+backward_compute_ms, peak_mem_mib = max of max_allocated_mib; GPT-2 vocab "
-         "50257, ffn 4h"),
+         "50257, ffn 4h; precision fp16 (run scripts pass --fp16, logs print params_dtype torch.float16); "
+         "peak_mem_kind allocated (max_allocated_mib = torch.cuda.max_memory_allocated)"),
         ("simumax_b200.csv", "simumax_b200_measured_runs.csv", convert_simumax,
          "dense llama3-70b/405b cases without CP; run row iteration_time_ms = real_ms; stage rows (only for "
          "cases that measured their own memory) peak_mem_mib = max over the stage's ranks of max_allocated_mb, "
-         "pp_rank = rank // (tp*cp*dp); recompute none (--recompute-num-layers 0)"),
+         "pp_rank = rank // (tp*cp*dp); recompute none (--recompute-num-layers 0); precision bf16 (launcher "
+         "DTYPE=bf16 default, system config b200_bf16_ceperm.json); peak_mem_kind allocated (max_allocated_mb = "
+         "torch.cuda.max_memory_allocated)"),
         ("sailor_layers.csv", "sailor_layer_profiles.csv", convert_sailor,
          "one transformer layer per (model, GPU, mbs, tp) as stage 1 (stage_layers 1) of a run with pp = "
-         "num_layers, dp 1, gbs = mbs; stage_time_ms = (fwd_s+bwd_s)*1000 of layer 2; no memory"),
+         "num_layers, dp 1, gbs = mbs; stage_time_ms = (fwd_s+bwd_s)*1000 of layer 2; precision fp32 on V100-16GB, "
+         "RTX-2080 and Titan-RTX, tf32 (inferred) on A100, GH200 and RTX-3090 (Megatron-DeepSpeed without "
+         "--fp16/--bf16 in the NGC PyTorch 24.10 container, TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1); no memory, "
+         "peak_mem_kind empty"),
     ]
     for out_name, src_name, fn, conversion in jobs:
         comment, rows, rep = fn(os.path.join(args.datasets, src_name), catalog)

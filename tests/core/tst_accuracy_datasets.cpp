@@ -88,8 +88,9 @@ void TestAccuracyDatasets::megatronCi()
     QVERIFY(r.learned.iterationTime.n >= 200);
     QVERIFY2(r.learned.iterationTime.mape < r.analytic.iterationTime.mape,
              qPrintable(QString("learned %1 vs analytic %2").arg(r.learned.iterationTime.mape).arg(r.analytic.iterationTime.mape)));
-    QVERIFY2(r.learned.memory.mape < 30.0, qPrintable(QString::number(r.learned.memory.mape)));
-    QVERIFY(r.learned.memory.mape < r.analytic.memory.mape / 2);
+    // Allocated against allocated (peak_mem_kind): analytic 27.2%, learned 18.7%.
+    QVERIFY2(r.learned.memory.mape < 22.0, qPrintable(QString::number(r.learned.memory.mape)));
+    QVERIFY(r.learned.memory.mape < r.analytic.memory.mape * 0.75);
     // Host time per kernel and per iteration, fitted to the 16 training runs.
     QVERIFY2(r.calibrated.iterationTime.mape < 22.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
     QVERIFY2(r.learned.iterationTime.mape < 45.0, qPrintable(QString::number(r.learned.iterationTime.mape)));

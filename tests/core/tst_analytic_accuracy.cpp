@@ -502,7 +502,7 @@ void TstAnalyticAccuracy::megatronCiPeakMemory()
         r.sequenceParallel = sp;
         StageQuery last = stageQuery(r, r.pp - 1);
         StagePrediction p = predictor_.predictStage(last);
-        double predictedGiB = (p.memoryMiB() - p.memory.reserveMiB) / 1024.0;
+        double predictedGiB = p.memory.allocatedMiB() / 1024.0;  // the log's "max allocated"
         std::string label = tc + " " + platform + " (t" + std::to_string(r.tp) + (sp ? " SP" : "") + " p"
             + std::to_string(r.pp) + " v" + std::to_string(r.vpp) + " d" + std::to_string(r.dp) + " mbs"
             + std::to_string(r.mbs) + ")";

@@ -133,8 +133,8 @@ void TestClusterValidation::rejectsBadCluster_data()
         << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"memory_gib": 1}},)")
         << "/gpu_types/A100-80GB/runtime_reserve_gib" << "between 0 and the memory size";
     QTest::newRow("unknown precision")
-        << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"precisions": ["bf16", "fp8"]}},)")
-        << "/gpu_types/A100-80GB/precisions/1" << "unknown precision \"fp8\"";
+        << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"precisions": ["bf16", "fp4"]}},)")
+        << "/gpu_types/A100-80GB/precisions/1" << "unknown precision \"fp4\"";
     QTest::newRow("precisions not a list")
         << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"precisions": "bf16"}},)")
         << "/gpu_types/A100-80GB/precisions" << "expected a list";

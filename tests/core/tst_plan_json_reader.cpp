@@ -56,7 +56,7 @@ void TestPlanJsonReader::searchBestByDefault()
     QCOMPARE(d.format, std::string("memx-search/1"));
     QCOMPARE(d.rank, 1);
     QCOMPARE(d.predictor, std::string("analytic"));
-    QCOMPARE(d.problem.model.numLayers, 32);
+    QCOMPARE(d.problem.model.numLayers, 24);  // test::smallRequest's model
     QCOMPARE(d.problem.cluster.deviceCount(), 6);  // 4 V100 + 2 T4
     QCOMPARE(d.problem.setup.globalBatch, 32);
     const auto& best = doc.at("best").at(0);
@@ -72,7 +72,7 @@ void TestPlanJsonReader::searchBestByDefault()
         QCOMPARE(s.firstLayer, layers);
         layers += s.layers;
     }
-    QCOMPARE(layers, 32);
+    QCOMPARE(layers, 24);
 }
 
 void TestPlanJsonReader::searchRank()
@@ -155,7 +155,7 @@ void TestPlanJsonReader::badDocument_data()
                                     << "micro_batches x dp x micro_batch";
     QTest::newRow("unknown schedule") << "/best/0/schedule" << "\"zb\"" << "/best/0/schedule" << "1f1b or interleaved";
     QTest::newRow("stages missing") << "/best/0/stages" << "DELETE" << "/best/0/stages" << "missing";
-    QTest::newRow("precision") << "/setup/precision" << "\"fp8\"" << "/setup/precision" << "bf16";
+    QTest::newRow("precision") << "/setup/precision" << "\"fp4\"" << "/setup/precision" << "unknown precision";
     // Issue #14: truncation before narrowing, negative and absurd results.
     QTest::newRow("device 2^32") << "/best/0/stages/0/devices/0" << "4294967296" << "/best/0/stages/0/devices/0"
                                  << "between 0 and 2147483647";

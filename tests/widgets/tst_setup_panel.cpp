@@ -78,11 +78,11 @@ private slots:
         b.schedule = ScheduleMode::Interleaved;
         b.recompute = RecomputeMode::UniformFull;
         b.microBatches = {3};
+        b.precision = "fp16";
         QTest::newRow("switches off") << b;
         TrainingSetup c;
         c.tensorParallel = {1, 2};
         c.virtualStages = {2, 4};
-        c.precision = "fp16";
         c.allowIdleGpus = false;
         c.schedule = ScheduleMode::OneF1B;
         c.recompute = RecomputeMode::UniformSelective;
