@@ -28,7 +28,7 @@ struct MegatronJob {
     Recompute recompute = Recompute::None;  // one level for every stage (Megatron has one)
     bool sequenceParallel = true;  // only passed when TP > 1
     bool distributedOptimizer = true;
-    std::string precision = "bf16";  // "bf16", "fp16" (dynamic loss scaling) or "fp32"
+    std::string precision = "bf16";  // fp32, tf32, fp16 (dynamic loss scaling), bf16 or fp8 (Transformer Engine)
     bool flashAttention = true;      // false: --attention-backend unfused (what the plan assumed)
 };
 

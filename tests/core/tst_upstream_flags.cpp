@@ -316,6 +316,10 @@ void TestUpstreamFlags::argumentBuilder_data()
     QTest::newRow("fp16 (V100, T4)") << j;
     j.precision = "fp32";
     QTest::newRow("fp32") << j;
+    j.precision = "tf32";
+    QTest::newRow("tf32 (fp32 arguments)") << j;
+    j.precision = "fp8";
+    QTest::newRow("fp8 (Transformer Engine)") << j;
     j = llamaJob();
     j.flashAttention = false;
     QTest::newRow("without flash attention") << j;
