@@ -21,9 +21,17 @@ OperatorCost::Breakdown OperatorCost::Breakdown::scaled(double k) const
     return {computeMs * k, memoryMs * k, commMs * k, hostIdleMs * k};
 }
 
+double OperatorCost::peakShare(const GpuType& gpu, Precision math) const
+{
+    // The type's efficiency is its tensor cores'; fp32 GEMMs run on the
+    // CUDA cores, which SGEMM keeps far busier (params_.simtEfficiency).
+    const double base = math == Precision::Fp32 ? params_.simtEfficiency : gpu.defaultEfficiency;
+    return std::min(kMaxPeakShare, base * gpu.calibration.efficiencyMultiplier);
+}
+
 double OperatorCost::gemmEfficiency(const GpuType& gpu, const Operator& op) const
 {
-    const double peakShare = gpu.defaultEfficiency * gpu.calibration.efficiencyMultiplier;
+    const double peakShare = this->peakShare(gpu, op.math);
     if (gpu.smCount <= 0)
         return peakShare * op.flops / (op.flops + params_.halfEfficiencyGemmFlops);
     const double tiles = std::ceil(op.m / params_.tileM) * std::ceil(op.n / params_.tileN) * op.batch;
@@ -46,7 +54,7 @@ OperatorCost::Breakdown OperatorCost::time(const GpuType& gpu, const Operator& o
     case Operator::Kind::Attention: {
         const double eff = op.kind == Operator::Kind::Gemm
             ? gemmEfficiency(gpu, op)
-            : gpu.defaultEfficiency * gpu.calibration.efficiencyMultiplier;
+            : peakShare(gpu, op.math);
         // A precision without a known peak never reaches here through a search
         // (jobPrecision refuses it); elsewhere the 16-bit peak stands in.
         const double peak = gpu.peakTflops(op.math) > 0 ? gpu.peakTflops(op.math) : gpu.peakTflopsBf16;

@@ -21,7 +21,11 @@ PredictionContext PredictionContext::of(const Cluster& cluster, const ModelSpec&
                       t.smCount, t.launchOverheadUs, t.commOverheadUs, t.iterationOverheadMs, t.reserveGiB(),
                       t.calibration.efficiencyMultiplier, t.calibration.bandwidthMultiplier,
                       t.calibration.memoryMultiplier, t.runtimeReserveGiB);
-        c.gpuTypes.emplace_back(buf);
+        std::string type = buf;
+        // The per-precision peaks and the allocator slack change answers too.
+        std::snprintf(buf, sizeof buf, "|slack %.17g|peaks %.17g,%.17g,%.17g,%.17g,%.17g", t.allocatorSlack,
+                      t.peakTflopsBy[0], t.peakTflopsBy[1], t.peakTflopsBy[2], t.peakTflopsBy[3], t.peakTflopsBy[4]);
+        c.gpuTypes.push_back(type + buf);
     }
     std::sort(c.gpuTypes.begin(), c.gpuTypes.end());
     std::snprintf(buf, sizeof buf, "L%d h%d a%d d%d g%d f%d V%d s%d tied%d", model.numLayers, model.hidden, model.heads,

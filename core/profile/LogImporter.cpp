@@ -187,6 +187,10 @@ void LogImporter::checkAgainstRunList(const DumpedRun& d, const MeasuredRun& run
 
 void LogImporter::checkSetup(const DumpedRun& d, ImportedLog& out) const
 {
+    if (d.precision == "fp32")  // modelled, but the log cannot say whether the GEMMs ran in TF32
+        out.warnings.push_back(d.where("precision") + ": fp32 training, imported as fp32 (CUDA-core GEMMs); if "
+                               "TF32 was on (NGC containers set TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1), set the "
+                               "precision column to tf32");
     for (const std::string& m : d.unmodelledSetup()) {
         if (opt_.allowSetupMismatch)
             out.warnings.push_back(m + " (imported anyway: --allow-setup-mismatch)");

@@ -205,8 +205,6 @@ std::string DumpedRun::where(const std::string& column) const
 std::vector<std::string> DumpedRun::unmodelledSetup() const
 {
     std::vector<std::string> out;
-    if (precision == "fp32")
-        out.push_back(where("precision") + ": fp32 training; the planner models bf16/fp16 mixed precision with Adam");
     if (!sequenceParallel && config.tp > 1)
         out.push_back(where("sequence_parallel") + ": no sequence parallelism at TP " + std::to_string(config.tp)
                       + "; the planner assumes --sequence-parallel whenever TP > 1 (activations differ)");
@@ -524,6 +522,11 @@ private:
         } else {
             note("precision", "bf16");
         }
+        if (const auto fp8 = a_.text("fp8"); fp8 && *fp8 != "None" && run_.precision == "bf16") {
+            run_.precision = "fp8";  // --fp8-format on top of --bf16: Transformer Engine fp8 GEMMs
+            note("precision", "fp8");
+        }
+        parsePrecision(run_.precision, run_.config.precision);
         run_.sequenceParallel = a_.flag("sequence_parallel").value_or(false);
         note("sequence_parallel", "sequence_parallel");
         run_.distributedOptimizer = a_.flag("use_distributed_optimizer").value_or(false);

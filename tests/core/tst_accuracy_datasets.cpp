@@ -49,7 +49,8 @@ private slots:
 };
 
 // Sailor: one transformer layer's forward+backward time on A100-40GB, GH200,
-// RTX-3090 and V100-16GB at several micro-batch sizes and TP degrees.
+// RTX-3090 (tf32), V100-16GB, Titan-RTX and RTX-2080 (fp32) at several
+// micro-batch sizes and TP degrees.
 void TestAccuracyDatasets::sailorLayerTimes()
 {
     const ProtocolResult r = protocol("sailor_layers.csv");
@@ -59,8 +60,10 @@ void TestAccuracyDatasets::sailorLayerTimes()
     const auto& a = r.analytic.stageTime;
     QCOMPARE(l.n, a.n);
     QVERIFY(l.n >= 90);
-    QVERIFY2(l.mape < 40.0, qPrintable(QString::number(l.mape)));
-    QVERIFY2(l.mape < a.mape * 0.7, qPrintable(QString("learned %1 vs analytic %2").arg(l.mape).arg(a.mape)));
+    // Modelled in the precision the profiles ran in (67.9% when taken as bf16).
+    QVERIFY2(a.mape < 32.0, qPrintable(QString::number(a.mape)));
+    QVERIFY2(l.mape < 30.0, qPrintable(QString::number(l.mape)));
+    QVERIFY2(l.mape < a.mape, qPrintable(QString("learned %1 vs analytic %2").arg(l.mape).arg(a.mape)));
     // Calibration fits A100-40GB and V100-16GB and keeps GH200 and RTX-3090 (docs/ANALYTIC_ACCURACY.md).
     QVERIFY2(r.calibrated.stageTime.mape < 40.0, qPrintable(QString::number(r.calibrated.stageTime.mape)));
 }

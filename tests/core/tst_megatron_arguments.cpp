@@ -357,6 +357,9 @@ void TestMegatronArguments::toRun_data()
     QTest::newRow("fp32") << Args{{"params_dtype", "torch.float32"}, {"bf16", "False"}} << QList<int>{2, 2, 2, 1}
                           << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16} << QList<int>{None, None}
                           << "fp32" << true;
+    QTest::newRow("fp8 on top of bf16") << Args{{"fp8", "hybrid"}} << QList<int>{2, 2, 2, 1}
+                                        << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16}
+                                        << QList<int>{None, None} << "fp8" << true;
     // 2020: model_parallel_size is TP, no PP, batch_size is the micro batch,
     // no global batch (micro 4 x DP 4 = 16), checkpoint_activations is full
     // recomputation, no ffn_hidden_size (4 x 1024), no distributed optimizer.
@@ -402,6 +405,7 @@ void TestMegatronArguments::toRun()
     QCOMPARE(recomputeLevels(r), recompute);
     QCOMPARE(static_cast<int>(c.recompute), recompute.front());
     QCOMPARE(QString::fromStdString(r.precision), precision);
+    QCOMPARE(QString(toString(c.precision)), precision);  // the measurement row carries it
     QCOMPARE(r.distributedOptimizer, distributedOptimizer);
 }
 
@@ -473,7 +477,8 @@ void TestMegatronArguments::unmodelledSetup_data()
     QTest::addColumn<QStringList>("arguments");  // the arguments named, in order
 
     QTest::newRow("modelled") << Args{} << QStringList{};
-    QTest::newRow("fp32") << Args{{"params_dtype", "torch.float32"}, {"bf16", "False"}} << QStringList{"params_dtype"};
+    // fp32 is modelled (docs/PRECISION.md): imported with a TF32 warning, not refused.
+    QTest::newRow("fp32 is modelled") << Args{{"params_dtype", "torch.float32"}, {"bf16", "False"}} << QStringList{};
     QTest::newRow("no sequence parallelism at TP 2") << Args{{"sequence_parallel", "False"}}
                                                      << QStringList{"sequence_parallel"};
     QTest::newRow("no sequence parallelism at TP 1 is fine")
