@@ -49,6 +49,8 @@ std::string visibleDevicesEnvs(const PlanDocument& doc, const LaunchLayout& lay)
         it->second.hosts.push_back(h);
     }
     std::string e = "  envs:\n    CUDA_DEVICE_MAX_CONNECTIONS: 1\n";
+    if (MegatronExport::jobFor(doc, Recompute::None).precision == "tf32")
+        e += "    TORCH_ALLOW_TF32_CUBLAS_OVERRIDE: 1  # fp32 training with TF32 GEMMs, as planned\n";
     std::string perType, perNode;
     for (const auto& type : order) {
         const PerType& t = byType[type];
@@ -283,8 +285,7 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
                                                   : "")
             + "\n";
     else if (job.precision == "fp8")
-        t += "  precision:\n    bf16: True\n    fp8_format: hybrid  # Transformer Engine fp8 GEMMs\n"
-             "    transformer_impl: transformer_engine\n";
+        t += "  precision:\n    bf16: True\n    fp8_format: hybrid  # Transformer Engine fp8 GEMMs (model.transformer_impl)\n";
     else
         t += "  precision:\n    " + job.precision + ": True" + (job.precision == "fp16" ? "  # dynamic loss scaling" : "")
             + "\n";
@@ -338,7 +339,7 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     t += "  seq_length: " + std::to_string(p.seqLen) + "\n";
     t += "  max_position_embeddings: " + std::to_string(p.seqLen) + "\n";
     t += "  swiglu: True\n  normalization: RMSNorm\n  position_embedding_type: rope\n";
-    if (!doc.problem.setup.flashAttention)
+    if (!job.flashAttention)  // turned off, or fp32/tf32 (no FlashAttention)
         t += "  attention_backend: unfused  # planned without flash attention: the s x s scores are kept\n";
     t += std::string("  untie_embeddings_and_output_weights: ") + yamlBool(!m.tiedEmbeddings) + "\n";
     t += "  micro_batch_size: " + std::to_string(p.microBatch) + "\n";

@@ -350,8 +350,11 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
                 + (job.precision == "tf32" ? " (fp32 training, TF32 GEMMs: TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 below)" : "")
                 + " on every rank (one precision for the whole job): " + why + ".\n";
         if (!job.flashAttention)
-            notes += "# Attention: unfused (--attention-backend unfused), as planned without flash attention: it keeps\n"
-                     "# the s x s scores that the plan's memory counts.\n";
+            notes += std::string("# Attention: unfused (--attention-backend unfused), as planned ")
+                + (doc.problem.setup.flashAttention ? "(FlashAttention needs 16-bit inputs, this job trains in "
+                                                          + job.precision + ")"
+                                                    : "without flash attention")
+                + ": it keeps\n# the s x s scores that the plan's memory counts.\n";
     }
     // torchrun numbers ranks by the workers' counts in node-rank order
     // (prefix sums) unless told the workers are identical.

@@ -123,7 +123,12 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q, const Stage
     using TM = TransformerMath;
 
     StagePrediction p;
-    p.timeMs = compose(costs, q).totalMs();
+    const OperatorCost::Breakdown time = compose(costs, q);
+    p.timeMs = time.totalMs();
+    if (p.timeMs > 0) {
+        p.hostShare = static_cast<float>(time.hostIdleMs / p.timeMs);
+        p.commShare = static_cast<float>(time.commMs / p.timeMs);
+    }
     const Precision pr = q.precision;
     const double actBytes = TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None, q.sequenceParallel, pr);
 

@@ -2,6 +2,7 @@
 
 #include "hardware/GpuType.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -12,7 +13,9 @@ std::vector<std::string> StageFeatures::names()
     return {"gpu_type_index", "gpu_peak_tflops", "gpu_memory_gib", "gpu_bandwidth_gbps",
             "tp", "dp", "layers", "micro_batch", "seq_len", "hidden", "heads", "query_groups",
             "ffn_hidden", "vocab", "has_embedding", "has_output", "recompute", "inflight",
-            "tp_link_gbps", "analytic_time_ms", "analytic_memory_mib"};
+            "tp_link_gbps", "analytic_time_ms", "analytic_memory_mib", "precision", "tokens_per_gpu",
+            "hidden_per_gpu", "analytic_ms_per_layer", "analytic_host_share", "analytic_comm_share",
+            "activation_share"};
 }
 
 float StageFeatures::gpuTypeIndex(const std::string& gpuTypeName)
@@ -55,6 +58,15 @@ void StageFeatures::encode(const StageQuery& q, const StagePrediction& analytic,
     row[i++] = f(q.tpLinkGBps);
     row[i++] = f(analytic.timeMs);
     row[i++] = f(analytic.memoryMiB());
+    const double t = std::max(1, q.tp);
+    row[i++] = f(static_cast<int>(q.precision));
+    row[i++] = f(double(q.microBatch) * q.seqLen / t);
+    row[i++] = f(q.hidden / t);
+    row[i++] = f(analytic.timeMs / std::max(1, q.layers));
+    row[i++] = analytic.hostShare;
+    row[i++] = analytic.commShare;
+    const double allocated = analytic.memory.allocatedMiB();
+    row[i++] = f(allocated > 0 ? analytic.memory.activationsMiB / allocated : 0.0);
 }
 
 }  // namespace memx

@@ -28,10 +28,21 @@ namespace memx {
 //   tp_link_gbps        bottleneck bandwidth of the TP rings, GB/s
 //   analytic_time_ms    the analytic predictor's time for the query (the prior)
 //   analytic_memory_mib the analytic predictor's peak memory for the query
+//
+// memx-stage-features/2 adds (trees split on thresholds, so a log of a size
+// adds nothing; ratios and the analytic terms' shares do):
+//   precision           0 fp32, 1 tf32, 2 fp16, 3 bf16, 4 fp8; gpu_peak_tflops
+//                       is now the peak of that precision
+//   tokens_per_gpu      b*s/t: the rows of every GEMM on one TP rank
+//   hidden_per_gpu      h/t: the width of the sharded GEMMs
+//   analytic_ms_per_layer  analytic time / layers
+//   analytic_host_share share of the analytic time spent waiting for the host
+//   analytic_comm_share share spent in tensor-parallel collectives
+//   activation_share    activations / allocated memory in the analytic peak
 class StageFeatures {
 public:
-    static constexpr const char* kSchema = "memx-stage-features/1";
-    static constexpr std::size_t kCount = 21;
+    static constexpr const char* kSchema = "memx-stage-features/2";
+    static constexpr std::size_t kCount = 28;
 
     static std::vector<std::string> names();
     static std::size_t count() { return kCount; }

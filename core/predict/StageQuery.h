@@ -54,6 +54,11 @@ struct StagePrediction {
     double memoryMiB() const { return memory.totalMiB(); }
     Provenance provenance = Provenance::Analytic;
     double uncertainty = 0;     // relative (0.2 = +-20%)
+    // The analytic time's shares spent waiting for the host (launch-bound
+    // kernels) and on tensor-parallel collectives: features of the learned
+    // correction, which is largest where these terms dominate.
+    float hostShare = 0;
+    float commShare = 0;
 };
 
 }  // namespace memx

@@ -1,5 +1,7 @@
 #include "sim/ReferenceSimulator.h"
 
+#include "space/JobPrecision.h"
+
 #include "hardware/Cluster.h"
 #include "hardware/Topology.h"
 #include "io/EmbeddedResources.h"
@@ -86,29 +88,38 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
     std::vector<double> stageMs(P), hopMs(std::max(0, P - 1));
     double postMs = 0;
     double worstNoise = 0;
+    // The job's precision (docs/PRECISION.md): its bytes and its GEMM peak.
+    Precision prec = Precision::Bf16;
+    try {
+        prec = jobPrecision(setup.precision, cluster);
+    } catch (const std::exception&) {
+        // a precision some type lacks: the search refuses it; simulate as bf16
+    }
+    const bool flash = flashAttentionRuns(setup.flashAttention, prec);
     for (int i = 0; i < P; ++i) {
         const StagePlan& st = plan.stages[i];
         const GpuType& gpu = cluster.typeOf(st.devices.front());
         const Profile pr = profileOf(gpu.name);
+        const double peakTflops = gpu.peakTflops(prec) > 0 ? gpu.peakTflops(prec) : gpu.peakTflopsBf16;
         worstNoise = std::max(worstNoise, pr.noise);
         // --- time ---
-        double work = TM::layerForwardFlops(m, b, s, setup.flashAttention) / t;
+        double work = TM::layerForwardFlops(m, b, s, flash) / t;
         double eff = pr.efficiencyMax * work / (work + pr.halfWorkGflop * 1e9);
-        double fwd = TM::layerForwardFlops(m, b, s, setup.flashAttention);
+        double fwd = TM::layerForwardFlops(m, b, s, flash);
         double flops = 3.0 * fwd;
         if (st.recompute == Recompute::Full)
             flops += fwd * pr.recomputeOverhead;
         else if (st.recompute == Recompute::Selective)
-            flops += TM::attentionCoreForwardFlops(m, b, s, setup.flashAttention) * pr.recomputeOverhead;
-        double computeMs = st.layers * flops / t / (gpu.peakTflopsBf16 * 1e12 * eff) * 1e3;
+            flops += TM::attentionCoreForwardFlops(m, b, s, flash) * pr.recomputeOverhead;
+        double computeMs = st.layers * flops / t / (peakTflops * 1e12 * eff) * 1e3;
         if (i == P - 1)
-            computeMs += TM::outputTrainingFlops(m, b, s) / t / (gpu.peakTflopsBf16 * 1e12 * eff) * 1e3;
+            computeMs += TM::outputTrainingFlops(m, b, s) / t / (peakTflops * 1e12 * eff) * 1e3;
         double commMs = 0;
         if (t > 1) {
             PathRate rate = topo.ring(Topology::tensorParallelRings(st.devices, t, plan.dp));
             rate.bandwidthGBps *= pr.commEfficiency;
             double per = st.recompute == Recompute::Full ? 6.0 : 4.0;
-            commMs = st.layers * per * Topology::allReduceMs(2.0 * s * double(b) * m.hidden, t, rate);
+            commMs = st.layers * per * Topology::allReduceMs(bytesOf(prec).activation * s * double(b) * m.hidden, t, rate);
         }
         double launchMs = st.layers * pr.launchUsPerLayer * (st.recompute == Recompute::Full ? 1.35 : 1.0) * 1e-3;
         stageMs[i] = computeMs + commMs + launchMs;
@@ -116,12 +127,12 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
         // --- memory ---
         double params = TM::stageParams(m, st.layers, t, i == 0, i == P - 1);
         double states = params
-            * (TM::weightBytesPerParam() + TM::gradBytesPerParam()
-               + TM::optimizerBytesPerParam(plan.dp, setup.distributedOptimizer))
+            * (TM::weightBytesPerParam(prec) + TM::gradBytesPerParam(prec)
+               + TM::optimizerBytesPerParam(plan.dp, setup.distributedOptimizer, prec))
             / kMiB;
-        double act = TM::layerActivationBytes(m, b, s, t, setup.flashAttention,
+        double act = TM::layerActivationBytes(m, b, s, t, flash,
                                               st.recompute == Recompute::Selective ? Recompute::None : st.recompute,
-                                              setup.sequenceParallel);
+                                              setup.sequenceParallel, prec);
         if (st.recompute == Recompute::Selective)
             act *= 1.0 - pr.selectiveSaving;
         double inflight = plan.schedule == Schedule::Interleaved
@@ -129,9 +140,9 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
             : IterationComposer::inflight1F1B(i, P, plan.microBatches);
         double actMiB = st.layers * act * inflight / kMiB;
         if (st.recompute == Recompute::Full)
-            actMiB += TM::layerActivationBytes(m, b, s, t, setup.flashAttention, Recompute::None) / kMiB;
+            actMiB += TM::layerActivationBytes(m, b, s, t, flash, Recompute::None, setup.sequenceParallel, prec) / kMiB;
         if (i == P - 1)
-            actMiB += TM::logitsBytes(m, b, s, t) / kMiB;
+            actMiB += TM::logitsBytes(m, b, s, t, prec) / kMiB;
         SimulatedStage out1;
         out1.microBatchMs = stageMs[i];
         out1.maxAllocatedMiB = roundUp(states, pr.allocatorBlockMiB) + roundUp(actMiB, pr.allocatorBlockMiB);
@@ -152,13 +163,13 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
         dpRate.bandwidthGBps *= pr.commEfficiency;
         double owned = setup.distributedOptimizer ? params / plan.dp : params;
         postMs = std::max(postMs, IterationComposer::dataParallelMs(params, plan.dp, setup.distributedOptimizer,
-                                                                    dpRate.bandwidthGBps, dpRate.latencyUs)
+                                                                    dpRate.bandwidthGBps, dpRate.latencyUs, prec)
                                       + owned * 34.0 / (gpu.memoryBandwidthGBps * 1e6));
     }
     for (int i = 0; i + 1 < P; ++i) {
         PathRate hop = topo.pairwise(plan.stages[i].devices, plan.stages[i + 1].devices);
         hop.bandwidthGBps *= 0.8;
-        hopMs[i] = Topology::transferMs(TM::boundaryActivationBytes(m, b, s, t), hop);
+        hopMs[i] = Topology::transferMs(TM::boundaryActivationBytes(m, b, s, t, prec), hop);
     }
     // Iteration: 1F1B (or interleaved) composition plus 3 ms data loading and
     // logging; warm-up iterations pay allocator and NCCL set-up.

@@ -19,12 +19,16 @@ Precision jobPrecision(const std::string& setting, const Cluster& cluster)
                 return false;
         return true;
     };
-    if (setting.empty() || setting == "auto")
-        return autoPrecision(everyTypeHas);
-    Precision p;
-    if (!parsePrecision(setting, p))
+    const bool automatic = setting.empty() || setting == "auto";
+    Precision p = Precision::Fp32;
+    if (automatic) {
+        p = autoPrecision(everyTypeHas);
+        if (everyTypeHas(p))
+            return p;
+    } else if (!parsePrecision(setting, p)) {
         throw InputError("training setup", "precision",
                          "unknown precision \"" + setting + "\" (auto, " + precisionChoices() + ")");
+    }
     std::string lacking;
     for (const GpuType& t : cluster.types()) {
         if (t.hasPrecision(p))
@@ -35,13 +39,15 @@ Precision jobPrecision(const std::string& setting, const Cluster& cluster)
                 has += std::string(has.empty() ? "" : ", ") + toString(Precision(i));
         const bool listed = t.hasPrecision(std::string(toString(p)));
         lacking += std::string(lacking.empty() ? "" : "; ") + t.name
-            + (listed ? " (the catalog gives no " + setting + " peak, peak_tflops." + setting + ")"
+            + (listed ? std::string(" (the catalog gives no ") + toString(p) + " peak, peak_tflops." + toString(p) + ")"
                       : " (has " + (has.empty() ? std::string("none") : has) + ")");
     }
     if (!lacking.empty())
         throw InputError("training setup", "precision",
-                         "every GPU of a job trains in one precision, and " + setting + " is not available on "
-                             + lacking + "; choose another precision or auto");
+                         automatic ? "every GPU of a job trains in one precision, and no precision is available on "
+                                     "every GPU type: fp32 is missing on " + lacking
+                                   : "every GPU of a job trains in one precision, and " + setting
+                                     + " is not available on " + lacking + "; choose another precision or auto");
     return p;
 }
 

@@ -19,8 +19,11 @@
 
 #include <QtTest/QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 
 using namespace memx;
 
@@ -73,6 +76,7 @@ private slots:
     void autoPrecision();
     void refusesWhatATypeLacks_data();
     void refusesWhatATypeLacks();
+    void autoWithNothingInCommon();
     void gemmRunsAtThePrecisionsPeak_data();
     void gemmRunsAtThePrecisionsPeak();
     void fp32HasNoFlashAttention();
@@ -215,6 +219,19 @@ void TestPrecision::refusesWhatATypeLacks()
 // peaks (A100 datasheet: bf16 312, tf32 156, fp32 19.5; H100: fp8 1979, bf16
 // 989) times that of the sustained shares: the type's tensor-core
 // efficiency (A100 0.66) against SGEMM's 0.85 on the CUDA cores.
+// A cluster whose types share no precision (overrides leave the V100 only
+// bf16 and the T4 only fp16) is refused even under auto, naming the types.
+void TestPrecision::autoWithNothingInCommon()
+{
+    nlohmann::json doc = nlohmann::json::parse(
+        std::ifstream(test::sampleCluster("paper-6gpu-v100-t4.json")));
+    doc["gpu_types"] = {{"T4", {{"precisions", {"fp16"}}}}, {"V100-32GB", {{"precisions", {"bf16"}}}}};
+    const Cluster c = Cluster::fromJson(doc, "c.json", GpuCatalog::builtin());
+    const std::string error = errorOf("auto", c);
+    QVERIFY2(error.find("no precision is available on every GPU type") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("V100-32GB (has bf16); T4 (has fp16)") != std::string::npos, error.c_str());
+}
+
 void TestPrecision::gemmRunsAtThePrecisionsPeak_data()
 {
     QTest::addColumn<QString>("gpu");

@@ -112,15 +112,25 @@ private slots:
         const auto names = StageFeatures::names();
         QCOMPARE(names.size(), StageFeatures::count());
         QCOMPARE(names.front(), std::string("gpu_type_index"));
-        QCOMPARE(names.back(), std::string("analytic_memory_mib"));
+        QCOMPARE(names.back(), std::string("activation_share"));
         std::vector<float> row(StageFeatures::count(), -1.0f);
         StagePrediction prior;
         prior.timeMs = 12.5;
         prior.memory.weightsMiB = 1000;
+        prior.memory.activationsMiB = 250;
+        prior.hostShare = 0.25f;
         StageFeatures::encode(stage(gpu("A100-80GB"), 4, 1, 2048, 2), prior, row.data());
         for (float v : row) QVERIFY(std::isfinite(v));
-        QCOMPARE(row[StageFeatures::count() - 2], 12.5f);
-        QCOMPARE(row[StageFeatures::count() - 1], 1000.0f);
+        auto at = [&](const char* name) {
+            return row[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())];
+        };
+        QCOMPARE(at("analytic_time_ms"), 12.5f);
+        QCOMPARE(at("analytic_memory_mib"), 1250.0f);  // no allocator or reserve terms set
+        QCOMPARE(at("activation_share"), 0.2f);         // 250 of 1250
+        QCOMPARE(at("analytic_host_share"), 0.25f);
+        QCOMPARE(at("precision"), 3.0f);                // bf16
+        QCOMPARE(at("tokens_per_gpu"), 1024.0f);        // mbs 1 x seq 2048 / TP 2
+        QCOMPARE(at("analytic_ms_per_layer"), 3.125f);  // 12.5 ms over 4 layers
         QVERIFY(StageFeatures::gpuTypeIndex("A100-80GB") != StageFeatures::gpuTypeIndex("H100-SXM"));
     }
 

@@ -346,10 +346,10 @@ void TestPredictorPanel::calibratedFileShowsEachTypesParameters()
     QCOMPARE(muted, 5);  // A100: bandwidth and collective overhead; H100 also the operator overhead
 
     // Spot checks against the committed file as a person reads it.
-    QCOMPARE(calibrationCell(panel.get(), "A100-80GB", "efficiency_multiplier")->text(), QStringLiteral("0.93"));
-    QCOMPARE(calibrationCell(panel.get(), "A100-80GB", "launch_overhead_us")->text(), QStringLiteral("209"));
-    QCOMPARE(calibrationCell(panel.get(), "H100-SXM", "iteration_overhead_ms")->text(), QStringLiteral("80.4"));
-    QCOMPARE(calibrationCell(panel.get(), "H100-SXM", "time_mape")->text(), QStringLiteral("50.2 → 5.2 %"));
+    QCOMPARE(calibrationCell(panel.get(), "A100-80GB", "efficiency_multiplier")->text(), QStringLiteral("0.96"));
+    QCOMPARE(calibrationCell(panel.get(), "A100-80GB", "launch_overhead_us")->text(), QStringLiteral("35.3"));
+    QCOMPARE(calibrationCell(panel.get(), "H100-SXM", "iteration_overhead_ms")->text(), QStringLiteral("79.5"));
+    QCOMPARE(calibrationCell(panel.get(), "H100-SXM", "time_mape")->text(), QStringLiteral("50.2 → 5.1 %"));
     QVERIFY(!calibrationCell(panel.get(), "H100-SXM", "launch_overhead_us")->property("fitted").toBool());
     QVERIFY(calibrationCell(panel.get(), "H100-SXM", "efficiency_multiplier")->property("fitted").toBool());
     const QString text = panel->calibrationText();
@@ -373,7 +373,7 @@ void TestPredictorPanel::correctionsSayWhetherTheTreesAreUsed()
     const QString memory = QStringLiteral("memory: trees on top of the calibrated model (cross-validated %1 vs %2 without)")
                                .arg(pct("memory_mape_pct"), pct("prior_memory_mape_pct"));
     QCOMPARE(panel->correctionsText(), time + QLatin1Char('\n') + memory);
-    QVERIFY2(time.contains(QStringLiteral("(12.8 % with trees vs 6.7 % alone)")), qPrintable(time));
+    QVERIFY2(time.contains(QStringLiteral("(25.7 % with trees vs 12.3 % alone)")), qPrintable(time));
     auto* label = panel->findChild<QLabel*>(QStringLiteral("predictorCorrections"));
     QVERIFY(label && label->isVisibleTo(panel.get()));
     QCOMPARE(label->text(), panel->correctionsText());
