@@ -23,7 +23,7 @@ QString memoryTermName(MemoryTerm term)
     case MemoryTerm::Gradients: return QStringLiteral("Gradients");
     case MemoryTerm::Optimizer: return QStringLiteral("Optimizer state");
     case MemoryTerm::Activations: return QStringLiteral("Activations");
-    case MemoryTerm::Reserve: return QStringLiteral("Runtime reserve");
+    case MemoryTerm::Reserve: return QStringLiteral("Runtime + slack");  // CUDA context, NCCL buffers, allocator slack
     }
     return {};
 }
