@@ -59,6 +59,9 @@ void TestPlanJsonReader::searchBestByDefault()
     QCOMPARE(d.problem.model.numLayers, 24);  // test::smallRequest's model
     QCOMPARE(d.problem.cluster.deviceCount(), 6);  // 4 V100 + 2 T4
     QCOMPARE(d.problem.setup.globalBatch, 32);
+    // "auto" is written resolved: V100 and T4 have no bf16, so the plan was predicted in fp16.
+    QCOMPARE(doc.at("setup").at("precision").get<std::string>(), std::string("fp16"));
+    QCOMPARE(d.problem.setup.precision, std::string("fp16"));
     const auto& best = doc.at("best").at(0);
     QCOMPARE(d.plan.tp, best.at("tp").get<int>());
     QCOMPARE(d.plan.pp, static_cast<int>(d.plan.stages.size()));

@@ -95,6 +95,8 @@ void TestProjectFile::badProject_data()
     QTest::newRow("headroom 150%") << "/objective/min_headroom" << "{\"fraction\": 1.5}"
                                    << "/objective/min_headroom/fraction" << "[0, 1)";
     QTest::newRow("slowdown -1") << "/objective/max_slowdown" << "-1" << "/objective/max_slowdown" << "at least 0";
+    QTest::newRow("precision fp4") << "/setup/precision" << "\"fp4\"" << "/setup/precision"
+                                   << "unknown precision \"fp4\"";
     QTest::newRow("model layers 2000") << "/model/num_layers" << "2000" << "/model/num_layers" << "plausible range";
 }
 
@@ -116,6 +118,11 @@ void TestProjectFile::rangeOverride()
     QCOMPARE(p.setup.maxPipelineStages, 5000);
     // Saved, it keeps the flag and reads back.
     QCOMPARE(Project::fromJson(p.toJson(), "saved.memx").setup.maxPipelineStages, 5000);
+    // The training precision is saved as chosen (auto stays auto).
+    QCOMPARE(p.setup.precision, std::string("auto"));
+    Project chosen = p;
+    chosen.setup.precision = "tf32";
+    QCOMPARE(Project::fromJson(chosen.toJson(), "saved.memx").setup.precision, std::string("tf32"));
 }
 
 
