@@ -71,6 +71,14 @@ struct GpuType {
             return v;
         return p == Precision::Bf16 || p == Precision::Fp16 ? peakTflopsBf16 : 0.0;
     }
+    // The peak a GEMM in p is timed at: peakTflops(p), or the 16-bit peak
+    // where p's is unknown (jobPrecision refuses such a precision for a
+    // search; a measured run or a simulation still gets a finite time).
+    double gemmPeakTflops(Precision p) const
+    {
+        const double v = peakTflops(p);
+        return v > 0 ? v : peakTflopsBf16;
+    }
 
     double reserveGiB() const
     {

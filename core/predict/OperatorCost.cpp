@@ -55,9 +55,7 @@ OperatorCost::Breakdown OperatorCost::time(const GpuType& gpu, const Operator& o
         const double eff = op.kind == Operator::Kind::Gemm
             ? gemmEfficiency(gpu, op)
             : peakShare(gpu, op.math);
-        // A precision without a known peak never reaches here through a search
-        // (jobPrecision refuses it); elsewhere the 16-bit peak stands in.
-        const double peak = gpu.peakTflops(op.math) > 0 ? gpu.peakTflops(op.math) : gpu.peakTflopsBf16;
+        const double peak = gpu.gemmPeakTflops(op.math);
         const double flopMs = op.flops / (peak * 1e9 * eff);
         device = std::max(flopMs, memMs);
         b.computeMs = device;

@@ -100,7 +100,7 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
         const StagePlan& st = plan.stages[i];
         const GpuType& gpu = cluster.typeOf(st.devices.front());
         const Profile pr = profileOf(gpu.name);
-        const double peakTflops = gpu.peakTflops(prec) > 0 ? gpu.peakTflops(prec) : gpu.peakTflopsBf16;
+        const double peakTflops = gpu.gemmPeakTflops(prec);
         worstNoise = std::max(worstNoise, pr.noise);
         // --- time ---
         double work = TM::layerForwardFlops(m, b, s, flash) / t;

@@ -8,6 +8,7 @@
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
 #include "model/LayerOperators.h"
+#include "TestModels.h"
 #include "model/ModelSpec.h"
 #include "model/TransformerMath.h"
 #include "predict/AnalyticPredictor.h"
@@ -32,21 +33,8 @@ Q_DECLARE_METATYPE(memx::Recompute)
 
 namespace {
 
-// h=64, a=4, d=16, g=2 (gd = 32), f=128, V=1000 (as in tst_transformer_math).
-ModelSpec tiny()
-{
-    ModelSpec m;
-    m.name = "tiny";
-    m.numLayers = 2;
-    m.hidden = 64;
-    m.heads = 4;
-    m.headDim = 16;
-    m.queryGroups = 2;
-    m.ffnHidden = 128;
-    m.vocab = 1000;
-    m.seqLen = 8;
-    return m;
-}
+// A tiny made-up model (tests/TestModels.h): h=64, a=4, d=16, g=2, f=128, V=1000, L=2.
+ModelSpec tiny() { return memx::test::tinyModel(); }
 
 std::string errorOf(const std::string& setting, const Cluster& c)
 {

@@ -1,6 +1,7 @@
 // TransformerMath: closed-form parameter, FLOP and byte counts.
 // Every expected number below is worked out by hand in the comment next to
 // it, or taken from a public model card / paper (cited inline).
+#include "TestModels.h"
 #include "model/ModelSpec.h"
 #include "model/TransformerMath.h"
 
@@ -16,22 +17,8 @@ Q_DECLARE_METATYPE(memx::Recompute)
 
 namespace {
 
-// A tiny made-up model so the activation and FLOP formulas can be checked
-// with pencil and paper: h=64, a=4, d=16, g=2, f=128, V=1000, L=2.
-ModelSpec tiny()
-{
-    ModelSpec m;
-    m.name = "tiny";
-    m.numLayers = 2;
-    m.hidden = 64;
-    m.heads = 4;
-    m.headDim = 16;
-    m.queryGroups = 2;
-    m.ffnHidden = 128;
-    m.vocab = 1000;
-    m.seqLen = 8;
-    return m;
-}
+// A tiny made-up model (tests/TestModels.h): h=64, a=4, d=16, g=2, f=128, V=1000, L=2.
+ModelSpec tiny() { return memx::test::tinyModel(); }
 
 // Relative comparison for large counts (QCOMPARE on doubles uses ~1e-12 fuzz,
 // which is fine for exact integers but not for the "about 6.74e9" claims).
