@@ -61,7 +61,7 @@ void MemoryBars::setPlan(const Plan& p, const Cluster& c)
                                                         : QStringLiteral("#%1").arg(dev);
             b.x = x;
             const MemoryBreakdown& m = st.memory;
-            const double terms[5] = {m.weightsMiB, m.gradientsMiB, m.optimizerMiB, m.activationsMiB, m.overheadMiB()};
+            const double terms[5] = {m.weightsMiB, m.gradientsMiB, m.optimizerMiB, m.activationsMiB, m.runtimeMiB()};
             std::copy(std::begin(terms), std::end(terms), b.termsMiB);
             b.totalMiB = m.totalMiB();
             b.capacityMiB = st.capacityMiB > 0 || dev < 0 || dev >= c.deviceCount() ? st.capacityMiB

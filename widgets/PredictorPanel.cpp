@@ -10,6 +10,7 @@
 #include "predict/LearnedPredictor.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QEvent>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -136,6 +137,27 @@ const CalibrationColumn kCalibrationColumns[] = {
      QT_TRANSLATE_NOOP("memx::PredictorPanel", "Framework overhead per training iteration, ms"),
      &GpuParamsFit::iterationOverheadMs, 1},
 };
+
+bool isFitted(const GpuParamsFit& f, const char* key);
+
+// The memory fit of one type in words: what is in use, and what it changed
+// (or why the catalog's values stayed).
+QString memoryText(const GpuParamsFit& f)
+{
+    const bool fitted = isFitted(f, "framework_mib") || isFitted(f, "memory_multiplier");
+    QString text = QCoreApplication::translate("memx::PredictorPanel",
+                                               "memory: ×%1 on the model's tensors, %2 MiB framework buffers")
+                       .arg(QString::number(f.memoryMultiplier, 'f', 2), QString::number(f.frameworkMiB, 'f', 0));
+    if (f.memoryRuns > 0)
+        text += QCoreApplication::translate("memx::PredictorPanel", "; MAPE %1 → %2 % over %3 measured peaks")
+                    .arg(QString::number(f.memoryMapeBefore, 'f', 1), QString::number(f.memoryMapeAfter, 'f', 1))
+                    .arg(f.memoryRuns);
+    if (!fitted)
+        text += f.memoryNote.empty()
+            ? QCoreApplication::translate("memx::PredictorPanel", " (catalog values: no measured peak)")
+            : QStringLiteral(" (%1)").arg(QString::fromStdString(f.memoryNote));
+    return text;
+}
 
 QString fixed(double v, int decimals)
 {
@@ -617,6 +639,18 @@ void PredictorPanel::fillCalibration(const QColor& muted)
                 note->setTextInteractionFlags(Qt::TextSelectableByMouse);
                 calibrationGrid_->addWidget(note, row++, 0, 1, lastColumn + 1);
             }
+            auto* memory = new QLabel(memoryText(f), calibration_);
+            memory->setObjectName(name("memory"));
+            memory->setWordWrap(true);
+            memory->setIndent(12);
+            memory->setProperty("fitted", isFitted(f, "framework_mib") || isFitted(f, "memory_multiplier"));
+            if (!memory->property("fitted").toBool())
+                memory->setStyleSheet(colorSheet(muted));
+            memory->setToolTip(tr("Peak memory = (multiplier × weights, gradients, optimizer state and activations + "
+                                  "framework buffers), plus the allocator slack and runtime reserve where the measure "
+                                  "includes them"));
+            memory->setTextInteractionFlags(Qt::TextSelectableByMouse);
+            calibrationGrid_->addWidget(memory, row++, 0, 1, lastColumn + 1);
         }
         // The numbers keep their width; the type takes what is left.
         calibrationGrid_->setColumnStretch(0, 1);
@@ -660,7 +694,7 @@ QString PredictorPanel::calibrationText() const
         QString text = QStringLiteral("%1: %2").arg(qs(f.type), parts.join(QStringLiteral(", ")));
         if (!f.note.empty())
             text += QStringLiteral(" (%1)").arg(qs(f.note));
-        lines << text;
+        lines << text + QStringLiteral("; ") + memoryText(f);
     }
     return lines.join(QLatin1Char('\n'));
 }

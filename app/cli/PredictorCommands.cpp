@@ -251,6 +251,15 @@ std::string calibrationText(const Calibrator::Result& c)
                       f.commOverheadUs, f.iterationOverheadMs, f.mapeBefore, f.mapeAfter, f.note.empty() ? "" : " (",
                       f.note.empty() ? "" : (f.note + ")").c_str());
         out += buf;
+        if (f.memoryRuns > 0) {
+            std::snprintf(buf, sizeof buf,
+                          "  memory of %s (%d measured stage peaks): x%.3g on the model's tensors, %.0f MiB framework "
+                          "buffers; memory MAPE %.1f%% with catalog values, %.1f%% fitted%s%s\n",
+                          f.type.c_str(), f.memoryRuns, f.memoryMultiplier, f.frameworkMiB, f.memoryMapeBefore,
+                          f.memoryMapeAfter, f.memoryNote.empty() ? "" : " (",
+                          f.memoryNote.empty() ? "" : (f.memoryNote + ")").c_str());
+            out += buf;
+        }
     }
     for (const std::string& m : c.messages)
         out += "calibration: " + m + "\n";

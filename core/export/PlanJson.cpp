@@ -52,6 +52,7 @@ nlohmann::json PlanJson::plan(const Plan& p)
                             {"gradients", s.memory.gradientsMiB},
                             {"optimizer", s.memory.optimizerMiB},
                             {"activations", s.memory.activationsMiB},
+                            {"framework", s.memory.frameworkMiB},
                             {"allocator", s.memory.allocatorMiB},
                             {"reserve", s.memory.reserveMiB}};
         st["allocated_mib"] = s.memory.allocatedMiB();

@@ -233,6 +233,7 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
             s.memory.gradientsMiB = m.number("gradients", 0);
             s.memory.optimizerMiB = m.number("optimizer", 0);
             s.memory.activationsMiB = m.number("activations", 0);
+            s.memory.frameworkMiB = m.number("framework", 0);  // absent before framework buffers were calibrated
             s.memory.allocatorMiB = m.number("allocator", 0);  // absent before allocator slack was modelled
             s.memory.reserveMiB = m.number("reserve", 0);
         } else {

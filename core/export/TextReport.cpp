@@ -176,7 +176,7 @@ std::string TextReport::planDetail(const Problem& problem, const SearchResult& r
             + pad(s.gpuType, 14) + pad(range, 9) + pad(toString(s.recompute), 8) + pad(Text::fmt("%.1f", s.inflight), 11)
             + pad(Text::fmt("%.1f", s.timeMs), 10) + pad(Text::fmt("%.1f", m.weightsMiB / 1024), 9)
             + pad(Text::fmt("%.1f", m.gradientsMiB / 1024), 7) + pad(Text::fmt("%.1f", m.optimizerMiB / 1024), 7)
-            + pad(Text::fmt("%.1f", m.activationsMiB / 1024), 7) + pad(Text::fmt("%.1f", m.overheadMiB() / 1024), 10)
+            + pad(Text::fmt("%.1f", m.activationsMiB / 1024), 7) + pad(Text::fmt("%.1f", m.runtimeMiB() / 1024), 10)
             + pad(Text::fmt("%.1f", m.totalMiB() / 1024) + " / " + Text::fmt("%.1f", s.capacityMiB / 1024), 21)
             + Text::fmt("%.0f%%", 100 * s.headroom()) + "\n";
     }

@@ -142,6 +142,7 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
             c.fail("expected an object such as {\"efficiency_multiplier\": 0.9, \"memory_multiplier\": 1.1}");
         t.calibration.efficiencyMultiplier = c.inRange("efficiency_multiplier", ranges::efficiencyMultiplier, 1.0);
         t.calibration.memoryMultiplier = c.inRange("memory_multiplier", ranges::memoryMultiplier, 1.0);
+        t.calibration.frameworkMiB = c.inRange("framework_mib", ranges::frameworkMiB, 0.0);
         t.calibration.bandwidthMultiplier = c.inRange("bandwidth_multiplier", ranges::bandwidthMultiplier, 1.0);
         t.calibration.runtimeReserveGiB = c.number("runtime_reserve_gib", -1.0);
         if (c.has("runtime_reserve_gib")

@@ -16,6 +16,10 @@ struct GpuCalibration {
     double efficiencyMultiplier = 1.0;  // scales default_efficiency (dimensionless)
     double bandwidthMultiplier = 1.0;   // scales the achieved share of memory bandwidth (dimensionless)
     double memoryMultiplier = 1.0;      // scales weights, gradients, optimizer state and activations
+    // Workspaces and buffers the framework allocates beyond the model's
+    // tensors (cuBLAS and Transformer Engine workspaces, communication
+    // buckets, loss temporaries), MiB per GPU; 0 unless calibrated.
+    double frameworkMiB = 0;
     double runtimeReserveGiB = -1.0;    // overrides the catalog's reserve when >= 0 (GiB)
 };
 

@@ -40,6 +40,7 @@ inline constexpr Range latencyUs{"latency", 0, 10000, "us", true, kHuge};
 inline constexpr Range efficiencyMultiplier{"efficiency multiplier", 0.05, 5, "", false, kHuge};
 inline constexpr Range allocatorSlack{"allocator slack (reserved / allocated - 1)", 0, 1, "", true, 100};
 inline constexpr Range memoryMultiplier{"memory multiplier", 0.05, 5, "", false, kHuge};
+inline constexpr Range frameworkMiB{"framework buffers", 0, 65536, "MiB", true, kHuge};
 inline constexpr Range gpuMemoryGiB{"GPU memory", 1, 1024, "GiB", false, kHuge};
 inline constexpr Range peakTflops{"peak throughput", 0.1, 100000, "TFLOP/s", false, kHuge};
 inline constexpr Range memoryBandwidthGBps{"memory bandwidth", 1, 100000, "GB/s", false, kHuge};

@@ -134,7 +134,8 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q, const Stage
 
     // --- peak memory per GPU, MiB ---
     double params = TM::stageParams(m, q.layers, t, q.hasEmbedding, q.hasOutput);
-    double mult = gpu.calibration.memoryMultiplier;
+    const GpuParamsFit* fit = fitOf(gpu);
+    const double mult = fit ? fit->memoryMultiplier : gpu.calibration.memoryMultiplier;
     p.memory.weightsMiB = mult * params * TM::weightBytesPerParam(pr) / kMiB;
     p.memory.gradientsMiB = mult * params * TM::gradBytesPerParam(pr) / kMiB;
     p.memory.optimizerMiB = mult * params * TM::optimizerBytesPerParam(q.dp, q.distributedOptimizer, pr) / kMiB;
@@ -148,6 +149,7 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q, const Stage
     if (q.hasOutput)
         act += TM::logitsBytes(m, b, s, t, pr);  // logits live for the micro-batch in its loss
     p.memory.activationsMiB = mult * act / kMiB;
+    p.memory.frameworkMiB = fit ? fit->frameworkMiB : gpu.calibration.frameworkMiB;
     p.memory.allocatorMiB = gpu.allocatorSlack * p.memory.allocatedMiB();
     p.memory.reserveMiB = gpu.reserveGiB() * 1024.0;
     p.provenance = Provenance::Analytic;
@@ -209,8 +211,9 @@ std::string AnalyticPredictor::identity() const
                   o.halfEfficiencyK, o.halfEfficiencyGemmFlops, o.bandwidthFraction, params_.relativeUncertainty);
     std::string id = buf;
     for (const GpuParamsFit& f : fits_) {
-        std::snprintf(buf, sizeof buf, "|%s:%.17g,%.17g,%.17g,%.17g,%.17g", f.type.c_str(), f.efficiencyMultiplier,
-                      f.bandwidthMultiplier, f.launchOverheadUs, f.commOverheadUs, f.iterationOverheadMs);
+        std::snprintf(buf, sizeof buf, "|%s:%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", f.type.c_str(),
+                      f.efficiencyMultiplier, f.bandwidthMultiplier, f.launchOverheadUs, f.commOverheadUs,
+                      f.iterationOverheadMs, f.memoryMultiplier, f.frameworkMiB);
         id += buf;
     }
     return id;

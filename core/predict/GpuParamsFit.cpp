@@ -17,6 +17,8 @@ GpuParamsFit GpuParamsFit::of(const GpuType& t)
     f.launchOverheadUs = t.launchOverheadUs;
     f.commOverheadUs = t.commOverheadUs;
     f.iterationOverheadMs = t.iterationOverheadMs;
+    f.memoryMultiplier = t.calibration.memoryMultiplier;
+    f.frameworkMiB = t.calibration.frameworkMiB;
     return f;
 }
 
@@ -27,6 +29,8 @@ void GpuParamsFit::applyTo(GpuType& t) const
     t.launchOverheadUs = launchOverheadUs;
     t.commOverheadUs = commOverheadUs;
     t.iterationOverheadMs = iterationOverheadMs;
+    t.calibration.memoryMultiplier = memoryMultiplier;
+    t.calibration.frameworkMiB = frameworkMiB;
 }
 
 nlohmann::json GpuParamsFit::toJson() const
@@ -37,10 +41,16 @@ nlohmann::json GpuParamsFit::toJson() const
             {"launch_overhead_us", launchOverheadUs},
             {"comm_overhead_us", commOverheadUs},
             {"iteration_overhead_ms", iterationOverheadMs},
+            {"memory_multiplier", memoryMultiplier},
+            {"framework_mib", frameworkMiB},
             {"fitted", fitted},
             {"runs", runs},
             {"time_mape_catalog", mapeBefore},
             {"time_mape_fitted", mapeAfter},
+            {"memory_stages", memoryRuns},
+            {"memory_mape_catalog", memoryMapeBefore},
+            {"memory_mape_fitted", memoryMapeAfter},
+            {"memory_note", memoryNote},
             {"note", note}};
 }
 
@@ -53,6 +63,9 @@ GpuParamsFit GpuParamsFit::fromJson(const JsonReader& json)
     f.launchOverheadUs = json.inRange("launch_overhead_us", ranges::operatorOverheadUs);
     f.commOverheadUs = json.inRange("comm_overhead_us", ranges::commOverheadUs);
     f.iterationOverheadMs = json.inRange("iteration_overhead_ms", ranges::iterationOverheadMs);
+    // Absent in model files written before memory was calibrated.
+    f.memoryMultiplier = json.inRange("memory_multiplier", ranges::memoryMultiplier, 1.0);
+    f.frameworkMiB = json.inRange("framework_mib", ranges::frameworkMiB, 0.0);
     if (json.has("fitted")) {
         for (const auto& item : json.at("fitted").items())
             f.fitted.push_back(item.asString());
@@ -60,6 +73,10 @@ GpuParamsFit GpuParamsFit::fromJson(const JsonReader& json)
     f.runs = static_cast<int>(json.number("runs", 0));
     f.mapeBefore = json.number("time_mape_catalog", 0);
     f.mapeAfter = json.number("time_mape_fitted", 0);
+    f.memoryRuns = static_cast<int>(json.number("memory_stages", 0));
+    f.memoryMapeBefore = json.number("memory_mape_catalog", 0);
+    f.memoryMapeAfter = json.number("memory_mape_fitted", 0);
+    f.memoryNote = json.string("memory_note", "");
     f.note = json.string("note", "");
     return f;
 }

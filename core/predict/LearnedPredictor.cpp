@@ -222,6 +222,7 @@ void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<St
         p.memory.gradientsMiB *= fm;
         p.memory.optimizerMiB *= fm;
         p.memory.activationsMiB *= fm;
+        p.memory.frameworkMiB *= fm;
         p.memory.allocatorMiB *= fm;
         p.memory.reserveMiB *= fm;
         p.provenance = Provenance::Learned;

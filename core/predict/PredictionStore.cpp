@@ -23,7 +23,8 @@ PredictionContext PredictionContext::of(const Cluster& cluster, const ModelSpec&
                       t.calibration.memoryMultiplier, t.runtimeReserveGiB);
         std::string type = buf;
         // The per-precision peaks and the allocator slack change answers too.
-        std::snprintf(buf, sizeof buf, "|slack %.17g|peaks %.17g,%.17g,%.17g,%.17g,%.17g", t.allocatorSlack,
+        std::snprintf(buf, sizeof buf, "|slack %.17g|framework %.17g|peaks %.17g,%.17g,%.17g,%.17g,%.17g", t.allocatorSlack,
+                      t.calibration.frameworkMiB,
                       t.peakTflopsBy[0], t.peakTflopsBy[1], t.peakTflopsBy[2], t.peakTflopsBy[3], t.peakTflopsBy[4]);
         c.gpuTypes.push_back(type + buf);
     }

@@ -88,6 +88,7 @@ AccuracyReport AccuracyEvaluator::evaluate(const std::vector<Measurement>& truth
         RunScore s;
         s.runId = run.runId;
         s.group = groupKey(run);
+        s.configuration = run.configurationKey();
         s.measuredIterationMs = run.iterationTimeMs.value_or(kNaN);
         s.predictedIterationMs = pred.iterationMs();
         s.uncertainty = pred.uncertainty();
@@ -141,6 +142,15 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
     report.stageTimeOutOfRange = errorsOf(report.scores, 1, 2);
     report.memoryInRange = errorsOf(report.scores, 2, 1);
     report.memoryOutOfRange = errorsOf(report.scores, 2, 2);
+    std::vector<std::pair<std::string, double>> times, peaks;
+    for (const RunScore& s : report.scores) {
+        if (!s.configuration.empty() && !std::isnan(s.measuredIterationMs))
+            times.emplace_back(s.configuration, s.measuredIterationMs);
+        for (std::size_t k = 0; k < s.measuredMemMiB.size() && !s.configuration.empty(); ++k)
+            peaks.emplace_back(s.configuration + "#" + std::to_string(k), s.measuredMemMiB[k]);
+    }
+    report.iterationTimeFloor = RepeatFloor::of(times);
+    report.memoryFloor = RepeatFloor::of(peaks);
 
     // Ranking within groups.
     std::map<std::string, std::vector<RunScore*>> groups;
@@ -233,6 +243,11 @@ nlohmann::json AccuracyReport::toJson() const
     j["phi_groups"] = phiGroups;
     for (const auto& [k, v] : topKPhi) j["top_k_phi"][std::to_string(k)] = num(v);
     j["decisions"] = decisions.toJson();
+    const auto floorJson = [](const RepeatFloor& f) {
+        return nlohmann::json{{"n", f.n}, {"configurations", f.configurations}, {"repeated", f.repeated},
+                              {"mape_pct", f.mapePct}};
+    };
+    j["repeat_floor"] = {{"iteration_time", floorJson(iterationTimeFloor)}, {"memory", floorJson(memoryFloor)}};
     j["skipped"] = skipped;
     nlohmann::json rows = nlohmann::json::array();
     for (const RunScore& s : scores)
@@ -240,6 +255,8 @@ nlohmann::json AccuracyReport::toJson() const
                         {"group", s.group},
                         {"measured_iteration_ms", num(s.measuredIterationMs)},
                         {"predicted_iteration_ms", s.predictedIterationMs},
+                        {"measured_stage_ms", s.measuredStageMs},
+                        {"predicted_stage_ms", s.predictedStageMs},
                         {"measured_mem_mib", s.measuredMemMiB},
                         {"predicted_mem_mib", s.predictedMemMiB},
                         {"in_range", s.inRange},
@@ -274,6 +291,17 @@ std::string AccuracyReport::formatText() const
     line("peak memory", memory);
     line("  inside training range", memoryInRange);
     line("  outside training range", memoryOutOfRange);
+    const auto floorLine = [&](const char* what, const RepeatFloor& f) {
+        if (f.repeated == 0)
+            return;
+        std::snprintf(buf, sizeof buf,
+                      "repeats: %zu of %zu configurations measured more than once differ in %s; exact answers per "
+                      "configuration would still score %.2f%% MAPE on these runs\n",
+                      f.repeated, f.configurations, what, f.mapePct);
+        out += buf;
+    };
+    floorLine("iteration time", iterationTimeFloor);
+    floorLine("peak memory", memoryFloor);
     if (rankedGroups > 0) {
         std::snprintf(buf, sizeof buf,
                       "ranking over %zu group(s): Spearman %.3f, Kendall tau %.3f; top-1/3/5/10 hits (time) "

@@ -2,6 +2,7 @@
 
 #include "profile/AccuracyMetrics.h"
 #include "profile/DecisionReport.h"
+#include "profile/RepeatFloor.h"
 #include "profile/Measurement.h"
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@ class Predictor;
 struct RunScore {
     std::string runId;
     std::string group;            // runs that compete for one cluster and model
+    std::string configuration;    // MeasuredRun::configurationKey: equal for repeats of one configuration
     double measuredIterationMs = 0;
     double predictedIterationMs = 0;
     std::vector<double> measuredStageMs, predictedStageMs;  // per iteration, stages with a measured time
@@ -59,6 +61,9 @@ struct AccuracyReport {
     std::size_t phiGroups = 0;
     std::map<int, double> topKPhi;
     DecisionReport decisions;  // every group with measured (iteration or stage) times
+    // The error no per-configuration prediction can go below on these runs,
+    // because repeats of one configuration differ (RepeatFloor).
+    RepeatFloor iterationTimeFloor, memoryFloor;
     std::vector<RunScore> scores;
     std::vector<std::string> skipped;
 

@@ -4,6 +4,7 @@
 #include "io/InputError.h"
 #include "io/Ranges.h"
 #include "profile/MeasuredRun.h"
+#include "profile/MemoryFit.h"
 #include "profile/RunPlacement.h"
 #include "profile/RunScenario.h"
 #include "search/PlanEvaluator.h"
@@ -126,20 +127,6 @@ std::vector<double> nelderMead(const std::function<double(const std::vector<doub
         }
     }
     return p[std::min_element(v.begin(), v.end()) - v.begin()];
-}
-
-// The configuration of a run without its targets, to find repeated runs.
-std::string configKey(const MeasuredRun& r)
-{
-    const Measurement& c = r.config;
-    std::string key = c.gpuType + "|" + std::to_string(c.tp) + "|" + std::to_string(c.pp) + "|"
-        + std::to_string(c.dp) + "|" + std::to_string(c.vp) + "|" + std::to_string(c.mbs) + "|"
-        + std::to_string(c.gbs) + "|" + std::to_string(c.seqLen) + "|" + std::to_string(c.numLayers) + "|"
-        + std::to_string(c.hidden) + "|" + std::to_string(c.ffnHidden) + "|" + std::to_string(c.heads) + "|"
-        + std::to_string(c.queryGroups) + "|" + std::to_string(c.vocab);
-    for (const MeasuredStage& s : r.stages)
-        key += "|" + std::to_string(s.layers) + toString(s.recompute);
-    return key;
 }
 
 double predictedMs(const Scenario& sc, const Observation& o, std::shared_ptr<const Predictor> predictor)
@@ -297,7 +284,7 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
         const int G = std::max(1, r.microBatches());
         if (r.iterationTimeMs) {
             e.obs.push_back({idx, -1, *r.iterationTimeMs});
-            repeats[configKey(r)].push_back(*r.iterationTimeMs);
+            repeats[r.configurationKey()].push_back(*r.iterationTimeMs);
             anyIteration = true;
         }
         for (std::size_t i = 0; i < r.stages.size(); ++i)
@@ -305,7 +292,7 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
                 e.obs.push_back({idx, static_cast<int>(i), *r.stages[i].stageTimeMs / G});
         if (r.config.tp > 1 || r.config.pp > 1)
             anyComm = true;
-        distinct.insert(configKey(r));
+        distinct.insert(r.configurationKey());
     }
     for (const auto& [key, times] : repeats) {
         auto [lo, hi] = std::minmax_element(times.begin(), times.end());
@@ -343,6 +330,80 @@ std::set<std::string> typesOf(const MeasuredRun& r)
     for (const MeasuredStage& s : r.stages)
         t.insert(s.gpuType);
     return t;
+}
+
+// The measured stage peaks of each type with the model's terms for them,
+// predicted with the time fits in `fits` (memory does not depend on them). A
+// run with only a run-level peak (the largest over its GPUs) counts as a peak
+// of the stage the model predicts largest.
+std::map<std::string, std::vector<MemoryObservation>> memoryObservations(const std::vector<Scenario>& scenarios,
+                                                                         const Fitter& fitter,
+                                                                         const std::map<std::string, GpuParamsFit>& fits)
+{
+    std::map<std::string, std::vector<MemoryObservation>> byType;
+    const auto predictor = fitter.predictorFor(fits);
+    for (const Scenario& sc : scenarios) {
+        const MeasuredRun& r = *sc.run;
+        std::vector<double> peaks(r.stages.size(), 0.0);
+        bool any = false;
+        for (std::size_t i = 0; i < r.stages.size(); ++i)
+            if (r.stages[i].peakMemMiB && *r.stages[i].peakMemMiB > 0) {
+                peaks[i] = *r.stages[i].peakMemMiB;
+                any = true;
+            }
+        const bool runPeak = !any && r.runPeakMemMiB && *r.runPeakMemMiB > 0;
+        if (!any && !runPeak)
+            continue;
+        const Evaluation ev = PlanEvaluator::evaluate(sc.problem, sc.spec, predictor);
+        const MemoryKind kind = r.config.peakMemKind;
+        if (runPeak) {
+            std::size_t largest = 0;
+            for (std::size_t i = 1; i < ev.plan.stages.size(); ++i)
+                if (ev.plan.stages[i].memory.ofKind(kind) > ev.plan.stages[largest].memory.ofKind(kind))
+                    largest = i;
+            if (largest < peaks.size())
+                peaks[largest] = *r.runPeakMemMiB;
+        }
+        for (std::size_t i = 0; i < r.stages.size() && i < ev.plan.stages.size(); ++i) {
+            const MeasuredStage& s = r.stages[i];
+            if (!(peaks[i] > 0))
+                continue;
+            const MemoryBreakdown& m = ev.plan.stages[i].memory;
+            const auto fit = fits.find(s.gpuType);
+            const double a0 = fit != fits.end() ? fit->second.memoryMultiplier : 1.0;
+            MemoryObservation o;
+            o.config = r.configurationKey() + "#" + std::to_string(i);
+            o.measuredMiB = peaks[i];
+            o.tensorsMiB = (m.weightsMiB + m.gradientsMiB + m.optimizerMiB + m.activationsMiB) / a0;
+            const double alloc = m.allocatedMiB();
+            o.slack = kind == MemoryKind::Allocated || alloc <= 0 ? 0.0 : m.allocatorMiB / alloc;
+            o.addMiB = kind == MemoryKind::Device ? m.reserveMiB : 0.0;
+            byType[s.gpuType].push_back(o);
+        }
+    }
+    return byType;
+}
+
+void fitMemory(const std::vector<Scenario>& scenarios, const Fitter& fitter, std::map<std::string, GpuParamsFit>& fits,
+               const Calibrator::Options& options, const std::string& file, std::vector<std::string>& messages)
+{
+    for (auto& [type, obs] : memoryObservations(scenarios, fitter, fits)) {
+        const auto it = fits.find(type);
+        if (it == fits.end())
+            continue;  // not in the catalog: its runs were not fitted either
+        GpuParamsFit& fit = it->second;
+        const MemoryFit::Result m =
+            MemoryFit::fit(obs, fit.memoryMultiplier, fit.frameworkMiB, options.contradictionRatio);
+        fit.memoryRuns = static_cast<int>(obs.size());
+        fit.memoryMapeBefore = m.mapeBefore;
+        fit.memoryMapeAfter = m.mapeAfter;
+        fit.memoryNote = m.note;
+        fit.memoryMultiplier = m.multiplier;
+        fit.frameworkMiB = m.frameworkMiB;
+        fit.fitted.insert(fit.fitted.end(), m.fitted.begin(), m.fitted.end());
+        if (m.fitted.empty())
+            messages.push_back(file + ": GPU type " + type + " memory: " + m.note);
+    }
 }
 
 }  // namespace
@@ -488,6 +549,10 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
                 fit.note = "the mixed-type runs did not determine its parameters; catalog values kept";
         }
     }
+    // 3. Memory: each type's multiplier and framework buffers from the
+    //    measured peaks of its stages (homogeneous and mixed runs alike: a
+    //    stage's peak belongs to its own type).
+    fitMemory(scenarios, fitter, fits, options, file, result.messages);
     for (auto& [type, f] : fits)
         result.fits.push_back(f);
     return result;

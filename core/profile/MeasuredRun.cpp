@@ -43,6 +43,19 @@ Measurement MeasuredRun::emptyStageRow(std::size_t i, MeasurementSource source) 
     return s;
 }
 
+std::string MeasuredRun::configurationKey() const
+{
+    const Measurement& c = config;
+    std::string key = c.gpuType + "|" + std::to_string(c.tp) + "|" + std::to_string(c.pp) + "|"
+        + std::to_string(c.dp) + "|" + std::to_string(c.vp) + "|" + std::to_string(c.mbs) + "|"
+        + std::to_string(c.gbs) + "|" + std::to_string(c.seqLen) + "|" + std::to_string(c.numLayers) + "|"
+        + std::to_string(c.hidden) + "|" + std::to_string(c.ffnHidden) + "|" + std::to_string(c.heads) + "|"
+        + std::to_string(c.queryGroups) + "|" + std::to_string(c.vocab) + "|" + toString(c.precision);
+    for (const MeasuredStage& s : stages)
+        key += "|" + s.gpuType + ":" + std::to_string(s.layers) + toString(s.recompute);
+    return key;
+}
+
 ModelSpec MeasuredRun::model() const
 {
     ModelSpec m;

@@ -36,6 +36,10 @@ struct MeasuredRun {
 
     int microBatches() const { return config.gbs / (config.mbs * config.dp); }
     bool heterogeneous() const;  // stages of more than one GPU type
+    // The configuration without its targets (GPU type, parallelism, batch,
+    // model, precision, and each stage's layers and recomputation): runs
+    // with equal keys are repeats of one configuration.
+    std::string configurationKey() const;
     // Empty rows (no targets, no annotations) to fill with new numbers for
     // this run: the run row, and the row of pipeline stage i.
     Measurement emptyRunRow(MeasurementSource source) const;

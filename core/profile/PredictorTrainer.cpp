@@ -177,9 +177,22 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
     }
     // The gate: keep a correction only where it beat the prior alone. The
     // optimiser chose the parameters on these folds, so their error there is
-    // optimistic; the gate judges them on folds drawn afresh.
-    const CrossValidation fresh =
-        options.tune && canValidate ? crossValidate(set, best, options.folds, options.seed + 7919) : report.cv;
+    // optimistic; the gate judges them on folds drawn afresh, three times
+    // (with a dozen runs one draw of folds decides by luck: on Megatron-LM
+    // CI's minimal set a single draw let through a time correction that
+    // made the held-out runs 28 % off instead of 17 %).
+    CrossValidation fresh = report.cv;
+    if (options.tune && canValidate) {
+        constexpr int kDraws = 3;
+        fresh = {};
+        for (int d = 1; d <= kDraws; ++d) {
+            const CrossValidation c = crossValidate(set, best, options.folds, options.seed + 7919u * d);
+            fresh.timeMape += c.timeMape / kDraws;
+            fresh.priorTimeMape += c.priorTimeMape / kDraws;
+            fresh.memoryMape += c.memoryMape / kDraws;
+            fresh.priorMemoryMape += c.priorMemoryMape / kDraws;
+        }
+    }
     u.timeCorrection = !(fresh.timeMape > fresh.priorTimeMape);
     u.memoryCorrection = !(fresh.memoryMape > fresh.priorMemoryMape);
     report.uncertainty = u;

@@ -6,6 +6,8 @@
 // docs/ACCURACY.md has the full tables (scripts/accuracy-report).
 #include "TestPaths.h"
 
+#include "hardware/GpuCatalog.h"
+#include "profile/AccuracyEvaluator.h"
 #include "profile/AccuracyProtocol.h"
 #include "profile/MeasurementCsv.h"
 
@@ -46,6 +48,7 @@ private slots:
     void simumaxB200();
     void megatronCi();
     void mistAcesoLeaveOneOut();
+    void megatronCiRepeatFloor();
 };
 
 // Sailor: one transformer layer's forward+backward time on A100-40GB, GH200,
@@ -91,12 +94,16 @@ void TestAccuracyDatasets::megatronCi()
     QVERIFY(r.learned.iterationTime.n >= 200);
     QVERIFY2(r.learned.iterationTime.mape < r.analytic.iterationTime.mape,
              qPrintable(QString("learned %1 vs analytic %2").arg(r.learned.iterationTime.mape).arg(r.analytic.iterationTime.mape)));
-    // Allocated against allocated (peak_mem_kind): analytic 27.2%, learned 18.7%.
-    QVERIFY2(r.learned.memory.mape < 22.0, qPrintable(QString::number(r.learned.memory.mape)));
+    // Allocated against allocated (peak_mem_kind): analytic 27.2%, calibrated
+    // (memory multiplier and framework buffers per type) 19.2%, learned 18.5%.
+    QVERIFY2(r.learned.memory.mape < 21.0, qPrintable(QString::number(r.learned.memory.mape)));
     QVERIFY(r.learned.memory.mape < r.analytic.memory.mape * 0.75);
-    // Host time per kernel and per iteration, fitted to the 16 training runs.
-    QVERIFY2(r.calibrated.iterationTime.mape < 22.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
-    QVERIFY2(r.learned.iterationTime.mape < 45.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
+    QVERIFY2(r.calibrated.memory.mape < 21.0, qPrintable(QString::number(r.calibrated.memory.mape)));
+    // Host time per kernel and per iteration, fitted to the 15 training runs:
+    // 17.3%. The trees' time correction does worse on the held-out runs and
+    // the trainer's gate (three fresh draws of folds) keeps it closed.
+    QVERIFY2(r.calibrated.iterationTime.mape < 20.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
+    QVERIFY2(r.learned.iterationTime.mape < 20.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
 }
 
 // Mist/Aceso: three complete A10G runs, all in the minimal set, so each is
@@ -110,6 +117,27 @@ void TestAccuracyDatasets::mistAcesoLeaveOneOut()
     QVERIFY2(r.learned.iterationTime.mape < 30.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
     QVERIFY(r.learned.iterationTime.mape < r.analytic.iterationTime.mape / 2);
     QVERIFY2(r.calibrated.iterationTime.mape < 30.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
+}
+
+// Megatron-LM CI measures most configurations several times with different
+// results. The floor that sets, over the 276 runs the planner completes,
+// computed from the CSV alone by scripts/datasets/repeat_floor.py
+// tests/data/measurements/megatron_ci.csv --skip
+// account_for_embedding_loss_in_pipeline_split: 29 of 34 configurations
+// repeated; 10.31 % in iteration time, 11.90 % in peak memory.
+void TestAccuracyDatasets::megatronCiRepeatFloor()
+{
+    const std::string path = memx::test::dataFile("measurements/megatron_ci.csv");
+    const memx::AccuracyReport r = memx::AccuracyEvaluator::evaluate(MeasurementCsv::read(path).rows, path,
+                                                                     memx::GpuCatalog::builtin(), nullptr, nullptr);
+    QCOMPARE(r.runs, std::size_t(276));
+    QCOMPARE(r.iterationTimeFloor.configurations, std::size_t(34));
+    QCOMPARE(r.iterationTimeFloor.repeated, std::size_t(29));
+    QCOMPARE(r.memoryFloor.n, std::size_t(272));
+    QVERIFY2(std::abs(r.iterationTimeFloor.mapePct - 10.31) < 0.005, qPrintable(QString::number(r.iterationTimeFloor.mapePct)));
+    QVERIFY2(std::abs(r.memoryFloor.mapePct - 11.90) < 0.005, qPrintable(QString::number(r.memoryFloor.mapePct)));
+    // No prediction of the memory can beat it; the analytic model is above it.
+    QVERIFY(r.memory.mape > r.memoryFloor.mapePct);
 }
 
 QTEST_GUILESS_MAIN(TestAccuracyDatasets)

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 using namespace memx;
@@ -143,6 +144,7 @@ private slots:
     void keepsCatalogValues();
     void modelFileFromOneRunHasNoNan();
     void aRunThatCannotBeCompletedIsLeftOut();
+    void recoversTheMemoryOfMeasuredRuns();
 };
 
 void TestCalibrator::recoversTheParametersOfMeasuredRuns()
@@ -251,6 +253,54 @@ void TestCalibrator::aRunThatCannotBeCompletedIsLeftOut()
     QCOMPARE(int(r.fits.size()), 1);
     QCOMPARE(r.fits.front().runs, 8);  // the eight complete runs
     QCOMPARE(int(model->calibration().size()), 1);
+}
+
+// The eight runs' peaks (run level: the largest over the GPUs, `allocated`)
+// measured on a made-up A100 whose framework holds 600 MiB of buffers and
+// whose tensors take 1.1x the model's bytes: the fit must find both (1.1 is
+// on the multiplier grid), the error must vanish, and the model file must
+// keep them.
+void TestCalibrator::recoversTheMemoryOfMeasuredRuns()
+{
+    GpuParamsFit made = truth();
+    made.memoryMultiplier = 1.1;
+    made.frameworkMiB = 600;
+    auto gpu = std::make_shared<AnalyticPredictor>();
+    gpu->setCalibration({made});
+    std::string body;
+    RunPlacement synthetic;
+    for (const Config& c : kConfigs) {
+        const MeasuredRun run = group(row(c, 1)).front();
+        PlanSpec spec;
+        const Plan plan = PlanEvaluator::evaluate(synthetic.problem(run, "runs.csv", GpuCatalog::builtin(), spec), spec, gpu).plan;
+        double peak = 0;
+        for (const StagePlan& s : plan.stages)
+            peak = std::max(peak, s.memory.allocatedMiB());
+        std::string r = row(c, plan.iterationMs);
+        r.insert(r.size() - 1, QString::number(peak, 'f', 3).toStdString());  // the last column, peak_mem_mib
+        body += r;
+    }
+    const Calibrator::Result r = Calibrator::fit(group(body), GpuCatalog::builtin(), "runs.csv");
+    QCOMPARE(int(r.fits.size()), 1);
+    const GpuParamsFit& f = r.fits.front();
+    QCOMPARE(f.memoryRuns, 8);
+    QVERIFY2(f.memoryMapeBefore > 5, qPrintable(QString::number(f.memoryMapeBefore)));
+    QVERIFY2(f.memoryMapeAfter < 0.01, qPrintable(QString::number(f.memoryMapeAfter)));
+    QVERIFY(contains(f.fitted, "memory_multiplier") && contains(f.fitted, "framework_mib"));
+    QVERIFY2(std::abs(f.memoryMultiplier - 1.1) < 1e-9, qPrintable(QString::number(f.memoryMultiplier)));
+    QVERIFY2(std::abs(f.frameworkMiB - 600) < 0.01, qPrintable(QString::number(f.frameworkMiB)));
+
+    const GpuParamsFit back = GpuParamsFit::fromJson(JsonReader(f.toJson(), "model.json"));
+    QCOMPARE(back.memoryMultiplier, f.memoryMultiplier);
+    QCOMPARE(back.frameworkMiB, f.frameworkMiB);
+    QCOMPARE(back.memoryRuns, 8);
+    // A model file from before memory calibration reads as multiplier 1, no buffers.
+    nlohmann::json old = f.toJson();
+    old.erase("memory_multiplier");
+    old.erase("framework_mib");
+    const GpuParamsFit legacy = GpuParamsFit::fromJson(JsonReader(old, "old.json"));
+    QCOMPARE(legacy.memoryMultiplier, 1.0);
+    QCOMPARE(legacy.frameworkMiB, 0.0);
 }
 
 QTEST_APPLESS_MAIN(TestCalibrator)

@@ -342,6 +342,15 @@ void TestPredictorPanel::calibratedFileShowsEachTypesParameters()
         QCOMPARE(note->text(), QString::fromStdString(fit.at("note").get<std::string>()));
         QVERIFY2(panel->calibrationText().contains(QString::fromStdString(type) + QStringLiteral(": ")),
                  qPrintable(panel->calibrationText()));
+        // The committed file predates memory calibration: multiplier 1, no
+        // buffers, said as catalog values, muted.
+        QLabel* memory = calibrationCell(panel.get(), type, "memory");
+        QVERIFY(memory);
+        QCOMPARE(memory->text(),
+                 QStringLiteral("memory: ×1.00 on the model's tensors, 0 MiB framework buffers (catalog values: no "
+                                "measured peak)"));
+        QVERIFY(!memory->property("fitted").toBool());
+        QVERIFY(memory->styleSheet().contains(QStringLiteral("color")));
     }
     QCOMPARE(muted, 5);  // A100: bandwidth and collective overhead; H100 also the operator overhead
 
