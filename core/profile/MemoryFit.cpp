@@ -1,5 +1,7 @@
 #include "profile/MemoryFit.h"
 
+#include "profile/WeightedMedian.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -28,24 +30,10 @@ double MemoryFit::bestFrameworkMiB(const std::vector<MemoryObservation>& obs, do
     // a weighted sum of distances, smallest at the weighted median; the loss
     // is convex in c, so clamping the median to the range is optimal there.
     std::vector<std::pair<double, double>> points;  // (value, weight)
-    double total = 0;
-    for (const MemoryObservation& o : obs) {
-        const double w = (1.0 + o.slack) / o.measuredMiB;
-        points.emplace_back((o.measuredMiB - o.addMiB) / (1.0 + o.slack) - multiplier * o.tensorsMiB, w);
-        total += w;
-    }
-    if (points.empty())
-        return 0;
-    std::sort(points.begin(), points.end());
-    double acc = 0, median = points.back().first;
-    for (const auto& [v, w] : points) {
-        acc += w;
-        if (acc >= 0.5 * total) {
-            median = v;
-            break;
-        }
-    }
-    return std::clamp(median, 0.0, kMaxFrameworkMiB);
+    for (const MemoryObservation& o : obs)
+        points.emplace_back((o.measuredMiB - o.addMiB) / (1.0 + o.slack) - multiplier * o.tensorsMiB,
+                            (1.0 + o.slack) / o.measuredMiB);
+    return std::clamp(weightedMedian(std::move(points)), 0.0, kMaxFrameworkMiB);
 }
 
 MemoryFit::Result MemoryFit::fit(const std::vector<MemoryObservation>& obs, double multiplier0, double frameworkMiB0,

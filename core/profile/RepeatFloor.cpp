@@ -1,5 +1,7 @@
 #include "profile/RepeatFloor.h"
 
+#include "profile/WeightedMedian.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -21,18 +23,10 @@ RepeatFloor RepeatFloor::of(const std::vector<std::pair<std::string, double>>& m
             continue;
         ++f.repeated;
         // sum |c - y| / y is smallest at the median weighted by 1 / y.
-        std::sort(values.begin(), values.end());
-        double total = 0;
+        std::vector<std::pair<double, double>> points;
         for (double y : values)
-            total += 1.0 / y;
-        double acc = 0, c = values.back();
-        for (double y : values) {
-            acc += 1.0 / y;
-            if (acc >= 0.5 * total) {
-                c = y;
-                break;
-            }
-        }
+            points.emplace_back(y, 1.0 / y);
+        const double c = weightedMedian(std::move(points));
         for (double y : values)
             sum += std::abs(c - y) / y;
     }
