@@ -21,6 +21,17 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+std::string typesOf(const MeasuredRun& run)
+{
+    std::vector<std::string> types;
+    for (const MeasuredStage& s : run.stages) types.push_back(s.gpuType);
+    std::sort(types.begin(), types.end());
+    types.erase(std::unique(types.begin(), types.end()), types.end());
+    std::string out;
+    for (const std::string& t : types) out += (out.empty() ? "" : "+") + t;
+    return out;
+}
+
 std::string groupKey(const MeasuredRun& run)
 {
     const Measurement& c = run.config;
@@ -89,6 +100,7 @@ AccuracyReport AccuracyEvaluator::evaluate(const std::vector<Measurement>& truth
         s.runId = run.runId;
         s.group = groupKey(run);
         s.configuration = run.configurationKey();
+        s.gpuTypes = typesOf(run);
         s.measuredIterationMs = run.iterationTimeMs.value_or(kNaN);
         s.predictedIterationMs = pred.iterationMs();
         s.uncertainty = pred.uncertainty();
@@ -149,6 +161,13 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
         for (std::size_t k = 0; k < s.measuredMemMiB.size() && !s.configuration.empty(); ++k)
             peaks.emplace_back(s.configuration + "#" + std::to_string(k), s.measuredMemMiB[k]);
     }
+    std::map<std::string, std::vector<RunScore>> ofType;
+    for (const RunScore& s : report.scores)
+        if (!s.gpuTypes.empty())
+            ofType[s.gpuTypes].push_back(s);
+    report.byGpuType.clear();
+    for (const auto& [type, runs] : ofType)
+        report.byGpuType[type] = {errorsOf(runs, 0, 0), errorsOf(runs, 1, 0), errorsOf(runs, 2, 0)};
     report.iterationTimeFloor = RepeatFloor::of(times);
     report.memoryFloor = RepeatFloor::of(peaks);
 
@@ -247,6 +266,10 @@ nlohmann::json AccuracyReport::toJson() const
         return nlohmann::json{{"n", f.n}, {"configurations", f.configurations}, {"repeated", f.repeated},
                               {"mape_pct", f.mapePct}};
     };
+    for (const auto& [type, e] : byGpuType)
+        j["by_gpu_type"][type] = {{"iteration_time", summaryJson(e.iterationTime)},
+                                  {"stage_time", summaryJson(e.stageTime)},
+                                  {"memory", summaryJson(e.memory)}};
     j["repeat_floor"] = {{"iteration_time", floorJson(iterationTimeFloor)}, {"memory", floorJson(memoryFloor)}};
     j["skipped"] = skipped;
     nlohmann::json rows = nlohmann::json::array();
@@ -300,6 +323,22 @@ std::string AccuracyReport::formatText() const
                       f.repeated, f.configurations, what, f.mapePct);
         out += buf;
     };
+    if (byGpuType.size() > 1) {
+        out += "by GPU type (MAPE %, n):\n";
+        for (const auto& [type, e] : byGpuType) {
+            std::string parts;
+            const auto part = [&](const char* what, const Summary& s) {
+                if (s.n == 0)
+                    return;
+                std::snprintf(buf, sizeof buf, "%s%s %.2f (%zu)", parts.empty() ? "" : ", ", what, s.mape, s.n);
+                parts += buf;
+            };
+            part("iteration time", e.iterationTime);
+            part("stage time", e.stageTime);
+            part("peak memory", e.memory);
+            out += "  " + type + ": " + parts + "\n";
+        }
+    }
     floorLine("iteration time", iterationTimeFloor);
     floorLine("peak memory", memoryFloor);
     if (rankedGroups > 0) {

@@ -26,6 +26,7 @@ struct RunScore {
     std::string runId;
     std::string group;            // runs that compete for one cluster and model
     std::string configuration;    // MeasuredRun::configurationKey: equal for repeats of one configuration
+    std::string gpuTypes;         // the run's GPU types, sorted, joined by "+" ("A100-80GB+H100-SXM")
     double measuredIterationMs = 0;
     double predictedIterationMs = 0;
     std::vector<double> measuredStageMs, predictedStageMs;  // per iteration, stages with a measured time
@@ -64,6 +65,12 @@ struct AccuracyReport {
     // The error no per-configuration prediction can go below on these runs,
     // because repeats of one configuration differ (RepeatFloor).
     RepeatFloor iterationTimeFloor, memoryFloor;
+    // The errors of the runs of each GPU type (RunScore::gpuTypes): which
+    // type the model is worst on.
+    struct TypeErrors {
+        Summary iterationTime, stageTime, memory;
+    };
+    std::map<std::string, TypeErrors> byGpuType;
     std::vector<RunScore> scores;
     std::vector<std::string> skipped;
 

@@ -1,6 +1,7 @@
 // The paper's accuracy metrics (MemX Tables 6-8): MAPE, good/severe shares,
 // largest and median error, Spearman rho, Kendall tau-b, Top-k hits. Every
 // expected value below is worked out by hand in the comment of its row.
+#include "profile/AccuracyEvaluator.h"
 #include "profile/AccuracyMetrics.h"
 
 #include <QtTest>
@@ -32,6 +33,7 @@ private slots:
     void topKHit_data();
     void topKHit();
     void topKHits();
+    void errorsByGpuType();
     void invalidInput();
 };
 
@@ -298,6 +300,49 @@ void TestAccuracyMetrics::invalidInput()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::topKHit({}, {}, 1));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::topKHit({1, 2}, {1, 2}, 0));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, AccuracyMetrics::topKHits({1, 2}, {1, 2, 3}));
+}
+
+// A report splits its errors by the runs' GPU types, a mixed run under its
+// joined types: which type the model is worst on.
+void TestAccuracyMetrics::errorsByGpuType()
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    auto run = [&](const char* id, const char* types, double measured, double predicted, std::vector<double> mMem,
+                   std::vector<double> pMem) {
+        memx::RunScore s;
+        s.runId = id;
+        s.group = id;
+        s.gpuTypes = types;
+        s.measuredIterationMs = measured;
+        s.predictedIterationMs = predicted;
+        s.measuredRankMs = measured;
+        s.predictedRankMs = predicted;
+        s.measuredMemMiB = std::move(mMem);
+        s.predictedMemMiB = std::move(pMem);
+        s.measuredPhi = s.predictedPhi = nan;
+        return s;
+    };
+    memx::AccuracyReport r;
+    // A100: 10 % and 30 % off in time (mean 20 %), memory 1000 vs 1100 (10 %).
+    r.scores.push_back(run("a1", "A100-80GB", 100, 110, {1000}, {1100}));
+    r.scores.push_back(run("a2", "A100-80GB", 200, 140, {}, {}));
+    // H100: 50 % off; the mixed run 25 % off, reported apart.
+    r.scores.push_back(run("h1", "H100-SXM", 100, 150, {}, {}));
+    r.scores.push_back(run("m1", "A100-80GB+H100-SXM", 400, 300, {}, {}));
+    r = memx::AccuracyEvaluator::summarise(std::move(r));
+    QCOMPARE(int(r.byGpuType.size()), 3);
+    QCOMPARE(r.byGpuType.at("A100-80GB").iterationTime.n, std::size_t(2));
+    QCOMPARE(r.byGpuType.at("A100-80GB").iterationTime.mape, 20.0);
+    QCOMPARE(r.byGpuType.at("A100-80GB").memory.mape, 10.0);
+    QCOMPARE(r.byGpuType.at("H100-SXM").iterationTime.mape, 50.0);
+    QCOMPARE(r.byGpuType.at("H100-SXM").memory.n, std::size_t(0));
+    QCOMPARE(r.byGpuType.at("A100-80GB+H100-SXM").iterationTime.mape, 25.0);
+    const QString text = QString::fromStdString(r.formatText());
+    QVERIFY2(text.contains(QStringLiteral("  A100-80GB: iteration time 20.00 (2), peak memory 10.00 (1)\n")),
+             qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("  H100-SXM: iteration time 50.00 (1)\n")), qPrintable(text));
+    const nlohmann::json j = r.toJson();
+    QCOMPARE(j.at("by_gpu_type").at("A100-80GB+H100-SXM").at("iteration_time").at("mape_pct").get<double>(), 25.0);
 }
 
 QTEST_APPLESS_MAIN(TestAccuracyMetrics)
