@@ -76,9 +76,19 @@ void TestAtomicFile::killedWriterLeavesOldOrNew()
                 ::_exit(1);
             }
         }
-        // A write of 2 MiB takes milliseconds: 0-40 ms lands before the first
-        // write, inside one, or between two.
-        ::usleep(static_cast<useconds_t>(QRandomGenerator::global()->bounded(40000)));
+        // Wait until the child writes (its first temporary file or version),
+        // so that a slow start (sanitizers, a loaded machine) cannot make
+        // every kill land before the first write; then a write of 2 MiB
+        // takes milliseconds and 0-20 ms lands inside one or between two.
+        for (int waited = 0; waited < 10000; ++waited) {
+            if (filesIn(dir.path()).size() > 1)
+                break;
+            QFile now(QString::fromStdString(target));
+            if (now.open(QIODevice::ReadOnly) && versionOf(now.readAll()) > 0)
+                break;
+            ::usleep(1000);
+        }
+        ::usleep(static_cast<useconds_t>(QRandomGenerator::global()->bounded(20000)));
         ::kill(child, SIGKILL);
         int status = 0;
         QCOMPARE(::waitpid(child, &status, 0), child);
