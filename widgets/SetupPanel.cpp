@@ -23,7 +23,7 @@ bool sameModel(const ModelSpec& a, const ModelSpec& b)
 {
     return a.name == b.name && a.numLayers == b.numLayers && a.hidden == b.hidden && a.heads == b.heads
         && a.headDim == b.headDim && a.queryGroups == b.queryGroups && a.ffnHidden == b.ffnHidden
-        && a.vocab == b.vocab && a.seqLen == b.seqLen && a.tiedEmbeddings == b.tiedEmbeddings;
+        && a.mlp == b.mlp && a.vocab == b.vocab && a.seqLen == b.seqLen && a.tiedEmbeddings == b.tiedEmbeddings;
 }
 
 const QString kReasonStyle = QStringLiteral("QLabel { color: #c62828; }");
@@ -288,12 +288,13 @@ bool SetupPanel::loadModelFile(const QString& path)
 void SetupPanel::showModelSummary()
 {
     const ModelSpec& m = model_;
-    QString text = tr("%1 layers · hidden %2 · %3 heads (%4 KV) · FFN %5 · vocab %6 · seq %7")
+    QString text = tr("%1 layers · hidden %2 · %3 heads (%4 KV) · FFN %5 %6 · vocab %7 · seq %8")
                        .arg(m.numLayers)
                        .arg(m.hidden)
                        .arg(m.heads)
                        .arg(m.queryGroups)
                        .arg(m.ffnHidden)
+                       .arg(m.mlp == MlpKind::Gelu ? tr("GeLU") : tr("SwiGLU"))
                        .arg(m.vocab)
                        .arg(m.seqLen);
     modelSummary_->setText(text);

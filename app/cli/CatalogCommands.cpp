@@ -29,10 +29,10 @@ void addCatalogCommands(CLI::App& app, int& exitCode)
     auto* models = app.add_subcommand("models", "List the built-in model presets");
     models->callback([&exitCode] {
         std::printf("%-12s %6s %7s %6s %7s %7s %7s %8s %6s %10s\n", "name", "layers", "hidden", "heads", "groups",
-                    "ffn", "vocab", "seq", "", "params(B)");
+                    "ffn", "vocab", "seq", "mlp", "params(B)");
         for (const auto& m : ModelSpec::presets())
             std::printf("%-12s %6d %7d %6d %7d %7d %7d %8d %6s %10.2f\n", m.name.c_str(), m.numLayers, m.hidden,
-                        m.heads, m.queryGroups, m.ffnHidden, m.vocab, m.seqLen, "",
+                        m.heads, m.queryGroups, m.ffnHidden, m.vocab, m.seqLen, toString(m.mlp),
                         TransformerMath::totalParams(m) / 1e9);
         exitCode = Ok;
     });

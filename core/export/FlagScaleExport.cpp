@@ -329,7 +329,7 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     t += "  use_mcore_models: True\n  transformer_impl: transformer_engine\n";
     t += "  num_layers: " + std::to_string(m.numLayers) + "\n";
     t += "  hidden_size: " + std::to_string(m.hidden) + "\n";
-    t += "  ffn_hidden_size: " + std::to_string(m.ffnHidden > 0 ? m.ffnHidden : ModelSpec::defaultFfn(m.hidden)) + "\n";
+    t += "  ffn_hidden_size: " + std::to_string(m.ffn()) + "\n";
     t += "  num_attention_heads: " + std::to_string(m.heads) + "\n";
     if (m.headDim > 0 && m.headDim * m.heads != m.hidden)
         t += "  kv_channels: " + std::to_string(m.headDim) + "\n";
@@ -338,7 +338,8 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
         t += "  num_query_groups: " + std::to_string(p.queryGroups) + "\n";
     t += "  seq_length: " + std::to_string(p.seqLen) + "\n";
     t += "  max_position_embeddings: " + std::to_string(p.seqLen) + "\n";
-    t += "  swiglu: True\n  normalization: RMSNorm\n  position_embedding_type: rope\n";
+    t += std::string("  swiglu: ") + yamlBool(m.mlp == MlpKind::SwiGlu) + "\n";
+    t += "  normalization: RMSNorm\n  position_embedding_type: rope\n";
     if (!job.flashAttention)  // turned off, or fp32/tf32 (no FlashAttention)
         t += "  attention_backend: unfused  # planned without flash attention: the s x s scores are kept\n";
     t += std::string("  untie_embeddings_and_output_weights: ") + yamlBool(!m.tiedEmbeddings) + "\n";

@@ -99,7 +99,7 @@ std::vector<std::string> MegatronExport::arguments(const MegatronJob& job)
     const int heads = m.heads;
     const int groups = job.queryGroups > 0 ? job.queryGroups : (m.queryGroups > 0 ? m.queryGroups : heads);
     const int seq = job.seqLen > 0 ? job.seqLen : m.seqLen;
-    const int ffn = m.ffnHidden > 0 ? m.ffnHidden : ModelSpec::defaultFfn(m.hidden);
+    const int ffn = m.ffn();
     const int v = std::max(1, job.virtualStages);
     auto refuse = [](const std::string& why) { throw std::invalid_argument(why); };
     // Megatron-LM's own checks (reference/EXPORT_AND_LOGS.md section 1).
@@ -159,8 +159,10 @@ std::vector<std::string> MegatronExport::arguments(const MegatronJob& job)
     }
     addv("--seq-length", seq);
     addv("--max-position-embeddings", seq);
-    for (const char* f : {"--swiglu", "--normalization", "RMSNorm", "--position-embedding-type", "rope",
-                          "--disable-bias-linear"})
+    // Without --swiglu Megatron's MLP is GeLU, the model's other kind.
+    if (m.mlp == MlpKind::SwiGlu)
+        add("--swiglu");
+    for (const char* f : {"--normalization", "RMSNorm", "--position-embedding-type", "rope", "--disable-bias-linear"})
         add(f);
     if (!m.tiedEmbeddings)
         add("--untie-embeddings-and-output-weights");

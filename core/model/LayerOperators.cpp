@@ -52,6 +52,7 @@ struct Shape {
     double Tl;       // tokens a norm or residual sees: T/t with sequence parallelism
     double h, ad, gd, f, s, b, a, t;
     bool sp;
+    bool gated;   // SwiGLU: FC1 is 2f wide
     Precision p;  // the job's precision
     double e;     // bytes of one activation element
 };
@@ -68,6 +69,7 @@ Shape shapeOf(const ModelSpec& m, int b, int s, int t, bool sequenceParallel, Pr
     x.ad = double(m.heads) * m.headDim;
     x.gd = double(m.queryGroups) * m.headDim;
     x.f = m.ffnHidden;
+    x.gated = m.mlp != MlpKind::Gelu;
     x.s = s;
     x.b = b;
     x.a = m.heads;
@@ -124,8 +126,13 @@ std::vector<Operator> LayerOperators::forward(const ModelSpec& m, int b, int s, 
     ops.push_back(memoryBound("pre-MLP norm", 2.0 * x.e * x.Tl * x.h));
     if (x.sp)
         tpCollective(ops, "all-gather before MLP", x, t);
-    ops.push_back(gemm(x.p, "MLP up and gate (FC1)", x.T, 2.0 * x.f / t, x.h));
-    ops.push_back(memoryBound("SwiGLU", 3.0 * x.e * x.T * x.f / t));
+    if (x.gated) {
+        ops.push_back(gemm(x.p, "MLP up and gate (FC1)", x.T, 2.0 * x.f / t, x.h));
+        ops.push_back(memoryBound("SwiGLU", 3.0 * x.e * x.T * x.f / t));  // reads 2f, writes f
+    } else {
+        ops.push_back(gemm(x.p, "MLP up (FC1)", x.T, x.f / t, x.h));
+        ops.push_back(memoryBound("GeLU", 2.0 * x.e * x.T * x.f / t));  // reads f, writes f
+    }
     ops.push_back(gemm(x.p, "MLP down (FC2)", x.T, x.h, x.f / t));
     tpCollective(ops, x.sp ? "reduce-scatter after MLP" : "all-reduce after MLP", x, t);
     ops.push_back(memoryBound("residual add", 3.0 * x.e * x.Tl * x.h));

@@ -18,7 +18,8 @@ struct MemoryBreakdown {
     double frameworkMiB = 0;  // workspaces and buffers beyond the model's tensors (calibrated; 0 from the catalog)
     double allocatorMiB = 0;  // caching-allocator rounding and fragmentation (reserved - allocated)
     double reserveMiB = 0;    // CUDA context and communication buffers (device - reserved)
-    double allocatedMiB() const { return weightsMiB + gradientsMiB + optimizerMiB + activationsMiB + frameworkMiB; }
+    double tensorsMiB() const { return weightsMiB + gradientsMiB + optimizerMiB + activationsMiB; }  // the model's
+    double allocatedMiB() const { return tensorsMiB() + frameworkMiB; }
     double reservedMiB() const { return allocatedMiB() + allocatorMiB; }
     double totalMiB() const { return reservedMiB() + reserveMiB; }
     double overheadMiB() const { return allocatorMiB + reserveMiB; }  // total - allocated

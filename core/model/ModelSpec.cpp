@@ -12,11 +12,11 @@
 
 namespace memx {
 
-int ModelSpec::defaultFfn(int hidden)
+int ModelSpec::defaultFfn(int hidden, MlpKind mlp)
 {
     // 64-bit: 8 * hidden overflows int from hidden = 268,435,456 on.
     const long long f = (8LL * hidden) / 3;
-    const long long rounded = (f + 255) / 256 * 256;
+    const long long rounded = mlp == MlpKind::Gelu ? 4LL * hidden : (f + 255) / 256 * 256;
     return rounded > INT_MAX ? INT_MAX : static_cast<int>(rounded);
 }
 
@@ -34,7 +34,12 @@ ModelSpec ModelSpec::fromJson(const JsonReader& json)
     m.queryGroups = json.has("query_groups") ? count("query_groups", ranges::queryGroups) : m.heads;
     if (m.heads % m.queryGroups != 0)
         json.fail("heads (" + std::to_string(m.heads) + ") must be a multiple of query_groups", "query_groups");
-    m.ffnHidden = json.has("ffn_hidden") ? count("ffn_hidden", ranges::ffnHidden) : defaultFfn(m.hidden);
+    if (json.has("mlp")) {
+        const std::string mlp = json.string("mlp");
+        if (!parseMlpKind(mlp, m.mlp))
+            json.fail("mlp must be swiglu or gelu, got \"" + mlp + "\"", "mlp");
+    }
+    m.ffnHidden = json.has("ffn_hidden") ? count("ffn_hidden", ranges::ffnHidden) : defaultFfn(m.hidden, m.mlp);
     m.vocab = count("vocab", ranges::vocab);
     m.seqLen = json.has("seq_len") ? count("seq_len", ranges::seqLen) : 4096;
     m.tiedEmbeddings = json.boolean("tied_embeddings", false);
@@ -46,7 +51,7 @@ nlohmann::json ModelSpec::toJson() const
 {
     nlohmann::json j = {{"format", "memx-model/1"}, {"name", name},          {"num_layers", numLayers},
             {"hidden", hidden},         {"heads", heads},        {"head_dim", headDim},
-            {"query_groups", queryGroups}, {"ffn_hidden", ffnHidden}, {"vocab", vocab},
+            {"query_groups", queryGroups}, {"ffn_hidden", ffnHidden}, {"mlp", toString(mlp)}, {"vocab", vocab},
             {"seq_len", seqLen},        {"tied_embeddings", tiedEmbeddings}};
     // A model read with "allow_outside_range" keeps it, so that it reads back.
     if (!ranges::numLayers.plausible(numLayers) || !ranges::hidden.plausible(hidden) ||

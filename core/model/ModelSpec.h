@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/MlpKind.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <string>
@@ -9,8 +11,8 @@ namespace memx {
 
 class JsonReader;
 
-// A LLaMA-style decoder-only transformer: RMSNorm, GQA attention, SwiGLU MLP,
-// untied input embedding and output layer.
+// A decoder-only transformer: RMSNorm, GQA attention, a SwiGLU (LLaMA) or
+// GeLU (GPT) MLP, untied input embedding and output layer.
 struct ModelSpec {
     std::string name;
     int numLayers = 0;
@@ -18,7 +20,8 @@ struct ModelSpec {
     int heads = 0;        // a
     int headDim = 0;      // d (a * d is usually h)
     int queryGroups = 0;  // g, KV heads; g == a is plain multi-head attention
-    int ffnHidden = 0;    // f, SwiGLU inner size
+    int ffnHidden = 0;    // f, the MLP's inner size (each of gate and up for SwiGLU)
+    MlpKind mlp = MlpKind::SwiGlu;
     int vocab = 0;        // V
     int seqLen = 0;       // default training sequence length
     bool tiedEmbeddings = false;
@@ -31,9 +34,12 @@ struct ModelSpec {
     static ModelSpec fromJson(const JsonReader& json);
     nlohmann::json toJson() const;
 
-    // SwiGLU sizing used by LLaMA when a custom model omits ffn_hidden:
-    // 2/3 * 4h rounded up to a multiple of 256.
-    static int defaultFfn(int hidden);
+    // The inner size when a model omits ffn_hidden: SwiGLU as LLaMA sizes
+    // it, 2/3 * 4h rounded up to a multiple of 256; GeLU as Megatron-LM's
+    // default, 4h.
+    static int defaultFfn(int hidden, MlpKind mlp = MlpKind::SwiGlu);
+    // ffnHidden, or the default of the model's MLP kind where it is unset.
+    int ffn() const { return ffnHidden > 0 ? ffnHidden : defaultFfn(hidden, mlp); }
 };
 
 }  // namespace memx

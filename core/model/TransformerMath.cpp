@@ -8,7 +8,7 @@ double TransformerMath::layerParams(const ModelSpec& m)
 {
     double h = m.hidden, ad = double(m.heads) * m.headDim, gd = double(m.queryGroups) * m.headDim;
     double attention = h * ad + 2.0 * h * gd + ad * h;
-    double mlp = 3.0 * h * m.ffnHidden;
+    double mlp = mlpMatrices(m.mlp) * h * m.ffnHidden;
     return attention + mlp + 2.0 * h;
 }
 
@@ -34,6 +34,11 @@ double TransformerMath::stageParams(const ModelSpec& m, int layers, int tp, bool
         params += embeddingParams(m);
     if (hasOutput)
         params += outputParams(m);
+    // Tied embeddings over a pipeline: Megatron's last stage keeps its own
+    // copy of the word embeddings for the output layer and all-reduces its
+    // gradient with the first stage's (share_embeddings_and_output_weights).
+    if (hasOutput && !hasEmbedding && m.tiedEmbeddings)
+        params += embeddingParams(m);
     return params / tp;
 }
 
@@ -77,7 +82,10 @@ double TransformerMath::layerActivationBytes(const ModelSpec& m, int b, int s, i
     // Saved GEMM inputs (QKV input, projection input, FC1 input: sbh each;
     // FC2 input sbf) at their own width instead of the activation's.
     const double gemmSaving = 2.0 * e - pb.gemmInput;  // bytes per element below the activation width
-    double perToken = e * (12.0 * m.hidden + 4.0 * double(m.queryGroups) * m.headDim + 6.0 * m.ffnHidden)
+    // The MLP keeps its FC1 output (SwiGLU: gate and up, 2f; GeLU: f) and the
+    // FC2 input f.
+    const double mlpKept = m.mlp == MlpKind::Gelu ? 4.0 : 6.0;
+    double perToken = e * (12.0 * m.hidden + 4.0 * double(m.queryGroups) * m.headDim + mlpKept * m.ffnHidden)
         - gemmSaving * (3.0 * m.hidden + m.ffnHidden);
     double bytes = sb * perToken;
     if (!flashAttention && r == Recompute::None)

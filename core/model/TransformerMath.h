@@ -7,12 +7,12 @@ namespace memx {
 
 struct ModelSpec;
 
-// Closed-form counts for a LLaMA-style block. Every function states its unit.
+// Closed-form counts for a LLaMA-style block (or GPT's, with a GeLU MLP). Every function states its unit.
 // Symbols: b micro-batch, s sequence, h hidden, a heads, d head dim,
 // g query groups, f FFN size, V vocab, t tensor-parallel degree.
 struct TransformerMath {
     // Parameters of one transformer layer (count, not bytes):
-    // attention Wq h*a*d + Wk,Wv 2*h*g*d + Wo a*d*h; SwiGLU MLP 3*h*f;
+    // attention Wq h*a*d + Wk,Wv 2*h*g*d + Wo a*d*h; SwiGLU MLP 3*h*f (GeLU 2*h*f);
     // two RMSNorm weights 2*h.
     static double layerParams(const ModelSpec& m);
     static double embeddingParams(const ModelSpec& m);  // V*h
@@ -20,6 +20,8 @@ struct TransformerMath {
     static double totalParams(const ModelSpec& m);
     // Parameters one GPU of a pipeline stage holds: its layers, plus the
     // embedding on the first stage and the output layer on the last, / TP.
+    // With tied embeddings a last stage that is not also the first holds a
+    // copy of the embedding (Megatron's shared output weight).
     static double stageParams(const ModelSpec& m, int layers, int tp, bool hasEmbedding, bool hasOutput);
 
     // Forward FLOPs of one layer for one micro-batch (whole layer, not per GPU):
@@ -39,7 +41,9 @@ struct TransformerMath {
     // divides everything by t) adapted to a LLaMA block without dropout:
     //   norm inputs 2*2sbh, QKV input 2sbh, Q 2sbh, K and V 2*2*s*b*g*d,
     //   attention output 2sbh, MLP input 2sbh, SwiGLU input 4sbf, FC2 input 2sbf
-    //   = 12sbh + 4sbgd + 6sbf; without flash attention the softmax output
+    //   = 12sbh + 4sbgd + 6sbf (a GeLU MLP keeps GeLU input 2sbf and FC2 input
+    //   2sbf: 12sbh + 4sbgd + 4sbf, Korthikanti's 34sbh less the two dropout
+    //   masks for f = 4h, g*d = h); without flash attention the softmax output
     //   2*a*s^2*b is kept too. Selective drops that s^2 term; full keeps only the
     //   layer input 2sbh (Korthikanti Table 2).
     //   Without sequence parallelism (Korthikanti Eq. 2) the norm inputs, the QKV

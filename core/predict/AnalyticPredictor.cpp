@@ -34,6 +34,7 @@ ModelSpec AnalyticPredictor::modelOf(const StageQuery& q)
     m.headDim = q.headDim;
     m.queryGroups = q.queryGroups;
     m.ffnHidden = q.ffnHidden;
+    m.mlp = q.mlp;
     m.vocab = q.vocab;
     m.seqLen = q.seqLen;
     return m;
@@ -165,7 +166,7 @@ bool sameLayerShape(const StageQuery& a, const StageQuery& b)
 {
     return a.gpu == b.gpu && a.tp == b.tp && a.microBatch == b.microBatch && a.seqLen == b.seqLen
         && a.hidden == b.hidden && a.heads == b.heads && a.headDim == b.headDim && a.queryGroups == b.queryGroups
-        && a.ffnHidden == b.ffnHidden && a.vocab == b.vocab && a.flashAttention == b.flashAttention
+        && a.ffnHidden == b.ffnHidden && a.mlp == b.mlp && a.vocab == b.vocab && a.flashAttention == b.flashAttention
         && a.sequenceParallel == b.sequenceParallel && a.recompute == b.recompute && a.precision == b.precision && a.tpLinkGBps == b.tpLinkGBps
         && a.tpLatencyUs == b.tpLatencyUs;
 }

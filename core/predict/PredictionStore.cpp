@@ -33,6 +33,8 @@ PredictionContext PredictionContext::of(const Cluster& cluster, const ModelSpec&
                   model.headDim, model.queryGroups, model.ffnHidden, model.vocab, model.seqLen,
                   model.tiedEmbeddings ? 1 : 0);
     c.model = buf;
+    if (model.mlp != MlpKind::SwiGlu)  // SwiGLU keys stay as they were before the MLP kind existed
+        c.model += std::string(" ") + toString(model.mlp);
     c.globalBatch = globalBatch;
     c.predictor = predictor.identity();
     return c;

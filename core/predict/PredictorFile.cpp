@@ -78,7 +78,8 @@ bool inRange(int v, const std::vector<int>& seen)
 std::string PredictorMetadata::ModelShape::toString() const
 {
     return "hidden " + std::to_string(hidden) + ", heads " + std::to_string(heads) + ", ffn " +
-           std::to_string(ffnHidden) + ", vocab " + std::to_string(vocab);
+           std::to_string(ffnHidden) + ", vocab " + std::to_string(vocab) +
+           (mlp == MlpKind::SwiGlu ? "" : std::string(", ") + memx::toString(mlp));
 }
 
 std::string PredictorMetadata::hashText(const std::string& text)
@@ -106,7 +107,8 @@ nlohmann::json PredictorFile::toJson(const LearnedPredictor& predictor, const Pr
     trained["gpu_types"] = m.gpuTypes;
     nlohmann::json models = nlohmann::json::array();
     for (const auto& s : m.models)
-        models.push_back({{"hidden", s.hidden}, {"heads", s.heads}, {"ffn_hidden", s.ffnHidden}, {"vocab", s.vocab}});
+        models.push_back({{"hidden", s.hidden}, {"heads", s.heads}, {"ffn_hidden", s.ffnHidden}, {"vocab", s.vocab},
+                          {"mlp", memx::toString(s.mlp)}});
     trained["models"] = models;
     trained["micro_batches"] = m.microBatches;
     trained["seq_lens"] = m.seqLens;
@@ -166,9 +168,17 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     m.toolVersion = r.string("tool_version", "");
     const JsonReader t = r.at("trained_on");
     for (const JsonReader& g : t.at("gpu_types").items()) m.gpuTypes.push_back(g.asString());
-    for (const JsonReader& s : t.at("models").items())
-        m.models.push_back({s.integerInRange("hidden", ranges::hidden), s.integerInRange("heads", ranges::heads),
-                            s.integerInRange("ffn_hidden", ranges::ffnHidden), s.integerInRange("vocab", ranges::vocab)});
+    for (const JsonReader& s : t.at("models").items()) {
+        PredictorMetadata::ModelShape shape{s.integerInRange("hidden", ranges::hidden),
+                                            s.integerInRange("heads", ranges::heads),
+                                            s.integerInRange("ffn_hidden", ranges::ffnHidden),
+                                            s.integerInRange("vocab", ranges::vocab)};
+        // Files written before the MLP kind existed were SwiGLU models.
+        const std::string mlp = s.string("mlp", "swiglu");
+        if (!parseMlpKind(mlp, shape.mlp))
+            s.fail("mlp must be swiglu or gelu, got \"" + mlp + "\"", "mlp");
+        m.models.push_back(shape);
+    }
     m.microBatches = readInts(t, "micro_batches");
     m.seqLens = readInts(t, "seq_lens");
     m.globalBatches = readInts(t, "global_batches");
@@ -244,7 +254,7 @@ void PredictorFile::checkFits(const PredictorMetadata& m, const Problem& problem
         problems.push_back("the predictor has no measurement of " + Text::join(missing) + " (trained on " +
                            Text::join(m.gpuTypes) + "); profile those GPU types and retrain, or search with the "
                            "analytic predictor");
-    const PredictorMetadata::ModelShape shape{model.hidden, model.heads, model.ffnHidden, model.vocab};
+    const PredictorMetadata::ModelShape shape{model.hidden, model.heads, model.ffnHidden, model.vocab, model.mlp};
     if (!m.models.empty() && std::find(m.models.begin(), m.models.end(), shape) == m.models.end()) {
         std::vector<std::string> seen;
         for (const auto& s : m.models) seen.push_back(s.toString());

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/MlpKind.h"
 #include "predict/LearnedPredictor.h"
 #include "predict/TrainedTopology.h"
 
@@ -23,8 +24,9 @@ struct PredictorMetadata {
         int heads = 0;
         int ffnHidden = 0;
         int vocab = 0;
+        MlpKind mlp = MlpKind::SwiGlu;
         bool operator==(const ModelShape&) const = default;
-        std::string toString() const;  // "hidden 4096, heads 32, ffn 11008, vocab 32000"
+        std::string toString() const;  // "hidden 4096, heads 32, ffn 11008, vocab 32000" (", gelu" for GeLU)
     };
 
     std::string toolVersion;

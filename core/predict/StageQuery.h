@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/MemoryBreakdown.h"
+#include "model/MlpKind.h"
 #include "model/Provenance.h"
 #include "model/Precision.h"
 #include "model/Recompute.h"
@@ -27,6 +28,7 @@ struct StageQuery {
     int headDim = 0;
     int queryGroups = 0;
     int ffnHidden = 0;
+    MlpKind mlp = MlpKind::SwiGlu;
     int vocab = 0;
     bool hasEmbedding = false;  // first stage
     bool hasOutput = false;     // last stage (output layer and loss)

@@ -23,27 +23,21 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string typesOf(const MeasuredRun& run)
 {
-    std::vector<std::string> types;
-    for (const MeasuredStage& s : run.stages) types.push_back(s.gpuType);
-    std::sort(types.begin(), types.end());
-    types.erase(std::unique(types.begin(), types.end()), types.end());
     std::string out;
-    for (const std::string& t : types) out += (out.empty() ? "" : "+") + t;
+    for (const std::string& t : run.gpuTypes()) out += (out.empty() ? "" : "+") + t;
     return out;
 }
 
 std::string groupKey(const MeasuredRun& run)
 {
     const Measurement& c = run.config;
-    std::vector<std::string> types;
-    for (const MeasuredStage& s : run.stages) types.push_back(s.gpuType);
-    std::sort(types.begin(), types.end());
     std::string key = std::to_string(c.hidden) + "h" + std::to_string(c.numLayers) + "L/" + std::to_string(c.heads) +
                       "a/ffn" + std::to_string(c.ffnHidden) + "/gbs" + std::to_string(c.gbs) + "/seq" +
                       std::to_string(c.seqLen) + "/" + std::to_string(c.numGpus) + "gpu";
-    std::string last;
-    for (const auto& t : types)
-        if (t != last) { key += "/" + t; last = t; }
+    if (c.mlp != MlpKind::SwiGlu)
+        key += std::string("/") + toString(c.mlp);
+    for (const std::string& t : run.gpuTypes())
+        key += "/" + t;
     return key;
 }
 
@@ -154,17 +148,17 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
     report.stageTimeOutOfRange = errorsOf(report.scores, 1, 2);
     report.memoryInRange = errorsOf(report.scores, 2, 1);
     report.memoryOutOfRange = errorsOf(report.scores, 2, 2);
+    // The repeats of each configuration, and the runs of each GPU type.
     std::vector<std::pair<std::string, double>> times, peaks;
+    std::map<std::string, std::vector<RunScore>> ofType;
     for (const RunScore& s : report.scores) {
         if (!s.configuration.empty() && !std::isnan(s.measuredIterationMs))
             times.emplace_back(s.configuration, s.measuredIterationMs);
         for (std::size_t k = 0; k < s.measuredMemMiB.size() && !s.configuration.empty(); ++k)
             peaks.emplace_back(s.configuration + "#" + std::to_string(k), s.measuredMemMiB[k]);
-    }
-    std::map<std::string, std::vector<RunScore>> ofType;
-    for (const RunScore& s : report.scores)
         if (!s.gpuTypes.empty())
             ofType[s.gpuTypes].push_back(s);
+    }
     report.byGpuType.clear();
     for (const auto& [type, runs] : ofType)
         report.byGpuType[type] = {errorsOf(runs, 0, 0), errorsOf(runs, 1, 0), errorsOf(runs, 2, 0)};

@@ -63,7 +63,7 @@ ConfigKey configKey(const Measurement& m, std::optional<Axis> blank)
     return {c.cluster.empty() ? c.gpuType : c.gpuType + "@" + c.cluster,
         {static_cast<int>(c.source), c.stage.value_or(-1), c.stageLayers.value_or(-1), c.tp, c.pp, c.dp, c.vp, c.mbs,
             c.gbs, c.seqLen, c.numLayers, c.hidden, c.ffnHidden, c.heads, c.queryGroups, c.vocab,
-            static_cast<int>(c.recompute)}};
+            static_cast<int>(c.recompute), static_cast<int>(c.mlp)}};
 }
 
 // The configuration whatever the source: a generated row never repeats one
@@ -153,6 +153,7 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
     r.numLayers = lo.numLayers;
     r.hidden = lo.hidden;
     r.ffnHidden = lo.ffnHidden;
+    r.mlp = lo.mlp;
     r.heads = lo.heads;
     r.queryGroups = lo.queryGroups;
     r.vocab = lo.vocab;
@@ -247,7 +248,7 @@ private:
     static auto runFields(const Measurement& m)
     {
         return std::tie(m.source, m.numGpus, m.pp, m.dp, m.vp, m.mbs, m.gbs, m.seqLen, m.numLayers, m.hidden,
-            m.ffnHidden, m.heads, m.queryGroups, m.vocab, m.cluster);
+            m.ffnHidden, m.mlp, m.heads, m.queryGroups, m.vocab, m.cluster);
     }
 
     static bool fits(const Run& run, const Measurement& m)

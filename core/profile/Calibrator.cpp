@@ -324,14 +324,6 @@ void adoptValues(GpuParamsFit& to, const GpuParamsFit& from)
         to.*(p.field) = from.*(p.field);
 }
 
-std::set<std::string> typesOf(const MeasuredRun& r)
-{
-    std::set<std::string> t;
-    for (const MeasuredStage& s : r.stages)
-        t.insert(s.gpuType);
-    return t;
-}
-
 // The measured stage peaks of each type with the model's terms for them,
 // predicted with the time fits in `fits` (memory does not depend on them). A
 // run with only a run-level peak (the largest over its GPUs) counts as a peak
@@ -374,7 +366,7 @@ std::map<std::string, std::vector<MemoryObservation>> memoryObservations(const s
             MemoryObservation o;
             o.config = r.configurationKey() + "#" + std::to_string(i);
             o.measuredMiB = peaks[i];
-            o.tensorsMiB = (m.weightsMiB + m.gradientsMiB + m.optimizerMiB + m.activationsMiB) / a0;
+            o.tensorsMiB = m.tensorsMiB() / a0;
             const double alloc = m.allocatedMiB();
             o.slack = kind == MemoryKind::Allocated || alloc <= 0 ? 0.0 : m.allocatorMiB / alloc;
             o.addMiB = kind == MemoryKind::Device ? m.reserveMiB : 0.0;
@@ -488,18 +480,18 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
     if (!mixed.empty()) {
         std::set<std::string> involved;
         for (int idx : mixed)
-            for (const std::string& t : typesOf(*scenarios[static_cast<std::size_t>(idx)].run))
+            for (const std::string& t : scenarios[static_cast<std::size_t>(idx)].run->gpuTypes())
                 if (catalog.find(t))
                     involved.insert(t);
         std::vector<int> members;
         for (std::size_t i = 0; i < scenarios.size(); ++i) {
-            const auto t = typesOf(*scenarios[i].run);
+            const auto t = scenarios[i].run->gpuTypes();
             if (std::any_of(t.begin(), t.end(), [&](const std::string& x) { return involved.count(x) > 0; }))
                 members.push_back(static_cast<int>(i));
         }
         std::map<std::string, std::vector<int>> own;  // the runs containing each involved type
         for (int idx : members)
-            for (const std::string& t : typesOf(*scenarios[static_cast<std::size_t>(idx)].run))
+            for (const std::string& t : scenarios[static_cast<std::size_t>(idx)].run->gpuTypes())
                 if (involved.count(t))
                     own[t].push_back(idx);
         std::vector<Dim> dims;

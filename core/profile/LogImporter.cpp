@@ -177,6 +177,8 @@ void LogImporter::checkAgainstRunList(const DumpedRun& d, const MeasuredRun& run
     for (const auto& [column, values] : ints)
         if (values.first != values.second)
             differ(column, std::to_string(values.first), std::to_string(values.second));
+    if (g.mlp != c.mlp)
+        differ("mlp", toString(g.mlp), toString(c.mlp));
     if (std::find(d.vocabAliases.begin(), d.vocabAliases.end(), c.vocab) == d.vocabAliases.end())
         differ("vocab", std::to_string(g.vocab), std::to_string(c.vocab));
     if (g.pp == c.pp && d.stageLayers != runLayers)

@@ -2,6 +2,7 @@
 
 #include "io/InputError.h"
 
+#include <algorithm>
 #include <map>
 
 namespace memx {
@@ -12,6 +13,16 @@ bool MeasuredRun::heterogeneous() const
         if (s.gpuType != stages.front().gpuType)
             return true;
     return false;
+}
+
+std::vector<std::string> MeasuredRun::gpuTypes() const
+{
+    std::vector<std::string> types;
+    for (const MeasuredStage& s : stages)
+        types.push_back(s.gpuType);
+    std::sort(types.begin(), types.end());
+    types.erase(std::unique(types.begin(), types.end()), types.end());
+    return types;
 }
 
 Measurement MeasuredRun::emptyRunRow(MeasurementSource source) const
@@ -50,7 +61,8 @@ std::string MeasuredRun::configurationKey() const
         + std::to_string(c.dp) + "|" + std::to_string(c.vp) + "|" + std::to_string(c.mbs) + "|"
         + std::to_string(c.gbs) + "|" + std::to_string(c.seqLen) + "|" + std::to_string(c.numLayers) + "|"
         + std::to_string(c.hidden) + "|" + std::to_string(c.ffnHidden) + "|" + std::to_string(c.heads) + "|"
-        + std::to_string(c.queryGroups) + "|" + std::to_string(c.vocab) + "|" + toString(c.precision);
+        + std::to_string(c.queryGroups) + "|" + std::to_string(c.vocab) + "|" + toString(c.precision) + "|"
+        + toString(c.mlp);
     for (const MeasuredStage& s : stages)
         key += "|" + s.gpuType + ":" + std::to_string(s.layers) + toString(s.recompute);
     return key;
@@ -66,6 +78,7 @@ ModelSpec MeasuredRun::model() const
     m.headDim = config.hidden / config.heads;
     m.queryGroups = config.queryGroups;
     m.ffnHidden = config.ffnHidden;
+    m.mlp = config.mlp;
     m.vocab = config.vocab;
     m.seqLen = config.seqLen;
     m.source = "measurement run " + runId;

@@ -36,6 +36,8 @@ struct MeasuredRun {
 
     int microBatches() const { return config.gbs / (config.mbs * config.dp); }
     bool heterogeneous() const;  // stages of more than one GPU type
+    // The GPU types of its stages, sorted, each once.
+    std::vector<std::string> gpuTypes() const;
     // The configuration without its targets (GPU type, parallelism, batch,
     // model, precision, and each stage's layers and recomputation): runs
     // with equal keys are repeats of one configuration.

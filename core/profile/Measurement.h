@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/MemoryKind.h"
+#include "model/MlpKind.h"
 #include "model/Precision.h"
 #include "model/Recompute.h"
 
@@ -40,6 +41,7 @@ struct Measurement {
     int numLayers = 0;    // transformer layers of the whole model
     int hidden = 0;
     int ffnHidden = 0;
+    MlpKind mlp = MlpKind::SwiGlu;  // column mlp; empty: swiglu
     int heads = 0;
     int queryGroups = 0;
     int vocab = 0;

@@ -24,14 +24,14 @@ namespace {
 enum Col {
     RunId, Source, GpuType, NumGpus, Tp, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
     QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ProvenanceCol,
-    Uncertainty, EstimatedGpuHours, ClusterCol, PrecisionCol, PeakMemKindCol, ColCount
+    Uncertainty, EstimatedGpuHours, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, ColCount
 };
 
 const char* const kNames[ColCount] = {
     "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers",
     "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage", "stage_layers",
     "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours", "cluster",
-    "precision", "peak_mem_kind"};
+    "precision", "peak_mem_kind", "mlp"};
 
 constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
 
@@ -234,7 +234,9 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     m.seqLen = p.count(SeqLen, ranges::seqLen);
     m.numLayers = p.count(NumLayers, ranges::numLayers);
     m.hidden = p.count(Hidden, ranges::hidden);
-    m.ffnHidden = p.countOr(FfnHidden, ranges::ffnHidden, ModelSpec::defaultFfn(m.hidden));
+    if (p.present(MlpCol) && !parseMlpKind(p.cell(MlpCol), m.mlp))
+        p.fail(MlpCol, "mlp must be empty (swiglu) or swiglu|gelu, " + p.got(MlpCol));
+    m.ffnHidden = p.countOr(FfnHidden, ranges::ffnHidden, ModelSpec::defaultFfn(m.hidden, m.mlp));
     m.heads = p.count(Heads, ranges::heads);
     m.queryGroups = p.countOr(QueryGroups, ranges::queryGroups, m.heads);
     m.vocab = p.count(Vocab, ranges::vocab);
@@ -314,7 +316,7 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
 // Fields every row of one run must agree on (stage rows may differ in
 // gpu_type, tp, recompute, stage and the targets).
 constexpr Col kRunFields[] = {Source, NumGpus, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
-                              QueryGroups, Vocab, ClusterCol, PrecisionCol, PeakMemKindCol};
+                              QueryGroups, Vocab, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol};
 
 std::string runValue(const Measurement& m, Col c)
 {
@@ -336,6 +338,7 @@ std::string runValue(const Measurement& m, Col c)
     case ClusterCol: return quote(m.cluster);
     case PrecisionCol: return toString(m.precision);
     case PeakMemKindCol: return toString(m.peakMemKind);
+    case MlpCol: return toString(m.mlp);
     default: return {};
     }
 }
@@ -515,14 +518,15 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
 std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
 {
     std::string out = std::string("# format: ") + kMeasurementFormat + "\n";
-    // `cluster`, `precision` and `peak_mem_kind` only when a row needs them,
-    // so files without them stay as they were.
+    // `cluster`, `precision`, `peak_mem_kind` and `mlp` only when a row needs
+    // them, so files without them stay as they were.
     const auto any = [&](auto pred) { return std::any_of(rows.begin(), rows.end(), pred); };
-    const bool withKinds = any([](const Measurement& m) {
+    const bool withMlp = any([](const Measurement& m) { return m.mlp != MlpKind::SwiGlu; });
+    const bool withKinds = withMlp || any([](const Measurement& m) {
         return m.precision != Precision::Bf16 || m.peakMemKind != MemoryKind::Allocated;
     });
     const bool withCluster = withKinds || any([](const Measurement& m) { return !m.cluster.empty(); });
-    const int cols = withKinds ? ColCount : withCluster ? PrecisionCol : ClusterCol;
+    const int cols = withMlp ? ColCount : withKinds ? MlpCol : withCluster ? PrecisionCol : ClusterCol;
     for (int c = 0; c < cols; ++c) out += std::string(c ? "," : "") + kNames[c];
     out += '\n';
     const auto opt = [](const auto& v) {
@@ -560,7 +564,8 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                              opt(m.estimatedGpuHours),
                                              m.cluster.empty() ? std::string() : csvText(m.cluster),
                                              toString(m.precision),
-                                             toString(m.peakMemKind)};
+                                             toString(m.peakMemKind),
+                                             toString(m.mlp)};
         for (int c = 0; c < cols; ++c) out += (c ? "," : "") + cells[c];
         out += '\n';
     }

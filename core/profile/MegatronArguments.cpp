@@ -347,9 +347,14 @@ private:
         c_.numLayers = required("num_layers", "num_layers");
         c_.hidden = required("hidden", "hidden_size");
         c_.heads = required("heads", "num_attention_heads");
+        // Megatron's MLP is plain (GeLU) unless --swiglu; a dump without the
+        // argument ran with the default.
+        const bool swiglu = a_.flag("swiglu").value_or(false);
+        c_.mlp = swiglu ? MlpKind::SwiGlu : MlpKind::Gelu;
+        note("mlp", "swiglu");
         if (a_.integer("ffn_hidden_size")) {
             c_.ffnHidden = required("ffn_hidden", "ffn_hidden_size");
-        } else if (a_.flag("swiglu").value_or(false)) {
+        } else if (swiglu) {
             a_.failMissing("ffn_hidden_size", "is missing with swiglu; the MLP size cannot be known");
         } else {
             c_.ffnHidden = 4 * c_.hidden;  // Megatron's default

@@ -25,6 +25,7 @@ std::vector<Measurement> PlanRuns::rows(const Plan& plan, const ModelSpec& model
         m.numLayers = model.numLayers;
         m.hidden = model.hidden;
         m.ffnHidden = model.ffnHidden;
+        m.mlp = model.mlp;
         m.heads = model.heads;
         m.queryGroups = plan.queryGroups;
         m.vocab = model.vocab;

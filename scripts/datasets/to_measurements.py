@@ -26,11 +26,12 @@ COLUMNS = [
     "num_layers", "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage",
     "stage_layers", "iteration_time_ms", "stage_time_ms", "peak_mem_mib",
     # Optional run-level columns, last and together (docs/MEASUREMENTS.md): cluster (empty here: the
-    # runs' clusters are not described), precision (empty = bf16) and peak_mem_kind (empty = allocated).
-    "cluster", "precision", "peak_mem_kind",
+    # runs' clusters are not described), precision (empty = bf16), peak_mem_kind (empty = allocated) and
+    # mlp (empty = swiglu; gelu where the run had no --swiglu).
+    "cluster", "precision", "peak_mem_kind", "mlp",
 ]
 RUN_FIELDS = ["source", "num_gpus", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers", "hidden",
-              "ffn_hidden", "heads", "query_groups", "vocab", "cluster", "precision", "peak_mem_kind"]
+              "ffn_hidden", "heads", "query_groups", "vocab", "cluster", "precision", "peak_mem_kind", "mlp"]
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 PEAK_MEM_KINDS = ("allocated", "reserved", "device")  # max_memory_allocated, max_memory_reserved, nvidia-smi
 
@@ -123,6 +124,8 @@ def validate(rows, name):
                              f"got {r['precision']!r}")
         if r["peak_mem_kind"] not in PEAK_MEM_KINDS + ("",):
             raise ValueError(f"{where}: bad peak_mem_kind {r['peak_mem_kind']!r}")
+        if r["mlp"] not in ("swiglu", "gelu"):
+            raise ValueError(f"{where}: mlp must be written explicitly, swiglu or gelu, got {r['mlp']!r}")
         if r["peak_mem_mib"] and not r["peak_mem_kind"]:
             raise ValueError(f"{where}: peak_mem_mib without peak_mem_kind")
         if not (r["iteration_time_ms"] or r["stage_time_ms"] or r["peak_mem_mib"]):
@@ -333,7 +336,8 @@ def convert_megatron_ci(path, catalog):
         if heads % tp or qg % tp:
             rep.drop("tp does not divide heads/query_groups")
             continue
-        ffn = to_int(x["ffn_hidden"]) or megatron_ffn(hidden, x["swiglu"] == "True")
+        swiglu = x["swiglu"] == "True"
+        ffn = to_int(x["ffn_hidden"]) or megatron_ffn(hidden, swiglu)
         # vp: --virtual-pipeline-model-parallel-size, else from
         # --num-layers-per-virtual-pipeline-stage (layers / pp / that).
         vp = 1
@@ -365,7 +369,7 @@ def convert_megatron_ci(path, catalog):
         common = dict(run_id=run_id, gpu_type=check_gpu(gpu, catalog, precision), num_gpus=num_gpus, tp=tp, pp=pp,
                       dp=dp, vp=vp, mbs=mbs, gbs=gbs, seq_len=int(x["seq_len"]), num_layers=layers, hidden=hidden,
                       ffn_hidden=ffn, heads=heads, query_groups=qg, vocab=int(x["vocab"]), recompute=recompute,
-                      precision=precision, peak_mem_kind=CI_PEAK_MEM_KIND)
+                      precision=precision, peak_mem_kind=CI_PEAK_MEM_KIND, mlp="swiglu" if swiglu else "gelu")
         kept = False
         t = x["iter_time_median_s"].strip()
         if t:
@@ -488,7 +492,7 @@ def convert_mist(path, catalog):
         common = dict(num_gpus=world, pp=nst, dp=dp, vp=1, mbs=int(x0["mbs"]), gbs=int(x0["gbs"]),
                       seq_len=int(x0["seq_len"]), num_layers=layers, hidden=hidden, ffn_hidden=4 * hidden,
                       heads=heads, query_groups=heads, vocab=MIST_VOCAB, precision=MIST_PRECISION,
-                      peak_mem_kind=MIST_PEAK_MEM_KIND)
+                      peak_mem_kind=MIST_PEAK_MEM_KIND, mlp="gelu")
         run_id = f"{log_set.replace('logs-mist-all-', '')}__{system}__{rid}"
         tps = {v["tp"] for v in info.values()}
         rcs = {v["recompute"] for v in info.values()}
@@ -586,7 +590,8 @@ def convert_simumax(path, catalog):
             raise SystemExit(f"internal: {case}: system config {x0['system_rel']} is not a bf16 one")
         common = dict(run_id=case, gpu_type=check_gpu("B200", catalog, SIMUMAX_PRECISION), num_gpus=world, tp=tp,
                       pp=pp, dp=dp, vp=1, mbs=mbs, gbs=gbs, seq_len=int(x0["seq_len"]), num_layers=layers,
-                      recompute=recompute, precision=SIMUMAX_PRECISION, peak_mem_kind=SIMUMAX_PEAK_MEM_KIND, **dims)
+                      recompute=recompute, precision=SIMUMAX_PRECISION, peak_mem_kind=SIMUMAX_PEAK_MEM_KIND, mlp="swiglu",
+                      **dims)
         times = {x["real_ms"] for x in rs}
         if len(times) != 1:
             raise SystemExit(f"internal: {case}: real_ms differs between ranks")
@@ -681,7 +686,7 @@ def convert_sailor(path, catalog):
                             mbs=mbs, gbs=mbs, seq_len=dims["seq_len"], num_layers=pp, hidden=dims["hidden"],
                             ffn_hidden=4 * dims["hidden"], heads=dims["heads"], query_groups=dims["heads"],
                             vocab=SAILOR_VOCAB, recompute="none", stage=1, stage_layers=1, stage_time_ms=t,
-                            precision=precision))
+                            precision=precision, mlp="gelu"))
     return comment, out, rep
 
 

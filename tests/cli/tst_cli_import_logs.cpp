@@ -155,6 +155,8 @@ void TestCliImportLogs::runListChecked()
              qPrintable(r.err));
     QVERIFY(r.err.contains("argument world_size = 8 gives dp 2, but run main_2025_argdump_vpp"));
     QVERIFY(r.err.contains("argument seq_length = 4096 gives seq_len 4096, but run main_2025_argdump_vpp"));
+    // A GPT run list for a LLaMA-style log: the MLP kind comes from the swiglu argument.
+    QVERIFY2(r.err.contains("argument swiglu = True gives mlp swiglu, but run main_2025_argdump_vpp"), qPrintable(r.err));
     QVERIFY2(r.err.contains("warning: no log for run main_2025_argdump_vpp"), qPrintable(r.err));
     const auto set = MeasurementCsv::read(path("r.csv").toStdString());
     QCOMPARE(int(set.rows.size()), 2);

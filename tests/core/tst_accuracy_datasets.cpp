@@ -63,7 +63,8 @@ void TestAccuracyDatasets::sailorLayerTimes()
     const auto& a = r.analytic.stageTime;
     QCOMPARE(l.n, a.n);
     QVERIFY(l.n >= 90);
-    // Modelled in the precision the profiles ran in (67.9% when taken as bf16).
+    // Modelled in the precision the profiles ran in (67.9% when taken as bf16)
+    // with their GeLU MLP: 31.3% (27.8% while modelled with 1.5x the MLP).
     QVERIFY2(a.mape < 32.0, qPrintable(QString::number(a.mape)));
     QVERIFY2(l.mape < 30.0, qPrintable(QString::number(l.mape)));
     QVERIFY2(l.mape < a.mape, qPrintable(QString("learned %1 vs analytic %2").arg(l.mape).arg(a.mape)));
@@ -94,13 +95,13 @@ void TestAccuracyDatasets::megatronCi()
     QVERIFY(r.learned.iterationTime.n >= 200);
     QVERIFY2(r.learned.iterationTime.mape < r.analytic.iterationTime.mape,
              qPrintable(QString("learned %1 vs analytic %2").arg(r.learned.iterationTime.mape).arg(r.analytic.iterationTime.mape)));
-    // Allocated against allocated (peak_mem_kind): analytic 27.2%, calibrated
-    // (memory multiplier and framework buffers per type) 19.2%, learned 18.5%.
+    // Allocated against allocated (peak_mem_kind): analytic 31.4%, calibrated
+    // (memory multiplier and framework buffers per type) 19.6%, learned 19.0%.
     QVERIFY2(r.learned.memory.mape < 21.0, qPrintable(QString::number(r.learned.memory.mape)));
     QVERIFY(r.learned.memory.mape < r.analytic.memory.mape * 0.75);
     QVERIFY2(r.calibrated.memory.mape < 21.0, qPrintable(QString::number(r.calibrated.memory.mape)));
     // Host time per kernel and per iteration, fitted to the 15 training runs:
-    // 17.3%. The trees' time correction does worse on the held-out runs and
+    // 17.2%. The trees' time correction does worse on the held-out runs and
     // the trainer's gate (three fresh draws of folds) keeps it closed.
     QVERIFY2(r.calibrated.iterationTime.mape < 20.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
     QVERIFY2(r.learned.iterationTime.mape < 20.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
@@ -115,7 +116,9 @@ void TestAccuracyDatasets::mistAcesoLeaveOneOut()
     QVERIFY(r.leaveOneOut);
     QCOMPARE(r.learned.iterationTime.n, std::size_t(3));
     QVERIFY2(r.learned.iterationTime.mape < 30.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
-    QVERIFY(r.learned.iterationTime.mape < r.analytic.iterationTime.mape / 2);
+    // Analytic 45.4% (83.4% while these GPT runs were modelled with a SwiGLU
+    // MLP, 1.5x their MLP), calibrated and learned 23.7%.
+    QVERIFY(r.learned.iterationTime.mape < r.analytic.iterationTime.mape * 0.6);
     QVERIFY2(r.calibrated.iterationTime.mape < 30.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
 }
 

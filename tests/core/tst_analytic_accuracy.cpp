@@ -8,9 +8,8 @@
 //   ctest --test-dir build -R tst_analytic_accuracy -V
 //
 // Assumptions shared by all rows (also listed in docs/ANALYTIC_ACCURACY.md):
-// - GPT models of the 2021/2022 papers (GeLU MLP 4h, two matrices) are
-//   expressed as the LLaMA-style ModelSpec with ffnHidden = 8h/3 (3*h*f = 8h^2
-//   parameters, same GEMM FLOPs), queryGroups = heads, headDim = h/a.
+// - GPT models of the 2021/2022 papers have a GeLU MLP of 4h (two matrices):
+//   ModelSpec mlp = gelu, ffnHidden = 4h, queryGroups = heads, headDim = h/a.
 // - DGX A100 (Selene): NVLink 300 GB/s per GPU per direction for TP inside a
 //   node; 8 x 200 Gb/s HDR InfiniBand per node, one HCA per GPU = 25 GB/s per
 //   GPU for pipeline hops; a data-parallel group with k GPUs per node can use
@@ -162,9 +161,10 @@ const GpuType* gpu(const char* name)
 
 struct Dims {
     int layers = 0, hidden = 0, heads = 0, headDim = 0, groups = 0, ffn = 0, vocab = 0;
+    MlpKind mlp = MlpKind::SwiGlu;
 };
 
-// GPT of the 2021/2022 papers: GeLU MLP 4h with two matrices as SwiGLU f = 8h/3.
+// GPT of the 2021/2022 papers: GeLU MLP of 4h.
 Dims gptDims(int layers, int hidden, int heads, int vocab = 51200)
 {
     Dims d;
@@ -173,7 +173,8 @@ Dims gptDims(int layers, int hidden, int heads, int vocab = 51200)
     d.heads = heads;
     d.headDim = hidden / heads;
     d.groups = heads;
-    d.ffn = int(std::lround(8.0 * hidden / 3.0));
+    d.ffn = 4 * hidden;
+    d.mlp = MlpKind::Gelu;
     d.vocab = vocab;
     return d;
 }
@@ -194,6 +195,7 @@ ModelSpec specOf(const Dims& d, int seq)
     m.headDim = d.headDim;
     m.queryGroups = d.groups;
     m.ffnHidden = d.ffn;
+    m.mlp = d.mlp;
     m.vocab = d.vocab;
     m.seqLen = seq;
     return m;
@@ -236,6 +238,7 @@ StageQuery stageQuery(const Run& r, int stage)
     q.headDim = r.dims.headDim;
     q.queryGroups = r.dims.groups;
     q.ffnHidden = r.dims.ffn;
+    q.mlp = r.dims.mlp;
     q.vocab = r.dims.vocab;
     q.hasEmbedding = stage == 0;
     q.hasOutput = stage == r.pp - 1;
@@ -473,7 +476,7 @@ void TstAnalyticAccuracy::megatronCiPeakMemory()
         r.seq = int(csv.num(row, "seq_len"));
         int layers = int(csv.num(row, "num_layers")), hidden = int(csv.num(row, "hidden"));
         int heads = int(csv.num(row, "heads"));
-        // swiglu False, ffn_hidden blank: GeLU MLP 4h -> f = 8h/3.
+        // swiglu False, ffn_hidden blank: GeLU MLP of 4h.
         Dims d = gptDims(layers, hidden, heads);
         d.groups = int(csv.num(row, "query_groups"));
         double vocab = csv.num(row, "vocab");

@@ -357,7 +357,8 @@ void TestFlagScaleExport::refusals()
 namespace {
 // Two nodes of 8 GPUs of `type`; stage 0 on n0's GPUs 0-3, stage 1 on n1's
 // GPUs `n1Local` (TP 4, DP 1, LLaMA2-7B 16 + 16 layers).
-PlanDocument twoHostPlan(const std::string& type, const std::vector<int>& n1Local, bool flash = true)
+PlanDocument twoHostPlan(const std::string& type, const std::vector<int>& n1Local, bool flash = true,
+                         MlpKind mlp = MlpKind::SwiGlu)
 {
     nlohmann::json cluster = nlohmann::json::parse(R"({"format":"memx-cluster/1","name":"two-hosts",
       "nodes":[{"name":"n0","gpus":[{"type":"T","count":8}]},{"name":"n1","gpus":[{"type":"T","count":8}]}],
@@ -380,7 +381,9 @@ PlanDocument twoHostPlan(const std::string& type, const std::vector<int>& n1Loca
     plan["tool_version"] = "test";
     plan["predictor"] = "analytic";
     plan["cluster"] = cluster;
-    plan["model"] = ModelSpec::resolve("llama2-7b").toJson();
+    ModelSpec model = ModelSpec::resolve("llama2-7b");
+    model.mlp = mlp;
+    plan["model"] = model.toJson();
     plan["setup"] = {{"global_batch", 16}, {"flash_attention", flash}};
     return PlanJsonReader::fromJson(plan, "hand.json");
 }
@@ -436,6 +439,11 @@ void TestFlagScaleExport::precisionAndAttention()
                                          "conf/train/memx_plan.yaml"));
     QCOMPARE(a100.at("system.precision.bf16"), std::string("True"));
     QCOMPARE(a100.count("model.attention_backend"), std::size_t(0));
+    // The MLP kind: LLaMA's SwiGLU, or GPT's GeLU (FlagScale's swiglu False).
+    QCOMPARE(a100.at("model.swiglu"), std::string("True"));
+    const auto gelu = readYaml(yamlOf(FlagScaleExport::files(twoHostPlan("A100-80GB", {0, 1, 2, 3}, true, MlpKind::Gelu)),
+                                      "conf/train/memx_plan.yaml"));
+    QCOMPARE(gelu.at("model.swiglu"), std::string("False"));
     // Gaudi selects devices with HABANA_VISIBLE_MODULES, which FlagScale's runner cannot count.
     try {
         FlagScaleExport::files(twoHostPlan("Gaudi3", {0, 1, 2, 3}));

@@ -78,6 +78,7 @@ private slots:
     void stageLevelExample();
     void heterogeneousRun();
     void defaults();
+    void mlpColumn();
     void roundTrip_data();
     void roundTrip();
     void saveAndRead();
@@ -188,6 +189,39 @@ void TestMeasurementCsv::defaults()
     QCOMPARE(m.source, MeasurementSource::Measured);
     QVERIFY(!m.iterationTimeMs);
     QCOMPARE(*m.peakMemMiB, 20000.5);
+}
+
+// A GPT run (Megatron without --swiglu) says mlp gelu; its default FFN is
+// Megatron's 4h, not LLaMA's 8h/3. Files without the column stay SwiGLU, and
+// the writer adds the column only when a row needs it.
+void TestMeasurementCsv::mlpColumn()
+{
+    const auto set = parse(doc({with({{"run_id", "gpt"}}) + ",gelu", kRunRow + ","}, kHeader + ",mlp"));
+    QCOMPARE(set.rows.size(), size_t(2));
+    QCOMPARE(set.rows[0].mlp, memx::MlpKind::Gelu);
+    QCOMPARE(set.rows[0].ffnHidden, 16384);  // no ffn_hidden column: 4 * 4096
+    QCOMPARE(set.rows[1].mlp, memx::MlpKind::SwiGlu);  // empty cell
+    QCOMPARE(set.rows[1].ffnHidden, 11008);
+    const std::string written = MeasurementCsv::write(set.rows);
+    QVERIFY(written.find(",mlp\n") != std::string::npos);
+    QVERIFY(MeasurementCsv::parse(written, "w.csv").rows == set.rows);
+    QVERIFY(MeasurementCsv::write({set.rows[1]}).find("mlp") == std::string::npos);
+    try {
+        parse(doc({kRunRow + ",relu"}, kHeader + ",mlp"));
+        QFAIL("no InputError raised");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.field()), QString("line 2, column mlp"));
+        QVERIFY2(QString::fromStdString(e.reason()).contains("mlp must be empty (swiglu) or swiglu|gelu, got \"relu\""),
+                 e.what());
+    }
+    // Rows of one run agree on it.
+    const QString stage1 = with({{"stage", "1"}}, kStageRow);
+    try {
+        parse(doc({kStageRow + ",16384,gelu", stage1 + ",16384,swiglu"}, kHeader + ",ffn_hidden,mlp"));
+        QFAIL("no InputError raised");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.field()), QString("line 3, column mlp"));
+    }
 }
 
 void TestMeasurementCsv::roundTrip_data()

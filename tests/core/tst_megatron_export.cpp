@@ -344,6 +344,8 @@ private slots:
     void splitFlags();
     void refusesWhatMegatronRefuses_data();
     void refusesWhatMegatronRefuses();
+    void mlpKindAndTiedEmbeddings_data();
+    void mlpKindAndTiedEmbeddings();
     void handPlacement_data();
     void handPlacement();
     void samplePlansObeyMegatronRules_data();
@@ -441,6 +443,39 @@ void TestMegatronExport::refusesWhatMegatronRefuses()
     } catch (const std::invalid_argument& e) {
         QVERIFY2(std::string(e.what()).find(reason.toStdString()) != std::string::npos, e.what());
     }
+}
+
+// Megatron builds a GeLU MLP unless --swiglu is given (arguments.py), and
+// shares the output layer with the embedding unless it is untied.
+void TestMegatronExport::mlpKindAndTiedEmbeddings_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<bool>("swiglu");
+    QTest::addColumn<QString>("ffn");
+    QTest::addColumn<bool>("untied");
+    QTest::newRow("llama2-7b: SwiGLU 11008, untied") << "llama2-7b" << true << "11008" << true;
+    QTest::newRow("gpt3-175b: GeLU 4h, tied") << "gpt3-175b" << false << "49152" << false;
+}
+
+void TestMegatronExport::mlpKindAndTiedEmbeddings()
+{
+    QFETCH(QString, model);
+    QFETCH(bool, swiglu);
+    QFETCH(QString, ffn);
+    QFETCH(bool, untied);
+    MegatronJob j;
+    j.model = ModelSpec::resolve(model.toStdString());
+    j.tp = 8;
+    j.pp = 4;
+    j.dp = 1;
+    j.globalBatch = 16;
+    const std::vector<std::string> a = MegatronExport::arguments(j);
+    const auto has = [&](const char* flag) { return std::find(a.begin(), a.end(), flag) != a.end(); };
+    QCOMPARE(has("--swiglu"), swiglu);
+    QCOMPARE(has("--untie-embeddings-and-output-weights"), untied);
+    const auto f = std::find(a.begin(), a.end(), "--ffn-hidden-size");
+    QVERIFY(f != a.end() && f + 1 != a.end());
+    QCOMPARE(QString::fromStdString(*(f + 1)), ffn);
 }
 
 void TestMegatronExport::handPlacement_data()

@@ -191,14 +191,19 @@ void TestOperatorCost::layerFlopsAreTheBlocksWeights_data()
     QTest::addColumn<bool>("flash");
     QTest::addColumn<double>("gemmFlops");
     QTest::addColumn<double>("attentionFlops");
+    QTest::addColumn<bool>("gelu");
     // Weights 1024*1024 (Wq) + 2 * 1024*1024 (Wk, Wv) + 1024*1024 (Wo) +
     // 3 * 1024*4096 (SwiGLU) = 16,777,216; b 2, s 512: 2 * 1024 tokens *
     // 16,777,216 = 34,359,738,368 GEMM FLOPs. Attention core 4 b s^2 a d =
     // 4 * 2 * 262144 * 1024 = 2,147,483,648, halved by causal FlashAttention.
-    QTest::newRow("tp 1 flash") << 1 << true << 34359738368.0 << 1073741824.0;
-    QTest::newRow("tp 4 flash") << 4 << true << 34359738368.0 / 4 << 1073741824.0 / 4;
+    QTest::newRow("tp 1 flash") << 1 << true << 34359738368.0 << 1073741824.0 << false;
+    QTest::newRow("tp 4 flash") << 4 << true << 34359738368.0 / 4 << 1073741824.0 / 4 << false;
     // Unfused: QK^T and AV are batched GEMMs of b*a/t products, the whole s x s.
-    QTest::newRow("tp 2 unfused") << 2 << false << (34359738368.0 + 2147483648.0) / 2 << 0.0;
+    QTest::newRow("tp 2 unfused") << 2 << false << (34359738368.0 + 2147483648.0) / 2 << 0.0 << false;
+    // A GeLU MLP has two matrices: 4 * 1024^2 + 2 * 1024*4096 = 12,582,912
+    // weights, 2 * 1024 * 12,582,912 = 25,769,803,776 GEMM FLOPs.
+    QTest::newRow("tp 1 flash GeLU") << 1 << true << 25769803776.0 << 1073741824.0 << true;
+    QTest::newRow("tp 4 flash GeLU") << 4 << true << 25769803776.0 / 4 << 1073741824.0 / 4 << true;
 }
 
 void TestOperatorCost::layerFlopsAreTheBlocksWeights()
@@ -207,9 +212,19 @@ void TestOperatorCost::layerFlopsAreTheBlocksWeights()
     QFETCH(bool, flash);
     QFETCH(double, gemmFlops);
     QFETCH(double, attentionFlops);
-    const auto ops = LayerOperators::forward(smallModel(), 2, 512, tp, true, flash);
+    QFETCH(bool, gelu);
+    ModelSpec m = smallModel();
+    m.mlp = gelu ? MlpKind::Gelu : MlpKind::SwiGlu;
+    const auto ops = LayerOperators::forward(m, 2, 512, tp, true, flash);
     QCOMPARE(sum(ops, Operator::Kind::Gemm, &Operator::flops), gemmFlops);
     QCOMPARE(sum(ops, Operator::Kind::Attention, &Operator::flops), attentionFlops);
+    // The activation kernel: SwiGLU reads gate and up (2f) and writes f; GeLU
+    // reads f and writes f. bf16, 1024 tokens, f = 4096: 3 * 2 * 1024 * 4096 =
+    // 25,165,824 bytes, or 2 * 2 * 1024 * 4096 = 16,777,216, over t.
+    const auto act = std::find_if(ops.begin(), ops.end(),
+                                  [&](const Operator& op) { return op.name == std::string(gelu ? "GeLU" : "SwiGLU"); });
+    QVERIFY(act != ops.end());
+    QCOMPARE(act->bytes, (gelu ? 16777216.0 : 25165824.0) / tp);
 }
 
 void TestOperatorCost::backwardIsTwiceTheGemmsAndMoreForAttention()

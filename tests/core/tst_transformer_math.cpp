@@ -35,6 +35,7 @@ private slots:
     void parameterCounts_data();
     void parameterCounts();
     void tiedEmbeddingsDropOutputMatrixButKeepFinalNorm();
+    void geluMlp();
     void forwardFlops_data();
     void forwardFlops();
     void trainingFlops_data();
@@ -65,6 +66,7 @@ void TestTransformerMath::presetsMatchPublicConfigs_data()
     QTest::newRow("llama2-7b") << "llama2-7b" << 32 << 4096 << 32 << 32 << 11008 << 32000;
     QTest::newRow("llama2-70b GQA") << "llama2-70b" << 80 << 8192 << 64 << 8 << 28672 << 32000;
     QTest::newRow("llama3-8b GQA") << "llama3-8b" << 32 << 4096 << 32 << 8 << 14336 << 128256;
+    QTest::newRow("gpt3-175b (Brown et al. Table 2.1)") << "gpt3-175b" << 96 << 12288 << 96 << 96 << 49152 << 51200;
 }
 
 void TestTransformerMath::presetsMatchPublicConfigs()
@@ -79,7 +81,10 @@ void TestTransformerMath::presetsMatchPublicConfigs()
     QTEST(m->queryGroups, "groups");
     QTEST(m->ffnHidden, "ffn");
     QTEST(m->vocab, "vocab");
-    QVERIFY(!m->tiedEmbeddings);
+    // LLaMA: SwiGLU, untied; GPT-3: GeLU, the output layer shares the embedding.
+    const bool gpt = name.startsWith(QLatin1String("gpt"));
+    QCOMPARE(m->mlp, gpt ? memx::MlpKind::Gelu : memx::MlpKind::SwiGlu);
+    QCOMPARE(m->tiedEmbeddings, gpt);
 }
 
 void TestTransformerMath::parameterCounts_data()
@@ -108,6 +113,13 @@ void TestTransformerMath::parameterCounts_data()
     //   total = 32*218,112,000 + 2*128256*4096 + 4096
     //         = 6,979,584,000 + 1,050,673,152 + 4,096 = 8,030,261,248  (model card: 8B)
     QTest::newRow("llama3-8b GQA") << "llama3-8b" << 218112000.0 << 8030261248.0 << 8.03e9;
+    // gpt3-175b, h=12288 a=96 d=128 g=96 f=4h=49152 GeLU (two matrices), V=51200, L=96, tied:
+    //   attention 4*12288^2 = 603,979,776; MLP 2*12288*49152 = 1,207,959,552; norms 24,576
+    //   layer = 1,811,963,904; 96 layers = 173,948,534,784
+    //   total = 173,948,534,784 + 51200*12288 (embedding, shared with the output) + 12,288 (final norm)
+    //         = 173,948,534,784 + 629,145,600 + 12,288 = 174,577,692,672  (Brown et al. 2020: 175.0B,
+    //   which also counts biases and the learned position embeddings this block does not have)
+    QTest::newRow("gpt3-175b GeLU tied") << "gpt3-175b" << 1811963904.0 << 174577692672.0 << 175.0e9;
 }
 
 void TestTransformerMath::parameterCounts()
@@ -136,6 +148,36 @@ void TestTransformerMath::tiedEmbeddingsDropOutputMatrixButKeepFinalNorm()
     // tied: the output matrix is the embedding; only the final norm (64) remains.
     QCOMPARE(TransformerMath::outputParams(m), 64.0);
     QCOMPARE(TransformerMath::totalParams(m), 138048.0);  // 73,984 + 64,000 + 64
+    // One stage holds embedding and output once: 2 layers + 64,000 + 64 = 138,048.
+    QCOMPARE(TransformerMath::stageParams(m, 2, 1, true, true), 138048.0);
+    // Over a pipeline the last stage keeps its own copy of the shared matrix:
+    // 1 layer + final norm + embedding copy = 36,992 + 64 + 64,000 = 101,056; TP 2 halves it.
+    QCOMPARE(TransformerMath::stageParams(m, 1, 1, false, true), 101056.0);
+    QCOMPARE(TransformerMath::stageParams(m, 1, 2, false, true), 50528.0);
+    m.tiedEmbeddings = false;
+    QCOMPARE(TransformerMath::stageParams(m, 1, 1, false, true), 101056.0);  // its own output matrix instead
+}
+
+void TestTransformerMath::geluMlp()
+{
+    // tiny with a GeLU MLP of f = 128: two matrices.
+    ModelSpec m = tiny();
+    m.mlp = memx::MlpKind::Gelu;
+    // layer = 4096 + 4096 + 4096 + 2*64*128 + 128 = 12,416 + 16,384 = 28,800
+    QCOMPARE(TransformerMath::layerParams(m), 28800.0);
+    // forward FLOPs, b=2 s=8 flash: 2*16*(28,800 - 128) + core 0.5*4*2*64*4*16 = 917,504 + 16,384 = 933,888
+    QCOMPARE(TransformerMath::layerForwardFlops(m, 2, 8, true), 933888.0);
+    // activations, b=2 s=8 t=1 flash: per token 12h + 4gd + 4f = 768 + 128 + 512 = 1,408 -> 16*1,408 = 22,528
+    QCOMPARE(TransformerMath::layerActivationBytes(m, 2, 8, 1, true, Recompute::None), 22528.0);
+    // Korthikanti et al. 2022 (Eq. 1) for GPT, f = 4h, MHA: sbh(34 + 5as/h) per layer; flash attention
+    // drops 5as^2b and this block has no dropout masks (2sbh) -> 32sbh. h=64, a=4 (d=16), g=4, f=256, b=2, s=8:
+    // 32*16*64 = 32,768.
+    m.queryGroups = 4;
+    m.ffnHidden = 256;
+    QCOMPARE(TransformerMath::layerActivationBytes(m, 2, 8, 1, true, Recompute::None), 32768.0);
+    // A model file says which; without the key it is SwiGLU, and GeLU's default size is 4h.
+    QCOMPARE(ModelSpec::defaultFfn(4096, memx::MlpKind::Gelu), 16384);
+    QCOMPARE(ModelSpec::defaultFfn(4096), 11008);
 }
 
 void TestTransformerMath::forwardFlops_data()
@@ -204,9 +246,8 @@ void TestTransformerMath::outputTrainingFlops()
 
 // Korthikanti et al. 2022, Eq. 7: model FLOPs per iteration of a GPT model
 //   F = 72*B*L*s*h^2 * (1 + s/(6h) + V/(12hL)).
-// Expressed as a ModelSpec: a*d = h, g = a (MHA), ffn = 8h/3 so that the
-// SwiGLU's 3*h*f = 8h^2 matches GPT's 2*h*4h; no flash (Eq. 7 counts the full
-// s^2 core). Derivation of agreement: per layer GEMMs are 4h^2 (attention) +
+// Expressed as a ModelSpec: a*d = h, g = a (MHA), a GeLU MLP of f = 4h
+// (2*h*4h = 8h^2); no flash (Eq. 7 counts the full s^2 core). Derivation of agreement: per layer GEMMs are 4h^2 (attention) +
 // 8h^2 (MLP) = 12h^2, forward 2*B*s*12h^2 = 24Bsh^2, times 3 for training =
 // 72Bsh^2; the core 4*B*s^2*h times 3 = 12Bs^2h = 72Bsh^2 * s/(6h); logits
 // 3*2*B*s*h*V = 6BshV = 72BLsh^2 * V/(12hL). The RMSNorm weights (2h per
@@ -236,14 +277,14 @@ void TestTransformerMath::matchesKorthikantiEq7()
     QFETCH(int, V);
     QFETCH(int, s);
     QFETCH(int, B);
-    QCOMPARE((8 * h) % 3, 0);
     ModelSpec m;
     m.numLayers = L;
     m.hidden = h;
     m.heads = a;
     m.headDim = h / a;
     m.queryGroups = a;
-    m.ffnHidden = 8 * h / 3;
+    m.ffnHidden = 4 * h;
+    m.mlp = memx::MlpKind::Gelu;
     m.vocab = V;
     const double hd = h, sd = s;
     const double eq7 = 72.0 * B * L * sd * hd * hd * (1.0 + sd / (6.0 * hd) + double(V) / (12.0 * hd * L));
