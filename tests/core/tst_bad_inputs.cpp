@@ -163,6 +163,9 @@ void TestBadInputs::jsonDocument_data()
     QTest::newRow("head_dim 2048") << "model" << "/head_dim" << "2048" << "/head_dim"
                                    << "outside the plausible range 1-1024";
     QTest::newRow("layers 1.5") << "model" << "/num_layers" << "1.5" << "/num_layers" << "expected an integer";
+    QTest::newRow("mlp relu") << "model" << "/mlp" << R"("relu")" << "/mlp"
+                              << "mlp must be swiglu or gelu, got \"relu\"";
+    QTest::newRow("mlp 1") << "model" << "/mlp" << "1" << "/mlp" << "expected a string";
     // Wrong JSON types name the path.
     QTest::newRow("trained_on GPU type 7") << "predictor" << "/trained_on" << R"({"gpu_types": [7]})"
                                            << "/trained_on/gpu_types/0" << "expected a string";
