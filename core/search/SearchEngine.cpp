@@ -751,16 +751,9 @@ private:
         tm_.forEachPlan(finish);
         result_.paretoTimeVariance = tv_;
         result_.paretoTimeMemory = tm_;
-        std::vector<std::pair<std::uint32_t, Plan>> plot;
-        for (auto& w : workers_)
-            for (auto& e : w->plot)
-                plot.push_back(std::move(e));
-        std::sort(plot.begin(), plot.end(), plotLess);
-        if (plot.size() > req_.options.plotPoints)
-            plot.resize(req_.options.plotPoints);
-        for (auto& [h, p] : plot) {
-            finish(p);
-            result_.plotSample.push_back(std::move(p));
+        for (auto* e : keptPlot()) {
+            finish(e->second);
+            result_.plotSample.push_back(std::move(e->second));
         }
         result_.plotSampleComplete = static_cast<CandidateCount>(result_.plotSample.size()) == feasible_;
     }
@@ -830,6 +823,21 @@ private:
     // fronts and the plot's sample) join the ranking by Phi under every profile, with the
     // constraints applied as the rank pass applies them, so a cut rank pass
     // still offers them and a cut explore pass has a ranking at all.
+    // The plot's sample: of every worker's candidates, the plotPoints first
+    // in plotLess order. A plan a worker kept but the merge drops is not one
+    // the user is shown, so a cut search does not rank it either.
+    std::vector<std::pair<std::uint32_t, Plan>*> keptPlot()
+    {
+        std::vector<std::pair<std::uint32_t, Plan>*> plot;
+        for (auto& w : workers_)
+            for (auto& e : w->plot)
+                plot.push_back(&e);
+        std::sort(plot.begin(), plot.end(), [](const auto* a, const auto* b) { return plotLess(*a, *b); });
+        if (plot.size() > req_.options.plotPoints)
+            plot.resize(req_.options.plotPoints);
+        return plot;
+    }
+
     void rankKnownPlans()
     {
         std::set<std::uint64_t> seen;
@@ -844,9 +852,8 @@ private:
             add(pt.plan);
         for (const auto& pt : tm_.points())
             add(pt.plan);
-        for (const auto& w : workers_)
-            for (const auto& e : w->plot)
-                add(e.second);
+        for (const auto* e : keptPlot())
+            add(e->second);
         knownPlans_ = known.size();
         Worker& w = *workers_.front();
         for (std::size_t k = 0; k < rank_.weights.size(); ++k) {
