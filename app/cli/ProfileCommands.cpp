@@ -58,6 +58,7 @@ Measurement runRow(const PlannedRun& run, const ModelSpec& model, int microBatch
     m.hidden = model.hidden;
     m.ffnHidden = model.ffnHidden;
     m.mlp = model.mlp;
+    m.tiedEmbeddings = model.tiedEmbeddings;
     m.heads = model.heads;
     m.queryGroups = q.queryGroups;
     m.vocab = model.vocab;
@@ -165,11 +166,11 @@ void checkModel(const std::string& modelName, const MeasuredRun& run, const std:
     const ModelSpec m = ModelSpec::resolve(modelName);
     const Measurement& c = run.config;
     if (m.hidden != c.hidden || m.heads != c.heads || m.ffnHidden != c.ffnHidden || m.mlp != c.mlp
-        || m.vocab != c.vocab)
+        || m.vocab != c.vocab || m.tiedEmbeddings != c.tiedEmbeddings)
         throw InputError(file, "run " + run.runId,
                          "its model (hidden " + std::to_string(c.hidden) + ", heads " + std::to_string(c.heads) +
                              ", ffn " + std::to_string(c.ffnHidden) + " " + toString(c.mlp) + ", vocab " +
-                             std::to_string(c.vocab) + ") is not " + m.name);
+                             std::to_string(c.vocab) + (c.tiedEmbeddings ? ", tied" : "") + ") is not " + m.name);
 }
 
 void simulate(const SimArgs& a, int& exitCode)

@@ -36,6 +36,7 @@ ModelSpec AnalyticPredictor::modelOf(const StageQuery& q)
     m.ffnHidden = q.ffnHidden;
     m.mlp = q.mlp;
     m.vocab = q.vocab;
+    m.tiedEmbeddings = q.tiedEmbeddings;
     m.seqLen = q.seqLen;
     return m;
 }

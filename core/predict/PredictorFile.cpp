@@ -78,8 +78,7 @@ bool inRange(int v, const std::vector<int>& seen)
 std::string PredictorMetadata::ModelShape::toString() const
 {
     return "hidden " + std::to_string(hidden) + ", heads " + std::to_string(heads) + ", ffn " +
-           std::to_string(ffnHidden) + ", vocab " + std::to_string(vocab) +
-           (mlp == MlpKind::SwiGlu ? "" : std::string(", ") + memx::toString(mlp));
+           std::to_string(ffnHidden) + " " + memx::toString(mlp) + ", vocab " + std::to_string(vocab);
 }
 
 std::string PredictorMetadata::hashText(const std::string& text)

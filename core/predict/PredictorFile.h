@@ -26,7 +26,7 @@ struct PredictorMetadata {
         int vocab = 0;
         MlpKind mlp = MlpKind::SwiGlu;
         bool operator==(const ModelShape&) const = default;
-        std::string toString() const;  // "hidden 4096, heads 32, ffn 11008, vocab 32000" (", gelu" for GeLU)
+        std::string toString() const;  // "hidden 4096, heads 32, ffn 11008 swiglu, vocab 32000"
     };
 
     std::string toolVersion;

@@ -13,6 +13,7 @@ bool StageQuery::operator==(const StageQuery& o) const
     return gpu == o.gpu && tp == o.tp && dp == o.dp && layers == o.layers && microBatch == o.microBatch
         && seqLen == o.seqLen && hidden == o.hidden && heads == o.heads && headDim == o.headDim
         && queryGroups == o.queryGroups && ffnHidden == o.ffnHidden && mlp == o.mlp && vocab == o.vocab
+        && tiedEmbeddings == o.tiedEmbeddings
         && hasEmbedding == o.hasEmbedding && hasOutput == o.hasOutput
         && distributedOptimizer == o.distributedOptimizer && flashAttention == o.flashAttention && sequenceParallel == o.sequenceParallel
         && recompute == o.recompute && precision == o.precision && inflight == o.inflight && tpLinkGBps == o.tpLinkGBps
@@ -49,7 +50,7 @@ std::uint64_t StageQuery::signature() const
     for (int v : {tp, dp, layers, microBatch, seqLen, hidden, heads, headDim, queryGroups, ffnHidden, vocab})
         h = mix(h, static_cast<std::uint64_t>(v));
     h = mix(h, (hasEmbedding ? 1u : 0u) | (hasOutput ? 2u : 0u) | (distributedOptimizer ? 4u : 0u)
-                   | (flashAttention ? 8u : 0u) | (sequenceParallel ? 64u : 0u)
+                   | (flashAttention ? 8u : 0u) | (sequenceParallel ? 64u : 0u) | (tiedEmbeddings ? 128u : 0u)
                    | (static_cast<unsigned>(recompute) << 4) | (static_cast<unsigned>(precision) << 8)
                    | (static_cast<unsigned>(mlp) << 12));
     h = mix(h, bits(inflight));

@@ -30,6 +30,7 @@ struct StageQuery {
     int ffnHidden = 0;
     MlpKind mlp = MlpKind::SwiGlu;
     int vocab = 0;
+    bool tiedEmbeddings = false;  // the output layer shares the embedding (a last stage that is not the first keeps a copy)
     bool hasEmbedding = false;  // first stage
     bool hasOutput = false;     // last stage (output layer and loss)
     bool distributedOptimizer = true;

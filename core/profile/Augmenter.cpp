@@ -63,7 +63,7 @@ ConfigKey configKey(const Measurement& m, std::optional<Axis> blank)
     return {c.cluster.empty() ? c.gpuType : c.gpuType + "@" + c.cluster,
         {static_cast<int>(c.source), c.stage.value_or(-1), c.stageLayers.value_or(-1), c.tp, c.pp, c.dp, c.vp, c.mbs,
             c.gbs, c.seqLen, c.numLayers, c.hidden, c.ffnHidden, c.heads, c.queryGroups, c.vocab,
-            static_cast<int>(c.recompute), static_cast<int>(c.mlp)}};
+            static_cast<int>(c.recompute), static_cast<int>(c.mlp), c.tiedEmbeddings ? 1 : 0}};
 }
 
 // The configuration whatever the source: a generated row never repeats one
@@ -154,6 +154,7 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
     r.hidden = lo.hidden;
     r.ffnHidden = lo.ffnHidden;
     r.mlp = lo.mlp;
+    r.tiedEmbeddings = lo.tiedEmbeddings;
     r.heads = lo.heads;
     r.queryGroups = lo.queryGroups;
     r.vocab = lo.vocab;
@@ -161,6 +162,8 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
     r.stage = lo.stage;
     r.stageLayers = lo.stageLayers;
     r.cluster = lo.cluster;  // measured there: placed there
+    r.precision = lo.precision;      // trained in it
+    r.peakMemKind = lo.peakMemKind;  // what its memory counts
     switch (a) {
     case Axis::Mbs:
         if (x < 1 || lo.gbs % (x * lo.dp) != 0)
@@ -248,7 +251,7 @@ private:
     static auto runFields(const Measurement& m)
     {
         return std::tie(m.source, m.numGpus, m.pp, m.dp, m.vp, m.mbs, m.gbs, m.seqLen, m.numLayers, m.hidden,
-            m.ffnHidden, m.mlp, m.heads, m.queryGroups, m.vocab, m.cluster);
+            m.ffnHidden, m.mlp, m.tiedEmbeddings, m.heads, m.queryGroups, m.vocab, m.cluster);
     }
 
     static bool fits(const Run& run, const Measurement& m)

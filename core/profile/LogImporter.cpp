@@ -179,6 +179,8 @@ void LogImporter::checkAgainstRunList(const DumpedRun& d, const MeasuredRun& run
             differ(column, std::to_string(values.first), std::to_string(values.second));
     if (g.mlp != c.mlp)
         differ("mlp", toString(g.mlp), toString(c.mlp));
+    if (g.tiedEmbeddings != c.tiedEmbeddings)
+        differ("tied_embeddings", g.tiedEmbeddings ? "true" : "false", c.tiedEmbeddings ? "true" : "false");
     if (std::find(d.vocabAliases.begin(), d.vocabAliases.end(), c.vocab) == d.vocabAliases.end())
         differ("vocab", std::to_string(g.vocab), std::to_string(c.vocab));
     if (g.pp == c.pp && d.stageLayers != runLayers)

@@ -62,7 +62,7 @@ std::string MeasuredRun::configurationKey() const
         + std::to_string(c.gbs) + "|" + std::to_string(c.seqLen) + "|" + std::to_string(c.numLayers) + "|"
         + std::to_string(c.hidden) + "|" + std::to_string(c.ffnHidden) + "|" + std::to_string(c.heads) + "|"
         + std::to_string(c.queryGroups) + "|" + std::to_string(c.vocab) + "|" + toString(c.precision) + "|"
-        + toString(c.mlp);
+        + toString(c.mlp) + (c.tiedEmbeddings ? "|tied" : "");
     for (const MeasuredStage& s : stages)
         key += "|" + s.gpuType + ":" + std::to_string(s.layers) + toString(s.recompute);
     return key;
@@ -79,6 +79,7 @@ ModelSpec MeasuredRun::model() const
     m.queryGroups = config.queryGroups;
     m.ffnHidden = config.ffnHidden;
     m.mlp = config.mlp;
+    m.tiedEmbeddings = config.tiedEmbeddings;
     m.vocab = config.vocab;
     m.seqLen = config.seqLen;
     m.source = "measurement run " + runId;

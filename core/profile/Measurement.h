@@ -42,6 +42,7 @@ struct Measurement {
     int hidden = 0;
     int ffnHidden = 0;
     MlpKind mlp = MlpKind::SwiGlu;  // column mlp; empty: swiglu
+    bool tiedEmbeddings = false;    // column tied_embeddings (true|false); empty: false
     int heads = 0;
     int queryGroups = 0;
     int vocab = 0;

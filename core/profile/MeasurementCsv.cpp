@@ -24,14 +24,14 @@ namespace {
 enum Col {
     RunId, Source, GpuType, NumGpus, Tp, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
     QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ProvenanceCol,
-    Uncertainty, EstimatedGpuHours, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, ColCount
+    Uncertainty, EstimatedGpuHours, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol, ColCount
 };
 
 const char* const kNames[ColCount] = {
     "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers",
     "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage", "stage_layers",
     "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours", "cluster",
-    "precision", "peak_mem_kind", "mlp"};
+    "precision", "peak_mem_kind", "mlp", "tied_embeddings"};
 
 constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
 
@@ -237,6 +237,12 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     if (p.present(MlpCol) && !parseMlpKind(p.cell(MlpCol), m.mlp))
         p.fail(MlpCol, "mlp must be empty (swiglu) or swiglu|gelu, " + p.got(MlpCol));
     m.ffnHidden = p.countOr(FfnHidden, ranges::ffnHidden, ModelSpec::defaultFfn(m.hidden, m.mlp));
+    if (p.present(TiedCol)) {
+        const std::string& t = p.cell(TiedCol);
+        if (t != "true" && t != "false")
+            p.fail(TiedCol, "tied_embeddings must be empty (false) or true|false, " + p.got(TiedCol));
+        m.tiedEmbeddings = t == "true";
+    }
     m.heads = p.count(Heads, ranges::heads);
     m.queryGroups = p.countOr(QueryGroups, ranges::queryGroups, m.heads);
     m.vocab = p.count(Vocab, ranges::vocab);
@@ -316,7 +322,7 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
 // Fields every row of one run must agree on (stage rows may differ in
 // gpu_type, tp, recompute, stage and the targets).
 constexpr Col kRunFields[] = {Source, NumGpus, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
-                              QueryGroups, Vocab, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol};
+                              QueryGroups, Vocab, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol};
 
 std::string runValue(const Measurement& m, Col c)
 {
@@ -339,6 +345,7 @@ std::string runValue(const Measurement& m, Col c)
     case PrecisionCol: return toString(m.precision);
     case PeakMemKindCol: return toString(m.peakMemKind);
     case MlpCol: return toString(m.mlp);
+    case TiedCol: return m.tiedEmbeddings ? "true" : "false";
     default: return {};
     }
 }
@@ -518,15 +525,16 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
 std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
 {
     std::string out = std::string("# format: ") + kMeasurementFormat + "\n";
-    // `cluster`, `precision`, `peak_mem_kind` and `mlp` only when a row needs
-    // them, so files without them stay as they were.
+    // `cluster`, `precision`, `peak_mem_kind`, `mlp` and `tied_embeddings`
+    // only when a row needs them, so files without them stay as they were.
     const auto any = [&](auto pred) { return std::any_of(rows.begin(), rows.end(), pred); };
-    const bool withMlp = any([](const Measurement& m) { return m.mlp != MlpKind::SwiGlu; });
+    const bool withTied = any([](const Measurement& m) { return m.tiedEmbeddings; });
+    const bool withMlp = withTied || any([](const Measurement& m) { return m.mlp != MlpKind::SwiGlu; });
     const bool withKinds = withMlp || any([](const Measurement& m) {
         return m.precision != Precision::Bf16 || m.peakMemKind != MemoryKind::Allocated;
     });
     const bool withCluster = withKinds || any([](const Measurement& m) { return !m.cluster.empty(); });
-    const int cols = withMlp ? ColCount : withKinds ? MlpCol : withCluster ? PrecisionCol : ClusterCol;
+    const int cols = withTied ? ColCount : withMlp ? TiedCol : withKinds ? MlpCol : withCluster ? PrecisionCol : ClusterCol;
     for (int c = 0; c < cols; ++c) out += std::string(c ? "," : "") + kNames[c];
     out += '\n';
     const auto opt = [](const auto& v) {
@@ -565,7 +573,8 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                              m.cluster.empty() ? std::string() : csvText(m.cluster),
                                              toString(m.precision),
                                              toString(m.peakMemKind),
-                                             toString(m.mlp)};
+                                             toString(m.mlp),
+                                             m.tiedEmbeddings ? "true" : "false"};
         for (int c = 0; c < cols; ++c) out += (c ? "," : "") + cells[c];
         out += '\n';
     }

@@ -171,6 +171,7 @@ const std::vector<std::string>& MegatronArguments::runArgumentNames()
         "world_size", "data_parallel_size", "num_moe_experts", "num_experts", "expert_model_parallel_size",
         "use_tp_pp_dp_mapping", "micro_batch_size", "batch_size", "global_batch_size", "rampup_batch_size",
         "seq_length", "num_layers", "hidden_size", "num_attention_heads", "ffn_hidden_size", "swiglu",
+        "untie_embeddings_and_output_weights",
         "group_query_attention", "num_query_groups", "padded_vocab_size", "vocab_size",
         "virtual_pipeline_model_parallel_size", "num_virtual_stages_per_pipeline_rank",
         "num_layers_per_virtual_pipeline_stage", "pipeline_model_parallel_layout", "decoder_first_pipeline_num_layers",
@@ -352,6 +353,9 @@ private:
         const bool swiglu = a_.flag("swiglu").value_or(false);
         c_.mlp = swiglu ? MlpKind::SwiGlu : MlpKind::Gelu;
         note("mlp", "swiglu");
+        // Megatron shares the output layer with the embedding unless told not to.
+        c_.tiedEmbeddings = !a_.flag("untie_embeddings_and_output_weights").value_or(false);
+        note("tied_embeddings", "untie_embeddings_and_output_weights");
         if (a_.integer("ffn_hidden_size")) {
             c_.ffnHidden = required("ffn_hidden", "ffn_hidden_size");
         } else if (swiglu) {

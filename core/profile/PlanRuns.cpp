@@ -26,6 +26,7 @@ std::vector<Measurement> PlanRuns::rows(const Plan& plan, const ModelSpec& model
         m.hidden = model.hidden;
         m.ffnHidden = model.ffnHidden;
         m.mlp = model.mlp;
+        m.tiedEmbeddings = model.tiedEmbeddings;
         m.heads = model.heads;
         m.queryGroups = plan.queryGroups;
         m.vocab = model.vocab;

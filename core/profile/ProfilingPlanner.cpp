@@ -100,6 +100,7 @@ StageQuery ProfilingPlanner::baseQuery(const ModelSpec& model, const GpuType& gp
     q.queryGroups = model.queryGroups > 0 ? model.queryGroups : model.heads;
     q.ffnHidden = model.ffn();
     q.mlp = model.mlp;
+    q.tiedEmbeddings = model.tiedEmbeddings;
     q.vocab = model.vocab;
     q.seqLen = model.seqLen > 0 ? model.seqLen : q.seqLen;
     q.layers = model.numLayers > 0 ? model.numLayers : 1;
@@ -305,7 +306,7 @@ std::string ProfilingPlanner::megatronCommand(const PlannedRun& run, const Model
     const int heads = q.heads > 0 ? q.heads : model.heads;
     const int groups = q.queryGroups > 0 ? q.queryGroups : heads;
     const int hidden = q.hidden > 0 ? q.hidden : model.hidden;
-    const int ffn = q.ffnHidden > 0 ? q.ffnHidden : (model.ffnHidden > 0 ? model.ffnHidden : ModelSpec::defaultFfn(hidden, q.mlp));
+    const int ffn = q.ffnHidden > 0 ? q.ffnHidden : (model.ffnHidden > 0 ? model.ffnHidden : ModelSpec::defaultFfn(hidden, model.mlp));
     const int headDim = q.headDim > 0 ? q.headDim : (heads > 0 ? hidden / heads : 0);
     const int vocab = q.vocab > 0 ? q.vocab : model.vocab;
     const int iters = options.warmupIterations + options.measuredIterations;
@@ -318,8 +319,7 @@ std::string ProfilingPlanner::megatronCommand(const PlannedRun& run, const Model
     job.model.heads = heads;
     job.model.headDim = headDim;
     job.model.queryGroups = groups;
-    job.model.ffnHidden = ffn;
-    job.model.mlp = q.mlp;
+    job.model.ffnHidden = ffn;  // job.model = model: its MLP kind and embeddings
     job.model.vocab = vocab;
     job.tp = q.tp;
     job.pp = 1;

@@ -874,7 +874,7 @@ void TestCli::gpusListsCatalog()
 void TestCli::modelsListsPresets_data()
 {
     QTest::addColumn<QString>("name");
-    for (const char* m : {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b"})
+    for (const char* m : {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "gpt3-175b"})
         QTest::newRow(m) << QString::fromLatin1(m);
 }
 

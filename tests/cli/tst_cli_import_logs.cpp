@@ -58,6 +58,11 @@ void TestCliImportLogs::withoutRunList()
     QCOMPARE(set.rows[3].runId, std::string("megatron_deepspeed_argdump"));
     QCOMPARE(set.rows[3].gpuType, std::string("A100-80GB"));
     QCOMPARE(set.rows[6].gpuType, std::string("L4"));
+    // The MLP and the embeddings come from swiglu and untie_embeddings_and_output_weights.
+    QCOMPARE(main.mlp, memx::MlpKind::SwiGlu);
+    QVERIFY(!main.tiedEmbeddings);
+    QCOMPARE(set.rows[3].mlp, memx::MlpKind::Gelu);  // Megatron-DeepSpeed GPT: swiglu False
+    QVERIFY(!set.rows[3].tiedEmbeddings);
     // The torchrun log keeps two lines after the warm-up: said on stderr.
     QVERIFY2(r.err.contains("warning: ") && r.err.contains("torchrun_tee_ansi.log: only 2 iteration line(s)"),
              qPrintable(r.err));
@@ -161,6 +166,8 @@ void TestCliImportLogs::runListChecked()
     const auto set = MeasurementCsv::read(path("r.csv").toStdString());
     QCOMPARE(int(set.rows.size()), 2);
     QCOMPARE(set.rows[0].runId, std::string("resumed_run_three_lines"));
+    QCOMPARE(set.rows[0].mlp, memx::MlpKind::Gelu);  // swiglu False
+    QVERIFY(set.rows[0].tiedEmbeddings);             // untie_embeddings_and_output_weights False
     QCOMPARE(set.rows[0].iterationTimeMs.value(), 1789.75);
     QCOMPARE(set.rows[1].peakMemMiB.value(), 28012.80);
 }

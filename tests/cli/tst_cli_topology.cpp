@@ -158,7 +158,8 @@ void TestCliTopology::searchCarriesTheWarning()
     QCOMPARE(m.gpuType, std::string("A100-80GB"));
     const QJsonObject spec{{"format", "memx-model/1"}, {"name", "ci-model"},    {"num_layers", m.numLayers},
                            {"hidden", m.hidden},       {"heads", m.heads},      {"query_groups", m.queryGroups},
-                           {"ffn_hidden", m.ffnHidden}, {"vocab", m.vocab},      {"seq_len", m.seqLen}};
+                           {"ffn_hidden", m.ffnHidden}, {"vocab", m.vocab},      {"seq_len", m.seqLen},
+                           {"mlp", QString::fromLatin1(memx::toString(m.mlp))}};
     QVERIFY(writeJson(path("model.json"), spec));
     const QStringList args{"search", "--cluster", data("dgx-a100.json"), "--model", path("model.json"), "--gbs",
                            QString::number(m.gbs), "--mbs", QString::number(m.mbs), "--predictor", path(model),

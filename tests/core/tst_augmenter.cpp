@@ -248,7 +248,14 @@ void TestAugmenter::linearMbsValues()
 
 void TestAugmenter::linearMbsCopiesTheLowerNeighbour()
 {
-    const auto in = linearMbs();
+    // Run-level fields away from their defaults, so a row that forgot one shows.
+    auto in = linearMbs();
+    for (Measurement& m : in) {
+        m.precision = Precision::Fp32;
+        m.peakMemKind = MemoryKind::Device;
+        m.mlp = MlpKind::Gelu;
+        m.tiedEmbeddings = true;
+    }
     const auto r = Augmenter::augment(in);
     QCOMPARE(r.inputRows, 5);
     QCOMPARE(r.sweeps.size(), std::size_t(1));

@@ -44,7 +44,7 @@ bool sameModel(const ModelSpec& a, const ModelSpec& b)
 {
     return a.name == b.name && a.numLayers == b.numLayers && a.hidden == b.hidden && a.heads == b.heads
         && a.headDim == b.headDim && a.queryGroups == b.queryGroups && a.ffnHidden == b.ffnHidden
-        && a.vocab == b.vocab && a.seqLen == b.seqLen && a.tiedEmbeddings == b.tiedEmbeddings;
+        && a.mlp == b.mlp && a.vocab == b.vocab && a.seqLen == b.seqLen && a.tiedEmbeddings == b.tiedEmbeddings;
 }
 
 void typeInto(QLineEdit* edit, const QString& text)
