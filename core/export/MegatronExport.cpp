@@ -186,6 +186,10 @@ std::vector<std::string> MegatronExport::arguments(const MegatronJob& job)
         add("--attention-backend");
         add("unfused");
     }
+    // The plan keeps no dropout masks (LLaMA-style pretraining); Megatron's
+    // defaults would add 0.1 on attention and hidden states, and their masks.
+    for (const char* f : {"--attention-dropout", "0.0", "--hidden-dropout", "0.0"})
+        add(f);
     if (job.distributedOptimizer)
         add("--use-distributed-optimizer");
     switch (job.recompute) {

@@ -444,6 +444,9 @@ void TestFlagScaleExport::precisionAndAttention()
     const auto gelu = readYaml(yamlOf(FlagScaleExport::files(twoHostPlan("A100-80GB", {0, 1, 2, 3}, true, MlpKind::Gelu)),
                                       "conf/train/memx_plan.yaml"));
     QCOMPARE(gelu.at("model.swiglu"), std::string("False"));
+    // No dropout, as planned (Megatron's default is 0.1 on both).
+    QCOMPARE(a100.at("model.attention_dropout"), std::string("0.0"));
+    QCOMPARE(a100.at("model.hidden_dropout"), std::string("0.0"));
     // Gaudi selects devices with HABANA_VISIBLE_MODULES, which FlagScale's runner cannot count.
     try {
         FlagScaleExport::files(twoHostPlan("Gaudi3", {0, 1, 2, 3}));

@@ -476,6 +476,12 @@ void TestMegatronExport::mlpKindAndTiedEmbeddings()
     const auto f = std::find(a.begin(), a.end(), "--ffn-hidden-size");
     QVERIFY(f != a.end() && f + 1 != a.end());
     QCOMPARE(QString::fromStdString(*(f + 1)), ffn);
+    // No dropout, as planned: Megatron's default 0.1 would keep masks the plan does not count.
+    for (const char* flag : {"--attention-dropout", "--hidden-dropout"}) {
+        const auto d = std::find(a.begin(), a.end(), flag);
+        QVERIFY2(d != a.end() && d + 1 != a.end(), flag);
+        QCOMPARE(*(d + 1), std::string("0.0"));
+    }
 }
 
 void TestMegatronExport::handPlacement_data()

@@ -43,6 +43,8 @@ MEGATRON_ARGS=(
   --micro-batch-size 1
   --global-batch-size 32
   --bf16
+  --attention-dropout 0.0
+  --hidden-dropout 0.0
   --use-distributed-optimizer
 )
 # Data: replace the mock data by your data set (--data-path ... --tokenizer-type ...).

@@ -58,6 +58,8 @@ MEGATRON_ARGS=(
   --micro-batch-size 1
   --global-batch-size 32
   --fp16
+  --attention-dropout 0.0
+  --hidden-dropout 0.0
   --use-distributed-optimizer
   --recompute-granularity full
   --recompute-method uniform
