@@ -25,7 +25,7 @@ inline void trainSmallPredictor(const SearchRequest& req, const std::string& fil
     const std::map<std::string, double> slower = {{"A100-80GB", 1.10}, {"Vendor-B", 1.30}, {"Vendor-C", 0.90}};
     for (std::size_t n = 0; n < std::min<std::size_t>(8, r.best.size()); ++n) {
         const Plan& p = r.best[n];
-        std::vector<Measurement> stages = PlanRuns::rows(p, req.problem.model, "run" + std::to_string(n));
+        std::vector<Measurement> stages = PlanRuns::rows(p, req.problem, "run" + std::to_string(n));
         for (std::size_t i = 0; i < stages.size(); ++i) {
             Measurement& m = stages[i];
             m.source = MeasurementSource::Simulated;

@@ -4,6 +4,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
@@ -194,6 +195,31 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     checks->addWidget(flashAttention_);
     form->addRow(tr("Options"), checks);
 
+    // Megatron's default is 0.1 on both; the planner's 0 (LLaMA-style).
+    const auto rateBox = [this](const char* name, const QString& tip) {
+        auto* box = new QDoubleSpinBox(this);
+        box->setObjectName(QString::fromLatin1(name));
+        box->setRange(0.0, 0.99);
+        box->setDecimals(3);
+        box->setSingleStep(0.05);
+        box->setToolTip(tip);
+        return box;
+    };
+    attentionDropout_ = rateBox("attentionDropout",
+                                tr("--attention-dropout: above 0, unfused attention keeps a mask and the "
+                                   "dropped-out scores (3 bytes per score); FlashAttention keeps nothing more"));
+    hiddenDropout_ = rateBox("hiddenDropout",
+                             tr("--hidden-dropout: above 0, every layer keeps two 1-byte masks of "
+                                "sequence x batch x hidden"));
+    auto* dropout = new QHBoxLayout;
+    dropout->addWidget(new QLabel(tr("attention"), this));
+    dropout->addWidget(attentionDropout_);
+    dropout->addSpacing(8);
+    dropout->addWidget(new QLabel(tr("hidden"), this));
+    dropout->addWidget(hiddenDropout_);
+    dropout->addStretch(1);
+    form->addRow(tr("Dropout"), dropout);
+
     root->addStretch(1);
 
     auto notify = [this] { emit changed(); };
@@ -204,6 +230,8 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     connect(precision_, &QComboBox::currentIndexChanged, this, notify);
     for (QCheckBox* box : {distributedOptimizer_, sequenceParallel_, flashAttention_})
         connect(box, &QCheckBox::toggled, this, notify);
+    for (QDoubleSpinBox* box : {attentionDropout_, hiddenDropout_})
+        connect(box, &QDoubleSpinBox::valueChanged, this, notify);
 
     setModel(ModelSpec::presets().front());
     setSetup(TrainingSetup{});
@@ -396,6 +424,8 @@ TrainingSetup SetupPanel::setup() const
     s.distributedOptimizer = distributedOptimizer_->isChecked();
     s.sequenceParallel = sequenceParallel_->isChecked();
     s.flashAttention = flashAttention_->isChecked();
+    s.attentionDropout = attentionDropout_->value();
+    s.hiddenDropout = hiddenDropout_->value();
     return s;
 }
 
@@ -405,6 +435,7 @@ void SetupPanel::setSetup(const TrainingSetup& s)
     {
         const QSignalBlocker b1(globalBatch_), b2(maxPipeline_), b3(schedule_), b4(recompute_);
         const QSignalBlocker b5(distributedOptimizer_), b6(sequenceParallel_), b7(flashAttention_), b8(precision_);
+        const QSignalBlocker b9(attentionDropout_), b10(hiddenDropout_);
         globalBatch_->setValue(s.globalBatch);
         maxPipeline_->setValue(s.maxPipelineStages);
         schedule_->setCurrentIndex(schedule_->findData(int(s.schedule)));
@@ -414,6 +445,8 @@ void SetupPanel::setSetup(const TrainingSetup& s)
         distributedOptimizer_->setChecked(s.distributedOptimizer);
         sequenceParallel_->setChecked(s.sequenceParallel);
         flashAttention_->setChecked(s.flashAttention);
+        attentionDropout_->setValue(s.attentionDropout);
+        hiddenDropout_->setValue(s.hiddenDropout);
         setListText(microBatches_, s.microBatches);
         setListText(seqLens_, s.seqLens);
         setListText(queryGroups_, s.queryGroups);

@@ -10,6 +10,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -95,6 +96,8 @@ private:
     QCheckBox* distributedOptimizer_ = nullptr;
     QCheckBox* sequenceParallel_ = nullptr;
     QCheckBox* flashAttention_ = nullptr;
+    QDoubleSpinBox* attentionDropout_ = nullptr;
+    QDoubleSpinBox* hiddenDropout_ = nullptr;
     QComboBox* schedule_ = nullptr;
     QComboBox* precision_ = nullptr;
     QComboBox* recompute_ = nullptr;

@@ -63,6 +63,9 @@ Measurement runRow(const PlannedRun& run, const ModelSpec& model, int microBatch
     m.queryGroups = q.queryGroups;
     m.vocab = model.vocab;
     m.recompute = q.recompute;
+    m.flashAttention = q.flashAttention;  // as profilingCommand launches it
+    m.attentionDropout = launchRate(q.dropout.attention);
+    m.hiddenDropout = launchRate(q.dropout.hidden);
     m.estimatedGpuHours = run.estimatedGpuHours;
     return m;
 }

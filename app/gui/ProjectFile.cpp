@@ -48,6 +48,8 @@ nlohmann::json Project::toJson() const
                   {"virtual_stages", s.virtualStages},
                   {"distributed_optimizer", s.distributedOptimizer},
                   {"flash_attention", s.flashAttention},
+                  {"attention_dropout", s.attentionDropout},
+                  {"hidden_dropout", s.hiddenDropout},
                   {"sequence_parallel", s.sequenceParallel},
                   {"precision", s.precision},
                   {"schedule", toString(s.schedule)},
@@ -100,6 +102,8 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
     p.setup.maxPipelineStages = s.integerInRange("max_pipeline_stages", ranges::pipelineStages, 8);
     p.setup.distributedOptimizer = s.boolean("distributed_optimizer", true);
     p.setup.flashAttention = s.boolean("flash_attention", true);
+    p.setup.attentionDropout = s.number("attention_dropout", 0.0);  // validated with the setup below
+    p.setup.hiddenDropout = s.number("hidden_dropout", 0.0);
     p.setup.sequenceParallel = s.boolean("sequence_parallel", true);
     p.setup.allowIdleGpus = s.boolean("allow_idle_gpus", true);
     p.setup.precision = s.string("precision", "auto");  // validated with the setup below

@@ -342,8 +342,10 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     t += "  normalization: RMSNorm\n  position_embedding_type: rope\n";
     if (!job.flashAttention)  // turned off, or fp32/tf32 (no FlashAttention)
         t += "  attention_backend: unfused  # planned without flash attention: the s x s scores are kept\n";
-    t += "  attention_dropout: 0.0  # planned without dropout masks (Megatron's default is 0.1)\n";
-    t += "  hidden_dropout: 0.0\n";
+    // Always the plan's rates: Megatron's default of 0.1 keeps masks.
+    t += "  attention_dropout: " + Text::pyFloat(job.attentionDropout)
+        + (job.attentionDropout > 0 ? "\n" : "  # planned without dropout masks (Megatron's default is 0.1)\n");
+    t += "  hidden_dropout: " + Text::pyFloat(job.hiddenDropout) + "\n";
     t += std::string("  untie_embeddings_and_output_weights: ") + yamlBool(!m.tiedEmbeddings) + "\n";
     t += "  micro_batch_size: " + std::to_string(p.microBatch) + "\n";
     t += "  global_batch_size: " + std::to_string(p.globalBatch) + "\n";

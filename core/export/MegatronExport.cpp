@@ -186,10 +186,12 @@ std::vector<std::string> MegatronExport::arguments(const MegatronJob& job)
         add("--attention-backend");
         add("unfused");
     }
-    // The plan keeps no dropout masks (LLaMA-style pretraining); Megatron's
-    // defaults would add 0.1 on attention and hidden states, and their masks.
-    for (const char* f : {"--attention-dropout", "0.0", "--hidden-dropout", "0.0"})
-        add(f);
+    // Always the plan's rates: Megatron's default of 0.1 would keep dropout
+    // masks a plan without dropout does not count.
+    add("--attention-dropout");
+    add(Text::pyFloat(job.attentionDropout));
+    add("--hidden-dropout");
+    add(Text::pyFloat(job.hiddenDropout));
     if (job.distributedOptimizer)
         add("--use-distributed-optimizer");
     switch (job.recompute) {
@@ -261,6 +263,8 @@ MegatronJob MegatronExport::jobFor(const PlanDocument& doc, Recompute level)
     j.sequenceParallel = doc.problem.setup.sequenceParallel;
     j.distributedOptimizer = doc.problem.setup.distributedOptimizer;
     j.flashAttention = doc.problem.setup.flashAttention;
+    j.attentionDropout = doc.problem.setup.attentionDropout;
+    j.hiddenDropout = doc.problem.setup.hiddenDropout;
     // The precision the plan was predicted in: the same resolution as the
     // search's, so the script trains what the plan's memory and time assume.
     try {

@@ -30,6 +30,8 @@ struct MegatronJob {
     bool distributedOptimizer = true;
     std::string precision = "bf16";  // fp32, tf32, fp16 (dynamic loss scaling), bf16 or fp8 (Transformer Engine)
     bool flashAttention = true;      // false: --attention-backend unfused (what the plan assumed)
+    double attentionDropout = 0.0;   // always written: Megatron's default 0.1 keeps masks a plan may not count
+    double hiddenDropout = 0.0;
 };
 
 struct GpuType;

@@ -72,6 +72,8 @@ nlohmann::json PlanJson::setup(const TrainingSetup& s)
             {"max_pp", s.maxPipelineStages},
             {"distributed_optimizer", s.distributedOptimizer},
             {"flash_attention", s.flashAttention},
+            {"attention_dropout", s.attentionDropout},
+            {"hidden_dropout", s.hiddenDropout},
             {"sequence_parallel", s.sequenceParallel},
             {"precision", s.precision},
             {"schedule", toString(s.schedule)},

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <climits>
+#include <utility>
 
 namespace memx {
 
@@ -83,6 +84,11 @@ TrainingSetup PlanJsonReader::setupFromJson(const JsonReader& j)
     s.maxPipelineStages = intIn(j, "max_pp", 1, 4096, s.maxPipelineStages);
     s.distributedOptimizer = j.boolean("distributed_optimizer", s.distributedOptimizer);
     s.flashAttention = j.boolean("flash_attention", s.flashAttention);
+    for (auto [key, rate] : {std::pair{"attention_dropout", &s.attentionDropout}, std::pair{"hidden_dropout", &s.hiddenDropout}}) {
+        *rate = j.number(key, 0.0);  // files written before dropout existed planned without it
+        if (!(*rate >= 0 && *rate < 1))
+            j.fail("dropout rate must be in [0, 1) (0 turns it off)", key);
+    }
     s.sequenceParallel = j.boolean("sequence_parallel", s.sequenceParallel);
     s.precision = j.string("precision", s.precision);
     Precision parsed;

@@ -1,8 +1,24 @@
 #include "io/Text.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace memx {
+
+std::string Text::shortest(double value)
+{
+    char buf[64];
+    const auto res = std::to_chars(buf, buf + sizeof buf, value);
+    return std::string(buf, res.ptr);
+}
+
+std::string Text::pyFloat(double value)
+{
+    std::string s = shortest(value);
+    if (s.find_first_of(".en") == std::string::npos)  // not 0.1, 1e-07, inf or nan
+        s += ".0";
+    return s;
+}
 
 std::string Text::fmt(const char* format, double value)
 {

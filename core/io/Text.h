@@ -9,6 +9,11 @@ namespace memx {
 struct Text {
     // printf-style formatting of one number, e.g. Text::fmt("%.1f", 2.25) == "2.2".
     static std::string fmt(const char* format, double value);
+    // The shortest digits that read back as exactly `value` ("0.1", "2", "1e-07").
+    static std::string shortest(double value);
+    // The same as Python's repr of a float: whole numbers end in ".0" ("0.0",
+    // "2.0"); what Megatron prints and what its YAML and flags read.
+    static std::string pyFloat(double value);
     // "1,2,4" (or with another separator).
     static std::string joinInts(const std::vector<int>& values, const char* separator = ",");
     static std::string join(const std::vector<std::string>& values, const char* separator = ", ");

@@ -79,7 +79,10 @@ Shape shapeOf(const ModelSpec& m, int b, int s, int t, bool sequenceParallel, Pr
 
 // The attention core forward: fused (one kernel reading Q, K, V and writing
 // O) or unfused (QK^T, softmax over the s x s scores, AV).
-void attentionCore(std::vector<Operator>& ops, const ModelSpec& m, const Shape& x, bool flash)
+// FlashAttention draws its dropout mask inside the kernel (its extra RNG
+// work is not counted); unfused attention runs a dropout kernel over the
+// probabilities that reads them and writes them and a 1-byte mask.
+void attentionCore(std::vector<Operator>& ops, const ModelSpec& m, const Shape& x, bool flash, Dropout d)
 {
     if (flash) {
         Operator op;
@@ -96,6 +99,8 @@ void attentionCore(std::vector<Operator>& ops, const ModelSpec& m, const Shape& 
     // Megatron's fused scale-mask-softmax: one read and one write of the
     // scores (backward: twice that, like every memory-bound kernel).
     ops.push_back(memoryBound("softmax", 2.0 * x.e * heads * x.s * x.s));
+    if (d.attention)
+        ops.push_back(memoryBound("attention dropout", (2.0 * x.e + 1.0) * heads * x.s * x.s));
     ops.push_back(gemm(attentionMath(x.p), "attention values AV", x.s, m.headDim, x.s, heads));
 }
 
@@ -109,9 +114,11 @@ void tpCollective(std::vector<Operator>& ops, const char* name, const Shape& x, 
 }  // namespace
 
 std::vector<Operator> LayerOperators::forward(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                              bool flashAttention, Precision p)
+                                              bool flashAttention, Precision p, Dropout d)
 {
     const Shape x = shapeOf(m, b, s, t, sequenceParallel, p);
+    // Megatron's bias-dropout-add: with hidden dropout it also writes a 1-byte mask.
+    const double residualBytes = (3.0 * x.e + (d.hidden ? 1.0 : 0.0)) * x.Tl * x.h;
     std::vector<Operator> ops;
     ops.reserve(16);
     ops.push_back(memoryBound("input norm", 2.0 * x.e * x.Tl * x.h));
@@ -119,10 +126,10 @@ std::vector<Operator> LayerOperators::forward(const ModelSpec& m, int b, int s, 
         tpCollective(ops, "all-gather before QKV", x, t);
     ops.push_back(gemm(x.p, "QKV projection", x.T, (x.ad + 2.0 * x.gd) / t, x.h));
     ops.push_back(memoryBound("rotary embedding", 2.0 * x.e * x.T * (x.ad + x.gd) / t));
-    attentionCore(ops, m, x, flashAttention);
+    attentionCore(ops, m, x, flashAttention, d);
     ops.push_back(gemm(x.p, "attention output projection", x.T, x.h, x.ad / t));
     tpCollective(ops, x.sp ? "reduce-scatter after attention" : "all-reduce after attention", x, t);
-    ops.push_back(memoryBound("residual add", 3.0 * x.e * x.Tl * x.h));
+    ops.push_back(memoryBound("residual add", residualBytes));
     ops.push_back(memoryBound("pre-MLP norm", 2.0 * x.e * x.Tl * x.h));
     if (x.sp)
         tpCollective(ops, "all-gather before MLP", x, t);
@@ -135,18 +142,18 @@ std::vector<Operator> LayerOperators::forward(const ModelSpec& m, int b, int s, 
     }
     ops.push_back(gemm(x.p, "MLP down (FC2)", x.T, x.h, x.f / t));
     tpCollective(ops, x.sp ? "reduce-scatter after MLP" : "all-reduce after MLP", x, t);
-    ops.push_back(memoryBound("residual add", 3.0 * x.e * x.Tl * x.h));
+    ops.push_back(memoryBound("residual add", residualBytes));
     return ops;
 }
 
 std::vector<Operator> LayerOperators::backward(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                               bool flashAttention, Precision p)
+                                               bool flashAttention, Precision p, Dropout d)
 {
     std::vector<Operator> ops;
     ops.reserve(24);
     const Shape x = shapeOf(m, b, s, t, sequenceParallel, p);
     const double gradBytes = bytesOf(p).gradient;
-    for (const Operator& f : forward(m, b, s, t, sequenceParallel, flashAttention, p)) {
+    for (const Operator& f : forward(m, b, s, t, sequenceParallel, flashAttention, p, d)) {
         switch (f.kind) {
         case Operator::Kind::Gemm:
             if (f.batch > 1) {  // unfused attention: gradients of both operands, no weights
@@ -181,13 +188,13 @@ std::vector<Operator> LayerOperators::backward(const ModelSpec& m, int b, int s,
 }
 
 std::vector<Operator> LayerOperators::recompute(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                                bool flashAttention, Recompute r, Precision p)
+                                                bool flashAttention, Recompute r, Precision p, Dropout d)
 {
     if (r == Recompute::Full)
-        return forward(m, b, s, t, sequenceParallel, flashAttention, p);
+        return forward(m, b, s, t, sequenceParallel, flashAttention, p, d);
     std::vector<Operator> ops;
     if (r == Recompute::Selective)
-        attentionCore(ops, m, shapeOf(m, b, s, t, sequenceParallel, p), flashAttention);
+        attentionCore(ops, m, shapeOf(m, b, s, t, sequenceParallel, p), flashAttention, d);
     return ops;
 }
 

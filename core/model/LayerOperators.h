@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/Dropout.h"
 #include "model/Precision.h"
 #include "model/Recompute.h"
 
@@ -42,15 +43,18 @@ struct Operator {
 // sec. 3: the backward recomputes the scores). With sequence parallelism the
 // norms and residuals see s/t tokens, and the two all-reduces of the forward
 // become two all-gathers and two reduce-scatters (Korthikanti et al. 2022).
+// Dropout (model/Dropout.h) adds a kernel over the unfused attention scores
+// and a mask write to each bias-dropout-add.
 struct LayerOperators {
     static std::vector<Operator> forward(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                         bool flashAttention, Precision p = Precision::Bf16);
+                                         bool flashAttention, Precision p = Precision::Bf16, Dropout d = {});
     static std::vector<Operator> backward(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                          bool flashAttention, Precision p = Precision::Bf16);
+                                          bool flashAttention, Precision p = Precision::Bf16, Dropout d = {});
     // What recomputation adds before the backward: full repeats the forward,
     // selective repeats the attention core (and, unfused, its softmax).
     static std::vector<Operator> recompute(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
-                                           bool flashAttention, Recompute r, Precision p = Precision::Bf16);
+                                           bool flashAttention, Recompute r, Precision p = Precision::Bf16,
+                                           Dropout d = {});
     // Output layer and loss (last stage), forward + backward: the logits GEMM
     // and its two gradients, fused cross-entropy over fp32 logits.
     static std::vector<Operator> outputLayer(const ModelSpec& m, int b, int s, int t, Precision p = Precision::Bf16);

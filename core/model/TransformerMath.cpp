@@ -71,7 +71,7 @@ double TransformerMath::outputTrainingFlops(const ModelSpec& m, int b, int s)
 }
 
 double TransformerMath::layerActivationBytes(const ModelSpec& m, int b, int s, int t, bool flashAttention,
-                                             Recompute r, bool sequenceParallel, Precision p)
+                                             Recompute r, bool sequenceParallel, Precision p, Dropout d)
 {
     const double sb = double(s) * b;
     const bool sp = sequenceParallel || t == 1;
@@ -87,13 +87,20 @@ double TransformerMath::layerActivationBytes(const ModelSpec& m, int b, int s, i
     const double mlpKept = m.mlp == MlpKind::Gelu ? 4.0 : 6.0;
     double perToken = e * (12.0 * m.hidden + 4.0 * double(m.queryGroups) * m.headDim + mlpKept * m.ffnHidden)
         - gemmSaving * (3.0 * m.hidden + m.ffnHidden);
-    double bytes = sb * perToken;
-    if (!flashAttention && r == Recompute::None)
-        bytes += e * 2.0 * m.heads * double(s) * s * b;
+    // Hidden dropout: two 1-byte masks of sbh, whatever the precision.
+    const double masks = d.hidden ? 2.0 * m.hidden : 0.0;
+    double bytes = sb * (perToken + masks);
+    if (!flashAttention && r == Recompute::None) {
+        const double scores = double(m.heads) * s * s * b;
+        bytes += e * 2.0 * scores;  // softmax output
+        if (d.attention)
+            bytes += (1.0 + e * 2.0) * scores;  // dropout mask and the dropped-out probabilities
+    }
     if (sp)
         return bytes / t;
-    // Norm inputs 4sbh, QKV input and MLP input (GEMM inputs) stay whole.
-    const double replicated = sb * m.hidden * (4.0 * e + 2.0 * (2.0 * e - gemmSaving));
+    // Norm inputs 4sbh, QKV input and MLP input (GEMM inputs) and the
+    // dropout masks stay whole.
+    const double replicated = sb * (m.hidden * (4.0 * e + 2.0 * (2.0 * e - gemmSaving)) + masks);
     return replicated + (bytes - replicated) / t;
 }
 

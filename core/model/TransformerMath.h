@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/Dropout.h"
 #include "model/Precision.h"
 #include "model/Recompute.h"
 
@@ -38,22 +39,26 @@ struct TransformerMath {
 
     // Activation bytes one layer keeps for one micro-batch on one GPU, bf16,
     // after Korthikanti et al. 2022 (Eq. 4: sequence parallelism with TP > 1
-    // divides everything by t) adapted to a LLaMA block without dropout:
+    // divides everything by t) adapted to a LLaMA block (dropout below):
     //   norm inputs 2*2sbh, QKV input 2sbh, Q 2sbh, K and V 2*2*s*b*g*d,
     //   attention output 2sbh, MLP input 2sbh, SwiGLU input 4sbf, FC2 input 2sbf
     //   = 12sbh + 4sbgd + 6sbf (a GeLU MLP keeps GeLU input 2sbf and FC2 input
     //   2sbf: 12sbh + 4sbgd + 4sbf, Korthikanti's 34sbh less the two dropout
     //   masks for f = 4h, g*d = h); without flash attention the softmax output
-    //   2*a*s^2*b is kept too. Selective drops that s^2 term; full keeps only the
-    //   layer input 2sbh (Korthikanti Table 2).
+    //   2*a*s^2*b is kept too, and with attention dropout its 1-byte mask and
+    //   the dropped-out probabilities, 3*a*s^2*b more (Korthikanti's 5as^2b
+    //   in all). Hidden dropout keeps two 1-byte masks, 2sbh. Selective drops
+    //   the s^2 terms; full keeps only the layer input 2sbh (Korthikanti
+    //   Table 2).
     //   Without sequence parallelism (Korthikanti Eq. 2) the norm inputs, the QKV
-    //   input and the MLP input (8sbh) stay whole on every TP rank, and full
+    //   input and the MLP input (8sbh) and the hidden-dropout masks stay whole
+    //   on every TP rank (Korthikanti's 10sbh with both masks), and full
     //   recomputation keeps the whole 2sbh input.
     //   Precision (docs/PRECISION.md): fp32/tf32 store every element in 4
     //   bytes; fp8 keeps the four GEMM inputs (QKV, projection, FC1, FC2) in
     //   1 byte, saving 3sbh + sbf.
     static double layerActivationBytes(const ModelSpec& m, int b, int s, int t, bool flashAttention, Recompute r,
-                                       bool sequenceParallel = true, Precision p = Precision::Bf16);
+                                       bool sequenceParallel = true, Precision p = Precision::Bf16, Dropout d = {});
     // Logits kept for the loss on the last stage: the output (2sbV/t in bf16,
     // 4sbV/t in fp32) and the fp32 copy of the fused cross-entropy 4sbV/t.
     static double logitsBytes(const ModelSpec& m, int b, int s, int t, Precision p = Precision::Bf16);

@@ -81,11 +81,12 @@ AnalyticPredictor::StageCosts AnalyticPredictor::costsOf(const StageQuery& q) co
 
     StageCosts c;
     const Precision p = q.precision;
-    c.layer = cost_.time(gpu, LO::forward(m, b, s, t, q.sequenceParallel, q.flashAttention, p), t, rate);
-    c.layer += cost_.time(gpu, LO::backward(m, b, s, t, q.sequenceParallel, q.flashAttention, p), t, rate);
+    const Dropout d = q.dropout;
+    c.layer = cost_.time(gpu, LO::forward(m, b, s, t, q.sequenceParallel, q.flashAttention, p, d), t, rate);
+    c.layer += cost_.time(gpu, LO::backward(m, b, s, t, q.sequenceParallel, q.flashAttention, p, d), t, rate);
     if (q.recompute != Recompute::None)
-        c.layer += cost_.time(gpu, LO::recompute(m, b, s, t, q.sequenceParallel, q.flashAttention, q.recompute, p), t,
-                              rate);
+        c.layer += cost_.time(gpu, LO::recompute(m, b, s, t, q.sequenceParallel, q.flashAttention, q.recompute, p, d),
+                              t, rate);
     c.output = cost_.time(gpu, LO::outputLayer(m, b, s, t, p), t, rate);
     c.embedding = cost_.time(gpu, LO::embedding(m, b, s, t, p), t, rate);
     c.messageMs = gpu.commOverheadUs * 1e-3;
@@ -132,7 +133,8 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q, const Stage
         p.commShare = static_cast<float>(time.commMs / p.timeMs);
     }
     const Precision pr = q.precision;
-    const double actBytes = TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None, q.sequenceParallel, pr);
+    const double actBytes =
+        TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None, q.sequenceParallel, pr, q.dropout);
 
     // --- peak memory per GPU, MiB ---
     double params = TM::stageParams(m, q.layers, t, q.hasEmbedding, q.hasOutput);
@@ -142,7 +144,8 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q, const Stage
     p.memory.gradientsMiB = mult * params * TM::gradBytesPerParam(pr) / kMiB;
     p.memory.optimizerMiB = mult * params * TM::optimizerBytesPerParam(q.dp, q.distributedOptimizer, pr) / kMiB;
 
-    double perMicroBatch = q.layers * TM::layerActivationBytes(m, b, s, t, q.flashAttention, q.recompute, q.sequenceParallel, pr);
+    double perMicroBatch =
+        q.layers * TM::layerActivationBytes(m, b, s, t, q.flashAttention, q.recompute, q.sequenceParallel, pr, q.dropout);
     if (q.hasEmbedding)
         perMicroBatch += TM::boundaryActivationBytes(m, b, s, t, pr);  // embedding output
     double act = q.inflight * perMicroBatch;
@@ -168,7 +171,7 @@ bool sameLayerShape(const StageQuery& a, const StageQuery& b)
     return a.gpu == b.gpu && a.tp == b.tp && a.microBatch == b.microBatch && a.seqLen == b.seqLen
         && a.hidden == b.hidden && a.heads == b.heads && a.headDim == b.headDim && a.queryGroups == b.queryGroups
         && a.ffnHidden == b.ffnHidden && a.mlp == b.mlp && a.vocab == b.vocab && a.flashAttention == b.flashAttention
-        && a.sequenceParallel == b.sequenceParallel && a.recompute == b.recompute && a.precision == b.precision && a.tpLinkGBps == b.tpLinkGBps
+        && a.dropout == b.dropout && a.sequenceParallel == b.sequenceParallel && a.recompute == b.recompute && a.precision == b.precision && a.tpLinkGBps == b.tpLinkGBps
         && a.tpLatencyUs == b.tpLatencyUs;
 }
 }  // namespace

@@ -15,7 +15,8 @@ bool StageQuery::operator==(const StageQuery& o) const
         && queryGroups == o.queryGroups && ffnHidden == o.ffnHidden && mlp == o.mlp && vocab == o.vocab
         && tiedEmbeddings == o.tiedEmbeddings
         && hasEmbedding == o.hasEmbedding && hasOutput == o.hasOutput
-        && distributedOptimizer == o.distributedOptimizer && flashAttention == o.flashAttention && sequenceParallel == o.sequenceParallel
+        && distributedOptimizer == o.distributedOptimizer && flashAttention == o.flashAttention && dropout == o.dropout
+        && sequenceParallel == o.sequenceParallel
         && recompute == o.recompute && precision == o.precision && inflight == o.inflight && tpLinkGBps == o.tpLinkGBps
         && tpLatencyUs == o.tpLatencyUs;
 }
@@ -52,7 +53,8 @@ std::uint64_t StageQuery::signature() const
     h = mix(h, (hasEmbedding ? 1u : 0u) | (hasOutput ? 2u : 0u) | (distributedOptimizer ? 4u : 0u)
                    | (flashAttention ? 8u : 0u) | (sequenceParallel ? 64u : 0u) | (tiedEmbeddings ? 128u : 0u)
                    | (static_cast<unsigned>(recompute) << 4) | (static_cast<unsigned>(precision) << 8)
-                   | (static_cast<unsigned>(mlp) << 12));
+                   | (static_cast<unsigned>(mlp) << 12) | (dropout.attention ? 1u << 16 : 0u)
+                   | (dropout.hidden ? 1u << 17 : 0u));
     h = mix(h, bits(inflight));
     h = mix(h, bits(tpLinkGBps));
     h = mix(h, bits(tpLatencyUs));

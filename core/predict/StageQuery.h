@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/Dropout.h"
 #include "model/MemoryBreakdown.h"
 #include "model/MlpKind.h"
 #include "model/Provenance.h"
@@ -35,6 +36,7 @@ struct StageQuery {
     bool hasOutput = false;     // last stage (output layer and loss)
     bool distributedOptimizer = true;
     bool flashAttention = true;
+    Dropout dropout;               // attention / hidden dropout running (rate above zero)
     bool sequenceParallel = true;  // Megatron --sequence-parallel (only matters for TP > 1)
     Recompute recompute = Recompute::None;
     Precision precision = Precision::Bf16;  // the job's training precision

@@ -63,7 +63,8 @@ ConfigKey configKey(const Measurement& m, std::optional<Axis> blank)
     return {c.cluster.empty() ? c.gpuType : c.gpuType + "@" + c.cluster,
         {static_cast<int>(c.source), c.stage.value_or(-1), c.stageLayers.value_or(-1), c.tp, c.pp, c.dp, c.vp, c.mbs,
             c.gbs, c.seqLen, c.numLayers, c.hidden, c.ffnHidden, c.heads, c.queryGroups, c.vocab,
-            static_cast<int>(c.recompute), static_cast<int>(c.mlp), c.tiedEmbeddings ? 1 : 0}};
+            static_cast<int>(c.recompute), static_cast<int>(c.mlp), c.tiedEmbeddings ? 1 : 0, c.flashAttention ? 1 : 0,
+            static_cast<int>(std::lround(c.attentionDropout * 1e6)), static_cast<int>(std::lround(c.hiddenDropout * 1e6))}};
 }
 
 // The configuration whatever the source: a generated row never repeats one
@@ -155,6 +156,9 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
     r.ffnHidden = lo.ffnHidden;
     r.mlp = lo.mlp;
     r.tiedEmbeddings = lo.tiedEmbeddings;
+    r.flashAttention = lo.flashAttention;
+    r.attentionDropout = lo.attentionDropout;
+    r.hiddenDropout = lo.hiddenDropout;
     r.heads = lo.heads;
     r.queryGroups = lo.queryGroups;
     r.vocab = lo.vocab;
@@ -251,7 +255,8 @@ private:
     static auto runFields(const Measurement& m)
     {
         return std::tie(m.source, m.numGpus, m.pp, m.dp, m.vp, m.mbs, m.gbs, m.seqLen, m.numLayers, m.hidden,
-            m.ffnHidden, m.mlp, m.tiedEmbeddings, m.heads, m.queryGroups, m.vocab, m.cluster);
+            m.ffnHidden, m.mlp, m.tiedEmbeddings, m.flashAttention, m.attentionDropout, m.hiddenDropout, m.heads,
+            m.queryGroups, m.vocab, m.cluster);
     }
 
     static bool fits(const Run& run, const Measurement& m)

@@ -4,6 +4,7 @@
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
 #include "io/Text.h"
+#include "model/AttentionKind.h"
 #include "profile/LogText.h"
 #include "profile/MeasurementCsv.h"
 #include "profile/MegatronLogParser.h"
@@ -181,6 +182,12 @@ void LogImporter::checkAgainstRunList(const DumpedRun& d, const MeasuredRun& run
         differ("mlp", toString(g.mlp), toString(c.mlp));
     if (g.tiedEmbeddings != c.tiedEmbeddings)
         differ("tied_embeddings", g.tiedEmbeddings ? "true" : "false", c.tiedEmbeddings ? "true" : "false");
+    if (g.flashAttention != c.flashAttention)
+        differ("attention", attentionName(g.flashAttention), attentionName(c.flashAttention));
+    if (g.attentionDropout != c.attentionDropout)
+        differ("attention_dropout", Text::shortest(g.attentionDropout), Text::shortest(c.attentionDropout));
+    if (g.hiddenDropout != c.hiddenDropout)
+        differ("hidden_dropout", Text::shortest(g.hiddenDropout), Text::shortest(c.hiddenDropout));
     if (std::find(d.vocabAliases.begin(), d.vocabAliases.end(), c.vocab) == d.vocabAliases.end())
         differ("vocab", std::to_string(g.vocab), std::to_string(c.vocab));
     if (g.pp == c.pp && d.stageLayers != runLayers)

@@ -1,6 +1,7 @@
 #include "profile/MeasuredRun.h"
 
 #include "io/InputError.h"
+#include "io/Text.h"
 
 #include <algorithm>
 #include <map>
@@ -62,7 +63,9 @@ std::string MeasuredRun::configurationKey() const
         + std::to_string(c.gbs) + "|" + std::to_string(c.seqLen) + "|" + std::to_string(c.numLayers) + "|"
         + std::to_string(c.hidden) + "|" + std::to_string(c.ffnHidden) + "|" + std::to_string(c.heads) + "|"
         + std::to_string(c.queryGroups) + "|" + std::to_string(c.vocab) + "|" + toString(c.precision) + "|"
-        + toString(c.mlp) + (c.tiedEmbeddings ? "|tied" : "");
+        + toString(c.mlp) + (c.tiedEmbeddings ? "|tied" : "") + (c.flashAttention ? "" : "|unfused");
+    if (c.attentionDropout > 0 || c.hiddenDropout > 0)
+        key += "|dropout " + Text::shortest(c.attentionDropout) + "," + Text::shortest(c.hiddenDropout);
     for (const MeasuredStage& s : stages)
         key += "|" + s.gpuType + ":" + std::to_string(s.layers) + toString(s.recompute);
     return key;

@@ -43,6 +43,12 @@ struct Measurement {
     int ffnHidden = 0;
     MlpKind mlp = MlpKind::SwiGlu;  // column mlp; empty: swiglu
     bool tiedEmbeddings = false;    // column tied_embeddings (true|false); empty: false
+    // Column attention (flash|unfused; empty: flash; model/AttentionKind.h)
+    // and the dropout rates (columns attention_dropout, hidden_dropout in
+    // [0, 1); empty: 0). All three are run-level.
+    bool flashAttention = true;
+    double attentionDropout = 0.0;
+    double hiddenDropout = 0.0;
     int heads = 0;
     int queryGroups = 0;
     int vocab = 0;

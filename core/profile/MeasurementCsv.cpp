@@ -4,6 +4,7 @@
 #include "io/InputError.h"
 #include "io/Ranges.h"
 #include "io/Text.h"
+#include "model/AttentionKind.h"
 #include "model/ModelSpec.h"
 
 #include <algorithm>
@@ -24,14 +25,15 @@ namespace {
 enum Col {
     RunId, Source, GpuType, NumGpus, Tp, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
     QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ProvenanceCol,
-    Uncertainty, EstimatedGpuHours, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol, ColCount
+    Uncertainty, EstimatedGpuHours, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol, AttentionCol,
+    AttentionDropoutCol, HiddenDropoutCol, ColCount
 };
 
 const char* const kNames[ColCount] = {
     "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers",
     "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage", "stage_layers",
     "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours", "cluster",
-    "precision", "peak_mem_kind", "mlp", "tied_embeddings"};
+    "precision", "peak_mem_kind", "mlp", "tied_embeddings", "attention", "attention_dropout", "hidden_dropout"};
 
 constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
 
@@ -210,6 +212,19 @@ public:
         return v;
     }
 
+    // Empty (0) or a dropout rate in [0, 1).
+    double rate(Col c) const
+    {
+        if (!present(c))
+            return 0.0;
+        const std::string& s = cell(c);
+        double v = -1;
+        const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || ptr != s.data() + s.size() || !(v >= 0 && v < 1))
+            fail(c, std::string(kNames[c]) + " must be empty (0) or a dropout rate in [0, 1), " + got(c));
+        return v;
+    }
+
 private:
     const std::string& file_;
     int line_;
@@ -243,6 +258,11 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
             p.fail(TiedCol, "tied_embeddings must be empty (false) or true|false, " + p.got(TiedCol));
         m.tiedEmbeddings = t == "true";
     }
+    if (p.present(AttentionCol) && !parseAttentionName(p.cell(AttentionCol), m.flashAttention))
+        p.fail(AttentionCol, "attention must be empty (flash) or flash|unfused (Megatron's fused, auto and local "
+                             "are read too), " + p.got(AttentionCol));
+    m.attentionDropout = p.rate(AttentionDropoutCol);
+    m.hiddenDropout = p.rate(HiddenDropoutCol);
     m.heads = p.count(Heads, ranges::heads);
     m.queryGroups = p.countOr(QueryGroups, ranges::queryGroups, m.heads);
     m.vocab = p.count(Vocab, ranges::vocab);
@@ -322,7 +342,8 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
 // Fields every row of one run must agree on (stage rows may differ in
 // gpu_type, tp, recompute, stage and the targets).
 constexpr Col kRunFields[] = {Source, NumGpus, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
-                              QueryGroups, Vocab, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol};
+                              QueryGroups, Vocab, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol,
+                              AttentionCol, AttentionDropoutCol, HiddenDropoutCol};
 
 std::string runValue(const Measurement& m, Col c)
 {
@@ -346,15 +367,16 @@ std::string runValue(const Measurement& m, Col c)
     case PeakMemKindCol: return toString(m.peakMemKind);
     case MlpCol: return toString(m.mlp);
     case TiedCol: return m.tiedEmbeddings ? "true" : "false";
+    case AttentionCol: return attentionName(m.flashAttention);
+    case AttentionDropoutCol: return Text::shortest(m.attentionDropout);
+    case HiddenDropoutCol: return Text::shortest(m.hiddenDropout);
     default: return {};
     }
 }
 
 std::string number(double v)
 {
-    char buf[64];
-    const auto res = std::to_chars(buf, buf + sizeof buf, v);
-    return std::string(buf, res.ptr);
+    return Text::shortest(v);
 }
 
 std::string csvText(const std::string& s)
@@ -525,16 +547,25 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
 std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
 {
     std::string out = std::string("# format: ") + kMeasurementFormat + "\n";
-    // `cluster`, `precision`, `peak_mem_kind`, `mlp` and `tied_embeddings`
-    // only when a row needs them, so files without them stay as they were.
+    // `cluster`, `precision`, `peak_mem_kind`, `mlp`, `tied_embeddings`,
+    // `attention` and the dropout rates only when a row needs them, so files
+    // without them stay as they were.
     const auto any = [&](auto pred) { return std::any_of(rows.begin(), rows.end(), pred); };
-    const bool withTied = any([](const Measurement& m) { return m.tiedEmbeddings; });
+    const bool withDropout = any([](const Measurement& m) { return m.attentionDropout > 0 || m.hiddenDropout > 0; });
+    const bool withAttention = withDropout || any([](const Measurement& m) { return !m.flashAttention; });
+    const bool withTied = withAttention || any([](const Measurement& m) { return m.tiedEmbeddings; });
     const bool withMlp = withTied || any([](const Measurement& m) { return m.mlp != MlpKind::SwiGlu; });
     const bool withKinds = withMlp || any([](const Measurement& m) {
         return m.precision != Precision::Bf16 || m.peakMemKind != MemoryKind::Allocated;
     });
     const bool withCluster = withKinds || any([](const Measurement& m) { return !m.cluster.empty(); });
-    const int cols = withTied ? ColCount : withMlp ? TiedCol : withKinds ? MlpCol : withCluster ? PrecisionCol : ClusterCol;
+    const int cols = withDropout     ? ColCount
+                     : withAttention ? AttentionDropoutCol
+                     : withTied      ? AttentionCol
+                     : withMlp       ? TiedCol
+                     : withKinds     ? MlpCol
+                     : withCluster   ? PrecisionCol
+                                     : ClusterCol;
     for (int c = 0; c < cols; ++c) out += std::string(c ? "," : "") + kNames[c];
     out += '\n';
     const auto opt = [](const auto& v) {
@@ -574,7 +605,10 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                              toString(m.precision),
                                              toString(m.peakMemKind),
                                              toString(m.mlp),
-                                             m.tiedEmbeddings ? "true" : "false"};
+                                             m.tiedEmbeddings ? "true" : "false",
+                                             attentionName(m.flashAttention),
+                                             number(m.attentionDropout),
+                                             number(m.hiddenDropout)};
         for (int c = 0; c < cols; ++c) out += (c ? "," : "") + cells[c];
         out += '\n';
     }

@@ -1,10 +1,13 @@
 #include "profile/MegatronArguments.h"
 
 #include "io/InputError.h"
+#include "model/AttentionKind.h"
+#include "model/Dropout.h"
 #include "profile/LogText.h"
 #include "profile/PipelineLayout.h"
 
 #include <algorithm>
+#include <charconv>
 #include <stdexcept>
 
 namespace memx {
@@ -171,7 +174,8 @@ const std::vector<std::string>& MegatronArguments::runArgumentNames()
         "world_size", "data_parallel_size", "num_moe_experts", "num_experts", "expert_model_parallel_size",
         "use_tp_pp_dp_mapping", "micro_batch_size", "batch_size", "global_batch_size", "rampup_batch_size",
         "seq_length", "num_layers", "hidden_size", "num_attention_heads", "ffn_hidden_size", "swiglu",
-        "untie_embeddings_and_output_weights",
+        "untie_embeddings_and_output_weights", "attention_backend", "transformer_impl", "use_flash_attn",
+        "attention_dropout", "hidden_dropout",
         "group_query_attention", "num_query_groups", "padded_vocab_size", "vocab_size",
         "virtual_pipeline_model_parallel_size", "num_virtual_stages_per_pipeline_rank",
         "num_layers_per_virtual_pipeline_stage", "pipeline_model_parallel_layout", "decoder_first_pipeline_num_layers",
@@ -545,6 +549,48 @@ private:
             note("distributed_optimizer", "zero_stage");
         }
         run_.logInterval = static_cast<int>(a_.integer("log_interval").value_or(0));
+        attention();
+    }
+
+    // Which attention ran (model/AttentionKind.h) and the dropout rates.
+    void attention()
+    {
+        const auto backend = a_.text("attention_backend");  // printed as the enum: AttnBackend.unfused
+        const auto impl = a_.text("transformer_impl");
+        if (backend) {
+            std::string name = *backend;
+            if (name.rfind("AttnBackend.", 0) == 0)
+                name.erase(0, 12);
+            if (!parseAttentionName(name, c_.flashAttention))
+                a_.fail("attention_backend", "expected flash, fused, unfused, local or auto, got \"" + *backend + "\"");
+            note("attention", "attention_backend");
+        } else if (impl) {
+            note("attention", "transformer_impl");  // Transformer Engine picks a fused kernel
+        } else {
+            // Megatron before --attention-backend and Transformer Engine:
+            // FlashAttention only with --use-flash-attn.
+            c_.flashAttention = a_.flag("use_flash_attn").value_or(false);
+            note("attention", "use_flash_attn");
+        }
+        // Megatron's local layers run its own DotProductAttention, which
+        // materialises the scores whatever the backend says.
+        if (impl && *impl == "local")
+            c_.flashAttention = false;
+        c_.attentionDropout = rate("attention_dropout", "attention_dropout");
+        c_.hiddenDropout = rate("hidden_dropout", "hidden_dropout");
+    }
+
+    double rate(const std::string& column, const std::string& name)
+    {
+        note(column, name);
+        const auto t = a_.text(name);
+        if (!t)
+            return kMegatronDefaultDropout;  // absent from the dump: Megatron's default
+        double v = -1;
+        const auto [ptr, ec] = std::from_chars(t->data(), t->data() + t->size(), v);
+        if (ec != std::errc() || ptr != t->data() + t->size() || !(v >= 0 && v < 1))
+            a_.fail(name, "expected a dropout rate in [0, 1), got \"" + *t + "\"");
+        return v;
     }
 };
 

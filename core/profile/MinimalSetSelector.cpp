@@ -19,7 +19,10 @@ std::vector<std::pair<std::string, long long>> parametersOf(const MeasuredRun& r
     const Measurement& c = run.config;
     const long long shape = (static_cast<long long>(c.hidden) << 40) ^ (static_cast<long long>(c.heads) << 28) ^
                             (static_cast<long long>(c.ffnHidden) << 8) ^ c.vocab ^
-                            (static_cast<long long>(c.mlp) << 62) ^ (static_cast<long long>(c.tiedEmbeddings) << 61);
+                            (static_cast<long long>(c.mlp) << 62) ^ (static_cast<long long>(c.tiedEmbeddings) << 61) ^
+                            (static_cast<long long>(!c.flashAttention) << 60) ^
+                            (static_cast<long long>(c.attentionDropout > 0) << 59) ^
+                            (static_cast<long long>(c.hiddenDropout > 0) << 58);
     return {{"mbs", c.mbs},
             {"seq_len", c.seqLen},
             {"tp", c.tp},

@@ -1,12 +1,21 @@
 #include "profile/PlanRuns.h"
 
 #include "model/ModelSpec.h"
+#include "space/JobPrecision.h"
 #include "space/Plan.h"
+#include "space/Problem.h"
 
 namespace memx {
 
-std::vector<Measurement> PlanRuns::rows(const Plan& plan, const ModelSpec& model, const std::string& runId)
+std::vector<Measurement> PlanRuns::rows(const Plan& plan, const Problem& problem, const std::string& runId)
 {
+    const ModelSpec& model = problem.model;
+    Precision precision = Precision::Bf16;
+    try {
+        precision = jobPrecision(problem);  // what the search predicted the plan in
+    } catch (const std::exception&) {
+        // a plan of a problem whose precision no longer resolves: bf16, as the search would refuse it
+    }
     std::vector<Measurement> out;
     const int P = static_cast<int>(plan.stages.size());
     for (int i = 0; i < P; ++i) {
@@ -31,6 +40,10 @@ std::vector<Measurement> PlanRuns::rows(const Plan& plan, const ModelSpec& model
         m.queryGroups = plan.queryGroups;
         m.vocab = model.vocab;
         m.recompute = s.recompute;
+        m.precision = precision;
+        m.flashAttention = flashAttentionRuns(problem.setup.flashAttention, precision);
+        m.attentionDropout = problem.setup.attentionDropout;
+        m.hiddenDropout = problem.setup.hiddenDropout;
         m.stage = i;
         m.stageLayers = s.layers;
         out.push_back(m);

@@ -332,6 +332,8 @@ std::string ProfilingPlanner::megatronCommand(const PlannedRun& run, const Model
     job.sequenceParallel = q.sequenceParallel;
     job.distributedOptimizer = q.distributedOptimizer;
     job.flashAttention = q.flashAttention;
+    job.attentionDropout = launchRate(q.dropout.attention);
+    job.hiddenDropout = launchRate(q.dropout.hidden);
     if (q.gpu) {
         std::string why;
         job.precision = MegatronExport::precisionFor({q.gpu}, why);

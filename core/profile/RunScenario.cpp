@@ -29,6 +29,9 @@ void fillProblem(Problem& problem, const MeasuredRun& run, PlanSpec& spec)
     problem.setup.maxPipelineStages = std::max(c.pp, 1);
     problem.setup.sequenceParallel = true;
     problem.setup.precision = toString(c.precision);
+    problem.setup.flashAttention = c.flashAttention;
+    problem.setup.attentionDropout = c.attentionDropout;
+    problem.setup.hiddenDropout = c.hiddenDropout;
     spec.tp = c.tp;
     spec.dp = c.dp;
     spec.microBatch = c.mbs;

@@ -145,6 +145,7 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                 q.hasOutput = i == P - 1;
                 q.distributedOptimizer = setup.distributedOptimizer;
                 q.flashAttention = flashAttentionRuns(setup.flashAttention, t.precision);
+                q.dropout = setup.dropout();
                 q.precision = t.precision;
                 q.sequenceParallel = setup.sequenceParallel;
                 q.recompute = static_cast<Recompute>(lv);

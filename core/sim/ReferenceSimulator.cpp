@@ -1,5 +1,7 @@
 #include "sim/ReferenceSimulator.h"
 
+#include "io/Text.h"
+
 #include "space/JobPrecision.h"
 
 #include "hardware/Cluster.h"
@@ -13,7 +15,6 @@
 #include "space/TrainingSetup.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -132,7 +133,7 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
             / kMiB;
         double act = TM::layerActivationBytes(m, b, s, t, flash,
                                               st.recompute == Recompute::Selective ? Recompute::None : st.recompute,
-                                              setup.sequenceParallel, prec);
+                                              setup.sequenceParallel, prec, setup.dropout());
         if (st.recompute == Recompute::Selective)
             act *= 1.0 - pr.selectiveSaving;
         double inflight = plan.schedule == Schedule::Interleaved
@@ -140,7 +141,8 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
             : IterationComposer::inflight1F1B(i, P, plan.microBatches);
         double actMiB = st.layers * act * inflight / kMiB;
         if (st.recompute == Recompute::Full)
-            actMiB += TM::layerActivationBytes(m, b, s, t, flash, Recompute::None, setup.sequenceParallel, prec) / kMiB;
+            actMiB += TM::layerActivationBytes(m, b, s, t, flash, Recompute::None, setup.sequenceParallel, prec,
+                                               setup.dropout()) / kMiB;
         if (i == P - 1)
             actMiB += TM::logitsBytes(m, b, s, t, prec) / kMiB;
         SimulatedStage out1;
@@ -252,22 +254,6 @@ std::vector<ReferenceSimulator::LogFormat> ReferenceSimulator::logFormats()
     return {LogFormat::MegatronMain, LogFormat::MegatronLegacy, LogFormat::MegatronDeepSpeed, LogFormat::SlurmPrefixed};
 }
 
-namespace {
-
-// Python's repr of a float (what older Megatron printed unformatted): the
-// shortest digits that read back exactly, with ".0" on whole numbers.
-std::string pyFloat(double v)
-{
-    char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof buf, v);
-    std::string s(buf, res.ptr);
-    if (s.find_first_of(".e") == std::string::npos)
-        s += ".0";
-    return s;
-}
-
-}  // namespace
-
 std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan& plan, LogFormat format) const
 {
     if (format == LogFormat::MegatronMain)
@@ -289,8 +275,8 @@ std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan&
                 std::string t = "[Rank " + std::to_string(rank) + "] (after " + std::to_string(afterIteration)
                     + " iterations) memory (MB) | allocated: ";
                 if (raw) {
-                    t += pyFloat(st.maxAllocatedMiB * 0.625) + " | max allocated: " + pyFloat(st.maxAllocatedMiB)
-                        + " | reserved: " + pyFloat(st.maxReservedMiB) + " | max reserved: " + pyFloat(st.maxReservedMiB);
+                    t += Text::pyFloat(st.maxAllocatedMiB * 0.625) + " | max allocated: " + Text::pyFloat(st.maxAllocatedMiB)
+                        + " | reserved: " + Text::pyFloat(st.maxReservedMiB) + " | max reserved: " + Text::pyFloat(st.maxReservedMiB);
                 } else {
                     char buf[256];
                     std::snprintf(buf, sizeof buf, "%.2f | max allocated: %.2f | reserved: %.2f | max reserved: %.2f",

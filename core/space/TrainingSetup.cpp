@@ -3,6 +3,8 @@
 #include "io/InputError.h"
 #include "model/Precision.h"
 
+#include <utility>
+
 namespace memx {
 
 const char* toString(ScheduleMode m)
@@ -77,6 +79,10 @@ void TrainingSetup::validate() const
                          "unknown precision \"" + precision + "\" (auto, " + precisionChoices() + ")");
     if (!(selectiveCollapseFraction >= 0 && selectiveCollapseFraction < 1))
         throw InputError("training setup", "selective_collapse_fraction", "must be in [0, 1)");
+    for (auto [field, rate] : {std::pair{"attention_dropout", attentionDropout}, std::pair{"hidden_dropout", hiddenDropout}})
+        if (!(rate >= 0 && rate < 1))
+            throw InputError("training setup", field,
+                             "dropout rate " + std::to_string(rate) + " must be in [0, 1) (0 turns it off)");
 }
 
 bool parsePlacementMode(const std::string& s, PlacementMode& out)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/Dropout.h"
+
 #include <string>
 #include <vector>
 
@@ -31,6 +33,12 @@ struct TrainingSetup {
     std::vector<int> virtualStages{2};         // interleaved virtual sizes to try
     bool distributedOptimizer = true;
     bool flashAttention = true;
+    // Megatron --attention-dropout / --hidden-dropout. Megatron's default is
+    // 0.1; the planner's is 0 (LLaMA-style pretraining), and the exports
+    // write whatever the setup holds. A rate above 0 keeps masks
+    // (model/Dropout.h).
+    double attentionDropout = 0.0;
+    double hiddenDropout = 0.0;
     bool sequenceParallel = true;             // Megatron --sequence-parallel with TP > 1
     // "auto" (bf16 where every type has it, else fp16, else fp32) or one of
     // fp32, tf32, fp16, bf16, fp8 (jobPrecision, docs/PRECISION.md).
@@ -49,6 +57,8 @@ struct TrainingSetup {
     // index) and at most this heterogeneity (CV of device compute).
     double interleavePressureMin = 1.25;
     double interleaveHeterogeneityMax = 0.25;
+
+    Dropout dropout() const { return dropoutOf(attentionDropout, hiddenDropout); }
 
     // Throws InputError naming the setup field when a value is impossible.
     void validate() const;

@@ -27,11 +27,15 @@ COLUMNS = [
     "stage_layers", "iteration_time_ms", "stage_time_ms", "peak_mem_mib",
     # Optional run-level columns, last and together (docs/MEASUREMENTS.md): cluster (empty here: the
     # runs' clusters are not described), precision (empty = bf16), peak_mem_kind (empty = allocated) and
-    # mlp (empty = swiglu; gelu where the run had no --swiglu).
-    "cluster", "precision", "peak_mem_kind", "mlp",
+    # mlp (empty = swiglu; gelu where the run had no --swiglu), tied_embeddings (empty = false),
+    # attention (empty = flash) and the dropout rates (empty = 0).
+    "cluster", "precision", "peak_mem_kind", "mlp", "tied_embeddings", "attention", "attention_dropout",
+    "hidden_dropout",
 ]
 RUN_FIELDS = ["source", "num_gpus", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers", "hidden",
-              "ffn_hidden", "heads", "query_groups", "vocab", "cluster", "precision", "peak_mem_kind", "mlp"]
+              "ffn_hidden", "heads", "query_groups", "vocab", "cluster", "precision", "peak_mem_kind", "mlp",
+              "tied_embeddings", "attention", "attention_dropout", "hidden_dropout"]
+MEGATRON_DEFAULT_DROPOUT = Decimal("0.1")  # --attention-dropout / --hidden-dropout (megatron/training/arguments.py)
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 PEAK_MEM_KINDS = ("allocated", "reserved", "device")  # max_memory_allocated, max_memory_reserved, nvidia-smi
 
@@ -126,6 +130,13 @@ def validate(rows, name):
             raise ValueError(f"{where}: bad peak_mem_kind {r['peak_mem_kind']!r}")
         if r["mlp"] not in ("swiglu", "gelu"):
             raise ValueError(f"{where}: mlp must be written explicitly, swiglu or gelu, got {r['mlp']!r}")
+        if r["tied_embeddings"] not in ("", "true", "false"):
+            raise ValueError(f"{where}: bad tied_embeddings {r['tied_embeddings']!r}")
+        if r["attention"] not in ("", "flash", "unfused"):
+            raise ValueError(f"{where}: bad attention {r['attention']!r}")
+        for c in ("attention_dropout", "hidden_dropout"):
+            if r[c] and not Decimal(0) <= Decimal(r[c]) < 1:
+                raise ValueError(f"{where}: {c} must be a rate in [0, 1), got {r[c]!r}")
         if r["peak_mem_mib"] and not r["peak_mem_kind"]:
             raise ValueError(f"{where}: peak_mem_mib without peak_mem_kind")
         if not (r["iteration_time_ms"] or r["stage_time_ms"] or r["peak_mem_mib"]):
@@ -259,8 +270,39 @@ def megatron_ffn(hidden, swiglu):
     return 4 * hidden
 
 
+CI_FLAGS_FILE = "megatron_lm_ci_case_flags.csv"
+
+
+def load_ci_flags(datasets_dir):
+    """Per test case, the flags of its model_config.yaml that the golden values lack."""
+    path = os.path.join(datasets_dir, CI_FLAGS_FILE)
+    if not os.path.exists(path):
+        raise SystemExit(f"{path}: missing; it holds each CI case's attention backend, dropout and embeddings "
+                         f"(tests/data/datasets/{CI_FLAGS_FILE})")
+    _, header, raw = read_dataset(path)
+    return {x["test_case"]: x for x in dict_rows(header, raw) if x["found"] == "yes"}
+
+
+def ci_case_setup(flags):
+    """(tied_embeddings, attention, attention_dropout, hidden_dropout) of one CI case, Megatron's defaults
+    where the flag is absent: tied embeddings, dropout 0.1, attention_backend auto (Transformer Engine picks
+    a fused kernel; Megatron's local layers materialise the scores)."""
+    tied = "false" if flags["untie_embeddings"] == "true" else "true"
+    backend = flags["attention_backend"] or "auto"
+    if backend in ("unfused", "local") or flags["transformer_impl"] == "local":
+        attention = "unfused"
+    elif backend in ("flash", "fused", "auto"):
+        attention = "flash"
+    else:
+        raise SystemExit(f"{CI_FLAGS_FILE}: {flags['test_case']}: unknown attention_backend {backend!r}")
+    rates = [dec(flags[c]) if flags[c].strip() else MEGATRON_DEFAULT_DROPOUT
+             for c in ("attention_dropout", "hidden_dropout")]
+    return tied, attention, rates[0], rates[1]
+
+
 def convert_megatron_ci(path, catalog):
     rep = Report("megatron_ci.csv")
+    case_flags = load_ci_flags(os.path.dirname(path))
     comment, header, raw = read_dataset(path)
     src = dict_rows(header, raw)
     out = []
@@ -313,6 +355,8 @@ def convert_megatron_ci(path, catalog):
             reasons.append("global batch size ramp (not one gbs)")
         if not x["iter_time_median_s"].strip() and not x["mem_max_allocated_GiB"].strip():
             reasons.append("neither time nor memory")
+        if x["test_case"] not in case_flags:
+            reasons.append(f"no model_config.yaml in {CI_FLAGS_FILE} (attention backend and dropout unknown)")
         if reasons:
             reasons.sort(key=lambda r: r.startswith("no recipe"))  # the model checks come first
             rep.drop(reasons[0])
@@ -370,6 +414,9 @@ def convert_megatron_ci(path, catalog):
                       dp=dp, vp=vp, mbs=mbs, gbs=gbs, seq_len=int(x["seq_len"]), num_layers=layers, hidden=hidden,
                       ffn_hidden=ffn, heads=heads, query_groups=qg, vocab=int(x["vocab"]), recompute=recompute,
                       precision=precision, peak_mem_kind=CI_PEAK_MEM_KIND, mlp="swiglu" if swiglu else "gelu")
+        tied, attention, attention_dropout, hidden_dropout = ci_case_setup(case_flags[x["test_case"]])
+        common.update(tied_embeddings=tied, attention=attention, attention_dropout=attention_dropout,
+                      hidden_dropout=hidden_dropout)
         kept = False
         t = x["iter_time_median_s"].strip()
         if t:

@@ -656,6 +656,12 @@ void TestCli::badInput_data()
     QTest::newRow("--query-groups 0")
         << search({QStringLiteral("--query-groups"), QStringLiteral("0")})
         << QStringList{QStringLiteral("--query-groups")};
+    QTest::newRow("--attention-dropout 1")
+        << search({QStringLiteral("--attention-dropout"), QStringLiteral("1")})
+        << QStringList{QStringLiteral("--attention-dropout"), QStringLiteral("must be in [0, 1)")};
+    QTest::newRow("--hidden-dropout -0.1")
+        << search({QStringLiteral("--hidden-dropout=-0.1")})
+        << QStringList{QStringLiteral("--hidden-dropout"), QStringLiteral("-0.1"), QStringLiteral("must be in [0, 1)")};
     QTest::newRow("missing --cluster")
         << QStringList{QStringLiteral("search"), QStringLiteral("--model"), QStringLiteral("llama2-7b")}
         << QStringList{QStringLiteral("--cluster"), QStringLiteral("required")};

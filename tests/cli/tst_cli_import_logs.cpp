@@ -35,6 +35,7 @@ private slots:
     void impossibleNumbers_data();
     void impossibleNumbers();
     void setupMismatchAllowed();
+    void attentionAndDropoutFromTheDump();
     void helpNamesExitCodes();
 };
 
@@ -63,6 +64,13 @@ void TestCliImportLogs::withoutRunList()
     QVERIFY(!main.tiedEmbeddings);
     QCOMPARE(set.rows[3].mlp, memx::MlpKind::Gelu);  // Megatron-DeepSpeed GPT: swiglu False
     QVERIFY(!set.rows[3].tiedEmbeddings);
+    // The attention: Transformer Engine with attention_backend auto picks a
+    // fused kernel; Megatron-DeepSpeed without --use-flash-attn (and without
+    // Transformer Engine) materialises the scores. Both dumps say dropout 0.0.
+    QVERIFY(main.flashAttention);
+    QVERIFY(!set.rows[3].flashAttention);
+    QCOMPARE(main.attentionDropout, 0.0);
+    QCOMPARE(set.rows[3].hiddenDropout, 0.0);
     // The torchrun log keeps two lines after the warm-up: said on stderr.
     QVERIFY2(r.err.contains("warning: ") && r.err.contains("torchrun_tee_ansi.log: only 2 iteration line(s)"),
              qPrintable(r.err));
@@ -186,6 +194,70 @@ void TestCliImportLogs::setupMismatchAllowed()
     QCOMPARE(int(set.rows.size()), 2);
     QCOMPARE(set.rows[0].iterationTimeMs.value(), 420.5);
     QCOMPARE(set.rows[1].peakMemMiB.value(), 5234.1787109375);  // the rank-less 2020 line
+    // Megatron of 2020: no attention backend, no Transformer Engine, no
+    // --use-flash-attn (unfused), dropout 0.1 on both.
+    QVERIFY(!set.rows[0].flashAttention);
+    QCOMPARE(set.rows[0].attentionDropout, 0.1);
+    QCOMPARE(set.rows[0].hiddenDropout, 0.1);
+}
+
+// A run like Megatron-LM CI's gpt3_mcore_te_tp1_pp1_dist_optimizer_fim_dataset:
+// --attention-backend unfused and Megatron's default dropout 0.1. The dump
+// is the resumed-run log with those three arguments changed.
+void TestCliImportLogs::attentionAndDropoutFromTheDump()
+{
+    QFile in(logFile("resumed_run_three_lines.log"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QString original = QString::fromUtf8(in.readAll());
+    const auto variant = [&](const QString& backend, const QString& name) {
+        QString text = original;
+        text.replace("AttnBackend.auto", backend);
+        text.replace("attention_dropout ............................... 0.0",
+                     "attention_dropout ............................... 0.1");
+        text.replace("hidden_dropout .................................. 0.0",
+                     "hidden_dropout .................................. 0.1");
+        QFile out(path(name));
+        if (!out.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(name));
+        out.write(text.toUtf8());
+        return path(name);
+    };
+    const QString unfused = variant("AttnBackend.unfused", "unfused_dropout.log");
+    RUN_EXPECT(r, (QStringList{"import-logs", "--out", path("u.csv"), "--gpu-type", "A100-80GB", unfused}), 0);
+    const auto set = MeasurementCsv::read(path("u.csv").toStdString());
+    QCOMPARE(int(set.rows.size()), 2);
+    QVERIFY(!set.rows[0].flashAttention);
+    QCOMPARE(set.rows[0].attentionDropout, 0.1);
+    QCOMPARE(set.rows[0].hiddenDropout, 0.1);
+    // The file says so in its columns.
+    QFile written(path("u.csv"));
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QVERIFY(QString::fromUtf8(written.readAll()).contains(",attention,attention_dropout,hidden_dropout\n"));
+
+    // A run list written for FlashAttention without dropout is contradicted
+    // by the dump, argument by argument.
+    QFile list(path("unfused_dropout.csv"));
+    QVERIFY(list.open(QIODevice::WriteOnly));
+    list.write("# format: memx-measurements/1\n"
+               "run_id,gpu_type,num_gpus,tp,pp,dp,vp,mbs,gbs,seq_len,num_layers,hidden,ffn_hidden,heads,query_groups,"
+               "vocab,recompute,mlp,tied_embeddings\n"
+               "unfused_dropout,A100-80GB,16,4,1,4,1,4,256,2048,24,2048,8192,16,16,50688,none,gelu,true\n");
+    list.close();
+    RUN_EXPECT(r2, (QStringList{"import-logs", "--runs", path("unfused_dropout.csv"), "--out", path("u2.csv"), unfused}),
+               2);
+    QVERIFY2(r2.err.contains("argument attention_backend = AttnBackend.unfused gives attention unfused, but run "
+                             "unfused_dropout in"),
+             qPrintable(r2.err));
+    QVERIFY2(r2.err.contains("argument attention_dropout = 0.1 gives attention_dropout 0.1, but run unfused_dropout"),
+             qPrintable(r2.err));
+    QVERIFY2(r2.err.contains("argument hidden_dropout = 0.1 gives hidden_dropout 0.1"), qPrintable(r2.err));
+
+    // An attention backend Megatron does not have is refused, named.
+    const QString bad = variant("AttnBackend.sdpa", "bad_backend.log");
+    RUN_EXPECT(r3, (QStringList{"import-logs", "--out", path("b.csv"), "--gpu-type", "A100-80GB", bad}), 2);
+    QVERIFY2(r3.err.contains("attention_backend") && r3.err.contains("expected flash, fused, unfused, local or auto, "
+                                                                     "got \"AttnBackend.sdpa\""),
+             qPrintable(r3.err));
 }
 
 void TestCliImportLogs::helpNamesExitCodes()

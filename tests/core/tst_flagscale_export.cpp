@@ -447,6 +447,13 @@ void TestFlagScaleExport::precisionAndAttention()
     // No dropout, as planned (Megatron's default is 0.1 on both).
     QCOMPARE(a100.at("model.attention_dropout"), std::string("0.0"));
     QCOMPARE(a100.at("model.hidden_dropout"), std::string("0.0"));
+    // A plan made with dropout keeps its rates.
+    PlanDocument dropped = twoHostPlan("A100-80GB", {0, 1, 2, 3});
+    dropped.problem.setup.attentionDropout = 0.1;
+    dropped.problem.setup.hiddenDropout = 0.1;
+    const auto withDropout = readYaml(yamlOf(FlagScaleExport::files(dropped), "conf/train/memx_plan.yaml"));
+    QCOMPARE(withDropout.at("model.attention_dropout"), std::string("0.1"));
+    QCOMPARE(withDropout.at("model.hidden_dropout"), std::string("0.1"));
     // Gaudi selects devices with HABANA_VISIBLE_MODULES, which FlagScale's runner cannot count.
     try {
         FlagScaleExport::files(twoHostPlan("Gaudi3", {0, 1, 2, 3}));

@@ -79,6 +79,9 @@ private slots:
     void heterogeneousRun();
     void defaults();
     void mlpColumn();
+    void attentionAndDropoutColumns_data();
+    void attentionAndDropoutColumns();
+    void attentionAndDropoutColumnsAreChecked();
     void roundTrip_data();
     void roundTrip();
     void saveAndRead();
@@ -221,6 +224,74 @@ void TestMeasurementCsv::mlpColumn()
         QFAIL("no InputError raised");
     } catch (const InputError& e) {
         QCOMPARE(QString::fromStdString(e.field()), QString("line 3, column mlp"));
+    }
+}
+
+// A Megatron run that used --attention-backend unfused or kept dropout says
+// so; Megatron's own backend names are read too. Empty cells: flash, no
+// dropout (what a file from before these columns meant).
+void TestMeasurementCsv::attentionAndDropoutColumns_data()
+{
+    QTest::addColumn<QString>("attention");
+    QTest::addColumn<QString>("attentionDropout");
+    QTest::addColumn<QString>("hiddenDropout");
+    QTest::addColumn<bool>("flash");
+    QTest::addColumn<double>("attentionRate");
+    QTest::addColumn<double>("hiddenRate");
+    QTest::newRow("empty cells") << "" << "" << "" << true << 0.0 << 0.0;
+    QTest::newRow("unfused, Megatron's default dropout") << "unfused" << "0.1" << "0.1" << false << 0.1 << 0.1;
+    QTest::newRow("flash, hidden only") << "flash" << "0" << "0.05" << true << 0.0 << 0.05;
+    QTest::newRow("Megatron's local layers") << "local" << "0.0" << "0.0" << false << 0.0 << 0.0;
+    QTest::newRow("Megatron's fused backend") << "fused" << "" << "" << true << 0.0 << 0.0;
+    QTest::newRow("Megatron's auto backend") << "auto" << "" << "" << true << 0.0 << 0.0;
+}
+
+void TestMeasurementCsv::attentionAndDropoutColumns()
+{
+    QFETCH(QString, attention);
+    QFETCH(QString, attentionDropout);
+    QFETCH(QString, hiddenDropout);
+    const auto set = parse(doc({kRunRow + "," + attention + "," + attentionDropout + "," + hiddenDropout},
+                               kHeader + ",attention,attention_dropout,hidden_dropout"));
+    QCOMPARE(set.rows.size(), size_t(1));
+    const memx::Measurement& m = set.rows[0];
+    QTEST(m.flashAttention, "flash");
+    QTEST(m.attentionDropout, "attentionRate");
+    QTEST(m.hiddenDropout, "hiddenRate");
+    // Written back (flash|unfused) and read again, the same run.
+    const std::string written = MeasurementCsv::write(set.rows);
+    QVERIFY(MeasurementCsv::parse(written, "w.csv").rows == set.rows);
+    const bool defaults = m.flashAttention && m.attentionDropout == 0 && m.hiddenDropout == 0;
+    QCOMPARE(written.find("attention") == std::string::npos, defaults);
+}
+
+void TestMeasurementCsv::attentionAndDropoutColumnsAreChecked()
+{
+    const QString header = kHeader + ",attention,attention_dropout,hidden_dropout";
+    const struct {
+        QString cells, column, reason;
+    } bad[] = {
+        {"sdpa,,", "attention", "attention must be empty (flash) or flash|unfused"},
+        {",1,", "attention_dropout", "attention_dropout must be empty (0) or a dropout rate in [0, 1), got \"1\""},
+        {",,-0.1", "hidden_dropout", "hidden_dropout must be empty (0) or a dropout rate in [0, 1), got \"-0.1\""},
+        {",ten,", "attention_dropout", "got \"ten\""},
+    };
+    for (const auto& b : bad) {
+        try {
+            parse(doc({kRunRow + "," + b.cells}, header));
+            QFAIL(qPrintable("no InputError raised for " + b.cells));
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), "line 2, column " + b.column);
+            QVERIFY2(QString::fromStdString(e.reason()).contains(b.reason), e.what());
+        }
+    }
+    // Rows of one run agree on them.
+    const QString stage1 = with({{"stage", "1"}}, kStageRow);
+    try {
+        parse(doc({kStageRow + ",unfused,0.1,0.1", stage1 + ",unfused,0.1,0"}, header));
+        QFAIL("no InputError raised");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.field()), QString("line 3, column hidden_dropout"));
     }
 }
 

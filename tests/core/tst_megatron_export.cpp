@@ -476,12 +476,19 @@ void TestMegatronExport::mlpKindAndTiedEmbeddings()
     const auto f = std::find(a.begin(), a.end(), "--ffn-hidden-size");
     QVERIFY(f != a.end() && f + 1 != a.end());
     QCOMPARE(QString::fromStdString(*(f + 1)), ffn);
-    // No dropout, as planned: Megatron's default 0.1 would keep masks the plan does not count.
-    for (const char* flag : {"--attention-dropout", "--hidden-dropout"}) {
-        const auto d = std::find(a.begin(), a.end(), flag);
-        QVERIFY2(d != a.end() && d + 1 != a.end(), flag);
-        QCOMPARE(*(d + 1), std::string("0.0"));
-    }
+    // The planned dropout, written even when 0: Megatron's default 0.1 would
+    // keep masks a plan without dropout does not count.
+    const auto rateOf = [](const std::vector<std::string>& args, const char* flag) {
+        const auto d = std::find(args.begin(), args.end(), flag);
+        return d != args.end() && d + 1 != args.end() ? *(d + 1) : std::string("(absent)");
+    };
+    QCOMPARE(rateOf(a, "--attention-dropout"), std::string("0.0"));
+    QCOMPARE(rateOf(a, "--hidden-dropout"), std::string("0.0"));
+    j.attentionDropout = 0.1;
+    j.hiddenDropout = 0.05;
+    const std::vector<std::string> withDropout = MegatronExport::arguments(j);
+    QCOMPARE(rateOf(withDropout, "--attention-dropout"), std::string("0.1"));
+    QCOMPARE(rateOf(withDropout, "--hidden-dropout"), std::string("0.05"));
 }
 
 void TestMegatronExport::handPlacement_data()

@@ -103,6 +103,7 @@ private slots:
     void backwardIsTwiceTheGemmsAndMoreForAttention();
     void sequenceParallelismSplitsTheAllReduces();
     void recomputationRepeatsWhatItDiscarded();
+    void dropoutAddsKernelsAndMaskWrites();
 };
 
 void TestOperatorCost::gemmEfficiency_data()
@@ -273,6 +274,48 @@ void TestOperatorCost::recomputationRepeatsWhatItDiscarded()
     const auto selective = LayerOperators::recompute(m, 2, 512, 1, true, true, Recompute::Selective);
     QCOMPARE(int(selective.size()), 1);
     QCOMPARE(selective.front().flops, 1073741824.0);
+}
+
+void TestOperatorCost::dropoutAddsKernelsAndMaskWrites()
+{
+    const ModelSpec m = smallModel();
+    using memx::Dropout;
+    const auto named = [](const std::vector<Operator>& ops, const char* name) {
+        std::vector<Operator> out;
+        for (const Operator& op : ops)
+            if (op.name == std::string(name))
+                out.push_back(op);
+        return out;
+    };
+    // Unfused attention dropout, b = 2, s = 512, a = 16, bf16: reads the
+    // probabilities (2 bytes) and writes them (2) and a 1-byte mask, per
+    // score: 5 * (b*a/t) * s^2 = 5 * 32 * 262,144 = 41,943,040 bytes at t = 1.
+    const Dropout attention{true, false};
+    auto kernels = named(LayerOperators::forward(m, 2, 512, 1, true, false, memx::Precision::Bf16, attention),
+                         "attention dropout");
+    QCOMPARE(int(kernels.size()), 1);
+    QCOMPARE(kernels.front().bytes, 41943040.0);
+    kernels = named(LayerOperators::forward(m, 2, 512, 2, true, false, memx::Precision::Bf16, attention),
+                    "attention dropout");
+    QCOMPARE(kernels.front().bytes, 41943040.0 / 2);
+    // FlashAttention draws the mask inside its kernel: nothing is added.
+    QCOMPARE(LayerOperators::forward(m, 2, 512, 1, true, true, memx::Precision::Bf16, attention).size(),
+             LayerOperators::forward(m, 2, 512, 1, true, true).size());
+    // Selective recomputation repeats the dropout with the scores.
+    QCOMPARE(int(named(LayerOperators::recompute(m, 2, 512, 1, true, false, Recompute::Selective,
+                                                 memx::Precision::Bf16, attention),
+                       "attention dropout").size()),
+             1);
+    // Hidden dropout: each bias-dropout-add also writes a 1-byte mask, 1024
+    // tokens * h = 1,048,576 bytes on top of 3 * 2 bytes * 1,048,576.
+    const auto plain = named(LayerOperators::forward(m, 2, 512, 1, true, true), "residual add");
+    const auto masked = named(LayerOperators::forward(m, 2, 512, 1, true, true, memx::Precision::Bf16,
+                                                      Dropout{false, true}),
+                              "residual add");
+    QCOMPARE(int(masked.size()), 2);
+    QCOMPARE(plain.front().bytes, 6291456.0);
+    QCOMPARE(masked.front().bytes, 7340032.0);
+    QCOMPARE(masked.back().bytes, 7340032.0);
 }
 
 QTEST_APPLESS_MAIN(TestOperatorCost)

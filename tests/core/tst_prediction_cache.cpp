@@ -163,6 +163,8 @@ void TestPredictionCache::anyChangedFieldMisses_data()
     QTest::newRow("has output") << Change([](StageQuery& q) { q.hasOutput = true; });
     QTest::newRow("distributed optimizer") << Change([](StageQuery& q) { q.distributedOptimizer = false; });
     QTest::newRow("flash attention") << Change([](StageQuery& q) { q.flashAttention = false; });
+    QTest::newRow("attention dropout") << Change([](StageQuery& q) { q.dropout.attention = true; });
+    QTest::newRow("hidden dropout") << Change([](StageQuery& q) { q.dropout.hidden = true; });
     QTest::newRow("recompute selective") << Change([](StageQuery& q) { q.recompute = memx::Recompute::Selective; });
     QTest::newRow("recompute full") << Change([](StageQuery& q) { q.recompute = memx::Recompute::Full; });
     QTest::newRow("inflight 4 -> 3") << Change([](StageQuery& q) { q.inflight = 3; });

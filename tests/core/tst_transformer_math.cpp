@@ -45,6 +45,8 @@ private slots:
     void matchesKorthikantiEq7();
     void activationBytes_data();
     void activationBytes();
+    void dropoutMatchesKorthikanti_data();
+    void dropoutMatchesKorthikanti();
     void logitsAndBoundaryBytes_data();
     void logitsAndBoundaryBytes();
     void modelStateBytesPerParam_data();
@@ -323,6 +325,58 @@ void TestTransformerMath::activationBytes()
     QFETCH(bool, flash);
     QFETCH(Recompute, recompute);
     QTEST(TransformerMath::layerActivationBytes(tiny(), 2, 8, t, flash, recompute), "expected");
+}
+
+// Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+// Transformer Models": a GPT layer (f = 4h, MHA, attention and hidden dropout,
+// unfused attention) keeps sbh(34 + 5as/h) bytes (Eq. 1); with TP t and no
+// sequence parallelism sbh(10 + 24/t + 5as/(ht)) (Eq. 2); with sequence
+// parallelism sbh/t (34 + 5as/h) (Eq. 4); selective recomputation with
+// sequence parallelism 34 sbh/t (Table 2); full recomputation 2sbh/t.
+// Model: h = 64, a = 4, g = 4, f = 256, GeLU; b = 2, s = 8: sbh = 1,024 and
+// 5as/h = 5*4*8/64 = 2.5.
+void TestTransformerMath::dropoutMatchesKorthikanti_data()
+{
+    QTest::addColumn<int>("t");
+    QTest::addColumn<bool>("sp");
+    QTest::addColumn<bool>("flash");
+    QTest::addColumn<bool>("attentionDropout");
+    QTest::addColumn<bool>("hiddenDropout");
+    QTest::addColumn<Recompute>("recompute");
+    QTest::addColumn<double>("expected");
+    const Recompute none = Recompute::None;
+    QTest::newRow("Eq. 1: 34 + 5as/h") << 1 << true << false << true << true << none << 1024.0 * 36.5;
+    QTest::newRow("Eq. 2, t=2: 10 + 24/t + 5as/(ht)") << 2 << false << false << true << true << none
+                                                      << 1024.0 * (10 + 12 + 1.25);
+    QTest::newRow("Eq. 4, t=2: (34 + 5as/h)/t") << 2 << true << false << true << true << none << 1024.0 * 36.5 / 2;
+    QTest::newRow("Table 2 selective + SP, t=2: 34/t") << 2 << true << false << true << true << Recompute::Selective
+                                                       << 1024.0 * 34 / 2;
+    QTest::newRow("full + SP, t=2: 2/t") << 2 << true << false << true << true << Recompute::Full << 1024.0;
+    // Without attention dropout the unfused core keeps only the softmax
+    // output 2as^2b (2/5 of 5as^2b: 1,024 bytes here).
+    QTest::newRow("hidden dropout only") << 1 << true << false << false << true << none << 1024.0 * 34 + 1024;
+    // FlashAttention keeps no s^2 term and draws its dropout mask in the
+    // kernel: 34sbh with hidden dropout, 32sbh without.
+    QTest::newRow("flash, both dropouts") << 1 << true << true << true << true << none << 1024.0 * 34;
+    QTest::newRow("flash, attention dropout only") << 1 << true << true << true << false << none << 1024.0 * 32;
+}
+
+void TestTransformerMath::dropoutMatchesKorthikanti()
+{
+    QFETCH(int, t);
+    QFETCH(bool, sp);
+    QFETCH(bool, flash);
+    QFETCH(bool, attentionDropout);
+    QFETCH(bool, hiddenDropout);
+    QFETCH(Recompute, recompute);
+    ModelSpec m = tiny();
+    m.mlp = memx::MlpKind::Gelu;
+    m.queryGroups = 4;
+    m.ffnHidden = 256;
+    QCOMPARE(m.heads, 4);
+    QCOMPARE(m.hidden, 64);
+    const memx::Dropout d{attentionDropout, hiddenDropout};
+    QTEST(TransformerMath::layerActivationBytes(m, 2, 8, t, flash, recompute, sp, memx::Precision::Bf16, d), "expected");
 }
 
 void TestTransformerMath::logitsAndBoundaryBytes_data()

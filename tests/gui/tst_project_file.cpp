@@ -97,6 +97,10 @@ void TestProjectFile::badProject_data()
     QTest::newRow("slowdown -1") << "/objective/max_slowdown" << "-1" << "/objective/max_slowdown" << "at least 0";
     QTest::newRow("precision fp4") << "/setup/precision" << "\"fp4\"" << "/setup/precision"
                                    << "unknown precision \"fp4\"";
+    QTest::newRow("attention dropout 1") << "/setup/attention_dropout" << "1" << "/setup/attention_dropout"
+                                         << "must be in [0, 1)";
+    QTest::newRow("hidden dropout a string") << "/setup/hidden_dropout" << "\"0.1\"" << "/setup/hidden_dropout"
+                                             << "expected a number";
     QTest::newRow("model layers 2000") << "/model/num_layers" << "2000" << "/model/num_layers" << "plausible range";
 }
 
@@ -123,6 +127,13 @@ void TestProjectFile::rangeOverride()
     Project chosen = p;
     chosen.setup.precision = "tf32";
     QCOMPARE(Project::fromJson(chosen.toJson(), "saved.memx").setup.precision, std::string("tf32"));
+    // So are the dropout rates; a project from before them planned without dropout.
+    QCOMPARE(p.setup.attentionDropout, 0.0);
+    chosen.setup.attentionDropout = 0.1;
+    chosen.setup.hiddenDropout = 0.05;
+    const Project back = Project::fromJson(chosen.toJson(), "saved.memx");
+    QCOMPARE(back.setup.attentionDropout, 0.1);
+    QCOMPARE(back.setup.hiddenDropout, 0.05);
 }
 
 

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -28,6 +29,8 @@ QString sameSetup(const TrainingSetup& a, const TrainingSetup& b)
     MEMX_CHECK(virtualStages)
     MEMX_CHECK(distributedOptimizer)
     MEMX_CHECK(flashAttention)
+    MEMX_CHECK(attentionDropout)
+    MEMX_CHECK(hiddenDropout)
     MEMX_CHECK(sequenceParallel)
     MEMX_CHECK(precision)
     MEMX_CHECK(optimizer)
@@ -80,6 +83,11 @@ private slots:
         b.microBatches = {3};
         b.precision = "fp16";
         QTest::newRow("switches off") << b;
+        TrainingSetup d;
+        d.flashAttention = false;
+        d.attentionDropout = 0.1;  // Megatron's defaults
+        d.hiddenDropout = 0.125;
+        QTest::newRow("dropout") << d;
         TrainingSetup c;
         c.tensorParallel = {1, 2};
         c.virtualStages = {2, 4};
@@ -208,6 +216,16 @@ private slots:
         panel.findChild<QCheckBox*>("flashAttention")->click();
         QCOMPARE(spy.count(), 1);
         QVERIFY(!panel.setup().flashAttention);
+        // A dropout rate typed in reaches the setup, with one change signal.
+        auto* hidden = panel.findChild<QDoubleSpinBox*>("hiddenDropout");
+        QVERIFY(hidden);
+        hidden->setFocus();
+        hidden->selectAll();
+        QTest::keyClicks(hidden, "0.1");
+        QTest::keyClick(hidden, Qt::Key_Enter);
+        QCOMPARE(panel.setup().hiddenDropout, 0.1);
+        QCOMPARE(panel.setup().attentionDropout, 0.0);
+        QVERIFY(spy.count() >= 2);
     }
 
     void parseList_data()
