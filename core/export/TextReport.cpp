@@ -4,6 +4,7 @@
 
 #include "search/ProfileComparison.h"
 #include "search/SearchResult.h"
+#include "space/Problem.h"
 #include "space/JobPrecision.h"
 
 #include <cstdio>
@@ -68,6 +69,35 @@ std::string TextReport::precisionLine(const Problem& problem)
     }
 }
 
+std::string TextReport::attentionLine(const Problem& problem)
+{
+    const TrainingSetup& s = problem.setup;
+    bool flash = s.flashAttention;
+    std::string why;
+    try {
+        flash = flashAttentionRuns(s.flashAttention, jobPrecision(problem));
+        if (s.flashAttention && !flash)
+            why = ", no FlashAttention in " + std::string(toString(jobPrecision(problem)));
+    } catch (const std::exception&) {
+        // the precision line says why it does not resolve
+    }
+    std::string out = flash ? "FlashAttention" : "unfused (s x s scores kept" + why + ")";
+    if (s.attentionDropout <= 0 && s.hiddenDropout <= 0)
+        return out + ", no dropout";
+    out += ", dropout attention " + Text::shortest(s.attentionDropout) + " / hidden " + Text::shortest(s.hiddenDropout);
+    const Dropout d = s.dropout();
+    const bool scoresMasked = d.attention && !flash;
+    if (scoresMasked && d.hidden)
+        out += " (keeps a mask of the attention scores and two hidden masks per layer)";
+    else if (scoresMasked)
+        out += " (keeps a mask of the attention scores)";
+    else if (d.hidden)
+        out += " (keeps two hidden masks per layer)";
+    else
+        out += " (FlashAttention keeps no mask)";
+    return out;
+}
+
 std::string TextReport::table(const Problem& problem, const SearchResult& r, std::size_t top)
 {
     std::string out;
@@ -77,6 +107,7 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
     out += "MemX plan for " + problem.model.name + " on " + problem.cluster.name() + " (" + std::to_string(problem.cluster.deviceCount())
         + " GPUs), global batch " + std::to_string(problem.setup.globalBatch) + ", predictor " + r.predictorName + "\n";
     out += "Precision: " + precisionLine(problem) + "\n";
+    out += "Attention: " + attentionLine(problem) + "\n";
     out += "Objective: " + std::string(toString(r.profileUsed)) + " (wT=" + Text::fmt("%.2f", r.weights.time)
         + ", wM=" + Text::fmt("%.2f", r.weights.memory) + ", wV=" + Text::fmt("%.2f", r.weights.variance) + ")";
     if (r.profileRequested == ProfileKind::Auto)

@@ -14,7 +14,8 @@ import sys
 from collections import defaultdict
 
 CONFIG = ['gpu_type', 'num_gpus', 'tp', 'pp', 'dp', 'vp', 'mbs', 'gbs', 'seq_len', 'num_layers', 'hidden',
-          'ffn_hidden', 'heads', 'query_groups', 'vocab', 'recompute', 'precision', 'mlp', 'tied_embeddings']
+          'ffn_hidden', 'heads', 'query_groups', 'vocab', 'recompute', 'precision', 'mlp', 'tied_embeddings',
+          'attention', 'attention_dropout', 'hidden_dropout']
 
 
 def oracle_error(values):

@@ -123,6 +123,8 @@ private slots:
     void searchSimplex();
     void searchBaselines();
     void searchBandwidthScenarios();
+    void searchCountsAttentionAndDropout_data();
+    void searchCountsAttentionAndDropout();
     void searchStats_data();
     void searchStats();
     void searchProfileAuto_data();
@@ -438,6 +440,64 @@ void TestCli::searchBandwidthScenarios()
              qPrintable(bad.err));
     RUN_EXPECT(alone, (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--robust", "worst"}), 2);
     QVERIFY2(alone.err.contains("--robust") && alone.err.contains("--bandwidth-scenarios"), qPrintable(alone.err));
+}
+
+// Megatron-LM CI's gpt3_mcore_te_tp1_pp1_dist_optimizer_fim_dataset (GPT
+// 12 x 512, 8 heads, seq 1024, mbs 4, TP 1, PP 1): what each attention and
+// dropout setting adds to the activations of the one stage, by hand from
+// Korthikanti et al. 2022 (s = 1024, b = 4, a = 8, h = 512, 12 layers):
+// unfused softmax output 2as^2b = 64 MiB per layer; attention dropout mask and
+// output 3as^2b = 96 MiB; hidden-dropout masks 2sbh = 4 MiB.
+void TestCli::searchCountsAttentionAndDropout_data()
+{
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<double>("addedMiB");
+    QTest::addColumn<QString>("line");
+    QTest::newRow("FlashAttention, no dropout") << QStringList{} << 0.0
+                                                << "Attention: FlashAttention, no dropout";
+    QTest::newRow("FlashAttention, both dropouts")
+        << QStringList{"--attention-dropout", "0.1", "--hidden-dropout", "0.1"} << 12 * 4.0
+        << "Attention: FlashAttention, dropout attention 0.1 / hidden 0.1 (keeps two hidden masks per layer)";
+    QTest::newRow("unfused, no dropout") << QStringList{"--no-flash-attention"} << 12 * 64.0
+                                         << "Attention: unfused (s x s scores kept), no dropout";
+    QTest::newRow("unfused, Megatron's default dropout")
+        << QStringList{"--no-flash-attention", "--attention-dropout", "0.1", "--hidden-dropout", "0.1"}
+        << 12 * (64.0 + 96.0 + 4.0)
+        << "Attention: unfused (s x s scores kept), dropout attention 0.1 / hidden 0.1 (keeps a mask of the "
+           "attention scores and two hidden masks per layer)";
+}
+
+void TestCli::searchCountsAttentionAndDropout()
+{
+    QFETCH(QStringList, extra);
+    QFETCH(double, addedMiB);
+    QFETCH(QString, line);
+    writeFile("ci-fim.json", R"({"format": "memx-model/1", "name": "ci-fim", "num_layers": 12, "hidden": 512,
+        "heads": 8, "ffn_hidden": 2048, "mlp": "gelu", "vocab": 50257, "seq_len": 1024, "tied_embeddings": true})");
+    const auto run = [&](const QStringList& more, const QString& json) {
+        return runCli(QStringList{"search", "--cluster", sample("homogeneous-8xa100.json"), "--model",
+                                  tmp("ci-fim.json"), "--gbs", "32", "--mbs", "4", "--tp", "1", "--max-pp", "1",
+                                  "--recompute", "none", "--precision", "bf16", "--top", "1", "--json", json}
+                      + more);
+    };
+    const auto activations = [](const QString& json) {
+        QJsonObject obj;
+        QString why;
+        if (!readJson(json, obj, why))
+            return -1.0;
+        const QJsonObject stage = obj["best"].toArray()[0].toObject()["stages"].toArray()[0].toObject();
+        return stage["memory_mib"].toObject()["activations"].toDouble();
+    };
+    const auto baseRun = run({}, tmp("flash.json"));
+    const auto variant = run(extra, tmp("variant.json"));
+    QCOMPARE(baseRun.exitCode, 0);
+    QCOMPARE(variant.exitCode, 0);
+    const QString out = variant.out;
+    const double base = activations(tmp("flash.json"));
+    const double got = activations(tmp("variant.json"));
+    QVERIFY(base > 0);
+    QVERIFY2(std::abs(got - base - addedMiB) < 1e-6, qPrintable(QString("added %1 MiB").arg(got - base)));
+    QVERIFY2(out.contains(line + "\n"), qPrintable(out));
 }
 
 void TestCli::searchStats_data()

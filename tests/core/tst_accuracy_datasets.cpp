@@ -95,16 +95,23 @@ void TestAccuracyDatasets::megatronCi()
     QVERIFY(r.learned.iterationTime.n >= 200);
     QVERIFY2(r.learned.iterationTime.mape < r.analytic.iterationTime.mape,
              qPrintable(QString("learned %1 vs analytic %2").arg(r.learned.iterationTime.mape).arg(r.analytic.iterationTime.mape)));
-    // Allocated against allocated (peak_mem_kind): analytic 31.4%, calibrated
-    // (memory multiplier and framework buffers per type) 19.6%, learned 19.0%.
-    QVERIFY2(r.learned.memory.mape < 21.0, qPrintable(QString::number(r.learned.memory.mape)));
+    // Allocated against allocated (peak_mem_kind), with each case's attention
+    // backend and dropout masks counted: analytic 20.8% (31.4% while every
+    // run was predicted with FlashAttention and no dropout), calibrated
+    // (memory multiplier and framework buffers per type) and learned 12.7%.
+    QVERIFY2(r.analytic.memory.mape < 23.0, qPrintable(QString::number(r.analytic.memory.mape)));
+    QVERIFY2(r.learned.memory.mape < 14.0, qPrintable(QString::number(r.learned.memory.mape)));
     QVERIFY(r.learned.memory.mape < r.analytic.memory.mape * 0.75);
-    QVERIFY2(r.calibrated.memory.mape < 21.0, qPrintable(QString::number(r.calibrated.memory.mape)));
-    // Host time per kernel and per iteration, fitted to the 15 training runs:
-    // 17.2%. The trees' time correction does worse on the held-out runs and
-    // the trainer's gate (three fresh draws of folds) keeps it closed.
-    QVERIFY2(r.calibrated.iterationTime.mape < 20.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
-    QVERIFY2(r.learned.iterationTime.mape < 20.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
+    QVERIFY2(r.calibrated.memory.mape < 14.0, qPrintable(QString::number(r.calibrated.memory.mape)));
+    // Host time per kernel and per iteration, fitted to the 20 training runs:
+    // 22.6% (17.2% on the 15 runs the minimal set took before it told tied
+    // from untied and flash from unfused runs: the fit of a fixed time per
+    // iteration against a time per kernel is ill-conditioned on these
+    // host-bound models, docs/ANALYTIC_ACCURACY.md). The trees' time
+    // correction does worse on the held-out runs and the trainer's gate
+    // (three fresh draws of folds) keeps it closed.
+    QVERIFY2(r.calibrated.iterationTime.mape < 25.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
+    QVERIFY2(r.learned.iterationTime.mape < 25.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
 }
 
 // Mist/Aceso: three complete A10G runs, all in the minimal set, so each is
@@ -126,19 +133,22 @@ void TestAccuracyDatasets::mistAcesoLeaveOneOut()
 // results. The floor that sets, over the 276 runs the planner completes,
 // computed from the CSV alone by scripts/datasets/repeat_floor.py
 // tests/data/measurements/megatron_ci.csv --skip
-// account_for_embedding_loss_in_pipeline_split: 29 of 34 configurations
-// repeated; 10.31 % in iteration time, 11.90 % in peak memory.
+// account_for_embedding_loss_in_pipeline_split: 45 of 57 configurations
+// repeated; 9.02 % in iteration time, 5.46 % in peak memory. (Before the
+// rows said which attention, dropout and embeddings each case ran, runs of
+// different attention counted as repeats of one configuration: 29 of 34,
+// 10.31 % and 11.90 %.)
 void TestAccuracyDatasets::megatronCiRepeatFloor()
 {
     const std::string path = memx::test::dataFile("measurements/megatron_ci.csv");
     const memx::AccuracyReport r = memx::AccuracyEvaluator::evaluate(MeasurementCsv::read(path).rows, path,
                                                                      memx::GpuCatalog::builtin(), nullptr, nullptr);
     QCOMPARE(r.runs, std::size_t(276));
-    QCOMPARE(r.iterationTimeFloor.configurations, std::size_t(34));
-    QCOMPARE(r.iterationTimeFloor.repeated, std::size_t(29));
+    QCOMPARE(r.iterationTimeFloor.configurations, std::size_t(57));
+    QCOMPARE(r.iterationTimeFloor.repeated, std::size_t(45));
     QCOMPARE(r.memoryFloor.n, std::size_t(272));
-    QVERIFY2(std::abs(r.iterationTimeFloor.mapePct - 10.31) < 0.005, qPrintable(QString::number(r.iterationTimeFloor.mapePct)));
-    QVERIFY2(std::abs(r.memoryFloor.mapePct - 11.90) < 0.005, qPrintable(QString::number(r.memoryFloor.mapePct)));
+    QVERIFY2(std::abs(r.iterationTimeFloor.mapePct - 9.02) < 0.005, qPrintable(QString::number(r.iterationTimeFloor.mapePct)));
+    QVERIFY2(std::abs(r.memoryFloor.mapePct - 5.46) < 0.005, qPrintable(QString::number(r.memoryFloor.mapePct)));
     // No prediction of the memory can beat it; the analytic model is above it.
     QVERIFY(r.memory.mape > r.memoryFloor.mapePct);
 }

@@ -208,6 +208,7 @@ struct Run {
     int tp = 1, pp = 1, vpp = 1, dp = 1, mbs = 1, gbs = 1;
     Recompute recompute = Recompute::None;
     bool flash = false;
+    memx::Dropout dropout;  // none unless the run's configuration says so
     bool sequenceParallel = true;
     bool distributedOptimizer = false;
     double tpLinkGBps = 300;    // NVLink3, per GPU per direction
@@ -244,6 +245,7 @@ StageQuery stageQuery(const Run& r, int stage)
     q.hasOutput = stage == r.pp - 1;
     q.distributedOptimizer = r.distributedOptimizer;
     q.flashAttention = r.flash;
+    q.dropout = r.dropout;
     q.sequenceParallel = r.sequenceParallel;
     q.recompute = r.recompute;
     q.inflight = r.vpp > 1 ? IterationComposer::inflightInterleaved(stage, r.pp, r.microBatches(), r.vpp)
@@ -487,6 +489,10 @@ void TstAnalyticAccuracy::megatronCiPeakMemory()
         r.distributedOptimizer = csv.str(row, "dist_optimizer") == "True";
         r.recompute = Recompute::None;
         if (is7b) {
+            // model_config.yaml sets no dropout: Megatron's 0.1 on both
+            // (tests/data/datasets/megatron_lm_ci_case_flags.csv). With
+            // FlashAttention only the two hidden-dropout masks are kept.
+            r.dropout = memx::Dropout{true, true};
             // 8 GPUs (H100 recipe; the A100 golden has no recipe, same assumed):
             // DP = 8 / (TP*PP) = 2; global batch 8.
             r.dp = 8 / (r.tp * r.pp);
@@ -533,15 +539,19 @@ void TstAnalyticAccuracy::megatronCiPeakMemory()
     QCOMPARE(s.n, 6);
     QCOMPARE(n.n, 2);
     QCOMPARE(t.n, 4);
-    // Achieved: MAPE 1.1 %, max 1.7 % with sequence parallelism (or TP 1).
+    // Achieved: MAPE 2.3 %, max 4.3 % with sequence parallelism (or TP 1):
+    // the 15B rows -0.9/-1.7 % (no dropout), the 7B TP1-PP4 rows +3.9/+4.3 %
+    // with their hidden-dropout masks (+0.4/+0.8 % while the masks were not
+    // counted).
     QVERIFY2(s.mape < 2.5, "see docs/ANALYTIC_ACCURACY.md");
-    QVERIFY2(s.maxAbs < 3.0, "see docs/ANALYTIC_ACCURACY.md");
+    QVERIFY2(s.maxAbs < 5.0, "see docs/ANALYTIC_ACCURACY.md");
     // Without sequence parallelism (StageQuery::sequenceParallel = false) the
-    // replicated norm/QKV/MLP inputs are modelled; the TP 4 runs come out
-    // 9-11 % low (dropout masks and allocator effects are not modelled).
+    // replicated norm/QKV/MLP inputs and dropout masks are modelled; the TP 4
+    // runs come out 1.7-3.5 % low (9-11 % before the masks were counted;
+    // allocator effects are not modelled).
     for (const Row& r : noSpRows)
         QVERIFY2(r.predicted < r.measured, r.label.c_str());
-    QVERIFY2(n.maxAbs < 12.0, "see docs/ANALYTIC_ACCURACY.md");
+    QVERIFY2(n.maxAbs < 4.0, "see docs/ANALYTIC_ACCURACY.md");
     // Time of these short CI runs is under-predicted by 15-31 % on both A100
     // and H100 (see the doc); a loose guard only.
     QVERIFY2(t.maxAbs < 35.0, "see docs/ANALYTIC_ACCURACY.md");

@@ -274,14 +274,20 @@ void TestTrainTopology::clusterColumnRoundTrips()
     const MeasurementSet mixed = MeasurementCsv::read(kMixed);
     QCOMPARE(mixed.rows.front().cluster, std::string("dgx-a100.json"));
     const std::string text = MeasurementCsv::write(mixed.rows);
-    // These GPT runs name their MLP (gelu), the last optional column, so the
-    // writer gives every optional column up to it.
-    QVERIFY(text.find(",cluster,precision,peak_mem_kind,mlp\n") != std::string::npos);
+    // These GPT runs kept Megatron's dropout, the last optional columns, so
+    // the writer gives every optional column up to them.
+    QVERIFY(text.find(",cluster,precision,peak_mem_kind,mlp,tied_embeddings,attention,attention_dropout,"
+                      "hidden_dropout\n")
+            != std::string::npos);
     QCOMPARE(MeasurementCsv::parse(text, "again.csv").rows, mixed.rows);
     // A file that needs none of the optional columns is written without them.
     std::vector<Measurement> plainRows = MeasurementCsv::read(kSmall).rows;
-    for (Measurement& m : plainRows)
+    for (Measurement& m : plainRows) {
         m.mlp = MlpKind::SwiGlu;
+        m.tiedEmbeddings = false;
+        m.flashAttention = true;
+        m.attentionDropout = m.hiddenDropout = 0;
+    }
     const std::string plain = MeasurementCsv::write(plainRows);
     QVERIFY(plain.find("cluster") == std::string::npos);
 }
