@@ -15,7 +15,8 @@ std::vector<std::string> StageFeatures::names()
             "ffn_hidden", "vocab", "has_embedding", "has_output", "recompute", "inflight",
             "tp_link_gbps", "analytic_time_ms", "analytic_memory_mib", "precision", "tokens_per_gpu",
             "hidden_per_gpu", "analytic_ms_per_layer", "analytic_host_share", "analytic_comm_share",
-            "activation_share"};
+            "activation_share", "mlp_gelu", "tied_embeddings", "flash_attention", "attention_dropout",
+            "hidden_dropout", "sequence_parallel", "distributed_optimizer"};
 }
 
 float StageFeatures::gpuTypeIndex(const std::string& gpuTypeName)
@@ -67,6 +68,14 @@ void StageFeatures::encode(const StageQuery& q, const StagePrediction& analytic,
     row[i++] = analytic.commShare;
     const double allocated = analytic.memory.allocatedMiB();
     row[i++] = f(allocated > 0 ? analytic.memory.activationsMiB / allocated : 0.0);
+    const auto flag = [](bool b) { return b ? 1.0f : 0.0f; };
+    row[i++] = flag(q.mlp == MlpKind::Gelu);
+    row[i++] = flag(q.tiedEmbeddings);
+    row[i++] = flag(q.flashAttention);
+    row[i++] = flag(q.dropout.attention);
+    row[i++] = flag(q.dropout.hidden);
+    row[i++] = flag(q.sequenceParallel);
+    row[i++] = flag(q.distributedOptimizer);
 }
 
 }  // namespace memx

@@ -39,10 +39,21 @@ namespace memx {
 //   analytic_host_share share of the analytic time spent waiting for the host
 //   analytic_comm_share share spent in tensor-parallel collectives
 //   activation_share    activations / allocated memory in the analytic peak
+//
+// memx-stage-features/3 adds what the block and the setup are, 0/1 each (the
+// analytic terms already depend on them; a tree can now also correct them
+// separately):
+//   mlp_gelu            plain GeLU MLP (1) or gated SwiGLU (0)
+//   tied_embeddings     output layer shares the embedding
+//   flash_attention     attention without the s x s scores (0: unfused)
+//   attention_dropout   dropout on the attention probabilities runs
+//   hidden_dropout      dropout after the projection and FC2 runs
+//   sequence_parallel   Megatron --sequence-parallel
+//   distributed_optimizer  optimizer state sharded over DP
 class StageFeatures {
 public:
-    static constexpr const char* kSchema = "memx-stage-features/2";
-    static constexpr std::size_t kCount = 28;
+    static constexpr const char* kSchema = "memx-stage-features/3";
+    static constexpr std::size_t kCount = 35;
 
     static std::vector<std::string> names();
     static std::size_t count() { return kCount; }

@@ -142,7 +142,7 @@ void TestCliLoop::train()
     QVERIFY(r.out.contains("cross-validation by run"));
     const QJsonObject model = readJson(path("model.json"));
     QCOMPARE(model["format"].toString(), QString("memx-predictor/1"));
-    QCOMPARE(model["feature_schema"].toString(), QString("memx-stage-features/2"));
+    QCOMPARE(model["feature_schema"].toString(), QString("memx-stage-features/3"));
     const QJsonObject trained = model["trained_on"].toObject();
     QCOMPARE(trained["gpu_types"].toArray(), QJsonArray({"A100-80GB"}));
     const QJsonObject shape = trained["models"].toArray().at(0).toObject();

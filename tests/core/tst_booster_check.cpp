@@ -2,7 +2,7 @@
 // item 4): a damaged booster is refused with a message naming the tree and
 // node, a file changed after training fails its checksum, and random damage
 // never crashes the loader. The model is tests/data/predictors'
-// megatron_ci_small_mixed.json (400 trees of the 21-feature schema).
+// megatron_ci_small_mixed.json (400 trees of the 35-feature schema).
 #include "TestPaths.h"
 
 #include "io/InputError.h"
@@ -82,7 +82,7 @@ void TestBoosterCheck::damageIsNamed_data()
     QTest::newRow("node with two parents") << "twoParents" << "tree 3, node 1:";
     QTest::newRow("wrong parent") << "parent" << "tree 3, node 2: parent 1, but it is the child of node 0";
     QTest::newRow("array too short") << "short" << "tree 3: 1 entries for";
-    QTest::newRow("split feature 99") << "feature" << "split feature 99 outside the 28 features";
+    QTest::newRow("split feature 99") << "feature" << "split feature 99 outside the 35 features";
     QTest::newRow("tree count") << "count" << "401 trees declared, 400 present";
     QTest::newRow("leaf weight not a number") << "weight" << "is not a finite number";
     // Found by tests/fuzz (fuzz_predictor): a short split_type crashed XGBoost.

@@ -112,14 +112,18 @@ private slots:
         const auto names = StageFeatures::names();
         QCOMPARE(names.size(), StageFeatures::count());
         QCOMPARE(names.front(), std::string("gpu_type_index"));
-        QCOMPARE(names.back(), std::string("activation_share"));
+        QCOMPARE(names.back(), std::string("distributed_optimizer"));
         std::vector<float> row(StageFeatures::count(), -1.0f);
         StagePrediction prior;
         prior.timeMs = 12.5;
         prior.memory.weightsMiB = 1000;
         prior.memory.activationsMiB = 250;
         prior.hostShare = 0.25f;
-        StageFeatures::encode(stage(gpu("A100-80GB"), 4, 1, 2048, 2), prior, row.data());
+        StageQuery q = stage(gpu("A100-80GB"), 4, 1, 2048, 2);
+        q.mlp = memx::MlpKind::Gelu;
+        q.flashAttention = false;
+        q.dropout.hidden = true;
+        StageFeatures::encode(q, prior, row.data());
         for (float v : row) QVERIFY(std::isfinite(v));
         auto at = [&](const char* name) {
             return row[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())];
@@ -131,6 +135,14 @@ private slots:
         QCOMPARE(at("precision"), 3.0f);                // bf16
         QCOMPARE(at("tokens_per_gpu"), 1024.0f);        // mbs 1 x seq 2048 / TP 2
         QCOMPARE(at("analytic_ms_per_layer"), 3.125f);  // 12.5 ms over 4 layers
+        // The block and the setup, 0/1.
+        QCOMPARE(at("mlp_gelu"), 1.0f);
+        QCOMPARE(at("tied_embeddings"), 0.0f);
+        QCOMPARE(at("flash_attention"), 0.0f);
+        QCOMPARE(at("attention_dropout"), 0.0f);
+        QCOMPARE(at("hidden_dropout"), 1.0f);
+        QCOMPARE(at("sequence_parallel"), 1.0f);
+        QCOMPARE(at("distributed_optimizer"), 1.0f);
         QVERIFY(StageFeatures::gpuTypeIndex("A100-80GB") != StageFeatures::gpuTypeIndex("H100-SXM"));
     }
 

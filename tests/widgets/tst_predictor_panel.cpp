@@ -342,8 +342,48 @@ void TestPredictorPanel::calibratedFileShowsEachTypesParameters()
         QCOMPARE(note->text(), QString::fromStdString(fit.at("note").get<std::string>()));
         QVERIFY2(panel->calibrationText().contains(QString::fromStdString(type) + QStringLiteral(": ")),
                  qPrintable(panel->calibrationText()));
-        // The committed file predates memory calibration: multiplier 1, no
-        // buffers, said as catalog values, muted.
+        // The committed file fits memory on both types: fitted, not muted.
+        QLabel* memory = calibrationCell(panel.get(), type, "memory");
+        QVERIFY(memory);
+        QVERIFY(memory->property("fitted").toBool());
+        QVERIFY(memory->styleSheet().isEmpty());
+    }
+    QCOMPARE(muted, 5);  // A100: bandwidth and collective overhead; H100 also the operator overhead
+
+    // Spot checks against the committed file as a person reads it.
+    QCOMPARE(calibrationCell(panel.get(), "A100-80GB", "efficiency_multiplier")->text(), QStringLiteral("0.75"));
+    QCOMPARE(calibrationCell(panel.get(), "A100-80GB", "launch_overhead_us")->text(), QStringLiteral("163"));
+    QCOMPARE(calibrationCell(panel.get(), "H100-SXM", "iteration_overhead_ms")->text(), QStringLiteral("74.2"));
+    QCOMPARE(calibrationCell(panel.get(), "H100-SXM", "time_mape")->text(), QStringLiteral("50.8 → 6.0 %"));
+    QCOMPARE(calibrationCell(panel.get(), "A100-80GB", "memory")->text(),
+             QStringLiteral("memory: ×0.95 on the model's tensors, 357 MiB framework buffers; MAPE 13.3 → 8.8 % over 4 "
+                            "measured peaks"));
+    QCOMPARE(calibrationCell(panel.get(), "H100-SXM", "memory")->text(),
+             QStringLiteral("memory: ×0.82 on the model's tensors, 890 MiB framework buffers; MAPE 24.2 → 13.6 % over "
+                            "3 measured peaks"));
+    QVERIFY(!calibrationCell(panel.get(), "H100-SXM", "launch_overhead_us")->property("fitted").toBool());
+    QVERIFY(calibrationCell(panel.get(), "H100-SXM", "efficiency_multiplier")->property("fitted").toBool());
+    const QString text = panel->calibrationText();
+    QVERIFY2(text.contains(QStringLiteral("H100-SXM: 3 runs")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("bw × 1.00 (catalog)")), qPrintable(text));
+
+    // A file whose runs measured no peak (no memory fields): multiplier 1, no
+    // buffers, said as catalog values, muted.
+    nlohmann::json noMemory = file;
+    for (nlohmann::json& fit : noMemory["calibration"]) {
+        for (const char* key : {"memory_multiplier", "framework_mib", "memory_mape_catalog", "memory_mape_fitted",
+                                "memory_stages", "memory_note"})
+            fit.erase(key);
+        nlohmann::json kept = nlohmann::json::array();
+        for (const auto& f : fit["fitted"])
+            if (f != "memory_multiplier" && f != "framework_mib")
+                kept.push_back(f);
+        fit["fitted"] = kept;
+    }
+    const QString noMemoryFile = dir_.filePath(QStringLiteral("no-memory-fit.json"));
+    writeText(noMemoryFile, noMemory.dump());
+    QVERIFY2(panel->loadFile(noMemoryFile), qPrintable(panel->errorText()));
+    for (const char* type : {"A100-80GB", "H100-SXM"}) {
         QLabel* memory = calibrationCell(panel.get(), type, "memory");
         QVERIFY(memory);
         QCOMPARE(memory->text(),
@@ -352,18 +392,6 @@ void TestPredictorPanel::calibratedFileShowsEachTypesParameters()
         QVERIFY(!memory->property("fitted").toBool());
         QVERIFY(memory->styleSheet().contains(QStringLiteral("color")));
     }
-    QCOMPARE(muted, 5);  // A100: bandwidth and collective overhead; H100 also the operator overhead
-
-    // Spot checks against the committed file as a person reads it.
-    QCOMPARE(calibrationCell(panel.get(), "A100-80GB", "efficiency_multiplier")->text(), QStringLiteral("0.96"));
-    QCOMPARE(calibrationCell(panel.get(), "A100-80GB", "launch_overhead_us")->text(), QStringLiteral("35.3"));
-    QCOMPARE(calibrationCell(panel.get(), "H100-SXM", "iteration_overhead_ms")->text(), QStringLiteral("79.5"));
-    QCOMPARE(calibrationCell(panel.get(), "H100-SXM", "time_mape")->text(), QStringLiteral("50.2 → 5.1 %"));
-    QVERIFY(!calibrationCell(panel.get(), "H100-SXM", "launch_overhead_us")->property("fitted").toBool());
-    QVERIFY(calibrationCell(panel.get(), "H100-SXM", "efficiency_multiplier")->property("fitted").toBool());
-    const QString text = panel->calibrationText();
-    QVERIFY2(text.contains(QStringLiteral("H100-SXM: 3 runs")), qPrintable(text));
-    QVERIFY2(text.contains(QStringLiteral("bw × 1.00 (catalog)")), qPrintable(text));
 }
 
 void TestPredictorPanel::correctionsSayWhetherTheTreesAreUsed()
@@ -382,7 +410,7 @@ void TestPredictorPanel::correctionsSayWhetherTheTreesAreUsed()
     const QString memory = QStringLiteral("memory: trees on top of the calibrated model (cross-validated %1 vs %2 without)")
                                .arg(pct("memory_mape_pct"), pct("prior_memory_mape_pct"));
     QCOMPARE(panel->correctionsText(), time + QLatin1Char('\n') + memory);
-    QVERIFY2(time.contains(QStringLiteral("(25.7 % with trees vs 12.3 % alone)")), qPrintable(time));
+    QVERIFY2(time.contains(QStringLiteral("(12.7 % with trees vs 7.4 % alone)")), qPrintable(time));
     auto* label = panel->findChild<QLabel*>(QStringLiteral("predictorCorrections"));
     QVERIFY(label && label->isVisibleTo(panel.get()));
     QCOMPARE(label->text(), panel->correctionsText());
