@@ -199,7 +199,7 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     const auto rateBox = [this](const char* name, const QString& tip) {
         auto* box = new QDoubleSpinBox(this);
         box->setObjectName(QString::fromLatin1(name));
-        box->setRange(0.0, 0.99);
+        box->setRange(0.0, 0.999);
         box->setDecimals(3);
         box->setSingleStep(0.05);
         box->setToolTip(tip);
@@ -424,8 +424,11 @@ TrainingSetup SetupPanel::setup() const
     s.distributedOptimizer = distributedOptimizer_->isChecked();
     s.sequenceParallel = sequenceParallel_->isChecked();
     s.flashAttention = flashAttention_->isChecked();
-    s.attentionDropout = attentionDropout_->value();
-    s.hiddenDropout = hiddenDropout_->value();
+    // A rate the boxes cannot show (0.0004, 0.9995) stays as set until edited.
+    if (attentionDropout_->value() != shownAttentionDropout_)
+        s.attentionDropout = attentionDropout_->value();
+    if (hiddenDropout_->value() != shownHiddenDropout_)
+        s.hiddenDropout = hiddenDropout_->value();
     return s;
 }
 
@@ -447,6 +450,8 @@ void SetupPanel::setSetup(const TrainingSetup& s)
         flashAttention_->setChecked(s.flashAttention);
         attentionDropout_->setValue(s.attentionDropout);
         hiddenDropout_->setValue(s.hiddenDropout);
+        shownAttentionDropout_ = attentionDropout_->value();
+        shownHiddenDropout_ = hiddenDropout_->value();
         setListText(microBatches_, s.microBatches);
         setListText(seqLens_, s.seqLens);
         setListText(queryGroups_, s.queryGroups);

@@ -98,6 +98,8 @@ private:
     QCheckBox* flashAttention_ = nullptr;
     QDoubleSpinBox* attentionDropout_ = nullptr;
     QDoubleSpinBox* hiddenDropout_ = nullptr;
+    double shownAttentionDropout_ = 0;  // what setSetup put in the boxes (rounded to their decimals)
+    double shownHiddenDropout_ = 0;
     QComboBox* schedule_ = nullptr;
     QComboBox* precision_ = nullptr;
     QComboBox* recompute_ = nullptr;

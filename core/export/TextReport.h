@@ -13,7 +13,8 @@ struct TextReport {
     // "fp16 (auto: no bf16 on V100-32GB, T4)", "bf16 (chosen)".
     static std::string precisionLine(const Problem& problem);
     // "FlashAttention, no dropout"; "unfused (s x s scores kept), dropout
-    // attention 0.1 / hidden 0.1 (masks kept)": what the memory assumes.
+    // attention 0.1 / hidden 0.1 (keeps a mask of the attention scores and
+    // two hidden masks per layer)": what the memory assumes.
     static std::string attentionLine(const Problem& problem);
     static std::string table(const Problem& problem, const SearchResult& r, std::size_t top);
     // "Constraints (before Phi ranks): ..." when the search had any; else empty.

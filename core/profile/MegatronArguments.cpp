@@ -175,6 +175,7 @@ const std::vector<std::string>& MegatronArguments::runArgumentNames()
         "use_tp_pp_dp_mapping", "micro_batch_size", "batch_size", "global_batch_size", "rampup_batch_size",
         "seq_length", "num_layers", "hidden_size", "num_attention_heads", "ffn_hidden_size", "swiglu",
         "untie_embeddings_and_output_weights", "attention_backend", "transformer_impl", "use_flash_attn",
+        "use_flash_attn_v1", "use_flash_attn_v2", "use_flash_attn_triton",
         "attention_dropout", "hidden_dropout",
         "group_query_attention", "num_query_groups", "padded_vocab_size", "vocab_size",
         "virtual_pipeline_model_parallel_size", "num_virtual_stages_per_pipeline_rank",
@@ -550,9 +551,10 @@ private:
         }
         run_.logInterval = static_cast<int>(a_.integer("log_interval").value_or(0));
         attention();
+        dropout();
     }
 
-    // Which attention ran (model/AttentionKind.h) and the dropout rates.
+    // Which attention ran (model/AttentionKind.h).
     void attention()
     {
         const auto backend = a_.text("attention_backend");  // printed as the enum: AttnBackend.unfused
@@ -564,18 +566,38 @@ private:
             if (!parseAttentionName(name, c_.flashAttention))
                 a_.fail("attention_backend", "expected flash, fused, unfused, local or auto, got \"" + *backend + "\"");
             note("attention", "attention_backend");
-        } else if (impl) {
-            note("attention", "transformer_impl");  // Transformer Engine picks a fused kernel
+            // Megatron's local layers run its own DotProductAttention, which
+            // materialises the scores whatever the backend says.
+            if (impl && *impl == "local" && c_.flashAttention) {
+                c_.flashAttention = false;
+                note("attention", "transformer_impl");
+            }
+            return;
+        }
+        // Megatron before --attention-backend (and Megatron-DeepSpeed):
+        // FlashAttention with --use-flash-attn (or its _v1/_v2/_triton
+        // variants) in any layer implementation; otherwise Transformer
+        // Engine picks a fused kernel and the local layers keep the scores.
+        for (const char* name : kFlashFlags)
+            if (a_.flag(name).value_or(false)) {
+                c_.flashAttention = true;
+                note("attention", name);
+                return;
+            }
+        if (impl) {
+            c_.flashAttention = *impl == "transformer_engine";
+            note("attention", "transformer_impl");
         } else {
-            // Megatron before --attention-backend and Transformer Engine:
-            // FlashAttention only with --use-flash-attn.
-            c_.flashAttention = a_.flag("use_flash_attn").value_or(false);
+            c_.flashAttention = false;
             note("attention", "use_flash_attn");
         }
-        // Megatron's local layers run its own DotProductAttention, which
-        // materialises the scores whatever the backend says.
-        if (impl && *impl == "local")
-            c_.flashAttention = false;
+    }
+
+    static constexpr const char* kFlashFlags[] = {"use_flash_attn", "use_flash_attn_v1", "use_flash_attn_v2",
+                                                  "use_flash_attn_triton"};
+
+    void dropout()
+    {
         c_.attentionDropout = rate("attention_dropout", "attention_dropout");
         c_.hiddenDropout = rate("hidden_dropout", "hidden_dropout");
     }

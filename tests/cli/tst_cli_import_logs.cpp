@@ -7,6 +7,7 @@
 
 #include "profile/MeasurementCsv.h"
 
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -251,6 +252,35 @@ void TestCliImportLogs::attentionAndDropoutFromTheDump()
     QVERIFY2(r2.err.contains("argument attention_dropout = 0.1 gives attention_dropout 0.1, but run unfused_dropout"),
              qPrintable(r2.err));
     QVERIFY2(r2.err.contains("argument hidden_dropout = 0.1 gives hidden_dropout 0.1"), qPrintable(r2.err));
+
+    // Megatron before --attention-backend: --use-flash-attn turns
+    // FlashAttention on whatever the layers are; without it the local layers
+    // keep the scores and Transformer Engine picks a fused kernel.
+    const auto legacy = [&](const QString& impl, const QString& flashFlag, const QString& name) {
+        QString text = original;
+        text.remove(QRegularExpression(QStringLiteral("^[^\\n]*attention_backend [^\\n]*\\n"),
+                                       QRegularExpression::MultilineOption));
+        text.replace("transformer_impl ................................ transformer_engine",
+                     "transformer_impl ................................ " + impl);
+        text.replace("use_flash_attn .................................. False",
+                     "use_flash_attn .................................. " + flashFlag);
+        QFile out(path(name));
+        if (!out.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(name));
+        out.write(text.toUtf8());
+        return path(name);
+    };
+    const struct {
+        const char *impl, *flag;
+        bool flash;
+    } legacyRuns[] = {{"local", "True", true}, {"local", "False", false}, {"transformer_engine", "False", true}};
+    for (const auto& l : legacyRuns) {
+        const QString log = legacy(l.impl, l.flag, QString("legacy_%1_%2.log").arg(l.impl, l.flag));
+        RUN_EXPECT(rl, (QStringList{"import-logs", "--out", path("l.csv"), "--gpu-type", "A100-80GB", log}), 0);
+        const auto rows = MeasurementCsv::read(path("l.csv").toStdString()).rows;
+        QVERIFY(!rows.empty());
+        QVERIFY2(rows[0].flashAttention == l.flash, qPrintable(log));
+    }
 
     // An attention backend Megatron does not have is refused, named.
     const QString bad = variant("AttnBackend.sdpa", "bad_backend.log");

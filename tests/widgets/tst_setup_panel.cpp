@@ -88,6 +88,10 @@ private slots:
         d.attentionDropout = 0.1;  // Megatron's defaults
         d.hiddenDropout = 0.125;
         QTest::newRow("dropout") << d;
+        TrainingSetup e;
+        e.attentionDropout = 0.0004;  // below what the box shows: kept until edited
+        e.hiddenDropout = 0.9995;     // above the box's maximum: kept until edited
+        QTest::newRow("rates the boxes cannot show") << e;
         TrainingSetup c;
         c.tensorParallel = {1, 2};
         c.virtualStages = {2, 4};
