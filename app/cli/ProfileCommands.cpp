@@ -1,6 +1,7 @@
 // profile-plan, simulate, import-logs: the measuring half of the learned
 // prediction loop (MemX section 3.2.1).
 #include "cli/Commands.h"
+#include "cli/DropoutOptions.h"
 #include "cli/PredictorOption.h"
 
 #include "hardware/Cluster.h"
@@ -40,7 +41,7 @@ std::string runIdOf(const StageQuery& q)
 }
 
 // A profiling run (PP = 1, DP = 1, `layers` layers) as a run row without targets.
-Measurement runRow(const PlannedRun& run, const ModelSpec& model, int microBatchesPerIteration)
+Measurement runRow(const PlannedRun& run, const ModelSpec& model, const ProfilingPlanner::Options& options)
 {
     const StageQuery& q = run.query;
     Measurement m;
@@ -52,7 +53,7 @@ Measurement runRow(const PlannedRun& run, const ModelSpec& model, int microBatch
     m.pp = 1;
     m.dp = 1;
     m.mbs = q.microBatch;
-    m.gbs = q.microBatch * microBatchesPerIteration;
+    m.gbs = q.microBatch * options.microBatchesPerIteration;
     m.seqLen = q.seqLen;
     m.numLayers = q.layers;
     m.hidden = model.hidden;
@@ -64,8 +65,8 @@ Measurement runRow(const PlannedRun& run, const ModelSpec& model, int microBatch
     m.vocab = model.vocab;
     m.recompute = q.recompute;
     m.flashAttention = q.flashAttention;  // as profilingCommand launches it
-    m.attentionDropout = launchRate(q.dropout.attention);
-    m.hiddenDropout = launchRate(q.dropout.hidden);
+    m.attentionDropout = launchRate(q.dropout.attention, options.attentionDropout);
+    m.hiddenDropout = launchRate(q.dropout.hidden, options.hiddenDropout);
     m.estimatedGpuHours = run.estimatedGpuHours;
     return m;
 }
@@ -73,10 +74,13 @@ Measurement runRow(const PlannedRun& run, const ModelSpec& model, int microBatch
 struct PlanArgs {
     std::string cluster, model = "llama2-7b", out, scripts;
     double threshold = 0.10;
+    bool noFlash = false;
+    DropoutRates dropout;
 };
 
 void profilePlan(const PlanArgs& a)
 {
+    checkDropoutRates(a.dropout);
     const Cluster cluster = Cluster::fromFile(a.cluster);
     const ModelSpec model = ModelSpec::resolve(a.model);
     const AnalyticPredictor analytic;
@@ -95,6 +99,9 @@ void profilePlan(const PlanArgs& a)
                 devices = g.devices;
         ProfilingPlanner::Options opt;
         opt.threshold = a.threshold;
+        opt.flashAttention = !a.noFlash;
+        opt.attentionDropout = a.dropout.attention;
+        opt.hiddenDropout = a.dropout.hidden;
         std::vector<ParameterAxis> axes = ProfilingPlanner::defaultAxes(model);
         for (ParameterAxis& axis : axes) {
             if (axis.name != "tp") continue;
@@ -121,7 +128,7 @@ void profilePlan(const PlanArgs& a)
                 ++oom;  // would not fit: measuring it only produces an OOM
                 continue;
             }
-            rows.push_back(runRow(run, model, opt.microBatchesPerIteration));
+            rows.push_back(runRow(run, model, opt));
             commands.emplace_back(run, ProfilingPlanner::megatronCommand(run, model, opt));
             totalHours += run.estimatedGpuHours;
             ++kept;
@@ -309,6 +316,9 @@ void addProfileCommands(CLI::App& app, int& exitCode)
     plan->add_option("--threshold", pa->threshold,
                      "A parameter is high-impact when time or memory varies by more than this fraction over its sweep")
         ->capture_default_str();
+    plan->add_flag("--no-flash-attention", pa->noFlash,
+                   "Plan runs of unfused attention (the training setup to be predicted keeps the s x s scores)");
+    addDropoutOptions(plan, pa->dropout);
     plan->callback([pa, &exitCode] {
         profilePlan(*pa);
         exitCode = Ok;

@@ -1,4 +1,5 @@
 #include "cli/Commands.h"
+#include "cli/DropoutOptions.h"
 #include "cli/PredictorOption.h"
 
 #include "export/CandidateCsv.h"
@@ -45,8 +46,7 @@ struct SearchArgs {
     std::string placement = "contiguous";
     bool noDistOpt = false;
     bool noFlash = false;
-    double attentionDropout = 0.0;
-    double hiddenDropout = 0.0;
+    cli::DropoutRates dropout;
     bool noSeqPar = false;
     bool noIdle = false;
     std::string profile = "default";
@@ -145,11 +145,9 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     s.maxPipelineStages = a.maxPP;
     s.distributedOptimizer = !a.noDistOpt;
     s.flashAttention = !a.noFlash;
-    for (auto [option, rate] : {std::pair{"--attention-dropout", a.attentionDropout}, std::pair{"--hidden-dropout", a.hiddenDropout}})
-        if (!(rate >= 0 && rate < 1))
-            throw InputError(option, Text::shortest(rate), "a dropout rate must be in [0, 1) (0 turns it off)");
-    s.attentionDropout = a.attentionDropout;
-    s.hiddenDropout = a.hiddenDropout;
+    cli::checkDropoutRates(a.dropout);
+    s.attentionDropout = a.dropout.attention;
+    s.hiddenDropout = a.dropout.hidden;
     s.sequenceParallel = !a.noSeqPar;
     s.allowIdleGpus = !a.noIdle;
     s.precision = a.precision;  // checked by TrainingSetup::validate and, against the GPUs, by jobPrecision
@@ -261,14 +259,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         ->capture_default_str();
     cmd->add_flag("--no-distributed-optimizer", args->noDistOpt, "Keep full optimizer state on every DP rank");
     cmd->add_flag("--no-flash-attention", args->noFlash, "Model attention without FlashAttention (s^2 memory)");
-    cmd->add_option("--attention-dropout", args->attentionDropout,
-                    "Dropout rate on the attention probabilities (Megatron's default is 0.1; above 0, unfused "
-                    "attention keeps a mask and the dropped-out scores)")
-        ->capture_default_str();
-    cmd->add_option("--hidden-dropout", args->hiddenDropout,
-                    "Dropout rate after the attention projection and FC2 (Megatron's default is 0.1; above 0, each "
-                    "layer keeps two 1-byte masks)")
-        ->capture_default_str();
+    cli::addDropoutOptions(cmd, args->dropout);
     cmd->add_flag("--no-sequence-parallel", args->noSeqPar,
                   "Model TP without Megatron's sequence parallelism (norm inputs replicated on every TP rank)");
     cmd->add_flag("--no-idle-gpus", args->noIdle, "Skip TP x DP sizes that leave GPUs of a group idle");

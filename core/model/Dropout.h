@@ -22,9 +22,13 @@ struct Dropout {
 // Megatron-LM's default --attention-dropout and --hidden-dropout.
 inline constexpr double kMegatronDefaultDropout = 0.1;
 
-// The rate a run that should have a dropout on is launched with (profiling
-// runs: time and memory depend on whether a dropout runs, not on its rate).
-inline double launchRate(bool on) { return on ? kMegatronDefaultDropout : 0.0; }
+// The rate a run launches a dropout with: the planned rate when the dropout
+// is on and a rate was given, else Megatron's default (time and memory depend
+// on whether a dropout runs, not on its rate); 0 when it is off.
+inline double launchRate(bool on, double planned)
+{
+    return on ? (planned > 0 ? planned : kMegatronDefaultDropout) : 0.0;
+}
 
 // A dropout runs when its rate is above zero (Megatron's default is 0.1).
 inline Dropout dropoutOf(double attentionRate, double hiddenRate)

@@ -109,6 +109,8 @@ StageQuery ProfilingPlanner::baseQuery(const ModelSpec& model, const GpuType& gp
     q.inflight = 1;         // PP = 1: each micro-batch finishes its backward before the next starts
     q.tpLinkGBps = options.tpLinkGBps;
     q.tpLatencyUs = options.tpLatencyUs;
+    q.flashAttention = options.flashAttention;
+    q.dropout = dropoutOf(options.attentionDropout, options.hiddenDropout);
     for (const auto& a : axes)
         q = apply(q, a.name, a.defaultValue);
     return q;
@@ -332,8 +334,8 @@ std::string ProfilingPlanner::megatronCommand(const PlannedRun& run, const Model
     job.sequenceParallel = q.sequenceParallel;
     job.distributedOptimizer = q.distributedOptimizer;
     job.flashAttention = q.flashAttention;
-    job.attentionDropout = launchRate(q.dropout.attention);
-    job.hiddenDropout = launchRate(q.dropout.hidden);
+    job.attentionDropout = launchRate(q.dropout.attention, options.attentionDropout);
+    job.hiddenDropout = launchRate(q.dropout.hidden, options.hiddenDropout);
     if (q.gpu) {
         std::string why;
         job.precision = MegatronExport::precisionFor({q.gpu}, why);

@@ -70,6 +70,12 @@ public:
         // TP link of the profiling server (NVLink-class by default; set it from the cluster).
         double tpLinkGBps = 200;
         double tpLatencyUs = 3;
+        // The training setup the runs measure (memx-cli profile-plan
+        // --no-flash-attention, --attention-dropout, --hidden-dropout): the
+        // queries carry it and the launch commands pass it to Megatron.
+        bool flashAttention = true;
+        double attentionDropout = 0.0;
+        double hiddenDropout = 0.0;
     };
 
     // The typical axes for `model` on one GPU type: tp {1,2,4,8} (dividing heads),

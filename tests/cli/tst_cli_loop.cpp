@@ -53,6 +53,7 @@ private slots:
     void searchRefusesModelOfOtherGpus();
     void badInput_data();
     void badInput();
+    void profilePlanOfUnfusedAttentionWithDropout();
 };
 
 void TestCliLoop::profilePlan()
@@ -253,6 +254,10 @@ void TestCliLoop::badInput_data()
     QTest::newRow("log named after no run")
         << QStringList{"import-logs", "--runs", path("runs.csv"), "--out", path("z.csv"), bad}
         << "iteration 1/ 10 | elapsed time per iteration (ms): 100.0 |\n" << "no run \"bad\"";
+    QTest::newRow("profile-plan: dropout rate of 1")
+        << QStringList{"profile-plan", "--cluster", sample("homogeneous-8xa100.json"), "--out", path("r.csv"),
+                       "--hidden-dropout", "1"}
+        << QString() << "--hidden-dropout: 1: a dropout rate must be in [0, 1)";
 }
 
 void TestCliLoop::badInput()
@@ -267,6 +272,38 @@ void TestCliLoop::badInput()
     }
     RUN_EXPECT(r, args, 2);
     QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+}
+
+// The runs measure the training to be predicted: a user who trains without
+// FlashAttention and with dropout gets runs (and launch scripts) of that
+// training, not of Megatron's defaults.
+void TestCliLoop::profilePlanOfUnfusedAttentionWithDropout()
+{
+    const QStringList args{"profile-plan", "--cluster", sample("homogeneous-8xa100.json"), "--model", "llama2-7b",
+                           "--out", path("unfused.csv"), "--scripts", path("unfused"), "--no-flash-attention",
+                           "--attention-dropout", "0.1", "--hidden-dropout", "0.05"};
+    RUN_EXPECT(r, args, 0);
+    const auto set = MeasurementCsv::read(path("unfused.csv").toStdString(), MeasurementCsv::Kind::RunList);
+    QVERIFY(!set.rows.empty());
+    for (const Measurement& m : set.rows) {
+        QVERIFY(!m.flashAttention);
+        QCOMPARE(m.attentionDropout, 0.1);
+        QCOMPARE(m.hiddenDropout, 0.05);
+    }
+    const QStringList scripts = QDir(path("unfused")).entryList({"*.sh"}, QDir::Files);
+    QCOMPARE(scripts.size(), static_cast<qsizetype>(set.rows.size()));
+    for (const QString& name : scripts) {
+        QFile f(QDir(path("unfused")).filePath(name));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        QVERIFY2(text.contains("--attention-backend unfused"), qPrintable(name));
+        QVERIFY2(text.contains("--attention-dropout 0.1 "), qPrintable(name));
+        QVERIFY2(text.contains("--hidden-dropout 0.05 "), qPrintable(name));
+    }
+    // Unfused attention keeps the s x s scores: fewer runs fit than with
+    // FlashAttention, whose plan (profilePlan above) left out fewer.
+    const auto flash = MeasurementCsv::read(path("runs.csv").toStdString(), MeasurementCsv::Kind::RunList);
+    QVERIFY2(set.rows.size() < flash.rows.size(), qPrintable(r.out));
 }
 
 QTEST_GUILESS_MAIN(TestCliLoop)
