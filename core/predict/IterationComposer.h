@@ -32,13 +32,16 @@ struct IterationComposer {
     }
     // Interleaved: Megatron warms up (P - i - 1) * 2 + (v - 1) * P model chunks and
     // then runs one more, each chunk holding 1/v of the stage's activations; for
-    // the first stage this is Korthikanti's factor 1 + (P-1)/(P v) times P.
-    // When G == P Megatron runs every forward first (all warm-up), so every
-    // stage holds all G micro-batches.
+    // the first stage this is Korthikanti's factor 1 + (P-1)/(P v) times P. A
+    // stage whose warm-up reaches all G v chunks runs every forward first and
+    // holds all G micro-batches. This is Megatron-LM's schedule since
+    // --microbatch-group-size-per-virtual-pipeline-stage (default P) came in
+    // (core/pipeline_parallel/schedules.py, e.g. at d98e8a64, the CI golden
+    // values' commit). Older Megatron ran every forward first on every stage
+    // whenever G == P; now with G == P the later stages hold fewer (P 4, v 3:
+    // the last holds 9 of 12 chunks, 3 micro-batches).
     static double inflightInterleaved(int stage, int stages, int microBatches, int v)
     {
-        if (microBatches == stages)
-            return microBatches;
         int chunks = (stages - stage - 1) * 2 + (v - 1) * stages + 1;
         chunks = std::min(chunks, microBatches * v);
         return static_cast<double>(chunks) / v;

@@ -539,12 +539,13 @@ void TstAnalyticAccuracy::megatronCiPeakMemory()
     QCOMPARE(s.n, 6);
     QCOMPARE(n.n, 2);
     QCOMPARE(t.n, 4);
-    // Achieved: MAPE 2.3 %, max 4.3 % with sequence parallelism (or TP 1):
-    // the 15B rows -0.9/-1.7 % (no dropout), the 7B TP1-PP4 rows +3.9/+4.3 %
-    // with their hidden-dropout masks (+0.4/+0.8 % while the masks were not
-    // counted).
-    QVERIFY2(s.mape < 2.5, "see docs/ANALYTIC_ACCURACY.md");
-    QVERIFY2(s.maxAbs < 5.0, "see docs/ANALYTIC_ACCURACY.md");
+    // Achieved: MAPE 1.2 %, max 1.7 % with sequence parallelism (or TP 1):
+    // the 15B rows -0.9/-1.7 % (no dropout), the 7B TP1-PP4 rows -0.8/-1.2 %
+    // with their hidden-dropout masks and the last stage's 29 of 32 chunks in
+    // flight (+3.9/+4.3 % when all 32 were counted, as Megatron did for
+    // G == P before microbatch groups per virtual stage).
+    QVERIFY2(s.mape < 1.5, "see docs/ANALYTIC_ACCURACY.md");
+    QVERIFY2(s.maxAbs < 2.5, "see docs/ANALYTIC_ACCURACY.md");
     // Without sequence parallelism (StageQuery::sequenceParallel = false) the
     // replicated norm/QKV/MLP inputs and dropout masks are modelled; the TP 4
     // runs come out 1.7-3.5 % low (9-11 % before the masks were counted;

@@ -120,6 +120,13 @@ void TestIterationComposer::inflightInterleaved_data()
     QTest::newRow("P4 v2 stage0 G2 capped") << 0 << 4 << 2 << 2 << 2.0;  // min(11, 2*2=4) / 2
     QTest::newRow("P4 v4 stage0 G16") << 0 << 4 << 16 << 4 << 4.75;  // 6 + 12 + 1 = 19 / 4
     QTest::newRow("P8 v2 stage7 G16") << 7 << 8 << 16 << 2 << 4.5;   // 0 + 8 + 1 = 9 / 2
+    // G == P: only stages whose warm-up reaches all G v chunks run every
+    // forward first (Megatron-LM since microbatch groups per virtual stage).
+    QTest::newRow("P4 v3 stage0 G4") << 0 << 4 << 4 << 3 << 4.0;   // 6 + 8 + 1 = 15, capped at 12 / 3
+    QTest::newRow("P4 v3 stage1 G4") << 1 << 4 << 4 << 3 << 4.0;   // 4 + 8 + 1 = 13, capped at 12 / 3
+    QTest::newRow("P4 v3 stage2 G4") << 2 << 4 << 4 << 3 << 11.0 / 3;  // 2 + 8 + 1 = 11 / 3
+    QTest::newRow("P4 v3 stage3 G4") << 3 << 4 << 4 << 3 << 3.0;   // 0 + 8 + 1 = 9 / 3
+    QTest::newRow("P4 v8 stage3 G4") << 3 << 4 << 4 << 8 << 3.625;  // 0 + 28 + 1 = 29 / 8
 }
 
 void TestIterationComposer::inflightInterleaved()
