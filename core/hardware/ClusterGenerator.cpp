@@ -13,7 +13,11 @@ ClusterGenerator::Fabric ClusterGenerator::intraNodeFabric(const std::string& t)
         return {"HCCS", 56, 5, false};
     if (has("MI"))
         return {"xGMI", 50, 4, false};
-    if (has("H100") || has("H200") || has("H800") || has("H20") || has("B200") || has("GH200"))
+    if (has("B200") || has("B100") || has("B300"))
+        return {"NVLink", 900, 3, false};  // NVLink 5 (GB200 too)
+    if (has("H800"))
+        return {"NVLink", 200, 3, false};  // H100's NVLink cut to 400 GB/s both ways
+    if (has("H100") || has("H200") || has("H20") || has("GH200"))
         return {"NVLink", 450, 3, false};
     return {"NVLink", 300, 3, false};
 }

@@ -33,8 +33,9 @@ struct ClusterGenerator {
     // The usual fabric inside an 8-GPU server of this type: NVSwitch for SXM
     // parts, HCCS for Ascend, Infinity Fabric for AMD, a shared PCIe switch
     // for PCIe cards. Bandwidths are per direction, from the vendors'
-    // datasheets (NVLink 3/4: 300/450 GB/s; HCCS 56 GB/s; xGMI 50 GB/s per
-    // link); PCIe 4.0 x16 about 25 GB/s.
+    // datasheets (NVLink 3/4/5: 300/450/900 GB/s, the H800's cut NVLink 4
+    // 200 GB/s; HCCS 56 GB/s; xGMI 50 GB/s per link); PCIe 4.0 x16 about
+    // 25 GB/s.
     static Fabric intraNodeFabric(const std::string& gpuType);
 };
 

@@ -86,12 +86,15 @@ Problem RunScenario::problem(const MeasuredRun& run, const GpuCatalog& catalog, 
         const std::string node = "s" + std::to_string(s.stage);
         doc["nodes"].push_back({{"name", node}, {"gpus", {{{"type", s.gpuType}, {"count", w}}}}});
         if (w > 1) {
-            const bool pcie = ClusterGenerator::intraNodeFabric(s.gpuType).kind == "PCIe";
-            doc["links"].push_back({{"name", node + "-intra"},
-                                    {"kind", pcie ? "PCIe" : "NVLink"},
-                                    {"within", node},
-                                    {"bandwidth_gbps", pcie ? 16 : 200},
-                                    {"latency_us", pcie ? 6 : 3}});
+            const ClusterGenerator::Fabric f = ClusterGenerator::intraNodeFabric(s.gpuType);
+            nlohmann::json link{{"name", node + "-intra"},
+                                {"kind", f.kind},
+                                {"within", node},
+                                {"bandwidth_gbps", f.bandwidthGBps},
+                                {"latency_us", f.latencyUs}};
+            if (f.shared)
+                link["shared"] = true;
+            doc["links"].push_back(link);
         }
         spec.stageGroups.push_back(node);
     }

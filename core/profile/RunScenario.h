@@ -37,9 +37,11 @@ struct RunPrediction {
 // (cluster, model, setup) and the PlanSpec of the run's stages.
 //
 // Without a cluster the run gets a synthetic one: stage i on its own node
-// "s<i>" of TP x DP GPUs of its type, joined inside by NVLink-class links
-// (200 GB/s, 3 us; PCIe 16 GB/s for PCIe cards: names with RTX, Titan, L4,
-// A10, T4 or PCIe) and between nodes by InfiniBand (25 GB/s, 5 us). The
+// "s<i>" of TP x DP GPUs of its type, joined inside by the fabric a server of
+// that type has (ClusterGenerator::intraNodeFabric, as generate-cluster
+// wires it: NVLink 300/450/900 GB/s for A100/H100/B200, a shared PCIe 4.0
+// switch of 25 GB/s for PCIe cards: names with RTX, Titan, L4, A10, T4 or
+// PCIe) and between nodes by InfiniBand (25 GB/s, 5 us). The
 // measurements do not say how the GPUs were wired; this is the assumption,
 // and a learned model absorbs what it gets wrong along with everything else.
 // With a cluster each stage takes the next free TP x DP slice of a device

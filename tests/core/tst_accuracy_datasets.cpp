@@ -64,12 +64,14 @@ void TestAccuracyDatasets::sailorLayerTimes()
     QCOMPARE(l.n, a.n);
     QVERIFY(l.n >= 90);
     // Modelled in the precision the profiles ran in (67.9% when taken as bf16)
-    // with their GeLU MLP: 31.3% (27.8% while modelled with 1.5x the MLP).
-    QVERIFY2(a.mape < 32.0, qPrintable(QString::number(a.mape)));
-    QVERIFY2(l.mape < 30.0, qPrintable(QString::number(l.mape)));
+    // with their GeLU MLP and the consumer cards' TP on a 25 GB/s PCIe
+    // switch: 27.9% (31.3% on the 16 GB/s the synthetic cluster gave every
+    // PCIe card; 27.8% while modelled with 1.5x the MLP); learned 22.6%.
+    QVERIFY2(a.mape < 29.0, qPrintable(QString::number(a.mape)));
+    QVERIFY2(l.mape < 24.0, qPrintable(QString::number(l.mape)));
     QVERIFY2(l.mape < a.mape, qPrintable(QString("learned %1 vs analytic %2").arg(l.mape).arg(a.mape)));
     // Calibration fits A100-40GB and V100-16GB and keeps GH200 and RTX-3090 (docs/ANALYTIC_ACCURACY.md).
-    QVERIFY2(r.calibrated.stageTime.mape < 40.0, qPrintable(QString::number(r.calibrated.stageTime.mape)));
+    QVERIFY2(r.calibrated.stageTime.mape < 24.0, qPrintable(QString::number(r.calibrated.stageTime.mape)));
 }
 
 // SimuMax: Megatron-LM LLaMA-3 runs on 8 B200 with time and per-rank memory.
@@ -79,11 +81,16 @@ void TestAccuracyDatasets::simumaxB200()
     print("simumax", r);
     const auto& t = r.learned.iterationTime;
     QVERIFY(t.n >= 20);
-    QVERIFY2(t.mape < 8.0, qPrintable(QString::number(t.mape)));
+    // The 8 B200 of a run on NVLink 5 (900 GB/s per direction): analytic
+    // 7.8%, calibrated and learned 4.9% (10.9% and 5.2% when the synthetic
+    // cluster gave every NVLink 200 GB/s and over-charged TP 8 and the DP
+    // collectives); issue #12's targets are 8% and 5%.
+    QVERIFY2(r.analytic.iterationTime.mape < 8.0, qPrintable(QString::number(r.analytic.iterationTime.mape)));
+    QVERIFY2(t.mape < 5.0, qPrintable(QString::number(t.mape)));
     QCOMPARE(t.severeShare, 0.0);
-    QVERIFY2(r.calibrated.iterationTime.mape < 7.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
-    QVERIFY2(r.learned.memory.mape < 10.0, qPrintable(QString::number(r.learned.memory.mape)));
-    QVERIFY2(r.learned.spearman >= 0.8, qPrintable(QString::number(r.learned.spearman)));
+    QVERIFY2(r.calibrated.iterationTime.mape < 5.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
+    QVERIFY2(r.learned.memory.mape < 3.5, qPrintable(QString::number(r.learned.memory.mape)));
+    QVERIFY2(r.learned.spearman >= 0.95, qPrintable(QString::number(r.learned.spearman)));
 }
 
 // Megatron-LM CI: mostly tiny models whose time is dominated by overheads the
@@ -98,11 +105,13 @@ void TestAccuracyDatasets::megatronCi()
     // Allocated against allocated (peak_mem_kind), with each case's attention
     // backend and dropout masks counted: analytic 20.8% (31.4% while every
     // run was predicted with FlashAttention and no dropout), calibrated
-    // (memory multiplier and framework buffers per type) and learned 12.7%.
+    // (memory multiplier and framework buffers per type) and learned 10.8%
+    // (12.7% while the interleaved PP-4 runs' last stage was counted with
+    // all 4 micro-batches in flight; current Megatron keeps 3 there).
     QVERIFY2(r.analytic.memory.mape < 23.0, qPrintable(QString::number(r.analytic.memory.mape)));
-    QVERIFY2(r.learned.memory.mape < 14.0, qPrintable(QString::number(r.learned.memory.mape)));
-    QVERIFY(r.learned.memory.mape < r.analytic.memory.mape * 0.75);
-    QVERIFY2(r.calibrated.memory.mape < 14.0, qPrintable(QString::number(r.calibrated.memory.mape)));
+    QVERIFY2(r.learned.memory.mape < 12.0, qPrintable(QString::number(r.learned.memory.mape)));
+    QVERIFY(r.learned.memory.mape < r.analytic.memory.mape * 0.6);
+    QVERIFY2(r.calibrated.memory.mape < 12.0, qPrintable(QString::number(r.calibrated.memory.mape)));
     // Host time per kernel and per iteration, fitted to the 20 training runs:
     // 22.6% (17.2% on the 15 runs the minimal set took before it told tied
     // from untied and flash from unfused runs: the fit of a fixed time per

@@ -4,6 +4,7 @@
 // whole nodes of that type, as the search places stages that span nodes.
 #include "TestClusters.h"
 
+#include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
 #include "profile/MeasuredRun.h"
 #include "profile/RunScenario.h"
@@ -50,6 +51,8 @@ private slots:
     void stagesArePlaced();
     void aSpanningStageIsPredictedOverBothNodes();
     void aStageThatFitsNowhereIsNamed();
+    void syntheticClusterHasTheTypesFabric_data();
+    void syntheticClusterHasTheTypesFabric();
 };
 
 void TestRunScenario::stagesArePlaced_data()
@@ -131,6 +134,44 @@ void TestRunScenario::aStageThatFitsNowhereIsNamed()
     } catch (const InputError& e) {
         QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("of type H100-SXM")), e.what());
     }
+}
+
+// Without a cluster a run's stage is one node wired as a server of its GPU
+// type usually is (vendor datasheets, per direction): DGX A100 NVLink 3
+// 600 GB/s both ways = 300; DGX H100 NVLink 4 900 = 450; DGX B200 NVLink 5
+// 1.8 TB/s = 900; H800's NVLink cut to 400 = 200; an RTX 3090 server's
+// PCIe 4.0 x16 switch about 25 GB/s, shared by the node's transfers.
+void TestRunScenario::syntheticClusterHasTheTypesFabric_data()
+{
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<double>("bandwidth");
+    QTest::addColumn<bool>("shared");
+    QTest::newRow("A100-80GB") << "A100-80GB" << 300.0 << false;
+    QTest::newRow("H100-SXM") << "H100-SXM" << 450.0 << false;
+    QTest::newRow("B200") << "B200" << 900.0 << false;
+    QTest::newRow("H800") << "H800" << 200.0 << false;
+    QTest::newRow("RTX-3090") << "RTX-3090" << 25.0 << true;
+}
+
+void TestRunScenario::syntheticClusterHasTheTypesFabric()
+{
+    QFETCH(QString, type);
+    QFETCH(double, bandwidth);
+    QFETCH(bool, shared);
+    PlanSpec spec;
+    const Problem problem =
+        RunScenario::problem(runOf(4, 2, 2, type.toStdString()), GpuCatalog::builtin(), spec, "runs.csv");
+    int inside = 0;
+    for (const Link& link : problem.cluster.links()) {
+        if (!link.within) {
+            QCOMPARE(link.bandwidthGBps, 25.0);  // InfiniBand between the stages' nodes
+            continue;
+        }
+        QCOMPARE(link.bandwidthGBps, bandwidth);
+        QCOMPARE(link.medium >= 0, shared);
+        ++inside;
+    }
+    QCOMPARE(inside, 2);  // one node per stage
 }
 
 QTEST_GUILESS_MAIN(TestRunScenario)
