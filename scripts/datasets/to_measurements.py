@@ -457,6 +457,12 @@ MIST_VOCAB = 50257            # gpt2-vocab.json (Mist's run scripts pass --vocab
 MIST_PRECISION = "fp16"
 # max_allocated_mib = torch.cuda.max_memory_allocated() / 2^20 (SuperScaler report_memory).
 MIST_PEAK_MEM_KIND = "allocated"
+# The Megatron-LM the Mist benchmark runs (SuperScaler's external/Megatron-LM, 2021-era: no flash
+# attention; the GPT model always ties its embeddings) and the arguments its committed logs print,
+# e.g. results-ref/logs-mist-all-a10g/megatron/runtime/gpt/1_3B/full_log_gpt_1_3B_24layers_megatron_
+# est_12385_rank0_2024-03-22-20-31-52: attention_dropout 0.1, hidden_dropout 0.1,
+# masked_softmax_fusion True (Megatron's fused scale-mask-softmax over the s x s scores).
+MIST_SETUP = dict(tied_embeddings="true", attention="unfused", attention_dropout=0.1, hidden_dropout=0.1)
 
 
 def parse_op_values(text):
@@ -539,7 +545,7 @@ def convert_mist(path, catalog):
         common = dict(num_gpus=world, pp=nst, dp=dp, vp=1, mbs=int(x0["mbs"]), gbs=int(x0["gbs"]),
                       seq_len=int(x0["seq_len"]), num_layers=layers, hidden=hidden, ffn_hidden=4 * hidden,
                       heads=heads, query_groups=heads, vocab=MIST_VOCAB, precision=MIST_PRECISION,
-                      peak_mem_kind=MIST_PEAK_MEM_KIND, mlp="gelu")
+                      peak_mem_kind=MIST_PEAK_MEM_KIND, mlp="gelu", **MIST_SETUP)
         run_id = f"{log_set.replace('logs-mist-all-', '')}__{system}__{rid}"
         tps = {v["tp"] for v in info.values()}
         rcs = {v["recompute"] for v in info.values()}

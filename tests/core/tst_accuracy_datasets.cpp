@@ -131,11 +131,16 @@ void TestAccuracyDatasets::mistAcesoLeaveOneOut()
     print("mist", r);
     QVERIFY(r.leaveOneOut);
     QCOMPARE(r.learned.iterationTime.n, std::size_t(3));
-    QVERIFY2(r.learned.iterationTime.mape < 30.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
-    // Analytic 45.4% (83.4% while these GPT runs were modelled with a SwiGLU
-    // MLP, 1.5x their MLP), calibrated and learned 23.7%.
-    QVERIFY(r.learned.iterationTime.mape < r.analytic.iterationTime.mape * 0.6);
-    QVERIFY2(r.calibrated.iterationTime.mape < 30.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
+    // Modelled as they ran (the logged arguments: 2021-era Megatron-LM,
+    // unfused attention with dropout 0.1 and hidden dropout 0.1, tied
+    // embeddings): calibrated and learned 2.9% (23.7% while modelled with
+    // FlashAttention and no dropout, which made the three model sizes
+    // disagree on the A10G's throughput). The catalog's A10G is slow by about
+    // the calibrated efficiency factor 2.2: analytic 75.0% (45.4% before).
+    QVERIFY2(r.learned.iterationTime.mape < 6.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
+    QVERIFY(r.learned.iterationTime.mape < r.analytic.iterationTime.mape * 0.2);
+    QVERIFY2(r.calibrated.iterationTime.mape < 6.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
+    QVERIFY2(r.calibrated.stageTime.mape < 5.0, qPrintable(QString::number(r.calibrated.stageTime.mape)));
 }
 
 // Megatron-LM CI measures most configurations several times with different
