@@ -687,6 +687,11 @@ SAILOR_MODELS = {
     "LLAMA-3-8": None,  # FFN size / GQA of Sailor's LLAMA model are not established
 }
 SAILOR_VOCAB = 50257
+# The same launch passes no --use-flash-attn(-v1/-v2/-triton) (Megatron-DeepSpeed's arguments.py:
+# store_true flags, off by default) and no dropout rates (defaults --attention-dropout 0.1 and
+# --hidden-dropout 0.1): unfused attention with both dropouts. Embeddings are Megatron's tied
+# default (a middle layer has none).
+SAILOR_SETUP = dict(tied_embeddings="true", attention="unfused", attention_dropout=0.1, hidden_dropout=0.1)
 SAILOR_LAYER = 2  # the profiled transformer layer that Sailor copies to layers 2..L
 
 
@@ -739,7 +744,7 @@ def convert_sailor(path, catalog):
                             mbs=mbs, gbs=mbs, seq_len=dims["seq_len"], num_layers=pp, hidden=dims["hidden"],
                             ffn_hidden=4 * dims["hidden"], heads=dims["heads"], query_groups=dims["heads"],
                             vocab=SAILOR_VOCAB, recompute="none", stage=1, stage_layers=1, stage_time_ms=t,
-                            precision=precision, mlp="gelu"))
+                            precision=precision, mlp="gelu", **SAILOR_SETUP))
     return comment, out, rep
 
 

@@ -64,14 +64,16 @@ void TestAccuracyDatasets::sailorLayerTimes()
     QCOMPARE(l.n, a.n);
     QVERIFY(l.n >= 90);
     // Modelled in the precision the profiles ran in (67.9% when taken as bf16)
-    // with their GeLU MLP and the consumer cards' TP on a 25 GB/s PCIe
-    // switch: 27.9% (31.3% on the 16 GB/s the synthetic cluster gave every
-    // PCIe card; 27.8% while modelled with 1.5x the MLP); learned 22.6%.
-    QVERIFY2(a.mape < 29.0, qPrintable(QString::number(a.mape)));
-    QVERIFY2(l.mape < 24.0, qPrintable(QString::number(l.mape)));
+    // with their GeLU MLP, the unfused attention and dropout 0.1 of Sailor's
+    // launch (no --use-flash-attn) and the consumer cards' TP on a 25 GB/s
+    // PCIe switch: 22.9% (27.9% with FlashAttention and no dropout, 31.3% on
+    // the 16 GB/s the synthetic cluster gave every PCIe card); learned 19.1%
+    // (22.6%).
+    QVERIFY2(a.mape < 24.0, qPrintable(QString::number(a.mape)));
+    QVERIFY2(l.mape < 20.5, qPrintable(QString::number(l.mape)));
     QVERIFY2(l.mape < a.mape, qPrintable(QString("learned %1 vs analytic %2").arg(l.mape).arg(a.mape)));
-    // Calibration fits A100-40GB and V100-16GB and keeps GH200 and RTX-3090 (docs/ANALYTIC_ACCURACY.md).
-    QVERIFY2(r.calibrated.stageTime.mape < 24.0, qPrintable(QString::number(r.calibrated.stageTime.mape)));
+    // Calibration fits an efficiency factor per type (x0.81 to x1.45 on 3 runs each).
+    QVERIFY2(r.calibrated.stageTime.mape < 20.5, qPrintable(QString::number(r.calibrated.stageTime.mape)));
 }
 
 // SimuMax: Megatron-LM LLaMA-3 runs on 8 B200 with time and per-rank memory.
