@@ -317,6 +317,66 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
     return e;
 }
 
+// Runs of `members` that the fit `fits` predicts far worse than the rest: a
+// run's error is its worst log ratio predicted / measured; it is an outlier
+// when that lies further from the runs' median than both a factor of 1.6 and
+// four robust standard deviations (1.4826 x the median absolute deviation).
+// At most a fifth of the runs (none of fewer than 5) can be outliers, so a
+// fit is never made to a few runs that happen to agree. One slow run of a
+// handful (a 2.9x slower repeat of a configuration, say) otherwise drags the
+// per-kernel and per-iteration host times apart, which a Huber loss alone does
+// not prevent when only ten runs hold five parameters.
+struct Outlier {
+    Observation obs;  // the run's worst-predicted observation
+};
+
+std::vector<Outlier> outliersOf(const std::vector<Scenario>& scenarios, const Fitter& fitter,
+                                const std::map<std::string, GpuParamsFit>& fits, const std::vector<Observation>& obs)
+{
+    const auto pred = fitter.predictorFor(fits);
+    std::map<int, Outlier> worst;  // per scenario
+    std::map<int, double> error;
+    for (const Observation& o : obs) {
+        const double p = predictedMs(scenarios[static_cast<std::size_t>(o.scenario)], o, pred);
+        if (!std::isfinite(p) || p <= 0)
+            continue;
+        const double e = std::log(p / o.measuredMs);
+        auto it = error.find(o.scenario);
+        if (it == error.end() || std::abs(e) > std::abs(it->second)) {
+            error[o.scenario] = e;
+            worst[o.scenario] = {o};
+        }
+    }
+    const std::size_t n = error.size();
+    if (n < 5)
+        return {};
+    std::vector<double> e;
+    for (const auto& [idx, v] : error)
+        e.push_back(v);
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        const std::size_t m = v.size() / 2;
+        return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+    };
+    const double med = median(e);
+    std::vector<double> dev;
+    for (double v : e)
+        dev.push_back(std::abs(v - med));
+    const double limit = std::max(std::log(1.6), 4.0 * 1.4826 * median(dev));
+    std::vector<std::pair<double, Outlier>> found;
+    for (const auto& [idx, v] : error)
+        if (std::abs(v - med) > limit)
+            found.emplace_back(std::abs(v - med), worst[idx]);
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    const std::size_t allowed = n / 5;
+    if (found.size() > allowed)
+        return {};  // too many to call outliers: the model, not the runs, is off
+    std::vector<Outlier> out;
+    for (const auto& [d, o] : found)
+        out.push_back(o);
+    return out;
+}
+
 // Takes the parameter values of `from` (not its bookkeeping).
 void adoptValues(GpuParamsFit& to, const GpuParamsFit& from)
 {
@@ -454,15 +514,51 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
             std::vector<Dim> dims;
             for (const Param* p : e.free)
                 dims.push_back(dimOf(*catalog.find(type), *p));
-            const auto best = fitter.minimise(alone, dims, e.obs, 24, 2);
-            const double after = fitter.mape(best, e.obs);
-            if (after < fit.mapeBefore) {
+            auto best = fitter.minimise(alone, dims, e.obs, 24, 2);
+            double after = fitter.mape(best, e.obs);
+            Evidence kept = e;
+            std::string leftOut;
+            if (const std::vector<Outlier> out = outliersOf(scenarios, fitter, best, e.obs); !out.empty()) {
+                std::vector<int> rest;
+                for (int idx : members)
+                    if (std::none_of(out.begin(), out.end(), [&](const Outlier& o) { return o.obs.scenario == idx; }))
+                        rest.push_back(idx);
+                Evidence r = evidenceOf(scenarios, rest, options.contradictionRatio);
+                if (r.free.size() == e.free.size()) {
+                    const auto refit = fitter.minimise(alone, dims, r.obs, 24, 2);
+                    if (fitter.mape(refit, r.obs) < fitter.mape(alone, r.obs)) {
+                        best = refit;
+                        after = fitter.mape(best, r.obs);
+                        kept = r;
+                        const auto pred = fitter.predictorFor(best);
+                        for (const Outlier& o : out) {
+                            const Scenario& sc = scenarios[static_cast<std::size_t>(o.obs.scenario)];
+                            const double p = predictedMs(sc, o.obs, pred);
+                            char buf[320];
+                            std::snprintf(buf, sizeof buf,
+                                          "run %s left out of the time fit: its %s is %.1f ms, %.2fx what the fit of "
+                                          "the other %zu runs predicts (%.1f ms); a repeat of it would tell whether "
+                                          "the run or the model is off",
+                                          sc.run->runId.c_str(), o.obs.stage < 0 ? "iteration" : "stage time",
+                                          o.obs.measuredMs, o.obs.measuredMs / p, rest.size(), p);
+                            char brief[200];
+                            std::snprintf(brief, sizeof brief, "run %s left out of the time fit (%.2fx its prediction)",
+                                          sc.run->runId.c_str(), o.obs.measuredMs / p);
+                            leftOut += (leftOut.empty() ? "" : "; ") + std::string(brief);
+                            result.messages.push_back(file + ": GPU type " + type + ": " + buf);
+                        }
+                    }
+                }
+            }
+            if (after < fitter.mape(alone, kept.obs)) {
                 adoptValues(fit, best.at(type));
                 for (const Param* p : e.free)
                     fit.fitted.push_back(p->name);
                 if (e.free.size() < std::size(kParams))
                     fit.note = std::to_string(e.distinct) + " distinct configuration(s): fitted "
                         + std::to_string(e.free.size()) + " of " + std::to_string(std::size(kParams)) + " parameters";
+                if (!leftOut.empty())
+                    fit.note += (fit.note.empty() ? "" : "; ") + leftOut;
             } else {
                 fit.note = "no fit of the model's parameters lowers these runs' time error ("
                     + std::to_string(int(after + 0.5)) + "% against " + std::to_string(int(fit.mapeBefore + 0.5))

@@ -26,8 +26,11 @@ struct MeasuredRun;
 // weak pull towards the
 // catalog values (so that a parameter the runs cannot see stays where the
 // catalog put it), minimised by coordinate sweeps over each parameter's
-// range and then Nelder-Mead.
-// Predictions go through PlanEvaluator, the same composition as search.
+// range and then Nelder-Mead. A type's run that the fit then predicts far
+// worse than the others (further from their median log error than 1.6x and
+// four robust standard deviations; at most a fifth of 5 or more runs) is left
+// out and the type refitted on the rest; `messages` and the fit's note name
+// it. Predictions go through PlanEvaluator, the same composition as search.
 //
 // First each type on its homogeneous runs; then, when some runs mix types,
 // the types those runs contain jointly on every run that contains one of

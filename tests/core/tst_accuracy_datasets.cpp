@@ -115,14 +115,14 @@ void TestAccuracyDatasets::megatronCi()
     QVERIFY(r.learned.memory.mape < r.analytic.memory.mape * 0.6);
     QVERIFY2(r.calibrated.memory.mape < 12.0, qPrintable(QString::number(r.calibrated.memory.mape)));
     // Host time per kernel and per iteration, fitted to the 20 training runs:
-    // 22.6% (17.2% on the 15 runs the minimal set took before it told tied
-    // from untied and flash from unfused runs: the fit of a fixed time per
-    // iteration against a time per kernel is ill-conditioned on these
-    // host-bound models, docs/ANALYTIC_ACCURACY.md). The trees' time
-    // correction does worse on the held-out runs and the trainer's gate
-    // (three fresh draws of folds) keeps it closed.
-    QVERIFY2(r.calibrated.iterationTime.mape < 25.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
-    QVERIFY2(r.learned.iterationTime.mape < 25.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
+    // 17.5%. One A100 run of the minimal set (a 433.9 ms repeat of a
+    // configuration whose other repeats took ~150 ms) is left out of the fit
+    // as an outlier; kept in, it pulled the fit to 103 ms per iteration and
+    // 49 us per kernel and the error to 22.5% (docs/ANALYTIC_ACCURACY.md,
+    // "Calibration"). The trees' time correction does worse on the held-out
+    // runs and the trainer's gate (three fresh draws of folds) keeps it closed.
+    QVERIFY2(r.calibrated.iterationTime.mape < 19.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
+    QVERIFY2(r.learned.iterationTime.mape < 19.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
 }
 
 // Mist/Aceso: three complete A10G runs, all in the minimal set, so each is
