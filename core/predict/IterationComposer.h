@@ -10,16 +10,21 @@ namespace memx {
 // Composes stage predictions into one training iteration (MemX section 3.1.2).
 struct IterationComposer {
     // Eq. (3), 1F1B: (G-1) * max_i t_i + sum_i t_i + 2 * sum_i t_pp,i + t_fix + t_dp.
-    // Interleaved with v virtual stages per GPU: the bubble (the sum term) shrinks
-    // by v (Narayanan et al. 2021, sec. 2.2.2). The paper's printed Eq. (4) also
-    // divides the steady-state term by v, which would claim that interleaving
-    // speeds up every micro-batch; we keep (G-1) * max_i t_i so that v = 1 gives
-    // Eq. (3) back. All times in ms.
+    // Interleaved with v virtual stages per GPU, only the pipeline bubble
+    // shrinks by v (Narayanan et al. 2021, sec. 2.2.2: total (m + (p-1)/v) t
+    // for p uniform stages of time t per micro-batch). Eq. (3)'s sum term is
+    // that bubble plus one more micro-batch of the slowest stage, so
+    //   G * max_i t_i + (sum_i t_i - max_i t_i) / v + ...,
+    // which for v = 1 is Eq. (3) again. The paper's printed Eq. (4) divides
+    // the steady-state term by v as well, which would claim that interleaving
+    // speeds up every micro-batch; until 2026-12-03 this divided the whole
+    // sum by v, which is short by max_i t_i (1 - 1/v). All times in ms.
     static double iterationMs(double maxStageMs, double sumStageMs, double sumHopMs, int microBatches,
                               int virtualStages, double fixedMs, double dpMs)
     {
-        double bubble = sumStageMs / std::max(1, virtualStages);
-        return (microBatches - 1) * maxStageMs + bubble + 2.0 * sumHopMs + fixedMs + dpMs;
+        const int v = std::max(1, virtualStages);
+        const double bubble = (sumStageMs - maxStageMs) / v;
+        return microBatches * maxStageMs + bubble + 2.0 * sumHopMs + fixedMs + dpMs;
     }
     static double iterationMs(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatches,
                               int virtualStages, double fixedMs, double dpMs);

@@ -115,14 +115,15 @@ void TestAccuracyDatasets::megatronCi()
     QVERIFY(r.learned.memory.mape < r.analytic.memory.mape * 0.6);
     QVERIFY2(r.calibrated.memory.mape < 12.0, qPrintable(QString::number(r.calibrated.memory.mape)));
     // Host time per kernel and per iteration, fitted to the 20 training runs:
-    // 17.5%. One A100 run of the minimal set (a 433.9 ms repeat of a
+    // 16.0% (17.5% while the interleaved PP-4 runs' bubble was divided by v
+    // as a whole, IterationComposer). One A100 run of the minimal set (a 433.9 ms repeat of a
     // configuration whose other repeats took ~150 ms) is left out of the fit
     // as an outlier; kept in, it pulled the fit to 103 ms per iteration and
     // 49 us per kernel and the error to 22.5% (docs/ANALYTIC_ACCURACY.md,
     // "Calibration"). The trees' time correction does worse on the held-out
     // runs and the trainer's gate (three fresh draws of folds) keeps it closed.
-    QVERIFY2(r.calibrated.iterationTime.mape < 19.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
-    QVERIFY2(r.learned.iterationTime.mape < 19.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
+    QVERIFY2(r.calibrated.iterationTime.mape < 17.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
+    QVERIFY2(r.learned.iterationTime.mape < 17.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
 }
 
 // Mist/Aceso: three complete A10G runs, all in the minimal set, so each is

@@ -553,9 +553,10 @@ void TstAnalyticAccuracy::megatronCiPeakMemory()
     for (const Row& r : noSpRows)
         QVERIFY2(r.predicted < r.measured, r.label.c_str());
     QVERIFY2(n.maxAbs < 4.0, "see docs/ANALYTIC_ACCURACY.md");
-    // Time of these short CI runs is under-predicted by 15-31 % on both A100
-    // and H100 (see the doc); a loose guard only.
-    QVERIFY2(t.maxAbs < 35.0, "see docs/ANALYTIC_ACCURACY.md");
+    // Time of these short CI runs is under-predicted by 6-15 % on both A100
+    // and H100 (25-32 % for the interleaved TP1-PP4 rows while the composer
+    // divided the whole stage sum by v, see the doc).
+    QVERIFY2(t.maxAbs < 17.0, "see docs/ANALYTIC_ACCURACY.md");
 }
 
 // Galvatron memory profiles: activation memory of one layer per sample, by TP

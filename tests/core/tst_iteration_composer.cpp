@@ -42,12 +42,18 @@ void TestIterationComposer::eq3_data()
     //   same, no fixed/dp -> 140 + 45 + 6 = 191
     QTest::newRow("3 stages G8 no fixed, no dp") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 1 << 0.0
                                                  << 0.0 << 191.0;
-    //   interleaved v=2 halves the bubble: 140 + 45/2 + 6 + 5 + 7 = 180.5
+    //   interleaved v=2 halves the bubble, the 45 - 20 = 25 ms of fill and
+    //   drain beyond the slowest stage's own micro-batches (Narayanan et al.
+    //   2021: (m + (p-1)/v) t): 8*20 + 25/2 + 6 + 5 + 7 = 190.5
     QTest::newRow("3 stages G8 interleaved v2") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 2 << 5.0
-                                                << 7.0 << 180.5;
-    //   v=3: 140 + 15 + 6 + 5 + 7 = 173
+                                                << 7.0 << 190.5;
+    //   v=3: 160 + 25/3 + 6 + 5 + 7 = 186.333
     QTest::newRow("3 stages G8 interleaved v3") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 3 << 5.0
-                                                << 7.0 << 173.0;
+                                                << 7.0 << 186.0 + 1.0 / 3;
+    //   Narayanan's uniform case, p = 4 stages of t = 10 ms, m = 8, v = 4:
+    //   (m + (p-1)/v) t = (8 + 3/4) * 10 = 87.5
+    QTest::newRow("Narayanan uniform p4 m8 v4") << QList<double>{10, 10, 10, 10} << QList<double>{} << 8 << 4 << 0.0
+                                                << 0.0 << 87.5;
     //   one micro-batch: no steady state, 0*20 + 45 + 6 = 51
     QTest::newRow("G1 is fill and drain only") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 1 << 1 << 0.0
                                                << 0.0 << 51.0;
