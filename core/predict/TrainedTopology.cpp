@@ -65,8 +65,14 @@ std::string TrainedTopology::describe() const
 std::string TrainedTopology::mismatch(const Cluster* cluster, const std::string& modelFile) const
 {
     if (!cluster) {
-        if (!recorded || syntheticRuns > 0 || clusters.empty())
-            return {};
+        if (!recorded || syntheticRuns > 0 || clusters.empty()) {
+            if (syntheticWiring >= kSyntheticWiring)
+                return {};
+            return modelFile + " was trained on the synthetic cluster as MemX wired it before 2026-12-03 (every "
+                               "NVLink 200 GB/s, every PCIe 16 GB/s); the synthetic cluster now wires each node as "
+                               "a server of its GPU type (NVLink 300/450/900 GB/s for A100/H100/B200, PCIe 25 GB/s), "
+                               "so its TP/DP link features differ from training: retrain with `memx-cli train`";
+        }
     } else {
         const std::string fp = fingerprint(*cluster);
         if (std::any_of(clusters.begin(), clusters.end(), [&](const ClusterEntry& e) { return e.fingerprint == fp; }))
@@ -83,7 +89,7 @@ nlohmann::json TrainedTopology::toJson() const
     nlohmann::json c = nlohmann::json::array();
     for (const ClusterEntry& e : clusters)
         c.push_back({{"name", e.name}, {"fingerprint", e.fingerprint}, {"runs", e.runs}});
-    return {{"synthetic_runs", syntheticRuns}, {"clusters", c}};
+    return {{"synthetic_runs", syntheticRuns}, {"synthetic_wiring", syntheticWiring}, {"clusters", c}};
 }
 
 TrainedTopology TrainedTopology::fromJson(const JsonReader& trainedOn)
@@ -91,9 +97,15 @@ TrainedTopology TrainedTopology::fromJson(const JsonReader& trainedOn)
     TrainedTopology t;
     if (!trainedOn.has("topology")) {
         t.recorded = false;
+        t.syntheticWiring = 1;
         return t;
     }
     const JsonReader r = trainedOn.at("topology");
+    const long long wiring = r.integer("synthetic_wiring", 1);
+    if (wiring < 1 || wiring > kSyntheticWiring)
+        r.fail("must be 1 or " + std::to_string(kSyntheticWiring) + " (got " + std::to_string(wiring) + ")",
+               "synthetic_wiring");
+    t.syntheticWiring = static_cast<int>(wiring);
     const auto count = [](const JsonReader& o, const char* key) {
         const long long v = o.integer(key, 0);
         if (v < 0) o.fail("must not be negative (got " + std::to_string(v) + ")", key);

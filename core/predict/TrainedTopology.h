@@ -25,10 +25,17 @@ struct TrainedTopology {
         bool operator==(const ClusterEntry&) const = default;
     };
 
+    // How RunScenario wires the synthetic cluster: 1 until 2026-12-03 (every
+    // NVLink 200 GB/s, every PCIe 16 GB/s), 2 since (each node wired as a
+    // server of its GPU type, ClusterGenerator::intraNodeFabric). A model
+    // trained on an older wiring saw other links than a synthetic use now has.
+    static constexpr int kSyntheticWiring = 2;
+
     std::size_t syntheticRuns = 0;
     std::vector<ClusterEntry> clusters;  // in order of first use
     // False for a file written before topologies were recorded: taken as synthetic.
     bool recorded = true;
+    int syntheticWiring = kSyntheticWiring;  // `synthetic_wiring`; absent in a file: 1
 
     // Counts one training run placed on `cluster` (null: synthetic).
     void add(const Cluster* cluster);
@@ -47,8 +54,8 @@ struct TrainedTopology {
     static std::string describeUse(const Cluster* cluster);
 
     // Empty when the model was trained on this topology (null: the synthetic
-    // placement), else one line naming the model file, what it was trained
-    // on and what it is now used on.
+    // placement, as wired now), else one line naming the model file, what it
+    // was trained on and what it is now used on.
     std::string mismatch(const Cluster* cluster, const std::string& modelFile) const;
 
     nlohmann::json toJson() const;

@@ -226,7 +226,19 @@ void TestTrainTopology::oldModelFileLoadsAsSynthetic()
     const PredictorFile::Loaded old = PredictorFile::fromJson(doc, "old.json");
     QVERIFY(old.predictor);
     QVERIFY(!old.metadata.topology.recorded);
-    QVERIFY(old.metadata.topology.mismatch(nullptr, "old.json").empty());
+    // Such a file was trained on the synthetic cluster as it was wired then
+    // (every NVLink 200 GB/s): a synthetic use now says so.
+    QCOMPARE(old.metadata.topology.syntheticWiring, 1);
+    const std::string now = old.metadata.topology.mismatch(nullptr, "old.json");
+    QVERIFY2(now.find("old.json was trained on the synthetic cluster as MemX wired it before 2026-12-03") == 0,
+             now.c_str());
+    // A file written now records the wiring and matches a synthetic use.
+    nlohmann::json fresh = PredictorFile::toJson(trainQuick(set), set.metadata());
+    QCOMPARE(fresh["trained_on"]["topology"]["synthetic_wiring"].get<int>(), TrainedTopology::kSyntheticWiring);
+    QVERIFY(PredictorFile::fromJson(fresh, "new.json").metadata.topology.mismatch(nullptr, "new.json").empty());
+    fresh["trained_on"]["topology"]["synthetic_wiring"] = 7;
+    test::expectInputError([&] { PredictorFile::fromJson(fresh, "new.json"); }, "new.json", "/trained_on/topology/synthetic_wiring",
+                           "must be 1 or 2 (got 7)");
     const Cluster dgx = fromDoc(clusterDoc("dgx-a100.json"));
     const std::string w = old.metadata.topology.mismatch(&dgx, "old.json");
     QVERIFY2(w.find("records no topology") != std::string::npos, w.c_str());
@@ -239,6 +251,7 @@ void TestTrainTopology::mismatch_data()
     QTest::addColumn<QString>("used");     // synthetic | a100 | a100-renamed | a100-slower | h100 | both
     QTest::addColumn<bool>("warns");
     QTest::newRow("synthetic on synthetic") << "synthetic" << "synthetic" << false;
+    QTest::newRow("synthetic as wired before on synthetic") << "synthetic-1" << "synthetic" << true;
     QTest::newRow("synthetic on DGX A100") << "synthetic" << "a100" << true;
     QTest::newRow("DGX A100 on DGX A100") << "a100" << "a100" << false;
     QTest::newRow("DGX A100 on the same, renamed") << "a100" << "a100-renamed" << false;
@@ -255,7 +268,8 @@ void TestTrainTopology::mismatch()
     QFETCH(QString, used);
     QFETCH(bool, warns);
     TrainedTopology t;
-    if (trained == "synthetic") t.add(nullptr);
+    if (trained == "synthetic" || trained == "synthetic-1") t.add(nullptr);
+    if (trained == "synthetic-1") t.syntheticWiring = 1;
     if (trained == "a100" || trained == "mixed") t.add(cluster("dgx-a100.json").get());
     if (trained == "mixed") t.add(cluster("dgx-h100.json").get());
     nlohmann::json doc = clusterDoc(used == "h100" ? "dgx-h100.json" : used == "both" ? "dgx-a100-h100.json" : "dgx-a100.json");
@@ -268,9 +282,10 @@ void TestTrainTopology::mismatch()
         // One line naming the model file, what it was trained on and what it is used on.
         QVERIFY(w.find('\n') == std::string::npos);
         QVERIFY2(w.rfind("model.json was trained on ", 0) == 0, w.c_str());
-        QVERIFY2(w.find(used == "synthetic" ? "now used on the synthetic cluster" : "now used on cluster " + c.name())
-                     != std::string::npos,
-                 w.c_str());
+        const std::string use = trained == "synthetic-1" ? "the synthetic cluster now wires each node"
+            : used == "synthetic"                          ? "now used on the synthetic cluster"
+                                                           : "now used on cluster " + c.name();
+        QVERIFY2(w.find(use) != std::string::npos, w.c_str());
     }
 }
 
