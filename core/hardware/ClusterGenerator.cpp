@@ -22,6 +22,20 @@ ClusterGenerator::Fabric ClusterGenerator::intraNodeFabric(const std::string& t)
     return {"NVLink", 300, 3, false};
 }
 
+nlohmann::json ClusterGenerator::intraNodeLink(const std::string& node, const std::string& gpuType,
+                                               const std::string& linkName)
+{
+    const Fabric f = intraNodeFabric(gpuType);
+    nlohmann::json link{{"name", linkName},
+                        {"kind", f.kind},
+                        {"within", node},
+                        {"bandwidth_gbps", f.bandwidthGBps},
+                        {"latency_us", f.latencyUs}};
+    if (f.shared)
+        link["shared"] = true;
+    return link;
+}
+
 nlohmann::json ClusterGenerator::generate(const Spec& spec)
 {
     nlohmann::json doc{{"format", "memx-cluster/1"}, {"name", spec.name}};
@@ -39,17 +53,8 @@ nlohmann::json ClusterGenerator::generate(const Spec& spec)
         const std::string name = "n" + std::to_string(n);
         const std::string& type = spec.types[static_cast<std::size_t>(n) % spec.types.size()];
         doc["nodes"].push_back({{"name", name}, {"gpus", {{{"type", type}, {"count", spec.gpusPerNode}}}}});
-        if (spec.gpusPerNode > 1) {
-            const Fabric f = intraNodeFabric(type);
-            nlohmann::json link{{"name", name + "-" + f.kind},
-                                {"kind", f.kind},
-                                {"within", name},
-                                {"bandwidth_gbps", f.bandwidthGBps},
-                                {"latency_us", f.latencyUs}};
-            if (f.shared)
-                link["shared"] = true;
-            doc["links"].push_back(link);
-        }
+        if (spec.gpusPerNode > 1)
+            doc["links"].push_back(intraNodeLink(name, type, name + "-" + intraNodeFabric(type).kind));
     }
     for (int a = 0; a < spec.nodes; ++a)
         for (int b = a + 1; b < spec.nodes; ++b)

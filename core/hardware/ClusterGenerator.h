@@ -37,6 +37,10 @@ struct ClusterGenerator {
     // 200 GB/s; HCCS 56 GB/s; xGMI 50 GB/s per link); PCIe 4.0 x16 about
     // 25 GB/s.
     static Fabric intraNodeFabric(const std::string& gpuType);
+    // The memx-cluster/1 link of that fabric inside `node`, named `linkName`
+    // (generate-cluster's nodes and a measured run's synthetic nodes alike).
+    static nlohmann::json intraNodeLink(const std::string& node, const std::string& gpuType,
+                                        const std::string& linkName);
 };
 
 }  // namespace memx

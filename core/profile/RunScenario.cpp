@@ -85,17 +85,8 @@ Problem RunScenario::problem(const MeasuredRun& run, const GpuCatalog& catalog, 
                              "unknown GPU type \"" + s.gpuType + "\"; `memx-cli gpus` lists the known types");
         const std::string node = "s" + std::to_string(s.stage);
         doc["nodes"].push_back({{"name", node}, {"gpus", {{{"type", s.gpuType}, {"count", w}}}}});
-        if (w > 1) {
-            const ClusterGenerator::Fabric f = ClusterGenerator::intraNodeFabric(s.gpuType);
-            nlohmann::json link{{"name", node + "-intra"},
-                                {"kind", f.kind},
-                                {"within", node},
-                                {"bandwidth_gbps", f.bandwidthGBps},
-                                {"latency_us", f.latencyUs}};
-            if (f.shared)
-                link["shared"] = true;
-            doc["links"].push_back(link);
-        }
+        if (w > 1)
+            doc["links"].push_back(ClusterGenerator::intraNodeLink(node, s.gpuType, node + "-intra"));
         spec.stageGroups.push_back(node);
     }
     for (int i = 0; i < c.pp; ++i)
