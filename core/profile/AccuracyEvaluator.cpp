@@ -62,6 +62,48 @@ AccuracyMetrics::ErrorSummary errorsOf(const std::vector<RunScore>& scores, int 
     return AccuracyMetrics::errors(p, m);
 }
 
+// One ranking decision: the planner chooses among configurations, so the
+// repeats of one configuration are one choice, at the median of their
+// measured times (and of their predictions, which agree unless the runs'
+// clusters differ). A run without a configuration key is its own choice.
+void addDecision(DecisionReport& decisions, const std::string& group, const std::vector<RunScore*>& members)
+{
+    const auto median = [](std::vector<double> v) {
+        std::erase_if(v, [](double x) { return !std::isfinite(x); });
+        if (v.empty())
+            return kNaN;
+        std::sort(v.begin(), v.end());
+        const std::size_t n = v.size();
+        return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    };
+    std::map<std::string, std::vector<const RunScore*>> ofConfiguration;
+    std::vector<std::string> order;
+    for (const RunScore* s : members) {
+        const std::string k = s->configuration.empty() ? "run " + s->runId : s->configuration;
+        auto& runs = ofConfiguration[k];
+        if (runs.empty())
+            order.push_back(k);
+        runs.push_back(s);
+    }
+    std::vector<std::string> names;
+    std::vector<double> pt, mt;
+    for (const std::string& k : order) {
+        const auto& runs = ofConfiguration[k];
+        std::vector<double> p, m;
+        for (const RunScore* s : runs) {
+            p.push_back(s->predictedRankMs);
+            if (s->measuredRankMs > 0)
+                m.push_back(s->measuredRankMs);
+        }
+        names.push_back(runs.size() == 1 ? runs.front()->runId
+                                         : runs.front()->runId + " and " + std::to_string(runs.size() - 1) +
+                                               " repeat(s), median");
+        pt.push_back(median(p));
+        mt.push_back(median(m));
+    }
+    decisions.add(group, names, pt, mt);
+}
+
 nlohmann::json summaryJson(const AccuracyMetrics::ErrorSummary& s)
 {
     const auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
@@ -176,14 +218,12 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
     const Weights w = weightsOf(ProfileKind::Default);
     report.decisions = {};
     for (auto& [key, members] : groups) {
+        addDecision(report.decisions, key, members);
         std::vector<double> mt, pt;
-        std::vector<std::string> ids;
         for (const RunScore* s : members) {
             mt.push_back(s->measuredRankMs);
             pt.push_back(s->predictedRankMs);
-            ids.push_back(s->runId);
         }
-        report.decisions.add(key, ids, pt, mt);
         if (members.size() < 3) continue;
         const double rho = AccuracyMetrics::spearman(pt, mt), tau = AccuracyMetrics::kendallTau(pt, mt);
         if (!std::isnan(rho) && !std::isnan(tau)) {

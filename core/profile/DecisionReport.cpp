@@ -73,20 +73,21 @@ std::string DecisionReport::formatText() const
     if (s.groups == 0) {
         if (s.singleRunGroups == 0)
             return {};
-        std::snprintf(buf, sizeof buf, "ranking decisions: none (%zu group(s) of a single run, nothing to choose)\n",
+        std::snprintf(buf, sizeof buf, "ranking decisions: none (%zu group(s) of a single configuration, nothing to choose)\n",
                       s.singleRunGroups);
         return buf;
     }
     std::string out;
     std::snprintf(buf, sizeof buf,
-                  "ranking decisions over %zu group(s) of >= 2 runs (%zu single-run group(s) excluded):\n"
-                  "  truly fastest run predicted fastest (top-1) %.0f%%, among the predicted 3 fastest (top-3) %.0f%%\n"
-                  "  regret (measured time of the predicted-fastest run / fastest - 1): median %.1f%%, max %.1f%%\n",
+                  "ranking decisions over %zu group(s) of >= 2 configurations (%zu group(s) of one excluded; repeats of a "
+                  "configuration are one choice, at their median measured time):\n"
+                  "  truly fastest predicted fastest (top-1) %.0f%%, among the predicted 3 fastest (top-3) %.0f%%\n"
+                  "  regret (measured time of the predicted-fastest / fastest - 1): median %.1f%%, max %.1f%%\n",
                   s.groups, s.singleRunGroups, 100 * s.hitTop1, 100 * s.hitTop3, s.regretMedianPct, s.regretMaxPct);
     out += buf;
     if (s.tiedPicks > 0) {
         std::snprintf(buf, sizeof buf,
-                      "  %zu of the %zu pick(s) are ties in prediction (one configuration measured more than once?); "
+                      "  %zu of the %zu pick(s) are ties in prediction (configurations the model cannot tell apart); "
                       "ties broken at random: regret median %.1f%%, max %.1f%%\n",
                       s.tiedPicks, s.groups, s.expectedRegretMedianPct, s.expectedRegretMaxPct);
         out += buf;
@@ -98,7 +99,7 @@ std::string DecisionReport::formatText() const
         std::snprintf(buf, sizeof buf, "  largest regret: %s (%.1f ms) picked over %s (%.1f ms)%s, group %s\n",
                       worst->pickedRun.c_str(), worst->pickedMs, worst->fastestRun.c_str(), worst->fastestMs,
                       worst->d.tiedAtPick >= 2 ? (" (" + std::to_string(worst->d.tiedAtPick) +
-                                                  " runs tied in prediction, the slowest counted)").c_str()
+                                                  " tied in prediction, the slowest counted)").c_str()
                                                : "",
                       worst->group.c_str());
         out += buf;

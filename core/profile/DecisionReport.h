@@ -21,7 +21,8 @@ struct DecisionReport {
     RankingDecisions::Summary summary;
     std::vector<Named> groups;  // every group added, single-run ones included (d.runs == 1)
 
-    // One group: the run ids with their predicted and measured times. Runs
+    // One group: its choices (a run id, or a name for the repeats of one
+    // configuration) with their predicted and measured times. Choices
     // without a finite prediction or a measured time > 0 are left out; a
     // group left empty is not added. Updates `summary`.
     void add(const std::string& group, const std::vector<std::string>& runIds, const std::vector<double>& predictedMs,

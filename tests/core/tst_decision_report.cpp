@@ -58,6 +58,8 @@ private slots:
     void text();
     void textWithSingleRunsOnly();
     void tiedPick();
+    void repeatsAreOneChoice_data();
+    void repeatsAreOneChoice();
     void summariseTwiceIsTheSame();
 };
 
@@ -130,7 +132,7 @@ void TestDecisionReport::json()
 void TestDecisionReport::text()
 {
     const QString t = QString::fromStdString(sample().formatText());
-    QVERIFY2(t.contains("ranking decisions over 3 group(s) of >= 2 runs (1 single-run group(s) excluded)"),
+    QVERIFY2(t.contains("ranking decisions over 3 group(s) of >= 2 configurations (1 group(s) of one excluded"),
              qPrintable(t));
     QVERIFY2(t.contains("(top-1) 33%, among the predicted 3 fastest (top-3) 100%"), qPrintable(t));
     QVERIFY2(t.contains("median 20.0%, max 25.0%"), qPrintable(t));
@@ -142,7 +144,7 @@ void TestDecisionReport::textWithSingleRunsOnly()
     AccuracyReport r;
     r.scores = {score("a", "g1", 10, 1), score("b", "g2", 20, 2)};
     const QString t = QString::fromStdString(AccuracyEvaluator::summarise(std::move(r)).formatText());
-    QVERIFY2(t.contains("ranking decisions: none (2 group(s) of a single run, nothing to choose)"), qPrintable(t));
+    QVERIFY2(t.contains("ranking decisions: none (2 group(s) of a single configuration, nothing to choose)"), qPrintable(t));
     QVERIFY(!t.contains("regret"));
 }
 
@@ -165,9 +167,47 @@ void TestDecisionReport::tiedPick()
     const QString t = QString::fromStdString(r.formatText());
     QVERIFY2(t.contains("1 of the 1 pick(s) are ties in prediction"), qPrintable(t));
     QVERIFY2(t.contains("ties broken at random: regret median 27.8%, max 27.8%"), qPrintable(t));
-    QVERIFY2(t.contains("largest regret: t2 (130.0 ms) picked over t3 (90.0 ms) (2 runs tied in prediction, the "
-                        "slowest counted), group t"),
+    QVERIFY2(t.contains("largest regret: t2 (130.0 ms) picked over t3 (90.0 ms) (2 tied in prediction, the slowest "
+                        "counted), group t"),
              qPrintable(t));
+}
+
+void TestDecisionReport::repeatsAreOneChoice_data()
+{
+    // Configuration A measured three times (100, 130, 90 ms; median 100),
+    // predicted 5 each time; configuration B once, 95 ms, predicted 9. The
+    // planner picks A, whose median is 100: regret 100 * (100/95 - 1) = 5.26 %,
+    // and no tie, since A's repeats are one choice. Counted run by run, the
+    // pick would be A's slowest repeat against its own fastest: 44.4 %.
+    QTest::addColumn<QString>("bMeasured");
+    QTest::addColumn<double>("regretPct");
+    QTest::addColumn<QString>("picked");
+    QTest::addColumn<QString>("fastest");
+    QTest::newRow("B fastest") << "95" << 100.0 * (100.0 / 95 - 1) << "a1 and 2 repeat(s), median" << "b1";
+    // B at 120 ms is slower than A's median: the pick is right.
+    QTest::newRow("A fastest") << "120" << 0.0 << "a1 and 2 repeat(s), median" << "a1 and 2 repeat(s), median";
+}
+
+void TestDecisionReport::repeatsAreOneChoice()
+{
+    QFETCH(QString, bMeasured);
+    QFETCH(double, regretPct);
+    QFETCH(QString, picked);
+    QFETCH(QString, fastest);
+    AccuracyReport r;
+    r.scores = {score("a1", "g", 100, 5), score("a2", "g", 130, 5), score("a3", "g", 90, 5),
+                score("b1", "g", bMeasured.toDouble(), 9)};
+    for (int i = 0; i < 3; ++i) r.scores[i].configuration = "A";
+    r.scores[3].configuration = "B";
+    r = AccuracyEvaluator::summarise(std::move(r));
+    QCOMPARE(r.decisions.summary.groups, std::size_t{1});
+    QCOMPARE(r.decisions.summary.tiedPicks, std::size_t{0});
+    QCOMPARE(r.decisions.groups.front().d.runs, std::size_t{2});
+    QVERIFY(std::abs(r.decisions.summary.regretMedianPct - regretPct) < 1e-9);
+    QCOMPARE(QString::fromStdString(r.decisions.groups.front().pickedRun), picked);
+    QCOMPARE(QString::fromStdString(r.decisions.groups.front().fastestRun), fastest);
+    // The per-run ranking statistics still see four runs.
+    QCOMPARE(r.rankedGroups, std::size_t{1});
 }
 
 void TestDecisionReport::summariseTwiceIsTheSame()
