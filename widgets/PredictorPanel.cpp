@@ -670,10 +670,22 @@ void PredictorPanel::fillCalibration(const QColor& muted)
                              .arg(target, base, with, without)
                        : tr("%1: %2 alone — trees did not beat it in cross-validation").arg(target, base);
     };
+    // The run-level correction (IterationTerms): scales on the iteration's own terms.
+    const IterationTerms& it = params.iteration;
+    const QString iteration = !it.identity()
+        ? tr("iteration: pipeline ×%1, data-parallel ×%2, fixed ×%3 (leave one run out %4 % vs %5 % without)")
+              .arg(it.pipeline, 0, 'f', 2)
+              .arg(it.dataParallel, 0, 'f', 2)
+              .arg(it.fixed, 0, 'f', 2)
+              .arg(it.mapeAfter, 0, 'f', 1)
+              .arg(it.mapeBefore, 0, 'f', 1)
+        : it.note.empty() ? tr("iteration: terms as composed (no run-level correction in this file)")
+                          : tr("iteration: terms as composed — %1").arg(qs(it.note));
     correctionsLabel_->setText(line(tr("time"), params.timeCorrection, "time_mape_pct", "prior_time_mape_pct")
                                + QLatin1Char('\n')
                                + line(tr("memory"), params.memoryCorrection, "memory_mape_pct",
-                                      "prior_memory_mape_pct"));
+                                      "prior_memory_mape_pct")
+                               + QLatin1Char('\n') + iteration);
 }
 
 QString PredictorPanel::calibrationText() const

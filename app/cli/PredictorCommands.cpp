@@ -9,6 +9,7 @@
 #include "profile/AccuracyEvaluator.h"
 #include "profile/AccuracyProtocol.h"
 #include "profile/Calibrator.h"
+#include "profile/IterationTermFit.h"
 #include "profile/Augmenter.h"
 #include "profile/MeasuredRun.h"
 #include "profile/MeasurementCsv.h"
@@ -112,6 +113,7 @@ void train(const TrainArgs& a)
     opt.iterations = std::max(0, a.trials - opt.initialPoints);
     opt.seed = a.seed;
     opt.timeLimitS = a.timeLimit;
+    opt.placement = &placement;
     TrainReport report;
     const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
 
@@ -153,6 +155,7 @@ void train(const TrainArgs& a)
     }
     else
         std::printf("too few runs for cross-validation; uncertainty left at its defaults\n");
+    std::printf("%s\n", IterationTermFit::describe(report.iterationTerms).c_str());
     std::printf("uncertainty: +-%.0f%% inside the training range, up to +-%.0f%% outside\n",
                 100 * report.uncertainty.inRangeUncertainty, 100 * report.uncertainty.outOfRangeUncertainty);
     std::vector<std::pair<double, std::string>> imp;
@@ -275,6 +278,7 @@ nlohmann::json protocolJson(const ProtocolResult& r)
     j["leave_one_out"] = r.leaveOneOut;
     j["interpolated_rows"] = r.interpolatedRows;
     j["params"] = r.training.toJson()["params"];
+    j["iteration_terms"] = r.training.iterationTerms.toJson();
     j["analytic"] = r.analytic.toJson();
     j["calibrated"] = r.calibrated.toJson();
     j["learned"] = r.learned.toJson();
@@ -320,6 +324,8 @@ void accuracy(const AccuracyArgs& a)
         std::printf("\n-- analytic model calibrated to the training runs, on the held-out runs\n%s",
                     r.calibrated.formatText().c_str());
     }
+    std::printf("\n%s%s\n", r.leaveOneOut ? "last leave-one-out model's " : "",
+                IterationTermFit::describe(r.training.iterationTerms).c_str());
     std::printf("\n-- learned predictor on the held-out runs\n%s", r.learned.formatText().c_str());
     if (!a.json.empty()) writeFileAtomically(a.json, protocolJson(r).dump(1) + "\n");
 }

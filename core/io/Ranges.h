@@ -50,6 +50,7 @@ inline constexpr Range commOverheadUs{"host time per collective", 0, 20000, "us"
 inline constexpr Range iterationOverheadMs{"per-iteration overhead", 0, 100000, "ms", true, kHuge};
 inline constexpr Range smCount{"streaming multiprocessors", 0, 10000, "", true, kIntMax};
 inline constexpr Range bandwidthMultiplier{"bandwidth multiplier", 0.05, 5, "", false, kHuge};
+inline constexpr Range termScale{"scale on an iteration term", 0.2, 5, "", false, kHuge};
 inline constexpr Range bandwidthScale{"bandwidth scale factor", 0.01, 10, "", false, 1e6};
 inline constexpr Range scenarioMinutes{"segment length", 0.001, 1000000, "minutes", false, 1e12};
 inline constexpr Range numLayers{"number of layers", 1, 1000, "", false, kIntMax};

@@ -19,11 +19,13 @@ struct IterationComposer {
     // the steady-state term by v as well, which would claim that interleaving
     // speeds up every micro-batch; until 2026-12-03 this divided the whole
     // sum by v, which is short by max_i t_i (1 - 1/v). All times in ms.
+    // pipelineScale: the learned scale on the bubble (IterationTerms::pipeline;
+    // the hops come scaled in sumHopMs, SkeletonTables).
     static double iterationMs(double maxStageMs, double sumStageMs, double sumHopMs, int microBatches,
-                              int virtualStages, double fixedMs, double dpMs)
+                              int virtualStages, double fixedMs, double dpMs, double pipelineScale = 1.0)
     {
         const int v = std::max(1, virtualStages);
-        const double bubble = (sumStageMs - maxStageMs) / v;
+        const double bubble = pipelineScale * (sumStageMs - maxStageMs) / v;
         return microBatches * maxStageMs + bubble + 2.0 * sumHopMs + fixedMs + dpMs;
     }
     static double iterationMs(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatches,

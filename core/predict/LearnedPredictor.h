@@ -33,7 +33,8 @@ namespace memx {
 // The correction is a property of the stage's kernels and its place in the
 // pipeline, not of how far the optimizer state is sharded: the features are
 // those of the query with dp = 1 (canonical()), and the ratio multiplies the
-// analytic prediction of the real query, whose DP terms stay analytic. So the
+// analytic prediction of the real query, whose DP terms stay analytic (the
+// run-level correction, IterationTerms, scales the iteration's DP term). So the
 // booster is evaluated once per canonical query; answers are kept (memo), and
 // a search over more nodes, which mostly adds DP combinations, costs few new
 // booster rows (MemX 4.3; tests/bench/bench_cache). The in-flight count
@@ -65,6 +66,8 @@ struct LearnedPredictorParams {
     // runs worse than the (calibrated) analytic model alone.
     bool timeCorrection = true;
     bool memoryCorrection = true;
+    // The run-level correction (identity until the trainer fits one).
+    IterationTerms iteration;
 };
 
 class LearnedPredictor final : public Predictor {
@@ -92,6 +95,10 @@ public:
     // One feature matrix and one XGBoost call for all queries.
     void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const override;
     double iterationOverheadMs(const GpuType& gpu) const override { return analytic_.iterationOverheadMs(gpu); }
+    IterationTerms iterationTerms() const override { return params_.iteration; }
+    // Sets the run-level correction (the trainer, after the stage model).
+    // Not thread-safe: before the predictor is shared.
+    void setIterationTerms(IterationTerms terms) { params_.iteration = std::move(terms); }
 
     const XgboostModel& model() const { return model_; }
     const AnalyticPredictor& analytic() const { return analytic_; }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "predict/IterationTerms.h"
 #include "predict/StageQuery.h"
 
 #include <span>
@@ -23,6 +24,10 @@ public:
     // Per-iteration framework overhead of a GPU type (ms): the catalog's,
     // unless the predictor was calibrated to measurements.
     virtual double iterationOverheadMs(const GpuType& gpu) const;
+    // Scales on the iteration terms no stage query sees (pipeline bubble and
+    // hops, DP synchronisation, per-iteration overhead): all 1 unless a
+    // learned model fitted them to measured iterations (IterationTerms).
+    virtual IterationTerms iterationTerms() const { return {}; }
 };
 
 }  // namespace memx

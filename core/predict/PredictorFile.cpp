@@ -129,6 +129,7 @@ nlohmann::json PredictorFile::toJson(const LearnedPredictor& predictor, const Pr
     doc["label_offset"] = {{"time", predictor.params().timeOffset}, {"memory", predictor.params().memoryOffset}};
     doc["corrections"] = {{"time", predictor.params().timeCorrection},
                           {"memory", predictor.params().memoryCorrection}};
+    doc["iteration_terms"] = predictor.params().iteration.toJson();
     doc["calibration"] = nlohmann::json::array();
     for (const GpuParamsFit& f : predictor.analytic().calibration())
         doc["calibration"].push_back(f.toJson());
@@ -211,6 +212,8 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
         params.timeCorrection = c.boolean("time", true);
         params.memoryCorrection = c.boolean("memory", true);
     }
+    if (r.has("iteration_terms"))  // files before the run-level correction have none: scales 1
+        params.iteration = IterationTerms::fromJson(r.at("iteration_terms"));
     std::vector<GpuParamsFit> fits;  // files before calibration have none
     if (r.has("calibration")) {
         const JsonReader list = r.at("calibration");

@@ -70,11 +70,7 @@ void addDecision(DecisionReport& decisions, const std::string& group, const std:
 {
     const auto median = [](std::vector<double> v) {
         std::erase_if(v, [](double x) { return !std::isfinite(x); });
-        if (v.empty())
-            return kNaN;
-        std::sort(v.begin(), v.end());
-        const std::size_t n = v.size();
-        return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+        return v.empty() ? kNaN : Objective::median(std::move(v));
     };
     std::map<std::string, std::vector<const RunScore*>> ofConfiguration;
     std::vector<std::string> order;

@@ -79,6 +79,7 @@ ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::stri
         ++scored;
         AccuracyProtocol::Options each = options;
         each.trainer.timeLimitS = deadline.left(options.trainer.timeLimitS);
+        each.trainer.placement = &place;
         std::vector<Measurement> train, test;
         for (const Measurement& m : rows) (m.runId == run.runId ? test : train).push_back(m);
         auto prior = calibratedPrior(train, file, options, place, out.calibration);
@@ -135,6 +136,7 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
         TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place, prior);
     PredictorTrainer::Options trainer = options.trainer;
     trainer.timeLimitS = deadline.left(trainer.timeLimitS);
+    trainer.placement = &place;
     auto learned = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, trainer, out.training));
     if (out.training.stoppedByTimeLimit)
         out.incomplete = "the time limit (" + Text::fmt("%g", options.timeLimitS)

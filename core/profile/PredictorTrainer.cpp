@@ -3,7 +3,10 @@
 #include <chrono>
 
 #include "predict/StageFeatures.h"
+#include "hardware/GpuCatalog.h"
 #include "profile/BayesianOptimizer.h"
+#include "profile/IterationTermFit.h"
+#include "profile/RunPlacement.h"
 #include "profile/TrainingSet.h"
 
 #include <algorithm>
@@ -61,6 +64,7 @@ nlohmann::json TrainReport::toJson() const
         t.push_back({{"params", paramsJson(trial.params)}, {"cv_mape_pct", number(trial.objective)}});
     j["trials"] = t;
     j["importance_gain"] = importance;
+    j["iteration_terms"] = iterationTerms.toJson();
     if (stoppedByTimeLimit)
         j["incomplete"] = "the hyper-parameter search was stopped by --time-limit after "
             + std::to_string(trials.size()) + " trials";
@@ -198,6 +202,15 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
     report.uncertainty = u;
     LearnedPredictor model = fitRows(set, set.rowsOfRuns({}), best, u);
     report.importance = model.model().gainImportance(StageFeatures::names());
+    if (options.runLevel) {
+        RunPlacement synthetic;
+        RunPlacement& place = options.placement ? *options.placement : synthetic;
+        // Borrowed, not owned: the samples are composed before `model` moves.
+        const std::shared_ptr<const Predictor> stageModel(&model, [](const Predictor*) {});
+        report.iterationTerms =
+            IterationTermFit::fit(IterationTermFit::samples(set.runs, set.file, GpuCatalog::builtin(), place, stageModel));
+        model.setIterationTerms(report.iterationTerms);
+    }
     return model;
 }
 

@@ -13,6 +13,7 @@
 namespace memx {
 
 struct TrainingSet;
+class RunPlacement;
 
 // Cross-validated accuracy of one hyper-parameter choice, at the level the
 // booster learns: stages of held-out runs, relative error of the predicted
@@ -39,6 +40,7 @@ struct TrainReport {
     std::map<std::string, double> importance;  // gain per feature of the final model
     LearnedPredictorParams uncertainty;        // calibrated from the cross-validation
     bool stoppedByTimeLimit = false;           // the hyper-parameter search was cut short
+    IterationTerms iterationTerms;             // the run-level correction's fit (also in the model)
 
     // The "training" object of a predictor file: params, cross_validation,
     // trials, importance_gain (docs/FILE_FORMATS.md).
@@ -54,6 +56,8 @@ struct TrainReport {
 // cross-validated error with the trees is above that of the prior alone is
 // left uncorrected (LearnedPredictorParams::timeCorrection / memoryCorrection)
 // and the report says so: a few runs teach trees noise as easily as signal.
+// Last, the run-level correction (IterationTermFit) is fitted to the runs'
+// measured iteration times as the stage model composes them.
 class PredictorTrainer {
 public:
     struct Options {
@@ -67,6 +71,11 @@ public:
         // runs out, the best parameters so far train the model and the
         // report says the search was cut short.
         double timeLimitS = 0;
+        // Fit the run-level correction (IterationTermFit) to the runs with a
+        // measured iteration time, placed by `placement` (null: as the runs
+        // say, else on the synthetic cluster: what TrainingSet::build used).
+        bool runLevel = true;
+        RunPlacement* placement = nullptr;
     };
 
     // Throws std::invalid_argument when the set has no row.

@@ -91,6 +91,8 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
             ? IterationComposer::inflightInterleaved(i, P, sk.microBatches, sk.virtualStages)
             : IterationComposer::inflight1F1B(i, P, sk.microBatches);
     }
+    const IterationTerms terms = cache.predictor().iterationTerms();
+    t.pipelineScale = terms.pipeline;
     t.sumHopMs = 0;
     for (int i = 0; i + 1 < P; ++i) {
         PathRate hop = topo.pairwise(t.devices[i], t.devices[i + 1]);
@@ -104,7 +106,8 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                     "between those nodes";
             return false;
         }
-        t.hopMs[i] = Topology::transferMs(TransformerMath::boundaryActivationBytes(t.model, sk.mbs, sk.seq, sk.tp, t.precision), hop);
+        t.hopMs[i] = terms.pipeline
+            * Topology::transferMs(TransformerMath::boundaryActivationBytes(t.model, sk.mbs, sk.seq, sk.tp, t.precision), hop);
         t.sumHopMs += t.hopMs[i];
     }
     // Framework overhead outside the micro-batches (optimizer launch, gradient
@@ -113,6 +116,7 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     for (int i = 0; i < P; ++i)
         t.fixedMs = std::max(t.fixedMs, cache.predictor().iterationOverheadMs(
                                             cluster.types()[static_cast<std::size_t>(sk.slot(i).type)]));
+    t.fixedMs *= terms.fixed;
 
     // Stage queries for every (stage, n, level), or the n per stage asked for
     // (and n = 1, which the recomputation policy's exchange rates read).
@@ -171,10 +175,11 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
             for (int lv = 0; lv < kRecomputeLevels; ++lv)
                 t.pred[i][n][lv] = answers[k++];
             double params = TransformerMath::stageParams(t.model, n, sk.tp, i == 0, i == P - 1);
-            t.dpMs[i][n] = IterationComposer::dataParallelMs(params, sk.dp, setup.distributedOptimizer,
-                                                             dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
+            t.dpMs[i][n] = terms.dataParallel
+                * IterationComposer::dataParallelMs(params, sk.dp, setup.distributedOptimizer,
+                                                    dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
             t.postMs[i][n] = t.dpMs[i][n]
-                + optimizerStepMs(params, sk.dp, setup.distributedOptimizer, gpu.memoryBandwidthGBps);
+                + terms.fixed * optimizerStepMs(params, sk.dp, setup.distributedOptimizer, gpu.memoryBandwidthGBps);
         }
         // Collapse selective when its exchange rate is discontinuous (MemX 3.1.1).
         if (setup.recompute == RecomputeMode::Policy

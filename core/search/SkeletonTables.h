@@ -37,6 +37,9 @@ struct SkeletonTables {
     std::vector<std::vector<int>> devices;    // [stage]
     double sumHopMs = 0;
     double fixedMs = 0;                       // per-iteration constant overhead
+    // The predictor's IterationTerms: hopMs, dpMs (and postMs's share of it)
+    // and fixedMs come scaled; the bubble's scale goes to the composer.
+    double pipelineScale = 1;
     // Derived by the policy: fastest feasible level and its time, per [stage][n];
     // level -1 when nothing fits.
     std::vector<std::vector<int>> policyLevel;

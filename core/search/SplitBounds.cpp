@@ -23,7 +23,7 @@ constexpr std::array<double, 10> kMemorySteps{1.01, 1.03, 1.06, 1.1, 1.15, 1.22,
 
 SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Option>>& opts,
                          const std::vector<CandidateCount>& count, double sumHopMs, int microBatches,
-                         int virtualStages, double fixedMs, double meanResolution)
+                         int virtualStages, double fixedMs, double meanResolution, double pipelineScale)
     : P_(stages)
     , units_(units)
     , opts_(opts)
@@ -32,6 +32,7 @@ SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Op
     , fixedMs_(fixedMs)
     , microBatches_(microBatches)
     , virtualStages_(virtualStages)
+    , pipelineScale_(pipelineScale)
     , cells_(count.size())
 {
     // The unconstrained programme first: its least bottleneck, least peak and
@@ -176,7 +177,8 @@ unsigned SplitBounds::classAlive(const Programme& p, std::size_t idx, int stage,
     LeafBound b;
     const double bottleneck = std::max({maxT, p.minMaxT[idx], p.lowerCap});
     b.timeMs = IterationComposer::iterationMs(bottleneck, sumT + p.minSumT[idx], sumHopMs_, microBatches_,
-                                              virtualStages_, fixedMs_, std::max(maxPost, p.minMaxPost[idx]))
+                                              virtualStages_, fixedMs_, std::max(maxPost, p.minMaxPost[idx]),
+                                              pipelineScale_)
         * (1 - kSlack);
     b.maxMemMiB = std::max({maxMem, p.minMaxMem[idx], p.lowerMemCap});
     // V last: sinks are monotone, so what dies with V = 0 dies with any V.

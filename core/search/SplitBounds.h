@@ -43,7 +43,7 @@ public:
     // feasible completions. Composition constants as IterationComposer needs.
     SplitBounds(int stages, int units, const std::vector<std::vector<Option>>& opts,
                 const std::vector<CandidateCount>& count, double sumHopMs, int microBatches, int virtualStages,
-                double fixedMs, double meanResolution);
+                double fixedMs, double meanResolution, double pipelineScale = 1.0);
 
     // The sink's aims that a completion of (stage, unitsLeft) after a prefix
     // with these aggregates (s1, s2: sum and sum of squares of the prefix's
@@ -85,6 +85,7 @@ private:
     const std::vector<CandidateCount>& count_;
     double sumHopMs_, fixedMs_;
     int microBatches_, virtualStages_;
+    double pipelineScale_;  // IterationTerms::pipeline, on the bubble
     std::size_t cells_;
     Programme all_;                    // unconstrained
     std::vector<Programme> byTime_;    // bottleneck partition (last: uncapped)

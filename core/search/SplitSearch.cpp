@@ -135,7 +135,8 @@ const SplitBounds& SplitSearch::bounds() const
         bounds_ = std::make_unique<SplitBounds>(P_, units_, opts_, count_, t_.sumHopMs, sk_.microBatches, step_,
                                                 t_.fixedMs,
                                                 varianceMode_ == VarianceMode::Utilisation ? kMeanResolutionUtil
-                                                                                           : kMeanResolutionMiB);
+                                                                                           : kMeanResolutionMiB,
+                                                t_.pipelineScale);
     return *bounds_;
 }
 
@@ -277,7 +278,7 @@ Leaf SplitSearch::compose(const SkeletonTables& t, const Skeleton& sk, const int
     leaf.layers = layers;
     leaf.levels = levels;
     leaf.timeMs = IterationComposer::iterationMs(maxT, sumT, t.sumHopMs, sk.microBatches, sk.unitLayers(), t.fixedMs,
-                                                 maxPost);
+                                                 maxPost, t.pipelineScale);
     leaf.maxMemMiB = maxMem;
     leaf.variance = Objective::variance(scratch);
     leaf.postStage = postStage;

@@ -84,6 +84,7 @@ private slots:
     void comboSwitchesBackToAnalytic();
     void calibratedFileShowsEachTypesParameters();
     void correctionsSayWhetherTheTreesAreUsed();
+    void screenshotWithRunLevelCorrection();
     void fileWithoutCalibrationSaysSo();
 
 private:
@@ -409,7 +410,11 @@ void TestPredictorPanel::correctionsSayWhetherTheTreesAreUsed()
                              .arg(pct("time_mape_pct"), pct("prior_time_mape_pct"));
     const QString memory = QStringLiteral("memory: trees on top of the calibrated model (cross-validated %1 vs %2 without)")
                                .arg(pct("memory_mape_pct"), pct("prior_memory_mape_pct"));
-    QCOMPARE(panel->correctionsText(), time + QLatin1Char('\n') + memory);
+    // The committed file predates the run-level correction: its terms are as composed.
+    QVERIFY(!file.contains("iteration_terms"));
+    QCOMPARE(panel->correctionsText(), time + QLatin1Char('\n') + memory + QLatin1Char('\n')
+                                           + QStringLiteral("iteration: terms as composed (no run-level correction "
+                                                            "in this file)"));
     QVERIFY2(time.contains(QStringLiteral("(12.7 % with trees vs 7.4 % alone)")), qPrintable(time));
     auto* label = panel->findChild<QLabel*>(QStringLiteral("predictorCorrections"));
     QVERIFY(label && label->isVisibleTo(panel.get()));
@@ -425,6 +430,48 @@ void TestPredictorPanel::correctionsSayWhetherTheTreesAreUsed()
                  QStringLiteral("time: trees on top of the calibrated model (cross-validated %1 vs %2 without)")
                      .arg(pct("time_mape_pct"), pct("prior_time_mape_pct"))),
              qPrintable(panel->correctionsText()));
+
+    // With a run-level correction: its scales and what leave-one-out found.
+    nlohmann::json scaled = file;
+    scaled["iteration_terms"] = {{"pipeline_scale", 1.5}, {"data_parallel_scale", 1.0}, {"fixed_scale", 0.8},
+                                 {"fitted", {"pipeline", "fixed"}}, {"runs", 11},
+                                 {"loo_mape_unscaled", 11.5}, {"loo_mape_scaled", 6.7}, {"note", ""}};
+    const QString scaledFile = dir_.filePath(QStringLiteral("run-level.json"));
+    writeText(scaledFile, scaled.dump());
+    QVERIFY2(panel->loadFile(scaledFile), qPrintable(panel->errorText()));
+    QVERIFY2(panel->correctionsText().endsWith(
+                 QStringLiteral("iteration: pipeline ×1.50, data-parallel ×1.00, fixed ×0.80 (leave one run out "
+                                "6.7 % vs 11.5 % without)")),
+             qPrintable(panel->correctionsText()));
+    // Fitted but refused by the gate: the note says why.
+    scaled["iteration_terms"] = {{"runs", 20}, {"note", "leave one run out, scaled terms give 14.1 % iteration "
+                                                        "time MAPE against 12.6 % without: not applied"}};
+    writeText(scaledFile, scaled.dump());
+    QVERIFY2(panel->loadFile(scaledFile), qPrintable(panel->errorText()));
+    QVERIFY2(panel->correctionsText().endsWith(QStringLiteral("iteration: terms as composed — leave one run out, "
+                                                              "scaled terms give 14.1 % iteration time MAPE against "
+                                                              "12.6 % without: not applied")),
+             qPrintable(panel->correctionsText()));
+}
+
+void TestPredictorPanel::screenshotWithRunLevelCorrection()
+{
+    const QString dir = qEnvironmentVariable("MEMX_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        QSKIP("set MEMX_SCREENSHOT_DIR to save a screenshot");
+    nlohmann::json scaled = readJson(calibratedModel());
+    scaled["iteration_terms"] = {{"pipeline_scale", 1.79}, {"data_parallel_scale", 1.0}, {"fixed_scale", 1.0},
+                                 {"fitted", {"pipeline"}}, {"runs", 58},
+                                 {"loo_mape_unscaled", 8.6}, {"loo_mape_scaled", 5.5}, {"note", ""}};
+    const QString file = dir_.filePath(QStringLiteral("run-level-shot.json"));
+    writeText(file, scaled.dump());
+    std::unique_ptr<PredictorPanel> panel(makePanel());
+    QVERIFY2(panel->loadFile(file), qPrintable(panel->errorText()));
+    panel->show();
+    QVERIFY(QTest::qWaitForWindowExposed(panel.get()));
+    panel->resize(460, panel->sizeHint().height());
+    QCoreApplication::processEvents();
+    QVERIFY(panel->grab().save(dir + QStringLiteral("/panels-predictor-run-level.png")));
 }
 
 void TestPredictorPanel::fileWithoutCalibrationSaysSo()
@@ -434,6 +481,7 @@ void TestPredictorPanel::fileWithoutCalibrationSaysSo()
     nlohmann::json old = modelJson_;
     old.erase("calibration");
     old.erase("corrections");
+    old.erase("iteration_terms");
     old["training"]["cross_validation"].erase("prior_time_mape_pct");
     old["training"]["cross_validation"].erase("prior_memory_mape_pct");
     const QString oldFile = dir_.filePath(QStringLiteral("before-calibration.json"));
@@ -451,7 +499,9 @@ void TestPredictorPanel::fileWithoutCalibrationSaysSo()
     // The previous file's rows are gone.
     QVERIFY(!calibrationCell(panel.get(), "A100-80GB", "gpu_type"));
     QCOMPARE(panel->correctionsText(), QStringLiteral("time: trees on top of the analytic model\n"
-                                                      "memory: trees on top of the analytic model"));
+                                                      "memory: trees on top of the analytic model\n"
+                                                      "iteration: terms as composed (no run-level correction "
+                                                      "in this file)"));
 
     // A file trained with --no-calibrate (an empty list) says the same.
     QVERIFY(modelJson_.at("calibration").empty());
