@@ -361,8 +361,8 @@ void addProfileCommands(CLI::App& app, int& exitCode)
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     imp->add_flag("--allow-setup-mismatch", ia->allowSetupMismatch,
-                  "Import runs the planner's model does not describe (fp32, no sequence parallelism at TP > 1, "
-                  "optimizer state not sharded at DP > 1, chunked full recomputation) with a warning");
+                  "Import runs the planner's model does not describe (full recomputation in chunks of several "
+                  "layers) with a warning");
     imp->add_option("logs", ia->logs, "Log files")->required();
     imp->footer("Exit codes: 0 every log imported; 3 some logs skipped (each named on stderr with file, line and "
                 "argument; the others written); 2 bad input or no log imported.");

@@ -64,7 +64,8 @@ ConfigKey configKey(const Measurement& m, std::optional<Axis> blank)
         {static_cast<int>(c.source), c.stage.value_or(-1), c.stageLayers.value_or(-1), c.tp, c.pp, c.dp, c.vp, c.mbs,
             c.gbs, c.seqLen, c.numLayers, c.hidden, c.ffnHidden, c.heads, c.queryGroups, c.vocab,
             static_cast<int>(c.recompute), static_cast<int>(c.mlp), c.tiedEmbeddings ? 1 : 0, c.flashAttention ? 1 : 0,
-            static_cast<int>(std::lround(c.attentionDropout * 1e6)), static_cast<int>(std::lround(c.hiddenDropout * 1e6))}};
+            static_cast<int>(std::lround(c.attentionDropout * 1e6)), static_cast<int>(std::lround(c.hiddenDropout * 1e6)),
+            c.sequenceParallel ? 1 : 0, c.distributedOptimizer ? 1 : 0}};
 }
 
 // The configuration whatever the source: a generated row never repeats one
@@ -159,6 +160,8 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
     r.flashAttention = lo.flashAttention;
     r.attentionDropout = lo.attentionDropout;
     r.hiddenDropout = lo.hiddenDropout;
+    r.sequenceParallel = lo.sequenceParallel;
+    r.distributedOptimizer = lo.distributedOptimizer;
     r.heads = lo.heads;
     r.queryGroups = lo.queryGroups;
     r.vocab = lo.vocab;
@@ -255,8 +258,8 @@ private:
     static auto runFields(const Measurement& m)
     {
         return std::tie(m.source, m.numGpus, m.pp, m.dp, m.vp, m.mbs, m.gbs, m.seqLen, m.numLayers, m.hidden,
-            m.ffnHidden, m.mlp, m.tiedEmbeddings, m.flashAttention, m.attentionDropout, m.hiddenDropout, m.heads,
-            m.queryGroups, m.vocab, m.cluster);
+            m.ffnHidden, m.mlp, m.tiedEmbeddings, m.flashAttention, m.attentionDropout, m.hiddenDropout,
+            m.sequenceParallel, m.distributedOptimizer, m.heads, m.queryGroups, m.vocab, m.cluster);
     }
 
     static bool fits(const Run& run, const Measurement& m)

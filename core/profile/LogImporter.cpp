@@ -188,6 +188,11 @@ void LogImporter::checkAgainstRunList(const DumpedRun& d, const MeasuredRun& run
         differ("attention_dropout", Text::shortest(g.attentionDropout), Text::shortest(c.attentionDropout));
     if (g.hiddenDropout != c.hiddenDropout)
         differ("hidden_dropout", Text::shortest(g.hiddenDropout), Text::shortest(c.hiddenDropout));
+    if (g.sequenceParallel != c.sequenceParallel && c.tp > 1)
+        differ("sequence_parallel", g.sequenceParallel ? "true" : "false", c.sequenceParallel ? "true" : "false");
+    if (g.distributedOptimizer != c.distributedOptimizer && c.dp > 1)
+        differ("distributed_optimizer", g.distributedOptimizer ? "true" : "false",
+               c.distributedOptimizer ? "true" : "false");
     if (std::find(d.vocabAliases.begin(), d.vocabAliases.end(), c.vocab) == d.vocabAliases.end())
         differ("vocab", std::to_string(g.vocab), std::to_string(c.vocab));
     if (g.pp == c.pp && d.stageLayers != runLayers)

@@ -46,8 +46,9 @@ struct ImportedLog {
 // be read, has no iteration line, has a dump without its end banner or two
 // dumps that disagree, names no run, has no dump and no run list, contradicts
 // the run list, or describes a run the planner's model does not (MoE, CP,
-// fp32, no sequence parallelism at TP > 1, unsharded optimizer state at
-// DP > 1, ...; the last ones only unless allowSetupMismatch).
+// full recomputation in chunks of several layers, ...; the last only unless
+// allowSetupMismatch). Sequence parallelism and the distributed optimizer
+// are columns of the rows, as the run used them.
 class LogImporter {
 public:
     // Throws InputError for an unknown GPU type in the options.

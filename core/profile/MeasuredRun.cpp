@@ -66,6 +66,10 @@ std::string MeasuredRun::configurationKey() const
         + toString(c.mlp) + (c.tiedEmbeddings ? "|tied" : "") + (c.flashAttention ? "" : "|unfused");
     if (c.attentionDropout > 0 || c.hiddenDropout > 0)
         key += "|dropout " + Text::shortest(c.attentionDropout) + "," + Text::shortest(c.hiddenDropout);
+    if (!c.sequenceParallel && c.tp > 1)
+        key += "|no sp";
+    if (!c.distributedOptimizer && c.dp > 1)
+        key += "|no distopt";
     for (const MeasuredStage& s : stages)
         key += "|" + s.gpuType + ":" + std::to_string(s.layers) + toString(s.recompute);
     return key;

@@ -49,6 +49,11 @@ struct Measurement {
     bool flashAttention = true;
     double attentionDropout = 0.0;
     double hiddenDropout = 0.0;
+    // Megatron's --sequence-parallel and --use-distributed-optimizer as the
+    // run used them (columns sequence_parallel, distributed_optimizer:
+    // true|false; empty: true, the planner's defaults). Run-level.
+    bool sequenceParallel = true;
+    bool distributedOptimizer = true;
     int heads = 0;
     int queryGroups = 0;
     int vocab = 0;

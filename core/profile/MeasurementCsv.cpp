@@ -26,14 +26,15 @@ enum Col {
     RunId, Source, GpuType, NumGpus, Tp, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
     QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ProvenanceCol,
     Uncertainty, EstimatedGpuHours, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol, AttentionCol,
-    AttentionDropoutCol, HiddenDropoutCol, ColCount
+    AttentionDropoutCol, HiddenDropoutCol, SequenceParallelCol, DistributedOptimizerCol, ColCount
 };
 
 const char* const kNames[ColCount] = {
     "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers",
     "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage", "stage_layers",
     "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours", "cluster",
-    "precision", "peak_mem_kind", "mlp", "tied_embeddings", "attention", "attention_dropout", "hidden_dropout"};
+    "precision", "peak_mem_kind", "mlp", "tied_embeddings", "attention", "attention_dropout", "hidden_dropout",
+    "sequence_parallel", "distributed_optimizer"};
 
 constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
 
@@ -252,12 +253,19 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     if (p.present(MlpCol) && !parseMlpKind(p.cell(MlpCol), m.mlp))
         p.fail(MlpCol, "mlp must be empty (swiglu) or swiglu|gelu, " + p.got(MlpCol));
     m.ffnHidden = p.countOr(FfnHidden, ranges::ffnHidden, ModelSpec::defaultFfn(m.hidden, m.mlp));
-    if (p.present(TiedCol)) {
-        const std::string& t = p.cell(TiedCol);
+    // true|false columns; `fallback` when empty.
+    const auto flag = [&](Col c, bool fallback) {
+        if (!p.present(c))
+            return fallback;
+        const std::string& t = p.cell(c);
         if (t != "true" && t != "false")
-            p.fail(TiedCol, "tied_embeddings must be empty (false) or true|false, " + p.got(TiedCol));
-        m.tiedEmbeddings = t == "true";
-    }
+            p.fail(c, std::string(kNames[c]) + " must be empty (" + (fallback ? "true" : "false") + ") or true|false, "
+                          + p.got(c));
+        return t == "true";
+    };
+    m.tiedEmbeddings = flag(TiedCol, false);
+    m.sequenceParallel = flag(SequenceParallelCol, true);
+    m.distributedOptimizer = flag(DistributedOptimizerCol, true);
     if (p.present(AttentionCol) && !parseAttentionName(p.cell(AttentionCol), m.flashAttention))
         p.fail(AttentionCol, "attention must be empty (flash) or flash|unfused (Megatron's fused, auto and local "
                              "are read too), " + p.got(AttentionCol));
@@ -343,7 +351,8 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
 // gpu_type, tp, recompute, stage and the targets).
 constexpr Col kRunFields[] = {Source, NumGpus, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
                               QueryGroups, Vocab, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol,
-                              AttentionCol, AttentionDropoutCol, HiddenDropoutCol};
+                              AttentionCol, AttentionDropoutCol, HiddenDropoutCol, SequenceParallelCol,
+                              DistributedOptimizerCol};
 
 std::string runValue(const Measurement& m, Col c)
 {
@@ -370,6 +379,8 @@ std::string runValue(const Measurement& m, Col c)
     case AttentionCol: return attentionName(m.flashAttention);
     case AttentionDropoutCol: return Text::shortest(m.attentionDropout);
     case HiddenDropoutCol: return Text::shortest(m.hiddenDropout);
+    case SequenceParallelCol: return m.sequenceParallel ? "true" : "false";
+    case DistributedOptimizerCol: return m.distributedOptimizer ? "true" : "false";
     default: return {};
     }
 }
@@ -548,10 +559,14 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
 {
     std::string out = std::string("# format: ") + kMeasurementFormat + "\n";
     // `cluster`, `precision`, `peak_mem_kind`, `mlp`, `tied_embeddings`,
-    // `attention` and the dropout rates only when a row needs them, so files
-    // without them stay as they were.
+    // `attention`, the dropout rates, `sequence_parallel` and
+    // `distributed_optimizer` only when a row needs them, so files without
+    // them stay as they were.
     const auto any = [&](auto pred) { return std::any_of(rows.begin(), rows.end(), pred); };
-    const bool withDropout = any([](const Measurement& m) { return m.attentionDropout > 0 || m.hiddenDropout > 0; });
+    const bool withParallel =
+        any([](const Measurement& m) { return !m.sequenceParallel || !m.distributedOptimizer; });
+    const bool withDropout =
+        withParallel || any([](const Measurement& m) { return m.attentionDropout > 0 || m.hiddenDropout > 0; });
     const bool withAttention = withDropout || any([](const Measurement& m) { return !m.flashAttention; });
     const bool withTied = withAttention || any([](const Measurement& m) { return m.tiedEmbeddings; });
     const bool withMlp = withTied || any([](const Measurement& m) { return m.mlp != MlpKind::SwiGlu; });
@@ -559,7 +574,8 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
         return m.precision != Precision::Bf16 || m.peakMemKind != MemoryKind::Allocated;
     });
     const bool withCluster = withKinds || any([](const Measurement& m) { return !m.cluster.empty(); });
-    const int cols = withDropout     ? ColCount
+    const int cols = withParallel    ? ColCount
+                     : withDropout   ? SequenceParallelCol
                      : withAttention ? AttentionDropoutCol
                      : withTied      ? AttentionCol
                      : withMlp       ? TiedCol
@@ -608,7 +624,9 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                              m.tiedEmbeddings ? "true" : "false",
                                              attentionName(m.flashAttention),
                                              number(m.attentionDropout),
-                                             number(m.hiddenDropout)};
+                                             number(m.hiddenDropout),
+                                             m.sequenceParallel ? "true" : "false",
+                                             m.distributedOptimizer ? "true" : "false"};
         for (int c = 0; c < cols; ++c) out += (c ? "," : "") + cells[c];
         out += '\n';
     }

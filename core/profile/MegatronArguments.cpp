@@ -211,12 +211,6 @@ std::string DumpedRun::where(const std::string& column) const
 std::vector<std::string> DumpedRun::unmodelledSetup() const
 {
     std::vector<std::string> out;
-    if (!sequenceParallel && config.tp > 1)
-        out.push_back(where("sequence_parallel") + ": no sequence parallelism at TP " + std::to_string(config.tp)
-                      + "; the planner assumes --sequence-parallel whenever TP > 1 (activations differ)");
-    if (!distributedOptimizer && config.dp > 1)
-        out.push_back(where("distributed_optimizer") + ": optimizer state not sharded at DP " + std::to_string(config.dp)
-                      + "; the planner assumes --use-distributed-optimizer (memory differs)");
     const bool full = std::find(stageRecompute.begin(), stageRecompute.end(), Recompute::Full) != stageRecompute.end();
     if (full && recomputeChunkLayers > 1)
         out.push_back(where("recompute") + ": full recomputation in chunks of " + std::to_string(recomputeChunkLayers)
@@ -549,6 +543,8 @@ private:
             run_.distributedOptimizer = true;  // DeepSpeed ZeRO shards the optimizer state over DP too
             note("distributed_optimizer", "zero_stage");
         }
+        run_.config.sequenceParallel = run_.sequenceParallel;
+        run_.config.distributedOptimizer = run_.distributedOptimizer;
         run_.logInterval = static_cast<int>(a_.integer("log_interval").value_or(0));
         attention();
         dropout();

@@ -22,7 +22,9 @@ std::vector<std::pair<std::string, long long>> parametersOf(const MeasuredRun& r
                             (static_cast<long long>(c.mlp) << 62) ^ (static_cast<long long>(c.tiedEmbeddings) << 61) ^
                             (static_cast<long long>(!c.flashAttention) << 60) ^
                             (static_cast<long long>(c.attentionDropout > 0) << 59) ^
-                            (static_cast<long long>(c.hiddenDropout > 0) << 58);
+                            (static_cast<long long>(c.hiddenDropout > 0) << 58) ^
+                            (static_cast<long long>(!c.sequenceParallel && c.tp > 1) << 57) ^
+                            (static_cast<long long>(!c.distributedOptimizer && c.dp > 1) << 56);
     return {{"mbs", c.mbs},
             {"seq_len", c.seqLen},
             {"tp", c.tp},

@@ -44,6 +44,8 @@ std::vector<Measurement> PlanRuns::rows(const Plan& plan, const Problem& problem
         m.flashAttention = flashAttentionRuns(problem.setup.flashAttention, precision);
         m.attentionDropout = problem.setup.attentionDropout;
         m.hiddenDropout = problem.setup.hiddenDropout;
+        m.sequenceParallel = problem.setup.sequenceParallel;
+        m.distributedOptimizer = problem.setup.distributedOptimizer;
         m.stage = i;
         m.stageLayers = s.layers;
         out.push_back(m);

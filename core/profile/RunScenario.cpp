@@ -27,7 +27,8 @@ void fillProblem(Problem& problem, const MeasuredRun& run, PlanSpec& spec)
     problem.setup.queryGroups = {c.queryGroups};
     problem.setup.tensorParallel = {c.tp};
     problem.setup.maxPipelineStages = std::max(c.pp, 1);
-    problem.setup.sequenceParallel = true;
+    problem.setup.sequenceParallel = c.sequenceParallel;
+    problem.setup.distributedOptimizer = c.distributedOptimizer;
     problem.setup.precision = toString(c.precision);
     problem.setup.flashAttention = c.flashAttention;
     problem.setup.attentionDropout = c.attentionDropout;

@@ -18,6 +18,14 @@ CONFIG = ['gpu_type', 'num_gpus', 'tp', 'pp', 'dp', 'vp', 'mbs', 'gbs', 'seq_len
           'attention', 'attention_dropout', 'hidden_dropout']
 
 
+def effective_parallel(r):
+    """Sequence parallelism matters only at TP > 1, a sharded optimizer only at DP > 1 (Megatron turns
+    --sequence-parallel off at TP 1); empty cells are the format's default, true."""
+    sp = r.get('sequence_parallel', '') != 'false' and int(r['tp']) > 1
+    dist = r.get('distributed_optimizer', '') != 'false' and int(r['dp']) > 1
+    return (sp, dist)
+
+
 def oracle_error(values):
     return min(sum(abs(c - y) / y for y in values) for c in values)
 
@@ -39,7 +47,8 @@ def main(argv):
         groups = defaultdict(list)
         for r in rows:
             if is_target_row(r) and r.get(target):
-                groups[tuple(r.get(c, '') for c in CONFIG) + (r['stage'],)].append(float(r[target]))
+                groups[tuple(r.get(c, '') for c in CONFIG) + effective_parallel(r) + (r['stage'],)].append(
+                    float(r[target]))
         n = sum(len(v) for v in groups.values())
         if n == 0:
             continue

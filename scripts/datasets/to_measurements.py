@@ -28,13 +28,15 @@ COLUMNS = [
     # Optional run-level columns, last and together (docs/MEASUREMENTS.md): cluster (empty here: the
     # runs' clusters are not described), precision (empty = bf16), peak_mem_kind (empty = allocated) and
     # mlp (empty = swiglu; gelu where the run had no --swiglu), tied_embeddings (empty = false),
-    # attention (empty = flash) and the dropout rates (empty = 0).
+    # attention (empty = flash), the dropout rates (empty = 0), sequence_parallel and
+    # distributed_optimizer (empty = true).
     "cluster", "precision", "peak_mem_kind", "mlp", "tied_embeddings", "attention", "attention_dropout",
-    "hidden_dropout",
+    "hidden_dropout", "sequence_parallel", "distributed_optimizer",
 ]
 RUN_FIELDS = ["source", "num_gpus", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers", "hidden",
               "ffn_hidden", "heads", "query_groups", "vocab", "cluster", "precision", "peak_mem_kind", "mlp",
-              "tied_embeddings", "attention", "attention_dropout", "hidden_dropout"]
+              "tied_embeddings", "attention", "attention_dropout", "hidden_dropout", "sequence_parallel",
+              "distributed_optimizer"]
 MEGATRON_DEFAULT_DROPOUT = Decimal("0.1")  # --attention-dropout / --hidden-dropout (megatron/training/arguments.py)
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 PEAK_MEM_KINDS = ("allocated", "reserved", "device")  # max_memory_allocated, max_memory_reserved, nvidia-smi
@@ -134,6 +136,9 @@ def validate(rows, name):
             raise ValueError(f"{where}: bad tied_embeddings {r['tied_embeddings']!r}")
         if r["attention"] not in ("", "flash", "unfused"):
             raise ValueError(f"{where}: bad attention {r['attention']!r}")
+        for c in ("sequence_parallel", "distributed_optimizer"):
+            if r[c] not in ("", "true", "false"):
+                raise ValueError(f"{where}: bad {c} {r[c]!r}")
         for c in ("attention_dropout", "hidden_dropout"):
             if r[c] and not Decimal(0) <= Decimal(r[c]) < 1:
                 raise ValueError(f"{where}: {c} must be a rate in [0, 1), got {r[c]!r}")
@@ -283,6 +288,14 @@ def load_ci_flags(datasets_dir):
     return {x["test_case"]: x for x in dict_rows(header, raw) if x["found"] == "yes"}
 
 
+def ci_bool(x, column):
+    """A golden-values True/False column as the measurement format's true/false."""
+    v = x[column].strip()
+    if v not in ("True", "False"):
+        raise SystemExit(f"{x['test_case']}: {column} must be True or False, got {v!r}")
+    return "true" if v == "True" else "false"
+
+
 def ci_case_setup(flags):
     """(tied_embeddings, attention, attention_dropout, hidden_dropout) of one CI case, Megatron's defaults
     where the flag is absent: tied embeddings, dropout 0.1, attention_backend auto (Transformer Engine picks
@@ -416,7 +429,11 @@ def convert_megatron_ci(path, catalog):
                       precision=precision, peak_mem_kind=CI_PEAK_MEM_KIND, mlp="swiglu" if swiglu else "gelu")
         tied, attention, attention_dropout, hidden_dropout = ci_case_setup(case_flags[x["test_case"]])
         common.update(tied_embeddings=tied, attention=attention, attention_dropout=attention_dropout,
-                      hidden_dropout=hidden_dropout)
+                      hidden_dropout=hidden_dropout,
+                      # The golden values' own columns (model_config.yaml's --sequence-parallel and
+                      # --use-distributed-optimizer; both off by default in Megatron).
+                      sequence_parallel=ci_bool(x, "sequence_parallel"),
+                      distributed_optimizer=ci_bool(x, "dist_optimizer"))
         kept = False
         t = x["iter_time_median_s"].strip()
         if t:
@@ -461,8 +478,10 @@ MIST_PEAK_MEM_KIND = "allocated"
 # attention; the GPT model always ties its embeddings) and the arguments its committed logs print,
 # e.g. results-ref/logs-mist-all-a10g/megatron/runtime/gpt/1_3B/full_log_gpt_1_3B_24layers_megatron_
 # est_12385_rank0_2024-03-22-20-31-52: attention_dropout 0.1, hidden_dropout 0.1,
-# masked_softmax_fusion True (Megatron's fused scale-mask-softmax over the s x s scores).
-MIST_SETUP = dict(tied_embeddings="true", attention="unfused", attention_dropout=0.1, hidden_dropout=0.1)
+# masked_softmax_fusion True (Megatron's fused scale-mask-softmax over the s x s scores). Sequence
+# parallelism and the distributed optimizer came to Megatron-LM in 2022, after that Megatron: neither.
+MIST_SETUP = dict(tied_embeddings="true", attention="unfused", attention_dropout=0.1, hidden_dropout=0.1,
+                  sequence_parallel="false", distributed_optimizer="false")
 
 
 def parse_op_values(text):

@@ -184,9 +184,9 @@ void TestCliImportLogs::runListChecked()
 void TestCliImportLogs::setupMismatchAllowed()
 {
     const QStringList refused{"import-logs", "--out", path("s.csv"), "--gpu-type", "V100-32GB",
-                              logFile("megatron_2020_rankless_memory.log")};
+                              logFile("megatron_2020_chunked_recompute.log")};
     RUN_EXPECT(r1, refused, 2);
-    QVERIFY2(r1.err.contains("no sequence parallelism at TP 2"), qPrintable(r1.err));
+    QVERIFY2(r1.err.contains("full recomputation in chunks of 2 layers"), qPrintable(r1.err));
     QStringList allowed = refused;
     allowed.insert(1, "--allow-setup-mismatch");
     RUN_EXPECT(r2, allowed, 0);
@@ -200,6 +200,13 @@ void TestCliImportLogs::setupMismatchAllowed()
     QVERIFY(!set.rows[0].flashAttention);
     QCOMPARE(set.rows[0].attentionDropout, 0.1);
     QCOMPARE(set.rows[0].hiddenDropout, 0.1);
+    // Nor sequence parallelism or a distributed optimizer: the rows say so.
+    QVERIFY(!set.rows[0].sequenceParallel);
+    QVERIFY(!set.rows[0].distributedOptimizer);
+    QFile written(path("s.csv"));
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(written.readAll());
+    QVERIFY2(text.contains(",sequence_parallel,distributed_optimizer\n"), qPrintable(text));
 }
 
 // A run like Megatron-LM CI's gpt3_mcore_te_tp1_pp1_dist_optimizer_fim_dataset:

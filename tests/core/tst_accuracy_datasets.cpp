@@ -107,26 +107,32 @@ void TestAccuracyDatasets::megatronCi()
     QVERIFY(r.learned.iterationTime.n >= 200);
     QVERIFY2(r.learned.iterationTime.mape < r.analytic.iterationTime.mape,
              qPrintable(QString("learned %1 vs analytic %2").arg(r.learned.iterationTime.mape).arg(r.analytic.iterationTime.mape)));
-    // Allocated against allocated (peak_mem_kind), with each case's attention
-    // backend and dropout masks counted: analytic 20.8% (31.4% while every
-    // run was predicted with FlashAttention and no dropout), calibrated
-    // (memory multiplier and framework buffers per type) and learned 10.8%
-    // (12.7% while the interleaved PP-4 runs' last stage was counted with
-    // all 4 micro-batches in flight; current Megatron keeps 3 there).
-    QVERIFY2(r.analytic.memory.mape < 23.0, qPrintable(QString::number(r.analytic.memory.mape)));
-    QVERIFY2(r.learned.memory.mape < 12.0, qPrintable(QString::number(r.learned.memory.mape)));
-    QVERIFY(r.learned.memory.mape < r.analytic.memory.mape * 0.6);
-    QVERIFY2(r.calibrated.memory.mape < 12.0, qPrintable(QString::number(r.calibrated.memory.mape)));
-    // Host time per kernel and per iteration, fitted to the 20 training runs:
-    // 16.0% (17.5% while the interleaved PP-4 runs' bubble was divided by v
-    // as a whole, IterationComposer). One A100 run of the minimal set (a 433.9 ms repeat of a
-    // configuration whose other repeats took ~150 ms) is left out of the fit
-    // as an outlier; kept in, it pulled the fit to 103 ms per iteration and
-    // 49 us per kernel and the error to 22.5% (docs/ANALYTIC_ACCURACY.md,
-    // "Calibration"). The trees' time correction does worse on the held-out
-    // runs and the trainer's gate (three fresh draws of folds) keeps it closed.
-    QVERIFY2(r.calibrated.iterationTime.mape < 17.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
-    QVERIFY2(r.learned.iterationTime.mape < 17.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
+    // Allocated against allocated (peak_mem_kind), each case with its own
+    // attention backend, dropout masks, sequence parallelism and distributed
+    // optimizer (the golden values' columns; most cases run neither): analytic
+    // 10.9% (20.8% while every run was predicted with sequence parallelism and
+    // a sharded optimizer, 31.4% while also with FlashAttention and no
+    // dropout), calibrated (memory multiplier and framework buffers per type)
+    // and learned 6.9% (10.8%); issue #12's target is 10%.
+    QVERIFY2(r.analytic.memory.mape < 12.0, qPrintable(QString::number(r.analytic.memory.mape)));
+    QVERIFY2(r.learned.memory.mape < 8.0, qPrintable(QString::number(r.learned.memory.mape)));
+    QVERIFY(r.learned.memory.mape < r.analytic.memory.mape * 0.7);
+    QVERIFY2(r.calibrated.memory.mape < 8.0, qPrintable(QString::number(r.calibrated.memory.mape)));
+    // Host time per kernel and per iteration, fitted to the 31 training runs
+    // (20 before the minimal set told runs with and without sequence
+    // parallelism and a sharded optimizer apart): 15.6% (16.0%; 17.5% while
+    // the interleaved PP-4 runs' bubble was divided by v as a whole,
+    // IterationComposer). Outlying A100 runs of the minimal set (a 433.9 ms
+    // repeat of a configuration whose other repeats took ~150 ms) are left
+    // out of the fit; kept in, that one pulled the fit to 103 ms per
+    // iteration and 49 us per kernel and the error to 22.5%
+    // (docs/ANALYTIC_ACCURACY.md, "Calibration"). The trees' time correction
+    // and the run-level correction do worse on held-out runs and their gates
+    // keep them closed.
+    QVERIFY2(r.calibrated.iterationTime.mape < 16.5, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
+    QVERIFY2(r.learned.iterationTime.mape < 16.5, qPrintable(QString::number(r.learned.iterationTime.mape)));
+    QVERIFY2(r.learned.spearman >= r.analytic.spearman,
+             qPrintable(QString("learned %1 vs analytic %2").arg(r.learned.spearman).arg(r.analytic.spearman)));
     // Acting on the ranking: 4 groups of competing configurations (repeats of
     // one configuration merged at their median time). The learned pick is the
     // fastest in each, and issue #12 asks for a median regret <= 5%.
@@ -160,22 +166,22 @@ void TestAccuracyDatasets::mistAcesoLeaveOneOut()
 // results. The floor that sets, over the 276 runs the planner completes,
 // computed from the CSV alone by scripts/datasets/repeat_floor.py
 // tests/data/measurements/megatron_ci.csv --skip
-// account_for_embedding_loss_in_pipeline_split: 45 of 57 configurations
-// repeated; 9.02 % in iteration time, 5.46 % in peak memory. (Before the
-// rows said which attention, dropout and embeddings each case ran, runs of
-// different attention counted as repeats of one configuration: 29 of 34,
-// 10.31 % and 11.90 %.)
+// account_for_embedding_loss_in_pipeline_split: 51 of 64 configurations
+// repeated; 8.34 % in iteration time, 4.82 % in peak memory. (Before the
+// rows said whether each case ran sequence parallelism and the distributed
+// optimizer: 45 of 57, 9.02 % and 5.46 %; before they said which attention,
+// dropout and embeddings it ran: 29 of 34, 10.31 % and 11.90 %.)
 void TestAccuracyDatasets::megatronCiRepeatFloor()
 {
     const std::string path = memx::test::dataFile("measurements/megatron_ci.csv");
     const memx::AccuracyReport r = memx::AccuracyEvaluator::evaluate(MeasurementCsv::read(path).rows, path,
                                                                      memx::GpuCatalog::builtin(), nullptr, nullptr);
     QCOMPARE(r.runs, std::size_t(276));
-    QCOMPARE(r.iterationTimeFloor.configurations, std::size_t(57));
-    QCOMPARE(r.iterationTimeFloor.repeated, std::size_t(45));
+    QCOMPARE(r.iterationTimeFloor.configurations, std::size_t(64));
+    QCOMPARE(r.iterationTimeFloor.repeated, std::size_t(51));
     QCOMPARE(r.memoryFloor.n, std::size_t(272));
-    QVERIFY2(std::abs(r.iterationTimeFloor.mapePct - 9.02) < 0.005, qPrintable(QString::number(r.iterationTimeFloor.mapePct)));
-    QVERIFY2(std::abs(r.memoryFloor.mapePct - 5.46) < 0.005, qPrintable(QString::number(r.memoryFloor.mapePct)));
+    QVERIFY2(std::abs(r.iterationTimeFloor.mapePct - 8.34) < 0.005, qPrintable(QString::number(r.iterationTimeFloor.mapePct)));
+    QVERIFY2(std::abs(r.memoryFloor.mapePct - 4.82) < 0.005, qPrintable(QString::number(r.memoryFloor.mapePct)));
     // No prediction of the memory can beat it; the analytic model is above it.
     QVERIFY(r.memory.mape > r.memoryFloor.mapePct);
 }

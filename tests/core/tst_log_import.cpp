@@ -115,9 +115,15 @@ void TestLogImport::fromArgumentDump_data()
     // 2020: model_parallel_size 2, DP 8 / 2 = 4, batch_size 8, no global batch
     // (8 x 4 = 32), no ffn_hidden_size (4 x 1024), checkpoint_activations
     // (full), padded vocab 50432; no sequence parallelism and no sharded
-    // optimizer, imported anyway on request.
-    QTest::newRow("2020, setup mismatch allowed")
-        << "megatron_2020_rankless_memory.log" << "V100-32GB" << true
+    // optimizer, which the rows say (sequence_parallel, distributed_optimizer).
+    QTest::newRow("2020, no sequence parallelism, unsharded optimizer")
+        << "megatron_2020_rankless_memory.log" << "V100-32GB" << false
+        << QList<int>{8, 2, 1, 4, 1, 8, 32, 1024, 24, 1024, 4096, 16, 16, 50432, Full} << 420.5
+        << QList<StageRow>{{0, 24, Full, 5234.1787109375}} << "";
+    // The same with checkpoint_num_layers 2: chunks of full recomputation,
+    // imported anyway on request.
+    QTest::newRow("2020, chunked recomputation allowed")
+        << "megatron_2020_chunked_recompute.log" << "V100-32GB" << true
         << QList<int>{8, 2, 1, 4, 1, 8, 32, 1024, 24, 1024, 4096, 16, 16, 50432, Full} << 420.5
         << QList<StageRow>{{0, 24, Full, 5234.1787109375}} << "imported anyway: --allow-setup-mismatch";
 }
@@ -253,11 +259,11 @@ void TestLogImport::refused_data()
     QTest::newRow("GPU type against the run list")
         << "resumed_run_three_lines.log" << "runs_matching.csv" << "H100-SXM"
         << QStringList{"GPU type H100-SXM given for this log, but run resumed_run_three_lines in"};
-    // TP 2 without sequence parallelism, DP 4 without a sharded optimizer.
+    // Full recomputation in chunks of 2 layers.
     QTest::newRow("setup the planner does not model")
-        << "megatron_2020_rankless_memory.log" << "" << "V100-32GB"
-        << QStringList{"argument sequence_parallel (absent from the dump): no sequence parallelism at TP 2",
-                       "argument use_distributed_optimizer (absent from the dump): optimizer state not sharded at DP 4",
+        << "megatron_2020_chunked_recompute.log" << "" << "V100-32GB"
+        << QStringList{"megatron_2020_chunked_recompute.log: line 10, argument checkpoint_activations = True: full "
+                       "recomputation in chunks of 2 layers keeps fewer layer inputs",
                        "--allow-setup-mismatch imports it anyway"};
     QTest::newRow("no dump, no run list") << "nemo2_progress_lines.log" << "" << "H100-SXM"
                                           << QStringList{"nemo2_progress_lines.log: no argument dump"};

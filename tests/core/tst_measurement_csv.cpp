@@ -82,6 +82,9 @@ private slots:
     void attentionAndDropoutColumns_data();
     void attentionAndDropoutColumns();
     void attentionAndDropoutColumnsAreChecked();
+    void parallelismColumns_data();
+    void parallelismColumns();
+    void parallelismColumnsAreChecked();
     void roundTrip_data();
     void roundTrip();
     void saveAndRead();
@@ -292,6 +295,62 @@ void TestMeasurementCsv::attentionAndDropoutColumnsAreChecked()
         QFAIL("no InputError raised");
     } catch (const InputError& e) {
         QCOMPARE(QString::fromStdString(e.field()), QString("line 3, column hidden_dropout"));
+    }
+}
+
+// Megatron's --sequence-parallel and --use-distributed-optimizer as the run
+// used them (both off by default in Megatron, on in the planner).
+void TestMeasurementCsv::parallelismColumns_data()
+{
+    QTest::addColumn<QString>("cells");
+    QTest::addColumn<bool>("sequenceParallel");
+    QTest::addColumn<bool>("distributedOptimizer");
+    QTest::newRow("empty cells: the planner's defaults") << "," << true << true;
+    QTest::newRow("neither (Megatron's defaults)") << "false,false" << false << false;
+    QTest::newRow("sequence parallel only") << "true,false" << true << false;
+    QTest::newRow("sharded optimizer only") << "false,true" << false << true;
+}
+
+void TestMeasurementCsv::parallelismColumns()
+{
+    QFETCH(QString, cells);
+    const QString header = kHeader + ",attention,attention_dropout,hidden_dropout,sequence_parallel,distributed_optimizer";
+    const auto set = parse(doc({kRunRow + ",,,," + cells}, header));
+    QCOMPARE(set.rows.size(), size_t(1));
+    const memx::Measurement& m = set.rows[0];
+    QTEST(m.sequenceParallel, "sequenceParallel");
+    QTEST(m.distributedOptimizer, "distributedOptimizer");
+    // Written back and read again, the same run; the columns only when needed.
+    const std::string written = MeasurementCsv::write(set.rows);
+    QVERIFY(MeasurementCsv::parse(written, "w.csv").rows == set.rows);
+    QCOMPARE(written.find("sequence_parallel") == std::string::npos, m.sequenceParallel && m.distributedOptimizer);
+}
+
+void TestMeasurementCsv::parallelismColumnsAreChecked()
+{
+    const QString header = kHeader + ",sequence_parallel,distributed_optimizer";
+    const struct {
+        QString cells, column, reason;
+    } bad[] = {
+        {"yes,", "sequence_parallel", "sequence_parallel must be empty (true) or true|false, got \"yes\""},
+        {",1", "distributed_optimizer", "distributed_optimizer must be empty (true) or true|false, got \"1\""},
+    };
+    for (const auto& b : bad) {
+        try {
+            parse(doc({kRunRow + "," + b.cells}, header));
+            QFAIL(qPrintable("no InputError raised for " + b.cells));
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), "line 2, column " + b.column);
+            QVERIFY2(QString::fromStdString(e.reason()).contains(b.reason), e.what());
+        }
+    }
+    // Rows of one run agree on them.
+    const QString stage1 = with({{"stage", "1"}}, kStageRow);
+    try {
+        parse(doc({kStageRow + ",false,false", stage1 + ",false,true"}, header));
+        QFAIL("no InputError raised");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.field()), QString("line 3, column distributed_optimizer"));
     }
 }
 

@@ -479,13 +479,15 @@ void TestMegatronArguments::unmodelledSetup_data()
     QTest::newRow("modelled") << Args{} << QStringList{};
     // fp32 is modelled (docs/PRECISION.md): imported with a TF32 warning, not refused.
     QTest::newRow("fp32 is modelled") << Args{{"params_dtype", "torch.float32"}, {"bf16", "False"}} << QStringList{};
-    QTest::newRow("no sequence parallelism at TP 2") << Args{{"sequence_parallel", "False"}}
-                                                     << QStringList{"sequence_parallel"};
+    // Sequence parallelism and the distributed optimizer are measurement
+    // columns (sequence_parallel, distributed_optimizer): modelled either way.
+    QTest::newRow("no sequence parallelism at TP 2 is modelled") << Args{{"sequence_parallel", "False"}}
+                                                                 << QStringList{};
     QTest::newRow("no sequence parallelism at TP 1 is fine")
         << Args{{"sequence_parallel", "False"}, {"tensor_model_parallel_size", "1"}, {"data_parallel_size", "4"}}
         << QStringList{};
-    QTest::newRow("unsharded optimizer at DP 2") << Args{{"use_distributed_optimizer", "False"}}
-                                                 << QStringList{"use_distributed_optimizer"};
+    QTest::newRow("unsharded optimizer at DP 2 is modelled") << Args{{"use_distributed_optimizer", "False"}}
+                                                             << QStringList{};
     QTest::newRow("unsharded optimizer at DP 1 is fine")
         << Args{{"use_distributed_optimizer", "False"}, {"world_size", "4"}, {"data_parallel_size", "1"},
                 {"global_batch_size", "32"}}

@@ -53,6 +53,7 @@ private slots:
     void aStageThatFitsNowhereIsNamed();
     void syntheticClusterHasTheTypesFabric_data();
     void syntheticClusterHasTheTypesFabric();
+    void parallelismIsAsTheRunRan();
 };
 
 void TestRunScenario::stagesArePlaced_data()
@@ -172,6 +173,40 @@ void TestRunScenario::syntheticClusterHasTheTypesFabric()
         ++inside;
     }
     QCOMPARE(inside, 2);  // one node per stage
+}
+
+// A run's sequence_parallel and distributed_optimizer columns reach the
+// prediction. LLaMA2-7B (h 4096, ffn 11008, 32 layers, vocab 32000, untied)
+// has 32 (4 h^2 + 3 h ffn + 2 h) + 2 vocab h + h = 6,738,415,616 parameters.
+// Unsharded at DP 8 the optimizer keeps 12 bytes of each (fp32 master, Adam
+// m and v) instead of 12 / 8: 6,738,415,616 x 10.5 B = 67,475.6 MiB more.
+// Without sequence parallelism at TP 2, full recomputation keeps every
+// layer's input whole instead of halved: 32 x 2 B x s b h / 2 = 512 MiB more
+// (s 4096, b 1, h 4096), plus the recomputed layer's own activations, which
+// are also larger: Korthikanti's sbh (10 + 24/t) against 34 sbh / t, with
+// FlashAttention and without the two sbh of dropout masks (no dropout here)
+// sbh (8 + 24/t) against 32 sbh / t, 4 sbh = 64 MiB more at t = 2: 576 MiB.
+void TestRunScenario::parallelismIsAsTheRunRan()
+{
+    const auto predict = [](MeasuredRun run) {
+        PlanSpec spec;
+        const Problem p = RunScenario::problem(run, GpuCatalog::builtin(), spec, "runs.csv");
+        return RunScenario::predict(p, spec, nullptr).plan.stages.front().memory;
+    };
+    MeasuredRun sharded = runOf(1, 8, 1);
+    MeasuredRun unsharded = sharded;
+    unsharded.config.distributedOptimizer = false;
+    const double params = 32.0 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008 + 2 * 4096) + 2.0 * 32000 * 4096 + 4096;
+    QCOMPARE(params, 6738415616.0);
+    const double extra = predict(unsharded).optimizerMiB - predict(sharded).optimizerMiB;
+    QVERIFY2(std::abs(extra - params * 10.5 / (1 << 20)) < 0.5, qPrintable(QString::number(extra)));
+
+    MeasuredRun withSp = runOf(2, 4, 1);
+    MeasuredRun withoutSp = withSp;
+    withoutSp.config.sequenceParallel = false;
+    const double more = predict(withoutSp).activationsMiB - predict(withSp).activationsMiB;
+    QVERIFY2(std::abs(more - 576) < 0.01, qPrintable(QString::number(more)));
+    QCOMPARE(predict(withoutSp).optimizerMiB, predict(withSp).optimizerMiB);
 }
 
 QTEST_GUILESS_MAIN(TestRunScenario)
