@@ -67,6 +67,8 @@ Measurement runRow(const PlannedRun& run, const ModelSpec& model, const Profilin
     m.flashAttention = q.flashAttention;  // as profilingCommand launches it
     m.attentionDropout = launchRate(q.dropout.attention, options.attentionDropout);
     m.hiddenDropout = launchRate(q.dropout.hidden, options.hiddenDropout);
+    m.sequenceParallel = q.sequenceParallel;  // only TP > 1 tells it apart
+    m.distributedOptimizer = q.distributedOptimizer;
     m.estimatedGpuHours = run.estimatedGpuHours;
     return m;
 }
@@ -75,6 +77,7 @@ struct PlanArgs {
     std::string cluster, model = "llama2-7b", out, scripts;
     double threshold = 0.10;
     bool noFlash = false;
+    bool noSeqPar = false;
     DropoutRates dropout;
 };
 
@@ -100,6 +103,7 @@ void profilePlan(const PlanArgs& a)
         ProfilingPlanner::Options opt;
         opt.threshold = a.threshold;
         opt.flashAttention = !a.noFlash;
+        opt.sequenceParallel = !a.noSeqPar;
         opt.attentionDropout = a.dropout.attention;
         opt.hiddenDropout = a.dropout.hidden;
         std::vector<ParameterAxis> axes = ProfilingPlanner::defaultAxes(model);
@@ -319,6 +323,9 @@ void addProfileCommands(CLI::App& app, int& exitCode)
     plan->add_flag("--no-flash-attention", pa->noFlash,
                    "Plan runs of unfused attention (the training setup to be predicted keeps the s x s scores)");
     addDropoutOptions(plan, pa->dropout);
+    plan->add_flag("--no-sequence-parallel", pa->noSeqPar,
+                   "Plan TP runs without Megatron's sequence parallelism (the training setup to be predicted keeps "
+                   "norm and dropout activations whole on every TP rank)");
     plan->callback([pa, &exitCode] {
         profilePlan(*pa);
         exitCode = Ok;

@@ -110,6 +110,7 @@ StageQuery ProfilingPlanner::baseQuery(const ModelSpec& model, const GpuType& gp
     q.tpLinkGBps = options.tpLinkGBps;
     q.tpLatencyUs = options.tpLatencyUs;
     q.flashAttention = options.flashAttention;
+    q.sequenceParallel = options.sequenceParallel;
     q.dropout = dropoutOf(options.attentionDropout, options.hiddenDropout);
     for (const auto& a : axes)
         q = apply(q, a.name, a.defaultValue);

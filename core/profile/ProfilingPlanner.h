@@ -71,9 +71,11 @@ public:
         double tpLinkGBps = 200;
         double tpLatencyUs = 3;
         // The training setup the runs measure (memx-cli profile-plan
-        // --no-flash-attention, --attention-dropout, --hidden-dropout): the
-        // queries carry it and the launch commands pass it to Megatron.
+        // --no-flash-attention, --attention-dropout, --hidden-dropout,
+        // --no-sequence-parallel): the queries carry it and the launch
+        // commands pass it to Megatron.
         bool flashAttention = true;
+        bool sequenceParallel = true;
         double attentionDropout = 0.0;
         double hiddenDropout = 0.0;
     };

@@ -281,7 +281,7 @@ void TestCliLoop::profilePlanOfUnfusedAttentionWithDropout()
 {
     const QStringList args{"profile-plan", "--cluster", sample("homogeneous-8xa100.json"), "--model", "llama2-7b",
                            "--out", path("unfused.csv"), "--scripts", path("unfused"), "--no-flash-attention",
-                           "--attention-dropout", "0.1", "--hidden-dropout", "0.05"};
+                           "--attention-dropout", "0.1", "--hidden-dropout", "0.05", "--no-sequence-parallel"};
     RUN_EXPECT(r, args, 0);
     const auto set = MeasurementCsv::read(path("unfused.csv").toStdString(), MeasurementCsv::Kind::RunList);
     QVERIFY(!set.rows.empty());
@@ -289,6 +289,7 @@ void TestCliLoop::profilePlanOfUnfusedAttentionWithDropout()
         QVERIFY(!m.flashAttention);
         QCOMPARE(m.attentionDropout, 0.1);
         QCOMPARE(m.hiddenDropout, 0.05);
+        QVERIFY(!m.sequenceParallel);
     }
     const QStringList scripts = QDir(path("unfused")).entryList({"*.sh"}, QDir::Files);
     QCOMPARE(scripts.size(), static_cast<qsizetype>(set.rows.size()));
@@ -299,7 +300,15 @@ void TestCliLoop::profilePlanOfUnfusedAttentionWithDropout()
         QVERIFY2(text.contains("--attention-backend unfused"), qPrintable(name));
         QVERIFY2(text.contains("--attention-dropout 0.1 "), qPrintable(name));
         QVERIFY2(text.contains("--hidden-dropout 0.05 "), qPrintable(name));
+        QVERIFY2(!text.contains("--sequence-parallel"), qPrintable(name));
     }
+    // The runs of TP > 1 are the ones sequence parallelism tells apart; the
+    // FlashAttention plan (profilePlan above) runs them with it.
+    QVERIFY(std::any_of(set.rows.begin(), set.rows.end(), [](const Measurement& m) { return m.tp > 1; }));
+    QVERIFY(QString::fromUtf8([&] {
+                QFile f(path("runs.csv"));
+                return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+            }()).contains("sequence_parallel") == false);
     // Unfused attention keeps the s x s scores: fewer runs fit than with
     // FlashAttention, whose plan (profilePlan above) left out fewer.
     const auto flash = MeasurementCsv::read(path("runs.csv").toStdString(), MeasurementCsv::Kind::RunList);
