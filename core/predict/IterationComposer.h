@@ -20,12 +20,17 @@ struct IterationComposer {
     // speeds up every micro-batch; until 2026-12-03 this divided the whole
     // sum by v, which is short by max_i t_i (1 - 1/v). All times in ms.
     // pipelineScale: the learned scale on the bubble (IterationTerms::pipeline;
-    // the hops come scaled in sumHopMs, SkeletonTables).
+    // the hops come scaled in sumHopMs, SkeletonTables), at most G v: the
+    // slowest stage weighs G - scale / v, and a larger scale would make a
+    // plan faster when one stage gets slower at the others' expense. With the
+    // cap the time never falls as a stage time grows, which the split
+    // search's bounds (SplitBounds) rely on.
     static double iterationMs(double maxStageMs, double sumStageMs, double sumHopMs, int microBatches,
                               int virtualStages, double fixedMs, double dpMs, double pipelineScale = 1.0)
     {
         const int v = std::max(1, virtualStages);
-        const double bubble = pipelineScale * (sumStageMs - maxStageMs) / v;
+        const double scale = std::min(pipelineScale, static_cast<double>(std::max(1, microBatches)) * v);
+        const double bubble = scale * (sumStageMs - maxStageMs) / v;
         return microBatches * maxStageMs + bubble + 2.0 * sumHopMs + fixedMs + dpMs;
     }
     static double iterationMs(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatches,

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <limits>
+
 namespace memx {
 
 nlohmann::json IterationTerms::toJson() const
@@ -27,7 +29,10 @@ IterationTerms IterationTerms::fromJson(const JsonReader& json)
     t.fixed = json.inRange("fixed_scale", ranges::termScale, 1.0);
     if (json.has("fitted"))
         for (const auto& item : json.at("fitted").items()) t.fitted.push_back(item.asString());
-    t.runs = static_cast<int>(json.number("runs", 0));
+    const long long runs = json.integer("runs", 0);
+    if (runs < 0 || runs > std::numeric_limits<int>::max())
+        json.fail("expected a count of runs, 0 or more", "runs");
+    t.runs = static_cast<int>(runs);
     t.mapeBefore = json.number("loo_mape_unscaled", 0);
     t.mapeAfter = json.number("loo_mape_scaled", 0);
     t.note = json.string("note", "");

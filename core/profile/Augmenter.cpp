@@ -65,7 +65,8 @@ ConfigKey configKey(const Measurement& m, std::optional<Axis> blank)
             c.gbs, c.seqLen, c.numLayers, c.hidden, c.ffnHidden, c.heads, c.queryGroups, c.vocab,
             static_cast<int>(c.recompute), static_cast<int>(c.mlp), c.tiedEmbeddings ? 1 : 0, c.flashAttention ? 1 : 0,
             static_cast<int>(std::lround(c.attentionDropout * 1e6)), static_cast<int>(std::lround(c.hiddenDropout * 1e6)),
-            c.sequenceParallel ? 1 : 0, c.distributedOptimizer ? 1 : 0}};
+            // As MeasuredRun::configurationKey: only TP > 1 and DP > 1 tell them apart.
+            c.sequenceParallel && c.tp > 1 ? 1 : 0, c.distributedOptimizer && c.dp > 1 ? 1 : 0}};
 }
 
 // The configuration whatever the source: a generated row never repeats one

@@ -200,6 +200,12 @@ void TestIterationTermFit::composerScalesTheBubble()
     QCOMPARE(IterationComposer::iterationMs(10, 40, 1, 4, 1, 5, 2, 2.0), 109.0);
     // Interleaved (v = 3): the bubble is 30 / 3 = 10, scaled 20.
     QCOMPARE(IterationComposer::iterationMs(10, 40, 1, 4, 3, 5, 2, 2.0), 40.0 + 20 + 2 + 5 + 2);
+    // The scale is capped at G v: with one micro-batch and scale 2, stages
+    // of 12 and 12 ms would take 12 + 2 x 12 = 36 ms and stages of 2 and
+    // 20 ms (slower at the slowest stage) 20 + 2 x 2 = 24 ms. Capped at 1:
+    // 24 and 22 ms, and the slower stage no longer makes the plan faster.
+    QCOMPARE(IterationComposer::iterationMs(12, 24, 0, 1, 1, 0, 0, 2.0), 24.0);
+    QCOMPARE(IterationComposer::iterationMs(20, 22, 0, 1, 1, 0, 0, 2.0), 22.0);
 }
 
 void TestIterationTermFit::searchAndEvaluateApplyTheScales()
