@@ -95,7 +95,7 @@ public:
     // One feature matrix and one XGBoost call for all queries.
     void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const override;
     double iterationOverheadMs(const GpuType& gpu) const override { return analytic_.iterationOverheadMs(gpu); }
-    IterationTerms iterationTerms() const override { return params_.iteration; }
+    const IterationTerms& iterationTerms() const override { return params_.iteration; }
     // Sets the run-level correction (the trainer, after the stage model).
     // Not thread-safe: before the predictor is shared.
     void setIterationTerms(IterationTerms terms) { params_.iteration = std::move(terms); }

@@ -26,4 +26,10 @@ double Predictor::iterationOverheadMs(const GpuType& gpu) const
     return gpu.iterationOverheadMs;
 }
 
+const IterationTerms& Predictor::iterationTerms() const
+{
+    static const IterationTerms identity;
+    return identity;
+}
+
 }  // namespace memx

@@ -27,7 +27,8 @@ public:
     // Scales on the iteration terms no stage query sees (pipeline bubble and
     // hops, DP synchronisation, per-iteration overhead): all 1 unless a
     // learned model fitted them to measured iterations (IterationTerms).
-    virtual IterationTerms iterationTerms() const { return {}; }
+    // A reference, not a copy: SkeletonTables reads it once per skeleton.
+    virtual const IterationTerms& iterationTerms() const;
 };
 
 }  // namespace memx

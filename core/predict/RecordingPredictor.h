@@ -23,7 +23,7 @@ public:
     std::string name() const override { return inner_->name(); }
     void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const override;
     double iterationOverheadMs(const GpuType& gpu) const override { return inner_->iterationOverheadMs(gpu); }
-    IterationTerms iterationTerms() const override { return inner_->iterationTerms(); }
+    const IterationTerms& iterationTerms() const override { return inner_->iterationTerms(); }
 
     std::vector<Entry> entries() const;
 

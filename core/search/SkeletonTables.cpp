@@ -91,7 +91,7 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
             ? IterationComposer::inflightInterleaved(i, P, sk.microBatches, sk.virtualStages)
             : IterationComposer::inflight1F1B(i, P, sk.microBatches);
     }
-    const IterationTerms terms = cache.predictor().iterationTerms();
+    const IterationTerms& terms = cache.predictor().iterationTerms();
     t.pipelineScale = terms.pipeline;
     t.sumHopMs = 0;
     for (int i = 0; i + 1 < P; ++i) {

@@ -58,7 +58,7 @@ public:
         analytic_.predict(q, out);
     }
     double iterationOverheadMs(const GpuType& gpu) const override { return analytic_.iterationOverheadMs(gpu); }
-    IterationTerms iterationTerms() const override { return terms_; }
+    const IterationTerms& iterationTerms() const override { return terms_; }
 
 private:
     AnalyticPredictor analytic_;

@@ -81,10 +81,10 @@ private slots:
     void mlpColumn();
     void attentionAndDropoutColumns_data();
     void attentionAndDropoutColumns();
-    void attentionAndDropoutColumnsAreChecked();
+    void runColumnsAreChecked_data();
+    void runColumnsAreChecked();
     void parallelismColumns_data();
     void parallelismColumns();
-    void parallelismColumnsAreChecked();
     void roundTrip_data();
     void roundTrip();
     void saveAndRead();
@@ -268,33 +268,53 @@ void TestMeasurementCsv::attentionAndDropoutColumns()
     QCOMPARE(written.find("attention") == std::string::npos, defaults);
 }
 
-void TestMeasurementCsv::attentionAndDropoutColumnsAreChecked()
+// The optional run-level columns refuse bad cells, naming line and column,
+// and the rows of one run must agree on them.
+void TestMeasurementCsv::runColumnsAreChecked_data()
 {
-    const QString header = kHeader + ",attention,attention_dropout,hidden_dropout";
-    const struct {
-        QString cells, column, reason;
-    } bad[] = {
-        {"sdpa,,", "attention", "attention must be empty (flash) or flash|unfused"},
-        {",1,", "attention_dropout", "attention_dropout must be empty (0) or a dropout rate in [0, 1), got \"1\""},
-        {",,-0.1", "hidden_dropout", "hidden_dropout must be empty (0) or a dropout rate in [0, 1), got \"-0.1\""},
-        {",ten,", "attention_dropout", "got \"ten\""},
-    };
-    for (const auto& b : bad) {
-        try {
-            parse(doc({kRunRow + "," + b.cells}, header));
-            QFAIL(qPrintable("no InputError raised for " + b.cells));
-        } catch (const InputError& e) {
-            QCOMPARE(QString::fromStdString(e.field()), "line 2, column " + b.column);
-            QVERIFY2(QString::fromStdString(e.reason()).contains(b.reason), e.what());
-        }
-    }
-    // Rows of one run agree on them.
+    QTest::addColumn<QString>("columns");  // appended to kHeader
+    QTest::addColumn<QStringList>("rows");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("reason");
+    const QString attention = ",attention,attention_dropout,hidden_dropout";
+    const QString parallel = ",sequence_parallel,distributed_optimizer";
     const QString stage1 = with({{"stage", "1"}}, kStageRow);
+    QTest::newRow("attention sdpa") << attention << QStringList{kRunRow + ",sdpa,,"} << "line 2, column attention"
+                                    << "attention must be empty (flash) or flash|unfused";
+    QTest::newRow("attention dropout 1")
+        << attention << QStringList{kRunRow + ",,1,"} << "line 2, column attention_dropout"
+        << "attention_dropout must be empty (0) or a dropout rate in [0, 1), got \"1\"";
+    QTest::newRow("hidden dropout -0.1")
+        << attention << QStringList{kRunRow + ",,,-0.1"} << "line 2, column hidden_dropout"
+        << "hidden_dropout must be empty (0) or a dropout rate in [0, 1), got \"-0.1\"";
+    QTest::newRow("attention dropout ten") << attention << QStringList{kRunRow + ",,ten,"}
+                                           << "line 2, column attention_dropout" << "got \"ten\"";
+    QTest::newRow("dropout differs within a run")
+        << attention << QStringList{kStageRow + ",unfused,0.1,0.1", stage1 + ",unfused,0.1,0"}
+        << "line 3, column hidden_dropout" << "rows of one run must agree on it";
+    QTest::newRow("sequence parallel yes")
+        << parallel << QStringList{kRunRow + ",yes,"} << "line 2, column sequence_parallel"
+        << "sequence_parallel must be empty (true) or true|false, got \"yes\"";
+    QTest::newRow("distributed optimizer 1")
+        << parallel << QStringList{kRunRow + ",,1"} << "line 2, column distributed_optimizer"
+        << "distributed_optimizer must be empty (true) or true|false, got \"1\"";
+    QTest::newRow("distributed optimizer differs within a run")
+        << parallel << QStringList{kStageRow + ",false,false", stage1 + ",false,true"}
+        << "line 3, column distributed_optimizer" << "rows of one run must agree on it";
+}
+
+void TestMeasurementCsv::runColumnsAreChecked()
+{
+    QFETCH(QString, columns);
+    QFETCH(QStringList, rows);
+    QFETCH(QString, field);
+    QFETCH(QString, reason);
     try {
-        parse(doc({kStageRow + ",unfused,0.1,0.1", stage1 + ",unfused,0.1,0"}, header));
+        parse(doc(rows, kHeader + columns));
         QFAIL("no InputError raised");
     } catch (const InputError& e) {
-        QCOMPARE(QString::fromStdString(e.field()), QString("line 3, column hidden_dropout"));
+        QCOMPARE(QString::fromStdString(e.field()), field);
+        QVERIFY2(QString::fromStdString(e.reason()).contains(reason), e.what());
     }
 }
 
@@ -324,34 +344,6 @@ void TestMeasurementCsv::parallelismColumns()
     const std::string written = MeasurementCsv::write(set.rows);
     QVERIFY(MeasurementCsv::parse(written, "w.csv").rows == set.rows);
     QCOMPARE(written.find("sequence_parallel") == std::string::npos, m.sequenceParallel && m.distributedOptimizer);
-}
-
-void TestMeasurementCsv::parallelismColumnsAreChecked()
-{
-    const QString header = kHeader + ",sequence_parallel,distributed_optimizer";
-    const struct {
-        QString cells, column, reason;
-    } bad[] = {
-        {"yes,", "sequence_parallel", "sequence_parallel must be empty (true) or true|false, got \"yes\""},
-        {",1", "distributed_optimizer", "distributed_optimizer must be empty (true) or true|false, got \"1\""},
-    };
-    for (const auto& b : bad) {
-        try {
-            parse(doc({kRunRow + "," + b.cells}, header));
-            QFAIL(qPrintable("no InputError raised for " + b.cells));
-        } catch (const InputError& e) {
-            QCOMPARE(QString::fromStdString(e.field()), "line 2, column " + b.column);
-            QVERIFY2(QString::fromStdString(e.reason()).contains(b.reason), e.what());
-        }
-    }
-    // Rows of one run agree on them.
-    const QString stage1 = with({{"stage", "1"}}, kStageRow);
-    try {
-        parse(doc({kStageRow + ",false,false", stage1 + ",false,true"}, header));
-        QFAIL("no InputError raised");
-    } catch (const InputError& e) {
-        QCOMPARE(QString::fromStdString(e.field()), QString("line 3, column distributed_optimizer"));
-    }
 }
 
 void TestMeasurementCsv::roundTrip_data()
