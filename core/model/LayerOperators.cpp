@@ -27,12 +27,13 @@ Operator gemm(Precision math, const char* name, double m, double n, double k, do
     return op;
 }
 
-Operator memoryBound(const char* name, double bytes)
+Operator memoryBound(const char* name, double bytes, double backwardBytes = 0)
 {
     Operator op;
     op.kind = Operator::Kind::MemoryBound;
     op.name = name;
     op.bytes = bytes;
+    op.backwardBytes = backwardBytes;
     return op;
 }
 
@@ -96,11 +97,25 @@ void attentionCore(std::vector<Operator>& ops, const ModelSpec& m, const Shape& 
     }
     const double heads = x.b * x.a / x.t;
     ops.push_back(gemm(attentionMath(x.p), "attention scores QK^T", x.s, x.s, m.headDim, heads));
-    // Megatron's fused scale-mask-softmax: one read and one write of the
-    // scores (backward: twice that, like every memory-bound kernel).
-    ops.push_back(memoryBound("softmax", 2.0 * x.e * heads * x.s * x.s));
+    const double scores = heads * x.s * x.s;
+    if (storesFp32(x.p)) {
+        // Megatron's fused scale-mask-softmax kernel takes fp16/bf16 scores
+        // only (FusedScaleMaskSoftmax.forward: input_in_float16); in fp32 it
+        // runs PyTorch's three kernels, each one read and one write: the
+        // scale by the query-key layer-scaling coefficient, masked_fill_ and
+        // softmax. Their backwards: the products' gradient (read, write), the
+        // masked fill of the gradient (read, write) and softmax's (reads the
+        // output and the gradient, writes one).
+        ops.push_back(memoryBound("attention scale", 2.0 * x.e * scores, 2.0 * x.e * scores));
+        ops.push_back(memoryBound("attention mask", 2.0 * x.e * scores, 2.0 * x.e * scores));
+        ops.push_back(memoryBound("softmax", 2.0 * x.e * scores, 3.0 * x.e * scores));
+    } else {
+        // Megatron's fused scale-mask-softmax: one read and one write of the
+        // scores (backward: twice that, like every memory-bound kernel).
+        ops.push_back(memoryBound("softmax", 2.0 * x.e * scores));
+    }
     if (d.attention)
-        ops.push_back(memoryBound("attention dropout", (2.0 * x.e + 1.0) * heads * x.s * x.s));
+        ops.push_back(memoryBound("attention dropout", (2.0 * x.e + 1.0) * scores));
     ops.push_back(gemm(attentionMath(x.p), "attention values AV", x.s, m.headDim, x.s, heads));
 }
 
@@ -175,7 +190,8 @@ std::vector<Operator> LayerOperators::backward(const ModelSpec& m, int b, int s,
         }
         case Operator::Kind::MemoryBound: {
             Operator mb = f;
-            mb.bytes = 2.0 * f.bytes;
+            mb.bytes = f.backwardBytes > 0 ? f.backwardBytes : 2.0 * f.bytes;
+            mb.backwardBytes = 0;
             ops.push_back(mb);
             break;
         }

@@ -26,6 +26,7 @@ struct Operator {
     double batch = 1;            // independent products of that shape (batched GEMM)
     double flops = 0;            // floating-point operations on this GPU
     double bytes = 0;            // HBM bytes read + written by this GPU
+    double backwardBytes = 0;    // MemoryBound: its backward's bytes where they are not twice `bytes`
     double commBytes = 0;        // Collective: bytes of the whole (un-sharded) tensor
     double allReduceEquivalent = 0;  // Collective: 1 for an all-reduce, 0.5 for all-gather or reduce-scatter
     Precision math = Precision::Bf16;  // Gemm, Attention: the precision whose peak times the FLOPs
@@ -44,7 +45,9 @@ struct Operator {
 // norms and residuals see s/t tokens, and the two all-reduces of the forward
 // become two all-gathers and two reduce-scatters (Korthikanti et al. 2022).
 // Dropout (model/Dropout.h) adds a kernel over the unfused attention scores
-// and a mask write to each bias-dropout-add.
+// and a mask write to each bias-dropout-add. Unfused attention in fp32/tf32
+// scales, masks and normalises the scores in three kernels, not Megatron's
+// one fused fp16/bf16 kernel.
 struct LayerOperators {
     static std::vector<Operator> forward(const ModelSpec& m, int b, int s, int t, bool sequenceParallel,
                                          bool flashAttention, Precision p = Precision::Bf16, Dropout d = {});

@@ -104,6 +104,8 @@ private slots:
     void sequenceParallelismSplitsTheAllReduces();
     void recomputationRepeatsWhatItDiscarded();
     void dropoutAddsKernelsAndMaskWrites();
+    void unfusedSoftmaxByPrecision_data();
+    void unfusedSoftmaxByPrecision();
 };
 
 void TestOperatorCost::gemmEfficiency_data()
@@ -316,6 +318,75 @@ void TestOperatorCost::dropoutAddsKernelsAndMaskWrites()
     QCOMPARE(plain.front().bytes, 6291456.0);
     QCOMPARE(masked.front().bytes, 7340032.0);
     QCOMPARE(masked.back().bytes, 7340032.0);
+}
+
+void TestOperatorCost::unfusedSoftmaxByPrecision_data()
+{
+    QTest::addColumn<int>("precision");
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<QStringList>("kernels");      // the memory-bound kernels between QK^T and AV
+    QTest::addColumn<double>("forwardBytes");      // their forward traffic, summed
+    QTest::addColumn<double>("backwardBytes");     // their backward traffic, summed
+    // b = 2, s = 512, a = 16: (b*a/t) * s^2 = 32 * 262,144 = 8,388,608 scores at t = 1.
+    // bf16/fp16: Megatron's fused scale-mask-softmax, one read and one write
+    // of 2-byte scores (16,777,216 * 2), backward twice that.
+    QTest::newRow("bf16 fused") << int(Precision::Bf16) << 1 << QStringList{"softmax"} << 33554432.0 << 67108864.0;
+    QTest::newRow("fp16 fused, t=2") << int(Precision::Fp16) << 2 << QStringList{"softmax"} << 16777216.0
+                                     << 33554432.0;
+    // fp32/tf32: PyTorch's scale, masked_fill_ and softmax, each a read and a
+    // write of 4-byte scores: 3 * 2 * 4 * 8,388,608 = 201,326,592; backward
+    // (2 + 2 + 3) * 4 * 8,388,608 = 234,881,024.
+    const QStringList three{"attention scale", "attention mask", "softmax"};
+    QTest::newRow("fp32 three kernels") << int(Precision::Fp32) << 1 << three << 201326592.0 << 234881024.0;
+    QTest::newRow("tf32 three kernels") << int(Precision::Tf32) << 1 << three << 201326592.0 << 234881024.0;
+    QTest::newRow("fp32, t=4") << int(Precision::Fp32) << 4 << three << 201326592.0 / 4 << 234881024.0 / 4;
+}
+
+void TestOperatorCost::unfusedSoftmaxByPrecision()
+{
+    QFETCH(int, precision);
+    QFETCH(int, tp);
+    QFETCH(QStringList, kernels);
+    QFETCH(double, forwardBytes);
+    QFETCH(double, backwardBytes);
+    const ModelSpec m = smallModel();
+    const auto p = static_cast<Precision>(precision);
+    const auto between = [&](const std::vector<Operator>& ops) {
+        QStringList names;
+        double bytes = 0;
+        bool inside = false;
+        for (const Operator& op : ops) {
+            const std::string name = op.name;
+            if (name == "attention scores QK^T")
+                inside = true;
+            else if (name == "attention values AV")
+                break;
+            else if (inside && op.kind == Operator::Kind::MemoryBound) {
+                names << QString::fromStdString(name);
+                bytes += op.bytes;
+            }
+        }
+        return std::pair{names, bytes};
+    };
+    const auto [fwdNames, fwd] = between(LayerOperators::forward(m, 2, 512, tp, true, false, p));
+    QCOMPARE(fwdNames, kernels);
+    QCOMPARE(fwd, forwardBytes);
+    // The backward has each kernel's gradient, in forward order.
+    const auto bwdOps = LayerOperators::backward(m, 2, 512, tp, true, false, p);
+    double bwd = 0;
+    QStringList bwdNames;
+    for (const Operator& op : bwdOps)
+        if (op.kind == Operator::Kind::MemoryBound && kernels.contains(QString::fromStdString(op.name))) {
+            bwdNames << QString::fromStdString(op.name);
+            bwd += op.bytes;
+        }
+    QCOMPARE(bwdNames, kernels);
+    QCOMPARE(bwd, backwardBytes);
+    // Selective recomputation repeats the same kernels.
+    const auto [recNames, rec] = between(
+        LayerOperators::recompute(m, 2, 512, tp, true, false, Recompute::Selective, p));
+    QCOMPARE(recNames, kernels);
+    QCOMPARE(rec, forwardBytes);
 }
 
 QTEST_APPLESS_MAIN(TestOperatorCost)
