@@ -111,11 +111,13 @@ void attentionCore(std::vector<Operator>& ops, const ModelSpec& m, const Shape& 
         ops.push_back(memoryBound("softmax", 2.0 * x.e * scores, 3.0 * x.e * scores));
     } else {
         // Megatron's fused scale-mask-softmax: one read and one write of the
-        // scores (backward: twice that, like every memory-bound kernel).
-        ops.push_back(memoryBound("softmax", 2.0 * x.e * scores));
+        // scores; its backward reads the probabilities and their gradient
+        // and writes the scores' gradient.
+        ops.push_back(memoryBound("softmax", 2.0 * x.e * scores, 3.0 * x.e * scores));
     }
     if (d.attention)
-        ops.push_back(memoryBound("attention dropout", (2.0 * x.e + 1.0) * scores));
+        // backward: reads the gradient and the mask, writes the gradient
+        ops.push_back(memoryBound("attention dropout", (2.0 * x.e + 1.0) * scores, (2.0 * x.e + 1.0) * scores));
     ops.push_back(gemm(attentionMath(x.p), "attention values AV", x.s, m.headDim, x.s, heads));
 }
 

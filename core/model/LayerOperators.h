@@ -39,7 +39,9 @@ struct Operator {
 // peak, attention and the output layer in bf16).
 // Backward of a GEMM is two GEMMs of the same FLOPs (data and weight
 // gradient); of a memory-bound kernel, twice its traffic (it reads the saved
-// input and the incoming gradient and writes the outgoing one); of the
+// input and the incoming gradient and writes the outgoing one) unless the
+// kernel states its own (Operator::backwardBytes: the softmax and dropout
+// over the unfused scores); of the
 // FlashAttention core, 2.5x its forward FLOPs (Dao 2023, FlashAttention-2,
 // sec. 3: the backward recomputes the scores). With sequence parallelism the
 // norms and residuals see s/t tokens, and the two all-reduces of the forward

@@ -70,12 +70,14 @@ void TestAccuracyDatasets::sailorLayerTimes()
     // PCIe switch: 22.9% (27.9% with FlashAttention and no dropout, 31.3% on
     // the 16 GB/s the synthetic cluster gave every PCIe card); learned 19.1%
     // (22.6%). With fp32's three softmax kernels (scale, mask, softmax) in
-    // place of Megatron's fused fp16/bf16 one: 19.4% and 16.5%.
-    QVERIFY2(a.mape < 20.5, qPrintable(QString::number(a.mape)));
-    QVERIFY2(l.mape < 17.5, qPrintable(QString::number(l.mape)));
+    // place of Megatron's fused fp16/bf16 one: 19.4% and 16.5%; with the
+    // softmax and dropout backwards at their own traffic (3 and 1 accesses
+    // per score and byte, not twice the forward's): 20.2% and 17.2%.
+    QVERIFY2(a.mape < 21.0, qPrintable(QString::number(a.mape)));
+    QVERIFY2(l.mape < 18.0, qPrintable(QString::number(l.mape)));
     QVERIFY2(l.mape < a.mape, qPrintable(QString("learned %1 vs analytic %2").arg(l.mape).arg(a.mape)));
     // Calibration fits an efficiency factor per type (x0.81 to x1.45 on 3 runs each).
-    QVERIFY2(r.calibrated.stageTime.mape < 17.5, qPrintable(QString::number(r.calibrated.stageTime.mape)));
+    QVERIFY2(r.calibrated.stageTime.mape < 18.0, qPrintable(QString::number(r.calibrated.stageTime.mape)));
 }
 
 // SimuMax: Megatron-LM LLaMA-3 runs on 8 B200 with time and per-rank memory.

@@ -300,6 +300,12 @@ void TestOperatorCost::dropoutAddsKernelsAndMaskWrites()
     kernels = named(LayerOperators::forward(m, 2, 512, 2, true, false, memx::Precision::Bf16, attention),
                     "attention dropout");
     QCOMPARE(kernels.front().bytes, 41943040.0 / 2);
+    // Its backward reads the gradient and the mask and writes the gradient:
+    // the same 5 bytes per score, not twice them.
+    kernels = named(LayerOperators::backward(m, 2, 512, 1, true, false, memx::Precision::Bf16, attention),
+                    "attention dropout");
+    QCOMPARE(int(kernels.size()), 1);
+    QCOMPARE(kernels.front().bytes, 41943040.0);
     // FlashAttention draws the mask inside its kernel: nothing is added.
     QCOMPARE(LayerOperators::forward(m, 2, 512, 1, true, true, memx::Precision::Bf16, attention).size(),
              LayerOperators::forward(m, 2, 512, 1, true, true).size());
@@ -329,10 +335,11 @@ void TestOperatorCost::unfusedSoftmaxByPrecision_data()
     QTest::addColumn<double>("backwardBytes");     // their backward traffic, summed
     // b = 2, s = 512, a = 16: (b*a/t) * s^2 = 32 * 262,144 = 8,388,608 scores at t = 1.
     // bf16/fp16: Megatron's fused scale-mask-softmax, one read and one write
-    // of 2-byte scores (16,777,216 * 2), backward twice that.
-    QTest::newRow("bf16 fused") << int(Precision::Bf16) << 1 << QStringList{"softmax"} << 33554432.0 << 67108864.0;
+    // of 2-byte scores (16,777,216 * 2); backward reads the probabilities and
+    // the gradient and writes one (3 * 16,777,216).
+    QTest::newRow("bf16 fused") << int(Precision::Bf16) << 1 << QStringList{"softmax"} << 33554432.0 << 50331648.0;
     QTest::newRow("fp16 fused, t=2") << int(Precision::Fp16) << 2 << QStringList{"softmax"} << 16777216.0
-                                     << 33554432.0;
+                                     << 25165824.0;
     // fp32/tf32: PyTorch's scale, masked_fill_ and softmax, each a read and a
     // write of 4-byte scores: 3 * 2 * 4 * 8,388,608 = 201,326,592; backward
     // (2 + 2 + 3) * 4 * 8,388,608 = 234,881,024.
