@@ -2,6 +2,10 @@
 
 #include "model/ModelSpec.h"
 
+#include <algorithm>
+#include <array>
+#include <utility>
+
 namespace memx {
 
 double TransformerMath::layerParams(const ModelSpec& m)
@@ -10,6 +14,22 @@ double TransformerMath::layerParams(const ModelSpec& m)
     double attention = h * ad + 2.0 * h * gd + ad * h;
     double mlp = mlpMatrices(m.mlp) * h * m.ffnHidden;
     return attention + mlp + 2.0 * h;
+}
+
+double TransformerMath::wgradBufferBytes(const ModelSpec& m, int t, Precision p)
+{
+    const double h = m.hidden, ad = double(m.heads) * m.headDim, gd = double(m.queryGroups) * m.headDim;
+    const double f = m.ffn(), tp = std::max(1, t);
+    const double fc1 = m.mlp == MlpKind::Gelu ? f : 2.0 * f;
+    const std::array<std::pair<double, double>, 4> shapes{{
+        {(ad + 2.0 * gd) / tp, h}, {h, ad / tp}, {fc1 / tp, h}, {h, f / tp}}};
+    double elements = 0;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+        const bool seen = std::find(shapes.begin(), shapes.begin() + i, shapes[i]) != shapes.begin() + i;
+        if (!seen)
+            elements += shapes[i].first * shapes[i].second;
+    }
+    return elements * weightBytesPerParam(p);
 }
 
 double TransformerMath::embeddingParams(const ModelSpec& m)

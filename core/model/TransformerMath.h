@@ -77,6 +77,15 @@ struct TransformerMath {
         const double o = bytesOf(p).optimizer;
         return distributedOptimizer ? o / dp : o;
     }
+    // Transformer Engine's placeholder weight gradients: with Megatron's
+    // gradient-accumulation fusion the wgrad GEMM accumulates into the fp32
+    // main gradient, and each linear layer's backward hands autograd a dummy
+    // tensor of the weight's shape and dtype instead. TE caches one per
+    // distinct (shape, dtype) for the life of the process (module/base.py,
+    // get_dummy_wgrad, TE 2.x), so a GPU keeps one of each of its layers'
+    // four weight shapes (QKV, attention projection, FC1, FC2; per TP rank)
+    // at the weights' width, however many layers it holds.
+    static double wgradBufferBytes(const ModelSpec& m, int t, Precision p = Precision::Bf16);
 };
 
 }  // namespace memx

@@ -95,7 +95,13 @@ void TestAccuracyDatasets::simumaxB200()
     QVERIFY2(t.mape < 5.0, qPrintable(QString::number(t.mape)));
     QCOMPARE(t.severeShare, 0.0);
     QVERIFY2(r.calibrated.iterationTime.mape < 5.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
-    QVERIFY2(r.learned.memory.mape < 3.5, qPrintable(QString::number(r.learned.memory.mape)));
+    // Memory: 4.5% analytic, 3.1% learned until Transformer Engine's cached
+    // placeholder weight gradients (one per weight shape, 6.4 GB at TP 1 on
+    // the 405B layers) were part of the gradient term; now 1.2% both (the
+    // 405B runs had been 2-8% under, the more the smaller the TP degree);
+    // issue #12's target is 3%.
+    QVERIFY2(r.analytic.memory.mape < 2.0, qPrintable(QString::number(r.analytic.memory.mape)));
+    QVERIFY2(r.learned.memory.mape < 2.0, qPrintable(QString::number(r.learned.memory.mape)));
     QVERIFY2(r.learned.spearman >= 0.95, qPrintable(QString::number(r.learned.spearman)));
     QVERIFY2(r.learned.decisions.summary.regretMedianPct <= 5.0,
              qPrintable(QString::number(r.learned.decisions.summary.regretMedianPct)));

@@ -51,6 +51,8 @@ private slots:
     void logitsAndBoundaryBytes();
     void modelStateBytesPerParam_data();
     void modelStateBytesPerParam();
+    void wgradBuffers_data();
+    void wgradBuffers();
 };
 
 // The presets must be the published architectures (HF config.json of each
@@ -420,6 +422,59 @@ void TestTransformerMath::modelStateBytesPerParam()
     const double total = TransformerMath::weightBytesPerParam() + TransformerMath::gradBytesPerParam()
         + TransformerMath::optimizerBytesPerParam(dp, distributed);
     QTEST(total, "expected");
+}
+
+void TestTransformerMath::wgradBuffers_data()
+{
+    QTest::addColumn<int>("hidden");
+    QTest::addColumn<int>("heads");
+    QTest::addColumn<int>("groups");
+    QTest::addColumn<int>("ffn");
+    QTest::addColumn<bool>("gelu");
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<int>("precision");
+    QTest::addColumn<double>("bytes");
+    // LLaMA-3 405B (h 16384, 128 heads of 128, 8 KV groups, SwiGLU 53248):
+    // QKV [(16384 + 2 * 1024) / t, 16384], projection [16384, 16384 / t],
+    // FC1 [2 * 53248 / t, 16384], FC2 [16384, 53248 / t]:
+    // (18432 + 16384 + 106496 + 53248) * 16384 = 3,187,671,040 elements / t,
+    // 2 bytes each in bf16.
+    QTest::newRow("405B bf16 t=1") << 16384 << 128 << 8 << 53248 << false << 1 << int(memx::Precision::Bf16)
+                                   << 6375342080.0;
+    QTest::newRow("405B bf16 t=8") << 16384 << 128 << 8 << 53248 << false << 8 << int(memx::Precision::Bf16)
+                                   << 6375342080.0 / 8;
+    // GPT (h 1024, 16 heads of 64, GeLU 4096), t = 1: QKV [3072, 1024],
+    // projection [1024, 1024], FC1 [4096, 1024], FC2 [1024, 4096], all
+    // distinct: 12,288 * 1024 = 12,582,912 elements; fp32 weights, 4 bytes.
+    QTest::newRow("GPT fp32 t=1") << 1024 << 16 << 16 << 4096 << true << 1 << int(memx::Precision::Fp32)
+                                  << 50331648.0;
+    // The same at t = 4: FC1 [1024, 1024] and FC2 [1024, 1024] have one
+    // shape and share one buffer: 786,432 + 262,144 + 1,048,576 elements.
+    QTest::newRow("GPT bf16 t=4, FC1 = FC2") << 1024 << 16 << 16 << 4096 << true << 4 << int(memx::Precision::Bf16)
+                                             << 4194304.0;
+}
+
+// Transformer Engine's cached placeholder weight gradients: one per distinct
+// weight shape of a layer, at the weights' width.
+void TestTransformerMath::wgradBuffers()
+{
+    QFETCH(int, hidden);
+    QFETCH(int, heads);
+    QFETCH(int, groups);
+    QFETCH(int, ffn);
+    QFETCH(bool, gelu);
+    QFETCH(int, tp);
+    QFETCH(int, precision);
+    ModelSpec m;
+    m.numLayers = 4;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.headDim = hidden / heads;
+    m.queryGroups = groups;
+    m.ffnHidden = ffn;
+    m.mlp = gelu ? memx::MlpKind::Gelu : memx::MlpKind::SwiGlu;
+    m.vocab = 128256;
+    QTEST(TransformerMath::wgradBufferBytes(m, tp, static_cast<memx::Precision>(precision)), "bytes");
 }
 
 QTEST_APPLESS_MAIN(TestTransformerMath)

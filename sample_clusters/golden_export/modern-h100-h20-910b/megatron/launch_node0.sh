@@ -6,8 +6,8 @@
 # Expected iteration time: 3517.2 ms; largest per-GPU peak memory 8971 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
 #   stage 0  ascend#0  Ascend-910B  layers 0-8 (9)  recompute none  8971 MiB of 65536 MiB (86% headroom)
-#   stage 1  h20#0  H20  layers 9-19 (11)  recompute none  8734 MiB of 98304 MiB (91% headroom)
-#   stage 2  h100#0  H100-SXM  layers 20-31 (12)  recompute none  8914 MiB of 81920 MiB (89% headroom)
+#   stage 1  h20#0  H20  layers 9-19 (11)  recompute none  8786 MiB of 98304 MiB (91% headroom)
+#   stage 2  h100#0  H100-SXM  layers 20-31 (12)  recompute none  8966 MiB of 81920 MiB (89% headroom)
 #
 # Node rank 0 of 3 on host ascend: global ranks 0-7 on GPUs 0,1,2,3,4,5,6,7, pipeline stage 0 (ascend#0, Ascend-910B).
 # Megatron's rank order (tp fastest, then dp, then pp) and torchrun's static rendezvous

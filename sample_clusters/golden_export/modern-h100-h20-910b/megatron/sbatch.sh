@@ -11,8 +11,8 @@
 # Expected iteration time: 3517.2 ms; largest per-GPU peak memory 8971 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
 #   stage 0  ascend#0  Ascend-910B  layers 0-8 (9)  recompute none  8971 MiB of 65536 MiB (86% headroom)
-#   stage 1  h20#0  H20  layers 9-19 (11)  recompute none  8734 MiB of 98304 MiB (91% headroom)
-#   stage 2  h100#0  H100-SXM  layers 20-31 (12)  recompute none  8914 MiB of 81920 MiB (89% headroom)
+#   stage 1  h20#0  H20  layers 9-19 (11)  recompute none  8786 MiB of 98304 MiB (91% headroom)
+#   stage 2  h100#0  H100-SXM  layers 20-31 (12)  recompute none  8966 MiB of 81920 MiB (89% headroom)
 #
 # Slurm's node order (SLURM_NODEID) follows the allocation, not the plan, so each task looks up
 # its host name in ./hostfile (line i = host i) and starts the launch scripts of that host;
