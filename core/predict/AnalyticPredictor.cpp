@@ -102,8 +102,13 @@ OperatorCost::Breakdown AnalyticPredictor::compose(const StageCosts& c, const St
         stage += c.embedding;
     // 1F1B: per micro-batch a stage receives and sends its activation forward
     // and its gradient backward; the wire time is the composer's hop term, the
-    // host and synchronisation cost of each message is the stage's.
-    const int messages = (q.hasEmbedding ? 0 : 2) + (q.hasOutput ? 0 : 2);
+    // host and synchronisation cost of each message is the stage's. With v
+    // model chunks (interleaved) every chunk does its own exchanges: only the
+    // first chunk of the first stage receives no activation and the last
+    // chunk of the last stage sends none (Megatron's interleaved schedule
+    // communicates after every chunk's forward and backward step).
+    const int v = std::max(1, q.virtualStages);
+    const int messages = 4 * v - (q.hasEmbedding ? 2 : 0) - (q.hasOutput ? 2 : 0);
     stage.hostIdleMs += messages * c.messageMs;
     return stage;
 }

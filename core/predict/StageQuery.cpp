@@ -18,7 +18,7 @@ bool StageQuery::operator==(const StageQuery& o) const
         && distributedOptimizer == o.distributedOptimizer && flashAttention == o.flashAttention && dropout == o.dropout
         && sequenceParallel == o.sequenceParallel
         && recompute == o.recompute && precision == o.precision && inflight == o.inflight && tpLinkGBps == o.tpLinkGBps
-        && tpLatencyUs == o.tpLatencyUs;
+        && tpLatencyUs == o.tpLatencyUs && virtualStages == o.virtualStages;
 }
 
 namespace {
@@ -48,7 +48,7 @@ std::uint64_t StageQuery::portableSignature(StageQuery& portable) const
 std::uint64_t StageQuery::signature() const
 {
     std::uint64_t h = reinterpret_cast<std::uintptr_t>(gpu);
-    for (int v : {tp, dp, layers, microBatch, seqLen, hidden, heads, headDim, queryGroups, ffnHidden, vocab})
+    for (int v : {tp, dp, layers, microBatch, seqLen, hidden, heads, headDim, queryGroups, ffnHidden, vocab, virtualStages})
         h = mix(h, static_cast<std::uint64_t>(v));
     h = mix(h, (hasEmbedding ? 1u : 0u) | (hasOutput ? 2u : 0u) | (distributedOptimizer ? 4u : 0u)
                    | (flashAttention ? 8u : 0u) | (sequenceParallel ? 64u : 0u) | (tiedEmbeddings ? 128u : 0u)

@@ -41,6 +41,7 @@ struct StageQuery {
     Recompute recompute = Recompute::None;
     Precision precision = Precision::Bf16;  // the job's training precision
     double inflight = 1;        // micro-batches whose activations are alive at the peak
+    int virtualStages = 1;      // model chunks of the stage (interleaved schedule), each its own pipeline messages
     double tpLinkGBps = 0;      // bottleneck bandwidth of the stage's TP rings, GB/s
     double tpLatencyUs = 0;
 

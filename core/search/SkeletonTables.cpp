@@ -154,6 +154,7 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                 q.sequenceParallel = setup.sequenceParallel;
                 q.recompute = static_cast<Recompute>(lv);
                 q.inflight = t.inflight[i];
+                q.virtualStages = sk.schedule == Schedule::Interleaved ? sk.virtualStages : 1;
                 q.tpLinkGBps = sk.tp > 1 ? tpRate[i].bandwidthGBps : 0;
                 q.tpLatencyUs = sk.tp > 1 ? tpRate[i].latencyUs : 0;
                 queries.push_back(q);

@@ -9,7 +9,9 @@
 #include "hardware/GpuType.h"
 #include "model/LayerOperators.h"
 #include "model/ModelSpec.h"
+#include "predict/AnalyticPredictor.h"
 #include "predict/OperatorCost.h"
+#include "predict/StageQuery.h"
 
 #include <QtTest>
 
@@ -106,6 +108,8 @@ private slots:
     void dropoutAddsKernelsAndMaskWrites();
     void unfusedSoftmaxByPrecision_data();
     void unfusedSoftmaxByPrecision();
+    void pipelineMessagesPerChunk_data();
+    void pipelineMessagesPerChunk();
 };
 
 void TestOperatorCost::gemmEfficiency_data()
@@ -394,6 +398,59 @@ void TestOperatorCost::unfusedSoftmaxByPrecision()
         LayerOperators::recompute(m, 2, 512, tp, true, false, Recompute::Selective, p));
     QCOMPARE(recNames, kernels);
     QCOMPARE(rec, forwardBytes);
+}
+
+void TestOperatorCost::pipelineMessagesPerChunk_data()
+{
+    QTest::addColumn<bool>("first");
+    QTest::addColumn<bool>("last");
+    QTest::addColumn<int>("v");
+    QTest::addColumn<double>("messages");  // pipeline messages of one micro-batch
+    // Per micro-batch and model chunk a stage receives and sends an
+    // activation (forward) and a gradient (backward): 4 v, less the 2 the
+    // first chunk of the first stage and the 2 the last chunk of the last
+    // stage have no partner for.
+    QTest::newRow("middle, 1F1B") << false << false << 1 << 4.0;
+    QTest::newRow("middle, v=3") << false << false << 3 << 12.0;
+    QTest::newRow("first, 1F1B") << true << false << 1 << 2.0;
+    QTest::newRow("first, v=2") << true << false << 2 << 6.0;
+    QTest::newRow("last, v=4") << false << true << 4 << 14.0;
+    QTest::newRow("only stage") << true << true << 1 << 0.0;
+}
+
+// Each message costs the GPU's comm_overhead_us of host time (50 us on the
+// round GPU). A stage of no layers holds nothing else but its embedding or
+// output layer, so the difference to the same stage without messages is
+// messages x 50 us.
+void TestOperatorCost::pipelineMessagesPerChunk()
+{
+    QFETCH(bool, first);
+    QFETCH(bool, last);
+    QFETCH(int, v);
+    QFETCH(double, messages);
+    const GpuType gpu = roundGpu(108);
+    const ModelSpec m = smallModel();
+    StageQuery q;
+    q.gpu = &gpu;
+    q.layers = 0;
+    q.microBatch = 2;
+    q.seqLen = 512;
+    q.hidden = m.hidden;
+    q.heads = m.heads;
+    q.headDim = m.headDim;
+    q.queryGroups = m.queryGroups;
+    q.ffnHidden = m.ffnHidden;
+    q.vocab = m.vocab;
+    q.hasEmbedding = first;
+    q.hasOutput = last;
+    q.virtualStages = v;
+    const AnalyticPredictor a;
+    const double withMessages = a.timeBreakdown(q).hostIdleMs;
+    GpuType silent = gpu;
+    silent.commOverheadUs = 0;
+    q.gpu = &silent;
+    const double without = a.timeBreakdown(q).hostIdleMs;
+    QCOMPARE(withMessages - without + 1.0, messages * 0.050 + 1.0);
 }
 
 QTEST_APPLESS_MAIN(TestOperatorCost)
