@@ -65,6 +65,12 @@ struct GpuType {
     {
         return std::find(precisions.begin(), precisions.end(), p) != precisions.end();
     }
+    // Megatron runs its linear layers through Transformer Engine on this type
+    // (docs/ANALYTIC_ACCURACY.md, "Transformer Engine's placeholder weight
+    // gradients"): NVIDIA parts with bf16 tensor cores, Ampere and newer.
+    // Assumed: Volta and Turing runs use Megatron's local layers, and other
+    // vendors' ports are not known to use TE.
+    bool runsTransformerEngine() const { return vendor == "NVIDIA" && hasPrecision(std::string("bf16")); }
     // Listed and with a known peak: a job can train in it on this type.
     bool hasPrecision(Precision p) const { return hasPrecision(toString(p)) && peakTflops(p) > 0; }
     // Dense peak of the precision's GEMMs, TFLOP/s (0: unknown).

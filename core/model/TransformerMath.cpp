@@ -19,7 +19,7 @@ double TransformerMath::layerParams(const ModelSpec& m)
 double TransformerMath::wgradBufferBytes(const ModelSpec& m, int t, Precision p)
 {
     const double h = m.hidden, ad = double(m.heads) * m.headDim, gd = double(m.queryGroups) * m.headDim;
-    const double f = m.ffn(), tp = std::max(1, t);
+    const double f = m.ffnHidden, tp = std::max(1, t);
     const double fc1 = m.mlp == MlpKind::Gelu ? f : 2.0 * f;
     const std::array<std::pair<double, double>, 4> shapes{{
         {(ad + 2.0 * gd) / tp, h}, {h, ad / tp}, {fc1 / tp, h}, {h, f / tp}}};
@@ -29,7 +29,7 @@ double TransformerMath::wgradBufferBytes(const ModelSpec& m, int t, Precision p)
         if (!seen)
             elements += shapes[i].first * shapes[i].second;
     }
-    return elements * weightBytesPerParam(p);
+    return elements * bytesOf(p).weightGather;  // the parameters' own dtype (fp8 training keeps bf16 ones)
 }
 
 double TransformerMath::embeddingParams(const ModelSpec& m)

@@ -84,7 +84,8 @@ struct TransformerMath {
     // distinct (shape, dtype) for the life of the process (module/base.py,
     // get_dummy_wgrad, TE 2.x), so a GPU keeps one of each of its layers'
     // four weight shapes (QKV, attention projection, FC1, FC2; per TP rank)
-    // at the weights' width, however many layers it holds.
+    // at the parameters' dtype (bf16 under fp8 too), however many layers it
+    // holds.
     static double wgradBufferBytes(const ModelSpec& m, int t, Precision p = Precision::Bf16);
 };
 

@@ -147,10 +147,8 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q, const Stage
     const double mult = fit ? fit->memoryMultiplier : gpu.calibration.memoryMultiplier;
     p.memory.weightsMiB = mult * params * TM::weightBytesPerParam(pr) / kMiB;
     p.memory.gradientsMiB = mult * params * TM::gradBytesPerParam(pr) / kMiB;
-    // Transformer Engine's cached placeholder weight gradients: TE is
-    // NVIDIA's; other vendors' Megatron ports (MindSpeed, ...) are not known
-    // to keep them.
-    if (q.layers > 0 && gpu.vendor == "NVIDIA")
+    // Transformer Engine's cached placeholder weight gradients.
+    if (q.layers > 0 && gpu.runsTransformerEngine())
         p.memory.gradientsMiB += mult * TM::wgradBufferBytes(m, t, pr) / kMiB;
     p.memory.optimizerMiB = mult * params * TM::optimizerBytesPerParam(q.dp, q.distributedOptimizer, pr) / kMiB;
 

@@ -22,7 +22,11 @@ PredictionContext PredictionContext::of(const Cluster& cluster, const ModelSpec&
                       t.calibration.efficiencyMultiplier, t.calibration.bandwidthMultiplier,
                       t.calibration.memoryMultiplier, t.runtimeReserveGiB);
         std::string type = buf;
-        // The per-precision peaks and the allocator slack change answers too.
+        // The per-precision peaks, the allocator slack and the vendor and
+        // precisions (Transformer Engine's buffers) change answers too.
+        type += "|" + t.vendor + "|";
+        for (const std::string& p : t.precisions)
+            type += p + ",";
         std::snprintf(buf, sizeof buf, "|slack %.17g|framework %.17g|peaks %.17g,%.17g,%.17g,%.17g,%.17g", t.allocatorSlack,
                       t.calibration.frameworkMiB,
                       t.peakTflopsBy[0], t.peakTflopsBy[1], t.peakTflopsBy[2], t.peakTflopsBy[3], t.peakTflopsBy[4]);

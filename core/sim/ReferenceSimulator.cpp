@@ -131,6 +131,8 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
             * (TM::weightBytesPerParam(prec) + TM::gradBytesPerParam(prec)
                + TM::optimizerBytesPerParam(plan.dp, setup.distributedOptimizer, prec))
             / kMiB;
+        if (st.layers > 0 && gpu.runsTransformerEngine())
+            states += TM::wgradBufferBytes(m, t, prec) / kMiB;  // TE's cached placeholder weight gradients
         double act = TM::layerActivationBytes(m, b, s, t, flash,
                                               st.recompute == Recompute::Selective ? Recompute::None : st.recompute,
                                               setup.sequenceParallel, prec, setup.dropout());

@@ -69,6 +69,8 @@ private slots:
     void gemmRunsAtThePrecisionsPeak();
     void fp32HasNoFlashAttention();
     void stageMemoryFollowsPrecision();
+    void wgradBuffersWhereTransformerEngineRuns_data();
+    void wgradBuffersWhereTransformerEngineRuns();
     void memoryKinds();
     void measurementColumns();
     void measurementColumnsRefused_data();
@@ -419,6 +421,52 @@ void TestPrecision::exporterFlags()
     QVERIFY(!has(a, "--bf16") && !has(a, "--fp16") && !has(a, "--fp8-format"));
     j.precision = "fp16";
     QVERIFY(has(MegatronExport::arguments(j), "--fp16"));
+}
+
+void TestPrecision::wgradBuffersWhereTransformerEngineRuns_data()
+{
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<bool>("te");
+    // NVIDIA parts with bf16 tensor cores (Ampere and newer) run Megatron's
+    // layers through Transformer Engine; Volta and Turing have no bf16, and
+    // the other vendors' ports are not TE.
+    QTest::newRow("A100-80GB") << "A100-80GB" << true;
+    QTest::newRow("H100-SXM") << "H100-SXM" << true;
+    QTest::newRow("RTX-3090") << "RTX-3090" << true;
+    QTest::newRow("V100-16GB") << "V100-16GB" << false;
+    QTest::newRow("T4") << "T4" << false;
+    QTest::newRow("RTX-2080") << "RTX-2080" << false;
+    QTest::newRow("Ascend-910B") << "Ascend-910B" << false;
+    QTest::newRow("MI300X") << "MI300X" << false;
+}
+
+// The gradient term of the stage of stageMemoryFollowsPrecision in fp16 (a
+// precision every type above trains in): the 73,984 parameters' fp16 main
+// gradients, 2 bytes each (147,968 bytes), plus where TE runs the four
+// placeholder weight gradients, 36,864 fp16 elements (73,728 bytes).
+void TestPrecision::wgradBuffersWhereTransformerEngineRuns()
+{
+    QFETCH(QString, type);
+    QFETCH(bool, te);
+    const GpuType* g = GpuCatalog::builtin().find(type.toStdString());
+    QVERIFY(g);
+    QCOMPARE(g->runsTransformerEngine(), te);
+    StageQuery q;
+    q.gpu = g;
+    q.layers = 2;
+    q.microBatch = 2;
+    q.seqLen = 8;
+    q.hidden = 64;
+    q.heads = 4;
+    q.headDim = 16;
+    q.queryGroups = 2;
+    q.ffnHidden = 128;
+    q.vocab = 1000;
+    q.flashAttention = false;
+    q.precision = Precision::Fp16;
+    const StagePrediction p = AnalyticPredictor().predictStage(q);
+    const double mult = g->calibration.memoryMultiplier;
+    QCOMPARE(p.memory.gradientsMiB, mult * (147968.0 + (te ? 73728.0 : 0.0)) / (1024.0 * 1024.0));
 }
 
 QTEST_GUILESS_MAIN(TestPrecision)

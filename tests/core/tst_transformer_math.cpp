@@ -450,6 +450,9 @@ void TestTransformerMath::wgradBuffers_data()
                                   << 50331648.0;
     // The same at t = 4: FC1 [1024, 1024] and FC2 [1024, 1024] have one
     // shape and share one buffer: 786,432 + 262,144 + 1,048,576 elements.
+    // fp8 through Transformer Engine keeps bf16 parameters: 2 bytes, as bf16.
+    QTest::newRow("405B fp8 t=1") << 16384 << 128 << 8 << 53248 << false << 1 << int(memx::Precision::Fp8)
+                                  << 6375342080.0;
     QTest::newRow("GPT bf16 t=4, FC1 = FC2") << 1024 << 16 << 16 << 4096 << true << 4 << int(memx::Precision::Bf16)
                                              << 4194304.0;
 }
