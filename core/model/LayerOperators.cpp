@@ -98,23 +98,17 @@ void attentionCore(std::vector<Operator>& ops, const ModelSpec& m, const Shape& 
     const double heads = x.b * x.a / x.t;
     ops.push_back(gemm(attentionMath(x.p), "attention scores QK^T", x.s, x.s, m.headDim, heads));
     const double scores = heads * x.s * x.s;
+    // Megatron's fused scale-mask-softmax reads and writes the scores once,
+    // and its backward reads the probabilities and their gradient and writes
+    // the scores' gradient. The kernel takes fp16/bf16 scores only
+    // (FusedScaleMaskSoftmax.forward: input_in_float16): in fp32 PyTorch
+    // first scales them by the query-key layer-scaling coefficient and
+    // masks them (masked_fill_), each a read and a write, forward and back.
     if (storesFp32(x.p)) {
-        // Megatron's fused scale-mask-softmax kernel takes fp16/bf16 scores
-        // only (FusedScaleMaskSoftmax.forward: input_in_float16); in fp32 it
-        // runs PyTorch's three kernels, each one read and one write: the
-        // scale by the query-key layer-scaling coefficient, masked_fill_ and
-        // softmax. Their backwards: the products' gradient (read, write), the
-        // masked fill of the gradient (read, write) and softmax's (reads the
-        // output and the gradient, writes one).
         ops.push_back(memoryBound("attention scale", 2.0 * x.e * scores, 2.0 * x.e * scores));
         ops.push_back(memoryBound("attention mask", 2.0 * x.e * scores, 2.0 * x.e * scores));
-        ops.push_back(memoryBound("softmax", 2.0 * x.e * scores, 3.0 * x.e * scores));
-    } else {
-        // Megatron's fused scale-mask-softmax: one read and one write of the
-        // scores; its backward reads the probabilities and their gradient
-        // and writes the scores' gradient.
-        ops.push_back(memoryBound("softmax", 2.0 * x.e * scores, 3.0 * x.e * scores));
     }
+    ops.push_back(memoryBound("softmax", 2.0 * x.e * scores, 3.0 * x.e * scores));
     if (d.attention)
         // backward: reads the gradient and the mask, writes the gradient
         ops.push_back(memoryBound("attention dropout", (2.0 * x.e + 1.0) * scores, (2.0 * x.e + 1.0) * scores));
