@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/ModelSpec.h"
+#include "predict/StageQuery.h"
 
 // Made-up models whose formulas can be checked with pencil and paper.
 namespace memx::test {
@@ -19,6 +20,25 @@ inline ModelSpec tinyModel()
     m.vocab = 1000;
     m.seqLen = 8;
     return m;
+}
+
+// A stage of `layers` layers of `m` on `gpu`, micro-batch b of s tokens;
+// everything else at StageQuery's defaults.
+inline StageQuery stageOf(const ModelSpec& m, const GpuType* gpu, int layers, int b, int s)
+{
+    StageQuery q;
+    q.gpu = gpu;
+    q.layers = layers;
+    q.microBatch = b;
+    q.seqLen = s;
+    q.hidden = m.hidden;
+    q.heads = m.heads;
+    q.headDim = m.headDim;
+    q.queryGroups = m.queryGroups;
+    q.ffnHidden = m.ffnHidden;
+    q.mlp = m.mlp;
+    q.vocab = m.vocab;
+    return q;
 }
 
 }  // namespace memx::test

@@ -21,17 +21,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 StageQuery tinyQuery()
 {
     const ModelSpec m = test::tinyModel();
-    StageQuery q;
-    q.gpu = GpuCatalog::builtin().find("A100-80GB");
-    q.layers = m.numLayers;
-    q.microBatch = 2;
-    q.seqLen = 8;
-    q.hidden = m.hidden;
-    q.heads = m.heads;
-    q.headDim = m.headDim;
-    q.queryGroups = m.queryGroups;
-    q.ffnHidden = m.ffnHidden;
-    q.vocab = m.vocab;
+    StageQuery q = test::stageOf(m, GpuCatalog::builtin().find("A100-80GB"), m.numLayers, 2, 8);
     q.distributedOptimizer = false;
     return q;
 }

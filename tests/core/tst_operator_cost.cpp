@@ -6,6 +6,7 @@
 // bandwidth), a ring all-reduce 2(t-1)/t * bytes / B + 2(t-1) * latency, and
 // the LLaMA block's weights (Wq h*a*d, Wk and Wv h*g*d each, Wo a*d*h,
 // SwiGLU 3*h*f).
+#include "TestModels.h"
 #include "hardware/GpuType.h"
 #include "model/LayerOperators.h"
 #include "model/ModelSpec.h"
@@ -430,17 +431,7 @@ void TestOperatorCost::pipelineMessagesPerChunk()
     QFETCH(double, messages);
     const GpuType gpu = roundGpu(108);
     const ModelSpec m = smallModel();
-    StageQuery q;
-    q.gpu = &gpu;
-    q.layers = 0;
-    q.microBatch = 2;
-    q.seqLen = 512;
-    q.hidden = m.hidden;
-    q.heads = m.heads;
-    q.headDim = m.headDim;
-    q.queryGroups = m.queryGroups;
-    q.ffnHidden = m.ffnHidden;
-    q.vocab = m.vocab;
+    StageQuery q = test::stageOf(m, &gpu, 0, 2, 512);
     q.hasEmbedding = first;
     q.hasOutput = last;
     q.virtualStages = v;

@@ -281,17 +281,8 @@ void TestPrecision::fp32HasNoFlashAttention()
 // 36,864 elements: 73,728 bytes in bf16, 147,456 in fp32.
 void TestPrecision::stageMemoryFollowsPrecision()
 {
-    StageQuery q;
-    q.gpu = GpuCatalog::builtin().find("A100-80GB");
-    q.layers = 2;
-    q.microBatch = 2;
-    q.seqLen = 8;
-    q.hidden = 64;
-    q.heads = 4;
-    q.headDim = 16;
-    q.queryGroups = 2;
-    q.ffnHidden = 128;
-    q.vocab = 1000;
+    // tests/TestModels.h's tiny model, 2 layers, b = 2, s = 8.
+    StageQuery q = memx::test::stageOf(memx::test::tinyModel(), GpuCatalog::builtin().find("A100-80GB"), 2, 2, 8);
     q.flashAttention = false;  // same attention in both: fp32 has no FlashAttention
     const AnalyticPredictor a;
     const StagePrediction bf16 = a.predictStage(q);
@@ -451,17 +442,7 @@ void TestPrecision::wgradBuffersWhereTransformerEngineRuns()
     const GpuType* g = GpuCatalog::builtin().find(type.toStdString());
     QVERIFY(g);
     QCOMPARE(g->runsTransformerEngine(), te);
-    StageQuery q;
-    q.gpu = g;
-    q.layers = 2;
-    q.microBatch = 2;
-    q.seqLen = 8;
-    q.hidden = 64;
-    q.heads = 4;
-    q.headDim = 16;
-    q.queryGroups = 2;
-    q.ffnHidden = 128;
-    q.vocab = 1000;
+    StageQuery q = memx::test::stageOf(memx::test::tinyModel(), g, 2, 2, 8);
     q.flashAttention = false;
     q.precision = Precision::Fp16;
     const StagePrediction p = AnalyticPredictor().predictStage(q);
