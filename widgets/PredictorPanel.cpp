@@ -130,6 +130,10 @@ const CalibrationColumn kCalibrationColumns[] = {
      &GpuParamsFit::bandwidthMultiplier, 2},
     {"launch_overhead_us", QT_TRANSLATE_NOOP("memx::PredictorPanel", "µs/op"),
      QT_TRANSLATE_NOOP("memx::PredictorPanel", "Host time per operator, µs"), &GpuParamsFit::launchOverheadUs, -1},
+    {"step_overhead_us", QT_TRANSLATE_NOOP("memx::PredictorPanel", "µs/step"),
+     QT_TRANSLATE_NOOP("memx::PredictorPanel",
+                       "Host time per schedule step (Megatron's forward or backward step of one model chunk), µs"),
+     &GpuParamsFit::stepOverheadUs, -1},
     {"comm_overhead_us", QT_TRANSLATE_NOOP("memx::PredictorPanel", "µs/coll"),
      QT_TRANSLATE_NOOP("memx::PredictorPanel", "Host time per collective or pipeline message, µs"),
      &GpuParamsFit::commOverheadUs, -1},
@@ -161,6 +165,8 @@ QString memoryText(const GpuParamsFit& f)
 
 QString fixed(double v, int decimals)
 {
+    if (v < 0)  // not in the model file (written before the parameter): the catalog's value is used
+        return QCoreApplication::translate("memx::PredictorPanel", "catalog");
     if (decimals < 0)
         decimals = std::abs(v) < 100 ? 1 : 0;
     return QString::number(v, 'f', decimals);

@@ -249,9 +249,10 @@ std::string calibrationText(const Calibrator::Result& c)
     for (const GpuParamsFit& f : c.fits) {
         std::snprintf(buf, sizeof buf,
                       "calibration %s (%d runs): efficiency x%.3g, bandwidth x%.3g, %.3g us per operator, %.3g us per "
-                      "collective, %.3g ms per iteration; time MAPE %.1f%% with catalog values, %.1f%% fitted%s%s\n",
+                      "schedule step, %.3g us per collective, %.3g ms per iteration; time MAPE %.1f%% with catalog "
+                      "values, %.1f%% fitted%s%s\n",
                       f.type.c_str(), f.runs, f.efficiencyMultiplier, f.bandwidthMultiplier, f.launchOverheadUs,
-                      f.commOverheadUs, f.iterationOverheadMs, f.mapeBefore, f.mapeAfter, f.note.empty() ? "" : " (",
+                      f.stepOverheadUs, f.commOverheadUs, f.iterationOverheadMs, f.mapeBefore, f.mapeAfter, f.note.empty() ? "" : " (",
                       f.note.empty() ? "" : (f.note + ")").c_str());
         out += buf;
         if (f.memoryRuns > 0) {

@@ -106,6 +106,7 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
         t.launchOverheadUs = json.inRange("launch_overhead_us_per_layer", ranges::launchOverheadUs)
             / kOperatorsPerLayer;
     t.commOverheadUs = json.inRange("comm_overhead_us", ranges::commOverheadUs, t.commOverheadUs);
+    t.stepOverheadUs = json.inRange("step_overhead_us", ranges::stepOverheadUs, t.stepOverheadUs);
     t.iterationOverheadMs = json.inRange("iteration_overhead_ms", ranges::iterationOverheadMs, t.iterationOverheadMs);
     t.runtimeReserveGiB = json.number("runtime_reserve_gib", t.runtimeReserveGiB);
     if (t.runtimeReserveGiB < 0 || t.runtimeReserveGiB >= t.memoryGiB)

@@ -41,6 +41,12 @@ struct GpuType {
     double launchOverheadUs = 20;
     // Host and synchronisation time of one collective or pipeline message, us.
     double commOverheadUs = 50;
+    // Host time of one schedule step, us: Megatron's schedules call
+    // forward_step and backward_step once per micro-batch and model chunk
+    // (v times per micro-batch when interleaved), and each call runs the
+    // framework's Python around the layers (input and loss handling, the
+    // model wrappers, the autograd call) whatever the chunk holds.
+    double stepOverheadUs = 50;
     // Per-iteration framework overhead outside the micro-batches (optimizer
     // launch, gradient zeroing, loss reduction, logging, timers), ms.
     double iterationOverheadMs = 5;

@@ -90,6 +90,7 @@ AnalyticPredictor::StageCosts AnalyticPredictor::costsOf(const StageQuery& q) co
     c.output = cost_.time(gpu, LO::outputLayer(m, b, s, t, p), t, rate);
     c.embedding = cost_.time(gpu, LO::embedding(m, b, s, t, p), t, rate);
     c.messageMs = gpu.commOverheadUs * 1e-3;
+    c.stepMs = gpu.stepOverheadUs * 1e-3;
     return c;
 }
 
@@ -110,6 +111,9 @@ OperatorCost::Breakdown AnalyticPredictor::compose(const StageCosts& c, const St
     const int v = std::max(1, q.virtualStages);
     const int messages = 4 * v - (q.hasEmbedding ? 2 : 0) - (q.hasOutput ? 2 : 0);
     stage.hostIdleMs += messages * c.messageMs;
+    // Megatron's schedules run forward_step and backward_step once per
+    // micro-batch and model chunk: 2 v host-side steps per micro-batch.
+    stage.hostIdleMs += 2.0 * v * c.stepMs;
     return stage;
 }
 

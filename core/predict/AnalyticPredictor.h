@@ -54,6 +54,7 @@ private:
     struct StageCosts {
         OperatorCost::Breakdown layer, output, embedding;
         double messageMs = 0;
+        double stepMs = 0;  // host time of one forward or backward step of a model chunk
     };
     StageCosts costsOf(const StageQuery& q) const;
     const GpuParamsFit* fitOf(const GpuType& gpu) const;  // null: catalog values

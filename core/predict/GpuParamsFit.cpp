@@ -17,6 +17,7 @@ GpuParamsFit GpuParamsFit::of(const GpuType& t)
     f.launchOverheadUs = t.launchOverheadUs;
     f.commOverheadUs = t.commOverheadUs;
     f.iterationOverheadMs = t.iterationOverheadMs;
+    f.stepOverheadUs = t.stepOverheadUs;
     f.memoryMultiplier = t.calibration.memoryMultiplier;
     f.frameworkMiB = t.calibration.frameworkMiB;
     return f;
@@ -29,13 +30,15 @@ void GpuParamsFit::applyTo(GpuType& t) const
     t.launchOverheadUs = launchOverheadUs;
     t.commOverheadUs = commOverheadUs;
     t.iterationOverheadMs = iterationOverheadMs;
+    if (stepOverheadUs >= 0)
+        t.stepOverheadUs = stepOverheadUs;
     t.calibration.memoryMultiplier = memoryMultiplier;
     t.calibration.frameworkMiB = frameworkMiB;
 }
 
 nlohmann::json GpuParamsFit::toJson() const
 {
-    return {{"gpu_type", type},
+    nlohmann::json j{{"gpu_type", type},
             {"efficiency_multiplier", efficiencyMultiplier},
             {"bandwidth_multiplier", bandwidthMultiplier},
             {"launch_overhead_us", launchOverheadUs},
@@ -52,6 +55,9 @@ nlohmann::json GpuParamsFit::toJson() const
             {"memory_mape_fitted", memoryMapeAfter},
             {"memory_note", memoryNote},
             {"note", note}};
+    if (stepOverheadUs >= 0)  // else read from a file without it: the catalog's value stays
+        j["step_overhead_us"] = stepOverheadUs;
+    return j;
 }
 
 GpuParamsFit GpuParamsFit::fromJson(const JsonReader& json)
@@ -63,6 +69,10 @@ GpuParamsFit GpuParamsFit::fromJson(const JsonReader& json)
     f.launchOverheadUs = json.inRange("launch_overhead_us", ranges::operatorOverheadUs);
     f.commOverheadUs = json.inRange("comm_overhead_us", ranges::commOverheadUs);
     f.iterationOverheadMs = json.inRange("iteration_overhead_ms", ranges::iterationOverheadMs);
+    // Absent in model files written before schedule steps had a host cost:
+    // then the catalog's value stays.
+    if (json.has("step_overhead_us"))
+        f.stepOverheadUs = json.inRange("step_overhead_us", ranges::stepOverheadUs);
     // Absent in model files written before memory was calibrated.
     f.memoryMultiplier = json.inRange("memory_multiplier", ranges::memoryMultiplier, 1.0);
     f.frameworkMiB = json.inRange("framework_mib", ranges::frameworkMiB, 0.0);

@@ -16,9 +16,9 @@ PredictionContext PredictionContext::of(const Cluster& cluster, const ModelSpec&
     PredictionContext c;
     char buf[512];
     for (const GpuType& t : cluster.types()) {
-        std::snprintf(buf, sizeof buf, "%s|%.17g|%.17g|%.17g|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g",
+        std::snprintf(buf, sizeof buf, "%s|%.17g|%.17g|%.17g|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g",
                       t.name.c_str(), t.peakTflopsBf16, t.memoryGiB, t.memoryBandwidthGBps, t.defaultEfficiency,
-                      t.smCount, t.launchOverheadUs, t.commOverheadUs, t.iterationOverheadMs, t.reserveGiB(),
+                      t.smCount, t.launchOverheadUs, t.commOverheadUs, t.stepOverheadUs, t.iterationOverheadMs, t.reserveGiB(),
                       t.calibration.efficiencyMultiplier, t.calibration.bandwidthMultiplier,
                       t.calibration.memoryMultiplier, t.runtimeReserveGiB);
         std::string type = buf;

@@ -36,17 +36,24 @@ struct Scenario {
     const MeasuredRun* run = nullptr;
 };
 
-// A parameter in log space with its range.
+// A parameter in log space with its range, and how strongly the fit is
+// pulled towards its catalog value (a factor on Options::priorWeight).
 struct Param {
     const char* name;
     double GpuParamsFit::*field;
     Range range;
+    double priorFactor = 1.0;
 };
 
 const Param kParams[] = {
     {"efficiency_multiplier", &GpuParamsFit::efficiencyMultiplier, ranges::efficiencyMultiplier},
     {"iteration_overhead_ms", &GpuParamsFit::iterationOverheadMs, ranges::iterationOverheadMs},
     {"launch_overhead_us", &GpuParamsFit::launchOverheadUs, ranges::operatorOverheadUs},
+    // The catalog's host time per schedule step is a guess with no measurement
+    // behind it (docs/ANALYTIC_ACCURACY.md, "Schedule steps"), so its pull is
+    // a tenth of the others': at the full pull the fit could not recover a
+    // step of 400 us from runs measured with it (tst_calibrator).
+    {"step_overhead_us", &GpuParamsFit::stepOverheadUs, ranges::stepOverheadUs, 0.1},
     {"comm_overhead_us", &GpuParamsFit::commOverheadUs, ranges::commOverheadUs},
     {"bandwidth_multiplier", &GpuParamsFit::bandwidthMultiplier, ranges::bandwidthMultiplier},
 };
@@ -213,7 +220,7 @@ public:
             }
             loss /= obs.size();
             for (std::size_t j = 0; j < x.size(); ++j)
-                loss += options_.priorWeight * (x[j] - dims[j].prior) * (x[j] - dims[j].prior);
+                loss += options_.priorWeight * dims[j].param->priorFactor * (x[j] - dims[j].prior) * (x[j] - dims[j].prior);
             return loss;
         };
         std::vector<double> x;
@@ -279,6 +286,10 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
     std::map<std::string, std::vector<double>> repeats;
     std::set<std::string> distinct;
     bool anyIteration = false, anyComm = false;
+    // Layers per model chunk: a schedule step's host time is told apart from
+    // the per-operator time only by runs whose chunks hold different numbers
+    // of layers (else every step comes with the same operators).
+    std::set<int> chunkLayers;
     for (int idx : members) {
         const MeasuredRun& r = *scenarios[static_cast<std::size_t>(idx)].run;
         const int G = std::max(1, r.microBatches());
@@ -292,6 +303,8 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
                 e.obs.push_back({idx, static_cast<int>(i), *r.stages[i].stageTimeMs / G});
         if (r.config.tp > 1 || r.config.pp > 1)
             anyComm = true;
+        for (const MeasuredStage& st : r.stages)
+            chunkLayers.insert(st.layers * 1000 / std::max(1, r.config.vp));
         distinct.insert(r.configurationKey());
     }
     for (const auto& [key, times] : repeats) {
@@ -308,6 +321,8 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
         if (p.field == &GpuParamsFit::iterationOverheadMs && !anyIteration)
             continue;
         if (p.field == &GpuParamsFit::commOverheadUs && !anyComm)
+            continue;
+        if (p.field == &GpuParamsFit::stepOverheadUs && chunkLayers.size() < 2)
             continue;
         e.free.push_back(&p);
     }

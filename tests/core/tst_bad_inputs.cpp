@@ -154,6 +154,9 @@ void TestBadInputs::jsonDocument_data()
     QTest::newRow("host time per kernel 5000 us") << "cluster" << "/gpu_types/A100-80GB/launch_overhead_us" << "5000"
                                                   << "/gpu_types/A100-80GB/launch_overhead_us"
                                                   << "outside the plausible range 0-2000 us";
+    QTest::newRow("schedule step 2e5 us") << "cluster" << "/gpu_types/A100-80GB/step_overhead_us" << "200000"
+                                          << "/gpu_types/A100-80GB/step_overhead_us"
+                                          << "outside the plausible range 0-100000 us";
     QTest::newRow("iteration overhead -1 ms") << "cluster" << "/gpu_types/A100-80GB/iteration_overhead_ms" << "-1"
                                               << "/gpu_types/A100-80GB/iteration_overhead_ms" << "";
     QTest::newRow("SM count 2.5") << "cluster" << "/gpu_types/A100-80GB/sm_count" << "2.5"

@@ -24,6 +24,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -62,6 +63,19 @@ std::vector<MeasuredRun> group(const std::string& body)
     return MeasuredRun::group(MeasurementCsv::parse(kHeader + body, "runs.csv").rows, "runs.csv");
 }
 
+// The iteration time `gpu` predicts for the run in `rows` (its CSV lines
+// after `header`, with any iteration time), placed on the synthetic cluster:
+// how the made-up GPUs below "measure" a run.
+double measuredMs(const std::string& header, const std::string& rows, const std::string& file,
+                  const std::shared_ptr<const Predictor>& gpu)
+{
+    const MeasuredRun run = MeasuredRun::group(MeasurementCsv::parse(header + rows, file).rows, file).front();
+    RunPlacement synthetic;
+    PlanSpec spec;
+    const Problem p = synthetic.problem(run, file, GpuCatalog::builtin(), spec);
+    return PlanEvaluator::evaluate(p, spec, gpu).plan.iterationMs;
+}
+
 GpuParamsFit truth()
 {
     GpuParamsFit t = GpuParamsFit::of(*GpuCatalog::builtin().find("A100-80GB"));
@@ -78,12 +92,8 @@ std::string measuredRuns(const char* slowId = "", double factor = 1.0)
     auto gpu = std::make_shared<AnalyticPredictor>();
     gpu->setCalibration({truth()});
     std::string body;
-    RunPlacement synthetic;
     for (const Config& c : kConfigs) {
-        const MeasuredRun run = group(row(c, 1)).front();
-        PlanSpec spec;
-        const Problem p = synthetic.problem(run, "runs.csv", GpuCatalog::builtin(), spec);
-        const double ms = PlanEvaluator::evaluate(p, spec, gpu).plan.iterationMs;
+        const double ms = measuredMs(kHeader, row(c, 1), "runs.csv", gpu);
         body += row(c, std::string(c.id) == slowId ? ms * factor : ms);
     }
     return body;
@@ -117,7 +127,6 @@ std::string mixedRuns()
     const Mixed runs[] = {{"m1", 12, 1, 4, 1, 32, 1024}, {"m2", 16, 2, 2, 2, 32, 1024}, {"m3", 8, 1, 4, 4, 64, 2048},
                           {"m4", 12, 4, 1, 1, 16, 2048}, {"m5", 20, 2, 2, 1, 64, 1024}, {"m6", 12, 1, 4, 2, 128, 4096}};
     std::string body = header;
-    RunPlacement synthetic;
     for (const Mixed& m : runs) {
         auto rowsOf = [&](double ms) {
             std::ostringstream s;
@@ -128,11 +137,7 @@ std::string mixedRuns()
                   << m.hidden / 64 << ",32000," << ms << "\n";
             return s.str();
         };
-        const MeasuredRun run =
-            MeasuredRun::group(MeasurementCsv::parse(header + rowsOf(1), "mixed.csv").rows, "mixed.csv").front();
-        PlanSpec spec;
-        const Problem p = synthetic.problem(run, "mixed.csv", GpuCatalog::builtin(), spec);
-        body += rowsOf(PlanEvaluator::evaluate(p, spec, gpus).plan.iterationMs);
+        body += rowsOf(measuredMs(header, rowsOf(1), "mixed.csv", gpus));
     }
     return body;
 }
@@ -149,6 +154,8 @@ private slots:
     void recoversTheMemoryOfMeasuredRuns();
     void aRunFarOffTheOthersIsLeftOut_data();
     void aRunFarOffTheOthersIsLeftOut();
+    void fitsScheduleStepsWhereChunksDiffer();
+    void keepsScheduleStepsWhereChunksAreAlike();
 };
 
 void TestCalibrator::recoversTheParametersOfMeasuredRuns()
@@ -305,6 +312,15 @@ void TestCalibrator::recoversTheMemoryOfMeasuredRuns()
     const GpuParamsFit legacy = GpuParamsFit::fromJson(JsonReader(old, "old.json"));
     QCOMPARE(legacy.memoryMultiplier, 1.0);
     QCOMPARE(legacy.frameworkMiB, 0.0);
+    // One from before schedule steps had a host time keeps the catalog's
+    // (the A100's 50 us), and writes none back.
+    QCOMPARE(back.stepOverheadUs, f.stepOverheadUs);
+    old.erase("step_overhead_us");
+    const GpuParamsFit noSteps = GpuParamsFit::fromJson(JsonReader(old, "old.json"));
+    GpuType a100 = *GpuCatalog::builtin().find("A100-80GB");
+    noSteps.applyTo(a100);
+    QCOMPARE(a100.stepOverheadUs, 50.0);
+    QVERIFY(!noSteps.toJson().contains("step_overhead_us"));
 }
 
 // One of the eight runs took 3x as long as the made-up A100 makes it (a
@@ -341,6 +357,71 @@ void TestCalibrator::aRunFarOffTheOthersIsLeftOut()
         return;
     QVERIFY2(std::abs(f.iterationOverheadMs / 40 - 1) < 0.25, qPrintable(QString::number(f.iterationOverheadMs)));
     QVERIFY2(std::abs(f.launchOverheadUs / 100 - 1) < 0.25, qPrintable(QString::number(f.launchOverheadUs)));
+}
+
+
+namespace {
+
+// Runs of the CI-shaped GPT with and without interleaving, measured on a
+// made-up A100 that spends 100 us per kernel and `stepUs` per schedule step
+// (Megatron's forward_step or backward_step of one model chunk). `configs`
+// lists tp, pp, dp, vp, mbs, gbs.
+std::string interleavedRuns(double stepUs, const std::vector<std::array<int, 6>>& configs)
+{
+    GpuParamsFit t = GpuParamsFit::of(*GpuCatalog::builtin().find("A100-80GB"));
+    t.launchOverheadUs = 100;
+    t.stepOverheadUs = stepUs;
+    auto gpu = std::make_shared<AnalyticPredictor>();
+    gpu->setCalibration({t});
+    const std::string header = "run_id,gpu_type,num_gpus,tp,pp,dp,vp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,"
+                               "recompute,iteration_time_ms\n";
+    std::string body = header;
+    for (const auto& [tp, pp, dp, vp, mbs, gbs] : configs) {
+        auto rowOf = [&](double ms) {
+            std::ostringstream s;
+            s << "tp" << tp << "pp" << pp << "dp" << dp << "vp" << vp << "mb" << mbs << "gb" << gbs << ",A100-80GB,8,"
+              << tp << "," << pp << "," << dp << "," << vp << "," << mbs << "," << gbs
+              << ",1024,12,512,8,50257,none," << ms << "\n";
+            return s.str();
+        };
+        body += rowOf(measuredMs(header, rowOf(1), "vp.csv", gpu));
+    }
+    return body;
+}
+
+}  // namespace
+
+// Chunks of 12, 6, 3 and 1 layers: the step's host time is what stays when
+// the per-kernel time is accounted for, and the fit finds it (the catalog
+// says 50 us; these runs spent 400).
+void TestCalibrator::fitsScheduleStepsWhereChunksDiffer()
+{
+    const std::string body = interleavedRuns(400, {{1, 1, 8, 1, 4, 32}, {1, 2, 4, 1, 4, 32}, {1, 4, 2, 1, 4, 32},
+                                                   {1, 4, 2, 3, 4, 32}, {2, 2, 2, 1, 4, 32}, {1, 4, 2, 3, 2, 32}});
+    const auto runs = MeasuredRun::group(MeasurementCsv::parse(body, "vp.csv").rows, "vp.csv");
+    QCOMPARE(int(runs.size()), 6);
+    const Calibrator::Result r = Calibrator::fit(runs, GpuCatalog::builtin(), "vp.csv");
+    const GpuParamsFit& f = r.fits.front();
+    QVERIFY(contains(f.fitted, "step_overhead_us"));
+    QVERIFY2(f.mapeAfter < 3, qPrintable(QString::number(f.mapeAfter)));
+    QVERIFY2(std::abs(f.stepOverheadUs / 400 - 1) < 0.3, qPrintable(QString::number(f.stepOverheadUs)));
+    QVERIFY2(std::abs(f.launchOverheadUs / 100 - 1) < 0.25, qPrintable(QString::number(f.launchOverheadUs)));
+}
+
+// Every run has 12-layer chunks (one stage, micro-batch sizes differ): a step
+// comes with the same kernels each time, so the runs cannot tell its host
+// time from theirs and the catalog's stays.
+void TestCalibrator::keepsScheduleStepsWhereChunksAreAlike()
+{
+    const std::string body = interleavedRuns(400, {{1, 1, 8, 1, 1, 32}, {1, 1, 8, 1, 2, 32}, {1, 1, 8, 1, 4, 32},
+                                                   {2, 1, 4, 1, 4, 32}, {4, 1, 2, 1, 4, 32}, {1, 1, 8, 1, 4, 64}});
+    const auto runs = MeasuredRun::group(MeasurementCsv::parse(body, "vp.csv").rows, "vp.csv");
+    QCOMPARE(int(runs.size()), 6);
+    const Calibrator::Result r = Calibrator::fit(runs, GpuCatalog::builtin(), "vp.csv");
+    const GpuParamsFit& f = r.fits.front();
+    QVERIFY(!contains(f.fitted, "step_overhead_us"));
+    QCOMPARE(f.stepOverheadUs, GpuCatalog::builtin().find("A100-80GB")->stepOverheadUs);
+    QVERIFY(contains(f.fitted, "launch_overhead_us"));
 }
 
 QTEST_APPLESS_MAIN(TestCalibrator)

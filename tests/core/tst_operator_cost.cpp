@@ -37,6 +37,23 @@ GpuType roundGpu(int sms)
     return g;
 }
 
+// The host time one per-event overhead of `gpu` (`field`) adds to the stage
+// `q`, placed first and/or last with v model chunks: the stage's host time
+// less that of the same stage with the overhead at 0, ms.
+double hostMsOf(double GpuType::*field, GpuType gpu, StageQuery q, bool first, bool last, int v)
+{
+    q.hasEmbedding = first;
+    q.hasOutput = last;
+    q.virtualStages = v;
+    const AnalyticPredictor a;
+    q.gpu = &gpu;
+    const double with = a.timeBreakdown(q).hostIdleMs;
+    GpuType free = gpu;
+    free.*field = 0;
+    q.gpu = &free;
+    return with - a.timeBreakdown(q).hostIdleMs;
+}
+
 OperatorCost::Params roundParams()
 {
     OperatorCost::Params p;
@@ -111,6 +128,8 @@ private slots:
     void unfusedSoftmaxByPrecision();
     void pipelineMessagesPerChunk_data();
     void pipelineMessagesPerChunk();
+    void scheduleStepsPerChunk_data();
+    void scheduleStepsPerChunk();
 };
 
 void TestOperatorCost::gemmEfficiency_data()
@@ -429,19 +448,44 @@ void TestOperatorCost::pipelineMessagesPerChunk()
     QFETCH(bool, last);
     QFETCH(int, v);
     QFETCH(double, messages);
-    const GpuType gpu = roundGpu(108);
     const ModelSpec m = smallModel();
-    StageQuery q = test::stageOf(m, &gpu, 0, 2, 512);
-    q.hasEmbedding = first;
-    q.hasOutput = last;
-    q.virtualStages = v;
-    const AnalyticPredictor a;
-    const double withMessages = a.timeBreakdown(q).hostIdleMs;
-    GpuType silent = gpu;
-    silent.commOverheadUs = 0;
-    q.gpu = &silent;
-    const double without = a.timeBreakdown(q).hostIdleMs;
-    QCOMPARE(withMessages - without + 1.0, messages * 0.050 + 1.0);
+    const double ms = hostMsOf(&GpuType::commOverheadUs, roundGpu(108), test::stageOf(m, nullptr, 0, 2, 512), first,
+                               last, v);
+    QCOMPARE(ms + 1.0, messages * 0.050 + 1.0);
+}
+
+void TestOperatorCost::scheduleStepsPerChunk_data()
+{
+    QTest::addColumn<bool>("first");
+    QTest::addColumn<bool>("last");
+    QTest::addColumn<int>("v");
+    QTest::addColumn<int>("layers");
+    QTest::addColumn<double>("steps");  // forward and backward steps of one micro-batch
+    // Megatron's schedules call forward_step and backward_step once per
+    // micro-batch and model chunk, whatever the chunk holds and wherever the
+    // stage sits: 2 v per micro-batch (unlike the messages above).
+    QTest::newRow("middle, 1F1B") << false << false << 1 << 3 << 2.0;
+    QTest::newRow("middle, v=3") << false << false << 3 << 3 << 6.0;
+    QTest::newRow("first, v=2") << true << false << 2 << 4 << 4.0;
+    QTest::newRow("last, v=4") << false << true << 4 << 4 << 8.0;
+    QTest::newRow("only stage") << true << true << 1 << 12 << 2.0;
+    QTest::newRow("no layers") << true << false << 1 << 0 << 2.0;
+}
+
+// Each step costs step_overhead_us of host time: 300 us here, so the stage's
+// host time grows by steps x 0.3 ms over the same stage with free steps.
+void TestOperatorCost::scheduleStepsPerChunk()
+{
+    QFETCH(bool, first);
+    QFETCH(bool, last);
+    QFETCH(int, v);
+    QFETCH(int, layers);
+    QFETCH(double, steps);
+    GpuType gpu = roundGpu(108);
+    gpu.stepOverheadUs = 300;
+    const ModelSpec m = smallModel();
+    const double ms = hostMsOf(&GpuType::stepOverheadUs, gpu, test::stageOf(m, nullptr, layers, 2, 512), first, last, v);
+    QCOMPARE(ms + 1.0, steps * 0.300 + 1.0);
 }
 
 QTEST_APPLESS_MAIN(TestOperatorCost)

@@ -335,6 +335,13 @@ void TestPredictorPanel::calibratedFileShowsEachTypesParameters()
                 QVERIFY(cell->styleSheet().contains(QStringLiteral("color")));
             }
         }
+        // The fixture predates the schedule-step host time: the cell says the
+        // catalog's value is in use rather than print the file's absence.
+        QLabel* step = calibrationCell(panel.get(), type, "step_overhead_us");
+        QVERIFY(step);
+        QCOMPARE(step->text(), fit.contains("step_overhead_us")
+                     ? expectedNumber("launch_overhead_us", fit.at("step_overhead_us").get<double>())
+                     : QStringLiteral("catalog"));
         QCOMPARE(calibrationCell(panel.get(), type, "time_mape")->text(),
                  QStringLiteral("%1 → %2 %").arg(expectedNumber("", fit.at("time_mape_catalog").get<double>()),
                                                  expectedNumber("", fit.at("time_mape_fitted").get<double>())));

@@ -2,7 +2,7 @@
 # !!! NOT THE EXACT PLAN. The plan recomputes activations per stage (stage 0 full, stage 1 full, stage 2 none),
 # !!! and Megatron-LM has one recompute setting for all stages. These scripts run the nearest
 # !!! plan it can express, the most conservative common level: full recomputation on every stage;
-# !!! predicted 36746.1 ms per iteration (the plan: 34280.2 ms), largest per-GPU peak 31173 MiB (the plan: 31173 MiB).
+# !!! predicted 36749.5 ms per iteration (the plan: 34283.6 ms), largest per-GPU peak 31173 MiB (the plan: 31173 MiB).
 # !!! For the exact plan use: memx-cli export --target flagscale (per-stage recompute lists,
 # !!! none or full per stage; selective only as one global setting).
 #
@@ -10,7 +10,7 @@
 # From search.json (memx-search/1, plan ranked 1 under the search's objective (default), written by MemX @VERSION@)
 # Model llama2-7b (32 layers) on cluster paper-6gpu-v100-t4: TP 2, PP 3, DP 1, micro-batch 1, global batch 32 (32 micro-batches), seq 4096, schedule 1f1b
 # Predictor: analytic (provenance analytic, relative uncertainty 25%). Predictions, not measurements.
-# Expected iteration time: 34280.2 ms; largest per-GPU peak memory 31173 MiB
+# Expected iteration time: 34283.6 ms; largest per-GPU peak memory 31173 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
 #   stage 0  v100#0  V100-32GB  layers 0-12 (13)  recompute full  30680 MiB of 32768 MiB (6% headroom)
 #   stage 1  v100#1  V100-32GB  layers 13-26 (14)  recompute full  31173 MiB of 32768 MiB (5% headroom)
