@@ -165,8 +165,6 @@ QString memoryText(const GpuParamsFit& f)
 
 QString fixed(double v, int decimals)
 {
-    if (v < 0)  // not in the model file (written before the parameter): the catalog's value is used
-        return QCoreApplication::translate("memx::PredictorPanel", "catalog");
     if (decimals < 0)
         decimals = std::abs(v) < 100 ? 1 : 0;
     return QString::number(v, 'f', decimals);

@@ -222,15 +222,15 @@ namespace memx {
 
 std::string AnalyticPredictor::identity() const
 {
-    char buf[320];
+    char buf[512];
     const OperatorCost::Params& o = params_.operators;
     std::snprintf(buf, sizeof buf, "analytic-ops(%.17g,%.17g,%.17g,%.17g,%.17g,%.17g)", o.tileM, o.tileN,
                   o.halfEfficiencyK, o.halfEfficiencyGemmFlops, o.bandwidthFraction, params_.relativeUncertainty);
     std::string id = buf;
     for (const GpuParamsFit& f : fits_) {
-        std::snprintf(buf, sizeof buf, "|%s:%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", f.type.c_str(),
+        std::snprintf(buf, sizeof buf, "|%s:%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", f.type.c_str(),
                       f.efficiencyMultiplier, f.bandwidthMultiplier, f.launchOverheadUs, f.commOverheadUs,
-                      f.iterationOverheadMs, f.memoryMultiplier, f.frameworkMiB);
+                      f.iterationOverheadMs, f.memoryMultiplier, f.frameworkMiB, f.stepOverheadUs);
         id += buf;
     }
     return id;

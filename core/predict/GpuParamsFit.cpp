@@ -30,20 +30,20 @@ void GpuParamsFit::applyTo(GpuType& t) const
     t.launchOverheadUs = launchOverheadUs;
     t.commOverheadUs = commOverheadUs;
     t.iterationOverheadMs = iterationOverheadMs;
-    if (stepOverheadUs >= 0)
-        t.stepOverheadUs = stepOverheadUs;
+    t.stepOverheadUs = stepOverheadUs;
     t.calibration.memoryMultiplier = memoryMultiplier;
     t.calibration.frameworkMiB = frameworkMiB;
 }
 
 nlohmann::json GpuParamsFit::toJson() const
 {
-    nlohmann::json j{{"gpu_type", type},
+    return {{"gpu_type", type},
             {"efficiency_multiplier", efficiencyMultiplier},
             {"bandwidth_multiplier", bandwidthMultiplier},
             {"launch_overhead_us", launchOverheadUs},
             {"comm_overhead_us", commOverheadUs},
             {"iteration_overhead_ms", iterationOverheadMs},
+            {"step_overhead_us", stepOverheadUs},
             {"memory_multiplier", memoryMultiplier},
             {"framework_mib", frameworkMiB},
             {"fitted", fitted},
@@ -55,9 +55,6 @@ nlohmann::json GpuParamsFit::toJson() const
             {"memory_mape_fitted", memoryMapeAfter},
             {"memory_note", memoryNote},
             {"note", note}};
-    if (stepOverheadUs >= 0)  // else read from a file without it: the catalog's value stays
-        j["step_overhead_us"] = stepOverheadUs;
-    return j;
 }
 
 GpuParamsFit GpuParamsFit::fromJson(const JsonReader& json)
@@ -70,9 +67,9 @@ GpuParamsFit GpuParamsFit::fromJson(const JsonReader& json)
     f.commOverheadUs = json.inRange("comm_overhead_us", ranges::commOverheadUs);
     f.iterationOverheadMs = json.inRange("iteration_overhead_ms", ranges::iterationOverheadMs);
     // Absent in model files written before schedule steps had a host cost:
-    // then the catalog's value stays.
-    if (json.has("step_overhead_us"))
-        f.stepOverheadUs = json.inRange("step_overhead_us", ranges::stepOverheadUs);
+    // none, as they were fitted and trained (their per-kernel and
+    // per-iteration times already hold that time).
+    f.stepOverheadUs = json.inRange("step_overhead_us", ranges::stepOverheadUs, 0.0);
     // Absent in model files written before memory was calibrated.
     f.memoryMultiplier = json.inRange("memory_multiplier", ranges::memoryMultiplier, 1.0);
     f.frameworkMiB = json.inRange("framework_mib", ranges::frameworkMiB, 0.0);

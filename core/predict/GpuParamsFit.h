@@ -21,8 +21,7 @@ struct GpuParamsFit {
     double launchOverheadUs = 0;        // host time per operator, us
     double commOverheadUs = 0;          // host time per collective or pipeline message, us
     double iterationOverheadMs = 0;     // per-iteration framework overhead, ms
-    double stepOverheadUs = -1;         // host time per schedule step (forward or backward of a chunk), us;
-                                        // < 0: the catalog's (model files before the field)
+    double stepOverheadUs = 0;          // host time per schedule step (forward or backward of a chunk), us
     double memoryMultiplier = 1.0;      // on weights, gradients, optimizer state and activations
     double frameworkMiB = 0;            // framework buffers per GPU beyond the model's tensors, MiB
     std::vector<std::string> fitted;    // names of the fields fitted ("efficiency_multiplier", ...)

@@ -14,7 +14,7 @@ PredictionContext PredictionContext::of(const Cluster& cluster, const ModelSpec&
                                         const Predictor& predictor)
 {
     PredictionContext c;
-    char buf[512];
+    char buf[1024];
     for (const GpuType& t : cluster.types()) {
         std::snprintf(buf, sizeof buf, "%s|%.17g|%.17g|%.17g|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g",
                       t.name.c_str(), t.peakTflopsBf16, t.memoryGiB, t.memoryBandwidthGBps, t.defaultEfficiency,

@@ -49,13 +49,15 @@ const Param kParams[] = {
     {"efficiency_multiplier", &GpuParamsFit::efficiencyMultiplier, ranges::efficiencyMultiplier},
     {"iteration_overhead_ms", &GpuParamsFit::iterationOverheadMs, ranges::iterationOverheadMs},
     {"launch_overhead_us", &GpuParamsFit::launchOverheadUs, ranges::operatorOverheadUs},
-    // The catalog's host time per schedule step is a guess with no measurement
-    // behind it (docs/ANALYTIC_ACCURACY.md, "Schedule steps"), so its pull is
-    // a tenth of the others': at the full pull the fit could not recover a
-    // step of 400 us from runs measured with it (tst_calibrator).
-    {"step_overhead_us", &GpuParamsFit::stepOverheadUs, ranges::stepOverheadUs, 0.1},
     {"comm_overhead_us", &GpuParamsFit::commOverheadUs, ranges::commOverheadUs},
     {"bandwidth_multiplier", &GpuParamsFit::bandwidthMultiplier, ranges::bandwidthMultiplier},
+    // Last: the host time per schedule step moves few predictions (only where
+    // chunks are small), so it is fitted only when the runs leave budget for
+    // every other parameter. The catalog's value is a guess with no
+    // measurement behind it (docs/ANALYTIC_ACCURACY.md, "schedule steps"), so
+    // its pull is a tenth of the others': at the full pull the fit could not
+    // recover a step of 400 us from runs measured with it (tst_calibrator).
+    {"step_overhead_us", &GpuParamsFit::stepOverheadUs, ranges::stepOverheadUs, 0.1},
 };
 
 double huber(double r, double delta)
@@ -270,9 +272,10 @@ Dim dimOf(const GpuType& type, const Param& p)
     return d;
 }
 
-// What the runs `members` can tell about one type: its observations, the
-// parameters they can determine (at most distinct configurations - 1, in
-// kParams order) and repeated configurations that contradict each other.
+// What the runs `members` can tell about the type `type` (whose stages they
+// contain): its observations, the parameters they can determine (at most
+// distinct configurations - 1, in kParams order) and repeated configurations
+// that contradict each other.
 struct Evidence {
     std::vector<Observation> obs;
     std::vector<const Param*> free;
@@ -280,15 +283,17 @@ struct Evidence {
     std::string contradiction;
 };
 
-Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<int>& members, double ratio)
+Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<int>& members, double ratio,
+                    const std::string& type)
 {
     Evidence e;
     std::map<std::string, std::vector<double>> repeats;
     std::set<std::string> distinct;
     bool anyIteration = false, anyComm = false;
-    // Layers per model chunk: a schedule step's host time is told apart from
-    // the per-operator time only by runs whose chunks hold different numbers
-    // of layers (else every step comes with the same operators).
+    // Layers per model chunk of the type's own stages: a schedule step's host
+    // time is told apart from its per-operator time only by runs whose chunks
+    // of this type hold different numbers of layers (else every step comes
+    // with the same operators; another type's chunks say nothing about it).
     std::set<int> chunkLayers;
     for (int idx : members) {
         const MeasuredRun& r = *scenarios[static_cast<std::size_t>(idx)].run;
@@ -304,7 +309,8 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
         if (r.config.tp > 1 || r.config.pp > 1)
             anyComm = true;
         for (const MeasuredStage& st : r.stages)
-            chunkLayers.insert(st.layers * 1000 / std::max(1, r.config.vp));
+            if (st.gpuType == type)
+                chunkLayers.insert(st.layers * 1000 / std::max(1, r.config.vp));
         distinct.insert(r.configurationKey());
     }
     for (const auto& [key, times] : repeats) {
@@ -514,7 +520,7 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
         if (!catalog.find(type))
             continue;
         GpuParamsFit& fit = start(type);
-        const Evidence e = evidenceOf(scenarios, members, options.contradictionRatio);
+        const Evidence e = evidenceOf(scenarios, members, options.contradictionRatio, type);
         const std::map<std::string, GpuParamsFit> alone{{type, fit}};
         fit.runs = static_cast<int>(members.size());
         fit.mapeBefore = fitter.mape(alone, e.obs);
@@ -538,7 +544,7 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
                 for (int idx : members)
                     if (std::none_of(out.begin(), out.end(), [&](const Outlier& o) { return o.obs.scenario == idx; }))
                         rest.push_back(idx);
-                Evidence r = evidenceOf(scenarios, rest, options.contradictionRatio);
+                Evidence r = evidenceOf(scenarios, rest, options.contradictionRatio, type);
                 if (r.free.size() == e.free.size()) {
                     const auto refit = fitter.minimise(alone, dims, r.obs, 24, 2);
                     if (fitter.mape(refit, r.obs) < fitter.mape(alone, r.obs)) {
@@ -608,7 +614,7 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
         std::vector<Dim> dims;
         std::map<std::string, std::vector<const Param*>> freeOf;
         for (const std::string& type : involved) {
-            const Evidence e = evidenceOf(scenarios, own[type], options.contradictionRatio);
+            const Evidence e = evidenceOf(scenarios, own[type], options.contradictionRatio, type);
             GpuParamsFit& fit = start(type);
             fit.runs = static_cast<int>(own[type].size());
             if (!e.contradiction.empty()) {
@@ -620,7 +626,7 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
                 freeOf[type].push_back(p);
             }
         }
-        const Evidence all = evidenceOf(scenarios, members, 1e300);
+        const Evidence all = evidenceOf(scenarios, members, 1e300, "");  // its observations only
         const double before = fitter.mape(fits, all.obs);
         if (!dims.empty()) {
             const auto best = fitter.minimise(fits, dims, all.obs, 12, 1);
@@ -645,7 +651,7 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
             catalogValues.emplace(t, GpuParamsFit::of(*catalog.find(t)));
         for (const std::string& type : involved) {
             GpuParamsFit& fit = fits.at(type);
-            const Evidence e = evidenceOf(scenarios, own[type], 1e300);
+            const Evidence e = evidenceOf(scenarios, own[type], 1e300, type);
             fit.mapeBefore = fitter.mape(catalogValues, e.obs);
             fit.mapeAfter = fitter.mape(fits, e.obs);
             if (fit.fitted.empty() && fit.note.empty())

@@ -16,8 +16,8 @@ struct MeasuredRun;
 
 // Fits each GPU type's few physical parameters to measured runs of that
 // type (issue #12, "calibration from measurements"): the GEMM efficiency
-// multiplier, the achieved-bandwidth multiplier, the host time per operator
-// and per collective, and the per-iteration overhead; then, from the measured
+// multiplier, the achieved-bandwidth multiplier, the host time per operator,
+// per collective and per schedule step, and the per-iteration overhead; then, from the measured
 // stage peaks, the memory multiplier and framework buffers (MemoryFit). Time
 // by robust least squares:
 // the mean Huber loss of the relative error (predicted / measured - 1) over

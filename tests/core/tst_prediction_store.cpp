@@ -6,6 +6,7 @@
 #include "hardware/Cluster.h"
 #include "hardware/GpuCatalog.h"
 #include "predict/AnalyticPredictor.h"
+#include "predict/GpuParamsFit.h"
 #include "predict/PredictionStore.h"
 #include "search/SearchEngine.h"
 
@@ -80,6 +81,10 @@ void TestPredictionStore::secondSearch_data()
     QTest::newRow("global batch") << "gbs" << true;
     QTest::newRow("another predictor") << "predictor" << true;
     QTest::newRow("same predictor settings, new object") << "analytic" << false;
+    // Calibrated analytic models that differ only in the host time per
+    // schedule step answer differently, and so do not share predictions.
+    QTest::newRow("calibrated: another step time") << "step" << true;
+    QTest::newRow("calibrated: the same values") << "same fit" << false;
 }
 
 void TestPredictionStore::secondSearch()
@@ -87,7 +92,16 @@ void TestPredictionStore::secondSearch()
     QFETCH(QString, change);
     QFETCH(bool, invalidated);
     auto store = std::make_shared<PredictionStore>();
+    auto calibrated = [](double stepUs) {
+        GpuParamsFit f = GpuParamsFit::of(*GpuCatalog::builtin().find("A100-80GB"));
+        f.stepOverheadUs = stepUs;
+        auto a = std::make_shared<AnalyticPredictor>();
+        a->setCalibration({f});
+        return a;
+    };
     SearchRequest a = request(1);
+    if (change == "step" || change == "same fit")
+        a.predictor = calibrated(50);
     a.store = store;
     QVERIFY(SearchEngine::run(a).error.empty());
     SearchRequest b = request(1);
@@ -107,6 +121,10 @@ void TestPredictionStore::secondSearch()
         b.predictor = std::make_shared<AnalyticPredictor>(p);
     } else if (change == "analytic")
         b.predictor = std::make_shared<AnalyticPredictor>();
+    else if (change == "step")
+        b.predictor = calibrated(500);
+    else if (change == "same fit")
+        b.predictor = calibrated(50);
     b.store = store;
     const SearchResult r = SearchEngine::run(b);
     QVERIFY(r.error.empty());

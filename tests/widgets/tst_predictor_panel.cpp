@@ -335,13 +335,12 @@ void TestPredictorPanel::calibratedFileShowsEachTypesParameters()
                 QVERIFY(cell->styleSheet().contains(QStringLiteral("color")));
             }
         }
-        // The fixture predates the schedule-step host time: the cell says the
-        // catalog's value is in use rather than print the file's absence.
+        // The fixture predates the schedule-step host time: it was fitted and
+        // trained without one, and the panel says so (0 us per step).
         QLabel* step = calibrationCell(panel.get(), type, "step_overhead_us");
         QVERIFY(step);
-        QCOMPARE(step->text(), fit.contains("step_overhead_us")
-                     ? expectedNumber("launch_overhead_us", fit.at("step_overhead_us").get<double>())
-                     : QStringLiteral("catalog"));
+        QVERIFY(!fit.contains("step_overhead_us"));
+        QCOMPARE(step->text(), QStringLiteral("0.0"));
         QCOMPARE(calibrationCell(panel.get(), type, "time_mape")->text(),
                  QStringLiteral("%1 → %2 %").arg(expectedNumber("", fit.at("time_mape_catalog").get<double>()),
                                                  expectedNumber("", fit.at("time_mape_fitted").get<double>())));
