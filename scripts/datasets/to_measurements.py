@@ -25,8 +25,8 @@ COLUMNS = [
     "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len",
     "num_layers", "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage",
     "stage_layers", "iteration_time_ms", "stage_time_ms", "peak_mem_mib",
-    # Optional run-level columns, last and together (docs/MEASUREMENTS.md): cluster (empty here: the
-    # runs' clusters are not described), precision (empty = bf16), peak_mem_kind (empty = allocated) and
+    # Optional run-level columns, last and together (docs/MEASUREMENTS.md): cluster (empty = the
+    # synthetic cluster; Sailor's runs name the clusters their measured wiring gives), precision (empty = bf16), peak_mem_kind (empty = allocated) and
     # mlp (empty = swiglu; gelu where the run had no --swiglu), tied_embeddings (empty = false),
     # attention (empty = flash), the dropout rates (empty = 0), sequence_parallel and
     # distributed_optimizer (empty = true).
@@ -714,6 +714,108 @@ SAILOR_SETUP = dict(tied_embeddings="true", attention="unfused", attention_dropo
 SAILOR_LAYER = 2  # the profiled transformer layer that Sailor copies to layers 2..L
 
 
+# Sailor's own measurements of the machines that ran its profiles (saha18uiuc/sailor @ 1f17247e,
+# sailor/providers/intra_node_bandwidths.json, copied unchanged to tests/data/datasets/): per GPU type
+# and world size W, NCCL send/recv between W/2 concurrent pairs, rank i to rank i + W/2 on one node
+# (sailor/profiling/networking/test_sendrecv.py, run.sh), messages of 64 KiB to 1 GiB; the second
+# number of each entry is the largest aggregate bandwidth seen, in bytes/s (fit_func.py's "max bw",
+# the figure Sailor's baselines use). W = 2 measures GPUs 0 and 1, W = 4 the pairs across GPUs 0-1 and
+# 2-3, W = 8 across the node's halves 0-3 and 4-7.
+SAILOR_NETWORK = "sailor_intra_node_bandwidths.json"
+# Latency is not in the measurement (its 64 KiB points include the Python loop around each send):
+# the synthetic cluster's per-hop values for the fabric (docs/MEASUREMENTS.md, "Where runs are placed").
+SAILOR_LATENCY_US = {"NVLink": 3, "PCIe": 6, "cross-NUMA": 6}
+SAILOR_INTER_NODE = dict(kind="InfiniBand", bandwidth_gbps=25, latency_us=5)  # as the synthetic cluster
+
+
+def compact_json(doc):
+    """A JSON document with its top-level lists one item per line (a cluster of 48 nodes stays readable)."""
+    parts = []
+    for key, value in doc.items():
+        if isinstance(value, list):
+            items = ",\n".join("  " + json.dumps(v) for v in value)
+            parts.append(f" {json.dumps(key)}: [\n{items}\n ]")
+        else:
+            parts.append(f" {json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def sailor_cluster(gpu, node_gpus, nodes, levels, source_file):
+    """memx-cluster/1 document: `nodes` nodes of `node_gpus` GPUs of type `gpu`, wired inside as
+    Sailor measured it. `levels` maps W (2, 4, 8) to the GB/s each of the W/2 concurrent pairs got."""
+    def kind(w, gbps):
+        if gbps >= 30:
+            return "NVLink"
+        return "cross-NUMA" if w == 8 else "PCIe"
+    links = []
+    names = [f"n{i}" for i in range(nodes)]
+    for n in names:
+        for w in sorted(levels):
+            if w > node_gpus:
+                continue
+            half = w // 2
+            for first in range(0, node_gpus, w):
+                a = f"{n}:{first}" if half == 1 else f"{n}:{first}-{first + half - 1}"
+                b = f"{n}:{first + half}" if half == 1 else f"{n}:{first + half}-{first + w - 1}"
+                k = kind(w, levels[w])
+                links.append({"name": f"{n}-w{w}-{first}", "kind": k, "between": [a, b],
+                              "bandwidth_gbps": levels[w], "latency_us": SAILOR_LATENCY_US[k]})
+    for i in range(nodes):
+        for j in range(i + 1, nodes):
+            links.append({"name": f"ib-{names[i]}-{names[j]}", "between": [names[i], names[j]],
+                          **SAILOR_INTER_NODE})
+    wiring = "; ".join(f"W={w}: {levels[w]} GB/s per pair" for w in sorted(levels))
+    return collections.OrderedDict([
+        ("format", "memx-cluster/1"),
+        ("name", f"sailor-{gpu}"),
+        ("description", f"{nodes} nodes of {node_gpus} {gpu} as Sailor's profiling machines are wired inside "
+                        f"({wiring}); written by scripts/datasets/to_measurements.py"),
+        ("source", f"tests/data/datasets/{source_file} (Sailor's NCCL send/recv measurement of its {gpu} "
+                   "machines: the largest aggregate bandwidth of W/2 concurrent pairs i -> i + W/2, divided by "
+                   "the pairs, joins the two halves of every aligned group of W GPUs; pairs 2k, 2k+1 at W = 2); "
+                   "latency per hop and the InfiniBand between nodes (25 GB/s, 5 us) are the synthetic "
+                   "cluster's, assumed (a layer profile's time holds no transfer between nodes)"),
+        ("nodes", [{"name": n, "gpus": [{"type": gpu, "count": node_gpus}]} for n in names]),
+        ("links", links),
+    ])
+
+
+def write_sailor_clusters(datasets_dir, out_dir, rows, rep):
+    """Writes clusters/sailor-<gpu>.json for each GPU type whose largest TP degree Sailor's bandwidth
+    file covers, and fills those runs' cluster column; other types keep the synthetic cluster."""
+    path = os.path.join(datasets_dir, SAILOR_NETWORK)
+    if not os.path.exists(path):
+        repo_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        path = os.path.join(repo_root, "tests", "data", "datasets", SAILOR_NETWORK)
+    with open(path, encoding="utf-8") as f:
+        network = json.load(f)
+    by_gpu = collections.defaultdict(list)
+    for r in rows:
+        by_gpu[r["gpu_type"]].append(r)
+    names = {v: k for k, v in SAILOR_GPU.items()}
+    os.makedirs(os.path.join(out_dir, "clusters"), exist_ok=True)
+    for gpu, runs in sorted(by_gpu.items()):
+        entry = network.get(names[gpu], {})
+        levels = {int(w): round(v[1] / 1e9 / (int(w) // 2), 1) for w, v in entry.items()}
+        node_gpus = max(levels) if levels else 0
+        tp_max = max(int(r["tp"]) for r in runs)
+        if tp_max > node_gpus:
+            rep.notes.append(f"{gpu}: Sailor measured its machines up to {node_gpus} GPUs, its profiles reach "
+                             f"TP {tp_max}: synthetic cluster (cluster column empty)")
+            continue
+        nodes = max(-(-int(r["num_gpus"]) // node_gpus) for r in runs)
+        rel = f"clusters/sailor-{gpu}.json"
+        doc = sailor_cluster(gpu, node_gpus, nodes, levels, SAILOR_NETWORK)
+        tmp = os.path.join(out_dir, rel) + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(compact_json(doc))
+        os.replace(tmp, os.path.join(out_dir, rel))
+        for r in runs:
+            r["cluster"] = rel
+        rep.notes.append(f"{gpu}: {len(runs)} runs on {rel} ({nodes} nodes of {node_gpus}; "
+                         + ", ".join(f"W={w} {levels[w]} GB/s" for w in sorted(levels)) + ")")
+
+
 def convert_sailor(path, catalog):
     rep = Report("sailor_layers.csv")
     comment, header, raw = read_dataset(path)
@@ -816,10 +918,13 @@ def main(argv=None):
          "num_layers, dp 1, gbs = mbs; stage_time_ms = (fwd_s+bwd_s)*1000 of layer 2; precision fp32 on V100-16GB, "
          "RTX-2080 and Titan-RTX, tf32 (inferred) on A100, GH200 and RTX-3090 (Megatron-DeepSpeed without "
          "--fp16/--bf16 in the NGC PyTorch 24.10 container, TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1); no memory, "
-         "peak_mem_kind empty"),
+         "peak_mem_kind empty; cluster clusters/sailor-<gpu>.json, wired inside as Sailor measured its machines "
+         "(sailor_intra_node_bandwidths.json), where that measurement covers the type's TP degrees"),
     ]
     for out_name, src_name, fn, conversion in jobs:
         comment, rows, rep = fn(os.path.join(args.datasets, src_name), catalog)
+        if fn is convert_sailor:
+            write_sailor_clusters(args.datasets, args.out, rows, rep)
         size = write_csv(os.path.join(args.out, out_name), source_line(src_name, comment, conversion), rows)
         rep.print(rows, size)
     return 0

@@ -72,12 +72,16 @@ void TestAccuracyDatasets::sailorLayerTimes()
     // (22.6%). With fp32's three softmax kernels (scale, mask, softmax) in
     // place of Megatron's fused fp16/bf16 one: 19.4% and 16.5%; with the
     // softmax and dropout backwards at their own traffic (3 and 1 accesses
-    // per score and byte, not twice the forward's): 20.2% and 17.2%.
-    QVERIFY2(a.mape < 21.0, qPrintable(QString::number(a.mape)));
-    QVERIFY2(l.mape < 18.0, qPrintable(QString::number(l.mape)));
+    // per score and byte, not twice the forward's): 20.2% and 17.2%. With
+    // the runs on clusters wired as Sailor measured its machines (the
+    // cluster column; RTX-3090 pairs on a 50 GB/s NVLink bridge, 3.9 GB/s
+    // across pairs, 1.3 GB/s across the node's halves; V100 stays on the
+    // synthetic cluster): 13.7% and 11.2%. Issue #12's targets: 25% and 12%.
+    QVERIFY2(a.mape < 15.0, qPrintable(QString::number(a.mape)));
+    QVERIFY2(l.mape < 12.0, qPrintable(QString::number(l.mape)));
     QVERIFY2(l.mape < a.mape, qPrintable(QString("learned %1 vs analytic %2").arg(l.mape).arg(a.mape)));
-    // Calibration fits an efficiency factor per type (x0.81 to x1.45 on 3 runs each).
-    QVERIFY2(r.calibrated.stageTime.mape < 18.0, qPrintable(QString::number(r.calibrated.stageTime.mape)));
+    // Calibration fits an efficiency factor per type (x0.84 to x1.77 on 3 runs each).
+    QVERIFY2(r.calibrated.stageTime.mape < 12.0, qPrintable(QString::number(r.calibrated.stageTime.mape)));
 }
 
 // SimuMax: Megatron-LM LLaMA-3 runs on 8 B200 with time and per-rank memory.
