@@ -398,6 +398,9 @@ Augmenter::Result Augmenter::augment(const std::vector<Measurement>& rows, const
                 for (std::size_t m = 0; m < s.fits.size(); ++m)
                     target(*r, s.fits[m].metric)
                         = valueAt(s.fits[m].fit.trend, double(xr), x0, ys[m][k], x1, ys[m][k + 1]);
+                for (std::size_t side : {k, k + 1})
+                    for (std::size_t i : at[side])
+                        r->derivedFrom.runIds.push_back(rows[i].runId);
                 std::string base = lo.runId + "~" + toString(g.axis) + "=" + std::to_string(xr);
                 // A stage-only change (its tp or layers) is not the same
                 // interpolated run as the other stages' rows.

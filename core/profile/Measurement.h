@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace memx {
 
@@ -29,6 +30,15 @@ struct Measurement {
 
     std::string runId;
     Source source = Source::Measured;
+    // An interpolated row: the run ids of the rows whose values it was
+    // interpolated between (Augmenter), so that cross-validation never trains
+    // on a row made from a held-out run. Not part of the row's content: files
+    // do not carry it, and rows compare equal whatever it holds.
+    struct Origin {
+        std::vector<std::string> runIds;
+        bool operator==(const Origin&) const { return true; }
+    };
+    Origin derivedFrom;
     std::string gpuType;
     int numGpus = 0;
     int tp = 1;

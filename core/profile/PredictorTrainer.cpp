@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <set>
 #include <random>
 #include <stdexcept>
 
@@ -71,6 +72,31 @@ nlohmann::json TrainReport::toJson() const
     return j;
 }
 
+PredictorTrainer::FoldRows PredictorTrainer::foldRows(const TrainingSet& set, const std::vector<int>& foldOf, int fold)
+{
+    // Runs of the fold by id, to find the interpolated runs made from them.
+    std::set<std::string> held;
+    for (std::size_t i = 0; i < set.runs.size(); ++i)
+        if (foldOf[i] == fold)
+            held.insert(set.runs[i].runId);
+    std::vector<char> leaks(set.runs.size(), 0);
+    for (std::size_t i = 0; i < set.runs.size(); ++i)
+        for (const std::string& from : set.runs[i].config.derivedFrom.runIds)
+            leaks[i] = leaks[i] || held.count(from) > 0;
+    FoldRows out;
+    for (std::size_t r = 0; r < set.rows.size(); ++r) {
+        const auto run = static_cast<std::size_t>(set.rows[r].run);
+        const bool interpolated = set.runs[run].config.source == MeasurementSource::Interpolated;
+        if (foldOf[run] == fold) {
+            if (!interpolated)
+                out.test.push_back(r);
+        } else if (!leaks[run]) {
+            out.train.push_back(r);
+        }
+    }
+    return out;
+}
+
 CrossValidation PredictorTrainer::crossValidate(const TrainingSet& set, const XgboostModel::TrainParams& params,
                                                 int folds, std::uint64_t seed)
 {
@@ -92,9 +118,7 @@ CrossValidation PredictorTrainer::crossValidate(const TrainingSet& set, const Xg
     double sumT = 0, sumM = 0, priorT = 0, priorM = 0;
     int nT = 0, nM = 0;
     for (int f = 0; f < cv.folds; ++f) {
-        std::vector<std::size_t> train, test;
-        for (std::size_t r = 0; r < set.rows.size(); ++r)
-            (foldOf[set.rows[r].run] == f ? test : train).push_back(r);
+        const auto [train, test] = foldRows(set, foldOf, f);
         if (train.empty() || test.empty())
             continue;
         const LearnedPredictor model = fitRows(set, train, params);

@@ -83,6 +83,16 @@ public:
 
     static CrossValidation crossValidate(const TrainingSet& set, const XgboostModel::TrainParams& params, int folds,
                                          std::uint64_t seed);
+
+    // The rows of one cross-validation fold, given each run's fold: the test
+    // rows are the fold's measured (and simulated) runs; interpolated runs are
+    // never scored, and the training rows leave out every interpolated run
+    // made from a run of the fold (Measurement::derivedFrom), or the fold
+    // would be judged on its own values drawn on a straight line.
+    struct FoldRows {
+        std::vector<std::size_t> train, test;
+    };
+    static FoldRows foldRows(const TrainingSet& set, const std::vector<int>& foldOf, int fold);
 };
 
 }  // namespace memx

@@ -187,6 +187,7 @@ private slots:
     void linearMbsValues_data();
     void linearMbsValues();
     void linearMbsCopiesTheLowerNeighbour();
+    void rowsNameTheRunsTheyCameFrom();
     void mbsSweepAtFixedMicroBatches();
     void superlinearSeqLen_data();
     void superlinearSeqLen();
@@ -275,6 +276,25 @@ void TestAugmenter::linearMbsCopiesTheLowerNeighbour()
         expect.peakMemMiB = m.peakMemMiB;
         QCOMPARE(m, expect);
     }
+}
+
+// Each generated row names the runs it was interpolated between (both
+// neighbours, every repeat at a neighbour), which cross-validation needs to
+// keep it out of the folds that score them; files do not carry it.
+void TestAugmenter::rowsNameTheRunsTheyCameFrom()
+{
+    auto in = sweep(runRow("A100-80GB", ""), "m", Axis::Mbs, {1, 4, 7, 10, 13}, [](int x) { return 1000.0 + 100 * x; },
+                    [](int x) { return 20000.0 + 500 * x; });
+    Measurement repeat = in[1];  // mbs 4 measured twice
+    repeat.runId = "m4b";
+    in.push_back(repeat);
+    const auto r = Augmenter::augment(in);
+    using Ids = std::vector<std::string>;
+    QCOMPARE(findRow(r.rows, Axis::Mbs, 2)->derivedFrom.runIds, (Ids{"m1", "m4", "m4b"}));
+    QCOMPARE(findRow(r.rows, Axis::Mbs, 5)->derivedFrom.runIds, (Ids{"m4", "m4b", "m7"}));
+    QCOMPARE(findRow(r.rows, Axis::Mbs, 11)->derivedFrom.runIds, (Ids{"m10", "m13"}));
+    for (const Measurement& m : in)
+        QVERIFY(m.derivedFrom.runIds.empty());
 }
 
 // A per-layer profiler's sweep: one micro-batch of each size (gbs = mbs,

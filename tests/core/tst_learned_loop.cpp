@@ -54,6 +54,7 @@ private slots:
     void incompleteRuns();
     void labelsFromRunRow();
     void labelsFromStageRows();
+    void foldsNeverTrainOnRowsMadeFromTheirRuns();
     void minimalSetCoversThreePoints();
     void predictorFileRoundTrip();
     void predictorFileRefusesMismatch();
@@ -174,6 +175,45 @@ void TestLearnedLoop::labelsFromStageRows()
         QVERIFY(std::abs(std::exp(set.rows[i].timeLabel) * set.rows[i].analytic.timeMs - perMb[i]) < 1e-6);
         QVERIFY(std::abs(std::exp(set.rows[i].memoryLabel) * set.rows[i].analytic.memory.allocatedMiB() - mem[i]) < 1e-6);
     }
+}
+
+// Cross-validation with interpolated rows (train --augment): a fold is scored
+// on its measured runs only, and trains on no row interpolated from one of
+// them, or it would be judged on its own values drawn on a straight line.
+// Runs a (mbs 1), b (mbs 4) and c (mbs 8) are measured; i (mbs 2) was made
+// from a and b, j (mbs 6) from b and c.
+void TestLearnedLoop::foldsNeverTrainOnRowsMadeFromTheirRuns()
+{
+    auto m = rows("a,A100-80GB,8,1,1,8,1,384,2048,32,4096,32,32000,none,,,1000,,\n"
+                  "b,A100-80GB,8,1,1,8,4,384,2048,32,4096,32,32000,none,,,1600,,\n"
+                  "c,A100-80GB,8,1,1,8,8,384,2048,32,4096,32,32000,none,,,2400,,\n"
+                  "i,A100-80GB,8,1,1,8,2,384,2048,32,4096,32,32000,none,,,1200,,\n"
+                  "j,A100-80GB,8,1,1,8,6,384,2048,32,4096,32,32000,none,,,2000,,\n");
+    m[3].source = m[4].source = MeasurementSource::Interpolated;
+    m[3].derivedFrom.runIds = {"a", "b"};
+    m[4].derivedFrom.runIds = {"b", "c"};
+    const TrainingSet set = TrainingSet::build(m, "t.csv", GpuCatalog::builtin());
+    QCOMPARE(set.runs.size(), std::size_t(5));
+    // The runs of each training row, by id, for a fold.
+    auto ids = [&](const std::vector<std::size_t>& rowIdx) {
+        QStringList out;
+        for (std::size_t r : rowIdx)
+            out << QString::fromStdString(set.runs[static_cast<std::size_t>(set.rows[r].run)].runId);
+        return out;
+    };
+    const std::vector<int> foldOf = {0, 1, 2, 0, 2};  // a, b, c, i, j
+    // Fold 0 holds a (scored) and i (never scored); j, made from b and c, trains.
+    auto f0 = PredictorTrainer::foldRows(set, foldOf, 0);
+    QCOMPARE(ids(f0.test), QStringList{"a"});
+    QCOMPARE(ids(f0.train), (QStringList{"b", "c", "j"}));
+    // Fold 1 holds b: i and j were both made from it.
+    auto f1 = PredictorTrainer::foldRows(set, foldOf, 1);
+    QCOMPARE(ids(f1.test), QStringList{"b"});
+    QCOMPARE(ids(f1.train), (QStringList{"a", "c"}));
+    // Fold 2 holds c and j: i, made from a and b, trains.
+    auto f2 = PredictorTrainer::foldRows(set, foldOf, 2);
+    QCOMPARE(ids(f2.test), QStringList{"c"});
+    QCOMPARE(ids(f2.train), (QStringList{"a", "b", "i"}));
 }
 
 // 4 micro-batch sizes x 3 TP degrees of one GPU type: the three points are
