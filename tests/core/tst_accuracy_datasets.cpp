@@ -76,7 +76,9 @@ void TestAccuracyDatasets::sailorLayerTimes()
     // the runs on clusters wired as Sailor measured its machines (the
     // cluster column; RTX-3090 pairs on a 50 GB/s NVLink bridge, 3.9 GB/s
     // across pairs, 1.3 GB/s across the node's halves; V100 stays on the
-    // synthetic cluster): 13.7% and 11.2%. Issue #12's targets: 25% and 12%.
+    // synthetic cluster): 13.7% and 11.2%; with GH200's host times scaled to
+    // its Grace CPU (2.46x, TransformerEngine issue #2053): 13.0% and 10.5%.
+    // Issue #12's targets: 25% and 12%.
     QVERIFY2(a.mape < 15.0, qPrintable(QString::number(a.mape)));
     QVERIFY2(l.mape < 12.0, qPrintable(QString::number(l.mape)));
     QVERIFY2(l.mape < a.mape, qPrintable(QString("learned %1 vs analytic %2").arg(l.mape).arg(a.mape)));
