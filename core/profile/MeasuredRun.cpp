@@ -183,6 +183,17 @@ std::vector<MeasuredRun> MeasuredRun::group(
             run.runPeakMemMiB = m.peakMemMiB;
         }
     }
+    // An interpolated run is made from the neighbours of every one of its
+    // rows (run and stage rows may come from different sweeps): the config
+    // names them all, in row order, whichever row it was taken from.
+    for (MeasuredRun& run : runs)
+        run.config.derivedFrom.runIds.clear();
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        std::vector<std::string>& into = runs[index.at(rows[r].runId)].config.derivedFrom.runIds;
+        for (const std::string& id : rows[r].derivedFrom.runIds)
+            if (std::find(into.begin(), into.end(), id) == into.end())
+                into.push_back(id);
+    }
 
     std::vector<MeasuredRun> done;
     for (MeasuredRun& run : runs) {

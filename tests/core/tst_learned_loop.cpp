@@ -55,6 +55,7 @@ private slots:
     void labelsFromRunRow();
     void labelsFromStageRows();
     void foldsNeverTrainOnRowsMadeFromTheirRuns();
+    void interpolatedRunNamesTheNeighboursOfEveryRow();
     void minimalSetCoversThreePoints();
     void predictorFileRoundTrip();
     void predictorFileRefusesMismatch();
@@ -214,6 +215,21 @@ void TestLearnedLoop::foldsNeverTrainOnRowsMadeFromTheirRuns()
     auto f2 = PredictorTrainer::foldRows(set, foldOf, 2);
     QCOMPARE(ids(f2.test), QStringList{"c"});
     QCOMPARE(ids(f2.train), (QStringList{"a", "b", "i"}));
+}
+
+// An interpolated run whose run row and stage row come from different
+// neighbours is made from all of them, whichever row speaks for the run.
+void TestLearnedLoop::interpolatedRunNamesTheNeighboursOfEveryRow()
+{
+    auto m = rows("k,A100-80GB,8,1,2,4,2,384,2048,32,4096,32,32000,none,1,16,,600,\n"
+                  "k,A100-80GB,8,1,2,4,2,384,2048,32,4096,32,32000,none,,,1200,,\n");
+    for (Measurement& r : m)
+        r.source = MeasurementSource::Interpolated;
+    m[0].derivedFrom.runIds = {"a", "b"};
+    m[1].derivedFrom.runIds = {"b", "c"};
+    const auto runs = MeasuredRun::group(m, "t.csv");
+    QCOMPARE(runs.size(), std::size_t(1));
+    QCOMPARE(runs[0].config.derivedFrom.runIds, (std::vector<std::string>{"a", "b", "c"}));
 }
 
 // 4 micro-batch sizes x 3 TP degrees of one GPU type: the three points are
