@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <set>
 #include <random>
 #include <stdexcept>
@@ -80,9 +79,14 @@ PredictorTrainer::FoldRows PredictorTrainer::foldRows(const TrainingSet& set, co
         if (foldOf[i] == fold)
             held.insert(set.runs[i].runId);
     std::vector<char> leaks(set.runs.size(), 0);
-    for (std::size_t i = 0; i < set.runs.size(); ++i)
-        for (const std::string& from : set.runs[i].config.derivedFrom.runIds)
+    for (std::size_t i = 0; i < set.runs.size(); ++i) {
+        const Measurement& c = set.runs[i].config;
+        // An interpolated run that does not say where it came from (one read
+        // from a file) may have come from any fold: it trains in none.
+        leaks[i] = c.source == MeasurementSource::Interpolated && c.derivedFrom.runIds.empty();
+        for (const std::string& from : c.derivedFrom.runIds)
             leaks[i] = leaks[i] || held.count(from) > 0;
+    }
     FoldRows out;
     for (std::size_t r = 0; r < set.rows.size(); ++r) {
         const auto run = static_cast<std::size_t>(set.rows[r].run);
@@ -97,23 +101,38 @@ PredictorTrainer::FoldRows PredictorTrainer::foldRows(const TrainingSet& set, co
     return out;
 }
 
+std::size_t PredictorTrainer::scoredRuns(const TrainingSet& set)
+{
+    return static_cast<std::size_t>(std::count_if(set.runs.begin(), set.runs.end(), [](const MeasuredRun& r) {
+        return r.config.source != MeasurementSource::Interpolated;
+    }));
+}
+
+std::vector<int> PredictorTrainer::assignFolds(const TrainingSet& set, int folds, std::uint64_t seed)
+{
+    std::vector<int> scored;
+    for (std::size_t i = 0; i < set.runs.size(); ++i)
+        if (set.runs[i].config.source != MeasurementSource::Interpolated)
+            scored.push_back(static_cast<int>(i));
+    std::mt19937_64 rng(seed);
+    std::shuffle(scored.begin(), scored.end(), rng);
+    std::vector<int> foldOf(set.runs.size(), -1);
+    for (std::size_t k = 0; k < scored.size(); ++k)
+        foldOf[static_cast<std::size_t>(scored[k])] = static_cast<int>(k % static_cast<std::size_t>(folds));
+    return foldOf;
+}
+
 CrossValidation PredictorTrainer::crossValidate(const TrainingSet& set, const XgboostModel::TrainParams& params,
                                                 int folds, std::uint64_t seed)
 {
     CrossValidation cv;
-    const int runs = static_cast<int>(set.runs.size());
-    cv.folds = std::min(folds, runs);
+    cv.folds = std::min(folds, static_cast<int>(scoredRuns(set)));
     const double nan = std::numeric_limits<double>::quiet_NaN();
     if (cv.folds < 2) {
         cv.timeMape = cv.memoryMape = cv.objective = nan;
         return cv;
     }
-    std::vector<int> order(runs);
-    std::iota(order.begin(), order.end(), 0);
-    std::mt19937_64 rng(seed);
-    std::shuffle(order.begin(), order.end(), rng);
-    std::vector<int> foldOf(runs);
-    for (int k = 0; k < runs; ++k) foldOf[order[k]] = k % cv.folds;
+    const std::vector<int> foldOf = assignFolds(set, cv.folds, seed);
 
     double sumT = 0, sumM = 0, priorT = 0, priorM = 0;
     int nT = 0, nM = 0;
@@ -155,7 +174,7 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
     report = TrainReport{};
     XgboostModel::TrainParams best = options.params;
     best.seed = static_cast<int>(options.seed % 1000003);
-    const bool canValidate = std::min<std::size_t>(options.folds, set.runs.size()) >= 3;
+    const bool canValidate = std::min<std::size_t>(options.folds, scoredRuns(set)) >= 3;
     if (options.tune && canValidate) {
         const std::vector<BayesianOptimizer::Dimension> dims = {
             {"max_depth", 2, 8, true, false},

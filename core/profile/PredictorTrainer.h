@@ -61,7 +61,7 @@ struct TrainReport {
 class PredictorTrainer {
 public:
     struct Options {
-        int folds = 5;                 // fewer when there are fewer runs; none below 3 runs
+        int folds = 5;                 // fewer when there are fewer measured runs; none below 3
         int initialPoints = 6;         // Latin hypercube design of the optimiser
         int iterations = 14;           // expected-improvement steps after it
         bool tune = true;              // false: use `params` as given
@@ -84,11 +84,20 @@ public:
     static CrossValidation crossValidate(const TrainingSet& set, const XgboostModel::TrainParams& params, int folds,
                                          std::uint64_t seed);
 
+    // Runs a fold can score: the measured and simulated ones, not the
+    // interpolated (train --augment) ones.
+    static std::size_t scoredRuns(const TrainingSet& set);
+    // Each run's fold: the scored runs shuffled by `seed` and dealt round
+    // the folds, so the folds differ by at most one scored run; interpolated
+    // runs are in no fold (-1).
+    static std::vector<int> assignFolds(const TrainingSet& set, int folds, std::uint64_t seed);
     // The rows of one cross-validation fold, given each run's fold: the test
     // rows are the fold's measured (and simulated) runs; interpolated runs are
     // never scored, and the training rows leave out every interpolated run
     // made from a run of the fold (Measurement::derivedFrom), or the fold
-    // would be judged on its own values drawn on a straight line.
+    // would be judged on its own values drawn on a straight line. An
+    // interpolated run that names no origin (read from a file, not made by
+    // this train) trains in no fold: it might have come from any.
     struct FoldRows {
         std::vector<std::size_t> train, test;
     };

@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -47,6 +48,7 @@ private slots:
     void simulate();
     void importLogs();
     void train();
+    void trainOnInterpolatedRowsOfUnknownOrigin();
     void predict();
     void evaluate();
     void searchWithPredictor();
@@ -155,6 +157,35 @@ void TestCliLoop::train()
     QCOMPARE(report["trials"].toArray().size(), 3);
     QVERIFY(report["cross_validation"].toObject()["time_mape_pct"].toDouble() > 0);
     QVERIFY(report["importance_gain"].toObject().contains("tp"));
+}
+
+// A file that already holds interpolated rows (written by another tool, or
+// by an earlier --augment) does not say which runs they were made from:
+// train says so, still trains on them, and keeps them out of every
+// cross-validation fold, so the folds score the measured runs alone.
+void TestCliLoop::trainOnInterpolatedRowsOfUnknownOrigin()
+{
+    auto set = MeasurementCsv::read(path("sim.csv").toStdString());
+    std::vector<std::string> ids;
+    for (const Measurement& m : set.rows)
+        if (std::find(ids.begin(), ids.end(), m.runId) == ids.end())
+            ids.push_back(m.runId);
+    QVERIFY(ids.size() >= 5);
+    for (Measurement& m : set.rows)
+        if (m.runId == ids[0] || m.runId == ids[1])
+            m.source = memx::MeasurementSource::Interpolated;
+    {
+        QFile f(path("sim_interp.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(MeasurementCsv::write(set.rows)));
+    }
+    const QStringList args{"train", "--measurements", path("sim_interp.csv"), "--out", path("model_interp.json"),
+                           "--no-tune", "--folds", "3"};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY2(r.err.contains("2 interpolated run(s) read from the file do not say which runs they were made from"),
+             qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains(QString("trained on %1 runs").arg(ids.size())), qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains("3-fold cross-validation by run"), qPrintable(describe(args, r)));
 }
 
 void TestCliLoop::predict()

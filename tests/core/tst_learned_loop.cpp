@@ -56,6 +56,7 @@ private slots:
     void labelsFromStageRows();
     void foldsNeverTrainOnRowsMadeFromTheirRuns();
     void interpolatedRunNamesTheNeighboursOfEveryRow();
+    void foldsDealOnlyMeasuredRuns();
     void minimalSetCoversThreePoints();
     void predictorFileRoundTrip();
     void predictorFileRefusesMismatch();
@@ -182,19 +183,21 @@ void TestLearnedLoop::labelsFromStageRows()
 // on its measured runs only, and trains on no row interpolated from one of
 // them, or it would be judged on its own values drawn on a straight line.
 // Runs a (mbs 1), b (mbs 4) and c (mbs 8) are measured; i (mbs 2) was made
-// from a and b, j (mbs 6) from b and c.
+// from a and b, j (mbs 6) from b and c; k (mbs 3) was read from a file of
+// interpolated rows that does not say what it came from.
 void TestLearnedLoop::foldsNeverTrainOnRowsMadeFromTheirRuns()
 {
     auto m = rows("a,A100-80GB,8,1,1,8,1,384,2048,32,4096,32,32000,none,,,1000,,\n"
                   "b,A100-80GB,8,1,1,8,4,384,2048,32,4096,32,32000,none,,,1600,,\n"
                   "c,A100-80GB,8,1,1,8,8,384,2048,32,4096,32,32000,none,,,2400,,\n"
                   "i,A100-80GB,8,1,1,8,2,384,2048,32,4096,32,32000,none,,,1200,,\n"
-                  "j,A100-80GB,8,1,1,8,6,384,2048,32,4096,32,32000,none,,,2000,,\n");
-    m[3].source = m[4].source = MeasurementSource::Interpolated;
+                  "j,A100-80GB,8,1,1,8,6,384,2048,32,4096,32,32000,none,,,2000,,\n"
+                  "k,A100-80GB,8,1,1,8,3,384,2048,32,4096,32,32000,none,,,1400,,\n");
+    m[3].source = m[4].source = m[5].source = MeasurementSource::Interpolated;
     m[3].derivedFrom.runIds = {"a", "b"};
     m[4].derivedFrom.runIds = {"b", "c"};
     const TrainingSet set = TrainingSet::build(m, "t.csv", GpuCatalog::builtin());
-    QCOMPARE(set.runs.size(), std::size_t(5));
+    QCOMPARE(set.runs.size(), std::size_t(6));
     // The runs of each training row, by id, for a fold.
     auto ids = [&](const std::vector<std::size_t>& rowIdx) {
         QStringList out;
@@ -202,8 +205,9 @@ void TestLearnedLoop::foldsNeverTrainOnRowsMadeFromTheirRuns()
             out << QString::fromStdString(set.runs[static_cast<std::size_t>(set.rows[r].run)].runId);
         return out;
     };
-    const std::vector<int> foldOf = {0, 1, 2, 0, 2};  // a, b, c, i, j
-    // Fold 0 holds a (scored) and i (never scored); j, made from b and c, trains.
+    const std::vector<int> foldOf = {0, 1, 2, -1, -1, -1};  // a, b, c, i, j, k
+    // Fold 0 holds a; i was made from it; j, made from b and c, trains; k
+    // trains in no fold.
     auto f0 = PredictorTrainer::foldRows(set, foldOf, 0);
     QCOMPARE(ids(f0.test), QStringList{"a"});
     QCOMPARE(ids(f0.train), (QStringList{"b", "c", "j"}));
@@ -211,10 +215,47 @@ void TestLearnedLoop::foldsNeverTrainOnRowsMadeFromTheirRuns()
     auto f1 = PredictorTrainer::foldRows(set, foldOf, 1);
     QCOMPARE(ids(f1.test), QStringList{"b"});
     QCOMPARE(ids(f1.train), (QStringList{"a", "c"}));
-    // Fold 2 holds c and j: i, made from a and b, trains.
+    // Fold 2 holds c, which j was made from: i, made from a and b, trains.
     auto f2 = PredictorTrainer::foldRows(set, foldOf, 2);
     QCOMPARE(ids(f2.test), QStringList{"c"});
     QCOMPARE(ids(f2.train), (QStringList{"a", "b", "i"}));
+}
+
+// Folds are dealt over the runs they can score. Seven measured runs and
+// eight interpolated ones in three folds: 3, 2 and 2 measured runs per fold
+// whatever the seed, and no interpolated run in any (were they dealt too, a
+// fold could hold one measured run and four interpolated ones).
+void TestLearnedLoop::foldsDealOnlyMeasuredRuns()
+{
+    std::string body;
+    for (int k = 1; k <= 15; ++k)
+        body += "r" + std::to_string(k) + ",A100-80GB,8,1,1,8,1,384,2048,32," + std::to_string(1024 + 128 * k) +
+                ",32,32000,none,,," + std::to_string(1000 + 100 * k) + ",,\n";
+    auto m = rows(body);
+    for (int i = 1; i < 15; i += 2) {  // r2, r4, ... r14 interpolated, plus r15
+        m[static_cast<std::size_t>(i)].source = MeasurementSource::Interpolated;
+        m[static_cast<std::size_t>(i)].derivedFrom.runIds = {m[i - 1].runId, m[i + 1].runId};
+    }
+    m[14].source = MeasurementSource::Interpolated;
+    m[14].derivedFrom.runIds = {"r13"};
+    const TrainingSet set = TrainingSet::build(m, "t.csv", GpuCatalog::builtin());
+    QCOMPARE(set.runs.size(), std::size_t(15));
+    QCOMPARE(PredictorTrainer::scoredRuns(set), std::size_t(7));
+    for (std::uint64_t seed : {0u, 1u, 7919u, 15838u}) {
+        const std::vector<int> foldOf = PredictorTrainer::assignFolds(set, 3, seed);
+        std::vector<int> count(3, 0);
+        for (std::size_t i = 0; i < set.runs.size(); ++i) {
+            const bool interpolated = set.runs[i].config.source == MeasurementSource::Interpolated;
+            if (interpolated) {
+                QCOMPARE(foldOf[i], -1);
+            } else {
+                QVERIFY(foldOf[i] >= 0 && foldOf[i] < 3);
+                ++count[static_cast<std::size_t>(foldOf[i])];
+            }
+        }
+        std::sort(count.begin(), count.end());
+        QCOMPARE(count, (std::vector<int>{2, 2, 3}));
+    }
 }
 
 // An interpolated run whose run row and stage row come from different

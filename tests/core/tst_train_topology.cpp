@@ -170,20 +170,20 @@ void TestTrainTopology::trainingSeesTheClusterLinks()
 // GPUs 2-3 at TP 2 (an RTX-3090 NVLink pair, 49769218367.6 B/s), 4-7 at TP 4
 // (pairs 4-5 and 6-7 joined at 7861831446.0 / 2 B/s on the RTX-3090), a whole
 // second node at TP 8 (halves joined at 5326931791.9 / 4 B/s). The ring's TP
-// link is its slowest hop, rounded to 0.1 GB/s as the converter writes it.
+// link is its slowest hop, to three significant figures as the converter writes it.
 // V100 has no 8-GPU measurement and keeps the synthetic node's NVLink.
 void TestTrainTopology::sailorRunsSeeTheirMachinesWiring_data()
 {
     QTest::addColumn<QString>("runId");
     QTest::addColumn<double>("tpLinkGBps");
     QTest::newRow("RTX-3090 TP 2: its NVLink bridge") << "sailor__OPT-350__RTX-3090__mbs8_tp2" << 49.8;
-    QTest::newRow("RTX-3090 TP 4: across pairs") << "sailor__OPT-350__RTX-3090__mbs8_tp4" << 3.9;
-    QTest::newRow("RTX-3090 TP 8: across halves") << "sailor__OPT-350__RTX-3090__mbs8_tp8" << 1.3;
-    QTest::newRow("Titan-RTX TP 8") << "sailor__OPT-350__Titan-RTX__mbs8_tp8" << 6.1;   // 24304314860.6 / 4
+    QTest::newRow("RTX-3090 TP 4: across pairs") << "sailor__OPT-350__RTX-3090__mbs8_tp4" << 3.93;
+    QTest::newRow("RTX-3090 TP 8: across halves") << "sailor__OPT-350__RTX-3090__mbs8_tp8" << 1.33;
+    QTest::newRow("Titan-RTX TP 8") << "sailor__OPT-350__Titan-RTX__mbs8_tp8" << 6.08;  // 24304314860.6 / 4
     // RTX-2080 TP 4: across pairs 22666820280.2 / 2 B/s, but its pairs are slower (10755624404.2).
     QTest::newRow("RTX-2080 TP 4: its pairs") << "sailor__OPT-350__RTX-2080__mbs4_tp4" << 10.8;
-    QTest::newRow("GH200 TP 4") << "sailor__OPT-30__GH-96__mbs8_tp4" << 125.3;          // 250558342885.7 / 2
-    QTest::newRow("A100-40GB TP 2") << "sailor__OPT-350__A100-40__mbs8_tp2" << 248.9;   // 248876169884.1
+    QTest::newRow("GH200 TP 4") << "sailor__OPT-30__GH-96__mbs8_tp4" << 125.0;          // 250558342885.7 / 2
+    QTest::newRow("A100-40GB TP 2") << "sailor__OPT-350__A100-40__mbs8_tp2" << 249.0;   // 248876169884.1
     QTest::newRow("V100-16GB TP 8: synthetic") << "sailor__OPT-350__V100-16__mbs1_tp8" << 300.0;
 }
 
