@@ -108,7 +108,7 @@ void train(const TrainArgs& a)
     const std::shared_ptr<const AnalyticPredictor> prior =
         a.noCalibrate ? nullptr : Calibrator::calibratedModel(measured, dataFile, placement, calibration);
     const TrainingSet set = TrainingSet::build(rows, dataFile, GpuCatalog::builtin(), &placement, prior);
-    for (const std::string& s : set.skipped) std::cerr << "skipped " << s << "\n";
+    for (const std::string& s : set.skipped) std::cerr << dataFile << ": skipped " << s << "\n";
     if (set.rows.empty())
         throw InputError(dataFile, "", "no run could be used for training (see the skipped runs above)");
     const auto unnamed = std::count_if(set.runs.begin(), set.runs.end(), [](const MeasuredRun& r) {

@@ -115,7 +115,23 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
 {
     const Deadline deadline(options.timeLimitS);
     ProtocolResult out;
-    const std::vector<MeasuredRun> runs = MeasuredRun::group(rows, file, &out.skipped);
+    const GpuCatalog& catalog = GpuCatalog::builtin();
+    RunPlacement place(options.cluster);
+    // A complete run that no model can predict (a precision its GPUs lack)
+    // is skipped with its reason before the minimal set is drawn, or it
+    // would take a training place and be dropped there unseen.
+    std::vector<MeasuredRun> runs;
+    std::set<std::string> unusable;
+    for (MeasuredRun& run : MeasuredRun::group(rows, file, &out.skipped)) {
+        if (place.predict(run, file, catalog, nullptr, out.skipped))
+            runs.push_back(std::move(run));
+        else
+            unusable.insert(run.runId);
+    }
+    std::vector<Measurement> usable;
+    for (const Measurement& m : rows)
+        if (!unusable.count(m.runId))
+            usable.push_back(m);
     out.runs = runs.size();
     if (runs.size() < 2)
         throw InputError(file, "", "the protocol needs at least two complete runs, found " + std::to_string(runs.size()));
@@ -125,12 +141,10 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
         trainIds.insert(runs[i].runId);
         out.trainRuns.push_back(runs[i].runId);
     }
-    const GpuCatalog& catalog = GpuCatalog::builtin();
     if (chosen.size() == runs.size())
-        return leaveOneOut(rows, file, options, deadline, std::move(out));
+        return leaveOneOut(usable, file, options, deadline, std::move(out));
     std::vector<Measurement> train, test;
-    for (const Measurement& m : rows) (trainIds.count(m.runId) ? train : test).push_back(m);
-    RunPlacement place(options.cluster);
+    for (const Measurement& m : usable) (trainIds.count(m.runId) ? train : test).push_back(m);
     auto prior = calibratedPrior(train, file, options, place, out.calibration);
     const TrainingSet set =
         TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place, prior);

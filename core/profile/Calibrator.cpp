@@ -287,7 +287,7 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
                     const std::string& type)
 {
     Evidence e;
-    std::map<std::string, std::vector<double>> repeats;
+    std::map<std::string, std::vector<std::pair<double, std::string>>> repeats;  // time, run id
     std::set<std::string> distinct;
     bool anyIteration = false, anyComm = false;
     // Layers per model chunk of the type's own stages: a schedule step's host
@@ -300,7 +300,7 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
         const int G = std::max(1, r.microBatches());
         if (r.iterationTimeMs) {
             e.obs.push_back({idx, -1, *r.iterationTimeMs});
-            repeats[r.configurationKey()].push_back(*r.iterationTimeMs);
+            repeats[r.configurationKey()].emplace_back(*r.iterationTimeMs, r.runId);
             anyIteration = true;
         }
         for (std::size_t i = 0; i < r.stages.size(); ++i)
@@ -315,11 +315,11 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
     }
     for (const auto& [key, times] : repeats) {
         auto [lo, hi] = std::minmax_element(times.begin(), times.end());
-        if (*hi > ratio * *lo) {
-            char buf[160];
-            std::snprintf(buf, sizeof buf, "runs of one configuration differ %.0fx in iteration time (%.1f vs %.1f ms)",
-                          *hi / *lo, *lo, *hi);
-            e.contradiction = buf;
+        if (hi->first > ratio * lo->first) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, " of one configuration differ %.0fx in iteration time (%.1f vs %.1f ms)",
+                          hi->first / lo->first, lo->first, hi->first);
+            e.contradiction = "runs " + lo->second + " and " + hi->second + buf;
         }
     }
     e.distinct = distinct.size();
@@ -494,6 +494,10 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
         Scenario sc;
         try {
             sc.problem = placement.problem(run, file, catalog, sc.spec);
+            // What only evaluating finds (a precision one of the run's GPU
+            // types lacks) skips the run here, as it does in training,
+            // instead of stopping the fit halfway.
+            PlanEvaluator::evaluate(sc.problem, sc.spec, nullptr);
         } catch (const InputError& e) {
             result.messages.push_back("run " + run.runId + ": " + e.what());
             continue;

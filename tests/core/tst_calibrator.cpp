@@ -151,6 +151,7 @@ private slots:
     void keepsCatalogValues();
     void modelFileFromOneRunHasNoNan();
     void aRunThatCannotBeCompletedIsLeftOut();
+    void aRunInAPrecisionItsGpuLacksIsLeftOut();
     void recoversTheMemoryOfMeasuredRuns();
     void aRunFarOffTheOthersIsLeftOut_data();
     void aRunFarOffTheOthersIsLeftOut();
@@ -200,7 +201,7 @@ void TestCalibrator::keepsCatalogValues_data()
     // The same configuration 4x apart, and another run: contradiction.
     QTest::newRow("contradicting runs")
         << QString::fromStdString(row(kConfigs[0], 90) + row({"again", 1, 1, 8, 4, 32}, 360) + row(kConfigs[1], 140))
-        << "differ 4x in iteration time";
+        << "runs tp1pp1 and again of one configuration differ 4x in iteration time (90.0 vs 360.0 ms)";
 }
 
 void TestCalibrator::keepsCatalogValues()
@@ -265,6 +266,28 @@ void TestCalibrator::aRunThatCannotBeCompletedIsLeftOut()
     QCOMPARE(int(r.fits.size()), 1);
     QCOMPARE(r.fits.front().runs, 8);  // the eight complete runs
     QCOMPARE(int(model->calibration().size()), 1);
+}
+
+// A run in fp8 on A100s (which have none) cannot be predicted: the fit
+// leaves it out with the reason and calibrates on the other eight, where it
+// used to stop the whole `train` with the evaluator's exception.
+void TestCalibrator::aRunInAPrecisionItsGpuLacksIsLeftOut()
+{
+    const std::string body = measuredRuns() + "infp8,A100-80GB,8,1,1,8,4,32,1024,12,512,8,50257,none,,,150,,\n";
+    auto rows = MeasurementCsv::parse(kHeader + body, "runs.csv").rows;
+    QCOMPARE(rows.back().runId, std::string("infp8"));
+    rows.back().precision = Precision::Fp8;
+    RunPlacement synthetic;
+    Calibrator::Result r;
+    const auto model = Calibrator::calibratedModel(rows, "runs.csv", synthetic, r);
+    QVERIFY(model);
+    QCOMPARE(int(r.fits.size()), 1);
+    QCOMPARE(r.fits.front().runs, 8);
+    QVERIFY2(r.fits.front().mapeAfter < 3, qPrintable(QString::number(r.fits.front().mapeAfter)));
+    bool named = false;
+    for (const std::string& m : r.messages)
+        named = named || (m.find("run infp8: ") == 0 && m.find("fp8 is not available on A100-80GB") != std::string::npos);
+    QVERIFY2(named, r.messages.empty() ? "no message" : r.messages.front().c_str());
 }
 
 // The eight runs' peaks (run level: the largest over the GPUs, `allocated`)

@@ -2,7 +2,8 @@
 // completing runs from their rows (MeasuredRun), training labels of both
 // granularities (TrainingSet), the minimal-set choice of the accuracy
 // protocol (MinimalSetSelector) and the predictor file with its refusals
-// (PredictorFile).
+// (PredictorFile), and the protocol's choice of which runs it can use
+// (AccuracyProtocol).
 #include "TestPaths.h"
 
 #include "hardware/Cluster.h"
@@ -10,6 +11,7 @@
 #include "io/InputError.h"
 #include "model/ModelSpec.h"
 #include "predict/PredictorFile.h"
+#include "profile/AccuracyProtocol.h"
 #include "profile/MeasuredRun.h"
 #include "profile/MeasurementCsv.h"
 #include "profile/MinimalSetSelector.h"
@@ -58,6 +60,7 @@ private slots:
     void interpolatedRunNamesTheNeighboursOfEveryRow();
     void foldsDealOnlyMeasuredRuns();
     void minimalSetCoversThreePoints();
+    void protocolSkipsRunsNoModelCanPredict();
     void predictorFileRoundTrip();
     void predictorFileRefusesMismatch();
     void predictorFileErrors_data();
@@ -290,6 +293,36 @@ void TestLearnedLoop::minimalSetCoversThreePoints()
     QCOMPARE(runs.size(), std::size_t(12));
     QCOMPARE(MinimalSetSelector::select(runs), (std::vector<int>{0, 7, 11}));
     QCOMPARE(MinimalSetSelector::rest(5, {1, 3}), (std::vector<int>{0, 2, 4}));
+}
+
+// A run in fp8 on A100s (which have none) is complete but cannot be
+// predicted: the accuracy protocol names it as skipped and draws its
+// minimal set from the other runs. It used to take a training place (it is
+// the only mbs-1 run) and vanish there without a word.
+void TestLearnedLoop::protocolSkipsRunsNoModelCanPredict()
+{
+    std::string body;
+    int k = 0;
+    for (int mbs : {1, 2, 4, 8})
+        for (int tp : {1, 2}) {
+            body += "r" + std::to_string(k++) + ",A100-80GB," + std::to_string(tp * 2) + "," + std::to_string(tp) +
+                    ",1,2," + std::to_string(mbs) + ",64,2048,32,4096,32,32000,none,,," +
+                    std::to_string(1000 + 100 * mbs + 200 * tp) + ",,\n";
+        }
+    auto m = rows(body);
+    QCOMPARE(m.front().runId, std::string("r0"));
+    m.front().precision = Precision::Fp8;
+    AccuracyProtocol::Options opt;
+    opt.trainer.tune = false;
+    opt.calibrate = false;
+    const ProtocolResult r = AccuracyProtocol::run(m, "t.csv", opt);
+    QCOMPARE(r.runs, std::size_t(7));
+    QCOMPARE(int(r.skipped.size()), 1);
+    QVERIFY2(r.skipped.front().find("run r0: ") == 0, r.skipped.front().c_str());
+    QVERIFY2(r.skipped.front().find("fp8 is not available on A100-80GB") != std::string::npos,
+             r.skipped.front().c_str());
+    QVERIFY(std::find(r.trainRuns.begin(), r.trainRuns.end(), "r0") == r.trainRuns.end());
+    QCOMPARE(r.analytic.runs + r.trainRuns.size(), std::size_t(7));
 }
 
 namespace {
