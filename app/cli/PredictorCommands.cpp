@@ -88,7 +88,10 @@ void train(const TrainArgs& a)
     std::string text;
     std::vector<Measurement> rows = readAll(a.measurements, text);
     nlohmann::json augmentJson;
-    std::size_t interpolated = 0;
+    std::size_t interpolated = 0;  // rows generated here (--augment)
+    const auto fromFile = static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const Measurement& m) {
+        return m.source == MeasurementSource::Interpolated;
+    }));
     // Calibration fits real runs, not interpolated ones (neither generated
     // here nor read from a file that holds some).
     std::vector<Measurement> measured;
@@ -132,7 +135,7 @@ void train(const TrainArgs& a)
     PredictorMetadata meta = set.metadata();
     meta.dataHash = PredictorMetadata::hashText(text);
     meta.sources = a.measurements;
-    meta.interpolatedRows = interpolated;
+    meta.interpolatedRows = interpolated + fromFile;
     nlohmann::json training = report.toJson();
     training["skipped"] = set.skipped;
     if (!augmentJson.is_null()) training["augmentation"] = augmentJson;
@@ -140,9 +143,10 @@ void train(const TrainArgs& a)
     PredictorFile::save(a.out, model, meta);
     if (!a.report.empty()) writeFileAtomically(a.report, training.dump(1) + "\n");
 
-    std::printf("trained on %zu runs (%zu stage rows: %zu with time, %zu with memory; %zu interpolated rows), "
+    std::printf("trained on %zu runs (%zu stage rows: %zu with time, %zu with memory; %zu interpolated rows%s), "
                 "%zu run(s) skipped\n",
-                set.runs.size(), set.rows.size(), set.timeLabels(), set.memoryLabels(), interpolated,
+                set.runs.size(), set.rows.size(), set.timeLabels(), set.memoryLabels(), interpolated + fromFile,
+                fromFile > 0 ? (": " + std::to_string(fromFile) + " read from the file").c_str() : "",
                 set.skipped.size());
     if (report.stoppedByTimeLimit)
         std::printf("incomplete: --time-limit %.0f s stopped the hyper-parameter search after %zu of %d trials; the "
@@ -154,13 +158,14 @@ void train(const TrainArgs& a)
     std::printf("%s", calibrationText(calibration).c_str());
     if (report.cv.folds >= 2) {
         // The calibration was fitted on every run before the folds were
-        // drawn, so the calibrated model's own figure is in-sample; the trees'
-        // folds learn on top of that same calibration.
+        // drawn: both figures are in-sample for it (the trees' folds learn on
+        // top of that same calibration).
         std::printf("%d-fold cross-validation by run: stage time MAPE %.2f%%, stage memory MAPE %.2f%% "
-                    "(%s alone: %.2f%%, %.2f%%)\n",
+                    "(%s alone: %.2f%%, %.2f%%)%s\n",
                     report.cv.folds, report.cv.timeMape, report.cv.memoryMape,
-                    prior ? "calibrated analytic model, calibrated on every run (in-sample)" : "analytic model",
-                    report.cv.priorTimeMape, report.cv.priorMemoryMape);
+                    prior ? "calibrated analytic model" : "analytic model", report.cv.priorTimeMape,
+                    report.cv.priorMemoryMape,
+                    prior ? "; the calibration saw every run, so both figures are in-sample for it" : "");
         if (!report.uncertainty.timeCorrection)
             std::printf("time: the trees did not beat the %s in cross-validation; it predicts time alone\n",
                         prior ? "calibrated analytic model" : "analytic model");
@@ -169,7 +174,9 @@ void train(const TrainArgs& a)
                         prior ? "calibrated analytic model" : "analytic model");
     }
     else
-        std::printf("too few runs for cross-validation; uncertainty left at its defaults\n");
+        std::printf("too few measured runs for cross-validation (%zu; interpolated runs are never scored); "
+                    "uncertainty left at its defaults\n",
+                    PredictorTrainer::scoredRuns(set));
     std::printf("%s\n", IterationTermFit::describe(report.iterationTerms).c_str());
     std::printf("uncertainty: +-%.0f%% inside the training range, up to +-%.0f%% outside\n",
                 100 * report.uncertainty.inRangeUncertainty, 100 * report.uncertainty.outOfRangeUncertainty);

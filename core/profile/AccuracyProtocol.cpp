@@ -46,7 +46,9 @@ std::vector<Measurement> augmented(std::vector<Measurement> train, bool augment,
     return train;
 }
 
-// The analytic model calibrated to the (real, not interpolated) training rows.
+// The analytic model calibrated to the training rows: measured and simulated
+// ones (AccuracyProtocol::run leaves interpolated runs of the file out, and
+// `augmented` adds its rows only after this fit).
 std::shared_ptr<const AnalyticPredictor> calibratedPrior(const std::vector<Measurement>& train, const std::string& file,
                                                          const AccuracyProtocol::Options& options,
                                                          RunPlacement& placement, Calibrator::Result& calibration)
@@ -119,22 +121,39 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
     RunPlacement place(options.cluster);
     // A complete run that no model can predict (a precision its GPUs lack)
     // is skipped with its reason before the minimal set is drawn, or it
-    // would take a training place and be dropped there unseen.
+    // would take a training place and be dropped there unseen. Interpolated
+    // runs read from the file are left out too: the protocol scores
+    // measurements, and a row that does not say which runs it was drawn
+    // between could hand a held-out run's value to the training set
+    // (--augment interpolates within the training runs instead).
     std::vector<MeasuredRun> runs;
     std::set<std::string> unusable;
     for (MeasuredRun& run : MeasuredRun::group(rows, file, &out.skipped)) {
-        if (place.predict(run, file, catalog, nullptr, out.skipped))
-            runs.push_back(std::move(run));
-        else
+        if (run.config.source == MeasurementSource::Interpolated) {
+            out.skipped.push_back("run " + run.runId + ": interpolated (source column): the protocol scores and "
+                                  "trains on measured and simulated runs only; --augment interpolates within the "
+                                  "training runs");
             unusable.insert(run.runId);
+        } else if (place.predict(run, file, catalog, nullptr, out.skipped)) {
+            runs.push_back(std::move(run));
+        } else {
+            unusable.insert(run.runId);
+        }
     }
     std::vector<Measurement> usable;
     for (const Measurement& m : rows)
-        if (!unusable.count(m.runId))
+        if (!unusable.count(m.runId) && m.source != MeasurementSource::Interpolated)
             usable.push_back(m);
     out.runs = runs.size();
-    if (runs.size() < 2)
-        throw InputError(file, "", "the protocol needs at least two complete runs, found " + std::to_string(runs.size()));
+    if (runs.size() < 2) {
+        std::string why = "the protocol needs at least two complete runs a model can predict, found "
+            + std::to_string(runs.size());
+        for (std::size_t i = 0; i < out.skipped.size() && i < 3; ++i)
+            why += (i == 0 ? "; skipped: " : "; ") + out.skipped[i];
+        if (out.skipped.size() > 3)
+            why += "; and " + std::to_string(out.skipped.size() - 3) + " more";
+        throw InputError(file, "", why);
+    }
     const std::vector<int> chosen = MinimalSetSelector::select(runs);
     std::set<std::string> trainIds;
     for (int i : chosen) {

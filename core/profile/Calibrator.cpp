@@ -499,7 +499,7 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
             // instead of stopping the fit halfway.
             PlanEvaluator::evaluate(sc.problem, sc.spec, nullptr);
         } catch (const InputError& e) {
-            result.messages.push_back("run " + run.runId + ": " + e.what());
+            result.messages.push_back(file + ": run " + run.runId + " left out: " + e.reason());
             continue;
         }
         sc.run = &run;

@@ -110,6 +110,8 @@ std::size_t PredictorTrainer::scoredRuns(const TrainingSet& set)
 
 std::vector<int> PredictorTrainer::assignFolds(const TrainingSet& set, int folds, std::uint64_t seed)
 {
+    if (folds < 1)
+        throw std::invalid_argument("PredictorTrainer::assignFolds: " + std::to_string(folds) + " folds");
     std::vector<int> scored;
     for (std::size_t i = 0; i < set.runs.size(); ++i)
         if (set.runs[i].config.source != MeasurementSource::Interpolated)

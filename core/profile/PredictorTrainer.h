@@ -61,7 +61,7 @@ struct TrainReport {
 class PredictorTrainer {
 public:
     struct Options {
-        int folds = 5;                 // fewer when there are fewer measured runs; none below 3
+        int folds = 5;                 // fewer when there are fewer measured runs; none below 2, no tuning below 3
         int initialPoints = 6;         // Latin hypercube design of the optimiser
         int iterations = 14;           // expected-improvement steps after it
         bool tune = true;              // false: use `params` as given
@@ -89,7 +89,7 @@ public:
     static std::size_t scoredRuns(const TrainingSet& set);
     // Each run's fold: the scored runs shuffled by `seed` and dealt round
     // the folds, so the folds differ by at most one scored run; interpolated
-    // runs are in no fold (-1).
+    // runs are in no fold (-1). Throws std::invalid_argument for folds < 1.
     static std::vector<int> assignFolds(const TrainingSet& set, int folds, std::uint64_t seed);
     // The rows of one cross-validation fold, given each run's fold: the test
     // rows are the fold's measured (and simulated) runs; interpolated runs are

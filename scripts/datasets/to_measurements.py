@@ -793,21 +793,25 @@ def write_sailor_clusters(datasets_dir, out_dir, rows, rep):
     for r in rows:
         by_gpu[r["gpu_type"]].append(r)
     names = {v: k for k, v in SAILOR_GPU.items()}
-    os.makedirs(os.path.join(out_dir, "clusters"), exist_ok=True)
+    # Every type is checked before any file is written, so a bad measurement leaves no half-updated folder.
+    wired = []
     for gpu, runs in sorted(by_gpu.items()):
         entry = network.get(names[gpu], {})
         # Three significant figures: 0.1 GB/s would make RTX-3090's 1.33 GB/s across halves 1.3.
         levels = {int(w): float(f"{v[1] / 1e9 / (int(w) // 2):.3g}") for w, v in entry.items()}
         node_gpus = max(levels) if levels else 0
-        # Every level from a pair up to the machine, or a group of GPUs would have no measured wiring.
-        if levels and sorted(levels) != [2 ** k for k in range(1, node_gpus.bit_length())]:
-            raise SystemExit(f"{path}: {names[gpu]}: measured world sizes {sorted(levels)} are not 2, 4, ... "
-                             f"{node_gpus}; cannot wire every aligned group of GPUs")
         tp_max = max(int(r["tp"]) for r in runs)
         if tp_max > node_gpus:
             rep.notes.append(f"{gpu}: Sailor measured its machines up to {node_gpus} GPUs, its profiles reach "
                              f"TP {tp_max}: synthetic cluster (cluster column empty)")
             continue
+        # Every level from a pair up to the machine, or a group of GPUs would have no measured wiring.
+        if sorted(levels) != [2 ** k for k in range(1, node_gpus.bit_length())]:
+            raise SystemExit(f"{path}: {names[gpu]}: measured world sizes {sorted(levels)} are not 2, 4, ... "
+                             f"{node_gpus}; cannot wire every aligned group of GPUs")
+        wired.append((gpu, runs, levels, node_gpus))
+    os.makedirs(os.path.join(out_dir, "clusters"), exist_ok=True)
+    for gpu, runs, levels, node_gpus in wired:
         nodes = max(-(-int(r["num_gpus"]) // node_gpus) for r in runs)
         rel = f"clusters/sailor-{gpu}.json"
         doc = sailor_cluster(gpu, node_gpus, nodes, levels, SAILOR_NETWORK)

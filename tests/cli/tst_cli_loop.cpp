@@ -171,21 +171,40 @@ void TestCliLoop::trainOnInterpolatedRowsOfUnknownOrigin()
         if (std::find(ids.begin(), ids.end(), m.runId) == ids.end())
             ids.push_back(m.runId);
     QVERIFY(ids.size() >= 5);
-    for (Measurement& m : set.rows)
+    std::vector<Measurement> measuredOnly;
+    for (Measurement& m : set.rows) {
         if (m.runId == ids[0] || m.runId == ids[1])
             m.source = memx::MeasurementSource::Interpolated;
-    {
-        QFile f(path("sim_interp.csv"));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QByteArray::fromStdString(MeasurementCsv::write(set.rows)));
+        else
+            measuredOnly.push_back(m);
     }
+    auto write = [&](const QString& name, const std::vector<Measurement>& rows) {
+        QFile f(path(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(MeasurementCsv::write(rows)));
+    };
+    write("sim_interp.csv", set.rows);
+    write("sim_measured.csv", measuredOnly);
     const QStringList args{"train", "--measurements", path("sim_interp.csv"), "--out", path("model_interp.json"),
                            "--no-tune", "--folds", "3"};
     RUN_EXPECT(r, args, 0);
     QVERIFY2(r.err.contains("2 interpolated run(s) read from the file do not say which runs they were made from"),
              qPrintable(describe(args, r)));
     QVERIFY2(r.out.contains(QString("trained on %1 runs").arg(ids.size())), qPrintable(describe(args, r)));
-    QVERIFY2(r.out.contains("3-fold cross-validation by run"), qPrintable(describe(args, r)));
+    QVERIFY2(r.out.contains("read from the file"), qPrintable(describe(args, r)));
+    // The folds score and train on the measured runs alone: the same
+    // figures as training on the file without the interpolated runs.
+    const QStringList alone{"train", "--measurements", path("sim_measured.csv"), "--out", path("model_measured.json"),
+                            "--no-tune", "--folds", "3"};
+    RUN_EXPECT(m, alone, 0);
+    auto cvLine = [](const QString& out) {
+        for (const QString& line : out.split('\n'))
+            if (line.contains("cross-validation by run"))
+                return line;
+        return QString();
+    };
+    QVERIFY2(!cvLine(m.out).isEmpty(), qPrintable(describe(alone, m)));
+    QCOMPARE(cvLine(r.out), cvLine(m.out));
 }
 
 void TestCliLoop::predict()

@@ -312,17 +312,33 @@ void TestLearnedLoop::protocolSkipsRunsNoModelCanPredict()
     auto m = rows(body);
     QCOMPARE(m.front().runId, std::string("r0"));
     m.front().precision = Precision::Fp8;
+    // r7 comes from a file of interpolated rows: no measurement to score,
+    // and no telling which held-out run it was drawn from.
+    QCOMPARE(m.back().runId, std::string("r7"));
+    m.back().source = MeasurementSource::Interpolated;
     AccuracyProtocol::Options opt;
     opt.trainer.tune = false;
     opt.calibrate = false;
     const ProtocolResult r = AccuracyProtocol::run(m, "t.csv", opt);
-    QCOMPARE(r.runs, std::size_t(7));
-    QCOMPARE(int(r.skipped.size()), 1);
-    QVERIFY2(r.skipped.front().find("run r0: ") == 0, r.skipped.front().c_str());
-    QVERIFY2(r.skipped.front().find("fp8 is not available on A100-80GB") != std::string::npos,
-             r.skipped.front().c_str());
-    QVERIFY(std::find(r.trainRuns.begin(), r.trainRuns.end(), "r0") == r.trainRuns.end());
-    QCOMPARE(r.analytic.runs + r.trainRuns.size(), std::size_t(7));
+    QCOMPARE(r.runs, std::size_t(6));
+    QCOMPARE(int(r.skipped.size()), 2);
+    QVERIFY2(r.skipped[0].find("run r0: ") == 0, r.skipped[0].c_str());
+    QVERIFY2(r.skipped[0].find("fp8 is not available on A100-80GB") != std::string::npos, r.skipped[0].c_str());
+    QVERIFY2(r.skipped[1].find("run r7: interpolated") == 0, r.skipped[1].c_str());
+    for (const char* out : {"r0", "r7"})
+        QVERIFY(std::find(r.trainRuns.begin(), r.trainRuns.end(), out) == r.trainRuns.end());
+    QCOMPARE(r.analytic.runs + r.trainRuns.size(), std::size_t(6));
+    // With one usable run left the protocol cannot run, and says why.
+    std::vector<Measurement> two = {m.front(), m[1], m.back()};
+    try {
+        AccuracyProtocol::run(two, "t.csv", opt);
+        QFAIL("expected an InputError");
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        QVERIFY2(what.find("at least two complete runs a model can predict, found 1") != std::string::npos, e.what());
+        QVERIFY2(what.find("skipped: run r0: ") != std::string::npos, e.what());
+        QVERIFY2(what.find("run r7: interpolated") != std::string::npos, e.what());
+    }
 }
 
 namespace {
