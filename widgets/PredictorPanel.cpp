@@ -677,7 +677,7 @@ void PredictorPanel::fillCalibration(const QColor& muted)
     // The run-level correction (IterationTerms): scales on the iteration's own terms.
     const IterationTerms& it = params.iteration;
     const QString iteration = !it.identity()
-        ? tr("iteration: pipeline ×%1, data-parallel ×%2, fixed ×%3 (leave one run out %4 % vs %5 % without)")
+        ? tr("iteration: pipeline ×%1, data-parallel ×%2, fixed ×%3 (leave one configuration out %4 % vs %5 % without)")
               .arg(it.pipeline, 0, 'f', 2)
               .arg(it.dataParallel, 0, 'f', 2)
               .arg(it.fixed, 0, 'f', 2)

@@ -6,6 +6,7 @@
 #include "hardware/GpuCatalog.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
+#include "io/Text.h"
 #include "profile/AccuracyEvaluator.h"
 #include "profile/AccuracyProtocol.h"
 #include "profile/Calibrator.h"
@@ -24,6 +25,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace memx::cli {
@@ -83,6 +85,38 @@ void warnTopologies(const LoadedPredictor& p, const std::vector<Measurement>& ro
 
 std::string calibrationText(const Calibrator::Result& c);
 
+// Measurements that do not vary although the configurations do (one value
+// pasted into every row, a log parser that read the same line): nothing to
+// learn from, and almost surely a mistake in the file.
+void warnConstantTargets(const TrainingSet& set, const std::string& file)
+{
+    const auto check = [&](const char* what, auto valueOf) {
+        std::set<std::string> configs;
+        double lo = 0, hi = 0;
+        bool any = false;
+        for (const MeasuredRun& run : set.runs) {
+            const std::optional<double> v = valueOf(run);
+            if (!v || run.config.source == MeasurementSource::Interpolated)
+                continue;
+            lo = any ? std::min(lo, *v) : *v;
+            hi = any ? std::max(hi, *v) : *v;
+            any = true;
+            configs.insert(run.configurationKey());
+        }
+        if (any && configs.size() >= 3 && hi <= lo * (1 + 1e-9))
+            std::cerr << file << ": warning: every " << what << " is " << Text::fmt("%g", lo) << " across "
+                      << configs.size() << " distinct configurations; is the column filled from one run?\n";
+    };
+    check("measured iteration time (ms)", [](const MeasuredRun& r) { return r.iterationTimeMs; });
+    check("measured peak memory (MiB)", [](const MeasuredRun& r) -> std::optional<double> {
+        std::optional<double> peak = r.runPeakMemMiB;
+        for (const MeasuredStage& s : r.stages)
+            if (s.peakMemMiB)
+                peak = std::max(peak.value_or(0.0), *s.peakMemMiB);
+        return peak;
+    });
+}
+
 void train(const TrainArgs& a)
 {
     std::string text;
@@ -113,7 +147,10 @@ void train(const TrainArgs& a)
     const TrainingSet set = TrainingSet::build(rows, dataFile, GpuCatalog::builtin(), &placement, prior);
     for (const std::string& s : set.skipped) std::cerr << dataFile << ": skipped " << s << "\n";
     if (set.rows.empty())
-        throw InputError(dataFile, "", "no run could be used for training (see the skipped runs above)");
+        throw InputError(dataFile, "", set.skipped.empty() ? std::string("the file holds no run to train on")
+                                                            : "no run could be used for training (see the skipped "
+                                                              "runs above)");
+    warnConstantTargets(set, dataFile);
     const auto unnamed = std::count_if(set.runs.begin(), set.runs.end(), [](const MeasuredRun& r) {
         return r.config.source == MeasurementSource::Interpolated && r.config.derivedFrom.runIds.empty();
     });
@@ -160,11 +197,13 @@ void train(const TrainArgs& a)
         // The calibration was fitted on every run before the folds were
         // drawn: both figures are in-sample for it (the trees' folds learn on
         // top of that same calibration).
-        std::printf("%d-fold cross-validation by run: stage time MAPE %.2f%%, stage memory MAPE %.2f%% "
-                    "(%s alone: %.2f%%, %.2f%%)%s\n",
-                    report.cv.folds, report.cv.timeMape, report.cv.memoryMape,
-                    prior ? "calibrated analytic model" : "analytic model", report.cv.priorTimeMape,
-                    report.cv.priorMemoryMape,
+        // "-" where no held-out row had that label (no memory measured, say).
+        const auto pct = [](double v) { return std::isnan(v) ? std::string("-") : Text::fmt("%.2f%%", v); };
+        std::printf("%d-fold cross-validation by run: stage time MAPE %s, stage memory MAPE %s "
+                    "(%s alone: %s, %s)%s\n",
+                    report.cv.folds, pct(report.cv.timeMape).c_str(), pct(report.cv.memoryMape).c_str(),
+                    prior ? "calibrated analytic model" : "analytic model", pct(report.cv.priorTimeMape).c_str(),
+                    pct(report.cv.priorMemoryMape).c_str(),
                     prior ? "; the calibration saw every run, so both figures are in-sample for it" : "");
         if (!report.uncertainty.timeCorrection)
             std::printf("time: the trees did not beat the %s in cross-validation; it predicts time alone\n",
@@ -202,10 +241,21 @@ void predict(const PredictArgs& a)
     RunPlacement placement(loadCluster(a.cluster));
     warnTopologies(p, set.rows, a.queries, placement);
     std::size_t infeasible = 0;
-    for (const MeasuredRun& run : MeasuredRun::group(set.rows, a.queries)) {
+    std::vector<std::string> unpredicted;
+    const std::vector<MeasuredRun> runs = MeasuredRun::group(set.rows, a.queries);
+    for (const MeasuredRun& run : runs) {
         PlanSpec spec;
-        const Problem problem = placement.problem(run, a.queries, GpuCatalog::builtin(), spec);
-        const RunPrediction pred = RunScenario::predict(problem, spec, p.predictor);
+        RunPrediction pred;
+        try {
+            const Problem problem = placement.problem(run, a.queries, GpuCatalog::builtin(), spec);
+            pred = RunScenario::predict(problem, spec, p.predictor);
+        } catch (const InputError& e) {
+            // One run no model can predict (a precision its GPUs lack) leaves
+            // its rows unpredicted; the others are still answered.
+            std::cerr << a.queries << ": run " << run.runId << " not predicted: " << e.reason() << "\n";
+            unpredicted.push_back(run.runId);
+            continue;
+        }
         if (!pred.feasible) {
             ++infeasible;
             std::cerr << "note: run " << run.runId << " would not fit: " << pred.problem << "\n";
@@ -228,9 +278,15 @@ void predict(const PredictArgs& a)
         for (const MeasuredStage& s : run.stages)
             if (s.row >= 0) fill(set.rows[s.row]);
     }
+    if (!runs.empty() && unpredicted.size() == runs.size())
+        throw InputError(a.queries, "", "no run could be predicted (see the reasons above); nothing written");
     MeasurementCsv::save(a.out, set.rows, MeasurementCsv::Kind::RunList);
-    std::printf("%zu rows predicted by %s written to %s%s\n", set.rows.size(), p.label.c_str(), a.out.c_str(),
-                infeasible ? (" (" + std::to_string(infeasible) + " run(s) exceed a GPU's memory)").c_str() : "");
+    std::printf("%zu rows predicted by %s written to %s%s%s\n", set.rows.size(), p.label.c_str(), a.out.c_str(),
+                infeasible ? (" (" + std::to_string(infeasible) + " run(s) exceed a GPU's memory)").c_str() : "",
+                unpredicted.empty() ? ""
+                                    : ("; " + std::to_string(unpredicted.size())
+                                       + " run(s) could not be predicted and keep empty predictions (see above)")
+                                          .c_str());
 }
 
 struct EvaluateArgs {
@@ -253,6 +309,9 @@ void evaluate(const EvaluateArgs& a)
         j["truth"] = a.truth;
         writeFileAtomically(a.json, j.dump(1) + "\n");
     }
+    // Nothing scored is a failure to evaluate, not a perfect score.
+    if (report.runs == 0)
+        throw InputError(a.truth, "", "no run could be scored (see the skipped runs above)");
 }
 
 struct AccuracyArgs {

@@ -74,14 +74,30 @@ std::string TextReport::attentionLine(const Problem& problem)
     const TrainingSetup& s = problem.setup;
     bool flash = s.flashAttention;
     std::string why;
+    std::string without;  // types that run the unfused core although FlashAttention was asked for
+    std::size_t with = 0;
     try {
         flash = flashAttentionRuns(s.flashAttention, jobPrecision(problem));
         if (s.flashAttention && !flash)
             why = ", no FlashAttention in " + std::string(toString(jobPrecision(problem)));
+        for (const GpuType& t : problem.cluster.types()) {
+            if (!flash || t.hasFlashAttention())
+                ++with;
+            else
+                without += std::string(without.empty() ? "" : ", ") + t.name;
+        }
     } catch (const std::exception&) {
         // the precision line says why it does not resolve
     }
+    const std::string needs = "FlashAttention needs Ampere or newer";
+    if (flash && with == 0) {  // asked for, but no GPU of the cluster has it
+        flash = false;
+        why = ", " + needs + ": " + without;
+        without.clear();
+    }
     std::string out = flash ? "FlashAttention" : "unfused (s x s scores kept" + why + ")";
+    if (!without.empty())
+        out += " (unfused, s x s scores kept, on " + without + ": " + needs + ")";
     if (s.attentionDropout <= 0 && s.hiddenDropout <= 0)
         return out + ", no dropout";
     out += ", dropout attention " + Text::shortest(s.attentionDropout) + " / hidden " + Text::shortest(s.hiddenDropout);

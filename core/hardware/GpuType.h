@@ -77,6 +77,12 @@ struct GpuType {
     // Assumed: Volta and Turing runs use Megatron's local layers, and other
     // vendors' ports are not known to use TE.
     bool runsTransformerEngine() const { return vendor == "NVIDIA" && hasPrecision(std::string("bf16")); }
+    // A fused attention kernel that keeps no s x s scores runs on this type.
+    // NVIDIA: Ampere and newer only (FlashAttention-2 supports Ampere, Ada
+    // and Hopper, per the flash-attn README; Transformer Engine's cuDNN fused
+    // attention needs sm80+), told apart as above by bf16; Volta and Turing
+    // run the unfused core. Other vendors' fused attention is assumed.
+    bool hasFlashAttention() const { return vendor != "NVIDIA" || hasPrecision(std::string("bf16")); }
     // Listed and with a known peak: a job can train in it on this type.
     bool hasPrecision(Precision p) const { return hasPrecision(toString(p)) && peakTflops(p) > 0; }
     // Dense peak of the precision's GEMMs, TFLOP/s (0: unknown).

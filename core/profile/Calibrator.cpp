@@ -304,8 +304,11 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
             anyIteration = true;
         }
         for (std::size_t i = 0; i < r.stages.size(); ++i)
-            if (r.stages[i].stageTimeMs)
+            if (r.stages[i].stageTimeMs) {
                 e.obs.push_back({idx, static_cast<int>(i), *r.stages[i].stageTimeMs / G});
+                repeats[r.configurationKey() + "\nstage " + std::to_string(i)].emplace_back(*r.stages[i].stageTimeMs,
+                                                                                          r.runId);
+            }
         if (r.config.tp > 1 || r.config.pp > 1)
             anyComm = true;
         for (const MeasuredStage& st : r.stages)
@@ -315,11 +318,14 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
     }
     for (const auto& [key, times] : repeats) {
         auto [lo, hi] = std::minmax_element(times.begin(), times.end());
-        if (hi->first > ratio * lo->first) {
+        if (hi->first >= ratio * lo->first) {
+            const std::size_t cut = key.find("\nstage ");
+            const std::string what = cut == std::string::npos ? "iteration time" : key.substr(cut + 1) + " time";
             char buf[96];
-            std::snprintf(buf, sizeof buf, " of one configuration differ %.0fx in iteration time (%.1f vs %.1f ms)",
-                          hi->first / lo->first, lo->first, hi->first);
-            e.contradiction = "runs " + lo->second + " and " + hi->second + buf;
+            std::snprintf(buf, sizeof buf, " differ %.1fx in ", hi->first / lo->first);
+            char ms[64];
+            std::snprintf(ms, sizeof ms, " (%.1f vs %.1f ms)", lo->first, hi->first);
+            e.contradiction = "runs " + lo->second + " and " + hi->second + " of one configuration" + buf + what + ms;
         }
     }
     e.distinct = distinct.size();

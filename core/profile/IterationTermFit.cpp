@@ -166,8 +166,16 @@ IterationTerms IterationTermFit::fit(const std::vector<Sample>& all)
     for (const Sample& s : all)
         if (usable(s)) set.push_back(s);
     out.runs = static_cast<int>(set.size());
-    if (out.runs < kMinRuns) {
-        out.note = "only " + std::to_string(out.runs) + " training run(s) with a measured iteration time ("
+    // Repeats of one configuration are held out together: leaving out one
+    // of six identical runs tests nothing the other five do not already say.
+    const auto keyOf = [](const Sample& s) { return s.configuration.empty() ? "run " + s.runId : s.configuration; };
+    std::vector<std::string> configs;
+    for (const Sample& s : set)
+        if (std::find(configs.begin(), configs.end(), keyOf(s)) == configs.end())
+            configs.push_back(keyOf(s));
+    if (static_cast<int>(configs.size()) < kMinRuns) {
+        out.note = "only " + std::to_string(configs.size()) + " distinct configuration(s) among "
+            + std::to_string(out.runs) + " training run(s) with a measured iteration time ("
             + std::to_string(kMinRuns) + " needed): no run-level correction";
         return out;
     }
@@ -177,20 +185,25 @@ IterationTerms IterationTermFit::fit(const std::vector<Sample>& all)
                    "two runs: nothing to fit";
         return out;
     }
-    // Leave one run out: each run predicted by scales fitted to the others.
+    // Leave one configuration out: each run predicted by scales fitted to
+    // the runs of the other configurations.
     double before = 0, after = 0;
-    for (std::size_t i = 0; i < set.size(); ++i) {
-        std::vector<Sample> others = set;
-        others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+    for (const std::string& held : configs) {
+        std::vector<Sample> others;
+        for (const Sample& s : set)
+            if (keyOf(s) != held) others.push_back(s);
         const auto k = scalesFor(others, candidates(others));
-        const Sample& s = set[i];
-        before += std::abs(s.predictedMs() - s.measuredMs) / s.measuredMs;
-        after += std::abs(predictedWith(s, k) - s.measuredMs) / s.measuredMs;
+        for (const Sample& s : set) {
+            if (keyOf(s) != held)
+                continue;
+            before += std::abs(s.predictedMs() - s.measuredMs) / s.measuredMs;
+            after += std::abs(predictedWith(s, k) - s.measuredMs) / s.measuredMs;
+        }
     }
     out.mapeBefore = 100 * before / static_cast<double>(set.size());
     out.mapeAfter = 100 * after / static_cast<double>(set.size());
     if (!std::isfinite(out.mapeAfter) || !(out.mapeAfter < (1 - kMinGain) * out.mapeBefore)) {
-        out.note = "leave one run out, scaled terms give " + Text::fmt("%.1f", out.mapeAfter)
+        out.note = "leave one configuration out, scaled terms give " + Text::fmt("%.1f", out.mapeAfter)
             + " % iteration time MAPE against " + Text::fmt("%.1f", out.mapeBefore) + " % without: not applied";
         return out;
     }
@@ -226,6 +239,7 @@ std::vector<IterationTermFit::Sample> IterationTermFit::samples(const std::vecto
         for (const StagePlan& s : p->plan.stages) slowest = std::max(slowest, s.timeMs);
         Sample s;
         s.runId = run.runId;
+        s.configuration = run.configurationKey();
         s.computeMs = std::max(1, p->plan.microBatches) * slowest;
         s.dataParallelMs = p->plan.dpMs;
         s.fixedMs = p->plan.fixedMs;
@@ -242,7 +256,7 @@ std::string IterationTermFit::describe(const IterationTerms& t)
         return "run-level correction: none (" + (t.note.empty() ? std::string("not fitted") : t.note) + ")";
     std::string s = "run-level correction over " + std::to_string(t.runs) + " runs: pipeline x"
         + Text::fmt("%.2f", t.pipeline) + ", data-parallel x" + Text::fmt("%.2f", t.dataParallel) + ", fixed x"
-        + Text::fmt("%.2f", t.fixed) + "; leave one run out, iteration time MAPE " + Text::fmt("%.1f", t.mapeBefore)
+        + Text::fmt("%.2f", t.fixed) + "; leave one configuration out, iteration time MAPE " + Text::fmt("%.1f", t.mapeBefore)
         + " % -> " + Text::fmt("%.1f", t.mapeAfter) + " %";
     if (!t.note.empty())
         s += " (" + t.note + ")";

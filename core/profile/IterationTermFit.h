@@ -37,6 +37,9 @@ struct MeasuredRun;
 struct IterationTermFit {
     struct Sample {
         std::string runId;
+        // MeasuredRun::configurationKey: repeats of one configuration share
+        // it, and are held out together (empty: the run is its own).
+        std::string configuration;
         double computeMs = 0;
         double pipelineMs = 0;      // bubble + 2 x hops
         double dataParallelMs = 0;  // gradient synchronisation of the slowest stage
@@ -45,7 +48,7 @@ struct IterationTermFit {
         double predictedMs() const { return computeMs + pipelineMs + dataParallelMs + fixedMs; }
     };
 
-    static constexpr int kMinRuns = 5;
+    static constexpr int kMinRuns = 5;  // distinct configurations with a measured iteration time
     static constexpr double kMinShare = 0.03;
     static constexpr double kMinGain = 0.02;  // relative drop of the leave-one-out MAPE
 

@@ -41,7 +41,8 @@ std::vector<Measurement> PlanRuns::rows(const Plan& plan, const Problem& problem
         m.vocab = model.vocab;
         m.recompute = s.recompute;
         m.precision = precision;
-        m.flashAttention = flashAttentionRuns(problem.setup.flashAttention, precision);
+        m.flashAttention =
+            flashAttentionRuns(problem.setup.flashAttention, precision, problem.cluster.typeOf(s.devices.front()));
         m.attentionDropout = problem.setup.attentionDropout;
         m.hiddenDropout = problem.setup.hiddenDropout;
         m.sequenceParallel = problem.setup.sequenceParallel;

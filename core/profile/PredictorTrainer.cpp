@@ -131,7 +131,7 @@ CrossValidation PredictorTrainer::crossValidate(const TrainingSet& set, const Xg
     cv.folds = std::min(folds, static_cast<int>(scoredRuns(set)));
     const double nan = std::numeric_limits<double>::quiet_NaN();
     if (cv.folds < 2) {
-        cv.timeMape = cv.memoryMape = cv.objective = nan;
+        cv.timeMape = cv.memoryMape = cv.objective = cv.priorTimeMape = cv.priorMemoryMape = nan;
         return cv;
     }
     const std::vector<int> foldOf = assignFolds(set, cv.folds, seed);
@@ -242,8 +242,11 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
             fresh.priorMemoryMape += c.priorMemoryMape / kDraws;
         }
     }
-    u.timeCorrection = !(fresh.timeMape > fresh.priorTimeMape);
-    u.memoryCorrection = !(fresh.memoryMape > fresh.priorMemoryMape);
+    // Kept only where cross-validation saw the trees do no worse; without a
+    // figure (fewer than two measured runs, no such label) there is no
+    // evidence for them, and the calibrated model answers alone.
+    u.timeCorrection = fresh.timeMape <= fresh.priorTimeMape;
+    u.memoryCorrection = fresh.memoryMape <= fresh.priorMemoryMape;
     report.uncertainty = u;
     LearnedPredictor model = fitRows(set, set.rowsOfRuns({}), best, u);
     report.importance = model.model().gainImportance(StageFeatures::names());

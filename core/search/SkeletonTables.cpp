@@ -148,7 +148,7 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                 q.hasEmbedding = i == 0;
                 q.hasOutput = i == P - 1;
                 q.distributedOptimizer = setup.distributedOptimizer;
-                q.flashAttention = flashAttentionRuns(setup.flashAttention, t.precision);
+                q.flashAttention = flashAttentionRuns(setup.flashAttention, t.precision, *q.gpu);
                 q.dropout = setup.dropout();
                 q.precision = t.precision;
                 q.sequenceParallel = setup.sequenceParallel;

@@ -96,10 +96,10 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
     } catch (const std::exception&) {
         // a precision some type lacks: the search refuses it; simulate as bf16
     }
-    const bool flash = flashAttentionRuns(setup.flashAttention, prec);
     for (int i = 0; i < P; ++i) {
         const StagePlan& st = plan.stages[i];
         const GpuType& gpu = cluster.typeOf(st.devices.front());
+        const bool flash = flashAttentionRuns(setup.flashAttention, prec, gpu);
         const Profile pr = profileOf(gpu.name);
         const double peakTflops = gpu.gemmPeakTflops(prec);
         worstNoise = std::max(worstNoise, pr.noise);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "hardware/GpuType.h"
 #include "model/Precision.h"
 
 #include <string>
@@ -21,5 +22,12 @@ Precision jobPrecision(const std::string& setting, const Cluster& cluster);
 // FlashAttention needs 16-bit inputs: fp32 and tf32 jobs run the unfused
 // attention core (Megatron's --attention-backend unfused).
 inline bool flashAttentionRuns(bool requested, Precision p) { return requested && !storesFp32(p); }
+// ... and a GPU that has it (GpuType::hasFlashAttention): asked for on a
+// cluster with V100s, the V100 stages run the unfused core, as Megatron's
+// default backend (auto) falls back to on them.
+inline bool flashAttentionRuns(bool requested, Precision p, const GpuType& gpu)
+{
+    return flashAttentionRuns(requested, p) && gpu.hasFlashAttention();
+}
 
 }  // namespace memx

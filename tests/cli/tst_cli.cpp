@@ -121,6 +121,7 @@ private slots:
     void searchJsonParetoTimeVariance();
     void searchCsv();
     void searchSimplex();
+    void preAmpereGpusRunUnfusedAttention();
     void searchBaselines();
     void searchBandwidthScenarios();
     void searchCountsAttentionAndDropout_data();
@@ -385,6 +386,34 @@ void TestCli::searchSimplex()
                      qPrintable(t + "\n" + r.out));
         }
     }
+}
+
+// V100 and T4 have no FlashAttention (FlashAttention-2 and cuDNN's fused
+// attention need Ampere or newer): on the V100 + T4 sample, asking for it
+// must give the very plans asking for the unfused core gives, and the report
+// says why. Planned with FlashAttention's memory, a plan would keep no s x s
+// scores that these GPUs in fact hold.
+void TestCli::preAmpereGpusRunUnfusedAttention()
+{
+    QJsonObject best[2];
+    const QStringList flags[2] = {{}, {"--no-flash-attention"}};
+    for (int i = 0; i < 2; ++i) {
+        const QString json = tmp(QString("preampere%1.json").arg(i));
+        const QStringList args = QStringList{"search", "--cluster", sample("paper-6gpu-v100-t4.json"), "--model",
+                                             "llama2-7b", "--gbs", "32", "--top", "1", "--json", json}
+            + flags[i];
+        RUN_EXPECT(r, args, 0);
+        QVERIFY2(r.out.contains("Attention: unfused (s x s scores kept, FlashAttention needs Ampere or newer: "
+                                "V100-32GB, T4)")
+                     || i == 1,
+                 qPrintable(r.out));
+        QJsonObject d;
+        QString why;
+        QVERIFY2(readJson(json, d, why), qPrintable(why));
+        QVERIFY(d["best"].isArray() && !d["best"].toArray().isEmpty());
+        best[i] = d["best"].toArray().first().toObject();
+    }
+    QCOMPARE(best[0], best[1]);
 }
 
 // --baselines: one row per planner beside MemX, the same in --json; on

@@ -201,7 +201,11 @@ void TestCalibrator::keepsCatalogValues_data()
     // The same configuration 4x apart, and another run: contradiction.
     QTest::newRow("contradicting runs")
         << QString::fromStdString(row(kConfigs[0], 90) + row({"again", 1, 1, 8, 4, 32}, 360) + row(kConfigs[1], 140))
-        << "runs tp1pp1 and again of one configuration differ 4x in iteration time (90.0 vs 360.0 ms)";
+        << "runs tp1pp1 and again of one configuration differ 4.0x in iteration time (90.0 vs 360.0 ms)";
+    // Exactly 3x is already a contradiction (the "3x apart").
+    QTest::newRow("3x apart")
+        << QString::fromStdString(row(kConfigs[0], 90) + row({"again", 1, 1, 8, 4, 32}, 270) + row(kConfigs[1], 140))
+        << "runs tp1pp1 and again of one configuration differ 3.0x in iteration time (90.0 vs 270.0 ms)";
 }
 
 void TestCalibrator::keepsCatalogValues()

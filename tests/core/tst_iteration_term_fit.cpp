@@ -138,7 +138,17 @@ void TestIterationTermFit::tooFewRuns()
 {
     const IterationTerms t = IterationTermFit::fit(runs(4, 2.0));
     QVERIFY(t.identity());
-    QVERIFY2(QString::fromStdString(t.note).contains("only 4 training run(s)"), qPrintable(QString::fromStdString(t.note)));
+    QVERIFY2(QString::fromStdString(t.note).contains("only 4 distinct configuration(s) among 4 training run(s)"),
+             qPrintable(QString::fromStdString(t.note)));
+    // Eight repeats of two configurations are two configurations: leaving
+    // out one repeat while its twins train would test nothing.
+    std::vector<IterationTermFit::Sample> twins = runs(8, 2.0);
+    for (std::size_t i = 0; i < twins.size(); ++i)
+        twins[i].configuration = i % 2 ? "a" : "b";
+    const IterationTerms r = IterationTermFit::fit(twins);
+    QVERIFY(r.identity());
+    QVERIFY2(QString::fromStdString(r.note).contains("only 2 distinct configuration(s) among 8 training run(s)"),
+             qPrintable(QString::fromStdString(r.note)));
 }
 
 void TestIterationTermFit::termTooSmallToFit()

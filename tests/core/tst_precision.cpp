@@ -261,6 +261,13 @@ void TestPrecision::fp32HasNoFlashAttention()
     QVERIFY(!flashAttentionRuns(true, Precision::Fp32));
     QVERIFY(!flashAttentionRuns(true, Precision::Tf32));
     QVERIFY(!flashAttentionRuns(false, Precision::Bf16));
+    // ... and Ampere or newer on NVIDIA (FlashAttention-2 and cuDNN's fused
+    // attention need sm80): Volta and Turing run the unfused core in fp16.
+    const GpuCatalog& cat = GpuCatalog::builtin();
+    for (const char* t : {"A100-80GB", "H100-SXM", "RTX-3090", "L40S", "B200", "MI300X", "Ascend-910B"})
+        QVERIFY2(flashAttentionRuns(true, Precision::Fp16, *cat.find(t)), t);
+    for (const char* t : {"V100-32GB", "V100-16GB", "T4", "RTX-2080", "Titan-RTX", "Quadro-RTX-8000"})
+        QVERIFY2(!flashAttentionRuns(true, Precision::Fp16, *cat.find(t)), t);
     // fp8 runs the attention core in bf16: its FLOPs time at the bf16 peak.
     QCOMPARE(attentionMath(Precision::Fp8), Precision::Bf16);
     const auto ops = LayerOperators::forward(tiny(), 2, 8, 1, true, true, Precision::Fp8);

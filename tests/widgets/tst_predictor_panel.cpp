@@ -446,8 +446,8 @@ void TestPredictorPanel::correctionsSayWhetherTheTreesAreUsed()
     writeText(scaledFile, scaled.dump());
     QVERIFY2(panel->loadFile(scaledFile), qPrintable(panel->errorText()));
     QVERIFY2(panel->correctionsText().endsWith(
-                 QStringLiteral("iteration: pipeline ×1.50, data-parallel ×1.00, fixed ×0.80 (leave one run out "
-                                "6.7 % vs 11.5 % without)")),
+                 QStringLiteral("iteration: pipeline ×1.50, data-parallel ×1.00, fixed ×0.80 (leave one configuration "
+                                "out 6.7 % vs 11.5 % without)")),
              qPrintable(panel->correctionsText()));
     // Fitted but refused by the gate: the note says why.
     scaled["iteration_terms"] = {{"runs", 20}, {"note", "leave one run out, scaled terms give 14.1 % iteration "
