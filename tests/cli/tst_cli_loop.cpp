@@ -49,6 +49,7 @@ private slots:
     void importLogs();
     void train();
     void trainOnInterpolatedRowsOfUnknownOrigin();
+    void trainWarnsAboutConstantMeasurements();
     void predict();
     void evaluate();
     void searchWithPredictor();
@@ -207,6 +208,30 @@ void TestCliLoop::trainOnInterpolatedRowsOfUnknownOrigin()
     QCOMPARE(cvLine(r.out), cvLine(m.out));
 }
 
+// One value in every run's iteration time although the configurations
+// differ: almost surely a mistake in the file (a column filled from one run),
+// and train says so, naming the file.
+void TestCliLoop::trainWarnsAboutConstantMeasurements()
+{
+    auto set = MeasurementCsv::read(path("sim.csv").toStdString());
+    for (Measurement& m : set.rows)
+        if (!m.isStageRow())
+            m.iterationTimeMs = 1234.0;
+    QFile f(path("constant.csv"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray::fromStdString(MeasurementCsv::write(set.rows)));
+    f.close();
+    const QStringList args{"train", "--measurements", path("constant.csv"), "--out", path("constant.json"),
+                           "--no-tune"};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY2(r.err.contains("constant.csv: warning: every measured iteration time (ms) is 1234 across"),
+             qPrintable(describe(args, r)));
+    // The file as simulated varies: no warning.
+    const QStringList plain{"train", "--measurements", path("sim.csv"), "--out", path("plain.json"), "--no-tune"};
+    RUN_EXPECT(p, plain, 0);
+    QVERIFY2(!p.err.contains("warning: every measured"), qPrintable(describe(plain, p)));
+}
+
 void TestCliLoop::predict()
 {
     const QStringList args{"predict", "--model", path("model.json"), "--queries", path("runs.csv"), "--out",
@@ -304,6 +329,21 @@ void TestCliLoop::badInput_data()
     QTest::newRow("log named after no run")
         << QStringList{"import-logs", "--runs", path("runs.csv"), "--out", path("z.csv"), bad}
         << "iteration 1/ 10 | elapsed time per iteration (ms): 100.0 |\n" << "no run \"bad\"";
+    // Every run of the file in a precision its GPUs lack: nothing can be
+    // scored or predicted, and the tools say so instead of a perfect score
+    // or an empty file.
+    const QString fp8Runs = "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,"
+                            "iteration_time_ms,precision\n"
+                            "f1,A100-80GB,8,1,1,8,1,32,2048,4,4096,32,32000,100,fp8\n";
+    QTest::newRow("evaluate: nothing scored") << QStringList{"evaluate", "--truth", bad} << fp8Runs
+                                              << "no run could be scored";
+    QTest::newRow("predict: nothing predicted")
+        << QStringList{"predict", "--queries", bad, "--out", path("p.csv")} << fp8Runs
+        << "run f1 not predicted: every GPU of a job trains in one precision, and fp8 is not available on A100-80GB";
+    QTest::newRow("train: header only")
+        << QStringList{"train", "--measurements", bad, "--out", path("x.json")}
+        << "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,iteration_time_ms\n"
+        << "the file holds no run to train on";
     QTest::newRow("profile-plan: dropout rate of 1")
         << QStringList{"profile-plan", "--cluster", sample("homogeneous-8xa100.json"), "--out", path("r.csv"),
                        "--hidden-dropout", "1"}
