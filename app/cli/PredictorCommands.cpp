@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -76,11 +77,17 @@ std::shared_ptr<const Cluster> loadCluster(const std::string& file)
 void warnTopologies(const LoadedPredictor& p, const std::vector<Measurement>& rows, const std::string& file,
                     RunPlacement& placement)
 {
-    std::set<const Cluster*> seen;
+    std::map<const Cluster*, std::vector<std::string>> typesOn;  // GPU types of the runs on each
+    std::vector<const Cluster*> order;
     std::vector<std::string> incomplete;  // named where the runs are used
-    for (const MeasuredRun& run : MeasuredRun::group(rows, file, &incomplete))
-        if (const Cluster* used = placement.clusterOf(run, file).get(); seen.insert(used).second)
-            warnTopology(p, used);
+    for (const MeasuredRun& run : MeasuredRun::group(rows, file, &incomplete)) {
+        const Cluster* used = placement.clusterOf(run, file).get();
+        if (!typesOn.count(used))
+            order.push_back(used);
+        for (const MeasuredStage& s : run.stages) typesOn[used].push_back(s.gpuType);
+    }
+    for (const Cluster* used : order)
+        warnTopology(p, used, typesOn[used]);
 }
 
 std::string calibrationText(const Calibrator::Result& c);

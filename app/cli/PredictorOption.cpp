@@ -20,11 +20,11 @@ LoadedPredictor loadPredictor(const std::string& nameOrFile)
     return out;
 }
 
-std::string warnTopology(const LoadedPredictor& p, const Cluster* cluster)
+std::string warnTopology(const LoadedPredictor& p, const Cluster* cluster, const std::vector<std::string>& gpuTypes)
 {
     if (!p.learned)
         return {};
-    const std::string w = p.metadata.topology.mismatch(cluster, p.file);
+    const std::string w = p.metadata.topology.mismatch(cluster, p.file, gpuTypes);
     if (!w.empty())
         std::cerr << "warning: " << w << "\n";
     return w;

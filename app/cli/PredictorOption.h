@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace memx {
 class Cluster;
@@ -27,7 +28,8 @@ LoadedPredictor loadPredictor(const std::string& nameOrFile);
 // For a learned model used on `cluster` (null: the synthetic placement of
 // RunScenario): when it was trained on another topology, prints one
 // "warning: ..." line to stderr and returns it (without the prefix); else "".
-std::string warnTopology(const LoadedPredictor& p, const Cluster* cluster);
+std::string warnTopology(const LoadedPredictor& p, const Cluster* cluster,
+                         const std::vector<std::string>& gpuTypes = {});
 
 // The measurement rows' format problems and unknown-column warnings go to stderr.
 void printWarnings(const std::vector<std::string>& warnings);

@@ -218,7 +218,9 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
             throw InputError(a.predictor, "trained_on", "does not fit this search: " + all);
         }
         printWarnings(warnings);
-        topologyNote = warnTopology(p, &req.problem.cluster);
+        std::vector<std::string> types;
+        for (const GpuType& t : req.problem.cluster.types()) types.push_back(t.name);
+        topologyNote = warnTopology(p, &req.problem.cluster, types);
         req.predictor = p.predictor;
     }
     return req;

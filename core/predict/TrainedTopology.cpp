@@ -13,21 +13,31 @@ namespace {
 constexpr const char* kSynthetic = "the synthetic cluster (one node per stage: NVLink inside a stage, InfiniBand "
                                    "between stages)";
 
+void mergeTypes(std::vector<std::string>& into, const std::vector<std::string>& types)
+{
+    into.insert(into.end(), types.begin(), types.end());
+    std::sort(into.begin(), into.end());
+    into.erase(std::unique(into.begin(), into.end()), into.end());
+}
+
 }  // namespace
 
-void TrainedTopology::add(const Cluster* cluster)
+void TrainedTopology::add(const Cluster* cluster, const std::vector<std::string>& gpuTypes)
 {
     if (!cluster) {
         ++syntheticRuns;
+        mergeTypes(syntheticGpuTypes, gpuTypes);
         return;
     }
     const std::string fp = fingerprint(*cluster);
     for (ClusterEntry& e : clusters)
         if (e.fingerprint == fp && e.name == cluster->name()) {
             ++e.runs;
+            mergeTypes(e.gpuTypes, gpuTypes);
             return;
         }
-    clusters.push_back({cluster->name(), fp, 1});
+    clusters.push_back({cluster->name(), fp, 1, {}});
+    mergeTypes(clusters.back().gpuTypes, gpuTypes);
 }
 
 std::string TrainedTopology::fingerprint(const Cluster& cluster)
@@ -62,7 +72,37 @@ std::string TrainedTopology::describe() const
     return out;
 }
 
-std::string TrainedTopology::mismatch(const Cluster* cluster, const std::string& modelFile) const
+std::string TrainedTopology::mismatch(const Cluster* cluster, const std::string& modelFile,
+                                     const std::vector<std::string>& gpuTypes) const
+{
+    std::string whole = wholeMismatch(cluster, modelFile);
+    if (!whole.empty() || !recorded || !typesRecorded || gpuTypes.empty())
+        return whole;
+    // The topology it is used on was seen in training: for which types?
+    const std::vector<std::string>* here = &syntheticGpuTypes;
+    if (cluster) {
+        const std::string fp = fingerprint(*cluster);
+        for (const ClusterEntry& e : clusters)
+            if (e.fingerprint == fp) here = &e.gpuTypes;
+    }
+    std::vector<std::string> elsewhere;  // every type trained anywhere
+    mergeTypes(elsewhere, syntheticGpuTypes);
+    for (const ClusterEntry& e : clusters) mergeTypes(elsewhere, e.gpuTypes);
+    std::string missing;
+    for (const std::string& t : gpuTypes)
+        if (std::binary_search(elsewhere.begin(), elsewhere.end(), t)
+            && !std::binary_search(here->begin(), here->end(), t)
+            && missing.find(t) == std::string::npos)
+            missing += (missing.empty() ? "" : ", ") + t;
+    if (missing.empty())
+        return {};
+    return modelFile + " learned " + missing + " on runs placed on other topologies than " + describeUse(cluster) +
+           " (it was trained on " + describe() + "): for those types the TP/DP links differ from training, so its "
+           "corrections may not transfer; " +
+           (cluster ? "retrain with runs of those types on this cluster" : "give the cluster they ran on with --cluster");
+}
+
+std::string TrainedTopology::wholeMismatch(const Cluster* cluster, const std::string& modelFile) const
 {
     if (!cluster) {
         if (!recorded || syntheticRuns > 0 || clusters.empty()) {
@@ -88,8 +128,11 @@ nlohmann::json TrainedTopology::toJson() const
 {
     nlohmann::json c = nlohmann::json::array();
     for (const ClusterEntry& e : clusters)
-        c.push_back({{"name", e.name}, {"fingerprint", e.fingerprint}, {"runs", e.runs}});
-    return {{"synthetic_runs", syntheticRuns}, {"synthetic_wiring", syntheticWiring}, {"clusters", c}};
+        c.push_back({{"name", e.name}, {"fingerprint", e.fingerprint}, {"runs", e.runs}, {"gpu_types", e.gpuTypes}});
+    return {{"synthetic_runs", syntheticRuns},
+            {"synthetic_gpu_types", syntheticGpuTypes},
+            {"synthetic_wiring", syntheticWiring},
+            {"clusters", c}};
 }
 
 TrainedTopology TrainedTopology::fromJson(const JsonReader& trainedOn)
@@ -112,8 +155,26 @@ TrainedTopology TrainedTopology::fromJson(const JsonReader& trainedOn)
         return static_cast<std::size_t>(v);
     };
     t.syntheticRuns = count(r, "synthetic_runs");
-    for (const JsonReader& e : r.at("clusters").items())
-        t.clusters.push_back({e.string("name"), e.string("fingerprint"), count(e, "runs")});
+    // The GPU types of each topology: absent before 2026-12-04.
+    const auto types = [](const JsonReader& o, const char* key) {
+        std::vector<std::string> v;
+        for (const JsonReader& s : o.at(key).items()) v.push_back(s.asString());
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+        return v;
+    };
+    t.typesRecorded = r.has("synthetic_gpu_types");
+    if (t.typesRecorded)
+        t.syntheticGpuTypes = types(r, "synthetic_gpu_types");
+    for (const JsonReader& e : r.at("clusters").items()) {
+        t.clusters.push_back({e.string("name"), e.string("fingerprint"), count(e, "runs"), {}});
+        if (t.typesRecorded) {
+            if (!e.has("gpu_types"))
+                e.fail("is missing (the file records synthetic_gpu_types, so every cluster needs its types)",
+                       "gpu_types");
+            t.clusters.back().gpuTypes = types(e, "gpu_types");
+        }
+    }
     return t;
 }
 

@@ -24,7 +24,9 @@ TrainingSet TrainingSet::build(const std::vector<Measurement>& measurements, con
         std::optional<RunPrediction> predicted = place.predict(run, file, catalog, prior, set.skipped);
         if (!predicted)
             continue;
-        set.topology.add(place.clusterOf(run, file).get());
+        std::vector<std::string> types;
+        for (const MeasuredStage& s : run.stages) types.push_back(s.gpuType);
+        set.topology.add(place.clusterOf(run, file).get(), types);
         RunPrediction pred = std::move(*predicted);
         const int runIndex = static_cast<int>(set.runs.size());
         const Plan& plan = pred.plan;

@@ -82,6 +82,7 @@ private slots:
     void oldModelFileLoadsAsSynthetic();
     void mismatch_data();
     void mismatch();
+    void mismatchPerGpuType();
     void clusterColumnRoundTrips();
     void rowsOfARunAgreeOnTheCluster();
     void missingClusterIsAnError_data();
@@ -327,6 +328,39 @@ void TestTrainTopology::mismatch()
                                                            : "now used on cluster " + c.name();
         QVERIFY2(w.find(use) != std::string::npos, w.c_str());
     }
+}
+
+// Sailor's V100 runs sit on the synthetic cluster, its A100-40GB runs on
+// the machine Sailor measured: a model of both, used for A100-40GB on the
+// synthetic cluster, warns although it saw the synthetic cluster (for the
+// V100s); V100s there, A100-40GB on their own machine, and a type the model
+// never saw (left to the callers' own warnings) do not.
+void TestTrainTopology::mismatchPerGpuType()
+{
+    static const TrainingSet set = buildSet(test::dataFile("measurements/sailor_layers.csv"), "");
+    const TrainedTopology& t = set.topology;
+    QCOMPARE(t.syntheticGpuTypes, std::vector<std::string>{"V100-16GB"});
+    const std::string w = t.mismatch(nullptr, "sailor.json", {"A100-40GB", "V100-16GB"});
+    QVERIFY2(w.rfind("sailor.json learned A100-40GB on runs placed on other topologies than the synthetic cluster", 0)
+                 == 0,
+             w.c_str());
+    QVERIFY2(t.mismatch(nullptr, "sailor.json", {"V100-16GB"}).empty(), "V100s trained on the synthetic cluster");
+    QVERIFY2(t.mismatch(nullptr, "sailor.json", {"H100-SXM"}).empty(), "a type the model never saw");
+    const auto a100 = Cluster::fromFile(test::dataFile("measurements/clusters/sailor-A100-40GB.json"));
+    QVERIFY2(t.mismatch(&a100, "sailor.json", {"A100-40GB"}).empty(), "A100-40GB on its own machine");
+    QVERIFY(!t.mismatch(&a100, "sailor.json", {"V100-16GB"}).empty());
+    // The types survive the model file; a file without them (written before
+    // 2026-12-04) skips the per-type check.
+    nlohmann::json doc = PredictorFile::toJson(trainQuick(set), set.metadata());
+    const TrainedTopology back = PredictorFile::fromJson(doc, "sailor.json").metadata.topology;
+    QVERIFY(back.typesRecorded);
+    QCOMPARE(back.syntheticGpuTypes, t.syntheticGpuTypes);
+    QVERIFY(back.clusters == t.clusters);
+    doc["trained_on"]["topology"].erase("synthetic_gpu_types");
+    for (auto& c : doc["trained_on"]["topology"]["clusters"]) c.erase("gpu_types");
+    const TrainedTopology old = PredictorFile::fromJson(doc, "old.json").metadata.topology;
+    QVERIFY(!old.typesRecorded);
+    QVERIFY(old.mismatch(nullptr, "old.json", {"A100-40GB"}).empty());
 }
 
 void TestTrainTopology::clusterColumnRoundTrips()
