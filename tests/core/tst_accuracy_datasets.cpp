@@ -171,6 +171,8 @@ void TestAccuracyDatasets::mistAcesoLeaveOneOut()
     // FlashAttention and no dropout, which made the three model sizes
     // disagree on the A10G's throughput). The catalog's A10G is slow by about
     // the calibrated efficiency factor 2.2: analytic 75.0% (45.4% before).
+    // With the A10G's 80 SMs (72 until 2026-12-04, the A10's): analytic
+    // 67.2%, calibrated and learned 4.7%.
     QVERIFY2(r.learned.iterationTime.mape < 6.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
     QVERIFY(r.learned.iterationTime.mape < r.analytic.iterationTime.mape * 0.2);
     QVERIFY2(r.calibrated.iterationTime.mape < 6.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
