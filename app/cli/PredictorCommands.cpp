@@ -103,7 +103,7 @@ void warnConstantTargets(const TrainingSet& set, const std::string& file)
         bool any = false;
         for (const MeasuredRun& run : set.runs) {
             const std::optional<double> v = valueOf(run);
-            if (!v || run.config.source == MeasurementSource::Interpolated)
+            if (!v || run.config.isInterpolated())
                 continue;
             lo = any ? std::min(lo, *v) : *v;
             hi = any ? std::max(hi, *v) : *v;
@@ -130,14 +130,12 @@ void train(const TrainArgs& a)
     std::vector<Measurement> rows = readAll(a.measurements, text);
     nlohmann::json augmentJson;
     std::size_t interpolated = 0;  // rows generated here (--augment)
-    const auto fromFile = static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const Measurement& m) {
-        return m.source == MeasurementSource::Interpolated;
-    }));
+    const auto fromFile = static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const Measurement& m) { return m.isInterpolated(); }));
     // Calibration fits real runs, not interpolated ones (neither generated
     // here nor read from a file that holds some).
     std::vector<Measurement> measured;
     std::copy_if(rows.begin(), rows.end(), std::back_inserter(measured),
-                 [](const Measurement& m) { return m.source != MeasurementSource::Interpolated; });
+                 [](const Measurement& m) { return !m.isInterpolated(); });
     if (a.augment) {
         const Augmenter::Result aug = Augmenter::augment(rows);
         std::cout << "Interpolation augmentation (MemX Table 2):\n" << Augmenter::formatTable(aug) << "\n";
@@ -158,9 +156,7 @@ void train(const TrainArgs& a)
                                                             : "no run could be used for training (see the skipped "
                                                               "runs above)");
     warnConstantTargets(set, dataFile);
-    const auto unnamed = std::count_if(set.runs.begin(), set.runs.end(), [](const MeasuredRun& r) {
-        return r.config.source == MeasurementSource::Interpolated && r.config.derivedFrom.runIds.empty();
-    });
+    const auto unnamed = std::count_if(set.runs.begin(), set.runs.end(), [](const MeasuredRun& r) { return r.config.hasUnknownOrigin(); });
     if (unnamed > 0)
         std::cerr << dataFile << ": " << unnamed
                   << " interpolated run(s) read from the file do not say which runs they were made from: they train "

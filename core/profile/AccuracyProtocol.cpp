@@ -129,7 +129,7 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
     std::vector<MeasuredRun> runs;
     std::set<std::string> unusable;
     for (MeasuredRun& run : MeasuredRun::group(rows, file, &out.skipped)) {
-        if (run.config.source == MeasurementSource::Interpolated) {
+        if (run.config.isInterpolated()) {
             out.skipped.push_back("run " + run.runId + ": interpolated (source column): the protocol scores and "
                                   "trains on measured and simulated runs only; --augment interpolates within the "
                                   "training runs");
@@ -142,7 +142,7 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
     }
     std::vector<Measurement> usable;
     for (const Measurement& m : rows)
-        if (!unusable.count(m.runId) && m.source != MeasurementSource::Interpolated)
+        if (!unusable.count(m.runId) && !m.isInterpolated())
             usable.push_back(m);
     out.runs = runs.size();
     if (runs.size() < 2) {

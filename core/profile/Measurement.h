@@ -91,6 +91,10 @@ struct Measurement {
     std::string cluster;
 
     bool isStageRow() const { return stage.has_value(); }
+    bool isInterpolated() const { return source == MeasurementSource::Interpolated; }
+    // Interpolated without saying between which runs (read from a file, not
+    // made by this process's Augmenter): it may have come from any run.
+    bool hasUnknownOrigin() const { return isInterpolated() && derivedFrom.runIds.empty(); }
     bool hasTarget() const { return iterationTimeMs || stageTimeMs || peakMemMiB; }
 
     bool operator==(const Measurement&) const = default;

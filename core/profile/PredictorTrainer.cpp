@@ -81,16 +81,14 @@ PredictorTrainer::FoldRows PredictorTrainer::foldRows(const TrainingSet& set, co
     std::vector<char> leaks(set.runs.size(), 0);
     for (std::size_t i = 0; i < set.runs.size(); ++i) {
         const Measurement& c = set.runs[i].config;
-        // An interpolated run that does not say where it came from (one read
-        // from a file) may have come from any fold: it trains in none.
-        leaks[i] = c.source == MeasurementSource::Interpolated && c.derivedFrom.runIds.empty();
+        leaks[i] = c.hasUnknownOrigin();  // may have come from any fold: it trains in none
         for (const std::string& from : c.derivedFrom.runIds)
             leaks[i] = leaks[i] || held.count(from) > 0;
     }
     FoldRows out;
     for (std::size_t r = 0; r < set.rows.size(); ++r) {
         const auto run = static_cast<std::size_t>(set.rows[r].run);
-        const bool interpolated = set.runs[run].config.source == MeasurementSource::Interpolated;
+        const bool interpolated = set.runs[run].config.isInterpolated();
         if (foldOf[run] == fold) {
             if (!interpolated)
                 out.test.push_back(r);
@@ -104,7 +102,7 @@ PredictorTrainer::FoldRows PredictorTrainer::foldRows(const TrainingSet& set, co
 std::size_t PredictorTrainer::scoredRuns(const TrainingSet& set)
 {
     return static_cast<std::size_t>(std::count_if(set.runs.begin(), set.runs.end(), [](const MeasuredRun& r) {
-        return r.config.source != MeasurementSource::Interpolated;
+        return !r.config.isInterpolated();
     }));
 }
 
@@ -114,7 +112,7 @@ std::vector<int> PredictorTrainer::assignFolds(const TrainingSet& set, int folds
         throw std::invalid_argument("PredictorTrainer::assignFolds: " + std::to_string(folds) + " folds");
     std::vector<int> scored;
     for (std::size_t i = 0; i < set.runs.size(); ++i)
-        if (set.runs[i].config.source != MeasurementSource::Interpolated)
+        if (!set.runs[i].config.isInterpolated())
             scored.push_back(static_cast<int>(i));
     std::mt19937_64 rng(seed);
     std::shuffle(scored.begin(), scored.end(), rng);
