@@ -6,8 +6,10 @@ ClusterGenerator::Fabric ClusterGenerator::intraNodeFabric(const std::string& t)
 {
     auto has = [&](const char* tag) { return t.find(tag) != std::string::npos; };
     auto starts = [&](const char* tag) { return t.rfind(tag, 0) == 0; };
-    if (starts("RTX") || starts("Titan") || starts("TITAN") || starts("L4") || t == "A10" || t == "A10G" || t == "T4"
-        || has("PCIe") || has("PCIE"))
+    // PCIe cards; the workstation and A30/A40 boards' NVLink bridges join
+    // pairs only, so a node of more talks over PCIe.
+    if (starts("RTX") || starts("Titan") || starts("TITAN") || starts("Quadro") || starts("L4") || t == "A10"
+        || t == "A10G" || t == "A30" || t == "A40" || t == "T4" || has("PCIe") || has("PCIE"))
         return {"PCIe", 25, 6, true};
     if (has("Ascend"))
         return {"HCCS", 56, 5, false};

@@ -231,6 +231,25 @@ void TestPrecision::gemmRunsAtThePrecisionsPeak_data()
     QTest::newRow("A100 tf32") << "A100-80GB" << Precision::Tf32 << 2.0;
     QTest::newRow("A100 fp16") << "A100-80GB" << Precision::Fp16 << 1.0;
     QTest::newRow("H100 fp8") << "H100-SXM" << Precision::Fp8 << 989.0 / 1979.0;
+    // Cards added for mixed clusters (dense, no sparsity). GeForce RTX 3060 (28
+    // SMs at 1777 MHz): FP16 tensor with FP32 accumulate 25.5, TF32 12.7,
+    // FP32 12.7, efficiency 0.45. RTX A4000 datasheet: tensor 153.4 with
+    // sparsity (76.7 dense), TF32 38.3 (half the FP16 rate), FP32 19.2, 0.45.
+    // Quadro RTX 6000 datasheet: tensor 130.5 (Turing: fp16 is the 16-bit
+    // peak, no bf16), FP32 16.3, 0.45. A30 datasheet: BF16/FP16 165, TF32 82,
+    // FP32 10.3, efficiency 0.66 as for A100. A10 datasheet: BF16/FP16 125,
+    // TF32 62.5, FP32 31.2, efficiency 0.42 as for A10G.
+    QTest::newRow("RTX-3060 fp32") << "RTX-3060" << Precision::Fp32 << (25.5 * 0.45) / (12.7 * 0.85);
+    QTest::newRow("RTX-3060 tf32") << "RTX-3060" << Precision::Tf32 << 25.5 / 12.7;
+    QTest::newRow("RTX-3060 fp16") << "RTX-3060" << Precision::Fp16 << 1.0;
+    QTest::newRow("RTX-A4000 fp32") << "RTX-A4000" << Precision::Fp32 << (76.7 * 0.45) / (19.2 * 0.85);
+    QTest::newRow("RTX-A4000 tf32") << "RTX-A4000" << Precision::Tf32 << 76.7 / 38.3;
+    QTest::newRow("Quadro-RTX-6000 fp32") << "Quadro-RTX-6000" << Precision::Fp32 << (130.5 * 0.45) / (16.3 * 0.85);
+    QTest::newRow("Quadro-RTX-6000 fp16") << "Quadro-RTX-6000" << Precision::Fp16 << 1.0;
+    QTest::newRow("A30 fp32") << "A30" << Precision::Fp32 << (165.0 * 0.66) / (10.3 * 0.85);
+    QTest::newRow("A30 tf32") << "A30" << Precision::Tf32 << 165.0 / 82.0;
+    QTest::newRow("A10 fp32") << "A10" << Precision::Fp32 << (125.0 * 0.42) / (31.2 * 0.85);
+    QTest::newRow("A10 tf32") << "A10" << Precision::Tf32 << 125.0 / 62.5;
 }
 
 void TestPrecision::gemmRunsAtThePrecisionsPeak()
@@ -264,9 +283,11 @@ void TestPrecision::fp32HasNoFlashAttention()
     // ... and Ampere or newer on NVIDIA (FlashAttention-2 and cuDNN's fused
     // attention need sm80): Volta and Turing run the unfused core in fp16.
     const GpuCatalog& cat = GpuCatalog::builtin();
-    for (const char* t : {"A100-80GB", "H100-SXM", "RTX-3090", "L40S", "B200", "MI300X", "Ascend-910B"})
+    for (const char* t : {"A100-80GB", "H100-SXM", "RTX-3090", "L40S", "B200", "MI300X", "Ascend-910B", "A30", "A10",
+                          "RTX-3060", "RTX-A4000"})
         QVERIFY2(flashAttentionRuns(true, Precision::Fp16, *cat.find(t)), t);
-    for (const char* t : {"V100-32GB", "V100-16GB", "T4", "RTX-2080", "Titan-RTX", "Quadro-RTX-8000"})
+    for (const char* t : {"V100-32GB", "V100-16GB", "T4", "RTX-2060", "RTX-2070", "RTX-2080", "Titan-RTX",
+                          "Quadro-RTX-4000", "Quadro-RTX-5000", "Quadro-RTX-6000", "Quadro-RTX-8000"})
         QVERIFY2(!flashAttentionRuns(true, Precision::Fp16, *cat.find(t)), t);
     // fp8 runs the attention core in bf16: its FLOPs time at the bf16 peak.
     QCOMPARE(attentionMath(Precision::Fp8), Precision::Bf16);

@@ -1,6 +1,7 @@
 // Topology: bandwidth of concurrent flows over the multi-edge device graph,
 // on small inline clusters whose answers can be worked out by hand.
 #include "hardware/Cluster.h"
+#include "hardware/ClusterGenerator.h"
 #include "hardware/GpuCatalog.h"
 #include "hardware/Topology.h"
 
@@ -33,6 +34,8 @@ class TestTopology : public QObject {
     Q_OBJECT
 
 private slots:
+    void generatedNodeFabric_data();
+    void generatedNodeFabric();
     void unsharedFabricGivesEveryFlowFullBandwidth();
     void sharedMediumIsSplitAmongConcurrentFlows_data();
     void sharedMediumIsSplitAmongConcurrentFlows();
@@ -241,6 +244,33 @@ void TestTopology::allReduceAndTransferTimes()
     const PathRate rate{GBps, latencyUs};
     const double got = allReduce ? Topology::allReduceMs(bytes, k, rate) : Topology::transferMs(bytes, rate);
     QVERIFY2(std::fabs(got - expected) < 1e-9, qPrintable(QString::number(got, 'g', 12)));
+}
+
+// The fabric a generated node gets: SXM boards an NVLink switch, PCIe
+// cards (consumer, workstation, A10/A30/A40, whose bridges join pairs at most)
+// a shared PCIe switch, since eight of them cannot all talk over NVLink.
+void TestTopology::generatedNodeFabric_data()
+{
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<bool>("shared");
+    QTest::newRow("A100-80GB") << "A100-80GB" << "NVLink" << false;
+    QTest::newRow("H100-SXM") << "H100-SXM" << "NVLink" << false;
+    QTest::newRow("A30") << "A30" << "PCIe" << true;
+    QTest::newRow("A40") << "A40" << "PCIe" << true;
+    QTest::newRow("A10") << "A10" << "PCIe" << true;
+    QTest::newRow("Quadro-RTX-6000") << "Quadro-RTX-6000" << "PCIe" << true;
+    QTest::newRow("RTX-3060") << "RTX-3060" << "PCIe" << true;
+    QTest::newRow("RTX-A4000") << "RTX-A4000" << "PCIe" << true;
+    QTest::newRow("MI300X") << "MI300X" << "xGMI" << false;
+}
+
+void TestTopology::generatedNodeFabric()
+{
+    QFETCH(QString, type);
+    const auto f = memx::ClusterGenerator::intraNodeFabric(type.toStdString());
+    QTEST(QString::fromStdString(f.kind), "kind");
+    QTEST(f.shared, "shared");
 }
 
 QTEST_APPLESS_MAIN(TestTopology)
