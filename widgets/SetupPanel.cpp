@@ -188,9 +188,19 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     flashAttention_ = new QCheckBox(tr("Flash attention"), this);
     flashAttention_->setObjectName(QStringLiteral("flashAttention"));
     flashAttention_->setToolTip(tr("Attention without materialising the score matrix"));
+    overlapGradReduce_ = new QCheckBox(tr("Overlap gradient reduction"), this);
+    overlapGradReduce_->setObjectName(QStringLiteral("overlapGradReduce"));
+    overlapGradReduce_->setToolTip(tr("Megatron --overlap-grad-reduce: reduce gradients bucket by bucket during the "
+                                      "last micro-batch's backward (Megatron's default is off)"));
+    overlapParamGather_ = new QCheckBox(tr("Overlap weight gather"), this);
+    overlapParamGather_->setObjectName(QStringLiteral("overlapParamGather"));
+    overlapParamGather_->setToolTip(tr("Megatron --overlap-param-gather: gather the updated weights during the next "
+                                       "forward; needs the distributed optimizer and the gradient overlap"));
     auto* checks = new QVBoxLayout;
     checks->setSpacing(2);
     checks->addWidget(distributedOptimizer_);
+    checks->addWidget(overlapGradReduce_);
+    checks->addWidget(overlapParamGather_);
     checks->addWidget(sequenceParallel_);
     checks->addWidget(flashAttention_);
     form->addRow(tr("Options"), checks);
@@ -228,8 +238,15 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     connect(schedule_, &QComboBox::currentIndexChanged, this, notify);
     connect(recompute_, &QComboBox::currentIndexChanged, this, notify);
     connect(precision_, &QComboBox::currentIndexChanged, this, notify);
-    for (QCheckBox* box : {distributedOptimizer_, sequenceParallel_, flashAttention_})
+    for (QCheckBox* box : {distributedOptimizer_, overlapGradReduce_, overlapParamGather_, sequenceParallel_,
+                           flashAttention_})
         connect(box, &QCheckBox::toggled, this, notify);
+    // Megatron refuses the weight-gather overlap without the other two.
+    auto gatherAllowed = [this] {
+        overlapParamGather_->setEnabled(distributedOptimizer_->isChecked() && overlapGradReduce_->isChecked());
+    };
+    connect(distributedOptimizer_, &QCheckBox::toggled, this, gatherAllowed);
+    connect(overlapGradReduce_, &QCheckBox::toggled, this, gatherAllowed);
     for (QDoubleSpinBox* box : {attentionDropout_, hiddenDropout_})
         connect(box, &QDoubleSpinBox::valueChanged, this, notify);
 
@@ -422,6 +439,8 @@ TrainingSetup SetupPanel::setup() const
     s.recompute = static_cast<RecomputeMode>(recompute_->currentData().toInt());
     s.precision = precision_->currentData().toString().toStdString();
     s.distributedOptimizer = distributedOptimizer_->isChecked();
+    s.overlapGradReduce = overlapGradReduce_->isChecked();
+    s.overlapParamGather = overlapParamGather_->isChecked() && s.overlapGradReduce && s.distributedOptimizer;
     s.sequenceParallel = sequenceParallel_->isChecked();
     s.flashAttention = flashAttention_->isChecked();
     // A rate the boxes cannot show (0.0004, 0.9995) stays as set until edited.
@@ -438,7 +457,8 @@ void SetupPanel::setSetup(const TrainingSetup& s)
     {
         const QSignalBlocker b1(globalBatch_), b2(maxPipeline_), b3(schedule_), b4(recompute_);
         const QSignalBlocker b5(distributedOptimizer_), b6(sequenceParallel_), b7(flashAttention_), b8(precision_);
-        const QSignalBlocker b9(attentionDropout_), b10(hiddenDropout_);
+        const QSignalBlocker b9(attentionDropout_), b10(hiddenDropout_), b11(overlapGradReduce_),
+            b12(overlapParamGather_);
         globalBatch_->setValue(s.globalBatch);
         maxPipeline_->setValue(s.maxPipelineStages);
         schedule_->setCurrentIndex(schedule_->findData(int(s.schedule)));
@@ -446,6 +466,9 @@ void SetupPanel::setSetup(const TrainingSetup& s)
         const int precisionIndex = precision_->findData(QString::fromStdString(s.precision));
         precision_->setCurrentIndex(precisionIndex >= 0 ? precisionIndex : 0);
         distributedOptimizer_->setChecked(s.distributedOptimizer);
+        overlapGradReduce_->setChecked(s.overlapGradReduce);
+        overlapParamGather_->setChecked(s.overlapParamGather);
+        overlapParamGather_->setEnabled(s.distributedOptimizer && s.overlapGradReduce);
         sequenceParallel_->setChecked(s.sequenceParallel);
         flashAttention_->setChecked(s.flashAttention);
         attentionDropout_->setValue(s.attentionDropout);

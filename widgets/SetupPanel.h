@@ -94,6 +94,8 @@ private:
     ListField seqLens_;
     ListField queryGroups_;
     QCheckBox* distributedOptimizer_ = nullptr;
+    QCheckBox* overlapGradReduce_ = nullptr;
+    QCheckBox* overlapParamGather_ = nullptr;
     QCheckBox* sequenceParallel_ = nullptr;
     QCheckBox* flashAttention_ = nullptr;
     QDoubleSpinBox* attentionDropout_ = nullptr;

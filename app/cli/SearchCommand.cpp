@@ -45,6 +45,8 @@ struct SearchArgs {
     std::string precision = "auto";
     std::string placement = "contiguous";
     bool noDistOpt = false;
+    bool overlapGradReduce = false;
+    bool overlapParamGather = false;
     bool noFlash = false;
     cli::DropoutRates dropout;
     bool noSeqPar = false;
@@ -144,6 +146,8 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     s.virtualStages = a.vp;
     s.maxPipelineStages = a.maxPP;
     s.distributedOptimizer = !a.noDistOpt;
+    s.overlapGradReduce = a.overlapGradReduce || a.overlapParamGather;
+    s.overlapParamGather = a.overlapParamGather;
     s.flashAttention = !a.noFlash;
     cli::checkDropoutRates(a.dropout);
     s.attentionDropout = a.dropout.attention;
@@ -260,6 +264,12 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     "fp32, tf32, fp16, bf16 or fp8 (Transformer Engine)")
         ->capture_default_str();
     cmd->add_flag("--no-distributed-optimizer", args->noDistOpt, "Keep full optimizer state on every DP rank");
+    cmd->add_flag("--overlap-grad-reduce", args->overlapGradReduce,
+                  "Plan for Megatron's --overlap-grad-reduce: gradients reduced during the last backward (off, as in "
+                  "Megatron, unless given)");
+    cmd->add_flag("--overlap-param-gather", args->overlapParamGather,
+                  "Plan for Megatron's --overlap-param-gather: weights gathered during the next forward; needs the "
+                  "distributed optimizer and implies --overlap-grad-reduce");
     cmd->add_flag("--no-flash-attention", args->noFlash, "Model attention without FlashAttention (s^2 memory)");
     cli::addDropoutOptions(cmd, args->dropout);
     cmd->add_flag("--no-sequence-parallel", args->noSeqPar,

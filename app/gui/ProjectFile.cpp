@@ -47,6 +47,8 @@ nlohmann::json Project::toJson() const
                   {"max_pipeline_stages", s.maxPipelineStages},
                   {"virtual_stages", s.virtualStages},
                   {"distributed_optimizer", s.distributedOptimizer},
+                  {"overlap_grad_reduce", s.overlapGradReduce},
+                  {"overlap_param_gather", s.overlapParamGather},
                   {"flash_attention", s.flashAttention},
                   {"attention_dropout", s.attentionDropout},
                   {"hidden_dropout", s.hiddenDropout},
@@ -101,6 +103,8 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
         p.setup.virtualStages = {2};
     p.setup.maxPipelineStages = s.integerInRange("max_pipeline_stages", ranges::pipelineStages, 8);
     p.setup.distributedOptimizer = s.boolean("distributed_optimizer", true);
+    p.setup.overlapGradReduce = s.boolean("overlap_grad_reduce", false);    // validated with the setup below
+    p.setup.overlapParamGather = s.boolean("overlap_param_gather", false);
     p.setup.flashAttention = s.boolean("flash_attention", true);
     p.setup.attentionDropout = s.number("attention_dropout", 0.0);  // validated with the setup below
     p.setup.hiddenDropout = s.number("hidden_dropout", 0.0);

@@ -278,6 +278,10 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     t += std::string("  sequence_parallel: ") + yamlBool(p.tp > 1 && doc.problem.setup.sequenceParallel) + "\n";
     t += "  disable_bias_linear: True\n";
     t += std::string("  use_distributed_optimizer: ") + yamlBool(doc.problem.setup.distributedOptimizer) + "\n";
+    if (doc.problem.setup.overlapGradReduce)
+        t += "  overlap_grad_reduce: True\n";
+    if (doc.problem.setup.overlapParamGather)
+        t += "  overlap_param_gather: True\n";
     const MegatronJob job = MegatronExport::jobFor(doc, c.stageRecompute.front());
     if (job.precision == "fp32" || job.precision == "tf32")
         t += "  # precision: fp32 (no --bf16/--fp16)"

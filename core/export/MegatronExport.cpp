@@ -194,6 +194,13 @@ std::vector<std::string> MegatronExport::arguments(const MegatronJob& job)
     add(Text::pyFloat(job.hiddenDropout));
     if (job.distributedOptimizer)
         add("--use-distributed-optimizer");
+    // The overlaps the plan's time assumes (IterationComposer::
+    // exposedDataParallelMs); Megatron refuses --overlap-param-gather
+    // without the other two, and so does TrainingSetup::validate.
+    if (job.overlapGradReduce)
+        add("--overlap-grad-reduce");
+    if (job.overlapParamGather && job.overlapGradReduce && job.distributedOptimizer)
+        add("--overlap-param-gather");
     switch (job.recompute) {
     case Recompute::None: break;
     case Recompute::Selective:
@@ -262,6 +269,8 @@ MegatronJob MegatronExport::jobFor(const PlanDocument& doc, Recompute level)
     j.recompute = level;
     j.sequenceParallel = doc.problem.setup.sequenceParallel;
     j.distributedOptimizer = doc.problem.setup.distributedOptimizer;
+    j.overlapGradReduce = doc.problem.setup.overlapGradReduce;
+    j.overlapParamGather = doc.problem.setup.overlapParamGather;
     j.flashAttention = doc.problem.setup.flashAttention;
     j.attentionDropout = doc.problem.setup.attentionDropout;
     j.hiddenDropout = doc.problem.setup.hiddenDropout;

@@ -28,6 +28,8 @@ struct MegatronJob {
     Recompute recompute = Recompute::None;  // one level for every stage (Megatron has one)
     bool sequenceParallel = true;  // only passed when TP > 1
     bool distributedOptimizer = true;
+    bool overlapGradReduce = false;   // --overlap-grad-reduce
+    bool overlapParamGather = false;  // --overlap-param-gather
     std::string precision = "bf16";  // fp32, tf32, fp16 (dynamic loss scaling), bf16 or fp8 (Transformer Engine)
     bool flashAttention = true;      // false: --attention-backend unfused (what the plan assumed)
     double attentionDropout = 0.0;   // always written: Megatron's default 0.1 keeps masks a plan may not count

@@ -71,6 +71,8 @@ nlohmann::json PlanJson::setup(const TrainingSetup& s)
             {"query_groups", s.queryGroups},
             {"max_pp", s.maxPipelineStages},
             {"distributed_optimizer", s.distributedOptimizer},
+            {"overlap_grad_reduce", s.overlapGradReduce},
+            {"overlap_param_gather", s.overlapParamGather},
             {"flash_attention", s.flashAttention},
             {"attention_dropout", s.attentionDropout},
             {"hidden_dropout", s.hiddenDropout},

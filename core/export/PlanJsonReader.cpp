@@ -83,6 +83,11 @@ TrainingSetup PlanJsonReader::setupFromJson(const JsonReader& j)
     s.queryGroups = intList(j, "query_groups");
     s.maxPipelineStages = intIn(j, "max_pp", 1, 4096, s.maxPipelineStages);
     s.distributedOptimizer = j.boolean("distributed_optimizer", s.distributedOptimizer);
+    s.overlapGradReduce = j.boolean("overlap_grad_reduce", false);  // files before 2026-12-04 planned without
+    s.overlapParamGather = j.boolean("overlap_param_gather", false);
+    if (s.overlapParamGather && !(s.overlapGradReduce && s.distributedOptimizer))
+        j.fail("overlap_param_gather needs overlap_grad_reduce and distributed_optimizer (as Megatron requires)",
+               "overlap_param_gather");
     s.flashAttention = j.boolean("flash_attention", s.flashAttention);
     for (auto [key, rate] : {std::pair{"attention_dropout", &s.attentionDropout}, std::pair{"hidden_dropout", &s.hiddenDropout}}) {
         *rate = j.number(key, 0.0);  // files written before dropout existed planned without it

@@ -212,7 +212,11 @@ std::string TextReport::planDetail(const Problem& problem, const SearchResult& r
         + Text::fmt("%.0f", 100 * p.uncertainty) + "%):\n";
     out += "  iteration " + Text::fmt("%.1f", p.iterationMs) + " ms = " + std::to_string(p.microBatches)
         + " micro-batches through " + std::to_string(p.pp) + " stages; DP sync " + Text::fmt("%.1f", p.dpMs)
-        + " ms, optimizer+fixed " + Text::fmt("%.1f", p.fixedMs) + " ms\n";
+        + " ms"
+        + (p.dp > 1 && problem.setup.overlapGradReduce
+               ? (problem.setup.overlapParamGather ? " not hidden by backward and forward" : " not hidden by backward")
+               : "")
+        + ", optimizer+fixed " + Text::fmt("%.1f", p.fixedMs) + " ms\n";
     out += "  stage  group          GPU type      layers   recomp  in-flight  t_mb(ms)  weights  grads  optim  "
            "activ  reserve   peak / capacity GiB  headroom\n";
     for (std::size_t i = 0; i < p.stages.size(); ++i) {

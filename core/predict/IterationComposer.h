@@ -67,6 +67,49 @@ struct IterationComposer {
     // weights; fp16: both 2; fp32: both 4).
     static double dataParallelMs(double paramsPerGpu, int dp, bool distributedOptimizer, double bandwidthGBps,
                                  double latencyUs, Precision p = Precision::Bf16);
+
+    // The same collectives in their two parts: the gradient reduction (the
+    // all-reduce, or the reduce-scatter with the distributed optimizer) and
+    // the all-gather of the updated weights (distributed optimizer only).
+    struct DataParallelComm {
+        double reduceMs = 0;
+        double gatherMs = 0;
+        double totalMs() const { return reduceMs + gatherMs; }
+    };
+    static DataParallelComm dataParallelComm(double paramsPerGpu, int dp, bool distributedOptimizer,
+                                             double bandwidthGBps, double latencyUs, Precision p = Precision::Bf16);
+
+    // Megatron-LM's default bucket, in parameters, when --overlap-grad-reduce
+    // splits the gradients: max(40M, 1M x DP) (DistributedDataParallelConfig.
+    // bucket_size; without overlap all gradients form one bucket).
+    static double gradientBucketParams(int dp) { return std::max(40e6, 1e6 * dp); }
+
+    // What of a stage's data-parallel collectives the iteration waits for, ms.
+    // Without overlap all of it: finalize_model_grads reduces after the last
+    // backward and the optimizer gathers after its step. (Each stage starts
+    // its reduction when its own last backward ends, up to P - 1 backward
+    // passes before the first stage's; the composer takes no credit for that
+    // cool-down, so this is an upper bound for PP > 1.)
+    // --overlap-grad-reduce reduces during the last micro-batch's backward:
+    // Megatron enables gradient sync for that micro-batch only. On the first
+    // pipeline stage, buckets of gradientBucketParams go out as backward
+    // reaches them, so what is left is the larger of the last bucket and the
+    // reduction minus that backward. Later stages reduce in one bucket, which
+    // Megatron does because the cool-down of the stages before them hides it
+    // (distributed_data_parallel.py: "data-parallel communication on these
+    // stages is not on the critical path"); the window taken for them is one
+    // backward, that of the neighbour, approximated by their own.
+    // --overlap-param-gather moves the all-gather into the next iteration's
+    // first forward in the same way (bucket by bucket, waited for by each
+    // bucket's forward pre-hook).
+    // backwardMs, forwardMs: one micro-batch's backward and forward of the
+    // stage; stageParams: the parameters the stage holds per GPU.
+    struct Overlap {
+        bool gradReduce = false;
+        bool paramGather = false;
+    };
+    static double exposedDataParallelMs(const DataParallelComm& c, Overlap o, bool firstStage, double stageParams,
+                                        int dp, double forwardMs, double backwardMs);
 };
 
 }  // namespace memx

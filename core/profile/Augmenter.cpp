@@ -66,7 +66,8 @@ ConfigKey configKey(const Measurement& m, std::optional<Axis> blank)
             static_cast<int>(c.recompute), static_cast<int>(c.mlp), c.tiedEmbeddings ? 1 : 0, c.flashAttention ? 1 : 0,
             static_cast<int>(std::lround(c.attentionDropout * 1e6)), static_cast<int>(std::lround(c.hiddenDropout * 1e6)),
             // As MeasuredRun::configurationKey: only TP > 1 and DP > 1 tell them apart.
-            c.sequenceParallel && c.tp > 1 ? 1 : 0, c.distributedOptimizer && c.dp > 1 ? 1 : 0}};
+            c.sequenceParallel && c.tp > 1 ? 1 : 0, c.distributedOptimizer && c.dp > 1 ? 1 : 0,
+            c.overlapGradReduce && c.dp > 1 ? 1 : 0, c.overlapParamGather && c.dp > 1 ? 1 : 0}};
 }
 
 // The configuration whatever the source: a generated row never repeats one
@@ -163,6 +164,8 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
     r.hiddenDropout = lo.hiddenDropout;
     r.sequenceParallel = lo.sequenceParallel;
     r.distributedOptimizer = lo.distributedOptimizer;
+    r.overlapGradReduce = lo.overlapGradReduce;
+    r.overlapParamGather = lo.overlapParamGather;
     r.heads = lo.heads;
     r.queryGroups = lo.queryGroups;
     r.vocab = lo.vocab;
@@ -260,7 +263,8 @@ private:
     {
         return std::tie(m.source, m.numGpus, m.pp, m.dp, m.vp, m.mbs, m.gbs, m.seqLen, m.numLayers, m.hidden,
             m.ffnHidden, m.mlp, m.tiedEmbeddings, m.flashAttention, m.attentionDropout, m.hiddenDropout,
-            m.sequenceParallel, m.distributedOptimizer, m.heads, m.queryGroups, m.vocab, m.cluster);
+            m.sequenceParallel, m.distributedOptimizer, m.overlapGradReduce, m.overlapParamGather, m.heads,
+            m.queryGroups, m.vocab, m.cluster);
     }
 
     static bool fits(const Run& run, const Measurement& m)

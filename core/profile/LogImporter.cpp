@@ -193,6 +193,11 @@ void LogImporter::checkAgainstRunList(const DumpedRun& d, const MeasuredRun& run
     if (g.distributedOptimizer != c.distributedOptimizer && c.dp > 1)
         differ("distributed_optimizer", g.distributedOptimizer ? "true" : "false",
                c.distributedOptimizer ? "true" : "false");
+    if (g.overlapGradReduce != c.overlapGradReduce && c.dp > 1)
+        differ("overlap_grad_reduce", g.overlapGradReduce ? "true" : "false", c.overlapGradReduce ? "true" : "false");
+    if (g.overlapParamGather != c.overlapParamGather && c.dp > 1)
+        differ("overlap_param_gather", g.overlapParamGather ? "true" : "false",
+               c.overlapParamGather ? "true" : "false");
     if (std::find(d.vocabAliases.begin(), d.vocabAliases.end(), c.vocab) == d.vocabAliases.end())
         differ("vocab", std::to_string(g.vocab), std::to_string(c.vocab));
     if (g.pp == c.pp && d.stageLayers != runLayers)

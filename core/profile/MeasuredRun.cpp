@@ -70,6 +70,8 @@ std::string MeasuredRun::configurationKey() const
         key += "|no sp";
     if (!c.distributedOptimizer && c.dp > 1)
         key += "|no distopt";
+    if (c.overlapGradReduce && c.dp > 1)
+        key += c.overlapParamGather ? "|overlap rs+ag" : "|overlap rs";
     for (const MeasuredStage& s : stages)
         key += "|" + s.gpuType + ":" + std::to_string(s.layers) + toString(s.recompute);
     return key;

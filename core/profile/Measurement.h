@@ -64,6 +64,11 @@ struct Measurement {
     // true|false; empty: true, the planner's defaults). Run-level.
     bool sequenceParallel = true;
     bool distributedOptimizer = true;
+    // Megatron's --overlap-grad-reduce and --overlap-param-gather (columns
+    // overlap_grad_reduce, overlap_param_gather: true|false; empty: false,
+    // Megatron's default). Run-level.
+    bool overlapGradReduce = false;
+    bool overlapParamGather = false;
     int heads = 0;
     int queryGroups = 0;
     int vocab = 0;

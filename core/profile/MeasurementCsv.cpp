@@ -26,7 +26,8 @@ enum Col {
     RunId, Source, GpuType, NumGpus, Tp, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
     QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ProvenanceCol,
     Uncertainty, EstimatedGpuHours, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol, AttentionCol,
-    AttentionDropoutCol, HiddenDropoutCol, SequenceParallelCol, DistributedOptimizerCol, ColCount
+    AttentionDropoutCol, HiddenDropoutCol, SequenceParallelCol, DistributedOptimizerCol, OverlapGradReduceCol,
+    OverlapParamGatherCol, ColCount
 };
 
 const char* const kNames[ColCount] = {
@@ -34,7 +35,7 @@ const char* const kNames[ColCount] = {
     "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage", "stage_layers",
     "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours", "cluster",
     "precision", "peak_mem_kind", "mlp", "tied_embeddings", "attention", "attention_dropout", "hidden_dropout",
-    "sequence_parallel", "distributed_optimizer"};
+    "sequence_parallel", "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather"};
 
 constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
 
@@ -266,6 +267,14 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     m.tiedEmbeddings = flag(TiedCol, false);
     m.sequenceParallel = flag(SequenceParallelCol, true);
     m.distributedOptimizer = flag(DistributedOptimizerCol, true);
+    m.overlapGradReduce = flag(OverlapGradReduceCol, false);
+    m.overlapParamGather = flag(OverlapParamGatherCol, false);
+    if (m.overlapParamGather && !m.distributedOptimizer)
+        p.fail(OverlapParamGatherCol, "overlap_param_gather needs distributed_optimizer true (Megatron: "
+                                      "--overlap-param-gather only supported with distributed optimizer)");
+    if (m.overlapParamGather && !m.overlapGradReduce)
+        p.fail(OverlapParamGatherCol, "overlap_param_gather needs overlap_grad_reduce true (Megatron: "
+                                      "--overlap-grad-reduce should be turned on when using --overlap-param-gather)");
     if (p.present(AttentionCol) && !parseAttentionName(p.cell(AttentionCol), m.flashAttention))
         p.fail(AttentionCol, "attention must be empty (flash) or flash|unfused (Megatron's fused, auto and local "
                              "are read too), " + p.got(AttentionCol));
@@ -352,7 +361,7 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
 constexpr Col kRunFields[] = {Source, NumGpus, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
                               QueryGroups, Vocab, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol,
                               AttentionCol, AttentionDropoutCol, HiddenDropoutCol, SequenceParallelCol,
-                              DistributedOptimizerCol};
+                              DistributedOptimizerCol, OverlapGradReduceCol, OverlapParamGatherCol};
 
 std::string runValue(const Measurement& m, Col c)
 {
@@ -381,6 +390,8 @@ std::string runValue(const Measurement& m, Col c)
     case HiddenDropoutCol: return Text::shortest(m.hiddenDropout);
     case SequenceParallelCol: return m.sequenceParallel ? "true" : "false";
     case DistributedOptimizerCol: return m.distributedOptimizer ? "true" : "false";
+    case OverlapGradReduceCol: return m.overlapGradReduce ? "true" : "false";
+    case OverlapParamGatherCol: return m.overlapParamGather ? "true" : "false";
     default: return {};
     }
 }
@@ -560,11 +571,12 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
     std::string out = std::string("# format: ") + kMeasurementFormat + "\n";
     // `cluster`, `precision`, `peak_mem_kind`, `mlp`, `tied_embeddings`,
     // `attention`, the dropout rates, `sequence_parallel` and
-    // `distributed_optimizer` only when a row needs them, so files without
-    // them stay as they were.
+    // `distributed_optimizer`, and the overlap flags only when a row needs
+    // them, so files without them stay as they were.
     const auto any = [&](auto pred) { return std::any_of(rows.begin(), rows.end(), pred); };
+    const bool withOverlap = any([](const Measurement& m) { return m.overlapGradReduce || m.overlapParamGather; });
     const bool withParallel =
-        any([](const Measurement& m) { return !m.sequenceParallel || !m.distributedOptimizer; });
+        withOverlap || any([](const Measurement& m) { return !m.sequenceParallel || !m.distributedOptimizer; });
     const bool withDropout =
         withParallel || any([](const Measurement& m) { return m.attentionDropout > 0 || m.hiddenDropout > 0; });
     const bool withAttention = withDropout || any([](const Measurement& m) { return !m.flashAttention; });
@@ -574,7 +586,8 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
         return m.precision != Precision::Bf16 || m.peakMemKind != MemoryKind::Allocated;
     });
     const bool withCluster = withKinds || any([](const Measurement& m) { return !m.cluster.empty(); });
-    const int cols = withParallel    ? ColCount
+    const int cols = withOverlap     ? ColCount
+                     : withParallel  ? OverlapGradReduceCol
                      : withDropout   ? SequenceParallelCol
                      : withAttention ? AttentionDropoutCol
                      : withTied      ? AttentionCol
@@ -626,7 +639,9 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                              number(m.attentionDropout),
                                              number(m.hiddenDropout),
                                              m.sequenceParallel ? "true" : "false",
-                                             m.distributedOptimizer ? "true" : "false"};
+                                             m.distributedOptimizer ? "true" : "false",
+                                             m.overlapGradReduce ? "true" : "false",
+                                             m.overlapParamGather ? "true" : "false"};
         for (int c = 0; c < cols; ++c) out += (c ? "," : "") + cells[c];
         out += '\n';
     }

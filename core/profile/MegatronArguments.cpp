@@ -185,7 +185,7 @@ const std::vector<std::string>& MegatronArguments::runArgumentNames()
         "recompute_activations", "checkpoint_activations", "recompute_method", "activations_checkpoint_method",
         "recompute_num_layers", "activations_checkpoint_num_layers", "checkpoint_num_layers", "recompute_modules",
         "params_dtype", "bf16", "fp16", "sequence_parallel", "use_distributed_optimizer", "zero_stage",
-        "log_interval"};
+        "overlap_grad_reduce", "overlap_param_gather", "log_interval"};
     return names;
 }
 
@@ -545,6 +545,13 @@ private:
         }
         run_.config.sequenceParallel = run_.sequenceParallel;
         run_.config.distributedOptimizer = run_.distributedOptimizer;
+        // Megatron asserts that --overlap-param-gather comes with both of
+        // these; a dump that breaks that is read as Megatron ran it.
+        run_.config.overlapGradReduce = a_.flag("overlap_grad_reduce").value_or(false);
+        note("overlap_grad_reduce", "overlap_grad_reduce");
+        run_.config.overlapParamGather = a_.flag("overlap_param_gather").value_or(false)
+            && run_.config.overlapGradReduce && run_.distributedOptimizer;
+        note("overlap_param_gather", "overlap_param_gather");
         run_.logInterval = static_cast<int>(a_.integer("log_interval").value_or(0));
         attention();
         dropout();

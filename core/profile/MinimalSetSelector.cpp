@@ -24,7 +24,9 @@ std::vector<std::pair<std::string, long long>> parametersOf(const MeasuredRun& r
                             (static_cast<long long>(c.attentionDropout > 0) << 59) ^
                             (static_cast<long long>(c.hiddenDropout > 0) << 58) ^
                             (static_cast<long long>(!c.sequenceParallel && c.tp > 1) << 57) ^
-                            (static_cast<long long>(!c.distributedOptimizer && c.dp > 1) << 56);
+                            (static_cast<long long>(!c.distributedOptimizer && c.dp > 1) << 56) ^
+                            (static_cast<long long>(c.overlapGradReduce && c.dp > 1) << 55) ^
+                            (static_cast<long long>(c.overlapParamGather && c.dp > 1) << 54);
     return {{"mbs", c.mbs},
             {"seq_len", c.seqLen},
             {"tp", c.tp},

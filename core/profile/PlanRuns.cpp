@@ -47,6 +47,8 @@ std::vector<Measurement> PlanRuns::rows(const Plan& plan, const Problem& problem
         m.hiddenDropout = problem.setup.hiddenDropout;
         m.sequenceParallel = problem.setup.sequenceParallel;
         m.distributedOptimizer = problem.setup.distributedOptimizer;
+        m.overlapGradReduce = problem.setup.overlapGradReduce;
+        m.overlapParamGather = problem.setup.overlapParamGather;
         m.stage = i;
         m.stageLayers = s.layers;
         out.push_back(m);

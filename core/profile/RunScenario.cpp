@@ -29,6 +29,8 @@ void fillProblem(Problem& problem, const MeasuredRun& run, PlanSpec& spec)
     problem.setup.maxPipelineStages = std::max(c.pp, 1);
     problem.setup.sequenceParallel = c.sequenceParallel;
     problem.setup.distributedOptimizer = c.distributedOptimizer;
+    problem.setup.overlapGradReduce = c.overlapGradReduce;
+    problem.setup.overlapParamGather = c.overlapParamGather;
     problem.setup.precision = toString(c.precision);
     problem.setup.flashAttention = c.flashAttention;
     problem.setup.attentionDropout = c.attentionDropout;

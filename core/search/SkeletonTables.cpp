@@ -176,9 +176,18 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
             for (int lv = 0; lv < kRecomputeLevels; ++lv)
                 t.pred[i][n][lv] = answers[k++];
             double params = TransformerMath::stageParams(t.model, n, sk.tp, i == 0, i == P - 1);
-            t.dpMs[i][n] = terms.dataParallel
-                * IterationComposer::dataParallelMs(params, sk.dp, setup.distributedOptimizer,
-                                                    dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
+            IterationComposer::DataParallelComm comm = IterationComposer::dataParallelComm(
+                params, sk.dp, setup.distributedOptimizer, dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
+            comm.reduceMs *= terms.dataParallel;
+            comm.gatherMs *= terms.dataParallel;
+            // The overlap window: one micro-batch of the stage without
+            // recomputation, a third forward and two thirds backward (the
+            // backward's FLOPs are twice the forward's). Recomputation only
+            // lengthens the backward, so this never overstates the window.
+            const double microBatchMs = t.pred[i][n][0].timeMs;
+            t.dpMs[i][n] = IterationComposer::exposedDataParallelMs(
+                comm, {setup.overlapGradReduce, setup.overlapParamGather}, i == 0, params, sk.dp, microBatchMs / 3.0,
+                2.0 * microBatchMs / 3.0);
             t.postMs[i][n] = t.dpMs[i][n]
                 + terms.fixed * optimizerStepMs(params, sk.dp, setup.distributedOptimizer, gpu.memoryBandwidthGBps);
         }

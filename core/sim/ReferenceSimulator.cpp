@@ -166,9 +166,12 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
         PathRate dpRate = topo.ring(Topology::dataParallelRings(st.devices, t, plan.dp));
         dpRate.bandwidthGBps *= pr.commEfficiency;
         double owned = setup.distributedOptimizer ? params / plan.dp : params;
-        postMs = std::max(postMs, IterationComposer::dataParallelMs(params, plan.dp, setup.distributedOptimizer,
-                                                                    dpRate.bandwidthGBps, dpRate.latencyUs, prec)
-                                      + owned * 34.0 / (gpu.memoryBandwidthGBps * 1e6));
+        const IterationComposer::DataParallelComm comm = IterationComposer::dataParallelComm(
+            params, plan.dp, setup.distributedOptimizer, dpRate.bandwidthGBps, dpRate.latencyUs, prec);
+        const double exposedMs = IterationComposer::exposedDataParallelMs(
+            comm, {setup.overlapGradReduce, setup.overlapParamGather}, i == 0, params, plan.dp, stageMs[i] / 3.0,
+            2.0 * stageMs[i] / 3.0);
+        postMs = std::max(postMs, exposedMs + owned * 34.0 / (gpu.memoryBandwidthGBps * 1e6));
     }
     for (int i = 0; i + 1 < P; ++i) {
         PathRate hop = topo.pairwise(plan.stages[i].devices, plan.stages[i + 1].devices);

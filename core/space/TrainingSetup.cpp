@@ -83,6 +83,15 @@ void TrainingSetup::validate() const
         if (!(rate >= 0 && rate < 1))
             throw InputError("training setup", field,
                              "dropout rate " + std::to_string(rate) + " must be in [0, 1) (0 turns it off)");
+    // Megatron's own checks (megatron/training/arguments.py, validate_args).
+    if (overlapParamGather && !distributedOptimizer)
+        throw InputError("training setup", "overlap_param_gather",
+                         "needs the distributed optimizer (Megatron: --overlap-param-gather only supported with "
+                         "distributed optimizer)");
+    if (overlapParamGather && !overlapGradReduce)
+        throw InputError("training setup", "overlap_param_gather",
+                         "needs overlap_grad_reduce (Megatron: --overlap-grad-reduce should be turned on when using "
+                         "--overlap-param-gather)");
 }
 
 bool parsePlacementMode(const std::string& s, PlacementMode& out)

@@ -32,6 +32,13 @@ struct TrainingSetup {
     int maxPipelineStages = 8;
     std::vector<int> virtualStages{2};         // interleaved virtual sizes to try
     bool distributedOptimizer = true;
+    // Megatron --overlap-grad-reduce: gradients are reduced bucket by bucket
+    // while the last micro-batch's backward still runs. --overlap-param-gather
+    // (distributed optimizer only, and only with the former) gathers the
+    // updated weights during the next iteration's first forward. Both are off
+    // by default, as in Megatron-LM (IterationComposer::exposedDataParallelMs).
+    bool overlapGradReduce = false;
+    bool overlapParamGather = false;
     bool flashAttention = true;
     // Megatron --attention-dropout / --hidden-dropout. Megatron's default is
     // 0.1; the planner's is 0 (LLaMA-style pretraining), and the exports

@@ -19,11 +19,14 @@ CONFIG = ['gpu_type', 'num_gpus', 'tp', 'pp', 'dp', 'vp', 'mbs', 'gbs', 'seq_len
 
 
 def effective_parallel(r):
-    """Sequence parallelism matters only at TP > 1, a sharded optimizer only at DP > 1 (Megatron turns
+    """Sequence parallelism matters only at TP > 1, a sharded optimizer and the overlaps only at DP > 1 (Megatron turns
     --sequence-parallel off at TP 1); empty cells are the format's default, true."""
     sp = r.get('sequence_parallel', '') != 'false' and int(r['tp']) > 1
     dist = r.get('distributed_optimizer', '') != 'false' and int(r['dp']) > 1
-    return (sp, dist)
+    # The overlap flags (empty: false) matter only at DP > 1 too.
+    reduce = r.get('overlap_grad_reduce', '') == 'true' and int(r['dp']) > 1
+    gather = r.get('overlap_param_gather', '') == 'true' and int(r['dp']) > 1
+    return (sp, dist, reduce, gather)
 
 
 def oracle_error(values):

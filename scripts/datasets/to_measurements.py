@@ -29,14 +29,14 @@ COLUMNS = [
     # synthetic cluster; Sailor's runs name the clusters their measured wiring gives), precision (empty = bf16), peak_mem_kind (empty = allocated) and
     # mlp (empty = swiglu; gelu where the run had no --swiglu), tied_embeddings (empty = false),
     # attention (empty = flash), the dropout rates (empty = 0), sequence_parallel and
-    # distributed_optimizer (empty = true).
+    # distributed_optimizer (empty = true), overlap_grad_reduce and overlap_param_gather (empty = false).
     "cluster", "precision", "peak_mem_kind", "mlp", "tied_embeddings", "attention", "attention_dropout",
-    "hidden_dropout", "sequence_parallel", "distributed_optimizer",
+    "hidden_dropout", "sequence_parallel", "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
 ]
 RUN_FIELDS = ["source", "num_gpus", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers", "hidden",
               "ffn_hidden", "heads", "query_groups", "vocab", "cluster", "precision", "peak_mem_kind", "mlp",
               "tied_embeddings", "attention", "attention_dropout", "hidden_dropout", "sequence_parallel",
-              "distributed_optimizer"]
+              "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather"]
 MEGATRON_DEFAULT_DROPOUT = Decimal("0.1")  # --attention-dropout / --hidden-dropout (megatron/training/arguments.py)
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 PEAK_MEM_KINDS = ("allocated", "reserved", "device")  # max_memory_allocated, max_memory_reserved, nvidia-smi
@@ -136,9 +136,12 @@ def validate(rows, name):
             raise ValueError(f"{where}: bad tied_embeddings {r['tied_embeddings']!r}")
         if r["attention"] not in ("", "flash", "unfused"):
             raise ValueError(f"{where}: bad attention {r['attention']!r}")
-        for c in ("sequence_parallel", "distributed_optimizer"):
+        for c in ("sequence_parallel", "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather"):
             if r[c] not in ("", "true", "false"):
                 raise ValueError(f"{where}: bad {c} {r[c]!r}")
+        if r["overlap_param_gather"] == "true" and (r["overlap_grad_reduce"] != "true"
+                                                    or r["distributed_optimizer"] == "false"):
+            raise ValueError(f"{where}: overlap_param_gather needs overlap_grad_reduce and distributed_optimizer")
         for c in ("attention_dropout", "hidden_dropout"):
             if r[c] and not Decimal(0) <= Decimal(r[c]) < 1:
                 raise ValueError(f"{where}: {c} must be a rate in [0, 1), got {r[c]!r}")
@@ -296,6 +299,17 @@ def ci_bool(x, column):
     return "true" if v == "True" else "false"
 
 
+def ci_overlap(flags):
+    """The overlap flags of one CI case as measurement columns: true where the yaml sets them."""
+    out = {}
+    for c in ("overlap_grad_reduce", "overlap_param_gather"):
+        v = flags[c].strip()
+        if v not in ("", "true", "false"):
+            raise SystemExit(f"{CI_FLAGS_FILE}: {flags['test_case']}: {c} must be empty, true or false, got {v!r}")
+        out[c] = v or "false"
+    return out
+
+
 def ci_case_setup(flags):
     """(tied_embeddings, attention, attention_dropout, hidden_dropout) of one CI case, Megatron's defaults
     where the flag is absent: tied embeddings, dropout 0.1, attention_backend auto (Transformer Engine picks
@@ -433,7 +447,10 @@ def convert_megatron_ci(path, catalog):
                       # The golden values' own columns (model_config.yaml's --sequence-parallel and
                       # --use-distributed-optimizer; both off by default in Megatron).
                       sequence_parallel=ci_bool(x, "sequence_parallel"),
-                      distributed_optimizer=ci_bool(x, "dist_optimizer"))
+                      distributed_optimizer=ci_bool(x, "dist_optimizer"),
+                      # model_config.yaml's --overlap-grad-reduce / --overlap-param-gather
+                      # (megatron_lm_ci_case_flags.csv; absent: off, Megatron's default).
+                      **ci_overlap(case_flags[x["test_case"]]))
         kept = False
         t = x["iter_time_median_s"].strip()
         if t:

@@ -240,7 +240,13 @@ void TestCliImportLogs::attentionAndDropoutFromTheDump()
     // The file says so in its columns.
     QFile written(path("u.csv"));
     QVERIFY(written.open(QIODevice::ReadOnly));
-    QVERIFY(QString::fromUtf8(written.readAll()).contains(",attention,attention_dropout,hidden_dropout\n"));
+    // The dump also says overlap_grad_reduce = True, which brings the
+    // parallelism and overlap columns along.
+    QVERIFY(set.rows[0].overlapGradReduce);
+    QVERIFY(!set.rows[0].overlapParamGather);
+    QVERIFY(QString::fromUtf8(written.readAll())
+                .contains(",attention,attention_dropout,hidden_dropout,sequence_parallel,distributed_optimizer,"
+                          "overlap_grad_reduce,overlap_param_gather\n"));
 
     // A run list written for FlashAttention without dropout is contradicted
     // by the dump, argument by argument.

@@ -85,6 +85,8 @@ private slots:
     void runColumnsAreChecked();
     void parallelismColumns_data();
     void parallelismColumns();
+    void overlapColumns_data();
+    void overlapColumns();
     void roundTrip_data();
     void roundTrip();
     void saveAndRead();
@@ -344,6 +346,47 @@ void TestMeasurementCsv::parallelismColumns()
     const std::string written = MeasurementCsv::write(set.rows);
     QVERIFY(MeasurementCsv::parse(written, "w.csv").rows == set.rows);
     QCOMPARE(written.find("sequence_parallel") == std::string::npos, m.sequenceParallel && m.distributedOptimizer);
+}
+
+// Megatron's --overlap-grad-reduce and --overlap-param-gather: off when the
+// cells are empty (Megatron's default), written only when a run used them,
+// and the gather overlap refused without the other two, as Megatron does.
+void TestMeasurementCsv::overlapColumns_data()
+{
+    QTest::addColumn<QString>("cells");
+    QTest::addColumn<bool>("gradReduce");
+    QTest::addColumn<bool>("paramGather");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("empty: Megatron's default, off") << ",,," << false << false << "";
+    QTest::newRow("gradient reduction") << ",true,true," << true << false << "";
+    QTest::newRow("both") << ",true,true,true" << true << true << "";
+    QTest::newRow("gather alone") << ",true,,true" << false << false << "needs overlap_grad_reduce true";
+    QTest::newRow("gather without the distributed optimizer")
+        << ",false,true,true" << false << false << "needs distributed_optimizer true";
+    QTest::newRow("not a boolean") << ",true,yes," << false << false << "true|false";
+}
+
+void TestMeasurementCsv::overlapColumns()
+{
+    QFETCH(QString, cells);
+    QFETCH(QString, error);
+    const QString header = kHeader
+        + ",attention,attention_dropout,hidden_dropout,sequence_parallel,distributed_optimizer,overlap_grad_reduce,"
+          "overlap_param_gather";
+    try {
+        const auto set = parse(doc({kRunRow + ",,,," + cells}, header));
+        QVERIFY2(error.isEmpty(), "no InputError raised");
+        const memx::Measurement& m = set.rows.at(0);
+        QTEST(m.overlapGradReduce, "gradReduce");
+        QTEST(m.overlapParamGather, "paramGather");
+        const std::string written = MeasurementCsv::write(set.rows);
+        QVERIFY(MeasurementCsv::parse(written, "w.csv").rows == set.rows);
+        QCOMPARE(written.find("overlap_grad_reduce") == std::string::npos, !m.overlapGradReduce);
+    } catch (const InputError& e) {
+        QVERIFY2(!error.isEmpty(), e.what());
+        QVERIFY2(QString::fromStdString(e.reason()).contains(error), e.what());
+        QVERIFY2(QString::fromStdString(e.field()).contains("overlap"), e.what());
+    }
 }
 
 void TestMeasurementCsv::roundTrip_data()

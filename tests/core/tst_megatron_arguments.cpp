@@ -129,6 +129,8 @@ private slots:
     void typedValues();
     void toRun_data();
     void toRun();
+    void overlapFlags_data();
+    void overlapFlags();
     void toRunRefuses_data();
     void toRunRefuses();
     void unmodelledSetup_data();
@@ -407,6 +409,30 @@ void TestMegatronArguments::toRun()
     QCOMPARE(QString::fromStdString(r.precision), precision);
     QCOMPARE(QString(toString(c.precision)), precision);  // the measurement row carries it
     QCOMPARE(r.distributedOptimizer, distributedOptimizer);
+}
+
+// --overlap-grad-reduce and --overlap-param-gather become the run's overlap
+// columns; a dump without them (older Megatron, or the flags left off) ran
+// without overlap, Megatron's default.
+void TestMegatronArguments::overlapFlags_data()
+{
+    QTest::addColumn<Args>("overrides");
+    QTest::addColumn<bool>("gradReduce");
+    QTest::addColumn<bool>("paramGather");
+    QTest::newRow("absent") << Args{} << false << false;
+    QTest::newRow("both off") << Args{{"overlap_grad_reduce", "False"}, {"overlap_param_gather", "False"}} << false
+                              << false;
+    QTest::newRow("gradient reduction") << Args{{"overlap_grad_reduce", "True"}, {"overlap_param_gather", "False"}}
+                                        << true << false;
+    QTest::newRow("both") << Args{{"overlap_grad_reduce", "True"}, {"overlap_param_gather", "True"}} << true << true;
+}
+
+void TestMegatronArguments::overlapFlags()
+{
+    QFETCH(Args, overrides);
+    const DumpedRun r = readDump(with(baseArgs(), overrides)).toRun();
+    QTEST(r.config.overlapGradReduce, "gradReduce");
+    QTEST(r.config.overlapParamGather, "paramGather");
 }
 
 void TestMegatronArguments::toRunRefuses_data()

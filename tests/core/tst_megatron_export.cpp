@@ -165,6 +165,11 @@ std::vector<int> checkMegatronRules(const std::map<std::string, std::vector<std:
     const int G = gbs / (mbs * dp);
     if (f.count("--sequence-parallel") && tp == 1)
         fail("--sequence-parallel with TP 1");
+    // arguments.py: "--overlap-param-gather only supported with distributed
+    // optimizer", "--overlap-grad-reduce should be turned on when using
+    // --overlap-param-gather".
+    if (f.count("--overlap-param-gather") && (!f.count("--use-distributed-optimizer") || !f.count("--overlap-grad-reduce")))
+        fail("--overlap-param-gather without --use-distributed-optimizer and --overlap-grad-reduce");
     if (num(f, "--seq-length") != num(f, "--max-position-embeddings"))
         fail("seq length vs positions");
     // recompute
@@ -346,6 +351,8 @@ private slots:
     void refusesWhatMegatronRefuses();
     void mlpKindAndTiedEmbeddings_data();
     void mlpKindAndTiedEmbeddings();
+    void overlapFlags_data();
+    void overlapFlags();
     void handPlacement_data();
     void handPlacement();
     void samplePlansObeyMegatronRules_data();
@@ -489,6 +496,43 @@ void TestMegatronExport::mlpKindAndTiedEmbeddings()
     const std::vector<std::string> withDropout = MegatronExport::arguments(j);
     QCOMPARE(rateOf(withDropout, "--attention-dropout"), std::string("0.1"));
     QCOMPARE(rateOf(withDropout, "--hidden-dropout"), std::string("0.05"));
+}
+
+// The overlaps the plan's time assumes reach the launch line; off unless the
+// setup asks, as in Megatron, and the gather overlap only with the two flags
+// Megatron requires beside it.
+void TestMegatronExport::overlapFlags_data()
+{
+    QTest::addColumn<bool>("distributed");
+    QTest::addColumn<bool>("gradReduce");
+    QTest::addColumn<bool>("paramGather");
+    QTest::addColumn<bool>("expectReduce");
+    QTest::addColumn<bool>("expectGather");
+    QTest::newRow("Megatron's default") << true << false << false << false << false;
+    QTest::newRow("gradient reduction") << true << true << false << true << false;
+    QTest::newRow("both") << true << true << true << true << true;
+    QTest::newRow("gather without the distributed optimizer") << false << true << true << true << false;
+    QTest::newRow("gather alone") << true << false << true << false << false;
+}
+
+void TestMegatronExport::overlapFlags()
+{
+    QFETCH(bool, distributed);
+    QFETCH(bool, gradReduce);
+    QFETCH(bool, paramGather);
+    MegatronJob j;
+    j.model = ModelSpec::resolve("llama2-7b");
+    j.tp = 2;
+    j.pp = 2;
+    j.dp = 2;
+    j.globalBatch = 16;
+    j.distributedOptimizer = distributed;
+    j.overlapGradReduce = gradReduce;
+    j.overlapParamGather = paramGather;
+    const std::vector<std::string> a = MegatronExport::arguments(j);
+    const auto has = [&](const char* flag) { return std::count(a.begin(), a.end(), flag) == 1; };
+    QTEST(has("--overlap-grad-reduce"), "expectReduce");
+    QTEST(has("--overlap-param-gather"), "expectGather");
 }
 
 void TestMegatronExport::handPlacement_data()

@@ -159,6 +159,8 @@ void TestPlanJsonReader::badDocument_data()
     QTest::newRow("unknown schedule") << "/best/0/schedule" << "\"zb\"" << "/best/0/schedule" << "1f1b or interleaved";
     QTest::newRow("stages missing") << "/best/0/stages" << "DELETE" << "/best/0/stages" << "missing";
     QTest::newRow("precision") << "/setup/precision" << "\"fp4\"" << "/setup/precision" << "unknown precision";
+    QTest::newRow("gather overlap alone") << "/setup/overlap_param_gather" << "true" << "/setup/overlap_param_gather"
+                                          << "needs overlap_grad_reduce and distributed_optimizer";
     QTest::newRow("attention dropout 1.5") << "/setup/attention_dropout" << "1.5" << "/setup/attention_dropout"
                                            << "dropout rate must be in [0, 1)";
     QTest::newRow("hidden dropout negative") << "/setup/hidden_dropout" << "-0.1" << "/setup/hidden_dropout"

@@ -28,6 +28,8 @@ QString sameSetup(const TrainingSetup& a, const TrainingSetup& b)
     MEMX_CHECK(maxPipelineStages)
     MEMX_CHECK(virtualStages)
     MEMX_CHECK(distributedOptimizer)
+    MEMX_CHECK(overlapGradReduce)
+    MEMX_CHECK(overlapParamGather)
     MEMX_CHECK(flashAttention)
     MEMX_CHECK(attentionDropout)
     MEMX_CHECK(hiddenDropout)
@@ -92,6 +94,13 @@ private slots:
         e.attentionDropout = 0.0004;  // below what the box shows: kept until edited
         e.hiddenDropout = 0.9995;     // above the box's maximum: kept until edited
         QTest::newRow("rates the boxes cannot show") << e;
+        TrainingSetup o;
+        o.overlapGradReduce = true;
+        o.overlapParamGather = true;
+        QTest::newRow("both overlaps") << o;
+        TrainingSetup g;
+        g.overlapGradReduce = true;
+        QTest::newRow("gradient overlap only") << g;
         TrainingSetup c;
         c.tensorParallel = {1, 2};
         c.virtualStages = {2, 4};
