@@ -163,6 +163,24 @@ QString memoryText(const GpuParamsFit& f)
     return text;
 }
 
+}  // namespace
+
+// Run ids and paths are long words without spaces ("run gpt3_mcore_te_tp1_
+// pp4_..._dgx_a100 left out of the time fit"): a word-wrapped label cannot
+// break them and grows as wide as the longest, which pushed the panel past
+// the dock's edge. A zero-width space after each '_' and '/' lets the line
+// break there and shows nothing.
+QString PredictorPanel::breakable(QString text)
+{
+    static const QChar zwsp(0x200B);
+    for (int i = text.size() - 1; i >= 0; --i)
+        if ((text[i] == QLatin1Char('_') || text[i] == QLatin1Char('/')) && i + 1 < text.size())
+            text.insert(i + 1, zwsp);
+    return text;
+}
+
+namespace {
+
 QString fixed(double v, int decimals)
 {
     if (decimals < 0)
@@ -560,7 +578,7 @@ void PredictorPanel::refresh()
     fitLabel_->setVisible(!html.isEmpty());
 
     errorLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(status.problem.name()));
-    errorLabel_->setText(error_);
+    errorLabel_->setText(breakable(error_));
     errorLabel_->setVisible(!error_.isEmpty());
     holdNeededHeight();
 }
@@ -588,32 +606,55 @@ void PredictorPanel::fillCalibration(const QColor& muted)
         none->setStyleSheet(colorSheet(muted));
         none->setToolTip(tr("The trees correct the catalog's analytic model"));
     } else {
-        // Header: short names, the long ones in the tooltips.
-        const int lastColumn = 2 + static_cast<int>(std::size(kCalibrationColumns));
-        auto header = [&](const QString& text, const QString& tip, int column, Qt::Alignment align) {
-            QLabel* l = cell(text, 0, column, align);
-            l->setToolTip(tip);
-            l->setStyleSheet(colorSheet(muted));
-        };
-        header(tr("GPU type"), QString(), 0, Qt::AlignLeft | Qt::AlignVCenter);
-        header(tr("runs"), tr("Measured runs of this type the fit used"), 1, Qt::AlignRight | Qt::AlignVCenter);
-        int column = 2;
-        for (const CalibrationColumn& c : kCalibrationColumns)
-            header(tr(c.header), tr(c.tip), column++, Qt::AlignRight | Qt::AlignVCenter);
-        header(tr("time MAPE"), tr("Stage time MAPE of these runs with the catalog's values → with the fitted ones"),
-               lastColumn, Qt::AlignRight | Qt::AlignVCenter);
-
-        int row = 1;
+        // One block per type, narrow enough for the dock at any width: the
+        // type and its runs, then its parameters as name-value pairs two to
+        // a row (short names, the long ones in the tooltips), its time MAPE,
+        // and the note and memory fit as wrapped lines. A table with a column
+        // per parameter did not fit the dock and pushed the panel wider
+        // than the screen shows.
+        constexpr int kPairs = 2;  // name-value pairs per row
+        constexpr int kColumns = 2 * kPairs;
+        int row = 0;
         for (const GpuParamsFit& f : fits) {
             const QString type = qs(f.type);
             auto name = [&](const char* key) { return QStringLiteral("calibration:%1:%2").arg(type, QLatin1String(key)); };
-            QLabel* t = cell(type, row, 0, Qt::AlignLeft | Qt::AlignVCenter);
+            auto* head = new QWidget(calibration_);
+            auto* headRow = new QHBoxLayout(head);
+            headRow->setContentsMargins(0, row == 0 ? 0 : 6, 0, 0);
+            headRow->setSpacing(4);
+            auto* t = new QLabel(type, head);
             t->setObjectName(name("gpu_type"));
-            QLabel* runs = cell(QString::number(f.runs), row, 1);
+            QFont bold = t->font();
+            bold.setBold(true);
+            t->setFont(bold);
+            auto* runs = new QLabel(QString::number(f.runs), head);
             runs->setObjectName(name("runs"));
-            column = 2;
+            auto* runsWord = new QLabel(f.runs == 1 ? tr("run") : tr("runs"), head);
+            for (QLabel* l : {runs, runsWord})
+                l->setStyleSheet(colorSheet(muted));
+            headRow->addWidget(t);
+            headRow->addSpacing(4);
+            headRow->addWidget(runs);
+            headRow->addWidget(runsWord);
+            headRow->addStretch(1);
+            calibrationGrid_->addWidget(head, row++, 0, 1, kColumns);
+
+            int slot = 0;
+            auto pair = [&](const QString& label, const QString& tip, const QString& value) {
+                auto* n = new QLabel(label, calibration_);
+                n->setToolTip(tip);
+                n->setStyleSheet(colorSheet(muted));
+                n->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+                auto* v = new QLabel(value, calibration_);
+                v->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+                const int r = row + slot / kPairs, c = 2 * (slot % kPairs);
+                calibrationGrid_->addWidget(n, r, c);
+                calibrationGrid_->addWidget(v, r, c + 1);
+                ++slot;
+                return v;
+            };
             for (const CalibrationColumn& c : kCalibrationColumns) {
-                QLabel* v = cell(fixed(f.*(c.field), c.decimals), row, column++);
+                QLabel* v = pair(tr(c.header), tr(c.tip), fixed(f.*(c.field), c.decimals));
                 v->setObjectName(name(c.key));
                 const bool fitted = isFitted(f, c.key);
                 v->setProperty("fitted", fitted);
@@ -625,39 +666,39 @@ void PredictorPanel::fillCalibration(const QColor& muted)
                                       .arg(f.note.empty() ? tr("the runs could not determine it") : qs(f.note)));
                 }
             }
-            QLabel* mape = cell(mapePair(f), row, lastColumn);
+            const QString mapeTip = tr("Stage time MAPE of the %1: %2 % with the catalog's values, %3 % fitted")
+                                        .arg(runsText(f.runs))
+                                        .arg(f.mapeBefore, 0, 'f', 2)
+                                        .arg(f.mapeAfter, 0, 'f', 2);
+            QLabel* mape = pair(tr("time MAPE"), mapeTip, mapePair(f));
             mape->setObjectName(name("time_mape"));
-            mape->setToolTip(tr("Stage time MAPE of the %1: %2 % with the catalog's values, %3 % fitted")
-                                 .arg(runsText(f.runs))
-                                 .arg(f.mapeBefore, 0, 'f', 2)
-                                 .arg(f.mapeAfter, 0, 'f', 2));
-            for (QLabel* l : {t, runs})
-                l->setToolTip(mape->toolTip());
-            ++row;
+            for (QLabel* l : {t, runs, runsWord})
+                l->setToolTip(mapeTip);
+            row += (slot + kPairs - 1) / kPairs;
+            auto line = [&](QLabel* l) {
+                l->setWordWrap(true);
+                l->setIndent(12);
+                l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+                calibrationGrid_->addWidget(l, row++, 0, 1, kColumns);
+            };
             if (!f.note.empty()) {
-                auto* note = new QLabel(qs(f.note), calibration_);
+                auto* note = new QLabel(breakable(qs(f.note)), calibration_);
                 note->setObjectName(name("note"));
-                note->setWordWrap(true);
-                note->setIndent(12);
                 note->setStyleSheet(colorSheet(muted));
-                note->setTextInteractionFlags(Qt::TextSelectableByMouse);
-                calibrationGrid_->addWidget(note, row++, 0, 1, lastColumn + 1);
+                line(note);
             }
             auto* memory = new QLabel(memoryText(f), calibration_);
             memory->setObjectName(name("memory"));
-            memory->setWordWrap(true);
-            memory->setIndent(12);
             memory->setProperty("fitted", isFitted(f, "framework_mib") || isFitted(f, "memory_multiplier"));
             if (!memory->property("fitted").toBool())
                 memory->setStyleSheet(colorSheet(muted));
             memory->setToolTip(tr("Peak memory = (multiplier × weights, gradients, optimizer state and activations + "
                                   "framework buffers), plus the allocator slack and runtime reserve where the measure "
                                   "includes them"));
-            memory->setTextInteractionFlags(Qt::TextSelectableByMouse);
-            calibrationGrid_->addWidget(memory, row++, 0, 1, lastColumn + 1);
+            line(memory);
         }
-        // The numbers keep their width; the type takes what is left.
-        calibrationGrid_->setColumnStretch(0, 1);
+        // The values keep their width; what is left goes to the right.
+        calibrationGrid_->setColumnStretch(kColumns - 1, 1);
     }
 
     const auto& params = loaded_->predictor->params();

@@ -71,6 +71,9 @@ public:
     // per type ("A100-80GB: 4 runs, efficiency x0.93, ..."), or the reason
     // there is none; empty while no file is loaded.
     QString calibrationText() const;
+    // `text` with a zero-width space after each '_' and '/', so that word
+    // wrapping can break run ids and paths.
+    static QString breakable(QString text);
     // Whether the trees correct time and memory, one line per target; empty
     // while no file is loaded.
     QString correctionsText() const;
