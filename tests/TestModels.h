@@ -37,6 +37,8 @@ inline StageQuery stageOf(const ModelSpec& m, const GpuType* gpu, int layers, in
     q.queryGroups = m.queryGroups;
     q.ffnHidden = m.ffnHidden;
     q.mlp = m.mlp;
+    q.style = m.style;
+    q.tiedEmbeddings = m.tiedEmbeddings;
     q.vocab = m.vocab;
     return q;
 }

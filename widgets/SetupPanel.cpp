@@ -24,7 +24,8 @@ bool sameModel(const ModelSpec& a, const ModelSpec& b)
 {
     return a.name == b.name && a.numLayers == b.numLayers && a.hidden == b.hidden && a.heads == b.heads
         && a.headDim == b.headDim && a.queryGroups == b.queryGroups && a.ffnHidden == b.ffnHidden
-        && a.mlp == b.mlp && a.vocab == b.vocab && a.seqLen == b.seqLen && a.tiedEmbeddings == b.tiedEmbeddings;
+        && a.mlp == b.mlp && a.vocab == b.vocab && a.seqLen == b.seqLen && a.tiedEmbeddings == b.tiedEmbeddings
+        && a.style == b.style;
 }
 
 const QString kReasonStyle = QStringLiteral("QLabel { color: #c62828; }");

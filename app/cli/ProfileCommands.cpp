@@ -60,6 +60,7 @@ Measurement runRow(const PlannedRun& run, const ModelSpec& model, const Profilin
     m.ffnHidden = model.ffnHidden;
     m.mlp = model.mlp;
     m.tiedEmbeddings = model.tiedEmbeddings;
+    m.style = model.style;
     m.heads = model.heads;
     m.queryGroups = q.queryGroups;
     m.vocab = model.vocab;
@@ -180,7 +181,7 @@ void checkModel(const std::string& modelName, const MeasuredRun& run, const std:
     const ModelSpec m = ModelSpec::resolve(modelName);
     const Measurement& c = run.config;
     if (m.hidden != c.hidden || m.heads != c.heads || m.ffnHidden != c.ffnHidden || m.mlp != c.mlp
-        || m.vocab != c.vocab || m.tiedEmbeddings != c.tiedEmbeddings)
+        || m.vocab != c.vocab || m.tiedEmbeddings != c.tiedEmbeddings || !(m.style == c.style))
         throw InputError(file, "run " + run.runId,
                          "its model (hidden " + std::to_string(c.hidden) + ", heads " + std::to_string(c.heads) +
                              ", ffn " + std::to_string(c.ffnHidden) + " " + toString(c.mlp) + ", vocab " +

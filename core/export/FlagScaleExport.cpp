@@ -276,7 +276,7 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     t += "  tensor_model_parallel_size: " + std::to_string(p.tp) + "\n";
     t += "  pipeline_model_parallel_size: " + std::to_string(p.pp) + "  # = sum of the meshes' pp\n";
     t += std::string("  sequence_parallel: ") + yamlBool(p.tp > 1 && doc.problem.setup.sequenceParallel) + "\n";
-    t += "  disable_bias_linear: True\n";
+    t += std::string("  disable_bias_linear: ") + yamlBool(!doc.problem.model.style.linearBias) + "\n";
     t += std::string("  use_distributed_optimizer: ") + yamlBool(doc.problem.setup.distributedOptimizer) + "\n";
     if (doc.problem.setup.overlapGradReduce)
         t += "  overlap_grad_reduce: True\n";
@@ -343,7 +343,8 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     t += "  seq_length: " + std::to_string(p.seqLen) + "\n";
     t += "  max_position_embeddings: " + std::to_string(p.seqLen) + "\n";
     t += std::string("  swiglu: ") + yamlBool(m.mlp == MlpKind::SwiGlu) + "\n";
-    t += "  normalization: RMSNorm\n  position_embedding_type: rope\n";
+    t += std::string("  normalization: ") + megatronNormalization(doc.problem.model.style.norm) + "\n";
+    t += std::string("  position_embedding_type: ") + toString(doc.problem.model.style.position) + "\n";
     if (!job.flashAttention)  // turned off, or fp32/tf32 (no FlashAttention)
         t += "  attention_backend: unfused  # planned without flash attention: the s x s scores are kept\n";
     // Always the plan's rates: Megatron's default of 0.1 keeps masks.

@@ -162,8 +162,14 @@ std::vector<std::string> MegatronExport::arguments(const MegatronJob& job)
     // Without --swiglu Megatron's MLP is GeLU, the model's other kind.
     if (m.mlp == MlpKind::SwiGlu)
         add("--swiglu");
-    for (const char* f : {"--normalization", "RMSNorm", "--position-embedding-type", "rope", "--disable-bias-linear"})
-        add(f);
+    // The layer style the plan's memory and time assume (model/LayerStyle.h);
+    // written even where it is Megatron's default, so the script says it.
+    add("--normalization");
+    add(megatronNormalization(m.style.norm));
+    add("--position-embedding-type");
+    add(toString(m.style.position));
+    if (!m.style.linearBias)
+        add("--disable-bias-linear");
     if (!m.tiedEmbeddings)
         add("--untie-embeddings-and-output-weights");
     addv("--micro-batch-size", job.microBatch);

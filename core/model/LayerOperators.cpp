@@ -136,7 +136,8 @@ std::vector<Operator> LayerOperators::forward(const ModelSpec& m, int b, int s, 
     if (x.sp)
         tpCollective(ops, "all-gather before QKV", x, t);
     ops.push_back(gemm(x.p, "QKV projection", x.T, (x.ad + 2.0 * x.gd) / t, x.h));
-    ops.push_back(memoryBound("rotary embedding", 2.0 * x.e * x.T * (x.ad + x.gd) / t));
+    if (m.style.position == PositionEmbedding::Rope)  // learned positions are added once, at the embedding
+        ops.push_back(memoryBound("rotary embedding", 2.0 * x.e * x.T * (x.ad + x.gd) / t));
     attentionCore(ops, m, x, flashAttention, d);
     ops.push_back(gemm(x.p, "attention output projection", x.T, x.h, x.ad / t));
     tpCollective(ops, x.sp ? "reduce-scatter after attention" : "all-reduce after attention", x, t);
@@ -242,7 +243,14 @@ std::vector<Operator> LayerOperators::embedding(const ModelSpec& m, int b, int s
     std::vector<Operator> ops;
     ops.push_back(memoryBound("embedding lookup", 2.0 * x.e * x.T * x.h));
     tpCollective(ops, "embedding reduce", x, t);
+    // Learned positions: look up the s x h table and add it (reads both,
+    // writes the sum), and in backward accumulate its gradient.
+    const bool learned = m.style.position == PositionEmbedding::LearnedAbsolute;
+    if (learned)
+        ops.push_back(memoryBound("position embedding add", 3.0 * x.e * x.T * x.h));
     ops.push_back(memoryBound("embedding gradient", (x.e + 2.0 * bytesOf(p).gradient) * x.T * x.h));
+    if (learned)
+        ops.push_back(memoryBound("position embedding gradient", (x.e + 2.0 * bytesOf(p).gradient) * x.T * x.h));
     return ops;
 }
 

@@ -43,6 +43,20 @@ ModelSpec ModelSpec::fromJson(const JsonReader& json)
     m.vocab = count("vocab", ranges::vocab);
     m.seqLen = json.has("seq_len") ? count("seq_len", ranges::seqLen) : 4096;
     m.tiedEmbeddings = json.boolean("tied_embeddings", false);
+    // The layer style; a model file without it is LLaMA-style, as every
+    // model was before these keys existed.
+    if (json.has("position_embedding")) {
+        const std::string p = json.string("position_embedding");
+        if (!parsePositionEmbedding(p, m.style.position))
+            json.fail("position_embedding must be rope, learned_absolute or none, got \"" + p + "\"",
+                      "position_embedding");
+    }
+    if (json.has("normalization")) {
+        const std::string n = json.string("normalization");
+        if (!parseNormalization(n, m.style.norm))
+            json.fail("normalization must be rmsnorm or layernorm, got \"" + n + "\"", "normalization");
+    }
+    m.style.linearBias = json.boolean("bias_linear", false);
     m.source = json.string("source", "");
     return m;
 }
@@ -52,7 +66,9 @@ nlohmann::json ModelSpec::toJson() const
     nlohmann::json j = {{"format", "memx-model/1"}, {"name", name},          {"num_layers", numLayers},
             {"hidden", hidden},         {"heads", heads},        {"head_dim", headDim},
             {"query_groups", queryGroups}, {"ffn_hidden", ffnHidden}, {"mlp", toString(mlp)}, {"vocab", vocab},
-            {"seq_len", seqLen},        {"tied_embeddings", tiedEmbeddings}};
+            {"seq_len", seqLen},        {"tied_embeddings", tiedEmbeddings},
+            {"position_embedding", toString(style.position)}, {"normalization", toString(style.norm)},
+            {"bias_linear", style.linearBias}};
     // A model read with "allow_outside_range" keeps it, so that it reads back.
     if (!ranges::numLayers.plausible(numLayers) || !ranges::hidden.plausible(hidden) ||
         !ranges::heads.plausible(heads) || !ranges::headDim.plausible(headDim) ||

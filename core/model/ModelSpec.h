@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/LayerStyle.h"
 #include "model/MlpKind.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -11,8 +12,9 @@ namespace memx {
 
 class JsonReader;
 
-// A decoder-only transformer: RMSNorm, GQA attention, a SwiGLU (LLaMA) or
-// GeLU (GPT) MLP, untied input embedding and output layer.
+// A decoder-only transformer: GQA attention, a SwiGLU (LLaMA) or GeLU (GPT)
+// MLP, its layer style (rotary or learned positions, RMSNorm or LayerNorm,
+// linear biases or not), tied or untied input embedding and output layer.
 struct ModelSpec {
     std::string name;
     int numLayers = 0;
@@ -25,6 +27,7 @@ struct ModelSpec {
     int vocab = 0;        // V
     int seqLen = 0;       // default training sequence length
     bool tiedEmbeddings = false;
+    LayerStyle style;     // LLaMA's unless the model says otherwise
     std::string source;
 
     static const std::vector<ModelSpec>& presets();

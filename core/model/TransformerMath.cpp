@@ -13,7 +13,17 @@ double TransformerMath::layerParams(const ModelSpec& m)
     double h = m.hidden, ad = double(m.heads) * m.headDim, gd = double(m.queryGroups) * m.headDim;
     double attention = h * ad + 2.0 * h * gd + ad * h;
     double mlp = mlpMatrices(m.mlp) * h * m.ffnHidden;
-    return attention + mlp + 2.0 * h;
+    // Two norms of h scales each, LayerNorm's with as many biases; linear
+    // biases on QKV, the attention projection, FC1 (2f gated) and FC2.
+    const double norms = (m.style.norm == Normalization::LayerNorm ? 4.0 : 2.0) * h;
+    const double fc1 = m.mlp == MlpKind::Gelu ? double(m.ffnHidden) : 2.0 * m.ffnHidden;
+    const double biases = m.style.linearBias ? (ad + 2.0 * gd) + h + fc1 + h : 0.0;
+    return attention + mlp + norms + biases;
+}
+
+double TransformerMath::positionEmbeddingParams(const ModelSpec& m)
+{
+    return m.style.position == PositionEmbedding::LearnedAbsolute ? double(m.seqLen) * m.hidden : 0.0;
 }
 
 double TransformerMath::wgradBufferBytes(const ModelSpec& m, int t, Precision p)
@@ -39,12 +49,13 @@ double TransformerMath::embeddingParams(const ModelSpec& m)
 
 double TransformerMath::outputParams(const ModelSpec& m)
 {
-    return (m.tiedEmbeddings ? 0.0 : double(m.vocab) * m.hidden) + m.hidden;
+    const double finalNorm = m.style.norm == Normalization::LayerNorm ? 2.0 * m.hidden : m.hidden;
+    return (m.tiedEmbeddings ? 0.0 : double(m.vocab) * m.hidden) + finalNorm;
 }
 
 double TransformerMath::totalParams(const ModelSpec& m)
 {
-    return m.numLayers * layerParams(m) + embeddingParams(m) + outputParams(m);
+    return m.numLayers * layerParams(m) + embeddingParams(m) + positionEmbeddingParams(m) + outputParams(m);
 }
 
 double TransformerMath::stageParams(const ModelSpec& m, int layers, int tp, bool hasEmbedding, bool hasOutput)
@@ -59,7 +70,9 @@ double TransformerMath::stageParams(const ModelSpec& m, int layers, int tp, bool
     // gradient with the first stage's (share_embeddings_and_output_weights).
     if (hasOutput && !hasEmbedding && m.tiedEmbeddings)
         params += embeddingParams(m);
-    return params / tp;
+    // Megatron's learned position table is a plain embedding, whole on
+    // every TP rank of the first stage.
+    return params / tp + (hasEmbedding ? positionEmbeddingParams(m) : 0.0);
 }
 
 double TransformerMath::attentionCoreForwardFlops(const ModelSpec& m, int b, int s, bool flashAttention)

@@ -17,6 +17,7 @@ struct TransformerMath {
     // two RMSNorm weights 2*h.
     static double layerParams(const ModelSpec& m);
     static double embeddingParams(const ModelSpec& m);  // V*h
+    static double positionEmbeddingParams(const ModelSpec& m);  // s*h for learned absolute positions, else 0
     static double outputParams(const ModelSpec& m);     // V*h (+ final norm h); 0 if tied
     static double totalParams(const ModelSpec& m);
     // Parameters one GPU of a pipeline stage holds: its layers, plus the

@@ -37,6 +37,7 @@ ModelSpec AnalyticPredictor::modelOf(const StageQuery& q)
     m.mlp = q.mlp;
     m.vocab = q.vocab;
     m.tiedEmbeddings = q.tiedEmbeddings;
+    m.style = q.style;
     m.seqLen = q.seqLen;
     return m;
 }
@@ -182,7 +183,8 @@ bool sameLayerShape(const StageQuery& a, const StageQuery& b)
 {
     return a.gpu == b.gpu && a.tp == b.tp && a.microBatch == b.microBatch && a.seqLen == b.seqLen
         && a.hidden == b.hidden && a.heads == b.heads && a.headDim == b.headDim && a.queryGroups == b.queryGroups
-        && a.ffnHidden == b.ffnHidden && a.mlp == b.mlp && a.vocab == b.vocab && a.flashAttention == b.flashAttention
+        && a.ffnHidden == b.ffnHidden && a.mlp == b.mlp && a.style == b.style && a.vocab == b.vocab
+        && a.flashAttention == b.flashAttention
         && a.dropout == b.dropout && a.sequenceParallel == b.sequenceParallel && a.recompute == b.recompute && a.precision == b.precision && a.tpLinkGBps == b.tpLinkGBps
         && a.tpLatencyUs == b.tpLatencyUs;
 }

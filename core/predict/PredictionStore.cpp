@@ -39,6 +39,9 @@ PredictionContext PredictionContext::of(const Cluster& cluster, const ModelSpec&
     c.model = buf;
     if (model.mlp != MlpKind::SwiGlu)  // SwiGLU keys stay as they were before the MLP kind existed
         c.model += std::string(" ") + toString(model.mlp);
+    if (!(model.style == LayerStyle{}))  // LLaMA-style keys stay as they were before the layer style existed
+        c.model += std::string(" ") + toString(model.style.position) + " " + toString(model.style.norm)
+            + (model.style.linearBias ? " bias" : "");
     c.globalBatch = globalBatch;
     c.predictor = predictor.identity();
     return c;

@@ -13,7 +13,7 @@ bool StageQuery::operator==(const StageQuery& o) const
     return gpu == o.gpu && tp == o.tp && dp == o.dp && layers == o.layers && microBatch == o.microBatch
         && seqLen == o.seqLen && hidden == o.hidden && heads == o.heads && headDim == o.headDim
         && queryGroups == o.queryGroups && ffnHidden == o.ffnHidden && mlp == o.mlp && vocab == o.vocab
-        && tiedEmbeddings == o.tiedEmbeddings
+        && tiedEmbeddings == o.tiedEmbeddings && style == o.style
         && hasEmbedding == o.hasEmbedding && hasOutput == o.hasOutput
         && distributedOptimizer == o.distributedOptimizer && flashAttention == o.flashAttention && dropout == o.dropout
         && sequenceParallel == o.sequenceParallel
@@ -54,7 +54,7 @@ std::uint64_t StageQuery::signature() const
                    | (flashAttention ? 8u : 0u) | (sequenceParallel ? 64u : 0u) | (tiedEmbeddings ? 128u : 0u)
                    | (static_cast<unsigned>(recompute) << 4) | (static_cast<unsigned>(precision) << 8)
                    | (static_cast<unsigned>(mlp) << 12) | (dropout.attention ? 1u << 16 : 0u)
-                   | (dropout.hidden ? 1u << 17 : 0u));
+                   | (dropout.hidden ? 1u << 17 : 0u) | (style.code() << 18));
     h = mix(h, bits(inflight));
     h = mix(h, bits(tpLinkGBps));
     h = mix(h, bits(tpLatencyUs));

@@ -2,6 +2,7 @@
 
 #include "model/Dropout.h"
 #include "model/MemoryBreakdown.h"
+#include "model/LayerStyle.h"
 #include "model/MlpKind.h"
 #include "model/Provenance.h"
 #include "model/Precision.h"
@@ -31,6 +32,7 @@ struct StageQuery {
     int ffnHidden = 0;
     MlpKind mlp = MlpKind::SwiGlu;
     int vocab = 0;
+    LayerStyle style;             // positions, norm and linear biases (model/LayerStyle.h)
     bool tiedEmbeddings = false;  // the output layer shares the embedding (a last stage that is not the first keeps a copy)
     bool hasEmbedding = false;  // first stage
     bool hasOutput = false;     // last stage (output layer and loss)

@@ -64,6 +64,7 @@ ConfigKey configKey(const Measurement& m, std::optional<Axis> blank)
         {static_cast<int>(c.source), c.stage.value_or(-1), c.stageLayers.value_or(-1), c.tp, c.pp, c.dp, c.vp, c.mbs,
             c.gbs, c.seqLen, c.numLayers, c.hidden, c.ffnHidden, c.heads, c.queryGroups, c.vocab,
             static_cast<int>(c.recompute), static_cast<int>(c.mlp), c.tiedEmbeddings ? 1 : 0, c.flashAttention ? 1 : 0,
+            static_cast<int>(c.style.code()),
             static_cast<int>(std::lround(c.attentionDropout * 1e6)), static_cast<int>(std::lround(c.hiddenDropout * 1e6)),
             // As MeasuredRun::configurationKey: only TP > 1 and DP > 1 tell them apart.
             c.sequenceParallel && c.tp > 1 ? 1 : 0, c.distributedOptimizer && c.dp > 1 ? 1 : 0,
@@ -159,6 +160,7 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
     r.ffnHidden = lo.ffnHidden;
     r.mlp = lo.mlp;
     r.tiedEmbeddings = lo.tiedEmbeddings;
+    r.style = lo.style;
     r.flashAttention = lo.flashAttention;
     r.attentionDropout = lo.attentionDropout;
     r.hiddenDropout = lo.hiddenDropout;
@@ -262,7 +264,7 @@ private:
     static auto runFields(const Measurement& m)
     {
         return std::tie(m.source, m.numGpus, m.pp, m.dp, m.vp, m.mbs, m.gbs, m.seqLen, m.numLayers, m.hidden,
-            m.ffnHidden, m.mlp, m.tiedEmbeddings, m.flashAttention, m.attentionDropout, m.hiddenDropout,
+            m.ffnHidden, m.mlp, m.tiedEmbeddings, m.style, m.flashAttention, m.attentionDropout, m.hiddenDropout,
             m.sequenceParallel, m.distributedOptimizer, m.overlapGradReduce, m.overlapParamGather, m.heads,
             m.queryGroups, m.vocab, m.cluster);
     }

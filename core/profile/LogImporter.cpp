@@ -182,6 +182,12 @@ void LogImporter::checkAgainstRunList(const DumpedRun& d, const MeasuredRun& run
         differ("mlp", toString(g.mlp), toString(c.mlp));
     if (g.tiedEmbeddings != c.tiedEmbeddings)
         differ("tied_embeddings", g.tiedEmbeddings ? "true" : "false", c.tiedEmbeddings ? "true" : "false");
+    if (g.style.position != c.style.position)
+        differ("position_embedding", toString(g.style.position), toString(c.style.position));
+    if (g.style.norm != c.style.norm)
+        differ("normalization", toString(g.style.norm), toString(c.style.norm));
+    if (g.style.linearBias != c.style.linearBias)
+        differ("bias_linear", g.style.linearBias ? "true" : "false", c.style.linearBias ? "true" : "false");
     if (g.flashAttention != c.flashAttention)
         differ("attention", attentionName(g.flashAttention), attentionName(c.flashAttention));
     if (g.attentionDropout != c.attentionDropout)

@@ -64,6 +64,9 @@ std::string MeasuredRun::configurationKey() const
         + std::to_string(c.hidden) + "|" + std::to_string(c.ffnHidden) + "|" + std::to_string(c.heads) + "|"
         + std::to_string(c.queryGroups) + "|" + std::to_string(c.vocab) + "|" + toString(c.precision) + "|"
         + toString(c.mlp) + (c.tiedEmbeddings ? "|tied" : "") + (c.flashAttention ? "" : "|unfused");
+    if (!(c.style == LayerStyle{}))
+        key += std::string("|") + toString(c.style.position) + "," + toString(c.style.norm)
+            + (c.style.linearBias ? ",bias" : "");
     if (c.attentionDropout > 0 || c.hiddenDropout > 0)
         key += "|dropout " + Text::shortest(c.attentionDropout) + "," + Text::shortest(c.hiddenDropout);
     if (!c.sequenceParallel && c.tp > 1)
@@ -89,6 +92,7 @@ ModelSpec MeasuredRun::model() const
     m.ffnHidden = config.ffnHidden;
     m.mlp = config.mlp;
     m.tiedEmbeddings = config.tiedEmbeddings;
+    m.style = config.style;
     m.vocab = config.vocab;
     m.seqLen = config.seqLen;
     m.source = "measurement run " + runId;

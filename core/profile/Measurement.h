@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/LayerStyle.h"
 #include "model/MemoryKind.h"
 #include "model/MlpKind.h"
 #include "model/Precision.h"
@@ -53,6 +54,10 @@ struct Measurement {
     int ffnHidden = 0;
     MlpKind mlp = MlpKind::SwiGlu;  // column mlp; empty: swiglu
     bool tiedEmbeddings = false;    // column tied_embeddings (true|false); empty: false
+    // Columns position_embedding (rope|learned_absolute|none), normalization
+    // (rmsnorm|layernorm), bias_linear (true|false); empty: LLaMA's rope,
+    // rmsnorm, false (model/LayerStyle.h). Run-level.
+    LayerStyle style;
     // Column attention (flash|unfused; empty: flash; model/AttentionKind.h)
     // and the dropout rates (columns attention_dropout, hidden_dropout in
     // [0, 1); empty: 0). All three are run-level.

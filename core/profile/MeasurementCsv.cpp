@@ -27,7 +27,7 @@ enum Col {
     QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ProvenanceCol,
     Uncertainty, EstimatedGpuHours, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol, AttentionCol,
     AttentionDropoutCol, HiddenDropoutCol, SequenceParallelCol, DistributedOptimizerCol, OverlapGradReduceCol,
-    OverlapParamGatherCol, ColCount
+    OverlapParamGatherCol, PositionEmbeddingCol, NormalizationCol, BiasLinearCol, ColCount
 };
 
 const char* const kNames[ColCount] = {
@@ -35,7 +35,8 @@ const char* const kNames[ColCount] = {
     "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage", "stage_layers",
     "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours", "cluster",
     "precision", "peak_mem_kind", "mlp", "tied_embeddings", "attention", "attention_dropout", "hidden_dropout",
-    "sequence_parallel", "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather"};
+    "sequence_parallel", "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
+    "position_embedding", "normalization", "bias_linear"};
 
 constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
 
@@ -268,6 +269,12 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     m.sequenceParallel = flag(SequenceParallelCol, true);
     m.distributedOptimizer = flag(DistributedOptimizerCol, true);
     m.overlapGradReduce = flag(OverlapGradReduceCol, false);
+    if (p.present(PositionEmbeddingCol) && !parsePositionEmbedding(p.cell(PositionEmbeddingCol), m.style.position))
+        p.fail(PositionEmbeddingCol, "position_embedding must be empty (rope) or rope|learned_absolute|none, "
+                                     + p.got(PositionEmbeddingCol));
+    if (p.present(NormalizationCol) && !parseNormalization(p.cell(NormalizationCol), m.style.norm))
+        p.fail(NormalizationCol, "normalization must be empty (rmsnorm) or rmsnorm|layernorm, " + p.got(NormalizationCol));
+    m.style.linearBias = flag(BiasLinearCol, false);
     m.overlapParamGather = flag(OverlapParamGatherCol, false);
     if (m.overlapParamGather && !m.distributedOptimizer)
         p.fail(OverlapParamGatherCol, "overlap_param_gather needs distributed_optimizer true (Megatron: "
@@ -361,7 +368,8 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
 constexpr Col kRunFields[] = {Source, NumGpus, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
                               QueryGroups, Vocab, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol,
                               AttentionCol, AttentionDropoutCol, HiddenDropoutCol, SequenceParallelCol,
-                              DistributedOptimizerCol, OverlapGradReduceCol, OverlapParamGatherCol};
+                              DistributedOptimizerCol, OverlapGradReduceCol, OverlapParamGatherCol,
+                              PositionEmbeddingCol, NormalizationCol, BiasLinearCol};
 
 std::string runValue(const Measurement& m, Col c)
 {
@@ -392,6 +400,9 @@ std::string runValue(const Measurement& m, Col c)
     case DistributedOptimizerCol: return m.distributedOptimizer ? "true" : "false";
     case OverlapGradReduceCol: return m.overlapGradReduce ? "true" : "false";
     case OverlapParamGatherCol: return m.overlapParamGather ? "true" : "false";
+    case PositionEmbeddingCol: return toString(m.style.position);
+    case NormalizationCol: return toString(m.style.norm);
+    case BiasLinearCol: return m.style.linearBias ? "true" : "false";
     default: return {};
     }
 }
@@ -571,10 +582,12 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
     std::string out = std::string("# format: ") + kMeasurementFormat + "\n";
     // `cluster`, `precision`, `peak_mem_kind`, `mlp`, `tied_embeddings`,
     // `attention`, the dropout rates, `sequence_parallel` and
-    // `distributed_optimizer`, and the overlap flags only when a row needs
-    // them, so files without them stay as they were.
+    // `distributed_optimizer`, the overlap flags and the layer style only
+    // when a row needs them, so files without them stay as they were.
     const auto any = [&](auto pred) { return std::any_of(rows.begin(), rows.end(), pred); };
-    const bool withOverlap = any([](const Measurement& m) { return m.overlapGradReduce || m.overlapParamGather; });
+    const bool withStyle = any([](const Measurement& m) { return !(m.style == LayerStyle{}); });
+    const bool withOverlap =
+        withStyle || any([](const Measurement& m) { return m.overlapGradReduce || m.overlapParamGather; });
     const bool withParallel =
         withOverlap || any([](const Measurement& m) { return !m.sequenceParallel || !m.distributedOptimizer; });
     const bool withDropout =
@@ -586,7 +599,8 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
         return m.precision != Precision::Bf16 || m.peakMemKind != MemoryKind::Allocated;
     });
     const bool withCluster = withKinds || any([](const Measurement& m) { return !m.cluster.empty(); });
-    const int cols = withOverlap     ? ColCount
+    const int cols = withStyle       ? ColCount
+                     : withOverlap   ? PositionEmbeddingCol
                      : withParallel  ? OverlapGradReduceCol
                      : withDropout   ? SequenceParallelCol
                      : withAttention ? AttentionDropoutCol
@@ -641,7 +655,10 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                              m.sequenceParallel ? "true" : "false",
                                              m.distributedOptimizer ? "true" : "false",
                                              m.overlapGradReduce ? "true" : "false",
-                                             m.overlapParamGather ? "true" : "false"};
+                                             m.overlapParamGather ? "true" : "false",
+                                             toString(m.style.position),
+                                             toString(m.style.norm),
+                                             m.style.linearBias ? "true" : "false"};
         for (int c = 0; c < cols; ++c) out += (c ? "," : "") + cells[c];
         out += '\n';
     }

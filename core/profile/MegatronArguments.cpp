@@ -185,7 +185,8 @@ const std::vector<std::string>& MegatronArguments::runArgumentNames()
         "recompute_activations", "checkpoint_activations", "recompute_method", "activations_checkpoint_method",
         "recompute_num_layers", "activations_checkpoint_num_layers", "checkpoint_num_layers", "recompute_modules",
         "params_dtype", "bf16", "fp16", "sequence_parallel", "use_distributed_optimizer", "zero_stage",
-        "overlap_grad_reduce", "overlap_param_gather", "log_interval"};
+        "overlap_grad_reduce", "overlap_param_gather", "position_embedding_type",
+        "use_rotary_position_embeddings", "normalization", "add_bias_linear", "log_interval"};
     return names;
 }
 
@@ -355,6 +356,7 @@ private:
         // Megatron shares the output layer with the embedding unless told not to.
         c_.tiedEmbeddings = !a_.flag("untie_embeddings_and_output_weights").value_or(false);
         note("tied_embeddings", "untie_embeddings_and_output_weights");
+        layerStyle();
         if (a_.integer("ffn_hidden_size")) {
             c_.ffnHidden = required("ffn_hidden", "ffn_hidden_size");
         } else if (swiglu) {
@@ -555,6 +557,29 @@ private:
         run_.logInterval = static_cast<int>(a_.integer("log_interval").value_or(0));
         attention();
         dropout();
+    }
+
+    // Positions, norm and linear biases (model/LayerStyle.h). A dump
+    // without the arguments ran Megatron's defaults, which are GPT's:
+    // learned absolute positions, LayerNorm, biases on.
+    void layerStyle()
+    {
+        c_.style = LayerStyle::gpt();
+        if (const auto p = a_.text("position_embedding_type"); p && *p != "None") {
+            if (!parsePositionEmbedding(*p, c_.style.position))
+                a_.fail("position_embedding_type", "is " + *p + "; the planner models rope, learned_absolute and none");
+        } else if (a_.flag("use_rotary_position_embeddings").value_or(false)) {
+            c_.style.position = PositionEmbedding::Rope;  // Megatron-DeepSpeed's older switch
+        }
+        note("position_embedding", a_.has("position_embedding_type") ? "position_embedding_type"
+                                                                     : "use_rotary_position_embeddings");
+        if (const auto n = a_.text("normalization"); n && *n != "None") {
+            if (!parseNormalization(*n, c_.style.norm))
+                a_.fail("normalization", "is " + *n + "; the planner models LayerNorm and RMSNorm");
+        }
+        note("normalization", "normalization");
+        c_.style.linearBias = a_.flag("add_bias_linear").value_or(true);
+        note("bias_linear", "add_bias_linear");
     }
 
     // Which attention ran (model/AttentionKind.h).

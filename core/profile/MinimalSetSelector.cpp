@@ -26,7 +26,8 @@ std::vector<std::pair<std::string, long long>> parametersOf(const MeasuredRun& r
                             (static_cast<long long>(!c.sequenceParallel && c.tp > 1) << 57) ^
                             (static_cast<long long>(!c.distributedOptimizer && c.dp > 1) << 56) ^
                             (static_cast<long long>(c.overlapGradReduce && c.dp > 1) << 55) ^
-                            (static_cast<long long>(c.overlapParamGather && c.dp > 1) << 54);
+                            (static_cast<long long>(c.overlapParamGather && c.dp > 1) << 54) ^
+                            (static_cast<long long>(c.style.code()) << 50);
     return {{"mbs", c.mbs},
             {"seq_len", c.seqLen},
             {"tp", c.tp},

@@ -36,6 +36,7 @@ std::vector<Measurement> PlanRuns::rows(const Plan& plan, const Problem& problem
         m.ffnHidden = model.ffnHidden;
         m.mlp = model.mlp;
         m.tiedEmbeddings = model.tiedEmbeddings;
+        m.style = model.style;
         m.heads = model.heads;
         m.queryGroups = plan.queryGroups;
         m.vocab = model.vocab;

@@ -101,6 +101,7 @@ StageQuery ProfilingPlanner::baseQuery(const ModelSpec& model, const GpuType& gp
     q.ffnHidden = model.ffn();
     q.mlp = model.mlp;
     q.tiedEmbeddings = model.tiedEmbeddings;
+    q.style = model.style;
     q.vocab = model.vocab;
     q.seqLen = model.seqLen > 0 ? model.seqLen : q.seqLen;
     q.layers = model.numLayers > 0 ? model.numLayers : 1;

@@ -144,6 +144,7 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                 q.ffnHidden = t.model.ffnHidden;
                 q.mlp = t.model.mlp;
                 q.tiedEmbeddings = t.model.tiedEmbeddings;
+                q.style = t.model.style;
                 q.vocab = t.model.vocab;
                 q.hasEmbedding = i == 0;
                 q.hasOutput = i == P - 1;

@@ -26,7 +26,10 @@ def effective_parallel(r):
     # The overlap flags (empty: false) matter only at DP > 1 too.
     reduce = r.get('overlap_grad_reduce', '') == 'true' and int(r['dp']) > 1
     gather = r.get('overlap_param_gather', '') == 'true' and int(r['dp']) > 1
-    return (sp, dist, reduce, gather)
+    # The layer style (empty: LLaMA's rope, rmsnorm, no linear bias) is part of the model.
+    style = (r.get('position_embedding', '') or 'rope', r.get('normalization', '') or 'rmsnorm',
+             r.get('bias_linear', '') == 'true')
+    return (sp, dist, reduce, gather, style)
 
 
 def oracle_error(values):

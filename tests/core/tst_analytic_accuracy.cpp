@@ -162,9 +162,11 @@ const GpuType* gpu(const char* name)
 struct Dims {
     int layers = 0, hidden = 0, heads = 0, headDim = 0, groups = 0, ffn = 0, vocab = 0;
     MlpKind mlp = MlpKind::SwiGlu;
+    LayerStyle style;
 };
 
-// GPT of the 2021/2022 papers: GeLU MLP of 4h.
+// GPT of the 2021/2022 papers: GeLU MLP of 4h, GPT's layer (learned
+// positions, LayerNorm, linear biases: Megatron-LM's defaults then and now).
 Dims gptDims(int layers, int hidden, int heads, int vocab = 51200)
 {
     Dims d;
@@ -175,6 +177,7 @@ Dims gptDims(int layers, int hidden, int heads, int vocab = 51200)
     d.groups = heads;
     d.ffn = 4 * hidden;
     d.mlp = MlpKind::Gelu;
+    d.style = LayerStyle::gpt();
     d.vocab = vocab;
     return d;
 }
@@ -196,6 +199,7 @@ ModelSpec specOf(const Dims& d, int seq)
     m.queryGroups = d.groups;
     m.ffnHidden = d.ffn;
     m.mlp = d.mlp;
+    m.style = d.style;
     m.vocab = d.vocab;
     m.seqLen = seq;
     return m;
@@ -240,6 +244,7 @@ StageQuery stageQuery(const Run& r, int stage)
     q.queryGroups = r.dims.groups;
     q.ffnHidden = r.dims.ffn;
     q.mlp = r.dims.mlp;
+    q.style = r.dims.style;
     q.vocab = r.dims.vocab;
     q.hasEmbedding = stage == 0;
     q.hasOutput = stage == r.pp - 1;
@@ -484,6 +489,11 @@ void TstAnalyticAccuracy::megatronCiPeakMemory()
         double vocab = csv.num(row, "vocab");
         // 15B: GPTSentencePieceTokenizer of Nemotron-4 15B, 256000 entries (assumed).
         d.vocab = paddedVocab(std::isnan(vocab) ? 256000 : int(vocab), r.tp);
+        // Layer style from model_config.yaml (megatron_lm_ci_case_flags.csv):
+        // the 15B release cases set rope and --disable-bias-linear with
+        // LayerNorm; the 7B cases leave all three at Megatron's GPT defaults.
+        if (is15b)
+            d.style = LayerStyle{PositionEmbedding::Rope, Normalization::LayerNorm, false};
         r.dims = d;
         r.flash = true;  // Transformer Engine fused/flash attention
         r.distributedOptimizer = csv.str(row, "dist_optimizer") == "True";

@@ -131,6 +131,8 @@ private slots:
     void toRun();
     void overlapFlags_data();
     void overlapFlags();
+    void layerStyle_data();
+    void layerStyle();
     void toRunRefuses_data();
     void toRunRefuses();
     void unmodelledSetup_data();
@@ -435,6 +437,36 @@ void TestMegatronArguments::overlapFlags()
     QTEST(r.config.overlapParamGather, "paramGather");
 }
 
+// position_embedding_type, normalization and add_bias_linear become the
+// run's layer style; a dump without them ran Megatron's defaults, GPT's.
+void TestMegatronArguments::layerStyle_data()
+{
+    QTest::addColumn<Args>("overrides");
+    QTest::addColumn<QString>("position");
+    QTest::addColumn<QString>("norm");
+    QTest::addColumn<bool>("bias");
+    QTest::newRow("absent: Megatron's defaults") << Args{} << "learned_absolute" << "layernorm" << true;
+    QTest::newRow("LLaMA") << Args{{"position_embedding_type", "rope"}, {"normalization", "RMSNorm"},
+                                   {"add_bias_linear", "False"}}
+                           << "rope" << "rmsnorm" << false;
+    QTest::newRow("GPT, spelled out") << Args{{"position_embedding_type", "learned_absolute"},
+                                              {"normalization", "LayerNorm"}, {"add_bias_linear", "True"}}
+                                      << "learned_absolute" << "layernorm" << true;
+    QTest::newRow("Megatron-DeepSpeed's enum") << Args{{"position_embedding_type", "PositionEmbeddingType.rotary"}}
+                                               << "rope" << "layernorm" << true;
+    QTest::newRow("Megatron-DeepSpeed's older switch") << Args{{"use_rotary_position_embeddings", "True"}}
+                                                       << "rope" << "layernorm" << true;
+}
+
+void TestMegatronArguments::layerStyle()
+{
+    QFETCH(Args, overrides);
+    const DumpedRun r = readDump(with(baseArgs(), overrides)).toRun();
+    QTEST(QString(toString(r.config.style.position)), "position");
+    QTEST(QString(toString(r.config.style.norm)), "norm");
+    QTEST(r.config.style.linearBias, "bias");
+}
+
 void TestMegatronArguments::toRunRefuses_data()
 {
     QTest::addColumn<Args>("overrides");
@@ -448,6 +480,8 @@ void TestMegatronArguments::toRunRefuses_data()
     QTest::newRow("context parallelism") << Args{{"context_parallel_size", "2"}, {"world_size", "16"}}
                                          << "context_parallel_size" << "context parallelism (CP 2)";
     QTest::newRow("MoE") << Args{{"num_moe_experts", "8"}} << "num_moe_experts" << "mixture-of-experts model (8 experts)";
+    QTest::newRow("ALiBi positions") << Args{{"position_embedding_type", "relative"}} << "position_embedding_type"
+                                     << "models rope, learned_absolute and none";
     QTest::newRow("MoE, DeepSpeed list") << Args{{"num_experts", "[8]"}} << "num_experts" << "(8 experts)";
     QTest::newRow("batch ramp-up") << Args{{"rampup_batch_size", "['16', '8', '300000']"}} << "rampup_batch_size"
                                    << "ramp-up";

@@ -460,8 +460,13 @@ void TestMegatronExport::mlpKindAndTiedEmbeddings_data()
     QTest::addColumn<bool>("swiglu");
     QTest::addColumn<QString>("ffn");
     QTest::addColumn<bool>("untied");
-    QTest::newRow("llama2-7b: SwiGLU 11008, untied") << "llama2-7b" << true << "11008" << true;
-    QTest::newRow("gpt3-175b: GeLU 4h, tied") << "gpt3-175b" << false << "49152" << false;
+    QTest::addColumn<QString>("norm");
+    QTest::addColumn<QString>("positions");
+    QTest::addColumn<bool>("noBias");
+    QTest::newRow("llama2-7b: SwiGLU 11008, untied, LLaMA layer")
+        << "llama2-7b" << true << "11008" << true << "RMSNorm" << "rope" << true;
+    QTest::newRow("gpt3-175b: GeLU 4h, tied, GPT layer")
+        << "gpt3-175b" << false << "49152" << false << "LayerNorm" << "learned_absolute" << false;
 }
 
 void TestMegatronExport::mlpKindAndTiedEmbeddings()
@@ -483,6 +488,14 @@ void TestMegatronExport::mlpKindAndTiedEmbeddings()
     const auto f = std::find(a.begin(), a.end(), "--ffn-hidden-size");
     QVERIFY(f != a.end() && f + 1 != a.end());
     QCOMPARE(QString::fromStdString(*(f + 1)), ffn);
+    // The layer style the plan assumed, spelled as Megatron's parser wants it.
+    const auto valueOf = [&](const char* flag) {
+        const auto d = std::find(a.begin(), a.end(), flag);
+        return d != a.end() && d + 1 != a.end() ? QString::fromStdString(*(d + 1)) : QString("(absent)");
+    };
+    QTEST(valueOf("--normalization"), "norm");
+    QTEST(valueOf("--position-embedding-type"), "positions");
+    QTEST(has("--disable-bias-linear"), "noBias");
     // The planned dropout, written even when 0: Megatron's default 0.1 would
     // keep masks a plan without dropout does not count.
     const auto rateOf = [](const std::vector<std::string>& args, const char* flag) {

@@ -4,6 +4,7 @@
 #include "TestModels.h"
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
+#include "model/LayerOperators.h"
 #include "model/TransformerMath.h"
 #include "predict/AnalyticPredictor.h"
 #include "profile/MeasuredRun.h"
@@ -35,6 +36,10 @@ private slots:
     void tiedEmbeddingsOnOneStageShareTheMatrix();
     void geluStageHoldsTwoMatrices();
     void measuredRunsCarryTheVariant();
+    void gptLayerStyle_data();
+    void gptLayerStyle();
+    void gptLayerStyleDropsTheRotaryKernel();
+    void layerStyleColumns();
 };
 
 // bf16 weights are 2 bytes per parameter. The output matrix is V*h = 64,000
@@ -130,6 +135,105 @@ void TestModelVariants::measuredRunsCarryTheVariant()
     } catch (const InputError& e) {
         QCOMPARE(QString::fromStdString(e.field()), QString("line 2, column tied_embeddings"));
         QVERIFY2(QString::fromStdString(e.reason()).contains("true|false, got \"yes\""), e.what());
+    }
+}
+
+// GPT's layer (learned positions, LayerNorm, linear biases) against LLaMA's,
+// by hand on the tiny model (h 64, a 4 x d 16, g 2, SwiGLU f 128, V 1000),
+// two layers at s = 8 in bf16 (2 bytes a parameter). Per layer LayerNorm adds
+// a bias of h to each of the two norms (+128) and the linear biases are
+// QKV ad + 2gd = 128, projection h = 64, FC1 2f = 256, FC2 h = 64 (+512):
+// 36,992 -> 37,632 parameters. The first stage also holds the s x h = 512
+// position table, whole on every TP rank, and LayerNorm's final norm has a
+// bias too (the output stage is not asked here).
+void TestModelVariants::gptLayerStyle_data()
+{
+    QTest::addColumn<bool>("gpt");
+    QTest::addColumn<bool>("hasEmbedding");
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<double>("weightBytes");
+    QTest::newRow("LLaMA, middle stage") << false << false << 1 << 2.0 * 2 * 36992;
+    QTest::newRow("GPT, middle stage") << true << false << 1 << 2.0 * 2 * 37632;
+    // + V h = 64,000 word embedding.
+    QTest::newRow("LLaMA, first stage") << false << true << 1 << 2.0 * (2 * 36992 + 64000);
+    QTest::newRow("GPT, first stage") << true << true << 1 << 2.0 * (2 * 37632 + 64000 + 512);
+    // TP 2 halves everything but the position table.
+    QTest::newRow("LLaMA, first stage, TP 2") << false << true << 2 << 2.0 * (2 * 36992 + 64000) / 2;
+    QTest::newRow("GPT, first stage, TP 2") << true << true << 2 << 2.0 * ((2 * 37632 + 64000) / 2 + 512);
+}
+
+void TestModelVariants::gptLayerStyle()
+{
+    QFETCH(bool, gpt);
+    QFETCH(bool, hasEmbedding);
+    QFETCH(int, tp);
+    QFETCH(double, weightBytes);
+    StageQuery q = tinyQuery();
+    if (gpt)
+        q.style = LayerStyle::gpt();
+    q.hasEmbedding = hasEmbedding;
+    q.tp = tp;
+    const StagePrediction p = AnalyticPredictor().predictStage(q);
+    QCOMPARE(p.memory.weightsMiB * kMiB, weightBytes);
+    QCOMPARE(q == tinyQuery(), !gpt && !hasEmbedding && tp == 1);  // the cache tells them apart
+}
+
+// Learned positions are added once, at the embedding; only rotary models run
+// a rotary kernel on Q and K in every layer. The tiny layer is launch-bound,
+// so one kernel fewer per layer is a shorter stage.
+void TestModelVariants::gptLayerStyleDropsTheRotaryKernel()
+{
+    ModelSpec llama = test::tinyModel();
+    ModelSpec gpt = llama;
+    gpt.style = LayerStyle::gpt();
+    auto names = [](const std::vector<Operator>& ops) {
+        QStringList n;
+        for (const Operator& o : ops)
+            n << QString::fromStdString(o.name);
+        return n;
+    };
+    QVERIFY(names(LayerOperators::forward(llama, 2, 8, 1, true, true)).contains("rotary embedding"));
+    QVERIFY(!names(LayerOperators::forward(gpt, 2, 8, 1, true, true)).contains("rotary embedding"));
+    QVERIFY(!names(LayerOperators::embedding(llama, 2, 8, 1)).contains("position embedding add"));
+    const QStringList gptEmbedding = names(LayerOperators::embedding(gpt, 2, 8, 1));
+    QVERIFY(gptEmbedding.contains("position embedding add") && gptEmbedding.contains("position embedding gradient"));
+    StageQuery q = tinyQuery();
+    const double llamaMs = AnalyticPredictor().predictStage(q).timeMs;
+    q.style = LayerStyle::gpt();
+    QVERIFY(AnalyticPredictor().predictStage(q).timeMs < llamaMs);
+}
+
+// The measurement columns: empty is LLaMA's style, GPT rows name theirs,
+// the columns are written only when a row needs them, and a bad value names
+// its line and column.
+void TestModelVariants::layerStyleColumns()
+{
+    const std::string head = "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,"
+                             "iteration_time_ms,position_embedding,normalization,bias_linear\n";
+    const MeasurementSet set = MeasurementCsv::parse(head
+                                                         + "gpt,A100-80GB,1,1,1,1,1,8,1024,12,768,12,50257,100,"
+                                                           "learned_absolute,layernorm,true\n"
+                                                           "llama,A100-80GB,1,1,1,1,1,8,1024,12,768,12,32000,100,,,\n",
+                                                     "m.csv");
+    const auto runs = MeasuredRun::group(set.rows, "m.csv");
+    QVERIFY(runs[0].model().style == LayerStyle::gpt());
+    QVERIFY(runs[1].model().style == LayerStyle{});
+    QVERIFY(runs[0].configurationKey() != runs[1].configurationKey());
+    const std::string written = MeasurementCsv::write(set.rows);
+    QVERIFY(written.find("position_embedding,normalization,bias_linear\n") != std::string::npos);
+    QVERIFY(MeasurementCsv::parse(written, "w.csv").rows == set.rows);
+    QVERIFY(MeasurementCsv::write({set.rows[1]}).find("position_embedding") == std::string::npos);
+    for (const auto& [cells, column, reason] :
+         {std::tuple{"alibi,,", "position_embedding", "rope|learned_absolute|none, got \"alibi\""},
+          std::tuple{",batchnorm,", "normalization", "rmsnorm|layernorm, got \"batchnorm\""},
+          std::tuple{",,maybe", "bias_linear", "true|false, got \"maybe\""}}) {
+        try {
+            MeasurementCsv::parse(head + "r,A100-80GB,1,1,1,1,1,8,1024,12,768,12,50257,100," + cells + "\n", "m.csv");
+            QFAIL("no InputError raised");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QString("line 2, column ") + column);
+            QVERIFY2(QString::fromStdString(e.reason()).contains(reason), e.what());
+        }
     }
 }
 

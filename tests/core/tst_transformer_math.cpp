@@ -117,13 +117,17 @@ void TestTransformerMath::parameterCounts_data()
     //   total = 32*218,112,000 + 2*128256*4096 + 4096
     //         = 6,979,584,000 + 1,050,673,152 + 4,096 = 8,030,261,248  (model card: 8B)
     QTest::newRow("llama3-8b GQA") << "llama3-8b" << 218112000.0 << 8030261248.0 << 8.03e9;
-    // gpt3-175b, h=12288 a=96 d=128 g=96 f=4h=49152 GeLU (two matrices), V=51200, L=96, tied:
-    //   attention 4*12288^2 = 603,979,776; MLP 2*12288*49152 = 1,207,959,552; norms 24,576
-    //   layer = 1,811,963,904; 96 layers = 173,948,534,784
-    //   total = 173,948,534,784 + 51200*12288 (embedding, shared with the output) + 12,288 (final norm)
-    //         = 173,948,534,784 + 629,145,600 + 12,288 = 174,577,692,672  (Brown et al. 2020: 175.0B,
-    //   which also counts biases and the learned position embeddings this block does not have)
-    QTest::newRow("gpt3-175b GeLU tied") << "gpt3-175b" << 1811963904.0 << 174577692672.0 << 175.0e9;
+    // gpt3-175b, h=12288 a=96 d=128 g=96 f=4h=49152 GeLU (two matrices), V=51200, L=96, tied,
+    // GPT's layer (learned positions, LayerNorm, linear biases):
+    //   attention 4*12288^2 = 603,979,776; MLP 2*12288*49152 = 1,207,959,552;
+    //   two LayerNorms, scale and bias, 4*12288 = 49,152;
+    //   biases QKV 3*12288 + projection 12288 + FC1 49152 + FC2 12288 = 110,592
+    //   layer = 1,812,099,072; 96 layers = 173,961,510,912
+    //   total = 173,961,510,912 + 51200*12288 (embedding, shared with the output)
+    //         + 2048*12288 (positions) + 2*12288 (final LayerNorm)
+    //         = 173,961,510,912 + 629,145,600 + 25,165,824 + 24,576 = 174,615,846,912
+    //   (Brown et al. 2020: 175.0B)
+    QTest::newRow("gpt3-175b GeLU tied") << "gpt3-175b" << 1812099072.0 << 174615846912.0 << 175.0e9;
 }
 
 void TestTransformerMath::parameterCounts()
