@@ -308,6 +308,11 @@ PredictorPanel::PredictorPanel(QWidget* parent)
     errorLabel_->setObjectName(QStringLiteral("predictorError"));
     errorLabel_->setWordWrap(true);
     errorLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Selectable, so no invisible break characters: a path longer than the
+    // dock is cut at its edge instead of widening the panel.
+    QSizePolicy errorPolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    errorPolicy.setHeightForWidth(true);
+    errorLabel_->setSizePolicy(errorPolicy);
     root->addWidget(errorLabel_);
     // The verdict (fit, load error) comes first; what the file was trained on below it.
     root->addWidget(info_);
@@ -578,7 +583,7 @@ void PredictorPanel::refresh()
     fitLabel_->setVisible(!html.isEmpty());
 
     errorLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(status.problem.name()));
-    errorLabel_->setText(breakable(error_));
+    errorLabel_->setText(error_);
     errorLabel_->setVisible(!error_.isEmpty());
     holdNeededHeight();
 }
@@ -686,6 +691,10 @@ void PredictorPanel::fillCalibration(const QColor& muted)
                 note->setObjectName(name("note"));
                 note->setStyleSheet(colorSheet(muted));
                 line(note);
+                // Shown with break opportunities, so not for copying: the
+                // exact text is in the tooltip (and calibrationText()).
+                note->setTextInteractionFlags(Qt::NoTextInteraction);
+                note->setToolTip(qs(f.note));
             }
             auto* memory = new QLabel(memoryText(f), calibration_);
             memory->setObjectName(name("memory"));

@@ -72,7 +72,8 @@ public:
     // there is none; empty while no file is loaded.
     QString calibrationText() const;
     // `text` with a zero-width space after each '_' and '/', so that word
-    // wrapping can break run ids and paths.
+    // wrapping can break run ids and paths (display only: copied, the
+    // invisible characters would come along).
     static QString breakable(QString text);
     // Whether the trees correct time and memory, one line per target; empty
     // while no file is loaded.

@@ -280,7 +280,8 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     t += std::string("  use_distributed_optimizer: ") + yamlBool(doc.problem.setup.distributedOptimizer) + "\n";
     if (doc.problem.setup.overlapGradReduce)
         t += "  overlap_grad_reduce: True\n";
-    if (doc.problem.setup.overlapParamGather)
+    if (doc.problem.setup.overlapParamGather && doc.problem.setup.overlapGradReduce
+        && doc.problem.setup.distributedOptimizer)  // Megatron refuses it otherwise
         t += "  overlap_param_gather: True\n";
     const MegatronJob job = MegatronExport::jobFor(doc, c.stageRecompute.front());
     if (job.precision == "fp32" || job.precision == "tf32")

@@ -237,6 +237,23 @@ std::vector<Operator> LayerOperators::outputLayer(const ModelSpec& m, int b, int
     return ops;
 }
 
+std::vector<Operator> LayerOperators::optimizerStep(double ownedParams, Precision p)
+{
+    constexpr double kMain = kFp32;  // main gradients, main weights and Adam moments are fp32
+    const PrecisionBytes pb = bytesOf(p);
+    const bool mainCopy = pb.weightGather < kMain;  // 16-bit (and fp8's bf16) model weights
+    std::vector<Operator> ops;
+    if (ownedParams <= 0)
+        return ops;
+    if (p == Precision::Fp16)  // fp16 gradients into the fp32 main gradients, unscaled and checked for inf
+        ops.push_back(memoryBound("gradients to fp32 and unscale", (pb.gradient + 2.0 * kMain) * ownedParams));
+    ops.push_back(memoryBound("gradient norm", kMain * ownedParams));
+    ops.push_back(memoryBound("Adam", 7.0 * kMain * ownedParams));
+    if (mainCopy)
+        ops.push_back(memoryBound("main weights to model weights", (kMain + pb.weightGather) * ownedParams));
+    return ops;
+}
+
 std::vector<Operator> LayerOperators::embedding(const ModelSpec& m, int b, int s, int t, Precision p)
 {
     const Shape x = shapeOf(m, b, s, t, true, p);

@@ -32,8 +32,8 @@ struct Operator {
     Precision math = Precision::Bf16;  // Gemm, Attention: the precision whose peak times the FLOPs
 };
 
-// The kernels of one transformer layer (LLaMA block: RMSNorm, GQA attention
-// with rotary embedding, SwiGLU MLP) for one micro-batch of b sequences of s
+// The kernels of one transformer layer (norm, GQA attention with a rotary
+// kernel on rotary models, SwiGLU or GeLU MLP; model/LayerStyle.h) for one micro-batch of b sequences of s
 // tokens on one GPU of a TP group of t, in the job's precision (bf16: 2 bytes
 // per element; fp32/tf32: 4; fp8: GEMM inputs in 1 byte, GEMMs at the fp8
 // peak, attention and the output layer in bf16).
@@ -66,6 +66,15 @@ struct LayerOperators {
     // Input embedding (first stage), forward + backward: a gather of b*s rows
     // and the scatter-add of their gradients into the fp32 main gradient.
     static std::vector<Operator> embedding(const ModelSpec& m, int b, int s, int t, Precision p = Precision::Bf16);
+    // The optimizer step over the `ownedParams` a GPU updates (its stage's
+    // parameters, or their 1/DP share with the distributed optimizer), as
+    // Megatron runs it: the L2 norm of the fp32 main gradients for gradient
+    // clipping (--clip-grad 1.0 is its default), fused Adam (multi-tensor
+    // apply: reads gradient, main weight and both moments, writes the last
+    // three: 28 bytes a parameter) and, where the model's weights are 16-bit,
+    // the copy of the fp32 main weights into them (read 4, write 2). fp16
+    // first copies the 16-bit gradients into fp32 and unscales them.
+    static std::vector<Operator> optimizerStep(double ownedParams, Precision p = Precision::Bf16);
 };
 
 }  // namespace memx

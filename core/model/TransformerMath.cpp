@@ -21,6 +21,19 @@ double TransformerMath::layerParams(const ModelSpec& m)
     return attention + mlp + norms + biases;
 }
 
+double TransformerMath::layerReplicatedParams(const ModelSpec& m)
+{
+    // The two norms, and the biases of the row-parallel layers (attention
+    // projection, FC2), which Megatron adds after the reduction.
+    const double h = m.hidden;
+    return (m.style.norm == Normalization::LayerNorm ? 4.0 : 2.0) * h + (m.style.linearBias ? 2.0 * h : 0.0);
+}
+
+double TransformerMath::finalNormParams(const ModelSpec& m)
+{
+    return m.style.norm == Normalization::LayerNorm ? 2.0 * m.hidden : m.hidden;
+}
+
 double TransformerMath::positionEmbeddingParams(const ModelSpec& m)
 {
     return m.style.position == PositionEmbedding::LearnedAbsolute ? double(m.seqLen) * m.hidden : 0.0;
@@ -49,8 +62,7 @@ double TransformerMath::embeddingParams(const ModelSpec& m)
 
 double TransformerMath::outputParams(const ModelSpec& m)
 {
-    const double finalNorm = m.style.norm == Normalization::LayerNorm ? 2.0 * m.hidden : m.hidden;
-    return (m.tiedEmbeddings ? 0.0 : double(m.vocab) * m.hidden) + finalNorm;
+    return (m.tiedEmbeddings ? 0.0 : double(m.vocab) * m.hidden) + finalNormParams(m);
 }
 
 double TransformerMath::totalParams(const ModelSpec& m)
@@ -60,19 +72,25 @@ double TransformerMath::totalParams(const ModelSpec& m)
 
 double TransformerMath::stageParams(const ModelSpec& m, int layers, int tp, bool hasEmbedding, bool hasOutput)
 {
-    double params = layers * layerParams(m);
-    if (hasEmbedding)
-        params += embeddingParams(m);
-    if (hasOutput)
-        params += outputParams(m);
+    // Split over TP: the weight matrices, the column-parallel biases and the
+    // word embedding. Whole on every TP rank: norms, row-parallel biases and
+    // Megatron's learned position table (a plain embedding).
+    double sharded = layers * (layerParams(m) - layerReplicatedParams(m));
+    double whole = layers * layerReplicatedParams(m);
+    if (hasEmbedding) {
+        sharded += embeddingParams(m);
+        whole += positionEmbeddingParams(m);
+    }
+    if (hasOutput) {
+        sharded += outputParams(m) - finalNormParams(m);
+        whole += finalNormParams(m);
+    }
     // Tied embeddings over a pipeline: Megatron's last stage keeps its own
     // copy of the word embeddings for the output layer and all-reduces its
     // gradient with the first stage's (share_embeddings_and_output_weights).
     if (hasOutput && !hasEmbedding && m.tiedEmbeddings)
-        params += embeddingParams(m);
-    // Megatron's learned position table is a plain embedding, whole on
-    // every TP rank of the first stage.
-    return params / tp + (hasEmbedding ? positionEmbeddingParams(m) : 0.0);
+        sharded += embeddingParams(m);
+    return sharded / tp + whole;
 }
 
 double TransformerMath::attentionCoreForwardFlops(const ModelSpec& m, int b, int s, bool flashAttention)

@@ -71,6 +71,15 @@ double AnalyticPredictor::iterationOverheadMs(const GpuType& gpu) const
     return f ? f->iterationOverheadMs : gpu.iterationOverheadMs;
 }
 
+void AnalyticPredictor::optimizerStepMs(const GpuType& gpu, Precision p, std::span<const double> ownedParams,
+                                        std::span<double> out) const
+{
+    GpuType scratch;
+    const GpuType& g = calibrated(gpu, scratch);  // achieved bandwidth and host time as fitted
+    for (std::size_t i = 0; i < ownedParams.size() && i < out.size(); ++i)
+        out[i] = cost_.time(g, LayerOperators::optimizerStep(ownedParams[i], p), 1, PathRate{}).totalMs();
+}
+
 AnalyticPredictor::StageCosts AnalyticPredictor::costsOf(const StageQuery& q) const
 {
     GpuType scratch;

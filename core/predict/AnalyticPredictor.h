@@ -32,6 +32,8 @@ public:
     void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const override;
 
     double iterationOverheadMs(const GpuType& gpu) const override;
+    void optimizerStepMs(const GpuType& gpu, Precision p, std::span<const double> ownedParams,
+                         std::span<double> out) const override;
 
     // Per-type physical parameters fitted to measurements (Calibrator); a
     // type without a fit keeps its catalog values.

@@ -41,13 +41,13 @@ IterationComposer::DataParallelComm IterationComposer::dataParallelComm(double p
 }
 
 double IterationComposer::exposedDataParallelMs(const DataParallelComm& c, Overlap o, bool firstStage,
-                                                double stageParams, int dp, double forwardMs, double backwardMs)
+                                                double stageParams, double lastBucketParams, double forwardMs,
+                                                double backwardMs)
 {
-    // The share of the stage's parameters in the bucket that backward (or
-    // forward) reaches last: the whole stage when it is not bucketed.
-    const double lastBucket = firstStage && stageParams > 0
-        ? std::min(1.0, gradientBucketParams(dp) / stageParams)
-        : 0.0;
+    // The share of the stage's parameters in the bucket that backward
+    // reaches last (forward gathers first); none past the first stage, whose
+    // one bucket starts when its backward ends.
+    const double lastBucket = firstStage && stageParams > 0 ? std::min(1.0, lastBucketParams / stageParams) : 0.0;
     auto hidden = [&](double commMs, double windowMs) {
         return std::max(lastBucket * commMs, commMs - std::max(0.0, windowMs));
     };

@@ -83,6 +83,15 @@ struct IterationComposer {
     // splits the gradients: max(40M, 1M x DP) (DistributedDataParallelConfig.
     // bucket_size; without overlap all gradients form one bucket).
     static double gradientBucketParams(int dp) { return std::max(40e6, 1e6 * dp); }
+    // The first stage's bucket that backward reaches last (and forward
+    // gathers first): Megatron fills buckets in reverse registration order
+    // and closes one only when it holds a bucket's worth, so the word (and
+    // learned position) embedding, registered first, ends up whole in the
+    // last one, which is therefore at least as large as the embedding.
+    static double lastBucketParams(int dp, double embeddingParamsOnRank)
+    {
+        return std::max(gradientBucketParams(dp), embeddingParamsOnRank);
+    }
 
     // What of a stage's data-parallel collectives the iteration waits for, ms.
     // Without overlap all of it: finalize_model_grads reduces after the last
@@ -92,24 +101,29 @@ struct IterationComposer {
     // cool-down, so this is an upper bound for PP > 1.)
     // --overlap-grad-reduce reduces during the last micro-batch's backward:
     // Megatron enables gradient sync for that micro-batch only. On the first
-    // pipeline stage, buckets of gradientBucketParams go out as backward
-    // reaches them, so what is left is the larger of the last bucket and the
-    // reduction minus that backward. Later stages reduce in one bucket, which
-    // Megatron does because the cool-down of the stages before them hides it
-    // (distributed_data_parallel.py: "data-parallel communication on these
-    // stages is not on the critical path"); the window taken for them is one
-    // backward, that of the neighbour, approximated by their own.
+    // pipeline stage buckets go out as backward reaches them, so what is left
+    // is the larger of the last bucket (lastBucketParams: the embedding's)
+    // and the reduction minus that backward. Later stages reduce in one
+    // bucket, which Megatron does because the cool-down of the stages before
+    // them hides it (distributed_data_parallel.py: "data-parallel
+    // communication on these stages is not on the critical path"): their
+    // window is the backward of the stages before them. The search, which
+    // times each stage on its own, takes the stage's own backward for it (one
+    // stage's worth, which a balanced pipeline's earlier stages match or
+    // exceed); the reference simulator, which knows every stage, passes the
+    // real sum.
     // --overlap-param-gather moves the all-gather into the next iteration's
     // first forward in the same way (bucket by bucket, waited for by each
     // bucket's forward pre-hook).
-    // backwardMs, forwardMs: one micro-batch's backward and forward of the
-    // stage; stageParams: the parameters the stage holds per GPU.
+    // backwardMs, forwardMs: the windows (one micro-batch's backward and
+    // forward of the stage); stageParams: the parameters the stage holds per
+    // GPU; lastBucket: lastBucketParams for the first stage.
     struct Overlap {
         bool gradReduce = false;
         bool paramGather = false;
     };
     static double exposedDataParallelMs(const DataParallelComm& c, Overlap o, bool firstStage, double stageParams,
-                                        int dp, double forwardMs, double backwardMs);
+                                        double lastBucket, double forwardMs, double backwardMs);
 };
 
 }  // namespace memx

@@ -95,6 +95,11 @@ public:
     // One feature matrix and one XGBoost call for all queries.
     void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const override;
     double iterationOverheadMs(const GpuType& gpu) const override { return analytic_.iterationOverheadMs(gpu); }
+    void optimizerStepMs(const GpuType& gpu, Precision p, std::span<const double> ownedParams,
+                         std::span<double> out) const override
+    {
+        analytic_.optimizerStepMs(gpu, p, ownedParams, out);
+    }
     const IterationTerms& iterationTerms() const override { return params_.iteration; }
     // Sets the run-level correction (the trainer, after the stage model).
     // Not thread-safe: before the predictor is shared.

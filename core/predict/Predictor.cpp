@@ -1,6 +1,8 @@
 #include "predict/Predictor.h"
 
 #include "hardware/GpuType.h"
+#include "model/LayerOperators.h"
+#include "predict/OperatorCost.h"
 
 #include <cstdio>
 
@@ -24,6 +26,14 @@ StagePrediction Predictor::predictOne(const StageQuery& q) const
 double Predictor::iterationOverheadMs(const GpuType& gpu) const
 {
     return gpu.iterationOverheadMs;
+}
+
+void Predictor::optimizerStepMs(const GpuType& gpu, Precision p, std::span<const double> ownedParams,
+                                std::span<double> out) const
+{
+    const OperatorCost cost;
+    for (std::size_t i = 0; i < ownedParams.size() && i < out.size(); ++i)
+        out[i] = cost.time(gpu, LayerOperators::optimizerStep(ownedParams[i], p), 1, PathRate{}).totalMs();
 }
 
 const IterationTerms& Predictor::iterationTerms() const

@@ -24,6 +24,12 @@ public:
     // Per-iteration framework overhead of a GPU type (ms): the catalog's,
     // unless the predictor was calibrated to measurements.
     virtual double iterationOverheadMs(const GpuType& gpu) const;
+    // The optimizer step of a GPU that updates ownedParams[i] parameters,
+    // into out[i] (ms): LayerOperators::optimizerStep timed by OperatorCost,
+    // on the type as calibrated where the predictor was. One GPU type and
+    // several stage sizes per call (SkeletonTables asks per stage).
+    virtual void optimizerStepMs(const GpuType& gpu, Precision p, std::span<const double> ownedParams,
+                                 std::span<double> out) const;
     // Scales on the iteration terms no stage query sees (pipeline bubble and
     // hops, DP synchronisation, per-iteration overhead): all 1 unless a
     // learned model fitted them to measured iterations (IterationTerms).

@@ -77,8 +77,12 @@ bool inRange(int v, const std::vector<int>& seen)
 
 std::string PredictorMetadata::ModelShape::toString() const
 {
-    return "hidden " + std::to_string(hidden) + ", heads " + std::to_string(heads) + ", ffn " +
-           std::to_string(ffnHidden) + " " + memx::toString(mlp) + ", vocab " + std::to_string(vocab);
+    std::string text = "hidden " + std::to_string(hidden) + ", heads " + std::to_string(heads) + ", ffn " +
+                       std::to_string(ffnHidden) + " " + memx::toString(mlp) + ", vocab " + std::to_string(vocab);
+    if (!(style == LayerStyle{}))
+        text += std::string(", ") + memx::toString(style.position) + " " + memx::toString(style.norm)
+            + (style.linearBias ? " with biases" : "");
+    return text;
 }
 
 std::string PredictorMetadata::hashText(const std::string& text)
@@ -107,7 +111,8 @@ nlohmann::json PredictorFile::toJson(const LearnedPredictor& predictor, const Pr
     nlohmann::json models = nlohmann::json::array();
     for (const auto& s : m.models)
         models.push_back({{"hidden", s.hidden}, {"heads", s.heads}, {"ffn_hidden", s.ffnHidden}, {"vocab", s.vocab},
-                          {"mlp", memx::toString(s.mlp)}});
+                          {"mlp", memx::toString(s.mlp)}, {"position_embedding", memx::toString(s.style.position)},
+                          {"normalization", memx::toString(s.style.norm)}, {"bias_linear", s.style.linearBias}});
     trained["models"] = models;
     trained["micro_batches"] = m.microBatches;
     trained["seq_lens"] = m.seqLens;
@@ -177,6 +182,15 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
         const std::string mlp = s.string("mlp", "swiglu");
         if (!parseMlpKind(mlp, shape.mlp))
             s.fail("mlp must be swiglu or gelu, got \"" + mlp + "\"", "mlp");
+        // Files written before the layer style existed were LLaMA-style models.
+        const std::string position = s.string("position_embedding", "rope");
+        if (!parsePositionEmbedding(position, shape.style.position))
+            s.fail("position_embedding must be rope, learned_absolute or none, got \"" + position + "\"",
+                   "position_embedding");
+        const std::string norm = s.string("normalization", "rmsnorm");
+        if (!parseNormalization(norm, shape.style.norm))
+            s.fail("normalization must be rmsnorm or layernorm, got \"" + norm + "\"", "normalization");
+        shape.style.linearBias = s.boolean("bias_linear", false);
         m.models.push_back(shape);
     }
     m.microBatches = readInts(t, "micro_batches");
@@ -256,7 +270,8 @@ void PredictorFile::checkFits(const PredictorMetadata& m, const Problem& problem
         problems.push_back("the predictor has no measurement of " + Text::join(missing) + " (trained on " +
                            Text::join(m.gpuTypes) + "); profile those GPU types and retrain, or search with the "
                            "analytic predictor");
-    const PredictorMetadata::ModelShape shape{model.hidden, model.heads, model.ffnHidden, model.vocab, model.mlp};
+    const PredictorMetadata::ModelShape shape{model.hidden, model.heads, model.ffnHidden, model.vocab, model.mlp,
+                                              model.style};
     if (!m.models.empty() && std::find(m.models.begin(), m.models.end(), shape) == m.models.end()) {
         std::vector<std::string> seen;
         for (const auto& s : m.models) seen.push_back(s.toString());

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/LayerStyle.h"
 #include "model/MlpKind.h"
 #include "predict/LearnedPredictor.h"
 #include "predict/TrainedTopology.h"
@@ -25,6 +26,7 @@ struct PredictorMetadata {
         int ffnHidden = 0;
         int vocab = 0;
         MlpKind mlp = MlpKind::SwiGlu;
+        LayerStyle style;  // files written before it existed: LLaMA's
         bool operator==(const ModelShape&) const = default;
         std::string toString() const;  // "hidden 4096, heads 32, ffn 11008 swiglu, vocab 32000"
     };

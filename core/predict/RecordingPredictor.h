@@ -23,6 +23,11 @@ public:
     std::string name() const override { return inner_->name(); }
     void predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const override;
     double iterationOverheadMs(const GpuType& gpu) const override { return inner_->iterationOverheadMs(gpu); }
+    void optimizerStepMs(const GpuType& gpu, Precision p, std::span<const double> ownedParams,
+                         std::span<double> out) const override
+    {
+        inner_->optimizerStepMs(gpu, p, ownedParams, out);
+    }
     const IterationTerms& iterationTerms() const override { return inner_->iterationTerms(); }
 
     std::vector<Entry> entries() const;

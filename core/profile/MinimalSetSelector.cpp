@@ -3,6 +3,7 @@
 #include "profile/MeasuredRun.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <map>
 #include <set>
@@ -17,17 +18,25 @@ using Pair = std::tuple<std::string, std::string, long long>;  // (GPU type, par
 std::vector<std::pair<std::string, long long>> parametersOf(const MeasuredRun& run)
 {
     const Measurement& c = run.config;
-    const long long shape = (static_cast<long long>(c.hidden) << 40) ^ (static_cast<long long>(c.heads) << 28) ^
-                            (static_cast<long long>(c.ffnHidden) << 8) ^ c.vocab ^
-                            (static_cast<long long>(c.mlp) << 62) ^ (static_cast<long long>(c.tiedEmbeddings) << 61) ^
-                            (static_cast<long long>(!c.flashAttention) << 60) ^
-                            (static_cast<long long>(c.attentionDropout > 0) << 59) ^
-                            (static_cast<long long>(c.hiddenDropout > 0) << 58) ^
-                            (static_cast<long long>(!c.sequenceParallel && c.tp > 1) << 57) ^
-                            (static_cast<long long>(!c.distributedOptimizer && c.dp > 1) << 56) ^
-                            (static_cast<long long>(c.overlapGradReduce && c.dp > 1) << 55) ^
-                            (static_cast<long long>(c.overlapParamGather && c.dp > 1) << 54) ^
-                            (static_cast<long long>(c.style.code()) << 50);
+    // The model and the run's switches as one value: mixed field by field
+    // (splitmix64 steps), since shifted fields overlapped (hidden 5120 with
+    // one layer style matched hidden 4096 with another).
+    std::uint64_t h = 0;
+    for (long long v : {static_cast<long long>(c.hidden), static_cast<long long>(c.heads),
+                        static_cast<long long>(c.ffnHidden), static_cast<long long>(c.vocab),
+                        static_cast<long long>(c.mlp), static_cast<long long>(c.tiedEmbeddings),
+                        static_cast<long long>(!c.flashAttention), static_cast<long long>(c.attentionDropout > 0),
+                        static_cast<long long>(c.hiddenDropout > 0),
+                        static_cast<long long>(!c.sequenceParallel && c.tp > 1),
+                        static_cast<long long>(!c.distributedOptimizer && c.dp > 1),
+                        static_cast<long long>(c.overlapGradReduce && c.dp > 1),
+                        static_cast<long long>(c.overlapParamGather && c.dp > 1),
+                        static_cast<long long>(c.style.code())}) {
+        h ^= static_cast<std::uint64_t>(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        h ^= h >> 31;
+        h *= 0xbf58476d1ce4e5b9ULL;
+    }
+    const long long shape = static_cast<long long>(h >> 1);
     return {{"mbs", c.mbs},
             {"seq_len", c.seqLen},
             {"tp", c.tp},

@@ -128,7 +128,7 @@ PredictorMetadata TrainingSet::metadata() const
     int lo = 0, hi = 0;
     for (const MeasuredRun& run : runs) {
         const Measurement& c = run.config;
-        const PredictorMetadata::ModelShape shape{c.hidden, c.heads, c.ffnHidden, c.vocab, c.mlp};
+        const PredictorMetadata::ModelShape shape{c.hidden, c.heads, c.ffnHidden, c.vocab, c.mlp, c.style};
         if (std::find(m.models.begin(), m.models.end(), shape) == m.models.end())
             m.models.push_back(shape);
         mbs.insert(c.mbs);

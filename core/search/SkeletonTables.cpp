@@ -20,15 +20,6 @@ namespace memx {
 
 namespace {
 
-// Optimizer step of one GPU: Adam reads and writes fp32 master weight, two
-// moments and the fp32 gradient, and writes the bf16 weight (~30 bytes per
-// parameter it owns), bounded by memory bandwidth.
-double optimizerStepMs(double paramsPerGpu, int dp, bool distributed, double memBandwidthGBps)
-{
-    double owned = distributed ? paramsPerGpu / dp : paramsPerGpu;
-    return owned * 30.0 / (memBandwidthGBps * 1e6);
-}
-
 std::array<bool, kRecomputeLevels> levelsFor(RecomputeMode mode)
 {
     switch (mode) {
@@ -169,8 +160,18 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     t.postMs.assign(P, std::vector<double>(t.maxLayers + 1, 0));
     t.dpMs.assign(P, std::vector<double>(t.maxLayers + 1, 0));
     std::size_t k = 0;
+    std::vector<double> owned(static_cast<std::size_t>(t.maxLayers) + 1, 0.0), stepMs(owned.size(), 0.0);
     for (int i = 0; i < P; ++i) {
         const GpuType& gpu = cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
+        // The optimizer step of every layer count at once: the parameters a
+        // GPU of the stage updates (its 1/DP share with the distributed
+        // optimizer), timed by the predictor on the type as calibrated.
+        for (int n = 1; n <= t.maxLayers; ++n) {
+            const double params = TransformerMath::stageParams(t.model, n, sk.tp, i == 0, i == P - 1);
+            owned[static_cast<std::size_t>(n)] =
+                wanted(i, n) ? (setup.distributedOptimizer ? params / sk.dp : params) : 0.0;
+        }
+        cache.predictor().optimizerStepMs(gpu, t.precision, owned, stepMs);
         for (int n = 1; n <= t.maxLayers; ++n) {
             if (!wanted(i, n))
                 continue;
@@ -186,11 +187,12 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
             // backward's FLOPs are twice the forward's). Recomputation only
             // lengthens the backward, so this never overstates the window.
             const double microBatchMs = t.pred[i][n][0].timeMs;
+            const double embedding = TransformerMath::embeddingParams(t.model) / sk.tp
+                + TransformerMath::positionEmbeddingParams(t.model);
             t.dpMs[i][n] = IterationComposer::exposedDataParallelMs(
-                comm, {setup.overlapGradReduce, setup.overlapParamGather}, i == 0, params, sk.dp, microBatchMs / 3.0,
-                2.0 * microBatchMs / 3.0);
-            t.postMs[i][n] = t.dpMs[i][n]
-                + terms.fixed * optimizerStepMs(params, sk.dp, setup.distributedOptimizer, gpu.memoryBandwidthGBps);
+                comm, {setup.overlapGradReduce, setup.overlapParamGather}, i == 0, params,
+                IterationComposer::lastBucketParams(sk.dp, embedding), microBatchMs / 3.0, 2.0 * microBatchMs / 3.0);
+            t.postMs[i][n] = t.dpMs[i][n] + terms.fixed * stepMs[static_cast<std::size_t>(n)];
         }
         // Collapse selective when its exchange rate is discontinuous (MemX 3.1.1).
         if (setup.recompute == RecomputeMode::Policy

@@ -168,9 +168,18 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
         double owned = setup.distributedOptimizer ? params / plan.dp : params;
         const IterationComposer::DataParallelComm comm = IterationComposer::dataParallelComm(
             params, plan.dp, setup.distributedOptimizer, dpRate.bandwidthGBps, dpRate.latencyUs, prec);
+        // The overlap windows as they fall: the first stage's own last
+        // backward and first forward; a later stage's one bucket behind the
+        // cool-down (and warm-up) of the stages before it.
+        double before = 0;
+        for (int j = 0; j < i; ++j)
+            before += stageMs[j];
+        const double forwardWindow = i == 0 ? stageMs[0] / 3.0 : before / 3.0;
+        const double backwardWindow = i == 0 ? 2.0 * stageMs[0] / 3.0 : 2.0 * before / 3.0;
+        const double embedding = TM::embeddingParams(m) / t + TM::positionEmbeddingParams(m);
         const double exposedMs = IterationComposer::exposedDataParallelMs(
-            comm, {setup.overlapGradReduce, setup.overlapParamGather}, i == 0, params, plan.dp, stageMs[i] / 3.0,
-            2.0 * stageMs[i] / 3.0);
+            comm, {setup.overlapGradReduce, setup.overlapParamGather}, i == 0, params,
+            IterationComposer::lastBucketParams(plan.dp, embedding), forwardWindow, backwardWindow);
         postMs = std::max(postMs, exposedMs + owned * 34.0 / (gpu.memoryBandwidthGBps * 1e6));
     }
     for (int i = 0; i + 1 < P; ++i) {

@@ -262,13 +262,8 @@ StageQuery stageQuery(const Run& r, int stage)
 
 double paramsPerGpu(const Run& r, int stage)
 {
-    ModelSpec m = specOf(r.dims, r.seq);
-    double p = r.layersPerStage() * TransformerMath::layerParams(m);
-    if (stage == 0)
-        p += TransformerMath::embeddingParams(m);
-    if (stage == r.pp - 1)
-        p += TransformerMath::outputParams(m);
-    return p / r.tp;
+    return TransformerMath::stageParams(specOf(r.dims, r.seq), r.layersPerStage(), r.tp, stage == 0,
+                                        stage == r.pp - 1);
 }
 
 struct IterationBreakdown {

@@ -27,6 +27,8 @@ private slots:
     void dataParallelCommSplitsReduceAndGather();
     void exposedDataParallelMs_data();
     void exposedDataParallelMs();
+    void lastBucket_data();
+    void lastBucket();
 };
 
 void TestIterationComposer::eq3_data()
@@ -232,34 +234,56 @@ void TestIterationComposer::exposedDataParallelMs_data()
     QTest::addColumn<bool>("paramGather");
     QTest::addColumn<bool>("firstStage");
     QTest::addColumn<double>("params");
-    QTest::addColumn<int>("dp");
+    QTest::addColumn<double>("lastBucket");
     QTest::addColumn<double>("forwardMs");
     QTest::addColumn<double>("backwardMs");
     QTest::addColumn<double>("expected");
     // Megatron's default: no overlap, every millisecond counts.
-    QTest::newRow("no overlap") << 10.0 << 5.0 << false << false << true << 100e6 << 2 << 3.0 << 20.0 << 15.0;
+    QTest::newRow("no overlap") << 10.0 << 5.0 << false << false << true << 100e6 << 40e6 << 3.0 << 20.0 << 15.0;
     // max(0.4 * 10, 10 - 20) = 4, plus the gather 5.
     QTest::newRow("grad reduce, first stage, long backward")
-        << 10.0 << 5.0 << true << false << true << 100e6 << 2 << 3.0 << 20.0 << 9.0;
+        << 10.0 << 5.0 << true << false << true << 100e6 << 40e6 << 3.0 << 20.0 << 9.0;
     // max(0.4 * 10, 10 - 2) = 8, plus 5.
     QTest::newRow("grad reduce, first stage, short backward")
-        << 10.0 << 5.0 << true << false << true << 100e6 << 2 << 3.0 << 2.0 << 13.0;
+        << 10.0 << 5.0 << true << false << true << 100e6 << 40e6 << 3.0 << 2.0 << 13.0;
     // One bucket hidden behind 20 ms: max(0, 10 - 20) = 0, plus 5.
-    QTest::newRow("grad reduce, later stage") << 10.0 << 5.0 << true << false << false << 100e6 << 2 << 3.0 << 20.0
-                                              << 5.0;
+    QTest::newRow("grad reduce, later stage")
+        << 10.0 << 5.0 << true << false << false << 100e6 << 40e6 << 3.0 << 20.0 << 5.0;
     // 10M parameters fit one 40M bucket: nothing overlaps on the first stage.
     QTest::newRow("grad reduce, small first stage")
-        << 10.0 << 5.0 << true << false << true << 10e6 << 2 << 3.0 << 20.0 << 15.0;
-    // DP 64: buckets of 64M, 64 % of 100M; max(6.4, 10 - 20) + max(3.2, 5 - 3) = 9.6.
-    QTest::newRow("both, first stage, DP 64")
-        << 10.0 << 5.0 << true << true << true << 100e6 << 64 << 3.0 << 20.0 << 9.6;
+        << 10.0 << 5.0 << true << false << true << 10e6 << 40e6 << 3.0 << 20.0 << 15.0;
+    // The embedding fills the last bucket: 70M of 100M; max(7, 10 - 20) + max(3.5, 5 - 3) = 10.5.
+    QTest::newRow("both, first stage, embedding bucket")
+        << 10.0 << 5.0 << true << true << true << 100e6 << 70e6 << 3.0 << 20.0 << 10.5;
     // max(4, -10) + max(2, 5 - 3) = 6.
-    QTest::newRow("both, first stage") << 10.0 << 5.0 << true << true << true << 100e6 << 2 << 3.0 << 20.0 << 6.0;
+    QTest::newRow("both, first stage") << 10.0 << 5.0 << true << true << true << 100e6 << 40e6 << 3.0 << 20.0 << 6.0;
     // Later stage: max(0, 10 - 20) + max(0, 5 - 3) = 2.
-    QTest::newRow("both, later stage") << 10.0 << 5.0 << true << true << false << 100e6 << 2 << 3.0 << 20.0 << 2.0;
+    QTest::newRow("both, later stage") << 10.0 << 5.0 << true << true << false << 100e6 << 40e6 << 3.0 << 20.0
+                                       << 2.0;
     // Megatron refuses the gather overlap alone; the composer ignores it.
     QTest::newRow("param gather without grad reduce")
-        << 10.0 << 5.0 << false << true << false << 100e6 << 2 << 3.0 << 20.0 << 15.0;
+        << 10.0 << 5.0 << false << true << false << 100e6 << 40e6 << 3.0 << 20.0 << 15.0;
+}
+
+// Megatron's buckets: max(40M, 1M x DP), and the first stage's last one at
+// least the embedding it holds whole.
+void TestIterationComposer::lastBucket_data()
+{
+    QTest::addColumn<int>("dp");
+    QTest::addColumn<double>("embedding");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("DP 2, small embedding") << 2 << 10e6 << 40e6;
+    QTest::newRow("DP 64") << 64 << 10e6 << 64e6;
+    // llama2-7b at TP 2: 32000 x 4096 / 2 = 65.536M on each rank.
+    QTest::newRow("llama2-7b embedding at TP 2") << 4 << 65.536e6 << 65.536e6;
+}
+
+void TestIterationComposer::lastBucket()
+{
+    QFETCH(int, dp);
+    QFETCH(double, embedding);
+    QFETCH(double, expected);
+    QCOMPARE(IterationComposer::lastBucketParams(dp, embedding), expected);
 }
 
 void TestIterationComposer::exposedDataParallelMs()
@@ -270,12 +294,12 @@ void TestIterationComposer::exposedDataParallelMs()
     QFETCH(bool, paramGather);
     QFETCH(bool, firstStage);
     QFETCH(double, params);
-    QFETCH(int, dp);
+    QFETCH(double, lastBucket);
     QFETCH(double, forwardMs);
     QFETCH(double, backwardMs);
     QFETCH(double, expected);
     const double got = IterationComposer::exposedDataParallelMs({reduceMs, gatherMs}, {gradReduce, paramGather},
-                                                                firstStage, params, dp, forwardMs, backwardMs);
+                                                                firstStage, params, lastBucket, forwardMs, backwardMs);
     QVERIFY2(qAbs(got - expected) < 1e-9, qPrintable(QString::number(got, 'g', 12)));
 }
 

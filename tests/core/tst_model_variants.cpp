@@ -157,9 +157,13 @@ void TestModelVariants::gptLayerStyle_data()
     // + V h = 64,000 word embedding.
     QTest::newRow("LLaMA, first stage") << false << true << 1 << 2.0 * (2 * 36992 + 64000);
     QTest::newRow("GPT, first stage") << true << true << 1 << 2.0 * (2 * 37632 + 64000 + 512);
-    // TP 2 halves everything but the position table.
-    QTest::newRow("LLaMA, first stage, TP 2") << false << true << 2 << 2.0 * (2 * 36992 + 64000) / 2;
-    QTest::newRow("GPT, first stage, TP 2") << true << true << 2 << 2.0 * ((2 * 37632 + 64000) / 2 + 512);
+    // TP 2 halves all but what Megatron keeps whole on every rank: the norms
+    // (RMSNorm 2h = 128 a layer; LayerNorm 4h = 256), the row-parallel biases
+    // (projection and FC2, 2h = 128) and the position table (512).
+    QTest::newRow("LLaMA, first stage, TP 2")
+        << false << true << 2 << 2.0 * ((2 * (36992 - 128) + 64000) / 2 + 2 * 128);
+    QTest::newRow("GPT, first stage, TP 2")
+        << true << true << 2 << 2.0 * ((2 * (37632 - 384) + 64000) / 2 + 2 * 384 + 512);
 }
 
 void TestModelVariants::gptLayerStyle()

@@ -3,9 +3,9 @@
 # From search.json (memx-search/1, plan ranked 1 under the search's objective (default), written by MemX @VERSION@)
 # Model llama2-7b (32 layers) on cluster homogeneous-8xa100: TP 4, PP 1, DP 2, micro-batch 1, global batch 32 (16 micro-batches), seq 4096, schedule 1f1b
 # Predictor: analytic (provenance analytic, relative uncertainty 25%). Predictions, not measurements.
-# Expected iteration time: 4309.0 ms; largest per-GPU peak memory 27113 MiB
+# Expected iteration time: 4315.0 ms; largest per-GPU peak memory 27116 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
-#   stage 0  dgx#0  A100-80GB  layers 0-31 (32)  recompute none  27113 MiB of 81920 MiB (67% headroom)
+#   stage 0  dgx#0  A100-80GB  layers 0-31 (32)  recompute none  27116 MiB of 81920 MiB (67% headroom)
 #
 # Node rank 0 of 1 on host dgx: global ranks 0-7 on GPUs 0,1,2,3,4,5,6,7, pipeline stage 0 (dgx#0, A100-80GB).
 # Megatron's rank order (tp fastest, then dp, then pp) and torchrun's static rendezvous

@@ -8,9 +8,9 @@
 # From search.json (memx-search/1, plan ranked 1 under the search's objective (default), written by MemX @VERSION@)
 # Model llama2-7b (32 layers) on cluster homogeneous-8xa100: TP 4, PP 1, DP 2, micro-batch 1, global batch 32 (16 micro-batches), seq 4096, schedule 1f1b
 # Predictor: analytic (provenance analytic, relative uncertainty 25%). Predictions, not measurements.
-# Expected iteration time: 4309.0 ms; largest per-GPU peak memory 27113 MiB
+# Expected iteration time: 4315.0 ms; largest per-GPU peak memory 27116 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
-#   stage 0  dgx#0  A100-80GB  layers 0-31 (32)  recompute none  27113 MiB of 81920 MiB (67% headroom)
+#   stage 0  dgx#0  A100-80GB  layers 0-31 (32)  recompute none  27116 MiB of 81920 MiB (67% headroom)
 #
 # Slurm's node order (SLURM_NODEID) follows the allocation, not the plan, so each task looks up
 # its host name in ./hostfile (line i = host i) and starts the launch scripts of that host;

@@ -3,12 +3,12 @@
 # From search.json (memx-search/1, plan ranked 1 under the search's objective (default), written by MemX @VERSION@)
 # Model llama2-7b (32 layers) on cluster mixed-128gpu-4types: TP 8, PP 4, DP 4, micro-batch 1, global batch 32 (8 micro-batches), seq 4096, schedule 1f1b
 # Predictor: analytic (provenance analytic, relative uncertainty 25%). Predictions, not measurements.
-# Expected iteration time: 705.8 ms; largest per-GPU peak memory 5392 MiB
+# Expected iteration time: 706.1 ms; largest per-GPU peak memory 5393 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
-#   stage 0  n2+n6+n10+n14  Ascend-910B  layers 0-4 (5)  recompute none  5289 MiB of 65536 MiB (92% headroom)
+#   stage 0  n2+n6+n10+n14  Ascend-910B  layers 0-4 (5)  recompute none  5290 MiB of 65536 MiB (92% headroom)
 #   stage 1  n1+n5+n9+n13  H20  layers 5-11 (7)  recompute none  5199 MiB of 98304 MiB (95% headroom)
-#   stage 2  n0+n4+n8+n12  A100-80GB  layers 12-21 (10)  recompute none  5321 MiB of 81920 MiB (94% headroom)
-#   stage 3  n3+n7+n11+n15  H100-SXM  layers 22-31 (10)  recompute none  5392 MiB of 81920 MiB (93% headroom)
+#   stage 2  n0+n4+n8+n12  A100-80GB  layers 12-21 (10)  recompute none  5322 MiB of 81920 MiB (94% headroom)
+#   stage 3  n3+n7+n11+n15  H100-SXM  layers 22-31 (10)  recompute none  5393 MiB of 81920 MiB (93% headroom)
 #
 # Node rank 1 of 16 on host n6: global ranks 8-15 on GPUs 0,1,2,3,4,5,6,7, pipeline stage 0 (n2+n6+n10+n14, Ascend-910B).
 # Megatron's rank order (tp fastest, then dp, then pp) and torchrun's static rendezvous

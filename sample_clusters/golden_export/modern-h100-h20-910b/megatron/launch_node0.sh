@@ -3,11 +3,11 @@
 # From search.json (memx-search/1, plan ranked 1 under the search's objective (default), written by MemX @VERSION@)
 # Model llama2-7b (32 layers) on cluster modern-h100-h20-910b: TP 8, PP 3, DP 1, micro-batch 1, global batch 32 (32 micro-batches), seq 4096, schedule 1f1b
 # Predictor: analytic (provenance analytic, relative uncertainty 25%). Predictions, not measurements.
-# Expected iteration time: 3520.6 ms; largest per-GPU peak memory 8971 MiB
+# Expected iteration time: 3522.8 ms; largest per-GPU peak memory 8973 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
-#   stage 0  ascend#0  Ascend-910B  layers 0-8 (9)  recompute none  8971 MiB of 65536 MiB (86% headroom)
-#   stage 1  h20#0  H20  layers 9-19 (11)  recompute none  8786 MiB of 98304 MiB (91% headroom)
-#   stage 2  h100#0  H100-SXM  layers 20-31 (12)  recompute none  8966 MiB of 81920 MiB (89% headroom)
+#   stage 0  ascend#0  Ascend-910B  layers 0-8 (9)  recompute none  8973 MiB of 65536 MiB (86% headroom)
+#   stage 1  h20#0  H20  layers 9-19 (11)  recompute none  8787 MiB of 98304 MiB (91% headroom)
+#   stage 2  h100#0  H100-SXM  layers 20-31 (12)  recompute none  8968 MiB of 81920 MiB (89% headroom)
 #
 # Node rank 0 of 3 on host ascend: global ranks 0-7 on GPUs 0,1,2,3,4,5,6,7, pipeline stage 0 (ascend#0, Ascend-910B).
 # Megatron's rank order (tp fastest, then dp, then pp) and torchrun's static rendezvous

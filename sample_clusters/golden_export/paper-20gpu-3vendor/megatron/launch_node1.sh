@@ -3,7 +3,7 @@
 # From search.json (memx-search/1, plan ranked 1 under the search's objective (default), written by MemX @VERSION@)
 # Model llama2-7b (32 layers) on cluster paper-20gpu-3vendor: TP 1, PP 2, DP 8, micro-batch 1, global batch 32 (4 micro-batches), seq 4096, schedule 1f1b
 # Predictor: analytic (provenance analytic, relative uncertainty 25%). Predictions, not measurements.
-# Expected iteration time: 11832.6 ms; largest per-GPU peak memory 29992 MiB
+# Expected iteration time: 11837.7 ms; largest per-GPU peak memory 29992 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
 #   stage 0  vc#0  Vendor-C  layers 0-15 (16)  recompute full  29804 MiB of 32768 MiB (9% headroom)
 #   stage 1  vb#0  Vendor-B  layers 16-31 (16)  recompute full  29992 MiB of 32768 MiB (8% headroom)

@@ -7,7 +7,7 @@
 # !!! NOT THE EXACT PLAN. The plan recomputes activations per stage (stage 0 full, stage 1 full, stage 2 selective),
 # !!! and Megatron-LM has one recompute setting for all stages. These scripts run the nearest
 # !!! plan it can express, the most conservative common level: full recomputation on every stage;
-# !!! predicted 41260.7 ms per iteration (the plan: 39267.5 ms), largest per-GPU peak 31726 MiB (the plan: 31726 MiB).
+# !!! predicted 41307.9 ms per iteration (the plan: 39314.8 ms), largest per-GPU peak 31727 MiB (the plan: 31727 MiB).
 # !!! For the exact plan use: memx-cli export --target flagscale (per-stage recompute lists,
 # !!! none or full per stage; selective only as one global setting).
 #
@@ -15,11 +15,11 @@
 # From search.json (memx-search/1, plan ranked 1 under the search's objective (default), written by MemX @VERSION@)
 # Model llama2-7b (32 layers) on cluster paper-6gpu-v100-t4: TP 2, PP 3, DP 1, micro-batch 1, global batch 32 (32 micro-batches), seq 4096, schedule 1f1b
 # Predictor: analytic (provenance analytic, relative uncertainty 25%). Predictions, not measurements.
-# Expected iteration time: 39267.5 ms; largest per-GPU peak memory 31726 MiB
+# Expected iteration time: 39314.8 ms; largest per-GPU peak memory 31727 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
-#   stage 0  v100#0  V100-32GB  layers 0-12 (13)  recompute full  31233 MiB of 32768 MiB (5% headroom)
-#   stage 1  v100#1  V100-32GB  layers 13-26 (14)  recompute full  31726 MiB of 32768 MiB (3% headroom)
-#   stage 2  t4#0  T4  layers 27-31 (5)  recompute selective  14589 MiB of 15360 MiB (5% headroom)
+#   stage 0  v100#0  V100-32GB  layers 0-12 (13)  recompute full  31234 MiB of 32768 MiB (5% headroom)
+#   stage 1  v100#1  V100-32GB  layers 13-26 (14)  recompute full  31727 MiB of 32768 MiB (3% headroom)
+#   stage 2  t4#0  T4  layers 27-31 (5)  recompute selective  14590 MiB of 15360 MiB (5% headroom)
 #
 # Slurm's node order (SLURM_NODEID) follows the allocation, not the plan, so each task looks up
 # its host name in ./hostfile (line i = host i) and starts the launch scripts of that host;

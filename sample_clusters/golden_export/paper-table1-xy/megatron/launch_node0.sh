@@ -2,7 +2,7 @@
 # !!! NOT THE EXACT PLAN. The plan recomputes activations per stage (stage 0 full, stage 1 none),
 # !!! and Megatron-LM has one recompute setting for all stages. These scripts run the nearest
 # !!! plan it can express, the most conservative common level: full recomputation on every stage;
-# !!! predicted 58795.3 ms per iteration (the plan: 44836.9 ms), largest per-GPU peak 39540 MiB (the plan: 44209 MiB).
+# !!! predicted 58835.5 ms per iteration (the plan: 44877.1 ms), largest per-GPU peak 39540 MiB (the plan: 44209 MiB).
 # !!! For the exact plan use: memx-cli export --target flagscale (per-stage recompute lists,
 # !!! none or full per stage; selective only as one global setting).
 #
@@ -10,7 +10,7 @@
 # From search.json (memx-search/1, plan ranked 1 under the search's objective (default), written by MemX @VERSION@)
 # Model llama2-7b (32 layers) on cluster paper-table1-xy: TP 1, PP 2, DP 1, micro-batch 1, global batch 32 (32 micro-batches), seq 4096, schedule 1f1b
 # Predictor: analytic (provenance analytic, relative uncertainty 25%). Predictions, not measurements.
-# Expected iteration time: 44836.9 ms; largest per-GPU peak memory 44209 MiB
+# Expected iteration time: 44877.1 ms; largest per-GPU peak memory 44209 MiB
 # Per-GPU peak memory by pipeline stage (predicted):
 #   stage 0  xy/Vendor-X#0  Vendor-X  layers 0-10 (11)  recompute full  32148 MiB of 32768 MiB (2% headroom)
 #   stage 1  xy/Vendor-Y#0  Vendor-Y  layers 11-31 (21)  recompute none  44209 MiB of 65536 MiB (33% headroom)
