@@ -26,12 +26,14 @@ inline void trainSmallPredictor(const SearchRequest& req, const std::string& fil
     for (std::size_t n = 0; n < std::min<std::size_t>(8, r.best.size()); ++n) {
         const Plan& p = r.best[n];
         std::vector<Measurement> stages = PlanRuns::rows(p, req.problem, "run" + std::to_string(n));
-        for (std::size_t i = 0; i < stages.size(); ++i) {
-            Measurement& m = stages[i];
+        for (Measurement& m : stages) {
+            if (!m.stage)
+                continue;  // the run row: these made-up runs measure stages only
+            const StagePlan& st = p.stages[static_cast<std::size_t>(*m.stage)];
             m.source = MeasurementSource::Simulated;
             const auto f = slower.find(m.gpuType);
-            m.stageTimeMs = p.stages[i].timeMs * p.microBatches * (f == slower.end() ? 1.0 : f->second);
-            m.peakMemMiB = p.stages[i].memory.totalMiB() * 1.05;
+            m.stageTimeMs = st.timeMs * p.microBatches * (f == slower.end() ? 1.0 : f->second);
+            m.peakMemMiB = st.memory.totalMiB() * 1.05;
             rows.push_back(m);
         }
     }

@@ -42,8 +42,10 @@ std::vector<Measurement> PlanRuns::rows(const Plan& plan, const Problem& problem
         m.vocab = model.vocab;
         m.recompute = s.recompute;
         m.precision = precision;
-        m.flashAttention =
-            flashAttentionRuns(problem.setup.flashAttention, precision, problem.cluster.typeOf(s.devices.front()));
+        // What the setup asked for, a run-level column: whether a stage's
+        // GPU runs FlashAttention (none before Ampere) is decided per stage
+        // when the row is predicted, as the search decided it.
+        m.flashAttention = problem.setup.flashAttention;
         m.attentionDropout = problem.setup.attentionDropout;
         m.hiddenDropout = problem.setup.hiddenDropout;
         m.sequenceParallel = problem.setup.sequenceParallel;
@@ -52,6 +54,14 @@ std::vector<Measurement> PlanRuns::rows(const Plan& plan, const Problem& problem
         m.overlapParamGather = problem.setup.overlapParamGather;
         m.stage = i;
         m.stageLayers = s.layers;
+        // First a run row (no stage, the first stage's type), which `predict`
+        // fills with the iteration time; then one row per stage.
+        if (i == 0) {
+            Measurement run = m;
+            run.stage.reset();
+            run.stageLayers.reset();
+            out.push_back(run);
+        }
         out.push_back(m);
     }
     return out;

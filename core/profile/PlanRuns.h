@@ -10,8 +10,9 @@ namespace memx {
 struct Plan;
 struct Problem;
 
-// A plan as a run list entry (memx-measurements/1 without targets): one
-// stage row per pipeline stage with its GPU type, layers and recomputation,
+// A plan as a run list entry (memx-measurements/1 without targets): a run
+// row, then one stage row per pipeline stage with its GPU type, layers and
+// recomputation,
 // so that plans a search proposes can be simulated, measured or predicted
 // by the same commands as profiling runs. The rows carry the problem's model,
 // precision, attention and dropout, as the plan was predicted.

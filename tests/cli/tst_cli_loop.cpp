@@ -51,6 +51,7 @@ private slots:
     void trainOnInterpolatedRowsOfUnknownOrigin();
     void trainWarnsAboutConstantMeasurements();
     void predict();
+    void searchRunsPredictToTheirIterationTime();
     void evaluate();
     void searchWithPredictor();
     void searchRefusesModelOfOtherGpus();
@@ -252,6 +253,47 @@ void TestCliLoop::predict()
     RUN_EXPECT(ra, a, 0);
     const auto pa = MeasurementCsv::read(path("pa.csv").toStdString(), MeasurementCsv::Kind::RunList);
     QCOMPARE(pa.rows.front().provenance, std::string("analytic"));
+}
+
+// search --runs-out writes each plan as a run row and its stage rows;
+// predict on the same cluster then answers every plan with the iteration
+// time the search gave it (one composition), including a mixed A100 + V100
+// plan whose V100 stage runs unfused attention.
+void TestCliLoop::searchRunsPredictToTheirIterationTime()
+{
+    const QString cluster = path("mix.json");
+    {
+        QFile f(cluster);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format":"memx-cluster/1","name":"mix","nodes":[
+            {"name":"a","gpus":[{"type":"A100-80GB","count":4}]},{"name":"v","gpus":[{"type":"V100-32GB","count":4}]}],
+            "links":[{"name":"nva","kind":"NVLink","within":"a","bandwidth_gbps":300,"latency_us":3},
+                     {"name":"nvv","kind":"NVLink","within":"v","bandwidth_gbps":150,"latency_us":3},
+                     {"name":"ib","kind":"InfiniBand","between":["a","v"],"bandwidth_gbps":25,"latency_us":5}]})");
+    }
+    const QStringList search{"search", "--cluster", cluster, "--model", "llama2-7b", "--gbs", "32", "--top", "3",
+                             "--runs-out", path("plans.csv"), "--runs-count", "3", "--json", path("plans.json")};
+    RUN_EXPECT(rs, search, 0);
+    const QStringList predict{"predict", "--queries", path("plans.csv"), "--out", path("plans-pred.csv"), "--cluster",
+                              cluster};
+    RUN_EXPECT(rp, predict, 0);
+    const auto pred = MeasurementCsv::read(path("plans-pred.csv").toStdString(), MeasurementCsv::Kind::RunList);
+    const QJsonArray best = readJson(path("plans.json"))["best"].toArray();
+    QVERIFY(best.size() >= 3);
+    int runRows = 0;
+    for (const Measurement& m : pred.rows) {
+        if (m.stage)
+            continue;
+        const int k = QString::fromStdString(m.runId).mid(4).toInt() - 1;  // plan001 is the first best plan
+        QVERIFY(k >= 0 && k < best.size());
+        QVERIFY2(m.iterationTimeMs, m.runId.c_str());
+        const double searched = best[k].toObject()["iteration_ms"].toDouble();
+        QVERIFY2(std::abs(*m.iterationTimeMs - searched) < 1e-6 * searched,
+                 qPrintable(QString("%1: predict %2 ms, search %3 ms")
+                                .arg(QString::fromStdString(m.runId)).arg(*m.iterationTimeMs).arg(searched)));
+        ++runRows;
+    }
+    QCOMPARE(runRows, 3);
 }
 
 void TestCliLoop::evaluate()
