@@ -186,10 +186,7 @@ void checkModel(const std::string& modelName, const MeasuredRun& run, const std:
                          "its model (hidden " + std::to_string(c.hidden) + ", heads " + std::to_string(c.heads) +
                              ", ffn " + std::to_string(c.ffnHidden) + " " + toString(c.mlp) + ", vocab " +
                              std::to_string(c.vocab) + (c.tiedEmbeddings ? ", tied" : "") + ", "
-                             + toString(c.style.position) + " " + toString(c.style.norm)
-                             + (c.style.linearBias ? " with biases" : "") + ") is not " + m.name + " ("
-                             + toString(m.style.position) + " " + toString(m.style.norm)
-                             + (m.style.linearBias ? " with biases" : "") + ")");
+                             + describe(c.style) + ") is not " + m.name + " (" + describe(m.style) + ")");
 }
 
 void simulate(const SimArgs& a, int& exitCode)

@@ -68,6 +68,12 @@ inline bool parseNormalization(const std::string& s, Normalization& out)
     return true;
 }
 
+// For messages: "learned_absolute layernorm with biases".
+inline std::string describe(const LayerStyle& s)
+{
+    return std::string(toString(s.position)) + " " + toString(s.norm) + (s.linearBias ? " with biases" : "");
+}
+
 // Megatron's flags for a style (megatron/training/arguments.py):
 // --position-embedding-type, --normalization, --disable-bias-linear.
 inline const char* megatronNormalization(Normalization n)

@@ -34,6 +34,11 @@ double TransformerMath::finalNormParams(const ModelSpec& m)
     return m.style.norm == Normalization::LayerNorm ? 2.0 * m.hidden : m.hidden;
 }
 
+double TransformerMath::embeddingParamsOnRank(const ModelSpec& m, int tp)
+{
+    return embeddingParams(m) / tp + positionEmbeddingParams(m);
+}
+
 double TransformerMath::positionEmbeddingParams(const ModelSpec& m)
 {
     return m.style.position == PositionEmbedding::LearnedAbsolute ? double(m.seqLen) * m.hidden : 0.0;

@@ -18,6 +18,8 @@ struct TransformerMath {
     static double layerParams(const ModelSpec& m);
     static double embeddingParams(const ModelSpec& m);  // V*h
     static double positionEmbeddingParams(const ModelSpec& m);  // s*h for learned absolute positions, else 0
+    // What a first-stage GPU holds of the embeddings: V*h / tp + the whole position table.
+    static double embeddingParamsOnRank(const ModelSpec& m, int tp);
     static double layerReplicatedParams(const ModelSpec& m);    // of layerParams, whole on every TP rank
     static double finalNormParams(const ModelSpec& m);          // h (RMSNorm) or 2h (LayerNorm)
     static double outputParams(const ModelSpec& m);     // V*h (+ final norm h); 0 if tied

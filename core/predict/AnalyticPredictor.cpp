@@ -75,9 +75,7 @@ void AnalyticPredictor::optimizerStepMs(const GpuType& gpu, Precision p, std::sp
                                         std::span<double> out) const
 {
     GpuType scratch;
-    const GpuType& g = calibrated(gpu, scratch);  // achieved bandwidth and host time as fitted
-    for (std::size_t i = 0; i < ownedParams.size() && i < out.size(); ++i)
-        out[i] = cost_.time(g, LayerOperators::optimizerStep(ownedParams[i], p), 1, PathRate{}).totalMs();
+    cost_.optimizerStepMs(calibrated(gpu, scratch), p, ownedParams, out);  // bandwidth and host time as fitted
 }
 
 AnalyticPredictor::StageCosts AnalyticPredictor::costsOf(const StageQuery& q) const

@@ -86,4 +86,11 @@ OperatorCost::Breakdown OperatorCost::time(const GpuType& gpu, std::span<const O
     return sum;
 }
 
+void OperatorCost::optimizerStepMs(const GpuType& gpu, Precision p, std::span<const double> ownedParams,
+                                   std::span<double> out) const
+{
+    for (std::size_t i = 0; i < ownedParams.size() && i < out.size(); ++i)
+        out[i] = time(gpu, LayerOperators::optimizerStep(ownedParams[i], p), 1, PathRate{}).totalMs();
+}
+
 }  // namespace memx

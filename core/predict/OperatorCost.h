@@ -57,6 +57,10 @@ public:
     // One operator; `tp` and `tpRate` time collectives over the TP group.
     Breakdown time(const GpuType& gpu, const Operator& op, int tp, const PathRate& tpRate) const;
     Breakdown time(const GpuType& gpu, std::span<const Operator> ops, int tp, const PathRate& tpRate) const;
+    // The optimizer step (LayerOperators::optimizerStep) of a GPU that
+    // updates ownedParams[i] parameters, into out[i], ms.
+    void optimizerStepMs(const GpuType& gpu, Precision p, std::span<const double> ownedParams,
+                         std::span<double> out) const;
 
     const Params& params() const { return params_; }
 

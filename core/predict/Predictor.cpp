@@ -1,7 +1,6 @@
 #include "predict/Predictor.h"
 
 #include "hardware/GpuType.h"
-#include "model/LayerOperators.h"
 #include "predict/OperatorCost.h"
 
 #include <cstdio>
@@ -31,9 +30,7 @@ double Predictor::iterationOverheadMs(const GpuType& gpu) const
 void Predictor::optimizerStepMs(const GpuType& gpu, Precision p, std::span<const double> ownedParams,
                                 std::span<double> out) const
 {
-    const OperatorCost cost;
-    for (std::size_t i = 0; i < ownedParams.size() && i < out.size(); ++i)
-        out[i] = cost.time(gpu, LayerOperators::optimizerStep(ownedParams[i], p), 1, PathRate{}).totalMs();
+    OperatorCost().optimizerStepMs(gpu, p, ownedParams, out);
 }
 
 const IterationTerms& Predictor::iterationTerms() const

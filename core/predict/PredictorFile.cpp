@@ -80,8 +80,7 @@ std::string PredictorMetadata::ModelShape::toString() const
     std::string text = "hidden " + std::to_string(hidden) + ", heads " + std::to_string(heads) + ", ffn " +
                        std::to_string(ffnHidden) + " " + memx::toString(mlp) + ", vocab " + std::to_string(vocab);
     if (!(style == LayerStyle{}))
-        text += std::string(", ") + memx::toString(style.position) + " " + memx::toString(style.norm)
-            + (style.linearBias ? " with biases" : "");
+        text += ", " + describe(style);
     return text;
 }
 
@@ -177,7 +176,8 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
         PredictorMetadata::ModelShape shape{s.integerInRange("hidden", ranges::hidden),
                                             s.integerInRange("heads", ranges::heads),
                                             s.integerInRange("ffn_hidden", ranges::ffnHidden),
-                                            s.integerInRange("vocab", ranges::vocab)};
+                                            s.integerInRange("vocab", ranges::vocab), MlpKind::SwiGlu,
+                                            LayerStyle{}};  // both read below
         // Files written before the MLP kind existed were SwiGLU models.
         const std::string mlp = s.string("mlp", "swiglu");
         if (!parseMlpKind(mlp, shape.mlp))

@@ -548,7 +548,8 @@ private:
         run_.config.sequenceParallel = run_.sequenceParallel;
         run_.config.distributedOptimizer = run_.distributedOptimizer;
         // Megatron asserts that --overlap-param-gather comes with both of
-        // these; a dump that breaks that is read as Megatron ran it.
+        // these; a dump without them (Megatron-FSDP allows that) is read
+        // without the gather overlap, which the planner models only with both.
         run_.config.overlapGradReduce = a_.flag("overlap_grad_reduce").value_or(false);
         note("overlap_grad_reduce", "overlap_grad_reduce");
         run_.config.overlapParamGather = a_.flag("overlap_param_gather").value_or(false)

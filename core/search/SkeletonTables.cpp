@@ -160,16 +160,19 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     t.postMs.assign(P, std::vector<double>(t.maxLayers + 1, 0));
     t.dpMs.assign(P, std::vector<double>(t.maxLayers + 1, 0));
     std::size_t k = 0;
-    std::vector<double> owned(static_cast<std::size_t>(t.maxLayers) + 1, 0.0), stepMs(owned.size(), 0.0);
+    const std::size_t counts = static_cast<std::size_t>(t.maxLayers) + 1;
+    std::vector<double> stageParams(counts, 0.0), owned(counts, 0.0), stepMs(counts, 0.0);
+    const double lastBucket =
+        IterationComposer::lastBucketParams(sk.dp, TransformerMath::embeddingParamsOnRank(t.model, sk.tp));
     for (int i = 0; i < P; ++i) {
         const GpuType& gpu = cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
         // The optimizer step of every layer count at once: the parameters a
         // GPU of the stage updates (its 1/DP share with the distributed
         // optimizer), timed by the predictor on the type as calibrated.
         for (int n = 1; n <= t.maxLayers; ++n) {
-            const double params = TransformerMath::stageParams(t.model, n, sk.tp, i == 0, i == P - 1);
-            owned[static_cast<std::size_t>(n)] =
-                wanted(i, n) ? (setup.distributedOptimizer ? params / sk.dp : params) : 0.0;
+            const std::size_t un = static_cast<std::size_t>(n);
+            stageParams[un] = wanted(i, n) ? TransformerMath::stageParams(t.model, n, sk.tp, i == 0, i == P - 1) : 0.0;
+            owned[un] = setup.distributedOptimizer ? stageParams[un] / sk.dp : stageParams[un];
         }
         cache.predictor().optimizerStepMs(gpu, t.precision, owned, stepMs);
         for (int n = 1; n <= t.maxLayers; ++n) {
@@ -177,7 +180,7 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                 continue;
             for (int lv = 0; lv < kRecomputeLevels; ++lv)
                 t.pred[i][n][lv] = answers[k++];
-            double params = TransformerMath::stageParams(t.model, n, sk.tp, i == 0, i == P - 1);
+            const double params = stageParams[static_cast<std::size_t>(n)];
             IterationComposer::DataParallelComm comm = IterationComposer::dataParallelComm(
                 params, sk.dp, setup.distributedOptimizer, dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
             comm.reduceMs *= terms.dataParallel;
@@ -187,11 +190,10 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
             // backward's FLOPs are twice the forward's). Recomputation only
             // lengthens the backward, so this never overstates the window.
             const double microBatchMs = t.pred[i][n][0].timeMs;
-            const double embedding = TransformerMath::embeddingParams(t.model) / sk.tp
-                + TransformerMath::positionEmbeddingParams(t.model);
-            t.dpMs[i][n] = IterationComposer::exposedDataParallelMs(
-                comm, {setup.overlapGradReduce, setup.overlapParamGather}, i == 0, params,
-                IterationComposer::lastBucketParams(sk.dp, embedding), microBatchMs / 3.0, 2.0 * microBatchMs / 3.0);
+            t.dpMs[i][n] = IterationComposer::exposedDataParallelMs(comm, {setup.overlapGradReduce,
+                                                                           setup.overlapParamGather},
+                                                                    i == 0, params, lastBucket, microBatchMs / 3.0,
+                                                                    2.0 * microBatchMs / 3.0);
             t.postMs[i][n] = t.dpMs[i][n] + terms.fixed * stepMs[static_cast<std::size_t>(n)];
         }
         // Collapse selective when its exchange rate is discontinuous (MemX 3.1.1).

@@ -176,7 +176,7 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
             before += stageMs[j];
         const double forwardWindow = i == 0 ? stageMs[0] / 3.0 : before / 3.0;
         const double backwardWindow = i == 0 ? 2.0 * stageMs[0] / 3.0 : 2.0 * before / 3.0;
-        const double embedding = TM::embeddingParams(m) / t + TM::positionEmbeddingParams(m);
+        const double embedding = TM::embeddingParamsOnRank(m, t);
         const double exposedMs = IterationComposer::exposedDataParallelMs(
             comm, {setup.overlapGradReduce, setup.overlapParamGather}, i == 0, params,
             IterationComposer::lastBucketParams(plan.dp, embedding), forwardWindow, backwardWindow);
