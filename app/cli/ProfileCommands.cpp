@@ -150,13 +150,12 @@ void profilePlan(const PlanArgs& a)
     if (!a.scripts.empty()) {
         fs::create_directories(a.scripts);
         for (std::size_t i = 0; i < rows.size(); ++i) {
-            char head[256];
-            std::snprintf(head, sizeof head,
-                          "#!/bin/bash\n# memx-cli %s profiling run %s\n# expected: %.1f ms per micro-batch, %.3f "
-                          "GPU-hours\nset -euo pipefail\n",
-                          MEMX_VERSION, rows[i].runId.c_str(), commands[i].first.estimatedMs,
-                          commands[i].first.estimatedGpuHours);
-            const fs::path file = fs::path(a.scripts) / (LaunchFiles::safeName(rows[i].runId) + ".sh");
+            // The run id holds the GPU type's name: one comment line whatever it holds.
+            const std::string head = "#!/bin/bash\n# memx-cli " MEMX_VERSION " profiling run "
+                + Text::oneLine(rows[i].runId) + "\n# expected: " + Text::fmt("%.1f", commands[i].first.estimatedMs)
+                + " ms per micro-batch, " + Text::fmt("%.3f", commands[i].first.estimatedGpuHours)
+                + " GPU-hours\nset -euo pipefail\n";
+            const fs::path file = fs::path(a.scripts) / (Text::safeName(rows[i].runId) + ".sh");
             writeFileAtomically(file.string(), head + commands[i].second + "\n");
             fs::permissions(file, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                             fs::perm_options::add);
@@ -229,7 +228,7 @@ void simulate(const SimArgs& a, int& exitCode)
             out.push_back(s);
         }
         if (!a.logs.empty())
-            writeFileAtomically((fs::path(a.logs) / (LaunchFiles::safeName(run.runId) + ".log")).string(),
+            writeFileAtomically((fs::path(a.logs) / (Text::safeName(run.runId) + ".log")).string(),
                                 sim.megatronLog(result, planned.plan));
     }
     // Runs are whole: a run the time limit stopped before is not written at all.

@@ -42,7 +42,7 @@ std::string visibleDevicesEnvs(const PlanDocument& doc, const LaunchLayout& lay)
             throw InputError(doc.file, "--target flagscale",
                              "FlagScale's runner counts a host's devices from a *_VISIBLE_DEVICES variable, and "
                                  + gpu.vendor + "'s runtime (" + gpu.name + ") selects devices with " + var);
-        const std::string type = LaunchFiles::safeName(host.gpuTypes.front());
+        const std::string type = Text::safeName(host.gpuTypes.front());
         auto [it, fresh] = byType.try_emplace(type, PerType{var, a.localDevices, {}});
         if (fresh)
             order.push_back(type);
@@ -54,11 +54,13 @@ std::string visibleDevicesEnvs(const PlanDocument& doc, const LaunchLayout& lay)
     std::string perType, perNode;
     for (const auto& type : order) {
         const PerType& t = byType[type];
-        perType += "      " + type + ":\n        " + t.var + ": \"" + Text::joinInts(t.devices, ",") + "\"\n";
+        perType += "      " + Text::yamlQuoted(type) + ":\n        " + t.var + ": \"" + Text::joinInts(t.devices, ",")
+            + "\"\n";
         for (std::size_t h : t.hosts) {
             const LaunchAgent& a = lay.agents[static_cast<std::size_t>(lay.hosts[h].agents.front())];
             if (a.localDevices != t.devices)
-                perNode += "      " + LaunchFiles::safeName(lay.hosts[h].name) + ":\n        " + t.var + ": \""
+                perNode += "      " + Text::yamlQuoted(Text::safeName(lay.hosts[h].name)) + ":\n        "
+                    + t.var + ": \""
                     + Text::joinInts(a.localDevices, ",") + "\"\n";
         }
     }
@@ -206,7 +208,7 @@ HeteroConfig FlagScaleExport::configFor(const PlanDocument& doc, const LaunchLay
     c.distributedOptimizer = doc.problem.setup.distributedOptimizer;
     std::vector<std::string> order;
     for (const auto& s : p.stages) {
-        const std::string type = LaunchFiles::safeName(s.gpuType);
+        const std::string type = Text::safeName(s.gpuType);
         c.layerSplit.push_back(s.layers);
         c.stageRecompute.push_back(s.recompute);
         if (!c.meshes.empty() && c.meshes.back().deviceType == type) {
@@ -263,6 +265,7 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
                 + " MiB (the plan: " + Text::fmt("%.0f", p.maxMemMiB) + " MiB)"
                 + (nearest->feasible ? "" : "; NOT feasible: " + nearest->problem)
                                    : "cost not predicted (" + why + ")";
+        cost = Text::oneLine(cost);  // may quote a message naming a GPU type or node
         warning = "# !!! NOT THE EXACT PLAN. The plan mixes selective recomputation with other levels (" + levels
             + "),\n# !!! and FlagScale sets per-stage recomputation only as none or full. This config runs full\n"
               "# !!! recomputation where the plan has selective; " + cost + ".\n#\n";
@@ -303,10 +306,11 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
             + std::to_string(mesh.ep) + ", " + std::to_string(mesh.dp) + ", " + std::to_string(mesh.pp);
     }
     for (const auto& ty : c.deviceTypes)
-        types += (types.empty() ? "" : ", ") + std::string("\"") + ty + "\"";
+        types += (types.empty() ? "" : ", ") + Text::yamlQuoted(ty);
     t += "    hetero_process_meshes: [" + meshes + "]  # (tp cp ep dp pp) per mesh, one mesh per device type\n";
     t += "    hetero_device_types: [" + types + "]\n";
-    t += "    hetero_current_device_type: \"" + c.currentDeviceType + "\"  # the runner sets each host's type=\n";
+    t += "    hetero_current_device_type: " + Text::yamlQuoted(c.currentDeviceType)
+        + "  # the runner sets each host's type=\n";
     t += "    standalone_embedding_stage: False\n";
     const Recompute first = c.stageRecompute.front();
     const bool uni = uniform(c.stageRecompute);
@@ -365,15 +369,16 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     e += "# Run from the FlagScale checkout: python run.py --config-path <this dir>/conf --config-name train_hetero\n";
     e += "defaults:\n  - train: memx_plan\n  - _self_\n\n";
     e += "experiment:\n";
-    e += "  exp_name: memx_" + LaunchFiles::safeName(m.name) + "\n";
-    e += "  exp_dir: ./outputs_memx_" + LaunchFiles::safeName(m.name) + "\n";
+    e += "  exp_name: " + Text::yamlQuoted("memx_" + Text::safeName(m.name)) + "\n";
+    e += "  exp_dir: " + Text::yamlQuoted("./outputs_memx_" + Text::safeName(m.name)) + "\n";
     e += "  task:\n    type: train\n    backend: megatron\n    entrypoint: ./flagscale/train/train_gpt.py\n";
     e += "  runner:\n    backend: torchrun\n";
     e += "    nnodes: " + std::to_string(lay.hosts.size()) + "\n";
     if (destination.empty())
         e += "    hostfile: hostfile  # relative to where run.py starts: give the absolute path of this export's hostfile\n";
     else
-        e += "    hostfile: " + (std::filesystem::absolute(destination) / "hostfile").lexically_normal().string()
+        e += "    hostfile: "
+            + Text::yamlQuoted((std::filesystem::absolute(destination) / "hostfile").lexically_normal().string())
             + "  # this export's hostfile; change it if you move the folder\n";
     e += "    rdzv_backend: static  # heterogeneous training needs static: node rank = hostfile line\n";
     e += "    master_port: 29500\n";

@@ -75,9 +75,6 @@ public:
     // "launch_node<R>.sh"
     static std::string scriptName(int nodeRank);
 
-    // A host or type name safe in hostfiles, YAML and shell words.
-    static std::string safeName(const std::string& s);
-
     // Writes every file below `dir` (created if missing), atomically, with
     // the executable bit where asked. Throws InputError naming the file.
     static void writeAll(const std::string& dir, const std::vector<ExportedFile>& files);

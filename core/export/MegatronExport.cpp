@@ -29,16 +29,7 @@ bool allEqual(std::vector<int>::const_iterator b, std::vector<int>::const_iterat
 
 std::string MegatronExport::shellWord(const std::string& s)
 {
-    const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'
-            || c == '.' || c == '/' || c == ',' || c == '=' || c == ':';
-    });
-    if (plain)
-        return s;
-    std::string out = "'";
-    for (char c : s)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
+    return Text::shellWord(s);
 }
 
 std::string MegatronExport::layout(const std::vector<int>& layers, int v)
@@ -350,6 +341,7 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
                 + (nearest->feasible ? "" : "; NOT feasible: " + nearest->problem);
         else
             cost = "cost not predicted (" + why + ")";
+        cost = Text::oneLine(cost);  // may quote a message naming a GPU type or node
         const std::string level = toString(rc.level);
         warning = "# !!! NOT THE EXACT PLAN. The plan recomputes activations per stage (" + levels + "),\n"
                   "# !!! and Megatron-LM has one recompute setting for all stages. These scripts run the nearest\n"
@@ -392,7 +384,7 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
                  "# plan needs. TORCH_ELASTIC_WORKER_IDENTICAL=1 would assume equal nodes and break it, so it is refused.\n";
 
     std::vector<ExportedFile> out;
-    const std::string masterHost = LaunchFiles::safeName(lay.hosts.front().name);
+    const std::string masterHost = Text::safeName(lay.hosts.front().name);
     const int nnodes = static_cast<int>(lay.agents.size());
     for (const auto& a : lay.agents) {
         const LaunchHost& h = lay.hosts[static_cast<std::size_t>(a.host)];
@@ -400,10 +392,10 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         std::string stages;
         for (int st : a.stages)
             stages += (stages.empty() ? "" : ", ") + std::to_string(st) + " ("
-                + p.stages[static_cast<std::size_t>(st)].label() + ", " + p.stages[static_cast<std::size_t>(st)].gpuType
-                + ")";
+                + p.stages[static_cast<std::size_t>(st)].label() + ", "
+                + Text::oneLine(p.stages[static_cast<std::size_t>(st)].gpuType) + ")";
         const int lastRank = a.firstRank + static_cast<int>(a.devices.size()) - 1;
-        s += "#\n# Node rank " + std::to_string(a.nodeRank) + " of " + std::to_string(nnodes) + " on host " + h.name
+        s += "#\n# Node rank " + std::to_string(a.nodeRank) + " of " + std::to_string(nnodes) + " on host " + Text::oneLine(h.name)
             + ": global ranks " + std::to_string(a.firstRank) + "-" + std::to_string(lastRank)
             + " on GPUs " + Text::joinInts(a.localDevices) + ", pipeline stage" + (a.stages.size() > 1 ? "s " : " ") + stages
             + ".\n# Megatron's rank order (tp fastest, then dp, then pp) and torchrun's static rendezvous\n"
@@ -416,10 +408,11 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         s += "MASTER_PORT=${MASTER_PORT:-29500}\n";
         s += "MEGATRON_DIR=${MEGATRON_DIR:-$PWD/Megatron-LM}\n";
         const GpuType& type = doc.problem.cluster.typeOf(a.devices.front());
-        s += "# Local rank i runs on the i-th visible device (" + type.vendor + " runtime: " + type.visibleDevicesEnv + ").\n";
+        s += "# Local rank i runs on the i-th visible device (" + Text::oneLine(type.vendor)
+            + " runtime: " + type.visibleDevicesEnv + ").\n";
         if (!type.visibleDevicesVerified)
-            s += "# !!! " + type.visibleDevicesEnv + " is a guess: the GPU catalog does not know how " + type.vendor
-                + "'s runtime selects devices.\n";
+            s += "# !!! " + type.visibleDevicesEnv + " is a guess: the GPU catalog does not know how "
+                + Text::oneLine(type.vendor) + "'s runtime selects devices.\n";
         s += "export " + type.visibleDevicesEnv + "=" + Text::joinInts(a.localDevices) + "\n";
         if (!sameCounts)
             s += "if [ \"${TORCH_ELASTIC_WORKER_IDENTICAL:-0}\" = 1 ]; then\n"
@@ -439,10 +432,12 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         }
         s += ")\n";
         s += "# Data: replace the mock data by your data set (--data-path ... --tokenizer-type ...).\n";
-        s += "DATA_ARGS=(${DATA_ARGS:---mock-data --tokenizer-type NullTokenizer --vocab-size "
-            + std::to_string(doc.problem.model.vocab) + "})\n";
-        s += "TRAIN_ARGS=(${TRAIN_ARGS:---train-iters 100 --lr 1.0e-4 --lr-decay-style constant --eval-iters 0 "
-             "--log-interval 1 --log-throughput --timing-log-level 1})\n\n";
+        // The environment may replace either list as one string: split into
+        // words without globbing (read -a, not an unquoted expansion).
+        s += "read -r -a DATA_ARGS <<< \"${DATA_ARGS:---mock-data --tokenizer-type NullTokenizer --vocab-size "
+            + std::to_string(doc.problem.model.vocab) + "}\"\n";
+        s += "read -r -a TRAIN_ARGS <<< \"${TRAIN_ARGS:---train-iters 100 --lr 1.0e-4 --lr-decay-style constant "
+             "--eval-iters 0 --log-interval 1 --log-throughput --timing-log-level 1}\"\n\n";
         s += "exec torchrun --nnodes \"$NNODES\" --node-rank \"$NODE_RANK\" --nproc-per-node \"$NPROC_PER_NODE\" \\\n"
              "  --rdzv-backend static --master-addr \"$MASTER_ADDR\" --master-port \"$MASTER_PORT\" \\\n"
              "  \"$MEGATRON_DIR/pretrain_gpt.py\" \"${MEGATRON_ARGS[@]}\" \"${DATA_ARGS[@]}\" \"${TRAIN_ARGS[@]}\"\n";

@@ -184,7 +184,7 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
     int layerSum = 0;
     for (const auto& sj : stages) {
         StagePlan s;
-        s.groupName = sj.string("group");
+        s.groupName = sj.name("group");
         s.groups = StageSlots::groupsNamed(cluster, s.groupName);
         s.group = s.groups.empty() ? -1 : s.groups.front();
         if (s.group < 0) {
@@ -203,7 +203,7 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
                 sj.fail("stage " + s.groupName + " mixes GPU types; a stage holds one type", "group");
             groupDevices.insert(groupDevices.end(), other.devices.begin(), other.devices.end());
         }
-        s.gpuType = sj.string("gpu_type", cluster.types()[static_cast<std::size_t>(group.type)].name);
+        s.gpuType = sj.name("gpu_type", cluster.types()[static_cast<std::size_t>(group.type)].name);
         if (s.gpuType != cluster.types()[static_cast<std::size_t>(group.type)].name)
             sj.fail("group " + group.name + " holds " + cluster.types()[static_cast<std::size_t>(group.type)].name
                         + ", not " + s.gpuType,
@@ -285,8 +285,8 @@ PlanDocument PlanJsonReader::fromJson(const nlohmann::json& doc, const std::stri
                             "JSON (memx-cli search --json) or a plan written by memx-cli export --target json"
                           : "missing required field",
                       key);
-    d.toolVersion = root.string("tool_version", "unknown");
-    d.predictor = root.string("predictor", "unknown");
+    d.toolVersion = root.name("tool_version", "unknown");
+    d.predictor = root.name("predictor", "unknown");
     d.problem.cluster = nested(file, "/cluster", [&] { return Cluster::fromJson(doc.at("cluster"), file, GpuCatalog::builtin()); });
     d.problem.model = nested(file, "/model", [&] { return ModelSpec::fromJson(JsonReader(doc.at("model"), file)); });
     d.problem.setup = setupFromJson(root.at("setup"));
@@ -310,8 +310,8 @@ PlanDocument PlanJsonReader::fromJson(const nlohmann::json& doc, const std::stri
         d.plan = planFromJson(plans[static_cast<std::size_t>(want - 1)], d.problem.cluster, d.problem.model);
         d.rank = want;
         if (root.has("objective"))
-            d.objective = root.at("objective").string("profile_used", "");
-        d.incomplete = root.string("incomplete", "");
+            d.objective = root.at("objective").name("profile_used", "");
+        d.incomplete = root.name("incomplete", "");
     }
     if (d.plan.globalBatch != d.problem.setup.globalBatch)
         root.fail("the plan's global_batch (" + std::to_string(d.plan.globalBatch) + ") differs from the setup's ("

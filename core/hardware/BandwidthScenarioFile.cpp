@@ -57,7 +57,7 @@ std::vector<BandwidthScenario> BandwidthScenarioFile::fromJson(const nlohmann::j
         if (!item.node().is_object())
             item.fail("expected a scenario object with \"name\" and \"scale\" or \"profile\"");
         BandwidthScenario sc;
-        sc.name = item.string("name");
+        sc.name = item.name("name");
         if (sc.name.empty())
             item.fail("a scenario needs a name", "name");
         if (!names.insert(sc.name).second)

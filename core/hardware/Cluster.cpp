@@ -93,7 +93,7 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
     JsonReader root(doc, file);
     root.requireFormat("memx-cluster/1");
     Cluster c;
-    c.name_ = root.string("name", "cluster");
+    c.name_ = root.name("name", "cluster");
     c.description_ = root.string("description", "");
     c.source_ = root.string("source", "");
 
@@ -105,6 +105,7 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
             types.fail("expected an object mapping GPU type names to overrides");
         c.typeOverrides_ = types.node();
         for (auto it = types.node().begin(); it != types.node().end(); ++it) {
+            types.requireNameKey(it.key());
             JsonReader entry(it.value(), file, types.path() + "/" + it.key());
             if (!it.value().is_object())
                 entry.fail("expected an object");
@@ -145,7 +146,7 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
     auto nodes = root.at("nodes");
     for (const auto& nodeJson : nodes.items()) {
         Node node;
-        node.name = nodeJson.string("name");
+        node.name = nodeJson.name("name");
         if (node.name.empty() || node.name.find_first_of(":/+ ") != std::string::npos)
             nodeJson.fail("node names must be non-empty and contain no ':', '/', '+' or spaces", "name");
         if (nodeIndex.count(node.name))
@@ -154,7 +155,7 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
         nodeIndex[node.name] = ni;
         std::vector<std::pair<std::string, int>> listing;
         for (const auto& g : nodeJson.at("gpus").items()) {
-            std::string typeName = g.string("type");
+            std::string typeName = g.name("type");
             int type = resolveType(g, typeName);
             const int count = g.integerInRange("count", ranges::gpusPerNode);
             const long long total = static_cast<long long>(c.devices_.size()) + count;
@@ -245,7 +246,7 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
     for (std::size_t li = 0; li < links.size(); ++li) {
         const auto& lj = links[li];
         Link link;
-        link.name = lj.string("name", "link" + std::to_string(li));
+        link.name = lj.name("name", "link" + std::to_string(li));
         if (!linkNames.insert(link.name).second)
             lj.fail("duplicate link name \"" + link.name + "\"", "name");
         std::string kind = lj.string("kind");
@@ -278,7 +279,7 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
         std::sort(link.a.begin(), link.a.end());
         std::sort(link.b.begin(), link.b.end());
         link.sharedFlag = lj.boolean("shared", false);
-        link.mediumName = lj.string("medium", "");
+        link.mediumName = lj.name("medium", "");
         if (!link.mediumName.empty()) {
             auto [it, inserted] = mediumIndex.emplace(link.mediumName, c.mediumCount_);
             if (inserted)

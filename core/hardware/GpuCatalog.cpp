@@ -50,6 +50,7 @@ GpuCatalog GpuCatalog::fromJson(const nlohmann::json& doc, const std::string& fi
         if (!vendors.node().is_object())
             vendors.fail("expected an object mapping vendor names to their runtimes");
         for (auto it = vendors.node().begin(); it != vendors.node().end(); ++it) {
+            vendors.requireNameKey(it.key());
             JsonReader v(it.value(), file, vendors.path() + "/" + it.key());
             GpuVendor info;
             info.visibleDevicesEnv = v.string("visible_devices_env");
@@ -61,7 +62,7 @@ GpuCatalog GpuCatalog::fromJson(const nlohmann::json& doc, const std::string& fi
         }
     }
     for (const auto& entry : root.at("gpus").items()) {
-        std::string name = entry.string("name");
+        std::string name = entry.name("name");
         if (catalog.types_.count(name))
             entry.fail("duplicate GPU type \"" + name + "\"", "name");
         GpuType t = parseType(entry, name, nullptr);
@@ -80,7 +81,7 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
     auto pos = [&](const char* key, const Range& r, double current) {
         return base ? json.inRange(key, r, current) : json.inRange(key, r);
     };
-    t.vendor = json.string("vendor", base ? t.vendor : std::string("unknown"));
+    t.vendor = json.name("vendor", base ? t.vendor : std::string("unknown"));
     t.peakTflopsBf16 = pos("peak_tflops_bf16", ranges::peakTflops, t.peakTflopsBf16);
     if (json.has("peak_tflops")) {
         const JsonReader peaks = json.at("peak_tflops");

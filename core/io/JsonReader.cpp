@@ -2,6 +2,7 @@
 
 #include "io/InputError.h"
 #include "io/Ranges.h"
+#include "io/Text.h"
 
 #include <climits>
 #include <cmath>
@@ -151,6 +152,25 @@ std::string JsonReader::string(const std::string& key) const
 std::string JsonReader::string(const std::string& key, const std::string& fallback) const
 {
     return has(key) ? string(key) : fallback;
+}
+
+std::string JsonReader::name(const std::string& key) const
+{
+    std::string s = string(key);
+    if (const std::string why = Text::nameProblem(s); !why.empty())
+        fail(why, key);
+    return s;
+}
+
+std::string JsonReader::name(const std::string& key, const std::string& fallback) const
+{
+    return has(key) ? name(key) : fallback;
+}
+
+void JsonReader::requireNameKey(const std::string& key) const
+{
+    if (const std::string why = Text::nameProblem(key); !why.empty())
+        fail("the name " + why, Text::oneLine(key));
 }
 
 double JsonReader::number(const std::string& key) const

@@ -29,6 +29,13 @@ public:
 
     std::string string(const std::string& key) const;
     std::string string(const std::string& key, const std::string& fallback) const;
+    // A user-given name (Text::nameProblem: one line, no control
+    // characters); anything else is refused naming the field.
+    std::string name(const std::string& key) const;
+    std::string name(const std::string& key, const std::string& fallback) const;
+    // The same rule for a name that is this object's member key (a
+    // "gpu_types" entry): refused naming the key's path.
+    void requireNameKey(const std::string& key) const;
     double number(const std::string& key) const;
     double number(const std::string& key, double fallback) const;
     double positive(const std::string& key) const;  // > 0

@@ -25,6 +25,35 @@ struct Text {
     // overlong forms, surrogates or code points above U+10FFFF), or
     // std::string::npos when all of `s` is; what JSON output needs.
     static std::size_t invalidUtf8(const std::string& s);
+
+    // Names are one line of text (the rule every reader applies to a
+    // user-given name: cluster, node, link, medium, GPU type, vendor, model,
+    // scenario, run id). A control character would end a line of a shell
+    // script, a comment or YAML that the name is written into: C0 controls
+    // (line feed, carriage return, tab, escape, ...), DEL, the C1 controls
+    // U+0080-U+009F (U+0085 ends a YAML line) and the line and paragraph
+    // separators U+2028/U+2029. controlCharacter gives the byte offset of the
+    // first one, or std::string::npos; nameProblem says what is wrong in
+    // words ("holds a line feed (U+000A) at byte 4; ...") or is empty.
+    static std::size_t controlCharacter(const std::string& s);
+    static std::string nameProblem(const std::string& s);
+    // `s` with every such character written as a visible escape ("\n",
+    // "\x1b", "\u2028"): what goes into a comment line, a message or a
+    // YAML comment, so that no name can start a line of its own there.
+    static std::string oneLine(const std::string& s);
+    // A YAML double-quoted scalar holding exactly `s` (JSON's escapes, which
+    // YAML 1.1 and 1.2 read alike); "${" is written "\\${" so that
+    // OmegaConf (FlagScale's Hydra configs) reads it as text, not as an
+    // interpolation.
+    static std::string yamlQuoted(const std::string& s);
+    // One POSIX shell word that the shell reads back as exactly `s`: plain
+    // when it holds only [A-Za-z0-9_./,=:-] (and is not empty), else in
+    // single quotes, with each ' written '\''.
+    static std::string shellWord(const std::string& s);
+    // `s` with every byte outside [A-Za-z0-9_.-] replaced by '_' ("_" when
+    // empty): a host or type name safe as a file name, a hostfile word, a
+    // plain YAML scalar or a shell word.
+    static std::string safeName(const std::string& s);
 };
 
 }  // namespace memx

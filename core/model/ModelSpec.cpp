@@ -23,7 +23,7 @@ int ModelSpec::defaultFfn(int hidden, MlpKind mlp)
 ModelSpec ModelSpec::fromJson(const JsonReader& json)
 {
     ModelSpec m;
-    m.name = json.string("name", "custom");
+    m.name = json.name("name", "custom");
     auto count = [&](const char* key, const Range& r) { return json.integerInRange(key, r); };
     m.numLayers = count("num_layers", ranges::numLayers);
     m.hidden = count("hidden", ranges::hidden);

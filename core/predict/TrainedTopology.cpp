@@ -167,7 +167,7 @@ TrainedTopology TrainedTopology::fromJson(const JsonReader& trainedOn)
     if (t.typesRecorded)
         t.syntheticGpuTypes = types(r, "synthetic_gpu_types");
     for (const JsonReader& e : r.at("clusters").items()) {
-        t.clusters.push_back({e.string("name"), e.string("fingerprint"), count(e, "runs"), {}});
+        t.clusters.push_back({e.name("name"), e.string("fingerprint"), count(e, "runs"), {}});
         if (t.typesRecorded) {
             if (!e.has("gpu_types"))
                 e.fail("is missing (the file records synthetic_gpu_types, so every cluster needs its types)",

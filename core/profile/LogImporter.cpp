@@ -1,9 +1,8 @@
 #include "profile/LogImporter.h"
 
-#include "export/LaunchFiles.h"
+#include "io/Text.h"
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
-#include "io/Text.h"
 #include "model/AttentionKind.h"
 #include "profile/LogText.h"
 #include "profile/MeasurementCsv.h"
@@ -71,7 +70,7 @@ LogImporter::LogImporter(LogImportOptions options)
     for (const auto& [log, type] : opt_.gpuTypes)
         checkGpuType(type, "--gpu-type-map", log);
     for (const MeasuredRun& r : opt_.runs)
-        bySafeName_[LaunchFiles::safeName(r.runId)] = &r;
+        bySafeName_[Text::safeName(r.runId)] = &r;
 }
 
 std::vector<std::string> LogImporter::runsWithoutLog() const

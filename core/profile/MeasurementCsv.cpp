@@ -169,6 +169,13 @@ public:
     {
         if (!present(c))
             fail(c, std::string(kNames[c]) + " must not be empty");
+        return name(c);
+    }
+    // A name cell (run id, GPU type, cluster): one line of text (Text::nameProblem).
+    const std::string& name(Col c) const
+    {
+        if (const std::string why = Text::nameProblem(cell(c)); !why.empty())
+            fail(c, std::string(kNames[c]) + " " + why);
         return cell(c);
     }
 
@@ -300,7 +307,7 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     m.stageTimeMs = p.target(StageTimeMs, ranges::timeMs);
     m.peakMemMiB = p.target(PeakMemMiB, ranges::memoryMiB);
     if (p.present(ProvenanceCol)) {
-        m.provenance = p.cell(ProvenanceCol);
+        m.provenance = p.name(ProvenanceCol);
         static const char* const known[] = {"analytic", "learned", "cached", "extrapolated"};
         if (std::find(std::begin(known), std::end(known), m.provenance) == std::end(known))
             p.fail(ProvenanceCol, "provenance must be empty or analytic|learned|cached|extrapolated, " + p.got(ProvenanceCol));
@@ -315,7 +322,7 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     }
     m.estimatedGpuHours = p.target(EstimatedGpuHours, ranges::gpuHours);
     if (p.present(ClusterCol))
-        m.cluster = p.cell(ClusterCol);
+        m.cluster = p.name(ClusterCol);
     if (p.present(PrecisionCol) && !parsePrecision(p.cell(PrecisionCol), m.precision))
         p.fail(PrecisionCol, std::string("precision must be empty (bf16) or one of ") + precisionChoices() + ", "
                                  + p.got(PrecisionCol));

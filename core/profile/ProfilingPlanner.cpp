@@ -1,6 +1,7 @@
 #include "profile/ProfilingPlanner.h"
 
 #include "export/MegatronExport.h"
+#include "io/Text.h"
 
 #include "hardware/GpuType.h"
 #include "model/ModelSpec.h"
@@ -346,15 +347,18 @@ std::string ProfilingPlanner::megatronCommand(const PlannedRun& run, const Model
     std::ostringstream c;
     c << "torchrun --nnodes 1 --nproc-per-node " << q.tp << " --master-addr localhost --master-port 29500"
       << " pretrain_gpt.py";
+    // Every word through the shell's quoting: the command lands in a script.
     for (const auto& a : MegatronExport::arguments(job))
-        c << " " << a;
+        c << " " << Text::shellWord(a);
     c << " --mock-data --tokenizer-type NullTokenizer --vocab-size " << vocab
       << " --lr 1.0e-4 --lr-decay-style constant"
       << " --train-iters " << iters << " --eval-iters 0"
       << " --log-interval 1 --timing-log-level 2 --timing-log-option all"
-      << " --log-memory-to-tensorboard --tensorboard-dir tb/" << (q.gpu ? q.gpu->name : std::string("gpu")) << "_tp"
-      << q.tp << "_mbs" << q.microBatch << "_seq" << q.seqLen << "_l" << q.layers << "_rc"
-      << static_cast<int>(q.recompute) << "_g" << groups;
+      << " --log-memory-to-tensorboard --tensorboard-dir "
+      << Text::shellWord("tb/" + Text::safeName(q.gpu ? q.gpu->name : std::string("gpu")) + "_tp"
+                         + std::to_string(q.tp) + "_mbs" + std::to_string(q.microBatch) + "_seq"
+                         + std::to_string(q.seqLen) + "_l" + std::to_string(q.layers) + "_rc"
+                         + std::to_string(static_cast<int>(q.recompute)) + "_g" + std::to_string(groups));
     return c.str();
 }
 

@@ -44,6 +44,8 @@ std::map<std::string, std::string> readYaml(const std::string& text)
         if (colon == std::string::npos)
             continue;
         std::string key = body.substr(0, colon);
+        if (key.size() >= 2 && key.front() == '"' && key.back() == '"')  // a double-quoted key (no escapes needed here)
+            key = key.substr(1, key.size() - 2);
         std::string value = body.substr(colon + 1);
         while (!value.empty() && value.front() == ' ')
             value.erase(value.begin());

@@ -425,7 +425,7 @@ void TestMeasurementCsv::saveAndRead()
     a.peakMemMiB = 1.0 / 3.0;  // every value within the plausible ranges of io/Ranges.h
     rows.push_back(a);
     Measurement b = sample();
-    b.runId = "multi\nline";
+    b.runId = "Größe 'run' $(x) `y`";  // any one line of text is a name
     b.stage = 1;
     b.stageLayers = 16;
     b.iterationTimeMs.reset();
@@ -443,6 +443,19 @@ void TestMeasurementCsv::saveAndRead()
     QVERIFY(back.rows[0] == rows[0]);
     QVERIFY(back.rows[1] == rows[1]);
     QCOMPARE(MeasurementCsv::write(back.rows), MeasurementCsv::write(rows));
+
+    // A run id that breaks its line is refused, naming the cell (names are
+    // one line of text: io/Text.h, nameProblem): on saving, which never
+    // writes what the reader would refuse, and so the file stays as it was.
+    rows[1].runId = "multi\nline";
+    try {
+        MeasurementCsv::save(file, rows);
+        QFAIL("a run id with a line feed was saved");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("column run_id: run_id holds a line feed (U+000A)") != std::string::npos,
+                 e.what());
+    }
+    QVERIFY(MeasurementCsv::read(file).rows.size() == 2);
 }
 
 void TestMeasurementCsv::quotedFieldsAndCrlf()

@@ -4,6 +4,7 @@
 // and layer count, VPP rules, GQA/TP, recompute flags, and the rank placement.
 #include "TestPaths.h"
 
+#include "export/FlagScaleExport.h"
 #include "export/MegatronExport.h"
 #include "export/PlanJson.h"
 #include "export/PlanJsonReader.h"
@@ -360,6 +361,7 @@ private slots:
     void mixedRecomputeSaysSo();
     void headerOnEveryFile();
     void unequalNodesRefuseIdenticalWorkers();
+    void namesNeverLeaveTheirLine();
 };
 
 void TestMegatronExport::layoutString_data()
@@ -762,6 +764,36 @@ void TestMegatronExport::unequalNodesRefuseIdenticalWorkers()
     const PlanDocument equal = handPlan(2, 2, {{"n0", {0, 1, 2, 3}}, {"n1", {4, 5, 6, 7}}}, {16, 16}, {"none", "none"});
     for (const Script& s : scriptsOf(MegatronExport::files(equal)))
         QVERIFY(s.text.find("TORCH_ELASTIC_WORKER_IDENTICAL") == std::string::npos);
+}
+
+void TestMegatronExport::namesNeverLeaveTheirLine()
+{
+    // The readers refuse control characters in names (tst_name_injection);
+    // this is the exporters' own guard for a document built in memory: a
+    // name with line breaks stays inside its comment line in every file of
+    // both targets.
+    PlanDocument doc = handPlan(2, 2, {{"n0", {0, 1, 2, 3}}, {"n1", {4, 5, 6, 7}}}, {16, 16}, {"none", "none"});
+    const std::string evil = "x\ntouch PWNED\r\ntouch PWNED2\xc2\x85touch PWNED3\xe2\x80\xa8touch PWNED4";
+    doc.problem.model.name = evil;
+    doc.origin = evil;
+    doc.incomplete = evil;
+    doc.objective = evil;
+    doc.plan.stages[1].gpuType = evil;
+    std::vector<ExportedFile> files = MegatronExport::files(doc);
+    for (auto& f : FlagScaleExport::files(doc, "/tmp/out\nx: 1"))
+        files.push_back(f);
+    for (const auto& f : files) {
+        std::istringstream in(f.content);
+        for (std::string line; std::getline(in, line);) {
+            QVERIFY2(line.rfind("touch", 0) != 0, (f.name + ": " + line).c_str());
+            QVERIFY2(line.find('\r') == std::string::npos, (f.name + ": " + line).c_str());
+            QVERIFY2(line.find("\xc2\x85") == std::string::npos && line.find("\xe2\x80\xa8") == std::string::npos,
+                     (f.name + ": " + line).c_str());
+            // As written (with its space) only inside a comment; elsewhere in its safe form.
+            if (const auto at = line.find("touch PWNED"); at != std::string::npos)
+                QVERIFY2(line.find('#') < at, (f.name + ": " + line).c_str());
+        }
+    }
 }
 
 QTEST_APPLESS_MAIN(TestMegatronExport)

@@ -118,7 +118,7 @@ std::vector<std::string> scriptArguments(const std::string& script)
         } else if (inArgs) {
             for (auto& w : words(line))
                 out.push_back(w);
-        } else if (std::smatch m; std::regex_match(line, m, std::regex(R"((DATA|TRAIN)_ARGS=\(\$\{\w+:-(.*)\}\))"))) {
+        } else if (std::smatch m; std::regex_match(line, m, std::regex(R"(read -r -a (DATA|TRAIN)_ARGS <<< "\$\{\w+:-(.*)\}")"))) {
             for (auto& w : words(m[2]))
                 out.push_back(w);
         }
@@ -151,6 +151,13 @@ struct Yaml {
     }
 };
 
+std::string unquote(std::string v)
+{
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"')
+        v = v.substr(1, v.size() - 2);
+    return v;
+}
+
 Yaml parseYaml(const std::string& text)
 {
     Yaml root;
@@ -171,17 +178,10 @@ Yaml parseYaml(const std::string& text)
         value.erase(value.find_last_not_of(' ') + 1);
         while (stack.back().first >= indent)
             stack.pop_back();
-        stack.back().second->children.push_back({key, Yaml{value, {}}});
+        stack.back().second->children.push_back({unquote(key), Yaml{value, {}}});
         stack.push_back({indent, &stack.back().second->children.back().second});
     }
     return root;
-}
-
-std::string unquote(std::string v)
-{
-    if (v.size() >= 2 && v.front() == '"' && v.back() == '"')
-        v = v.substr(1, v.size() - 2);
-    return v;
 }
 
 // FlagScale's runner (runner/utils.py): nested mappings inlined, _ -> -,
@@ -412,7 +412,7 @@ void TestUpstreamFlags::flagScaleConfigOfSamplePlans()
         QVERIFY(experiment);
         for (const auto& [key, v] : experiment->child("runner")->children)
             QVERIFY2(runnerKeys.count(key), key.c_str());
-        QVERIFY(experiment->child("runner")->child("hostfile")->value.rfind("/tmp/memx-export/hostfile", 0) == 0);
+        QVERIFY(unquote(experiment->child("runner")->child("hostfile")->value).rfind("/tmp/memx-export/hostfile", 0) == 0);
         // envs: variables, device_type_specific.<type>, node_specific.<host>; nothing else nested.
         std::set<std::string> hostTypes, hosts;
         std::istringstream hf(byName.at("hostfile"));

@@ -48,8 +48,8 @@ MEGATRON_ARGS=(
   --use-distributed-optimizer
 )
 # Data: replace the mock data by your data set (--data-path ... --tokenizer-type ...).
-DATA_ARGS=(${DATA_ARGS:---mock-data --tokenizer-type NullTokenizer --vocab-size 32000})
-TRAIN_ARGS=(${TRAIN_ARGS:---train-iters 100 --lr 1.0e-4 --lr-decay-style constant --eval-iters 0 --log-interval 1 --log-throughput --timing-log-level 1})
+read -r -a DATA_ARGS <<< "${DATA_ARGS:---mock-data --tokenizer-type NullTokenizer --vocab-size 32000}"
+read -r -a TRAIN_ARGS <<< "${TRAIN_ARGS:---train-iters 100 --lr 1.0e-4 --lr-decay-style constant --eval-iters 0 --log-interval 1 --log-throughput --timing-log-level 1}"
 
 exec torchrun --nnodes "$NNODES" --node-rank "$NODE_RANK" --nproc-per-node "$NPROC_PER_NODE" \
   --rdzv-backend static --master-addr "$MASTER_ADDR" --master-port "$MASTER_PORT" \

@@ -36,6 +36,8 @@ fi
 export MASTER_ADDR=${MASTER_ADDR:-${HOSTS[${HOST_OF_NODE_RANK[0]}]}}
 export MASTER_PORT=${MASTER_PORT:-29500}
 export MEMX_HOST_OF_NODE_RANK="${HOST_OF_NODE_RANK[*]}" MEMX_HOSTS="${HOSTS[*]}"
+# The task script is single-quoted on purpose: it expands on each node, not here.
+# shellcheck disable=SC2016
 srun --kill-on-bad-exit=1 --ntasks-per-node=1 bash -c '
   read -r -a hosts <<< "$MEMX_HOSTS"; read -r -a host_of <<< "$MEMX_HOST_OF_NODE_RANK"
   me=-1
