@@ -110,7 +110,10 @@ QStringList PipelineView::tableRow(int i) const
     return {QString::number(i + 1),
             QString::fromStdString(s.label()),
             QString::fromStdString(s.gpuType),
-            QStringLiteral("%1 (%2×%3)").arg(s.devices.size()).arg(plan.tp).arg(plan.dp),
+            QStringLiteral("%1 (%2×%3)")
+                .arg(s.devices.size())
+                .arg(plan.shapeOf(static_cast<std::size_t>(i)).tp)
+                .arg(plan.shapeOf(static_cast<std::size_t>(i)).dp),
             QStringLiteral("%1–%2 (%3)").arg(s.firstLayer).arg(s.firstLayer + s.layers - 1).arg(s.layers),
             recomputeName(s.recompute),
             QString::number(s.timeMs, 'f', 1),

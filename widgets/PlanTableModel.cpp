@@ -79,10 +79,13 @@ QVariant PlanTableModel::display(const Plan& p, int column) const
 {
     switch (column) {
     case RankPhiColumn: return QString::number(p.rankPhi);
-    case TpColumn: return p.tp;
+    // A per-mesh plan shows each mesh's value, "4|2" (Plan::meshValues).
+    case TpColumn: return p.perMesh() ? QVariant(QString::fromStdString(p.meshValues(&StageShape::tp))) : QVariant(p.tp);
     case PpColumn: return p.pp;
-    case DpColumn: return p.dp;
-    case MicroBatchColumn: return p.microBatch;
+    case DpColumn: return p.perMesh() ? QVariant(QString::fromStdString(p.meshValues(&StageShape::dp))) : QVariant(p.dp);
+    case MicroBatchColumn:
+        return p.perMesh() ? QVariant(QString::fromStdString(p.meshValues(&StageShape::microBatch)))
+                           : QVariant(p.microBatch);
     case SeqLenColumn: return p.seqLen;
     case ScheduleColumn: return scheduleText(p);
     case StageOrderColumn: return QString::fromStdString(p.orderString());
@@ -141,6 +144,9 @@ QString PlanTableModel::toolTip(const Plan& p) const
                        .arg(p.microBatch)
                        .arg(p.microBatches)
                        .arg(scheduleText(p), number(p.iterationMs, 1), number(p.dpMs, 1), number(p.fixedMs, 1));
+    if (p.perMesh())
+        html += QStringLiteral("<br>per-mesh plan (FlagScale process meshes): %1")
+                    .arg(QString::fromStdString(p.shapeString()).toHtmlEscaped());
     html += QStringLiteral("<table cellspacing=0 cellpadding=2>"
                            "<tr><th align=left>stage</th><th align=left>group</th><th align=left>GPU</th>"
                            "<th align=left>layers</th><th align=left>recompute</th><th align=right>t_mb ms</th>"

@@ -44,6 +44,7 @@ struct SearchArgs {
     std::string recompute = "policy";
     std::string precision = "auto";
     std::string placement = "contiguous";
+    std::string meshes = "uniform";
     bool noDistOpt = false;
     bool overlapGradReduce = false;
     bool overlapParamGather = false;
@@ -161,6 +162,8 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
         throw InputError("--recompute", a.recompute, "expected policy, enumerate, none, selective or full");
     if (!parsePlacementMode(a.placement, s.placement))
         throw InputError("--placement", a.placement, "expected contiguous or all");
+    if (!parseMeshMode(a.meshes, s.meshes))
+        throw InputError("--meshes", a.meshes, "expected uniform or per-type");
     ObjectiveSpec& o = req.objective;
     if (!parseProfile(a.profile, o.profile))
         throw InputError("--profile", a.profile, "expected default, safety-first, throughput-first, balanced, custom or auto");
@@ -258,6 +261,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         ->capture_default_str();
     cmd->add_option("--placement", args->placement,
                     "contiguous (stages of one device group stay together) or all (every stage order)")
+        ->capture_default_str();
+    cmd->add_option("--meshes", args->meshes,
+                    "uniform (every stage one TP x DP, as Megatron-LM runs) or per-type (also plans where each GPU "
+                    "type's stages form a mesh with its own TP and DP, as FlagScale's --hetero-process-meshes runs)")
         ->capture_default_str();
     cmd->add_option("--precision", args->precision,
                     "Training precision on every GPU: auto (bf16 where every type has it, else fp16, else fp32), "

@@ -207,11 +207,16 @@ HeteroConfig FlagScaleExport::configFor(const PlanDocument& doc, const LaunchLay
     c.tiedEmbeddings = doc.problem.model.tiedEmbeddings;
     c.distributedOptimizer = doc.problem.setup.distributedOptimizer;
     std::vector<std::string> order;
-    for (const auto& s : p.stages) {
+    for (std::size_t i = 0; i < p.stages.size(); ++i) {
+        const StagePlan& s = p.stages[i];
+        const StageShape shape = p.shapeOf(i);
         const std::string type = Text::safeName(s.gpuType);
         c.layerSplit.push_back(s.layers);
         c.stageRecompute.push_back(s.recompute);
         if (!c.meshes.empty() && c.meshes.back().deviceType == type) {
+            if (c.meshes.back().tp != shape.tp || c.meshes.back().dp != shape.dp)
+                refuse("stages " + std::to_string(i - 1) + " and " + std::to_string(i) + " are both " + s.gpuType
+                       + " with different TP x DP; FlagScale gives each device type one mesh with one TP and DP");
             ++c.meshes.back().pp;
             continue;
         }
@@ -224,14 +229,18 @@ HeteroConfig FlagScaleExport::configFor(const PlanDocument& doc, const LaunchLay
                    "order is " + o);
         }
         HeteroMesh m;
-        m.tp = p.tp;
-        m.dp = p.dp;
+        m.tp = shape.tp;
+        m.dp = shape.dp;
         m.pp = 1;
         m.deviceType = type;
         c.meshes.push_back(m);
         c.deviceTypes.push_back(type);
     }
     c.currentDeviceType = c.deviceTypes.front();
+    // Tied embeddings over meshes of other DPs reduce the shared embedding's
+    // gradient partially (FlagScale requires the flag then).
+    c.partialReduceSharedEmbedding = c.tiedEmbeddings && c.distributedOptimizer
+        && c.meshes.front().dp != c.meshes.back().dp;
     c.stageRecompute = expressibleRecompute(c.stageRecompute);
     const auto problems = validate(c);
     if (!problems.empty()) {
@@ -312,6 +321,8 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     t += "    hetero_current_device_type: " + Text::yamlQuoted(c.currentDeviceType)
         + "  # the runner sets each host's type=\n";
     t += "    standalone_embedding_stage: False\n";
+    if (c.partialReduceSharedEmbedding)
+        t += "  use_partial_reduce_for_shared_embedding: True  # tied embeddings, first and last mesh DPs differ\n";
     const Recompute first = c.stageRecompute.front();
     const bool uni = uniform(c.stageRecompute);
     if (!(uni && first == Recompute::None)) {

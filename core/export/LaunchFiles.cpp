@@ -24,14 +24,20 @@ std::string LaunchFiles::scriptName(int nodeRank)
 LaunchLayout LaunchFiles::layout(const Cluster& cluster, const Plan& plan)
 {
     LaunchLayout out;
-    out.ranks = RankLayout(plan.tp, plan.pp, plan.dp);
-    const int world = out.ranks.worldSize();
-    out.deviceOfRank.resize(static_cast<std::size_t>(world));
-    for (int r = 0; r < world; ++r) {
-        const RankCoords c = out.ranks.coordsOf(r);
-        const StagePlan& s = plan.stages.at(static_cast<std::size_t>(c.pp));
-        out.deviceOfRank[static_cast<std::size_t>(r)] = s.devices.at(static_cast<std::size_t>(c.dp * plan.tp + c.tp));
+    // Megatron's order, tp fastest, then dp, then pp: rank = tp + TP (dp + DP pp).
+    // A per-mesh plan's ranks follow FlagScale's RankMapper: mesh after mesh
+    // in pipeline order, tp-cp-ep-dp-pp inside each, which is the same loop
+    // with each stage's own TP and DP.
+    for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+        const StagePlan& s = plan.stages[i];
+        const StageShape sh = plan.shapeOf(i);
+        for (int dp = 0; dp < sh.dp; ++dp)
+            for (int tp = 0; tp < sh.tp; ++tp) {
+                out.deviceOfRank.push_back(s.devices.at(static_cast<std::size_t>(dp * sh.tp + tp)));
+                out.stageOfRank.push_back(static_cast<int>(i));
+            }
     }
+    const int world = static_cast<int>(out.deviceOfRank.size());
     std::map<int, int> hostOfNode;
     for (int r = 0; r < world; ++r) {
         const int dev = out.deviceOfRank[static_cast<std::size_t>(r)];
@@ -56,7 +62,7 @@ LaunchLayout LaunchFiles::layout(const Cluster& cluster, const Plan& plan)
         LaunchAgent& a = out.agents.back();
         a.devices.push_back(dev);
         a.localDevices.push_back(d.indexInNode);
-        const int stage = out.ranks.stageOf(r);
+        const int stage = out.stageOfRank[static_cast<std::size_t>(r)];
         if (a.stages.empty() || a.stages.back() != stage)
             a.stages.push_back(stage);
         LaunchHost& h = out.hosts[static_cast<std::size_t>(a.host)];

@@ -1,7 +1,5 @@
 #pragma once
 
-#include "profile/RankLayout.h"
-
 #include <string>
 #include <vector>
 
@@ -41,10 +39,10 @@ struct LaunchHost {
 };
 
 struct LaunchLayout {
-    RankLayout ranks{1, 1, 1};
     std::vector<LaunchAgent> agents;  // in node-rank order
     std::vector<LaunchHost> hosts;    // in order of their first node rank (hostfile order)
     std::vector<int> deviceOfRank;    // global rank -> global device id
+    std::vector<int> stageOfRank;     // global rank -> pipeline stage
 };
 
 // Where each rank runs, and the files around the per-node scripts that do not
@@ -52,10 +50,11 @@ struct LaunchLayout {
 // hostfile, and the Slurm batch script.
 class LaunchFiles {
 public:
-    // Places Megatron's global ranks (RankLayout, default order) on the
+    // Places Megatron's global ranks (RankLayout's default order) on the
     // plan's devices: rank r = (tp, dp, pp) runs on stages[pp].devices[dp*TP + tp]
     // (StagePlan::devices is TP-major), and torchrun agents are cut where the
-    // host changes, so rank r lands exactly on that device.
+    // host changes, so rank r lands exactly on that device. A per-mesh plan
+    // uses each stage's own TP and DP (FlagScale's RankMapper order).
     static LaunchLayout layout(const Cluster& cluster, const Plan& plan);
 
     // The comment block every exported file starts with: tool version,

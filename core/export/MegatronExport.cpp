@@ -314,6 +314,11 @@ std::optional<MegatronExport::NearestPlan> MegatronExport::nearestCost(const Pla
 std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
 {
     const Plan& p = doc.plan;
+    if (p.perMesh())
+        throw InputError(doc.file, "--target megatron",
+                         "Megatron-LM gives every pipeline stage one TP and DP, and this plan gives each GPU type its "
+                         "own (" + p.shapeString() + "); export it with --target flagscale, whose heterogeneous "
+                         "training runs one process mesh per device type");
     const RecomputeChoice rc = recomputeFor(p);
     std::vector<std::string> args;
     try {

@@ -35,11 +35,21 @@ nlohmann::json PlanJson::plan(const Plan& p)
     j["key"] = p.key;
     j["idle_gpus"] = p.idleGpus;
     j["stages"] = nlohmann::json::array();
-    for (const auto& s : p.stages) {
+    const bool perMesh = p.perMesh();
+    if (perMesh)
+        j["meshes"] = "per-type";  // stages carry their own tp, dp and micro_batch
+    for (std::size_t i = 0; i < p.stages.size(); ++i) {
+        const StagePlan& s = p.stages[i];
         nlohmann::json st;
         st["group"] = s.groupName;
         st["gpu_type"] = s.gpuType;
         st["slice"] = s.slice;
+        if (perMesh) {  // a uniform plan's stages have the plan's shape
+            const StageShape sh = p.shapeOf(i);
+            st["tp"] = sh.tp;
+            st["dp"] = sh.dp;
+            st["micro_batch"] = sh.microBatch;
+        }
         st["devices"] = s.devices;
         st["first_layer"] = s.firstLayer;
         st["layers"] = s.layers;
@@ -65,7 +75,7 @@ nlohmann::json PlanJson::plan(const Plan& p)
 
 nlohmann::json PlanJson::setup(const TrainingSetup& s)
 {
-    return {{"global_batch", s.globalBatch},
+    nlohmann::json j = {{"global_batch", s.globalBatch},
             {"micro_batches", s.microBatches},
             {"seq_lens", s.seqLens},
             {"query_groups", s.queryGroups},
@@ -81,6 +91,10 @@ nlohmann::json PlanJson::setup(const TrainingSetup& s)
             {"schedule", toString(s.schedule)},
             {"recompute", toString(s.recompute)},
             {"placement", toString(s.placement)}};
+    // Written only when asked for, so that files of uniform searches keep their shape.
+    if (s.meshes != MeshMode::Uniform)
+        j["meshes"] = toString(s.meshes);
+    return j;
 }
 
 namespace {

@@ -108,6 +108,9 @@ TrainingSetup PlanJsonReader::setupFromJson(const JsonReader& j)
     const std::string placement = j.string("placement", toString(s.placement));
     if (!parsePlacementMode(placement, s.placement))
         j.fail("unknown placement mode \"" + placement + "\"", "placement");
+    const std::string meshes = j.string("meshes", toString(s.meshes));
+    if (!parseMeshMode(meshes, s.meshes))
+        j.fail("unknown mesh mode \"" + meshes + "\"; expected uniform or per-type", "meshes");
     return s;
 }
 
@@ -209,9 +212,25 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
                         + ", not " + s.gpuType,
                     "gpu_type");
         s.slice = intIn(sj, "slice", 0, 4096, 0);
+        // A per-mesh plan (FlagScale's process meshes) gives a stage its own
+        // TP, DP and micro-batch; absent, the stage has the plan's.
+        s.tp = intIn(sj, "tp", 1, 4096, p.tp);
+        s.dp = intIn(sj, "dp", 1, 1 << 20, p.dp);
+        s.microBatch = intIn(sj, "micro_batch", 1, 1 << 20, p.microBatch);
+        if (static_cast<long long>(s.dp) * s.microBatch != static_cast<long long>(p.dp) * p.microBatch)
+            sj.fail("a mesh's micro-batch is dp0 x mbs / dp (FlagScale's rule, dp0 and mbs the plan's): "
+                        + std::to_string(p.dp) + " x " + std::to_string(p.microBatch) + " / " + std::to_string(s.dp)
+                        + " is not " + std::to_string(s.microBatch),
+                    "micro_batch");
+        if (p.stages.empty() && (s.tp != p.tp || s.dp != p.dp))
+            sj.fail("the first stage's TP and DP are the plan's (the global DP is the first mesh's)", "tp");
+        if (model.heads % s.tp != 0)
+            sj.fail("the model's " + std::to_string(model.heads) + " heads are not divisible by TP "
+                        + std::to_string(s.tp),
+                    "tp");
         s.devices = intList(sj, "devices");
-        if (static_cast<int>(s.devices.size()) != p.tp * p.dp)
-            sj.fail("holds " + std::to_string(s.devices.size()) + " devices; TP x DP = " + std::to_string(p.tp * p.dp),
+        if (static_cast<int>(s.devices.size()) != s.tp * s.dp)
+            sj.fail("holds " + std::to_string(s.devices.size()) + " devices; TP x DP = " + std::to_string(s.tp * s.dp),
                     "devices");
         for (int d : s.devices) {
             if (d < 0 || d >= cluster.deviceCount()
@@ -257,6 +276,33 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
         j.fail("stage layers add up to " + std::to_string(layerSum) + " but model " + model.name + " has "
                    + std::to_string(model.numLayers),
                "stages");
+    if (p.perMesh()) {
+        // FlagScale's rules for process meshes (reference: its arguments.py).
+        if (p.schedule == Schedule::Interleaved)
+            j.fail("a per-mesh plan cannot interleave: FlagScale's heterogeneous training has no virtual pipeline",
+                   "schedule");
+        if (model.tiedEmbeddings && p.shapeOf(0).tp != p.shapeOf(p.stages.size() - 1).tp)
+            j.fail("with tied embeddings the first and last meshes need the same TP (FlagScale's rule): "
+                       + std::to_string(p.shapeOf(0).tp) + " vs " + std::to_string(p.shapeOf(p.stages.size() - 1).tp),
+                   "stages");
+        const int d0 = p.shapeOf(0).dp, dl = p.shapeOf(p.stages.size() - 1).dp;
+        if (model.tiedEmbeddings && d0 % dl != 0 && dl % d0 != 0)
+            j.fail("with tied embeddings the first and last meshes' DP must divide one another (FlagScale's rule): "
+                       + std::to_string(d0) + " and " + std::to_string(dl),
+                   "stages");
+        // One mesh per GPU type: a type's stages are neighbours with one shape.
+        std::vector<std::string> meshTypes;  // a mesh: a run of stages of one type and shape
+        for (std::size_t i = 0; i < p.stages.size(); ++i) {
+            if (i > 0 && p.stages[i - 1].gpuType == p.stages[i].gpuType && p.shapeOf(i - 1) == p.shapeOf(i))
+                continue;
+            if (std::find(meshTypes.begin(), meshTypes.end(), p.stages[i].gpuType) != meshTypes.end())
+                j.fail("stage " + std::to_string(i) + " (" + p.stages[i].gpuType + ") starts a second mesh of "
+                               "its GPU type; FlagScale gives each device type one mesh of neighbouring stages with "
+                               "one TP and DP",
+                       "stages/" + std::to_string(i));
+            meshTypes.push_back(p.stages[i].gpuType);
+        }
+    }
     return p;
 }
 

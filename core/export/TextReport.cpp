@@ -15,6 +15,20 @@
 namespace memx {
 
 namespace {
+
+// "TP=4 PP=2 DP=1 mbs=1", or for a per-mesh plan
+// "PP=3 meshes A100 TP 4 x DP 1, mbs 2 | V100 TP 8 x DP 2, mbs 1".
+std::string shapeWords(const Plan& p)
+{
+    if (p.perMesh())
+        return "PP=" + std::to_string(p.pp) + " meshes " + p.shapeString();
+    return "TP=" + std::to_string(p.tp) + " PP=" + std::to_string(p.pp) + " DP=" + std::to_string(p.dp)
+        + " mbs=" + std::to_string(p.microBatch);
+}
+
+}  // namespace
+
+namespace {
 std::string pad(std::string s, std::size_t w) { return Text::pad(std::move(s), w); }
 std::string rpad(std::string s, std::size_t w) { return Text::rpad(std::move(s), w); }
 std::string varianceText(const SearchResult& r, double v)
@@ -135,7 +149,14 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
         + (r.varianceMode == VarianceMode::AbsoluteMiB ? " GiB^2" : " (utilisation^2)") + "\n";
     out += constraintsLine(r) + priceLine(r) + "\n";
     std::string vHead = r.varianceMode == VarianceMode::AbsoluteMiB ? "V(GiB^2)" : "V(util^2)";
-    out += pad("#", 4) + pad("TP", 3) + pad("PP", 3) + pad("DP", 3) + pad("mbs", 4) + pad("seq", 6) + pad("sched", 9)
+    // Per-mesh plans list a value per mesh ("4|2"): their columns widen to fit.
+    std::size_t wTp = 3, wDp = 3, wMbs = 4;
+    for (std::size_t k = 0; k < std::min(top, r.best.size()); ++k) {
+        wTp = std::max(wTp, r.best[k].meshValues(&StageShape::tp).size() + 1);
+        wDp = std::max(wDp, r.best[k].meshValues(&StageShape::dp).size() + 1);
+        wMbs = std::max(wMbs, r.best[k].meshValues(&StageShape::microBatch).size() + 1);
+    }
+    out += pad("#", 4) + pad("TP", wTp) + pad("PP", 3) + pad("DP", wDp) + pad("mbs", wMbs) + pad("seq", 6) + pad("sched", 9)
         + pad("stage order", 34) + pad("layers", 20) + pad("recomp", 12) + rpad("T(ms)", 10) + rpad("M(GiB)", 8)
         + rpad(vHead, 10) + rpad("Phi", 8) + rpad("rankT", 7) + "  per-stage peak GiB\n";
     std::size_t n = 0;
@@ -146,20 +167,22 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
         std::string peaks;
         for (const auto& s : p.stages)
             peaks += (peaks.empty() ? "" : " ") + Text::fmt("%.1f", s.memory.totalMiB() / 1024);
-        out += pad(std::to_string(p.rankPhi), 4) + pad(std::to_string(p.tp), 3) + pad(std::to_string(p.pp), 3)
-            + pad(std::to_string(p.dp), 3) + pad(std::to_string(p.microBatch), 4) + pad(std::to_string(p.seqLen), 6)
+        out += pad(std::to_string(p.rankPhi), 4) + pad(p.meshValues(&StageShape::tp), wTp) + pad(std::to_string(p.pp), 3)
+            + pad(p.meshValues(&StageShape::dp), wDp) + pad(p.meshValues(&StageShape::microBatch), wMbs)
+            + pad(std::to_string(p.seqLen), 6)
             + pad(sched, 9) + pad(p.orderString(), 34) + pad(p.layersString(), 20) + pad(p.recomputeString(), 12)
             + rpad(Text::fmt("%.1f", p.iterationMs), 10) + rpad(Text::fmt("%.2f", p.maxMemMiB / 1024), 8)
             + rpad(varianceText(r, p.varMem), 10) + rpad(Text::fmt("%.4f", p.phi), 8)
             + rpad((p.ranksApproximate ? "~" : "") + std::to_string(p.rankTime), 7) + "  " + peaks + "\n";
     }
     out += "\nRecompute: N none, S selective, F full (per stage, in pipeline order). Stage order: group#slice, or nodes joined by + for a stage over whole nodes.\n";
+    if (std::any_of(r.best.begin(), r.best.begin() + static_cast<std::ptrdiff_t>(std::min(top, r.best.size())),
+                    [](const Plan& p) { return p.perMesh(); }))
+        out += "Per-mesh plans (FlagScale process meshes) give each mesh's TP, DP and mbs in pipeline order, joined by |.\n";
     if (!r.fastest.empty()) {
         const Plan& f = r.fastest.front();
         out += "Fastest plan overall: " + Text::fmt("%.1f", f.iterationMs) + " ms (Phi rank "
-            + (f.ranksApproximate ? "~" : "") + std::to_string(f.rankPhi) + "), TP=" + std::to_string(f.tp)
-            + " PP=" + std::to_string(f.pp) + " DP=" + std::to_string(f.dp) + " mbs=" + std::to_string(f.microBatch)
-            + " layers " + f.layersString() + " recompute " + f.recomputeString() + "\n";
+            + (f.ranksApproximate ? "~" : "") + std::to_string(f.rankPhi) + "), " + shapeWords(f) + " layers " + f.layersString() + " recompute " + f.recomputeString() + "\n";
     }
     return out;
 }
@@ -231,8 +254,12 @@ std::string TextReport::planDetail(const Problem& problem, const SearchResult& r
             + pad(Text::fmt("%.1f", m.totalMiB() / 1024) + " / " + Text::fmt("%.1f", s.capacityMiB / 1024), 21)
             + Text::fmt("%.0f%%", 100 * s.headroom()) + "\n";
     }
-    out += "  Each stage runs on " + std::to_string(p.tp * p.dp) + " GPUs (TP " + std::to_string(p.tp) + " x DP "
-        + std::to_string(p.dp) + "); every GPU of a stage has the peak shown.\n";
+    if (p.perMesh())
+        out += "  Meshes (FlagScale process meshes, one per GPU type): " + p.shapeString()
+            + "; global DP and micro-batch are the first mesh's. Every GPU of a stage has the peak shown.\n";
+    else
+        out += "  Each stage runs on " + std::to_string(p.tp * p.dp) + " GPUs (TP " + std::to_string(p.tp) + " x DP "
+            + std::to_string(p.dp) + "); every GPU of a stage has the peak shown.\n";
     // Every stage has the same TP x DP (Megatron-LM), so a type whose GPU
     // count is not a multiple of it leaves some idle: say which.
     std::vector<int> used(static_cast<std::size_t>(problem.cluster.deviceCount()), 0);
@@ -248,7 +275,9 @@ std::string TextReport::planDetail(const Problem& problem, const SearchResult& r
         std::string list;
         for (const auto& [type, n] : idle)
             list += (list.empty() ? "" : ", ") + std::to_string(n) + " x " + type;
-        out += "  Idle GPUs (no stage of TP x DP = " + std::to_string(p.tp * p.dp) + " fits them): " + list
+        out += "  Idle GPUs (" + (p.perMesh() ? std::string("no stage of its mesh's TP x DP fits them")
+                                           : "no stage of TP x DP = " + std::to_string(p.tp * p.dp) + " fits them")
+            + "): " + list
             + "; --no-idle-gpus skips such plans.\n";
     }
     return out;
@@ -265,8 +294,7 @@ std::string TextReport::profileComparison(const SearchResult& r)
         const Plan& p = pb.best;
         out += "  " + pad(toString(pb.kind), 17) + pad("(" + Text::fmt("%.2f", pb.weights.time) + "," + Text::fmt("%.2f", pb.weights.memory)
             + "," + Text::fmt("%.2f", pb.weights.variance) + ")", 18)
-            + "TP=" + std::to_string(p.tp) + " PP=" + std::to_string(p.pp) + " DP=" + std::to_string(p.dp) + " mbs="
-            + std::to_string(p.microBatch) + " " + p.orderString() + " layers " + p.layersString() + " recompute "
+            + shapeWords(p) + " " + p.orderString() + " layers " + p.layersString() + " recompute "
             + p.recomputeString() + ": T " + Text::fmt("%.1f", p.iterationMs) + " ms, M " + Text::fmt("%.2f", p.maxMemMiB / 1024)
             + " GiB, V " + varianceText(r, p.varMem) + "\n";
         if (&pb != &r.profileBests.front())

@@ -88,8 +88,14 @@ NearMiss NearMiss::of(const Cluster& cluster, const Skeleton& sk, const Skeleton
     std::snprintf(ratio, sizeof ratio, "%.2f", hi);
     NearMiss nm;
     nm.ratio = hi;
-    nm.message = "closest plan: TP=" + std::to_string(sk.tp) + " PP=" + std::to_string(P) + " DP="
-        + std::to_string(sk.dp) + " mbs=" + std::to_string(sk.mbs) + " seq=" + std::to_string(sk.seq)
+    std::string shape = "TP=" + std::to_string(sk.tp) + " PP=" + std::to_string(P) + " DP=" + std::to_string(sk.dp)
+        + " mbs=" + std::to_string(sk.mbs);
+    if (sk.perMesh()) {
+        const StageShape b = sk.shapeOf(binding);
+        shape = "per-mesh PP=" + std::to_string(P) + " (stage " + std::to_string(binding) + ": TP=" + std::to_string(b.tp)
+            + " DP=" + std::to_string(b.dp) + " mbs=" + std::to_string(b.microBatch) + ")";
+    }
+    nm.message = "closest plan: " + shape + " seq=" + std::to_string(sk.seq)
         + "; it needs " + ratio + "x the memory it has. Stage " + std::to_string(binding) + " on " + slot.name + " ("
         + cluster.types()[static_cast<std::size_t>(slot.type)].name + ", " + gib(t.capacityMiB[binding]) + " GiB) needs "
         + gib(pred.memoryMiB()) + " GiB for " + std::to_string(bindN) + " layer(s) even with " + toString(

@@ -39,6 +39,12 @@ Plan PlanBuilder::build(const Cluster& cluster, const Skeleton& sk, const Skelet
         s.devices = t.devices[i];
         s.firstLayer = first;
         s.layers = leaf.layers[i];
+        if (sk.perMesh()) {
+            const StageShape sh = sk.shapeOf(i);
+            s.tp = sh.tp;
+            s.dp = sh.dp;
+            s.microBatch = sh.microBatch;
+        }
         first += s.layers;
         s.recompute = static_cast<Recompute>(leaf.levels[i]);
         s.inflight = t.inflight[i];

@@ -10,6 +10,7 @@
 #include "search/SkeletonTables.h"
 #include "search/SplitSearch.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <numeric>
 
@@ -25,6 +26,9 @@ PlanSpec PlanSpec::of(const Plan& p, std::vector<Recompute> levels)
     spec.queryGroups = p.queryGroups;
     spec.schedule = p.schedule;
     spec.virtualStages = p.virtualStages;
+    for (std::size_t i = 0; i < p.stages.size(); ++i)
+        if (p.perMesh())
+            spec.shapes.push_back(p.shapeOf(i));
     for (const auto& s : p.stages) {
         spec.stageGroups.push_back(s.groupName);
         spec.layers.push_back(s.layers);
@@ -59,14 +63,36 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
     if (spec.tp < 1 || spec.dp < 1 || spec.microBatch < 1 || problem.setup.globalBatch % (spec.dp * spec.microBatch) != 0)
         throw InputError("plan", "dp/micro_batch", "global batch must be divisible by DP x micro-batch");
     sk.microBatches = problem.setup.globalBatch / (spec.dp * spec.microBatch);
+    if (!spec.shapes.empty()) {
+        if (static_cast<int>(spec.shapes.size()) != P)
+            throw InputError("plan", "stages", "one TP x DP shape per stage expected");
+        const StageShape first{spec.tp, spec.dp, spec.microBatch};
+        if (!(spec.shapes.front() == first))
+            throw InputError("plan", "stages/0", "the first stage's TP, DP and micro-batch are the plan's");
+        for (int i = 0; i < P; ++i) {
+            const StageShape& s = spec.shapes[static_cast<std::size_t>(i)];
+            if (s.tp < 1 || s.dp < 1 || s.microBatch < 1 || s.dp * s.microBatch != spec.dp * spec.microBatch)
+                throw InputError("plan", "stages/" + std::to_string(i),
+                                 "a mesh's micro-batch must be dp0 x mbs / dp (FlagScale's rule): "
+                                     + std::to_string(spec.dp) + " x " + std::to_string(spec.microBatch) + " / "
+                                     + std::to_string(s.dp) + " is not " + std::to_string(s.microBatch));
+        }
+        if (!std::all_of(spec.shapes.begin(), spec.shapes.end(), [&](const StageShape& s) { return s == first; }))
+            sk.shapes = spec.shapes;
+        if (sk.perMesh() && spec.schedule == Schedule::Interleaved)
+            throw InputError("plan", "schedule", "a per-mesh plan cannot interleave (FlagScale has no virtual pipeline "
+                                                 "in heterogeneous training)");
+    }
     sk.schedule = spec.schedule;
     sk.virtualStages = spec.schedule == Schedule::Interleaved ? spec.virtualStages : 1;
     // Stage slots from group names: "a100" takes the group's next TP x DP
     // block, "n0+n1" the named whole groups.
-    const int w = sk.tp * sk.dp;
     auto slotSet = std::make_shared<StageSlotSet>();
     std::vector<int> used(cluster.groups().size(), 0);
-    for (const auto& name : spec.stageGroups) {
+    for (int stage = 0; stage < P; ++stage) {
+        const std::string& name = spec.stageGroups[static_cast<std::size_t>(stage)];
+        const int w = sk.shapeOf(stage).gpus();
+        const int stageTp = sk.shapeOf(stage).tp;
         const std::vector<int> gs = StageSlots::groupsNamed(cluster, name);
         if (gs.empty())
             throw InputError("plan", "stage group", "no device group named \"" + name + "\" in cluster "
@@ -81,9 +107,9 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
             if (gs.size() > 1) {
                 if (used[static_cast<std::size_t>(g)]++ > 0)
                     throw InputError("plan", "stage group", "device group " + group.name + " is used by two stages");
-                if (static_cast<int>(group.devices.size()) % sk.tp != 0)
+                if (static_cast<int>(group.devices.size()) % stageTp != 0)
                     throw InputError("plan", "stage group", "device group " + group.name
-                                     + " is not a multiple of TP = " + std::to_string(sk.tp));
+                                     + " is not a multiple of TP = " + std::to_string(stageTp));
                 slot.devices.insert(slot.devices.end(), group.devices.begin(), group.devices.end());
             }
         }

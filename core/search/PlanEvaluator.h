@@ -24,6 +24,11 @@ struct PlanSpec {
     std::vector<std::string> stageGroups;  // device-group names in pipeline order
     std::vector<int> layers;               // per stage; must sum to the model's layers
     std::vector<Recompute> recompute;      // per stage; empty: the request's recompute policy
+    // Per stage, for a per-mesh plan (FlagScale's process meshes); empty: every
+    // stage has tp, dp and microBatch above. The first stage's shape must be
+    // tp, dp and microBatch, and every stage processes dp x microBatch samples
+    // per micro-batch (its own dp x micro-batch).
+    std::vector<StageShape> shapes;
 
     // A searched plan's configuration, with these recompute levels per stage
     // (empty: the plan's own).

@@ -247,7 +247,7 @@ private:
             seen.push_back(type);
             auto rates = RecomputePolicy::rates(w.tables.pred[static_cast<std::size_t>(i)][1],
                                                 req_.problem.setup.selectiveCollapseFraction);
-            w.notes.push_back(RecomputePolicy::describe(type, rates) + " (1 layer, mbs " + std::to_string(sk.mbs)
+            w.notes.push_back(RecomputePolicy::describe(type, rates) + " (1 layer, mbs " + std::to_string(sk.shapeOf(i).microBatch)
                               + ", seq " + std::to_string(sk.seq) + ")");
         }
     }

@@ -26,6 +26,17 @@ struct Skeleton {
     std::shared_ptr<const StageSlotSet> slotSet;  // shared by every skeleton of one TP x DP size
     std::vector<int> stageSlot;      // per stage: index into slots->all
     int idleGpus = 0;                // GPUs of the cluster this skeleton leaves unused
+    // Per-mesh skeletons (FlagScale's process meshes): each stage's own TP, DP
+    // and micro-batch; empty for a uniform skeleton, whose every stage has
+    // tp, dp and mbs above. In a per-mesh skeleton those are the first
+    // mesh's, and microBatches = gbs / (dp x mbs) holds for every mesh.
+    std::vector<StageShape> shapes;
+
+    StageShape shapeOf(int stage) const
+    {
+        return shapes.empty() ? StageShape{tp, dp, mbs} : shapes[static_cast<std::size_t>(stage)];
+    }
+    bool perMesh() const { return !shapes.empty(); }
 
     int stages() const { return static_cast<int>(stageSlot.size()); }
     const StageSlot& slot(int stage) const { return slotSet->all[static_cast<std::size_t>(stageSlot[static_cast<std::size_t>(stage)])]; }

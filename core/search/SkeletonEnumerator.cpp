@@ -74,6 +74,177 @@ std::vector<std::vector<int>> stageOrders(const StageSlotSet& set, PlacementMode
     return out;
 }
 
+// One GPU type's mesh candidate: its TP and DP and the stage slots they cut.
+struct MeshOption {
+    int tp = 1, dp = 1;
+    std::vector<StageSlot> slots;
+    int idle = 0;  // GPUs of the type no slot uses
+};
+
+// Per-type skeletons (FlagScale's process meshes): every GPU type's stages
+// form one mesh of neighbouring stages with its own TP and DP; the first
+// mesh's DP is the global DP and each mesh's micro-batch is dp0 x mbs / dp.
+// Combinations where every mesh has the same TP and DP are the uniform
+// skeletons, enumerated already, and are skipped here.
+void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, const std::vector<int>& qgs,
+                      SkeletonList& list)
+{
+    const Cluster& cluster = problem.cluster;
+    const TrainingSetup& setup = problem.setup;
+    const ModelSpec& model = problem.model;
+    const std::size_t nTypes = cluster.types().size();
+    std::vector<int> typeGpus(nTypes, 0), typeMaxGroup(nTypes, 0);
+    for (const auto& g : cluster.groups()) {
+        typeGpus[static_cast<std::size_t>(g.type)] += static_cast<int>(g.devices.size());
+        typeMaxGroup[static_cast<std::size_t>(g.type)]
+            = std::max(typeMaxGroup[static_cast<std::size_t>(g.type)], static_cast<int>(g.devices.size()));
+    }
+    std::vector<int> types;
+    for (std::size_t t = 0; t < nTypes; ++t)
+        if (typeGpus[t] > 0)
+            types.push_back(static_cast<int>(t));
+    if (types.size() < 2)
+        return;
+    if (setup.schedule == ScheduleMode::Interleaved) {
+        list.notes.push_back("per-type meshes need the 1F1B schedule (FlagScale's heterogeneous training has no "
+                             "virtual pipeline); --schedule interleaved searched uniform plans only");
+        return;
+    }
+    // Each type's candidates, cut by StageSlots for that type alone.
+    std::vector<std::vector<MeshOption>> options(nTypes);
+    for (int t : types) {
+        for (int tp : tpCandidates(problem, typeMaxGroup[static_cast<std::size_t>(t)])) {
+            if (tp < 1 || tp > typeMaxGroup[static_cast<std::size_t>(t)] || model.heads % tp != 0)
+                continue;
+            for (int dp = 1; tp * dp <= typeGpus[static_cast<std::size_t>(t)]; ++dp) {
+                MeshOption o;
+                o.tp = tp;
+                o.dp = dp;
+                for (auto& slot : StageSlots::of(cluster, tp * dp, tp).all)
+                    if (slot.type == t)
+                        o.slots.push_back(std::move(slot));
+                if (o.slots.empty())
+                    continue;
+                o.idle = typeGpus[static_cast<std::size_t>(t)] - static_cast<int>(o.slots.size()) * tp * dp;
+                if (o.idle > 0 && !setup.allowIdleGpus)
+                    continue;
+                options[static_cast<std::size_t>(t)].push_back(std::move(o));
+            }
+        }
+        if (options[static_cast<std::size_t>(t)].empty()) {
+            ++list.excluded["per-type meshes: a GPU type has no TP x DP of its own that fits"];
+            return;
+        }
+    }
+    const std::size_t limit = 200000;
+    std::size_t made = 0;
+    bool capped = false;
+    std::vector<int> order = types;  // the meshes' pipeline order: every permutation of the types
+    std::sort(order.begin(), order.end());
+    std::vector<const MeshOption*> pick(nTypes, nullptr);
+    do {
+        // Choose every type's option, the first mesh's fixing dp0.
+        std::function<void(std::size_t)> choose = [&](std::size_t k) {
+            if (capped)
+                return;
+            if (k < order.size()) {
+                for (const MeshOption& o : options[static_cast<std::size_t>(order[k])]) {
+                    pick[static_cast<std::size_t>(order[k])] = &o;
+                    choose(k + 1);
+                }
+                return;
+            }
+            const MeshOption& first = *pick[static_cast<std::size_t>(order.front())];
+            const MeshOption& last = *pick[static_cast<std::size_t>(order.back())];
+            bool uniform = true;
+            int stages = 0, idle = 0;
+            for (int t : order) {
+                const MeshOption& o = *pick[static_cast<std::size_t>(t)];
+                uniform = uniform && o.tp == first.tp && o.dp == first.dp;
+                stages += static_cast<int>(o.slots.size());
+                idle += o.idle;
+            }
+            if (uniform)
+                return;  // a uniform skeleton
+            if (stages > setup.maxPipelineStages) {
+                ++list.excluded["more pipeline stages than --max-pp"];
+                return;
+            }
+            if (stages > model.numLayers) {
+                ++list.excluded["more pipeline stages than layers"];
+                return;
+            }
+            if (model.tiedEmbeddings
+                && (first.tp != last.tp || (first.dp % last.dp != 0 && last.dp % first.dp != 0))) {
+                ++list.excluded["per-type meshes: tied embeddings need the first and last mesh's TP equal and their "
+                                "DPs dividing one another"];
+                return;
+            }
+            auto set = std::make_shared<StageSlotSet>();
+            std::vector<int> stageSlot;
+            std::vector<StageShape> shapes;
+            for (int t : order)
+                for (const StageSlot& slot : pick[static_cast<std::size_t>(t)]->slots) {
+                    stageSlot.push_back(static_cast<int>(set->all.size()));
+                    set->all.push_back(slot);
+                }
+            set->idleGpus = idle;
+            for (int mbs : setup.microBatches) {
+                if (mbs < 1 || setup.globalBatch % (first.dp * mbs) != 0) {
+                    ++list.excluded["global batch not divisible by DP x micro-batch"];
+                    continue;
+                }
+                shapes.clear();
+                bool whole = true;
+                for (int t : order) {
+                    const MeshOption& o = *pick[static_cast<std::size_t>(t)];
+                    whole = whole && (first.dp * mbs) % o.dp == 0;
+                    for (std::size_t s = 0; s < o.slots.size(); ++s)
+                        shapes.push_back({o.tp, o.dp, whole ? first.dp * mbs / o.dp : 0});
+                }
+                if (!whole) {
+                    ++list.excluded["per-type meshes: a mesh's micro-batch dp0 x mbs / dp is not whole"];
+                    continue;
+                }
+                for (int seq : seqs)
+                    for (int qg : qgs) {
+                        bool qgOk = qg >= 1 && model.heads % qg == 0;
+                        for (int t : order) {
+                            const int tp = pick[static_cast<std::size_t>(t)]->tp;
+                            qgOk = qgOk && (qg % tp == 0 || tp % qg == 0);
+                        }
+                        if (!qgOk) {
+                            ++list.excluded["query groups incompatible with heads or TP"];
+                            continue;
+                        }
+                        if (made >= limit) {
+                            capped = true;
+                            return;
+                        }
+                        Skeleton s;
+                        s.tp = first.tp;
+                        s.dp = first.dp;
+                        s.mbs = mbs;
+                        s.seq = seq;
+                        s.queryGroups = qg;
+                        s.microBatches = setup.globalBatch / (first.dp * mbs);
+                        s.schedule = Schedule::OneF1B;
+                        s.virtualStages = 1;
+                        s.slotSet = set;
+                        s.stageSlot = stageSlot;
+                        s.idleGpus = idle;
+                        s.shapes = shapes;
+                        list.skeletons.push_back(std::move(s));
+                        ++made;
+                    }
+            }
+        };
+        choose(0);
+    } while (!capped && std::next_permutation(order.begin(), order.end()));
+    if (capped)
+        list.notes.push_back("per-type mesh skeletons capped at " + std::to_string(limit));
+}
+
 }  // namespace
 
 SkeletonList SkeletonEnumerator::enumerate(const Problem& problem)
@@ -197,6 +368,8 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem)
             }
         }
     }
+    if (setup.meshes == MeshMode::PerType)
+        perTypeSkeletons(problem, seqs, qgs, list);
     return list;
 }
 

@@ -68,9 +68,10 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
         const StageSlot& slot = sk.slot(i);
         t.devices[i] = slot.devices;
         t.capacityMiB[i] = cluster.types()[static_cast<std::size_t>(slot.type)].memoryMiB();
-        tpRate[i] = topo.ring(Topology::tensorParallelRings(t.devices[i], sk.tp, sk.dp));
-        dpRate[i] = topo.ring(Topology::dataParallelRings(t.devices[i], sk.tp, sk.dp));
-        if ((sk.tp > 1 && !tpRate[i].connected()) || (sk.dp > 1 && !dpRate[i].connected())) {
+        const StageShape sh = sk.shapeOf(i);
+        tpRate[i] = topo.ring(Topology::tensorParallelRings(t.devices[i], sh.tp, sh.dp));
+        dpRate[i] = topo.ring(Topology::dataParallelRings(t.devices[i], sh.tp, sh.dp));
+        if ((sh.tp > 1 && !tpRate[i].connected()) || (sh.dp > 1 && !dpRate[i].connected())) {
             why = slot.groups.size() == 1
                 ? "no link joins the GPUs inside " + nodesOf(slot) + " (" + typeOf(slot)
                     + "): add a link within the node (NVLink, xGMI, HCCS or PCIe)"
@@ -97,8 +98,14 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                     "between those nodes";
             return false;
         }
-        t.hopMs[i] = terms.pipeline
-            * Topology::transferMs(TransformerMath::boundaryActivationBytes(t.model, sk.mbs, sk.seq, sk.tp, t.precision), hop);
+        // Between meshes of other shapes FlagScale re-splits the activation
+        // (its micro-batch and TP differ on the two sides): the hop takes as
+        // long as the larger of the two sides' per-rank shares.
+        const StageShape a = sk.shapeOf(i), b = sk.shapeOf(i + 1);
+        const double bytes = std::max(
+            TransformerMath::boundaryActivationBytes(t.model, a.microBatch, sk.seq, a.tp, t.precision),
+            TransformerMath::boundaryActivationBytes(t.model, b.microBatch, sk.seq, b.tp, t.precision));
+        t.hopMs[i] = terms.pipeline * Topology::transferMs(bytes, hop);
         t.sumHopMs += t.hopMs[i];
     }
     // Framework overhead outside the micro-batches (optimizer launch, gradient
@@ -120,13 +127,14 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
         for (int n = 1; n <= t.maxLayers; ++n) {
             if (!wanted(i, n))
                 continue;
+            const StageShape sh = sk.shapeOf(i);
             for (int lv = 0; lv < kRecomputeLevels; ++lv) {
                 StageQuery q;
                 q.gpu = &cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
-                q.tp = sk.tp;
-                q.dp = sk.dp;
+                q.tp = sh.tp;
+                q.dp = sh.dp;
                 q.layers = n;
-                q.microBatch = sk.mbs;
+                q.microBatch = sh.microBatch;
                 q.seqLen = sk.seq;
                 q.hidden = t.model.hidden;
                 q.heads = t.model.heads;
@@ -147,8 +155,8 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                 q.recompute = static_cast<Recompute>(lv);
                 q.inflight = t.inflight[i];
                 q.virtualStages = sk.schedule == Schedule::Interleaved ? sk.virtualStages : 1;
-                q.tpLinkGBps = sk.tp > 1 ? tpRate[i].bandwidthGBps : 0;
-                q.tpLatencyUs = sk.tp > 1 ? tpRate[i].latencyUs : 0;
+                q.tpLinkGBps = sh.tp > 1 ? tpRate[i].bandwidthGBps : 0;
+                q.tpLatencyUs = sh.tp > 1 ? tpRate[i].latencyUs : 0;
                 queries.push_back(q);
             }
         }
@@ -162,17 +170,20 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     std::size_t k = 0;
     const std::size_t counts = static_cast<std::size_t>(t.maxLayers) + 1;
     std::vector<double> stageParams(counts, 0.0), owned(counts, 0.0), stepMs(counts, 0.0);
+    // The first stage's last gradient bucket (the only one it cannot hide).
+    const StageShape first = sk.shapeOf(0);
     const double lastBucket =
-        IterationComposer::lastBucketParams(sk.dp, TransformerMath::embeddingParamsOnRank(t.model, sk.tp));
+        IterationComposer::lastBucketParams(first.dp, TransformerMath::embeddingParamsOnRank(t.model, first.tp));
     for (int i = 0; i < P; ++i) {
         const GpuType& gpu = cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
+        const StageShape sh = sk.shapeOf(i);
         // The optimizer step of every layer count at once: the parameters a
         // GPU of the stage updates (its 1/DP share with the distributed
         // optimizer), timed by the predictor on the type as calibrated.
         for (int n = 1; n <= t.maxLayers; ++n) {
             const std::size_t un = static_cast<std::size_t>(n);
-            stageParams[un] = wanted(i, n) ? TransformerMath::stageParams(t.model, n, sk.tp, i == 0, i == P - 1) : 0.0;
-            owned[un] = setup.distributedOptimizer ? stageParams[un] / sk.dp : stageParams[un];
+            stageParams[un] = wanted(i, n) ? TransformerMath::stageParams(t.model, n, sh.tp, i == 0, i == P - 1) : 0.0;
+            owned[un] = setup.distributedOptimizer ? stageParams[un] / sh.dp : stageParams[un];
         }
         cache.predictor().optimizerStepMs(gpu, t.precision, owned, stepMs);
         for (int n = 1; n <= t.maxLayers; ++n) {
@@ -182,7 +193,7 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                 t.pred[i][n][lv] = answers[k++];
             const double params = stageParams[static_cast<std::size_t>(n)];
             IterationComposer::DataParallelComm comm = IterationComposer::dataParallelComm(
-                params, sk.dp, setup.distributedOptimizer, dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
+                params, sh.dp, setup.distributedOptimizer, dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
             comm.reduceMs *= terms.dataParallel;
             comm.gatherMs *= terms.dataParallel;
             // The overlap window: one micro-batch of the stage without

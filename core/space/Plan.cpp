@@ -11,6 +11,57 @@ std::string StagePlan::label() const
     return StageSlots::label(groupName, slice, spansGroups());
 }
 
+StageShape Plan::shapeOf(std::size_t stage) const
+{
+    StageShape sh{tp, dp, microBatch};
+    if (stage < stages.size()) {
+        const StagePlan& s = stages[stage];
+        if (s.tp > 0)
+            sh.tp = s.tp;
+        if (s.dp > 0)
+            sh.dp = s.dp;
+        if (s.microBatch > 0)
+            sh.microBatch = s.microBatch;
+    }
+    return sh;
+}
+
+bool Plan::perMesh() const
+{
+    const StageShape plan{tp, dp, microBatch};
+    for (std::size_t i = 0; i < stages.size(); ++i)
+        if (!(shapeOf(i) == plan))
+            return true;
+    return false;
+}
+
+std::string Plan::shapeString() const
+{
+    auto one = [](const StageShape& s) {
+        return "TP " + std::to_string(s.tp) + " x DP " + std::to_string(s.dp) + ", mbs " + std::to_string(s.microBatch);
+    };
+    if (!perMesh())
+        return one({tp, dp, microBatch});
+    std::string out;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        if (i > 0 && stages[i].gpuType == stages[i - 1].gpuType && shapeOf(i) == shapeOf(i - 1))
+            continue;
+        out += (out.empty() ? "" : " | ") + stages[i].gpuType + " " + one(shapeOf(i));
+    }
+    return out;
+}
+
+std::string Plan::meshValues(int StageShape::*field) const
+{
+    if (!perMesh())
+        return std::to_string(StageShape{tp, dp, microBatch}.*field);
+    std::string out;
+    for (std::size_t i = 0; i < stages.size(); ++i)
+        if (i == 0 || stages[i].gpuType != stages[i - 1].gpuType || !(shapeOf(i) == shapeOf(i - 1)))
+            out += (out.empty() ? "" : "|") + std::to_string(shapeOf(i).*field);
+    return out;
+}
+
 std::string Plan::orderString() const
 {
     std::string out;

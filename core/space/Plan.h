@@ -13,6 +13,17 @@ namespace memx {
 enum class Schedule { OneF1B, Interleaved };
 inline const char* toString(Schedule s) { return s == Schedule::OneF1B ? "1f1b" : "interleaved"; }
 
+// One stage's parallel shape. In a uniform plan (Megatron-LM's) every stage
+// has the plan's; in a per-mesh plan (FlagScale's process meshes,
+// --hetero-process-meshes) each GPU type's stages have their own TP and DP,
+// and their micro-batch is dp0 x mbs / dp, dp0 and mbs being the first
+// mesh's (the global DP and micro-batch).
+struct StageShape {
+    int tp = 1, dp = 1, microBatch = 1;
+    int gpus() const { return tp * dp; }
+    bool operator==(const StageShape&) const = default;
+};
+
 // One pipeline stage of a plan: TP x DP GPUs of one type: part of a node,
 // a node, or several whole nodes (StageSlot).
 struct StagePlan {
@@ -24,6 +35,8 @@ struct StagePlan {
     std::vector<int> devices;   // global device ids, TP-major: [dp0: tp0..tpT-1][dp1: ...]
     int firstLayer = 0;         // 0-based index of the stage's first transformer layer
     int layers = 0;
+    // The stage's own shape in a per-mesh plan; 0 = the plan's (Plan::shapeOf).
+    int tp = 0, dp = 0, microBatch = 0;
     Recompute recompute = Recompute::None;
     double inflight = 1;        // micro-batches alive at the peak
     double timeMs = 0;          // one micro-batch forward + backward
@@ -36,8 +49,8 @@ struct StagePlan {
 
 // A complete training configuration with its predicted cost.
 struct Plan {
-    int tp = 1, pp = 1, dp = 1;
-    int microBatch = 1;
+    int tp = 1, pp = 1, dp = 1;  // per-mesh plans: the first mesh's TP and DP (DP is the global DP)
+    int microBatch = 1;          // per-mesh plans: the first mesh's (the global micro-batch size)
     int globalBatch = 1;
     int microBatches = 1;       // G = gbs / (dp * mbs)
     int seqLen = 0;
@@ -60,6 +73,18 @@ struct Plan {
     int idleGpus = 0;           // GPUs of the cluster no stage uses (TP x DP does not fill every type)
     std::uint64_t key = 0;      // deterministic identity within one search
 
+    // A stage's TP, DP and micro-batch: its own in a per-mesh plan, else the plan's.
+    StageShape shapeOf(std::size_t stage) const;
+    // Whether some stage's shape differs from the plan's (a FlagScale
+    // process-mesh plan; Megatron-LM cannot run it).
+    bool perMesh() const;
+    // "TP 4 x DP 2, mbs 1" for a uniform plan; "A100 TP 4 x DP 2 mbs 1 | V100 TP 8 x DP 1 mbs 2"
+    // (one entry per mesh: consecutive stages of one type and shape) for a per-mesh plan.
+    std::string shapeString() const;
+    // One field of the shape: "4" for a uniform plan, each mesh's in pipeline
+    // order joined by '|' for a per-mesh plan ("4|2"); field is
+    // &StageShape::tp, ::dp or ::microBatch.
+    std::string meshValues(int StageShape::*field) const;
     std::string orderString() const;   // "a100 > vb[0-3] > ..."
     std::string layersString() const;  // "8,8,8,8"
     std::string recomputeString() const;

@@ -35,6 +35,21 @@ const char* toString(PlacementMode m)
     return m == PlacementMode::Contiguous ? "contiguous" : "all";
 }
 
+const char* toString(MeshMode m)
+{
+    return m == MeshMode::Uniform ? "uniform" : "per-type";
+}
+
+bool parseMeshMode(const std::string& s, MeshMode& out)
+{
+    for (auto m : {MeshMode::Uniform, MeshMode::PerType})
+        if (s == toString(m)) {
+            out = m;
+            return true;
+        }
+    return false;
+}
+
 bool parseScheduleMode(const std::string& s, ScheduleMode& out)
 {
     for (auto m : {ScheduleMode::Auto, ScheduleMode::OneF1B, ScheduleMode::Interleaved, ScheduleMode::Both})

@@ -14,10 +14,16 @@ enum class RecomputeMode { Policy, Enumerate, UniformNone, UniformSelective, Uni
 // contiguous: the stages of one device group sit next to each other and only
 // the order of the groups varies; all: every ordering of the stages.
 enum class PlacementMode { Contiguous, All };
+// uniform: every stage has one TP x DP (Megatron-LM's rule); per-type: each GPU
+// type's stages may also form a mesh of their own TP and DP (FlagScale's
+// process meshes), beside every uniform plan.
+enum class MeshMode { Uniform, PerType };
 
 const char* toString(ScheduleMode m);
 const char* toString(RecomputeMode m);
 const char* toString(PlacementMode m);
+const char* toString(MeshMode m);
+bool parseMeshMode(const std::string& s, MeshMode& out);
 bool parseScheduleMode(const std::string& s, ScheduleMode& out);
 bool parseRecomputeMode(const std::string& s, RecomputeMode& out);
 bool parsePlacementMode(const std::string& s, PlacementMode& out);
@@ -54,6 +60,9 @@ struct TrainingSetup {
     ScheduleMode schedule = ScheduleMode::Auto;
     RecomputeMode recompute = RecomputeMode::Policy;
     PlacementMode placement = PlacementMode::Contiguous;
+    // Per-type meshes are opt-in while their search is made fast enough to be
+    // the default on mixed clusters (docs/HETERO_MESHES.md).
+    MeshMode meshes = MeshMode::Uniform;
     // A device group whose size is not a multiple of TP x DP leaves GPUs idle;
     // when false such (TP, DP) pairs are skipped instead.
     bool allowIdleGpus = true;

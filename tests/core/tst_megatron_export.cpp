@@ -6,6 +6,7 @@
 
 #include "export/FlagScaleExport.h"
 #include "export/MegatronExport.h"
+#include "profile/RankLayout.h"
 #include "export/PlanJson.h"
 #include "export/PlanJsonReader.h"
 #include "io/InputError.h"

@@ -113,9 +113,13 @@ QStringList profileKeys(const SearchResult& r)
 
 class TestSearchExactness : public QObject {
     Q_OBJECT
+    void compareWithBruteForce(SearchRequest req);
+
 private slots:
     void prunedEqualsBruteForce_data();
     void prunedEqualsBruteForce();
+    void perTypePrunedEqualsBruteForce_data();
+    void perTypePrunedEqualsBruteForce();
     void sampledReferencesAreCloseToExact();
     void randomCasesCoverTheSpace();
 };
@@ -131,7 +135,28 @@ void TestSearchExactness::prunedEqualsBruteForce()
 {
     QFETCH(unsigned, seed);
     Case c = randomCase(seed);
-    SearchRequest& req = c.request;
+    compareWithBruteForce(c.request);
+}
+
+void TestSearchExactness::perTypePrunedEqualsBruteForce_data()
+{
+    // The same random cases with per-type meshes: every GPU type's stages
+    // may take their own TP and DP (FlagScale's process meshes).
+    QTest::addColumn<unsigned>("seed");
+    for (unsigned seed = 1; seed <= 40; ++seed)
+        QTest::newRow(randomCase(seed).label.toUtf8().constData()) << seed;
+}
+
+void TestSearchExactness::perTypePrunedEqualsBruteForce()
+{
+    QFETCH(unsigned, seed);
+    Case c = randomCase(seed);
+    c.request.problem.setup.meshes = MeshMode::PerType;
+    compareWithBruteForce(c.request);
+}
+
+void TestSearchExactness::compareWithBruteForce(SearchRequest req)
+{
     req.options.threads = 1;
     req.options.prune = false;
     const SearchResult brute = SearchEngine::run(req);
@@ -208,6 +233,21 @@ void TestSearchExactness::randomCasesCoverTheSpace()
     QVERIFY2(feasible >= 30, qPrintable(QString::number(feasible)));
     QVERIFY2(spanning >= 5, qPrintable(QString::number(spanning)));
     QVERIFY2(deep >= 10, qPrintable(QString::number(deep)));
+    // The per-type comparison is only as good as its per-mesh plans: several
+    // cases must rank some among their best and on their fronts.
+    int perMesh = 0;
+    for (unsigned seed = 1; seed <= 40; ++seed) {
+        Case c = randomCase(seed);
+        c.request.problem.setup.meshes = MeshMode::PerType;
+        const SearchResult r = SearchEngine::run(c.request);
+        bool any = false;
+        for (const auto& p : r.best)
+            any = any || p.perMesh();
+        for (const auto& pt : r.paretoTimeVariance.points())
+            any = any || pt.plan.perMesh();
+        perMesh += any;
+    }
+    QVERIFY2(perMesh >= 8, qPrintable(QString::number(perMesh)));
 }
 
 QTEST_APPLESS_MAIN(TestSearchExactness)

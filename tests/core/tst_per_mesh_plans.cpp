@@ -1,0 +1,232 @@
+// Per-mesh plans (FlagScale's process meshes): each GPU type's stages with
+// their own TP and DP, the micro-batch dp0 x mbs / dp. What a user relies on:
+// the per-type space holds every uniform plan (so it never answers worse), a
+// plan file states each mesh's shape and reads back, a file that breaks one
+// of FlagScale's rules is refused naming it, ranks land on the devices
+// FlagScale's RankMapper gives them, and the exports say what runs them.
+#include "TestPaths.h"
+
+#include "export/FlagScaleExport.h"
+#include "export/LaunchFiles.h"
+#include "export/MegatronExport.h"
+#include "export/PlanJson.h"
+#include "export/PlanJsonReader.h"
+#include "hardware/GpuCatalog.h"
+#include "io/InputError.h"
+#include "search/Objective.h"
+#include "search/PlanEvaluator.h"
+#include "search/SearchEngine.h"
+
+#include <QtTest>
+
+using namespace memx;
+
+namespace {
+
+// One node of 4 V100-32GB and one of 2 T4, NVLink / PCIe inside, RoCE between
+// (the paper's section 4.4 machine, as in sample_clusters/paper-6gpu-v100-t4).
+Cluster v100t4()
+{
+    return Cluster::fromFile(test::sampleCluster("paper-6gpu-v100-t4.json"));
+}
+
+SearchRequest request(MeshMode meshes)
+{
+    SearchRequest req;
+    req.problem.cluster = v100t4();
+    req.problem.model = ModelSpec::resolve("llama2-7b");
+    req.problem.setup.globalBatch = 32;
+    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.meshes = meshes;
+    req.options.topK = 50;
+    return req;
+}
+
+// The hand-made per-mesh plan: stage 0 on the V100 node as TP 4 x DP 1 with
+// micro-batch 2, stage 1 on the T4 node as TP 1 x DP 2 with micro-batch
+// dp0 x mbs / dp = 1 x 2 / 2 = 1.
+PlanSpec handSpec()
+{
+    PlanSpec spec;
+    spec.tp = 4;
+    spec.dp = 1;
+    spec.microBatch = 2;
+    spec.stageGroups = {"v100", "t4"};
+    spec.layers = {26, 6};
+    spec.recompute = {Recompute::Full, Recompute::Full};
+    spec.shapes = {{4, 1, 2}, {1, 2, 1}};
+    return spec;
+}
+
+Problem problemOf(const SearchRequest& r) { return r.problem; }
+
+nlohmann::json handPlanJson()
+{
+    const SearchRequest req = request(MeshMode::PerType);
+    const Evaluation ev = PlanEvaluator::evaluate(req.problem, handSpec());
+    return PlanJson::planDocument(req.problem, "analytic", ev.plan);
+}
+
+}  // namespace
+
+class TestPerMeshPlans : public QObject {
+    Q_OBJECT
+private slots:
+    void perTypeHoldsEveryUniformPlan();
+    void handPlanFollowsEachMeshShape();
+    void planFileStatesMeshesAndReadsBack();
+    void planFileBreakingFlagScaleRuleRefused_data();
+    void planFileBreakingFlagScaleRuleRefused();
+    void ranksFollowFlagScaleRankMapper();
+    void exportsSayWhatRunsThePlan();
+};
+
+void TestPerMeshPlans::perTypeHoldsEveryUniformPlan()
+{
+    const SearchResult uni = SearchEngine::run(request(MeshMode::Uniform));
+    const SearchResult per = SearchEngine::run(request(MeshMode::PerType));
+    QVERIFY2(uni.error.empty() && per.error.empty(), (uni.error + per.error).c_str());
+    // On this cluster, uniform TP x DP leaves either the T4s or the V100s
+    // badly shaped: per-type finds more plans.
+    QVERIFY2(per.stats.feasible > uni.stats.feasible,
+             qPrintable(QString("%1 vs %2").arg(per.stats.feasible).arg(uni.stats.feasible)));
+    QVERIFY(per.fastest.front().iterationMs <= uni.fastest.front().iterationMs);
+    // Under one set of references and weights, the uniform answer is a
+    // candidate of the per-type search, so its best Phi is no larger.
+    const Plan& u = uni.best.front();
+    const double uPhi = Objective::phi(u.iterationMs, u.maxMemMiB, u.varMem, per.references, per.weights);
+    QVERIFY2(per.best.front().phi <= uPhi * (1 + 1e-12),
+             qPrintable(QString("per-type %1 vs uniform %2").arg(per.best.front().phi).arg(uPhi)));
+    // And some per-type candidates are per-mesh plans.
+    bool anyPerMesh = false;
+    for (const Plan& p : per.best)
+        anyPerMesh = anyPerMesh || p.perMesh();
+    QVERIFY(anyPerMesh);
+    for (const Plan& p : uni.best)
+        QVERIFY(!p.perMesh());
+}
+
+void TestPerMeshPlans::handPlanFollowsEachMeshShape()
+{
+    const SearchRequest req = request(MeshMode::PerType);
+    const Evaluation ev = PlanEvaluator::evaluate(req.problem, handSpec());
+    const Plan& p = ev.plan;
+    QVERIFY(p.perMesh());
+    QCOMPARE(p.tp, 4);
+    QCOMPARE(p.dp, 1);
+    QCOMPARE(p.microBatch, 2);
+    QCOMPARE(p.microBatches, 32 / (1 * 2));  // G = gbs / (dp0 x mbs), the same in every mesh
+    QCOMPARE(p.shapeOf(0), (StageShape{4, 1, 2}));
+    QCOMPARE(p.shapeOf(1), (StageShape{1, 2, 1}));
+    QCOMPARE(p.stages[0].devices.size(), std::size_t(4));
+    QCOMPARE(p.stages[1].devices.size(), std::size_t(2));
+    QCOMPARE(p.meshValues(&StageShape::tp), std::string("4|1"));
+    QCOMPARE(p.shapeString(), std::string("V100-32GB TP 4 x DP 1, mbs 2 | T4 TP 1 x DP 2, mbs 1"));
+    // Each mesh's weights are split by its own TP: a T4 (TP 1) holds its 6
+    // layers whole, while a V100 (TP 4) holds a quarter of its 26. A LLaMA2-7B
+    // layer has 4h^2 attention + 3 h ffn MLP weights = 4 x 4096^2 + 3 x 4096 x
+    // 11008 = 202,375,168 parameters (norms add 8,192), fp16 = 2 bytes each.
+    const double layerMiB = (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008 + 2 * 4096) * 2 / (1 << 20);
+    const double t4Layers = p.stages[1].memory.weightsMiB;
+    QVERIFY2(t4Layers >= 6 * layerMiB, qPrintable(QString::number(t4Layers)));            // plus the output layer
+    QVERIFY2(t4Layers <= 6 * layerMiB + 32000.0 * 4096 * 2 / (1 << 20) * 1.01, qPrintable(QString::number(t4Layers)));
+    const double v100 = p.stages[0].memory.weightsMiB;
+    QVERIFY2(v100 >= 26 * layerMiB / 4 * 0.99, qPrintable(QString::number(v100)));
+    QVERIFY2(v100 <= (26 * layerMiB + 32000.0 * 4096 * 2 / (1 << 20)) / 4 * 1.02 + 26 * 4096 * 4.0 / (1 << 20),
+             qPrintable(QString::number(v100)));
+}
+
+void TestPerMeshPlans::planFileStatesMeshesAndReadsBack()
+{
+    const nlohmann::json j = handPlanJson();
+    QCOMPARE(j.at("meshes").get<std::string>(), std::string("per-type"));
+    QCOMPARE(j.at("stages").at(1).at("tp").get<int>(), 1);
+    QCOMPARE(j.at("stages").at(1).at("dp").get<int>(), 2);
+    QCOMPARE(j.at("stages").at(1).at("micro_batch").get<int>(), 1);
+    const PlanDocument back = PlanJsonReader::fromJson(j, "hand.json");
+    QVERIFY(back.plan.perMesh());
+    QCOMPARE(back.plan.shapeOf(0), (StageShape{4, 1, 2}));
+    QCOMPARE(back.plan.shapeOf(1), (StageShape{1, 2, 1}));
+    // A uniform plan's file has no per-stage shape and reads back uniform.
+    const SearchResult uni = SearchEngine::run(request(MeshMode::Uniform));
+    const nlohmann::json u = PlanJson::planDocument(problemOf(request(MeshMode::Uniform)), "analytic", uni.best.front());
+    QVERIFY(!u.contains("meshes"));
+    QVERIFY(!u.at("stages").at(0).contains("tp"));
+    QVERIFY(!PlanJsonReader::fromJson(u, "uniform.json").plan.perMesh());
+}
+
+void TestPerMeshPlans::planFileBreakingFlagScaleRuleRefused_data()
+{
+    QTest::addColumn<QString>("edit");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("why");
+    QTest::newRow("mesh micro-batch not dp0 x mbs / dp") << "mbs" << "/stages/1/micro_batch" << "dp0 x mbs / dp";
+    QTest::newRow("tied embeddings, first and last TP differ") << "tied" << "/stages" << "same TP";
+    QTest::newRow("interleaved") << "interleaved" << "/schedule" << "cannot interleave";
+    QTest::newRow("first stage is not the plan's shape") << "first" << "/stages/0/tp" << "first stage";
+    QTest::newRow("devices not TP x DP") << "devices" << "/stages/1/devices" << "TP x DP = 2";
+}
+
+void TestPerMeshPlans::planFileBreakingFlagScaleRuleRefused()
+{
+    QFETCH(QString, edit);
+    QFETCH(QString, field);
+    QFETCH(QString, why);
+    nlohmann::json j = handPlanJson();
+    if (edit == "mbs")
+        j["stages"][1]["micro_batch"] = 2;
+    else if (edit == "tied")
+        j["model"]["tied_embeddings"] = true;
+    else if (edit == "interleaved") {
+        j["schedule"] = "interleaved";
+        j["virtual_stages"] = 2;
+    } else if (edit == "first")
+        j["stages"][0]["tp"] = 2;
+    else if (edit == "devices")
+        j["stages"][1]["devices"] = {4};
+    try {
+        PlanJsonReader::fromJson(j, "hand.json");
+        QFAIL("accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).contains(field) && QString(e.what()).contains(why), e.what());
+    }
+}
+
+void TestPerMeshPlans::ranksFollowFlagScaleRankMapper()
+{
+    // Mesh 0 (V100, TP 4 x DP 1) takes ranks 0-3 in tp order, mesh 1 (T4,
+    // TP 1 x DP 2) ranks 4-5 in dp order: the V100 node's devices 0-3, then
+    // the T4 node's devices 4 and 5 (cluster device ids).
+    const PlanDocument doc = PlanJsonReader::fromJson(handPlanJson(), "hand.json");
+    const LaunchLayout lay = LaunchFiles::layout(doc.problem.cluster, doc.plan);
+    QCOMPARE(lay.deviceOfRank, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+    QCOMPARE(lay.stageOfRank, (std::vector<int>{0, 0, 0, 0, 1, 1}));
+    QCOMPARE(lay.agents.size(), std::size_t(2));
+    QCOMPARE(lay.agents[1].firstRank, 4);
+}
+
+void TestPerMeshPlans::exportsSayWhatRunsThePlan()
+{
+    const PlanDocument doc = PlanJsonReader::fromJson(handPlanJson(), "hand.json");
+    try {
+        MegatronExport::files(doc);
+        QFAIL("Megatron-LM cannot run a per-mesh plan");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).contains("--target flagscale"), e.what());
+    }
+    std::string train;
+    for (const auto& f : FlagScaleExport::files(doc))
+        if (f.name == "conf/train/memx_plan.yaml")
+            train = f.content;
+    // (tp cp ep dp pp) per mesh; the global micro-batch is mesh 0's.
+    QVERIFY2(train.find("hetero_process_meshes: [4, 1, 1, 1, 1,  1, 1, 1, 2, 1]") != std::string::npos, train.c_str());
+    QVERIFY2(train.find("hetero_device_types: [\"V100-32GB\", \"T4\"]") != std::string::npos, train.c_str());
+    QVERIFY2(train.find("micro_batch_size: 2\n") != std::string::npos, train.c_str());
+    QVERIFY2(train.find("hetero_pipeline_layer_split: [26, 6]") != std::string::npos, train.c_str());
+    const auto problems = FlagScaleExport::validate(FlagScaleExport::configFor(
+        doc, LaunchFiles::layout(doc.problem.cluster, doc.plan)));
+    QVERIFY(problems.empty());
+}
+
+QTEST_APPLESS_MAIN(TestPerMeshPlans)
+#include "tst_per_mesh_plans.moc"
