@@ -151,6 +151,17 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     schedule_->setItemData(3, tr("Search 1F1B and interleaved plans"), Qt::ToolTipRole);
     form->addRow(tr("Schedule"), schedule_);
 
+    meshes_ = new QComboBox(this);
+    meshes_->setObjectName(QStringLiteral("meshes"));
+    meshes_->addItem(tr("uniform (Megatron-LM)"), int(MeshMode::Uniform));
+    meshes_->setItemData(0, tr("Every pipeline stage has one TP x DP"), Qt::ToolTipRole);
+    meshes_->addItem(tr("per GPU type (FlagScale)"), int(MeshMode::PerType));
+    meshes_->setItemData(1,
+                         tr("Also plans where each GPU type's stages form a process mesh with its own TP and DP; "
+                            "they export to FlagScale only. Slower on large mixed clusters."),
+                         Qt::ToolTipRole);
+    form->addRow(tr("Meshes"), meshes_);
+
     recompute_ = new QComboBox(this);
     recompute_->setObjectName(QStringLiteral("recompute"));
     recompute_->addItem(tr("policy (per stage)"), int(RecomputeMode::Policy));
@@ -237,6 +248,7 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     connect(globalBatch_, &QSpinBox::valueChanged, this, notify);
     connect(maxPipeline_, &QSpinBox::valueChanged, this, notify);
     connect(schedule_, &QComboBox::currentIndexChanged, this, notify);
+    connect(meshes_, &QComboBox::currentIndexChanged, this, notify);
     connect(recompute_, &QComboBox::currentIndexChanged, this, notify);
     connect(precision_, &QComboBox::currentIndexChanged, this, notify);
     for (QCheckBox* box : {distributedOptimizer_, overlapGradReduce_, overlapParamGather_, sequenceParallel_,
@@ -437,6 +449,7 @@ TrainingSetup SetupPanel::setup() const
     s.queryGroups = queryGroups_.value;
     s.maxPipelineStages = maxPipeline_->value();
     s.schedule = static_cast<ScheduleMode>(schedule_->currentData().toInt());
+    s.meshes = static_cast<MeshMode>(meshes_->currentData().toInt());
     s.recompute = static_cast<RecomputeMode>(recompute_->currentData().toInt());
     s.precision = precision_->currentData().toString().toStdString();
     s.distributedOptimizer = distributedOptimizer_->isChecked();
@@ -459,10 +472,11 @@ void SetupPanel::setSetup(const TrainingSetup& s)
         const QSignalBlocker b1(globalBatch_), b2(maxPipeline_), b3(schedule_), b4(recompute_);
         const QSignalBlocker b5(distributedOptimizer_), b6(sequenceParallel_), b7(flashAttention_), b8(precision_);
         const QSignalBlocker b9(attentionDropout_), b10(hiddenDropout_), b11(overlapGradReduce_),
-            b12(overlapParamGather_);
+            b12(overlapParamGather_), b13(meshes_);
         globalBatch_->setValue(s.globalBatch);
         maxPipeline_->setValue(s.maxPipelineStages);
         schedule_->setCurrentIndex(schedule_->findData(int(s.schedule)));
+        meshes_->setCurrentIndex(meshes_->findData(int(s.meshes)));
         recompute_->setCurrentIndex(recompute_->findData(int(s.recompute)));
         const int precisionIndex = precision_->findData(QString::fromStdString(s.precision));
         precision_->setCurrentIndex(precisionIndex >= 0 ? precisionIndex : 0);

@@ -103,6 +103,7 @@ private:
     double shownAttentionDropout_ = 0;  // what setSetup put in the boxes (rounded to their decimals)
     double shownHiddenDropout_ = 0;
     QComboBox* schedule_ = nullptr;
+    QComboBox* meshes_ = nullptr;
     QComboBox* precision_ = nullptr;
     QComboBox* recompute_ = nullptr;
     QSpinBox* maxPipeline_ = nullptr;

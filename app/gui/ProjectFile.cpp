@@ -57,6 +57,7 @@ nlohmann::json Project::toJson() const
                   {"schedule", toString(s.schedule)},
                   {"recompute", toString(s.recompute)},
                   {"placement", toString(s.placement)},
+                  {"meshes", toString(s.meshes)},
                   {"allow_idle_gpus", s.allowIdleGpus}};
     if (!ranges::batch.plausible(s.globalBatch) || !ranges::pipelineStages.plausible(s.maxPipelineStages))
         j["setup"]["allow_outside_range"] = true;  // it was read with it
@@ -117,6 +118,8 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
         s.fail("expected policy, enumerate, none, selective or full", "recompute");
     if (!parsePlacementMode(s.string("placement", "contiguous"), p.setup.placement))
         s.fail("expected contiguous or all", "placement");
+    if (!parseMeshMode(s.string("meshes", "uniform"), p.setup.meshes))  // absent before per-mesh plans
+        s.fail("expected uniform or per-type", "meshes");
     try {
         p.setup.validate();
     } catch (const InputError& e) {

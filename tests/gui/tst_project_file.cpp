@@ -43,6 +43,7 @@ private slots:
     void badProject();
     void rangeOverride();
     void constraintsAndBalancedRoundTrip();
+    void meshModeRoundTrip();
 };
 
 void TestProjectFile::goodProjectLoads()
@@ -151,6 +152,22 @@ void TestProjectFile::constraintsAndBalancedRoundTrip()
     const Project plain = Project::fromJson(projectDoc(), "good.memx");
     QCOMPARE(plain.objective.minHeadroom, 0.0);
     QCOMPARE(plain.objective.maxSlowdown, -1.0);
+}
+
+void TestProjectFile::meshModeRoundTrip()
+{
+    // Per-type meshes chosen in the setup survive save and load; a project
+    // written before per-mesh plans reads as uniform.
+    Project p = Project::fromJson(projectDoc(), "good.memx");
+    QCOMPARE(p.setup.meshes, MeshMode::Uniform);
+    p.setup.meshes = MeshMode::PerType;
+    const nlohmann::json saved = p.toJson();
+    QCOMPARE(saved.at("setup").at("meshes").get<std::string>(), std::string("per-type"));
+    QCOMPARE(Project::fromJson(saved, "saved.memx").setup.meshes, MeshMode::PerType);
+    nlohmann::json bad = saved;
+    bad["setup"]["meshes"] = "per-node";
+    test::expectInputError([&] { Project::fromJson(bad, "bad.memx"); }, "bad.memx", "/setup/meshes",
+                           "expected uniform or per-type");
 }
 QTEST_MAIN(TestProjectFile)
 #include "tst_project_file.moc"

@@ -39,6 +39,7 @@ QString sameSetup(const TrainingSetup& a, const TrainingSetup& b)
     MEMX_CHECK(schedule)
     MEMX_CHECK(recompute)
     MEMX_CHECK(placement)
+    MEMX_CHECK(meshes)
     MEMX_CHECK(allowIdleGpus)
     MEMX_CHECK(selectiveCollapseFraction)
 #undef MEMX_CHECK
@@ -101,6 +102,10 @@ private slots:
         TrainingSetup g;
         g.overlapGradReduce = true;
         QTest::newRow("gradient overlap only") << g;
+        TrainingSetup m;
+        m.meshes = MeshMode::PerType;
+        m.schedule = ScheduleMode::OneF1B;
+        QTest::newRow("per-type meshes") << m;
         TrainingSetup c;
         c.tensorParallel = {1, 2};
         c.virtualStages = {2, 4};
