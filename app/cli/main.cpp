@@ -1,6 +1,7 @@
 // memx-cli: plan LLM training on heterogeneous GPU clusters from the shell.
 #include "cli/Commands.h"
 #include "cli/Interrupt.h"
+#include "cli/OutputPaths.h"
 
 #include "io/InputError.h"
 
@@ -19,6 +20,7 @@ int main(int argc, char** argv)
     memx::cli::addProfileCommands(app, exitCode);
     memx::cli::addPredictorCommands(app, exitCode);
     memx::cli::addExportCommand(app, exitCode);
+    memx::cli::guardOutputPaths(app);  // before any command runs
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,22 @@
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace memx::cli {
+
+// No command overwrites its own input or writes two outputs to one file.
+// Called once a subcommand's options are parsed and before it runs: every
+// output option given (--json, --csv, --report, --out, --runs-out,
+// --scripts, --logs) must be a non-empty path other than "-" (no command
+// writes to standard output through these), must not be the same file as
+// any other option's or argument's existing path (an input), and must
+// differ from every other output. Throws InputError naming both options.
+void checkOutputPaths(const CLI::App& command);
+
+// Installs checkOutputPaths on every subcommand of `app` (its
+// parse-complete callback, which runs before the command's own).
+void guardOutputPaths(CLI::App& app);
+
+}  // namespace memx::cli

@@ -1,0 +1,128 @@
+// No command overwrites its own input or writes two outputs to one file: an
+// output path that is an input (by any spelling: ./x, a symbolic link, a hard
+// link), or another output of the same command, is refused before any work
+// with exit 2 naming both options, and the input is left as it was; an empty
+// path and "-" are refused naming the option.
+#include "CliRunner.h"
+#include "TestPaths.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <unistd.h>
+
+namespace {
+
+QByteArray digest(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
+}
+
+}  // namespace
+
+class TestCliOutputs : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_tmp;
+    QString m_search;  // a search result, for export
+
+private slots:
+    void initTestCase();
+    void refusedBeforeAnyWork_data();
+    void refusedBeforeAnyWork();
+    void distinctOutputsStillWrite();
+};
+
+void TestCliOutputs::initTestCase()
+{
+    QVERIFY(m_tmp.isValid());
+    QVERIFY(QFile::copy(QString::fromStdString(memx::test::sampleCluster("paper-6gpu-v100-t4.json")),
+                        m_tmp.filePath("cluster.json")));
+    QVERIFY(QFile::link(m_tmp.filePath("cluster.json"), m_tmp.filePath("cluster-link.json")));
+    QVERIFY(::link(qPrintable(m_tmp.filePath("cluster.json")), qPrintable(m_tmp.filePath("cluster-hard.json"))) == 0);
+    m_search = m_tmp.filePath("search.json");
+    const QStringList args{"search", "--cluster", m_tmp.filePath("cluster.json"), "--gbs", "32", "--json", m_search, "-q"};
+    RUN_EXPECT(r, args, 0);
+    const QStringList pargs{"profile-plan", "--cluster", m_tmp.filePath("cluster.json"), "--out", m_tmp.filePath("runs.csv")};
+    RUN_EXPECT(p, pargs, 0);
+}
+
+void TestCliOutputs::refusedBeforeAnyWork_data()
+{
+    QTest::addColumn<QStringList>("args");      // @ = the temporary folder
+    QTest::addColumn<QString>("untouched");     // a file that must keep its bytes (relative to @)
+    QTest::addColumn<QStringList>("message");   // what the error names
+    QTest::newRow("search --json is the cluster")
+        << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--json", "@/cluster.json"}
+        << "cluster.json" << QStringList{"--json", "--cluster", "replace that input"};
+    QTest::newRow("the same file spelt another way")
+        << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--csv", "@/./sub/../cluster.json"}
+        << "cluster.json" << QStringList{"--csv", "--cluster"};
+    QTest::newRow("through a symbolic link")
+        << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--report", "@/cluster-link.json"}
+        << "cluster.json" << QStringList{"--report", "--cluster"};
+    QTest::newRow("through a hard link")
+        << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--json", "@/cluster-hard.json"}
+        << "cluster.json" << QStringList{"--json", "--cluster"};
+    QTest::newRow("--json and --csv one file")
+        << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--json", "@/x", "--csv", "@/x"}
+        << "cluster.json" << QStringList{"--csv", "--json", "its own path"};
+    QTest::newRow("empty --json") << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--json", ""}
+                                  << "cluster.json" << QStringList{"--json", "empty path"};
+    QTest::newRow("--json -") << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--json", "-"}
+                              << "cluster.json" << QStringList{"--json", "standard output"};
+    QTest::newRow("export --out is the plan file")
+        << QStringList{"export", "--plan", "@/search.json", "--target", "json", "--out", "@/search.json"} << "search.json"
+        << QStringList{"--out", "--plan"};
+    QTest::newRow("predict --out is the queries")
+        << QStringList{"predict", "--queries", "@/runs.csv", "--out", "@/runs.csv"} << "runs.csv"
+        << QStringList{"--out", "--queries"};
+    QTest::newRow("simulate --out is the run list")
+        << QStringList{"simulate", "--cluster", "@/cluster.json", "--runs", "@/runs.csv", "--out", "@/runs.csv"}
+        << "runs.csv" << QStringList{"--out", "--runs"};
+    QTest::newRow("train --out is the measurements")
+        << QStringList{"train", "--measurements", "@/runs.csv", "--out", "@/runs.csv"} << "runs.csv"
+        << QStringList{"--out", "--measurements"};
+    QTest::newRow("profile-plan --out is the cluster")
+        << QStringList{"profile-plan", "--cluster", "@/cluster.json", "--out", "@/cluster.json"} << "cluster.json"
+        << QStringList{"--out", "--cluster"};
+    QTest::newRow("generate-cluster --out empty")
+        << QStringList{"generate-cluster", "--nodes", "2", "--types", "A100-80GB", "--out", ""} << "cluster.json"
+        << QStringList{"--out", "empty path"};
+}
+
+void TestCliOutputs::refusedBeforeAnyWork()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, untouched);
+    QFETCH(QStringList, message);
+    for (QString& a : args)
+        a.replace(QLatin1String("@"), m_tmp.path());
+    const QByteArray before = digest(m_tmp.filePath(untouched));
+    QVERIFY(!before.isEmpty());
+    RUN_EXPECT(r, args, 2);
+    for (const QString& m : message)
+        QVERIFY2(r.err.contains(m), qPrintable(memx::test::describe(args, r)));
+    QCOMPARE(digest(m_tmp.filePath(untouched)), before);
+    QVERIFY2(!QFile::exists(m_tmp.filePath("x")), "an output was written");
+}
+
+void TestCliOutputs::distinctOutputsStillWrite()
+{
+    // Outputs of their own, and an input read from the folder written to, work as before.
+    const QStringList args{"search", "--cluster", m_tmp.filePath("cluster.json"), "--gbs", "32",
+                           "--json", m_tmp.filePath("a.json"), "--csv", m_tmp.filePath("a.csv"),
+                           "--report", m_tmp.filePath("a.txt"), "-q"};
+    RUN_EXPECT(r, args, 0);
+    for (const char* f : {"a.json", "a.csv", "a.txt"})
+        QVERIFY2(QFile::exists(m_tmp.filePath(f)), f);
+}
+
+QTEST_GUILESS_MAIN(TestCliOutputs)
+#include "tst_cli_outputs.moc"
