@@ -1,5 +1,6 @@
 #include "cli/Commands.h"
 
+#include "export/ExportFolder.h"
 #include "export/PlanExport.h"
 #include "export/PlanJsonReader.h"
 #include "io/InputError.h"
@@ -41,7 +42,7 @@ void addExportCommand(CLI::App& app, int& exitCode)
             throw InputError("--rank", std::to_string(args->rank), "must be at least 1");
         const PlanDocument doc = PlanJsonReader::read(args->plan, args->rank);
         const std::vector<ExportedFile> files = PlanExport::files(doc, target, args->out);
-        LaunchFiles::writeAll(args->out, files);
+        ExportFolder::write(args->out, files);
         if (!args->quiet) {
             std::cout << "exported plan (rank " << doc.rank << ", " << doc.plan.iterationMs << " ms per iteration) for "
                       << args->target << " to " << args->out << ":\n";

@@ -23,6 +23,7 @@
 #include "StaleBanner.h"
 
 #include "export/CandidateCsv.h"
+#include "export/ExportFolder.h"
 #include "export/LaunchFiles.h"
 #include "export/PlanExport.h"
 #include "export/PlanJson.h"
@@ -895,7 +896,7 @@ MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QStr
             writeFileAtomically(destination.toStdString(), files.front().content);  // the user named the file
             out.files << QFileInfo(destination).absoluteFilePath();
         } else {
-            LaunchFiles::writeAll(destination.toStdString(), files);
+            ExportFolder::write(destination.toStdString(), files);
             const QDir dir(destination);
             for (const ExportedFile& f : files)
                 out.files << dir.absoluteFilePath(qs(f.name));

@@ -194,26 +194,4 @@ std::string LaunchFiles::sbatch(const PlanDocument& doc, const LaunchLayout& lay
     return out;
 }
 
-void LaunchFiles::writeAll(const std::string& dir, const std::vector<ExportedFile>& files)
-{
-    namespace fs = std::filesystem;
-    for (const auto& f : files) {
-        const fs::path path = fs::path(dir) / f.name;
-        std::error_code ec;
-        fs::create_directories(path.parent_path(), ec);
-        if (ec)
-            throw InputError(path.parent_path().string(), "", "cannot create directory: " + ec.message());
-        writeFileAtomically(path.string(), f.content);
-        if (f.executable) {
-            fs::permissions(path,
-                            fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec
-                                | fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read
-                                | fs::perms::others_read,
-                            fs::perm_options::replace, ec);
-            if (ec)
-                throw InputError(path.string(), "", "cannot make executable: " + ec.message());
-        }
-    }
-}
-
 }  // namespace memx

@@ -73,10 +73,6 @@ public:
 
     // "launch_node<R>.sh"
     static std::string scriptName(int nodeRank);
-
-    // Writes every file below `dir` (created if missing), atomically, with
-    // the executable bit where asked. Throws InputError naming the file.
-    static void writeAll(const std::string& dir, const std::vector<ExportedFile>& files);
 };
 
 }  // namespace memx
