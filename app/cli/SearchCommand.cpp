@@ -58,8 +58,9 @@ struct SearchArgs {
     double eps = 0.01;
     std::string minHeadroom, maxSlowdown;
     bool headroomAtUpper = false;
-    std::size_t top = 10;
-    std::size_t keep = 200;
+    // Signed, so that a negative value is refused instead of wrapping to 2^64 - 1.
+    long long top = 10;
+    long long keep = 200;
     std::string json, csv, report;
     bool stats = false;
     bool quiet = false;
@@ -69,7 +70,7 @@ struct SearchArgs {
     bool compare = false;
     std::string predictor = "analytic";
     std::string runsOut;
-    std::size_t runsCount = 40;
+    long long runsCount = 40;
     double timeLimit = 0;
     double maxMemory = 0;
     std::string simplex;
@@ -138,7 +139,11 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     atLeast("--max-pp", {a.maxPP}, 1, "the number of pipeline stages");
     atLeast("--threads", {a.threads}, 0, "the thread count (0 = all cores)");
     if (a.top < 1)
-        throw InputError("--top", "0", "show at least one plan");
+        throw InputError("--top", std::to_string(a.top), "show at least one plan");
+    if (a.keep < 1)
+        throw InputError("--keep", std::to_string(a.keep), "keep at least one plan per ranking");
+    if (a.runsCount < 1)
+        throw InputError("--runs-count", std::to_string(a.runsCount), "write at least one plan");
     s.globalBatch = a.gbs;
     s.microBatches = a.mbs;
     s.seqLens = a.seq;
@@ -202,7 +207,20 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
         throw InputError("--headroom-at-upper", "", "needs --min-headroom");
     if (!a.maxSlowdown.empty())
         o.maxSlowdown = percentOption("--max-slowdown", a.maxSlowdown);
-    req.options.topK = std::max(a.top, a.keep);
+    // --keep costs only when something is written; and never more plans
+    // than about 1 GiB holds (a plan and its stages in memory and in JSON:
+    // about 1.5 KiB plus 1 KiB per stage).
+    const bool writes = !a.json.empty() || !a.csv.empty() || !a.runsOut.empty();
+    long long keep = writes ? std::max(a.top, a.keep) : a.top;
+    const long long perPlan = 1536 + 1024LL * std::max(1, a.maxPP);
+    const long long cap = std::max(1LL, (1LL << 30) / (perPlan * 4));  // four ranked lists
+    if (keep > cap) {
+        std::fprintf(stderr,
+                     "note: --%s %lld would keep about %.1f GiB of plans; keeping %lld per ranking (about 1 GiB)\n",
+                     a.keep >= a.top ? "keep" : "top", keep, static_cast<double>(keep) * perPlan * 4 / (1 << 30), cap);
+        keep = cap;
+    }
+    req.options.topK = static_cast<std::size_t>(keep);
     req.options.threads = a.threads;
     if (!(a.timeLimit >= 0) || !std::isfinite(a.timeLimit))
         throw InputError("--time-limit", std::to_string(a.timeLimit), "expected seconds, 0 or more (0: no limit)");
@@ -353,7 +371,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         }
         if (!args->bandwidthScenarios.empty()) {
             scenarios = BandwidthScenarioFile::load(args->bandwidthScenarios, req.problem.cluster);
-            whatIf.topK = args->top;
+            whatIf.topK = static_cast<std::size_t>(args->top);
             if (!req.store)
                 req.store = std::make_shared<PredictionStore>();  // the scenarios re-plan from it
         }
@@ -390,7 +408,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         }
         std::string report;
         if (r.error.empty()) {
-            report = TextReport::table(req.problem, r, args->top) + TextReport::planDetail(req.problem, r);
+            report = TextReport::table(req.problem, r, static_cast<std::size_t>(args->top))
+                + TextReport::planDetail(req.problem, r);
             if (!r.best.empty())  // what per-stage recomputation buys over one level everywhere
                 report += RecomputeAblation::line(
                     r.best.front(), RecomputeAblation::uniform(req.problem, r.best.front(), req.predictor, r.varianceMode),
@@ -416,7 +435,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         if (!args->csv.empty())
             writeFileAtomically(args->csv, CandidateCsv::write(r));
         if (!args->runsOut.empty() && r.error.empty())
-            MeasurementCsv::save(args->runsOut, planRuns(req, r, args->runsCount), MeasurementCsv::Kind::RunList);
+            MeasurementCsv::save(args->runsOut, planRuns(req, r, static_cast<std::size_t>(args->runsCount)), MeasurementCsv::Kind::RunList);
         if (!args->report.empty())
             writeFileAtomically(args->report, report);
         if (!r.incomplete.empty() && args->quiet)

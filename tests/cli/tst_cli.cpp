@@ -158,6 +158,7 @@ private slots:
     void jsonIntoMissingDirectoryIsCreated();
     void secondRunOverwritesCleanly();
     void jsonOntoDirectoryIsBadInput();
+    void keepIsCappedByItsMemory();
 };
 
 void TestCli::initTestCase()
@@ -691,6 +692,14 @@ void TestCli::badInput_data()
         return QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), file};
     };
 
+    // Counts are signed on the command line: -1 is refused, not read as 2^64 - 1.
+    QTest::newRow("negative --top") << search({QStringLiteral("--top"), QStringLiteral("-1")})
+                                    << QStringList{QStringLiteral("--top"), QStringLiteral("-1"),
+                                                   QStringLiteral("at least one")};
+    QTest::newRow("negative --keep") << search({QStringLiteral("--keep"), QStringLiteral("-1")})
+                                     << QStringList{QStringLiteral("--keep"), QStringLiteral("-1")};
+    QTest::newRow("zero --runs-count") << search({QStringLiteral("--runs-count"), QStringLiteral("0")})
+                                       << QStringList{QStringLiteral("--runs-count")};
     QTest::newRow("missing cluster file")
         << searchCluster(QStringLiteral("%TMP%/does-not-exist.json"))
         << QStringList{QStringLiteral("%TMP%/does-not-exist.json"), QStringLiteral("cannot open")};
@@ -1140,6 +1149,21 @@ void TestCli::jsonOntoDirectoryIsBadInput()
     const QStringList entries = QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
     QCOMPARE(entries, QStringList{QStringLiteral("inner")});
     QVERIFY(QDir(dir + QStringLiteral("/inner")).isEmpty());
+}
+
+void TestCli::keepIsCappedByItsMemory()
+{
+    // A plan kept costs about 1.5 KiB plus 1 KiB per stage, in four ranked
+    // lists: with --max-pp 8 that is (1536 + 8 x 1024) x 4 = 38,912 bytes, so
+    // 1 GiB holds 1,073,741,824 / 38,912 = 27,594 plans per ranking.
+    const QString json = tmp(QStringLiteral("keep-capped.json"));
+    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-table1-xy.json")),
+                           QStringLiteral("--gbs"), QStringLiteral("32"), QStringLiteral("--keep"),
+                           QStringLiteral("100000000"), QStringLiteral("--json"), json, QStringLiteral("-q")};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY2(r.err.contains(QStringLiteral("--keep 100000000")) && r.err.contains(QStringLiteral("keeping 27594 per ranking")),
+             qPrintable(describe(args, r)));
+    QVERIFY(QFileInfo::exists(json));
 }
 
 QTEST_GUILESS_MAIN(TestCli)
