@@ -313,8 +313,11 @@ void evaluate(const EvaluateArgs& a)
         writeFileAtomically(a.json, j.dump(1) + "\n");
     }
     // Nothing scored is a failure to evaluate, not a perfect score.
+    if (report.runs == 0 && set.rows.empty())
+        throw InputError(a.truth, "", "holds no run (a header and no rows): nothing to score");
     if (report.runs == 0)
-        throw InputError(a.truth, "", "no run could be scored (see the skipped runs above)");
+        throw InputError(a.truth, "", "no run could be scored: " + std::to_string(report.skipped.size())
+                                          + " skipped (listed above)");
 }
 
 struct AccuracyArgs {

@@ -8,6 +8,7 @@
 #include "model/ModelSpec.h"
 
 #include <algorithm>
+#include <set>
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -456,6 +457,13 @@ MeasurementSet MeasurementCsv::read(const std::string& file, Kind kind)
 
 MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string& file, Kind kind)
 {
+    // Lines that end in a bare carriage return (classic Mac OS) would read as
+    // one line whose header repeats every column: say what it is instead.
+    if (const std::size_t cr = text.find('\r');
+        cr != std::string::npos && (cr + 1 == text.size() || text[cr + 1] != '\n') && cr < text.find('\n'))
+        throw InputError(file, "line 1",
+                         "lines end in a bare carriage return (CR, classic Mac OS line endings); save the file with "
+                         "LF or CRLF line endings");
     MeasurementSet set;
     Tokenizer tok(text, file);
     Record rec;
@@ -487,7 +495,8 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
         if (!haveHeader) {
             haveHeader = true;
             headerSize = rec.fields.size();
-            std::vector<std::string> unknown;
+            std::set<std::string> unknownSeen;  // n log n: a header may have very many columns
+            std::vector<std::string> unknown;   // in header order
             for (size_t i = 0; i < rec.fields.size(); ++i) {
                 const std::string& name = rec.fields[i];
                 int c = 0;
@@ -496,10 +505,9 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
                     if (name.empty())
                         throw InputError(file, lineField(rec.line) + ", column " + std::to_string(i + 1),
                                          "empty column name in the header");
-                    for (const std::string& u : unknown)
-                        if (u == name)
-                            throw InputError(file, lineField(rec.line) + ", column " + name,
-                                             "column given twice in the header");
+                    if (!unknownSeen.insert(name).second)
+                        throw InputError(file, lineField(rec.line) + ", column " + name,
+                                         "column given twice in the header");
                     unknown.push_back(name);
                     continue;
                 }
@@ -521,7 +529,10 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
                                  "stage_time_ms, peak_mem_mib");
             if (!unknown.empty()) {
                 std::string list;
-                for (const std::string& u : unknown) list += (list.empty() ? "" : ", ") + u;
+                for (std::size_t u = 0; u < unknown.size() && u < 20; ++u)
+                    list += (list.empty() ? "" : ", ") + unknown[u];
+                if (unknown.size() > 20)
+                    list += " and " + std::to_string(unknown.size() - 20) + " more";
                 set.warnings.push_back((file.empty() ? std::string("<input>") : file) + ": " + lineField(rec.line) +
                                        ": ignoring unknown column" + (unknown.size() > 1 ? "s " : " ") + list);
             }

@@ -60,6 +60,29 @@ size_t findIterationSignature(sv c, long long& n)
     return sv::npos;
 }
 
+// "7,305.2" or "12,345": digits grouped by commas in threes.
+bool hasThousandsSeparator(const std::string& value)
+{
+    const std::string v(T::trim(value));
+    const std::size_t dot = v.find('.');
+    const std::string whole = v.substr(0, dot);
+    if (whole.find(',') == std::string::npos)
+        return false;
+    std::size_t group = 0;
+    for (std::size_t i = whole.size(); i-- > 0;) {
+        if (whole[i] == ',') {
+            if (group != 3)
+                return false;
+            group = 0;
+        } else if (whole[i] >= '0' && whole[i] <= '9') {
+            ++group;
+        } else {
+            return false;
+        }
+    }
+    return group >= 1 && group <= 3;
+}
+
 void readIterationField(const std::string& key, const std::string& value, IterationRecord& rec, bool& haveElapsed,
                         std::string& elapsedProblem)
 {
@@ -68,6 +91,10 @@ void readIterationField(const std::string& key, const std::string& value, Iterat
         haveElapsed = T::toDouble(value, v);
         if (haveElapsed)
             elapsedProblem = ranges::timeMs.problem(v, false, false);
+        else if (hasThousandsSeparator(value))
+            elapsedProblem = "has thousands separators (\"" + value
+                + "\"), which Megatron-LM never prints: the log was reformatted (a locale or a tool); remove "
+                  "the separators and import it again";
         haveElapsed = haveElapsed && elapsedProblem.empty();
         rec.elapsedMs = v;
     } else if (key == "throughput per GPU (TFLOP/s/GPU)" && T::toDouble(value, v)) {

@@ -7,6 +7,7 @@
 #include "profile/RankLayout.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -59,6 +60,9 @@ public:
         for (size_t i = 0; i < lines_.size();)
             i += parseLine(i);
         setIntervals();
+        for (const auto& [reason, more] : repeats_)
+            if (more > 0)
+                log_.warnings.push_back(fileName() + ": " + std::to_string(more) + " more line(s) the same: " + reason);
         if (suppressed_ > 0)
             log_.warnings.push_back(fileName() + ": " + std::to_string(suppressed_) + " more warnings not shown");
         if (records_ == 0 && log_.arguments.empty()) {
@@ -76,6 +80,11 @@ private:
 
     void warn(int lineNo, const std::string& what)
     {
+        // The same reason on line after line is said once, with a count at the end.
+        if (const auto [it, fresh] = repeats_.try_emplace(reasonOf(what), 0); !fresh) {
+            ++it->second;
+            return;
+        }
         if (log_.warnings.size() >= kMaxWarnings) {
             ++suppressed_;
             return;
@@ -430,6 +439,24 @@ private:
     int lastIteration_ = -1;
     size_t records_ = 0;
     size_t suppressed_ = 0;
+    std::map<std::string, size_t> repeats_;  // reason (line numbers left out) -> later lines with it
+
+    // A warning without its iteration or line numbers, so that one cause
+    // on many lines is one reason.
+    static std::string reasonOf(const std::string& what)
+    {
+        std::string out;
+        bool digits = false;
+        for (char c : what) {
+            const bool d = c >= '0' && c <= '9';
+            if (d && !digits)
+                out += '#';
+            else if (!d)
+                out += c;
+            digits = d;
+        }
+        return out;
+    }
 };
 
 }  // namespace

@@ -382,6 +382,10 @@ void TestCliLoop::badInput_data()
     QTest::newRow("predict: nothing predicted")
         << QStringList{"predict", "--queries", bad, "--out", path("p.csv")} << fp8Runs
         << "run f1 not predicted: every GPU of a job trains in one precision, and fp8 is not available on A100-80GB";
+    QTest::newRow("evaluate: header only")
+        << QStringList{"evaluate", "--truth", bad}
+        << "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,iteration_time_ms\n"
+        << "holds no run (a header and no rows)";
     QTest::newRow("train: header only")
         << QStringList{"train", "--measurements", bad, "--out", path("x.json")}
         << "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,iteration_time_ms\n"

@@ -490,6 +490,12 @@ void TestMeasurementCsv::rejectsBadInput_data()
     QStringList rowNoTp = kRunRow.split(',');
     rowNoTp.removeAt(3);
 
+    // Classic Mac OS line endings: the whole file is one line to a CSV reader.
+    {
+        QString cr = doc({kRunRow});
+        cr.replace("\n", "\r");
+        QTest::addRow("bare carriage returns") << cr << "line 1" << "lines end in a bare carriage return";
+    }
     QTest::addRow("unknown recompute") << doc({with({{"recompute", "partial"}})}) << "line 2, column recompute"
                                        << "recompute must be none|selective|full, got \"partial\"";
     QTest::addRow("unknown source") << doc({with({{"source", "real"}})}) << "line 2, column source"
