@@ -5,6 +5,8 @@
 #include "io/Text.h"
 
 #include <climits>
+#include <filesystem>
+#include <set>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -29,6 +31,20 @@ JsonReader::JsonReader(const nlohmann::json& node, std::string file, std::string
 
 nlohmann::json JsonReader::parseFile(const std::string& file)
 {
+    // Only regular files of a bounded size: a FIFO, a device (/dev/zero) or
+    // a folder would be read until memory runs out.
+    std::error_code ec;
+    const auto status = std::filesystem::status(file, ec);
+    if (!ec && std::filesystem::exists(status)) {
+        if (std::filesystem::is_directory(status))
+            throw InputError(file, "", "is a folder, not a JSON file");
+        if (!std::filesystem::is_regular_file(status))
+            throw InputError(file, "", "is not a regular file (a pipe, a device or a socket); give a JSON file");
+        const auto size = std::filesystem::file_size(file, ec);
+        if (!ec && size > kMaxFileBytes)
+            throw InputError(file, "", "is " + std::to_string(size >> 20) + " MiB; JSON inputs are at most "
+                                           + std::to_string(kMaxFileBytes >> 20) + " MiB");
+    }
     std::ifstream in(file, std::ios::binary);
     if (!in)
         throw InputError(file, "", "cannot open file");
@@ -86,8 +102,93 @@ std::string lineColumn(const std::string& text, std::size_t byte)
 }
 }  // namespace
 
+namespace {
+// The strict rules nlohmann's parser does not apply: no key twice in one
+// object (it keeps the last), and nesting no deeper than kMaxDepth (reading
+// is iterative, but destroying and dumping a value recurse). A SAX pass that
+// stops at the first breach and remembers where, as a JSON path.
+class StrictRules : public nlohmann::json::json_sax_t {
+public:
+    std::string breach;  // empty: none
+    std::string path;    // where
+
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t) override { return value(); }
+    bool number_float(number_float_t, const string_t&) override { return value(); }
+    bool string(string_t&) override { return value(); }
+    bool binary(binary_t&) override { return value(); }
+    bool start_object(std::size_t) override { return open(true); }
+    bool key(string_t& k) override
+    {
+        Level& l = levels_.back();
+        if (!l.keys.insert(k).second) {
+            path = where(levels_.size() - 1) + "/" + k;
+            breach = "the key \"" + k + "\" is given twice in one object (a reader would keep only the last)";
+            return false;
+        }
+        l.key = k;
+        return true;
+    }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(false); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception&) override { return false; }
+
+private:
+    struct Level {
+        bool object = false;
+        std::set<std::string> keys;
+        std::string key;
+        std::size_t index = 0;
+    };
+    std::vector<Level> levels_;
+
+    // The path through the first `depth` levels (all of them by default).
+    std::string where(std::size_t depth = static_cast<std::size_t>(-1)) const
+    {
+        std::string p;
+        for (std::size_t i = 0; i < levels_.size() && i < depth; ++i)
+            p += "/" + (levels_[i].object ? levels_[i].key : std::to_string(levels_[i].index));
+        return p;
+    }
+    bool value()
+    {
+        if (!levels_.empty() && !levels_.back().object)
+            ++levels_.back().index;
+        return true;
+    }
+    bool open(bool object)
+    {
+        if (levels_.size() >= JsonReader::kMaxDepth) {
+            path = where();
+            breach = "nests deeper than " + std::to_string(JsonReader::kMaxDepth)
+                + " levels, more than any MemX file holds";
+            return false;
+        }
+        levels_.push_back({object, {}, {}, 0});
+        return true;
+    }
+    bool close()
+    {
+        levels_.pop_back();
+        return value();
+    }
+};
+}  // namespace
+
 nlohmann::json JsonReader::parseText(const std::string& text, const std::string& file)
 {
+    // A NUL byte would end the document for the parser, and whatever follows
+    // it would be accepted unread.
+    if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+        throw InputError(file, lineColumn(text, nul + 1),
+                         "a NUL byte; a JSON file holds none (the file is binary, or was cut and padded)");
+    StrictRules rules;
+    nlohmann::json::sax_parse(text, &rules);
+    if (!rules.breach.empty())
+        throw InputError(file, rules.path.empty() ? "/" : rules.path, rules.breach);
     try {
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {

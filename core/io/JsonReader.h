@@ -15,6 +15,12 @@ class JsonReader {
 public:
     JsonReader(const nlohmann::json& node, std::string file, std::string path = "");
 
+    // Strict JSON (docs/FILE_FORMATS.md): one document and nothing after it
+    // but white space, no NUL byte, no key twice in an object, nesting at
+    // most kMaxDepth deep; a file must be a regular file of at most
+    // kMaxFileBytes. Anything else is an InputError with the line or path.
+    static constexpr std::size_t kMaxDepth = 64;
+    static constexpr std::uintmax_t kMaxFileBytes = 256ull << 20;
     static nlohmann::json parseFile(const std::string& file);
     static nlohmann::json parseText(const std::string& text, const std::string& file);
 

@@ -279,10 +279,22 @@ void TestBadInputs::jsonText_data()
     QTest::newRow("1e400") << "{\n  \"a\": 1,\n  \"b\": 1e400\n}" << "line 3 column 8" << "1e400 does not fit in a double";
     QTest::newRow("-1e400 in an array") << "[1, -1e400]" << "line 1 column 5" << "-1e400 does not fit";
     QTest::newRow("syntax error") << "{\n \"a\": ,\n}" << "line 2 column 7" << "malformed JSON";
+    // Strict JSON: what nlohmann's parser would accept silently.
+    QTest::newRow("NUL after the document") << QString::fromLatin1("{\"a\": 1}\n\0{\"b\": 2}", 19) << "line 2 column 1"
+                                            << "a NUL byte";
+    QTest::newRow("a key twice") << "{\"links\": [{\"bandwidth_gbps\": 16, \"bandwidth_gbps\": 1600}]}"
+                                 << "/links/0/bandwidth_gbps" << "given twice in one object";
+    QTest::newRow("a second nodes array") << "{\"nodes\": [1], \"x\": {}, \"nodes\": [2]}" << "/nodes"
+                                          << "given twice";
+    // 65 nested arrays: one past the limit, under key "k".
+    QTest::newRow("65 levels") << "{\"k\": " + QString(64, '[') + QString(64, ']') + "}"
+                               << "/k" + QString("/0").repeated(63) << "nests deeper than 64 levels";
 }
 
 void TestBadInputs::jsonText()
 {
+    // Exactly the limit reads: an object holding 63 nested arrays is 64 levels.
+    QVERIFY(JsonReader::parseText("{\"k\": " + std::string(63, '[') + std::string(63, ']') + "}", "ok.json").is_object());
     QFETCH(QString, text);
     QFETCH(QString, field);
     QFETCH(QString, reason);
