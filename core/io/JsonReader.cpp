@@ -1,6 +1,7 @@
 #include "io/JsonReader.h"
 
 #include "io/InputError.h"
+#include "io/InputFile.h"
 #include "io/Ranges.h"
 #include "io/Text.h"
 
@@ -31,26 +32,7 @@ JsonReader::JsonReader(const nlohmann::json& node, std::string file, std::string
 
 nlohmann::json JsonReader::parseFile(const std::string& file)
 {
-    // Only regular files of a bounded size: a FIFO, a device (/dev/zero) or
-    // a folder would be read until memory runs out.
-    std::error_code ec;
-    const auto status = std::filesystem::status(file, ec);
-    if (!ec && std::filesystem::exists(status)) {
-        if (std::filesystem::is_directory(status))
-            throw InputError(file, "", "is a folder, not a JSON file");
-        if (!std::filesystem::is_regular_file(status))
-            throw InputError(file, "", "is not a regular file (a pipe, a device or a socket); give a JSON file");
-        const auto size = std::filesystem::file_size(file, ec);
-        if (!ec && size > kMaxFileBytes)
-            throw InputError(file, "", "is " + std::to_string(size >> 20) + " MiB; JSON inputs are at most "
-                                           + std::to_string(kMaxFileBytes >> 20) + " MiB");
-    }
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        throw InputError(file, "", "cannot open file");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return parseText(buffer.str(), file);
+    return parseText(InputFile::read(file, kMaxFileBytes, "a JSON file"), file);
 }
 
 namespace {

@@ -20,7 +20,7 @@ public:
     // most kMaxDepth deep; a file must be a regular file of at most
     // kMaxFileBytes. Anything else is an InputError with the line or path.
     static constexpr std::size_t kMaxDepth = 64;
-    static constexpr std::uintmax_t kMaxFileBytes = 256ull << 20;
+    static constexpr std::uintmax_t kMaxFileBytes = 256ull << 20;  // InputFile::kMaxJsonBytes
     static nlohmann::json parseFile(const std::string& file);
     static nlohmann::json parseText(const std::string& text, const std::string& file);
 

@@ -3,6 +3,7 @@
 #include "io/Text.h"
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
+#include "io/InputFile.h"
 #include "model/AttentionKind.h"
 #include "profile/LogText.h"
 #include "profile/MeasurementCsv.h"
@@ -84,9 +85,7 @@ std::vector<std::string> LogImporter::runsWithoutLog() const
 
 std::map<std::string, std::string> LogImporter::readGpuTypeMap(const std::string& file)
 {
-    std::ifstream in(file);
-    if (!in)
-        throw InputError(file, "", "cannot open the GPU type map");
+    std::istringstream in(InputFile::read(file, 16ull << 20, "a GPU type map"));
     std::map<std::string, std::string> out;
     std::string line;
     for (int n = 1; std::getline(in, line); ++n) {

@@ -2,6 +2,7 @@
 
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
+#include "io/InputFile.h"
 #include "io/Ranges.h"
 #include "io/Text.h"
 #include "model/AttentionKind.h"
@@ -445,14 +446,7 @@ const std::vector<std::string>& MeasurementCsv::columns()
 
 MeasurementSet MeasurementCsv::read(const std::string& file, Kind kind)
 {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        throw InputError(file, "", "cannot open file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad())
-        throw InputError(file, "", "cannot read file");
-    return parse(ss.str(), file, kind);
+    return parse(InputFile::read(file, InputFile::kMaxCsvBytes, "a measurement file"), file, kind);
 }
 
 MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string& file, Kind kind)

@@ -1,6 +1,7 @@
 #include "profile/MegatronLogParser.h"
 
 #include "io/InputError.h"
+#include "io/InputFile.h"
 #include "profile/LogLinePrefixes.h"
 #include "profile/LogText.h"
 #include "profile/MegatronLogLine.h"
@@ -468,14 +469,7 @@ MegatronLog MegatronLogParser::parse(const std::string& text, const std::string&
 
 MegatronLog MegatronLogParser::read(const std::string& file)
 {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        throw InputError(file, "", "cannot open the Megatron-LM log");
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    if (in.bad())
-        throw InputError(file, "", "cannot read the Megatron-LM log");
-    return parse(buf.str(), file);
+    return parse(InputFile::read(file, InputFile::kMaxLogBytes, "a Megatron-LM log"), file);
 }
 
 std::vector<double> MegatronLogParser::stagePeakMiB(const MegatronLog& log, const RankLayout& layout)

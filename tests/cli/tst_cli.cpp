@@ -692,6 +692,15 @@ void TestCli::badInput_data()
         return QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), file};
     };
 
+    // Inputs must be regular files: a device or a folder would be read until memory ran out.
+    QTest::newRow("cluster is /dev/zero") << searchCluster(QStringLiteral("/dev/zero"))
+                                          << QStringList{QStringLiteral("/dev/zero"), QStringLiteral("not a regular file")};
+    QTest::newRow("cluster is a folder") << searchCluster(QStringLiteral("%TMP%"))
+                                         << QStringList{QStringLiteral("is a folder")};
+    QTest::newRow("measurements are /dev/zero")
+        << QStringList{QStringLiteral("train"), QStringLiteral("--measurements"), QStringLiteral("/dev/zero"),
+                       QStringLiteral("--out"), QStringLiteral("%TMP%/never.json")}
+        << QStringList{QStringLiteral("/dev/zero"), QStringLiteral("not a regular file")};
     // Counts are signed on the command line: -1 is refused, not read as 2^64 - 1.
     QTest::newRow("negative --top") << search({QStringLiteral("--top"), QStringLiteral("-1")})
                                     << QStringList{QStringLiteral("--top"), QStringLiteral("-1"),
