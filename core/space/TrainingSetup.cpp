@@ -3,9 +3,26 @@
 #include "io/InputError.h"
 #include "model/Precision.h"
 
+#include <initializer_list>
 #include <utility>
 
 namespace memx {
+
+namespace {
+
+// The value among `values` whose toString is `s`.
+template <typename Mode>
+bool parseByName(const std::string& s, Mode& out, std::initializer_list<Mode> values)
+{
+    for (Mode m : values)
+        if (s == toString(m)) {
+            out = m;
+            return true;
+        }
+    return false;
+}
+
+}  // namespace
 
 const char* toString(ScheduleMode m)
 {
@@ -42,33 +59,18 @@ const char* toString(MeshMode m)
 
 bool parseMeshMode(const std::string& s, MeshMode& out)
 {
-    for (auto m : {MeshMode::Uniform, MeshMode::PerType})
-        if (s == toString(m)) {
-            out = m;
-            return true;
-        }
-    return false;
+    return parseByName(s, out, {MeshMode::Uniform, MeshMode::PerType});
 }
 
 bool parseScheduleMode(const std::string& s, ScheduleMode& out)
 {
-    for (auto m : {ScheduleMode::Auto, ScheduleMode::OneF1B, ScheduleMode::Interleaved, ScheduleMode::Both})
-        if (s == toString(m)) {
-            out = m;
-            return true;
-        }
-    return false;
+    return parseByName(s, out, {ScheduleMode::Auto, ScheduleMode::OneF1B, ScheduleMode::Interleaved, ScheduleMode::Both});
 }
 
 bool parseRecomputeMode(const std::string& s, RecomputeMode& out)
 {
-    for (auto m : {RecomputeMode::Policy, RecomputeMode::Enumerate, RecomputeMode::UniformNone,
-                   RecomputeMode::UniformSelective, RecomputeMode::UniformFull})
-        if (s == toString(m)) {
-            out = m;
-            return true;
-        }
-    return false;
+    return parseByName(s, out, {RecomputeMode::Policy, RecomputeMode::Enumerate, RecomputeMode::UniformNone,
+                                RecomputeMode::UniformSelective, RecomputeMode::UniformFull});
 }
 
 void TrainingSetup::validate() const
@@ -111,12 +113,7 @@ void TrainingSetup::validate() const
 
 bool parsePlacementMode(const std::string& s, PlacementMode& out)
 {
-    for (auto m : {PlacementMode::Contiguous, PlacementMode::All})
-        if (s == toString(m)) {
-            out = m;
-            return true;
-        }
-    return false;
+    return parseByName(s, out, {PlacementMode::Contiguous, PlacementMode::All});
 }
 
 }  // namespace memx

@@ -142,9 +142,7 @@ void TestSearchExactness::perTypePrunedEqualsBruteForce_data()
 {
     // The same random cases with per-type meshes: every GPU type's stages
     // may take their own TP and DP (FlagScale's process meshes).
-    QTest::addColumn<unsigned>("seed");
-    for (unsigned seed = 1; seed <= 40; ++seed)
-        QTest::newRow(randomCase(seed).label.toUtf8().constData()) << seed;
+    prunedEqualsBruteForce_data();
 }
 
 void TestSearchExactness::perTypePrunedEqualsBruteForce()
