@@ -8,6 +8,7 @@
 #include "space/JobPrecision.h"
 
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,6 +16,12 @@
 namespace memx {
 
 namespace {
+
+// A count of candidates; the search's counts saturate at 2^64 - 1.
+std::string countText(std::uint64_t n)
+{
+    return n == std::numeric_limits<std::uint64_t>::max() ? std::string("more than 1.8e19") : std::to_string(n);
+}
 
 // "TP=4 PP=2 DP=1 mbs=1", or for a per-mesh plan
 // "PP=3 meshes A100 TP 4 x DP 1, mbs 2 | V100 TP 8 x DP 2, mbs 1".
@@ -144,7 +151,7 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
         out += ", chosen by auto: " + r.profileReason;
     else if (r.profileUsed == ProfileKind::Balanced)
         out += ", picks " + r.profileReason + "; Phi under the default weights";
-    out += "\nReferences (medians of " + std::to_string(r.stats.feasible) + " feasible plans): T=" + Text::fmt("%.1f", r.references.time)
+    out += "\nReferences (medians of " + countText(r.stats.feasible) + " feasible plans): T=" + Text::fmt("%.1f", r.references.time)
         + " ms, M=" + Text::fmt("%.2f", r.references.memory / 1024) + " GiB, V=" + varianceText(r, r.references.variance)
         + (r.varianceMode == VarianceMode::AbsoluteMiB ? " GiB^2" : " (utilisation^2)") + "\n";
     out += constraintsLine(r) + priceLine(r) + "\n";
@@ -307,7 +314,7 @@ std::string TextReport::stats(const SearchResult& r)
 {
     const auto& s = r.stats;
     std::string out = "\nSearch statistics:\n";
-    out += "  skeletons " + std::to_string(s.skeletons) + ", feasible candidates " + std::to_string(s.feasible)
+    out += "  skeletons " + std::to_string(s.skeletons) + ", feasible candidates " + countText(s.feasible)
         + (r.incomplete.empty() ? " (counted, every one covered)" : " (counted; not every one covered: the search stopped early)")
         + ", composed while exploring " + std::to_string(s.explored)
         + ", branch-and-bound nodes " + std::to_string(s.searchNodes) + "\n";

@@ -11,6 +11,7 @@
 #include "export/MegatronExport.h"
 #include "export/PlanJson.h"
 #include "export/PlanJsonReader.h"
+#include "export/TextReport.h"
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
 #include "search/Objective.h"
@@ -18,6 +19,8 @@
 #include "search/SearchEngine.h"
 
 #include <QtTest>
+
+#include <limits>
 
 using namespace memx;
 
@@ -79,6 +82,7 @@ private slots:
     void planFileBreakingFlagScaleRuleRefused();
     void ranksFollowFlagScaleRankMapper();
     void exportsSayWhatRunsThePlan();
+    void saturatedCountSaysSo();
 };
 
 void TestPerMeshPlans::perTypeHoldsEveryUniformPlan()
@@ -226,6 +230,19 @@ void TestPerMeshPlans::exportsSayWhatRunsThePlan()
     const auto problems = FlagScaleExport::validate(FlagScaleExport::configFor(
         doc, LaunchFiles::layout(doc.problem.cluster, doc.plan)));
     QVERIFY(problems.empty());
+}
+
+void TestPerMeshPlans::saturatedCountSaysSo()
+{
+    // Per-type spaces of 128+ GPUs hold more than 2^64 candidates: the
+    // saturated count reads as a bound, not as 18446744073709551615.
+    SearchResult r;
+    r.stats.feasible = std::numeric_limits<std::uint64_t>::max();
+    const std::string text = TextReport::stats(r);
+    QVERIFY2(text.find("feasible candidates more than 1.8e19") != std::string::npos, text.c_str());
+    QVERIFY(text.find("18446744073709551615") == std::string::npos);
+    r.stats.feasible = 1234;
+    QVERIFY(TextReport::stats(r).find("feasible candidates 1234") != std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TestPerMeshPlans)
