@@ -1370,13 +1370,15 @@ QString MainWindow::planSummary() const
     const int pct = qRound(100 * u);
     const QString source = qs(toString(plan->provenance));
     const double gib = plan->maxMemMiB / 1024.0;
+    // Seconds, as every other view states iteration times.
+    const double s = plan->iterationMs / 1000.0;
     if (u <= 0)
-        return tr("%1: %2 ms, peak %3 GiB (no uncertainty given)").arg(source).arg(plan->iterationMs, 0, 'f', 1).arg(gib, 0, 'f', 1);
-    return tr("%1, ±%2%: %3 ± %4 ms, peak %5 ± %6 GiB")
+        return tr("%1: %2 s, peak %3 GiB (no uncertainty given)").arg(source).arg(s, 0, 'f', 2).arg(gib, 0, 'f', 1);
+    return tr("%1, ±%2%: %3 ± %4 s, peak %5 ± %6 GiB")
         .arg(source)
         .arg(pct)
-        .arg(plan->iterationMs, 0, 'f', 1)
-        .arg(plan->iterationMs * u, 0, 'f', 1)
+        .arg(s, 0, 'f', 2)
+        .arg(s * u, 0, 'f', 2)
         .arg(gib, 0, 'f', 1)
         .arg(gib * u, 0, 'f', 1);
 }

@@ -304,6 +304,11 @@ void TestMainWindow::learnedPredictorDrivesTheSearch()
     const Plan& best = r.best.front();
     const QString pct = QStringLiteral("±%1%").arg(qRound(100 * best.uncertainty));
     QVERIFY2(w.planSummary().startsWith(QStringLiteral("learned, ") + pct), qPrintable(w.planSummary()));
+    // In seconds, as the other views state iteration times (it had read "21469.6 +- 5367.4 ms").
+    QVERIFY2(w.planSummary().contains(QString::number(best.iterationMs / 1000, 'f', 2) + QStringLiteral(" ± ")
+                                      + QString::number(best.iterationMs / 1000 * best.uncertainty, 'f', 2)
+                                      + QStringLiteral(" s, peak")),
+             qPrintable(w.planSummary()));
     QCOMPARE(w.memoryBars()->provenance(), QStringLiteral("learned"));
     QCOMPARE(w.memoryBars()->uncertainty(), best.uncertainty);
     QVERIFY(w.memoryBars()->hasWhiskers());
