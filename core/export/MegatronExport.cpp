@@ -27,11 +27,6 @@ bool allEqual(std::vector<int>::const_iterator b, std::vector<int>::const_iterat
 
 }  // namespace
 
-std::string MegatronExport::shellWord(const std::string& s)
-{
-    return Text::shellWord(s);
-}
-
 std::string MegatronExport::layout(const std::vector<int>& layers, int v)
 {
     const int P = static_cast<int>(layers.size());
@@ -430,9 +425,9 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         s += "MEGATRON_ARGS=(\n";
         for (std::size_t i = 0; i < args.size(); ++i) {
             // One flag per line with its values.
-            s += "  " + shellWord(args[i]);
+            s += "  " + Text::shellWord(args[i]);
             while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
-                s += " " + shellWord(args[++i]);
+                s += " " + Text::shellWord(args[++i]);
             s += "\n";
         }
         s += ")\n";

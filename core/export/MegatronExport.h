@@ -87,9 +87,6 @@ public:
 
     // Every file of the export: launch_node<R>.sh per node rank, hostfile, sbatch.sh.
     static std::vector<ExportedFile> files(const PlanDocument& doc);
-
-    // Quoted for bash when needed ('...').
-    static std::string shellWord(const std::string& s);
 };
 
 }  // namespace memx

@@ -26,8 +26,8 @@ PlanSpec PlanSpec::of(const Plan& p, std::vector<Recompute> levels)
     spec.queryGroups = p.queryGroups;
     spec.schedule = p.schedule;
     spec.virtualStages = p.virtualStages;
-    for (std::size_t i = 0; i < p.stages.size(); ++i)
-        if (p.perMesh())
+    if (p.perMesh())
+        for (std::size_t i = 0; i < p.stages.size(); ++i)
             spec.shapes.push_back(p.shapeOf(i));
     for (const auto& s : p.stages) {
         spec.stageGroups.push_back(s.groupName);
