@@ -320,7 +320,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--stats", args->stats, "Print search statistics (counts, pruning, time, candidates/s)");
     cmd->add_flag("--progress", args->progress, "Print progress to stderr");
     cmd->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
-    cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
+    cmd->add_option("--threads", args->threads, "Worker threads (0: every core this process may use, its CPU affinity and cgroup quota counted)")->capture_default_str();
     cmd->add_flag("--compare", args->compare,
                   "Also rank under the other weight profiles and spell out how their winners differ");
     cmd->add_option("--predictor", args->predictor,

@@ -1,5 +1,7 @@
 #include "predict/XgboostModel.h"
 
+#include "io/HostCores.h"
+
 #include <xgboost/c_api.h>
 
 #include <algorithm>
@@ -139,10 +141,13 @@ XgboostModel XgboostModel::train(const std::vector<float>& features, std::size_t
     set("seed", std::to_string(params.seed));
     set("base_score", "0");
     set("verbosity", "0");
+    // Small tables train fastest on one thread; XGBoost's default is every
+    // core of the host, which in a CPU-limited container oversubscribes it.
+    set("nthread", std::to_string(std::min<std::size_t>(static_cast<std::size_t>(usableCores()), 1 + rows / 4096)));
     for (int i = 0; i < params.rounds; ++i) check(XGBoosterUpdateOneIter(b.h, i, d.h), "XGBoosterUpdateOneIter");
 
     XgboostModel model(b.release());
-    model.configure();
+    model.setThreads(usableCores());  // configures too
     return model;
 }
 
@@ -186,7 +191,7 @@ XgboostModel XgboostModel::loadJson(const std::string& json)
     check(XGBoosterLoadModelFromBuffer(b.h, json.data(), static_cast<bst_ulong>(json.size())),
           "XGBoosterLoadModelFromBuffer");
     XgboostModel model(b.release());
-    model.configure();
+    model.setThreads(usableCores());  // configures too
     return model;
 }
 

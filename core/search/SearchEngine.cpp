@@ -3,6 +3,7 @@
 #include "space/JobPrecision.h"
 
 #include "hardware/Topology.h"
+#include "io/HostCores.h"
 #include "io/Text.h"
 #include "predict/AnalyticPredictor.h"
 #include "predict/PredictionCache.h"
@@ -163,7 +164,7 @@ private:
     bool startWorkers()
     {
         int threads = req_.options.threads > 0 ? req_.options.threads
-                                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+                                               : usableCores();
         threads = std::max(1, std::min<int>(threads, static_cast<int>(list_.skeletons.size())));
         result_.stats.threads = threads;
         MemoryBudget::Sizes kept;
