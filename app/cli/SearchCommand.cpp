@@ -6,6 +6,7 @@
 #include "export/PlanJson.h"
 #include "export/SimplexReport.h"
 #include "export/TextReport.h"
+#include "export/NodeLossReport.h"
 #include "export/WhatIfReport.h"
 #include "hardware/BandwidthScenarioFile.h"
 #include "io/AtomicFile.h"
@@ -15,6 +16,7 @@
 #include "profile/PlanRuns.h"
 #include "predict/PredictionStore.h"
 #include "search/BandwidthWhatIf.h"
+#include "search/NodeLossWhatIf.h"
 #include "search/RecomputeAblation.h"
 #include "search/SearchEngine.h"
 #include "search/WeightSimplex.h"
@@ -40,6 +42,7 @@ struct SearchArgs {
     std::vector<int> tp;
     std::vector<int> vp{2};
     int maxPP = 8;
+    int minPP = 1;
     std::string schedule = "auto";
     std::string recompute = "policy";
     std::string precision = "auto";
@@ -77,6 +80,7 @@ struct SearchArgs {
     bool baselines = false;
     std::string bandwidthScenarios;
     std::string robust;
+    std::string nodeLoss;
 };
 
 // "10%" or "0.1" -> 0.1; a negative or unreadable value names the option.
@@ -137,6 +141,9 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     atLeast("--tp", a.tp, 1, "TP degrees");
     atLeast("--vp", a.vp, 2, "virtual-stage sizes (1 means no interleaving; use --schedule 1f1b)");
     atLeast("--max-pp", {a.maxPP}, 1, "the number of pipeline stages");
+    atLeast("--min-pp", {a.minPP}, 1, "the number of pipeline stages");
+    if (a.minPP > a.maxPP)
+        throw InputError("--min-pp", std::to_string(a.minPP), "is above --max-pp (" + std::to_string(a.maxPP) + ")");
     atLeast("--threads", {a.threads}, 0, "the thread count (0 = all cores)");
     if (a.top < 1)
         throw InputError("--top", std::to_string(a.top), "show at least one plan");
@@ -151,6 +158,7 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     s.tensorParallel = a.tp;
     s.virtualStages = a.vp;
     s.maxPipelineStages = a.maxPP;
+    s.minPipelineStages = a.minPP;
     s.distributedOptimizer = !a.noDistOpt;
     s.overlapGradReduce = a.overlapGradReduce || a.overlapParamGather;
     s.overlapParamGather = a.overlapParamGather;
@@ -271,6 +279,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         ->delimiter(',')
         ->capture_default_str();
     cmd->add_option("--max-pp", args->maxPP, "Largest number of pipeline stages")->capture_default_str();
+    cmd->add_option("--min-pp", args->minPP, "Smallest number of pipeline stages")->capture_default_str();
     cmd->add_option("--schedule", args->schedule, "auto (the paper's adaptive rule), 1f1b, interleaved or both")
         ->capture_default_str();
     cmd->add_option("--recompute", args->recompute,
@@ -342,7 +351,11 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     "from the prediction store (docs/WHAT_IF_BANDWIDTH.md)");
     cmd->add_option("--robust", args->robust,
                     "With --bandwidth-scenarios: also rank the kept plans by their worst or mean time over the "
-                    "scenarios (worst, mean)");
+                    "scenarios (worst, mean). node-loss: rank them by their worst time when any one node is lost "
+                    "(implies --node-loss each unless given)");
+    cmd->add_option("--node-loss", args->nodeLoss,
+                    "Node-loss what-if: re-plan the cluster without each node (each; alike nodes once) or each GPU "
+                    "type's first node (per-type) and report the best plan and its slowdown for each");
     cmd->add_option("--time-limit", args->timeLimit,
                     "Stop after this many seconds with the best plans found so far, marked incomplete in the report "
                     "and in --json (0: no limit)")
@@ -359,13 +372,20 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         // What-if bandwidth: the file is checked before the search runs.
         std::vector<BandwidthScenario> scenarios;
         BandwidthWhatIf::Options whatIf;
-        if (!args->robust.empty()) {
+        NodeLossWhatIf::Options nodeLoss;
+        const bool wantNodeLoss = !args->nodeLoss.empty() || args->robust == "node-loss";
+        if (!args->nodeLoss.empty() && !NodeLossWhatIf::parse(args->nodeLoss, nodeLoss.which))
+            throw InputError("--node-loss", args->nodeLoss, "expected each or per-type");
+        nodeLoss.topK = static_cast<std::size_t>(args->top);
+        if (args->robust == "node-loss") {
+            nodeLoss.robust = true;
+        } else if (!args->robust.empty()) {
             if (args->robust == "worst")
                 whatIf.robust = BandwidthWhatIf::Robust::Worst;
             else if (args->robust == "mean")
                 whatIf.robust = BandwidthWhatIf::Robust::Mean;
             else
-                throw InputError("--robust", args->robust, "expected worst or mean");
+                throw InputError("--robust", args->robust, "expected worst, mean or node-loss");
             if (args->bandwidthScenarios.empty())
                 throw InputError("--robust", args->robust, "needs --bandwidth-scenarios FILE");
         }
@@ -375,6 +395,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
             if (!req.store)
                 req.store = std::make_shared<PredictionStore>();  // the scenarios re-plan from it
         }
+        if (wantNodeLoss && !req.store)
+            req.store = std::make_shared<PredictionStore>();  // the scenarios re-plan from it
         SearchEngine::ProgressFn progress;
         if (args->progress)
             progress = [](const SearchProgress& p) {
@@ -400,10 +422,16 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         const bool haveWhatIf = !scenarios.empty() && r.error.empty() && !r.best.empty();
         if (haveWhatIf)
             whatIfResult = BandwidthWhatIf::run(req, r, scenarios, whatIf);
+        NodeLossWhatIf::Result nodeLossResult;
+        const bool haveNodeLoss = wantNodeLoss && r.error.empty() && !r.best.empty();
+        if (haveNodeLoss)
+            nodeLossResult = NodeLossWhatIf::run(req, r, nodeLoss);
         if (!args->json.empty()) {
             nlohmann::json doc = PlanJson::search(req.problem, r);
             if (haveWhatIf)
                 doc["what_if"] = WhatIfReport::json(whatIfResult, args->bandwidthScenarios);
+            if (haveNodeLoss)
+                doc["node_loss"] = NodeLossReport::json(nodeLossResult);
             writeFileAtomically(args->json, doc.dump(1) + "\n");
         }
         std::string report;
@@ -418,6 +446,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
             report += TextReport::baselines(r);
             if (haveWhatIf)
                 report += WhatIfReport::text(whatIfResult, r, args->bandwidthScenarios);
+            if (haveNodeLoss)
+                report += NodeLossReport::text(nodeLossResult, r);
             if (!args->simplex.empty()) {
                 const SimplexMap map = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
                 writeFileAtomically(args->simplex, SimplexReport::csv(map));

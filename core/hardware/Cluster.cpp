@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 namespace memx {
 
@@ -312,6 +313,77 @@ Cluster Cluster::withLinkBandwidthScaled(const std::vector<double>& factors) con
     Cluster out = *this;
     for (std::size_t i = 0; i < out.links_.size() && i < factors.size(); ++i)
         out.links_[i].bandwidthGBps *= factors[i];
+    return out;
+}
+
+Cluster Cluster::withoutNodes(const std::vector<int>& drop) const
+{
+    std::vector<bool> gone(nodes_.size(), false);
+    for (int n : drop) {
+        if (n < 0 || static_cast<std::size_t>(n) >= nodes_.size())
+            throw std::invalid_argument("Cluster::withoutNodes: no node " + std::to_string(n));
+        gone[static_cast<std::size_t>(n)] = true;
+    }
+    if (std::all_of(gone.begin(), gone.end(), [](bool g) { return g; }))
+        throw std::invalid_argument("Cluster::withoutNodes: no node would be left");
+    Cluster out;
+    out.name_ = name_;
+    out.description_ = description_;
+    out.source_ = source_;
+    out.typeOverrides_ = typeOverrides_;
+    out.mediumCount_ = mediumCount_;
+    // Types some kept node still has, in their old order.
+    std::vector<int> typeMap(types_.size(), -1), nodeMap(nodes_.size(), -1), groupMap(groups_.size(), -1),
+        deviceMap(devices_.size(), -1);
+    for (const Device& d : devices_)
+        if (!gone[static_cast<std::size_t>(d.node)])
+            typeMap[static_cast<std::size_t>(d.type)] = 0;
+    for (std::size_t t = 0; t < types_.size(); ++t)
+        if (typeMap[t] == 0) {
+            typeMap[t] = static_cast<int>(out.types_.size());
+            out.types_.push_back(types_[t]);
+        }
+    for (std::size_t n = 0; n < nodes_.size(); ++n)
+        if (!gone[n]) {
+            nodeMap[n] = static_cast<int>(out.nodes_.size());
+            out.nodes_.push_back(Node{nodes_[n].name, {}});
+            out.nodeGpus_.push_back(nodeGpus_[n]);
+        }
+    for (std::size_t g = 0; g < groups_.size(); ++g)
+        if (!gone[static_cast<std::size_t>(groups_[g].node)]) {
+            groupMap[g] = static_cast<int>(out.groups_.size());
+            DeviceGroup dg = groups_[g];
+            dg.node = nodeMap[static_cast<std::size_t>(dg.node)];
+            dg.type = typeMap[static_cast<std::size_t>(dg.type)];
+            dg.devices.clear();
+            out.groups_.push_back(std::move(dg));
+        }
+    for (std::size_t i = 0; i < devices_.size(); ++i) {
+        Device d = devices_[i];
+        if (gone[static_cast<std::size_t>(d.node)])
+            continue;
+        deviceMap[i] = static_cast<int>(out.devices_.size());
+        d.node = nodeMap[static_cast<std::size_t>(d.node)];
+        d.type = typeMap[static_cast<std::size_t>(d.type)];
+        d.group = groupMap[static_cast<std::size_t>(d.group)];
+        out.nodes_[static_cast<std::size_t>(d.node)].devices.push_back(deviceMap[i]);
+        out.groups_[static_cast<std::size_t>(d.group)].devices.push_back(deviceMap[i]);
+        out.devices_.push_back(d);
+    }
+    auto remap = [&](const std::vector<int>& ids, std::vector<int>& to) {
+        to.clear();
+        for (int d : ids) {
+            if (deviceMap[static_cast<std::size_t>(d)] < 0)
+                return false;  // a selector names one node: all of it is gone
+            to.push_back(deviceMap[static_cast<std::size_t>(d)]);
+        }
+        return true;
+    };
+    for (const Link& l : links_) {
+        Link k = l;
+        if (remap(l.a, k.a) && remap(l.b, k.b))
+            out.links_.push_back(std::move(k));
+    }
     return out;
 }
 

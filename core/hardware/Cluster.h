@@ -80,6 +80,12 @@ public:
     // The same cluster with link i's bandwidth multiplied by factors[i] (one
     // per link, in links() order): a what-if network (BandwidthScenario).
     Cluster withLinkBandwidthScaled(const std::vector<double>& factors) const;
+    // The same cluster without these nodes (indices into nodes()): their GPUs,
+    // their device groups, every link that reaches them, and a GPU type no
+    // node has any more are gone; device, group and type indices are
+    // renumbered in the same order. Throws std::invalid_argument for an index
+    // out of range or when no node would be left.
+    Cluster withoutNodes(const std::vector<int>& nodes) const;
 
     // Coefficient of variation of effective device compute (peak x efficiency),
     // the paper's GPU heterogeneity index.

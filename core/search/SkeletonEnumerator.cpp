@@ -170,6 +170,10 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
                 ++list.excluded["more pipeline stages than --max-pp"];
                 return;
             }
+            if (stages < setup.minPipelineStages) {
+                ++list.excluded["fewer pipeline stages than --min-pp"];
+                return;
+            }
             if (stages > model.numLayers) {
                 ++list.excluded["more pipeline stages than layers"];
                 return;
@@ -295,6 +299,10 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem)
             }
             if (stages > setup.maxPipelineStages) {
                 ++list.excluded["more pipeline stages than --max-pp"];
+                continue;
+            }
+            if (stages < setup.minPipelineStages) {
+                ++list.excluded["fewer pipeline stages than --min-pp"];
                 continue;
             }
             if (stages > model.numLayers) {

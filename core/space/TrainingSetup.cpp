@@ -90,6 +90,11 @@ void TrainingSetup::validate() const
     atLeast("tensor_parallel", tensorParallel, 1);
     atLeast("virtual_stages", virtualStages, 2);
     atLeast("max_pipeline_stages", {maxPipelineStages}, 1);
+    atLeast("min_pipeline_stages", {minPipelineStages}, 1);
+    if (minPipelineStages > maxPipelineStages)
+        throw InputError("training setup", "min_pipeline_stages",
+                         "is " + std::to_string(minPipelineStages) + ", above max_pipeline_stages ("
+                             + std::to_string(maxPipelineStages) + ")");
     Precision p;
     if (precision != "auto" && !parsePrecision(precision, p))
         throw InputError("training setup", "precision",

@@ -36,6 +36,7 @@ struct TrainingSetup {
     std::vector<int> queryGroups;              // empty: the model's query groups
     std::vector<int> tensorParallel;           // empty: every power of two that fits a group
     int maxPipelineStages = 8;
+    int minPipelineStages = 1;                 // fewer stages are skipped (--min-pp)
     std::vector<int> virtualStages{2};         // interleaved virtual sizes to try
     bool distributedOptimizer = true;
     // Megatron --overlap-grad-reduce: gradients are reduced bucket by bucket

@@ -125,6 +125,7 @@ private slots:
     void overlapHidesDataParallelSync();
     void searchBaselines();
     void searchBandwidthScenarios();
+    void searchNodeLoss();
     void searchCountsAttentionAndDropout_data();
     void searchCountsAttentionAndDropout();
     void searchStats_data();
@@ -510,6 +511,39 @@ void TestCli::searchBandwidthScenarios()
     QVERIFY2(alone.err.contains("--robust") && alone.err.contains("--bandwidth-scenarios"), qPrintable(alone.err));
 }
 
+// --node-loss: each node's loss re-planned (alike nodes once), in the report
+// and in --json; --robust node-loss implies it and ranks by the worst case.
+void TestCli::searchNodeLoss()
+{
+    const QString json = tmp("node-loss.json");
+    // paper-20gpu-3vendor: nodes a100 (4 x A100), vb (8 x Vendor-B), vc (8 x Vendor-C).
+    const QStringList args = {"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--gbs", "128", "--top", "2",
+                              "--robust", "node-loss", "--json", json};
+    RUN_EXPECT(r, args, 0);
+    QVERIFY2(r.out.contains("Node loss (3 scenarios, every node; alike nodes once):"), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QRegularExpression(R"(without vb \(8 x Vendor-B\): best \d+\.\d ms \([+-]\d+\.\d%\), \d+ tokens/s)")),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("Robust ranking by the worst time over the scenarios"), qPrintable(r.out));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject w = QJsonDocument::fromJson(f.readAll()).object()["node_loss"].toObject();
+    QCOMPARE(w["which"].toString(), QStringLiteral("each"));
+    const QJsonArray scenarios = w["scenarios"].toArray();
+    QCOMPARE(scenarios.size(), 3);
+    QStringList nodes;
+    for (const auto& s : scenarios)
+        nodes << s.toObject()["node"].toString();
+    QCOMPARE(nodes, (QStringList{"a100", "vb", "vc"}));
+    QVERIFY(w["robust"].toBool());
+    QVERIFY(w["robust_plans"].toArray().size() <= 2);
+    for (const auto& p : w["robust_plans"].toArray())
+        QCOMPARE(p.toObject()["scenarios"].toArray().size(), 3);
+
+    RUN_EXPECT(perType, (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--gbs", "128",
+                                     "--node-loss", "per-type"}), 0);
+    QVERIFY2(perType.out.contains("Node loss (3 scenarios, each GPU type's first node):"), qPrintable(perType.out));
+}
+
 // Megatron-LM CI's gpt3_mcore_te_tp1_pp1_dist_optimizer_fim_dataset (GPT
 // 12 x 512, 8 heads, seq 1024, mbs 4, TP 1, PP 1): what each attention and
 // dropout setting adds to the activations of the one stage, by hand from
@@ -797,6 +831,15 @@ void TestCli::badInput_data()
         << search({QStringLiteral("--tp"), QStringLiteral("0")}) << QStringList{QStringLiteral("--tp")};
     QTest::newRow("--max-pp 0")
         << search({QStringLiteral("--max-pp"), QStringLiteral("0")}) << QStringList{QStringLiteral("--max-pp")};
+    QTest::newRow("--min-pp above --max-pp")
+        << search({QStringLiteral("--min-pp"), QStringLiteral("5"), QStringLiteral("--max-pp"), QStringLiteral("4")})
+        << QStringList{QStringLiteral("--min-pp"), QStringLiteral("above --max-pp (4)")};
+    QTest::newRow("--node-loss bogus")
+        << search({QStringLiteral("--node-loss"), QStringLiteral("bogus")})
+        << QStringList{QStringLiteral("--node-loss"), QStringLiteral("expected each or per-type")};
+    QTest::newRow("--robust bogus")
+        << search({QStringLiteral("--robust"), QStringLiteral("bogus")})
+        << QStringList{QStringLiteral("--robust"), QStringLiteral("node-loss")};
     QTest::newRow("--vp 0")
         << search({QStringLiteral("--vp"), QStringLiteral("0"), QStringLiteral("--schedule"),
                    QStringLiteral("interleaved")})

@@ -1,0 +1,255 @@
+#include "search/NodeLossWhatIf.h"
+
+#include "io/Text.h"
+#include "search/SearchEngine.h"
+#include "search/WeightSimplex.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace memx {
+
+const char* NodeLossWhatIf::toString(Which w)
+{
+    return w == Which::PerType ? "per-type" : "each";
+}
+
+bool NodeLossWhatIf::parse(const std::string& text, Which& out)
+{
+    if (text == "each" || text == "each-node") {
+        out = Which::EachNode;
+        return true;
+    }
+    if (text == "per-type") {
+        out = Which::PerType;
+        return true;
+    }
+    return false;
+}
+
+double NodeLossWhatIf::tokensPerS(const Plan& plan)
+{
+    return plan.iterationMs > 0 ? 1000.0 * plan.globalBatch * plan.seqLen / plan.iterationMs : 0;
+}
+
+namespace {
+
+std::string listing(const Cluster& c, int node)
+{
+    std::map<std::string, int> count;
+    for (int d : c.nodes()[static_cast<std::size_t>(node)].devices)
+        ++count[c.typeOf(d).name];
+    std::string out;
+    for (const auto& [type, n] : count)
+        out += (out.empty() ? "" : " + ") + std::to_string(n) + " x " + type;
+    return out;
+}
+
+// What losing `node` looks like from the rest of the cluster: its GPUs, its
+// links inside, and for every link that leaves it the link and what is at the
+// other end. Nodes with equal signatures are one scenario.
+std::string signature(const Cluster& c, int node, const std::vector<std::string>& listings)
+{
+    std::vector<std::string> inside, outside;
+    auto nodeOf = [&](int d) { return c.devices()[static_cast<std::size_t>(d)].node; };
+    auto indexIn = [&](const std::vector<int>& ds) {
+        std::string s;
+        for (int d : ds)
+            s += std::to_string(c.devices()[static_cast<std::size_t>(d)].indexInNode) + ",";
+        return s;
+    };
+    for (const Link& l : c.links()) {
+        const std::string kind = std::string(toString(l.kind)) + Text::fmt(" %.6g", l.bandwidthGBps) + Text::fmt(" %.6g ", l.latencyUs)
+            + (l.medium >= 0 ? "shared " : "");
+        const bool aHere = !l.a.empty() && nodeOf(l.a.front()) == node;
+        const bool bHere = !l.b.empty() && nodeOf(l.b.front()) == node;
+        if (l.within && aHere)
+            inside.push_back(kind + "within " + indexIn(l.a));
+        else if (aHere && bHere)
+            inside.push_back(kind + "between " + indexIn(l.a) + "|" + indexIn(l.b));
+        else if (aHere || bHere) {
+            const std::vector<int>& other = aHere ? l.b : l.a;
+            outside.push_back(kind + indexIn(aHere ? l.a : l.b) + "->" + listings[static_cast<std::size_t>(nodeOf(other.front()))]
+                              + ":" + indexIn(other));
+        }
+    }
+    std::sort(inside.begin(), inside.end());
+    std::sort(outside.begin(), outside.end());
+    std::string s = listings[static_cast<std::size_t>(node)] + "\n";
+    for (const auto& x : inside)
+        s += x + "\n";
+    s += "--\n";
+    for (const auto& x : outside)
+        s += x + "\n";
+    return s;
+}
+
+bool usesNode(const Cluster& c, const Plan& p, int node)
+{
+    for (const StagePlan& s : p.stages)
+        for (int d : s.devices)
+            if (d >= 0 && d < c.deviceCount() && c.devices()[static_cast<std::size_t>(d)].node == node)
+                return true;
+    return false;
+}
+
+SearchRequest replanRequest(const SearchRequest& request, Cluster cluster)
+{
+    SearchRequest again = request;
+    // The prediction store serves a search only over the same GPU types; a
+    // scenario that removes a type's last node would empty it.
+    if (cluster.types().size() != request.problem.cluster.types().size())
+        again.store.reset();
+    again.problem.cluster = std::move(cluster);
+    again.options.topK = 1;
+    again.options.baselines = false;
+    again.options.timeLimitS = 0;
+    again.options.stopEarly = {};
+    again.compareProfiles.clear();
+    return again;
+}
+
+// What a restart keeps of a plan: its TP degrees, micro-batch, sequence
+// length and query groups.
+using Layout = std::tuple<std::vector<int>, int, int, int>;
+
+Layout layoutOf(const Plan& p)
+{
+    std::set<int> tps;
+    for (std::size_t i = 0; i < p.stages.size(); ++i)
+        tps.insert(p.shapeOf(i).tp);
+    return {std::vector<int>(tps.begin(), tps.end()), p.microBatch, p.seqLen, p.queryGroups};
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> NodeLossWhatIf::scenarioNodes(const Cluster& cluster, Which which)
+{
+    const int nodes = static_cast<int>(cluster.nodes().size());
+    std::vector<std::string> listings;
+    for (int n = 0; n < nodes; ++n)
+        listings.push_back(listing(cluster, n));
+    std::vector<std::vector<int>> out;
+    if (which == Which::PerType) {
+        std::set<std::string> seen;
+        for (int n = 0; n < nodes; ++n)
+            if (seen.insert(listings[static_cast<std::size_t>(n)]).second)
+                out.push_back({n});
+        return out;
+    }
+    std::map<std::string, std::size_t> bySignature;
+    for (int n = 0; n < nodes; ++n) {
+        const auto [it, fresh] = bySignature.emplace(signature(cluster, n, listings), out.size());
+        if (fresh)
+            out.push_back({n});
+        else
+            out[it->second].push_back(n);
+    }
+    return out;
+}
+
+NodeLossWhatIf::Result NodeLossWhatIf::run(const SearchRequest& request, const SearchResult& result,
+                                           const Options& options)
+{
+    Result out;
+    out.which = options.which;
+    out.robust = options.robust;
+    const Cluster& cluster = request.problem.cluster;
+    if (result.best.empty()) {
+        out.error = "the search found no plan to try without a node";
+        return out;
+    }
+    if (cluster.nodes().size() < 2) {
+        out.error = "the cluster has one node; losing it leaves nothing to plan on";
+        return out;
+    }
+    const Plan& plan1 = result.best.front();
+    out.plan1Ms = plan1.iterationMs;
+    out.plan1TokensPerS = tokensPerS(plan1);
+
+    std::vector<Cluster> reduced;
+    for (const std::vector<int>& nodes : scenarioNodes(cluster, options.which)) {
+        Scenario s;
+        s.node = nodes.front();
+        s.name = cluster.nodes()[static_cast<std::size_t>(s.node)].name;
+        for (std::size_t k = 1; k < nodes.size(); ++k)
+            s.alike.push_back(cluster.nodes()[static_cast<std::size_t>(nodes[k])].name);
+        s.gpus = listing(cluster, s.node);
+        s.plan1Idle = !usesNode(cluster, plan1, s.node);
+        reduced.push_back(cluster.withoutNodes({s.node}));
+        const SearchResult r = SearchEngine::run(replanRequest(request, reduced.back()));
+        if (r.best.empty()) {
+            s.error = r.error.empty() ? std::string("no plan fits") : r.error;
+        } else {
+            s.best = r.best.front();
+            s.slowdown = s.best.iterationMs / plan1.iterationMs - 1;
+            s.tokensPerS = tokensPerS(s.best);
+        }
+        out.scenarios.push_back(std::move(s));
+    }
+    if (!options.robust)
+        return out;
+
+    // The kept plans, best Phi first, at most max(topK, 20) of them: each
+    // layout they use costs one constrained search per scenario.
+    std::vector<Plan> candidates;
+    std::set<std::uint64_t> seen;
+    for (Plan& p : WeightSimplex::keptCandidates(result))
+        if (seen.insert(p.key).second)
+            candidates.push_back(std::move(p));
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Plan& a, const Plan& b) { return a.phi != b.phi ? a.phi < b.phi : a.key < b.key; });
+    if (candidates.size() > std::max<std::size_t>(options.topK, 20))
+        candidates.resize(std::max<std::size_t>(options.topK, 20));
+    out.candidates = candidates.size();
+
+    std::map<std::pair<Layout, std::size_t>, double> resumeMs;  // (layout, scenario) -> time; < 0 none
+    auto resume = [&](const Plan& p, std::size_t k) {
+        const Layout layout = layoutOf(p);
+        const auto key = std::make_pair(layout, k);
+        if (const auto it = resumeMs.find(key); it != resumeMs.end())
+            return it->second;
+        SearchRequest again = replanRequest(request, reduced[k]);
+        TrainingSetup& setup = again.problem.setup;
+        setup.tensorParallel = std::get<0>(layout);
+        setup.microBatches = {std::get<1>(layout)};
+        setup.seqLens = {std::get<2>(layout)};
+        setup.queryGroups = {std::get<3>(layout)};
+        const SearchResult r = SearchEngine::run(std::move(again));
+        const double ms = r.best.empty() ? -1.0 : r.best.front().iterationMs;
+        resumeMs.emplace(key, ms);
+        return ms;
+    };
+    for (const Plan& p : candidates) {
+        RobustPlan rp;
+        rp.plan = p;
+        bool runs = true;
+        for (std::size_t k = 0; k < out.scenarios.size() && runs; ++k) {
+            const bool touched = usesNode(cluster, p, out.scenarios[k].node);
+            const double ms = touched ? resume(p, k) : p.iterationMs;
+            runs = ms > 0;
+            rp.scenarioMs.push_back(ms);
+            rp.resumed.push_back(touched);
+        }
+        if (!runs) {
+            ++out.cannotResume;
+            continue;
+        }
+        rp.worst = static_cast<std::size_t>(std::max_element(rp.scenarioMs.begin(), rp.scenarioMs.end())
+                                            - rp.scenarioMs.begin());
+        rp.worstMs = rp.scenarioMs[rp.worst];
+        rp.worstPhi = Objective::phi(rp.worstMs, p.maxMemMiB, p.varMem, result.references, result.weights);
+        out.robustPlans.push_back(std::move(rp));
+    }
+    std::sort(out.robustPlans.begin(), out.robustPlans.end(), [](const RobustPlan& a, const RobustPlan& b) {
+        return a.worstPhi != b.worstPhi ? a.worstPhi < b.worstPhi : a.plan.key < b.plan.key;
+    });
+    if (out.robustPlans.size() > options.topK)
+        out.robustPlans.resize(options.topK);
+    return out;
+}
+
+}  // namespace memx
