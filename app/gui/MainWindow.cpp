@@ -15,6 +15,7 @@
 #include "PredictorPanel.h"
 #include "ProfileComparisonView.h"
 #include "BandwidthWhatIfPanel.h"
+#include "NodeLossPanel.h"
 #include "BaselinesView.h"
 #include "SimplexMapView.h"
 #include "PropertyPanel.h"
@@ -32,7 +33,9 @@
 #include "io/InputError.h"
 #include "io/JsonReader.h"
 #include "predict/LibraryVersions.h"
+#include "predict/PredictionStore.h"
 #include "search/BandwidthWhatIf.h"
+#include "search/NodeLossWhatIf.h"
 #include "search/PlanExplanation.h"
 #include "search/RecomputeAblation.h"
 #include "search/RequestChanges.h"
@@ -371,9 +374,16 @@ void MainWindow::createDocks()
     dock(palette_, tr("GPU Types"), "gpuTypesDock", Qt::LeftDockWidgetArea);
     auto* propertiesDock = dock(properties_, tr("Properties"), "propertiesDock", Qt::LeftDockWidgetArea);
     // What-if bandwidth shares the Properties place: both are about the cluster.
-    whatIf_ = new BandwidthWhatIfPanel(this);
+    // The network sliders and, below them, node loss: two what-ifs of the
+    // last search's cluster.
+    auto* whatIfBox = new QWidget(this);
+    auto* whatIfLayout = new QVBoxLayout(whatIfBox);
+    whatIf_ = new BandwidthWhatIfPanel(whatIfBox);
+    nodeLoss_ = new NodeLossPanel(whatIfBox);
+    whatIfLayout->addWidget(whatIf_, 1);
+    whatIfLayout->addWidget(nodeLoss_, 1);
     auto* whatIfScroll = new QScrollArea(this);
-    whatIfScroll->setWidget(whatIf_);
+    whatIfScroll->setWidget(whatIfBox);
     whatIfScroll->setWidgetResizable(true);
     whatIfScroll->setFrameShape(QFrame::NoFrame);
     whatIfScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -384,6 +394,8 @@ void MainWindow::createDocks()
     propertiesDock->raise();
     connect(whatIf_, &BandwidthWhatIfPanel::scalesChanged, this, &MainWindow::runWhatIf);
     connect(whatIf_, &BandwidthWhatIfPanel::planActivated, this, &MainWindow::selectPlan);
+    connect(nodeLoss_, &NodeLossPanel::replanRequested, this, &MainWindow::runNodeLoss);
+    connect(nodeLoss_, &NodeLossPanel::planActivated, this, &MainWindow::selectPlan);
     setupDock_ = dock(setupPanel_, tr("Model & Setup"), "setupDock", Qt::RightDockWidgetArea);
     // The objective and the predictor share a place (both say how plans are
     // scored); they scroll rather than squeeze, or make the window taller than
@@ -1195,6 +1207,33 @@ void MainWindow::runWhatIf()
     }));
 }
 
+// "Re-plan without each node": one search per scenario, off the GUI thread,
+// on a copy of the search's prediction store (the next search writes to its
+// own).
+void MainWindow::runNodeLoss()
+{
+    const quint64 generation = ++nodeLossGeneration_;
+    if (!controller_->hasResult() || controller_->lastResult().best.empty())
+        return;
+    SearchRequest request = controller_->lastRequest();
+    request.options.stopEarly = {};
+    request.options.background = true;
+    if (request.store)
+        request.store = std::make_shared<PredictionStore>(*request.store);
+    const std::shared_ptr<const SearchResult> result = controller_->lastResultShared();
+    const NodeLossWhatIf::Options options = nodeLoss_->options();
+    nodeLoss_->setBusy();
+    auto* watcher = new QFutureWatcher<NodeLossWhatIf::Result>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation == nodeLossGeneration_)
+            nodeLoss_->setOutcome(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run([request = std::move(request), result, options] {
+        return NodeLossWhatIf::run(request, *result, options);
+    }));
+}
+
 void MainWindow::onSearchFinished()
 {
     const SearchResult& r = controller_->lastResult();
@@ -1211,10 +1250,14 @@ void MainWindow::onSearchFinished()
     simplex_->setResult(r);
     baselines_->setResult(r, controller_->lastRequest().problem.cluster);
     ++whatIfGeneration_;  // a re-ranking of the previous result is no longer wanted
-    if (r.best.empty())
+    ++nodeLossGeneration_;
+    if (r.best.empty()) {
         whatIf_->clear();
-    else
+        nodeLoss_->clear();
+    } else {
         whatIf_->setCluster(controller_->lastRequest().problem.cluster);
+        nodeLoss_->setReady();
+    }
     if (r.profileRequested == ProfileKind::Auto)
         objectivePanel_->setAutoExplanation(tr("auto chose %1: %2").arg(qs(toString(r.profileUsed)), qs(r.profileReason)));
     else
@@ -1283,6 +1326,8 @@ void MainWindow::onSearchFailed(const QString& reason)
     baselines_->clear();
     ++whatIfGeneration_;
     whatIf_->clear();
+    ++nodeLossGeneration_;
+    nodeLoss_->clear();
     planInfo_->clear();
     whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
     tableRanking_ = nullptr;
@@ -1391,7 +1436,8 @@ bool MainWindow::parseView(const QString& name, View& out)
                                                          {"pareto", View::Pareto},     {"memory", View::Memory},
                                                          {"pipeline", View::Pipeline}, {"compare", View::Compare},
                                                          {"weights", View::Weights},   {"predictor", View::Predictor},
-                                                         {"baselines", View::Baselines}, {"whatif", View::WhatIf}};
+                                                         {"baselines", View::Baselines}, {"whatif", View::WhatIf},
+                                                         {"nodeloss", View::NodeLoss}};
     for (const auto& [n, v] : names)
         if (name == QLatin1String(n)) {
             out = v;
@@ -1413,13 +1459,14 @@ QWidget* MainWindow::viewWidget(View view)
     case View::Baselines: return baselines_;
     case View::Predictor: return predictorDock_;
     case View::WhatIf: return whatIfDock_;
+    case View::NodeLoss: return nodeLoss_;  // the whole panel, below the dock's fold
     }
     return this;
 }
 
 void MainWindow::showView(View view)
 {
-    if (view == View::Predictor || view == View::WhatIf) {
+    if (view == View::Predictor || view == View::WhatIf || view == View::NodeLoss) {
         QDockWidget* d = view == View::Predictor ? predictorDock_ : whatIfDock_;
         d->show();
         d->raise();

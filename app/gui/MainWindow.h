@@ -39,6 +39,7 @@ class ProfileComparisonView;
 class SimplexMapView;
 class BaselinesView;
 class BandwidthWhatIfPanel;
+class NodeLossPanel;
 class PropertyPanel;
 class SearchController;
 class SetupPanel;
@@ -49,7 +50,7 @@ class StaleBanner;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor, Baselines, WhatIf };
+    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor, Baselines, WhatIf, NodeLoss };
 
     struct Options {
         bool restoreState = true;      // QSettings geometry and dock layout
@@ -71,6 +72,7 @@ public:
     void runSearch();
     SearchController* controller() const { return controller_; }
     BandwidthWhatIfPanel* whatIfPanel() const { return whatIf_; }
+    NodeLossPanel* nodeLossPanel() const { return nodeLoss_; }
     const SearchResult* result() const;
     void selectPlan(quint64 key);
     quint64 selectedPlan() const { return selectedKey_; }
@@ -144,6 +146,7 @@ private:
     void onSearchProgress(const SearchProgress& p);
     void onSearchFinished();
     void runWhatIf();
+    void runNodeLoss();
     void onSearchFailed(const QString& reason);
     void newProject();
     void openDialog();
@@ -189,6 +192,8 @@ private:
     quint64 whatIfGeneration_ = 0;
     int whatIfRunning_ = 0;  // re-rankings reading the prediction store now
     QDockWidget* whatIfDock_ = nullptr;
+    NodeLossPanel* nodeLoss_ = nullptr;  // the last search re-planned without each node
+    quint64 nodeLossGeneration_ = 0;
     QDockWidget* setupDock_ = nullptr;  // bumped to drop a re-ranking no longer wanted
     GpuPalette* palette_ = nullptr;
     PropertyPanel* properties_ = nullptr;

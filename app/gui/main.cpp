@@ -1,11 +1,13 @@
 // memx: the MemX Workbench GUI. Also renders screenshots headlessly:
-//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare|weights|baselines|whatif|predictor]
+//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare|weights|baselines|whatif|nodeloss|predictor]
 #include "DarkPalette.h"
 #include "BandwidthWhatIfPanel.h"
+#include "NodeLossPanel.h"
 #include "MainWindow.h"
 #include "SearchController.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QIcon>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -58,7 +60,7 @@ int takeScreenshot(memx::MainWindow& w, const QString& file, memx::MainWindow::V
     settle.start();
     while (settle.elapsed() < 150)
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    if (view == memx::MainWindow::View::WhatIf && ok) {
+    if ((view == memx::MainWindow::View::WhatIf || view == memx::MainWindow::View::NodeLoss) && ok) {
         // Show it at work: the slowest kind of link of the sample at 40%, re-ranked.
         memx::BandwidthWhatIfPanel* panel = w.whatIfPanel();
         const QStringList kinds = panel->kinds();
@@ -69,6 +71,13 @@ int takeScreenshot(memx::MainWindow& w, const QString& file, memx::MainWindow::V
         QElapsedTimer wait;
         wait.start();
         while (panel->rankedRows() == 0 && wait.elapsed() < 30000)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        // And the cluster re-planned without each node, ranked by worst case.
+        memx::NodeLossPanel* loss = w.nodeLossPanel();
+        loss->findChild<QCheckBox*>()->setChecked(true);
+        loss->request();
+        wait.restart();
+        while (loss->scenarioRows() == 0 && wait.elapsed() < 120000)
             QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     }
     QWidget* target = w.viewWidget(view);
@@ -118,7 +127,7 @@ int main(int argc, char** argv)
     QCommandLineOption project(QStringLiteral("project"), QStringLiteral("Project file to open."),
                                QStringLiteral("P"));
     QCommandLineOption view(QStringLiteral("view"),
-                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline, compare, weights, baselines, whatif or predictor."),
+                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline, compare, weights, baselines, whatif, nodeloss or predictor."),
                             QStringLiteral("VIEW"), QStringLiteral("window"));
     parser.addOptions({screenshot, project, view});
     parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
