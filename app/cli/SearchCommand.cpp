@@ -6,6 +6,7 @@
 #include "export/PlanJson.h"
 #include "export/SimplexReport.h"
 #include "export/TextReport.h"
+#include "export/NodeChoiceReport.h"
 #include "export/NodeLossReport.h"
 #include "export/WhatIfReport.h"
 #include "hardware/BandwidthScenarioFile.h"
@@ -16,7 +17,9 @@
 #include "profile/PlanRuns.h"
 #include "predict/PredictionStore.h"
 #include "search/BandwidthWhatIf.h"
+#include "search/NodeChoice.h"
 #include "search/NodeLossWhatIf.h"
+#include "search/PlanCost.h"
 #include "search/RecomputeAblation.h"
 #include "search/SearchEngine.h"
 #include "search/WeightSimplex.h"
@@ -81,6 +84,10 @@ struct SearchArgs {
     std::string bandwidthScenarios;
     std::string robust;
     std::string nodeLoss;
+    bool chooseNodes = false;
+    std::string objective;
+    double maxCostPerHour = -1;
+    double minTokensPerS = -1;
 };
 
 // "10%" or "0.1" -> 0.1; a negative or unreadable value names the option.
@@ -353,6 +360,16 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     "With --bandwidth-scenarios: also rank the kept plans by their worst or mean time over the "
                     "scenarios (worst, mean). node-loss: rank them by their worst time when any one node is lost "
                     "(implies --node-loss each unless given)");
+    cmd->add_flag("--choose-nodes", args->chooseNodes,
+                  "Also search the cluster with the nodes of each set of GPU types left out and set the best plans side "
+                  "by side: tokens/s, and with prices (price_per_gpu_hour) cost per hour and per million tokens");
+    cmd->add_option("--objective", args->objective,
+                    "With --choose-nodes: rank the choices by throughput (tokens/s) or cost (per million tokens; "
+                    "needs a price for every GPU type)");
+    cmd->add_option("--max-cost-per-hour", args->maxCostPerHour,
+                    "With --choose-nodes: drop choices whose nodes cost more per hour (implies --choose-nodes)");
+    cmd->add_option("--min-tokens-per-s", args->minTokensPerS,
+                    "With --choose-nodes: drop choices that deliver fewer tokens per second (implies --choose-nodes)");
     cmd->add_option("--node-loss", args->nodeLoss,
                     "Node-loss what-if: re-plan the cluster without each node (each; alike nodes once) or each GPU "
                     "type's first node (per-type) and report the best plan and its slowdown for each");
@@ -395,7 +412,29 @@ void addSearchCommand(CLI::App& app, int& exitCode)
             if (!req.store)
                 req.store = std::make_shared<PredictionStore>();  // the scenarios re-plan from it
         }
-        if (wantNodeLoss && !req.store)
+        NodeChoice::Options choice;
+        const bool wantChoice = args->chooseNodes || !args->objective.empty() || args->maxCostPerHour >= 0
+            || args->minTokensPerS >= 0;
+        if (!args->objective.empty() && !NodeChoice::parseRank(args->objective, choice.rank))
+            throw InputError("--objective", args->objective, "expected throughput or cost");
+        if (choice.rank == NodeChoice::Rank::Cost) {
+            std::vector<std::string> unpriced;
+            for (const GpuType& t : req.problem.cluster.types())
+                if (t.pricePerHour < 0)
+                    unpriced.push_back(t.name);
+            if (!unpriced.empty())
+                throw InputError("--objective", args->objective,
+                                 "needs a price per GPU-hour for every GPU type; " + Text::join(unpriced)
+                                     + " ha" + (unpriced.size() == 1 ? "s" : "ve")
+                                     + " none (price_per_gpu_hour in the catalog or the cluster's gpu_types)");
+        }
+        for (auto [option, value] : {std::pair{"--max-cost-per-hour", args->maxCostPerHour},
+                                     std::pair{"--min-tokens-per-s", args->minTokensPerS}})
+            if (value != -1 && !(value >= 0 && std::isfinite(value)))
+                throw InputError(option, Text::fmt("%g", value), "must be a number of at least 0");
+        choice.maxCostPerHour = args->maxCostPerHour;
+        choice.minTokensPerS = args->minTokensPerS;
+        if ((wantNodeLoss || wantChoice) && !req.store)
             req.store = std::make_shared<PredictionStore>();  // the scenarios re-plan from it
         SearchEngine::ProgressFn progress;
         if (args->progress)
@@ -422,6 +461,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         const bool haveWhatIf = !scenarios.empty() && r.error.empty() && !r.best.empty();
         if (haveWhatIf)
             whatIfResult = BandwidthWhatIf::run(req, r, scenarios, whatIf);
+        NodeChoice::Result choiceResult;
+        const bool haveChoice = wantChoice && r.error.empty() && !r.best.empty();
+        if (haveChoice)
+            choiceResult = NodeChoice::run(req, r, choice);
         NodeLossWhatIf::Result nodeLossResult;
         const bool haveNodeLoss = wantNodeLoss && r.error.empty() && !r.best.empty();
         if (haveNodeLoss)
@@ -432,6 +475,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                 doc["what_if"] = WhatIfReport::json(whatIfResult, args->bandwidthScenarios);
             if (haveNodeLoss)
                 doc["node_loss"] = NodeLossReport::json(nodeLossResult);
+            if (haveChoice)
+                doc["node_choice"] = NodeChoiceReport::json(choiceResult);
             writeFileAtomically(args->json, doc.dump(1) + "\n");
         }
         std::string report;
@@ -442,12 +487,19 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                 report += RecomputeAblation::line(
                     r.best.front(), RecomputeAblation::uniform(req.problem, r.best.front(), req.predictor, r.varianceMode),
                     r.varianceMode);
+            if (!r.best.empty()) {
+                const PlanCost cost = PlanCost::of(req.problem.cluster, r.best.front());
+                if (cost.perHour >= 0 || wantChoice)
+                    report += NodeChoiceReport::costLine(cost);
+            }
             report += TextReport::profileComparison(r);
             report += TextReport::baselines(r);
             if (haveWhatIf)
                 report += WhatIfReport::text(whatIfResult, r, args->bandwidthScenarios);
             if (haveNodeLoss)
                 report += NodeLossReport::text(nodeLossResult, r);
+            if (haveChoice)
+                report += NodeChoiceReport::text(choiceResult, choice);
             if (!args->simplex.empty()) {
                 const SimplexMap map = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
                 writeFileAtomically(args->simplex, SimplexReport::csv(map));

@@ -114,6 +114,8 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
         json.fail("must be between 0 and the memory size", "runtime_reserve_gib");
     t.allocatorSlack = json.inRange("allocator_slack", ranges::allocatorSlack, t.allocatorSlack);
     t.source = json.string("source", t.source);
+    if (json.has("price_per_gpu_hour") && !json.at("price_per_gpu_hour").node().is_null())
+        t.pricePerHour = json.inRange("price_per_gpu_hour", ranges::pricePerGpuHour);
     if (json.has("precisions")) {
         const JsonReader list = json.at("precisions");
         if (!list.node().is_array())

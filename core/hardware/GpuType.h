@@ -57,6 +57,9 @@ struct GpuType {
     // fraction of it (rounding and fragmentation; reserved = allocated x (1 + this)).
     double allocatorSlack = 0.08;
     std::string source;               // where the numbers come from
+    // What one GPU of this type costs per hour, in the user's currency
+    // (catalog or cluster "price_per_gpu_hour"); < 0: unknown.
+    double pricePerHour = -1;
     // Training precisions the hardware has ("fp32", "tf32", "fp16", "bf16",
     // "fp8"): V100 and T4 have no bf16, so they train in fp16 with loss scaling.
     std::vector<std::string> precisions{"bf16", "fp16", "fp32"};

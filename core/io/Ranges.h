@@ -48,6 +48,7 @@ inline constexpr Range launchOverheadUs{"launch overhead", 0, 10000, "us per lay
 inline constexpr Range operatorOverheadUs{"host time per operator", 0, 2000, "us", true, kHuge};
 inline constexpr Range commOverheadUs{"host time per collective", 0, 20000, "us", true, kHuge};
 inline constexpr Range stepOverheadUs{"host time per schedule step", 0, 100000, "us", true, kHuge};
+inline constexpr Range pricePerGpuHour{"price per GPU-hour", 0, 1000, "per GPU-hour", true, kHuge};
 inline constexpr Range iterationOverheadMs{"per-iteration overhead", 0, 100000, "ms", true, kHuge};
 inline constexpr Range smCount{"streaming multiprocessors", 0, 10000, "", true, kIntMax};
 inline constexpr Range bandwidthMultiplier{"bandwidth multiplier", 0.05, 5, "", false, kHuge};

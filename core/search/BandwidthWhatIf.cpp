@@ -1,6 +1,7 @@
 #include "search/BandwidthWhatIf.h"
 
 #include "search/PlanEvaluator.h"
+#include "search/Replan.h"
 #include "search/SearchEngine.h"
 #include "search/WeightSimplex.h"
 
@@ -82,14 +83,7 @@ BandwidthWhatIf::Result BandwidthWhatIf::run(const SearchRequest& request, const
                 seg.description = BandwidthScenario::describe(sc.segments[g].scales);
                 seg.share = sc.segments[g].share;
                 seg.nominalBestMs = retime(request, clusters[k][g], nominalBest);
-                SearchRequest again = request;
-                again.problem.cluster = clusters[k][g];
-                again.options.topK = 1;
-                again.options.baselines = false;
-                again.options.timeLimitS = 0;
-                again.options.stopEarly = {};
-                again.compareProfiles.clear();
-                const SearchResult r = SearchEngine::run(std::move(again));
+                const SearchResult r = SearchEngine::run(replanRequest(request, clusters[k][g]));
                 seg.predictorCalls = r.stats.cacheMisses - std::min(r.stats.cacheMisses, r.stats.storeHits);
                 if (r.best.empty()) {
                     seg.error = r.error.empty() ? std::string("no plan") : r.error;

@@ -1,6 +1,8 @@
 #include "search/NodeLossWhatIf.h"
 
 #include "io/Text.h"
+#include "search/PlanCost.h"
+#include "search/Replan.h"
 #include "search/SearchEngine.h"
 #include "search/WeightSimplex.h"
 
@@ -28,11 +30,6 @@ bool NodeLossWhatIf::parse(const std::string& text, Which& out)
         return true;
     }
     return false;
-}
-
-double NodeLossWhatIf::tokensPerS(const Plan& plan)
-{
-    return plan.iterationMs > 0 ? 1000.0 * plan.globalBatch * plan.seqLen / plan.iterationMs : 0;
 }
 
 namespace {
@@ -96,22 +93,6 @@ bool usesNode(const Cluster& c, const Plan& p, int node)
     return false;
 }
 
-SearchRequest replanRequest(const SearchRequest& request, Cluster cluster)
-{
-    SearchRequest again = request;
-    // The prediction store serves a search only over the same GPU types; a
-    // scenario that removes a type's last node would empty it.
-    if (cluster.types().size() != request.problem.cluster.types().size())
-        again.store.reset();
-    again.problem.cluster = std::move(cluster);
-    again.options.topK = 1;
-    again.options.baselines = false;
-    again.options.timeLimitS = 0;
-    again.options.stopEarly = {};
-    again.compareProfiles.clear();
-    return again;
-}
-
 // What a restart keeps of a plan: its TP degrees, micro-batch, sequence
 // length and query groups.
 using Layout = std::tuple<std::vector<int>, int, int, int>;
@@ -168,7 +149,7 @@ NodeLossWhatIf::Result NodeLossWhatIf::run(const SearchRequest& request, const S
     }
     const Plan& plan1 = result.best.front();
     out.plan1Ms = plan1.iterationMs;
-    out.plan1TokensPerS = tokensPerS(plan1);
+    out.plan1TokensPerS = PlanCost::tokensPerSecond(plan1);
 
     std::vector<Cluster> reduced;
     for (const std::vector<int>& nodes : scenarioNodes(cluster, options.which)) {
@@ -186,7 +167,7 @@ NodeLossWhatIf::Result NodeLossWhatIf::run(const SearchRequest& request, const S
         } else {
             s.best = r.best.front();
             s.slowdown = s.best.iterationMs / plan1.iterationMs - 1;
-            s.tokensPerS = tokensPerS(s.best);
+            s.tokensPerS = PlanCost::tokensPerSecond(s.best);
         }
         out.scenarios.push_back(std::move(s));
     }

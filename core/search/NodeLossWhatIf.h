@@ -74,9 +74,6 @@ struct NodeLossWhatIf {
     // (the first one is removed). Exposed for tests.
     static std::vector<std::vector<int>> scenarioNodes(const Cluster& cluster, Which which);
 
-    // Sequences (tokens) per second of a plan: gbs x seq / T.
-    static double tokensPerS(const Plan& plan);
-
     static const char* toString(Which w);
     static bool parse(const std::string& text, Which& out);
 };

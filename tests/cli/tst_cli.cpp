@@ -837,6 +837,15 @@ void TestCli::badInput_data()
     QTest::newRow("--node-loss bogus")
         << search({QStringLiteral("--node-loss"), QStringLiteral("bogus")})
         << QStringList{QStringLiteral("--node-loss"), QStringLiteral("expected each or per-type")};
+    QTest::newRow("--objective bogus")
+        << search({QStringLiteral("--objective"), QStringLiteral("bogus")})
+        << QStringList{QStringLiteral("--objective"), QStringLiteral("expected throughput or cost")};
+    QTest::newRow("--objective cost without prices")
+        << search({QStringLiteral("--objective"), QStringLiteral("cost")})
+        << QStringList{QStringLiteral("--objective"), QStringLiteral("needs a price per GPU-hour for every GPU type")};
+    QTest::newRow("--max-cost-per-hour -2")
+        << search({QStringLiteral("--max-cost-per-hour"), QStringLiteral("-2")})
+        << QStringList{QStringLiteral("--max-cost-per-hour"), QStringLiteral("at least 0")};
     QTest::newRow("--robust bogus")
         << search({QStringLiteral("--robust"), QStringLiteral("bogus")})
         << QStringList{QStringLiteral("--robust"), QStringLiteral("node-loss")};

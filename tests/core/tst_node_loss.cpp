@@ -8,6 +8,7 @@
 #include "hardware/ClusterGenerator.h"
 #include "predict/PredictionStore.h"
 #include "search/NodeLossWhatIf.h"
+#include "search/PlanCost.h"
 #include "search/SearchEngine.h"
 
 #include <QtTest>
@@ -173,9 +174,9 @@ void TestNodeLoss::tokensPerSecondByHand()
     p.globalBatch = 128;
     p.seqLen = 4096;
     p.iterationMs = 20000;  // 128 x 4096 tokens in 20 s
-    QCOMPARE(NodeLossWhatIf::tokensPerS(p), 26214.4);
+    QCOMPARE(PlanCost::tokensPerSecond(p), 26214.4);
     p.iterationMs = 0;
-    QCOMPARE(NodeLossWhatIf::tokensPerS(p), 0.0);
+    QCOMPARE(PlanCost::tokensPerSecond(p), 0.0);
 }
 
 void TestNodeLoss::losingFastGpusNeverHelps()
