@@ -19,9 +19,38 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <initializer_list>
 #include <csignal>
 
 using namespace memx::test;
+
+namespace {
+
+// True once /proc/<pid>/status lists every one of `wanted` in SigCgt (the
+// mask of signals with a handler), polled every 10 ms up to timeoutMs.
+bool catchesSignals(qint64 pid, std::initializer_list<int> wanted, int timeoutMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < timeoutMs) {
+        QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+        if (status.open(QIODevice::ReadOnly)) {
+            for (const QByteArray& line : status.readAll().split('\n')) {
+                if (!line.startsWith("SigCgt:"))
+                    continue;
+                bool ok = false;
+                const qulonglong mask = line.mid(7).trimmed().toULongLong(&ok, 16);
+                if (ok && std::all_of(wanted.begin(), wanted.end(),
+                                      [mask](int s) { return (mask >> (s - 1)) & 1ULL; }))
+                    return true;
+            }
+        }
+        QTest::qWait(10);
+    }
+    return false;
+}
+
+}  // namespace
 
 class TestCliInterrupt : public QObject {
     Q_OBJECT
@@ -88,7 +117,12 @@ void TestCliInterrupt::stopsCleanly()
     QProcess p;
     p.start(cli(), args << target);
     QVERIFY(p.waitForStarted(30000));
-    QTest::qWait(800);  // well into the work (both take seconds)
+    // A signal that arrives before main() installs the handlers kills with
+    // the default action: under the sanitizers on a loaded CI machine the
+    // start alone can take longer than any fixed wait. So wait until the
+    // kernel says both signals are caught, then go well into the work.
+    QVERIFY2(catchesSignals(p.processId(), {SIGINT, SIGTERM}, 60000), "the handlers were never installed");
+    QTest::qWait(800);  // well into the work (all three take seconds)
     QCOMPARE(p.state(), QProcess::Running);
     QElapsedTimer clock;
     clock.start();
