@@ -388,8 +388,11 @@ private:
                 BothSinks both(explore, sample);
                 search.run(both, false);
             } else {
-                s.root = search.rootBounds();
+                // After the run: a skeleton whose every subtree died at the
+                // unconstrained ideal point never builds its class bounds,
+                // and that point is its root bound.
                 search.run(explore, req_.options.prune);
+                s.root = search.rootBounds();
                 w.prunedExplore += search.prunedBound();
                 search.sample(sample, s.samples);
             }

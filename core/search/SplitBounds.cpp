@@ -38,37 +38,69 @@ SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Op
     // The unconstrained programme first: its least bottleneck, least peak and
     // mean range set the caps and the V grid.
     all_.cap = all_.memCap = kInf;
+    all_.built = true;
     build(all_);
     const std::size_t root = at(0, units_);
     const double bStar = all_.minMaxT[root], mStar = all_.minMaxMem[root];
-    const double meanLo = all_.minS1[root] / P_, meanHi = all_.maxS1[root] / P_;
-    auto grid = [&](int most) {
-        const int n = std::clamp(static_cast<int>(std::ceil((meanHi - meanLo) / meanResolution)), 2, most);
-        std::vector<double> g(static_cast<std::size_t>(n) + 1);
-        for (int k = 0; k <= n; ++k)
-            g[static_cast<std::size_t>(k)] = meanLo + (meanHi - meanLo) * k / n;
-        return g;
-    };
-    const std::vector<double> classGrid = grid(kClassGrid);
+    meanLo_ = all_.minS1[root] / P_;
+    meanHi_ = all_.maxS1[root] / P_;
+    meanResolution_ = meanResolution;
+    classGrid_ = grid(kClassGrid);
     all_.ownVariance = true;
-    all_.grid = grid(kMaxGrid);
-    build(all_);  // again, now with the grid
+    all_.grid = grid(kCoarseGrid);
+    build(all_);  // again, now with a coarse grid (refine() makes it fine)
+    bStar_ = bStar;
+    mStar_ = mStar;
+}
 
+std::vector<double> SplitBounds::grid(int most) const
+{
+    const int n = std::clamp(static_cast<int>(std::ceil((meanHi_ - meanLo_) / meanResolution_)), 2, most);
+    std::vector<double> g(static_cast<std::size_t>(n) + 1);
+    for (int k = 0; k <= n; ++k)
+        g[static_cast<std::size_t>(k)] = meanLo_ + (meanHi_ - meanLo_) * k / n;
+    return g;
+}
+
+// The chord bound holds on any grid, so a coarse one is admissible; the
+// fine one costs eight times as much and is built for the first node that
+// survives the coarse one.
+bool SplitBounds::refine() const
+{
+    if (fineBuilt_)
+        return false;
+    fineBuilt_ = true;
+    std::vector<double> fine = grid(kMaxGrid);
+    if (fine.size() <= all_.grid.size())
+        return false;
+    all_.grid = std::move(fine);
+    build(all_);
+    return true;
+}
+
+// The classes' caps; each class's programme is built when a node first
+// asks it (prepare()): most skeletons and subtrees die at the unconstrained
+// ideal point or at the first classes, and the programmes cost about as
+// much each as the unconstrained one.
+void SplitBounds::ensureClasses() const
+{
+    if (classesBuilt_)
+        return;
+    classesBuilt_ = true;
     double lower = 0;
     for (double step : kTimeSteps) {
         Programme p;
-        p.cap = bStar * step;
+        p.cap = bStar_ * step;
         p.memCap = kInf;
         p.lowerCap = lower;
         p.ownVariance = true;
-        p.grid = classGrid;
+        p.grid = classGrid_;
         lower = p.cap;
-        build(p);
         byTime_.push_back(std::move(p));
     }
-    Programme lastT = all_;
-    lastT.ownVariance = false;  // its V is the unconstrained one, computed once per node
-    lastT.gridMin.clear();
+    Programme lastT;
+    lastT.cap = lastT.memCap = kInf;
+    lastT.copyOfAll = true;  // its V is the unconstrained one, computed once per node
     lastT.lowerCap = lower;
     byTime_.push_back(std::move(lastT));
 
@@ -76,17 +108,43 @@ SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Op
     for (double step : kMemorySteps) {
         Programme p;
         p.cap = kInf;
-        p.memCap = mStar * step;
+        p.memCap = mStar_ * step;
         p.lowerMemCap = lower;
         lower = p.memCap;
-        build(p);
         byMemory_.push_back(std::move(p));
     }
-    Programme lastM = all_;
-    lastM.ownVariance = false;
-    lastM.gridMin.clear();
+    Programme lastM;
+    lastM.cap = lastM.memCap = kInf;
+    lastM.copyOfAll = true;
     lastM.lowerMemCap = lower;
     byMemory_.push_back(std::move(lastM));
+}
+
+void SplitBounds::prepare(Programme& p, bool withGrid) const
+{
+    if (!p.built) {
+        p.built = true;
+        if (p.copyOfAll) {
+            p.minMaxT = all_.minMaxT;
+            p.minSumT = all_.minSumT;
+            p.minMaxMem = all_.minMaxMem;
+            p.minMaxPost = all_.minMaxPost;
+            p.minS1 = all_.minS1;
+            p.maxS1 = all_.maxS1;
+            p.ownVariance = false;
+            return;
+        }
+        // Without the V grid first: the grid costs several times the rest,
+        // and the unconstrained V bound often settles the class.
+        const bool own = p.ownVariance;
+        p.ownVariance = false;
+        build(p);
+        p.ownVariance = own;
+    }
+    if (withGrid && p.ownVariance && !p.gridBuilt) {
+        p.gridBuilt = true;
+        build(p);
+    }
 }
 
 void SplitBounds::build(Programme& p) const
@@ -98,38 +156,68 @@ void SplitBounds::build(Programme& p) const
     p.minS1.assign(cells_, kInf);
     p.maxS1.assign(cells_, -kInf);
     const std::size_t K = p.ownVariance ? p.grid.size() : 0;
+    // Laid out [cell * K + k]: the inner loop over grid points is contiguous.
     p.gridMin.assign(cells_ * K, kInf);
     const std::size_t base = at(P_, 0);
     p.minMaxT[base] = p.minSumT[base] = p.minMaxMem[base] = p.minMaxPost[base] = p.minS1[base] = p.maxS1[base] = 0;
     for (std::size_t k = 0; k < K; ++k)
-        p.gridMin[k * cells_ + base] = 0;
-    std::array<double, kMaxGrid + 1> best{};
+        p.gridMin[base * K + k] = 0;
+    const double* grid = p.grid.data();
+    const double cap = p.cap, memCap = p.memCap;
+    // Per stage the most units any option under the caps takes, and per
+    // suffix their sum: a class with a tight cap leaves each stage a few
+    // layer counts, and the loops below visit only those.
+    std::vector<int> top(static_cast<std::size_t>(P_) + 1, 0);
+    for (int i = 0; i < P_; ++i)
+        for (int u = 1; u <= units_; ++u)
+            for (const Option& o : opts_[at(i, u)])
+                if (o.timeMs <= cap && o.memMiB <= memCap) {
+                    top[static_cast<std::size_t>(i)] = u;
+                    break;
+                }
+    std::vector<int> suffix(static_cast<std::size_t>(P_) + 1, 0);
+    for (int i = P_ - 1; i >= 0; --i)
+        suffix[static_cast<std::size_t>(i)] = std::min(units_, suffix[static_cast<std::size_t>(i) + 1] + top[static_cast<std::size_t>(i)]);
     for (int i = P_ - 1; i >= 0; --i) {
         const int later = P_ - 1 - i;
-        for (int r = 1; r <= units_; ++r) {
+        const int rMax = suffix[static_cast<std::size_t>(i)];
+        const int uTop = top[static_cast<std::size_t>(i)], nextTop = suffix[static_cast<std::size_t>(i) + 1];
+        for (int r = 1; r <= rMax; ++r) {
             const std::size_t me = at(i, r);
-            std::fill(best.begin(), best.end(), kInf);
-            for (int u = 1; u <= r - later; ++u) {
+            // Locals: the compiler cannot keep p.minMaxT[me] in a register
+            // while it reads p.minMaxT[sub] from the same array.
+            double maxT = kInf, sumT = kInf, maxMem = kInf, maxPost = kInf, lo = kInf, hi = -kInf;
+            double* best = p.gridMin.data() + me * K;
+            for (int u = std::max(1, r - nextTop), uEnd = std::min(r - later, uTop); u <= uEnd; ++u) {
                 const std::size_t sub = at(i + 1, r - u);
-                if (!(p.minSumT[sub] < kInf))
+                const double subSumT = p.minSumT[sub];
+                if (!(subSumT < kInf))
                     continue;
+                const double subMaxT = p.minMaxT[sub], subMaxMem = p.minMaxMem[sub], subMaxPost = p.minMaxPost[sub];
+                const double subLo = p.minS1[sub], subHi = p.maxS1[sub];
+                const double* subGrid = p.gridMin.data() + sub * K;
                 for (const Option& o : opts_[at(i, u)]) {
-                    if (o.timeMs > p.cap || o.memMiB > p.memCap)
+                    if (o.timeMs > cap || o.memMiB > memCap)
                         continue;
-                    p.minMaxT[me] = std::min(p.minMaxT[me], std::max(o.timeMs, p.minMaxT[sub]));
-                    p.minSumT[me] = std::min(p.minSumT[me], o.timeMs + p.minSumT[sub]);
-                    p.minMaxMem[me] = std::min(p.minMaxMem[me], std::max(o.memMiB, p.minMaxMem[sub]));
-                    p.minMaxPost[me] = std::min(p.minMaxPost[me], std::max(o.postMs, p.minMaxPost[sub]));
-                    p.minS1[me] = std::min(p.minS1[me], o.x + p.minS1[sub]);
-                    p.maxS1[me] = std::max(p.maxS1[me], o.x + p.maxS1[sub]);
+                    maxT = std::min(maxT, std::max(o.timeMs, subMaxT));
+                    sumT = std::min(sumT, o.timeMs + subSumT);
+                    maxMem = std::min(maxMem, std::max(o.memMiB, subMaxMem));
+                    maxPost = std::min(maxPost, std::max(o.postMs, subMaxPost));
+                    lo = std::min(lo, o.x + subLo);
+                    hi = std::max(hi, o.x + subHi);
+                    const double x = o.x;
                     for (std::size_t k = 0; k < K; ++k) {
-                        const double d = o.x - p.grid[k];
-                        best[k] = std::min(best[k], d * d + p.gridMin[k * cells_ + sub]);
+                        const double d = x - grid[k];
+                        best[k] = std::min(best[k], d * d + subGrid[k]);
                     }
                 }
             }
-            for (std::size_t k = 0; k < K; ++k)
-                p.gridMin[k * cells_ + me] = best[k];
+            p.minMaxT[me] = maxT;
+            p.minSumT[me] = sumT;
+            p.minMaxMem[me] = maxMem;
+            p.minMaxPost[me] = maxPost;
+            p.minS1[me] = lo;
+            p.maxS1[me] = hi;
         }
     }
 }
@@ -147,7 +235,8 @@ double SplitBounds::varianceBound(const Programme& p, int stage, int unitsLeft, 
     double cHi = std::clamp((s1 + p.maxS1[idx]) / P_, gLo, gHi);
     if (cLo > cHi)
         cLo = cHi = 0.5 * (cLo + cHi);
-    auto g = [&](std::size_t k) { return p.gridMin[k * cells_ + idx] - rest * grid[k] * grid[k]; };
+    const std::size_t K = grid.size();
+    auto g = [&](std::size_t k) { return p.gridMin[idx * K + k] - rest * grid[k] * grid[k]; };
     double best = kInf;
     for (std::size_t k = 0; k + 1 < grid.size(); ++k) {
         const double c0 = grid[k], c1 = grid[k + 1];
@@ -164,15 +253,18 @@ double SplitBounds::varianceBound(const Programme& p, int stage, int unitsLeft, 
         return 0;
     // Values are centred, so sums of squares stay small; a relative slack
     // covers rounding.
-    const double scale = std::max(1.0, std::abs(s2) + std::abs(p.gridMin[idx]));
+    const double scale = std::max(1.0, std::abs(s2) + std::abs(p.gridMin[idx * K]));
     return std::max(0.0, (best - 1e-9 * scale) / P_) * (1 - kSlack);
 }
 
-unsigned SplitBounds::classAlive(const Programme& p, std::size_t idx, int stage, int unitsLeft, double maxT,
+unsigned SplitBounds::classAlive(Programme& p, std::size_t idx, int stage, int unitsLeft, double maxT,
                                  double sumT, double maxPost, double maxMem, double s1, double s2,
                                  const LeafSink& sink, unsigned ask, double* priority, double& fineV) const
 {
-    if (!(p.minSumT[idx] < kInf) || maxT > p.cap || maxMem > p.memCap)
+    if (maxT > p.cap || maxMem > p.memCap)
+        return 0;  // the prefix already exceeds this class's cap
+    prepare(p, false);
+    if (!(p.minSumT[idx] < kInf))
         return 0;  // no completion, or the prefix already exceeds this class's cap
     LeafBound b;
     const double bottleneck = std::max({maxT, p.minMaxT[idx], p.lowerCap});
@@ -188,9 +280,14 @@ unsigned SplitBounds::classAlive(const Programme& p, std::size_t idx, int stage,
     if (std::isnan(fineV))
         fineV = varianceBound(all_, stage, unitsLeft, s1, s2);
     b.variance = fineV;
-    if (p.ownVariance && &p != &all_)
-        b.variance = std::max(b.variance, varianceBound(p, stage, unitsLeft, s1, s2));
     alive = sink.alive(b, alive);
+    if (alive && p.ownVariance && &p != &all_) {
+        // The class's own V bound is at least the unconstrained one: asked
+        // only of the aims that one left alive.
+        prepare(p, true);
+        b.variance = std::max(b.variance, varianceBound(p, stage, unitsLeft, s1, s2));
+        alive = sink.alive(b, alive);
+    }
     if (alive && priority)
         *priority = sink.priority(b);
     return alive;
@@ -205,12 +302,22 @@ unsigned SplitBounds::alive(int stage, int unitsLeft, double maxT, double sumT, 
     double fineV = std::numeric_limits<double>::quiet_NaN();
     unsigned mask = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, sink.aims(),
                                &priority, fineV);
-    for (const auto* partition : {&byTime_, &byMemory_}) {
+    if (mask == 0)
+        return 0;
+    if (refine()) {
+        fineV = std::numeric_limits<double>::quiet_NaN();
+        mask = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, sink.aims(),
+                          &priority, fineV);
+        if (mask == 0)
+            return 0;
+    }
+    ensureClasses();
+    for (auto* partition : {&byTime_, &byMemory_}) {
         if (mask == 0)
             return 0;
         unsigned survived = 0;
         bool first = true;
-        for (const Programme& p : *partition) {
+        for (Programme& p : *partition) {
             const unsigned ask = mask & ~survived;
             if (ask == 0)
                 break;
@@ -222,6 +329,12 @@ unsigned SplitBounds::alive(int stage, int unitsLeft, double maxT, double sumT, 
         mask &= survived;
     }
     return mask;
+}
+
+bool SplitBounds::rootAlive(const LeafSink& sink) const
+{
+    double priority = 0;
+    return alive(0, units_, 0, 0, 0, 0, 0, 0, sink, priority) != 0;
 }
 
 std::vector<LeafBound> SplitBounds::rootClasses() const
@@ -239,7 +352,15 @@ std::vector<LeafBound> SplitBounds::rootClasses() const
     };
     std::vector<LeafBound> out;
     const std::size_t idx = at(0, units_);
-    for (const Programme& p : byTime_) {
+    if (!classesBuilt_) {
+        // The unconstrained ideal point alone: no candidate is below it.
+        Recorder r;
+        double fineV = std::numeric_limits<double>::quiet_NaN();
+        if (classAlive(all_, idx, 0, units_, 0, 0, 0, 0, 0, 0, r, 1, nullptr, fineV))
+            out.push_back(r.seen.back());
+        return out;
+    }
+    for (Programme& p : byTime_) {
         Recorder r;
         double fineV = std::numeric_limits<double>::quiet_NaN();
         if (classAlive(p, idx, 0, units_, 0, 0, 0, 0, 0, 0, r, 1, nullptr, fineV))

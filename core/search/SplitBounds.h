@@ -38,6 +38,7 @@ public:
     // two points can undercut the least sum of squares by about (P-i) h^2 / 8
     // at spacing h, so a wide range of plan means needs more points.
     static constexpr int kMaxGrid = 32;
+    static constexpr int kCoarseGrid = 4;  // the first, cheap, V programme (refine() replaces it)
 
     // opts[at(i, u)]: the options of stage i with u units; count[at(i, r)]:
     // feasible completions. Composition constants as IterationComposer needs.
@@ -52,8 +53,12 @@ public:
     unsigned alive(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem, double s1,
                    double s2, const LeafSink& sink, double& priority) const;
 
+    // Whether any aim of the sink survives at the root (no prefix).
+    bool rootAlive(const LeafSink& sink) const;
     // The bounds of the bottleneck classes at the root (no prefix): no
-    // candidate is below all of them.
+    // candidate is below all of them. Before any node survived the
+    // unconstrained ideal point (so the classes were never built), that
+    // point alone.
     std::vector<LeafBound> rootClasses() const;
 
 private:
@@ -66,16 +71,24 @@ private:
         double memCap = 0;              // every stage memory <= memCap (infinity: none)
         double lowerCap = 0, lowerMemCap = 0;  // the class's bottleneck / peak lies above these
         bool ownVariance = false;       // gridMin, minS1, maxS1 built
+        bool built = false;             // prepare() ran: every array but gridMin
+        bool gridBuilt = false;         // gridMin too
+        bool copyOfAll = false;         // the last class of a partition: the unconstrained programme, uncapped
         std::vector<double> minMaxT, minSumT, minMaxMem, minMaxPost, minS1, maxS1;
         std::vector<double> grid;       // plan means where gridMin is exact
-        std::vector<double> gridMin;    // [k * cells + at]: least sum (x - grid_k)^2
+        std::vector<double> gridMin;    // [at * K + k]: least sum (x - grid_k)^2
     };
     void build(Programme& p) const;
+    void ensureClasses() const;
+    // Builds a class's programme on first use, its V grid when asked.
+    void prepare(Programme& p, bool withGrid) const;
+    bool refine() const;  // true when it rebuilt all_ on the fine grid
+    std::vector<double> grid(int most) const;
     double varianceBound(const Programme& p, int stage, int unitsLeft, double s1, double s2) const;
     // Aims of `ask` that one class can serve (0 when it holds no completion).
     // `fineV` caches the unconstrained programme's V bound of the node (NaN:
     // not computed yet), valid for every class.
-    unsigned classAlive(const Programme& p, std::size_t idx, int stage, int unitsLeft, double maxT, double sumT,
+    unsigned classAlive(Programme& p, std::size_t idx, int stage, int unitsLeft, double maxT, double sumT,
                         double maxPost, double maxMem, double s1, double s2, const LeafSink& sink, unsigned ask,
                         double* priority, double& fineV) const;
     static constexpr int kClassGrid = 6;  // grid intervals of the class programmes (the unconstrained one has more)
@@ -87,9 +100,15 @@ private:
     int microBatches_, virtualStages_;
     double pipelineScale_;  // IterationTerms::pipeline, on the bubble
     std::size_t cells_;
-    Programme all_;                    // unconstrained
-    std::vector<Programme> byTime_;    // bottleneck partition (last: uncapped)
-    std::vector<Programme> byMemory_;  // memory-peak partition (last: uncapped)
+    mutable Programme all_;            // unconstrained (coarse V grid until refine())
+    double meanLo_ = 0, meanHi_ = 0, meanResolution_ = 1;
+    mutable bool fineBuilt_ = false;
+    double bStar_ = 0, mStar_ = 0;     // least bottleneck and peak: the classes' caps scale them
+    std::vector<double> classGrid_;
+    // Built on first use (ensureClasses): the search is single-threaded per object.
+    mutable bool classesBuilt_ = false;
+    mutable std::vector<Programme> byTime_;    // bottleneck partition (last: uncapped)
+    mutable std::vector<Programme> byMemory_;  // memory-peak partition (last: uncapped)
 };
 
 }  // namespace memx

@@ -154,8 +154,10 @@ void SplitSearch::run(LeafSink& sink, bool prune)
     aborted_ = false;
     if (feasibleCount() == 0)
         return;
-    if (prune_)
-        bounds();
+    if (prune_ && !bounds().rootAlive(sink)) {
+        prunedBound_ += feasibleCount();  // no candidate of the skeleton can serve the sink
+        return;
+    }
     children_.assign(static_cast<std::size_t>(P_), {});
     descend(0, units_, 0, 0, 0, 0, 0, 0, keyStart(skeletonIndex_));
 }
