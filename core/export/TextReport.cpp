@@ -151,7 +151,8 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
         out += ", chosen by auto: " + r.profileReason;
     else if (r.profileUsed == ProfileKind::Balanced)
         out += ", picks " + r.profileReason + "; Phi under the default weights";
-    out += "\nReferences (medians of " + countText(r.stats.feasible) + " feasible plans): T=" + Text::fmt("%.1f", r.references.time)
+    out += "\nReferences (medians of "
+        + (r.referencesOf.empty() ? countText(r.stats.feasible) + " feasible plans" : r.referencesOf) + "): T=" + Text::fmt("%.1f", r.references.time)
         + " ms, M=" + Text::fmt("%.2f", r.references.memory / 1024) + " GiB, V=" + varianceText(r, r.references.variance)
         + (r.varianceMode == VarianceMode::AbsoluteMiB ? " GiB^2" : " (utilisation^2)") + "\n";
     out += constraintsLine(r) + priceLine(r) + "\n";

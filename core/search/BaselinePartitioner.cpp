@@ -27,7 +27,7 @@ double marginal(double one, double two, bool hasTwo)
 bool fitsEverywhere(const SkeletonTables& t, const std::vector<int>& layers, const std::vector<int>& levels)
 {
     for (int i = 0; i < t.stages; ++i)
-        if (t.pred[static_cast<std::size_t>(i)][static_cast<std::size_t>(layers[static_cast<std::size_t>(i)])]
+        if (t.row(static_cast<std::size_t>(i)).pred[static_cast<std::size_t>(layers[static_cast<std::size_t>(i)])]
                   [static_cast<std::size_t>(levels[static_cast<std::size_t>(i)])]
                       .memoryMiB()
             > t.capacityMiB[static_cast<std::size_t>(i)])
@@ -55,7 +55,7 @@ double bottleneckMs(const SkeletonTables& t, const BaselineCandidate& c)
 {
     double worst = 0;
     for (int i = 0; i < t.stages; ++i)
-        worst = std::max(worst, t.pred[static_cast<std::size_t>(i)][static_cast<std::size_t>(c.layers[static_cast<std::size_t>(i)])]
+        worst = std::max(worst, t.row(static_cast<std::size_t>(i)).pred[static_cast<std::size_t>(c.layers[static_cast<std::size_t>(i)])]
                                       [static_cast<std::size_t>(c.levels[static_cast<std::size_t>(i)])]
                                           .timeMs);
     return worst;
@@ -64,7 +64,7 @@ double bottleneckMs(const SkeletonTables& t, const BaselineCandidate& c)
 bool levelAllowedEverywhere(const SkeletonTables& t, int level)
 {
     for (int i = 0; i < t.stages; ++i)
-        if (!t.allowed[static_cast<std::size_t>(i)][static_cast<std::size_t>(level)])
+        if (!t.row(static_cast<std::size_t>(i)).allowed[static_cast<std::size_t>(level)])
             return false;
     return true;
 }
@@ -164,7 +164,7 @@ bool BaselinePartitioner::choose(BaselineKind kind, const SkeletonTables& t, con
     const int units = t.layers / step;
     const int maxUnits = t.maxLayers / step;
     auto pred = [&](int stage, int layers, int level) -> const StagePrediction& {
-        return t.pred[static_cast<std::size_t>(stage)][static_cast<std::size_t>(layers)][static_cast<std::size_t>(level)];
+        return t.row(static_cast<std::size_t>(stage)).pred[static_cast<std::size_t>(layers)][static_cast<std::size_t>(level)];
     };
     auto finish = [&](std::vector<int> split, int level) {
         out = BaselineCandidate{};

@@ -61,6 +61,15 @@ unsigned ExploreSink::alive(const LeafBound& b, unsigned ask) const
     return out;
 }
 
+unsigned ExploreSink::aliveAtAnyVariance(const LeafBound& b, unsigned ask) const
+{
+    refresh();
+    // No point of the (T, V) front is as fast: nothing covers it, whatever its V.
+    if ((ask & 2) && !w_.tvSeen.covers(b.timeMs, std::numeric_limits<double>::infinity()))
+        return 2;
+    return 0;
+}
+
 void ExploreSink::refresh() const
 {
     if (shared_.version.load(std::memory_order_acquire) == w_.seenVersion)

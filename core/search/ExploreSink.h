@@ -39,6 +39,8 @@ public:
     unsigned aims() const override { return 7; }
     unsigned aliveWithoutVariance(const LeafBound& b, unsigned ask) const override;
     unsigned alive(const LeafBound& b, unsigned ask) const override;
+    unsigned varianceAims() const override { return 2; }
+    unsigned aliveAtAnyVariance(const LeafBound& b, unsigned ask) const override;
     bool stopRequested() const override { return stop_.load(std::memory_order_relaxed); }
 
 private:

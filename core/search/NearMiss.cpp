@@ -17,9 +17,9 @@ double frugal(const SkeletonTables& t, int i, int n, int& level)
 {
     double best = std::numeric_limits<double>::infinity();
     for (int lv = 0; lv < kRecomputeLevels; ++lv) {
-        if (!t.allowed[i][lv])
+        if (!t.row(i).allowed[lv])
             continue;
-        double m = t.pred[i][n][lv].memoryMiB();
+        double m = t.row(i).pred[n][lv].memoryMiB();
         if (m < best) {
             best = m;
             level = lv;
@@ -82,7 +82,7 @@ NearMiss NearMiss::of(const Cluster& cluster, const Skeleton& sk, const Skeleton
             bindLevel = lv;
         }
     }
-    const auto& pred = t.pred[binding][bindN][bindLevel];
+    const auto& pred = t.row(binding).pred[bindN][bindLevel];
     const StageSlot& slot = sk.slot(binding);
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "%.2f", hi);

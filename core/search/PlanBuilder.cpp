@@ -48,7 +48,7 @@ Plan PlanBuilder::build(const Cluster& cluster, const Skeleton& sk, const Skelet
         first += s.layers;
         s.recompute = static_cast<Recompute>(leaf.levels[i]);
         s.inflight = t.inflight[i];
-        const StagePrediction& pred = t.pred[i][s.layers][leaf.levels[i]];
+        const StagePrediction& pred = t.row(i).pred[s.layers][leaf.levels[i]];
         s.timeMs = pred.timeMs;
         s.memory = pred.memory;
         s.capacityMiB = t.capacityMiB[i];
@@ -57,8 +57,8 @@ Plan PlanBuilder::build(const Cluster& cluster, const Skeleton& sk, const Skelet
         p.stages.push_back(std::move(s));
     }
     int post = leaf.postStage;
-    p.dpMs = t.dpMs[post][leaf.layers[post]];
-    p.fixedMs = t.fixedMs + (t.postMs[post][leaf.layers[post]] - p.dpMs);
+    p.dpMs = t.row(post).dpMs[leaf.layers[post]];
+    p.fixedMs = t.fixedMs + (t.row(post).postMs[leaf.layers[post]] - p.dpMs);
     p.iterationMs = leaf.timeMs;
     p.maxMemMiB = leaf.maxMemMiB;
     p.varMem = leaf.variance;

@@ -156,12 +156,12 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
         int n = spec.layers[i];
         if (!spec.recompute.empty()) {
             levels[i] = static_cast<int>(spec.recompute[i]);
-        } else if (t.policyLevel[i][n] >= 0) {
-            levels[i] = t.policyLevel[i][n];
+        } else if (t.row(i).policyLevel[n] >= 0) {
+            levels[i] = t.row(i).policyLevel[n];
         } else {
             levels[i] = static_cast<int>(Recompute::Full);  // nothing fits: show the most frugal level
         }
-        const auto& pred = t.pred[i][n][levels[i]];
+        const auto& pred = t.row(i).pred[n][levels[i]];
         if (pred.memoryMiB() > t.capacityMiB[i]) {
             char buf[160];
             std::snprintf(buf, sizeof buf, "stage %d (%s) needs %.1f GiB, has %.1f GiB", i,

@@ -19,7 +19,7 @@ bool ScheduleRule::interleaveAllowed(const Problem& problem, const Skeleton& sk,
     double minCap = std::numeric_limits<double>::infinity(), maxDemand = 0;
     std::vector<double> compute;
     for (int i = 0; i < P; ++i) {
-        const auto& p = t.pred[static_cast<std::size_t>(i)][static_cast<std::size_t>(even)][0];
+        const auto& p = t.row(static_cast<std::size_t>(i)).pred[static_cast<std::size_t>(even)][0];
         double act1f1b = p.memory.activationsMiB * IterationComposer::inflight1F1B(i, P, sk.microBatches)
             / std::max(1e-9, t.inflight[static_cast<std::size_t>(i)]);
         double demand = p.memory.totalMiB() - p.memory.activationsMiB + act1f1b;

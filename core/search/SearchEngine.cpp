@@ -12,6 +12,7 @@
 #include "search/BothSinks.h"
 #include "search/MemoryBudget.h"
 #include "search/ExploreSink.h"
+#include "search/GreedySink.h"
 #include "search/NearMiss.h"
 #include "search/ParetoKnee.h"
 #include "search/PlanBuilder.h"
@@ -47,6 +48,7 @@ using Clock = std::chrono::steady_clock;
 using engine::BothSinks;
 using engine::ExploreShared;
 using engine::ExploreSink;
+using engine::GreedySink;
 using engine::plotLess;
 using engine::RankShared;
 using engine::RankSink;
@@ -84,7 +86,7 @@ public:
         if (userCancelled_)
             return cancel();
         if (timedOut_)
-            return stoppedWhileCounting();
+            return stoppedWhileCounting();  // with the greedy plans of the skeletons counted, if any
         if (!anyFeasible())
             return finish();
         exploreAndSample();
@@ -192,6 +194,7 @@ private:
         const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                   std::chrono::duration<double>(req_.options.timeLimitS));
         const bool limited = req_.options.timeLimitS > 0;
+        keepGreedy_ = limited || static_cast<bool>(req_.options.stopEarly);
         // A cancel from the front end ends the search with nothing; the time
         // limit ends the pass it falls in and the search goes on with what it has.
         auto stop = [this, deadline, limited] {
@@ -224,7 +227,7 @@ private:
     {
         const Skeleton& sk = list_.skeletons[idx];
         std::string why;
-        if (!SkeletonTables::build(req_.problem, sk, topo_, w.cache, w.tables, why)) {
+        if (!SkeletonTables::build(req_.problem, sk, topo_, w.cache, w.tables, why, nullptr, &w.rows)) {
             if (firstPass) {
                 ++w.unconnected;
                 w.unrunnable.insert(why);
@@ -246,7 +249,7 @@ private:
             if (std::find(seen.begin(), seen.end(), type) != seen.end())
                 continue;
             seen.push_back(type);
-            auto rates = RecomputePolicy::rates(w.tables.pred[static_cast<std::size_t>(i)][1],
+            auto rates = RecomputePolicy::rates(w.tables.row(static_cast<std::size_t>(i)).pred[1],
                                                 req_.problem.setup.selectiveCollapseFraction);
             w.notes.push_back(RecomputePolicy::describe(type, rates) + " (1 layer, mbs " + std::to_string(sk.shapeOf(i).microBatch)
                               + ", seq " + std::to_string(sk.seq) + ")");
@@ -310,6 +313,12 @@ private:
             s.feasible = search.feasibleCount();
             s.space = search.spaceSize();
             feasibleSoFar_ += saturate(s.feasible);
+            if (s.feasible > 0 && keepGreedy_) {
+                // Within the headroom asked for, when the split allows it.
+                GreedySink greedy(w, req_, sk);
+                if (!search.greedy(greedy, 1.0 - req_.objective.minHeadroom))
+                    search.greedy(greedy);
+            }
             if (s.feasible == 0) {
                 NearMiss nm = NearMiss::of(req_.problem.cluster, sk, w.tables);
                 if (nm.ratio > 0 && (w.nearMiss.ratio == 0 || nm.ratio < w.nearMiss.ratio
@@ -353,6 +362,9 @@ private:
     void exploreAndSample()
     {
         exact_ = feasible_ <= static_cast<CandidateCount>(req_.options.sampleBudget);
+        // Largest first. (Most promising first, by the greedy candidate's
+        // time, made the 128-GPU search 5x slower: the time-variance front
+        // stays loose until the balanced plans come.)
         std::vector<std::size_t> order;
         for (std::size_t i : indexOrder()) {
             SkeletonSummary& s = summary_[i];
@@ -810,9 +822,52 @@ private:
     }
     std::string cutText() const { return stoppedOnRequest_ ? " came" : " ran out"; }
 
+    // Cut while counting: the greedy candidates of the skeletons counted
+    // (one each, the split whose slowest stage is fastest) are the plans the
+    // search has; they are ranked by Phi with medians of their own.
     SearchResult stoppedWhileCounting()
     {
-        return stoppedBeforeAnyPlan("counting", pool_->lastPassCompleted());
+        const std::size_t counted = pool_->lastPassCompleted();
+        fastest_ = TopPlans(req_.options.topK);
+        tv_ = ParetoFront(req_.options.frontCapacity);
+        tm_ = ParetoFront(req_.options.frontCapacity);
+        for (auto& w : workers_) {
+            fastest_.merge(w->greedyFastest);
+            tv_.merge(w->greedyTv);
+            tm_.merge(w->greedyTm);
+            sample_.append(w->greedySample);
+        }
+        if (fastest_.size() == 0)
+            return stoppedBeforeAnyPlan("counting", counted);
+        anyFeasible();  // the counted skeletons' feasible candidates (a lower bound)
+        chooseReferencesAndProfile();
+        std::vector<const Plan*> extra;
+        TopPlans leanest(req_.options.topK);
+        for (auto& w : workers_)
+            leanest.merge(w->greedyLeanest);
+        const std::vector<Plan> lean = leanest.sorted();
+        for (const Plan& p : lean)
+            extra.push_back(&p);
+        rankKnownPlans(extra);
+        collectCacheStats();
+        result_.stats.sampleFraction = feasible_ > 0
+            ? std::min(0.999999, static_cast<double>(static_cast<long double>(sample_.size()) / feasible_))
+            : 0;
+        result_.incomplete = limitText() + cutText() + " in the counting pass with " + std::to_string(counted) + " of "
+            + std::to_string(passItems_) + " skeletons counted; each counted skeleton's greedy plan (the layer split "
+            "whose slowest stage is fastest) was ranked by Phi (" + std::to_string(knownPlans_)
+            + " kept), with medians from those plans: the best plans found so far, not the search's";
+        result_.referencesOf = "the greedy plans of " + std::to_string(sample_.size()) + " counted skeletons";
+        result_.notes.insert(result_.notes.begin(), "incomplete: " + result_.incomplete);
+        if (std::none_of(workers_.begin(), workers_.end(), [](const auto& w) { return w->best[0].size() > 0; })) {
+            result_.error = result_.incomplete + "; no plan found so far meets the constraints";
+            return finish();
+        }
+        result_.error.clear();
+        assignRanks();
+        if (result_.profileUsed == ProfileKind::Balanced)
+            pickTheKnee();
+        return finish();
     }
 
     SearchResult stoppedBeforeAnyPlan(const std::string& pass, std::size_t done)
@@ -842,7 +897,7 @@ private:
         return plot;
     }
 
-    void rankKnownPlans()
+    void rankKnownPlans(const std::vector<const Plan*>& extra = {})
     {
         std::set<std::uint64_t> seen;
         std::vector<const Plan*> known;
@@ -850,6 +905,8 @@ private:
             if (seen.insert(p.key).second)
                 known.push_back(&p);
         };
+        for (const Plan* p : extra)
+            add(*p);
         for (const Plan& p : fastestPlans_)
             add(p);
         for (const auto& pt : tv_.points())
@@ -936,6 +993,7 @@ private:
     std::size_t knownPlans_ = 0;    // plans ranked after a cut explore pass
     CandidateCount feasible_ = 0;
     bool exact_ = true;  // every feasible candidate visited (medians and ranks exact)
+    bool keepGreedy_ = false;  // the count pass keeps greedy candidates as plans (a time limit is set)
     TopPlans fastest_;
     std::vector<Plan> fastestPlans_;
     ParetoFront tv_, tm_;

@@ -106,6 +106,9 @@ struct SearchResult {
     // pass it stopped in and how much of it ran. The plans are the best found
     // so far: real plans, but possibly not the best of the space.
     std::string incomplete;
+    // Non-empty when the references are not medians of the feasible plans
+    // (a search cut while counting): what they are medians of.
+    std::string referencesOf;
     std::string error;               // non-empty: no feasible plan, and why
     bool invalidRequest = false;     // the error is about the request itself, not the space
     std::vector<Plan> best;          // top K under Phi, best first

@@ -7,6 +7,7 @@
 #include "search/SearchResult.h"
 #include "search/SearchSample.h"
 #include "search/SkeletonTables.h"
+#include "search/StageRowCache.h"
 #include "search/SplitSearch.h"
 #include "search/Staircase.h"
 #include "search/TopPlans.h"
@@ -48,10 +49,12 @@ struct SkeletonSummary {
 // Everything one worker accumulates; merged in a fixed order at the end.
 struct Worker {
     Worker(const Predictor& p, const SearchOptions& o, const PredictionStore* store)
-        : cache(p, store), fastest(o.topK), tv(o.frontCapacity), tm(o.frontCapacity)
+        : cache(p, store), fastest(o.topK), tv(o.frontCapacity), tm(o.frontCapacity), greedyFastest(o.topK),
+          greedyLeanest(o.topK), greedyTv(o.frontCapacity), greedyTm(o.frontCapacity)
     {
     }
     PredictionCache cache;
+    StageRowCache rows;
     SkeletonTables tables;
     TopPlans fastest;
     std::vector<TopPlans> best;  // per ranked profile; [0] is the requested one
@@ -80,6 +83,13 @@ struct Worker {
         Plan plan;
     };
     std::array<BaselineBest, kBaselineKinds - 1> baselines;
+    // Under a time limit, the count pass's greedy candidates (one per
+    // skeleton) as plans: the fastest, the least peak memory and both
+    // fronts, with their (T, M, V) for medians, so that a search cut while
+    // counting still offers the best plans it has seen (GreedySink).
+    TopPlans greedyFastest, greedyLeanest;
+    ParetoFront greedyTv, greedyTm;
+    SearchSample greedySample;
     std::set<std::string> unrunnable;  // why skeletons cannot run at all (no link joins ...)
     std::mutex publishedMutex;  // live (T, V) front for progress
     std::vector<std::pair<double, double>> published;

@@ -12,6 +12,7 @@
 #include "space/JobPrecision.h"
 #include "space/Problem.h"
 #include "search/Skeleton.h"
+#include "search/StageRowCache.h"
 
 #include <algorithm>
 #include <limits>
@@ -33,7 +34,8 @@ std::array<bool, kRecomputeLevels> levelsFor(RecomputeMode mode)
 }  // namespace
 
 bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Topology& topo,
-                           PredictionCache& cache, SkeletonTables& t, std::string& why, const std::vector<int>* onlyLayers)
+                           PredictionCache& cache, SkeletonTables& t, std::string& why, const std::vector<int>* onlyLayers,
+                           StageRowCache* rowCache)
 {
     const Cluster& cluster = problem.cluster;
     const TrainingSetup& setup = problem.setup;
@@ -48,7 +50,6 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     t.precision = jobPrecision(problem);
 
     t.capacityMiB.assign(P, 0);
-    t.allowed.assign(P, levelsFor(setup.recompute));
     t.devices.assign(P, {});
     t.inflight.assign(P, 1);
     t.hopMs.assign(std::max(0, P - 1), 0);
@@ -116,18 +117,49 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                                             cluster.types()[static_cast<std::size_t>(sk.slot(i).type)]));
     t.fixedMs *= terms.fixed;
 
-    // Stage queries for every (stage, n, level), or the n per stage asked for
-    // (and n = 1, which the recomputation policy's exchange rates read).
+    // Rows already known (stages alike in everything a row reads).
+    t.rows.assign(P, nullptr);
+    const StageShape first = sk.shapeOf(0);
+    std::vector<StageRowKey> keys(P);
+    std::vector<int> missing;
+    for (int i = 0; i < P; ++i) {
+        const StageShape sh = sk.shapeOf(i);
+        StageRowKey& k = keys[i];
+        k.type = sk.slot(i).type;
+        k.tp = sh.tp;
+        k.dp = sh.dp;
+        k.microBatch = sh.microBatch;
+        k.seq = sk.seq;
+        k.queryGroups = sk.queryGroups;
+        k.virtualStages = sk.schedule == Schedule::Interleaved ? sk.virtualStages : 1;
+        k.maxLayers = t.maxLayers;
+        k.first = i == 0;
+        k.last = i == P - 1;
+        k.inflight = t.inflight[i];
+        k.tpBandwidthGBps = sh.tp > 1 ? tpRate[i].bandwidthGBps : 0;
+        k.tpLatencyUs = sh.tp > 1 ? tpRate[i].latencyUs : 0;
+        k.dpBandwidthGBps = dpRate[i].bandwidthGBps;
+        k.dpLatencyUs = dpRate[i].latencyUs;
+        if (rowCache && !onlyLayers)
+            t.rows[i] = rowCache->find(k);
+        if (!t.rows[i])
+            missing.push_back(i);
+    }
+    if (missing.empty())
+        return true;
+
+    // Stage queries for every (missing stage, n, level), or the n per stage
+    // asked for (and n = 1, which the recomputation policy's exchange rates read).
     auto wanted = [&](int i, int n) {
         return !onlyLayers || n == 1 || (*onlyLayers)[static_cast<std::size_t>(i)] == n;
     };
     std::vector<StageQuery> queries;
-    queries.reserve(static_cast<std::size_t>(P) * (onlyLayers ? 2 : t.maxLayers) * kRecomputeLevels);
-    for (int i = 0; i < P; ++i) {
+    queries.reserve(missing.size() * (onlyLayers ? 2 : t.maxLayers) * kRecomputeLevels);
+    for (int i : missing) {
+        const StageShape sh = sk.shapeOf(i);
         for (int n = 1; n <= t.maxLayers; ++n) {
             if (!wanted(i, n))
                 continue;
-            const StageShape sh = sk.shapeOf(i);
             for (int lv = 0; lv < kRecomputeLevels; ++lv) {
                 StageQuery q;
                 q.gpu = &cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
@@ -154,9 +186,9 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
                 q.sequenceParallel = setup.sequenceParallel;
                 q.recompute = static_cast<Recompute>(lv);
                 q.inflight = t.inflight[i];
-                q.virtualStages = sk.schedule == Schedule::Interleaved ? sk.virtualStages : 1;
-                q.tpLinkGBps = sh.tp > 1 ? tpRate[i].bandwidthGBps : 0;
-                q.tpLatencyUs = sh.tp > 1 ? tpRate[i].latencyUs : 0;
+                q.virtualStages = keys[i].virtualStages;
+                q.tpLinkGBps = keys[i].tpBandwidthGBps;
+                q.tpLatencyUs = keys[i].tpLatencyUs;
                 queries.push_back(q);
             }
         }
@@ -164,19 +196,22 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     std::vector<StagePrediction> answers;
     cache.predict(queries, answers);
 
-    t.pred.assign(P, std::vector<std::array<StagePrediction, kRecomputeLevels>>(t.maxLayers + 1));
-    t.postMs.assign(P, std::vector<double>(t.maxLayers + 1, 0));
-    t.dpMs.assign(P, std::vector<double>(t.maxLayers + 1, 0));
     std::size_t k = 0;
     const std::size_t counts = static_cast<std::size_t>(t.maxLayers) + 1;
     std::vector<double> stageParams(counts, 0.0), owned(counts, 0.0), stepMs(counts, 0.0);
     // The first stage's last gradient bucket (the only one it cannot hide).
-    const StageShape first = sk.shapeOf(0);
     const double lastBucket =
         IterationComposer::lastBucketParams(first.dp, TransformerMath::embeddingParamsOnRank(t.model, first.tp));
-    for (int i = 0; i < P; ++i) {
+    const std::array<bool, kRecomputeLevels> modeLevels = levelsFor(setup.recompute);
+    for (int i : missing) {
         const GpuType& gpu = cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
         const StageShape sh = sk.shapeOf(i);
+        auto row = std::make_shared<StageRow>();
+        StageRow& r = *row;
+        r.pred.assign(counts, {});
+        r.postMs.assign(counts, 0);
+        r.dpMs.assign(counts, 0);
+        r.allowed = modeLevels;
         // The optimizer step of every layer count at once: the parameters a
         // GPU of the stage updates (its 1/DP share with the distributed
         // optimizer), timed by the predictor on the type as calibrated.
@@ -189,9 +224,10 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
         for (int n = 1; n <= t.maxLayers; ++n) {
             if (!wanted(i, n))
                 continue;
+            const std::size_t un = static_cast<std::size_t>(n);
             for (int lv = 0; lv < kRecomputeLevels; ++lv)
-                t.pred[i][n][lv] = answers[k++];
-            const double params = stageParams[static_cast<std::size_t>(n)];
+                r.pred[un][static_cast<std::size_t>(lv)] = answers[k++];
+            const double params = stageParams[un];
             IterationComposer::DataParallelComm comm = IterationComposer::dataParallelComm(
                 params, sh.dp, setup.distributedOptimizer, dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
             comm.reduceMs *= terms.dataParallel;
@@ -200,41 +236,51 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
             // recomputation, a third forward and two thirds backward (the
             // backward's FLOPs are twice the forward's). Recomputation only
             // lengthens the backward, so this never overstates the window.
-            const double microBatchMs = t.pred[i][n][0].timeMs;
-            t.dpMs[i][n] = IterationComposer::exposedDataParallelMs(comm, {setup.overlapGradReduce,
-                                                                           setup.overlapParamGather},
-                                                                    i == 0, params, lastBucket, microBatchMs / 3.0,
-                                                                    2.0 * microBatchMs / 3.0);
-            t.postMs[i][n] = t.dpMs[i][n] + terms.fixed * stepMs[static_cast<std::size_t>(n)];
+            const double microBatchMs = r.pred[un][0].timeMs;
+            r.dpMs[un] = IterationComposer::exposedDataParallelMs(comm, {setup.overlapGradReduce,
+                                                                          setup.overlapParamGather},
+                                                                   i == 0, params, lastBucket, microBatchMs / 3.0,
+                                                                   2.0 * microBatchMs / 3.0);
+            r.postMs[un] = r.dpMs[un] + terms.fixed * stepMs[un];
         }
         // Collapse selective when its exchange rate is discontinuous (MemX 3.1.1).
         if (setup.recompute == RecomputeMode::Policy
-            && RecomputePolicy::rates(t.pred[i][1], setup.selectiveCollapseFraction).collapseSelective)
-            t.allowed[i][1] = false;
-    }
+            && RecomputePolicy::rates(r.pred[1], setup.selectiveCollapseFraction).collapseSelective)
+            r.allowed[1] = false;
 
-    // Policy tables and memory limits.
-    const double inf = std::numeric_limits<double>::infinity();
-    t.policyLevel.assign(P, std::vector<int>(t.maxLayers + 1, -1));
-    t.minTimeMs.assign(P, std::vector<double>(t.maxLayers + 1, inf));
-    t.minMemMiB.assign(P, std::vector<double>(t.maxLayers + 1, inf));
-    t.nMax.assign(P, 0);
-    for (int i = 0; i < P; ++i) {
+        // Policy tables and memory limits.
+        const double inf = std::numeric_limits<double>::infinity();
+        r.policyLevel.assign(counts, -1);
+        r.minTimeMs.assign(counts, inf);
+        r.minMemMiB.assign(counts, inf);
+        r.nMax = 0;
+        const double capacity = t.capacityMiB[i];
         for (int n = 1; n <= t.maxLayers; ++n) {
             if (!wanted(i, n))
                 continue;
-            int chosen = RecomputePolicy::choose(t.pred[i][n], t.allowed[i], t.capacityMiB[i]);
-            t.policyLevel[i][n] = chosen;
+            const std::size_t un = static_cast<std::size_t>(n);
+            const int chosen = RecomputePolicy::choose(r.pred[un], r.allowed, capacity);
+            r.policyLevel[un] = chosen;
             if (chosen >= 0)
-                t.minTimeMs[i][n] = t.pred[i][n][chosen].timeMs;
-            for (int lv = 0; lv < kRecomputeLevels; ++lv)
-                if (t.feasible(i, n, lv))
-                    t.minMemMiB[i][n] = std::min(t.minMemMiB[i][n], t.pred[i][n][lv].memoryMiB());
-            if (t.policyLevel[i][n] >= 0)
-                t.nMax[i] = n;
+                r.minTimeMs[un] = r.pred[un][static_cast<std::size_t>(chosen)].timeMs;
+            for (std::size_t lv = 0; lv < kRecomputeLevels; ++lv)
+                if (r.allowed[lv] && r.pred[un][lv].memoryMiB() <= capacity)
+                    r.minMemMiB[un] = std::min(r.minMemMiB[un], r.pred[un][lv].memoryMiB());
+            if (chosen >= 0)
+                r.nMax = n;
         }
+        if (rowCache && !onlyLayers)
+            rowCache->insert(keys[i], row);
+        t.rows[i] = std::move(row);
     }
     return true;
+}
+
+std::size_t StageRow::bytes() const
+{
+    return sizeof(StageRow) + pred.capacity() * sizeof(pred[0])
+        + (postMs.capacity() + dpMs.capacity() + minTimeMs.capacity() + minMemMiB.capacity()) * sizeof(double)
+        + policyLevel.capacity() * sizeof(int);
 }
 
 }  // namespace memx

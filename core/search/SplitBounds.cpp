@@ -277,20 +277,27 @@ unsigned SplitBounds::classAlive(Programme& p, std::size_t idx, int stage, int u
     unsigned alive = sink.aliveWithoutVariance(b, ask);
     if (alive == 0)
         return 0;
-    if (std::isnan(fineV))
-        fineV = varianceBound(all_, stage, unitsLeft, s1, s2);
-    b.variance = fineV;
-    alive = sink.alive(b, alive);
-    if (alive && p.ownVariance && &p != &all_) {
-        // The class's own V bound is at least the unconstrained one: asked
-        // only of the aims that one left alive.
-        prepare(p, true);
-        b.variance = std::max(b.variance, varianceBound(p, stage, unitsLeft, s1, s2));
-        alive = sink.alive(b, alive);
+    // V is computed only for the aims it can still kill.
+    const unsigned byV = alive & sink.varianceAims();
+    const unsigned sure = byV ? sink.aliveAtAnyVariance(b, byV) : 0u;
+    unsigned result = (alive & ~byV) | sure;
+    if (const unsigned open = byV & ~sure) {
+        if (std::isnan(fineV))
+            fineV = varianceBound(all_, stage, unitsLeft, s1, s2);
+        b.variance = fineV;
+        unsigned a = sink.alive(b, open);
+        if (a && p.ownVariance && &p != &all_) {
+            // The class's own V bound is at least the unconstrained one:
+            // asked only of the aims that one left alive.
+            prepare(p, true);
+            b.variance = std::max(b.variance, varianceBound(p, stage, unitsLeft, s1, s2));
+            a = sink.alive(b, a);
+        }
+        result |= a;
     }
-    if (alive && priority)
+    if (result && priority)
         *priority = sink.priority(b);
-    return alive;
+    return result;
 }
 
 unsigned SplitBounds::alive(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem,

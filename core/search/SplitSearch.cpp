@@ -1,6 +1,7 @@
 #include "search/SplitSearch.h"
 
 #include "predict/IterationComposer.h"
+#include "search/BaselinePartitioner.h"
 #include "search/Skeleton.h"
 #include "search/SplitBounds.h"
 #include "search/SkeletonTables.h"
@@ -71,15 +72,15 @@ SplitSearch::SplitSearch(const SkeletonTables& tables, const Skeleton& skeleton,
             const auto sn = static_cast<std::size_t>(n);
             auto& list = opts_[at(i, u)];
             auto add = [&](int lv) {
-                const auto& p = t_.pred[si][sn][static_cast<std::size_t>(lv)];
+                const auto& p = t_.row(si).pred[sn][static_cast<std::size_t>(lv)];
                 const double m = p.memoryMiB();
                 const double x = varianceMode_ == VarianceMode::Utilisation ? m / t_.capacityMiB[si] : m;
                 lo = std::min(lo, x);
                 hi = std::max(hi, x);
-                list.push_back({lv, p.timeMs, m, x, t_.postMs[si][sn]});
+                list.push_back({lv, p.timeMs, m, x, t_.row(si).postMs[sn]});
             };
             if (!enumerateLevels_) {
-                const int lv = t_.policyLevel[si][sn];
+                const int lv = t_.row(si).policyLevel[sn];
                 if (lv >= 0)
                     add(lv);
             } else {
@@ -212,6 +213,39 @@ void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, do
     }
 }
 
+bool SplitSearch::greedy(LeafSink& sink, double memoryShare)
+{
+    if (feasibleCount() == 0)
+        return false;
+    // The option of each (stage, units) with the least time, infinite when none.
+    auto fastest = [&](int i, int u) -> const SplitBoundsOption* {
+        const SplitBoundsOption* best = nullptr;
+        const double limit = memoryShare * t_.capacityMiB[static_cast<std::size_t>(i)];
+        for (const SplitBoundsOption& o : options(i, u))
+            if (o.memMiB <= limit && (!best || o.timeMs < best->timeMs))
+                best = &o;
+        return best;
+    };
+    const std::vector<int> split = BaselinePartitioner::minMaxSplit(P_, units_, [&](int i, int u) {
+        const SplitBoundsOption* o = fastest(i, u);
+        return o ? o->timeMs : kInf;
+    });
+    if (split.empty())
+        return false;
+    std::uint64_t key = keyStart(skeletonIndex_);
+    for (int i = 0; i < P_; ++i) {
+        const int u = split[static_cast<std::size_t>(i)];
+        const SplitBoundsOption* o = fastest(i, u);
+        n_[static_cast<std::size_t>(i)] = u * step_;
+        lv_[static_cast<std::size_t>(i)] = o->level;
+        key = keyStep(key, u * step_, o->level);
+    }
+    sink_ = &sink;
+    emit(key);
+    --leaves_;  // not a leaf of the search
+    return true;
+}
+
 void SplitSearch::sample(LeafSink& sink, std::uint64_t samples)
 {
     sink_ = &sink;
@@ -264,10 +298,10 @@ Leaf SplitSearch::compose(const SkeletonTables& t, const Skeleton& sk, const int
     double maxT = 0, sumT = 0, maxPost = 0, maxMem = 0;
     int postStage = 0;
     for (int i = 0; i < P; ++i) {
-        const auto& p = t.pred[static_cast<std::size_t>(i)][static_cast<std::size_t>(layers[i])][static_cast<std::size_t>(levels[i])];
+        const auto& p = t.row(static_cast<std::size_t>(i)).pred[static_cast<std::size_t>(layers[i])][static_cast<std::size_t>(levels[i])];
         maxT = std::max(maxT, p.timeMs);
         sumT += p.timeMs;
-        double post = t.postMs[static_cast<std::size_t>(i)][static_cast<std::size_t>(layers[i])];
+        double post = t.row(static_cast<std::size_t>(i)).postMs[static_cast<std::size_t>(layers[i])];
         if (post > maxPost) {
             maxPost = post;
             postStage = i;

@@ -51,6 +51,16 @@ public:
     // The same before V is known (bound.variance is 0, the best case); the
     // aims it returns are then asked again with V.
     virtual unsigned aliveWithoutVariance(const LeafBound& bound, unsigned ask) const { return alive(bound, ask); }
+    // The aims whose answer depends on V (the others are decided by
+    // aliveWithoutVariance), and of those the ones alive whatever V is: the
+    // bounds skip computing V for the rest.
+    virtual unsigned varianceAims() const { return aims(); }
+    virtual unsigned aliveAtAnyVariance(const LeafBound& bound, unsigned ask) const
+    {
+        (void)bound;
+        (void)ask;
+        return 0;
+    }
     // Which of two children to visit first (smaller first); any order is exact.
     virtual double priority(const LeafBound& bound) const { return bound.timeMs; }
     // Polled every few thousand nodes; true abandons the skeleton (cancel).
@@ -106,6 +116,14 @@ public:
     // floor((j + 0.5) * count / samples), j = 0..samples-1 (all of them when
     // samples >= count): a systematic sample that needs no enumeration.
     void sample(LeafSink& sink, std::uint64_t samples);
+
+    // One feasible candidate found without search: the split whose slowest
+    // stage is fastest, each stage at its fastest option (O(P U^2)), handed
+    // to the sink: a plan that a search cut short while counting can still
+    // offer. False when the
+    // skeleton has no feasible candidate. memoryShare: only options using at
+    // most that share of the stage's memory (a headroom constraint).
+    bool greedy(LeafSink& sink, double memoryShare = 1.0);
 
     std::uint64_t leaves() const { return leaves_; }
     std::uint64_t nodes() const { return nodes_; }

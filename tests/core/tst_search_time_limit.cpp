@@ -5,6 +5,7 @@
 // is asked for at the first progress report of a pass, and the engine
 // checks for it before a pass starts and every ~20 ms while it runs.
 #include "TestClusters.h"
+#include "search/PlanEvaluator.h"
 #include "search/SearchEngine.h"
 
 #include <QtTest>
@@ -19,6 +20,7 @@ private slots:
     void initTestCase();
     void stopBeforeAnything_data();
     void stopBeforeAnything();
+    void stopInCount();
     void stopInExplore();
     void stopInRank();
     void cancelStillReturnsNothing();
@@ -86,6 +88,41 @@ void TestSearchTimeLimit::stopBeforeAnything()
     // No plan to show, and the error says why and what to do.
     const QString error = QString::fromStdString(r.error);
     QVERIFY2(error.contains("before any plan was evaluated"), qPrintable(error));
+}
+
+// Stopped while counting (issue #32 item 6): a search that has counted some
+// skeletons offers each one's greedy plan (the layer split whose slowest
+// stage is fastest), ranked by Phi with the constraints applied. Per-type
+// meshes make the count pass long (about 186,000 skeletons), so the stop
+// asked for once a feasible skeleton is counted lands inside it.
+void TestSearchTimeLimit::stopInCount()
+{
+    SearchRequest req = request();
+    req.problem.setup.meshes = MeshMode::PerType;
+    bool stop = false;
+    req.options.stopEarly = [&] { return stop; };
+    const SearchResult r = SearchEngine::run(req, [&](const SearchProgress& p) {
+        stop = stop || (p.phase == 1 && p.permille < 100 && p.feasible > 0);
+    });
+    QVERIFY2(r.error.empty(), r.error.c_str());
+    const QString incomplete = QString::fromStdString(r.incomplete);
+    QVERIFY2(incomplete.startsWith("a request to stop early came in the counting pass with "), qPrintable(incomplete));
+    QVERIFY2(incomplete.contains("greedy plan"), qPrintable(incomplete));
+    QVERIFY(r.notes.front().rfind("incomplete: ", 0) == 0);
+    QVERIFY(!r.best.empty());
+    QVERIFY(!r.fastest.empty());
+    for (std::size_t i = 1; i < r.best.size(); ++i)
+        QVERIFY(r.best[i - 1].phi <= r.best[i].phi);
+    // Real plans: each one predicts again to the same time and peak, fits,
+    // and keeps the 10% headroom asked for.
+    for (const Plan& p : r.best) {
+        QVERIFY(p.ranksApproximate);
+        QVERIFY2(p.minHeadroom() >= 0.1, qPrintable(QString::number(p.minHeadroom())));
+        const Evaluation e = PlanEvaluator::evaluate(req.problem, PlanSpec::of(p));
+        QVERIFY2(e.feasible, e.problem.c_str());
+        QVERIFY(std::abs(e.plan.iterationMs - p.iterationMs) <= 1e-9 * p.iterationMs);
+        QVERIFY(std::abs(e.plan.maxMemMiB - p.maxMemMiB) <= 1e-9 * p.maxMemMiB);
+    }
 }
 
 // Stopped while exploring: the plans found so far (fastest, fronts, plot) are
