@@ -168,7 +168,9 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
                   {"wall_s", st.wallS},
                   {"candidates_per_s", st.candidatesPerS},
                   {"threads", st.threads},
-                  {"sample_fraction", st.sampleFraction}};
+                  {"sample_fraction", st.sampleFraction},
+                  {"feasible_shapes", st.feasibleShapes},
+                  {"plot_shapes", st.plotShapes}};
     j["cancelled"] = r.cancelled;
     j["complete"] = r.incomplete.empty() && !r.cancelled;
     if (!r.incomplete.empty())

@@ -331,6 +331,12 @@ std::string TextReport::stats(const SearchResult& r)
             + ", " + std::to_string(s.storeSize) + " kept\n";
     out += "  wall time " + Text::fmt("%.3f", s.wallS) + " s on " + std::to_string(s.threads) + " thread(s), "
         + Text::fmt("%.0f", s.candidatesPerS) + " candidates/s\n";
+    if (s.feasibleShapes > 0)
+        out += "  (TP, PP, DP) shapes with feasible plans: " + std::to_string(s.feasibleShapes)
+            + (s.plotShapes >= s.feasibleShapes ? ", every one in the plot's sample"
+                                                : ", " + std::to_string(s.plotShapes) + " of them in the plot's sample (one of "
+                                                      "each shape fills at most half of it)")
+            + "\n";
     if (s.sampleFraction < 1.0)
         out += "  medians and ranks from a deterministic stratified sample of " + Text::fmt("%.2g", 100 * s.sampleFraction)
             + "% of the feasible candidates" + (r.incomplete.empty() ? " (the best plans and fronts are exact)" : "") + "\n";

@@ -11,7 +11,7 @@ namespace memx::engine {
 class SampleSink final : public LeafSink {
 public:
     SampleSink(Worker& w, const SearchRequest& r, const Skeleton& sk, double weight, const std::atomic<bool>& stop)
-        : w_(w), r_(r), sk_(sk), weight_(weight), stop_(stop)
+        : w_(w), r_(r), sk_(sk), weight_(weight), stop_(stop), shape_(shapeHash(sk))
     {
     }
     void onLeaf(const Leaf& leaf) override;
@@ -23,6 +23,7 @@ private:
     const Skeleton& sk_;
     double weight_;
     const std::atomic<bool>& stop_;
+    std::uint64_t shape_;
 };
 
 }  // namespace memx::engine

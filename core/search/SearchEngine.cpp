@@ -50,6 +50,7 @@ using engine::ExploreShared;
 using engine::ExploreSink;
 using engine::GreedySink;
 using engine::plotLess;
+using engine::shapeHash;
 using engine::RankShared;
 using engine::RankSink;
 using engine::SampleSink;
@@ -433,6 +434,11 @@ private:
         }
         feasible_ = feasible;
         result_.stats.feasible = saturate(feasible);
+        std::set<std::uint64_t> shapes;
+        for (std::size_t i = 0; i < summary_.size(); ++i)
+            if (summary_[i].feasible > 0)
+                shapes.insert(shapeHash(list_.skeletons[i]));
+        result_.stats.feasibleShapes = shapes.size();
         result_.stats.prunedByRule["rule 2: memory (candidates that fit nowhere)"] = saturate(space - feasible);
         // Reasons in a fixed (sorted) order, whichever worker met them.
         std::set<std::string> unrunnable;
@@ -742,20 +748,44 @@ private:
             p.rankPhi = byPhi.rankOf(p.phi);
             p.ranksApproximate = approximate;
         };
-        // The top lists are exact whatever the sample: their own rank is their position.
+        // The top lists are exact whatever the sample: their own rank is their
+        // position. A best plan that is also among the fastest has its exact
+        // time rank too (the sample's estimate once said 16 for a plan the
+        // fastest list had second), so both its ranks are exact.
+        std::map<std::uint64_t, std::size_t> fastestAt;
+        for (std::size_t i = 0; i < fastestPlans_.size(); ++i)
+            fastestAt.emplace(fastestPlans_[i].key, i + 1);
+        // A plan outside a full, complete fastest list is slower than all of
+        // it: its estimated time rank is at least K + 1 (the sample, thin
+        // among the fastest plans, can estimate 1).
+        const bool fastestKnown = result_.incomplete.empty() && fastestPlans_.size() >= req_.options.topK;
+        auto exactTime = [&](Plan& p) {
+            if (!result_.incomplete.empty())
+                return;
+            if (auto it = fastestAt.find(p.key); it != fastestAt.end()) {
+                p.rankTime = it->second;
+                p.ranksApproximate = false;
+            } else if (fastestKnown) {
+                p.rankTime = std::max<std::uint64_t>(p.rankTime, fastestPlans_.size() + 1);
+            }
+        };
         result_.best = best.sorted();
         for (std::size_t i = 0; i < result_.best.size(); ++i) {
-            finish(result_.best[i]);
-            result_.best[i].rankPhi = i + 1;
+            Plan& p = result_.best[i];
+            finish(p);
+            p.rankPhi = i + 1;
+            exactTime(p);
         }
         for (auto& pb : result_.profileBests) {
             pb.best.rankTime = byTime.rankOf(pb.best.iterationMs);
             pb.best.rankPhi = 1;  // under its own profile
             pb.best.ranksApproximate = approximate;
+            exactTime(pb.best);
             for (std::size_t i = 0; i < pb.ranking.size(); ++i) {
                 pb.ranking[i].rankTime = byTime.rankOf(pb.ranking[i].iterationMs);
                 pb.ranking[i].rankPhi = i + 1;  // position under its own profile
                 pb.ranking[i].ranksApproximate = approximate;
+                exactTime(pb.ranking[i]);
             }
         }
         result_.fastest = fastestPlans_;
@@ -763,14 +793,22 @@ private:
             finish(result_.fastest[i]);
             result_.fastest[i].rankTime = i + 1;
         }
-        tv_.forEachPlan(finish);
-        tm_.forEachPlan(finish);
+        auto finishAll = [&](Plan& p) {
+            finish(p);
+            if (fastestKnown && !fastestAt.count(p.key))
+                p.rankTime = std::max<std::uint64_t>(p.rankTime, fastestPlans_.size() + 1);
+        };
+        tv_.forEachPlan(finishAll);
+        tm_.forEachPlan(finishAll);
         result_.paretoTimeVariance = tv_;
         result_.paretoTimeMemory = tm_;
+        std::set<std::uint64_t> shapes;
         for (auto* e : keptPlot()) {
-            finish(e->second);
+            finishAll(e->second);
+            shapes.insert(shapeHash(e->second));
             result_.plotSample.push_back(std::move(e->second));
         }
+        result_.stats.plotShapes = shapes.size();
         result_.plotSampleComplete = static_cast<CandidateCount>(result_.plotSample.size()) == feasible_;
     }
 
@@ -882,19 +920,47 @@ private:
     // fronts and the plot's sample) join the ranking by Phi under every profile, with the
     // constraints applied as the rank pass applies them, so a cut rank pass
     // still offers them and a cut explore pass has a ranking at all.
-    // The plot's sample: of every worker's candidates, the plotPoints first
-    // in plotLess order. A plan a worker kept but the merge drops is not one
-    // the user is shown, so a cut search does not rank it either.
+    // The plot's sample, stratified: the first candidate (plotLess order) of
+    // every (TP, PP, DP) shape with feasible plans, up to half the plot, then
+    // every worker's candidates in plotLess order up to plotPoints. Without
+    // the first part a shape with a small share of the space (PP = 1 beside
+    // 10^8 pipelined plans) never reached the plot. A plan a worker kept but
+    // the merge drops is not one the user is shown, so a cut search does not
+    // rank it either.
     std::vector<std::pair<std::uint32_t, Plan>*> keptPlot()
     {
-        std::vector<std::pair<std::uint32_t, Plan>*> plot;
+        using Entry = std::pair<std::uint32_t, Plan>;
+        auto less = [](const Entry* a, const Entry* b) { return plotLess(*a, *b); };
+        const std::size_t cap = req_.options.plotPoints;
+        std::map<std::uint64_t, Entry*> firsts;
+        for (auto& w : workers_)
+            for (auto& [shape, e] : w->shapeFirst) {
+                Entry*& slot = firsts[shape];
+                if (!slot || plotLess(e, *slot))
+                    slot = &e;
+            }
+        std::vector<Entry*> out;
+        for (auto& [shape, e] : firsts)
+            out.push_back(e);
+        std::sort(out.begin(), out.end(), less);
+        if (out.size() > cap / 2)
+            out.resize(cap / 2);
+        std::set<std::uint64_t> keys;
+        for (const Entry* e : out)
+            keys.insert(e->second.key);
+        std::vector<Entry*> rest;
         for (auto& w : workers_)
             for (auto& e : w->plot)
-                plot.push_back(&e);
-        std::sort(plot.begin(), plot.end(), [](const auto* a, const auto* b) { return plotLess(*a, *b); });
-        if (plot.size() > req_.options.plotPoints)
-            plot.resize(req_.options.plotPoints);
-        return plot;
+                rest.push_back(&e);
+        std::sort(rest.begin(), rest.end(), less);
+        for (Entry* e : rest) {
+            if (out.size() >= cap)
+                break;
+            if (keys.insert(e->second.key).second)
+                out.push_back(e);
+        }
+        std::sort(out.begin(), out.end(), less);
+        return out;
     }
 
     void rankKnownPlans(const std::vector<const Plan*>& extra = {})

@@ -98,6 +98,8 @@ struct SearchStats {
     double candidatesPerS = 0;       // feasible candidates covered per second of wall time
     int threads = 1;
     double sampleFraction = 1.0;     // < 1 when medians and ranks come from a sample
+    std::size_t feasibleShapes = 0;  // (TP, PP, DP) shapes (each mesh's) with feasible plans
+    std::size_t plotShapes = 0;      // of those, in the plot's sample
 };
 
 struct SearchResult {

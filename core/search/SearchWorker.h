@@ -6,6 +6,7 @@
 #include "search/ParetoFront.h"
 #include "search/SearchResult.h"
 #include "search/SearchSample.h"
+#include "search/Skeleton.h"
 #include "search/SkeletonTables.h"
 #include "search/StageRowCache.h"
 #include "search/SplitSearch.h"
@@ -13,11 +14,13 @@
 #include "search/TopPlans.h"
 #include "space/Plan.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
 #include <mutex>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +64,9 @@ struct Worker {
     ParetoFront tv, tm;
     SearchSample sample;
     std::vector<std::pair<std::uint32_t, Plan>> plot;  // max-heap on (hash, key)
+    // Per (TP, PP, DP) shape (shapeHash), its first candidate in plotLess
+    // order: the plot holds one of every shape with feasible plans.
+    std::unordered_map<std::uint64_t, std::pair<std::uint32_t, Plan>> shapeFirst;
     std::uint64_t leaves1 = 0, leaves2 = 0, nodes = 0;
     CandidateCount prunedExplore = 0, prunedRank = 0;
     std::uint64_t skeletonsCut = 0, scheduleRule = 0, unconnected = 0;
@@ -94,6 +100,32 @@ struct Worker {
     std::mutex publishedMutex;  // live (T, V) front for progress
     std::vector<std::pair<double, double>> published;
 };
+
+// The (TP, PP, DP) shape of a skeleton's plans, or of a plan, each mesh's
+// for a per-mesh one: what the plot's sample is stratified by.
+template <class ShapeOf>
+std::uint64_t shapeHashOf(int stages, bool perMesh, ShapeOf shapeOf)
+{
+    std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+    auto mix = [&h](std::uint64_t v) {
+        h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        h *= 0xff51afd7ed558ccdULL;
+    };
+    mix(static_cast<std::uint64_t>(stages));
+    for (int i = 0; i < (perMesh ? stages : std::min(stages, 1)); ++i) {
+        const StageShape sh = shapeOf(i);
+        mix(static_cast<std::uint64_t>(sh.tp) << 32 | static_cast<std::uint32_t>(sh.dp));
+    }
+    return h;
+}
+inline std::uint64_t shapeHash(const Skeleton& sk)
+{
+    return shapeHashOf(sk.stages(), sk.perMesh(), [&sk](int i) { return sk.shapeOf(i); });
+}
+inline std::uint64_t shapeHash(const Plan& p)
+{
+    return shapeHashOf(p.pp, p.perMesh(), [&p](int i) { return p.shapeOf(static_cast<std::size_t>(i)); });
+}
 
 inline bool plotLess(const std::pair<std::uint32_t, Plan>& a, const std::pair<std::uint32_t, Plan>& b)
 {
