@@ -378,7 +378,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     "and in --json (0: no limit)")
         ->capture_default_str();
     cmd->add_option("--max-memory", args->maxMemory,
-                    "Cap what the search keeps (sample, Pareto fronts, plot sample, prediction caches) to about this "
+                    "Cap what the search keeps (sample, Pareto fronts, plot sample, prediction and stage-row caches) to about this "
                     "many MiB; smaller medians' samples and fronts, said in --stats (0: no cap)")
         ->capture_default_str();
     cmd->add_flag("--no-prune", args->noPrune, "Disable memory and bound pruning (brute force, for checking)");

@@ -325,6 +325,10 @@ std::string TextReport::stats(const SearchResult& r)
     out += "  prediction cache: " + std::to_string(s.cacheHits) + " hits, " + std::to_string(s.cacheMisses)
         + " misses (predictor calls)" + (s.cacheResets > 0 ? ", emptied " + std::to_string(s.cacheResets) + " times when full" : "")
         + "\n";
+    if (s.rowHits + s.rowMisses > 0)
+        out += "  stage rows: " + std::to_string(s.rowMisses) + " built, " + std::to_string(s.rowHits)
+            + " shared across skeletons" + (s.rowResets > 0 ? ", cache emptied " + std::to_string(s.rowResets) + " times when full" : "")
+            + "\n";
     if (s.storeSize > 0 || s.storeHits > 0)
         out += "  prediction store: " + std::to_string(s.storeHits) + " answers from earlier searches"
             + (s.storeInvalidated ? " (emptied first: GPU types, model, global batch or predictor changed)" : "")

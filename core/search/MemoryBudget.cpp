@@ -3,6 +3,7 @@
 #include "io/Text.h"
 #include "predict/PredictionCache.h"
 #include "search/SearchSample.h"
+#include "search/StageRowCache.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +19,8 @@ constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kSampleShare = 0.3;
 constexpr double kFrontShare = 0.3;
 constexpr double kPlotShare = 0.1;
-constexpr double kCacheShare = 0.3;
+constexpr double kCacheShare = 0.2;
+constexpr double kRowShare = 0.1;
 
 // Below these the search still runs but says little: medians from fewer than
 // 20,000 candidates move by percents, fronts and plots of fewer than 200
@@ -28,6 +30,9 @@ constexpr std::size_t kMinSample = 20'000;
 constexpr std::size_t kMinFront = 200;
 constexpr std::size_t kMinPlot = 200;
 constexpr std::size_t kMinCache = 4096;
+// A stage-row cache of 1 MiB holds a few hundred rows: a uniform search's
+// distinct stages, though a per-type search then rebuilds rows it had.
+constexpr double kMinRowBytes = 1024.0 * 1024.0;
 
 // A sample entry, in the workers' vectors and again in the merged one, with
 // vector slack on both.
@@ -51,6 +56,7 @@ MemoryBudget::Sizes MemoryBudget::sizes(const SearchOptions& o, const Problem& p
     s.estimateSamples = o.estimateSamples;
     s.frontCapacity = o.frontCapacity;
     s.plotPoints = o.plotPoints;
+    s.rowCacheBytes = StageRowCache::kDefaultBytes;
     s.planBytes = planBytes(problem);
     const double copies = threads + 1.0;  // one per worker, one merged
     const double listed = 2.0 * o.topK + double(std::max<std::size_t>(rankedProfiles, 1) - 1) * o.compareTopK;
@@ -62,7 +68,8 @@ MemoryBudget::Sizes MemoryBudget::sizes(const SearchOptions& o, const Problem& p
     const double cacheEntryBytes = threads * double(PredictionCache::bytesPerEntry());
     const double least = s.fixedMiB
         + std::max({kMinSample * kSampleEntryBytes / kSampleShare, kMinFront * frontPlanBytes / kFrontShare,
-                    kMinPlot * plotPlanBytes / kPlotShare, kMinCache * cacheEntryBytes / kCacheShare})
+                    kMinPlot * plotPlanBytes / kPlotShare, kMinCache * cacheEntryBytes / kCacheShare,
+                    threads * kMinRowBytes / kRowShare})
             / kMiB;
     if (o.maxMemoryMiB < least)
         throw std::invalid_argument("a memory budget of " + Text::fmt("%g", o.maxMemoryMiB)
@@ -80,6 +87,7 @@ MemoryBudget::Sizes MemoryBudget::sizes(const SearchOptions& o, const Problem& p
     s.frontCapacity = std::min(o.frontCapacity, count(kFrontShare, bytes, frontPlanBytes));
     s.plotPoints = std::min(o.plotPoints, count(kPlotShare, bytes, plotPlanBytes));
     s.cacheEntries = count(kCacheShare, bytes, cacheEntryBytes);
+    s.rowCacheBytes = std::min(s.rowCacheBytes, count(kRowShare, bytes, double(threads)));
     return s;
 }
 
@@ -91,7 +99,8 @@ std::string MemoryBudget::describe(const SearchOptions& o, const Sizes& s)
     return "memory budget " + Text::fmt("%g", o.maxMemoryMiB) + " MiB: " + item("sample", s.estimateSamples, o.estimateSamples)
         + " candidates, exact up to " + std::to_string(s.sampleBudget) + ", " + item("fronts of", s.frontCapacity, o.frontCapacity)
         + " plans, " + item("plot sample", s.plotPoints, o.plotPoints) + ", prediction caches of "
-        + std::to_string(s.cacheEntries) + " answers per thread";
+        + std::to_string(s.cacheEntries) + " answers and stage rows of "
+        + Text::fmt("%.1f", double(s.rowCacheBytes) / kMiB) + " MiB per thread";
 }
 
 }  // namespace memx

@@ -9,7 +9,7 @@ namespace memx {
 
 // What a search may keep under SearchOptions::maxMemoryMiB: the (T, M, V)
 // sample behind the medians and ranks, the Pareto fronts, the plot's sample
-// and the prediction caches. Each gets a share of the budget, priced at its
+// the prediction caches and the stage-row caches. Each gets a share of the budget, priced at its
 // worst case (every front full, every cache full, with vector slack), and is
 // kept at its default size when that fits. The search's tables and the
 // program itself come on top (docs/SCALING.md measures both).
@@ -21,6 +21,7 @@ public:
         std::size_t frontCapacity = 0;
         std::size_t plotPoints = 0;
         std::size_t cacheEntries = 0;     // per worker; 0: no limit
+        std::size_t rowCacheBytes = 0;    // per worker (StageRowCache)
         double planBytes = 0;             // the price of one kept plan
         double fixedMiB = 0;              // the top-K lists, kept whatever the budget
     };

@@ -191,6 +191,7 @@ private:
         for (int i = 0; i < threads; ++i) {
             workers_.push_back(std::make_unique<Worker>(*predictor_, req_.options, req_.store.get()));
             workers_.back()->cache.setCapacity(kept.cacheEntries);
+            workers_.back()->rows.setCapacity(kept.rowCacheBytes);
         }
         const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                   std::chrono::duration<double>(req_.options.timeLimitS));
@@ -669,6 +670,9 @@ private:
             result_.stats.cacheHits += w->cache.hits();
             result_.stats.cacheMisses += w->cache.misses();
             result_.stats.cacheResets += w->cache.resets();
+            result_.stats.rowHits += w->rows.hits();
+            result_.stats.rowMisses += w->rows.misses();
+            result_.stats.rowResets += w->rows.resets();
             result_.stats.storeHits += w->cache.storeHits();
             result_.stats.searchNodes += w->nodes;
         }

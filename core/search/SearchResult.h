@@ -92,6 +92,9 @@ struct SearchStats {
     std::uint64_t cacheMisses = 0;   // predictor calls (stage queries predicted)
     std::uint64_t storeHits = 0;     // part of cacheHits: answered from earlier searches
     std::uint64_t cacheResets = 0;   // full caches started over (SearchOptions::maxMemoryMiB)
+    std::uint64_t rowHits = 0;       // stage rows shared across skeletons (StageRowCache)
+    std::uint64_t rowMisses = 0;     // stage rows built
+    std::uint64_t rowResets = 0;     // full row caches started over
     bool storeInvalidated = false;   // the store was emptied for this search
     std::size_t storeSize = 0;       // entries after the search
     double wallS = 0;

@@ -46,6 +46,7 @@ void StageRowCache::insert(const StageRowKey& key, std::shared_ptr<const StageRo
     if (capacity_ > 0 && bytes_ + bytes > capacity_) {
         rows_.clear();
         bytes_ = 0;
+        ++resets_;
     }
     if (rows_.emplace(key, std::move(row)).second)
         bytes_ += bytes;

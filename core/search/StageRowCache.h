@@ -31,11 +31,16 @@ public:
     }
     static constexpr std::size_t kDefaultBytes = std::size_t{48} << 20;
 
+    // 0: no limit. Takes effect at the next insert.
+    void setCapacity(std::size_t bytes) { capacity_ = bytes; }
+    std::size_t capacity() const { return capacity_; }
+
     std::shared_ptr<const StageRow> find(const StageRowKey& key);
     void insert(const StageRowKey& key, std::shared_ptr<const StageRow> row);
 
     std::uint64_t hits() const { return hits_; }
     std::uint64_t misses() const { return misses_; }
+    std::uint64_t resets() const { return resets_; }
     std::size_t size() const { return rows_.size(); }
 
 private:
@@ -44,7 +49,7 @@ private:
     };
     std::unordered_map<StageRowKey, std::shared_ptr<const StageRow>, Hash> rows_;
     std::size_t capacity_ = 0, bytes_ = 0;
-    std::uint64_t hits_ = 0, misses_ = 0;
+    std::uint64_t hits_ = 0, misses_ = 0, resets_ = 0;
 };
 
 }  // namespace memx
