@@ -1,5 +1,6 @@
 #pragma once
 
+#include "TestClusters.h"
 #include "TestPaths.h"
 
 #include "search/SearchEngine.h"
@@ -15,6 +16,18 @@ inline SearchRequest paperRequest()
     req.problem.setup.globalBatch = 128;
     req.problem.setup.microBatches = {1, 2};
     req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
+    return req;
+}
+// A search whose answer holds per-mesh plans: LLaMA2-13B on a node of 8
+// H100 and one of 8 A100-80GB with per-type meshes (as docs/HETERO_MESHES.md,
+// case 3).
+inline SearchRequest perMeshRequest()
+{
+    SearchRequest req;
+    req.problem.cluster = uniformNodes(2, 8, "H100-SXM", "A100-80GB");
+    req.problem.model = ModelSpec::resolve("llama2-13b");
+    req.problem.setup.globalBatch = 64;
+    req.problem.setup.meshes = MeshMode::PerType;
     return req;
 }
 // A small search whose whole feasible set the engine keeps: a 24-layer

@@ -69,14 +69,26 @@ void MemoryBars::setPlan(const Plan& p, const Cluster& c)
             bars_.push_back(b);
             x += 1;
         }
-        stages_.push_back({QStringLiteral("stage %1\n%2 · %3")
-                               .arg(s + 1)
-                               .arg(QString::fromStdString(st.label()))
-                               .arg(QString::fromStdString(st.gpuType)),
+        // A per-mesh plan's stages differ in shape: each says its own.
+        const StageShape shape = p.shapeOf(s);
+        const QString head = p.perMesh() ? QStringLiteral("stage %1 · TP %2 DP %3 mbs %4")
+                                               .arg(s + 1)
+                                               .arg(shape.tp)
+                                               .arg(shape.dp)
+                                               .arg(shape.microBatch)
+                                         : QStringLiteral("stage %1").arg(s + 1);
+        stages_.push_back({QStringLiteral("%1\n%2 · %3")
+                               .arg(head, QString::fromStdString(st.label()), QString::fromStdString(st.gpuType)),
                            (first + x - 1) / 2, static_cast<int>(st.devices.size())});
         x += kStageGap;
     }
     rebuild();
+}
+
+QString MemoryBars::stageLabel(int stage) const
+{
+    return stage >= 0 && stage < static_cast<int>(stages_.size()) ? stages_[static_cast<std::size_t>(stage)].label
+                                                                   : QString();
 }
 
 void MemoryBars::clear()

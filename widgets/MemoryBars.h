@@ -34,6 +34,7 @@ public:
     double barCapacityMiB(int i) const;  // device memory, MiB
     QString barLabel(int i) const;       // "vb:3"
     int barStage(int i) const;           // 0-based pipeline stage
+    QString stageLabel(int stage) const; // the caption over a stage's bars, lines joined by '\n'
     bool barOverCapacity(int i) const;   // total > capacity: drawn red and hatched
     double barUpperMiB(int i) const;     // total x (1 + uncertainty), MiB
 

@@ -24,6 +24,8 @@ namespace {
 
 constexpr double kMiBPerGiB = 1024.0;
 constexpr double kHitRadiusPx = 8.0;
+// Per-mesh plans: a purple apart from the front's orange and the profiles' colours.
+const QColor kMeshColor(0x6a, 0x3d, 0x9a);
 
 QCPScatterStyle::ScatterShape bestShape(ProfileKind k)
 {
@@ -303,23 +305,47 @@ void ParetoPlot::rebuild()
         g->setData(xs, ys);
     };
 
-    candidates_ = plot_->addGraph();
-    candidates_->setName(QStringLiteral("candidates (%1)").arg(candidateKeys_.size()));
-    candidates_->setLineStyle(QCPGraph::lsNone);
-    // ssDisc fills with the pen colour.
+    // Per-mesh plans (each GPU type's stages with their own TP and DP) apart
+    // from uniform ones, so that what the per-type space adds shows.
+    auto perMesh = [this](quint64 k) { return plans_.at(k).plan->perMesh(); };
+    std::vector<quint64> uniformKeys, meshKeys;
+    for (quint64 k : candidateKeys_)
+        (perMesh(k) ? meshKeys : uniformKeys).push_back(k);
     // One antialiased disc, drawn once and blitted per plan: thousands of
     // ellipses cost a replot tens of ms, a pixmap blit a fraction of that.
-    candidates_->setScatterStyle(QCPScatterStyle(discPixmap(colors::withAlpha(text, 80), 4, devicePixelRatioF())));
-    candidates_->setAdaptiveSampling(false);  // thinning is ours; keep every point hittable and visible
-    fill(candidates_, candidateKeys_);
+    auto scatter = [&](const QString& name, const QColor& color, const std::vector<quint64>& keys) {
+        QCPGraph* g = plot_->addGraph();
+        g->setName(name);
+        g->setLineStyle(QCPGraph::lsNone);
+        g->setScatterStyle(QCPScatterStyle(discPixmap(color, 4, devicePixelRatioF())));
+        g->setAdaptiveSampling(false);  // thinning is ours; keep every point hittable and visible
+        fill(g, keys);
+        return g;
+    };
+    candidates_ = scatter(meshKeys.empty() ? QStringLiteral("candidates (%1)").arg(uniformKeys.size())
+                                           : QStringLiteral("uniform candidates (%1)").arg(uniformKeys.size()),
+                          colors::withAlpha(text, 80), uniformKeys);
+    if (!meshKeys.empty())
+        scatter(QStringLiteral("per-mesh candidates (%1)").arg(meshKeys.size()), colors::withAlpha(kMeshColor, 110),
+                meshKeys);
 
+    const auto& frontKeys = yAxis_ == YAxis::Variance ? frontVarKeys_ : frontMemKeys_;
     front_ = plot_->addGraph();
     front_->setName(QStringLiteral("Pareto front"));
     const QColor frontColor(0xf2, 0x8e, 0x2b);
     front_->setPen(QPen(frontColor, 2));
     front_->setLineStyle(QCPGraph::lsStepLeft);  // minimised pair: the staircase bounds the dominated region
     front_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(frontColor, 1.5), QBrush(base), 6));
-    fill(front_, yAxis_ == YAxis::Variance ? frontVarKeys_ : frontMemKeys_);
+    fill(front_, frontKeys);
+    std::vector<quint64> meshFront;
+    std::copy_if(frontKeys.begin(), frontKeys.end(), std::back_inserter(meshFront), perMesh);
+    if (!meshFront.empty()) {
+        QCPGraph* g = plot_->addGraph();
+        g->setName(QStringLiteral("front: per-mesh plan"));
+        g->setLineStyle(QCPGraph::lsNone);
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(frontColor, 1.5), QBrush(kMeshColor), 7));
+        fill(g, meshFront);
+    }
 
     live_ = plot_->addGraph();
     live_->setName(QStringLiteral("live front"));

@@ -110,10 +110,13 @@ QStringList PipelineView::tableRow(int i) const
     return {QString::number(i + 1),
             QString::fromStdString(s.label()),
             QString::fromStdString(s.gpuType),
-            QStringLiteral("%1 (%2×%3)")
+            // A per-mesh plan's meshes differ in micro-batch too (dp0 x mbs / dp).
+            QStringLiteral("%1 (%2×%3)%4")
                 .arg(s.devices.size())
                 .arg(plan.shapeOf(static_cast<std::size_t>(i)).tp)
-                .arg(plan.shapeOf(static_cast<std::size_t>(i)).dp),
+                .arg(plan.shapeOf(static_cast<std::size_t>(i)).dp)
+                .arg(plan.perMesh() ? tr(", mbs %1").arg(plan.shapeOf(static_cast<std::size_t>(i)).microBatch)
+                                    : QString()),
             QStringLiteral("%1–%2 (%3)").arg(s.firstLayer).arg(s.firstLayer + s.layers - 1).arg(s.layers),
             recomputeName(s.recompute),
             QString::number(s.timeMs, 'f', 1),

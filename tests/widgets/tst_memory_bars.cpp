@@ -17,6 +17,7 @@ private slots:
     void oneBarPerGpu_data();
     void oneBarPerGpu();
     void overCapacityIsFlagged();
+    void perMeshStagesSayTheirShape();
     void clearAndExport();
     void headroomLabelsDoNotRunTogether();
     void screenshots();
@@ -93,6 +94,44 @@ void TestMemoryBars::headroomLabelsDoNotRunTogether()
     w.resize(2000, 600);
     QCoreApplication::processEvents();
     QCOMPARE(w.visibleHeadroomLabels(), w.barCount());
+}
+
+// In a per-mesh plan each GPU type's stages have their own TP, DP and
+// micro-batch: each stage's caption says them, and its bar count is its own
+// TP x DP, not the plan's.
+void TestMemoryBars::perMeshStagesSayTheirShape()
+{
+    const SearchResult r = SearchEngine::run(test::perMeshRequest());
+    QVERIFY2(r.error.empty(), r.error.c_str());
+    const Plan* mesh = nullptr;
+    for (const Plan& p : r.best)
+        if (!mesh && p.perMesh())
+            mesh = &p;
+    QVERIFY2(mesh, "no per-mesh plan among the best");
+    MemoryBars w;
+    w.setPlan(*mesh, test::perMeshRequest().problem.cluster);
+    int bar = 0;
+    for (int s = 0; s < static_cast<int>(mesh->stages.size()); ++s) {
+        const StageShape sh = mesh->shapeOf(static_cast<std::size_t>(s));
+        QVERIFY2(w.stageLabel(s).startsWith(QStringLiteral("stage %1 · TP %2 DP %3 mbs %4\n")
+                                               .arg(s + 1)
+                                               .arg(sh.tp)
+                                               .arg(sh.dp)
+                                               .arg(sh.microBatch)),
+                 qPrintable(w.stageLabel(s)));
+        for (int k = 0; k < sh.tp * sh.dp; ++k)
+            QCOMPARE(w.barStage(bar++), s);
+    }
+    QCOMPARE(w.barCount(), bar);
+    // A uniform plan's captions stay short: its shape is the plan's.
+    const Plan* uniform = nullptr;
+    for (const Plan& p : r.fastest)
+        if (!uniform && !p.perMesh())
+            uniform = &p;
+    if (uniform) {
+        w.setPlan(*uniform, test::perMeshRequest().problem.cluster);
+        QVERIFY(w.stageLabel(0).startsWith(QStringLiteral("stage 1\n")));
+    }
 }
 
 void TestMemoryBars::overCapacityIsFlagged()

@@ -17,6 +17,7 @@ private slots:
     void initTestCase();
     void candidatesDrawn();
     void thinsLargeSamples();
+    void perMeshPlansApart();
     void selectionRing();
     void clickEmitsPlanClicked();
     void hoverEmitsSummary();
@@ -51,6 +52,36 @@ QCPGraph* TestParetoPlot::graphNamed(ParetoPlot& w, const QString& name)
         if (w.plot()->graph(i)->name() == name)
             return w.plot()->graph(i);
     return nullptr;
+}
+
+// Per-mesh candidates get a graph of their own, beside the uniform ones,
+// and the front's per-mesh plans are marked: together they are every
+// candidate and every front plan, each once.
+void TestParetoPlot::perMeshPlansApart()
+{
+    const SearchResult r = SearchEngine::run(test::perMeshRequest());
+    QVERIFY2(r.error.empty(), r.error.c_str());
+    int mesh = 0, uniform = 0;
+    for (const Plan& p : r.plotSample)
+        (p.perMesh() ? mesh : uniform)++;
+    QVERIFY(mesh > 0 && uniform > 0);
+    ParetoPlot w;
+    w.setResult(shared(r));
+    QCPGraph* u = graphNamed(w, QStringLiteral("uniform candidates (%1)").arg(uniform));
+    QCPGraph* m = graphNamed(w, QStringLiteral("per-mesh candidates (%1)").arg(mesh));
+    QVERIFY(u && m);
+    QCOMPARE(u->dataCount(), uniform);
+    QCOMPARE(m->dataCount(), mesh);
+    int frontMesh = 0;
+    for (const auto& pt : r.paretoTimeVariance.points())
+        frontMesh += pt.plan.perMesh() ? 1 : 0;
+    QCPGraph* marked = graphNamed(w, QStringLiteral("front: per-mesh plan"));
+    QCOMPARE(marked ? marked->dataCount() : 0, frontMesh);
+    // The uniform paper search keeps the one "candidates" graph.
+    ParetoPlot plain;
+    plain.setResult(shared(result_));
+    QVERIFY(!graphNamed(plain, QStringLiteral("per-mesh candidates (0)")));
+    QVERIFY(!graphNamed(plain, QStringLiteral("front: per-mesh plan")));
 }
 
 QPoint TestParetoPlot::pixelOf(ParetoPlot& w, const Plan& p)
