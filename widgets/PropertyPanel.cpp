@@ -40,6 +40,8 @@ const TypeField kTypeFields[] = {
     {"calibration.efficiency_multiplier", "Efficiency ×", 0, 10, 0.01, 3, ""},
     {"calibration.memory_multiplier", "Memory ×", 0, 10, 0.01, 3, ""},
     {"calibration.runtime_reserve_gib", "Runtime reserve", -1, 1000, 0.1, 2, " GiB"},
+    // Below zero: unknown (no cost figures for plans that use the type).
+    {"price_per_gpu_hour", "Price per GPU-hour", -0.01, 10000, 0.05, 2, ""},
 };
 
 const GpuType* findType(const Cluster& c, const QString& name)
@@ -67,6 +69,7 @@ double typeValue(const GpuType& t, const QString& key)
     if (key == "calibration.efficiency_multiplier") return t.calibration.efficiencyMultiplier;
     if (key == "calibration.memory_multiplier") return t.calibration.memoryMultiplier;
     if (key == "calibration.runtime_reserve_gib") return t.calibration.runtimeReserveGiB;
+    if (key == "price_per_gpu_hour") return t.pricePerHour;
     return 0;
 }
 
@@ -281,10 +284,15 @@ void PropertyPanel::rebuildForm()
             auto* spin = addDouble(key, tr(tf.label), tf.min, tf.max, tf.step, tf.decimals, QString::fromUtf8(tf.suffix));
             if (key == "calibration.runtime_reserve_gib")
                 spin->setSpecialValueText(tr("catalog"));
+            if (key == "price_per_gpu_hour") {
+                spin->setSpecialValueText(tr("unknown"));
+                spin->setToolTip(tr("What one GPU of this type costs per hour, in any currency used for every "
+                                    "type: plans then show cost per hour and per million tokens"));
+            }
             connect(spin, &QDoubleSpinBox::valueChanged, this, [this, key](double value) {
                 nlohmann::json v = value;
-                if (key == "calibration.runtime_reserve_gib" && value < 0)
-                    v = nullptr;  // back to the catalog's reserve
+                if ((key == "calibration.runtime_reserve_gib" || key == "price_per_gpu_hour") && value < 0)
+                    v = nullptr;  // back to the catalog's reserve / price
                 QString reason;
                 bool ok = document_->setTypeOverride(selection_.gpuType, key, v, &reason);
                 report(key, ok, reason);

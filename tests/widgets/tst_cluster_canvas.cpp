@@ -387,6 +387,25 @@ private slots:
         QVERIFY(mem);
         mem->setValue(1.2);
         QCOMPARE(doc.json()["gpu_types"]["Vendor-B"]["calibration"]["memory_multiplier"].get<double>(), 1.2);
+        // A price per GPU-hour: unknown until set, back to unknown at the bottom.
+        auto* price = qobject_cast<QDoubleSpinBox*>(panel.field("price_per_gpu_hour"));
+        QVERIFY(price);
+        QCOMPARE(price->text(), QString("unknown"));
+        price->setValue(2.5);
+        QCOMPARE(doc.json()["gpu_types"]["Vendor-B"]["price_per_gpu_hour"].get<double>(), 2.5);
+        double priced = -1;
+        for (const auto& t : doc.cluster().types())
+            if (t.name == "Vendor-B")
+                priced = t.pricePerHour;
+        QCOMPARE(priced, 2.5);
+        if (const QString dir = qEnvironmentVariable("MEMX_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            panel.resize(360, panel.sizeHint().height());
+            panel.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&panel));
+            QVERIFY(panel.grab().save(dir + "/panels-gpu-type-price.png"));
+        }
+        price->setValue(price->minimum());
+        QVERIFY(!doc.json()["gpu_types"]["Vendor-B"].contains("price_per_gpu_hour"));
         auto* count = qobject_cast<QSpinBox*>(panel.field("count"));
         QCOMPARE(count->value(), 8);
         count->setValue(6);  // vb:4-7 would point past the end
