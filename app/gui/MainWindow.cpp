@@ -15,6 +15,7 @@
 #include "PredictorPanel.h"
 #include "ProfileComparisonView.h"
 #include "BandwidthWhatIfPanel.h"
+#include "NodeChoicePanel.h"
 #include "NodeLossPanel.h"
 #include "BaselinesView.h"
 #include "SimplexMapView.h"
@@ -35,6 +36,7 @@
 #include "predict/LibraryVersions.h"
 #include "predict/PredictionStore.h"
 #include "search/BandwidthWhatIf.h"
+#include "search/NodeChoice.h"
 #include "search/NodeLossWhatIf.h"
 #include "search/PlanExplanation.h"
 #include "search/RecomputeAblation.h"
@@ -380,8 +382,10 @@ void MainWindow::createDocks()
     auto* whatIfLayout = new QVBoxLayout(whatIfBox);
     whatIf_ = new BandwidthWhatIfPanel(whatIfBox);
     nodeLoss_ = new NodeLossPanel(whatIfBox);
+    nodeChoice_ = new NodeChoicePanel(whatIfBox);
     whatIfLayout->addWidget(whatIf_, 1);
     whatIfLayout->addWidget(nodeLoss_, 1);
+    whatIfLayout->addWidget(nodeChoice_, 1);
     auto* whatIfScroll = new QScrollArea(this);
     whatIfScroll->setWidget(whatIfBox);
     whatIfScroll->setWidgetResizable(true);
@@ -396,6 +400,7 @@ void MainWindow::createDocks()
     connect(whatIf_, &BandwidthWhatIfPanel::planActivated, this, &MainWindow::selectPlan);
     connect(nodeLoss_, &NodeLossPanel::replanRequested, this, &MainWindow::runNodeLoss);
     connect(nodeLoss_, &NodeLossPanel::planActivated, this, &MainWindow::selectPlan);
+    connect(nodeChoice_, &NodeChoicePanel::compareRequested, this, &MainWindow::runNodeChoice);
     setupDock_ = dock(setupPanel_, tr("Model & Setup"), "setupDock", Qt::RightDockWidgetArea);
     // The objective and the predictor share a place (both say how plans are
     // scored); they scroll rather than squeeze, or make the window taller than
@@ -1234,6 +1239,30 @@ void MainWindow::runNodeLoss()
     }));
 }
 
+void MainWindow::runNodeChoice()
+{
+    const quint64 generation = ++nodeChoiceGeneration_;
+    if (!controller_->hasResult() || controller_->lastResult().best.empty())
+        return;
+    SearchRequest request = controller_->lastRequest();
+    request.options.stopEarly = {};
+    request.options.background = true;
+    if (request.store)
+        request.store = std::make_shared<PredictionStore>(*request.store);
+    const std::shared_ptr<const SearchResult> result = controller_->lastResultShared();
+    const NodeChoice::Options options = nodeChoice_->options();
+    nodeChoice_->setBusy();
+    auto* watcher = new QFutureWatcher<NodeChoice::Result>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation == nodeChoiceGeneration_)
+            nodeChoice_->setOutcome(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run([request = std::move(request), result, options] {
+        return NodeChoice::run(request, *result, options);
+    }));
+}
+
 void MainWindow::onSearchFinished()
 {
     const SearchResult& r = controller_->lastResult();
@@ -1251,12 +1280,15 @@ void MainWindow::onSearchFinished()
     baselines_->setResult(r, controller_->lastRequest().problem.cluster);
     ++whatIfGeneration_;  // a re-ranking of the previous result is no longer wanted
     ++nodeLossGeneration_;
+    ++nodeChoiceGeneration_;
     if (r.best.empty()) {
         whatIf_->clear();
         nodeLoss_->clear();
+        nodeChoice_->clear();
     } else {
         whatIf_->setCluster(controller_->lastRequest().problem.cluster);
         nodeLoss_->setReady();
+        nodeChoice_->setReady();
     }
     if (r.profileRequested == ProfileKind::Auto)
         objectivePanel_->setAutoExplanation(tr("auto chose %1: %2").arg(qs(toString(r.profileUsed)), qs(r.profileReason)));
@@ -1328,6 +1360,8 @@ void MainWindow::onSearchFailed(const QString& reason)
     whatIf_->clear();
     ++nodeLossGeneration_;
     nodeLoss_->clear();
+    ++nodeChoiceGeneration_;
+    nodeChoice_->clear();
     planInfo_->clear();
     whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
     tableRanking_ = nullptr;
@@ -1437,7 +1471,7 @@ bool MainWindow::parseView(const QString& name, View& out)
                                                          {"pipeline", View::Pipeline}, {"compare", View::Compare},
                                                          {"weights", View::Weights},   {"predictor", View::Predictor},
                                                          {"baselines", View::Baselines}, {"whatif", View::WhatIf},
-                                                         {"nodeloss", View::NodeLoss}};
+                                                         {"nodeloss", View::NodeLoss}, {"nodechoice", View::NodeChoice}};
     for (const auto& [n, v] : names)
         if (name == QLatin1String(n)) {
             out = v;
@@ -1460,6 +1494,7 @@ QWidget* MainWindow::viewWidget(View view)
     case View::Predictor: return predictorDock_;
     case View::WhatIf: return whatIfDock_;
     case View::NodeLoss: return nodeLoss_;  // the whole panel, below the dock's fold
+    case View::NodeChoice: return nodeChoice_;
     }
     return this;
 }

@@ -39,6 +39,7 @@ class ProfileComparisonView;
 class SimplexMapView;
 class BaselinesView;
 class BandwidthWhatIfPanel;
+class NodeChoicePanel;
 class NodeLossPanel;
 class PropertyPanel;
 class SearchController;
@@ -50,7 +51,7 @@ class StaleBanner;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor, Baselines, WhatIf, NodeLoss };
+    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor, Baselines, WhatIf, NodeLoss, NodeChoice };
 
     struct Options {
         bool restoreState = true;      // QSettings geometry and dock layout
@@ -73,6 +74,7 @@ public:
     SearchController* controller() const { return controller_; }
     BandwidthWhatIfPanel* whatIfPanel() const { return whatIf_; }
     NodeLossPanel* nodeLossPanel() const { return nodeLoss_; }
+    NodeChoicePanel* nodeChoicePanel() const { return nodeChoice_; }
     const SearchResult* result() const;
     void selectPlan(quint64 key);
     quint64 selectedPlan() const { return selectedKey_; }
@@ -147,6 +149,7 @@ private:
     void onSearchFinished();
     void runWhatIf();
     void runNodeLoss();
+    void runNodeChoice();
     void onSearchFailed(const QString& reason);
     void newProject();
     void openDialog();
@@ -194,6 +197,8 @@ private:
     QDockWidget* whatIfDock_ = nullptr;
     NodeLossPanel* nodeLoss_ = nullptr;  // the last search re-planned without each node
     quint64 nodeLossGeneration_ = 0;
+    NodeChoicePanel* nodeChoice_ = nullptr;  // the last search's cluster with some GPU types' nodes left out
+    quint64 nodeChoiceGeneration_ = 0;
     QDockWidget* setupDock_ = nullptr;  // bumped to drop a re-ranking no longer wanted
     GpuPalette* palette_ = nullptr;
     PropertyPanel* properties_ = nullptr;

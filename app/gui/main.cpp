@@ -1,13 +1,15 @@
 // memx: the MemX Workbench GUI. Also renders screenshots headlessly:
-//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare|weights|baselines|whatif|nodeloss|predictor]
+//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare|weights|baselines|whatif|nodeloss|nodechoice|predictor]
 #include "DarkPalette.h"
 #include "BandwidthWhatIfPanel.h"
+#include "NodeChoicePanel.h"
 #include "NodeLossPanel.h"
 #include "MainWindow.h"
 #include "SearchController.h"
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QIcon>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -80,6 +82,17 @@ int takeScreenshot(memx::MainWindow& w, const QString& file, memx::MainWindow::V
         while (loss->scenarioRows() == 0 && wait.elapsed() < 120000)
             QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     }
+    if (view == memx::MainWindow::View::NodeChoice && ok) {
+        // Node choices compared, ranked by cost per token where prices are known.
+        memx::NodeChoicePanel* choice = w.nodeChoicePanel();
+        if (auto* rank = choice->findChild<QComboBox*>())
+            rank->setCurrentIndex(1);
+        choice->request();
+        QElapsedTimer wait;
+        wait.start();
+        while (choice->rows() == 0 && choice->summaryText().endsWith(QChar(0x2026)) && wait.elapsed() < 120000)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    }
     QWidget* target = w.viewWidget(view);
     QPixmap pixmap = target->grab();
     if (pixmap.isNull() || !pixmap.save(file)) {
@@ -127,7 +140,7 @@ int main(int argc, char** argv)
     QCommandLineOption project(QStringLiteral("project"), QStringLiteral("Project file to open."),
                                QStringLiteral("P"));
     QCommandLineOption view(QStringLiteral("view"),
-                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline, compare, weights, baselines, whatif, nodeloss or predictor."),
+                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline, compare, weights, baselines, whatif, nodeloss, nodechoice or predictor."),
                             QStringLiteral("VIEW"), QStringLiteral("window"));
     parser.addOptions({screenshot, project, view});
     parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
