@@ -1,5 +1,7 @@
 #include "export/FlagScaleExport.h"
 
+#include "space/MeshRules.h"
+
 #include "io/Text.h"
 
 #include "export/MegatronExport.h"
@@ -101,7 +103,7 @@ std::vector<std::string> FlagScaleExport::validate(const HeteroConfig& c)
     if (!c.meshes.empty()) {
         const int dp0 = c.meshes.front().dp;
         for (std::size_t i = 0; i < c.meshes.size(); ++i)
-            if (c.meshes[i].dp > 0 && (dp0 * c.microBatch) % c.meshes[i].dp != 0)
+            if (c.meshes[i].dp > 0 && MeshRules::meshMicroBatch(dp0, c.microBatch, c.meshes[i].dp) == 0)
                 why.push_back("mesh " + std::to_string(i) + ": its micro-batch size dp0 x mbs / dp = "
                               + std::to_string(dp0) + " x " + std::to_string(c.microBatch) + " / "
                               + std::to_string(c.meshes[i].dp) + " is not an integer");
@@ -121,13 +123,11 @@ std::vector<std::string> FlagScaleExport::validate(const HeteroConfig& c)
     if (c.tiedEmbeddings && !c.meshes.empty()) {
         const auto& first = c.meshes.front();
         const auto& last = c.meshes.back();
-        if (first.tp != last.tp)
-            why.push_back("with tied embeddings the first and the last mesh need the same TP ("
-                          + std::to_string(first.tp) + " vs " + std::to_string(last.tp) + ")");
+        if (const std::string broken = MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp,
+                                                                 c.distributedOptimizer);
+            !broken.empty())
+            why.push_back(broken);
         if (first.dp != last.dp && c.distributedOptimizer) {
-            if (first.dp % last.dp != 0 && last.dp % first.dp != 0)
-                why.push_back("with tied embeddings and the distributed optimizer the first and last meshes' DP must "
-                              "divide one another");
             if (!c.partialReduceSharedEmbedding)
                 why.push_back("with tied embeddings, different first/last DP and the distributed optimizer, "
                               "--use-partial-reduce-for-shared-embedding is required");

@@ -2,6 +2,7 @@
 
 #include "model/Precision.h"
 
+#include "space/MeshRules.h"
 #include "space/StageSlots.h"
 
 #include "hardware/GpuCatalog.h"
@@ -114,7 +115,8 @@ TrainingSetup PlanJsonReader::setupFromJson(const JsonReader& j)
     return s;
 }
 
-Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, const ModelSpec& model)
+Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, const ModelSpec& model,
+                                  bool distributedOptimizer)
 {
     if (!j.node().is_object())
         j.fail("expected a memx-plan/1 object");
@@ -217,7 +219,7 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
         s.tp = intIn(sj, "tp", 1, 4096, p.tp);
         s.dp = intIn(sj, "dp", 1, 1 << 20, p.dp);
         s.microBatch = intIn(sj, "micro_batch", 1, 1 << 20, p.microBatch);
-        if (static_cast<long long>(s.dp) * s.microBatch != static_cast<long long>(p.dp) * p.microBatch)
+        if (MeshRules::meshMicroBatch(p.dp, p.microBatch, s.dp) != s.microBatch)
             sj.fail("a mesh's micro-batch is dp0 x mbs / dp (FlagScale's rule, dp0 and mbs the plan's): "
                         + std::to_string(p.dp) + " x " + std::to_string(p.microBatch) + " / " + std::to_string(s.dp)
                         + " is not " + std::to_string(s.microBatch),
@@ -281,15 +283,12 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
         if (p.schedule == Schedule::Interleaved)
             j.fail("a per-mesh plan cannot interleave: FlagScale's heterogeneous training has no virtual pipeline",
                    "schedule");
-        if (model.tiedEmbeddings && p.shapeOf(0).tp != p.shapeOf(p.stages.size() - 1).tp)
-            j.fail("with tied embeddings the first and last meshes need the same TP (FlagScale's rule): "
-                       + std::to_string(p.shapeOf(0).tp) + " vs " + std::to_string(p.shapeOf(p.stages.size() - 1).tp),
-                   "stages");
-        const int d0 = p.shapeOf(0).dp, dl = p.shapeOf(p.stages.size() - 1).dp;
-        if (model.tiedEmbeddings && d0 % dl != 0 && dl % d0 != 0)
-            j.fail("with tied embeddings the first and last meshes' DP must divide one another (FlagScale's rule): "
-                       + std::to_string(d0) + " and " + std::to_string(dl),
-                   "stages");
+        const StageShape first = p.shapeOf(0), last = p.shapeOf(p.stages.size() - 1);
+        if (model.tiedEmbeddings)
+            if (const std::string broken =
+                    MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp, distributedOptimizer);
+                !broken.empty())
+                j.fail(broken + " (FlagScale's rule)", "stages");
         // One mesh per GPU type: a type's stages are neighbours with one shape.
         std::vector<std::string> meshTypes;  // a mesh: a run of stages of one type and shape
         for (std::size_t i = 0; i < p.stages.size(); ++i) {
@@ -339,7 +338,7 @@ PlanDocument PlanJsonReader::fromJson(const nlohmann::json& doc, const std::stri
     if (d.format == "memx-plan/1") {
         if (rank > 1)
             throw InputError(file, "--rank", "a memx-plan/1 file holds one plan; --rank applies to search files");
-        d.plan = planFromJson(root, d.problem.cluster, d.problem.model);
+        d.plan = planFromJson(root, d.problem.cluster, d.problem.model, d.problem.setup.distributedOptimizer);
         d.rank = static_cast<int>(d.plan.rankPhi);
     } else {
         if (root.has("error"))
@@ -353,7 +352,8 @@ PlanDocument PlanJsonReader::fromJson(const nlohmann::json& doc, const std::stri
             throw InputError(file, "--rank",
                              "the search holds " + std::to_string(plans.size()) + " ranked plans (\"best\"); rank "
                                  + std::to_string(want) + " is not among them (search with a larger --keep)");
-        d.plan = planFromJson(plans[static_cast<std::size_t>(want - 1)], d.problem.cluster, d.problem.model);
+        d.plan = planFromJson(plans[static_cast<std::size_t>(want - 1)], d.problem.cluster, d.problem.model,
+                              d.problem.setup.distributedOptimizer);
         d.rank = want;
         if (root.has("objective"))
             d.objective = root.at("objective").name("profile_used", "");

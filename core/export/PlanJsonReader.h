@@ -43,7 +43,10 @@ public:
     // One memx-plan/1 object (as inside "best"), checked against the cluster
     // and model it was made for: groups exist, devices belong to them,
     // TP x DP devices per stage, layers add up, G = gbs / (DP x mbs).
-    static Plan planFromJson(const JsonReader& j, const Cluster& cluster, const ModelSpec& model);
+    // FlagScale's mesh rules for tied embeddings depend on the distributed
+    // optimizer (space/MeshRules.h); without the setup, the strict reading.
+    static Plan planFromJson(const JsonReader& j, const Cluster& cluster, const ModelSpec& model,
+                             bool distributedOptimizer = true);
     // The "setup" object (PlanJson::setup); absent keys keep their defaults.
     static TrainingSetup setupFromJson(const JsonReader& j);
 };

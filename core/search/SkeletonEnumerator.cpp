@@ -1,4 +1,5 @@
 #include "search/Skeleton.h"
+#include "space/MeshRules.h"
 
 #include "space/Problem.h"
 
@@ -179,9 +180,9 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
                 return;
             }
             if (model.tiedEmbeddings
-                && (first.tp != last.tp || (first.dp % last.dp != 0 && last.dp % first.dp != 0))) {
-                ++list.excluded["per-type meshes: tied embeddings need the first and last mesh's TP equal and their "
-                                "DPs dividing one another"];
+                && !MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp, setup.distributedOptimizer).empty()) {
+                ++list.excluded["per-type meshes: tied embeddings need the first and last mesh's TP equal and, with "
+                                "the distributed optimizer, their DPs dividing one another"];
                 return;
             }
             auto set = std::make_shared<StageSlotSet>();
@@ -202,9 +203,10 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
                 bool whole = true;
                 for (int t : order) {
                     const MeshOption& o = *pick[static_cast<std::size_t>(t)];
-                    whole = whole && (first.dp * mbs) % o.dp == 0;
+                    const int meshMbs = MeshRules::meshMicroBatch(first.dp, mbs, o.dp);
+                    whole = whole && meshMbs > 0;
                     for (std::size_t s = 0; s < o.slots.size(); ++s)
-                        shapes.push_back({o.tp, o.dp, whole ? first.dp * mbs / o.dp : 0});
+                        shapes.push_back({o.tp, o.dp, meshMbs});
                 }
                 if (!whole) {
                     ++list.excluded["per-type meshes: a mesh's micro-batch dp0 x mbs / dp is not whole"];
