@@ -301,19 +301,19 @@ unsigned SplitBounds::classAlive(Programme& p, std::size_t idx, int stage, int u
 }
 
 unsigned SplitBounds::alive(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem,
-                            double s1, double s2, const LeafSink& sink, double& priority) const
+                            double s1, double s2, const LeafSink& sink, double& priority, unsigned ask) const
 {
     const std::size_t idx = at(stage, unitsLeft);
     // Each class's bound is at least the unconstrained ideal point in every
     // term, so what that point kills, every class kills.
     double fineV = std::numeric_limits<double>::quiet_NaN();
-    unsigned mask = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, sink.aims(),
+    unsigned mask = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, ask,
                                &priority, fineV);
     if (mask == 0)
         return 0;
     if (refine()) {
         fineV = std::numeric_limits<double>::quiet_NaN();
-        mask = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, sink.aims(),
+        mask = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, ask,
                           &priority, fineV);
         if (mask == 0)
             return 0;
@@ -338,10 +338,10 @@ unsigned SplitBounds::alive(int stage, int unitsLeft, double maxT, double sumT, 
     return mask;
 }
 
-bool SplitBounds::rootAlive(const LeafSink& sink) const
+unsigned SplitBounds::rootAlive(const LeafSink& sink) const
 {
     double priority = 0;
-    return alive(0, units_, 0, 0, 0, 0, 0, 0, sink, priority) != 0;
+    return alive(0, units_, 0, 0, 0, 0, 0, 0, sink, priority, sink.aims());
 }
 
 std::vector<LeafBound> SplitBounds::rootClasses() const

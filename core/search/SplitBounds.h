@@ -49,12 +49,14 @@ public:
     // The sink's aims that a completion of (stage, unitsLeft) after a prefix
     // with these aggregates (s1, s2: sum and sum of squares of the prefix's
     // centred x) could still serve; 0 cuts the subtree. `priority` is the
-    // sink's priority of the first class that serves an aim.
+    // sink's priority of the first class that serves an aim. Only the aims
+    // of `ask` are asked: those alive at the parent (an aim dead there is
+    // dead below, the sink's lists and fronts only tightening).
     unsigned alive(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem, double s1,
-                   double s2, const LeafSink& sink, double& priority) const;
+                   double s2, const LeafSink& sink, double& priority, unsigned ask) const;
 
-    // Whether any aim of the sink survives at the root (no prefix).
-    bool rootAlive(const LeafSink& sink) const;
+    // The aims of the sink that survive at the root (no prefix); 0: none.
+    unsigned rootAlive(const LeafSink& sink) const;
     // The bounds of the bottleneck classes at the root (no prefix): no
     // candidate is below all of them. Before any node survived the
     // unconstrained ideal point (so the classes were never built), that

@@ -155,16 +155,17 @@ void SplitSearch::run(LeafSink& sink, bool prune)
     aborted_ = false;
     if (feasibleCount() == 0)
         return;
-    if (prune_ && !bounds().rootAlive(sink)) {
+    const unsigned aims = prune_ ? bounds().rootAlive(sink) : sink.aims();
+    if (aims == 0) {
         prunedBound_ += feasibleCount();  // no candidate of the skeleton can serve the sink
         return;
     }
     children_.assign(static_cast<std::size_t>(P_), {});
-    descend(0, units_, 0, 0, 0, 0, 0, 0, keyStart(skeletonIndex_));
+    descend(0, units_, 0, 0, 0, 0, 0, 0, keyStart(skeletonIndex_), aims);
 }
 
 void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem,
-                          double s1, double s2, std::uint64_t key)
+                          double s1, double s2, std::uint64_t key, unsigned aims)
 {
     if ((++nodes_ & 255) == 0 && sink_->stopRequested())
         aborted_ = true;
@@ -188,15 +189,17 @@ void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, do
         for (std::size_t o = 0; o < list.size(); ++o) {
             const SplitBoundsOption& op = list[o];
             double priority = 0;
+            unsigned childAims = aims;
             if (prune_) {
-                if (!bounds_->alive(stage + 1, unitsLeft - u, std::max(maxT, op.timeMs), sumT + op.timeMs,
-                                    std::max(maxPost, op.postMs), std::max(maxMem, op.memMiB), s1 + op.x,
-                                    s2 + op.x * op.x, *sink_, priority)) {
+                childAims = bounds_->alive(stage + 1, unitsLeft - u, std::max(maxT, op.timeMs), sumT + op.timeMs,
+                                           std::max(maxPost, op.postMs), std::max(maxMem, op.memMiB), s1 + op.x,
+                                           s2 + op.x * op.x, *sink_, priority, aims);
+                if (childAims == 0) {
                     prunedBound_ += c;
                     continue;
                 }
             }
-            children.push_back({u, static_cast<int>(o), priority});
+            children.push_back({u, static_cast<int>(o), priority, childAims});
         }
     }
     if (prune_)
@@ -207,7 +210,8 @@ void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, do
         n_[static_cast<std::size_t>(stage)] = ch.u * step_;
         lv_[static_cast<std::size_t>(stage)] = op.level;
         descend(stage + 1, unitsLeft - ch.u, std::max(maxT, op.timeMs), sumT + op.timeMs, std::max(maxPost, op.postMs),
-                std::max(maxMem, op.memMiB), s1 + op.x, s2 + op.x * op.x, keyStep(key, ch.u * step_, op.level));
+                std::max(maxMem, op.memMiB), s1 + op.x, s2 + op.x * op.x, keyStep(key, ch.u * step_, op.level),
+                ch.aims);
         if (aborted_)
             return;
     }

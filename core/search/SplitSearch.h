@@ -144,6 +144,7 @@ private:
         int u;          // units given to the stage
         int opt;        // index into options(stage, u)
         double priority;
+        unsigned aims;  // the sink's aims alive below it
     };
 
     const std::vector<SplitBoundsOption>& options(int stage, int units) const { return opts_[at(stage, units)]; }
@@ -154,8 +155,9 @@ private:
     CandidateCount countAt(int stage, int unitsLeft) const { return count_[at(stage, unitsLeft)]; }
     void buildCounts();
     const SplitBounds& bounds() const;
+    // `aims`: the sink's aims alive at this node (all of them when not pruning).
     void descend(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem, double s1,
-                 double s2, std::uint64_t key);
+                 double s2, std::uint64_t key, unsigned aims);
     void emit(std::uint64_t key);
 
     const SkeletonTables& t_;
