@@ -36,7 +36,10 @@ public:
     // Aims: 1 the fastest list, 2 the (T, V) front, 4 the (T, M) front. The
     // shared copies hold every leaf of this worker too (onLeaf), refreshed
     // after each of them.
-    unsigned aims() const override { return 7; }
+    unsigned aims() const override { return aims_; }
+    // One aim at a time (SearchEngine's explore pass): within one skeleton the
+    // aims searched together visit far more than each alone (docs/SCALING.md).
+    void setAims(unsigned aims) { aims_ = aims; }
     unsigned aliveWithoutVariance(const LeafBound& b, unsigned ask) const override;
     unsigned alive(const LeafBound& b, unsigned ask) const override;
     unsigned varianceAims() const override { return 2; }
@@ -50,6 +53,7 @@ private:
     const SearchRequest& r_;
     const Skeleton& sk_;
     const std::atomic<bool>& stop_;
+    unsigned aims_ = 7;
 };
 
 }  // namespace memx::engine

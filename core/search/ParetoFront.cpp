@@ -27,6 +27,8 @@ bool ParetoFront::accepts(double x, double y, std::uint64_t key) const
     if (it == points_.begin())
         return true;
     const Point& p = *(it - 1);
+    if (p.x == x && p.y == y && p.plan.key == key)
+        return false;  // this very plan, offered again
     return !dominates(p.x, p.y, p.plan.key, x, y, key);
 }
 

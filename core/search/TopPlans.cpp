@@ -27,10 +27,14 @@ bool TopPlans::accepts(double score, std::uint64_t key) const
 {
     if (k_ == 0)
         return false;
-    if (heap_.size() < k_)
-        return true;
-    const auto& worst = heap_.front();
-    return score < worst.first || (score == worst.first && key < worst.second.key);
+    if (heap_.size() >= k_) {
+        const auto& worst = heap_.front();
+        if (!(score < worst.first || (score == worst.first && key < worst.second.key)))
+            return false;
+    }
+    // A plan offered again (searched for another aim) is not a second entry.
+    return std::none_of(heap_.begin(), heap_.end(),
+                        [&](const std::pair<double, Plan>& e) { return e.second.key == key && e.first == score; });
 }
 
 void TopPlans::insert(double score, Plan plan)
