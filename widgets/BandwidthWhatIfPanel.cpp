@@ -1,8 +1,9 @@
 #include "BandwidthWhatIfPanel.h"
 
+#include "OneColumnTable.h"
+
 #include <QHBoxLayout>
 #include <algorithm>
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSlider>
@@ -31,15 +32,7 @@ BandwidthWhatIfPanel::BandwidthWhatIfPanel(QWidget* parent) : QWidget(parent)
     summary_->setWordWrap(true);
     summary_->setTextFormat(Qt::RichText);
     // One cell per plan, on three lines: the panel shares a narrow dock.
-    table_ = new QTableWidget(0, 1, this);
-    table_->setHorizontalHeaderLabels({tr("Best here (Φ with this time)")});
-    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::SingleSelection);
-    table_->verticalHeader()->setVisible(false);
-    table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    table_->setWordWrap(true);
-    table_->setMinimumHeight(80);
+    table_ = oneColumnTable(tr("Best here (Φ with this time)"), this);
     layout->addWidget(intro_);
     layout->addWidget(slidersBox_);
     layout->addWidget(reset_, 0, Qt::AlignLeft);

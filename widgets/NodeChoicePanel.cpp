@@ -1,11 +1,12 @@
 #include "NodeChoicePanel.h"
 
+#include "OneColumnTable.h"
+
 #include "io/Text.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableWidget>
@@ -74,14 +75,7 @@ NodeChoicePanel::NodeChoicePanel(QWidget* parent) : QWidget(parent)
     run_->setObjectName(QStringLiteral("nodeChoiceRun"));
     summary_ = new QLabel(this);
     summary_->setWordWrap(true);
-    table_ = new QTableWidget(0, 1, this);
-    table_->setHorizontalHeaderLabels({tr("GPU types kept: best plan")});
-    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->verticalHeader()->setVisible(false);
-    table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    table_->setWordWrap(true);
-    table_->setMinimumHeight(80);
+    table_ = oneColumnTable(tr("GPU types kept: best plan"), this);
     layout->addWidget(title);
     layout->addWidget(intro_);
     layout->addLayout(form);

@@ -1,11 +1,12 @@
 #include "NodeLossPanel.h"
 
+#include "OneColumnTable.h"
+
 #include "io/Text.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableWidget>
@@ -14,21 +15,6 @@
 namespace memx {
 
 namespace {
-
-QTableWidget* oneColumnTable(const QString& header, QWidget* parent)
-{
-    // One cell per row, on several lines: the panel shares a narrow dock.
-    auto* t = new QTableWidget(0, 1, parent);
-    t->setHorizontalHeaderLabels({header});
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    t->setSelectionMode(QAbstractItemView::SingleSelection);
-    t->verticalHeader()->setVisible(false);
-    t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    t->setWordWrap(true);
-    t->setMinimumHeight(80);
-    return t;
-}
 
 QString planLine(const Plan& p)
 {

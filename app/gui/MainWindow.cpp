@@ -93,6 +93,31 @@ QString qs(const std::string& s)
     return QString::fromStdString(s);
 }
 
+// A what-if that re-plans the last search (node loss, node choice): the
+// search's request, on a copy of its prediction store (the next search writes
+// to its own), run off the GUI thread; its outcome is shown only if no later
+// request or search has moved `generation` on.
+template <class Result, class Run, class Show>
+void replanOffThread(QObject* owner, const SearchController& controller, const quint64& generation, Run run,
+                     Show show)
+{
+    SearchRequest request = controller.lastRequest();
+    request.options.stopEarly = {};
+    request.options.background = true;
+    if (request.store)
+        request.store = std::make_shared<PredictionStore>(*request.store);
+    const std::shared_ptr<const SearchResult> result = controller.lastResultShared();
+    auto* watcher = new QFutureWatcher<Result>(owner);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, owner,
+                     [watcher, &generation, mine = generation, show] {
+                         watcher->deleteLater();
+                         if (mine == generation)
+                             show(watcher->result());
+                     });
+    watcher->setFuture(QtConcurrent::run(
+        [request = std::move(request), result, run] { return run(request, *result); }));
+}
+
 }  // namespace
 
 MainWindow::MainWindow(Options options, QWidget* parent)
@@ -1212,55 +1237,31 @@ void MainWindow::runWhatIf()
     }));
 }
 
-// "Re-plan without each node": one search per scenario, off the GUI thread,
-// on a copy of the search's prediction store (the next search writes to its
-// own).
+// "Re-plan without each node": one search per scenario (replanOffThread).
 void MainWindow::runNodeLoss()
 {
-    const quint64 generation = ++nodeLossGeneration_;
+    ++nodeLossGeneration_;
     if (!controller_->hasResult() || controller_->lastResult().best.empty())
         return;
-    SearchRequest request = controller_->lastRequest();
-    request.options.stopEarly = {};
-    request.options.background = true;
-    if (request.store)
-        request.store = std::make_shared<PredictionStore>(*request.store);
-    const std::shared_ptr<const SearchResult> result = controller_->lastResultShared();
     const NodeLossWhatIf::Options options = nodeLoss_->options();
     nodeLoss_->setBusy();
-    auto* watcher = new QFutureWatcher<NodeLossWhatIf::Result>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        if (generation == nodeLossGeneration_)
-            nodeLoss_->setOutcome(watcher->result());
-    });
-    watcher->setFuture(QtConcurrent::run([request = std::move(request), result, options] {
-        return NodeLossWhatIf::run(request, *result, options);
-    }));
+    replanOffThread<NodeLossWhatIf::Result>(
+        this, *controller_, nodeLossGeneration_,
+        [options](const SearchRequest& r, const SearchResult& res) { return NodeLossWhatIf::run(r, res, options); },
+        [this](const NodeLossWhatIf::Result& out) { nodeLoss_->setOutcome(out); });
 }
 
 void MainWindow::runNodeChoice()
 {
-    const quint64 generation = ++nodeChoiceGeneration_;
+    ++nodeChoiceGeneration_;
     if (!controller_->hasResult() || controller_->lastResult().best.empty())
         return;
-    SearchRequest request = controller_->lastRequest();
-    request.options.stopEarly = {};
-    request.options.background = true;
-    if (request.store)
-        request.store = std::make_shared<PredictionStore>(*request.store);
-    const std::shared_ptr<const SearchResult> result = controller_->lastResultShared();
     const NodeChoice::Options options = nodeChoice_->options();
     nodeChoice_->setBusy();
-    auto* watcher = new QFutureWatcher<NodeChoice::Result>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        if (generation == nodeChoiceGeneration_)
-            nodeChoice_->setOutcome(watcher->result());
-    });
-    watcher->setFuture(QtConcurrent::run([request = std::move(request), result, options] {
-        return NodeChoice::run(request, *result, options);
-    }));
+    replanOffThread<NodeChoice::Result>(
+        this, *controller_, nodeChoiceGeneration_,
+        [options](const SearchRequest& r, const SearchResult& res) { return NodeChoice::run(r, res, options); },
+        [this](const NodeChoice::Result& out) { nodeChoice_->setOutcome(out); });
 }
 
 void MainWindow::onSearchFinished()
