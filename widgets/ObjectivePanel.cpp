@@ -4,6 +4,7 @@
 
 #include <QButtonGroup>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -146,7 +147,9 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     root->addWidget(weightsBox_);
 
     auto* varianceBox = new QGroupBox(tr("Memory variance over"), this);
-    auto* vrow = new QHBoxLayout(varianceBox);
+    auto* vcol = new QVBoxLayout(varianceBox);
+    auto* vrow = new QHBoxLayout;
+    vcol->addLayout(vrow);
     varianceMiB_ = new QRadioButton(tr("absolute peak (MiB²)"), varianceBox);
     varianceMiB_->setObjectName(QStringLiteral("variance-mib"));
     varianceMiB_->setToolTip(tr("The paper's V: variance of the per-GPU peaks in MiB"));
@@ -156,6 +159,18 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     vrow->addWidget(varianceMiB_);
     vrow->addWidget(varianceUtil_);
     vrow->addStretch(1);
+    auto* erow = new QHBoxLayout;
+    auto* elabel = new QLabel(tr("Floor under V (eV)"), varianceBox);
+    epsilon_ = new QComboBox(varianceBox);
+    epsilon_->setObjectName(QStringLiteral("epsilon-rule"));
+    elabel->setBuddy(epsilon_);
+    epsilon_->addItem(tr("the memory prediction's uncertainty"), static_cast<int>(EpsilonRule::Uncertainty));
+    epsilon_->addItem(tr("the paper's: 0.01 × median V"), static_cast<int>(EpsilonRule::Fraction));
+    epsilon_->setToolTip(tr("Plans whose per-GPU peaks differ by less than the prediction's ± are not told apart by "
+                            "V under the first; the second is MemX's constant (docs/ARCHITECTURE.md)"));
+    erow->addWidget(elabel);
+    erow->addWidget(epsilon_, 1);
+    vcol->addLayout(erow);
     root->addWidget(varianceBox);
 
     auto* constraints = new QGroupBox(tr("Constraints (before Phi ranks)"), this);
@@ -196,6 +211,7 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
         emit changed();
     });
     connect(varianceUtil_, &QRadioButton::toggled, this, [this] { emit changed(); });
+    connect(epsilon_, &QComboBox::currentIndexChanged, this, [this] { emit changed(); });
 
     setObjective(ObjectiveSpec{});
 }
@@ -220,6 +236,13 @@ ObjectiveSpec ObjectivePanel::objective() const
     out.minHeadroom = minHeadroom_->value() / 100;
     out.headroomAtUpper = out.minHeadroom > 0 && atUpper_->isChecked();
     out.maxSlowdown = maxSlowdown_->value() < 0 ? -1 : maxSlowdown_->value() / 100;
+    // The third entry, when there is one, keeps the project file's own eV.
+    if (epsilon_->currentIndex() == 0) {
+        out.epsilonRule = EpsilonRule::Uncertainty;
+    } else if (epsilon_->currentIndex() == 1) {
+        out.epsilonRule = EpsilonRule::Fraction;
+        out.epsilonFraction = 0.01;
+    }
     return out;
 }
 
@@ -239,6 +262,23 @@ void ObjectivePanel::setObjective(const ObjectiveSpec& spec)
         const QSignalBlocker blockA(varianceMiB_);
         const QSignalBlocker blockB(varianceUtil_);
         (spec.variance == VarianceMode::Utilisation ? varianceUtil_ : varianceMiB_)->setChecked(true);
+    }
+    {
+        const QSignalBlocker block(epsilon_);
+        while (epsilon_->count() > 2)
+            epsilon_->removeItem(2);
+        const bool paper = spec.epsilonRule == EpsilonRule::Fraction && spec.epsilonFraction == 0.01;
+        if (spec.epsilonRule == EpsilonRule::Uncertainty) {
+            epsilon_->setCurrentIndex(0);
+        } else if (paper) {
+            epsilon_->setCurrentIndex(1);
+        } else {
+            epsilon_->addItem(spec.epsilonRule == EpsilonRule::Fraction
+                                  ? tr("the project's: %1 × median V").arg(spec.epsilonFraction)
+                                  : tr("the project's: %1").arg(spec.epsilonValue),
+                              static_cast<int>(spec.epsilonRule));
+            epsilon_->setCurrentIndex(2);
+        }
     }
     {
         const QSignalBlocker a(minHeadroom_), b(atUpper_), c(maxSlowdown_);

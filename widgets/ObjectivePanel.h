@@ -9,6 +9,7 @@
 class QAbstractButton;
 class QButtonGroup;
 class QCheckBox;
+class QComboBox;
 class QDoubleSpinBox;
 class QGroupBox;
 class QLabel;
@@ -70,6 +71,7 @@ private:
     std::array<QLabel*, 3> values_{};
     QRadioButton* varianceMiB_ = nullptr;
     QRadioButton* varianceUtil_ = nullptr;
+    QComboBox* epsilon_ = nullptr;  // eV's rule: the uncertainty, the paper's, or the project file's own
     QLabel* autoLabel_ = nullptr;
     QDoubleSpinBox* minHeadroom_ = nullptr;
     QCheckBox* atUpper_ = nullptr;

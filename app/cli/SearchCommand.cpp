@@ -61,7 +61,8 @@ struct SearchArgs {
     std::string profile = "default";
     std::string weights;
     std::string variance = "mib";
-    double eps = 0.01;
+    std::string ev = "uncertainty";
+    std::string eps;  // empty: --ev decides
     std::string minHeadroom, maxSlowdown;
     bool headroomAtUpper = false;
     // Signed, so that a negative value is refused instead of wrapping to 2^64 - 1.
@@ -107,6 +108,47 @@ double percentOption(const std::string& option, const std::string& text)
     if (used == 0 || used != s.size() || !std::isfinite(v) || v < 0)
         throw InputError(option, text, "expected a fraction such as 0.1 or a percentage such as 10%");
     return percent ? v / 100 : v;
+}
+
+// A plain finite number, all of `text`; false otherwise.
+bool readNumber(const std::string& text, double& out)
+{
+    std::size_t used = 0;
+    try {
+        out = std::stod(text, &used);
+    } catch (const std::exception&) {
+        return false;
+    }
+    return used > 0 && used == text.size() && std::isfinite(out);
+}
+
+// --ev uncertainty|paper|<number in V's unit> and --eps <fraction>, one of them.
+void epsilonOption(const std::string& ev, const std::string& eps, ObjectiveSpec& o)
+{
+    if (!eps.empty()) {
+        if (ev != "uncertainty")
+            throw InputError("--eps", eps, "give eV once: --ev or --eps, not both");
+        double f = 0;
+        if (!readNumber(eps, f) || !(f > 0 && f < 1))
+            throw InputError("--eps", eps, "expected a small fraction in (0, 1)");
+        o.epsilonRule = EpsilonRule::Fraction;
+        o.epsilonFraction = f;
+        return;
+    }
+    if (ev == "uncertainty") {
+        o.epsilonRule = EpsilonRule::Uncertainty;
+    } else if (ev == "paper") {
+        o.epsilonRule = EpsilonRule::Fraction;
+        o.epsilonFraction = 0.01;
+    } else {
+        double v = 0;
+        if (!readNumber(ev, v) || v < 0)
+            throw InputError("--ev", ev,
+                             "expected uncertainty, paper, or a number >= 0 in V's unit (GiB^2, or utilisation^2 "
+                             "with --variance util)");
+        o.epsilonRule = EpsilonRule::Absolute;
+        o.epsilonValue = o.variance == VarianceMode::AbsoluteMiB ? v * 1024.0 * 1024.0 : v;
+    }
 }
 
 // The plans of the search as a run list: the Phi and time rankings first,
@@ -209,9 +251,7 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
         o.variance = VarianceMode::Utilisation;
     else
         throw InputError("--variance", a.variance, "expected mib or util");
-    if (!(a.eps > 0 && a.eps < 1))
-        throw InputError("--eps", std::to_string(a.eps), "expected a small fraction in (0, 1)");
-    o.epsilonFraction = a.eps;
+    epsilonOption(a.ev, a.eps, o);
     if (!a.minHeadroom.empty()) {
         o.minHeadroom = percentOption("--min-headroom", a.minHeadroom);
         if (o.minHeadroom >= 1)
@@ -321,7 +361,11 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--weights", args->weights, "Custom weights wT,wM,wV (normalised to sum 1; implies custom)");
     cmd->add_option("--variance", args->variance, "Memory variance over absolute MiB (mib) or utilisation (util)")
         ->capture_default_str();
-    cmd->add_option("--eps", args->eps, "eV as a fraction of the median variance")->capture_default_str();
+    cmd->add_option("--ev", args->ev,
+                    "eV, the floor under V in Phi: uncertainty (follows the memory predictions' +-%), paper "
+                    "(0.01 x the median V, as MemX), or a number in V's unit (GiB^2, or utilisation^2)")
+        ->capture_default_str();
+    cmd->add_option("--eps", args->eps, "eV as this fraction of the median variance (instead of --ev)");
     cmd->add_option("--min-headroom", args->minHeadroom,
                     "Only plans where every GPU keeps this much memory free (10% or 0.1), before Phi ranks");
     cmd->add_flag("--headroom-at-upper", args->headroomAtUpper,

@@ -10,6 +10,7 @@
 #include "io/Ranges.h"
 #include "model/ModelSpec.h"
 
+#include <cmath>
 #include <climits>
 #include <stdexcept>
 
@@ -65,7 +66,11 @@ nlohmann::json Project::toJson() const
     j["objective"] = {{"profile", toString(o.profile)},
                       {"custom_weights", {o.custom.time, o.custom.memory, o.custom.variance}},
                       {"variance", o.variance == VarianceMode::AbsoluteMiB ? "mib" : "util"},
-                      {"epsilon_fraction", o.epsilonFraction}};
+                      {"epsilon_rule", toString(o.epsilonRule)}};
+    if (o.epsilonRule == EpsilonRule::Fraction)
+        j["objective"]["epsilon_fraction"] = o.epsilonFraction;
+    else if (o.epsilonRule == EpsilonRule::Absolute)
+        j["objective"]["epsilon"] = o.epsilonValue;  // MiB^2, or utilisation^2
     if (o.minHeadroom > 0)
         j["objective"]["min_headroom"] = {{"fraction", o.minHeadroom}, {"at_upper_bound", o.headroomAtUpper}};
     if (o.maxSlowdown >= 0)
@@ -145,9 +150,25 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
     if (variance != "mib" && variance != "util")
         o.fail("expected mib or util", "variance");
     p.objective.variance = variance == "util" ? VarianceMode::Utilisation : VarianceMode::AbsoluteMiB;
+    // eV's rule. A project written before the rule existed holds only
+    // epsilon_fraction (the paper's eV = fraction x Vref), and keeps it.
+    const std::string rule = o.string("epsilon_rule", o.has("epsilon_fraction") ? "fraction" : "uncertainty");
+    if (rule == "uncertainty")
+        p.objective.epsilonRule = EpsilonRule::Uncertainty;
+    else if (rule == "fraction")
+        p.objective.epsilonRule = EpsilonRule::Fraction;
+    else if (rule == "absolute")
+        p.objective.epsilonRule = EpsilonRule::Absolute;
+    else
+        o.fail("expected uncertainty, fraction or absolute", "epsilon_rule");
     p.objective.epsilonFraction = o.number("epsilon_fraction", 0.01);
     if (!(p.objective.epsilonFraction > 0 && p.objective.epsilonFraction < 1))  // as memx-cli search --eps
         o.fail("expected a small fraction in (0, 1)", "epsilon_fraction");
+    if (p.objective.epsilonRule == EpsilonRule::Absolute) {
+        p.objective.epsilonValue = o.number("epsilon");
+        if (!(p.objective.epsilonValue >= 0 && std::isfinite(p.objective.epsilonValue)))  // as memx-cli search --ev
+            o.fail("expected a finite number >= 0", "epsilon");
+    }
     // The constraints, as memx-cli search --min-headroom / --max-slowdown check them.
     if (o.has("min_headroom")) {
         auto h = o.at("min_headroom");

@@ -135,7 +135,12 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
                                    {"variance", r.weights.variance}}},
                       {"variance_mode", r.varianceMode == VarianceMode::AbsoluteMiB ? "mib2" : "utilisation2"},
                       {"references", {{"time_ms", r.references.time}, {"memory_mib", r.references.memory},
-                                      {"variance", r.references.variance}, {"epsilon", r.references.epsilon}}}};
+                                      {"variance", r.references.variance}, {"epsilon", r.references.epsilon},
+                                      {"epsilon_rule", toString(r.references.epsilonRule)}}}};
+    if (r.references.epsilonRule == EpsilonRule::Uncertainty) {
+        j["objective"]["references"]["epsilon_uncertainty"] = r.references.epsilonUncertainty;
+        j["objective"]["references"]["epsilon_fullest"] = r.references.epsilonFullest;
+    }
     if (r.constraints.any()) {
         nlohmann::json c;
         if (r.constraints.minHeadroom > 0)

@@ -2,6 +2,7 @@
 
 #include "io/Text.h"
 
+#include "search/PlanExplanation.h"
 #include "search/ProfileComparison.h"
 #include "search/SearchResult.h"
 #include "space/Problem.h"
@@ -44,6 +45,12 @@ std::string varianceText(const SearchResult& r, double v)
                                                        : Text::fmt("%.4f", v);
 }
 }  // namespace
+
+std::string TextReport::epsilonLine(const SearchResult& r)
+{
+    const std::string unit = r.varianceMode == VarianceMode::AbsoluteMiB ? " GiB^2" : " (utilisation^2)";
+    return "eV=" + varianceText(r, r.references.epsilon) + unit + ": " + PlanExplanation::epsilonReason(r) + "\n";
+}
 
 std::string TextReport::constraintsLine(const SearchResult& r)
 {
@@ -155,17 +162,21 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
         + (r.referencesOf.empty() ? countText(r.stats.feasible) + " feasible plans" : r.referencesOf) + "): T=" + Text::fmt("%.1f", r.references.time)
         + " ms, M=" + Text::fmt("%.2f", r.references.memory / 1024) + " GiB, V=" + varianceText(r, r.references.variance)
         + (r.varianceMode == VarianceMode::AbsoluteMiB ? " GiB^2" : " (utilisation^2)") + "\n";
-    out += constraintsLine(r) + priceLine(r) + "\n";
+    out += epsilonLine(r) + constraintsLine(r) + priceLine(r) + "\n";
     std::string vHead = r.varianceMode == VarianceMode::AbsoluteMiB ? "V(GiB^2)" : "V(util^2)";
     // Per-mesh plans list a value per mesh ("4|2"): their columns widen to fit.
-    std::size_t wTp = 3, wDp = 3, wMbs = 4;
+    // Long stage orders, layer splits and recompute lists (many stages) widen theirs.
+    std::size_t wTp = 3, wDp = 3, wMbs = 4, wOrder = 34, wLayers = 20, wRecomp = 12;
     for (std::size_t k = 0; k < std::min(top, r.best.size()); ++k) {
+        wOrder = std::max(wOrder, r.best[k].orderString().size() + 1);
+        wLayers = std::max(wLayers, r.best[k].layersString().size() + 1);
+        wRecomp = std::max(wRecomp, r.best[k].recomputeString().size() + 1);
         wTp = std::max(wTp, r.best[k].meshValues(&StageShape::tp).size() + 1);
         wDp = std::max(wDp, r.best[k].meshValues(&StageShape::dp).size() + 1);
         wMbs = std::max(wMbs, r.best[k].meshValues(&StageShape::microBatch).size() + 1);
     }
     out += pad("#", 4) + pad("TP", wTp) + pad("PP", 3) + pad("DP", wDp) + pad("mbs", wMbs) + pad("seq", 6) + pad("sched", 9)
-        + pad("stage order", 34) + pad("layers", 20) + pad("recomp", 12) + rpad("T(ms)", 10) + rpad("M(GiB)", 8)
+        + pad("stage order", wOrder) + pad("layers", wLayers) + pad("recomp", wRecomp) + rpad("T(ms)", 10) + rpad("M(GiB)", 8)
         + rpad(vHead, 10) + rpad("Phi", 8) + rpad("rankT", 7) + "  per-stage peak GiB\n";
     std::size_t n = 0;
     for (const auto& p : r.best) {
@@ -178,7 +189,7 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
         out += pad(std::to_string(p.rankPhi), 4) + pad(p.meshValues(&StageShape::tp), wTp) + pad(std::to_string(p.pp), 3)
             + pad(p.meshValues(&StageShape::dp), wDp) + pad(p.meshValues(&StageShape::microBatch), wMbs)
             + pad(std::to_string(p.seqLen), 6)
-            + pad(sched, 9) + pad(p.orderString(), 34) + pad(p.layersString(), 20) + pad(p.recomputeString(), 12)
+            + pad(sched, 9) + pad(p.orderString(), wOrder) + pad(p.layersString(), wLayers) + pad(p.recomputeString(), wRecomp)
             + rpad(Text::fmt("%.1f", p.iterationMs), 10) + rpad(Text::fmt("%.2f", p.maxMemMiB / 1024), 8)
             + rpad(varianceText(r, p.varMem), 10) + rpad(Text::fmt("%.4f", p.phi), 8)
             + rpad((p.ranksApproximate ? "~" : "") + std::to_string(p.rankTime), 7) + "  " + peaks + "\n";

@@ -17,6 +17,8 @@ struct TextReport {
     // two hidden masks per layer)": what the memory assumes.
     static std::string attentionLine(const Problem& problem);
     static std::string table(const Problem& problem, const SearchResult& r, std::size_t top);
+    // "eV=...: ..." how Phi's floor under V was chosen (ObjectiveSpec::epsilonRule).
+    static std::string epsilonLine(const SearchResult& r);
     // "Constraints (before Phi ranks): ..." when the search had any; else empty.
     static std::string constraintsLine(const SearchResult& r);
     // Plan 1 against the fastest feasible plan: what the recommendation costs.

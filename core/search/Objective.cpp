@@ -39,6 +39,31 @@ Weights weightsOf(ProfileKind p)
     }
 }
 
+const char* toString(EpsilonRule r)
+{
+    switch (r) {
+    case EpsilonRule::Uncertainty: return "uncertainty";
+    case EpsilonRule::Fraction: return "fraction";
+    case EpsilonRule::Absolute: return "absolute";
+    }
+    return "?";
+}
+
+double Objective::epsilon(const ObjectiveSpec& spec, double vref, double uncertainty, double fullest)
+{
+    constexpr double kFloor = 1e-12;  // keeps V + eV > 0 when every plan is balanced
+    const double paper = 0.01 * vref;
+    switch (spec.epsilonRule) {
+    case EpsilonRule::Absolute: return std::max(spec.epsilonValue, kFloor);
+    case EpsilonRule::Fraction: return std::max(spec.epsilonFraction * vref, kFloor);
+    case EpsilonRule::Uncertainty: {
+        const double spread = kEpsilonSpread * std::max(uncertainty, 0.0) * std::max(fullest, 0.0);
+        return std::max({spread * spread, paper, kFloor});
+    }
+    }
+    return std::max(paper, kFloor);
+}
+
 double Objective::phi(double t, double m, double v, const References& ref, const Weights& w)
 {
     double tn = t / ref.time;

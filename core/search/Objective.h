@@ -25,11 +25,27 @@ Weights weightsOf(ProfileKind p);  // the paper's three profiles; Custom/Auto ->
 // (peak / capacity), which clusters with very different capacities want.
 enum class VarianceMode { AbsoluteMiB, Utilisation };
 
+// eV, the floor under V in Phi. The paper fixes eV = 0.01 x Vref; by default
+// it follows the uncertainty of the memory predictions instead, so that plans
+// whose per-GPU peaks differ by less than that uncertainty are not told apart
+// by V (docs/ARCHITECTURE.md, "eV: variance within what the model can tell
+// apart"): eV = (2 u X)^2, u the predictions' relative uncertainty and X the
+// fullest GPU's peak (MiB, or utilisation), both medians; never below the
+// paper's value.
+enum class EpsilonRule {
+    Uncertainty,  // --ev uncertainty (default)
+    Fraction,     // --ev paper (fraction 0.01) or --eps F: eV = F x Vref
+    Absolute,     // --ev X: eV = X, in V's unit
+};
+const char* toString(EpsilonRule r);
+
 struct ObjectiveSpec {
     ProfileKind profile = ProfileKind::Default;
     Weights custom;                       // used when profile == Custom (normalised to sum 1)
     VarianceMode variance = VarianceMode::AbsoluteMiB;
-    double epsilonFraction = 0.01;        // eV = epsilonFraction * Vref
+    EpsilonRule epsilonRule = EpsilonRule::Uncertainty;
+    double epsilonFraction = 0.01;        // Fraction: eV = epsilonFraction * Vref (the paper: 0.01)
+    double epsilonValue = 0;              // Absolute: eV in MiB^2 (or utilisation^2)
     // Auto rule thresholds (MemX 3.1.2): safety-first below this memory margin,
     // throughput-first at or below this heterogeneity (CV of device compute).
     double safetyMarginThreshold = 0.10;
@@ -44,6 +60,11 @@ struct ObjectiveSpec {
 
 struct References {
     double time = 1, memory = 1, variance = 0, epsilon = 0;
+    // How epsilon was chosen: the rule, and for Uncertainty the median
+    // relative uncertainty u and fullest-GPU value X it used.
+    EpsilonRule epsilonRule = EpsilonRule::Fraction;
+    double epsilonUncertainty = 0;
+    double epsilonFullest = 0;
 };
 
 // The objective itself: pure arithmetic, shared by search, tests and GUI.
@@ -53,6 +74,14 @@ struct Objective {
     // Variance of per-GPU values (population variance, as the paper's V).
     static double variance(const std::vector<double>& values);
     static double median(std::vector<double> values);
+    // eV under `spec`'s rule (the comment at EpsilonRule): `vref` is Vref,
+    // `uncertainty` the memory predictions' relative uncertainty, `fullest`
+    // the fullest GPU's value in V's unit (MiB, or utilisation).
+    static double epsilon(const ObjectiveSpec& spec, double vref, double uncertainty, double fullest);
+    // The factor by which the uncertainty rule's eV exceeds (u X)^2: a plan
+    // whose peaks spread by no more than the uncertainty (V <= (u X)^2)
+    // scores within (1 + 1/4)^wV of a perfectly balanced one (<= 9.3% of Phi).
+    static constexpr double kEpsilonSpread = 2.0;
 };
 
 }  // namespace memx

@@ -67,6 +67,31 @@ std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Pla
     return lines(r, chosen, r.profileUsed, r.weights);
 }
 
+std::string PlanExplanation::epsilonReason(const SearchResult& r)
+{
+    const References& ref = r.references;
+    switch (ref.epsilonRule) {
+    case EpsilonRule::Uncertainty: {
+        const std::string fullest = r.varianceMode == VarianceMode::AbsoluteMiB
+                                        ? Text::fmt("%.2f GiB", ref.epsilonFullest / 1024)
+                                        : Text::fmt("%.0f%% of its memory", 100 * ref.epsilonFullest);
+        const double spread = Objective::kEpsilonSpread * ref.epsilonUncertainty * ref.epsilonFullest;
+        std::string out = "memory predictions +-" + Text::fmt("%.0f", 100 * ref.epsilonUncertainty)
+            + "% on a fullest GPU of " + fullest
+            + " (median); per-GPU peaks within that of one another are not told apart by V";
+        if (ref.epsilon > spread * spread * (1 + 1e-9))
+            out += " (the paper's 0.01 x V is larger and is used)";
+        return out;
+    }
+    case EpsilonRule::Fraction:
+        return Text::fmt("%g", ref.variance > 0 ? ref.epsilon / ref.variance : 0.0) + " x V"
+            + (std::abs(ref.epsilon - 0.01 * ref.variance) <= 1e-9 * ref.variance ? " (the paper's rule, --ev paper)"
+                                                                                  : "");
+    case EpsilonRule::Absolute: return "as given";
+    }
+    return {};
+}
+
 std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Plan& chosen, ProfileKind kind,
                                                 const Weights& w)
 {
@@ -77,7 +102,7 @@ std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Pla
                   + "; lower is better. T is the iteration time, M the largest per-GPU peak memory, V the variance "
                     "of peak memory across GPUs. The references are the medians over the feasible plans: Tref "
                   + seconds(ref.time) + ", Mref " + gib(ref.memory) + ", Vref " + variance(ref.variance, r.varianceMode)
-                  + ".");
+                  + "; eV " + variance(ref.epsilon, r.varianceMode) + ": " + epsilonReason(r) + ".");
     const bool searched = kind == r.profileUsed;
     out.push_back("Profile " + std::string(toString(kind)) + ": " + ruleOf(kind)
                   + (!searched || r.profileReason.empty() || r.profileReason == "requested" ? ""

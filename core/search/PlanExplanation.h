@@ -21,6 +21,9 @@ struct SearchResult;
 struct PlanExplanation {
     // Under the profile the search ranked by (r.profileUsed, r.weights).
     static std::vector<std::string> lines(const SearchResult& r, const Plan& chosen);
+    // How eV was chosen (References::epsilonRule), for the report and the
+    // explanation: "memory predictions +-25% on a fullest GPU of ...".
+    static std::string epsilonReason(const SearchResult& r);
     // Under another profile the search also ranked (its ProfileBest).
     static std::vector<std::string> lines(const SearchResult& r, const Plan& chosen, ProfileKind kind,
                                           const Weights& weights);

@@ -521,16 +521,40 @@ private:
         result_.stats.prunedByRule["rule 3: time/memory/variance bounds (explore, fastest plans)"] = saturate(pruned);
     }
 
+    // eV (Objective::epsilon): the uncertainty rule reads u and the fullest
+    // GPU's utilisation off the plans the explore pass kept (the fastest list
+    // and both fronts), whose predictions are the search's own.
+    void chooseEpsilon(References& ref)
+    {
+        std::vector<double> uncertainty, fullestUtil;
+        const auto take = [&](const Plan& p) {
+            uncertainty.push_back(p.uncertainty);
+            fullestUtil.push_back(1.0 - p.minHeadroom());
+        };
+        for (const auto& p : fastestPlans_)
+            take(p);
+        for (const auto* front : {&tv_, &tm_})
+            for (const auto& pt : front->points())
+                take(pt.plan);
+        ref.epsilonRule = req_.objective.epsilonRule;
+        if (ref.epsilonRule == EpsilonRule::Uncertainty) {
+            ref.epsilonUncertainty = Objective::median(uncertainty);
+            ref.epsilonFullest = req_.objective.variance == VarianceMode::Utilisation ? Objective::median(fullestUtil)
+                                                                                      : ref.memory;
+        }
+        ref.epsilon = Objective::epsilon(req_.objective, ref.variance, ref.epsilonUncertainty, ref.epsilonFullest);
+    }
+
     void chooseReferencesAndProfile()
     {
         References ref;
         ref.time = sample_.medianT();
         ref.memory = sample_.medianM();
         ref.variance = sample_.medianV();
-        ref.epsilon = std::max(req_.objective.epsilonFraction * ref.variance, 1e-12);
+        fastestPlans_ = fastest_.sorted();
+        chooseEpsilon(ref);
         result_.references = ref;
 
-        fastestPlans_ = fastest_.sorted();
         ProfileKind used = req_.objective.profile;
         Weights weights = weightsOf(used);
         if (used == ProfileKind::Custom) {

@@ -126,6 +126,10 @@ private slots:
     void searchBaselines();
     void searchBandwidthScenarios();
     void searchNodeLoss();
+    void searchEpsilonRule_data();
+    void searchEpsilonRule();
+    void searchRefusesBadEpsilon_data();
+    void searchRefusesBadEpsilon();
     void searchCountsAttentionAndDropout_data();
     void searchCountsAttentionAndDropout();
     void searchStats_data();
@@ -542,6 +546,74 @@ void TestCli::searchNodeLoss()
     RUN_EXPECT(perType, (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--gbs", "128",
                                      "--node-loss", "per-type"}), 0);
     QVERIFY2(perType.out.contains("Node loss (3 scenarios, each GPU type's first node):"), qPrintable(perType.out));
+}
+
+// eV (issue #33): by default it follows the memory predictions' uncertainty,
+// (2 u X)^2 with u = 0.25 for the analytic model and X the median fullest
+// GPU (the memory reference M); --ev paper is 0.01 x V; --eps F is F x V;
+// --ev N is N GiB^2. The report says which, and the JSON carries the rule.
+void TestCli::searchEpsilonRule_data()
+{
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<QString>("line");
+    QTest::newRow("default") << QStringList{} << "uncertainty"
+                             << "memory predictions +-25% on a fullest GPU of";
+    QTest::newRow("--ev uncertainty") << QStringList{"--ev", "uncertainty"} << "uncertainty"
+                                      << "per-GPU peaks within that of one another are not told apart by V";
+    QTest::newRow("--ev paper") << QStringList{"--ev", "paper"} << "fraction" << "0.01 x V (the paper's rule, --ev paper)";
+    QTest::newRow("--eps 0.05") << QStringList{"--eps", "0.05"} << "fraction" << "0.05 x V";
+    QTest::newRow("--ev 4") << QStringList{"--ev", "4"} << "absolute" << "eV=4.00 GiB^2: as given";
+}
+
+void TestCli::searchEpsilonRule()
+{
+    QFETCH(QStringList, extra);
+    QFETCH(QString, rule);
+    QFETCH(QString, line);
+    const QString json = tmp("epsilon.json");
+    RUN_EXPECT(r, (QStringList{"search", "--cluster", sample("homogeneous-8xa100.json"), "--gbs", "32", "--json", json}
+                   + extra),
+               0);
+    QVERIFY2(r.out.contains(line), qPrintable(r.out.left(1200)));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject ref = QJsonDocument::fromJson(f.readAll()).object()["objective"].toObject()["references"].toObject();
+    QCOMPARE(ref["epsilon_rule"].toString(), rule);
+    const double v = ref["variance"].toDouble();
+    const double eps = ref["epsilon"].toDouble();
+    double expected = 0;
+    if (rule == "uncertainty") {
+        const double spread = 2 * 0.25 * ref["memory_mib"].toDouble();
+        expected = std::max(spread * spread, 0.01 * v);
+        QCOMPARE(ref["epsilon_uncertainty"].toDouble(), 0.25);
+    } else if (rule == "fraction") {
+        expected = (extra.contains("--eps") ? 0.05 : 0.01) * v;
+    } else {
+        expected = 4.0 * 1024 * 1024;
+    }
+    QVERIFY2(std::abs(eps - expected) <= 1e-9 * std::max(expected, 1.0), qPrintable(QString::number(eps, 'g', 12)));
+}
+
+void TestCli::searchRefusesBadEpsilon_data()
+{
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("negative") << QStringList{"--ev", "-1"} << "--ev: -1: expected uncertainty, paper, or a number >= 0";
+    QTest::newRow("not a number") << QStringList{"--ev", "abc"} << "--ev: abc: expected uncertainty, paper";
+    QTest::newRow("nan") << QStringList{"--ev", "nan"} << "--ev: nan: expected";
+    QTest::newRow("trailing text") << QStringList{"--ev", "4GiB"} << "--ev: 4GiB: expected";
+    QTest::newRow("--eps 0") << QStringList{"--eps", "0"} << "--eps: 0: expected a small fraction in (0, 1)";
+    QTest::newRow("--eps 1.5") << QStringList{"--eps", "1.5"} << "--eps: 1.5: expected a small fraction in (0, 1)";
+    QTest::newRow("both") << QStringList{"--ev", "paper", "--eps", "0.1"} << "--eps: 0.1: give eV once";
+}
+
+void TestCli::searchRefusesBadEpsilon()
+{
+    QFETCH(QStringList, extra);
+    QFETCH(QString, message);
+    RUN_EXPECT(r, (QStringList{"search", "--cluster", sample("homogeneous-8xa100.json")} + extra), 2);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
 }
 
 // Megatron-LM CI's gpt3_mcore_te_tp1_pp1_dist_optimizer_fim_dataset (GPT

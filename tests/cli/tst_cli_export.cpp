@@ -93,7 +93,10 @@ QString TestCliExport::search(const QString& cluster)
         return json;
     const QStringList args{"search", "--cluster", QString::fromStdString(memx::test::sampleCluster(cluster.toStdString())),
                            "--model", "llama2-7b", "--gbs", "32", "--mbs", "1", "--max-pp", "4", "--keep", "5",
-                           "--json", json, "-q"};
+                           "--json", json, "-q",
+                           // The exports are the subject, not the pick: the paper's eV keeps the
+                           // picks these goldens were written for (and a homogeneous FlagScale export).
+                           "--ev", "paper"};
     const CliResult r = runCli(args);
     if (!r.finished || r.crashed() || r.exitCode != 0)
         qWarning("%s", qPrintable(describe(args, r)));

@@ -252,7 +252,9 @@ void TestNameInjection::hostileNamesSearchAndExportAsData()
     QVERIFY(writeJson(md, model(kModelName)));
     m_search = m_tmp.filePath("search.json");
     const QStringList args{"search", "--cluster", cl,      "--model", md, "--gbs", "16", "--mbs", "1",
-                           "--max-pp",  "2",  "--keep", "3", "--json", m_search, "-q"};
+                           "--max-pp",  "2",  "--keep", "3", "--json", m_search, "-q",
+                           // both targets must run the pick: FlagScale refuses interleaving
+                           "--schedule", "1f1b"};
     RUN_EXPECT(r, args, 0);
     for (const char* target : {"megatron", "flagscale"}) {
         const QString out = m_tmp.filePath(QStringLiteral("export-") + target);

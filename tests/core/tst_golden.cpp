@@ -38,6 +38,8 @@ SearchRequest requestFor(const nlohmann::json& c)
     parseProfile(c.value("profile", std::string("default")), req.objective.profile);
     if (c.value("variance", std::string("mib")) == "util")
         req.objective.variance = VarianceMode::Utilisation;
+    if (c.value("ev", std::string("uncertainty")) == "paper")  // memx-cli search --ev paper
+        req.objective.epsilonRule = EpsilonRule::Fraction;
     return req;
 }
 

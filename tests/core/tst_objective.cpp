@@ -14,6 +14,7 @@ using memx::References;
 using memx::Weights;
 
 Q_DECLARE_METATYPE(memx::ProfileKind)
+Q_DECLARE_METATYPE(memx::EpsilonRule)
 
 class TestObjective : public QObject {
     Q_OBJECT
@@ -28,6 +29,9 @@ private slots:
     void normalisedRejectsBadWeights_data();
     void normalisedRejectsBadWeights();
     void epsilonKeepsZeroVarianceFromZeroingPhi();
+    void epsilonRule_data();
+    void epsilonRule();
+    void spreadWithinUncertaintyIsNotToldApart();
     void weightsAreElasticities_data();
     void weightsAreElasticities();
     void median_data();
@@ -153,6 +157,74 @@ void TestObjective::epsilonKeepsZeroVarianceFromZeroingPhi()
 
     const References noEps{1.0, 1.0, 1.0, 0.0};
     QCOMPARE(Objective::phi(1.0, 1.0, 0.0, noEps, w), 0.0);
+}
+
+// eV under each rule (issue #33): the uncertainty rule is (2 u X)^2, never
+// below the paper's 0.01 x Vref. Units: MiB^2 (1 GiB^2 = 1048576 MiB^2) or
+// utilisation^2.
+void TestObjective::epsilonRule_data()
+{
+    QTest::addColumn<memx::EpsilonRule>("rule");
+    QTest::addColumn<double>("fraction");
+    QTest::addColumn<double>("value");
+    QTest::addColumn<double>("vref");
+    QTest::addColumn<double>("u");
+    QTest::addColumn<double>("fullest");
+    QTest::addColumn<double>("expected");
+    constexpr double kGiB2 = 1048576.0;
+    using memx::EpsilonRule;
+    // +-25% on a 40 GiB fullest GPU: (2 x 0.25 x 40960)^2 = 20480^2 MiB^2 = 400 GiB^2 > 0.01 x 100 GiB^2.
+    QTest::newRow("analytic, 40 GiB") << EpsilonRule::Uncertainty << 0.01 << 0.0 << 100 * kGiB2 << 0.25 << 40960.0
+                                      << 400 * kGiB2;
+    // Utilisation: (2 x 0.10 x 0.8)^2 = 0.0256 > 0.01 x 0.04.
+    QTest::newRow("learned, utilisation") << EpsilonRule::Uncertainty << 0.01 << 0.0 << 0.04 << 0.10 << 0.8 << 0.0256;
+    // Measured memory (u = 0): the paper's 0.01 x Vref.
+    QTest::newRow("no uncertainty") << EpsilonRule::Uncertainty << 0.01 << 0.0 << 100 * kGiB2 << 0.0 << 40960.0
+                                    << kGiB2;
+    // (2 x 0.01 x 1000)^2 = 400 < 0.01 x 1e8 = 1e6: the paper's floor.
+    QTest::newRow("paper's floor") << EpsilonRule::Uncertainty << 0.01 << 0.0 << 1e8 << 0.01 << 1000.0 << 1e6;
+    QTest::newRow("paper") << EpsilonRule::Fraction << 0.01 << 0.0 << 100 * kGiB2 << 0.25 << 40960.0 << kGiB2;
+    QTest::newRow("--eps 0.05") << EpsilonRule::Fraction << 0.05 << 0.0 << 200.0 << 0.25 << 1.0 << 10.0;
+    QTest::newRow("absolute") << EpsilonRule::Absolute << 0.01 << 123.0 << 200.0 << 0.25 << 1.0 << 123.0;
+    // Every plan balanced and nothing uncertain: a tiny floor keeps V + eV > 0.
+    QTest::newRow("all zero") << EpsilonRule::Uncertainty << 0.01 << 0.0 << 0.0 << 0.0 << 0.0 << 1e-12;
+}
+
+void TestObjective::epsilonRule()
+{
+    QFETCH(memx::EpsilonRule, rule);
+    QFETCH(double, fraction);
+    QFETCH(double, value);
+    QFETCH(double, vref);
+    QFETCH(double, u);
+    QFETCH(double, fullest);
+    QFETCH(double, expected);
+    memx::ObjectiveSpec spec;
+    spec.epsilonRule = rule;
+    spec.epsilonFraction = fraction;
+    spec.epsilonValue = value;
+    const double got = Objective::epsilon(spec, vref, u, fullest);
+    QVERIFY2(std::fabs(got - expected) <= 1e-9 * expected, qPrintable(QString::number(got, 'g', 12)));
+}
+
+// Two plans on two GPUs, both predicted +-25% with the fullest at 40 GiB:
+// A = {40, 40} GiB (V = 0), B = {35, 45} GiB (V = 25 GiB^2), each GPU of B
+// within 25% of A's. Under the uncertainty rule (eV = 400 GiB^2) their V
+// terms differ by (25 + 400) / 400 = 1.0625, to the 0.4: 1.0245. Under the
+// paper's (Vref = 100 GiB^2, eV = 1 GiB^2) by 26, to the 0.4: 3.68.
+void TestObjective::spreadWithinUncertaintyIsNotToldApart()
+{
+    const Weights w = memx::weightsOf(ProfileKind::Default);
+    References ref{1000.0, 40.0, 100.0, 400.0};  // GiB and GiB^2 throughout
+    const double a = Objective::phi(1000.0, 40.0, 0.0, ref, w);
+    const double b = Objective::phi(1000.0, 45.0, 25.0, ref, w);
+    const double vTerm = std::pow(1.0625, 0.4);
+    const double mTerm = std::pow(45.0 / 40.0, 0.2);
+    QVERIFY2(std::fabs(b / a - vTerm * mTerm) < 1e-9, qPrintable(QString::number(b / a, 'g', 10)));
+    QVERIFY(vTerm < 1.025);
+    ref.epsilon = 1.0;
+    const double paperRatio = Objective::phi(1000.0, 45.0, 25.0, ref, w) / Objective::phi(1000.0, 40.0, 0.0, ref, w);
+    QVERIFY2(std::fabs(paperRatio - std::pow(26.0, 0.4) * mTerm) < 1e-9, qPrintable(QString::number(paperRatio)));
 }
 
 // Paper: "a one-percent increase in objective dimension i raises Phi by

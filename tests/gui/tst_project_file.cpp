@@ -44,6 +44,7 @@ private slots:
     void rangeOverride();
     void constraintsAndBalancedRoundTrip();
     void meshModeRoundTrip();
+    void epsilonRuleRoundTrip();
 };
 
 void TestProjectFile::goodProjectLoads()
@@ -169,5 +170,36 @@ void TestProjectFile::meshModeRoundTrip()
     test::expectInputError([&] { Project::fromJson(bad, "bad.memx"); }, "bad.memx", "/setup/meshes",
                            "expected uniform or per-type");
 }
+void TestProjectFile::epsilonRuleRoundTrip()
+{
+    // A project written before the eV rule holds epsilon_fraction only, and
+    // keeps the paper's eV it was searched with.
+    nlohmann::json old = projectDoc();
+    old["objective"].erase("epsilon_rule");
+    old["objective"]["epsilon_fraction"] = 0.02;
+    const Project before = Project::fromJson(old, "old.memx");
+    QCOMPARE(before.objective.epsilonRule, EpsilonRule::Fraction);
+    QCOMPARE(before.objective.epsilonFraction, 0.02);
+    // A new project follows the uncertainty; each rule survives save and load.
+    nlohmann::json fresh = projectDoc();
+    fresh["objective"].erase("epsilon_rule");
+    fresh["objective"].erase("epsilon_fraction");
+    Project p = Project::fromJson(fresh, "new.memx");
+    QCOMPARE(p.objective.epsilonRule, EpsilonRule::Uncertainty);
+    for (EpsilonRule rule : {EpsilonRule::Uncertainty, EpsilonRule::Fraction, EpsilonRule::Absolute}) {
+        p.objective.epsilonRule = rule;
+        p.objective.epsilonValue = rule == EpsilonRule::Absolute ? 4.0 * 1048576 : 0.0;
+        QCOMPARE(Project::fromJson(p.toJson(), "saved.memx").objective, p.objective);
+    }
+    nlohmann::json bad = p.toJson();
+    bad["objective"]["epsilon_rule"] = "median";
+    test::expectInputError([&] { Project::fromJson(bad, "bad.memx"); }, "bad.memx", "/objective/epsilon_rule",
+                           "expected uncertainty, fraction or absolute");
+    bad["objective"]["epsilon_rule"] = "absolute";
+    bad["objective"]["epsilon"] = -3;
+    test::expectInputError([&] { Project::fromJson(bad, "bad.memx"); }, "bad.memx", "/objective/epsilon",
+                           "expected a finite number >= 0");
+}
+
 QTEST_MAIN(TestProjectFile)
 #include "tst_project_file.moc"

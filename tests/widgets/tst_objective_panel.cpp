@@ -2,6 +2,7 @@
 
 #include <QAbstractButton>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QRadioButton>
@@ -168,6 +169,33 @@ private slots:
         QCOMPARE(s.profile, ProfileKind::Custom);
         for (int i = 0; i < 3; ++i)
             QVERIFY(std::abs(at(s.custom, i) - at(expected, i)) < 1e-12);
+    }
+
+    // eV's rule: the uncertainty by default, the paper's on request, and a
+    // project file's own fraction or value kept as a third choice.
+    void epsilonRuleChoice()
+    {
+        ObjectivePanel panel;
+        auto* combo = panel.findChild<QComboBox*>(QStringLiteral("epsilon-rule"));
+        QVERIFY(combo);
+        QCOMPARE(combo->count(), 2);
+        QCOMPARE(panel.objective().epsilonRule, EpsilonRule::Uncertainty);
+        QSignalSpy spy(&panel, &ObjectivePanel::changed);
+        combo->setCurrentIndex(1);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(panel.objective().epsilonRule, EpsilonRule::Fraction);
+        QCOMPARE(panel.objective().epsilonFraction, 0.01);
+        ObjectiveSpec own;
+        own.epsilonRule = EpsilonRule::Absolute;
+        own.epsilonValue = 5.0;
+        panel.setObjective(own);
+        QCOMPARE(combo->count(), 3);
+        QCOMPARE(combo->currentIndex(), 2);
+        QCOMPARE(panel.objective(), own);
+        combo->setCurrentIndex(0);
+        QCOMPARE(panel.objective().epsilonRule, EpsilonRule::Uncertainty);
+        panel.setObjective(ObjectiveSpec{});
+        QCOMPARE(combo->count(), 2);
     }
 
     void roundTripKeepsHiddenFields()
