@@ -1,5 +1,7 @@
 #include "PlanTableModel.h"
 
+#include "search/PlanCost.h"
+
 #include <algorithm>
 
 namespace memx {
@@ -92,6 +94,7 @@ QVariant PlanTableModel::display(const Plan& p, int column) const
     case LayersColumn: return QString::fromStdString(p.layersString());
     case RecomputeColumn: return QString::fromStdString(p.recomputeString());
     case TimeColumn: return number(p.iterationMs, 1);
+    case TokensColumn: return number(PlanCost::tokensPerSecond(p), 0);
     case MemoryColumn: return number(p.maxMemMiB / kMiBPerGiB, 2);
     case VarianceColumn:
         return mode_ == VarianceMode::AbsoluteMiB ? number(p.varMem / (kMiBPerGiB * kMiBPerGiB), 2)
@@ -119,6 +122,7 @@ QVariant PlanTableModel::sortValue(const Plan& p, int column) const
     case MicroBatchColumn: return static_cast<double>(p.microBatch);
     case SeqLenColumn: return static_cast<double>(p.seqLen);
     case TimeColumn: return p.iterationMs;
+    case TokensColumn: return PlanCost::tokensPerSecond(p);
     case MemoryColumn: return p.maxMemMiB;
     case VarianceColumn: return p.varMem;
     case PhiColumn: return p.phi;
@@ -185,6 +189,7 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
         case LayersColumn: return QStringLiteral("layers");
         case RecomputeColumn: return QStringLiteral("recomp");
         case TimeColumn: return QStringLiteral("T (ms)");
+        case TokensColumn: return QStringLiteral("tokens/s");
         case MemoryColumn: return QStringLiteral("M (GiB)");
         case VarianceColumn: return absolute ? QStringLiteral("V (GiB²)") : QStringLiteral("V (util²)");
         case PhiColumn: return QStringLiteral("Phi");
@@ -201,6 +206,8 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
         case LayersColumn: return tr("Transformer layers per stage, in pipeline order");
         case RecomputeColumn: return tr("Recomputation per stage: N none, S selective, F full");
         case TimeColumn: return tr("Predicted iteration time T, milliseconds");
+        case TokensColumn: return tr("Tokens per second: global batch x sequence length / T (compares plans of "
+                                     "different sequence lengths)");
         case MemoryColumn: return tr("Highest per-GPU peak memory M, GiB");
         case VarianceColumn:
             return absolute ? tr("Variance of per-GPU peak memory V, GiB²")

@@ -33,6 +33,7 @@ public:
         LayersColumn,
         RecomputeColumn,    // N/S/F per stage
         TimeColumn,         // T, ms
+        TokensColumn,       // tokens per second: global batch x sequence length / T
         MemoryColumn,       // M, GiB
         VarianceColumn,     // V, GiB^2 or utilisation^2
         PhiColumn,

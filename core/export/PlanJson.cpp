@@ -1,5 +1,7 @@
 #include "export/PlanJson.h"
 
+#include "search/PlanCost.h"
+
 #include "space/JobPrecision.h"
 
 #include "search/SearchResult.h"
@@ -21,6 +23,7 @@ nlohmann::json PlanJson::plan(const Plan& p)
     j["schedule"] = toString(p.schedule);
     j["virtual_stages"] = p.virtualStages;
     j["iteration_ms"] = p.iterationMs;
+    j["tokens_per_s"] = PlanCost::tokensPerSecond(p);
     j["max_mem_mib"] = p.maxMemMiB;
     j["mem_variance"] = p.varMem;
     j["phi"] = p.phi;

@@ -100,6 +100,24 @@ void addDecision(DecisionReport& decisions, const std::string& group, const std:
     decisions.add(group, names, pt, mt);
 }
 
+// Spearman and Kendall over groups, each group weighted by its size.
+struct RankAgreement {
+    double weight = 0, rho = 0, tau = 0;
+    void add(const std::vector<double>& predicted, const std::vector<double>& measured)
+    {
+        const double r = AccuracyMetrics::spearman(predicted, measured);
+        const double t = AccuracyMetrics::kendallTau(predicted, measured);
+        if (std::isnan(r) || std::isnan(t))
+            return;
+        const double n = static_cast<double>(predicted.size());
+        rho += n * r;
+        tau += n * t;
+        weight += n;
+    }
+    double spearman() const { return weight > 0 ? rho / weight : kNaN; }
+    double kendall() const { return weight > 0 ? tau / weight : kNaN; }
+};
+
 nlohmann::json summaryJson(const AccuracyMetrics::ErrorSummary& s)
 {
     const auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
@@ -136,6 +154,9 @@ AccuracyReport AccuracyEvaluator::evaluate(const std::vector<Measurement>& truth
         s.measuredIterationMs = run.iterationTimeMs.value_or(kNaN);
         s.predictedIterationMs = pred.iterationMs();
         s.uncertainty = pred.uncertainty();
+        s.microBatch = run.config.mbs;
+        s.pp = run.config.pp;
+        s.seqLen = run.config.seqLen;
         const int G = std::max(1, pred.plan.microBatches);
         bool allMemory = true;
         for (std::size_t i = 0; i < run.stages.size(); ++i) {
@@ -200,6 +221,17 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
     report.byGpuType.clear();
     for (const auto& [type, runs] : ofType)
         report.byGpuType[type] = {errorsOf(runs, 0, 0), errorsOf(runs, 1, 0), errorsOf(runs, 2, 0)};
+    report.bySubset.clear();
+    const std::pair<const char*, int RunScore::*> subsets[] = {
+        {"micro_batch", &RunScore::microBatch}, {"pp", &RunScore::pp}, {"seq_len", &RunScore::seqLen}};
+    for (const auto& [name, field] : subsets) {
+        std::map<int, std::vector<RunScore>> ofValue;
+        for (const RunScore& s : report.scores)
+            if (s.*field > 0)
+                ofValue[s.*field].push_back(s);
+        for (const auto& [value, runs] : ofValue)
+            report.bySubset[name][value] = {errorsOf(runs, 0, 0), errorsOf(runs, 1, 0), errorsOf(runs, 2, 0)};
+    }
     report.iterationTimeFloor = RepeatFloor::of(times);
     report.memoryFloor = RepeatFloor::of(peaks);
 
@@ -209,7 +241,7 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
         if (!std::isnan(s.measuredRankMs))
             groups[s.group].push_back(&s);
     const std::vector<int> ks = {1, 3, 5, 10};
-    double wsum = 0, rhoSum = 0, tauSum = 0;
+    RankAgreement byTime, byPhi;
     std::map<int, double> hitT, hitP;
     const Weights w = weightsOf(ProfileKind::Default);
     report.decisions = {};
@@ -221,13 +253,7 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
             pt.push_back(s->predictedRankMs);
         }
         if (members.size() < 3) continue;
-        const double rho = AccuracyMetrics::spearman(pt, mt), tau = AccuracyMetrics::kendallTau(pt, mt);
-        if (!std::isnan(rho) && !std::isnan(tau)) {
-            const double n = static_cast<double>(members.size());
-            rhoSum += n * rho;
-            tauSum += n * tau;
-            wsum += n;
-        }
+        byTime.add(pt, mt);
         ++report.rankedGroups;
         for (const auto& [k, hit] : AccuracyMetrics::topKHits(pt, mt, ks)) hitT[k] += hit ? 1 : 0;
 
@@ -245,11 +271,13 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
             Mp.push_back(*std::max_element(s->predictedMemMiB.begin(), s->predictedMemMiB.end()));
             Vp.push_back(Objective::variance(s->predictedMemMiB));
         }
+        // The references of the measured runs; measured memory carries no
+        // prediction uncertainty, so eV is the paper's (Objective::epsilon).
         References ref;
         ref.time = Objective::median(T);
         ref.memory = Objective::median(M);
         ref.variance = Objective::median(V);
-        ref.epsilon = 0.01 * ref.variance + 1e-9;
+        ref.epsilon = Objective::epsilon(ObjectiveSpec{}, ref.variance, 0.0, ref.memory) + 1e-9;
         std::vector<double> phiM, phiP;
         for (std::size_t i = 0; i < full.size(); ++i) {
             phiM.push_back(Objective::phi(T[i], M[i], V[i], ref, w));
@@ -259,9 +287,12 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
         }
         ++report.phiGroups;
         for (const auto& [k, hit] : AccuracyMetrics::topKHits(phiP, phiM, ks)) hitP[k] += hit ? 1 : 0;
+        byPhi.add(phiP, phiM);
     }
-    report.spearman = wsum > 0 ? rhoSum / wsum : kNaN;
-    report.kendall = wsum > 0 ? tauSum / wsum : kNaN;
+    report.spearman = byTime.spearman();
+    report.kendall = byTime.kendall();
+    report.spearmanPhi = byPhi.spearman();
+    report.kendallPhi = byPhi.kendall();
     for (int k : ks) {
         report.topKTime[k] = report.rankedGroups ? hitT[k] / report.rankedGroups : kNaN;
         report.topKPhi[k] = report.phiGroups ? hitP[k] / report.phiGroups : kNaN;
@@ -290,7 +321,14 @@ nlohmann::json AccuracyReport::toJson() const
     j["kendall_tau"] = num(kendall);
     for (const auto& [k, v] : topKTime) j["top_k_time"][std::to_string(k)] = num(v);
     j["phi_groups"] = phiGroups;
+    j["spearman_phi"] = num(spearmanPhi);
+    j["kendall_tau_phi"] = num(kendallPhi);
     for (const auto& [k, v] : topKPhi) j["top_k_phi"][std::to_string(k)] = num(v);
+    for (const auto& [name, values] : bySubset)
+        for (const auto& [value, e] : values)
+            j["by_subset"][name][std::to_string(value)] = {{"iteration_time", summaryJson(e.iterationTime)},
+                                                          {"stage_time", summaryJson(e.stageTime)},
+                                                          {"memory", summaryJson(e.memory)}};
     j["decisions"] = decisions.toJson();
     const auto floorJson = [](const RepeatFloor& f) {
         return nlohmann::json{{"n", f.n}, {"configurations", f.configurations}, {"repeated", f.repeated},
@@ -353,21 +391,35 @@ std::string AccuracyReport::formatText() const
                       f.repeated, f.configurations, what, f.mapePct);
         out += buf;
     };
+    // "  <label>: iteration time 3.10 (12), stage time ..., peak memory ..."
+    const auto errorsLine = [&](const std::string& label, const TypeErrors& e) {
+        std::string parts;
+        const auto part = [&](const char* what, const Summary& s) {
+            if (s.n == 0)
+                return;
+            std::snprintf(buf, sizeof buf, "%s%s %.2f (%zu)", parts.empty() ? "" : ", ", what, s.mape, s.n);
+            parts += buf;
+        };
+        part("iteration time", e.iterationTime);
+        part("stage time", e.stageTime);
+        part("peak memory", e.memory);
+        out += "  " + label + ": " + parts + "\n";
+    };
     if (byGpuType.size() > 1) {
         out += "by GPU type (MAPE %, n):\n";
-        for (const auto& [type, e] : byGpuType) {
-            std::string parts;
-            const auto part = [&](const char* what, const Summary& s) {
-                if (s.n == 0)
-                    return;
-                std::snprintf(buf, sizeof buf, "%s%s %.2f (%zu)", parts.empty() ? "" : ", ", what, s.mape, s.n);
-                parts += buf;
-            };
-            part("iteration time", e.iterationTime);
-            part("stage time", e.stageTime);
-            part("peak memory", e.memory);
-            out += "  " + type + ": " + parts + "\n";
-        }
+        for (const auto& [type, e] : byGpuType)
+            errorsLine(type, e);
+    }
+    for (const auto& [name, values] : bySubset) {
+        if (values.size() < 2)
+            continue;  // one value: the overall figures above
+        out += "by " + std::string(name == "micro_batch" ? "micro-batch size" : name == "pp" ? "PP" : "sequence length")
+            + " (MAPE %, n):\n";
+        for (const auto& [value, e] : values)
+            errorsLine(name == "micro_batch" ? "mbs " + std::to_string(value)
+                       : name == "pp"        ? "PP " + std::to_string(value)
+                                             : "seq " + std::to_string(value),
+                       e);
     }
     floorLine("iteration time", iterationTimeFloor);
     floorLine("peak memory", memoryFloor);
@@ -380,8 +432,11 @@ std::string AccuracyReport::formatText() const
         out += buf;
     }
     if (phiGroups > 0) {
-        std::snprintf(buf, sizeof buf, "Phi (default weights) over %zu group(s): top-1/3/5/10 hits %.0f%%/%.0f%%/%.0f%%/%.0f%%\n",
-                      phiGroups, 100 * topKPhi.at(1), 100 * topKPhi.at(3), 100 * topKPhi.at(5), 100 * topKPhi.at(10));
+        std::snprintf(buf, sizeof buf,
+                      "ranking under Phi (default weights) over %zu group(s): Spearman %.3f, Kendall tau %.3f; "
+                      "top-1/3/5/10 hits %.0f%%/%.0f%%/%.0f%%/%.0f%%\n",
+                      phiGroups, spearmanPhi, kendallPhi, 100 * topKPhi.at(1), 100 * topKPhi.at(3),
+                      100 * topKPhi.at(5), 100 * topKPhi.at(10));
         out += buf;
     }
     out += decisions.formatText();

@@ -38,6 +38,7 @@ struct RunScore {
     double measuredPhi = 0, predictedPhi = 0;               // default weights, group references; NaN if not scored
     bool inRange = true;          // every stage inside the learned model's training range
     double uncertainty = 0;
+    int microBatch = 0, pp = 0, seqLen = 0;  // the run's, for the errors by subset
 };
 
 // The paper's accuracy metrics (Tables 6-8) of one predictor on measured
@@ -59,7 +60,8 @@ struct AccuracyReport {
     std::size_t rankedGroups = 0;  // groups of >= 3 runs with measured (iteration or stage) times
     double spearman = 0, kendall = 0;
     std::map<int, double> topKTime;  // k -> share of ranked groups whose best run is in the predicted top k
-    std::size_t phiGroups = 0;
+    std::size_t phiGroups = 0;     // groups of >= 3 runs with every stage's memory measured
+    double spearmanPhi = 0, kendallPhi = 0;  // under Phi (default weights), as spearman/kendall; NaN: no group
     std::map<int, double> topKPhi;
     DecisionReport decisions;  // every group with measured (iteration or stage) times
     // The error no per-configuration prediction can go below on these runs,
@@ -71,6 +73,9 @@ struct AccuracyReport {
         Summary iterationTime, stageTime, memory;
     };
     std::map<std::string, TypeErrors> byGpuType;
+    // The errors split the way the paper's tables break them down: by
+    // "micro_batch", "pp" and "seq_len", each value's runs.
+    std::map<std::string, std::map<int, TypeErrors>> bySubset;
     std::vector<RunScore> scores;
     std::vector<std::string> skipped;
 

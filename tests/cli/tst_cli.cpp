@@ -77,7 +77,7 @@ PlanTable parseTable(const QString& out)
 }
 
 // Column positions in a whitespace-split plan row (stage order contains no spaces).
-enum Col { cRank = 0, cTP, cPP, cDP, cMbs, cSeq, cSched, cOrder, cLayers, cRecomp, cT, cM, cV, cPhi, cRankT };
+enum Col { cRank = 0, cTP, cPP, cDP, cMbs, cSeq, cSched, cOrder, cLayers, cRecomp, cT, cTokens, cM, cV, cPhi, cRankT };
 
 }  // namespace
 
@@ -224,7 +224,7 @@ void TestCli::searchTableHeader_data()
 {
     QTest::addColumn<QString>("column");
     for (const char* c : {"TP", "PP", "DP", "mbs", "seq", "sched", "stage order", "layers", "recomp", "T(ms)",
-                          "M(GiB)", "V", "Phi", "rankT"})
+                          "tok/s", "M(GiB)", "V", "Phi", "rankT"})
         QTest::newRow(c) << QString::fromLatin1(c);
 }
 
@@ -267,6 +267,10 @@ void TestCli::searchTableHasTopRows()
         QVERIFY2(ok, qPrintable(row[cPhi]));
         QVERIFY2(phi >= prevPhi, qPrintable(QStringLiteral("Phi not ascending at row %1").arg(i + 1)));
         prevPhi = phi;
+        // Tokens per second beside the time: global batch 128 x seq / T.
+        const double tokens = 128.0 * row[cSeq].toDouble() / (row[cT].toDouble() / 1000);
+        QVERIFY2(std::abs(row[cTokens].toDouble() - tokens) <= 0.5 + 1e-4 * tokens,
+                 qPrintable(row[cTokens] + QStringLiteral(" vs ") + QString::number(tokens)));
     }
 }
 
@@ -299,12 +303,17 @@ void TestCli::searchJsonStructure()
     }
     QCOMPARE(layers, 32);
 
-    // "best" is ranked by Phi
+    // "best" is ranked by Phi; every plan carries tokens per second beside
+    // its iteration time: global batch x sequence length / T.
     double prev = -1;
     for (const auto& pv : best) {
-        const double phi = pv.toObject().value(QStringLiteral("phi")).toDouble();
+        const QJsonObject p = pv.toObject();
+        const double phi = p.value(QStringLiteral("phi")).toDouble();
         QVERIFY(phi >= prev);
         prev = phi;
+        const double tokens = p["global_batch"].toDouble() * p["seq_len"].toDouble() / (p["iteration_ms"].toDouble() / 1000);
+        QVERIFY2(std::abs(p["tokens_per_s"].toDouble() - tokens) <= 1e-9 * tokens,
+                 qPrintable(QString::number(p["tokens_per_s"].toDouble())));
     }
 
     const QJsonObject stats = d.value(QStringLiteral("stats")).toObject();

@@ -34,6 +34,8 @@ private slots:
     void topKHit();
     void topKHits();
     void errorsByGpuType();
+    void errorsBySubset();
+    void rankingUnderPhi();
     void invalidInput();
 };
 
@@ -343,6 +345,91 @@ void TestAccuracyMetrics::errorsByGpuType()
     QVERIFY2(text.contains(QStringLiteral("  H100-SXM: iteration time 50.00 (1)\n")), qPrintable(text));
     const nlohmann::json j = r.toJson();
     QCOMPARE(j.at("by_gpu_type").at("A100-80GB+H100-SXM").at("iteration_time").at("mape_pct").get<double>(), 25.0);
+}
+
+namespace {
+memx::RunScore scored(const char* id, double measured, double predicted)
+{
+    memx::RunScore s;
+    s.runId = id;
+    s.group = "g";
+    s.measuredIterationMs = s.measuredRankMs = measured;
+    s.predictedIterationMs = s.predictedRankMs = predicted;
+    s.measuredPhi = s.predictedPhi = std::numeric_limits<double>::quiet_NaN();
+    return s;
+}
+}  // namespace
+
+// The paper breaks its errors down by micro-batch size, PP and sequence
+// length: a: mbs 1, PP 1, seq 2048, 10 % off; b: mbs 1, PP 2, seq 2048, 30 %;
+// c: mbs 2, PP 2, seq 4096, 25 %.
+void TestAccuracyMetrics::errorsBySubset()
+{
+    memx::AccuracyReport r;
+    const auto add = [&](const char* id, int mbs, int pp, int seq, double m, double p) {
+        memx::RunScore s = scored(id, m, p);
+        s.group = id;
+        s.microBatch = mbs;
+        s.pp = pp;
+        s.seqLen = seq;
+        r.scores.push_back(s);
+    };
+    add("a", 1, 1, 2048, 100, 110);
+    add("b", 1, 2, 2048, 100, 130);
+    add("c", 2, 2, 4096, 200, 150);
+    r = memx::AccuracyEvaluator::summarise(std::move(r));
+    QCOMPARE(r.bySubset.at("micro_batch").at(1).iterationTime.mape, 20.0);
+    QCOMPARE(r.bySubset.at("micro_batch").at(2).iterationTime.mape, 25.0);
+    QCOMPARE(r.bySubset.at("pp").at(1).iterationTime.mape, 10.0);
+    QCOMPARE(r.bySubset.at("pp").at(2).iterationTime.mape, 27.5);
+    QCOMPARE(r.bySubset.at("seq_len").at(2048).iterationTime.n, std::size_t(2));
+    QCOMPARE(r.bySubset.at("seq_len").at(4096).iterationTime.mape, 25.0);
+    const QString text = QString::fromStdString(r.formatText());
+    QVERIFY2(text.contains(QStringLiteral("by micro-batch size (MAPE %, n):\n  mbs 1: iteration time 20.00 (2)\n"
+                                          "  mbs 2: iteration time 25.00 (1)\n")),
+             qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("by PP (MAPE %, n):\n  PP 1: iteration time 10.00 (1)\n")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("  seq 4096: iteration time 25.00 (1)\n")), qPrintable(text));
+    const nlohmann::json j = r.toJson();
+    QCOMPARE(j.at("by_subset").at("pp").at("2").at("iteration_time").at("mape_pct").get<double>(), 27.5);
+}
+
+// Ranking under Phi (default weights, the measured runs' references) next to
+// ranking under time. Three runs, every stage's memory measured:
+//   measured  r1 100 ms {10, 10}, r2 110 ms {10, 10}, r3 120 ms {5, 45} MiB;
+//   predicted r1 100 ms {10, 10}, r2  90 ms {10, 10}, r3  80 ms {5, 45} MiB.
+// Time: measured order r1 < r2 < r3, predicted r3 < r2 < r1: Spearman -1,
+// Kendall -1. Phi: r3's variance (400 MiB^2 over a median of 0) makes it the
+// worst on both sides; measured r1 < r2, predicted r2 < r1. Ranks (1, 2, 3)
+// against (2, 1, 3): Spearman 1 - 6 x 2 / (3 x 8) = 0.5, Kendall (2 - 1) / 3;
+// the predicted best (r2) is not the measured best: top-1 miss, top-3 hit.
+void TestAccuracyMetrics::rankingUnderPhi()
+{
+    memx::AccuracyReport r;
+    const auto add = [&](const char* id, double m, double p, std::vector<double> mem) {
+        memx::RunScore s = scored(id, m, p);
+        s.measuredMemMiB = s.predictedMemMiB = std::move(mem);
+        s.allStagesMeasured = true;
+        r.scores.push_back(s);
+    };
+    add("r1", 100, 100, {10, 10});
+    add("r2", 110, 90, {10, 10});
+    add("r3", 120, 80, {5, 45});
+    r = memx::AccuracyEvaluator::summarise(std::move(r));
+    QCOMPARE(r.rankedGroups, std::size_t(1));
+    QCOMPARE(r.spearman, -1.0);
+    QCOMPARE(r.kendall, -1.0);
+    QCOMPARE(r.phiGroups, std::size_t(1));
+    QCOMPARE(r.spearmanPhi, 0.5);
+    QVERIFY(std::fabs(r.kendallPhi - 1.0 / 3) < 1e-12);
+    QCOMPARE(r.topKPhi.at(1), 0.0);
+    QCOMPARE(r.topKPhi.at(3), 1.0);
+    const QString text = QString::fromStdString(r.formatText());
+    QVERIFY2(text.contains(QStringLiteral("ranking under Phi (default weights) over 1 group(s): Spearman 0.500, "
+                                          "Kendall tau 0.333; top-1/3/5/10 hits 0%/100%/100%/100%")),
+             qPrintable(text));
+    const nlohmann::json j = r.toJson();
+    QCOMPARE(j.at("spearman_phi").get<double>(), 0.5);
 }
 
 QTEST_APPLESS_MAIN(TestAccuracyMetrics)
