@@ -1,6 +1,7 @@
 #include "ProfileComparisonView.h"
 
 #include "PlanColors.h"
+#include "search/PlanCost.h"
 #include "search/ProfileComparison.h"
 
 #include <QFrame>
@@ -238,9 +239,12 @@ void ProfileComparisonView::clear()
     scroll_->hide();
 }
 
-void ProfileComparisonView::setResult(const SearchResult& r)
+void ProfileComparisonView::setResult(const SearchResult& r, const Cluster* cluster)
 {
     clear();
+    cluster_.reset();
+    if (cluster)
+        cluster_ = *cluster;
     if (r.profileBests.empty())
         return;
     const Plan& base = r.profileBests.front().best;
@@ -376,6 +380,19 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, const Plan& p, c
     if (low)
         headroom->setToolTip(tr("Less than %1% of a GPU's memory is left free").arg(100 * kLowHeadroom));
     tiles->addWidget(headroom, 1, 1);
+    // What it delivers and, where every paid GPU has a price, costs.
+    const PlanCost cost = cluster_ ? PlanCost::of(*cluster_, p) : PlanCost{PlanCost::tokensPerSecond(p)};
+    tiles->addWidget(tile(tr("tokens per second"), number(cost.tokensPerS, 0), false, card), 2, 0);
+    auto* price = tile(tr("cost per million tokens"), cost.perMillionTokens >= 0 ? QString::number(cost.perMillionTokens, 'g', 3)
+                                                                                 : tr("unknown"),
+                       false, card);
+    price->setObjectName(QStringLiteral("cost-tile"));
+    price->setToolTip(cost.perHour >= 0 ? tr("%1 per hour for the %2 GPUs of the nodes it uses")
+                                              .arg(number(cost.perHour, 2))
+                                              .arg(cost.paidGpus)
+                                        : tr("Give every GPU type a price per GPU-hour (cluster editor, GPU type "
+                                             "properties) to see the cost"));
+    tiles->addWidget(price, 2, 1);
     body->addLayout(tiles);
 
     // One name and value a row: a card stays narrow enough for two or three

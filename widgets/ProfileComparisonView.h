@@ -3,7 +3,11 @@
 #include "GpuTypeColors.h"
 #include "search/SearchResult.h"
 
+#include "hardware/Cluster.h"
+
 #include <QWidget>
+
+#include <optional>
 
 #include <vector>
 
@@ -25,7 +29,9 @@ class ProfileComparisonView : public QWidget {
 public:
     explicit ProfileComparisonView(QWidget* parent = nullptr);
 
-    void setResult(const SearchResult& r);
+    // `cluster`: the searched one, whose GPU-hour prices give each card's
+    // cost (PlanCost); null: tokens per second only.
+    void setResult(const SearchResult& r, const Cluster* cluster = nullptr);
     void clear();
     void setGpuTypeColors(const GpuTypeColors& colours);  // the cluster's, as on the canvas
 
@@ -65,6 +71,7 @@ private:
     std::vector<Card> cards_;
     QStringList legendTypes_;
     GpuTypeColors gpuColors_;
+    std::optional<Cluster> cluster_;  // of the result shown
 };
 
 }  // namespace memx

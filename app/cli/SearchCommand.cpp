@@ -536,7 +536,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                 if (cost.perHour >= 0 || wantChoice)
                     report += NodeChoiceReport::costLine(cost);
             }
-            report += TextReport::profileComparison(r);
+            report += TextReport::profileComparison(r, req.problem.cluster);
             report += TextReport::baselines(r);
             if (haveWhatIf)
                 report += WhatIfReport::text(whatIfResult, r, args->bandwidthScenarios);
@@ -546,8 +546,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                 report += NodeChoiceReport::text(choiceResult, choice);
             if (!args->simplex.empty()) {
                 const SimplexMap map = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
-                writeFileAtomically(args->simplex, SimplexReport::csv(map));
-                report += SimplexReport::summary(map);
+                writeFileAtomically(args->simplex, SimplexReport::csv(map, req.problem.cluster));
+                report += SimplexReport::summary(map, req.problem.cluster);
             }
             if (args->stats)
                 report += TextReport::stats(r);  // with the notes

@@ -1276,7 +1276,7 @@ void MainWindow::onSearchFinished()
     resultTime_ = QDateTime::currentDateTime();
     resultHadUnsavedChanges_ = isDirty();
     pareto_->setResult(controller_->lastResultShared());
-    compare_->setResult(r);
+    compare_->setResult(r, &controller_->lastRequest().problem.cluster);
     simplex_->setResult(r);
     baselines_->setResult(r, controller_->lastRequest().problem.cluster);
     ++whatIfGeneration_;  // a re-ranking of the previous result is no longer wanted

@@ -144,6 +144,23 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
         j["objective"]["references"]["epsilon_uncertainty"] = r.references.epsilonUncertainty;
         j["objective"]["references"]["epsilon_fullest"] = r.references.epsilonFullest;
     }
+    // --compare: each profile's pick, with what it delivers and costs.
+    if (r.profileBests.size() >= 2) {
+        nlohmann::json profiles = nlohmann::json::array();
+        for (const auto& pb : r.profileBests) {
+            const PlanCost c = PlanCost::of(problem.cluster, pb.best);
+            const auto money = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
+            profiles.push_back({{"profile", toString(pb.kind)},
+                                {"weights", {{"time", pb.weights.time}, {"memory", pb.weights.memory},
+                                             {"variance", pb.weights.variance}}},
+                                {"key", pb.best.key},
+                                {"iteration_ms", pb.best.iterationMs},
+                                {"tokens_per_s", c.tokensPerS},
+                                {"cost_per_hour", money(c.perHour)},
+                                {"cost_per_million_tokens", money(c.perMillionTokens)}});
+        }
+        j["objective"]["profiles"] = profiles;
+    }
     if (r.constraints.any()) {
         nlohmann::json c;
         if (r.constraints.minHeadroom > 0)

@@ -1,6 +1,7 @@
 #include "export/SimplexReport.h"
 
 #include "io/Text.h"
+#include "search/PlanCost.h"
 
 #include <algorithm>
 
@@ -14,23 +15,29 @@ std::string semicolons(std::string s)
 }
 }  // namespace
 
-std::string SimplexReport::csv(const SimplexMap& map)
+std::string SimplexReport::csv(const SimplexMap& map, const Cluster& cluster)
 {
     std::string out = "w_time,w_memory,w_variance,plan,key,iteration_ms,max_mem_mib,mem_variance,phi,tp,pp,dp,"
-                      "micro_batch,layers,recompute,region_points\n";
+                      "micro_batch,layers,recompute,region_points,tokens_per_s,cost_per_hour,cost_per_million_tokens\n";
+    std::vector<PlanCost> costs;
+    for (const Plan& p : map.plans)
+        costs.push_back(PlanCost::of(cluster, p));
+    const auto money = [](double v) { return v < 0 ? std::string() : Text::fmt("%.6g", v); };  // empty: unknown
     for (const auto& pt : map.points) {
         const Plan& p = map.plans[pt.winner];
+        const PlanCost& c = costs[pt.winner];
         out += Text::fmt("%.2f", pt.weights.time) + "," + Text::fmt("%.2f", pt.weights.memory) + ","
             + Text::fmt("%.2f", pt.weights.variance) + ",P" + std::to_string(pt.winner + 1) + "," + std::to_string(p.key)
             + "," + Text::fmt("%.3f", p.iterationMs) + "," + Text::fmt("%.1f", p.maxMemMiB) + ","
             + Text::fmt("%.6g", p.varMem) + "," + Text::fmt("%.6g", pt.phi) + "," + std::to_string(p.tp) + ","
             + std::to_string(p.pp) + "," + std::to_string(p.dp) + "," + std::to_string(p.microBatch) + ","
-            + semicolons(p.layersString()) + "," + semicolons(p.recomputeString()) + "," + std::to_string(map.regionSize[pt.winner]) + "\n";
+            + semicolons(p.layersString()) + "," + semicolons(p.recomputeString()) + "," + std::to_string(map.regionSize[pt.winner]) + ","
+            + Text::fmt("%.1f", c.tokensPerS) + "," + money(c.perHour) + "," + money(c.perMillionTokens) + "\n";
     }
     return out;
 }
 
-std::string SimplexReport::summary(const SimplexMap& map)
+std::string SimplexReport::summary(const SimplexMap& map, const Cluster& cluster)
 {
     const std::size_t n = map.points.size();
     std::string out = "\nWeight simplex: " + std::to_string(n) + " weightings (step " + Text::fmt("%g", 1.0 / map.steps)
@@ -51,7 +58,7 @@ std::string SimplexReport::summary(const SimplexMap& map)
             + Text::fmt("%.2f", p.maxMemMiB / 1024) + " GiB, TP=" + std::to_string(p.tp) + " PP=" + std::to_string(p.pp)
             + " DP=" + std::to_string(p.dp) + " layers " + p.layersString() + " recompute " + p.recomputeString()
             + ": wins " + std::to_string(map.regionSize[k]) + " of " + std::to_string(n) + " weightings ("
-            + Text::fmt("%.0f", 100.0 * map.regionSize[k] / n) + "%)\n";
+            + Text::fmt("%.0f", 100.0 * map.regionSize[k] / n) + "%); " + PlanCost::of(cluster, p).brief() + "\n";
     }
     for (ProfileKind kind : {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst}) {
         const auto& pt = map.at(weightsOf(kind));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "hardware/Cluster.h"
 #include "search/WeightSimplex.h"
 
 #include <string>
@@ -11,8 +12,9 @@ namespace memx {
 // distinct plans win, how far apart they are, and how wide the paper's three
 // profiles' regions are.
 struct SimplexReport {
-    static std::string csv(const SimplexMap& map);
-    static std::string summary(const SimplexMap& map);
+    // Each winner's tokens per second and cost (PlanCost) come from `cluster`.
+    static std::string csv(const SimplexMap& map, const Cluster& cluster);
+    static std::string summary(const SimplexMap& map, const Cluster& cluster);
 };
 
 }  // namespace memx

@@ -304,7 +304,7 @@ std::string TextReport::planDetail(const Problem& problem, const SearchResult& r
     return out;
 }
 
-std::string TextReport::profileComparison(const SearchResult& r)
+std::string TextReport::profileComparison(const SearchResult& r, const Cluster& cluster)
 {
     if (r.profileBests.size() < 2)
         return {};
@@ -317,7 +317,7 @@ std::string TextReport::profileComparison(const SearchResult& r)
             + "," + Text::fmt("%.2f", pb.weights.variance) + ")", 18)
             + shapeWords(p) + " " + p.orderString() + " layers " + p.layersString() + " recompute "
             + p.recomputeString() + ": T " + Text::fmt("%.1f", p.iterationMs) + " ms, M " + Text::fmt("%.2f", p.maxMemMiB / 1024)
-            + " GiB, V " + varianceText(r, p.varMem) + "\n";
+            + " GiB, V " + varianceText(r, p.varMem) + "; " + PlanCost::of(cluster, p).brief() + "\n";
         if (&pb != &r.profileBests.front())
             out += "  " + std::string(17, ' ') + "-> " + ProfileComparison::differences(base, p, r.varianceMode) + "\n";
     }

@@ -4,6 +4,7 @@
 
 namespace memx {
 
+class Cluster;
 struct Problem;
 struct SearchResult;
 
@@ -26,7 +27,9 @@ struct TextReport {
     static std::string stats(const SearchResult& r);
     static std::string planDetail(const Problem& problem, const SearchResult& r);
     // The winners of each compared weight profile against the requested one.
-    static std::string profileComparison(const SearchResult& r);
+    // Each profile's pick with its tokens per second and, where the cluster's
+    // GPU types have prices, its cost (PlanCost).
+    static std::string profileComparison(const SearchResult& r, const Cluster& cluster);
     // SearchOptions::baselines: each baseline planner's pick beside MemX's
     // (T, M, V, Phi, headroom, ranks, whether it fits), and what each searches.
     static std::string baselines(const SearchResult& r);

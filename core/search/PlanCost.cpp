@@ -1,8 +1,21 @@
 #include "search/PlanCost.h"
 
+#include "io/Text.h"
+
 #include <vector>
 
 namespace memx {
+
+std::string PlanCost::brief() const
+{
+    std::string out = Text::fmt("%.0f", tokensPerS) + " tokens/s, ";
+    if (perHour < 0)
+        return out + "cost unknown";
+    out += Text::fmt("%.2f", perHour) + " per hour";
+    if (perMillionTokens >= 0)
+        out += ", " + Text::fmt("%.3g", perMillionTokens) + " per million tokens";
+    return out;
+}
 
 double PlanCost::tokensPerSecond(const Plan& plan)
 {

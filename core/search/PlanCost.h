@@ -21,6 +21,9 @@ struct PlanCost {
     std::vector<std::string> unusedNodes;  // nodes the plan leaves out (not paid)
 
     static PlanCost of(const Cluster& cluster, const Plan& plan);
+    // "35987 tokens/s, 20.00 per hour, 0.154 per million tokens", or
+    // "..., cost unknown" when some paid GPU has no price.
+    std::string brief() const;
     static double tokensPerSecond(const Plan& plan);
 };
 

@@ -128,6 +128,7 @@ private slots:
     void searchNodeLoss();
     void searchEpsilonRule_data();
     void searchEpsilonRule();
+    void profileComparisonStatesCost();
     void searchRefusesBadEpsilon_data();
     void searchRefusesBadEpsilon();
     void searchCountsAttentionAndDropout_data();
@@ -602,6 +603,39 @@ void TestCli::searchEpsilonRule()
         expected = 4.0 * 1024 * 1024;
     }
     QVERIFY2(std::abs(eps - expected) <= 1e-9 * std::max(expected, 1.0), qPrintable(QString::number(eps, 'g', 12)));
+}
+
+// --compare with prices: each profile's pick with its tokens per second and
+// cost. One DGX of 8 A100 at 2.00 per GPU-hour is 16 per hour whatever the
+// plan; tokens/s = 128 x 4096 / T; per million tokens 16 / (tokens/s x 3600) x 1e6.
+void TestCli::profileComparisonStatesCost()
+{
+    QFile in(sample("homogeneous-8xa100.json"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QJsonObject doc = QJsonDocument::fromJson(in.readAll()).object();
+    QJsonObject types = doc["gpu_types"].toObject();
+    QJsonObject a100 = types["A100-80GB"].toObject();
+    a100["price_per_gpu_hour"] = 2.0;
+    types["A100-80GB"] = a100;
+    doc["gpu_types"] = types;
+    writeFile("priced-dgx.json", QJsonDocument(doc).toJson());
+    const QString json = tmp("priced-compare.json");
+    RUN_EXPECT(r, (QStringList{"search", "--cluster", tmp("priced-dgx.json"), "--compare", "--json", json}), 0);
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray profiles = QJsonDocument::fromJson(f.readAll()).object()["objective"].toObject()["profiles"].toArray();
+    QCOMPARE(profiles.size(), 3);
+    for (const auto& v : profiles) {
+        const QJsonObject p = v.toObject();
+        const double tokens = 128.0 * 4096 / (p["iteration_ms"].toDouble() / 1000);
+        QVERIFY(std::abs(p["tokens_per_s"].toDouble() - tokens) <= 1e-9 * tokens);
+        QCOMPARE(p["cost_per_hour"].toDouble(), 16.0);
+        const double perMillion = 16.0 / (tokens * 3600) * 1e6;
+        QVERIFY(std::abs(p["cost_per_million_tokens"].toDouble() - perMillion) <= 1e-9 * perMillion);
+        const QString line = QStringLiteral("; %1 tokens/s, 16.00 per hour, %2 per million tokens")
+                                 .arg(QString::number(tokens, 'f', 0), QString::number(perMillion, 'g', 3));
+        QVERIFY2(r.out.contains(line), qPrintable(line + "\n" + r.out));
+    }
 }
 
 void TestCli::searchRefusesBadEpsilon_data()

@@ -6,6 +6,11 @@
 // decide the winner, and equal integers are ties (either plan may win).
 #include "search/WeightSimplex.h"
 #include "export/SimplexReport.h"
+#include "hardware/GpuCatalog.h"
+
+#include "TestPaths.h"
+
+#include <fstream>
 
 #include <QtTest>
 
@@ -89,21 +94,37 @@ void TestWeightSimplex::profilesAndCorners()
     QCOMPARE(map.at(weightsOf(ProfileKind::SafetyFirst)).winner, std::size_t(1));
     // Throughput-first (0.7, 0.2, 0.1): scores (12, 16, 32) -> A.
     QCOMPARE(map.at(weightsOf(ProfileKind::ThroughputFirst)).winner, std::size_t(0));
-    const QString summary = QString::fromStdString(SimplexReport::summary(map));
+    const QString summary = QString::fromStdString(SimplexReport::summary(map, Cluster{}));
     QVERIFY2(summary.contains("over 3 kept plans: 3 distinct winners"), qPrintable(summary));
     QVERIFY2(summary.contains("safety-first (0.3, 0.5, 0.2) lies in the region of P2"), qPrintable(summary));
+    QVERIFY2(summary.contains("cost unknown"), qPrintable(summary));  // the toy plans run on no priced GPU
 }
 
+// Each winner's tokens per second and cost, by hand: global batch 8 x 1000
+// tokens in 1 ms is 8,000,000 tokens/s; one DGX of 8 A100 at 2.00 per GPU-hour
+// costs 16 per hour, 16 / (8e6 x 3600) x 1e6 = 0.000555556 per million tokens.
 void TestWeightSimplex::csvHasOneRowPerWeighting()
 {
     Plan a = toy(1, 1, 4, 4);
+    a.globalBatch = 8;
+    a.seqLen = 1000;
     a.stages.resize(2);
     a.stages[0].layers = 3;
+    a.stages[0].devices = {0, 1, 2, 3};
     a.stages[1].layers = 5;
+    a.stages[1].devices = {4, 5, 6, 7};
     References ref;
     ref.variance = 1;
     const SimplexMap map = WeightSimplex::map({a}, ref);
-    const QStringList lines = QString::fromStdString(SimplexReport::csv(map)).split('\n', Qt::SkipEmptyParts);
+    std::ifstream in(test::sampleCluster("homogeneous-8xa100.json"));
+    nlohmann::json doc = nlohmann::json::parse(in);
+    doc["gpu_types"]["A100-80GB"]["price_per_gpu_hour"] = 2.0;
+    const Cluster priced = Cluster::fromJson(doc, "priced.json", GpuCatalog::builtin());
+    const QStringList lines = QString::fromStdString(SimplexReport::csv(map, priced)).split('\n', Qt::SkipEmptyParts);
+    QVERIFY2(lines.front().endsWith(",tokens_per_s,cost_per_hour,cost_per_million_tokens"), qPrintable(lines.front()));
+    QVERIFY2(lines[1].endsWith(",8000000.0,16,0.000555556"), qPrintable(lines[1]));
+    const QString summary = QString::fromStdString(SimplexReport::summary(map, priced));
+    QVERIFY2(summary.contains("8000000 tokens/s, 16.00 per hour, 0.000556 per million tokens"), qPrintable(summary));
     QCOMPARE(lines.size(), 232);
     const int columns = lines.front().count(',');
     for (const QString& line : lines)

@@ -1,6 +1,7 @@
 #include "ProfileComparisonView.h"
 #include "TestRequests.h"
 #include "search/ProfileComparison.h"
+#include "hardware/GpuCatalog.h"
 #include "search/SearchEngine.h"
 
 #include <QLabel>
@@ -10,6 +11,15 @@
 using namespace memx;
 
 namespace {
+// Every label's text on a card, joined.
+QString cardText(const QWidget* card)
+{
+    QStringList out;
+    for (const QLabel* l : card->findChildren<QLabel*>())
+        out << l->text();
+    return out.join(QLatin1Char('\n'));
+}
+
 SearchResult runPaperSearch()
 {
     return test::runPaperSearch();
@@ -49,6 +59,37 @@ private slots:
         const SearchResult none;
         view.setResult(none);
         QCOMPARE(view.columnCount(), 0);
+    }
+
+    // Each card states tokens per second and, given the cluster's prices,
+    // the cost per million tokens. By hand: A100-80GB at 3.00, Vendor-B and
+    // Vendor-C at 1.00 per GPU-hour; a plan on all three nodes pays
+    // 4 x 3 + 8 + 8 = 28 per hour and delivers 128 x 4096 / T tokens per
+    // second, so 28 / (tokens/s x 3600) x 1e6 per million tokens.
+    void costOnEveryCard()
+    {
+        nlohmann::json doc = test::paperRequest().problem.cluster.toJson();
+        doc["gpu_types"]["A100-80GB"]["price_per_gpu_hour"] = 3.0;
+        doc["gpu_types"]["Vendor-B"]["price_per_gpu_hour"] = 1.0;
+        doc["gpu_types"]["Vendor-C"]["price_per_gpu_hour"] = 1.0;
+        const Cluster priced = Cluster::fromJson(doc, "priced.json", GpuCatalog::builtin());
+        ProfileComparisonView view;
+        view.setResult(result_, &priced);
+        int checked = 0;
+        for (int i = 0; i < view.columnCount(); ++i) {
+            const Plan& p = i < int(result_.profileBests.size()) ? result_.profileBests[std::size_t(i)].best
+                                                                 : result_.fastest.front();
+            const QString text = cardText(view.cardAt(i));
+            const double tokens = 128.0 * 4096 / (p.iterationMs / 1000);
+            QVERIFY2(text.contains(QString::number(tokens, 'f', 0)), qPrintable(text));
+            if (p.tp * p.pp * p.dp != 20)
+                continue;  // leaves a node out: another price
+            QVERIFY2(text.contains(QString::number(28.0 / (tokens * 3600) * 1e6, 'g', 3)), qPrintable(text));
+            ++checked;
+        }
+        QVERIFY(checked > 0);
+        view.setResult(result_);  // no cluster: no price
+        QVERIFY(cardText(view.cardAt(0)).contains(QStringLiteral("unknown")));
     }
 
     void differencesSpelledOut()
