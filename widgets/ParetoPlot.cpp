@@ -3,6 +3,7 @@
 #include "PlotExport.h"
 
 #include "PlanColors.h"
+#include "search/PlanCost.h"
 #include "search/SearchResult.h"
 
 #include <qcustomplot.h>
@@ -107,7 +108,8 @@ QString ParetoPlot::planSummary(const Plan& p, VarianceMode mode)
     const QString v = mode == VarianceMode::AbsoluteMiB
         ? QStringLiteral("V %1 GiB^2").arg(p.varMem / (kMiBPerGiB * kMiBPerGiB), 0, 'g', 3)
         : QStringLiteral("V %1 util^2").arg(p.varMem, 0, 'g', 3);
-    return QStringLiteral("TP %1 PP %2 DP %3 mbs %4 | %5 | layers %6 | recompute %7 | T %8 s | M %9 GiB | %10 | Phi %11")
+    return QStringLiteral("TP %1 PP %2 DP %3 mbs %4 | %5 | layers %6 | recompute %7 | T %8 s, %12 tokens/s | M %9 GiB | "
+                          "%10 | Phi %11")
         .arg(p.tp)
         .arg(p.pp)
         .arg(p.dp)
@@ -117,7 +119,8 @@ QString ParetoPlot::planSummary(const Plan& p, VarianceMode mode)
         .arg(p.iterationMs / 1000.0, 0, 'f', 1)
         .arg(p.maxMemMiB / kMiBPerGiB, 0, 'f', 1)
         .arg(v)
-        .arg(p.phi, 0, 'g', 3);
+        .arg(p.phi, 0, 'g', 3)
+        .arg(PlanCost::tokensPerSecond(p), 0, 'f', 0);
 }
 
 void ParetoPlot::setResult(std::shared_ptr<const SearchResult> result)

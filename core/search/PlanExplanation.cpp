@@ -1,6 +1,7 @@
 #include "search/PlanExplanation.h"
 
 #include "io/Text.h"
+#include "search/PlanCost.h"
 #include "search/SearchResult.h"
 
 #include <cmath>
@@ -36,7 +37,8 @@ std::string variance(double v, VarianceMode mode)
 
 std::string summary(const Plan& p, VarianceMode mode)
 {
-    return "T " + seconds(p.iterationMs) + ", peak " + gib(p.maxMemMiB) + ", V " + variance(p.varMem, mode)
+    return "T " + seconds(p.iterationMs) + Text::fmt(" (%.0f tokens/s)", PlanCost::tokensPerSecond(p)) + ", peak "
+        + gib(p.maxMemMiB) + ", V " + variance(p.varMem, mode)
         + Text::fmt(", lowest headroom %.0f%%", 100 * p.minHeadroom()) + " (TP " + std::to_string(p.tp) + ", PP "
         + std::to_string(p.pp) + ", DP " + std::to_string(p.dp) + ")";
 }

@@ -24,6 +24,8 @@ Plan planOf(std::uint64_t key, double ms, double peakGiB, double varGiB2, double
     p.pp = 4;
     p.dp = 1;
     p.iterationMs = ms;
+    p.globalBatch = 128;  // with seq 4096: 524,288 tokens per iteration
+    p.seqLen = 4096;
     p.maxMemMiB = peakGiB * 1024;
     p.varMem = varGiB2 * kGiB2;
     p.phi = phi;
@@ -72,9 +74,9 @@ void TestPlanExplanation::balancedPlanAgainstTheFastest()
     const QString text = joined(PlanExplanation::lines(resultOf(fastest), chosen));
     QVERIFY2(text.contains(QStringLiteral("Phi = (T/Tref)^0.40 x (M/Mref)^0.20 x ((V+eV)/(Vref+eV))^0.40")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("Tref 20.0 s, Mref 20.0 GiB, Vref 1 GiB^2")), qPrintable(text));
-    QVERIFY2(text.contains(QStringLiteral("This plan: T 21.0 s, peak 20.0 GiB, V 0.03 GiB^2, lowest headroom 75%")),
+    QVERIFY2(text.contains(QStringLiteral("This plan: T 21.0 s (24966 tokens/s), peak 20.0 GiB, V 0.03 GiB^2, lowest headroom 75%")),
              qPrintable(text));
-    QVERIFY2(text.contains(QStringLiteral("Fastest feasible plan: T 14.0 s, peak 30.0 GiB, V 45 GiB^2")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Fastest feasible plan: T 14.0 s (37449 tokens/s), peak 30.0 GiB, V 45 GiB^2")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("; Phi 0.28.")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("; Phi 4.29.")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("50% slower than the fastest")), qPrintable(text));
