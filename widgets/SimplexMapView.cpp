@@ -43,14 +43,17 @@ QColor SimplexMapView::planColour(std::size_t index)
     return index < 12 ? c : blend(c, Qt::white, 0.35 * double(index / 12 % 3));
 }
 
-void SimplexMapView::setResult(const SearchResult& r)
+void SimplexMapView::setResult(const SearchResult& r, const Cluster* cluster)
 {
     map_.reset();
+    costs_.clear();
     hovered_ = -1;
     requested_ = r.weights;
     hasRequested_ = r.profileUsed != ProfileKind::Balanced;
     try {
         map_ = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
+        for (const Plan& p : map_->plans)
+            costs_.push_back(cluster ? PlanCost::of(*cluster, p) : PlanCost{PlanCost::tokensPerSecond(p)});
         note_.clear();
     } catch (const std::invalid_argument& e) {
         note_ = tr("No map: %1").arg(QString::fromUtf8(e.what()));
@@ -130,7 +133,8 @@ QString SimplexMapView::describe(std::size_t k) const
         .arg(p.dp)
         .arg(QString::fromStdString(p.layersString()), QString::fromStdString(p.recomputeString()))
         .arg(map_->regionSize[k])
-        .arg(map_->points.size());
+        .arg(map_->points.size())
+        + QStringLiteral("; ") + QString::fromStdString(costs_[k].brief());
 }
 
 void SimplexMapView::paintEvent(QPaintEvent*)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "search/PlanCost.h"
 #include "search/WeightSimplex.h"
 
 #include <QWidget>
@@ -21,7 +22,11 @@ class SimplexMapView : public QWidget {
 public:
     explicit SimplexMapView(QWidget* parent = nullptr);
 
-    void setResult(const SearchResult& r);
+    // `cluster`: the searched one; each winner's description then states its
+    // tokens per second and cost (PlanCost). Null: tokens per second only.
+    void setResult(const SearchResult& r, const Cluster* cluster = nullptr);
+    // What hovering a cell of winner `planIndex` shows: "P1: ... ms, ...; N tokens/s, cost".
+    QString describe(std::size_t planIndex) const;
     void clear();
     const SimplexMap* map() const { return map_ ? &*map_ : nullptr; }
     void setSelectedPlan(quint64 key);
@@ -48,9 +53,9 @@ private:
         QRectF legend;
     };
     Frame frame() const;
-    QString describe(std::size_t planIndex) const;
 
     std::optional<SimplexMap> map_;
+    std::vector<PlanCost> costs_;  // of map_->plans
     Weights requested_;
     bool hasRequested_ = false;
     QString note_;        // why there is no map

@@ -1277,7 +1277,7 @@ void MainWindow::onSearchFinished()
     resultHadUnsavedChanges_ = isDirty();
     pareto_->setResult(controller_->lastResultShared());
     compare_->setResult(r, &controller_->lastRequest().problem.cluster);
-    simplex_->setResult(r);
+    simplex_->setResult(r, &controller_->lastRequest().problem.cluster);
     baselines_->setResult(r, controller_->lastRequest().problem.cluster);
     ++whatIfGeneration_;  // a re-ranking of the previous result is no longer wanted
     ++nodeLossGeneration_;

@@ -51,6 +51,12 @@ void TestSimplexMap::mapFollowsTheSearchAndSelects()
     QCOMPARE(w.selectedPlan(), expected);
     // Outside the triangle nothing is hit.
     QCOMPARE(view->pointAt(QPointF(2, 2)), -1);
+    // A winner's description states its tokens per second (128 x 4096 / T)
+    // and, the sample's GPU types having no price, an unknown cost.
+    const Plan& p1 = map->plans.front();
+    const QString d = view->describe(0);
+    QVERIFY2(d.contains(QString::number(128.0 * 4096 / (p1.iterationMs / 1000), 'f', 0) + QStringLiteral(" tokens/s, cost unknown")),
+             qPrintable(d));
 }
 
 QTEST_MAIN(TestSimplexMap)
