@@ -381,7 +381,7 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, const Plan& p, c
         headroom->setToolTip(tr("Less than %1% of a GPU's memory is left free").arg(100 * kLowHeadroom));
     tiles->addWidget(headroom, 1, 1);
     // What it delivers and, where every paid GPU has a price, costs.
-    const PlanCost cost = cluster_ ? PlanCost::of(*cluster_, p) : PlanCost{PlanCost::tokensPerSecond(p)};
+    const PlanCost cost = PlanCost::of(cluster_ ? &*cluster_ : nullptr, p);
     tiles->addWidget(tile(tr("tokens per second"), number(cost.tokensPerS, 0), false, card), 2, 0);
     auto* price = tile(tr("cost per million tokens"), cost.perMillionTokens >= 0 ? QString::number(cost.perMillionTokens, 'g', 3)
                                                                                  : tr("unknown"),

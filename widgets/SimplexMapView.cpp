@@ -53,7 +53,7 @@ void SimplexMapView::setResult(const SearchResult& r, const Cluster* cluster)
     try {
         map_ = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
         for (const Plan& p : map_->plans)
-            costs_.push_back(cluster ? PlanCost::of(*cluster, p) : PlanCost{PlanCost::tokensPerSecond(p)});
+            costs_.push_back(PlanCost::of(cluster, p));
         note_.clear();
     } catch (const std::invalid_argument& e) {
         note_ = tr("No map: %1").arg(QString::fromUtf8(e.what()));

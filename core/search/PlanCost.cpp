@@ -22,6 +22,15 @@ double PlanCost::tokensPerSecond(const Plan& plan)
     return plan.iterationMs > 0 ? 1000.0 * plan.globalBatch * plan.seqLen / plan.iterationMs : 0;
 }
 
+PlanCost PlanCost::of(const Cluster* cluster, const Plan& plan)
+{
+    if (cluster)
+        return of(*cluster, plan);
+    PlanCost c;
+    c.tokensPerS = tokensPerSecond(plan);
+    return c;
+}
+
 PlanCost PlanCost::of(const Cluster& cluster, const Plan& plan)
 {
     PlanCost c;

@@ -21,6 +21,8 @@ struct PlanCost {
     std::vector<std::string> unusedNodes;  // nodes the plan leaves out (not paid)
 
     static PlanCost of(const Cluster& cluster, const Plan& plan);
+    // The same with the cluster unknown (null): tokens per second only, cost unknown.
+    static PlanCost of(const Cluster* cluster, const Plan& plan);
     // "35987 tokens/s, 20.00 per hour, 0.154 per million tokens", or
     // "..., cost unknown" when some paid GPU has no price.
     std::string brief() const;
