@@ -173,6 +173,18 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     vcol->addLayout(erow);
     root->addWidget(varianceBox);
 
+    auto* tasksBox = new QGroupBox(tr("Several sequence lengths or query groups"), this);
+    auto* trow = new QHBoxLayout(tasksBox);
+    compareTasks_ = new QComboBox(tasksBox);
+    compareTasks_->setObjectName(QStringLiteral("compare-tasks"));
+    compareTasks_->addItem(tr("each its own task: best plans side by side"), static_cast<int>(TaskCompare::PerTask));
+    compareTasks_->addItem(tr("one ranking by time per token"), static_cast<int>(TaskCompare::PerToken));
+    compareTasks_->setToolTip(tr("A sequence length or a number of query groups is part of the training task: an "
+                                 "iteration at 2048 tokens does not do the work of one at 8192. The first ranks each "
+                                 "task on its own; the second counts every plan's time per token"));
+    trow->addWidget(compareTasks_, 1);
+    root->addWidget(tasksBox);
+
     auto* constraints = new QGroupBox(tr("Constraints (before Phi ranks)"), this);
     auto* cform = new QFormLayout(constraints);
     minHeadroom_ = new QDoubleSpinBox(constraints);
@@ -212,6 +224,7 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     });
     connect(varianceUtil_, &QRadioButton::toggled, this, [this] { emit changed(); });
     connect(epsilon_, &QComboBox::currentIndexChanged, this, [this] { emit changed(); });
+    connect(compareTasks_, &QComboBox::currentIndexChanged, this, [this] { emit changed(); });
 
     setObjective(ObjectiveSpec{});
 }
@@ -236,6 +249,7 @@ ObjectiveSpec ObjectivePanel::objective() const
     out.minHeadroom = minHeadroom_->value() / 100;
     out.headroomAtUpper = out.minHeadroom > 0 && atUpper_->isChecked();
     out.maxSlowdown = maxSlowdown_->value() < 0 ? -1 : maxSlowdown_->value() / 100;
+    out.compareTasks = static_cast<TaskCompare>(compareTasks_->currentData().toInt());
     // The third entry, when there is one, keeps the project file's own eV.
     if (epsilon_->currentIndex() == 0) {
         out.epsilonRule = EpsilonRule::Uncertainty;
@@ -279,6 +293,10 @@ void ObjectivePanel::setObjective(const ObjectiveSpec& spec)
                               static_cast<int>(spec.epsilonRule));
             epsilon_->setCurrentIndex(2);
         }
+    }
+    {
+        const QSignalBlocker block(compareTasks_);
+        compareTasks_->setCurrentIndex(compareTasks_->findData(static_cast<int>(spec.compareTasks)));
     }
     {
         const QSignalBlocker a(minHeadroom_), b(atUpper_), c(maxSlowdown_);

@@ -71,6 +71,7 @@ private:
     std::array<QLabel*, 3> values_{};
     QRadioButton* varianceMiB_ = nullptr;
     QRadioButton* varianceUtil_ = nullptr;
+    QComboBox* compareTasks_ = nullptr;  // several sequence lengths / query groups: per task or per token
     QComboBox* epsilon_ = nullptr;  // eV's rule: the uncertainty, the paper's, or the project file's own
     QLabel* autoLabel_ = nullptr;
     QDoubleSpinBox* minHeadroom_ = nullptr;

@@ -135,8 +135,12 @@ void ParetoPlot::setResult(std::shared_ptr<const SearchResult> result)
     liveFront_.clear();
     hovered_ = 0;
     mode_ = r.varianceMode;
+    perTokenSeq_ = r.perTokenSeqLen;
+    updateAxisLabels();
     auto remember = [this](const Plan& p) {
-        plans_.try_emplace(p.key, Entry{p.iterationMs, p.maxMemMiB, p.varMem, &p});
+        // Per token (--compare-tasks per-token) the fronts are over time per
+        // token: the x axis follows what the search ranked by.
+        plans_.try_emplace(p.key, Entry{p.rankMs(), p.maxMemMiB, p.varMem, &p});
         return static_cast<quint64>(p.key);
     };
     // Thin deterministically (evenly spaced indices) so huge samples stay interactive.
@@ -435,7 +439,9 @@ void ParetoPlot::updateSelectionRing()
 
 void ParetoPlot::updateAxisLabels()
 {
-    plot_->xAxis->setLabel(tr("Iteration time T (s)"));
+    plot_->xAxis->setLabel(perTokenSeq_ > 0
+                               ? tr("Time per token: T × %1 / the plan's sequence length (s)").arg(perTokenSeq_)
+                               : tr("Iteration time T (s)"));
     if (yAxis_ == YAxis::PeakMemory)
         plot_->yAxis->setLabel(tr("Peak memory M, most loaded GPU (GiB)"));
     else if (mode_ == VarianceMode::AbsoluteMiB)

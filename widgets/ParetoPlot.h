@@ -97,6 +97,7 @@ private:
     std::vector<std::pair<ProfileKind, quint64>> bests_;
     std::vector<std::pair<double, double>> liveFront_;
     VarianceMode mode_ = VarianceMode::AbsoluteMiB;
+    int perTokenSeq_ = 0;  // > 0: x is time per token (Plan::rankMs), scaled to this sequence length
     YAxis yAxis_ = YAxis::Variance;
     bool log_ = false;
     bool replotPending_ = false;  // changed while hidden

@@ -8,6 +8,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollArea>
@@ -247,16 +248,17 @@ void ProfileComparisonView::setResult(const SearchResult& r, const Cluster* clus
         cluster_ = *cluster;
     if (r.profileBests.empty())
         return;
+    if (r.tasks.size() >= 2) {
+        setTasks(r);
+        return;
+    }
     const Plan& base = r.profileBests.front().best;
     title_->setText(tr("Best plan under each weight profile, compared with %1 — click a card to select its plan")
                         .arg(profileTitle(r.profileBests.front().kind).toLower()));
-    legendTypes_.clear();
+    std::vector<const Plan*> shown;
     for (const auto& pb : r.profileBests)
-        for (const auto& stage : pb.best.stages)
-            if (!legendTypes_.contains(QString::fromStdString(stage.gpuType)))
-                legendTypes_ << QString::fromStdString(stage.gpuType);
-    legendTypes_.sort();
-    updateLegend();
+        shown.push_back(&pb.best);
+    setLegendTypes(shown);
     const Plan* fastest = r.fastest.empty() ? nullptr : &r.fastest.front();
     const QString baseName = profileTitle(r.profileBests.front().kind).toLower();
     for (std::size_t i = 0; i < r.profileBests.size(); ++i) {
@@ -290,6 +292,75 @@ void ProfileComparisonView::setResult(const SearchResult& r, const Cluster* clus
         card.differences = QString::fromStdString(ProfileComparison::differences(base, *fastest, r.varianceMode));
         cards_.push_back(card);
     }
+    columns_ = 0;
+    reflowCards();
+    empty_->hide();
+    scroll_->show();
+}
+
+void ProfileComparisonView::setLegendTypes(const std::vector<const Plan*>& plans)
+{
+    legendTypes_.clear();
+    for (const Plan* p : plans)
+        for (const auto& stage : p->stages)
+            if (!legendTypes_.contains(QString::fromStdString(stage.gpuType)))
+                legendTypes_ << QString::fromStdString(stage.gpuType);
+    legendTypes_.sort();
+    updateLegend();
+}
+
+void ProfileComparisonView::setTasks(const SearchResult& r)
+{
+    // Several training tasks (issue #33): one card per task's best plan, each
+    // ranked on its own; they compare on tokens per second, not on Phi.
+    title_->setText(tr("Best plan of each training task — each ranked on its own; compare them on tokens per "
+                       "second — click a card to select its plan"));
+    std::vector<const Plan*> shown;
+    for (const auto& t : r.tasks)
+        shown.push_back(&t.best);
+    setLegendTypes(shown);
+    const SearchResult::TaskBest* base = nullptr;
+    for (const auto& t : r.tasks)
+        if (t.found && !base)
+            base = &t;
+    for (std::size_t i = 0; i < r.tasks.size(); ++i) {
+        const auto& t = r.tasks[i];
+        if (!t.found)
+            continue;
+        const Plan& p = t.best;
+        const double tps = PlanCost::tokensPerSecond(p);
+        QStringList notes;
+        if (&t == base) {
+            notes << tr("<i>Baseline: the other tasks' tokens per second are compared with this one's.</i>");
+        } else {
+            const double rel = 100.0 * (tps / PlanCost::tokensPerSecond(base->best) - 1);
+            notes << tr("<b>vs %1:</b> %2% tokens per second; %3")
+                         .arg(QString::fromStdString(base->label).toHtmlEscaped(),
+                              (rel >= 0 ? QStringLiteral("+") : QString()) + number(rel, 1),
+                              QString::fromStdString(ProfileComparison::differences(base->best, p, r.varianceMode))
+                                  .toHtmlEscaped());
+        }
+        notes << tr("Its fastest feasible plan: %1 ms; Phi %2 under its own references")
+                     .arg(number(t.fastestMs, 1), number(p.phi, 4));
+        Card card;
+        card.widget = makeCard(r, p, QString::fromStdString(t.label),
+                               tr("%1 tokens/s").arg(QLocale().toString(tps, 'f', 0)),
+                               colors::profile(static_cast<int>(i % 6)), notes);
+        card.widget->setObjectName(QStringLiteral("task-card"));
+        card.key = p.key;
+        card.differences = &t == base ? QString()
+                                      : QString::fromStdString(ProfileComparison::differences(base->best, p, r.varianceMode));
+        cards_.push_back(card);
+    }
+    for (const auto& t : r.tasks)
+        if (!t.found) {
+            auto* none = new QLabel(tr("%1: no plan — %2").arg(QString::fromStdString(t.label),
+                                                               QString::fromStdString(t.error)));
+            none->setWordWrap(true);
+            Card card;
+            card.widget = none;
+            cards_.push_back(card);
+        }
     columns_ = 0;
     reflowCards();
     empty_->hide();

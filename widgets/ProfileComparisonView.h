@@ -54,7 +54,9 @@ private:
     QWidget* makeCard(const SearchResult& r, const Plan& p, const QString& title, const QString& subtitle,
                       const QColor& colour, const QStringList& notes);
     void updateLegend();
+    void setLegendTypes(const std::vector<const Plan*>& plans);  // the GPU types of the plans shown
     void reflowCards();
+    void setTasks(const SearchResult& r);  // several training tasks: one card per task's best
 
 protected:
     void resizeEvent(QResizeEvent* e) override;

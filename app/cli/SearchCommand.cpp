@@ -62,6 +62,7 @@ struct SearchArgs {
     std::string weights;
     std::string variance = "mib";
     std::string ev = "uncertainty";
+    std::string compareTasks = "per-task";
     std::string eps;  // empty: --ev decides
     std::string minHeadroom, maxSlowdown;
     bool headroomAtUpper = false;
@@ -252,6 +253,8 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     else
         throw InputError("--variance", a.variance, "expected mib or util");
     epsilonOption(a.ev, a.eps, o);
+    if (!parseTaskCompare(a.compareTasks, o.compareTasks))
+        throw InputError("--compare-tasks", a.compareTasks, "expected per-task or per-token");
     if (!a.minHeadroom.empty()) {
         o.minHeadroom = percentOption("--min-headroom", a.minHeadroom);
         if (o.minHeadroom >= 1)
@@ -366,6 +369,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     "(0.01 x the median V, as MemX), or a number in V's unit (GiB^2, or utilisation^2)")
         ->capture_default_str();
     cmd->add_option("--eps", args->eps, "eV as this fraction of the median variance (instead of --ev)");
+    cmd->add_option("--compare-tasks", args->compareTasks,
+                    "With several --seq or --query-groups values: per-task (each task ranked on its own, bests side "
+                    "by side) or per-token (one ranking by time per token)")
+        ->capture_default_str();
     cmd->add_option("--min-headroom", args->minHeadroom,
                     "Only plans where every GPU keeps this much memory free (10% or 0.1), before Phi ranks");
     cmd->add_flag("--headroom-at-upper", args->headroomAtUpper,
@@ -525,7 +532,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         }
         std::string report;
         if (r.error.empty()) {
-            report = TextReport::table(req.problem, r, static_cast<std::size_t>(args->top))
+            report = TextReport::table(req.problem, r, static_cast<std::size_t>(args->top)) + TextReport::tasks(r)
                 + TextReport::planDetail(req.problem, r);
             if (!r.best.empty())  // what per-stage recomputation buys over one level everywhere
                 report += RecomputeAblation::line(

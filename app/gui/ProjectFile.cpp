@@ -71,6 +71,8 @@ nlohmann::json Project::toJson() const
         j["objective"]["epsilon_fraction"] = o.epsilonFraction;
     else if (o.epsilonRule == EpsilonRule::Absolute)
         j["objective"]["epsilon"] = o.epsilonValue;  // MiB^2, or utilisation^2
+    if (o.compareTasks != TaskCompare::PerTask)
+        j["objective"]["compare_tasks"] = toString(o.compareTasks);
     if (o.minHeadroom > 0)
         j["objective"]["min_headroom"] = {{"fraction", o.minHeadroom}, {"at_upper_bound", o.headroomAtUpper}};
     if (o.maxSlowdown >= 0)
@@ -169,6 +171,9 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
         if (!(p.objective.epsilonValue >= 0 && std::isfinite(p.objective.epsilonValue)))  // as memx-cli search --ev
             o.fail("expected a finite number >= 0", "epsilon");
     }
+    const std::string compare = o.string("compare_tasks", "per-task");
+    if (!parseTaskCompare(compare, p.objective.compareTasks))
+        o.fail("expected per-task or per-token", "compare_tasks");
     // The constraints, as memx-cli search --min-headroom / --max-slowdown check them.
     if (o.has("min_headroom")) {
         auto h = o.at("min_headroom");

@@ -24,6 +24,8 @@ nlohmann::json PlanJson::plan(const Plan& p)
     j["virtual_stages"] = p.virtualStages;
     j["iteration_ms"] = p.iterationMs;
     j["tokens_per_s"] = PlanCost::tokensPerSecond(p);
+    if (p.rankScale != 1)  // --compare-tasks per-token: what Phi and rank_time counted
+        j["per_token_ms"] = p.rankMs();
     j["max_mem_mib"] = p.maxMemMiB;
     j["mem_variance"] = p.varMem;
     j["phi"] = p.phi;
@@ -140,6 +142,10 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
                       {"references", {{"time_ms", r.references.time}, {"memory_mib", r.references.memory},
                                       {"variance", r.references.variance}, {"epsilon", r.references.epsilon},
                                       {"epsilon_rule", toString(r.references.epsilonRule)}}}};
+    if (r.compareTasks == TaskCompare::PerToken || !r.tasks.empty())
+        j["objective"]["compare_tasks"] = toString(r.compareTasks);
+    if (r.perTokenSeqLen > 0)
+        j["objective"]["per_token_seq_len"] = r.perTokenSeqLen;
     if (r.references.epsilonRule == EpsilonRule::Uncertainty) {
         j["objective"]["references"]["epsilon_uncertainty"] = r.references.epsilonUncertainty;
         j["objective"]["references"]["epsilon_fullest"] = r.references.epsilonFullest;
@@ -174,7 +180,7 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
         const Plan& b = r.best.front();
         const Plan& f = r.fastest.front();
         j["price_vs_fastest"] = {{"fastest_ms", f.iterationMs},
-                                 {"time_pct", 100 * (b.iterationMs / f.iterationMs - 1)},
+                                 {"time_pct", 100 * (b.rankMs() / f.rankMs() - 1)},
                                  {"peak_memory_pct", 100 * (b.maxMemMiB / f.maxMemMiB - 1)},
                                  {"variance", {{"best", b.varMem}, {"fastest", f.varMem}}},
                                  {"lowest_headroom", {{"best", b.minHeadroom()}, {"fastest", f.minHeadroom()}}},
@@ -215,6 +221,32 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
     };
     j["best"] = list(r.best);
     j["fastest"] = list(r.fastest);
+    // Several training tasks ranked each on its own: each one's best (also
+    // among the first entries of "best") with its own references.
+    if (!r.tasks.empty()) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& t : r.tasks) {
+            nlohmann::json tj = {{"task", t.label}, {"seq_len", t.seqLen}, {"query_groups", t.queryGroups},
+                                 {"found", t.found},
+                                 {"references", {{"time_ms", t.references.time}, {"memory_mib", t.references.memory},
+                                                 {"variance", t.references.variance},
+                                                 {"epsilon", t.references.epsilon}}}};
+            if (t.found) {
+                tj["best_index"] = t.bestIndex;
+                tj["key"] = t.best.key;
+                tj["iteration_ms"] = t.best.iterationMs;
+                tj["tokens_per_s"] = PlanCost::tokensPerSecond(t.best);
+                tj["phi"] = t.best.phi;
+                tj["fastest_ms"] = t.fastestMs;
+            } else {
+                tj["error"] = t.error;
+            }
+            if (!t.incomplete.empty())
+                tj["incomplete"] = t.incomplete;
+            a.push_back(std::move(tj));
+        }
+        j["tasks"] = a;
+    }
     if (!r.baselines.empty()) {
         nlohmann::json a = nlohmann::json::array();
         for (const auto& b : r.baselines) {
@@ -228,7 +260,7 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
     auto front = [](const ParetoFront& f, const char* yName) {
         nlohmann::json a = nlohmann::json::array();
         for (const auto& pt : f.points())
-            a.push_back({{"iteration_ms", pt.x}, {yName, pt.y}, {"plan", plan(pt.plan)}});
+            a.push_back({{"iteration_ms", pt.plan.iterationMs}, {yName, pt.y}, {"plan", plan(pt.plan)}});
         return a;
     };
     j["pareto_time_variance"] = front(r.paretoTimeVariance, "mem_variance");

@@ -153,6 +153,8 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
     if (p.schedule == Schedule::Interleaved && p.virtualStages < 2)
         j.fail("an interleaved plan needs virtual_stages of at least 2", "virtual_stages");
     p.iterationMs = j.inRange("iteration_ms", ranges::timeMs);
+    if (j.has("per_token_ms") && p.iterationMs > 0)
+        p.rankScale = j.inRange("per_token_ms", ranges::timeMs) / p.iterationMs;
     p.maxMemMiB = j.inRange("max_mem_mib", ranges::memoryMiB);
     p.varMem = j.number("mem_variance", 0);
     p.phi = j.number("phi", 0);

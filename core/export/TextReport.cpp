@@ -39,6 +39,11 @@ std::string shapeWords(const Plan& p)
 
 namespace {
 std::string pad(std::string s, std::size_t w) { return Text::pad(std::move(s), w); }
+// --compare-tasks per-token over several sequence lengths: times rank per token.
+bool perToken(const SearchResult& r)
+{
+    return r.perTokenSeqLen > 0;
+}
 std::string rpad(std::string s, std::size_t w) { return Text::rpad(std::move(s), w); }
 std::string varianceText(const SearchResult& r, double v)
 {
@@ -161,7 +166,7 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
         out += ", picks " + r.profileReason + "; Phi under the default weights";
     out += "\nReferences (medians of "
         + (r.referencesOf.empty() ? countText(r.stats.feasible) + " feasible plans" : r.referencesOf) + "): T=" + Text::fmt("%.1f", r.references.time)
-        + " ms, M=" + Text::fmt("%.2f", r.references.memory / 1024) + " GiB, V=" + varianceText(r, r.references.variance)
+        + (perToken(r) ? " ms per " + std::to_string(r.perTokenSeqLen) + "-token-sequence iteration" : std::string(" ms")) + ", M=" + Text::fmt("%.2f", r.references.memory / 1024) + " GiB, V=" + varianceText(r, r.references.variance)
         + (r.varianceMode == VarianceMode::AbsoluteMiB ? " GiB^2" : " (utilisation^2)") + "\n";
     out += epsilonLine(r) + constraintsLine(r) + priceLine(r) + "\n";
     std::string vHead = r.varianceMode == VarianceMode::AbsoluteMiB ? "V(GiB^2)" : "V(util^2)";
@@ -200,9 +205,16 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
     if (std::any_of(r.best.begin(), r.best.begin() + static_cast<std::ptrdiff_t>(std::min(top, r.best.size())),
                     [](const Plan& p) { return p.perMesh(); }))
         out += "Per-mesh plans (FlagScale process meshes) give each mesh's TP, DP and mbs in pipeline order, joined by |.\n";
+    if (r.tasks.size() > 1)
+        out += "Several training tasks: the plans take each task's ranking in turn; # and rankT are within the plan's "
+               "own task (its seq and query groups).\n";
     if (!r.fastest.empty()) {
         const Plan& f = r.fastest.front();
-        out += "Fastest plan overall: " + Text::fmt("%.1f", f.iterationMs) + " ms (Phi rank "
+        std::string of = perToken(r) ? "per token (most tokens/s)" : "overall";
+        for (const auto& t : r.tasks)
+            if (t.found && t.bestIndex == 0)
+                of = "of " + t.label;
+        out += "Fastest plan " + of + ": " + Text::fmt("%.1f", f.iterationMs) + " ms (Phi rank "
             + (f.ranksApproximate ? "~" : "") + std::to_string(f.rankPhi) + "), " + shapeWords(f) + " layers " + f.layersString() + " recompute " + f.recomputeString() + "\n";
     }
     return out;
@@ -300,6 +312,45 @@ std::string TextReport::planDetail(const Problem& problem, const SearchResult& r
                                            : "no stage of TP x DP = " + std::to_string(p.tp * p.dp) + " fits them")
             + "): " + list
             + "; --no-idle-gpus skips such plans.\n";
+    }
+    return out;
+}
+
+std::string TextReport::tasks(const SearchResult& r)
+{
+    if (r.tasks.size() < 2)
+        return {};
+    std::size_t wLabel = 6, wShape = 10;
+    for (const auto& t : r.tasks) {
+        wLabel = std::max(wLabel, t.label.size() + 2);
+        if (t.found)
+            wShape = std::max(wShape, shapeWords(t.best).size() + 2);
+    }
+    std::string out = "\nTraining tasks: each is its own search, ranked under its own references (its Phi is not "
+                      "comparable with another task's); compare them on tokens per second, or rank all plans together "
+                      "with --compare-tasks per-token.\n";
+    out += "  " + pad("task", wLabel) + pad("best plan", wShape) + rpad("T(ms)", 10) + rpad("tok/s", 10)
+        + rpad("M(GiB)", 8) + rpad("Phi", 8) + rpad("fastest(ms)", 12) + "\n";
+    const SearchResult::TaskBest* most = nullptr;
+    for (const auto& t : r.tasks) {
+        if (!t.found) {
+            out += "  " + pad(t.label, wLabel) + "no plan: " + t.error + "\n";
+            continue;
+        }
+        const Plan& p = t.best;
+        out += "  " + pad(t.label, wLabel) + pad(shapeWords(p), wShape) + rpad(Text::fmt("%.1f", p.iterationMs), 10)
+            + rpad(Text::fmt("%.0f", PlanCost::tokensPerSecond(p)), 10) + rpad(Text::fmt("%.2f", p.maxMemMiB / 1024), 8)
+            + rpad(Text::fmt("%.4f", p.phi), 8) + rpad(Text::fmt("%.1f", t.fastestMs), 12)
+            + (t.incomplete.empty() ? "" : "  (incomplete)") + "\n";
+        if (!most || PlanCost::tokensPerSecond(p) > PlanCost::tokensPerSecond(most->best))
+            most = &t;
+    }
+    if (most) {
+        out += "  Most tokens per second among the tasks' best plans: " + most->label;
+        for (const auto& t : r.tasks)
+            if (t.found && &t != most)
+                out += "; " + t.label + " " + Text::fmt("%.1f", 100.0 * (PlanCost::tokensPerSecond(t.best) / PlanCost::tokensPerSecond(most->best) - 1)) + "%";
+        out += "\n";
     }
     return out;
 }

@@ -29,6 +29,9 @@ struct TextReport {
     // The winners of each compared weight profile against the requested one.
     // Each profile's pick with its tokens per second and, where the cluster's
     // GPU types have prices, its cost (PlanCost).
+    // Several training tasks (TaskCompare::PerTask): each task's best plan
+    // side by side with its tokens per second; empty for one task.
+    static std::string tasks(const SearchResult& r);
     static std::string profileComparison(const SearchResult& r, const Cluster& cluster);
     // SearchOptions::baselines: each baseline planner's pick beside MemX's
     // (T, M, V, Phi, headroom, ranks, whether it fits), and what each searches.

@@ -49,6 +49,21 @@ const char* toString(EpsilonRule r)
     return "?";
 }
 
+const char* toString(TaskCompare c)
+{
+    return c == TaskCompare::PerToken ? "per-token" : "per-task";
+}
+
+bool parseTaskCompare(const std::string& s, TaskCompare& out)
+{
+    for (auto c : {TaskCompare::PerTask, TaskCompare::PerToken})
+        if (s == toString(c)) {
+            out = c;
+            return true;
+        }
+    return false;
+}
+
 double Objective::epsilon(const ObjectiveSpec& spec, double vref, double uncertainty, double fullest)
 {
     constexpr double kFloor = 1e-12;  // keeps V + eV > 0 when every plan is balanced

@@ -39,6 +39,16 @@ enum class EpsilonRule {
 };
 const char* toString(EpsilonRule r);
 
+// Sequence length and query groups change the training task (issue #33): an
+// iteration at 2048 tokens does not do the work of one at 8192. When a search
+// is given several such values, PerTask ranks each task on its own (its own
+// references) and sets their best plans side by side; PerToken ranks every
+// plan together on time per token (T scaled to the largest task's tokens per
+// iteration), the user's explicit choice (--compare-tasks per-token).
+enum class TaskCompare { PerTask, PerToken };
+const char* toString(TaskCompare c);
+bool parseTaskCompare(const std::string& s, TaskCompare& out);
+
 struct ObjectiveSpec {
     ProfileKind profile = ProfileKind::Default;
     Weights custom;                       // used when profile == Custom (normalised to sum 1)
@@ -54,6 +64,7 @@ struct ObjectiveSpec {
     double minHeadroom = 0;        // every GPU keeps at least this fraction of its memory free; 0: off
     bool headroomAtUpper = false;  // ... with its peak at the prediction's upper bound, peak x (1 + uncertainty)
     double maxSlowdown = -1;       // at most this much slower than the fastest feasible plan; < 0: off
+    TaskCompare compareTasks = TaskCompare::PerTask;  // several sequence lengths or query groups
 
     bool operator==(const ObjectiveSpec&) const = default;
 };

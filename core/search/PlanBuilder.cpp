@@ -59,7 +59,8 @@ Plan PlanBuilder::build(const Cluster& cluster, const Skeleton& sk, const Skelet
     int post = leaf.postStage;
     p.dpMs = t.row(post).dpMs[leaf.layers[post]];
     p.fixedMs = t.fixedMs + (t.row(post).postMs[leaf.layers[post]] - p.dpMs);
-    p.iterationMs = leaf.timeMs;
+    p.iterationMs = leaf.timeMs / sk.timeScale;
+    p.rankScale = sk.timeScale;
     p.maxMemMiB = leaf.maxMemMiB;
     p.varMem = leaf.variance;
     p.uncertainty = uncertainty;

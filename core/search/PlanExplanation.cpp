@@ -122,7 +122,7 @@ std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Pla
     }
     // Phi from the result's references and weights: a plan picked from the
     // fastest list or the plot was not ranked under them.
-    const double chosenPhi = Objective::phi(chosen.iterationMs, chosen.maxMemMiB, chosen.varMem, ref, w);
+    const double chosenPhi = Objective::phi(chosen.rankMs(), chosen.maxMemMiB, chosen.varMem, ref, w);
     out.push_back("This plan: " + summary(chosen, r.varianceMode) + Text::fmt("; Phi %.3g.", chosenPhi));
     if (r.fastest.empty())
         return out;
@@ -131,13 +131,13 @@ std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Pla
         out.push_back("It is also the fastest feasible plan.");
         return out;
     }
-    const double fastPhi = Objective::phi(fast.iterationMs, fast.maxMemMiB, fast.varMem, ref, w);
+    const double fastPhi = Objective::phi(fast.rankMs(), fast.maxMemMiB, fast.varMem, ref, w);
     out.push_back("Fastest feasible plan: " + summary(fast, r.varianceMode) + Text::fmt("; Phi %.3g.", fastPhi));
     // Phi(fastest) / Phi(this) factor by factor.
-    const double ft = std::pow(fast.iterationMs / chosen.iterationMs, w.time);
+    const double ft = std::pow(fast.rankMs() / chosen.rankMs(), w.time);
     const double fm = std::pow(fast.maxMemMiB / chosen.maxMemMiB, w.memory);
     const double fv = std::pow((fast.varMem + ref.epsilon) / (chosen.varMem + ref.epsilon), w.variance);
-    const double slower = 100.0 * (chosen.iterationMs / fast.iterationMs - 1.0);
+    const double slower = 100.0 * (chosen.rankMs() / fast.rankMs() - 1.0);
     std::string why = format("This plan is %.0f%% slower than the fastest. Against it, the fastest plan's Phi is "
                                 "x%.2f for time, x%.2f for peak memory and x%.2f for memory variance",
                                 slower, ft, fm, fv);

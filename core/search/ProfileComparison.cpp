@@ -50,7 +50,9 @@ std::string ProfileComparison::differences(const Plan& base, const Plan& other, 
     char head[96];
     std::snprintf(head, sizeof head, "lowest headroom %.0f%% -> %.0f%%", 100 * base.minHeadroom(),
                   100 * other.minHeadroom());
-    return relative(base.iterationMs, other.iterationMs, "time") + ", "
+    // rankMs: the time the search ranked by (per token under --compare-tasks per-token).
+    const char* time = base.rankScale == 1 && other.rankScale == 1 ? "time" : "time per token";
+    return relative(base.rankMs(), other.rankMs(), time) + ", "
         + absolute(base.varMem, other.varMem, mode) + ", "
         + relative(base.maxMemMiB, other.maxMemMiB, "peak memory") + ", " + head;
 }

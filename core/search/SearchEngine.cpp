@@ -25,6 +25,7 @@
 #include "search/Skeleton.h"
 #include "search/SkeletonTables.h"
 #include "search/SplitSearch.h"
+#include "search/TaskSearch.h"
 #include "search/TopPlans.h"
 #include "search/WorkerPool.h"
 
@@ -136,6 +137,30 @@ private:
         return true;
     }
 
+    // TaskCompare::PerToken: every skeleton's time counts per token, scaled
+    // to the largest task's tokens per iteration (the global batch is the
+    // same for every task, so the tokens go with the sequence length).
+    void scaleTimesPerToken()
+    {
+        if (req_.objective.compareTasks != TaskCompare::PerToken)
+            return;
+        int longest = 0;
+        std::set<int> seqs;
+        for (const auto& sk : list_.skeletons) {
+            longest = std::max(longest, sk.seq);
+            seqs.insert(sk.seq);
+        }
+        if (seqs.size() < 2 || longest <= 0)
+            return;
+        for (auto& sk : list_.skeletons)
+            sk.timeScale = sk.seq > 0 ? static_cast<double>(longest) / sk.seq : 1.0;
+        result_.perTokenSeqLen = longest;
+        result_.notes.push_back("ranked per token (--compare-tasks per-token): a plan's time counts as T x "
+                                + std::to_string(longest) + " / its sequence length, the time it takes for the "
+                                + "tokens of one iteration at sequence length " + std::to_string(longest)
+                                + "; iteration times shown are the plans' own");
+    }
+
     bool enumerate()
     {
         list_ = SkeletonEnumerator::enumerate(req_.problem);
@@ -143,6 +168,7 @@ private:
         for (const auto& [rule, n] : list_.excluded)
             result_.stats.prunedByRule["skeletons: " + rule] = n;
         result_.notes = list_.notes;
+        scaleTimesPerToken();
         if (req_.problem.setup.maxPipelineStages > req_.problem.model.numLayers)
             result_.notes.push_back("--max-pp " + std::to_string(req_.problem.setup.maxPipelineStages) + " is above the "
                                     + std::to_string(req_.problem.model.numLayers) + " layers of " + req_.problem.model.name
@@ -591,7 +617,7 @@ private:
         // The requested profile first, then each profile to compare (top 1 each).
         rank_.ref = ref;
         // Constraints first, Phi second: a pick must meet them under every profile.
-        const double fastestMs = fastestPlans_.front().iterationMs;
+        const double fastestMs = fastestPlans_.front().rankMs();
         if (req_.objective.maxSlowdown >= 0)
             rank_.timeLimitMs = fastestMs * (1 + req_.objective.maxSlowdown) * (1 + 1e-12);
         rank_.minHeadroom = req_.objective.minHeadroom;
@@ -788,8 +814,8 @@ private:
         const auto byPhi = sample_.ranker(
             [&](const SearchSample::Entry& e) { return Objective::phi(e.t, e.m, e.v, ref, weights); });
         auto finish = [&](Plan& p) {
-            p.phi = Objective::phi(p.iterationMs, p.maxMemMiB, p.varMem, ref, weights);
-            p.rankTime = byTime.rankOf(p.iterationMs);
+            p.phi = Objective::phi(p.rankMs(), p.maxMemMiB, p.varMem, ref, weights);
+            p.rankTime = byTime.rankOf(p.rankMs());
             p.rankPhi = byPhi.rankOf(p.phi);
             p.ranksApproximate = approximate;
         };
@@ -822,12 +848,12 @@ private:
             exactTime(p);
         }
         for (auto& pb : result_.profileBests) {
-            pb.best.rankTime = byTime.rankOf(pb.best.iterationMs);
+            pb.best.rankTime = byTime.rankOf(pb.best.rankMs());
             pb.best.rankPhi = 1;  // under its own profile
             pb.best.ranksApproximate = approximate;
             exactTime(pb.best);
             for (std::size_t i = 0; i < pb.ranking.size(); ++i) {
-                pb.ranking[i].rankTime = byTime.rankOf(pb.ranking[i].iterationMs);
+                pb.ranking[i].rankTime = byTime.rankOf(pb.ranking[i].rankMs());
                 pb.ranking[i].rankPhi = i + 1;  // position under its own profile
                 pb.ranking[i].ranksApproximate = approximate;
                 exactTime(pb.ranking[i]);
@@ -882,9 +908,9 @@ private:
             pick.plan = best->plan;
             pick.fits = best->candidate.fits;
             Plan& p = pick.plan;
-            p.phi = Objective::phi(p.iterationMs, p.maxMemMiB, p.varMem, ref, weights);
+            p.phi = Objective::phi(p.rankMs(), p.maxMemMiB, p.varMem, ref, weights);
             // A plan that does not fit has no place among the feasible ones (0: unranked).
-            p.rankTime = pick.fits ? byTime.rankOf(p.iterationMs) : 0;
+            p.rankTime = pick.fits ? byTime.rankOf(p.rankMs()) : 0;
             p.rankPhi = pick.fits ? byPhi.rankOf(p.phi) : 0;
             p.ranksApproximate = result_.stats.sampleFraction < 1.0;
             pick.samePlanAsMemX = p.key == memx.key;
@@ -1036,7 +1062,7 @@ private:
             for (const Plan* p : known) {
                 if (ranked.count(p->key) || !result_.constraints.admits(*p))
                     continue;
-                const double phi = Objective::phi(p->iterationMs, p->maxMemMiB, p->varMem, rank_.ref, rank_.weights[k]);
+                const double phi = Objective::phi(p->rankMs(), p->maxMemMiB, p->varMem, rank_.ref, rank_.weights[k]);
                 if (!w.best[k].accepts(phi, p->key))
                     continue;
                 Plan copy = *p;
@@ -1117,7 +1143,15 @@ private:
 
 SearchResult SearchEngine::run(SearchRequest request, const ProgressFn& progress, const CancelFn& cancelled)
 {
-    return SearchRun(std::move(request), progress, cancelled).run();
+    auto one = [](SearchRequest r, const ProgressFn& p, const CancelFn& c) {
+        return SearchRun(std::move(r), p, c).run();
+    };
+    if (request.objective.compareTasks == TaskCompare::PerTask && TaskSearch::tasks(request).size() > 1)
+        return TaskSearch::run(request, one, progress, cancelled);
+    const TaskCompare compare = request.objective.compareTasks;
+    SearchResult r = one(std::move(request), progress, cancelled);
+    r.compareTasks = compare;
+    return r;
 }
 
 }  // namespace memx

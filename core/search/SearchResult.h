@@ -139,7 +139,7 @@ struct SearchResult {
         // The plan meets them (time within the limit, every GPU's headroom).
         bool admits(const Plan& p) const
         {
-            if (maxSlowdown >= 0 && p.iterationMs > timeLimitMs)
+            if (maxSlowdown >= 0 && p.rankMs() > timeLimitMs)
                 return false;
             return minHeadroom <= 0 || (headroomAtUpper ? p.minHeadroomAtUpper() : p.minHeadroom()) >= minHeadroom;
         }
@@ -170,6 +170,28 @@ struct SearchResult {
         bool samePlanAsMemX = false;
     };
     std::vector<BaselinePick> baselines;
+
+    // Several training tasks (sequence lengths x query groups) under
+    // TaskCompare::PerTask: each task searched on its own, with its own
+    // references, its best plan here and first in `best` (TaskSearch). The
+    // fronts, sample, references and profile bests above are the first
+    // task's that has a plan. Empty for one task, and under PerToken.
+    struct TaskBest {
+        int seqLen = 0, queryGroups = 0;
+        std::string label;               // "seq 4096", "8 query groups", ...
+        bool found = false;
+        Plan best;                       // its best plan under the requested profile
+        std::size_t bestIndex = 0;       // its position in `best`
+        double fastestMs = 0;            // its fastest feasible plan's iteration time
+        References references;           // its own; its Phi values are under them
+        std::string error;               // why it has no plan (found false)
+        std::string incomplete;          // its search was cut short
+    };
+    std::vector<TaskBest> tasks;
+    TaskCompare compareTasks = TaskCompare::PerTask;
+    // PerToken over several sequence lengths: the length whose tokens per
+    // iteration the ranked times are scaled to (Plan::rankScale); 0 otherwise.
+    int perTokenSeqLen = 0;
 };
 
 }  // namespace memx

@@ -31,6 +31,9 @@ struct Skeleton {
     // tp, dp and mbs above. In a per-mesh skeleton those are the first
     // mesh's, and microBatches = gbs / (dp x mbs) holds for every mesh.
     std::vector<StageShape> shapes;
+    // What the search ranks by is T x timeScale (Plan::rankScale): 1, or the
+    // time-per-token factor of TaskCompare::PerToken.
+    double timeScale = 1;
 
     StageShape shapeOf(int stage) const
     {

@@ -23,7 +23,8 @@ constexpr std::array<double, 10> kMemorySteps{1.01, 1.03, 1.06, 1.1, 1.15, 1.22,
 
 SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Option>>& opts,
                          const std::vector<CandidateCount>& count, double sumHopMs, int microBatches,
-                         int virtualStages, double fixedMs, double meanResolution, double pipelineScale)
+                         int virtualStages, double fixedMs, double meanResolution, double pipelineScale,
+                         double timeScale)
     : P_(stages)
     , units_(units)
     , opts_(opts)
@@ -33,6 +34,7 @@ SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Op
     , microBatches_(microBatches)
     , virtualStages_(virtualStages)
     , pipelineScale_(pipelineScale)
+    , timeScale_(timeScale)
     , cells_(count.size())
 {
     // The unconstrained programme first: its least bottleneck, least peak and
@@ -271,7 +273,7 @@ unsigned SplitBounds::classAlive(Programme& p, std::size_t idx, int stage, int u
     b.timeMs = IterationComposer::iterationMs(bottleneck, sumT + p.minSumT[idx], sumHopMs_, microBatches_,
                                               virtualStages_, fixedMs_, std::max(maxPost, p.minMaxPost[idx]),
                                               pipelineScale_)
-        * (1 - kSlack);
+        * timeScale_ * (1 - kSlack);
     b.maxMemMiB = std::max({maxMem, p.minMaxMem[idx], p.lowerMemCap});
     // V last: sinks are monotone, so what dies with V = 0 dies with any V.
     unsigned alive = sink.aliveWithoutVariance(b, ask);

@@ -44,7 +44,7 @@ public:
     // feasible completions. Composition constants as IterationComposer needs.
     SplitBounds(int stages, int units, const std::vector<std::vector<Option>>& opts,
                 const std::vector<CandidateCount>& count, double sumHopMs, int microBatches, int virtualStages,
-                double fixedMs, double meanResolution, double pipelineScale = 1.0);
+                double fixedMs, double meanResolution, double pipelineScale = 1.0, double timeScale = 1.0);
 
     // The sink's aims that a completion of (stage, unitsLeft) after a prefix
     // with these aggregates (s1, s2: sum and sum of squares of the prefix's
@@ -101,6 +101,7 @@ private:
     double sumHopMs_, fixedMs_;
     int microBatches_, virtualStages_;
     double pipelineScale_;  // IterationTerms::pipeline, on the bubble
+    double timeScale_;      // Skeleton::timeScale, on the whole time
     std::size_t cells_;
     mutable Programme all_;            // unconstrained (coarse V grid until refine())
     double meanLo_ = 0, meanHi_ = 0, meanResolution_ = 1;

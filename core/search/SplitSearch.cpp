@@ -137,7 +137,7 @@ const SplitBounds& SplitSearch::bounds() const
                                                 t_.fixedMs,
                                                 varianceMode_ == VarianceMode::Utilisation ? kMeanResolutionUtil
                                                                                            : kMeanResolutionMiB,
-                                                t_.pipelineScale);
+                                                t_.pipelineScale, sk_.timeScale);
     return *bounds_;
 }
 
@@ -318,7 +318,8 @@ Leaf SplitSearch::compose(const SkeletonTables& t, const Skeleton& sk, const int
     leaf.layers = layers;
     leaf.levels = levels;
     leaf.timeMs = IterationComposer::iterationMs(maxT, sumT, t.sumHopMs, sk.microBatches, sk.unitLayers(), t.fixedMs,
-                                                 maxPost, t.pipelineScale);
+                                                 maxPost, t.pipelineScale)
+        * sk.timeScale;
     leaf.maxMemMiB = maxMem;
     leaf.variance = Objective::variance(scratch);
     leaf.postStage = postStage;

@@ -45,7 +45,7 @@ SimplexMap WeightSimplex::map(const std::vector<Plan>& candidates, const Referen
             const Plan* best = nullptr;
             double bestPhi = std::numeric_limits<double>::infinity();
             for (const Plan* p : plans) {
-                const double phi = Objective::phi(p->iterationMs, p->maxMemMiB, p->varMem, ref, w);
+                const double phi = Objective::phi(p->rankMs(), p->maxMemMiB, p->varMem, ref, w);
                 if (phi < bestPhi || (phi == bestPhi && best && p->key < best->key)) {
                     best = p;
                     bestPhi = phi;
@@ -61,7 +61,7 @@ SimplexMap WeightSimplex::map(const std::vector<Plan>& candidates, const Referen
     for (std::size_t k = 0; k < order.size(); ++k)
         order[k] = k;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return winnerPlans[a]->iterationMs < winnerPlans[b]->iterationMs;
+        return winnerPlans[a]->rankMs() < winnerPlans[b]->rankMs();
     });
     std::vector<std::size_t> newIndex(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) {

@@ -62,6 +62,11 @@ struct Plan {
     double dpMs = 0;            // gradient synchronisation, ms
     double fixedMs = 0;         // optimizer step and per-iteration overhead, ms
     double iterationMs = 0;     // T
+    // The time the search ranked the plan by is iterationMs x rankScale: 1,
+    // or under TaskCompare::PerToken the largest task's tokens per iteration
+    // over this plan's (time per token, in ms of the largest task).
+    double rankScale = 1;
+    double rankMs() const { return iterationMs * rankScale; }
     double maxMemMiB = 0;       // M
     double varMem = 0;          // V (MiB^2, or utilisation^2 when the objective says so)
     double phi = 0;

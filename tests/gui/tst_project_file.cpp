@@ -45,6 +45,7 @@ private slots:
     void constraintsAndBalancedRoundTrip();
     void meshModeRoundTrip();
     void epsilonRuleRoundTrip();
+    void compareTasksRoundTrip();
 };
 
 void TestProjectFile::goodProjectLoads()
@@ -199,6 +200,21 @@ void TestProjectFile::epsilonRuleRoundTrip()
     bad["objective"]["epsilon"] = -3;
     test::expectInputError([&] { Project::fromJson(bad, "bad.memx"); }, "bad.memx", "/objective/epsilon",
                            "expected a finite number >= 0");
+}
+
+void TestProjectFile::compareTasksRoundTrip()
+{
+    // Several sequence lengths: per task unless the project says per token.
+    Project p = Project::fromJson(projectDoc(), "good.memx");
+    QCOMPARE(p.objective.compareTasks, TaskCompare::PerTask);
+    p.objective.compareTasks = TaskCompare::PerToken;
+    const nlohmann::json saved = p.toJson();
+    QCOMPARE(saved.at("objective").at("compare_tasks").get<std::string>(), std::string("per-token"));
+    QCOMPARE(Project::fromJson(saved, "saved.memx").objective.compareTasks, TaskCompare::PerToken);
+    nlohmann::json bad = saved;
+    bad["objective"]["compare_tasks"] = "raw";
+    test::expectInputError([&] { Project::fromJson(bad, "bad.memx"); }, "bad.memx", "/objective/compare_tasks",
+                           "expected per-task or per-token");
 }
 
 QTEST_MAIN(TestProjectFile)

@@ -198,6 +198,24 @@ private slots:
         QCOMPARE(combo->count(), 2);
     }
 
+    void compareTasksChoice()
+    {
+        ObjectivePanel panel;
+        auto* combo = panel.findChild<QComboBox*>(QStringLiteral("compare-tasks"));
+        QVERIFY(combo);
+        QCOMPARE(panel.objective().compareTasks, TaskCompare::PerTask);
+        QSignalSpy spy(&panel, &ObjectivePanel::changed);
+        combo->setCurrentIndex(1);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(panel.objective().compareTasks, TaskCompare::PerToken);
+        panel.setObjective(ObjectiveSpec{});
+        QCOMPARE(combo->currentIndex(), 0);
+        ObjectiveSpec perToken;
+        perToken.compareTasks = TaskCompare::PerToken;
+        panel.setObjective(perToken);
+        QCOMPARE(panel.objective(), perToken);
+    }
+
     void roundTripKeepsHiddenFields()
     {
         ObjectiveSpec spec = customSpec({0.2, 0.3, 0.5});

@@ -5,6 +5,7 @@
 #include "search/SearchEngine.h"
 
 #include <QLabel>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -90,6 +91,31 @@ private slots:
         QVERIFY(checked > 0);
         view.setResult(result_);  // no cluster: no price
         QVERIFY(cardText(view.cardAt(0)).contains(QStringLiteral("unknown")));
+    }
+
+    // Several sequence lengths: one card per task's best plan, in task order,
+    // each saying its tokens per second (gbs 128 x seq / T) and, after the
+    // first, how many more or fewer than the first task's.
+    void oneCardPerTask()
+    {
+        SearchRequest req = test::smallRequest();
+        req.problem.setup.seqLens = {1024, 4096};
+        const SearchResult r = SearchEngine::run(req);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.tasks.size(), std::size_t(2));
+        ProfileComparisonView view;
+        view.setResult(r);
+        QCOMPARE(view.columnCount(), 2);
+        for (int i = 0; i < 2; ++i) {
+            QCOMPARE(view.cardAt(i)->objectName(), QStringLiteral("task-card"));
+            QCOMPARE(view.keyAt(i), quint64(r.tasks[std::size_t(i)].best.key));
+            const Plan& p = r.tasks[std::size_t(i)].best;
+            const double tps = 32.0 * p.seqLen / (p.iterationMs / 1000);  // the small request's gbs is 32
+            QVERIFY2(cardText(view.cardAt(i)).contains(QLocale().toString(tps, 'f', 0) + " tokens/s"),
+                     qPrintable(cardText(view.cardAt(i))));
+        }
+        QVERIFY(cardText(view.cardAt(0)).contains("seq 1024"));
+        QVERIFY(cardText(view.cardAt(1)).contains("vs seq 1024:"));
     }
 
     void differencesSpelledOut()
