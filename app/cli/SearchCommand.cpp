@@ -242,6 +242,13 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
         } catch (const std::invalid_argument& e) {
             throw InputError("--weights", a.weights, e.what());
         }
+        // A profile's weights are shares of one whole (MemX Eq. 2): 1,1,1 is
+        // more likely a slip than a wish for equal shares, so say so. Three
+        // decimals of rounding (0.333,0.333,0.334) are fine.
+        const double sum = w.time + w.memory + w.variance;
+        if (std::abs(sum - 1) > 1e-3)
+            throw InputError("--weights", a.weights,
+                             "the weights must sum to 1 (these sum to " + Text::fmt("%g", sum) + ")");
         o.profile = ProfileKind::Custom;
     } else if (o.profile == ProfileKind::Custom) {
         throw InputError("--profile", "custom", "give the weights with --weights wT,wM,wV");
@@ -361,7 +368,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--no-idle-gpus", args->noIdle, "Skip TP x DP sizes that leave GPUs of a group idle");
     cmd->add_option("--profile", args->profile, "default, safety-first, throughput-first, balanced, custom or auto")
         ->capture_default_str();
-    cmd->add_option("--weights", args->weights, "Custom weights wT,wM,wV (normalised to sum 1; implies custom)");
+    cmd->add_option("--weights", args->weights, "Custom weights wT,wM,wV, summing to 1 (implies custom)");
     cmd->add_option("--variance", args->variance, "Memory variance over absolute MiB (mib) or utilisation (util)")
         ->capture_default_str();
     cmd->add_option("--ev", args->ev,

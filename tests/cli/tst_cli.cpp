@@ -916,6 +916,12 @@ void TestCli::badInput_data()
     QTest::newRow("--weights all zero")
         << search({QStringLiteral("--weights"), QStringLiteral("0,0,0")})
         << QStringList{QStringLiteral("--weights"), QStringLiteral("positive")};
+    QTest::newRow("--weights that do not sum to 1")
+        << search({QStringLiteral("--weights"), QStringLiteral("1,1,1")})
+        << QStringList{QStringLiteral("--weights: 1,1,1: the weights must sum to 1 (these sum to 3)")};
+    QTest::newRow("--weights rounded too far")
+        << search({QStringLiteral("--weights"), QStringLiteral("0.3,0.3,0.3")})
+        << QStringList{QStringLiteral("--weights: 0.3,0.3,0.3: the weights must sum to 1 (these sum to 0.9)")};
     QTest::newRow("--weights with four numbers")
         << search({QStringLiteral("--weights"), QStringLiteral("1,0,0,5")})
         << QStringList{QStringLiteral("--weights"), QStringLiteral("1,0,0,5")};
