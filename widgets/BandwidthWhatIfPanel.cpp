@@ -159,7 +159,7 @@ void BandwidthWhatIfPanel::setOutcome(const BandwidthWhatIf::Result& outcome, co
         const auto& rp = outcome.robustPlans[static_cast<std::size_t>(row)];
         const Plan& p = rp.plan;
         const QString text =
-            tr("%1. TP%2 PP%3 DP%4 mbs%5%6\n%7 s (was %8) · Φ %9 (was #%10)\n%11 · %12")
+            tr("%1. TP%2 PP%3 DP%4 mbs%5%6\n%7 s (was %8), %13 tokens/s · Φ %9 (was #%10)\n%11 · %12")
                 .arg(row + 1)
                 .arg(p.tp)
                 .arg(p.pp)
@@ -170,7 +170,9 @@ void BandwidthWhatIfPanel::setOutcome(const BandwidthWhatIf::Result& outcome, co
                 .arg(p.iterationMs / 1000, 0, 'f', 2)
                 .arg(rp.robustPhi, 0, 'f', 4)
                 .arg(p.rankPhi > 0 ? QString::number(p.rankPhi) : QStringLiteral("–"))
-                .arg(QString::fromStdString(p.layersString()), QString::fromStdString(p.recomputeString()));
+                .arg(QString::fromStdString(p.layersString()), QString::fromStdString(p.recomputeString()))
+                // Under the scenario: gbs x seq / the time it would take there.
+                .arg(rp.robustMs > 0 ? double(p.globalBatch) * p.seqLen / (rp.robustMs / 1000) : 0.0, 0, 'f', 0);
         auto* item = new QTableWidgetItem(text);
         item->setToolTip(QString::fromStdString(p.orderString()));
         table_->setItem(row, 0, item);

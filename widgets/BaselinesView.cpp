@@ -1,5 +1,7 @@
 #include "BaselinesView.h"
 
+#include "search/PlanCost.h"
+
 #include "MemoryBars.h"
 
 #include <QHeaderView>
@@ -113,7 +115,7 @@ BaselinesView::BaselinesView(QWidget* parent) : QWidget(parent)
     empty_->setAlignment(Qt::AlignCenter);
     table_ = new QTableWidget(0, ColumnCount, this);
     table_->setHorizontalHeaderLabels({tr("Planner"), tr("TP×PP×DP, mbs"), tr("Layers"), tr("Recompute"), tr("T (ms)"),
-                                       tr("vs MemX"), tr("M (GiB)"), tr("V"), tr("Φ"), tr("Headroom"), tr("Rank T"),
+                                       tr("Tokens/s"), tr("vs MemX"), tr("M (GiB)"), tr("V"), tr("Φ"), tr("Headroom"), tr("Rank T"),
                                        tr("Rank Φ"), tr("Peak / memory per GPU"), tr("Fits")});
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -187,6 +189,7 @@ void BaselinesView::setResult(const SearchResult& r, const Cluster& cluster)
             QString::fromStdString(p.layersString()),
             QString::fromStdString(p.recomputeString()),
             QLocale().toString(p.iterationMs, 'f', 1),
+            QLocale().toString(PlanCost::tokensPerSecond(p), 'f', 0),
             b.kind == BaselineKind::MemX ? QString() : signedPercent(p.iterationMs / memx.iterationMs - 1),
             number(p.maxMemMiB / kMiBPerGiB, 2),
             mib ? number(p.varMem / (kMiBPerGiB * kMiBPerGiB), 2) + QStringLiteral(" GiB²") : number(p.varMem, 4),

@@ -37,7 +37,7 @@ public:
     void selectRow(int row);
     const MemoryBars* detailBars() const { return bars_; }
 
-    enum Column { Planner, Parallel, Layers, Recompute, Time, VsMemX, Memory, Variance, Phi, Headroom, RankT, RankPhi,
+    enum Column { Planner, Parallel, Layers, Recompute, Time, TokensPerS, VsMemX, Memory, Variance, Phi, Headroom, RankT, RankPhi,
                   PerGpu, Fits, ColumnCount };
 
 private:

@@ -1,5 +1,7 @@
 #include "NodeLossPanel.h"
 
+#include "search/PlanCost.h"
+
 #include "OneColumnTable.h"
 
 #include "io/Text.h"
@@ -147,13 +149,14 @@ void NodeLossPanel::setOutcome(const NodeLossWhatIf::Result& w)
     robustTable_->setRowCount(static_cast<int>(w.robustPlans.size()));
     for (int r = 0; r < robustTable_->rowCount(); ++r) {
         const auto& rp = w.robustPlans[static_cast<std::size_t>(r)];
-        const QString text = tr("%1. %2\nworst %3 s (without %4), planned %5 s · Φ %6")
+        const QString text = tr("%1. %2\nworst %3 s (without %4), planned %5 s, %7 tokens/s · Φ %6")
                                  .arg(r + 1)
                                  .arg(planLine(rp.plan))
                                  .arg(rp.worstMs / 1000, 0, 'f', 2)
                                  .arg(QString::fromStdString(w.scenarios[rp.worst].name))
                                  .arg(rp.plan.iterationMs / 1000, 0, 'f', 2)
-                                 .arg(rp.worstPhi, 0, 'f', 4);
+                                 .arg(rp.worstPhi, 0, 'f', 4)
+                                 .arg(PlanCost::tokensPerSecond(rp.plan), 0, 'f', 0);
         auto* item = new QTableWidgetItem(text);
         item->setToolTip(QString::fromStdString(rp.plan.orderString()));
         robustTable_->setItem(r, 0, item);

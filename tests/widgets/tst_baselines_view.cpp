@@ -8,6 +8,7 @@
 #include "TestPaths.h"
 #include "search/SearchEngine.h"
 
+#include <QLocale>
 #include <QTest>
 
 using namespace memx;
@@ -52,6 +53,9 @@ private slots:
         for (int row = 0; row < view.rowCount(); ++row) {
             const Plan& p = result_.baselines[static_cast<std::size_t>(row)].plan;
             QCOMPARE(view.cellText(row, BaselinesView::Layers), QString::fromStdString(p.layersString()));
+            // gbs x seq / T.
+            const double tps = double(p.globalBatch) * p.seqLen / (p.iterationMs / 1000);
+            QCOMPARE(view.cellText(row, BaselinesView::TokensPerS), QLocale().toString(tps, 'f', 0));
             QCOMPARE(view.cellText(row, BaselinesView::Fits).startsWith(QStringLiteral("OOM")), !result_.baselines[static_cast<std::size_t>(row)].fits);
             QCOMPARE(view.rowMarkedOom(row), !result_.baselines[static_cast<std::size_t>(row)].fits);
         }
