@@ -5,6 +5,7 @@
 #include "PlanColors.h"
 
 #include "hardware/Cluster.h"
+#include "io/Text.h"
 #include "hardware/ClusterGenerator.h"
 
 #include <QAction>
@@ -269,6 +270,8 @@ NodePlan planNode(const Cluster& c, int nodeIdx, const QFont& font)
     };
     for (int li = 0; li < static_cast<int>(c.links().size()); ++li) {
         const Link& l = c.links()[li];
+        if (l.across)
+            continue;  // a fabric of many nodes: named in the legend, not drawn per node
         if (c.devices()[l.a.front()].node != nodeIdx)
             continue;
         if (!l.within && c.devices()[l.b.front()].node != nodeIdx)
@@ -640,7 +643,7 @@ void ClusterCanvas::rebuild()
     std::map<std::pair<int, int>, std::vector<int>> pairs;
     for (int li = 0; li < static_cast<int>(c.links().size()); ++li) {
         const Link& l = c.links()[li];
-        if (l.within)
+        if (l.within || l.across)
             continue;
         int na = c.devices()[l.a.front()].node, nb = c.devices()[l.b.front()].node;
         if (na != nb)
@@ -746,6 +749,23 @@ void ClusterCanvas::rebuild()
         dash->setZValue(5);
         x += 32;
         addText(tr("shared (concurrent transfers split it)"), lf, QPointF(x, y));
+        // Fabrics across many nodes are not drawn as curves between every pair.
+        for (const auto& l : c.links()) {
+            if (!l.across)
+                continue;
+            y += 22;
+            x = content.left();
+            const QColor colour = linkColor(l.kind);
+            auto* line = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), QPen(colour, 3));
+            line->setZValue(5);
+            x += 32;
+            const QString over = l.acrossSelectors == std::vector<std::string>{"*"}
+                ? tr("every node")
+                : QString::fromStdString(Text::join(l.acrossSelectors));
+            addText(tr("%1: %2, %3 us, joins the GPUs of different nodes across %4")
+                        .arg(QString::fromStdString(l.name), bandwidthText(l), number(l.latencyUs), over),
+                    lf, QPointF(x, y), colour.darker(130));
+        }
     }
 
     scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-30, -30, 30, 30));

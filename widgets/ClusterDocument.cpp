@@ -388,9 +388,26 @@ bool ClusterDocument::removeNode(const QString& name, QString* error)
     if (after.contains("links") && after["links"].is_array()) {
         auto& links = after["links"];
         nlohmann::json kept = nlohmann::json::array();
-        for (const auto& l : links)
-            if (!linkTouches(l, str(name)))
-                kept.push_back(l);
+        for (auto l : links) {
+            if (linkTouches(l, str(name)))
+                continue;
+            // A fabric across listed nodes loses the node, and goes when it
+            // no longer joins two ("*" follows the nodes by itself).
+            if (l.is_object() && l.contains("across") && l["across"].is_array()) {
+                nlohmann::json rest = nlohmann::json::array();
+                std::set<std::string> nodes;
+                for (const auto& sel : l["across"])
+                    if (!(sel.is_string() && selectorNode(sel) == str(name))) {
+                        rest.push_back(sel);
+                        if (sel.is_string())
+                            nodes.insert(selectorNode(sel));
+                    }
+                if (nodes.size() < 2)
+                    continue;
+                l["across"] = std::move(rest);
+            }
+            kept.push_back(std::move(l));
+        }
         links = std::move(kept);
     }
     return commit(tr("Remove node %1").arg(name), std::move(after), error);
@@ -413,9 +430,10 @@ bool ClusterDocument::renameNode(const QString& from, const QString& to, QString
                 continue;
             if (l.contains("within"))
                 renameSelector(l["within"], str(from), str(to));
-            if (l.contains("between") && l["between"].is_array())
-                for (auto& s : l["between"])
-                    renameSelector(s, str(from), str(to));
+            for (const char* key : {"between", "across"})
+                if (l.contains(key) && l[key].is_array())
+                    for (auto& s : l[key])
+                        renameSelector(s, str(from), str(to));
         }
     }
     return commit(tr("Rename node %1 to %2").arg(from, to), std::move(after), error, {},

@@ -3,6 +3,7 @@
 #include "ClusterDocument.h"
 
 #include "hardware/Cluster.h"
+#include "io/Text.h"
 #include "hardware/GpuCatalog.h"
 
 #include <QCheckBox>
@@ -75,6 +76,8 @@ double typeValue(const GpuType& t, const QString& key)
 
 QString endsText(const Link& l)
 {
+    if (l.across)
+        return QString::fromStdString(Text::join(l.acrossSelectors));
     return l.within ? QString::fromStdString(l.aSelector)
                     : QString::fromStdString(l.aSelector) + QStringLiteral(", ") + QString::fromStdString(l.bSelector);
 }

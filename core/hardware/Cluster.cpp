@@ -74,6 +74,12 @@ bool Link::connects(int x, int y) const
     if (x == y)
         return false;
     auto in = [](const std::vector<int>& v, int d) { return std::binary_search(v.begin(), v.end(), d); };
+    if (across) {
+        const auto ix = std::lower_bound(a.begin(), a.end(), x), iy = std::lower_bound(a.begin(), a.end(), y);
+        if (ix == a.end() || *ix != x || iy == a.end() || *iy != y)
+            return false;
+        return aNode[static_cast<std::size_t>(ix - a.begin())] != aNode[static_cast<std::size_t>(iy - a.begin())];
+    }
     if (within)
         return in(a, x) && in(a, y);
     return (in(a, x) && in(b, y)) || (in(a, y) && in(b, x));
@@ -255,10 +261,38 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
             lj.fail("unknown link kind \"" + kind + "\"; valid kinds: " + validKinds(), "kind");
         link.bandwidthGBps = lj.inRange("bandwidth_gbps", ranges::bandwidthGBps);
         link.latencyUs = lj.inRange("latency_us", ranges::latencyUs, 5.0);
-        bool hasWithin = lj.has("within"), hasBetween = lj.has("between");
-        if (hasWithin == hasBetween)
-            lj.fail("a link needs exactly one of \"within\" (a set of devices) or \"between\" (two sets)");
-        if (hasWithin) {
+        const bool hasWithin = lj.has("within"), hasBetween = lj.has("between"), hasAcross = lj.has("across");
+        if (int(hasWithin) + int(hasBetween) + int(hasAcross) != 1)
+            lj.fail("a link needs exactly one of \"within\" (a set of devices), \"between\" (two sets) or "
+                    "\"across\" (a fabric joining the GPUs of different nodes: \"*\" or a list of nodes)");
+        if (hasAcross) {
+            link.across = true;
+            auto across = lj.at("across");
+            if (across.node().is_string() && across.node().get<std::string>() == "*") {
+                link.acrossSelectors = {"*"};
+                for (const Node& n : c.nodes_)
+                    link.a.insert(link.a.end(), n.devices.begin(), n.devices.end());
+            } else {
+                if (!across.node().is_array())
+                    across.fail("expected \"*\" (every node) or a list of node selectors, e.g. [\"n0\", \"n1\"]");
+                const auto items = across.items();
+                for (std::size_t k = 0; k < items.size(); ++k) {
+                    if (!items[k].node().is_string())
+                        items[k].fail("expected a node selector (a string)");
+                    const std::string sel = items[k].node().get<std::string>();
+                    link.acrossSelectors.push_back(sel);
+                    const auto ids = parseSelector(lj, "across/" + std::to_string(k), sel);
+                    link.a.insert(link.a.end(), ids.begin(), ids.end());
+                }
+            }
+            std::sort(link.a.begin(), link.a.end());
+            if (std::adjacent_find(link.a.begin(), link.a.end()) != link.a.end())
+                lj.fail("a device is listed twice", "across");
+            for (int d : link.a)
+                link.aNode.push_back(c.devices_[static_cast<std::size_t>(d)].node);
+            if (link.aNode.empty() || link.aNode.front() == link.aNode.back())
+                lj.fail("\"across\" must cover GPUs of at least two nodes", "across");
+        } else if (hasWithin) {
             link.within = true;
             link.aSelector = lj.string("within");
             link.a = parseSelector(lj, "within", link.aSelector);
@@ -293,13 +327,33 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
     }
 
     // Every pair of nodes must be reachable directly, or collectives and
-    // pipeline hops between them could not be costed.
+    // pipeline hops between them could not be costed. Each link marks the
+    // node pairs it joins (a matrix of bits): linear in what the links cover,
+    // where asking every link about every pair took minutes at 512 nodes.
+    const std::size_t N = c.nodes_.size();
+    std::vector<std::vector<bool>> joined(N, std::vector<bool>(N, false));
+    auto nodesOf = [&](const std::vector<int>& ids) {
+        std::vector<int> out;
+        for (int d : ids)
+            out.push_back(c.devices_[static_cast<std::size_t>(d)].node);
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+        return out;
+    };
+    for (const Link& l : c.links_) {
+        if (l.within)
+            continue;  // a selector names one node
+        const std::vector<int> na = nodesOf(l.a);
+        const std::vector<int> nb = l.across ? na : nodesOf(l.b);
+        for (int x : na)
+            for (int y : nb)
+                if (x != y)
+                    joined[static_cast<std::size_t>(x)][static_cast<std::size_t>(y)]
+                        = joined[static_cast<std::size_t>(y)][static_cast<std::size_t>(x)] = true;
+    }
     for (std::size_t i = 0; i < c.nodes_.size(); ++i) {
         for (std::size_t j = i + 1; j < c.nodes_.size(); ++j) {
-            int x = c.nodes_[i].devices.front(), y = c.nodes_[j].devices.front();
-            bool linked = std::any_of(c.links_.begin(), c.links_.end(),
-                                      [&](const Link& l) { return l.connects(x, y); });
-            if (!linked)
+            if (!joined[i][j])
                 root.fail("no link joins node \"" + c.nodes_[i].name + "\" and node \"" + c.nodes_[j].name
                               + "\"; add a \"between\" link (e.g. InfiniBand or Ethernet)",
                           "links");
@@ -381,6 +435,29 @@ Cluster Cluster::withoutNodes(const std::vector<int>& drop) const
     };
     for (const Link& l : links_) {
         Link k = l;
+        if (l.across) {
+            // A fabric loses the lost nodes' GPUs and stays while it still
+            // joins two nodes.
+            k.a.clear();
+            k.aNode.clear();
+            for (int d : l.a)
+                if (deviceMap[static_cast<std::size_t>(d)] >= 0) {
+                    k.a.push_back(deviceMap[static_cast<std::size_t>(d)]);
+                    k.aNode.push_back(nodeMap[static_cast<std::size_t>(devices_[static_cast<std::size_t>(d)].node)]);
+                }
+            if (l.acrossSelectors != std::vector<std::string>{"*"}) {
+                k.acrossSelectors.clear();
+                for (const std::string& sel : l.acrossSelectors) {
+                    const std::string node = sel.substr(0, sel.find(':'));
+                    const auto it = std::find_if(nodes_.begin(), nodes_.end(), [&](const Node& n) { return n.name == node; });
+                    if (it != nodes_.end() && !gone[static_cast<std::size_t>(it - nodes_.begin())])
+                        k.acrossSelectors.push_back(sel);
+                }
+            }
+            if (!k.aNode.empty() && k.aNode.front() != k.aNode.back())
+                out.links_.push_back(std::move(k));
+            continue;
+        }
         if (remap(l.a, k.a) && remap(l.b, k.b))
             out.links_.push_back(std::move(k));
     }
@@ -418,7 +495,10 @@ nlohmann::json Cluster::toJson() const
         nlohmann::json lj;
         lj["name"] = l.name;
         lj["kind"] = toString(l.kind);
-        if (l.within)
+        if (l.across)
+            lj["across"] = l.acrossSelectors == std::vector<std::string>{"*"} ? nlohmann::json("*")
+                                                                              : nlohmann::json(l.acrossSelectors);
+        else if (l.within)
             lj["within"] = l.aSelector;
         else
             lj["between"] = {l.aSelector, l.bSelector};

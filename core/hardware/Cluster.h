@@ -37,7 +37,9 @@ struct DeviceGroup {
 };
 
 // One edge of the multi-edge device graph. `within` links connect every pair of
-// devices in `a`; otherwise every device of `a` with every device of `b`.
+// devices in `a`; `across` links (a fabric shared by many nodes) every pair of
+// devices in `a` that sit in different nodes; otherwise every device of `a`
+// with every device of `b`.
 // Links with the same `medium` (>= 0) share one physical medium whose bandwidth
 // is split among the transfers that cross it at the same time.
 struct Link {
@@ -46,6 +48,9 @@ struct Link {
     double bandwidthGBps = 0;  // per direction, GB/s
     double latencyUs = 0;      // one hop, microseconds
     bool within = false;
+    bool across = false;
+    std::vector<std::string> acrossSelectors;  // as written: node selectors, or "*" for every node
+    std::vector<int> aNode;                    // across: the node of each device of `a`
     std::vector<int> a;
     std::vector<int> b;
     int medium = -1;  // -1: not shared (switched fabric: every pair gets the full bandwidth)

@@ -58,13 +58,15 @@ nlohmann::json ClusterGenerator::generate(const Spec& spec)
         if (spec.gpusPerNode > 1)
             doc["links"].push_back(intraNodeLink(name, type, name + "-" + intraNodeFabric(type).kind));
     }
-    for (int a = 0; a < spec.nodes; ++a)
-        for (int b = a + 1; b < spec.nodes; ++b)
-            doc["links"].push_back({{"name", "ib-n" + std::to_string(a) + "-n" + std::to_string(b)},
-                                    {"kind", "InfiniBand"},
-                                    {"between", {"n" + std::to_string(a), "n" + std::to_string(b)}},
-                                    {"bandwidth_gbps", spec.interNodeGBps},
-                                    {"latency_us", spec.interNodeLatencyUs}});
+    // One switched fabric joins the GPUs of different nodes: the same pairs,
+    // rates and latency as a link per node pair, in one line instead of
+    // N (N - 1) / 2.
+    if (spec.nodes > 1)
+        doc["links"].push_back({{"name", "ib"},
+                                {"kind", "InfiniBand"},
+                                {"across", "*"},
+                                {"bandwidth_gbps", spec.interNodeGBps},
+                                {"latency_us", spec.interNodeLatencyUs}});
     return doc;
 }
 

@@ -21,7 +21,8 @@ struct ClusterGenerator {
     };
 
     // Nodes "n0", "n1", ...; inside each node the fabric its GPU type ships
-    // with (intraNodeFabric); between every two nodes an InfiniBand link.
+    // with (intraNodeFabric); one switched InfiniBand fabric ("across": "*")
+    // joins the GPUs of different nodes.
     static nlohmann::json generate(const Spec& spec);
 
     struct Fabric {

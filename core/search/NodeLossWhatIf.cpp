@@ -58,9 +58,21 @@ std::string signature(const Cluster& c, int node, const std::vector<std::string>
             s += std::to_string(c.devices()[static_cast<std::size_t>(d)].indexInNode) + ",";
         return s;
     };
-    for (const Link& l : c.links()) {
+    for (std::size_t li = 0; li < c.links().size(); ++li) {
+        const Link& l = c.links()[li];
         const std::string kind = std::string(toString(l.kind)) + Text::fmt(" %.6g", l.bandwidthGBps) + Text::fmt(" %.6g ", l.latencyUs)
             + (l.medium >= 0 ? "shared " : "");
+        if (l.across) {
+            // A fabric: nodes whose GPUs in it sit alike (and whose listings
+            // match) leave the same rest behind.
+            std::vector<int> own;
+            for (std::size_t k = 0; k < l.a.size(); ++k)
+                if (l.aNode[k] == node)
+                    own.push_back(l.a[k]);
+            if (!own.empty())
+                outside.push_back(kind + "across #" + std::to_string(li) + " " + indexIn(own));
+            continue;
+        }
         const bool aHere = !l.a.empty() && nodeOf(l.a.front()) == node;
         const bool bHere = !l.b.empty() && nodeOf(l.b.front()) == node;
         if (l.within && aHere)

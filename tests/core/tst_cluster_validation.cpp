@@ -2,6 +2,8 @@
 // naming the file, the JSON path and the reason, so the user knows what to
 // fix. Plus the sample clusters, gpu_types overrides and the toJson round trip.
 #include "hardware/Cluster.h"
+#include "hardware/ClusterGenerator.h"
+#include "hardware/Topology.h"
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
 #include "io/JsonReader.h"
@@ -57,6 +59,10 @@ private slots:
     void fileTypesTakeTheirVendorsRuntime();
     void toJsonRoundTrip_data();
     void toJsonRoundTrip();
+    void fabricAcrossNodesJoinsWhatPairLinksJoin_data();
+    void fabricAcrossNodesJoinsWhatPairLinksJoin();
+    void fabricAcrossNodesLosesALostNode();
+    void manyNodesShareOneFabric();
 };
 
 void TestClusterValidation::rejectsBadCluster_data()
@@ -118,6 +124,21 @@ void TestClusterValidation::rejectsBadCluster_data()
     QTest::newRow("between ends overlap")
         << doc(N, QString(L).replace(R"(["n0", "n1"])", R"(["n0:0-1", "n0:1-2"])")) << "/links/2/between"
         << "overlap";
+    QTest::newRow("across with within")
+        << doc(N, QString(L).replace(R"("between": ["n0", "n1"])", R"("between": ["n0", "n1"], "across": "*")"))
+        << "/links/2" << "exactly one of";
+    QTest::newRow("across one node only")
+        << doc(N, QString(L).replace(R"("between": ["n0", "n1"])", R"("across": ["n0"])")) << "/links/2/across"
+        << "at least two nodes";
+    QTest::newRow("across names no node")
+        << doc(N, QString(L).replace(R"("between": ["n0", "n1"])", R"("across": ["n0", "n7"])"))
+        << "/links/2/across/1" << "\"n7\" names no node";
+    QTest::newRow("across neither star nor list")
+        << doc(N, QString(L).replace(R"("between": ["n0", "n1"])", R"("across": "n0")")) << "/links/2/across"
+        << "expected \"*\" (every node) or a list";
+    QTest::newRow("across lists a node twice")
+        << doc(N, QString(L).replace(R"("between": ["n0", "n1"])", R"("across": ["n0", "n1", "n0:1"])"))
+        << "/links/2/across" << "listed twice";
     QTest::newRow("two nodes with no link joining them")
         << doc(N, R"([{"name": "nv0", "kind": "NVLink", "within": "n0", "bandwidth_gbps": 240},
                       {"name": "nv1", "kind": "NVLink", "within": "n1", "bandwidth_gbps": 240}])")
@@ -370,6 +391,82 @@ void TestClusterValidation::toJsonRoundTrip()
         QCOMPARE(y.b, x.b);
         QCOMPARE(y.medium, x.medium);
     }
+}
+
+// A fabric across nodes joins exactly the pairs a link per node pair joins:
+// two devices in different nodes, never two in one node.
+void TestClusterValidation::fabricAcrossNodesJoinsWhatPairLinksJoin_data()
+{
+    QTest::addColumn<QString>("across");
+    QTest::newRow("every node") << R"("*")";
+    QTest::newRow("listed nodes") << R"(["n0", "n1", "n2"])";
+}
+
+void TestClusterValidation::fabricAcrossNodesJoinsWhatPairLinksJoin()
+{
+    QFETCH(QString, across);
+    const QString nodes = R"([{"name": "n0", "gpus": [{"type": "A100-80GB", "count": 2}]},
+                             {"name": "n1", "gpus": [{"type": "H100-SXM", "count": 2}]},
+                             {"name": "n2", "gpus": [{"type": "A100-80GB", "count": 2}]}])";
+    const QString inside = R"({"name": "nv0", "kind": "NVLink", "within": "n0", "bandwidth_gbps": 240},
+                              {"name": "nv1", "kind": "NVLink", "within": "n1", "bandwidth_gbps": 240},
+                              {"name": "nv2", "kind": "NVLink", "within": "n2", "bandwidth_gbps": 240})";
+    const Cluster fabric = load(doc(nodes, "[" + inside + R"(, {"name": "ib", "kind": "InfiniBand", "across": )" + across
+                                               + R"(, "bandwidth_gbps": 25, "latency_us": 2}])"));
+    const Cluster pairs = load(doc(nodes, "[" + inside + R"(,
+        {"name": "ib01", "kind": "InfiniBand", "between": ["n0", "n1"], "bandwidth_gbps": 25, "latency_us": 2},
+        {"name": "ib02", "kind": "InfiniBand", "between": ["n0", "n2"], "bandwidth_gbps": 25, "latency_us": 2},
+        {"name": "ib12", "kind": "InfiniBand", "between": ["n1", "n2"], "bandwidth_gbps": 25, "latency_us": 2}])"));
+    const memx::Topology tf(fabric), tp(pairs);
+    for (int x = 0; x < 6; ++x)
+        for (int y = 0; y < 6; ++y) {
+            if (x == y)
+                continue;
+            const auto rf = tf.rates({{x, y}}).front(), rp = tp.rates({{x, y}}).front();
+            // Same node: NVLink only (240); different nodes: InfiniBand only (25).
+            QCOMPARE(rf.bandwidthGBps, x / 2 == y / 2 ? 240.0 : 25.0);
+            QCOMPARE(rf.bandwidthGBps, rp.bandwidthGBps);
+            QCOMPARE(rf.latencyUs, rp.latencyUs);
+        }
+    // Written back as read.
+    const Cluster again = Cluster::fromJson(fabric.toJson(), "again.json", GpuCatalog::builtin());
+    QCOMPARE(again.toJson().dump(), fabric.toJson().dump());
+    QCOMPARE(QString::fromStdString(fabric.toJson()["links"][3]["across"].dump()), QString(across).remove(' '));
+}
+
+void TestClusterValidation::fabricAcrossNodesLosesALostNode()
+{
+    const QString nodes = R"([{"name": "n0", "gpus": [{"type": "A100-80GB", "count": 2}]},
+                             {"name": "n1", "gpus": [{"type": "A100-80GB", "count": 2}]},
+                             {"name": "n2", "gpus": [{"type": "A100-80GB", "count": 2}]}])";
+    const Cluster c = load(doc(nodes, R"([{"name": "ib", "kind": "InfiniBand", "across": ["n0", "n1", "n2"],
+                                          "bandwidth_gbps": 25}])"));
+    const Cluster two = c.withoutNodes({1});
+    QCOMPARE(two.links().size(), std::size_t(1));
+    QCOMPARE(two.toJson()["links"][0]["across"].dump(), std::string(R"(["n0","n2"])"));
+    QVERIFY(two.links()[0].connects(0, 2));   // n0:0 - n2:0 (n2 is now the second node)
+    QVERIFY(!two.links()[0].connects(0, 1));  // n0:0 - n0:1
+    // Down to one node the fabric joins nothing and goes.
+    QCOMPARE(c.withoutNodes({1, 2}).links().size(), std::size_t(0));
+}
+
+// The format can say that many nodes share one fabric: 512 nodes in one
+// line, every pair of them joined (the check that every two nodes are joined
+// marks the pairs each link covers, instead of asking every link about
+// every pair).
+void TestClusterValidation::manyNodesShareOneFabric()
+{
+    memx::ClusterGenerator::Spec spec;
+    spec.nodes = 512;
+    spec.gpusPerNode = 8;
+    spec.types = {"A100-80GB", "H100-SXM"};
+    const nlohmann::json doc = memx::ClusterGenerator::generate(spec);
+    QCOMPARE(doc["links"].size(), std::size_t(513));  // one fabric inside each node, one across them all
+    const Cluster c = Cluster::fromJson(doc, "c512.json", GpuCatalog::builtin());
+    QCOMPARE(c.deviceCount(), 4096);
+    const memx::Topology t(c);
+    QCOMPARE(t.rates({{0, 4095}}).front().bandwidthGBps, spec.interNodeGBps);
+    QCOMPARE(t.rates({{0, 7}}).front().bandwidthGBps, memx::ClusterGenerator::intraNodeFabric("A100-80GB").bandwidthGBps);
 }
 
 QTEST_APPLESS_MAIN(TestClusterValidation)

@@ -135,11 +135,11 @@ void TestNodeLoss::reducedClusterSearchesLikeItsFile()
 void TestNodeLoss::alikeNodesAreOneScenario_data()
 {
     QTest::addColumn<QString>("which");
-    QTest::addColumn<bool>("slowLink");  // ib-n0-n1 at a tenth of the others
+    QTest::addColumn<bool>("slowLink");  // an extra slow link between n0 and n1 only
     QTest::addColumn<QString>("expected");  // scenarios; nodes of one scenario joined by '+'
     QTest::newRow("each") << "each" << false << "n0+n2 n1+n3";
     QTest::newRow("per type") << "per-type" << false << "n0 n1";
-    // n0 and n1 now have a slow link: their losses differ from n2's and n3's.
+    // n0 and n1 now have a link of their own: their losses differ from n2's and n3's.
     QTest::newRow("each, one slow link") << "each" << true << "n0 n1 n2 n3";
     QTest::newRow("per type, one slow link") << "per-type" << true << "n0 n1";
 }
@@ -150,10 +150,9 @@ void TestNodeLoss::alikeNodesAreOneScenario()
     QFETCH(bool, slowLink);
     QFETCH(QString, expected);
     nlohmann::json doc = generated(4, {"A100-80GB", "H20"});
-    if (slowLink)
-        for (auto& l : doc["links"])
-            if (l["name"] == "ib-n0-n1")
-                l["bandwidth_gbps"] = 5.0;
+    if (slowLink)  // beside the InfiniBand fabric across every node
+        doc["links"].push_back({{"name", "eth-n0-n1"}, {"kind", "Ethernet"}, {"between", {"n0", "n1"}},
+                                {"bandwidth_gbps", 5.0}});
     const Cluster c = Cluster::fromJson(doc, "four", GpuCatalog::builtin());
     NodeLossWhatIf::Which w{};
     QVERIFY(NodeLossWhatIf::parse(which.toStdString(), w));

@@ -5,10 +5,14 @@
 
 #include "TestPaths.h"
 
+#include "hardware/ClusterGenerator.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QMimeData>
@@ -55,6 +59,33 @@ private slots:
         QCOMPARE(canvas.linkItemCount(), links);
         for (const auto& l : doc.cluster().links())
             QVERIFY(canvas.linkItem(QString::fromStdString(l.name)));
+    }
+
+    // A fabric across many nodes is not a curve between every two of them:
+    // the legend names it with its bandwidth and the nodes it spans.
+    void fabricAcrossNodesIsNamedInTheLegend()
+    {
+        memx::ClusterGenerator::Spec spec;
+        spec.nodes = 4;
+        spec.types = {"A100-80GB", "H100-SXM"};
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        QString error;
+        QVERIFY2(doc.setJson(memx::ClusterGenerator::generate(spec), &error), qPrintable(error));
+        QCOMPARE(canvas.nodeItemCount(), 4);
+        QCOMPARE(canvas.gpuTileCount(), 32);
+        QCOMPARE(canvas.linkItemCount(), 4);  // the NVLink fabric inside each node
+        QVERIFY(!canvas.linkItem(QStringLiteral("ib")));
+        QStringList texts;
+        for (QGraphicsItem* item : canvas.scene()->items())
+            if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(item))
+                texts << t->text();
+        QVERIFY2(texts.filter(QStringLiteral("ib: InfiniBand 50 GB/s")).size() == 1, qPrintable(texts.join('\n')));
+        QVERIFY(texts.filter(QStringLiteral("joins the GPUs of different nodes across every node")).size() == 1);
+        if (const QString dir = qEnvironmentVariable("MEMX_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            canvas.resize(1400, 700);
+            QVERIFY(canvas.grab().save(dir + "/canvas-fabric-across.png"));
+        }
     }
 
     void followsDocumentEdits()

@@ -267,6 +267,32 @@ private slots:
         QCOMPARE(renamed.at(1).at(1).toString(), QString("vb"));
     }
 
+    // A fabric across listed nodes follows a rename, loses a removed node,
+    // and goes when it would join fewer than two.
+    void fabricAcrossNodesFollowsEdits()
+    {
+        nlohmann::json j = {{"format", "memx-cluster/1"}, {"name", "f"}, {"nodes", nlohmann::json::array()},
+                            {"links", nlohmann::json::array()}};
+        for (const char* n : {"n0", "n1", "n2"})
+            j["nodes"].push_back({{"name", n}, {"gpus", {{{"type", "A100-80GB"}, {"count", 1}}}}});
+        j["links"].push_back({{"name", "ib"}, {"kind", "InfiniBand"}, {"across", {"n0", "n1", "n2"}},
+                              {"bandwidth_gbps", 25}});
+        ClusterDocument doc;
+        QString error;
+        QVERIFY2(doc.setJson(j, &error), qPrintable(error));
+        QVERIFY2(doc.renameNode("n1", "m1", &error), qPrintable(error));
+        QCOMPARE(doc.json()["links"][0]["across"].dump(), std::string(R"(["n0","m1","n2"])"));
+        QVERIFY2(doc.removeNode("n0", &error), qPrintable(error));
+        QCOMPARE(doc.json()["links"][0]["across"].dump(), std::string(R"(["m1","n2"])"));
+        QVERIFY(doc.cluster().links().front().connects(0, 1));
+        QVERIFY2(doc.removeNode("n2", &error), qPrintable(error));
+        QCOMPARE(doc.json()["links"].size(), std::size_t(0));
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        QCOMPARE(doc.json()["links"][0]["across"].dump(), std::string(R"(["n0","n1","n2"])"));
+    }
+
     void dropPaletteTypeAddsType()
     {
         ClusterDocument doc;
