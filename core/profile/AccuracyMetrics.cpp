@@ -121,21 +121,68 @@ double AccuracyMetrics::spearman(const std::vector<double>& a, const std::vector
 double AccuracyMetrics::kendallTau(const std::vector<double>& a, const std::vector<double>& b)
 {
     requireRankable(a, b, "AccuracyMetrics::kendallTau");
+    // Knight's O(n log n) algorithm (1966): sort by (a, b), count the pairs
+    // tied in a and in both, then merge-sort by b counting exchanges: each
+    // is a discordant pair (one tied in a is already in b's order, one tied
+    // in b is never exchanged).
     const std::size_t n = a.size();
-    long long nc = 0, nd = 0, n1 = 0, n2 = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t j = i + 1; j < n; ++j) {
-            const int sa = sign(a[j] - a[i]);
-            const int sb = sign(b[j] - b[i]);
-            if (sa == 0)
-                ++n1;
-            if (sb == 0)
-                ++n2;
-            if (sa != 0 && sb != 0)
-                (sa == sb ? nc : nd) += 1;
+    std::vector<std::size_t> idx(n);
+    for (std::size_t i = 0; i < n; ++i)
+        idx[i] = i;
+    std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) {
+        return a[x] < a[y] || (a[x] == a[y] && b[x] < b[y]);
+    });
+    auto pairs = [](long long t) { return t * (t - 1) / 2; };
+    long long n1 = 0, n3 = 0;  // tied in a; tied in a and b
+    for (std::size_t i = 0; i < n;) {
+        std::size_t j = i;
+        while (j < n && a[idx[j]] == a[idx[i]])
+            ++j;
+        n1 += pairs(static_cast<long long>(j - i));
+        for (std::size_t k = i; k < j;) {
+            std::size_t m = k;
+            while (m < j && b[idx[m]] == b[idx[k]])
+                ++m;
+            n3 += pairs(static_cast<long long>(m - k));
+            k = m;
         }
+        i = j;
     }
-    const double n0 = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
+    std::vector<double> v(n), tmp(n);
+    for (std::size_t i = 0; i < n; ++i)
+        v[i] = b[idx[i]];
+    long long swaps = 0;
+    for (std::size_t width = 1; width < n; width *= 2) {
+        for (std::size_t lo = 0; lo < n; lo += 2 * width) {
+            const std::size_t mid = std::min(lo + width, n), hi = std::min(lo + 2 * width, n);
+            std::size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                if (v[i] <= v[j]) {
+                    tmp[k++] = v[i++];
+                } else {
+                    swaps += static_cast<long long>(mid - i);
+                    tmp[k++] = v[j++];
+                }
+            }
+            while (i < mid)
+                tmp[k++] = v[i++];
+            while (j < hi)
+                tmp[k++] = v[j++];
+        }
+        v.swap(tmp);
+    }
+    long long n2 = 0;  // tied in b
+    for (std::size_t i = 0; i < n;) {
+        std::size_t j = i;
+        while (j < n && v[j] == v[i])
+            ++j;
+        n2 += pairs(static_cast<long long>(j - i));
+        i = j;
+    }
+    const long long total = pairs(static_cast<long long>(n));
+    const long long nd = swaps;
+    const long long nc = total - n1 - n2 + n3 - nd;
+    const double n0 = static_cast<double>(total);
     const double denom = (n0 - static_cast<double>(n1)) * (n0 - static_cast<double>(n2));
     if (denom <= 0)
         return kNaN;

@@ -46,7 +46,8 @@ struct AccuracyMetrics {
     //     tau_b = (nc - nd) / sqrt((n0 - n1) * (n0 - n2))
     // nc: concordant pairs (a and b move the same way), nd: discordant pairs,
     // n1: pairs tied in a, n2: pairs tied in b (a pair tied in both counts in
-    // n1 and n2). NaN when either side is constant. O(n^2). Throws
+    // n1 and n2). NaN when either side is constant. O(n log n) (Knight's
+    // merge-sort count of discordant pairs). Throws
     // std::invalid_argument when the sizes differ, n < 2, or a value is NaN.
     static double kendallTau(const std::vector<double>& a, const std::vector<double>& b);
 

@@ -6,6 +6,8 @@
 
 #include <QtTest>
 
+#include <random>
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -29,6 +31,7 @@ private slots:
     void spearman();
     void kendallTau_data();
     void kendallTau();
+    void kendallTauMatchesPairCounts();
     void constantSideIsNaN();
     void topKHit_data();
     void topKHit();
@@ -215,6 +218,41 @@ void TestAccuracyMetrics::kendallTau()
     const double got = AccuracyMetrics::kendallTau(a, b);
     QVERIFY2(std::abs(got - tau) < 1e-12, qPrintable(QString::number(got, 'g', 17)));
     QVERIFY(std::abs(AccuracyMetrics::kendallTau(b, a) - tau) < 1e-12);
+}
+
+// The O(n log n) count agrees with counting every pair by its definition,
+// on data with many ties in a, in b and in both (values from a small set).
+void TestAccuracyMetrics::kendallTauMatchesPairCounts()
+{
+    std::mt19937 rng(7);
+    for (int trial = 0; trial < 20; ++trial) {
+        const int n = 2 + trial * 13;
+        std::uniform_int_distribution<int> pick(0, 2 + trial % 6);
+        std::vector<double> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) {
+            a[static_cast<std::size_t>(i)] = pick(rng);
+            b[static_cast<std::size_t>(i)] = pick(rng) + 0.5 * a[static_cast<std::size_t>(i)];
+        }
+        long long nc = 0, nd = 0, n1 = 0, n2 = 0;
+        for (int i = 0; i < n; ++i)
+            for (int j = i + 1; j < n; ++j) {
+                const double da = a[static_cast<std::size_t>(j)] - a[static_cast<std::size_t>(i)];
+                const double db = b[static_cast<std::size_t>(j)] - b[static_cast<std::size_t>(i)];
+                n1 += da == 0;
+                n2 += db == 0;
+                if (da != 0 && db != 0)
+                    ((da > 0) == (db > 0) ? nc : nd) += 1;
+            }
+        const double n0 = 0.5 * n * (n - 1);
+        const double denom = (n0 - n1) * (n0 - n2);
+        const double got = AccuracyMetrics::kendallTau(a, b);
+        if (denom <= 0) {
+            QVERIFY(std::isnan(got));
+            continue;
+        }
+        const double want = (nc - nd) / std::sqrt(denom);
+        QVERIFY2(std::abs(got - want) < 1e-12, qPrintable(QStringLiteral("n %1: %2 vs %3").arg(n).arg(got).arg(want)));
+    }
 }
 
 void TestAccuracyMetrics::constantSideIsNaN()
