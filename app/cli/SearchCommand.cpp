@@ -517,8 +517,12 @@ void addSearchCommand(CLI::App& app, int& exitCode)
             r.notes.push_back(topologyNote);
         BandwidthWhatIf::Result whatIfResult;
         const bool haveWhatIf = !scenarios.empty() && r.error.empty() && !r.best.empty();
-        if (haveWhatIf)
+        if (haveWhatIf) {
+            // --time-limit bounds the whole command: the what-if gets what the search left.
+            if (req.options.timeLimitS > 0)
+                whatIf.timeLimitS = std::max(0.05, req.options.timeLimitS - r.stats.wallS);
             whatIfResult = BandwidthWhatIf::run(req, r, scenarios, whatIf);
+        }
         NodeChoice::Result choiceResult;
         const bool haveChoice = wantChoice && r.error.empty() && !r.best.empty();
         if (haveChoice)

@@ -25,7 +25,16 @@ std::string WhatIfReport::text(const BandwidthWhatIf::Result& w, const SearchRes
     if (!w.error.empty())
         return out + "  " + w.error + "\n";
     const Plan& best = r.best.front();
-    out += "  Plan 1 takes " + Text::fmt("%.1f", best.iterationMs) + " ms on the network as described.\n";
+    if (!w.incomplete.empty())
+        out += "  INCOMPLETE: the time limit ran out: " + w.incomplete + ".\n";
+    out += "  Plan 1 takes " + Text::fmt("%.1f", best.iterationMs) + " ms on the network as described";
+    std::size_t segments = 0;
+    for (const auto& s : w.scenarios)
+        segments += s.segments.size();
+    if (w.replans < segments && w.incomplete.empty())
+        out += "; " + std::to_string(segments) + " segments, " + std::to_string(w.replans)
+            + " distinct networks re-planned (alike segments share one search)";
+    out += ".\n";
     for (const auto& s : w.scenarios) {
         out += "  " + s.name + (s.timeProfile ? " (time profile, times weighted by segment length)" : "") + ": plan 1 ";
         out += s.nominalBestMs < 0 ? std::string("cannot run (a link it needs is gone)\n")
@@ -71,6 +80,9 @@ nlohmann::json WhatIfReport::json(const BandwidthWhatIf::Result& w, const std::s
     j["scenarios_file"] = file;
     if (!w.error.empty())
         j["error"] = w.error;
+    if (!w.incomplete.empty())
+        j["incomplete"] = w.incomplete;
+    j["searches"] = w.replans;
     nlohmann::json scenarios = nlohmann::json::array();
     for (const auto& s : w.scenarios) {
         nlohmann::json segs = nlohmann::json::array();

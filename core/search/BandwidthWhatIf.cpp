@@ -6,6 +6,9 @@
 #include "search/WeightSimplex.h"
 
 #include <algorithm>
+#include <chrono>
+#include <limits>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -36,18 +39,17 @@ double BandwidthWhatIf::retime(const SearchRequest& request, const Cluster& clus
 
 namespace {
 
-// The plan's time under a scenario: its segments' times weighted by their share.
-double scenarioMs(const SearchRequest& request, const std::vector<Cluster>& segmentClusters,
-                  const BandwidthScenario& scenario, const Plan& plan)
+// What a scaled cluster is to a search: every link's bandwidth and latency.
+// Segments alike in it are one problem, planned and timed once.
+std::vector<double> networkKey(const Cluster& c)
 {
-    double total = 0;
-    for (std::size_t s = 0; s < scenario.segments.size(); ++s) {
-        const double t = BandwidthWhatIf::retime(request, segmentClusters[s], plan);
-        if (t < 0)
-            return -1;
-        total += scenario.segments[s].share * t;
+    std::vector<double> key;
+    key.reserve(c.links().size() * 2);
+    for (const Link& l : c.links()) {
+        key.push_back(l.bandwidthGBps);
+        key.push_back(l.latencyUs);
     }
-    return total;
+    return key;
 }
 
 }  // namespace
@@ -61,44 +63,99 @@ BandwidthWhatIf::Result BandwidthWhatIf::run(const SearchRequest& request, const
         out.error = "the search found no plan to try under other networks";
         return out;
     }
+    const auto start = std::chrono::steady_clock::now();
+    auto left = [&] {
+        if (options.timeLimitS <= 0)
+            return std::numeric_limits<double>::infinity();
+        return options.timeLimitS - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
     const Plan& nominalBest = result.best.front();
-    // The scaled clusters, per scenario and segment.
-    std::vector<std::vector<Cluster>> clusters;
+    // The scaled clusters, one per distinct network; each segment names its own.
+    std::vector<Cluster> networks;
+    std::map<std::vector<double>, std::size_t> networkOf;
+    std::vector<std::vector<std::size_t>> segNet;
     for (const auto& sc : scenarios) {
-        clusters.emplace_back();
-        for (const auto& seg : sc.segments)
-            clusters.back().push_back(BandwidthScenario::apply(request.problem.cluster, seg.scales));
+        segNet.emplace_back();
+        for (const auto& seg : sc.segments) {
+            Cluster c = BandwidthScenario::apply(request.problem.cluster, seg.scales);
+            const auto [it, fresh] = networkOf.emplace(networkKey(c), networks.size());
+            if (fresh)
+                networks.push_back(std::move(c));
+            segNet.back().push_back(it->second);
+        }
     }
-
+    // A plan's time on a network, once per (network, plan).
+    std::map<std::pair<std::size_t, std::uint64_t>, double> timed;
+    auto timeOn = [&](std::size_t net, const Plan& plan) {
+        const auto key = std::make_pair(net, plan.key);
+        if (auto it = timed.find(key); it != timed.end())
+            return it->second;
+        const double t = retime(request, networks[net], plan);
+        timed.emplace(key, t);
+        return t;
+    };
+    // Under a scenario: its segments' times weighted by their share.
+    auto scenarioMs = [&](std::size_t k, const Plan& plan) {
+        double total = 0;
+        for (std::size_t g = 0; g < scenarios[k].segments.size(); ++g) {
+            const double t = timeOn(segNet[k][g], plan);
+            if (t < 0)
+                return -1.0;
+            total += scenarios[k].segments[g].share * t;
+        }
+        return total;
+    };
+    std::map<std::size_t, SegmentBest> planned;  // per network: its re-planned best
+    std::size_t skipped = 0, cutShort = 0;
     for (std::size_t k = 0; k < scenarios.size(); ++k) {
         const BandwidthScenario& sc = scenarios[k];
         Scenario s;
         s.name = sc.name;
         s.timeProfile = sc.timeProfile();
-        s.nominalBestMs = scenarioMs(request, clusters[k], sc, nominalBest);
+        s.nominalBestMs = scenarioMs(k, nominalBest);
         s.slowdown = s.nominalBestMs > 0 ? s.nominalBestMs / nominalBest.iterationMs - 1 : 0;
         if (options.replan) {
             for (std::size_t g = 0; g < sc.segments.size(); ++g) {
+                const std::size_t net = segNet[k][g];
                 SegmentBest seg;
+                if (auto it = planned.find(net); it != planned.end()) {
+                    seg = it->second;
+                    seg.predictorCalls = 0;  // planned for an earlier segment alike in every link
+                } else if (left() <= 0) {
+                    seg.error = "not re-planned: the time limit (--time-limit) ran out";
+                    ++skipped;
+                } else {
+                    seg.nominalBestMs = timeOn(net, nominalBest);
+                    SearchRequest again = replanRequest(request, networks[net]);
+                    if (options.timeLimitS > 0)
+                        again.options.timeLimitS = std::max(0.05, left());
+                    const SearchResult r = SearchEngine::run(std::move(again));
+                    ++out.replans;
+                    seg.predictorCalls = r.stats.cacheMisses - std::min(r.stats.cacheMisses, r.stats.storeHits);
+                    if (r.best.empty()) {
+                        seg.error = r.error.empty() ? std::string("no plan") : r.error;
+                    } else {
+                        seg.best = r.best.front();
+                        seg.samePlan = seg.best.key == nominalBest.key;
+                        if (seg.nominalBestMs > 0)
+                            seg.keepPhi = Objective::phi(seg.nominalBestMs, nominalBest.maxMemMiB, nominalBest.varMem,
+                                                         r.references, r.weights);
+                    }
+                    if (!r.incomplete.empty())
+                        ++cutShort;  // its best so far
+                    planned.emplace(net, seg);
+                }
                 seg.description = BandwidthScenario::describe(sc.segments[g].scales);
                 seg.share = sc.segments[g].share;
-                seg.nominalBestMs = retime(request, clusters[k][g], nominalBest);
-                const SearchResult r = SearchEngine::run(replanRequest(request, clusters[k][g]));
-                seg.predictorCalls = r.stats.cacheMisses - std::min(r.stats.cacheMisses, r.stats.storeHits);
-                if (r.best.empty()) {
-                    seg.error = r.error.empty() ? std::string("no plan") : r.error;
-                } else {
-                    seg.best = r.best.front();
-                    seg.samePlan = seg.best.key == nominalBest.key;
-                    if (seg.nominalBestMs > 0)
-                        seg.keepPhi = Objective::phi(seg.nominalBestMs, nominalBest.maxMemMiB, nominalBest.varMem,
-                                                     r.references, r.weights);
-                }
                 s.segments.push_back(std::move(seg));
             }
         }
         out.scenarios.push_back(std::move(s));
     }
+    if (cutShort > 0)
+        out.incomplete = std::to_string(cutShort) + " re-planning search(es) cut short (their best plan so far)";
+    if (skipped > 0)
+        out.incomplete += (out.incomplete.empty() ? "" : "; ") + std::to_string(skipped) + " segment(s) not re-planned";
 
     if (options.robust == Robust::None || scenarios.empty())
         return out;
@@ -113,12 +170,17 @@ BandwidthWhatIf::Result BandwidthWhatIf::run(const SearchRequest& request, const
         for (const SegmentBest& seg : s.segments)
             if (seg.error.empty() && seen.insert(seg.best.key).second)
                 candidates.push_back(seg.best);
+    std::size_t unranked = 0;
     for (const Plan& p : candidates) {
+        if (left() <= 0) {
+            ++unranked;
+            continue;
+        }
         RobustPlan rp;
         rp.plan = p;
         bool runs = true;
         for (std::size_t k = 0; k < scenarios.size() && runs; ++k) {
-            const double t = scenarioMs(request, clusters[k], scenarios[k], p);
+            const double t = scenarioMs(k, p);
             runs = t > 0;
             rp.scenarioMs.push_back(t);
         }
@@ -132,6 +194,9 @@ BandwidthWhatIf::Result BandwidthWhatIf::run(const SearchRequest& request, const
         rp.robustPhi = Objective::phi(rp.robustMs, p.maxMemMiB, p.varMem, result.references, result.weights);
         out.robustPlans.push_back(std::move(rp));
     }
+    if (unranked > 0)
+        out.incomplete += (out.incomplete.empty() ? "" : "; ") + std::to_string(unranked) + " of "
+            + std::to_string(candidates.size()) + " kept plans not ranked robustly";
     out.candidates = out.robustPlans.size();
     std::sort(out.robustPlans.begin(), out.robustPlans.end(), [](const RobustPlan& a, const RobustPlan& b) {
         return a.robustPhi != b.robustPhi ? a.robustPhi < b.robustPhi : a.plan.key < b.plan.key;

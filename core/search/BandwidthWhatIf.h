@@ -21,6 +21,9 @@ struct BandwidthWhatIf {
         Robust robust = Robust::None;  // rank the kept plans by their worst (mean) time over the scenarios
         std::size_t topK = 10;         // robust plans reported
         bool replan = true;            // search each scenario (segment) again for its own best plan
+        // Seconds the whole what-if may take (re-planning and the robust
+        // ranking); 0: no limit. What it cuts is said (Result::incomplete).
+        double timeLimitS = 0;
     };
 
     // One scenario: the nominal best plan under it, and the best plan when
@@ -56,6 +59,8 @@ struct BandwidthWhatIf {
         std::vector<RobustPlan> robustPlans;  // best first
         std::size_t candidates = 0;           // kept plans ranked robustly
         std::string error;                    // why nothing could be said
+        std::string incomplete;               // the time limit cut it: what was left out
+        std::size_t replans = 0;              // searches run; segments alike in every link were planned once
     };
 
     // `request` and `result`: the nominal search (its store holds its

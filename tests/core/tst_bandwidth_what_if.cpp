@@ -28,6 +28,8 @@ private slots:
     void hopTimeByHand();
     void replanningAndTheStore();
     void robustRanking();
+    void alikeScenariosArePlannedOnce();
+    void timeLimitBoundsTheWhatIf();
 };
 
 namespace {
@@ -217,6 +219,60 @@ void TestBandwidthWhatIf::robustRanking()
         for (std::size_t i = 0; i < w.robustPlans.size(); ++i)
             for (std::size_t j = i + 1; j < w.robustPlans.size(); ++j)
                 QVERIFY(w.robustPlans[i].plan.key != w.robustPlans[j].plan.key);
+    }
+}
+
+// Fifty copies of one scenario are one problem: planned once, each copy
+// with the first's answer.
+void TestBandwidthWhatIf::alikeScenariosArePlannedOnce()
+{
+    SearchRequest req = request("paper-20gpu-3vendor.json", 128);
+    const SearchResult r = SearchEngine::run(req);
+    QVERIFY2(r.error.empty(), r.error.c_str());
+    const auto file = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"),
+                                                  req.problem.cluster);
+    const BandwidthWhatIf::Result one = BandwidthWhatIf::run(req, r, {file.front()}, {});
+    std::vector<BandwidthScenario> copies(50, file.front());
+    for (std::size_t i = 0; i < copies.size(); ++i)
+        copies[i].name = "copy " + std::to_string(i);
+    const BandwidthWhatIf::Result many = BandwidthWhatIf::run(req, r, copies, {});
+    QCOMPARE(many.replans, one.replans);
+    QVERIFY(one.replans >= 1 && one.replans <= file.front().segments.size());
+    QVERIFY(many.incomplete.empty());
+    for (const auto& s : many.scenarios) {
+        QCOMPARE(s.nominalBestMs, one.scenarios.front().nominalBestMs);
+        for (std::size_t g = 0; g < s.segments.size(); ++g) {
+            const auto& a = s.segments[g];
+            const auto& b = one.scenarios.front().segments[g];
+            QCOMPARE(a.description, b.description);
+            QCOMPARE(a.best.iterationMs, b.best.iterationMs);
+            QCOMPARE(a.samePlan, b.samePlan);
+            QCOMPARE(a.keepPhi, b.keepPhi);
+        }
+    }
+}
+
+// --time-limit bounds the what-if too: with no time left nothing is
+// re-planned or ranked, and the result says so.
+void TestBandwidthWhatIf::timeLimitBoundsTheWhatIf()
+{
+    SearchRequest req = request("paper-20gpu-3vendor.json", 128);
+    const SearchResult r = SearchEngine::run(req);
+    QVERIFY2(r.error.empty(), r.error.c_str());
+    const auto scenarios = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"),
+                                                       req.problem.cluster);
+    BandwidthWhatIf::Options o;
+    o.robust = BandwidthWhatIf::Robust::Worst;
+    o.timeLimitS = 1e-9;
+    const auto w = BandwidthWhatIf::run(req, r, scenarios, o);
+    QCOMPARE(w.replans, std::size_t(0));
+    QVERIFY2(w.incomplete.find("not re-planned") != std::string::npos, w.incomplete.c_str());
+    QVERIFY2(w.incomplete.find("not ranked robustly") != std::string::npos, w.incomplete.c_str());
+    QVERIFY(w.robustPlans.empty());
+    for (const auto& s : w.scenarios) {
+        QVERIFY(s.nominalBestMs > 0);  // plan 1's own time under each scenario is still there
+        for (const auto& seg : s.segments)
+            QVERIFY2(seg.error.find("time limit") != std::string::npos, seg.error.c_str());
     }
 }
 
