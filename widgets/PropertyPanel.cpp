@@ -3,6 +3,7 @@
 #include "ClusterDocument.h"
 
 #include "hardware/Cluster.h"
+#include "io/Ranges.h"
 #include "io/Text.h"
 #include "hardware/GpuCatalog.h"
 
@@ -12,6 +13,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -157,7 +159,32 @@ void PropertyPanel::report(const QString& key, bool ok, const QString& reason)
     if (QWidget* w = field(key))
         w->setStyleSheet(ok ? QString() : QStringLiteral("background: #ffd6d6;"));
     refusedKey_ = ok ? QString() : key;
-    error_->setText(ok ? QString() : reason);
+    error_->setText(ok ? QString() : inWords(key, reason));
+}
+
+// A refusal as the form's user reads it: for a field with a plausible range,
+// the field's name and its range (the file's JSON path and its override are
+// the CLI's words, and no control here sets the override).
+QString PropertyPanel::inWords(const QString& key, const QString& reason) const
+{
+    struct Named {
+        const char* key;
+        const char* label;
+        const Range* range;
+    };
+    static const Named named[] = {{"bandwidth_gbps", QT_TR_NOOP("Bandwidth"), &ranges::bandwidthGBps},
+                                  {"latency_us", QT_TR_NOOP("Latency"), &ranges::latencyUs}};
+    for (const Named& n : named) {
+        if (key != QLatin1String(n.key))
+            continue;
+        const QLocale locale;
+        QString text = tr("%1: %2 to %3 %4").arg(tr(n.label), locale.toString(n.range->min, 'g', 6),
+                                                 locale.toString(n.range->max, 'f', 0), QString::fromLatin1(n.range->unit));
+        if (auto* spin = qobject_cast<QDoubleSpinBox*>(field(key)))
+            text += tr("; %1 %2 was not applied").arg(locale.toString(spin->value(), 'g', 10), QString::fromLatin1(n.range->unit));
+        return text;
+    }
+    return reason;
 }
 
 void PropertyPanel::rebuildForm()
@@ -186,7 +213,9 @@ void PropertyPanel::rebuildForm()
         spin->setSingleStep(step);
         spin->setDecimals(decimals);
         spin->setSuffix(suffix);
-        spin->setKeyboardTracking(true);
+        // Commit when the field is finished (Enter, leaving it, an arrow
+        // step), never a prefix typed on the way to the value meant.
+        spin->setKeyboardTracking(false);
         formLayout_->addRow(label, spin);
         fields_.insert(key, spin);
         return spin;
@@ -232,6 +261,7 @@ void PropertyPanel::rebuildForm()
             const QString key = QStringLiteral("count/") + type;
             auto* count = new QSpinBox(form_);
             count->setRange(0, 4096);
+            count->setKeyboardTracking(false);  // typing 16 must not pass through 1 (and drop links)
             count->setToolTip(tr("GPUs of %1 in this node; 0 removes the type").arg(type));
             formLayout_->addRow(tr("%1 ×").arg(type), count);
             fields_.insert(key, count);
@@ -271,6 +301,7 @@ void PropertyPanel::rebuildForm()
         title_->setText(tr("%1 in node %2").arg(selection_.gpuType, selection_.node));
         auto* count = new QSpinBox(form_);
         count->setRange(0, 4096);
+        count->setKeyboardTracking(false);  // typing 16 must not pass through 1 (and drop links)
         formLayout_->addRow(tr("Count in node"), count);
         fields_.insert(QStringLiteral("count"), count);
         connect(count, &QSpinBox::valueChanged, this, [this](int value) {

@@ -43,6 +43,7 @@ private:
     void report(const QString& key, bool ok, const QString& reason);
     bool targetExists() const;
     QStringList typesInNode() const;  // of the selected node, in listing order
+    QString inWords(const QString& key, const QString& reason) const;  // a refusal in the form's words
 
     ClusterDocument* document_;
     CanvasSelection selection_;

@@ -372,6 +372,63 @@ private slots:
         QCOMPARE(mime->data(ClusterCanvas::kGpuTypeMime), QByteArray("A100-80GB"));
     }
 
+    // Typing a number commits it when the field is finished (Enter or
+    // leaving it), never a prefix on the way: 99999999 once left the link at
+    // 9999 GB/s, the last in-range prefix. Out of range, nothing is applied
+    // and the allowed range is said in words, not as a JSON path.
+    void typedValueCommitsOnlyWhenFinished()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        memx::PropertyPanel panel(&doc);
+        connect(&canvas, &ClusterCanvas::selectionChanged, &panel, &memx::PropertyPanel::setSelection);
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        canvas.setSelection({CanvasSelection::Link, {}, -1, {}, "ib-vb-vc"});
+        auto* bw = qobject_cast<QDoubleSpinBox*>(panel.field("bandwidth_gbps"));
+        QVERIFY(bw);
+        bw->selectAll();
+        QTest::keyClicks(bw, "99999999");
+        QCOMPARE(doc.cluster().links()[9].bandwidthGBps, 28.0);  // nothing while typing
+        QCOMPARE(doc.undoStack()->count(), 0);
+        QTest::keyClick(bw, Qt::Key_Enter);
+        QCOMPARE(doc.cluster().links()[9].bandwidthGBps, 28.0);  // refused whole
+        QVERIFY(panel.isRefused("bandwidth_gbps"));
+        QVERIFY2(panel.errorText().contains("Bandwidth: 0.01 to 10,000 GB/s"), qPrintable(panel.errorText()));
+        QVERIFY2(!panel.errorText().contains("/links") && !panel.errorText().contains("allow_outside_range"),
+                 qPrintable(panel.errorText()));
+        // A value in range, typed and finished, is one edit.
+        bw->selectAll();
+        QTest::keyClicks(bw, "45");
+        QCOMPARE(doc.cluster().links()[9].bandwidthGBps, 28.0);
+        QTest::keyClick(bw, Qt::Key_Enter);
+        QCOMPARE(doc.cluster().links()[9].bandwidthGBps, 45.0);
+        QCOMPARE(doc.undoStack()->count(), 1);
+        QVERIFY(!panel.isRefused("bandwidth_gbps"));
+    }
+
+    // Typing a GPU count of 16 over 8 once set 1 first (dropping the links
+    // into GPUs 1-7) and then 16: now the count changes once, links kept.
+    void typedCountCommitsOnlyWhenFinished()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        memx::PropertyPanel panel(&doc);
+        connect(&canvas, &ClusterCanvas::selectionChanged, &panel, &memx::PropertyPanel::setSelection);
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        const std::size_t links = doc.cluster().links().size();
+        canvas.setSelection({CanvasSelection::Node, "vb", -1, {}, {}});
+        auto* count = qobject_cast<QSpinBox*>(panel.field("count/Vendor-B"));
+        QVERIFY(count);
+        QCOMPARE(count->value(), 8);
+        count->selectAll();
+        QTest::keyClicks(count, "16");
+        QCOMPARE(doc.cluster().deviceCount(), 20);  // nothing while typing
+        QTest::keyClick(count, Qt::Key_Enter);
+        QCOMPARE(doc.cluster().deviceCount(), 28);
+        QCOMPARE(doc.cluster().links().size(), links);
+        QCOMPARE(doc.undoStack()->count(), 1);
+    }
+
     void propertyPanelEditsAndRefuses()
     {
         ClusterDocument doc;
@@ -395,7 +452,8 @@ private slots:
         bw->setValue(0);
         QCOMPARE(doc.cluster().links()[9].bandwidthGBps, 32.0);
         QVERIFY(panel.isRefused("bandwidth_gbps"));
-        QVERIFY2(panel.errorText().contains("bandwidth_gbps: must be greater than 0"), qPrintable(panel.errorText()));
+        QVERIFY2(panel.errorText().contains("Bandwidth: 0.01 to 10,000 GB/s; 0 GB/s was not applied"),
+                 qPrintable(panel.errorText()));
         QVERIFY(bw->styleSheet().contains("background"));
         QCOMPARE(doc.undoStack()->count(), 1);
 
