@@ -440,6 +440,17 @@ QString SetupPanel::errorText() const
     return errors.join(QLatin1Char('\n'));
 }
 
+bool SetupPanel::focusFirstInvalid()
+{
+    for (ListField* f : {&microBatches_, &seqLens_, &queryGroups_})
+        if (!f->error.isEmpty()) {
+            f->edit->setFocus(Qt::OtherFocusReason);
+            f->edit->selectAll();
+            return true;
+        }
+    return false;
+}
+
 TrainingSetup SetupPanel::setup() const
 {
     TrainingSetup s = base_;

@@ -42,6 +42,9 @@ public:
     // Empty when every field holds a valid value.
     QString errorText() const;
     bool isValid() const { return errorText().isEmpty(); }
+    // Gives the focus to the first list field whose text is refused; false
+    // when none is (the error is the model's, or there is none).
+    bool focusFirstInvalid();
 
     // Parses "1, 2 4" (commas and/or spaces). `allowDefault`: empty text or
     // "default" gives an empty list. Returns nullopt and sets `reason` when the

@@ -1137,6 +1137,17 @@ void MainWindow::about()
 
 void MainWindow::runSearch()
 {
+    // A field holding a refused value never reaches the search (it would run
+    // with the field's last valid value and show that as current).
+    if (!setupPanel_->isValid()) {
+        const QString why = setupPanel_->errorText();
+        statusLabel_->setText(tr("Search refused: %1").arg(QString(why).replace(QLatin1Char('\n'), QStringLiteral("; "))));
+        setupDock_->show();
+        setupDock_->raise();
+        setupPanel_->focusFirstInvalid();
+        emit searchRefused(why);
+        return;
+    }
     SearchRequest req;
     try {
         req.problem = currentProblem();

@@ -36,6 +36,7 @@
 #include <QProcess>
 #include <QSettings>
 #include <QSysInfo>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -76,6 +77,7 @@ private slots:
     void screenshotIsRendered();
     void learnedPredictorDrivesTheSearch();
     void unfitPredictorRefusesTheSearch();
+    void invalidFieldRefusesTheSearch();
     void projectKeepsThePredictor();
     void exportWritesMegatronScriptsAndPlanJson();
     void flagScaleRefusalIsReported();
@@ -347,6 +349,35 @@ void TestMainWindow::unfitPredictorRefusesTheSearch()
     QVERIFY(runAndWait(w));
     QCOMPARE(refused.count(), 1);
     QCOMPARE(QString::fromStdString(w.result()->predictorName), QStringLiteral("analytic"));
+}
+
+// A field holding text that is not a valid value (shown red) never reaches
+// the search: F5 is refused, the reason names the field, and the field gets
+// the focus. Before, the search ran with the last valid value and showed its
+// result as current.
+void TestMainWindow::invalidFieldRefusesTheSearch()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* mbs = w.findChild<QLineEdit*>(QStringLiteral("microBatches"));
+    QVERIFY(mbs);
+    mbs->selectAll();
+    QTest::keyClicks(mbs, QStringLiteral("-1,abc"));
+    QSignalSpy refused(&w, &MainWindow::searchRefused);
+    QSignalSpy started(w.controller(), &SearchController::started);
+    w.runSearch();
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(refused.count(), 1);
+    const QString reason = refused.first().first().toString();
+    QVERIFY2(reason.contains(QStringLiteral("micro-batch"), Qt::CaseInsensitive), qPrintable(reason));
+    QTRY_VERIFY(mbs->hasFocus());
+    // Put right, it runs.
+    mbs->selectAll();
+    QTest::keyClicks(mbs, QStringLiteral("1,2"));
+    QVERIFY(runAndWait(w));
+    QCOMPARE(refused.count(), 1);
 }
 
 void TestMainWindow::projectKeepsThePredictor()
