@@ -23,6 +23,7 @@
 #include "SearchController.h"
 #include "SetupPanel.h"
 #include "StaleBanner.h"
+#include "NoticeBanner.h"
 
 #include "export/CandidateCsv.h"
 #include "export/ExportFolder.h"
@@ -39,6 +40,7 @@
 #include "search/NodeChoice.h"
 #include "search/NodeLossWhatIf.h"
 #include "search/PlanExplanation.h"
+#include "search/PlanPlausibility.h"
 #include "search/RecomputeAblation.h"
 #include "search/RequestChanges.h"
 
@@ -146,11 +148,13 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     tabs_->addTab(simplex_, tr("Weights"));
     tabs_->addTab(baselines_, tr("Baselines"));
     staleBanner_ = new StaleBanner(this);
+    noticeBanner_ = new NoticeBanner(this);
     auto* central = new QWidget(this);
     auto* centralLayout = new QVBoxLayout(central);
     centralLayout->setContentsMargins(0, 0, 0, 0);
     centralLayout->setSpacing(2);
     centralLayout->addWidget(staleBanner_);
+    centralLayout->addWidget(noticeBanner_);
     centralLayout->addWidget(tabs_, 1);
     setCentralWidget(central);
     pareto_->setLogAxes(true);
@@ -1323,6 +1327,12 @@ void MainWindow::onSearchFinished()
                                   .arg(r.stats.wallS, 0, 'f', 2)
                                   .arg(predictorLabel(controller_->lastRequest().predictor, r.predictorName))
                                   .arg(static_cast<qlonglong>(r.stats.candidatesPerS)));
+    // Valid but likely not meant (a global batch that makes hours per iteration).
+    QStringList notices;
+    if (!r.best.empty())
+        for (const auto& n : PlanPlausibility::warnings(controller_->lastRequest().problem, r.best.front()))
+            notices << qs(n);
+    noticeBanner_->setNotices(notices);
     updateExportActions();
     // The plan table and the chosen plan's views follow on later turns of the
     // event loop, each after the previous one has been drawn, so that no turn

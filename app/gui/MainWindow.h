@@ -45,6 +45,7 @@ class PropertyPanel;
 class SearchController;
 class SetupPanel;
 class StaleBanner;
+class NoticeBanner;
 
 // The workbench window: thin glue between the document (cluster + setup +
 // objective), the search controller and the views. No engine logic here.
@@ -209,6 +210,7 @@ private:
     PlanTableModel* planModel_ = nullptr;
     PlanFilterProxy* planProxy_ = nullptr;
     StaleBanner* staleBanner_ = nullptr;
+    NoticeBanner* noticeBanner_ = nullptr;  // valid but likely not meant (PlanPlausibility)
     QTableView* planTable_ = nullptr;
     QLineEdit* planFilter_ = nullptr;
     QProgressBar* progress_ = nullptr;

@@ -12,6 +12,7 @@
 #include "ClusterDocument.h"
 #include "AutosaveSlot.h"
 #include "MainWindow.h"
+#include "NoticeBanner.h"
 #include "TestWindow.h"
 #include "MemoryBars.h"
 #include "ObjectivePanel.h"
@@ -37,6 +38,8 @@
 #include <QSettings>
 #include <QSysInfo>
 #include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -78,6 +81,7 @@ private slots:
     void learnedPredictorDrivesTheSearch();
     void unfitPredictorRefusesTheSearch();
     void invalidFieldRefusesTheSearch();
+    void implausibleResultIsNoticed();
     void projectKeepsThePredictor();
     void exportWritesMegatronScriptsAndPlanJson();
     void flagScaleRefusalIsReported();
@@ -378,6 +382,29 @@ void TestMainWindow::invalidFieldRefusesTheSearch()
     QTest::keyClicks(mbs, QStringLiteral("1,2"));
     QVERIFY(runAndWait(w));
     QCOMPARE(refused.count(), 1);
+}
+
+// Valid but likely not meant: a global batch of 999,999 sequences is within
+// range, and its best plan takes hours per iteration. The result says so in
+// a strip the user can dismiss; a plausible result shows none.
+void TestMainWindow::implausibleResultIsNoticed()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    auto* banner = w.findChild<NoticeBanner*>(QStringLiteral("noticeBanner"));
+    QVERIFY(banner);
+    auto* gbs = w.findChild<QSpinBox*>(QStringLiteral("globalBatch"));
+    QVERIFY(gbs);
+    gbs->setValue(999999);
+    QVERIFY(runAndWait(w));
+    QVERIFY2(w.result()->best.front().iterationMs > 3'600'000, "the test needs an iteration over an hour");
+    QVERIFY2(banner->text().contains(QStringLiteral("hours per iteration (global batch 999999 sequences")),
+             qPrintable(banner->text()));
+    banner->dismissButton()->click();
+    QVERIFY(banner->text().isEmpty());
+    gbs->setValue(128);
+    QVERIFY(runAndWait(w));
+    QVERIFY(banner->text().isEmpty());
 }
 
 void TestMainWindow::projectKeepsThePredictor()
