@@ -4,7 +4,6 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPainter>
 #include <QPushButton>
 
 namespace memx {
@@ -42,13 +41,7 @@ QString NoticeBanner::text() const
 
 void NoticeBanner::paintEvent(QPaintEvent*)
 {
-    // The same amber strip as the stale-results banner.
-    const QColor warn = colors::status(palette()).warning;
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    p.setPen(QPen(warn, 1));
-    p.setBrush(colors::withAlpha(warn, 46));
-    p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
+    colors::paintWarningStrip(this);
 }
 
 }  // namespace memx

@@ -1,6 +1,8 @@
 #include "PlanColors.h"
 
+#include <QPainter>
 #include <QPalette>
+#include <QWidget>
 
 namespace memx::colors {
 
@@ -51,6 +53,17 @@ StatusColors status(const QPalette& pal)
     if (dark)
         return {QColor(0xef, 0x6f, 0x6c), QColor(0xff, 0xb7, 0x4d), QColor(0x81, 0xc7, 0x84)};
     return {QColor(0xc6, 0x28, 0x28), QColor(0xa1, 0x5c, 0x00), QColor(0x2e, 0x7d, 0x32)};
+}
+
+void paintWarningStrip(QWidget* widget)
+{
+    // An amber strip that reads on light and dark palettes alike.
+    const QColor warn = status(widget->palette()).warning;
+    QPainter p(widget);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(QPen(warn, 1));
+    p.setBrush(withAlpha(warn, 46));
+    p.drawRoundedRect(QRectF(widget->rect()).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
 }
 
 }  // namespace memx::colors

@@ -4,6 +4,7 @@
 #include <QString>
 
 class QPalette;
+class QWidget;
 
 // Colours shared by every view so a memory term or a weight profile looks the
 // same everywhere. Chosen to read on light and dark palettes. GPU types take
@@ -25,5 +26,8 @@ struct StatusColors {
     QColor problem, warning, ok;
 };
 StatusColors status(const QPalette& pal);
+
+// The amber strip of a warning banner (stale results, notices) over `widget`.
+void paintWarningStrip(QWidget* widget);
 
 }  // namespace memx::colors

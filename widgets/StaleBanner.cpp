@@ -4,7 +4,6 @@
 
 #include "search/RequestChanges.h"
 
-#include <QPainter>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -46,13 +45,7 @@ QString StaleBanner::text() const
 
 void StaleBanner::paintEvent(QPaintEvent*)
 {
-    // An amber strip that reads on light and dark palettes alike.
-    const QColor warn = colors::status(palette()).warning;
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    p.setPen(QPen(warn, 1));
-    p.setBrush(colors::withAlpha(warn, 46));
-    p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
+    colors::paintWarningStrip(this);
 }
 
 }  // namespace memx
