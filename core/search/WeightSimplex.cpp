@@ -79,7 +79,12 @@ SimplexMap WeightSimplex::map(const std::vector<Plan>& candidates, const Referen
 std::vector<Plan> WeightSimplex::keptCandidates(const SearchResult& r)
 {
     std::vector<Plan> out;
+    // Several tasks each ranked on its own (TaskSearch): the references, the
+    // fronts and the sample are the lead task's, and so are the plans here.
+    const Plan* lead = r.tasks.empty() || r.best.empty() ? nullptr : &r.best.front();
     auto add = [&](const Plan& p) {
+        if (lead && (p.seqLen != lead->seqLen || p.queryGroups != lead->queryGroups))
+            return;
         if (r.constraints.admits(p))
             out.push_back(p);
     };

@@ -39,7 +39,8 @@ public:
     // to the smaller key, as in the search's rankings). Throws
     // std::invalid_argument when there is no candidate or steps < 1.
     static SimplexMap map(const std::vector<Plan>& candidates, const References& ref, int steps = 20);
-    // The plans a finished search keeps that meet its constraints.
+    // The plans a finished search keeps that meet its constraints (with several
+    // tasks ranked each on its own, the lead task's: SearchResult::tasks).
     static std::vector<Plan> keptCandidates(const SearchResult& r);
 };
 

@@ -9,6 +9,7 @@
 #include "search/PlanCost.h"
 #include "search/SearchEngine.h"
 #include "search/TaskSearch.h"
+#include "search/WeightSimplex.h"
 
 #include <QtTest>
 
@@ -114,6 +115,11 @@ void TestTaskSearch::eachTaskIsItsOwnSearch()
         // Side by side: the i-th entry of `best` is task i's best.
         QCOMPARE(t.bestIndex, i);
         QCOMPARE(r.best[i].key, t.best.key);
+        // The simplex map and the robust what-if re-rank the lead task's plans
+        // only: its references are the result's.
+        if (i == 0)
+            for (const Plan& p : WeightSimplex::keptCandidates(r))
+                QVERIFY(p.seqLen == t.seqLen && p.queryGroups == t.queryGroups);
         // Every plan's Phi is under its own task's references.
         for (const Plan& p : r.best)
             if (p.seqLen == t.seqLen && p.queryGroups == t.queryGroups)
