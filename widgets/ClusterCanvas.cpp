@@ -1052,14 +1052,16 @@ bool ClusterCanvas::deleteSelection(QString* error)
                         tile->setSelected(true);
         }
     } else {
-        switch (selection_.kind) {
+        // The names first: the edit rebuilds the canvas, which clears the selection.
+        const CanvasSelection was = selection_;
+        switch (was.kind) {
         case CanvasSelection::Node:
-            ok = document_->removeNode(selection_.node, &reason);
-            message = tr("removed node %1 and its links").arg(selection_.node);
+            ok = document_->removeNode(was.node, &reason);
+            message = tr("removed node %1 and its links").arg(was.node);
             break;
         case CanvasSelection::Link:
-            ok = document_->removeLink(selection_.link, &reason);
-            message = tr("removed link %1").arg(selection_.link);
+            ok = document_->removeLink(was.link, &reason);
+            message = tr("removed link %1").arg(was.link);
             break;
         case CanvasSelection::Gpu: break;  // handled above
         case CanvasSelection::None: reason = tr("nothing selected"); break;

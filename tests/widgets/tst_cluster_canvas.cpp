@@ -166,9 +166,13 @@ private slots:
         QVERIFY(canvas.dropGpuType(QString(), "MI300X"));
         QVERIFY(canvas.emptyHint().isEmpty());
         QCOMPARE(QString::fromLatin1(memx::toString(doc.cluster().links().front().kind)), QString("xGMI"));
-        // Deleting the last node gives the empty state back.
+        // Deleting the last node gives the empty state back, and says which
+        // node went (the message once read "removed node  and its links").
         canvas.setSelection({CanvasSelection::Node, "n0", -1, {}, {}});
+        QSignalSpy said(&canvas, &ClusterCanvas::feedback);
         QVERIFY(canvas.deleteSelection());
+        QCOMPARE(said.count(), 1);
+        QCOMPARE(said.first().first().toString(), QStringLiteral("removed node n0 and its links"));
         QVERIFY(doc.isEmpty());
         QVERIFY(!canvas.emptyHint().isEmpty());
         doc.undoStack()->undo();
