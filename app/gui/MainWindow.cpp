@@ -595,9 +595,20 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     }
     lastResultSummary_ = project.lastResult;
     selectedKey_ = 0;
+    // The previous project's plans answer nothing this one holds: gone from
+    // every view (they stayed dimmed in the Profiles, Weights and Baselines tabs).
+    controller_->forgetResult();
+    ++showGeneration_;  // drops result steps still queued
     pareto_->clear();
     bars_->clear();
     pipeline_->clear();
+    compare_->clear();
+    simplex_->clear();
+    baselines_->clear();
+    whatIf_->clear();
+    nodeLoss_->clear();
+    nodeChoice_->clear();
+    noticeBanner_->setNotices({});
     tableRanking_ = nullptr;
     planModel_->setPlans({}, project.objective.variance);
     settingsDirty_ = false;

@@ -119,4 +119,10 @@ void SearchController::replaceResult(std::shared_ptr<const SearchResult> r)
         (void)QtConcurrent::run([old = std::move(old)]() mutable { old.reset(); });
 }
 
+void SearchController::forgetResult()
+{
+    result_ = std::make_shared<const SearchResult>();
+    hasResult_ = false;
+}
+
 }  // namespace memx

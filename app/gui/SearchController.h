@@ -38,6 +38,9 @@ public:
     // an export of one of its plans was made for, whatever was edited since.
     const SearchRequest& lastRequest() const { return request_; }
     bool hasResult() const { return hasResult_; }
+    // Drops the last result (another project was opened or started): it
+    // answers nothing the panels now hold. Not while a search runs.
+    void forgetResult();
 
 signals:
     void started();

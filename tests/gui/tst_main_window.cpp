@@ -13,6 +13,7 @@
 #include "AutosaveSlot.h"
 #include "MainWindow.h"
 #include "NoticeBanner.h"
+#include "ProfileComparisonView.h"
 #include "TestWindow.h"
 #include "MemoryBars.h"
 #include "ObjectivePanel.h"
@@ -37,6 +38,7 @@
 #include <QProcess>
 #include <QSettings>
 #include <QSysInfo>
+#include <QAction>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -82,6 +84,7 @@ private slots:
     void unfitPredictorRefusesTheSearch();
     void invalidFieldRefusesTheSearch();
     void implausibleResultIsNoticed();
+    void newProjectDropsThePreviousResults();
     void projectKeepsThePredictor();
     void exportWritesMegatronScriptsAndPlanJson();
     void flagScaleRefusalIsReported();
@@ -405,6 +408,31 @@ void TestMainWindow::implausibleResultIsNoticed()
     gbs->setValue(128);
     QVERIFY(runAndWait(w));
     QVERIFY(banner->text().isEmpty());
+}
+
+// File > New: the previous project's plans are gone from every view, not
+// shown dimmed as if they were stale results of the new one.
+void TestMainWindow::newProjectDropsThePreviousResults()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    QVERIFY(runAndWait(w));
+    auto* compare = w.findChild<ProfileComparisonView*>();
+    QVERIFY(compare);
+    QVERIFY(compare->columnCount() > 0);
+    QVERIFY(!w.isDirty());
+    QAction* newProject = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text() == QStringLiteral("&New Project"))
+            newProject = a;
+    QVERIFY(newProject);
+    newProject->trigger();
+    QVERIFY(!w.controller()->hasResult());
+    QCOMPARE(compare->columnCount(), 0);
+    auto* stale = w.findChild<StaleBanner*>(QStringLiteral("staleBanner"));
+    QVERIFY(stale);
+    QVERIFY2(stale->text().isEmpty(), qPrintable(stale->text()));
+    QVERIFY(w.result() == nullptr || w.result()->best.empty());
 }
 
 void TestMainWindow::projectKeepsThePredictor()
