@@ -441,7 +441,15 @@ private:
                 // 64-GPU case); each plan found serves every list anyway.
                 // The pruned count is the fastest list's search's.
                 CandidateCount cut = 0;
+                const LeafBound quick = search.quickRootBound();
+                explore.setAims(7);
+                const unsigned live = req_.options.prune ? explore.alive(quick, 7) : 7u;
                 for (unsigned aim : {1u, 4u, 2u}) {
+                    if (!(live & aim)) {
+                        if (aim == 1)
+                            cut = search.feasibleCount();
+                        continue;
+                    }
                     explore.setAims(aim);
                     search.run(explore, req_.options.prune);
                     if (aim == 1)
@@ -449,7 +457,7 @@ private:
                     if (search.aborted())
                         break;
                 }
-                s.root = search.rootBounds();
+                s.root = live ? search.rootBounds() : std::vector<LeafBound>{quick};
                 w.prunedExplore += cut;
                 search.sample(sample, s.samples);
             }

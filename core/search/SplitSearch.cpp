@@ -101,14 +101,43 @@ SplitSearch::SplitSearch(const SkeletonTables& tables, const Skeleton& skeleton,
 
 void SplitSearch::buildCounts()
 {
+    // count(i, r) = sum over u of options(i, u) x count(i+1, r-u). A stage's
+    // option count changes only where a recomputation level stops fitting,
+    // so it is constant over a few runs of u, and each run's sum is a
+    // difference of prefix sums of the next stage's counts: O(P U) instead
+    // of O(P U^2). Unsigned arithmetic is modular, so the difference is
+    // exact whenever the direct sum would be.
     count_.assign(static_cast<std::size_t>(P_ + 1) * static_cast<std::size_t>(units_ + 1), 0);
     count_[at(P_, 0)] = 1;
+    struct Run {
+        int from, to;
+        CandidateCount n;
+    };
+    std::vector<Run> runs;
+    std::vector<CandidateCount> prefix(static_cast<std::size_t>(units_) + 2, 0);  // prefix[k] = sum_{j<k} count(i+1, j)
     for (int i = P_ - 1; i >= 0; --i) {
         const int later = P_ - 1 - i;  // stages after i, one unit each at least
+        runs.clear();
+        for (int u = 1; u <= units_; ++u) {
+            const auto n = static_cast<CandidateCount>(options(i, u).size());
+            if (n == 0)
+                continue;
+            if (!runs.empty() && runs.back().to == u - 1 && runs.back().n == n)
+                runs.back().to = u;
+            else
+                runs.push_back({u, u, n});
+        }
+        for (int j = 0; j <= units_; ++j)
+            prefix[static_cast<std::size_t>(j) + 1] = prefix[static_cast<std::size_t>(j)] + countAt(i + 1, j);
         for (int r = 1; r <= units_; ++r) {
             CandidateCount c = 0;
-            for (int u = 1; u <= r - later; ++u)
-                c += countAt(i + 1, r - u) * static_cast<CandidateCount>(options(i, u).size());
+            for (const Run& run : runs) {
+                const int hi = std::min(run.to, r - later);
+                if (hi < run.from)
+                    break;
+                // sum over u in [from, hi] of count(i+1, r-u) = prefix[r-from+1] - prefix[r-hi]
+                c += run.n * (prefix[static_cast<std::size_t>(r - run.from) + 1] - prefix[static_cast<std::size_t>(r - hi)]);
+            }
             count_[at(i, r)] = c;
         }
     }
@@ -146,6 +175,70 @@ std::vector<LeafBound> SplitSearch::rootBounds() const
     if (feasibleCount() == 0)
         return {};
     return bounds().rootClasses();
+}
+
+LeafBound SplitSearch::quickRootBound() const
+{
+    LeafBound b;
+    if (feasibleCount() == 0)
+        return b;
+    // The least cap under which the stages can hold every unit, each taking
+    // at most the most units it has an option for under the cap (and one
+    // at least): no split meets a lower cap, so none has a lower bottleneck.
+    const auto leastCap = [&](auto value) {
+        std::vector<double> caps;
+        caps.reserve(static_cast<std::size_t>(P_) * static_cast<std::size_t>(units_));
+        for (int i = 0; i < P_; ++i)
+            for (int u = 1; u <= units_; ++u)
+                for (const SplitBoundsOption& o : options(i, u))
+                    caps.push_back(value(o));
+        std::sort(caps.begin(), caps.end());
+        caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+        const auto holds = [&](double cap) {
+            int total = 0;
+            for (int i = 0; i < P_; ++i) {
+                int most = 0;
+                for (int u = units_; u >= 1 && most == 0; --u)
+                    for (const SplitBoundsOption& o : options(i, u))
+                        if (value(o) <= cap) {
+                            most = u;
+                            break;
+                        }
+                if (most == 0)
+                    return false;
+                total += most;
+            }
+            return total >= units_;
+        };
+        std::size_t lo = 0, hi = caps.size();  // the first cap that holds is in [lo, hi)
+        while (lo < hi) {
+            const std::size_t mid = (lo + hi) / 2;
+            if (holds(caps[mid]))
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        return lo < caps.size() ? caps[lo] : kInf;
+    };
+    const double bottleneck = leastCap([](const SplitBoundsOption& o) { return o.timeMs; });
+    const double peak = leastCap([](const SplitBoundsOption& o) { return o.memMiB; });
+    double sumT = 0, post = 0;
+    for (int i = 0; i < P_; ++i) {
+        double leastT = kInf, leastPost = kInf;
+        for (int u = 1; u <= units_; ++u)
+            for (const SplitBoundsOption& o : options(i, u)) {
+                leastT = std::min(leastT, o.timeMs);
+                leastPost = std::min(leastPost, o.postMs);
+            }
+        sumT += leastT;
+        post = std::max(post, leastPost);
+    }
+    sumT = std::max(sumT, bottleneck);
+    b.timeMs = IterationComposer::iterationMs(bottleneck, sumT, t_.sumHopMs, sk_.microBatches, step_, t_.fixedMs, post,
+                                              t_.pipelineScale)
+        * sk_.timeScale * (1 - kSlack);
+    b.maxMemMiB = peak * (1 - kSlack);
+    return b;
 }
 
 void SplitSearch::run(LeafSink& sink, bool prune)

@@ -109,6 +109,13 @@ public:
     // Bounds over the whole skeleton, one per bottleneck class of its
     // candidates (see SplitBounds): no candidate is below all of them.
     std::vector<LeafBound> rootBounds() const;
+    // A bound over the whole skeleton without any programme, O(P U log PU):
+    // the least bottleneck and the least memory peak of a relaxation that
+    // lets every stage take any layer count up to the largest its options
+    // allow under a cap, the least sums stage by stage. Weaker than
+    // rootBounds(), and a hundredth of its cost: a skeleton it shows hopeless
+    // never builds its programmes. V is 0.
+    LeafBound quickRootBound() const;
 
     // Depth-first branch and bound; `prune` false visits every feasible leaf.
     void run(LeafSink& sink, bool prune);
