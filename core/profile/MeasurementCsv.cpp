@@ -165,7 +165,41 @@ public:
     {
         throw InputError(file_, cellField(line_, c), reason);
     }
-    std::string got(Col c) const { return present(c) ? "got " + quote(cell(c)) : std::string("got an empty cell"); }
+    std::string got(Col c) const
+    {
+        return present(c) ? "got " + quote(cell(c)) + separatorHint(cell(c)) : std::string("got an empty cell");
+    }
+    // "7,305.2" or "1,024": digits in groups of three joined by commas, as a
+    // spreadsheet formats them; the reader takes plain numbers only.
+    static std::string separatorHint(const std::string& s)
+    {
+        const std::size_t dot = s.find('.');
+        const std::string whole = s.substr(0, dot);
+        if (whole.find(',') == std::string::npos || whole.front() == ',')
+            return {};
+        std::size_t digits = 0, group = 0;
+        bool grouped = false;
+        for (char ch : whole) {
+            if (ch == ',') {
+                if ((grouped && group != 3) || (!grouped && (group < 1 || group > 3)))
+                    return {};
+                grouped = true;
+                group = 0;
+            } else if (ch >= '0' && ch <= '9') {
+                ++group;
+                ++digits;
+            } else {
+                return {};
+            }
+        }
+        if (group != 3)
+            return {};
+        std::string plain;
+        for (char ch : s)
+            if (ch != ',')
+                plain += ch;
+        return " (a thousands separator: write " + plain + ")";
+    }
 
     std::string text(Col c) const
     {

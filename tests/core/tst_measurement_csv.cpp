@@ -303,6 +303,17 @@ void TestMeasurementCsv::runColumnsAreChecked_data()
     QTest::newRow("distributed optimizer differs within a run")
         << parallel << QStringList{kStageRow + ",false,false", stage1 + ",false,true"}
         << "line 3, column distributed_optimizer" << "rows of one run must agree on it";
+    // A spreadsheet's thousands separators: the message says so and gives
+    // the plain number, instead of only "must be a positive number".
+    QTest::newRow("time with a thousands separator")
+        << QString() << QStringList{with({{"iteration_time_ms", "\"7,305.2\""}})} << "line 2, column iteration_time_ms"
+        << "got \"7,305.2\" (a thousands separator: write 7305.2)";
+    QTest::newRow("batch with a thousands separator")
+        << QString() << QStringList{with({{"gbs", "\"1,024\""}})} << "line 2, column gbs"
+        << "(a thousands separator: write 1024)";
+    QTest::newRow("commas that are not a separator")
+        << QString() << QStringList{with({{"iteration_time_ms", "\"12,34\""}})} << "line 2, column iteration_time_ms"
+        << "got \"12,34\"";
 }
 
 void TestMeasurementCsv::runColumnsAreChecked()
