@@ -4,6 +4,7 @@
 #include "profile/Augmenter.h"
 #include "profile/MeasurementCsv.h"
 
+#include <map>
 #include <QtTest>
 
 #include <algorithm>
@@ -55,25 +56,13 @@ Measurement stageRow(const std::string& gpu, const std::string& id, int stage, i
     return m;
 }
 
-int axisOf(const Measurement& m, Axis a)
-{
-    switch (a) {
-    case Axis::Mbs:
-    case Axis::MbsPerMicroBatches:
-        return m.mbs;
-    case Axis::SeqLen:
-        return m.seqLen;
-    case Axis::StageLayers:
-        return m.stageLayers.value_or(0);
-    case Axis::NumLayers:
-        return m.numLayers;
-    case Axis::Tp:
-        return m.tp;
-    case Axis::QueryGroups:
-        return m.queryGroups;
-    }
-    return 0;
-}
+// The column a test reads, named at each call (not Augmenter::axisValue's
+// mapping, which would only agree with itself).
+using Column = std::function<int(const Measurement&)>;
+const Column kMbs = [](const Measurement& m) { return m.mbs; };
+const Column kSeqLen = [](const Measurement& m) { return m.seqLen; };
+const Column kTp = [](const Measurement& m) { return m.tp; };
+const Column kStageLayers = [](const Measurement& m) { return m.stageLayers.value_or(0); };
 
 using Fn = std::function<double(int)>;
 
@@ -99,19 +88,19 @@ std::vector<Measurement> sweep(const Measurement& base, const std::string& prefi
     return out;
 }
 
-const Measurement* findRow(const std::vector<Measurement>& rows, Axis a, int x, int stage = -1)
+const Measurement* findRow(const std::vector<Measurement>& rows, const Column& column, int x, int stage = -1)
 {
     for (const Measurement& m : rows)
-        if (axisOf(m, a) == x && m.stage.value_or(-1) == stage)
+        if (column(m) == x && m.stage.value_or(-1) == stage)
             return &m;
     return nullptr;
 }
 
-std::vector<int> axisValues(const std::vector<Measurement>& rows, Axis a)
+std::vector<int> axisValues(const std::vector<Measurement>& rows, const Column& column)
 {
     std::vector<int> out;
     for (const Measurement& m : rows)
-        out.push_back(axisOf(m, a));
+        out.push_back(column(m));
     return out;
 }
 
@@ -184,6 +173,8 @@ class TestAugmenter : public QObject
 {
     Q_OBJECT
 private slots:
+    void axisReadsAndWritesItsColumn_data();
+    void axisReadsAndWritesItsColumn();
     void linearMbsValues_data();
     void linearMbsValues();
     void linearMbsCopiesTheLowerNeighbour();
@@ -238,7 +229,7 @@ void TestAugmenter::linearMbsValues()
     QFETCH(QString, runId);
     const auto r = Augmenter::augment(linearMbs());
     QCOMPARE(r.rows.size(), std::size_t(8));
-    const Measurement* m = findRow(r.rows, Axis::Mbs, mbs);
+    const Measurement* m = findRow(r.rows, kMbs, mbs);
     QVERIFY(m);
     QVERIFY(m->iterationTimeMs && m->peakMemMiB && !m->stageTimeMs);
     QCOMPARE(*m->iterationTimeMs, time);
@@ -290,9 +281,9 @@ void TestAugmenter::rowsNameTheRunsTheyCameFrom()
     in.push_back(repeat);
     const auto r = Augmenter::augment(in);
     using Ids = std::vector<std::string>;
-    QCOMPARE(findRow(r.rows, Axis::Mbs, 2)->derivedFrom.runIds, (Ids{"m1", "m4", "m4b"}));
-    QCOMPARE(findRow(r.rows, Axis::Mbs, 5)->derivedFrom.runIds, (Ids{"m4", "m4b", "m7"}));
-    QCOMPARE(findRow(r.rows, Axis::Mbs, 11)->derivedFrom.runIds, (Ids{"m10", "m13"}));
+    QCOMPARE(findRow(r.rows, kMbs, 2)->derivedFrom.runIds, (Ids{"m1", "m4", "m4b"}));
+    QCOMPARE(findRow(r.rows, kMbs, 5)->derivedFrom.runIds, (Ids{"m4", "m4b", "m7"}));
+    QCOMPARE(findRow(r.rows, kMbs, 11)->derivedFrom.runIds, (Ids{"m10", "m13"}));
     for (const Measurement& m : in)
         QVERIFY(m.derivedFrom.runIds.empty());
 }
@@ -324,7 +315,7 @@ void TestAugmenter::mbsSweepAtFixedMicroBatches()
         QVERIFY(close(*m.peakMemMiB, 3000.0 + 500 * m.mbs));
     }
     // mbs 3 lies halfway between 2 (18 ms) and 4 (34 ms): 26 ms.
-    const Measurement* three = findRow(r.rows, Axis::MbsPerMicroBatches, 3);
+    const Measurement* three = findRow(r.rows, kMbs, 3);
     QVERIFY(three);
     QVERIFY(close(*three->iterationTimeMs, 26.0));
 }
@@ -360,8 +351,8 @@ void TestAugmenter::superlinearSeqLen()
     QVERIFY(std::abs(t->r2 - 0.9491627) < 1e-6);
     QCOMPARE(findFit(*s, Metric::PeakMemMiB)->trend, Trend::StrongLinear);
     // Only the 4 midpoints, one per gap.
-    QCOMPARE(axisValues(r.rows, Axis::SeqLen), (std::vector<int>{724, 1448, 2896, 5793}));
-    const Measurement* m = findRow(r.rows, Axis::SeqLen, seq);
+    QCOMPARE(axisValues(r.rows, kSeqLen), (std::vector<int>{724, 1448, 2896, 5793}));
+    const Measurement* m = findRow(r.rows, kSeqLen, seq);
     QVERIFY(m);
     QVERIFY(close(*m->iterationTimeMs, time));
     QVERIFY(close(*m->peakMemMiB, mem));
@@ -491,7 +482,7 @@ void TestAugmenter::mbsKeepsGbsDivisible()
     const auto in = sweep(
         base, "m", Axis::Mbs, mbs, [](int x) { return 100.0 + 50 * x; }, [](int x) { return 1000.0 + 300 * x; });
     const auto r = Augmenter::augment(in);
-    QCOMPARE(axisValues(r.rows, Axis::Mbs), expected);
+    QCOMPARE(axisValues(r.rows, kMbs), expected);
     for (const Measurement& m : r.rows)
         QCOMPARE(m.gbs % (m.mbs * m.dp), 0);
 }
@@ -522,13 +513,58 @@ void TestAugmenter::tpOnlyAtPowersOfTwo()
         for (Measurement& m : in)
             m.numGpus = m.tp + 1;
     const auto r = Augmenter::augment(in);
-    QCOMPARE(axisValues(r.rows, Axis::Tp), std::vector<int>{4});
+    QCOMPARE(axisValues(r.rows, kTp), std::vector<int>{4});
     const Measurement& m = r.rows[0];
     QCOMPARE(m.numGpus, numGpus);
     QVERIFY(close(stageRows ? *m.stageTimeMs : *m.iterationTimeMs, 1800.0));
     QVERIFY(close(*m.peakMemMiB, 56000.0)); // 58000 - 6000 * 2/6
     QCOMPARE(QString::fromStdString(m.runId), stageRows ? QString("tp2~tp=4~stage=0") : QString("tp2~tp=4"));
     QVERIFY(MeasurementCsv::parse(MeasurementCsv::write(r.rows), "aug.csv").rows == r.rows);
+}
+
+// Each axis is one column of the measurement, written and read back; the
+// micro-batch axis at a fixed number of micro-batches also moves gbs so that
+// G = gbs / (mbs x dp) stays (by hand: mbs 2, dp 4, gbs 64 gives G = 8; mbs 3
+// then needs gbs 8 x 3 x 4 = 96; blanking leaves -G = -8).
+void TestAugmenter::axisReadsAndWritesItsColumn_data()
+{
+    QTest::addColumn<int>("axis");
+    QTest::addColumn<int>("value");
+    QTest::addColumn<QString>("column");
+    QTest::addColumn<int>("gbs");
+    QTest::newRow("mbs") << int(Axis::Mbs) << 3 << "mbs" << 64;
+    QTest::newRow("seq_len") << int(Axis::SeqLen) << 8192 << "seq_len" << 64;
+    QTest::newRow("stage_layers") << int(Axis::StageLayers) << 7 << "stage_layers" << 64;
+    QTest::newRow("num_layers") << int(Axis::NumLayers) << 40 << "num_layers" << 64;
+    QTest::newRow("tp") << int(Axis::Tp) << 8 << "tp" << 64;
+    QTest::newRow("query_groups") << int(Axis::QueryGroups) << 8 << "query_groups" << 64;
+    QTest::newRow("mbs at fixed G") << int(Axis::MbsPerMicroBatches) << 3 << "mbs" << 96;
+    QTest::newRow("mbs at fixed G, blanked") << int(Axis::MbsPerMicroBatches) << 0 << "mbs" << -8;
+}
+
+void TestAugmenter::axisReadsAndWritesItsColumn()
+{
+    QFETCH(int, axis);
+    QFETCH(int, value);
+    QFETCH(QString, column);
+    QFETCH(int, gbs);
+    Measurement m = stageRow("A100-80GB", "r", 0, 2);
+    m.mbs = 2;
+    m.dp = 4;
+    m.gbs = 64;
+    Augmenter::setAxis(static_cast<Axis>(axis), m, value);
+    const std::map<QString, int> columns{{"mbs", m.mbs},
+                                         {"seq_len", m.seqLen},
+                                         {"stage_layers", m.stageLayers.value_or(0)},
+                                         {"num_layers", m.numLayers},
+                                         {"tp", m.tp},
+                                         {"query_groups", m.queryGroups}};
+    const std::map<QString, int> before{{"mbs", 2}, {"seq_len", 4096}, {"stage_layers", 16},
+                                        {"num_layers", 32}, {"tp", 1}, {"query_groups", 32}};
+    for (const auto& [name, v] : columns)
+        QCOMPARE(v, name == column ? value : before.at(name));
+    QCOMPARE(m.gbs, gbs);
+    QCOMPARE(Augmenter::axisValue(static_cast<Axis>(axis), m), value);
 }
 
 void TestAugmenter::stageLayersKeepNumLayers()
@@ -538,7 +574,7 @@ void TestAugmenter::stageLayersKeepNumLayers()
         stageRow("GPU", "", 0, 2), "s", Axis::StageLayers, {4, 10, 16, 22, 28}, [](int x) { return 10.0 * x + 5; },
         [](int x) { return 1000.0 + 500 * x; });
     const auto r = Augmenter::augment(in);
-    QCOMPARE(axisValues(r.rows, Axis::StageLayers), (std::vector<int>{6, 8, 12, 14, 18, 20, 24, 26}));
+    QCOMPARE(axisValues(r.rows, kStageLayers), (std::vector<int>{6, 8, 12, 14, 18, 20, 24, 26}));
     for (const Measurement& m : r.rows) {
         QCOMPARE(m.numLayers, 32);
         QCOMPARE(*m.stage, 0);
@@ -576,7 +612,7 @@ void TestAugmenter::stagesOfOneRunShareTheRunId()
     QCOMPARE(ids.size(), std::size_t(8));
     QVERIFY(ids.count("m1~mbs=2"));
     // Stage 1 at mbs 2: 40 + 1 + 20 * 2 = 81.
-    QCOMPARE(*findRow(r.rows, Axis::Mbs, 2, 1)->stageTimeMs, 81.0);
+    QCOMPARE(*findRow(r.rows, kMbs, 2, 1)->stageTimeMs, 81.0);
     auto all = in;
     all.insert(all.end(), r.rows.begin(), r.rows.end());
     QVERIFY(MeasurementCsv::parse(MeasurementCsv::write(all), "all.csv").rows == all);
@@ -597,8 +633,8 @@ void TestAugmenter::repeatsAreAveraged()
     QCOMPARE(r.sweeps.size(), std::size_t(1));
     QCOMPARE(r.sweeps[0].rows, 6);
     QCOMPARE(r.sweeps[0].xs.size(), std::size_t(5));
-    QCOMPARE(*findRow(r.rows, Axis::Mbs, 5)->iterationTimeMs, 350.0);
-    QCOMPARE(*findRow(r.rows, Axis::Mbs, 3)->iterationTimeMs, 250.0);
+    QCOMPARE(*findRow(r.rows, kMbs, 5)->iterationTimeMs, 350.0);
+    QCOMPARE(*findRow(r.rows, kMbs, 3)->iterationTimeMs, 250.0);
 }
 
 void TestAugmenter::interpolatedInputIsIgnored()

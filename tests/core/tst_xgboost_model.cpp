@@ -12,7 +12,6 @@
 #include <QtTest/QtTest>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -234,39 +233,6 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, syntheticModel().predict(row, 1, 2, out));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                                  XgboostModel::train({1, 2, 3}, 1, 3, {1}, XgboostModel::TrainParams()));
-    }
-
-    void predictCallTiming()
-    {
-        // Informal: the cost of one call for 1 row and for 10,000 rows.
-        const XgboostModel& model = syntheticModel();
-        std::mt19937 rng(1);
-        std::uniform_real_distribution<float> u(0.0f, 1.0f);
-        const std::size_t n = 10000;
-        std::vector<float> features(3 * n);
-        for (float& v : features) v = u(rng);
-        std::vector<float> out(2 * n);
-        model.predict(features.data(), 1, 3, out.data());  // warm-up
-        using clock = std::chrono::steady_clock;
-        auto t0 = clock::now();
-        constexpr int reps = 50;
-        for (int i = 0; i < reps; ++i) model.predict(features.data(), 1, 3, out.data());
-        const double oneRowUs = std::chrono::duration<double, std::micro>(clock::now() - t0).count() / reps;
-        t0 = clock::now();
-        model.predict(features.data(), n, 3, out.data());
-        const double batchUs = std::chrono::duration<double, std::micro>(clock::now() - t0).count();
-        // The same model with one OpenMP thread (TOOLCHAIN.md: best for one-row calls).
-        XgboostModel single = XgboostModel::loadJson(model.saveJson());
-        single.setThreads(1);
-        t0 = clock::now();
-        for (int i = 0; i < reps; ++i) single.predict(features.data(), 1, 3, out.data());
-        const double oneRowUs1 = std::chrono::duration<double, std::micro>(clock::now() - t0).count() / reps;
-        t0 = clock::now();
-        single.predict(features.data(), n, 3, out.data());
-        const double batchUs1 = std::chrono::duration<double, std::micro>(clock::now() - t0).count();
-        qInfo("predict (400 trees, depth 6), default threads: 1 row %.1f us/call, 10,000 rows %.0f us/call "
-              "(%.2f us/row); nthread=1: 1 row %.1f us/call, 10,000 rows %.0f us/call",
-              oneRowUs, batchUs, batchUs / n, oneRowUs1, batchUs1);
     }
 
     void learnedPredictorRecoversPerTypeFactor()
