@@ -20,7 +20,6 @@ private slots:
     void perMeshStagesSayTheirShape();
     void clearAndExport();
     void headroomLabelsDoNotRunTogether();
-    void screenshots();
 
 private:
     Cluster cluster_;
@@ -171,29 +170,6 @@ void TestMemoryBars::clearAndExport()
     QVERIFY(QFileInfo(dir.filePath(QStringLiteral("m.pdf"))).size() > 1000);
     w.clear();
     QCOMPARE(w.barCount(), 0);
-}
-
-void TestMemoryBars::screenshots()
-{
-    MemoryBars w;
-    w.resize(1200, 700);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    // The plan with the most GPUs among the top lists: the 20-GPU readability case.
-    const Plan* widest = &result_.best.front();
-    for (const auto* list : {&result_.best, &result_.fastest})
-        for (const Plan& p : *list)
-            if (p.tp * p.dp * p.pp > widest->tp * widest->dp * widest->pp)
-                widest = &p;
-    w.setPlan(*widest, cluster_);
-    w.plot()->replot();
-    QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-memory.png")));
-
-    Plan over = result_.best.front();
-    over.stages[1].memory.activationsMiB += over.stages[1].capacityMiB - over.stages[1].memory.totalMiB() + 1.2 * 1024;
-    w.setPlan(over, cluster_);
-    w.plot()->replot();
-    QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-memory-over.png")));
 }
 
 QTEST_MAIN(TestMemoryBars)

@@ -277,31 +277,7 @@ private slots:
         QCOMPARE(label->text(), why);
         QCOMPARE(panel.autoExplanation(), why);
     }
-
-    // Renders the panel for a person to look at: MEMX_SCREENSHOT_DIR=/tmp.
-    void screenshot_data()
-    {
-        QTest::addColumn<ProfileKind>("kind");
-        QTest::newRow("custom") << ProfileKind::Custom;
-        QTest::newRow("auto") << ProfileKind::Auto;
-    }
-    void screenshot()
-    {
-        QFETCH(ProfileKind, kind);
-        const QString dir = qEnvironmentVariable("MEMX_SCREENSHOT_DIR");
-        if (dir.isEmpty())
-            QSKIP("set MEMX_SCREENSHOT_DIR to save a screenshot");
-        ObjectivePanel panel;
-        panel.setObjective(customSpec({0.5, 0.2, 0.3}));
-        panel.setAutoExplanation("auto chose safety-first: the fastest plan leaves only 1.1% headroom");
-        panel.profileButton(kind)->click();
-        panel.resize(420, panel.sizeHint().height());
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        QVERIFY(panel.grab().save(QString("%1/panels-objective-%2.png").arg(dir, toString(kind))));
-    }
 };
-
 
 QTEST_MAIN(TestObjectivePanel)
 #include "tst_objective_panel.moc"

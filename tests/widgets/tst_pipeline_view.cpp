@@ -5,7 +5,6 @@
 
 #include <QFileInfo>
 #include <QTemporaryDir>
-#include <QPainter>
 #include <QtTest>
 
 using namespace memx;
@@ -40,7 +39,6 @@ private slots:
     void viewFollowsPlan();
     void headersFitTheirCells_data();
     void headersFitTheirCells();
-    void screenshots();
 
 private:
     SearchResult result_;
@@ -246,26 +244,8 @@ void TestPipelineView::headersFitTheirCells()
             QVERIFY(cells[c].left() > cells[c - 1].right());
     }
     QVERIFY(cells.back().right() <= target.right());
-    QImage img(target.size(), QImage::Format_RGB32);
-    QPainter p(&img);
-    w.paintTo(p, target);
-    p.end();
-    img.save(QStringLiteral("/tmp/plots-pipeline-%1.png").arg(width));
 }
 
-void TestPipelineView::screenshots()
-{
-    PipelineView w;
-    w.resize(1200, 700);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.setPlan(result_.best.front());
-    QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-pipeline.png")));
-    Plan many = result_.best.front();
-    many.microBatches = 64;
-    w.setPlan(many);
-    QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-pipeline-g64.png")));
-}
 
 QTEST_MAIN(TestPipelineView)
 #include "tst_pipeline_view.moc"

@@ -179,20 +179,6 @@ private slots:
         QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
         QCOMPARE(view.columnCount(), int(result_.profileBests.size()) + 1);
     }
-
-    // Renders the view for a person to look at: MEMX_SCREENSHOT_DIR=/tmp.
-    void screenshot()
-    {
-        const QString dir = qEnvironmentVariable("MEMX_SCREENSHOT_DIR");
-        if (dir.isEmpty())
-            QSKIP("set MEMX_SCREENSHOT_DIR to save a screenshot");
-        ProfileComparisonView view;
-        view.resize(1200, 400);
-        view.setResult(result_);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QVERIFY(view.grab().save(dir + "/panels-profile-comparison.png"));
-    }
 };
 
 QTEST_MAIN(TestProfileComparisonView)

@@ -277,29 +277,6 @@ private slots:
         else
             QVERIFY(!reason.isEmpty());
     }
-
-    // Renders the panel for a person to look at: MEMX_SCREENSHOT_DIR=/tmp.
-    void screenshot_data()
-    {
-        QTest::addColumn<QString>("microBatches");
-        QTest::newRow("valid") << "1,2,4";
-        QTest::newRow("invalid") << "1,x";
-    }
-    void screenshot()
-    {
-        QFETCH(QString, microBatches);
-        const QString dir = qEnvironmentVariable("MEMX_SCREENSHOT_DIR");
-        if (dir.isEmpty())
-            QSKIP("set MEMX_SCREENSHOT_DIR to save a screenshot");
-        SetupPanel panel;
-        panel.setModel(ModelSpec::resolve("llama2-7b"));
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        typeInto(panel.findChild<QLineEdit*>("microBatches"), microBatches);
-        QCoreApplication::processEvents();  // the layout requests posted by showing/hiding the reason
-        panel.resize(420, panel.sizeHint().height());
-        QVERIFY(panel.grab().save(QString("%1/panels-setup-%2.png").arg(dir, QTest::currentDataTag())));
-    }
 };
 
 QTEST_MAIN(TestSetupPanel)
