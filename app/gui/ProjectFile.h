@@ -28,6 +28,9 @@ struct Project {
     static Project fromJson(const nlohmann::json& doc, const std::string& file);
     static Project load(const std::string& file);
     void save(const std::string& file) const;  // atomic
+    // Field by field (the JSON parts as JSON values): a project read back
+    // must equal the one written.
+    bool operator==(const Project&) const = default;
 };
 
 }  // namespace memx

@@ -280,7 +280,12 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
         j.fail("stage layers add up to " + std::to_string(layerSum) + " but model " + model.name + " has "
                    + std::to_string(model.numLayers),
                "stages");
-    if (p.perMesh()) {
+    if (!p.perMesh()) {
+        // A uniform plan's stages have the plan's shape, which a Plan says
+        // with 0 (PlanBuilder): the plan read is the plan written.
+        for (StagePlan& s : p.stages)
+            s.tp = s.dp = s.microBatch = 0;
+    } else {
         // FlagScale's rules for process meshes (reference: its arguments.py).
         if (p.schedule == Schedule::Interleaved)
             j.fail("a per-mesh plan cannot interleave: FlagScale's heterogeneous training has no virtual pipeline",

@@ -28,6 +28,7 @@ struct MemoryBreakdown {
     {
         return k == MemoryKind::Allocated ? allocatedMiB() : k == MemoryKind::Reserved ? reservedMiB() : totalMiB();
     }
+    bool operator==(const MemoryBreakdown&) const = default;
 };
 
 }  // namespace memx

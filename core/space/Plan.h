@@ -45,6 +45,7 @@ struct StagePlan {
     double headroom() const { return capacityMiB > 0 ? 1.0 - memory.totalMiB() / capacityMiB : 0; }
     bool spansGroups() const { return groups.size() > 1; }
     std::string label() const;  // "a100#1", or "n0+n1" for a stage over whole nodes
+    bool operator==(const StagePlan&) const = default;
 };
 
 // A complete training configuration with its predicted cost.
@@ -96,6 +97,8 @@ struct Plan {
     double minHeadroom() const;
     // The same with every stage's peak at the prediction's upper bound, peak x (1 + uncertainty).
     double minHeadroomAtUpper() const;
+    // Field by field: what a reader must give back of what a writer wrote.
+    bool operator==(const Plan&) const = default;
 };
 
 }  // namespace memx

@@ -157,6 +157,18 @@ void TestPerMeshPlans::planFileStatesMeshesAndReadsBack()
     QVERIFY(!u.contains("meshes"));
     QVERIFY(!u.at("stages").at(0).contains("tp"));
     QVERIFY(!PlanJsonReader::fromJson(u, "uniform.json").plan.perMesh());
+    QVERIFY(PlanJsonReader::fromJson(u, "uniform.json").plan == uni.best.front());
+    // A searched per-mesh plan reads back as the search made it, field by field.
+    const SearchResult per = SearchEngine::run(request(MeshMode::PerType));
+    bool anyPerMesh = false;
+    for (const Plan& p : per.best) {
+        if (!p.perMesh())
+            continue;
+        anyPerMesh = true;
+        const nlohmann::json pj = PlanJson::planDocument(problemOf(request(MeshMode::PerType)), "analytic", p);
+        QVERIFY(PlanJsonReader::fromJson(pj, "per-mesh.json").plan == p);
+    }
+    QVERIFY(anyPerMesh);
 }
 
 void TestPerMeshPlans::planFileBreakingFlagScaleRuleRefused_data()
