@@ -1,5 +1,7 @@
 #include "MainWindow.h"
 
+#include "CountText.h"
+
 #include "ClusterCanvas.h"
 #include "ClusterDocument.h"
 #include "ElidedLabel.h"
@@ -355,8 +357,13 @@ void MainWindow::createMenus()
     connect(logAxes, &QAction::toggled, this, [this](bool on) { pareto_->setLogAxes(on); });
     view->addAction(tr("&Reset Plot View"), this, [this] { pareto_->resetView(); });
     view->addSeparator();
-    for (auto* dock : findChildren<QDockWidget*>())
-        view->addAction(dock->toggleViewAction());
+    for (auto* dock : findChildren<QDockWidget*>()) {
+        // A menu reads '&' as the mnemonic mark: "Model & Setup" showed as
+        // "Model _Setup". The title's '&' is a character here.
+        QAction* toggle = dock->toggleViewAction();
+        toggle->setText(dock->windowTitle().replace(QLatin1Char('&'), QLatin1String("&&")));
+        view->addAction(toggle);
+    }
 
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About MemX Workbench"), this, &MainWindow::about);
@@ -518,6 +525,7 @@ void MainWindow::createStatusBar()
 {
     // Long status and plan lines elide rather than widen the window.
     statusLabel_ = new ElidedLabel(tr("Ready"), this);
+    statusLabel_->setObjectName(QStringLiteral("statusLabel"));
     progress_ = new QProgressBar(this);
     progress_->setRange(0, 1000);
     progress_->setMaximumWidth(260);
@@ -617,9 +625,40 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     setCurrentFile(file);
     updateStaleness();
     updateExportActions();
+    showSavedResult(file);
     if (!predictorError.isEmpty())
         statusLabel_->setText(tr("The project's predictor was not loaded (searching with the analytic one): %1")
                                   .arg(predictorError));
+}
+
+// A project saved after a search holds its best plan (last_result): shown in
+// the Memory and Pipeline tabs when the project opens, so that it does not
+// look as if it had never been searched. The plot, the rankings and exports
+// need the whole search, which F5 runs again.
+void MainWindow::showSavedResult(const QString& file)
+{
+    if (!lastResultSummary_.is_object() || !lastResultSummary_.contains("best"))
+        return;
+    try {
+        const Cluster cluster = document_->cluster();
+        const ModelSpec model = setupPanel_->model();
+        const JsonReader best(lastResultSummary_.at("best"), file.toStdString(), "/last_result/best");
+        const Plan plan = PlanJsonReader::planFromJson(best, cluster, model, setupPanel_->setup().distributedOptimizer);
+        bars_->setPlan(plan, cluster);
+        pipeline_->setPlan(plan);
+        const auto feasible = lastResultSummary_.value("feasible", std::uint64_t{0});
+        statusLabel_->setText(tr("Saved result: best plan %1 s per iteration, peak %2 GiB, of %3 feasible plans. "
+                                 "Press F5 to search again for the plot, the rankings and exports.")
+                                  .arg(plan.iterationMs / 1000.0, 0, 'f', 2)
+                                  .arg(plan.maxMemMiB / 1024.0, 0, 'f', 1)
+                                  .arg(CountText::compact(static_cast<std::uint64_t>(feasible))));
+        statusLabel_->setToolTip(tr("%1 feasible plans").arg(CountText::exact(feasible)));
+    } catch (const std::exception& e) {
+        // The cluster or model was edited by hand since: say so, keep the project.
+        statusLabel_->setText(tr("The project's saved result no longer fits its cluster or model (%1); press F5 to "
+                                 "search again.")
+                                  .arg(QString::fromUtf8(e.what())));
+    }
 }
 
 Project MainWindow::currentProject() const
@@ -918,17 +957,10 @@ QString MainWindow::predictorLabel(const std::shared_ptr<const Predictor>& predi
 MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QString& destination)
 {
     ExportOutcome out;
+    out.message = exportRefusal();
+    if (!out.message.isEmpty())
+        return out;
     const SearchResult* r = result();
-    if (!r || r->best.empty()) {
-        out.message = tr("Nothing to export: run a search first.");
-        return out;
-    }
-    if (!staleChanges_.empty()) {
-        out.message = tr("Not exported: the results were computed before %1 changed. Press Run (F5) to plan "
-                         "the project as it is now, then export.")
-                          .arg(qs(RequestChanges::describe(staleChanges_)));
-        return out;
-    }
     const Plan* plan = planByKey(selectedKey_);
     if (!plan)
         plan = &r->best.front();
@@ -981,10 +1013,26 @@ MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QStr
     return out;
 }
 
+// Why no plan can be exported now (no result, or a result of other
+// settings); empty when one can. Asked before the folder dialog, so that a
+// user does not pick a folder only to be told the plan is stale.
+QString MainWindow::exportRefusal() const
+{
+    const SearchResult* r = result();
+    if (!r || r->best.empty())
+        return tr("Nothing to export: run a search first.");
+    if (!staleChanges_.empty())
+        return tr("Not exported: the results were computed before %1 changed. Press Run (F5) to plan "
+                  "the project as it is now, then export.")
+            .arg(qs(RequestChanges::describe(staleChanges_)));
+    return {};
+}
+
 void MainWindow::exportPlanDialog(ExportTarget target)
 {
-    if (!result() || result()->best.empty()) {
-        QMessageBox::information(this, tr("Export plan"), tr("Run a search first: there is no plan to export."));
+    if (const QString refusal = exportRefusal(); !refusal.isEmpty()) {
+        statusLabel_->setText(refusal);
+        QMessageBox::warning(this, tr("Plan not exported"), refusal);
         return;
     }
     QString destination;
@@ -1214,13 +1262,21 @@ void MainWindow::onSearchStarted()
 void MainWindow::onSearchProgress(const SearchProgress& p)
 {
     progress_->setValue(p.permille);
-    QString left = p.remainingS >= 0 ? tr(", about %1 s left").arg(p.remainingS, 0, 'f', 1) : tr(", estimating time left…");
-    statusLabel_->setText(tr("Phase %1: explored %L2, pruned %L3, feasible %L4%5")
+    // An estimate under a second while the search still runs says nothing
+    // true (the last phase's share is a guess): "finishing" instead of a
+    // "0.0 s left" that can stand for seconds.
+    const QString left = p.remainingS < 0 ? tr(", estimating time left…")
+        : p.remainingS < 1                ? tr(", finishing…")
+                                          : tr(", about %1 s left").arg(p.remainingS, 0, 'f', p.remainingS < 10 ? 1 : 0);
+    statusLabel_->setText(tr("Phase %1: explored %2, pruned %3, feasible %4%5")
                               .arg(p.phase)
-                              .arg(p.explored)
-                              .arg(p.pruned)
-                              .arg(p.feasible)
-                              .arg(left));
+                              .arg(CountText::compact(static_cast<std::uint64_t>(p.explored)),
+                                   CountText::compact(static_cast<std::uint64_t>(p.pruned)),
+                                   CountText::compact(static_cast<std::uint64_t>(p.feasible)), left));
+    statusLabel_->setToolTip(tr("Explored %1, pruned %2, feasible %3 (exact; explored and pruned depend on how the "
+                                "threads shared the work)")
+                                 .arg(CountText::exact(p.explored), CountText::exact(p.pruned),
+                                      CountText::exact(p.feasible)));
     if (!p.liveFront.empty())
         pareto_->setLiveFront(p.liveFront);
 }
@@ -1332,12 +1388,18 @@ void MainWindow::onSearchFinished()
         statusLabel_->setText(tr("Incomplete: the best plans found so far, not necessarily the best of the space (%1)")
                                   .arg(qs(r.incomplete)));
     else
-        statusLabel_->setText(tr("%L1 feasible plans covered, %L2 composed, in %3 s (%4 predictor, %L5 candidates/s)")
-                                  .arg(r.stats.feasible)
-                                  .arg(r.stats.explored)
+        statusLabel_->setText(tr("%1 feasible plans covered, %2 composed, in %3 s (%4 predictor, %5 candidates/s)")
+                                  .arg(CountText::compact(static_cast<std::uint64_t>(r.stats.feasible)),
+                                       CountText::compact(static_cast<std::uint64_t>(r.stats.explored)))
                                   .arg(r.stats.wallS, 0, 'f', 2)
-                                  .arg(predictorLabel(controller_->lastRequest().predictor, r.predictorName))
-                                  .arg(static_cast<qlonglong>(r.stats.candidatesPerS)));
+                                  .arg(predictorLabel(controller_->lastRequest().predictor, r.predictorName),
+                                       CountText::compact(r.stats.candidatesPerS)));
+    // The exact counts, and which of them a second run of the same search
+    // reproduces: the feasible count is counted, the composed one depends on
+    // the order the threads met the plans.
+    statusLabel_->setToolTip(tr("%1 feasible plans (exact, the same on every run of this search); %2 composed while "
+                                "exploring (varies with thread timing from run to run)")
+                                 .arg(CountText::exact(r.stats.feasible), CountText::exact(r.stats.explored)));
     // Valid but likely not meant (a global batch that makes hours per iteration).
     QStringList notices;
     if (!r.best.empty())

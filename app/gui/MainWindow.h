@@ -138,6 +138,8 @@ private:
     void createMenus();
     void createDocks();
     void createStatusBar();
+    QString exportRefusal() const;
+    void showSavedResult(const QString& file);
     void loadProject(const Project& project, const QString& file);
     void setCurrentFile(const QString& file);
     void updateTitle();

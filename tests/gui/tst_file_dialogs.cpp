@@ -7,15 +7,18 @@
 #include "ClusterDocument.h"
 #include "FileDialogs.h"
 #include "MainWindow.h"
+#include "SetupPanel.h"
 #include "TestPaths.h"
 #include "TestWindow.h"
 
 #include "hardware/Cluster.h"
+#include "model/ModelSpec.h"
 
 #include <QApplication>
 #include <QFileDialog>
 #include <QLineEdit>
 #include <QSettings>
+#include <QMessageBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -93,6 +96,7 @@ private slots:
     void importIsOneUndoStepFromTheRememberedFolder();
     void cancelChangesNothing();
     void plotSuffixFollowsTheFilter();
+    void staleExportRefusedBeforeTheFolderDialog();
     void safeFileNames_data();
     void safeFileNames();
 
@@ -185,6 +189,41 @@ void TestFileDialogs::plotSuffixFollowsTheFilter()
     QFile pdf(dir_.filePath(QStringLiteral("front.pdf")));
     QVERIFY(pdf.open(QIODevice::ReadOnly));
     QVERIFY(pdf.read(5) == "%PDF-");
+}
+
+// Issue #35 item 6: a stale plan was refused only after the user had chosen a
+// folder. Now the refusal comes first and no folder dialog opens.
+void TestFileDialogs::staleExportRefusedBeforeTheFolderDialog()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    QVERIFY(test::runAndWait(w));
+    w.findChild<SetupPanel*>()->setModel(ModelSpec::resolve("llama2-13b"));
+    QVERIFY(!w.staleChanges().empty());
+    QStringList seen;  // the modal windows that opened, in order
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        QWidget* modal = QApplication::activeModalWidget();
+        if (auto* box = qobject_cast<QMessageBox*>(modal)) {
+            seen << QStringLiteral("message: ") + box->text();
+            box->reject();
+        } else if (auto* d = qobject_cast<QFileDialog*>(modal)) {
+            seen << QStringLiteral("file dialog");
+            d->reject();
+        }
+    });
+    poll.start(20);
+    for (const QString& text : {QStringLiteral("&Megatron-LM launch scripts..."), QStringLiteral("&FlagScale config...")}) {
+        QAction* a = action(w, text);
+        QVERIFY2(a, qPrintable(text));
+        seen.clear();
+        a->trigger();
+        QCOMPARE(seen.size(), 1);
+        QVERIFY2(seen.front().startsWith(QStringLiteral("message: Not exported: the results were computed before the model "
+                                                        "changed")),
+                 qPrintable(seen.front()));
+        QVERIFY2(status(w).startsWith(QStringLiteral("Not exported")), qPrintable(status(w)));
+    }
 }
 
 void TestFileDialogs::safeFileNames_data()
