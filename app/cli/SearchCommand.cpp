@@ -531,6 +531,9 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         const bool haveNodeLoss = wantNodeLoss && r.error.empty() && !r.best.empty();
         if (haveNodeLoss)
             nodeLossResult = NodeLossWhatIf::run(req, r, nodeLoss);
+        // Every file of the command is written as one set at the end
+        // (writeFilesAtomically): a full disk leaves all of them as they were.
+        std::vector<OutputFile> outputs;
         if (!args->json.empty()) {
             nlohmann::json doc = PlanJson::search(req.problem, r);
             if (haveWhatIf)
@@ -539,7 +542,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                 doc["node_loss"] = NodeLossReport::json(nodeLossResult);
             if (haveChoice)
                 doc["node_choice"] = NodeChoiceReport::json(choiceResult);
-            writeFileAtomically(args->json, doc.dump(1) + "\n");
+            outputs.push_back({args->json, doc.dump(1) + "\n"});
         }
         std::string report;
         if (r.error.empty()) {
@@ -564,7 +567,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                 report += NodeChoiceReport::text(choiceResult, choice);
             if (!args->simplex.empty()) {
                 const SimplexMap map = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
-                writeFileAtomically(args->simplex, SimplexReport::csv(map, req.problem.cluster));
+                outputs.push_back({args->simplex, SimplexReport::csv(map, req.problem.cluster)});
                 report += SimplexReport::summary(map, req.problem.cluster);
             }
             if (args->stats)
@@ -577,11 +580,15 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                 report += TextReport::stats(r);
         }
         if (!args->csv.empty())
-            writeFileAtomically(args->csv, CandidateCsv::write(r));
+            outputs.push_back({args->csv, CandidateCsv::write(r)});
         if (!args->runsOut.empty() && r.error.empty())
-            MeasurementCsv::save(args->runsOut, planRuns(req, r, static_cast<std::size_t>(args->runsCount)), MeasurementCsv::Kind::RunList);
+            outputs.push_back({args->runsOut,
+                               MeasurementCsv::checkedText(args->runsOut,
+                                                           planRuns(req, r, static_cast<std::size_t>(args->runsCount)),
+                                                           MeasurementCsv::Kind::RunList)});
         if (!args->report.empty())
-            writeFileAtomically(args->report, report);
+            outputs.push_back({args->report, report});
+        writeFilesAtomically(outputs);
         if (!r.incomplete.empty() && args->quiet)
             std::cerr << "incomplete: " << r.incomplete << "\n";
         if (!r.error.empty()) {

@@ -33,7 +33,9 @@ public:
     {
         fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (fd_ < 0)
-            throw InputError(path_.string(), "", "cannot create the export lock: " + errnoText());
+            throw InputError(path_.parent_path().string(), "",
+                             "cannot create the export's lock file " + path_.filename().string() + " in this folder: "
+                                 + errnoText());
         if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
             ::close(fd_);
             fd_ = -1;
@@ -237,6 +239,14 @@ void ExportFolder::write(const std::string& dirText, const std::vector<ExportedF
             fs::remove_all(old, ec);
         }
         syncDir(parent);
+    } catch (const InputError& e) {
+        fs::remove_all(tmp, ec);
+        // Name the file where the user will look for it, in the export
+        // folder, not in the temporary folder just removed.
+        const std::string t = tmp.string();
+        if (e.file().compare(0, t.size(), t) != 0)
+            throw;
+        throw InputError((dir / fs::path(e.file().substr(t.size())).relative_path()).string(), e.field(), e.reason());
     } catch (...) {
         fs::remove_all(tmp, ec);
         throw;

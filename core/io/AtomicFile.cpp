@@ -85,44 +85,70 @@ void AtomicWrites::setDoneHook(void (*hook)())
 
 void writeFileAtomically(const std::string& path, const std::string& content)
 {
+    writeFilesAtomically({{path, content}});
+}
+
+void writeFilesAtomically(const std::vector<OutputFile>& files)
+{
     const WriteInProgress guard;
     namespace fs = std::filesystem;
-    fs::path target(path);
-    fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    removeAbandonedTemps(dir);
-    std::string tmpl = (dir / ("." + target.filename().string() + kTempMark + std::to_string(::getpid()) + "-XXXXXX")).string();
-    int fd = ::mkstemp(tmpl.data());
-    if (fd < 0)
-        throw InputError(path, "", std::string("cannot create temporary file: ") + std::strerror(errno));
-    const char* data = content.data();
-    std::size_t left = content.size();
-    while (left > 0) {
-        ssize_t n = ::write(fd, data, left);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            int err = errno;
-            ::close(fd);
-            ::unlink(tmpl.c_str());
-            throw InputError(path, "", std::string("write failed: ") + std::strerror(err));
+    struct Staged {
+        const OutputFile* file;
+        fs::path dir;
+        std::string temp;
+    };
+    std::vector<Staged> staged;
+    const auto discard = [&] {
+        for (const Staged& s : staged)
+            ::unlink(s.temp.c_str());
+    };
+    for (const OutputFile& f : files) {
+        fs::path target(f.path);
+        fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        removeAbandonedTemps(dir);
+        std::string tmpl =
+            (dir / ("." + target.filename().string() + kTempMark + std::to_string(::getpid()) + "-XXXXXX")).string();
+        const int fd = ::mkstemp(tmpl.data());
+        if (fd < 0) {
+            const int err = errno;
+            discard();
+            throw InputError(f.path, "", std::string("cannot create temporary file: ") + std::strerror(err));
         }
-        data += n;
-        left -= static_cast<std::size_t>(n);
+        staged.push_back({&f, dir, tmpl});
+        const char* data = f.content.data();
+        std::size_t left = f.content.size();
+        while (left > 0) {
+            const ssize_t n = ::write(fd, data, left);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                const int err = errno;
+                ::close(fd);
+                discard();
+                throw InputError(f.path, "", std::string("write failed: ") + std::strerror(err));
+            }
+            data += n;
+            left -= static_cast<std::size_t>(n);
+        }
+        ::fchmod(fd, 0644);
+        if (::fsync(fd) != 0 || ::close(fd) != 0) {
+            const int err = errno;
+            discard();
+            throw InputError(f.path, "", std::string("flush failed: ") + std::strerror(err));
+        }
     }
-    ::fchmod(fd, 0644);
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        int err = errno;
-        ::unlink(tmpl.c_str());
-        throw InputError(path, "", std::string("flush failed: ") + std::strerror(err));
+    for (std::size_t i = 0; i < staged.size(); ++i) {
+        if (std::rename(staged[i].temp.c_str(), staged[i].file->path.c_str()) != 0) {
+            const int err = errno;
+            for (std::size_t j = i; j < staged.size(); ++j)
+                ::unlink(staged[j].temp.c_str());
+            throw InputError(staged[i].file->path, "", std::string("rename failed: ") + std::strerror(err));
+        }
     }
-    if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
-        int err = errno;
-        ::unlink(tmpl.c_str());
-        throw InputError(path, "", std::string("rename failed: ") + std::strerror(err));
-    }
-    syncDirectory(dir);
+    for (const Staged& s : staged)
+        syncDirectory(s.dir);
 }
 
 }  // namespace memx

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace memx {
 
@@ -11,6 +12,17 @@ namespace memx {
 // that were killed (their process is gone) are removed by the next write in
 // the same directory. Throws InputError naming the file when anything fails.
 void writeFileAtomically(const std::string& path, const std::string& content);
+
+// The outputs of one command as one set: every file's temporary is written
+// and flushed before any is renamed, so a full disk or a failed write leaves
+// every target as it was (no new JSON beside the previous run's CSV). The
+// renames follow one another; a kill between two of them is the one window
+// left, and it leaves whole files only. Throws InputError naming the file.
+struct OutputFile {
+    std::string path;
+    std::string content;
+};
+void writeFilesAtomically(const std::vector<OutputFile>& files);
 
 // Process-wide bookkeeping of the writes in progress, for a program that
 // stops on a signal: it must not exit between a write's temporary file and

@@ -711,11 +711,16 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
     return out;
 }
 
+std::string MeasurementCsv::checkedText(const std::string& file, const std::vector<Measurement>& rows, Kind kind)
+{
+    std::string text = write(rows);
+    parse(text, file, kind);  // never write a file this reader would refuse
+    return text;
+}
+
 void MeasurementCsv::save(const std::string& file, const std::vector<Measurement>& rows, Kind kind)
 {
-    const std::string text = write(rows);
-    parse(text, file, kind);  // never write a file this reader would refuse
-    writeFileAtomically(file, text);
+    writeFileAtomically(file, checkedText(file, rows, kind));
 }
 
 }  // namespace memx

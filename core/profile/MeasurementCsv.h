@@ -35,6 +35,10 @@ public:
     static std::string write(const std::vector<Measurement>& rows);
     // Validates by parsing the text, then writes it atomically.
     static void save(const std::string& file, const std::vector<Measurement>& rows, Kind kind = Kind::Measurements);
+    // The text save() writes, validated the same way: for a command that
+    // writes it together with its other outputs (writeFilesAtomically).
+    static std::string checkedText(const std::string& file, const std::vector<Measurement>& rows,
+                                   Kind kind = Kind::Measurements);
 };
 
 }  // namespace memx

@@ -5,6 +5,7 @@
 // leaves no temporary file behind. A live writer's temporary file is not
 // touched.
 #include "io/AtomicFile.h"
+#include "io/InputError.h"
 
 #include <QDir>
 #include <QFile>
@@ -56,6 +57,7 @@ class TestAtomicFile : public QObject {
 private slots:
     void killedWriterLeavesOldOrNew();
     void liveWritersTemporaryIsKept();
+    void aFailedFileLeavesTheWholeSetAsItWas();
 };
 
 void TestAtomicFile::killedWriterLeavesOldOrNew()
@@ -131,6 +133,40 @@ void TestAtomicFile::liveWritersTemporaryIsKept()
     ::kill(sleeper, SIGKILL);
     ::waitpid(sleeper, nullptr, 0);
     QCOMPARE(filesIn(dir.path()), (QStringList{live, "other.json"}));
+}
+
+// Issue #37 item 7: the outputs of one command are one set. The last file
+// cannot be written (its folder is a regular file, as a full disk or a bad
+// path would stop it): the first two keep their previous content, and no
+// temporary file is left beside them.
+void TestAtomicFile::aFailedFileLeavesTheWholeSetAsItWas()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string json = dir.filePath("s.json").toStdString(), csv = dir.filePath("s.csv").toStdString();
+    writeFilesAtomically({{json, "old json\n"}, {csv, "old csv\n"}});
+    {
+        QFile blocker(dir.filePath("not-a-folder"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+    }
+    const std::string bad = dir.filePath("not-a-folder/s.txt").toStdString();
+    try {
+        writeFilesAtomically({{json, "new json\n"}, {csv, "new csv\n"}, {bad, "report\n"}});
+        QFAIL("a file that cannot be written was accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(e.file(), bad);  // the message names the file that failed, not a temporary one
+    }
+    const auto read = [](const std::string& file) {
+        QFile f(QString::fromStdString(file));
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    };
+    QCOMPARE(read(json), QStringLiteral("old json\n"));
+    QCOMPARE(read(csv), QStringLiteral("old csv\n"));
+    QCOMPARE(filesIn(dir.path()), (QStringList{"not-a-folder", "s.csv", "s.json"}));
+    // And when every file can be written, all of them are.
+    writeFilesAtomically({{json, "new json\n"}, {csv, "new csv\n"}});
+    QCOMPARE(read(json), QStringLiteral("new json\n"));
+    QCOMPARE(read(csv), QStringLiteral("new csv\n"));
 }
 
 QTEST_GUILESS_MAIN(TestAtomicFile)

@@ -141,6 +141,10 @@ void TestExportFolder::failedExportLeavesFolderAsItWas()
     bad.insert(bad.begin() + 2, ExportedFile{std::string(300, 'x'), "y", false});
     const QString why = refusal(out.toStdString(), bad);
     QVERIFY2(why.contains("cannot write"), qPrintable(why));
+    // The message names the file in the export folder the user gave, not in
+    // the temporary folder the export was written to (and has removed).
+    QVERIFY2(why.startsWith(QDir(out).absoluteFilePath(QString(300, 'x')) + ":"), qPrintable(why));
+    QVERIFY2(!why.contains(".memx-export-"), qPrintable(why));
     QCOMPARE(files(out), before);
     QCOMPARE(text(out + "/hostfile"), QString("A\n"));
     QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList{"plan"});
