@@ -91,6 +91,12 @@ else()
   install(FILES "${MEMX_PACKAGING_BINARY_DIR}/changelog" DESTINATION "${MEMX_DOCDIR}")
 endif()
 install(FILES "${MEMX_PACKAGING_DIR}/copyright" "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${MEMX_DOCDIR}")
+# The user guide the workbench's Help menu shows (bundled there too), with the
+# screenshots it refers to.
+install(FILES "${PROJECT_SOURCE_DIR}/docs/USER_GUIDE.md" DESTINATION "${MEMX_DOCDIR}")
+foreach(shot window cluster pareto memory pipeline compare)
+  install(FILES "${PROJECT_SOURCE_DIR}/docs/screenshots/${shot}.png" DESTINATION "${MEMX_DOCDIR}/screenshots")
+endforeach()
 
 # --- CPack: one Debian package -----------------------------------------------
 set(CPACK_GENERATOR "DEB")

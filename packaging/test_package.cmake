@@ -97,6 +97,8 @@ endif()
 set(expected
   usr/bin/memx-cli
   usr/share/doc/${PACKAGE_NAME}/copyright
+  usr/share/doc/${PACKAGE_NAME}/USER_GUIDE.md
+  usr/share/doc/${PACKAGE_NAME}/screenshots/window.png
   usr/share/memx/gpu_catalog.json
   usr/share/memx/model_presets.json)
 file(GLOB sample_clusters RELATIVE "${SOURCE_DIR}/sample_clusters" "${SOURCE_DIR}/sample_clusters/*.json")

@@ -50,6 +50,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
+#include <QDialog>
 #include <QDir>
 #include <QDockWidget>
 #include <QFutureWatcher>
@@ -70,6 +71,10 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
@@ -366,6 +371,9 @@ void MainWindow::createMenus()
     }
 
     auto* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User Guide"), this, &MainWindow::showUserGuide);
+    guide->setShortcut(QKeySequence::HelpContents);
+    help->addSeparator();
     help->addAction(tr("&About MemX Workbench"), this, &MainWindow::about);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 
@@ -629,6 +637,42 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     if (!predictorError.isEmpty())
         statusLabel_->setText(tr("The project's predictor was not loaded (searching with the analytic one): %1")
                                   .arg(predictorError));
+}
+
+// The user guide (docs/USER_GUIDE.md and its screenshots, bundled): the
+// workflow in ten steps and what each view shows, offline, in a window
+// beside the workbench.
+void MainWindow::showUserGuide()
+{
+    if (!guide_) {
+        guide_ = new QDialog(this);
+        guide_->setObjectName(QStringLiteral("userGuide"));
+        guide_->setWindowTitle(tr("MemX Workbench User Guide"));
+        auto* browser = new QTextBrowser(guide_);
+        browser->setObjectName(QStringLiteral("userGuideText"));
+        browser->setOpenExternalLinks(true);
+        browser->setSource(QUrl(QStringLiteral("qrc:/memx/guide/USER_GUIDE.md")), QTextDocument::MarkdownResource);
+        // Screenshots at the width of the text, not of the screen they were taken on.
+        QTextDocument* doc = browser->document();
+        for (QTextBlock b = doc->begin(); b.isValid(); b = b.next())
+            for (auto it = b.begin(); !it.atEnd(); ++it) {
+                const QTextFragment f = it.fragment();
+                if (!f.charFormat().isImageFormat())
+                    continue;
+                QTextImageFormat image = f.charFormat().toImageFormat();
+                image.setWidth(760);
+                QTextCursor cursor(doc);
+                cursor.setPosition(f.position());
+                cursor.setPosition(f.position() + f.length(), QTextCursor::KeepAnchor);
+                cursor.setCharFormat(image);
+            }
+        auto* layout = new QVBoxLayout(guide_);
+        layout->addWidget(browser);
+        guide_->resize(860, 900);
+    }
+    guide_->show();
+    guide_->raise();
+    guide_->activateWindow();
 }
 
 // A project saved after a search holds its best plan (last_result): shown in
@@ -1566,7 +1610,8 @@ bool MainWindow::parseView(const QString& name, View& out)
                                                          {"pipeline", View::Pipeline}, {"compare", View::Compare},
                                                          {"weights", View::Weights},   {"predictor", View::Predictor},
                                                          {"baselines", View::Baselines}, {"whatif", View::WhatIf},
-                                                         {"nodeloss", View::NodeLoss}, {"nodechoice", View::NodeChoice}};
+                                                         {"nodeloss", View::NodeLoss}, {"nodechoice", View::NodeChoice},
+                                                         {"guide", View::Guide}};
     for (const auto& [n, v] : names)
         if (name == QLatin1String(n)) {
             out = v;
@@ -1590,12 +1635,17 @@ QWidget* MainWindow::viewWidget(View view)
     case View::WhatIf: return whatIfDock_;
     case View::NodeLoss: return nodeLoss_;  // the whole panel, below the dock's fold
     case View::NodeChoice: return nodeChoice_;
+    case View::Guide: return guide_ ? static_cast<QWidget*>(guide_) : this;  // made by showView
     }
     return this;
 }
 
 void MainWindow::showView(View view)
 {
+    if (view == View::Guide) {
+        showUserGuide();
+        return;
+    }
     if (view == View::Predictor || view == View::WhatIf || view == View::NodeLoss) {
         QDockWidget* d = view == View::Predictor ? predictorDock_ : whatIfDock_;
         d->show();

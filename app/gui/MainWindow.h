@@ -13,6 +13,7 @@
 
 class QAction;
 class QDockWidget;
+class QDialog;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -52,7 +53,7 @@ class NoticeBanner;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor, Baselines, WhatIf, NodeLoss, NodeChoice };
+    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor, Baselines, WhatIf, NodeLoss, NodeChoice, Guide };
 
     struct Options {
         bool restoreState = true;      // QSettings geometry and dock layout
@@ -140,6 +141,7 @@ private:
     void createStatusBar();
     QString exportRefusal() const;
     void showSavedResult(const QString& file);
+    void showUserGuide();
     void loadProject(const Project& project, const QString& file);
     void setCurrentFile(const QString& file);
     void updateTitle();
@@ -217,6 +219,7 @@ private:
     QLineEdit* planFilter_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* statusLabel_ = nullptr;
+    QDialog* guide_ = nullptr;  // the user guide, made on first use
     QLabel* planInfo_ = nullptr;
     const std::vector<Plan>* tableRanking_ = nullptr;  // what the Plans table shows (in the last result)
     QLabel* whyLabel_ = nullptr;  // "Why this plan?" of the selected plan

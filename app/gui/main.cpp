@@ -1,5 +1,5 @@
 // memx: the MemX Workbench GUI. Also renders screenshots headlessly:
-//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare|weights|baselines|whatif|nodeloss|nodechoice|predictor]
+//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare|weights|baselines|whatif|nodeloss|nodechoice|predictor|guide]
 #include "DarkPalette.h"
 #include "BandwidthWhatIfPanel.h"
 #include "NodeChoicePanel.h"
@@ -140,7 +140,7 @@ int main(int argc, char** argv)
     QCommandLineOption project(QStringLiteral("project"), QStringLiteral("Project file to open."),
                                QStringLiteral("P"));
     QCommandLineOption view(QStringLiteral("view"),
-                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline, compare, weights, baselines, whatif, nodeloss, nodechoice or predictor."),
+                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline, compare, weights, baselines, whatif, nodeloss, nodechoice, predictor or guide (the user guide)."),
                             QStringLiteral("VIEW"), QStringLiteral("window"));
     parser.addOptions({screenshot, project, view});
     parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));

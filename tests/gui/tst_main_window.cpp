@@ -45,7 +45,11 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QUndoStack>
+#include <QDialog>
 #include <QDockWidget>
+#include <QRegularExpression>
+#include <QTextBlock>
+#include <QTextBrowser>
 #include <QtTest>
 
 #include <fstream>
@@ -79,6 +83,7 @@ private slots:
     void aResultBeingShownIsDroppedByANewSearch();
     void cancelStopsTheSearch();
     void viewMenuShowsDockTitlesAsWritten();
+    void helpMenuOpensTheUserGuide();
     void projectRoundTrip();
     void autosaveHoldsUnsavedChanges();
     void screenshotIsRendered();
@@ -253,6 +258,42 @@ void TestMainWindow::viewMenuShowsDockTitlesAsWritten()
     QCOMPARE(setup->toggleViewAction()->text(), QStringLiteral("Model && Setup"));
     // How a menu draws it: the mnemonic marks removed, one '&' left.
     QCOMPARE(QAction(setup->toggleViewAction()->text()).iconText(), QStringLiteral("Model & Setup"));
+}
+
+// Issue #35 item 6: a user guide in the Help menu, bundled (no network),
+// the workflow in ten steps with its screenshots.
+void TestMainWindow::helpMenuOpensTheUserGuide()
+{
+    MainWindow w(quietOptions());
+    QAction* guide = test::action(w, QStringLiteral("&User Guide"));
+    QVERIFY(guide);
+    QCOMPARE(guide->shortcut(), QKeySequence(QKeySequence::HelpContents));
+    guide->trigger();
+    auto* dialog = w.findChild<QDialog*>(QStringLiteral("userGuide"));
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    auto* text = dialog->findChild<QTextBrowser*>(QStringLiteral("userGuideText"));
+    QVERIFY(text);
+    const QString plain = text->toPlainText();
+    QVERIFY2(plain.contains(QStringLiteral("The workflow in ten steps")), qPrintable(plain.left(300)));
+    for (int step = 1; step <= 10; ++step)
+        QVERIFY2(plain.contains(QRegularExpression(QStringLiteral("(^|\\n)%1\\. [A-Z]").arg(step))),
+                 qPrintable(QString("step %1 missing").arg(step)));
+    QVERIFY(plain.contains(QStringLiteral("What each view shows")));
+    // Every screenshot it shows is bundled and loads.
+    int images = 0;
+    for (QTextBlock b = text->document()->begin(); b.isValid(); b = b.next())
+        for (auto it = b.begin(); !it.atEnd(); ++it)
+            if (it.fragment().charFormat().isImageFormat()) {
+                const QString name = it.fragment().charFormat().toImageFormat().name();
+                const QVariant data = text->loadResource(QTextDocument::ImageResource, QUrl(name));
+                QVERIFY2(data.isValid() && !data.toByteArray().isEmpty(), qPrintable(name));
+                ++images;
+            }
+    QVERIFY2(images >= 6, qPrintable(QString::number(images)));
+    // Asked again, the same window comes up rather than a second one.
+    guide->trigger();
+    QCOMPARE(w.findChildren<QDialog*>(QStringLiteral("userGuide")).size(), 1);
 }
 
 void TestMainWindow::projectRoundTrip()
