@@ -1444,8 +1444,15 @@ void MainWindow::onSearchFinished()
     statusLabel_->setToolTip(tr("%1 feasible plans (exact, the same on every run of this search); %2 composed while "
                                 "exploring (varies with thread timing from run to run)")
                                  .arg(CountText::exact(r.stats.feasible), CountText::exact(r.stats.explored)));
-    // Valid but likely not meant (a global batch that makes hours per iteration).
+    // A search stopped early (Stop, Keep Best, or its time limit) says so in
+    // the strip above the views, not only in a status line that elides: its
+    // plans are the best found, not necessarily the best there are.
     QStringList notices;
+    if (!r.incomplete.empty())
+        notices << tr("Incomplete search: these are the best plans found before it stopped (%1), not necessarily the "
+                      "best of the space. Run the search again (F5) to search it to the end.")
+                       .arg(qs(r.incomplete));
+    // Valid but likely not meant (a global batch that makes hours per iteration).
     if (!r.best.empty())
         for (const auto& n : PlanPlausibility::warnings(controller_->lastRequest().problem, r.best.front()))
             notices << qs(n);

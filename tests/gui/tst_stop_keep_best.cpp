@@ -1,8 +1,10 @@
 // "Stop, Keep Best" in the workbench (issue #14, item 5): pressed while the
 // search explores, the search ends with the best plans found so far; they
-// are shown like any result, and the status bar says they are incomplete.
+// are shown like any result, and the status bar and the notice strip above
+// the views say they are incomplete.
 #include "TestWindow.h"
 
+#include "NoticeBanner.h"
 #include "SearchController.h"
 
 #include <QPushButton>
@@ -44,6 +46,16 @@ void TestStopKeepBest::keepsTheBestSoFar()
     QVERIFY(!r->best.empty());
     QCOMPARE(w.selectedPlan(), r->best.front().key);
     QVERIFY2(status(w).startsWith("Incomplete: the best plans found so far"), qPrintable(status(w)));
+    // And above the views, where it is not clipped (issue #35 item 5).
+    auto* banner = w.findChild<NoticeBanner*>(QStringLiteral("noticeBanner"));
+    QVERIFY(banner);
+    QVERIFY(banner->isVisible());
+    QVERIFY2(banner->text().startsWith("Incomplete search: these are the best plans found before it stopped (" + why),
+             qPrintable(banner->text()));
+    // A search run to the end clears it.
+    QVERIFY(runAndWait(w));
+    QVERIFY(w.result()->incomplete.empty());
+    QVERIFY2(!banner->text().contains("Incomplete"), qPrintable(banner->text()));
 }
 
 QTEST_MAIN(TestStopKeepBest)
