@@ -34,7 +34,9 @@ QCPScatterStyle::ScatterShape bestShape(ProfileKind k)
     case ProfileKind::Default: return QCPScatterStyle::ssDiamond;
     case ProfileKind::SafetyFirst: return QCPScatterStyle::ssSquare;
     case ProfileKind::ThroughputFirst: return QCPScatterStyle::ssTriangle;
-    case ProfileKind::Custom: return QCPScatterStyle::ssStar;
+    // Shapes QCustomPlot fills with the brush: a star is drawn with the pen
+    // alone, here the background's colour, and showed nothing.
+    case ProfileKind::Custom: return QCPScatterStyle::ssTriangleInverted;
     case ProfileKind::Auto: return QCPScatterStyle::ssCrossCircle;
     case ProfileKind::Balanced: return QCPScatterStyle::ssCircle;
     }

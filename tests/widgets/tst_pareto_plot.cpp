@@ -16,6 +16,7 @@ class TestParetoPlot : public QObject {
 private slots:
     void initTestCase();
     void candidatesDrawn();
+    void everyPickHasAVisibleMarker();
     void thinsLargeSamples();
     void perMeshPlansApart();
     void selectionRing();
@@ -112,6 +113,41 @@ void TestParetoPlot::candidatesDrawn()
     w.clear();
     QVERIFY(!graphNamed(w, QStringLiteral("fastest feasible plan")));
     QCOMPARE(w.candidatePointCount(), 0);
+}
+
+// Issue #35 item 8: "best: custom" had a legend entry with no marker (a star,
+// which QCustomPlot draws with the pen only, in the background's colour).
+// Every profile's marker, drawn on the plot's background, must change pixels.
+void TestParetoPlot::everyPickHasAVisibleMarker()
+{
+    SearchResult r = result_;
+    const Plan pick = r.profileBests.front().best;
+    r.profileBests.clear();
+    for (ProfileKind k : {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
+                          ProfileKind::Balanced, ProfileKind::Custom, ProfileKind::Auto}) {
+        SearchResult::ProfileBest pb;
+        pb.kind = k;
+        pb.best = pick;
+        r.profileBests.push_back(pb);
+    }
+    ParetoPlot w;
+    w.setResult(shared(r));
+    for (const auto& pb : r.profileBests) {
+        QCPGraph* g = graphNamed(w, QStringLiteral("best: %1").arg(toString(pb.kind)));
+        QVERIFY2(g, toString(pb.kind));
+        QImage img(40, 40, QImage::Format_ARGB32);
+        img.fill(w.palette().color(QPalette::Base));
+        {
+            QCPPainter painter(&img);
+            g->scatterStyle().applyTo(&painter, g->pen());
+            g->scatterStyle().drawShape(&painter, QPointF(20, 20));
+        }
+        int changed = 0;
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x)
+                changed += img.pixelColor(x, y) != w.palette().color(QPalette::Base);
+        QVERIFY2(changed >= 20, qPrintable(QStringLiteral("%1: %2 pixels drawn").arg(toString(pb.kind)).arg(changed)));
+    }
 }
 
 void TestParetoPlot::thinsLargeSamples()
