@@ -93,6 +93,10 @@ PropertyPanel::PropertyPanel(ClusterDocument* document, QWidget* parent)
     , error_(new QLabel(this))
 {
     auto* layout = new QVBoxLayout(this);
+    // One width for every form (cluster, node, GPU, link): the dock sized
+    // itself to each form's minimum, and the canvas beside it jumped under
+    // the mouse at every selection. The widest form fits in this.
+    setMinimumWidth(kFormWidth);
     QFont f = title_->font();
     f.setBold(true);
     title_->setFont(f);

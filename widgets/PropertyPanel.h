@@ -22,6 +22,8 @@ class ClusterDocument;
 class PropertyPanel : public QWidget {
     Q_OBJECT
 public:
+    // The panel's width whatever is selected (the widest form's minimum).
+    static constexpr int kFormWidth = 300;
     explicit PropertyPanel(ClusterDocument* document, QWidget* parent = nullptr);
 
     CanvasSelection selection() const { return selection_; }

@@ -111,6 +111,7 @@ private slots:
     void viewsFitTheWindow_data();
     void viewsFitTheWindow();
     void toolbarKeepsItsPlaceAsUndoTextGrows();
+    void leftDockKeepsItsWidthAcrossSelections();
 };
 
 void TestLayout::initTestCase()
@@ -236,6 +237,45 @@ void TestLayout::viewsFitTheWindow()
     QVERIFY(properties);
     QVERIFY2(properties->minimumSizeHint().width() <= 300,
              qPrintable(QStringLiteral("%1 px\n%2").arg(properties->minimumSizeHint().width()).arg(widestMinimums(properties))));
+}
+
+// Issue #35 item 8: the left dock changed width with each selection (the
+// Properties form of a node, a GPU and a link ask for different widths), so
+// the canvas jumped under the mouse.
+void TestLayout::leftDockKeepsItsWidthAcrossSelections()
+{
+    MainWindow w(quietOptions());
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openSampleProject();
+    w.showView(MainWindow::View::Cluster);
+    auto* canvas = qobject_cast<ClusterCanvas*>(w.viewWidget(MainWindow::View::Cluster));
+    QVERIFY(canvas);
+    auto* properties = w.findChild<QDockWidget*>(QStringLiteral("propertiesDock"));
+    QVERIFY(properties);
+    const Cluster& c = w.document()->cluster();
+    const QString node = QString::fromStdString(c.nodes().front().name);
+    const QString type = QString::fromStdString(c.typeOf(c.nodes().front().devices.front()).name);
+    const QList<CanvasSelection> selections{
+        {CanvasSelection::None, {}, -1, {}, {}},
+        {CanvasSelection::Node, node, -1, {}, {}},
+        {CanvasSelection::Gpu, node, 0, type, {}},
+        {CanvasSelection::Link, {}, -1, {}, QString::fromStdString(c.links().back().name)},
+        {CanvasSelection::Link, {}, -1, {}, QString::fromStdString(c.links().front().name)},
+        {CanvasSelection::None, {}, -1, {}, {}}};
+    settle();
+    const int width = properties->width();
+    const int canvasLeft = canvas->mapTo(&w, QPoint(0, 0)).x();
+    for (const CanvasSelection& sel : selections) {
+        canvas->setSelection(sel);
+        settle();
+        QVERIFY2(properties->width() == width,
+                 qPrintable(QStringLiteral("selecting %1 %2%3: the dock went from %4 to %5 px")
+                                .arg(int(sel.kind)).arg(sel.node, sel.link).arg(width).arg(properties->width())
+                                + "\n" + widestMinimums(properties)));
+        QCOMPARE(canvas->mapTo(&w, QPoint(0, 0)).x(), canvasLeft);
+    }
 }
 
 void TestLayout::toolbarKeepsItsPlaceAsUndoTextGrows()
