@@ -132,6 +132,32 @@ QList<QRect> PipelineView::headerCells(const QRect& target) const
     return cells;
 }
 
+QRect PipelineView::titleRect(const QRect& target) const
+{
+    const Geometry g = geometry(target);
+    return QRect(target.left() + kPad, g.table.bottom() + kPad, target.width() - 2 * kPad,
+                 g.titleLines * QFontMetrics(font()).height());
+}
+
+QString PipelineView::scheduleTitle() const
+{
+    if (!plan_)
+        return {};
+    const Plan& plan = *plan_;
+    std::vector<double> stageMs;
+    for (const auto& s : plan.stages)
+        stageMs.push_back(s.timeMs);
+    QString title = tr("1F1B schedule of one iteration: P = %1 stages, G = %2 micro-batches, pipeline %3 ms simulated "
+                       "(Eq. 3: %4 ms)")
+                        .arg(plan.stages.size())
+                        .arg(schedule_.microBatches())
+                        .arg(std::max(1e-9, schedule_.makespanMs()), 0, 'f', 0)
+                        .arg(PipelineSchedule::eq3Ms(stageMs, plan.hopMs, plan.microBatches), 0, 'f', 0);
+    if (plan.dpMs > 0 || plan.fixedMs > 0)
+        title += tr(" (+ DP sync %1 ms + fixed %2 ms)").arg(plan.dpMs, 0, 'f', 0).arg(plan.fixedMs, 0, 'f', 0);
+    return title;
+}
+
 PipelineView::Geometry PipelineView::geometry(const QRect& r) const
 {
     Geometry g;
@@ -181,7 +207,12 @@ PipelineView::Geometry PipelineView::geometry(const QRect& r) const
     const int tableH = g.headerHeight + rows * (lh + 6) + (ablation_.isEmpty() ? 0 : 4 + int(ablation_.size()) * lh);
     g.table = QRect(r.left() + kPad, r.top() + kPad, width, tableH);
     g.labelWidth = fm.horizontalAdvance(QStringLiteral("S00 ")) + 4;
-    const int tlTop = g.table.bottom() + 2 * kPad + 2 * lh;  // title + legend lines
+    // The title on one line when it fits, else wrapped onto as many as it needs.
+    g.titleLines = std::max(
+        1, (bm.boundingRect(QRect(0, 0, width, 100 * lh), Qt::AlignLeft | Qt::TextWordWrap, scheduleTitle()).height()
+            + lh - 1)
+            / lh);
+    const int tlTop = g.table.bottom() + 2 * kPad + (g.titleLines + 1) * lh;  // title + legend lines
     const int tlBottom = r.bottom() - kPad - 2 * lh;         // axis ticks + axis label
     g.rowHeight = rows > 0 ? std::clamp((tlBottom - tlTop) / rows, 8, 60) : 0;
     g.timeline = QRect(r.left() + kPad + g.labelWidth, tlTop,
@@ -282,21 +313,9 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
     int y = g.table.bottom() + kPad;
     p.setFont(bold);
     p.setPen(text);
-    std::vector<double> stageMs;
-    for (const auto& s : plan.stages)
-        stageMs.push_back(s.timeMs);
-    QString title = tr("1F1B schedule of one iteration: P = %1 stages, G = %2 micro-batches, pipeline %3 ms simulated "
-                       "(Eq. 3: %4 ms)")
-                        .arg(rows)
-                        .arg(schedule_.microBatches())
-                        .arg(span, 0, 'f', 0)
-                        .arg(PipelineSchedule::eq3Ms(stageMs, plan.hopMs, plan.microBatches), 0, 'f', 0);
-    if (plan.dpMs > 0 || plan.fixedMs > 0)
-        title += tr(" (+ DP sync %1 ms + fixed %2 ms)").arg(plan.dpMs, 0, 'f', 0).arg(plan.fixedMs, 0, 'f', 0);
-    p.drawText(QRect(target.left() + kPad, y, target.width() - 2 * kPad, lh), Qt::AlignLeft | Qt::AlignVCenter,
-               bm.elidedText(title, Qt::ElideRight, target.width() - 2 * kPad));
+    p.drawText(titleRect(target), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, scheduleTitle());
     p.setFont(font());
-    y += lh;
+    y += g.titleLines * lh;
     {
         QString note = tr("Forward blocks light, backward (2× forward) dark, colour = GPU type; gaps are bubbles "
                           "(bubble = idle share of the pipeline time).");

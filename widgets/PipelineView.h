@@ -40,6 +40,10 @@ public:
     // Where the stage table's headers go when painted into `target`, and
     // their texts (for layout checks: each must fit its cell).
     QList<QRect> headerCells(const QRect& target) const;
+    // The schedule's title and where paintTo() draws it (one line, or more
+    // when one is too narrow: it wraps rather than ends in "...").
+    QString scheduleTitle() const;
+    QRect titleRect(const QRect& target) const;
     static QStringList tableHeaders();
 
     QSize sizeHint() const override;
@@ -57,7 +61,9 @@ private:
         QRect timeline;           // blocks area, without row labels and bubble column
         int rowHeight = 0;
         int labelWidth = 0;
+        int titleLines = 1;        // the schedule's title wraps onto more lines rather than end in "..."
     };
+
     Geometry geometry(const QRect& target) const;
     QStringList ablation_;
     QStringList tableRow(int stage) const;

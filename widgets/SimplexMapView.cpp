@@ -79,14 +79,26 @@ SimplexMapView::Frame SimplexMapView::frame() const
 {
     Frame f;
     const QRectF all = QRectF(rect()).adjusted(kPad, kPad, -kPad, -kPad);
-    const double legendW = std::min(340.0, all.width() * 0.4);
-    f.legend = QRectF(all.right() - legendW, all.top() + 2 * fontMetrics().height(), legendW,
-                      all.height() - 2 * fontMetrics().height());
     const double lh = fontMetrics().height();
+    // Title and subtitle over the whole width, wrapped where it is narrow.
+    QFont bold = font();
+    bold.setBold(true);
+    const int wrapWidth = std::max(1, static_cast<int>(all.width()));
+    const auto height = [&](const QFont& font, const QString& text) {
+        return static_cast<double>(QFontMetrics(font)
+                                       .boundingRect(QRect(0, 0, wrapWidth, 100 * static_cast<int>(lh)),
+                                                     Qt::AlignLeft | Qt::TextWordWrap, text)
+                                       .height());
+    };
+    f.title = QRectF(all.left(), all.top(), all.width(), std::max(lh, height(bold, title())));
+    f.subtitle = QRectF(all.left(), f.title.bottom(), all.width(), std::max(lh, height(font(), subtitle())));
+    const double head = f.subtitle.bottom() - all.top();  // 2 lines when neither wraps
+    const double legendW = std::min(340.0, all.width() * 0.4);
+    f.legend = QRectF(all.right() - legendW, all.top() + head, legendW, all.height() - head);
     // The triangle: room above for the title and the time label, below for
     // the corner labels and the hover line.
-    const QRectF area(all.left() + 3 * lh, all.top() + 3.5 * lh, all.width() - legendW - 6 * lh,
-                      all.height() - 7 * lh);
+    const QRectF area(all.left() + 3 * lh, all.top() + head + 1.5 * lh, all.width() - legendW - 6 * lh,
+                      all.height() - head - 5 * lh);
     const double side = std::max(10.0, std::min(area.width(), area.height() * 2 / kSqrt3));
     const double cx = area.center().x();
     const double top = area.top() + (area.height() - side * kSqrt3 / 2) / 2;
@@ -95,6 +107,28 @@ SimplexMapView::Frame SimplexMapView::frame() const
     f.variance = QPointF(cx + side / 2, top + side * kSqrt3 / 2);
     f.cell = side / (map_ ? map_->steps : 20);
     return f;
+}
+
+double SimplexMapView::headingBottom() const
+{
+    return frame().subtitle.bottom();
+}
+
+QString SimplexMapView::title() const
+{
+    if (!map_)
+        return {};
+    return tr("Which plan wins at each weighting of Phi: %1 weightings (step %2) over %3 kept plans, %4 winners")
+        .arg(map_->points.size())
+        .arg(1.0 / map_->steps)
+        .arg(map_->candidates)
+        .arg(map_->plans.size());
+}
+
+QString SimplexMapView::subtitle() const
+{
+    return tr("Re-ranked from the plans the search kept (fronts, top lists, plot sample); click a cell to select its "
+              "plan (dots mark the selected plan's region).");
 }
 
 QPointF SimplexMapView::positionOf(const Weights& w) const
@@ -156,17 +190,10 @@ void SimplexMapView::paintEvent(QPaintEvent*)
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(text);
-    p.drawText(QRectF(kPad, kPad, width() - 2 * kPad, lh), Qt::AlignLeft,
-               tr("Which plan wins at each weighting of Phi: %1 weightings (step %2) over %3 kept plans, %4 winners")
-                   .arg(map_->points.size())
-                   .arg(1.0 / map_->steps)
-                   .arg(map_->candidates)
-                   .arg(map_->plans.size()));
+    p.drawText(f.title, Qt::AlignLeft | Qt::TextWordWrap, title());
     p.setFont(font());
     p.setPen(dim);
-    p.drawText(QRectF(kPad, kPad + lh, width() - 2 * kPad, lh), Qt::AlignLeft,
-               tr("Re-ranked from the plans the search kept (fronts, top lists, plot sample); click a cell to select "
-                  "its plan (dots mark the selected plan's region)."));
+    p.drawText(f.subtitle, Qt::AlignLeft | Qt::TextWordWrap, subtitle());
 
     // Cells: hexagons of the triangular grid, clipped to the triangle.
     QPainterPath triangle;

@@ -34,6 +34,11 @@ public:
     int pointAt(const QPointF& pos) const;
     QPointF positionOf(const Weights& w) const;  // in widget coordinates
     static QColor planColour(std::size_t index);
+    // The heading over the map, and where it ends: wrapped onto as many lines
+    // as the width needs, the triangle and legend start below it.
+    QString title() const;
+    QString subtitle() const;
+    double headingBottom() const;
 
 signals:
     void planActivated(quint64 key);
@@ -51,6 +56,7 @@ private:
         QPointF time, memory, variance;  // the corners
         double cell = 0;                 // distance between neighbouring grid points
         QRectF legend;
+        QRectF title, subtitle;  // wrapped onto as many lines as they need: never cut at the edge
     };
     Frame frame() const;
 

@@ -1,5 +1,5 @@
 // memx: the MemX Workbench GUI. Also renders screenshots headlessly:
-//   memx --screenshot out.png [--project P.memx] [--view window|cluster|pareto|memory|pipeline|compare|weights|baselines|whatif|nodeloss|nodechoice|predictor|guide]
+//   memx --screenshot out.png [--project P.memx] [--size WxH] [--view window|cluster|pareto|memory|pipeline|compare|weights|baselines|whatif|nodeloss|nodechoice|predictor|guide]
 #include "DarkPalette.h"
 #include "BandwidthWhatIfPanel.h"
 #include "NodeChoicePanel.h"
@@ -18,6 +18,7 @@
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QPalette>
+#include <QSize>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -33,7 +34,7 @@ bool wantsOffscreen(int argc, char** argv)
     return false;
 }
 
-int takeScreenshot(memx::MainWindow& w, const QString& file, memx::MainWindow::View view)
+int takeScreenshot(memx::MainWindow& w, const QString& file, memx::MainWindow::View view, QSize size)
 {
     QEventLoop loop;
     bool ok = false;
@@ -50,7 +51,9 @@ int takeScreenshot(memx::MainWindow& w, const QString& file, memx::MainWindow::V
         std::fprintf(stderr, "memx: search refused: %s\n", qPrintable(reason));
         refused = true;
     });
-    if (view != memx::MainWindow::View::Window)
+    if (size.isValid())
+        w.resize(size);  // the window as a user sized it; a view is shown at the size it gets there
+    else if (view != memx::MainWindow::View::Window)
         w.resize(2000, 1250);  // a single view gets the room it would have maximised
     w.show();
     w.runSearch();
@@ -142,7 +145,11 @@ int main(int argc, char** argv)
     QCommandLineOption view(QStringLiteral("view"),
                             QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline, compare, weights, baselines, whatif, nodeloss, nodechoice, predictor or guide (the user guide)."),
                             QStringLiteral("VIEW"), QStringLiteral("window"));
-    parser.addOptions({screenshot, project, view});
+    QCommandLineOption size(QStringLiteral("size"),
+                            QStringLiteral("With --screenshot: the window's size, WIDTHxHEIGHT (e.g. 1600x1000); a view is "
+                                           "rendered at the size it gets in that window."),
+                            QStringLiteral("WxH"));
+    parser.addOptions({screenshot, project, view, size});
     parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
     parser.process(app);
 
@@ -181,7 +188,20 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "memx: unknown view %s\n", qPrintable(parser.value(view)));
             return 2;
         }
-        return takeScreenshot(window, parser.value(screenshot), v);
+        QSize windowSize;
+        if (parser.isSet(size)) {
+            const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+            bool okW = false, okH = false;
+            if (wh.size() == 2)
+                windowSize = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+            if (!okW || !okH || windowSize.width() < 640 || windowSize.height() < 480 || windowSize.width() > 8000
+                || windowSize.height() > 8000) {
+                std::fprintf(stderr, "memx: --size %s: give WIDTHxHEIGHT in pixels, from 640x480 to 8000x8000\n",
+                             qPrintable(parser.value(size)));
+                return 2;
+            }
+        }
+        return takeScreenshot(window, parser.value(screenshot), v, windowSize);
     }
 
     // Crash recovery: an autosave whose instance is gone (its lock is free)

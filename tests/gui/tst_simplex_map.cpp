@@ -14,6 +14,7 @@ class TestSimplexMap : public QObject {
     Q_OBJECT
 private slots:
     void mapFollowsTheSearchAndSelects();
+    void headingWrapsAboveTheMap();
 };
 
 void TestSimplexMap::mapFollowsTheSearchAndSelects()
@@ -57,6 +58,32 @@ void TestSimplexMap::mapFollowsTheSearchAndSelects()
     const QString d = view->describe(0);
     QVERIFY2(d.contains(QString::number(128.0 * 4096 / (p1.iterationMs / 1000), 'f', 0) + QStringLiteral(" tokens/s, cost unknown")),
              qPrintable(d));
+}
+
+// Issue #35 item 8: the subtitle ran past the right edge at 1600 px windows.
+// At any width its wrapped text fits above the triangle and the legend.
+void TestSimplexMap::headingWrapsAboveTheMap()
+{
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    QVERIFY(runAndWait(w));
+    auto* view = w.findChild<SimplexMapView*>();
+    QVERIFY(view && view->map());
+    view->setParent(nullptr);  // sized here, not by the window's layout
+    for (int width : {500, 800, 1400}) {
+        view->resize(width, 700);
+        const QFontMetrics fm(view->font());
+        QFont bold = view->font();
+        bold.setBold(true);
+        const int textWidth = width - 2 * 12;
+        const int needed = QFontMetrics(bold).boundingRect(QRect(0, 0, textWidth, 1000), Qt::TextWordWrap, view->title()).height()
+            + fm.boundingRect(QRect(0, 0, textWidth, 1000), Qt::TextWordWrap, view->subtitle()).height();
+        QVERIFY2(view->headingBottom() >= needed, qPrintable(QString("width %1: heading ends at %2, needs %3")
+                                                                 .arg(width).arg(view->headingBottom()).arg(needed)));
+        // The top corner (time) lies below the heading.
+        QVERIFY(view->positionOf(Weights{1, 0, 0}).y() > view->headingBottom());
+    }
+    delete view;
 }
 
 QTEST_MAIN(TestSimplexMap)

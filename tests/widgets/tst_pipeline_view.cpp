@@ -38,6 +38,8 @@ private slots:
     void eq3Relation();
     void viewFollowsPlan();
     void headersFitTheirCells_data();
+    void titleFitsItsRect_data();
+    void titleFitsItsRect();
     void headersFitTheirCells();
 
 private:
@@ -220,6 +222,31 @@ void TestPipelineView::headersFitTheirCells_data()
     QTest::newRow("600 px (a docked view)") << 600;
     QTest::newRow("800 px") << 800;
     QTest::newRow("1200 px") << 1200;
+}
+
+// Issue #35 item 8: the schedule's title ended in "..." at 1600 px windows.
+// It wraps instead: all of it fits the rect it is drawn in, at any width.
+void TestPipelineView::titleFitsItsRect_data()
+{
+    QTest::addColumn<int>("width");
+    for (int width : {520, 700, 900, 1400})
+        QTest::newRow(qPrintable(QString::number(width))) << width;
+}
+
+void TestPipelineView::titleFitsItsRect()
+{
+    QFETCH(int, width);
+    PipelineView w;
+    w.setPlan(result_.best.front());
+    const QRect target(0, 0, width, 600);
+    const QRect title = w.titleRect(target);
+    QFont bold = w.font();
+    bold.setBold(true);
+    const QRect need = QFontMetrics(bold).boundingRect(title, Qt::AlignLeft | Qt::TextWordWrap, w.scheduleTitle());
+    QVERIFY2(w.scheduleTitle().contains(QStringLiteral("DP sync")), qPrintable(w.scheduleTitle()));
+    QVERIFY2(title.contains(need), qPrintable(QStringLiteral("needs %1x%2, has %3x%4")
+                                                  .arg(need.width()).arg(need.height())
+                                                  .arg(title.width()).arg(title.height())));
 }
 
 void TestPipelineView::headersFitTheirCells()
