@@ -81,8 +81,10 @@ public:
     // Throws std::invalid_argument when the set has no row.
     static LearnedPredictor train(const TrainingSet& set, const Options& options, TrainReport& report);
 
+    // The folds train on up to `threads` threads (0: every usable core);
+    // the figures are the same for any count (summed in fold order).
     static CrossValidation crossValidate(const TrainingSet& set, const XgboostModel::TrainParams& params, int folds,
-                                         std::uint64_t seed);
+                                         std::uint64_t seed, int threads = 0);
 
     // Runs a fold can score: the measured and simulated ones, not the
     // interpolated (train --augment) ones.

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <fstream>
 
+
 using namespace memx;
 
 namespace {
@@ -59,6 +60,7 @@ private slots:
     void foldsNeverTrainOnRowsMadeFromTheirRuns();
     void interpolatedRunNamesTheNeighboursOfEveryRow();
     void foldsDealOnlyMeasuredRuns();
+    void crossValidationIsTheSameOnOneThread();
     void minimalSetCoversThreePoints();
     void protocolSkipsRunsNoModelCanPredict();
     void predictorFileRoundTrip();
@@ -222,6 +224,26 @@ void TestLearnedLoop::foldsNeverTrainOnRowsMadeFromTheirRuns()
     auto f2 = PredictorTrainer::foldRows(set, foldOf, 2);
     QCOMPARE(ids(f2.test), QStringList{"c"});
     QCOMPARE(ids(f2.train), (QStringList{"a", "b", "i"}));
+}
+
+// The folds train on their own threads; the figures must not depend on how
+// many: the same cross-validation on one thread and on five, compared bit
+// for bit.
+void TestLearnedLoop::crossValidationIsTheSameOnOneThread()
+{
+    std::string body;
+    for (int k = 1; k <= 12; ++k)
+        body += "r" + std::to_string(k) + ",A100-80GB,8,1,1,8," + std::to_string(1 + k % 4) + ",384,2048,32,"
+            + std::to_string(1024 + 256 * (k % 5)) + ",32,32000,none,,," + std::to_string(900 + 130 * k) + ",,\n";
+    const TrainingSet set = TrainingSet::build(rows(body), "t.csv", GpuCatalog::builtin());
+    XgboostModel::TrainParams params;
+    params.rounds = 30;
+    const CrossValidation every = PredictorTrainer::crossValidate(set, params, 5, 3, 5);
+    const CrossValidation single = PredictorTrainer::crossValidate(set, params, 5, 3, 1);
+    QVERIFY(!std::isnan(every.timeMape));
+    QCOMPARE(every.timeMape, single.timeMape);
+    QCOMPARE(every.priorTimeMape, single.priorTimeMape);
+    QCOMPARE(every.objective, single.objective);
 }
 
 // Folds are dealt over the runs they can score. Seven measured runs and
