@@ -6,9 +6,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace memx::cli {
 
@@ -39,6 +43,47 @@ bool sameFile(const std::string& a, const std::string& b)
     const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
     const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
     return !ca.empty() && ca == cb;
+}
+
+// Outputs that are always one file (--out is a file or, for export, a
+// folder) and those that are always a folder.
+bool fileOnly(const std::string& option)
+{
+    return option == "--json" || option == "--csv" || option == "--report" || option == "--runs-out";
+}
+bool folderOnly(const std::string& option)
+{
+    return option == "--scripts" || option == "--logs";
+}
+
+// Why `path` cannot be written, found before any work (a search can take
+// minutes before it writes): a folder that is a file, a file that is a
+// folder, a parent that is a file, or a place the user cannot write (a
+// read-only disk). Empty when nothing stands in the way.
+std::string placeProblem(const std::string& option, const std::string& path)
+{
+    std::error_code ec;
+    const fs::path target = fs::absolute(path, ec);
+    if (ec)
+        return "not a usable path: " + ec.message();
+    if (fs::exists(target, ec)) {
+        if (folderOnly(option) && !fs::is_directory(target, ec))
+            return "is a file; give a folder to write into";
+        if (fileOnly(option) && fs::is_directory(target, ec))
+            return "is a folder; give the path of a file to write";
+    }
+    // The folder the output goes in (the output itself for a folder option),
+    // or the nearest part of it that exists: it must be a folder one can write in.
+    fs::path existing = folderOnly(option) ? target : target.parent_path();
+    while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
+        existing = existing.parent_path();
+    if (existing.empty() || !fs::exists(existing, ec))
+        return {};
+    if (!fs::is_directory(existing, ec))
+        return existing.string() + " is a file, so no folder can be made there";
+    if (::access(existing.c_str(), W_OK | X_OK) != 0)
+        return "cannot write in " + existing.string() + ": " + std::strerror(errno);
+    return {};
 }
 
 }  // namespace
@@ -74,6 +119,8 @@ void checkOutputPaths(const CLI::App& command)
             if (sameFile(outputs[i].path, outputs[k].path))
                 throw InputError(outputs[i].option, outputs[i].path,
                                  "is also the output " + outputs[k].option + "; each output needs its own path");
+        if (const std::string why = placeProblem(outputs[i].option, outputs[i].path); !why.empty())
+            throw InputError(outputs[i].option, outputs[i].path, why);
     }
 }
 

@@ -12,7 +12,10 @@ namespace memx::cli {
 // --scripts, --logs) must be a non-empty path other than "-" (no command
 // writes to standard output through these), must not be the same file as
 // any other option's or argument's existing path (an input), and must
-// differ from every other output. Throws InputError naming both options.
+// differ from every other output, and its place must be writable before any
+// work starts: a file option is not a folder, a folder option (--scripts,
+// --logs) is not a file, no part of the path is a file, and the nearest
+// existing folder accepts writes. Throws InputError naming the options.
 void checkOutputPaths(const CLI::App& command);
 
 // Installs checkOutputPaths on every subcommand of `app` (its

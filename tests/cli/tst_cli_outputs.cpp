@@ -92,6 +92,22 @@ void TestCliOutputs::refusedBeforeAnyWork_data()
     QTest::newRow("profile-plan --out is the cluster")
         << QStringList{"profile-plan", "--cluster", "@/cluster.json", "--out", "@/cluster.json"} << "cluster.json"
         << QStringList{"--out", "--cluster"};
+    // Places that cannot be written, refused before the work, naming the option
+    // (a search ran to its end first; profile-plan wrote its run list before
+    // failing on --scripts with a raw filesystem error).
+    QTest::newRow("search --json under a file")
+        << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--json", "@/cluster.json/s.json"}
+        << "cluster.json" << QStringList{"--json", "cluster.json is a file, so no folder can be made there"};
+    QTest::newRow("search --csv is a folder")
+        << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--csv", "@"} << "cluster.json"
+        << QStringList{"--csv", "is a folder; give the path of a file"};
+    QTest::newRow("profile-plan --scripts is a file")
+        << QStringList{"profile-plan", "--cluster", "@/cluster.json", "--out", "@/x", "--scripts", "@/runs.csv"}
+        << "runs.csv" << QStringList{"--scripts", "is a file; give a folder"};
+    QTest::newRow("simulate --logs under a file")
+        << QStringList{"simulate", "--cluster", "@/cluster.json", "--runs", "@/runs.csv", "--out", "@/x", "--logs",
+                       "@/runs.csv/logs"}
+        << "runs.csv" << QStringList{"--logs", "runs.csv is a file"};
     QTest::newRow("generate-cluster --out empty")
         << QStringList{"generate-cluster", "--nodes", "2", "--types", "A100-80GB", "--out", ""} << "cluster.json"
         << QStringList{"--out", "empty path"};
