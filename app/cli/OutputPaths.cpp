@@ -1,5 +1,6 @@
 #include "cli/OutputPaths.h"
 
+#include "io/AtomicFile.h"
 #include "io/InputError.h"
 
 #include <CLI/CLI.hpp>
@@ -122,6 +123,11 @@ void checkOutputPaths(const CLI::App& command)
         if (const std::string why = placeProblem(outputs[i].option, outputs[i].path); !why.empty())
             throw InputError(outputs[i].option, outputs[i].path, why);
     }
+    // Temporary files a killed run of a writer left beside these outputs go
+    // now, not only when the next write into that folder completes.
+    for (const Given& out : outputs)
+        if (!folderOnly(out.option))
+            AtomicWrites::clearAbandoned(out.path);
 }
 
 void guardOutputPaths(CLI::App& app)

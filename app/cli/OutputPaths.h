@@ -16,6 +16,7 @@ namespace memx::cli {
 // work starts: a file option is not a folder, a folder option (--scripts,
 // --logs) is not a file, no part of the path is a file, and the nearest
 // existing folder accepts writes. Throws InputError naming the options.
+// Then removes the temporary files killed writers left beside each output.
 void checkOutputPaths(const CLI::App& command);
 
 // Installs checkOutputPaths on every subcommand of `app` (its

@@ -73,6 +73,15 @@ struct WriteInProgress {
 };
 }  // namespace
 
+void AtomicWrites::clearAbandoned(const std::string& path)
+{
+    const std::filesystem::path target(path);
+    std::error_code ec;
+    const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+    if (std::filesystem::is_directory(dir, ec))
+        removeAbandonedTemps(dir);
+}
+
 bool AtomicWrites::inProgress()
 {
     return g_writes.load() > 0;

@@ -28,6 +28,10 @@ void writeFilesAtomically(const std::vector<OutputFile>& files);
 // stops on a signal: it must not exit between a write's temporary file and
 // its rename (app/cli/Interrupt waits for the hook instead). Async-signal-safe.
 struct AtomicWrites {
+    // Removes the temporary files that killed writers left beside `path`
+    // (their process is gone): a command calls it for each of its outputs as
+    // it starts, so that leftovers go even when it then fails before writing.
+    static void clearAbandoned(const std::string& path);
     static bool inProgress();
     // Called on the writing thread each time the last write in progress ends
     // (renamed, or failed and cleaned up).

@@ -37,6 +37,7 @@ private slots:
     void refusedBeforeAnyWork_data();
     void refusedBeforeAnyWork();
     void distinctOutputsStillWrite();
+    void killedWritersLeftoversGoAtStart();
 };
 
 void TestCliOutputs::initTestCase()
@@ -127,6 +128,29 @@ void TestCliOutputs::refusedBeforeAnyWork()
         QVERIFY2(r.err.contains(m), qPrintable(memx::test::describe(args, r)));
     QCOMPARE(digest(m_tmp.filePath(untouched)), before);
     QVERIFY2(!QFile::exists(m_tmp.filePath("x")), "an output was written");
+}
+
+// Issue #37 item 7: a writer killed with kill -9 leaves its temporary file;
+// the next command that names an output in that folder removes it as it
+// starts, even when it then fails before writing anything (here: an unknown
+// model). A live writer's temporary file stays.
+void TestCliOutputs::killedWritersLeftoversGoAtStart()
+{
+    QDir dir(m_tmp.filePath("leftovers"));
+    QVERIFY(dir.mkpath("."));
+    const QString dead = dir.filePath(".s.json.memx-tmp-2147483646-AbC123");  // no such pid
+    const QString live = dir.filePath(QStringLiteral(".s.json.memx-tmp-%1-XyZ789").arg(::getpid()));
+    for (const QString& f : {dead, live}) {
+        QFile file(f);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("half a file");
+    }
+    const QStringList args{"search", "--cluster", m_tmp.filePath("cluster.json"), "--model", "no-such-model",
+                           "--json", dir.filePath("s.json"), "-q"};
+    RUN_EXPECT(r, args, 2);
+    QVERIFY(!QFile::exists(dead));
+    QVERIFY(QFile::exists(live));
+    QVERIFY(!QFile::exists(dir.filePath("s.json")));
 }
 
 void TestCliOutputs::distinctOutputsStillWrite()
