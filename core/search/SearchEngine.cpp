@@ -442,7 +442,6 @@ private:
                 // The pruned count is the fastest list's search's.
                 CandidateCount cut = 0;
                 const LeafBound quick = search.quickRootBound();
-                explore.setAims(7);
                 const unsigned live = req_.options.prune ? explore.alive(quick, 7) : 7u;
                 for (unsigned aim : {1u, 4u, 2u}) {
                     if (!(live & aim)) {

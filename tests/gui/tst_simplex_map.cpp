@@ -67,9 +67,11 @@ void TestSimplexMap::headingWrapsAboveTheMap()
     MainWindow w(quietOptions());
     w.openSampleProject();
     QVERIFY(runAndWait(w));
-    auto* view = w.findChild<SimplexMapView*>();
-    QVERIFY(view && view->map());
-    view->setParent(nullptr);  // sized here, not by the window's layout
+    // A view of its own, sized here rather than by the window's layout.
+    SimplexMapView own;
+    own.setResult(*w.result());
+    QVERIFY(own.map());
+    SimplexMapView* view = &own;
     for (int width : {500, 800, 1400}) {
         view->resize(width, 700);
         const QFontMetrics fm(view->font());
@@ -83,7 +85,6 @@ void TestSimplexMap::headingWrapsAboveTheMap()
         // The top corner (time) lies below the heading.
         QVERIFY(view->positionOf(Weights{1, 0, 0}).y() > view->headingBottom());
     }
-    delete view;
 }
 
 QTEST_MAIN(TestSimplexMap)
