@@ -81,6 +81,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include <limits>
+
 #include <qcustomplot.h>
 
 // Resources of a static library must be initialised explicitly, outside any namespace.
@@ -1431,6 +1433,11 @@ void MainWindow::onSearchFinished()
     if (!r.incomplete.empty())
         statusLabel_->setText(tr("Incomplete: the best plans found so far, not necessarily the best of the space (%1)")
                                   .arg(qs(r.incomplete)));
+    else if (r.stats.feasible == std::numeric_limits<std::uint64_t>::max())  // saturated: no rate to tell
+        statusLabel_->setText(tr("more than 1.8e19 feasible plans covered, %1 composed, in %2 s (%3 predictor)")
+                                  .arg(CountText::compact(static_cast<std::uint64_t>(r.stats.explored)))
+                                  .arg(r.stats.wallS, 0, 'f', 2)
+                                  .arg(predictorLabel(controller_->lastRequest().predictor, r.predictorName)));
     else
         statusLabel_->setText(tr("%1 feasible plans covered, %2 composed, in %3 s (%4 predictor, %5 candidates/s)")
                                   .arg(CountText::compact(static_cast<std::uint64_t>(r.stats.feasible)),
@@ -1452,6 +1459,10 @@ void MainWindow::onSearchFinished()
         notices << tr("Incomplete search: these are the best plans found before it stopped (%1), not necessarily the "
                       "best of the space. Run the search again (F5) to search it to the end.")
                        .arg(qs(r.incomplete));
+    if (!r.spaceCut.empty())
+        notices << tr("Part of the space: %1. These are the best plans of the part searched. Narrow the search (TP, "
+                      "micro-batch sizes, pipeline depth, or uniform meshes) to search all of it.")
+                       .arg(qs(r.spaceCut));
     // Valid but likely not meant (a global batch that makes hours per iteration).
     if (!r.best.empty())
         for (const auto& n : PlanPlausibility::warnings(controller_->lastRequest().problem, r.best.front()))

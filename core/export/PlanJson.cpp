@@ -210,6 +210,8 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
     j["complete"] = r.incomplete.empty() && !r.cancelled;
     if (!r.incomplete.empty())
         j["incomplete"] = r.incomplete;
+    if (!r.spaceCut.empty())
+        j["space_cut"] = r.spaceCut;
     if (!r.error.empty())
         j["error"] = r.error;
     j["notes"] = r.notes;

@@ -154,6 +154,10 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
     if (!r.incomplete.empty())
         out += "INCOMPLETE: " + r.incomplete + ".\nThe plans below are the best found so far, not necessarily the best "
                "of the space.\n";
+    if (!r.spaceCut.empty())
+        out += "PART OF THE SPACE: " + r.spaceCut + ".\nThe plans below are the best of the part searched, not "
+               "necessarily the best of the space (narrow it: --tp, --mbs, --max-pp, fewer GPU types, or --meshes "
+               "uniform).\n";
     out += "MemX plan for " + problem.model.name + " on " + problem.cluster.name() + " (" + std::to_string(problem.cluster.deviceCount())
         + " GPUs), global batch " + std::to_string(problem.setup.globalBatch) + ", predictor " + r.predictorName + "\n";
     out += "Precision: " + precisionLine(problem) + "\n";
@@ -380,11 +384,13 @@ std::string TextReport::stats(const SearchResult& r)
     const auto& s = r.stats;
     std::string out = "\nSearch statistics:\n";
     out += "  skeletons " + std::to_string(s.skeletons) + ", feasible candidates " + countText(s.feasible)
-        + (r.incomplete.empty() ? " (counted, every one covered)" : " (counted; not every one covered: the search stopped early)")
+        + (!r.incomplete.empty() ? " (counted; not every one covered: the search stopped early)"
+           : !r.spaceCut.empty() ? " (counted over the skeletons searched, every one covered)"
+                                 : " (counted, every one covered)")
         + ", composed while exploring " + std::to_string(s.explored)
         + ", branch-and-bound nodes " + std::to_string(s.searchNodes) + "\n";
     for (const auto& [rule, n] : s.prunedByRule)
-        out += "  pruned, " + rule + ": " + std::to_string(n) + "\n";
+        out += "  pruned, " + rule + ": " + countText(n) + "\n";
     out += "  phase 2 (Phi ranking) evaluated " + std::to_string(s.phase2Evaluated) + "\n";
     out += "  prediction cache: " + std::to_string(s.cacheHits) + " hits, " + std::to_string(s.cacheMisses)
         + " misses (predictor calls)" + (s.cacheResets > 0 ? ", emptied " + std::to_string(s.cacheResets) + " times when full" : "")
@@ -397,8 +403,12 @@ std::string TextReport::stats(const SearchResult& r)
         out += "  prediction store: " + std::to_string(s.storeHits) + " answers from earlier searches"
             + (s.storeInvalidated ? " (emptied first: GPU types, model, global batch or predictor changed)" : "")
             + ", " + std::to_string(s.storeSize) + " kept\n";
+    // A saturated count has no rate: "1.98e17 candidates/s" would be the
+    // cap's, not the search's.
     out += "  wall time " + Text::fmt("%.3f", s.wallS) + " s on " + std::to_string(s.threads) + " thread(s), "
-        + Text::fmt("%.0f", s.candidatesPerS) + " candidates/s\n";
+        + (s.feasible == std::numeric_limits<std::uint64_t>::max() ? std::string("more than 1.8e19 candidates in all")
+                                                                    : Text::fmt("%.0f", s.candidatesPerS) + " candidates/s")
+        + "\n";
     if (s.feasibleShapes > 0)
         out += "  (TP, PP, DP) shapes with feasible plans: " + std::to_string(s.feasibleShapes)
             + (s.plotShapes >= s.feasibleShapes ? ", every one in the plot's sample"
@@ -407,7 +417,8 @@ std::string TextReport::stats(const SearchResult& r)
             + "\n";
     if (s.sampleFraction < 1.0)
         out += "  medians and ranks from a deterministic stratified sample of " + Text::fmt("%.2g", 100 * s.sampleFraction)
-            + "% of the feasible candidates" + (r.incomplete.empty() ? " (the best plans and fronts are exact)" : "") + "\n";
+            + "% of the feasible candidates" + (r.incomplete.empty() && r.spaceCut.empty() ? " (the best plans and fronts are exact)"
+             : r.incomplete.empty() ? " (the best plans and fronts are exact over the skeletons searched)" : "") + "\n";
     for (const auto& n : r.notes)
         out += "  note: " + n + "\n";
     return out;

@@ -168,6 +168,7 @@ private:
         for (const auto& [rule, n] : list_.excluded)
             result_.stats.prunedByRule["skeletons: " + rule] = n;
         result_.notes = list_.notes;
+        result_.spaceCut = list_.spaceCut;
         scaleTimesPerToken();
         if (req_.problem.setup.maxPipelineStages > req_.problem.model.numLayers)
             result_.notes.push_back("--max-pp " + std::to_string(req_.problem.setup.maxPipelineStages) + " is above the "

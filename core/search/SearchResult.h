@@ -111,6 +111,10 @@ struct SearchResult {
     // pass it stopped in and how much of it ran. The plans are the best found
     // so far: real plans, but possibly not the best of the space.
     std::string incomplete;
+    // Non-empty when the space was searched in part because a cap on its
+    // skeletons (stage orders, per-type mesh choices) left some out: what it
+    // left out. The plans are exact over the skeletons searched only.
+    std::string spaceCut;
     // Non-empty when the references are not medians of the feasible plans
     // (a search cut while counting): what they are medians of.
     std::string referencesOf;

@@ -50,6 +50,10 @@ struct SkeletonList {
     std::vector<Skeleton> skeletons;
     std::map<std::string, std::uint64_t> excluded;  // structural rule -> skeletons skipped
     std::vector<std::string> notes;
+    // Non-empty when a cap left skeletons of the space out (too many stage
+    // orders or per-type mesh choices): what was left out. The search is then
+    // exact only over the skeletons it was given.
+    std::string spaceCut;
 };
 
 // Enumerates the skeletons of a request, applying the structural rules:
@@ -58,7 +62,14 @@ struct SkeletonList {
 // micro-batch, interleaving needs G % P == 0), every stage the same TP x DP,
 // and the pipeline-depth limit.
 struct SkeletonEnumerator {
-    static SkeletonList enumerate(const Problem& problem);
+    // Caps on what is built; beyond them skeletons are counted and the list
+    // says so (SkeletonList::spaceCut).
+    struct Limits {
+        std::size_t stageOrders = 200000;    // per TP x DP
+        std::size_t perTypeMeshes = 200000;  // per-type mesh skeletons in all
+    };
+    static SkeletonList enumerate(const Problem& problem, const Limits& limits);
+    static SkeletonList enumerate(const Problem& problem) { return enumerate(problem, Limits{}); }
 };
 
 }  // namespace memx

@@ -88,7 +88,7 @@ struct MeshOption {
 // Combinations where every mesh has the same TP and DP are the uniform
 // skeletons, enumerated already, and are skipped here.
 void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, const std::vector<int>& qgs,
-                      SkeletonList& list)
+                      std::size_t limit, SkeletonList& list)
 {
     const Cluster& cluster = problem.cluster;
     const TrainingSetup& setup = problem.setup;
@@ -137,8 +137,8 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
             return;
         }
     }
-    const std::size_t limit = 200000;
     std::size_t made = 0;
+    std::uint64_t beyond = 0;  // skeletons the cap left out, counted by the same rules
     bool capped = false;
     std::vector<int> order = types;  // the meshes' pipeline order: every permutation of the types
     std::sort(order.begin(), order.end());
@@ -146,8 +146,6 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
     do {
         // Choose every type's option, the first mesh's fixing dp0.
         std::function<void(std::size_t)> choose = [&](std::size_t k) {
-            if (capped)
-                return;
             if (k < order.size()) {
                 for (const MeshOption& o : options[static_cast<std::size_t>(order[k])]) {
                     pick[static_cast<std::size_t>(order[k])] = &o;
@@ -185,15 +183,18 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
                                 "the distributed optimizer, their DPs dividing one another"];
                 return;
             }
-            auto set = std::make_shared<StageSlotSet>();
+            std::shared_ptr<StageSlotSet> set;
             std::vector<int> stageSlot;
             std::vector<StageShape> shapes;
-            for (int t : order)
-                for (const StageSlot& slot : pick[static_cast<std::size_t>(t)]->slots) {
-                    stageSlot.push_back(static_cast<int>(set->all.size()));
-                    set->all.push_back(slot);
-                }
-            set->idleGpus = idle;
+            if (!capped) {  // beyond the cap skeletons are only counted
+                set = std::make_shared<StageSlotSet>();
+                for (int t : order)
+                    for (const StageSlot& slot : pick[static_cast<std::size_t>(t)]->slots) {
+                        stageSlot.push_back(static_cast<int>(set->all.size()));
+                        set->all.push_back(slot);
+                    }
+                set->idleGpus = idle;
+            }
             for (int mbs : setup.microBatches) {
                 if (mbs < 1 || setup.globalBatch % (first.dp * mbs) != 0) {
                     ++list.excluded["global batch not divisible by DP x micro-batch"];
@@ -224,8 +225,11 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
                             continue;
                         }
                         if (made >= limit) {
+                            // Counted, not built, so that the report can say
+                            // how much of the space the cap left out.
                             capped = true;
-                            return;
+                            ++beyond;
+                            continue;
                         }
                         Skeleton s;
                         s.tp = first.tp;
@@ -246,14 +250,18 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
             }
         };
         choose(0);
-    } while (!capped && std::next_permutation(order.begin(), order.end()));
-    if (capped)
+    } while (std::next_permutation(order.begin(), order.end()));
+    if (capped) {
         list.notes.push_back("per-type mesh skeletons capped at " + std::to_string(limit));
+        list.spaceCut += std::string(list.spaceCut.empty() ? "" : "; ") + "per-type mesh skeletons capped at "
+            + std::to_string(limit) + ": " + std::to_string(beyond) + " more (later type orders and mesh choices) were not "
+            "searched";
+    }
 }
 
 }  // namespace
 
-SkeletonList SkeletonEnumerator::enumerate(const Problem& problem)
+SkeletonList SkeletonEnumerator::enumerate(const Problem& problem, const Limits& limits)
 {
     SkeletonList list;
     const auto& groups = problem.cluster.groups();
@@ -269,7 +277,7 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem)
 
     std::vector<int> seqs = setup.seqLens.empty() ? std::vector<int>{model.seqLen} : setup.seqLens;
     std::vector<int> qgs = setup.queryGroups.empty() ? std::vector<int>{model.queryGroups} : setup.queryGroups;
-    const std::size_t orderLimit = 200000;
+    const std::size_t orderLimit = limits.stageOrders;
 
     for (int tp : tpCandidates(problem, maxGroup)) {
         if (tp < 1 || tp > maxGroup) {
@@ -313,9 +321,12 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem)
             }
             bool capped = false;
             const auto orders = stageOrders(*set, setup.placement, orderLimit, capped);
-            if (capped)
-                list.notes.push_back("stage orders capped at " + std::to_string(orderLimit) + " for TP="
-                                     + std::to_string(tp) + " DP=" + std::to_string(dp));
+            if (capped) {
+                const std::string what = "stage orders capped at " + std::to_string(orderLimit) + " for TP="
+                    + std::to_string(tp) + " DP=" + std::to_string(dp);
+                list.notes.push_back(what);
+                list.spaceCut += (list.spaceCut.empty() ? "" : "; ") + what + " (later orders were not searched)";
+            }
             for (int mbs : setup.microBatches) {
                 if (mbs < 1 || setup.globalBatch % (dp * mbs) != 0) {
                     ++list.excluded["global batch not divisible by DP x micro-batch"];
@@ -379,7 +390,7 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem)
         }
     }
     if (setup.meshes == MeshMode::PerType)
-        perTypeSkeletons(problem, seqs, qgs, list);
+        perTypeSkeletons(problem, seqs, qgs, limits.perTypeMeshes, list);
     return list;
 }
 

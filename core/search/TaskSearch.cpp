@@ -147,6 +147,7 @@ SearchResult TaskSearch::merge(const std::vector<Task>& list, std::vector<Search
     out.compareTasks = TaskCompare::PerTask;
     out.error.clear();
     out.incomplete.clear();
+    out.spaceCut.clear();
     out.invalidRequest = true;
     out.cancelled = false;
     out.notes.clear();
@@ -175,6 +176,8 @@ SearchResult TaskSearch::merge(const std::vector<Task>& list, std::vector<Search
             errors += (errors.empty() ? "" : "; ") + t.label + ": " + r.error;
         if (!r.incomplete.empty())
             out.incomplete += (out.incomplete.empty() ? "" : " ") + t.label + ": " + r.incomplete;
+        if (!r.spaceCut.empty())
+            out.spaceCut += (out.spaceCut.empty() ? "" : " ") + t.label + ": " + r.spaceCut;
         out.invalidRequest = out.invalidRequest && r.invalidRequest;
         out.cancelled = out.cancelled || r.cancelled;
         for (const auto& note : r.notes)

@@ -17,6 +17,7 @@
 #include "search/Objective.h"
 #include "search/PlanEvaluator.h"
 #include "search/SearchEngine.h"
+#include "search/Skeleton.h"
 
 #include <QtTest>
 
@@ -83,6 +84,8 @@ private slots:
     void ranksFollowFlagScaleRankMapper();
     void exportsSayWhatRunsThePlan();
     void saturatedCountSaysSo();
+    void cappedSpaceSaysWhatItLeftOut();
+    void cappedSearchClaimsNoExactness();
 };
 
 void TestPerMeshPlans::perTypeHoldsEveryUniformPlan()
@@ -255,6 +258,58 @@ void TestPerMeshPlans::saturatedCountSaysSo()
     QVERIFY(text.find("18446744073709551615") == std::string::npos);
     r.stats.feasible = 1234;
     QVERIFY(TextReport::stats(r).find("feasible candidates 1234") != std::string::npos);
+    // Counts of pruned candidates and the rate saturate with it.
+    r.stats.feasible = std::numeric_limits<std::uint64_t>::max();
+    r.stats.prunedByRule["rule 2: memory (candidates that fit nowhere)"] = std::numeric_limits<std::uint64_t>::max();
+    r.stats.candidatesPerS = 1.98e17;
+    const std::string saturated = TextReport::stats(r);
+    QVERIFY2(saturated.find("18446744073709551615") == std::string::npos, saturated.c_str());
+    QVERIFY2(saturated.find("candidates/s") == std::string::npos, saturated.c_str());
+}
+
+void TestPerMeshPlans::cappedSpaceSaysWhatItLeftOut()
+{
+    // A cap on the per-type mesh skeletons builds as many as it allows and
+    // counts the rest, so that the report can say how much was not searched;
+    // the skeletons it builds are the first ones of the uncapped list.
+    Problem problem = problemOf(request(MeshMode::PerType));
+    problem.setup.microBatches = {1};
+    const SkeletonList all = SkeletonEnumerator::enumerate(problem);
+    QVERIFY(all.spaceCut.empty());
+    const auto perMesh = [](const SkeletonList& l) {
+        return static_cast<std::size_t>(std::count_if(l.skeletons.begin(), l.skeletons.end(),
+                                                      [](const Skeleton& s) { return s.perMesh(); }));
+    };
+    const std::size_t n = perMesh(all);
+    QVERIFY2(n > 5, qPrintable(QString::number(n)));
+    SkeletonEnumerator::Limits limits;
+    limits.perTypeMeshes = 5;
+    const SkeletonList capped = SkeletonEnumerator::enumerate(problem, limits);
+    QCOMPARE(perMesh(capped), std::size_t(5));
+    QCOMPARE(capped.skeletons.size(), all.skeletons.size() - (n - 5));
+    const std::string says = std::to_string(n - 5) + " more";
+    QVERIFY2(capped.spaceCut.find(says) != std::string::npos, capped.spaceCut.c_str());
+    // The rules' tallies cover the whole space either way.
+    QVERIFY(capped.excluded == all.excluded);
+}
+
+void TestPerMeshPlans::cappedSearchClaimsNoExactness()
+{
+    // A search over part of the space says so where a user reads the result
+    // and never calls its plans exact.
+    const Problem problem = problemOf(request(MeshMode::PerType));
+    SearchResult r = SearchEngine::run(request(MeshMode::PerType));
+    QVERIFY(r.error.empty());
+    QVERIFY(TextReport::table(problem, r, 3).find("PART OF THE SPACE") == std::string::npos);
+    r.spaceCut = "per-type mesh skeletons capped at 200000: 7 more were not searched";
+    r.stats.sampleFraction = 0.5;
+    const std::string table = TextReport::table(problem, r, 3);
+    QVERIFY2(table.find("PART OF THE SPACE: per-type mesh skeletons capped at 200000: 7 more") != std::string::npos,
+             table.c_str());
+    const std::string stats = TextReport::stats(r);
+    QVERIFY2(stats.find("(the best plans and fronts are exact)") == std::string::npos, stats.c_str());
+    QVERIFY2(stats.find("exact over the skeletons searched") != std::string::npos, stats.c_str());
+    QCOMPARE(PlanJson::search(problem, r).at("space_cut").get<std::string>(), r.spaceCut);
 }
 
 QTEST_APPLESS_MAIN(TestPerMeshPlans)
