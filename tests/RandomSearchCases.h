@@ -68,7 +68,7 @@ inline Case randomCase(unsigned seed)
     m.seqLen = pick(std::vector<int>{2048, 4096});
     req.problem.model = m;
     req.problem.setup.globalBatch = pick(std::vector<int>{16, 32, 64});
-    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.microBatchSizes = {1, 2};
     req.problem.setup.maxPipelineStages = uniform(2, 6);
     req.problem.setup.schedule = pick(std::vector<ScheduleMode>{ScheduleMode::Auto, ScheduleMode::Both, ScheduleMode::OneF1B});
     req.problem.setup.recompute = pick(std::vector<RecomputeMode>{RecomputeMode::Policy, RecomputeMode::Policy,

@@ -5,10 +5,10 @@
 
 #include "hardware/GpuCatalog.h"
 #include "predict/PredictorFile.h"
-#include "profile/MeasurementCsv.h"
-#include "profile/PlanRuns.h"
-#include "profile/PredictorTrainer.h"
-#include "profile/TrainingSet.h"
+#include "measure/MeasurementCsv.h"
+#include "measure/PlanRuns.h"
+#include "learn/PredictorTrainer.h"
+#include "learn/TrainingSet.h"
 #include "search/SearchEngine.h"
 
 #include <algorithm>
@@ -36,7 +36,7 @@ inline void trainSmallPredictor(const SearchRequest& req, const std::string& fil
             const StagePlan& st = p.stages[static_cast<std::size_t>(*m.stage)];
             m.source = MeasurementSource::Simulated;
             const auto f = slower.find(m.gpuType);
-            m.stageTimeMs = st.timeMs * p.microBatches * (f == slower.end() ? 1.0 : f->second);
+            m.stageTimeMs = st.timeMs * p.microBatchCount * (f == slower.end() ? 1.0 : f->second);
             m.peakMemMiB = st.memory.totalMiB() * 1.05;
             rows.push_back(m);
         }

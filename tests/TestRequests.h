@@ -14,7 +14,7 @@ inline SearchRequest paperRequest()
     req.problem.cluster = Cluster::fromFile(sampleCluster("paper-20gpu-3vendor.json"));
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 128;
-    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.microBatchSizes = {1, 2};
     req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
     return req;
 }
@@ -40,7 +40,7 @@ inline SearchRequest smallRequest()
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.model.numLayers = 24;
     req.problem.setup.globalBatch = 32;
-    req.problem.setup.microBatches = {1};
+    req.problem.setup.microBatchSizes = {1};
     req.problem.setup.maxPipelineStages = 4;
     return req;
 }

@@ -170,24 +170,12 @@ nlohmann::json ClusterDocument::emptyDocument(const QString& name)
 
 bool ClusterDocument::isEmptyDocument(const nlohmann::json& doc)
 {
-    return doc.is_object() && doc.contains("nodes") && doc["nodes"].is_array() && doc["nodes"].empty();
+    return Cluster::isEmptyDocument(doc);
 }
 
 Cluster ClusterDocument::parse(const nlohmann::json& doc, const std::string& file)
 {
-    const auto& catalog = GpuCatalog::builtin();
-    if (!isEmptyDocument(doc))
-        return Cluster::fromJson(doc, file, catalog);
-    if (doc.contains("links") && !(doc["links"].is_array() && doc["links"].empty()))
-        throw InputError(file, "/links", "a cluster without nodes can have no links");
-    // Format, name and type overrides are checked as the validator checks
-    // them, on a copy with one probe GPU.
-    nlohmann::json probe = doc;
-    probe["nodes"] = nlohmann::json::array({{{"name", "probe"},
-                                             {"gpus", nlohmann::json::array({{{"type", catalog.names().front()},
-                                                                               {"count", 1}}})}}});
-    Cluster::fromJson(probe, file, catalog);
-    return Cluster{};
+    return Cluster::fromEditorJson(doc, file, GpuCatalog::builtin());
 }
 
 bool ClusterDocument::exportJson(nlohmann::json* out, QString* error) const

@@ -28,12 +28,12 @@ std::vector<PipelineOp> stageOrder(int stage, int stages, int g)
 }  // namespace
 
 PipelineSchedule PipelineSchedule::oneFOneB(const std::vector<double>& stageMs, const std::vector<double>& hopMs,
-                                            int microBatches)
+                                            int microBatchCount)
 {
     PipelineSchedule s;
     const int p = static_cast<int>(stageMs.size());
-    const int g = std::max(1, microBatches);
-    s.microBatches_ = g;
+    const int g = std::max(1, microBatchCount);
+    s.microBatchCount_ = g;
     if (p == 0)
         return s;
     auto hop = [&](int i) { return i >= 0 && i < static_cast<int>(hopMs.size()) ? hopMs[i] : 0.0; };
@@ -101,14 +101,14 @@ double PipelineSchedule::bubbleFraction(int stage) const
     return makespanMs_ > 0 ? idleMs(stage) / makespanMs_ : 0.0;
 }
 
-double PipelineSchedule::eq3Ms(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatches)
+double PipelineSchedule::eq3Ms(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatchCount)
 {
     if (stageMs.empty())
         return 0;
     const double mx = *std::max_element(stageMs.begin(), stageMs.end());
     const double sum = std::accumulate(stageMs.begin(), stageMs.end(), 0.0);
     const double hops = std::accumulate(hopMs.begin(), hopMs.end(), 0.0);
-    return (std::max(1, microBatches) - 1) * mx + sum + 2.0 * hops;
+    return (std::max(1, microBatchCount) - 1) * mx + sum + 2.0 * hops;
 }
 
 }  // namespace memx

@@ -37,12 +37,12 @@ public:
 
     // stageMs: per stage, forward + backward of one micro-batch (ms).
     // hopMs: hop i -> i + 1, one direction (ms); missing entries count as 0.
-    // microBatches: G >= 1.
+    // microBatchCount: G >= 1.
     static PipelineSchedule oneFOneB(const std::vector<double>& stageMs, const std::vector<double>& hopMs,
-                                     int microBatches);
+                                     int microBatchCount);
 
     int stageCount() const { return static_cast<int>(ops_.size()); }
-    int microBatches() const { return microBatches_; }
+    int microBatchCount() const { return microBatchCount_; }
     const std::vector<PipelineOp>& ops(int stage) const { return ops_[stage]; }  // in execution order
 
     double makespanMs() const { return makespanMs_; }  // first forward start to last backward end
@@ -51,11 +51,11 @@ public:
     double bubbleFraction(int stage) const;            // idle / makespan, 0..1
 
     // Eq. (3) pipeline term for the same inputs: (G-1)*max + sum + 2*sum(hops), ms.
-    static double eq3Ms(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatches);
+    static double eq3Ms(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatchCount);
 
 private:
     std::vector<std::vector<PipelineOp>> ops_;
-    int microBatches_ = 0;
+    int microBatchCount_ = 0;
     double makespanMs_ = 0;
 };
 

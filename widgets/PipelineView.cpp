@@ -67,7 +67,7 @@ void PipelineView::setPlan(const Plan& p)
     std::vector<double> t;
     for (const auto& s : p.stages)
         t.push_back(s.timeMs);
-    schedule_ = PipelineSchedule::oneFOneB(t, p.hopMs, p.microBatches);
+    schedule_ = PipelineSchedule::oneFOneB(t, p.hopMs, p.microBatchCount);
     updateGeometry();
     update();
 }
@@ -150,9 +150,9 @@ QString PipelineView::scheduleTitle() const
     QString title = tr("1F1B schedule of one iteration: P = %1 stages, G = %2 micro-batches, pipeline %3 ms simulated "
                        "(Eq. 3: %4 ms)")
                         .arg(plan.stages.size())
-                        .arg(schedule_.microBatches())
+                        .arg(schedule_.microBatchCount())
                         .arg(std::max(1e-9, schedule_.makespanMs()), 0, 'f', 0)
-                        .arg(PipelineSchedule::eq3Ms(stageMs, plan.hopMs, plan.microBatches), 0, 'f', 0);
+                        .arg(PipelineSchedule::eq3Ms(stageMs, plan.hopMs, plan.microBatchCount), 0, 'f', 0);
     if (plan.dpMs > 0 || plan.fixedMs > 0)
         title += tr(" (+ DP sync %1 ms + fixed %2 ms)").arg(plan.dpMs, 0, 'f', 0).arg(plan.fixedMs, 0, 'f', 0);
     return title;
@@ -321,7 +321,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
                           "(bubble = idle share of the pipeline time).");
         if (plan.schedule == Schedule::Interleaved)
             note += tr(" Interleaved (v = %1) drawn as plain 1F1B.").arg(plan.virtualStages);
-        if (schedule_.microBatches() > kLabelMaxMicroBatches)
+        if (schedule_.microBatchCount() > kLabelMaxMicroBatches)
             note += tr(" G > %1: micro-batch numbers omitted.").arg(kLabelMaxMicroBatches);
         p.setPen(dim);
         p.drawText(QRect(target.left() + kPad, y, target.width() - 2 * kPad, lh), Qt::AlignLeft | Qt::AlignVCenter,
@@ -345,7 +345,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
                seconds ? tr("time since iteration start (s)") : tr("time since iteration start (ms)"));
 
     // Rows: label, empty track (bubbles stay empty), blocks, bubble share.
-    const bool numbers = schedule_.microBatches() <= kLabelMaxMicroBatches;
+    const bool numbers = schedule_.microBatchCount() <= kLabelMaxMicroBatches;
     for (int i = 0; i < rows; ++i) {
         const StagePlan& s = plan.stages[i];
         const QRect row(g.timeline.left(), g.timeline.top() + i * g.rowHeight + 3, g.timeline.width(),

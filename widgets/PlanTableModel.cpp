@@ -146,7 +146,7 @@ QString PlanTableModel::toolTip(const Plan& p) const
                        .arg(p.pp)
                        .arg(p.dp)
                        .arg(p.microBatch)
-                       .arg(p.microBatches)
+                       .arg(p.microBatchCount)
                        .arg(scheduleText(p), number(p.iterationMs, 1), number(p.dpMs, 1), number(p.fixedMs, 1));
     if (p.perMesh())
         html += QStringLiteral("<br>per-mesh plan (FlagScale process meshes): %1")

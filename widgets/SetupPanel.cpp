@@ -119,9 +119,9 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     globalBatch_->setToolTip(tr("Sequences per iteration, over all data-parallel replicas"));
     form->addRow(tr("Global batch"), globalBatch_);
 
-    microBatches_.name = tr("Micro-batch sizes");
-    microBatches_.minimum = 1;
-    form->addRow(microBatches_.name, addListField(microBatches_, QStringLiteral("microBatches"), QStringLiteral("1,2,4"),
+    microBatchSizes_.name = tr("Micro-batch sizes");
+    microBatchSizes_.minimum = 1;
+    form->addRow(microBatchSizes_.name, addListField(microBatchSizes_, QStringLiteral("microBatches"), QStringLiteral("1,2,4"),
                                                   tr("Micro-batch sizes to try, e.g. 1,2,4")));
     seqLens_.name = tr("Sequence lengths");
     seqLens_.minimum = 16;
@@ -434,7 +434,7 @@ QString SetupPanel::errorText() const
     QStringList errors;
     if (!modelError_.isEmpty())
         errors << modelError_;
-    for (const ListField* f : {&microBatches_, &seqLens_, &queryGroups_})
+    for (const ListField* f : {&microBatchSizes_, &seqLens_, &queryGroups_})
         if (!f->error.isEmpty())
             errors << f->error;
     return errors.join(QLatin1Char('\n'));
@@ -442,7 +442,7 @@ QString SetupPanel::errorText() const
 
 bool SetupPanel::focusFirstInvalid()
 {
-    for (ListField* f : {&microBatches_, &seqLens_, &queryGroups_})
+    for (ListField* f : {&microBatchSizes_, &seqLens_, &queryGroups_})
         if (!f->error.isEmpty()) {
             f->edit->setFocus(Qt::OtherFocusReason);
             f->edit->selectAll();
@@ -455,7 +455,7 @@ TrainingSetup SetupPanel::setup() const
 {
     TrainingSetup s = base_;
     s.globalBatch = globalBatch_->value();
-    s.microBatches = microBatches_.value;
+    s.microBatchSizes = microBatchSizes_.value;
     s.seqLens = seqLens_.value;
     s.queryGroups = queryGroups_.value;
     s.maxPipelineStages = maxPipeline_->value();
@@ -501,7 +501,7 @@ void SetupPanel::setSetup(const TrainingSetup& s)
         hiddenDropout_->setValue(s.hiddenDropout);
         shownAttentionDropout_ = attentionDropout_->value();
         shownHiddenDropout_ = hiddenDropout_->value();
-        setListText(microBatches_, s.microBatches);
+        setListText(microBatchSizes_, s.microBatchSizes);
         setListText(seqLens_, s.seqLens);
         setListText(queryGroups_, s.queryGroups);
     }

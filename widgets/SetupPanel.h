@@ -93,7 +93,7 @@ private:
     QComboBox* modelCombo_ = nullptr;
     QLabel* modelSummary_ = nullptr;
     QSpinBox* globalBatch_ = nullptr;
-    ListField microBatches_;
+    ListField microBatchSizes_;
     ListField seqLens_;
     ListField queryGroups_;
     QCheckBox* distributedOptimizer_ = nullptr;

@@ -7,17 +7,17 @@
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
 #include "io/Text.h"
-#include "profile/AccuracyEvaluator.h"
-#include "profile/AccuracyProtocol.h"
-#include "profile/Calibrator.h"
-#include "profile/IterationTermFit.h"
-#include "profile/Augmenter.h"
-#include "profile/MeasuredRun.h"
-#include "profile/MeasurementCsv.h"
-#include "profile/PredictorTrainer.h"
-#include "profile/RunPlacement.h"
-#include "profile/RunScenario.h"
-#include "profile/TrainingSet.h"
+#include "accuracy/AccuracyEvaluator.h"
+#include "accuracy/AccuracyProtocol.h"
+#include "learn/Calibrator.h"
+#include "learn/IterationTermFit.h"
+#include "learn/Augmenter.h"
+#include "measure/MeasuredRun.h"
+#include "measure/MeasurementCsv.h"
+#include "learn/PredictorTrainer.h"
+#include "measure/RunPlacement.h"
+#include "measure/RunScenario.h"
+#include "learn/TrainingSet.h"
 
 #include <algorithm>
 #include <cmath>
@@ -261,9 +261,9 @@ void predict(const PredictArgs& a)
         }
         if (!pred.feasible) {
             ++infeasible;
-            std::cerr << "note: run " << run.runId << " would not fit: " << pred.problem << "\n";
+            std::cerr << "note: run " << run.runId << " would not fit: " << pred.whyInfeasible << "\n";
         }
-        const int G = run.microBatches();
+        const int G = run.microBatchCount();
         const std::string prov = toString(pred.provenance());
         const auto fill = [&](Measurement& m) {
             m.provenance = prov;

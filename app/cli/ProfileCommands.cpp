@@ -12,11 +12,11 @@
 #include "io/Text.h"
 #include "model/ModelSpec.h"
 #include "predict/AnalyticPredictor.h"
-#include "profile/MeasuredRun.h"
-#include "profile/MeasurementCsv.h"
-#include "profile/LogImporter.h"
-#include "profile/ProfilingPlanner.h"
-#include "profile/RunScenario.h"
+#include "measure/MeasuredRun.h"
+#include "measure/MeasurementCsv.h"
+#include "measure/LogImporter.h"
+#include "profiling/ProfilingPlanner.h"
+#include "measure/RunScenario.h"
 #include "sim/ReferenceSimulator.h"
 
 #include <algorithm>
@@ -214,7 +214,7 @@ void simulate(const SimArgs& a, int& exitCode)
             ++oom;
             continue;
         }
-        const int G = run.microBatches();
+        const int G = run.microBatchCount();
         Measurement r = run.emptyRunRow(MeasurementSource::Simulated);
         r.iterationTimeMs = result.medianIterationMs;
         double peak = 0;

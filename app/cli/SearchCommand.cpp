@@ -13,8 +13,8 @@
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
 #include "io/Text.h"
-#include "profile/MeasurementCsv.h"
-#include "profile/PlanRuns.h"
+#include "measure/MeasurementCsv.h"
+#include "measure/PlanRuns.h"
 #include "predict/PredictionStore.h"
 #include "search/BandwidthWhatIf.h"
 #include "search/NodeChoice.h"
@@ -202,7 +202,7 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     if (a.runsCount < 1)
         throw InputError("--runs-count", std::to_string(a.runsCount), "write at least one plan");
     s.globalBatch = a.gbs;
-    s.microBatches = a.mbs;
+    s.microBatchSizes = a.mbs;
     s.seqLens = a.seq;
     s.queryGroups = a.queryGroups;
     s.tensorParallel = a.tp;

@@ -569,7 +569,7 @@ void MainWindow::openSampleProject()
     p.cluster = nlohmann::json::parse(f.readAll().toStdString());
     p.model = ModelSpec::resolve("llama2-7b").toJson();
     p.setup.globalBatch = 128;
-    p.setup.microBatches = {1, 2, 4};
+    p.setup.microBatchSizes = {1, 2, 4};
     loadProject(p, QString());
     statusLabel_->setText(tr("Sample project: the MemX paper's 20-GPU, 3-vendor cluster with LLaMA2-7B"));
 }
@@ -772,7 +772,7 @@ void MainWindow::newProject()
     p.cluster = ClusterDocument::emptyDocument();
     p.model = ModelSpec::resolve("llama2-7b").toJson();
     p.setup.globalBatch = 128;
-    p.setup.microBatches = {1, 2, 4};
+    p.setup.microBatchSizes = {1, 2, 4};
     untitledName_ = tr("Untitled");
     loadProject(p, QString());
     tabs_->setCurrentWidget(canvas_);

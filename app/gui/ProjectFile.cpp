@@ -1,7 +1,5 @@
 #include "ProjectFile.h"
 
-#include "ClusterDocument.h"
-
 #include "hardware/Cluster.h"
 #include "hardware/GpuCatalog.h"
 #include "io/AtomicFile.h"
@@ -41,7 +39,7 @@ nlohmann::json Project::toJson() const
     j["model"] = model;
     const auto& s = setup;
     j["setup"] = {{"global_batch", s.globalBatch},
-                  {"micro_batches", s.microBatches},
+                  {"micro_batches", s.microBatchSizes},
                   {"seq_lens", s.seqLens},
                   {"query_groups", s.queryGroups},
                   {"tensor_parallel", s.tensorParallel},
@@ -93,8 +91,7 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
     // project may hold an empty cluster (File > New, saved before any node was
     // added): the workbench's editor accepts it, a search refuses it.
     try {
-        if (!ClusterDocument::isEmptyDocument(p.cluster))
-            Cluster::fromJson(p.cluster, file + " (cluster)", GpuCatalog::builtin());
+        Cluster::fromEditorJson(p.cluster, file + " (cluster)", GpuCatalog::builtin());
     } catch (const InputError& e) {
         throw InputError(file, "/cluster" + e.field(), e.reason());
     }
@@ -102,7 +99,7 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
     ModelSpec::fromJson(JsonReader(p.model, file, "/model"));  // validates, names /model/... on error
     auto s = root.at("setup");
     p.setup.globalBatch = s.integerInRange("global_batch", ranges::batch);
-    p.setup.microBatches = ints(s, "micro_batches");
+    p.setup.microBatchSizes = ints(s, "micro_batches");
     p.setup.seqLens = ints(s, "seq_lens");
     p.setup.queryGroups = ints(s, "query_groups");
     p.setup.tensorParallel = ints(s, "tensor_parallel");

@@ -272,7 +272,7 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
         std::string cost = nearest ? "predicted " + Text::fmt("%.1f", nearest->iterationMs) + " ms per iteration (the plan: "
                 + Text::fmt("%.1f", p.iterationMs) + " ms), largest per-GPU peak " + Text::fmt("%.0f", nearest->maxMemMiB)
                 + " MiB (the plan: " + Text::fmt("%.0f", p.maxMemMiB) + " MiB)"
-                + (nearest->feasible ? "" : "; NOT feasible: " + nearest->problem)
+                + (nearest->feasible ? "" : "; NOT feasible: " + nearest->whyInfeasible)
                                    : "cost not predicted (" + why + ")";
         cost = Text::oneLine(cost);  // may quote a message naming a GPU type or node
         warning = "# !!! NOT THE EXACT PLAN. The plan mixes selective recomputation with other levels (" + levels
@@ -335,11 +335,11 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
                 t += "    # per stage: [n_stages, n_micro_batches, value]; granularity 0 off / 1 full, method 0 "
                      "uniform, num_layers 0 off\n";
                 t += "    recompute_granularity_per_stage_micro_batch: "
-                    + perStageList(c.stageRecompute, p.microBatches, RecomputeList::Granularity) + "\n";
+                    + perStageList(c.stageRecompute, p.microBatchCount, RecomputeList::Granularity) + "\n";
                 t += "    recompute_method_per_stage_micro_batch: "
-                    + perStageList(c.stageRecompute, p.microBatches, RecomputeList::Method) + "\n";
+                    + perStageList(c.stageRecompute, p.microBatchCount, RecomputeList::Method) + "\n";
                 t += "    recompute_num_layers_per_stage_micro_batch: "
-                    + perStageList(c.stageRecompute, p.microBatches, RecomputeList::NumLayers) + "\n";
+                    + perStageList(c.stageRecompute, p.microBatchCount, RecomputeList::NumLayers) + "\n";
             }
         }
     }

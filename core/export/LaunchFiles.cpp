@@ -94,7 +94,7 @@ std::string LaunchFiles::header(const PlanDocument& doc, const std::string& targ
     line("Model " + doc.problem.model.name + " (" + std::to_string(doc.problem.model.numLayers) + " layers) on cluster "
          + doc.problem.cluster.name() + ": TP " + std::to_string(p.tp) + ", PP " + std::to_string(p.pp) + ", DP "
          + std::to_string(p.dp) + ", micro-batch " + std::to_string(p.microBatch) + ", global batch "
-         + std::to_string(p.globalBatch) + " (" + std::to_string(p.microBatches) + " micro-batches), seq "
+         + std::to_string(p.globalBatch) + " (" + std::to_string(p.microBatchCount) + " micro-batches), seq "
          + std::to_string(p.seqLen) + ", schedule " + toString(p.schedule)
          + (p.schedule == Schedule::Interleaved ? " v=" + std::to_string(p.virtualStages) : ""));
     line("Predictor: " + doc.predictor + " (provenance " + toString(p.provenance) + ", relative uncertainty "

@@ -17,7 +17,7 @@ nlohmann::json PlanJson::plan(const Plan& p)
     j["dp"] = p.dp;
     j["micro_batch"] = p.microBatch;
     j["global_batch"] = p.globalBatch;
-    j["micro_batches"] = p.microBatches;
+    j["micro_batches"] = p.microBatchCount;
     j["seq_len"] = p.seqLen;
     j["query_groups"] = p.queryGroups;
     j["schedule"] = toString(p.schedule);
@@ -81,7 +81,7 @@ nlohmann::json PlanJson::plan(const Plan& p)
 nlohmann::json PlanJson::setup(const TrainingSetup& s)
 {
     nlohmann::json j = {{"global_batch", s.globalBatch},
-            {"micro_batches", s.microBatches},
+            {"micro_batches", s.microBatchSizes},
             {"seq_lens", s.seqLens},
             {"query_groups", s.queryGroups},
             {"max_pp", s.maxPipelineStages},

@@ -79,7 +79,7 @@ TrainingSetup PlanJsonReader::setupFromJson(const JsonReader& j)
     TrainingSetup s;
     s.globalBatch = intIn(j, "global_batch", 1, 1 << 24);
     if (j.has("micro_batches"))
-        s.microBatches = intList(j, "micro_batches");
+        s.microBatchSizes = intList(j, "micro_batches");
     s.seqLens = intList(j, "seq_lens");
     s.queryGroups = intList(j, "query_groups");
     s.maxPipelineStages = intIn(j, "max_pp", 1, 4096, s.maxPipelineStages);
@@ -128,10 +128,10 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
     p.dp = intIn(j, "dp", 1, 1 << 20);
     p.microBatch = intIn(j, "micro_batch", 1, 1 << 20);
     p.globalBatch = intIn(j, "global_batch", 1, 1 << 24);
-    p.microBatches = intIn(j, "micro_batches", 1, 1 << 24);
-    if (static_cast<long long>(p.microBatches) * p.dp * p.microBatch != p.globalBatch)
+    p.microBatchCount = intIn(j, "micro_batches", 1, 1 << 24);
+    if (static_cast<long long>(p.microBatchCount) * p.dp * p.microBatch != p.globalBatch)
         j.fail("global_batch (" + std::to_string(p.globalBatch) + ") must equal micro_batches x dp x micro_batch ("
-                   + std::to_string(p.microBatches) + " x " + std::to_string(p.dp) + " x "
+                   + std::to_string(p.microBatchCount) + " x " + std::to_string(p.dp) + " x "
                    + std::to_string(p.microBatch) + ")",
                "micro_batches");
     p.seqLen = intIn(j, "seq_len", 16, 1 << 22);

@@ -270,7 +270,7 @@ std::string TextReport::planDetail(const Problem& problem, const SearchResult& r
     const Plan& p = r.best.front();
     std::string out = "\nBest plan in detail (" + std::string(toString(p.provenance)) + " prediction, +-"
         + Text::fmt("%.0f", 100 * p.uncertainty) + "%):\n";
-    out += "  iteration " + Text::fmt("%.1f", p.iterationMs) + " ms = " + std::to_string(p.microBatches)
+    out += "  iteration " + Text::fmt("%.1f", p.iterationMs) + " ms = " + std::to_string(p.microBatchCount)
         + " micro-batches through " + std::to_string(p.pp) + " stages; DP sync " + Text::fmt("%.1f", p.dpMs)
         + " ms"
         + (p.dp > 1 && problem.setup.overlapGradReduce

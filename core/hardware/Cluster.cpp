@@ -166,7 +166,7 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
             int type = resolveType(g, typeName);
             const int count = g.integerInRange("count", ranges::gpusPerNode);
             const long long total = static_cast<long long>(c.devices_.size()) + count;
-            if (const std::string why = ranges::gpusPerCluster.problem(
+            if (const std::string why = ranges::gpusPerCluster.whyOutside(
                     static_cast<double>(total), root.allowsOutsideRange(), true, "the cluster's top level");
                 !why.empty())
                 g.fail(why + " (this entry brings the cluster to " + std::to_string(total) + " GPUs)", "count");
@@ -536,6 +536,27 @@ double Cluster::heterogeneityIndex() const
     double mean = sum / n;
     double var = std::max(0.0, sq / n - mean * mean);
     return mean > 0 ? std::sqrt(var) / mean : 0;
+}
+
+bool Cluster::isEmptyDocument(const nlohmann::json& doc)
+{
+    return doc.is_object() && doc.contains("nodes") && doc["nodes"].is_array() && doc["nodes"].empty();
+}
+
+Cluster Cluster::fromEditorJson(const nlohmann::json& doc, const std::string& file, const GpuCatalog& catalog)
+{
+    if (!isEmptyDocument(doc))
+        return fromJson(doc, file, catalog);
+    if (doc.contains("links") && !(doc["links"].is_array() && doc["links"].empty()))
+        throw InputError(file, "/links", "a cluster without nodes can have no links");
+    // Format, name and type overrides are checked as the validator checks
+    // them, on a copy with one probe GPU.
+    nlohmann::json probe = doc;
+    probe["nodes"] = nlohmann::json::array({{{"name", "probe"},
+                                             {"gpus", nlohmann::json::array({{{"type", catalog.names().front()},
+                                                                               {"count", 1}}})}}});
+    fromJson(probe, file, catalog);
+    return Cluster{};
 }
 
 }  // namespace memx

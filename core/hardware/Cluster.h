@@ -67,6 +67,12 @@ public:
     static Cluster fromFile(const std::string& file);
     static Cluster fromFile(const std::string& file, const GpuCatalog& catalog);
     static Cluster fromJson(const nlohmann::json& doc, const std::string& file, const GpuCatalog& catalog);
+    // A cluster as the workbench may hold it: a cluster file's document, or
+    // one with no nodes (and so no links) yet, whose other fields fromJson
+    // checks as it would with a node; that one gives the empty Cluster. A
+    // file on disk must have nodes (fromJson), a search refuses none.
+    static Cluster fromEditorJson(const nlohmann::json& doc, const std::string& file, const GpuCatalog& catalog);
+    static bool isEmptyDocument(const nlohmann::json& doc);  // an object whose "nodes" is an empty array
     nlohmann::json toJson() const;
 
     const std::string& name() const { return name_; }

@@ -340,7 +340,7 @@ bool JsonReader::allowsOutsideRange() const
 double JsonReader::inRange(const std::string& key, const Range& r) const
 {
     const double v = number(key);
-    if (const std::string why = r.problem(v, allowsOutsideRange()); !why.empty())
+    if (const std::string why = r.whyOutside(v, allowsOutsideRange()); !why.empty())
         fail(why, key);
     return v;
 }
@@ -357,7 +357,7 @@ int JsonReader::integerInRange(const std::string& key, const Range& r) const
         fail(std::string(r.what) + " " + std::to_string(v) + " is too large (at most " + std::to_string(INT_MAX) +
                  ")",
              key);
-    if (const std::string why = r.problem(static_cast<double>(v), allowsOutsideRange()); !why.empty())
+    if (const std::string why = r.whyOutside(static_cast<double>(v), allowsOutsideRange()); !why.empty())
         fail(why, key);
     return static_cast<int>(v);
 }

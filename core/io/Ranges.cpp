@@ -28,7 +28,7 @@ std::string Range::describe() const
     return formatNumber(min) + "-" + withUnit(max, unit);
 }
 
-std::string Range::problem(double v, bool allowOutside, bool overridable, const char* overrideAt) const
+std::string Range::whyOutside(double v, bool allowOutside, bool overridable, const char* overrideAt) const
 {
     if (!std::isfinite(v))
         return "must be a finite number";

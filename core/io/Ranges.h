@@ -21,7 +21,7 @@ struct Range {
     // Empty when v is acceptable; else the reason, naming the value, the
     // range and its unit (and the override when `overridable`).
     // `overrideAt` says where the flag goes.
-    std::string problem(double v, bool allowOutside, bool overridable = true,
+    std::string whyOutside(double v, bool allowOutside, bool overridable = true,
                         const char* overrideAt = "this object") const;
     std::string describe() const;  // "0.01-10000 GB/s"
     // Inside [min, max]: a writer marks a value that is not with

@@ -113,7 +113,7 @@ nlohmann::json PredictorFile::toJson(const LearnedPredictor& predictor, const Pr
                           {"mlp", memx::toString(s.mlp)}, {"position_embedding", memx::toString(s.style.position)},
                           {"normalization", memx::toString(s.style.norm)}, {"bias_linear", s.style.linearBias}});
     trained["models"] = models;
-    trained["micro_batches"] = m.microBatches;
+    trained["micro_batches"] = m.microBatchSizes;
     trained["seq_lens"] = m.seqLens;
     trained["global_batches"] = m.globalBatches;
     trained["tensor_parallel"] = m.tensorParallel;
@@ -193,7 +193,7 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
         shape.style.linearBias = s.boolean("bias_linear", false);
         m.models.push_back(shape);
     }
-    m.microBatches = readInts(t, "micro_batches");
+    m.microBatchSizes = readInts(t, "micro_batches");
     m.seqLens = readInts(t, "seq_lens");
     m.globalBatches = readInts(t, "global_batches");
     m.tensorParallel = readInts(t, "tensor_parallel");
@@ -278,10 +278,10 @@ void PredictorFile::checkFits(const PredictorMetadata& m, const Problem& problem
         problems.push_back("model " + model.name + " (" + shape.toString() +
                            ") is not a structure the predictor was trained on (" + Text::join(seen) + ")");
     }
-    for (int mbs : setup.microBatches)
-        if (!inRange(mbs, m.microBatches)) {
+    for (int mbs : setup.microBatchSizes)
+        if (!inRange(mbs, m.microBatchSizes)) {
             warnings.push_back("micro-batch " + std::to_string(mbs) + " is outside the trained range (" +
-                               Text::joinInts(m.microBatches, ", ") + "): those predictions extrapolate");
+                               Text::joinInts(m.microBatchSizes, ", ") + "): those predictions extrapolate");
             break;
         }
     std::vector<int> seqs = setup.seqLens.empty() ? std::vector<int>{model.seqLen} : setup.seqLens;

@@ -34,7 +34,7 @@ struct PredictorMetadata {
     std::string toolVersion;
     std::vector<std::string> gpuTypes;      // sorted, distinct
     std::vector<ModelShape> models;         // distinct model structures seen
-    std::vector<int> microBatches;          // sorted, distinct
+    std::vector<int> microBatchSizes;       // sorted, distinct
     std::vector<int> seqLens;
     std::vector<int> globalBatches;
     std::vector<int> tensorParallel;

@@ -173,7 +173,7 @@ bool BaselinePartitioner::choose(BaselineKind kind, const SkeletonTables& t, con
         out.levels.assign(static_cast<std::size_t>(P), level);
         compose(t, sk, variance, skeletonIndex, out);
         // Metis ranks by its pipeline estimate, the others by the predicted time.
-        out.cost = kind == BaselineKind::MetisStyle ? (sk.microBatches + P - 1) * bottleneckMs(t, out) : out.timeMs;
+        out.cost = kind == BaselineKind::MetisStyle ? (sk.microBatchCount + P - 1) * bottleneckMs(t, out) : out.timeMs;
     };
     switch (kind) {
     case BaselineKind::ComputeProportional:

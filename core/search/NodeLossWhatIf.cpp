@@ -208,7 +208,7 @@ NodeLossWhatIf::Result NodeLossWhatIf::run(const SearchRequest& request, const S
         SearchRequest again = replanRequest(request, reduced[k]);
         TrainingSetup& setup = again.problem.setup;
         setup.tensorParallel = std::get<0>(layout);
-        setup.microBatches = {std::get<1>(layout)};
+        setup.microBatchSizes = {std::get<1>(layout)};
         setup.seqLens = {std::get<2>(layout)};
         setup.queryGroups = {std::get<3>(layout)};
         const SearchResult r = SearchEngine::run(std::move(again));

@@ -97,31 +97,4 @@ Weights Objective::normalised(Weights w)
     return {w.time / sum, w.memory / sum, w.variance / sum};
 }
 
-double Objective::variance(const std::vector<double>& values)
-{
-    if (values.empty())
-        return 0;
-    double mean = 0;
-    for (double x : values)
-        mean += x;
-    mean /= values.size();
-    double var = 0;
-    for (double x : values)
-        var += (x - mean) * (x - mean);
-    return var / values.size();
-}
-
-double Objective::median(std::vector<double> values)
-{
-    if (values.empty())
-        return 0;
-    std::size_t mid = values.size() / 2;
-    std::nth_element(values.begin(), values.begin() + mid, values.end());
-    double hi = values[mid];
-    if (values.size() % 2 == 1)
-        return hi;
-    double lo = *std::max_element(values.begin(), values.begin() + mid);
-    return 0.5 * (lo + hi);
-}
-
 }  // namespace memx

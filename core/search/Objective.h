@@ -82,9 +82,6 @@ struct References {
 struct Objective {
     static double phi(double t, double m, double v, const References& ref, const Weights& w);
     static Weights normalised(Weights w);  // throws std::invalid_argument when all are zero or any negative
-    // Variance of per-GPU values (population variance, as the paper's V).
-    static double variance(const std::vector<double>& values);
-    static double median(std::vector<double> values);
     // eV under `spec`'s rule (the comment at EpsilonRule): `vref` is Vref,
     // `uncertainty` the memory predictions' relative uncertainty, `fullest`
     // the fullest GPU's value in V's unit (MiB, or utilisation).

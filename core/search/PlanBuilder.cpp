@@ -18,7 +18,7 @@ Plan PlanBuilder::build(const Cluster& cluster, const Skeleton& sk, const Skelet
     p.pp = sk.stages();
     p.microBatch = sk.mbs;
     p.globalBatch = globalBatch;
-    p.microBatches = sk.microBatches;
+    p.microBatchCount = sk.microBatchCount;
     p.seqLen = sk.seq;
     p.queryGroups = sk.queryGroups;
     p.schedule = sk.schedule;

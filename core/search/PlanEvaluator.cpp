@@ -62,7 +62,7 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
     sk.queryGroups = spec.queryGroups > 0 ? spec.queryGroups : problem.model.queryGroups;
     if (spec.tp < 1 || spec.dp < 1 || spec.microBatch < 1 || problem.setup.globalBatch % (spec.dp * spec.microBatch) != 0)
         throw InputError("plan", "dp/micro_batch", "global batch must be divisible by DP x micro-batch");
-    sk.microBatches = problem.setup.globalBatch / (spec.dp * spec.microBatch);
+    sk.microBatchCount = problem.setup.globalBatch / (spec.dp * spec.microBatch);
     if (!spec.shapes.empty()) {
         if (static_cast<int>(spec.shapes.size()) != P)
             throw InputError("plan", "stages", "one TP x DP shape per stage expected");
@@ -167,11 +167,11 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
             std::snprintf(buf, sizeof buf, "stage %d (%s) needs %.1f GiB, has %.1f GiB", i,
                           sk.slot(i).name.c_str(), pred.memoryMiB() / 1024,
                           t.capacityMiB[i] / 1024);
-            ev.problem += (ev.problem.empty() ? "" : "; ") + std::string(buf);
+            ev.whyInfeasible += (ev.whyInfeasible.empty() ? "" : "; ") + std::string(buf);
             ev.feasible = false;
         }
         if (sk.schedule == Schedule::Interleaved && n % sk.virtualStages != 0) {
-            ev.problem += (ev.problem.empty() ? "" : "; ") + std::string("stage ") + std::to_string(i)
+            ev.whyInfeasible += (ev.whyInfeasible.empty() ? "" : "; ") + std::string("stage ") + std::to_string(i)
                 + " layers not divisible by the virtual stages";
             ev.feasible = false;
         }

@@ -38,7 +38,7 @@ struct PlanSpec {
 struct Evaluation {
     Plan plan;
     bool feasible = false;
-    std::string problem;   // why it is infeasible or invalid (empty when feasible)
+    std::string whyInfeasible;  // why it is infeasible or invalid (empty when feasible)
 };
 
 // Predicts one given configuration with exactly the tables and composition

@@ -24,9 +24,9 @@ std::vector<RecomputeAblation::Variant> RecomputeAblation::uniform(const Problem
             v.iterationMs = ev.plan.iterationMs;
             v.maxMemMiB = ev.plan.maxMemMiB;
             v.varMem = ev.plan.varMem;
-            v.problem = ev.problem;
+            v.whyInfeasible = ev.whyInfeasible;
         } catch (const std::exception& e) {
-            v.problem = e.what();
+            v.whyInfeasible = e.what();
         }
         out.push_back(v);
     }
@@ -48,7 +48,7 @@ std::string RecomputeAblation::line(const Plan& plan, const std::vector<Variant>
     for (const Variant& v : variants) {
         out += "\n  " + std::string(toString(v.level)) + ": ";
         if (!v.feasible) {
-            out += "does not fit" + (v.problem.empty() ? std::string() : " (" + v.problem + ")");
+            out += "does not fit" + (v.whyInfeasible.empty() ? std::string() : " (" + v.whyInfeasible + ")");
             continue;
         }
         out += pct(v.iterationMs, plan.iterationMs) + " time (" + Text::fmt("%.1f", v.iterationMs) + " ms), "

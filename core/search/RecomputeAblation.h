@@ -23,7 +23,7 @@ struct RecomputeAblation {
         double iterationMs = 0;
         double maxMemMiB = 0;
         double varMem = 0;
-        std::string problem;  // why it does not fit or cannot be built
+        std::string whyInfeasible;  // why it does not fit or cannot be built
     };
     static std::vector<Variant> uniform(const Problem& problem, const Plan& plan,
                                         std::shared_ptr<const Predictor> predictor = nullptr,

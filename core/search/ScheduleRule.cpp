@@ -1,4 +1,5 @@
 #include "search/ScheduleRule.h"
+#include "io/Statistics.h"
 
 #include "predict/IterationComposer.h"
 #include "search/Objective.h"
@@ -20,7 +21,7 @@ bool ScheduleRule::interleaveAllowed(const Problem& problem, const Skeleton& sk,
     std::vector<double> compute;
     for (int i = 0; i < P; ++i) {
         const auto& p = t.row(static_cast<std::size_t>(i)).pred[static_cast<std::size_t>(even)][0];
-        double act1f1b = p.memory.activationsMiB * IterationComposer::inflight1F1B(i, P, sk.microBatches)
+        double act1f1b = p.memory.activationsMiB * IterationComposer::inflight1F1B(i, P, sk.microBatchCount)
             / std::max(1e-9, t.inflight[static_cast<std::size_t>(i)]);
         double demand = p.memory.totalMiB() - p.memory.activationsMiB + act1f1b;
         minCap = std::min(minCap, t.capacityMiB[static_cast<std::size_t>(i)]);
@@ -32,7 +33,7 @@ bool ScheduleRule::interleaveAllowed(const Problem& problem, const Skeleton& sk,
     for (double c : compute)
         mean += c;
     mean /= static_cast<double>(compute.size());
-    double cv = mean > 0 ? std::sqrt(Objective::variance(compute)) / mean : 0;
+    double cv = mean > 0 ? std::sqrt(Statistics::variance(compute)) / mean : 0;
     double pressure = maxDemand > 0 ? minCap / maxDemand : 0;
     return pressure >= problem.setup.interleavePressureMin && cv <= problem.setup.interleaveHeterogeneityMax;
 }

@@ -1,4 +1,5 @@
 #include "search/SearchEngine.h"
+#include "io/Statistics.h"
 
 #include "space/JobPrecision.h"
 
@@ -572,8 +573,8 @@ private:
                 take(pt.plan);
         ref.epsilonRule = req_.objective.epsilonRule;
         if (ref.epsilonRule == EpsilonRule::Uncertainty) {
-            ref.epsilonUncertainty = Objective::median(uncertainty);
-            ref.epsilonFullest = req_.objective.variance == VarianceMode::Utilisation ? Objective::median(fullestUtil)
+            ref.epsilonUncertainty = Statistics::median(uncertainty);
+            ref.epsilonFullest = req_.objective.variance == VarianceMode::Utilisation ? Statistics::median(fullestUtil)
                                                                                       : ref.memory;
         }
         ref.epsilon = Objective::epsilon(req_.objective, ref.variance, ref.epsilonUncertainty, ref.epsilonFullest);

@@ -1,4 +1,5 @@
 #include "search/SearchSample.h"
+#include "io/Statistics.h"
 
 #include "search/Objective.h"
 
@@ -23,7 +24,7 @@ double SearchSample::weightedMedian(double Entry::*field) const
         v.reserve(entries_.size());
         for (const auto& e : entries_)
             v.push_back(e.*field);
-        return Objective::median(std::move(v));
+        return Statistics::median(std::move(v));
     }
     std::vector<std::pair<double, double>> vw;
     vw.reserve(entries_.size());

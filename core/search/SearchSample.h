@@ -22,7 +22,7 @@ public:
     const std::vector<Entry>& entries() const { return entries_; }
 
     // Weighted medians (the lower median when the weights split evenly, as
-    // Objective::median does for an even count of unit weights it averages).
+    // Statistics::median does for an even count of unit weights it averages).
     double medianT() const;
     double medianM() const;
     double medianV() const;

@@ -19,7 +19,7 @@ struct Problem;
 // each pipeline stage, in pipeline order.
 struct Skeleton {
     int tp = 1, dp = 1, mbs = 1, seq = 0, queryGroups = 0;
-    int microBatches = 1;
+    int microBatchCount = 1;  // G
     Schedule schedule = Schedule::OneF1B;
     int virtualStages = 1;
     bool autoSchedule = false;       // the adaptive rule decides whether this variant is kept
@@ -29,7 +29,7 @@ struct Skeleton {
     // Per-mesh skeletons (FlagScale's process meshes): each stage's own TP, DP
     // and micro-batch; empty for a uniform skeleton, whose every stage has
     // tp, dp and mbs above. In a per-mesh skeleton those are the first
-    // mesh's, and microBatches = gbs / (dp x mbs) holds for every mesh.
+    // mesh's, and microBatchCount = gbs / (dp x mbs) holds for every mesh.
     std::vector<StageShape> shapes;
     // What the search ranks by is T x timeScale (Plan::rankScale): 1, or the
     // time-per-token factor of TaskCompare::PerToken.

@@ -195,7 +195,7 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
                     }
                 set->idleGpus = idle;
             }
-            for (int mbs : setup.microBatches) {
+            for (int mbs : setup.microBatchSizes) {
                 if (mbs < 1 || setup.globalBatch % (first.dp * mbs) != 0) {
                     ++list.excluded["global batch not divisible by DP x micro-batch"];
                     continue;
@@ -237,7 +237,7 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
                         s.mbs = mbs;
                         s.seq = seq;
                         s.queryGroups = qg;
-                        s.microBatches = setup.globalBatch / (first.dp * mbs);
+                        s.microBatchCount = setup.globalBatch / (first.dp * mbs);
                         s.schedule = Schedule::OneF1B;
                         s.virtualStages = 1;
                         s.slotSet = set;
@@ -291,7 +291,7 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem, const Limits&
         for (int dp = 1; tp * dp <= maxType; ++dp) {
             const int w = tp * dp;
             bool anyMbs = false;
-            for (int mbs : setup.microBatches)
+            for (int mbs : setup.microBatchSizes)
                 anyMbs = anyMbs || (mbs >= 1 && setup.globalBatch % (dp * mbs) == 0);
             if (!anyMbs) {
                 ++list.excluded["global batch not divisible by DP x micro-batch"];
@@ -327,7 +327,7 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem, const Limits&
                 list.notes.push_back(what);
                 list.spaceCut += (list.spaceCut.empty() ? "" : "; ") + what + " (later orders were not searched)";
             }
-            for (int mbs : setup.microBatches) {
+            for (int mbs : setup.microBatchSizes) {
                 if (mbs < 1 || setup.globalBatch % (dp * mbs) != 0) {
                     ++list.excluded["global batch not divisible by DP x micro-batch"];
                     continue;
@@ -374,7 +374,7 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem, const Limits&
                                 s.mbs = mbs;
                                 s.seq = seq;
                                 s.queryGroups = qg;
-                                s.microBatches = G;
+                                s.microBatchCount = G;
                                 s.schedule = var.s;
                                 s.virtualStages = var.v;
                                 s.autoSchedule = setup.schedule == ScheduleMode::Auto && choice;

@@ -81,8 +81,8 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
             return false;
         }
         t.inflight[i] = sk.schedule == Schedule::Interleaved
-            ? IterationComposer::inflightInterleaved(i, P, sk.microBatches, sk.virtualStages)
-            : IterationComposer::inflight1F1B(i, P, sk.microBatches);
+            ? IterationComposer::inflightInterleaved(i, P, sk.microBatchCount, sk.virtualStages)
+            : IterationComposer::inflight1F1B(i, P, sk.microBatchCount);
     }
     const IterationTerms& terms = cache.predictor().iterationTerms();
     t.pipelineScale = terms.pipeline;

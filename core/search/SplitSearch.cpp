@@ -1,4 +1,5 @@
 #include "search/SplitSearch.h"
+#include "io/Statistics.h"
 
 #include "predict/IterationComposer.h"
 #include "search/BaselinePartitioner.h"
@@ -162,7 +163,7 @@ SplitSearch::~SplitSearch() = default;
 const SplitBounds& SplitSearch::bounds() const
 {
     if (!bounds_)
-        bounds_ = std::make_unique<SplitBounds>(P_, units_, opts_, count_, t_.sumHopMs, sk_.microBatches, step_,
+        bounds_ = std::make_unique<SplitBounds>(P_, units_, opts_, count_, t_.sumHopMs, sk_.microBatchCount, step_,
                                                 t_.fixedMs,
                                                 varianceMode_ == VarianceMode::Utilisation ? kMeanResolutionUtil
                                                                                            : kMeanResolutionMiB,
@@ -234,7 +235,7 @@ LeafBound SplitSearch::quickRootBound() const
         post = std::max(post, leastPost);
     }
     sumT = std::max(sumT, bottleneck);
-    b.timeMs = IterationComposer::iterationMs(bottleneck, sumT, t_.sumHopMs, sk_.microBatches, step_, t_.fixedMs, post,
+    b.timeMs = IterationComposer::iterationMs(bottleneck, sumT, t_.sumHopMs, sk_.microBatchCount, step_, t_.fixedMs, post,
                                               t_.pipelineScale)
         * sk_.timeScale * (1 - kSlack);
     b.maxMemMiB = peak * (1 - kSlack);
@@ -410,11 +411,11 @@ Leaf SplitSearch::compose(const SkeletonTables& t, const Skeleton& sk, const int
     Leaf leaf;
     leaf.layers = layers;
     leaf.levels = levels;
-    leaf.timeMs = IterationComposer::iterationMs(maxT, sumT, t.sumHopMs, sk.microBatches, sk.unitLayers(), t.fixedMs,
+    leaf.timeMs = IterationComposer::iterationMs(maxT, sumT, t.sumHopMs, sk.microBatchCount, sk.unitLayers(), t.fixedMs,
                                                  maxPost, t.pipelineScale)
         * sk.timeScale;
     leaf.maxMemMiB = maxMem;
-    leaf.variance = Objective::variance(scratch);
+    leaf.variance = Statistics::variance(scratch);
     leaf.postStage = postStage;
     return leaf;
 }

@@ -11,7 +11,7 @@
 #include "model/ModelSpec.h"
 #include "model/TransformerMath.h"
 #include "predict/IterationComposer.h"
-#include "profile/RankLayout.h"
+#include "megatron/RankLayout.h"
 #include "space/TrainingSetup.h"
 
 #include <algorithm>
@@ -139,8 +139,8 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
         if (st.recompute == Recompute::Selective)
             act *= 1.0 - pr.selectiveSaving;
         double inflight = plan.schedule == Schedule::Interleaved
-            ? IterationComposer::inflightInterleaved(i, P, plan.microBatches, plan.virtualStages)
-            : IterationComposer::inflight1F1B(i, P, plan.microBatches);
+            ? IterationComposer::inflightInterleaved(i, P, plan.microBatchCount, plan.virtualStages)
+            : IterationComposer::inflight1F1B(i, P, plan.microBatchCount);
         double actMiB = st.layers * act * inflight / kMiB;
         if (st.recompute == Recompute::Full)
             actMiB += TM::layerActivationBytes(m, b, s, t, flash, Recompute::None, setup.sequenceParallel, prec,
@@ -189,14 +189,14 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
     }
     // Iteration: 1F1B (or interleaved) composition plus 3 ms data loading and
     // logging; warm-up iterations pay allocator and NCCL set-up.
-    double base = IterationComposer::iterationMs(stageMs, hopMs, plan.microBatches,
+    double base = IterationComposer::iterationMs(stageMs, hopMs, plan.microBatchCount,
                                                  plan.schedule == Schedule::Interleaved ? plan.virtualStages : 1,
                                                  3.0, postMs);
     // Hops are paid on every steady-state exchange when they cannot overlap.
     double sumHops = 0;
     for (double h : hopMs)
         sumHops += h;
-    base += 0.25 * (plan.microBatches - 1) * sumHops;
+    base += 0.25 * (plan.microBatchCount - 1) * sumHops;
     std::mt19937_64 rng(seed_ ^ (plan.key * 0x9e3779b97f4a7c15ULL));
     std::normal_distribution<double> noise(0.0, worstNoise);
     std::vector<double> steady;
@@ -234,7 +234,7 @@ std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan&
         out += buf;
         if (it == 0) {
             // Memory report of every rank, placed by the same rank-order code the
-            // log importer uses (profile/RankLayout).
+            // log importer uses (megatron/RankLayout).
             const RankLayout layout(plan.tp, plan.pp, plan.dp);
             for (int pp = 0; pp < plan.pp; ++pp)
                 for (int rank : layout.ranksOfStage(pp)) {

@@ -59,7 +59,7 @@ public:
 
     // The run as Megatron-LM (main, 2025-26) would log it with --log-interval 1
     // --timing-log-level 1 --timing-log-option minmax and the memory report of
-    // every rank; ranks follow Megatron's default order (profile/RankLayout).
+    // every rank; ranks follow Megatron's default order (megatron/RankLayout).
     std::string megatronLog(const SimulatedRun& run, const Plan& plan) const;
 
     // The log formats of reference/megatron_log_samples/, one per sample file.
@@ -73,7 +73,7 @@ public:
     static std::vector<LogFormat> logFormats();
     // The same run in `format`. Memory lines come from the ranks with DP rank 0
     // (as Megatron's report_memory prints them), except MegatronMain, which
-    // keeps every rank; ranks follow profile/RankLayout.
+    // keeps every rank; ranks follow megatron/RankLayout.
     std::string megatronLog(const SimulatedRun& run, const Plan& plan, LogFormat format) const;
 
 private:

@@ -53,7 +53,7 @@ struct Plan {
     int tp = 1, pp = 1, dp = 1;  // per-mesh plans: the first mesh's TP and DP (DP is the global DP)
     int microBatch = 1;          // per-mesh plans: the first mesh's (the global micro-batch size)
     int globalBatch = 1;
-    int microBatches = 1;       // G = gbs / (dp * mbs)
+    int microBatchCount = 1;    // G = gbs / (dp * mbs)
     int seqLen = 0;
     int queryGroups = 0;
     Schedule schedule = Schedule::OneF1B;

@@ -82,8 +82,8 @@ void TrainingSetup::validate() const
                                  "value " + std::to_string(v) + " is below the minimum " + std::to_string(lo));
     };
     atLeast("global_batch", {globalBatch}, 1);
-    atLeast("micro_batches", microBatches, 1);
-    if (microBatches.empty())
+    atLeast("micro_batches", microBatchSizes, 1);
+    if (microBatchSizes.empty())
         throw InputError("training setup", "micro_batches", "give at least one micro-batch size");
     atLeast("seq_lens", seqLens, 16);
     atLeast("query_groups", queryGroups, 1);

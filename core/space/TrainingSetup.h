@@ -31,7 +31,7 @@ bool parsePlacementMode(const std::string& s, PlacementMode& out);
 // What the user fixes about training; the search explores the rest.
 struct TrainingSetup {
     int globalBatch = 128;                     // sequences per iteration
-    std::vector<int> microBatches{1, 2, 4};    // candidate micro-batch sizes
+    std::vector<int> microBatchSizes{1, 2, 4};  // candidate micro-batch sizes
     std::vector<int> seqLens;                  // empty: the model's sequence length
     std::vector<int> queryGroups;              // empty: the model's query groups
     std::vector<int> tensorParallel;           // empty: every power of two that fits a group

@@ -644,7 +644,7 @@ SIMUMAX_PEAK_MEM_KIND = "allocated"
 
 
 def stage_of_rank(rank, tp, pp, dp, cp=1):
-    """Megatron default order tp-cp-ep-dp-pp (core/profile/RankLayout.h):
+    """Megatron default order tp-cp-ep-dp-pp (core/megatron/RankLayout.h):
     rank = tp + TP*(cp + CP*(dp + DP*pp))  =>  pp = rank // (TP*CP*DP)."""
     if not 0 <= rank < tp * pp * dp * cp:
         raise ValueError(f"rank {rank} outside world {tp * pp * dp * cp}")

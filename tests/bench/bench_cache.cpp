@@ -66,7 +66,7 @@ memx::SearchRequest request(int nodes, std::vector<int> mbs)
     req.problem.cluster = a100Nodes(nodes);
     req.problem.model = memx::ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 128;
-    req.problem.setup.microBatches = std::move(mbs);
+    req.problem.setup.microBatchSizes = std::move(mbs);
     req.problem.setup.maxPipelineStages = 8;
     req.options.threads = 1;
     return req;

@@ -2,7 +2,7 @@
 // (issue #37 item 6: every metric linear or n log n in its input). Kendall's
 // tau once counted every pair: 400 k rows in one group took over a minute.
 // Run: build/tests/bench/bench_metrics
-#include "profile/AccuracyMetrics.h"
+#include "accuracy/AccuracyMetrics.h"
 
 #include <benchmark/benchmark.h>
 

@@ -70,7 +70,7 @@ memx::SearchRequest request(int copies, std::vector<int> mbs, std::shared_ptr<me
     req.problem.cluster = paperCluster(copies);
     req.problem.model = memx::ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 128;
-    req.problem.setup.microBatches = std::move(mbs);
+    req.problem.setup.microBatchSizes = std::move(mbs);
     req.store = std::move(store);
     return req;
 }

@@ -36,7 +36,7 @@ void BM_SearchPaperSizedSpace(benchmark::State& state)
 {
     auto req = paperRequest(static_cast<int>(state.range(0)), false);
     req.problem.setup.maxPipelineStages = 2;
-    req.problem.setup.microBatches = {1, 2, 4, 8};
+    req.problem.setup.microBatchSizes = {1, 2, 4, 8};
     req.problem.setup.seqLens = {1024, 2048, 4096};
     req.problem.setup.recompute = memx::RecomputeMode::Enumerate;
     std::uint64_t candidates = 0;

@@ -5,7 +5,7 @@
 // 2 when none was). Numbers come from the log text (see tst_log_import.cpp).
 #include "CliRunner.h"
 
-#include "profile/MeasurementCsv.h"
+#include "measure/MeasurementCsv.h"
 
 #include <QRegularExpression>
 #include <QTemporaryDir>

@@ -4,7 +4,7 @@
 // Every step runs the real executable.
 #include "CliRunner.h"
 
-#include "profile/MeasurementCsv.h"
+#include "measure/MeasurementCsv.h"
 
 #include <QDir>
 #include <QFile>

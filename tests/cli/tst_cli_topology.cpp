@@ -7,7 +7,7 @@
 // H100 and a cluster holding one of each).
 #include "CliRunner.h"
 
-#include "profile/MeasurementCsv.h"
+#include "measure/MeasurementCsv.h"
 
 #include <nlohmann/json.hpp>
 

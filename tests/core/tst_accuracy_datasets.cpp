@@ -7,10 +7,10 @@
 #include "TestPaths.h"
 
 #include "hardware/GpuCatalog.h"
-#include "profile/AccuracyEvaluator.h"
-#include "profile/AccuracyProtocol.h"
-#include "profile/RankingDecisions.h"
-#include "profile/MeasurementCsv.h"
+#include "accuracy/AccuracyEvaluator.h"
+#include "accuracy/AccuracyProtocol.h"
+#include "accuracy/RankingDecisions.h"
+#include "measure/MeasurementCsv.h"
 
 #include <QTest>
 

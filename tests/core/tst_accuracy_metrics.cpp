@@ -1,8 +1,8 @@
 // The paper's accuracy metrics (MemX Tables 6-8): MAPE, good/severe shares,
 // largest and median error, Spearman rho, Kendall tau-b, Top-k hits. Every
 // expected value below is worked out by hand in the comment of its row.
-#include "profile/AccuracyEvaluator.h"
-#include "profile/AccuracyMetrics.h"
+#include "accuracy/AccuracyEvaluator.h"
+#include "accuracy/AccuracyMetrics.h"
 
 #include <QtTest>
 

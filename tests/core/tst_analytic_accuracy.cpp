@@ -222,7 +222,7 @@ struct Run {
     double netLatencyUs = 5;
     double optimizerBytesPerParam = 40;
 
-    int microBatches() const { return gbs / (mbs * dp); }
+    int microBatchCount() const { return gbs / (mbs * dp); }
     int layersPerStage() const { return dims.layers / pp; }
 };
 
@@ -253,8 +253,8 @@ StageQuery stageQuery(const Run& r, int stage)
     q.dropout = r.dropout;
     q.sequenceParallel = r.sequenceParallel;
     q.recompute = r.recompute;
-    q.inflight = r.vpp > 1 ? IterationComposer::inflightInterleaved(stage, r.pp, r.microBatches(), r.vpp)
-                           : IterationComposer::inflight1F1B(stage, r.pp, r.microBatches());
+    q.inflight = r.vpp > 1 ? IterationComposer::inflightInterleaved(stage, r.pp, r.microBatchCount(), r.vpp)
+                           : IterationComposer::inflight1F1B(stage, r.pp, r.microBatchCount());
     q.tpLinkGBps = r.tpLinkGBps;
     q.tpLatencyUs = r.tpLatencyUs;
     return q;
@@ -291,7 +291,7 @@ IterationBreakdown predictIteration(const AnalyticPredictor& predictor, const Ru
         optMs = std::max(optMs, local * r.optimizerBytesPerParam / (r.gpu->memoryBandwidthGBps * 1e6));
     }
     IterationBreakdown b;
-    b.totalMs = IterationComposer::iterationMs(stageMs, hopMs, r.microBatches(), r.vpp, optMs, dpMs);
+    b.totalMs = IterationComposer::iterationMs(stageMs, hopMs, r.microBatchCount(), r.vpp, optMs, dpMs);
     b.hopMs = 0;
     for (double h : hopMs)
         b.hopMs += 2.0 * h;

@@ -1,8 +1,8 @@
 // Interpolation augmentation (MemX 3.2.2, Table 2): sweeps are found in
 // hand-built rows, classified, and interpolated where the trend allows. Every
 // expected number is worked out by hand from the sweep in the test.
-#include "profile/Augmenter.h"
-#include "profile/MeasurementCsv.h"
+#include "learn/Augmenter.h"
+#include "measure/MeasurementCsv.h"
 
 #include <map>
 #include <QtTest>

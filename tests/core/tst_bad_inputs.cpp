@@ -12,7 +12,7 @@
 #include "model/ModelSpec.h"
 #include "predict/PredictorFile.h"
 #include "predict/StageFeatures.h"
-#include "profile/MeasurementCsv.h"
+#include "measure/MeasurementCsv.h"
 
 #include <QtTest>
 

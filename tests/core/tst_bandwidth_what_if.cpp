@@ -138,7 +138,7 @@ void TestBandwidthWhatIf::factorsPerLink()
 void TestBandwidthWhatIf::hopTimeByHand()
 {
     SearchRequest req = request("paper-table1-xy.json", 32);
-    req.problem.setup.microBatches = {1};
+    req.problem.setup.microBatchSizes = {1};
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());
     const Plan& plan = r.best.front();

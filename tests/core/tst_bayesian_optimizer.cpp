@@ -2,7 +2,7 @@
 // tuned by a GP with expected improvement over cross-validated MAPE). The
 // objectives here are analytic with known optima, so every expectation is
 // exact; budgets are small to keep the test fast.
-#include "profile/BayesianOptimizer.h"
+#include "learn/BayesianOptimizer.h"
 
 #include <QtTest>
 

@@ -12,12 +12,12 @@
 #include "hardware/GpuCatalog.h"
 #include "io/JsonReader.h"
 #include "predict/PredictorFile.h"
-#include "profile/Calibrator.h"
-#include "profile/MeasuredRun.h"
-#include "profile/MeasurementCsv.h"
-#include "profile/PredictorTrainer.h"
-#include "profile/RunPlacement.h"
-#include "profile/TrainingSet.h"
+#include "learn/Calibrator.h"
+#include "measure/MeasuredRun.h"
+#include "measure/MeasurementCsv.h"
+#include "learn/PredictorTrainer.h"
+#include "measure/RunPlacement.h"
+#include "learn/TrainingSet.h"
 #include "search/PlanEvaluator.h"
 
 #include <QTemporaryDir>

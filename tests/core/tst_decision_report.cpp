@@ -2,7 +2,7 @@
 // AccuracyEvaluator::summarise): groups of competing runs, the run the
 // prediction picks in each, the regret, and how they appear in the text
 // report and in memx-accuracy/1 JSON. Numbers worked out by hand.
-#include "profile/AccuracyEvaluator.h"
+#include "accuracy/AccuracyEvaluator.h"
 
 #include <QtTest>
 

@@ -115,7 +115,7 @@ PlanDocument searchBest(const std::string& cluster, ScheduleMode schedule, int r
     req.problem.cluster = Cluster::fromFile(test::sampleCluster(cluster));
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 32;
-    req.problem.setup.microBatches = {1};
+    req.problem.setup.microBatchSizes = {1};
     req.problem.setup.maxPipelineStages = 4;
     req.problem.setup.schedule = schedule;
     req.options.topK = 5;
@@ -303,7 +303,7 @@ void TestFlagScaleExport::samplePlanYaml()
                 int mb = 0;
                 for (std::size_t k = 1; k < sub.size(); k += 2)
                     mb += sub[k];
-                QCOMPARE(mb, p.microBatches);
+                QCOMPARE(mb, p.microBatchCount);
             }
             QCOMPARE(stages, p.pp);
         }

@@ -28,7 +28,7 @@ SearchRequest requestFor(const nlohmann::json& c)
     req.problem.model = ModelSpec::resolve(c.at("model").get<std::string>());
     req.problem.setup.globalBatch = c.at("gbs").get<int>();
     if (c.contains("mbs"))
-        req.problem.setup.microBatches = c.at("mbs").get<std::vector<int>>();
+        req.problem.setup.microBatchSizes = c.at("mbs").get<std::vector<int>>();
     if (c.contains("max_pp"))
         req.problem.setup.maxPipelineStages = c.at("max_pp").get<int>();
     if (c.contains("recompute"))

@@ -11,7 +11,7 @@
 #include "predict/AnalyticPredictor.h"
 #include "predict/IterationComposer.h"
 #include "predict/PredictorFile.h"
-#include "profile/IterationTermFit.h"
+#include "learn/IterationTermFit.h"
 #include "search/PlanEvaluator.h"
 #include "search/SearchEngine.h"
 
@@ -241,7 +241,7 @@ void TestIterationTermFit::searchAndEvaluateApplyTheScales()
     QVERIFY(e1.feasible && ek.feasible);
     double slowest = 0;
     for (const StagePlan& s : e1.plan.stages) slowest = std::max(slowest, s.timeMs);
-    const double compute = e1.plan.microBatches * slowest;
+    const double compute = e1.plan.microBatchCount * slowest;
     const double pipeline = e1.plan.iterationMs - compute - e1.plan.dpMs - e1.plan.fixedMs;
     QVERIFY(pipeline > 0);
     QVERIFY(std::abs(ek.plan.dpMs - 3 * e1.plan.dpMs) < 1e-9 * (1 + e1.plan.dpMs));

@@ -11,12 +11,12 @@
 #include "io/InputError.h"
 #include "model/ModelSpec.h"
 #include "predict/PredictorFile.h"
-#include "profile/AccuracyProtocol.h"
-#include "profile/MeasuredRun.h"
-#include "profile/MeasurementCsv.h"
-#include "profile/MinimalSetSelector.h"
-#include "profile/PredictorTrainer.h"
-#include "profile/TrainingSet.h"
+#include "accuracy/AccuracyProtocol.h"
+#include "measure/MeasuredRun.h"
+#include "measure/MeasurementCsv.h"
+#include "profiling/MinimalSetSelector.h"
+#include "learn/PredictorTrainer.h"
+#include "learn/TrainingSet.h"
 #include "space/TrainingSetup.h"
 
 #include <QTemporaryDir>

@@ -5,9 +5,9 @@
 // Megatron-Bridge (memory in GB), wrapped and cut lines, two starts in one
 // file; then the prefixes, the warm-up rule, the memory forms and wrapped
 // lines one by one. Expected values are worked out by hand from the log text.
-#include "profile/LogLinePrefixes.h"
-#include "profile/MegatronLogParser.h"
-#include "profile/RankLayout.h"
+#include "measure/LogLinePrefixes.h"
+#include "measure/MegatronLogParser.h"
+#include "megatron/RankLayout.h"
 
 #include "TestNumbers.h"
 #include "TestPaths.h"

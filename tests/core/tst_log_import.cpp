@@ -5,8 +5,8 @@
 // text (the per-format medians and peaks are derived in
 // tst_megatron_log_parser.cpp's formatFiles rows).
 #include "io/InputError.h"
-#include "profile/LogImporter.h"
-#include "profile/MeasurementCsv.h"
+#include "measure/LogImporter.h"
+#include "measure/MeasurementCsv.h"
 
 #include "TestPaths.h"
 

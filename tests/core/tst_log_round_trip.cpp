@@ -11,9 +11,9 @@
 #include "export/MegatronExport.h"
 #include "export/PlanJson.h"
 #include "export/PlanJsonReader.h"
-#include "profile/LogImporter.h"
-#include "profile/MegatronLogParser.h"
-#include "profile/RankLayout.h"
+#include "measure/LogImporter.h"
+#include "measure/MegatronLogParser.h"
+#include "megatron/RankLayout.h"
 #include "search/SearchEngine.h"
 #include "sim/ReferenceSimulator.h"
 
@@ -91,7 +91,7 @@ PlanDocument bestPlan(const QString& cluster)
     req.problem.cluster = Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 32;
-    req.problem.setup.microBatches = {1};
+    req.problem.setup.microBatchSizes = {1};
     req.problem.setup.maxPipelineStages = 4;
     req.options.topK = 3;
     const SearchResult r = SearchEngine::run(req);
@@ -202,7 +202,7 @@ void TestLogRoundTrip::runComesBackFromTheArgumentDump()
     const int vocab = doc.problem.model.vocab;
     QTemporaryDir dir;
     const std::string file = dir.filePath("planned_run.log").toStdString();
-    std::ofstream(file) << argumentDump(MegatronExport::arguments(job), world) << " > padded vocab (size: " << vocab
+    std::ofstream(file) << argumentDump(MegatronCommandLine::arguments(job), world) << " > padded vocab (size: " << vocab
                         << ") with 0 dummy tokens (new size: " << vocab << ")\ntraining ...\n"
                         << sim.megatronLog(run, plan, static_cast<ReferenceSimulator::LogFormat>(format));
 

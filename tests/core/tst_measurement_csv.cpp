@@ -4,7 +4,7 @@
 // file, the line and column, and the reason with the valid values.
 #include "io/InputError.h"
 #include "model/ModelSpec.h"
-#include "profile/MeasurementCsv.h"
+#include "measure/MeasurementCsv.h"
 
 #include "TestPaths.h"
 

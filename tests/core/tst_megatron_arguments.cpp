@@ -4,8 +4,8 @@
 // " " + str(value), sorted case-insensitively, between the two banners);
 // every expected number is worked out by hand from the arguments in the row.
 #include "io/InputError.h"
-#include "profile/MegatronArguments.h"
-#include "profile/PipelineLayout.h"
+#include "measure/MegatronArguments.h"
+#include "megatron/PipelineLayout.h"
 
 #include <QtTest/QtTest>
 

@@ -6,7 +6,7 @@
 
 #include "export/FlagScaleExport.h"
 #include "export/MegatronExport.h"
-#include "profile/RankLayout.h"
+#include "megatron/RankLayout.h"
 #include "export/PlanJson.h"
 #include "export/PlanJsonReader.h"
 #include "io/InputError.h"
@@ -282,7 +282,7 @@ const std::vector<ClusterCase>& cases()
             req.problem.cluster = Cluster::fromFile(test::sampleCluster(file));
             req.problem.model = ModelSpec::resolve("llama2-7b");
             req.problem.setup.globalBatch = 32;
-            req.problem.setup.microBatches = {1};
+            req.problem.setup.microBatchSizes = {1};
             req.problem.setup.maxPipelineStages = 4;
             req.problem.setup.schedule = ScheduleMode::Both;
             req.options.topK = 8;
@@ -382,7 +382,7 @@ void TestMegatronExport::layoutString()
     QFETCH(std::vector<int>, layers);
     QFETCH(int, v);
     QFETCH(QString, expected);
-    const std::string got = MegatronExport::layout(layers, v);
+    const std::string got = MegatronCommandLine::layout(layers, v);
     QCOMPARE(QString::fromStdString(got), expected);
     // And Megatron's parser reads it back to the same per-rank counts.
     const auto stages = parseLayout(got);
@@ -416,7 +416,7 @@ void TestMegatronExport::splitFlags()
     QFETCH(std::vector<int>, layers);
     QFETCH(int, v);
     QFETCH(std::vector<std::string>, expected);
-    QCOMPARE(MegatronExport::splitArguments(layers, v), expected);
+    QCOMPARE(MegatronCommandLine::splitArguments(layers, v), expected);
 }
 
 void TestMegatronExport::refusesWhatMegatronRefuses_data()
@@ -448,7 +448,7 @@ void TestMegatronExport::refusesWhatMegatronRefuses()
     j.globalBatch = gbs;
     j.virtualStages = v;
     try {
-        MegatronExport::arguments(j);
+        MegatronCommandLine::arguments(j);
         QFAIL("accepted");
     } catch (const std::invalid_argument& e) {
         QVERIFY2(std::string(e.what()).find(reason.toStdString()) != std::string::npos, e.what());
@@ -484,7 +484,7 @@ void TestMegatronExport::mlpKindAndTiedEmbeddings()
     j.pp = 4;
     j.dp = 1;
     j.globalBatch = 16;
-    const std::vector<std::string> a = MegatronExport::arguments(j);
+    const std::vector<std::string> a = MegatronCommandLine::arguments(j);
     const auto has = [&](const char* flag) { return std::find(a.begin(), a.end(), flag) != a.end(); };
     QCOMPARE(has("--swiglu"), swiglu);
     QCOMPARE(has("--untie-embeddings-and-output-weights"), untied);
@@ -509,7 +509,7 @@ void TestMegatronExport::mlpKindAndTiedEmbeddings()
     QCOMPARE(rateOf(a, "--hidden-dropout"), std::string("0.0"));
     j.attentionDropout = 0.1;
     j.hiddenDropout = 0.05;
-    const std::vector<std::string> withDropout = MegatronExport::arguments(j);
+    const std::vector<std::string> withDropout = MegatronCommandLine::arguments(j);
     QCOMPARE(rateOf(withDropout, "--attention-dropout"), std::string("0.1"));
     QCOMPARE(rateOf(withDropout, "--hidden-dropout"), std::string("0.05"));
 }
@@ -545,7 +545,7 @@ void TestMegatronExport::overlapFlags()
     j.distributedOptimizer = distributed;
     j.overlapGradReduce = gradReduce;
     j.overlapParamGather = paramGather;
-    const std::vector<std::string> a = MegatronExport::arguments(j);
+    const std::vector<std::string> a = MegatronCommandLine::arguments(j);
     const auto has = [&](const char* flag) { return std::count(a.begin(), a.end(), flag) == 1; };
     QTEST(has("--overlap-grad-reduce"), "expectReduce");
     QTEST(has("--overlap-param-gather"), "expectGather");

@@ -4,8 +4,8 @@
 // and all, logger and launcher prefixes), Megatron's rank order, and damaged
 // input. The other formats are in tst_log_formats.cpp.
 #include "io/InputError.h"
-#include "profile/MegatronLogParser.h"
-#include "profile/RankLayout.h"
+#include "measure/MegatronLogParser.h"
+#include "megatron/RankLayout.h"
 
 #include "TestNumbers.h"
 #include "TestPaths.h"

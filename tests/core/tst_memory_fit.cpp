@@ -1,7 +1,7 @@
 // Memory calibration (issue #12, item 2): a GPU type's multiplier on the
 // model's tensors and its framework buffers, fitted to measured stage peaks.
 // Every expected number is worked out by hand in the row that uses it.
-#include "profile/MemoryFit.h"
+#include "learn/MemoryFit.h"
 
 #include <QtTest>
 

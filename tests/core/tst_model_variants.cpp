@@ -7,8 +7,8 @@
 #include "model/LayerOperators.h"
 #include "model/TransformerMath.h"
 #include "predict/AnalyticPredictor.h"
-#include "profile/MeasuredRun.h"
-#include "profile/MeasurementCsv.h"
+#include "measure/MeasuredRun.h"
+#include "measure/MeasurementCsv.h"
 
 #include <QtTest/QtTest>
 

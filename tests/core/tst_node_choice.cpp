@@ -58,7 +58,7 @@ SearchRequest request(Cluster c)
     req.problem.cluster = std::move(c);
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 64;
-    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.microBatchSizes = {1, 2};
     req.options.threads = 2;
     req.store = std::make_shared<PredictionStore>();
     return req;

@@ -64,7 +64,7 @@ SearchRequest request(Cluster cluster, int gbs)
     req.problem.cluster = std::move(cluster);
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = gbs;
-    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.microBatchSizes = {1, 2};
     req.options.threads = 2;
     req.store = std::make_shared<PredictionStore>();
     return req;

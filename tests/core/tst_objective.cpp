@@ -2,6 +2,7 @@
 // Numbers come from the paper (section 3.1.2) and the reading notes' worked
 // example (memx-reading-notes-zh.txt), evaluated by hand.
 #include "search/Objective.h"
+#include "io/Statistics.h"
 
 #include <QtTest/QtTest>
 
@@ -9,6 +10,7 @@
 #include <stdexcept>
 
 using memx::Objective;
+using memx::Statistics;
 using memx::ProfileKind;
 using memx::References;
 using memx::Weights;
@@ -272,7 +274,7 @@ void TestObjective::median_data()
 void TestObjective::median()
 {
     QFETCH(QList<double>, values);
-    QTEST(Objective::median(std::vector<double>(values.begin(), values.end())), "expected");
+    QTEST(Statistics::median(std::vector<double>(values.begin(), values.end())), "expected");
 }
 
 // Population variance (divide by n), as the paper's V over devices.
@@ -293,7 +295,7 @@ void TestObjective::variance_data()
 void TestObjective::variance()
 {
     QFETCH(QList<double>, values);
-    QTEST(Objective::variance(std::vector<double>(values.begin(), values.end())), "expected");
+    QTEST(Statistics::variance(std::vector<double>(values.begin(), values.end())), "expected");
 }
 
 void TestObjective::profileNames_data()

@@ -21,7 +21,7 @@ SearchRequest request(int layers)
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.model.numLayers = layers;
     req.problem.setup.globalBatch = 32;
-    req.problem.setup.microBatches = {1};
+    req.problem.setup.microBatchSizes = {1};
     req.options.threads = 1;
     return req;
 }
@@ -32,7 +32,7 @@ double tflopsPerGpu(const SearchRequest& req, const Plan& p)
 {
     double perMicroBatch = req.problem.model.numLayers * 3.0 * TransformerMath::layerForwardFlops(req.problem.model, 1, 4096, true)
         + TransformerMath::outputTrainingFlops(req.problem.model, 1, 4096);
-    return p.microBatches * perMicroBatch / (p.iterationMs * 1e-3) / 1e12 / (p.pp * p.tp * p.dp);
+    return p.microBatchCount * perMicroBatch / (p.iterationMs * 1e-3) / 1e12 / (p.pp * p.tp * p.dp);
 }
 
 Evaluation evaluate(const SearchRequest& req, std::vector<std::string> groups, std::vector<int> layers,
@@ -78,7 +78,7 @@ void TestPaperTable1::standaloneRuns()
     QFETCH(double, memFraction);
     auto req = request(layers);
     auto ev = evaluate(req, {group.toStdString()}, {layers}, {Recompute::None});
-    QVERIFY2(ev.feasible, ev.problem.c_str());
+    QVERIFY2(ev.feasible, ev.whyInfeasible.c_str());
     const auto& s = ev.plan.stages.front();
     QVERIFY(std::abs(s.memory.totalMiB() / s.capacityMiB - memFraction) < 0.02);
     QVERIFY(std::abs(tflopsPerGpu(req, ev.plan) / tflops - 1.0) < 0.05);
@@ -102,7 +102,7 @@ void TestPaperTable1::memoryProportionalSplitFitsButWastesX()
 {
     auto req = request(32);
     auto ev = evaluate(req, {X, Y}, {8, 24});  // the recompute policy picks none on both
-    QVERIFY2(ev.feasible, ev.problem.c_str());
+    QVERIFY2(ev.feasible, ev.whyInfeasible.c_str());
     const auto& x = ev.plan.stages[0];
     const auto& y = ev.plan.stages[1];
     QCOMPARE(x.recompute, Recompute::None);

@@ -40,7 +40,7 @@ SearchRequest request(MeshMode meshes)
     req.problem.cluster = v100t4();
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 32;
-    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.microBatchSizes = {1, 2};
     req.problem.setup.meshes = meshes;
     req.options.topK = 50;
     return req;
@@ -122,7 +122,7 @@ void TestPerMeshPlans::handPlanFollowsEachMeshShape()
     QCOMPARE(p.tp, 4);
     QCOMPARE(p.dp, 1);
     QCOMPARE(p.microBatch, 2);
-    QCOMPARE(p.microBatches, 32 / (1 * 2));  // G = gbs / (dp0 x mbs), the same in every mesh
+    QCOMPARE(p.microBatchCount, 32 / (1 * 2));  // G = gbs / (dp0 x mbs), the same in every mesh
     QCOMPARE(p.shapeOf(0), (StageShape{4, 1, 2}));
     QCOMPARE(p.shapeOf(1), (StageShape{1, 2, 1}));
     QCOMPARE(p.stages[0].devices.size(), std::size_t(4));
@@ -273,7 +273,7 @@ void TestPerMeshPlans::cappedSpaceSaysWhatItLeftOut()
     // counts the rest, so that the report can say how much was not searched;
     // the skeletons it builds are the first ones of the uncapped list.
     Problem problem = problemOf(request(MeshMode::PerType));
-    problem.setup.microBatches = {1};
+    problem.setup.microBatchSizes = {1};
     const SkeletonList all = SkeletonEnumerator::enumerate(problem);
     QVERIFY(all.spaceCut.empty());
     const auto perMesh = [](const SkeletonList& l) {

@@ -13,8 +13,8 @@
 #include "model/TransformerMath.h"
 #include "predict/AnalyticPredictor.h"
 #include "predict/OperatorCost.h"
-#include "profile/MeasurementCsv.h"
-#include "profile/TrainingSet.h"
+#include "measure/MeasurementCsv.h"
+#include "learn/TrainingSet.h"
 #include "space/JobPrecision.h"
 #include "space/Problem.h"
 
@@ -431,15 +431,15 @@ void TestPrecision::exporterFlags()
         return std::find(a.begin(), a.end(), f) != a.end();
     };
     j.precision = "fp8";
-    auto a = MegatronExport::arguments(j);
+    auto a = MegatronCommandLine::arguments(j);
     QVERIFY(has(a, "--bf16"));
     QVERIFY(has(a, "--fp8-format") && has(a, "hybrid"));
     QVERIFY(has(a, "--transformer-impl") && has(a, "transformer_engine"));
     j.precision = "tf32";  // fp32 arguments; TF32 comes from the launch script's environment
-    a = MegatronExport::arguments(j);
+    a = MegatronCommandLine::arguments(j);
     QVERIFY(!has(a, "--bf16") && !has(a, "--fp16") && !has(a, "--fp8-format"));
     j.precision = "fp16";
-    QVERIFY(has(MegatronExport::arguments(j), "--fp16"));
+    QVERIFY(has(MegatronCommandLine::arguments(j), "--fp16"));
 }
 
 void TestPrecision::wgradBuffersWhereTransformerEngineRuns_data()

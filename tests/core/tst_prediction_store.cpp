@@ -27,7 +27,7 @@ SearchRequest request(int nodes, int gbs = 32)
     req.problem.cluster = nodesOf(nodes, "A100-80GB");
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = gbs;
-    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.microBatchSizes = {1, 2};
     req.problem.setup.maxPipelineStages = 4;
     req.options.threads = 1;
     return req;

@@ -3,7 +3,7 @@
 #include "hardware/GpuCatalog.h"
 #include "model/ModelSpec.h"
 #include "predict/AnalyticPredictor.h"
-#include "profile/ProfilingPlanner.h"
+#include "profiling/ProfilingPlanner.h"
 
 #include <QtTest>
 

@@ -3,7 +3,7 @@
 // 3 fastest (top-3), and how much slower is the run the prediction picks
 // (regret = measured time of the picked run / fastest measured time - 1)?
 // Every expected value is worked out by hand in the comment of its row.
-#include "profile/RankingDecisions.h"
+#include "accuracy/RankingDecisions.h"
 
 #include <QtTest>
 

@@ -51,7 +51,7 @@ void TestRecomputeAblation::mixedPlanAgainstUniform()
         QVERIFY(none.iterationMs <= plan.iterationMs);
         QVERIFY(none.maxMemMiB >= plan.maxMemMiB);
     } else {
-        QVERIFY2(none.problem.find("GiB") != std::string::npos, none.problem.c_str());
+        QVERIFY2(none.whyInfeasible.find("GiB") != std::string::npos, none.whyInfeasible.c_str());
     }
     const std::string line = RecomputeAblation::line(plan, v, r.varianceMode);
     QVERIFY2(line.find("the best uniform level") != std::string::npos, line.c_str());

@@ -7,8 +7,8 @@
 
 #include "search/PlanEvaluator.h"
 #include "search/SearchEngine.h"
-#include "profile/MegatronLogParser.h"
-#include "profile/RankLayout.h"
+#include "measure/MegatronLogParser.h"
+#include "megatron/RankLayout.h"
 #include "sim/ReferenceSimulator.h"
 
 #include <QtTest>
@@ -22,7 +22,7 @@ SearchRequest table1()
     req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-table1-xy.json"));
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 32;
-    req.problem.setup.microBatches = {1};
+    req.problem.setup.microBatchSizes = {1};
     return req;
 }
 

@@ -1,7 +1,7 @@
 // The error floor that repeated measurements set (issue #12, item 6: the
 // Megatron-LM CI runs repeat a configuration with results up to 3x apart).
 // Every expected number is worked out by hand in its row.
-#include "profile/RepeatFloor.h"
+#include "accuracy/RepeatFloor.h"
 
 #include <QtTest>
 

@@ -6,8 +6,8 @@
 
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
-#include "profile/MeasuredRun.h"
-#include "profile/RunScenario.h"
+#include "measure/MeasuredRun.h"
+#include "measure/RunScenario.h"
 
 #include <QtTest>
 
@@ -98,7 +98,7 @@ void TestRunScenario::aSpanningStageIsPredictedOverBothNodes()
     PlanSpec spec;
     const Problem two = RunScenario::problem(runOf(8, 2, 1), test::uniformNodes(2, 8, "A100-80GB"), spec);
     const RunPrediction over = RunScenario::predict(two, spec, nullptr);
-    QVERIFY2(over.feasible, over.problem.c_str());
+    QVERIFY2(over.feasible, over.whyInfeasible.c_str());
     QCOMPARE(over.plan.stages.size(), std::size_t(1));
     const StagePlan& s = over.plan.stages.front();
     QCOMPARE(s.devices.size(), std::size_t(16));

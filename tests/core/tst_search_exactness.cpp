@@ -52,7 +52,7 @@ void TestSearchExactness::sampledReferencesAreCloseToExact()
     req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 128;
-    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.microBatchSizes = {1, 2};
     const SearchResult exact = SearchEngine::run(req);
     QCOMPARE(exact.stats.sampleFraction, 1.0);
     req.options.sampleBudget = 10'000;

@@ -37,7 +37,7 @@ SearchRequest makeRequest(const QString& cluster, const QString& model, const QS
     req.problem.cluster = Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
     req.problem.model = model == "tiny-12l" ? smallModel() : ModelSpec::resolve(model.toStdString());
     req.problem.setup.globalBatch = 32;
-    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.microBatchSizes = {1, 2};
     parseRecomputeMode(recompute.toStdString(), req.problem.setup.recompute);
     parseScheduleMode(schedule.toStdString(), req.problem.setup.schedule);
     parseProfile(profile.toStdString(), req.objective.profile);
@@ -105,7 +105,7 @@ void TestSearchPruning::prunedEqualsBruteForce()
 void TestSearchPruning::threadCountDoesNotChangeResults()
 {
     auto req = makeRequest("paper-20gpu-3vendor.json", "llama2-7b", "default", "policy", "mib", "auto");
-    req.problem.setup.microBatches = {2};
+    req.problem.setup.microBatchSizes = {2};
     req.options.threads = 1;
     auto one = SearchEngine::run(req);
     req.options.threads = 2;
@@ -128,7 +128,7 @@ void TestSearchPruning::fastestMatchesIndependentEnumeration()
     // PlanEvaluator (no split search involved) and compare the fastest
     // feasible plan and the feasible count with the engine's.
     auto req = makeRequest("paper-table1-xy.json", "llama2-7b", "default", "policy", "mib", "1f1b");
-    req.problem.setup.microBatches = {1};
+    req.problem.setup.microBatchSizes = {1};
     auto result = SearchEngine::run(req);
     QVERIFY(result.error.empty());
     double bestMs = std::numeric_limits<double>::infinity();

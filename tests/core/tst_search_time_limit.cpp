@@ -119,7 +119,7 @@ void TestSearchTimeLimit::stopInCount()
         QVERIFY(p.ranksApproximate);
         QVERIFY2(p.minHeadroom() >= 0.1, qPrintable(QString::number(p.minHeadroom())));
         const Evaluation e = PlanEvaluator::evaluate(req.problem, PlanSpec::of(p));
-        QVERIFY2(e.feasible, e.problem.c_str());
+        QVERIFY2(e.feasible, e.whyInfeasible.c_str());
         QVERIFY(std::abs(e.plan.iterationMs - p.iterationMs) <= 1e-9 * p.iterationMs);
         QVERIFY(std::abs(e.plan.maxMemMiB - p.maxMemMiB) <= 1e-9 * p.maxMemMiB);
     }

@@ -76,7 +76,7 @@ void TestStageSlots::singleStagePlansExist()
     req.problem.cluster = test::uniformNodes(2, 8, "A100-80GB");
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 64;
-    req.problem.setup.microBatches = {1};
+    req.problem.setup.microBatchSizes = {1};
     req.problem.setup.maxPipelineStages = 1;
     req.options.topK = 50;
     const SearchResult r = SearchEngine::run(req);

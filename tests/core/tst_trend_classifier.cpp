@@ -1,6 +1,6 @@
 // The interpolation gate (MemX 3.2.2, Table 2): every expected value below is
 // worked out by hand from the sweep in the row.
-#include "profile/TrendClassifier.h"
+#include "learn/TrendClassifier.h"
 
 #include <QtTest>
 

@@ -16,7 +16,7 @@
 #include "export/PlanJson.h"
 #include "export/PlanJsonReader.h"
 #include "hardware/GpuCatalog.h"
-#include "profile/ProfilingPlanner.h"
+#include "profiling/ProfilingPlanner.h"
 #include "search/SearchEngine.h"
 
 #include <QtTest>
@@ -226,7 +226,7 @@ const std::vector<PlanDocument>& samplePlans()
                 req.problem.cluster = Cluster::fromFile(test::sampleCluster(file));
                 req.problem.model = ModelSpec::resolve("llama2-7b");
                 req.problem.setup.globalBatch = 32;
-                req.problem.setup.microBatches = {1};
+                req.problem.setup.microBatchSizes = {1};
                 req.problem.setup.maxPipelineStages = 4;
                 req.problem.setup.flashAttention = flash;
                 req.options.topK = 3;
@@ -337,7 +337,7 @@ void TestUpstreamFlags::argumentBuilder_data()
 void TestUpstreamFlags::argumentBuilder()
 {
     QFETCH(MegatronJob, job);
-    const std::vector<std::string> args = MegatronExport::arguments(job);
+    const std::vector<std::string> args = MegatronCommandLine::arguments(job);
     for (const char* which : {"megatron_lm", "flagscale_patched_megatron"}) {
         const std::string why = check(args, which);
         QVERIFY2(why.empty(), why.c_str());

@@ -5,7 +5,7 @@
 // it), so nothing accepted is lost or altered on the way to a file.
 #include "FuzzInput.h"
 
-#include "profile/MeasurementCsv.h"
+#include "measure/MeasurementCsv.h"
 
 namespace memx::fuzz {
 

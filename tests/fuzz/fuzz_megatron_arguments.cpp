@@ -3,9 +3,9 @@
 // (MegatronArguments::toRun), the way import-logs reads them.
 #include "FuzzInput.h"
 
-#include "profile/MegatronArguments.h"
-#include "profile/MegatronLog.h"
-#include "profile/MegatronLogParser.h"
+#include "measure/MegatronArguments.h"
+#include "measure/MegatronLog.h"
+#include "measure/MegatronLogParser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

@@ -6,9 +6,9 @@
 // log, not on the output CSV.
 #include "FuzzInput.h"
 
-#include "profile/LogImporter.h"
-#include "profile/MeasurementCsv.h"
-#include "profile/MegatronLogParser.h"
+#include "measure/LogImporter.h"
+#include "measure/MeasurementCsv.h"
+#include "measure/MegatronLogParser.h"
 
 #include <filesystem>
 #include <fstream>

@@ -1,5 +1,5 @@
 // Workbench project files (memx-project/1, Project::fromJson in
-// app/gui/ProjectFile.cpp), compiled without Qt (see shim/ClusterDocument.h).
+// app/gui/ProjectFile.cpp), compiled without Qt (it includes core only).
 #include "FuzzInput.h"
 
 #include "ProjectFile.h"

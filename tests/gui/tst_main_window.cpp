@@ -26,10 +26,10 @@
 #include "export/PlanJsonReader.h"
 #include "hardware/GpuCatalog.h"
 #include "io/AtomicFile.h"
-#include "profile/MeasurementCsv.h"
-#include "profile/PlanRuns.h"
-#include "profile/PredictorTrainer.h"
-#include "profile/TrainingSet.h"
+#include "measure/MeasurementCsv.h"
+#include "measure/PlanRuns.h"
+#include "learn/PredictorTrainer.h"
+#include "learn/TrainingSet.h"
 
 #include <qcustomplot.h>
 
@@ -64,7 +64,7 @@ namespace {
 void trainSmallPredictor(const std::string& file)
 {
     SearchRequest req = test::paperRequest();
-    req.problem.setup.microBatches = {1, 2, 4};
+    req.problem.setup.microBatchSizes = {1, 2, 4};
     test::trainSmallPredictor(req, file);
 }
 

@@ -21,7 +21,7 @@ nlohmann::json projectDoc()
     p.cluster = Cluster::fromFile(test::sampleCluster("homogeneous-8xa100.json")).toJson();
     p.model = ModelSpec::resolve("llama2-7b").toJson();
     p.setup.globalBatch = 64;
-    p.setup.microBatches = {1, 2};
+    p.setup.microBatchSizes = {1, 2};
     return p.toJson();
 }
 
@@ -105,6 +105,12 @@ void TestProjectFile::badProject_data()
     QTest::newRow("hidden dropout a string") << "/setup/hidden_dropout" << "\"0.1\"" << "/setup/hidden_dropout"
                                              << "expected a number";
     QTest::newRow("model layers 2000") << "/model/num_layers" << "2000" << "/model/num_layers" << "plausible range";
+    // A project may hold a cluster with no nodes yet (File > New, saved), as
+    // the editor does, but not links to nodes that are not there.
+    QTest::newRow("links without nodes")
+        << "/cluster"
+        << R"({"format": "memx-cluster/1", "name": "x", "nodes": [], "links": [{"a": "n0", "b": "n1", "bandwidth_gbps": 100}]})"
+        << "/cluster/links" << "a cluster without nodes can have no links";
 }
 
 void TestProjectFile::badProject()

@@ -34,7 +34,7 @@ Project version(int k)
     p.cluster = cluster;
     p.model = ModelSpec::resolve("llama2-7b").toJson();
     p.setup.globalBatch = 8 * (k + 1);
-    p.setup.microBatches = {1, 2};
+    p.setup.microBatchSizes = {1, 2};
     nlohmann::json front = nlohmann::json::array();
     for (int i = 0; i < 40000; ++i)
         front.push_back({i * 1.5, k + i * 0.25});

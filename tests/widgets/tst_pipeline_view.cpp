@@ -52,7 +52,7 @@ void TestPipelineView::initTestCase()
     req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 128;
-    req.problem.setup.microBatches = {1, 2};
+    req.problem.setup.microBatchSizes = {1, 2};
     result_ = SearchEngine::run(req);
     QVERIFY2(result_.error.empty(), result_.error.c_str());
 }
@@ -200,11 +200,11 @@ void TestPipelineView::viewFollowsPlan()
     w.setPlan(plan);
     QVERIFY(w.hasPlan());
     QCOMPARE(w.schedule().stageCount(), static_cast<int>(plan.stages.size()));
-    QCOMPARE(w.schedule().microBatches(), plan.microBatches);
+    QCOMPARE(w.schedule().microBatchCount(), plan.microBatchCount);
     std::vector<double> t;
     for (const auto& st : plan.stages)
         t.push_back(st.timeMs);
-    QCOMPARE(w.schedule().makespanMs(), PipelineSchedule::oneFOneB(t, plan.hopMs, plan.microBatches).makespanMs());
+    QCOMPARE(w.schedule().makespanMs(), PipelineSchedule::oneFOneB(t, plan.hopMs, plan.microBatchCount).makespanMs());
     QTemporaryDir dir;
     const QString png = dir.filePath(QStringLiteral("v.png"));
     QVERIFY(w.exportImage(png, 1000, 500));

@@ -10,10 +10,10 @@
 
 #include "hardware/GpuCatalog.h"
 #include "io/AtomicFile.h"
-#include "profile/MeasurementCsv.h"
-#include "profile/PlanRuns.h"
-#include "profile/PredictorTrainer.h"
-#include "profile/TrainingSet.h"
+#include "measure/MeasurementCsv.h"
+#include "measure/PlanRuns.h"
+#include "learn/PredictorTrainer.h"
+#include "learn/TrainingSet.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -269,7 +269,7 @@ void TestPredictorPanel::extrapolationIsAWarningNotARefusal()
     QVERIFY(panel->loadFile(model_));
     Problem problem = req_.problem;
     problem.setup.globalBatch = 64;
-    problem.setup.microBatches = {1, 2, 8};
+    problem.setup.microBatchSizes = {1, 2, 8};
     panel->setContext(problem);
     QVERIFY(panel->problems().isEmpty());
     QCOMPARE(panel->warnings().size(), 2);

@@ -21,7 +21,7 @@ QString sameSetup(const TrainingSetup& a, const TrainingSetup& b)
     if (!(a.field == b.field)) \
         return QStringLiteral(#field " differs");
     MEMX_CHECK(globalBatch)
-    MEMX_CHECK(microBatches)
+    MEMX_CHECK(microBatchSizes)
     MEMX_CHECK(seqLens)
     MEMX_CHECK(queryGroups)
     MEMX_CHECK(tensorParallel)
@@ -70,7 +70,7 @@ private slots:
         QTest::newRow("defaults") << TrainingSetup{};
         TrainingSetup a;
         a.globalBatch = 512;
-        a.microBatches = {1, 2, 4, 8, 16};
+        a.microBatchSizes = {1, 2, 4, 8, 16};
         a.seqLens = {2048, 4096};
         a.queryGroups = {8, 32};
         a.maxPipelineStages = 16;
@@ -83,7 +83,7 @@ private slots:
         b.flashAttention = false;
         b.schedule = ScheduleMode::Interleaved;
         b.recompute = RecomputeMode::UniformFull;
-        b.microBatches = {3};
+        b.microBatchSizes = {3};
         b.precision = "fp16";
         QTest::newRow("switches off") << b;
         TrainingSetup d;
@@ -225,7 +225,7 @@ private slots:
     {
         SetupPanel panel;
         typeInto(panel.findChild<QLineEdit*>("microBatches"), "1, 2 4,8");
-        QCOMPARE(panel.setup().microBatches, (std::vector<int>{1, 2, 4, 8}));
+        QCOMPARE(panel.setup().microBatchSizes, (std::vector<int>{1, 2, 4, 8}));
         typeInto(panel.findChild<QLineEdit*>("seqLens"), "default");
         QVERIFY(panel.setup().seqLens.empty());
         typeInto(panel.findChild<QLineEdit*>("queryGroups"), "8,32");
