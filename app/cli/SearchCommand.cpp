@@ -22,6 +22,7 @@
 #include "search/PlanCost.h"
 #include "search/RecomputeAblation.h"
 #include "search/SearchEngine.h"
+#include "search/ShapeExplanation.h"
 #include "search/WeightSimplex.h"
 
 #include <cmath>
@@ -86,6 +87,7 @@ struct SearchArgs {
     std::string bandwidthScenarios;
     std::string robust;
     std::string nodeLoss;
+    std::string whyNot;
     bool chooseNodes = false;
     std::string objective;
     double maxCostPerHour = -1;
@@ -431,6 +433,9 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--node-loss", args->nodeLoss,
                     "Node-loss what-if: re-plan the cluster without each node (each; alike nodes once) or each GPU "
                     "type's first node (per-type) and report the best plan and its slowdown for each");
+    cmd->add_option("--why-not", args->whyNot,
+                    "TP,PP,DP: say why no plan has this shape (the rule, the stage slots or the memory that stops "
+                    "it), or how many of its plans fit; in the report and as why_not in --json");
     cmd->add_option("--time-limit", args->timeLimit,
                     "Stop after this many seconds with the best plans found so far, marked incomplete in the report "
                     "and in --json (0: no limit)")
@@ -447,6 +452,9 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         // What-if bandwidth: the file is checked before the search runs.
         std::vector<BandwidthScenario> scenarios;
         BandwidthWhatIf::Options whatIf;
+        int whyTp = 0, whyPp = 0, whyDp = 0;
+        if (!args->whyNot.empty() && !ShapeExplanation::parseShape(args->whyNot, whyTp, whyPp, whyDp))
+            throw InputError("--why-not", args->whyNot, "expected TP,PP,DP: three whole numbers of at least 1, e.g. 8,1,2");
         NodeLossWhatIf::Options nodeLoss;
         const bool wantNodeLoss = !args->nodeLoss.empty() || args->robust == "node-loss";
         if (!args->nodeLoss.empty() && !NodeLossWhatIf::parse(args->nodeLoss, nodeLoss.which))
@@ -531,6 +539,9 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         const bool haveNodeLoss = wantNodeLoss && r.error.empty() && !r.best.empty();
         if (haveNodeLoss)
             nodeLossResult = NodeLossWhatIf::run(req, r, nodeLoss);
+        ShapeExplanation whyNot;
+        if (!args->whyNot.empty())
+            whyNot = ShapeExplanation::of(req.problem, whyTp, whyPp, whyDp, req.predictor);
         // Every file of the command is written as one set at the end
         // (writeFilesAtomically): a full disk leaves all of them as they were.
         std::vector<OutputFile> outputs;
@@ -542,6 +553,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                 doc["node_loss"] = NodeLossReport::json(nodeLossResult);
             if (haveChoice)
                 doc["node_choice"] = NodeChoiceReport::json(choiceResult);
+            if (!args->whyNot.empty())
+                doc["why_not"] = whyNot.toJson();
             outputs.push_back({args->json, doc.dump(1) + "\n"});
         }
         std::string report;
@@ -570,12 +583,16 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                 outputs.push_back({args->simplex, SimplexReport::csv(map, req.problem.cluster)});
                 report += SimplexReport::summary(map, req.problem.cluster);
             }
+            if (!args->whyNot.empty())
+                report += "\n" + whyNot.text();
             if (args->stats)
                 report += TextReport::stats(r);  // with the notes
             else if (!topologyNote.empty())
                 report += "note: " + topologyNote + "\n";
         } else {
             report = "no feasible plan: " + r.error + "\n";
+            if (!args->whyNot.empty())
+                report += "\n" + whyNot.text();
             if (args->stats)
                 report += TextReport::stats(r);
         }

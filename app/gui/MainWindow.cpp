@@ -13,6 +13,7 @@
 #include "ParetoPlot.h"
 #include "PipelineView.h"
 #include "PlanFilterProxy.h"
+#include "WhyNotShapePanel.h"
 #include "PlanTableModel.h"
 #include "PredictorPanel.h"
 #include "ProfileComparisonView.h"
@@ -527,7 +528,14 @@ void MainWindow::createDocks()
     whyScroll->setWidget(whyLabel_);
     whyScroll->setWidgetResizable(true);
     whyScroll->setFrameShape(QFrame::NoFrame);
-    whyDock_ = dock(whyScroll, tr("Why this plan?"), "whyDock", Qt::BottomDockWidgetArea);
+    // Below it: why no plan has a shape the user expected (issue #35 item 7).
+    whyNot_ = new WhyNotShapePanel(this);
+    auto* whyBox = new QWidget(this);
+    auto* whyLayout = new QVBoxLayout(whyBox);
+    whyLayout->setContentsMargins(0, 0, 0, 0);
+    whyLayout->addWidget(whyScroll, 1);
+    whyLayout->addWidget(whyNot_);
+    whyDock_ = dock(whyBox, tr("Why this plan?"), "whyDock", Qt::BottomDockWidgetArea);
     splitDockWidget(plansDock, whyDock_, Qt::Horizontal);
 }
 
@@ -632,6 +640,7 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     settingsDirty_ = false;
     planInfo_->clear();
     whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
+    whyNot_->clear();
     setCurrentFile(file);
     updateStaleness();
     updateExportActions();
@@ -1410,6 +1419,13 @@ void MainWindow::onSearchFinished()
     ++whatIfGeneration_;  // a re-ranking of the previous result is no longer wanted
     ++nodeLossGeneration_;
     ++nodeChoiceGeneration_;
+    // Why-not answers are about the problem of this search, whatever it found
+    // (a search without any plan is where they matter most).
+    if (r.error.empty() || !r.invalidRequest) {
+        const Plan* shape = r.best.empty() ? nullptr : &r.best.front();
+        whyNot_->setProblem(controller_->lastRequest().problem, controller_->lastRequest().predictor,
+                            shape ? shape->tp : 1, shape ? shape->pp : 1, shape ? shape->dp : 1);
+    }
     if (r.best.empty()) {
         whatIf_->clear();
         nodeLoss_->clear();
@@ -1521,6 +1537,7 @@ void MainWindow::onSearchFailed(const QString& reason)
     nodeChoice_->clear();
     planInfo_->clear();
     whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
+    whyNot_->clear();
     tableRanking_ = nullptr;
     planModel_->setPlans({}, objectivePanel_->objective().variance);
     updateExportActions();

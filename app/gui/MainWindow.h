@@ -33,6 +33,7 @@ class ObjectivePanel;
 class ParetoPlot;
 class PipelineView;
 class PlanFilterProxy;
+class WhyNotShapePanel;
 class PlanTableModel;
 class Predictor;
 class PredictorPanel;
@@ -224,6 +225,7 @@ private:
     const std::vector<Plan>* tableRanking_ = nullptr;  // what the Plans table shows (in the last result)
     QLabel* whyLabel_ = nullptr;  // "Why this plan?" of the selected plan
     QDockWidget* whyDock_ = nullptr;
+    WhyNotShapePanel* whyNot_ = nullptr;  // why no plan has a shape
     QPushButton* cancelButton_ = nullptr;
     QPushButton* keepButton_ = nullptr;  // stop early, keep the best so far
     QTimer* autosaveTimer_ = nullptr;

@@ -126,6 +126,7 @@ private slots:
     void searchBaselines();
     void searchBandwidthScenarios();
     void searchNodeLoss();
+    void searchWhyNot();
     void searchEpsilonRule_data();
     void searchEpsilonRule();
     void profileComparisonStatesCost();
@@ -828,6 +829,29 @@ void TestCli::searchTimeOnlyWeightsPutFastestFirst()
 // bad input -> exit 2, a message naming file / field / reason
 // ---------------------------------------------------------------------------
 
+void TestCli::searchWhyNot()
+{
+    // paper-20gpu-3vendor: a100 (4 x A100-80GB), vb (8 x Vendor-B), vc (8 x
+    // Vendor-C). TP 4 x DP 1 = 4 GPUs cuts 1 + 2 + 2 = 5 stage slots, so a
+    // uniform plan of TP 4 and DP 1 has PP 5: PP 1 is impossible.
+    const QString json = tmp("why-not.json");
+    RUN_EXPECT(r, (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--gbs", "128", "--why-not",
+                               "4,1,1", "--json", json}),
+               0);
+    QVERIFY2(r.out.contains("Why no plan has TP 4, PP 1, DP 1:"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("cuts the cluster into 5 stage slots (A100-80GB 1, Vendor-B 2, Vendor-C 2)"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("its PP is 5, not 1"), qPrintable(r.out));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject w = QJsonDocument::fromJson(f.readAll()).object()["why_not"].toObject();
+    QCOMPARE(w["tp"].toInt(), 4);
+    QCOMPARE(w["pp"].toInt(), 1);
+    QVERIFY(!w["fits"].toBool());
+    QCOMPARE(w["reasons"].toArray().size(), 1);
+    QVERIFY(!w["hints"].toArray().isEmpty());
+}
+
 void TestCli::badInput_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -856,6 +880,8 @@ void TestCli::badInput_data()
                                                    QStringLiteral("at least one")};
     QTest::newRow("negative --keep") << search({QStringLiteral("--keep"), QStringLiteral("-1")})
                                      << QStringList{QStringLiteral("--keep"), QStringLiteral("-1")};
+    QTest::newRow("--why-not of two numbers") << search({QStringLiteral("--why-not"), QStringLiteral("4,1")})
+                                              << QStringList{QStringLiteral("--why-not"), QStringLiteral("TP,PP,DP")};
     QTest::newRow("zero --runs-count") << search({QStringLiteral("--runs-count"), QStringLiteral("0")})
                                        << QStringList{QStringLiteral("--runs-count")};
     QTest::newRow("missing cluster file")
