@@ -190,12 +190,12 @@ ShapeExplanation ShapeExplanation::of(const Problem& problem, int tp, int pp, in
     e.fits = e.plans > 0;
     if (e.fits)
         return e;
-    if (closest.ratio > 0)
-        e.reasons.push_back("memory: no layer split and recomputation of this shape fits; " + closest.message);
-    else if (!unconnected.empty())
+    if (closest.ratio == 0 && !unconnected.empty()) {
         e.reasons.push_back("its stages cannot be joined: " + unconnected);
-    else
-        e.reasons.push_back("memory: no layer split and recomputation of this shape fits");
+        return e;
+    }
+    e.reasons.push_back("memory: no layer split and recomputation of this shape fits"
+                        + (closest.ratio > 0 ? "; " + closest.message : std::string()));
     e.hints.push_back("recomputation (--recompute enumerate), a smaller micro-batch (--mbs) or a larger TP lower the "
                       "memory per GPU");
     return e;

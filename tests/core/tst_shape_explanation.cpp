@@ -17,15 +17,17 @@ using namespace memx;
 namespace {
 
 // One node of 8 A100-80GB and one of 8 H100-SXM (docs/hetero_meshes/a100-h100-16.json).
-Cluster a100h100()
+Cluster a100h100(bool linksInside = true)
 {
-    const nlohmann::json doc = nlohmann::json::parse(R"({
+    nlohmann::json doc = nlohmann::json::parse(R"({
       "format": "memx-cluster/1", "name": "a100-h100-16",
       "nodes": [{"name": "a100", "gpus": [{"type": "A100-80GB", "count": 8}]},
                 {"name": "h100", "gpus": [{"type": "H100-SXM", "count": 8}]}],
       "links": [{"name": "a", "kind": "NVLink", "within": "a100", "bandwidth_gbps": 300, "latency_us": 3},
                 {"name": "h", "kind": "NVLink", "within": "h100", "bandwidth_gbps": 450, "latency_us": 3},
                 {"name": "ib", "kind": "InfiniBand", "between": ["a100", "h100"], "bandwidth_gbps": 50, "latency_us": 5}]})");
+    if (!linksInside)  // only the InfiniBand link between the nodes
+        doc["links"].erase(doc["links"].begin(), doc["links"].begin() + 2);
     return Cluster::fromJson(doc, "a100-h100-16.json", GpuCatalog::builtin());
 }
 
@@ -33,7 +35,9 @@ Problem problem(const QString& cluster, const QString& model, int gbs, const std
                 bool allowIdle)
 {
     Problem p;
-    p.cluster = cluster == "a100h100" ? a100h100() : Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
+    p.cluster = cluster == "a100h100"            ? a100h100()
+                : cluster == "a100h100 no NVLink" ? a100h100(false)
+                                                  : Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
     p.model = ModelSpec::resolve(model.toStdString());
     p.setup.globalBatch = gbs;
     p.setup.microBatchSizes = mbs;
@@ -94,6 +98,9 @@ void TestShapeExplanation::explains_data()
     // above 32 or 16 GB with their gradients and Adam states.
     QTest::newRow("memory") << "paper-6gpu-v100-t4.json" << "llama2-70b" << 32 << std::vector<int>{1} << 8 << true << 1
                             << 6 << 1 << false << "memory: no layer split";
+    // The same shape with no link inside the nodes: TP 8 cannot talk.
+    QTest::newRow("no link inside a node") << "a100h100 no NVLink" << "llama2-13b" << 64 << mbs << 8 << true << 8 << 2
+                                           << 1 << false << "its stages cannot be joined: no link joins the GPUs inside";
     // TP 8 x DP 1, PP 2: 13B parameters over 16 GPUs of 80 GB fit.
     QTest::newRow("a shape that fits") << "a100h100" << "llama2-13b" << 64 << mbs << 8 << true << 8 << 2 << 1 << true
                                        << "of this shape fit";
