@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <utility>
@@ -175,28 +176,41 @@ std::vector<Measurement> planRuns(const SearchRequest& req, const SearchResult& 
 }
 
 // `topologyNote`: set when the learned predictor was trained on another topology.
+// The flags bound onto a TrainingSetup are checked once, by
+// TrainingSetup::validate (the rules every reader of a setup applies); its
+// JSON key names become the flag names here.
+void validateAsFlags(const TrainingSetup& s)
+{
+    static const std::vector<std::pair<std::string, std::string>> flags = {
+        {"global_batch", "--gbs"},          {"micro_batch_sizes", "--mbs"},   {"seq_lens", "--seq"},
+        {"query_groups", "--query-groups"}, {"tensor_parallel", "--tp"},      {"virtual_stages", "--vp"},
+        {"max_pipeline_stages", "--max-pp"}, {"min_pipeline_stages", "--min-pp"}, {"precision", "--precision"},
+        {"attention_dropout", "--attention-dropout"}, {"hidden_dropout", "--hidden-dropout"},
+        {"overlap_param_gather", "--overlap-param-gather"}, {"overlap_grad_reduce", "--overlap-grad-reduce"}};
+    try {
+        s.validate();
+    } catch (const InputError& e) {
+        std::string flag = e.field(), reason = e.reason();
+        for (const auto& [key, name] : flags) {
+            if (flag == key)
+                flag = name;
+            for (std::size_t at = reason.find(key); at != std::string::npos; at = reason.find(key, at + name.size()))
+                reason.replace(at, key.size(), name);
+        }
+        if (flag == "--vp")
+            reason += " (1 means no interleaving; use --schedule 1f1b)";
+        throw InputError(flag, "", reason);
+    }
+}
+
 SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
 {
     SearchRequest req;
     req.problem.cluster = Cluster::fromFile(a.cluster);
     req.problem.model = ModelSpec::resolve(a.model);
     TrainingSetup& s = req.problem.setup;
-    auto atLeast = [](const char* option, const std::vector<int>& values, int lo, const char* what) {
-        for (int v : values)
-            if (v < lo)
-                throw InputError(option, std::to_string(v), std::string(what) + " must be at least " + std::to_string(lo));
-    };
-    atLeast("--gbs", {a.gbs}, 1, "the global batch");
-    atLeast("--mbs", a.mbs, 1, "micro-batch sizes");
-    atLeast("--seq", a.seq, 16, "sequence lengths");
-    atLeast("--query-groups", a.queryGroups, 1, "query-group counts");
-    atLeast("--tp", a.tp, 1, "TP degrees");
-    atLeast("--vp", a.vp, 2, "virtual-stage sizes (1 means no interleaving; use --schedule 1f1b)");
-    atLeast("--max-pp", {a.maxPP}, 1, "the number of pipeline stages");
-    atLeast("--min-pp", {a.minPP}, 1, "the number of pipeline stages");
-    if (a.minPP > a.maxPP)
-        throw InputError("--min-pp", std::to_string(a.minPP), "is above --max-pp (" + std::to_string(a.maxPP) + ")");
-    atLeast("--threads", {a.threads}, 0, "the thread count (0 = all cores)");
+    if (a.threads < 0)
+        throw InputError("--threads", std::to_string(a.threads), "the thread count must be at least 0 (0 = all cores)");
     if (a.top < 1)
         throw InputError("--top", std::to_string(a.top), "show at least one plan");
     if (a.keep < 1)
@@ -229,6 +243,7 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
         throw InputError("--placement", a.placement, "expected contiguous or all");
     if (!parseMeshMode(a.meshes, s.meshes))
         throw InputError("--meshes", a.meshes, "expected uniform or per-type");
+    validateAsFlags(s);
     ObjectiveSpec& o = req.objective;
     if (!parseProfile(a.profile, o.profile))
         throw InputError("--profile", a.profile, "expected default, safety-first, throughput-first, balanced, custom or auto");
@@ -274,6 +289,16 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
         throw InputError("--headroom-at-upper", "", "needs --min-headroom");
     if (!a.maxSlowdown.empty())
         o.maxSlowdown = percentOption("--max-slowdown", a.maxSlowdown);
+    // What the flags parsed into, checked as every reader of an objective checks it.
+    try {
+        o.validate();
+    } catch (const InputError& e) {
+        static const std::map<std::string, std::string> flags = {
+            {"custom_weights", "--weights"}, {"epsilon_fraction", "--eps"}, {"epsilon", "--ev"},
+            {"min_headroom", "--min-headroom"}, {"max_slowdown", "--max-slowdown"}};
+        const auto f = flags.find(e.field());
+        throw InputError(f == flags.end() ? e.field() : f->second, "", e.reason());
+    }
     // --keep costs only when something is written; and never more plans
     // than about 1 GiB holds (a plan and its stages in memory and in JSON:
     // about 1.5 KiB plus 1 KiB per stage).
@@ -390,7 +415,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     "Only plans at most this much slower than the fastest feasible plan (10% or 0.1), before Phi ranks");
     cmd->add_option("--top", args->top, "Plans shown in the table")->capture_default_str();
     cmd->add_option("--keep", args->keep, "Plans kept per ranking for --json and --csv")->capture_default_str();
-    cmd->add_option("--json", args->json, "Write the search as memx-search/1 JSON");
+    cmd->add_option("--json", args->json, "Write the search as memx-search/2 JSON");
     cmd->add_option("--csv", args->csv, "Write the ranked plans and the Pareto fronts as CSV");
     cmd->add_option("--report", args->report, "Also write the text report to this file");
     cmd->add_flag("--stats", args->stats, "Print search statistics (counts, pruning, time, candidates/s)");

@@ -1023,7 +1023,7 @@ MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QStr
         out.message = tr("No destination given.");
         return out;
     }
-    // The plan goes through its memx-plan/1 document and back, exactly as
+    // The plan goes through its memx-plan/2 document and back, exactly as
     // `memx-cli export --plan` reads it, so both front ends write the same files.
     const SearchRequest& req = controller_->lastRequest();
     const std::string source = currentFile_.isEmpty() ? std::string("unsaved-project.memx") : currentFile_.toStdString();

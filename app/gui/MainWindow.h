@@ -101,7 +101,7 @@ public:
     bool isDirty() const;
     // Launch files for the selected plan (or the best one) of the last result,
     // as `memx-cli export` writes them: Megatron-LM and FlagScale into the
-    // folder `destination`, the memx-plan/1 document into the file
+    // folder `destination`, the memx-plan/2 document into the file
     // `destination`. No dialogs: the menu actions show the outcome.
     enum class ExportTarget { Megatron, FlagScale, Json };
     struct ExportOutcome {

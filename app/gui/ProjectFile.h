@@ -9,7 +9,7 @@
 
 namespace memx {
 
-// A workbench project (memx-project/1): the cluster (a memx-cluster/1
+// A workbench project (memx-project/2; memx-project/1 still opens): the cluster (a memx-cluster/1
 // document, embedded), the model (a preset name or an embedded memx-model/1),
 // the training setup, the objective, the predictor reference and a summary of
 // the last results. See docs/FILE_FORMATS.md.

@@ -10,7 +10,7 @@ namespace memx {
 
 // The node-choice section of a search report (NodeChoice) and plan 1's
 // throughput and cost line, as text and as the "node_choice" object of
-// memx-search/1.
+// memx-search/2.
 struct NodeChoiceReport {
     static std::string text(const NodeChoice::Result& c, const NodeChoice::Options& o);
     static nlohmann::json json(const NodeChoice::Result& c);

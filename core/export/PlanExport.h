@@ -15,7 +15,7 @@ bool parseExportTarget(const std::string& s, ExportTarget& out);
 
 // The files one export writes, for every front end (memx-cli export, the
 // workbench's File > Export): Megatron-LM launch scripts, the FlagScale
-// config, or the plan as memx-plan/1 JSON ("plan.json", whose header lines
+// config, or the plan as memx-plan/2 JSON ("plan.json", whose header lines
 // travel in a "comment" list since JSON has no comments). Throws InputError
 // with the reason when the engine cannot run the plan.
 struct PlanExport {

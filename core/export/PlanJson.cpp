@@ -3,6 +3,7 @@
 #include "search/PlanCost.h"
 
 #include "space/JobPrecision.h"
+#include "space/TrainingSetupJson.h"
 
 #include "search/SearchResult.h"
 
@@ -11,13 +12,13 @@ namespace memx {
 nlohmann::json PlanJson::plan(const Plan& p)
 {
     nlohmann::json j;
-    j["format"] = "memx-plan/1";
+    j["format"] = "memx-plan/2";
     j["tp"] = p.tp;
     j["pp"] = p.pp;
     j["dp"] = p.dp;
     j["micro_batch"] = p.microBatch;
     j["global_batch"] = p.globalBatch;
-    j["micro_batches"] = p.microBatchCount;
+    j["micro_batch_count"] = p.microBatchCount;
     j["seq_len"] = p.seqLen;
     j["query_groups"] = p.queryGroups;
     j["schedule"] = toString(p.schedule);
@@ -78,30 +79,6 @@ nlohmann::json PlanJson::plan(const Plan& p)
     return j;
 }
 
-nlohmann::json PlanJson::setup(const TrainingSetup& s)
-{
-    nlohmann::json j = {{"global_batch", s.globalBatch},
-            {"micro_batches", s.microBatchSizes},
-            {"seq_lens", s.seqLens},
-            {"query_groups", s.queryGroups},
-            {"max_pp", s.maxPipelineStages},
-            {"distributed_optimizer", s.distributedOptimizer},
-            {"overlap_grad_reduce", s.overlapGradReduce},
-            {"overlap_param_gather", s.overlapParamGather},
-            {"flash_attention", s.flashAttention},
-            {"attention_dropout", s.attentionDropout},
-            {"hidden_dropout", s.hiddenDropout},
-            {"sequence_parallel", s.sequenceParallel},
-            {"precision", s.precision},
-            {"schedule", toString(s.schedule)},
-            {"recompute", toString(s.recompute)},
-            {"placement", toString(s.placement)}};
-    // Written only when asked for, so that files of uniform searches keep their shape.
-    if (s.meshes != MeshMode::Uniform)
-        j["meshes"] = toString(s.meshes);
-    return j;
-}
-
 namespace {
 // What both documents say about their origin: tool, predictor and problem.
 void origin(nlohmann::json& j, const Problem& problem, const std::string& predictor)
@@ -110,7 +87,7 @@ void origin(nlohmann::json& j, const Problem& problem, const std::string& predic
     j["predictor"] = predictor;
     j["cluster"] = problem.cluster.toJson();
     j["model"] = problem.model.toJson();
-    j["setup"] = PlanJson::setup(problem.setup);
+    j["setup"] = TrainingSetupJson::write(problem.setup);
     // The precision the plan was predicted in ("auto" resolved over the
     // cluster's types), so that an exporter reading the file trains in it.
     try {
@@ -131,14 +108,14 @@ nlohmann::json PlanJson::planDocument(const Problem& problem, const std::string&
 nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
 {
     nlohmann::json j;
-    j["format"] = "memx-search/1";
+    j["format"] = "memx-search/2";
     origin(j, problem, r.predictorName);
     j["objective"] = {{"profile_requested", toString(r.profileRequested)},
                       {"profile_used", toString(r.profileUsed)},
                       {"reason", r.profileReason},
                       {"weights", {{"time", r.weights.time}, {"memory", r.weights.memory},
                                    {"variance", r.weights.variance}}},
-                      {"variance_mode", r.varianceMode == VarianceMode::AbsoluteMiB ? "mib2" : "utilisation2"},
+                      {"variance", toString(r.varianceMode)},
                       {"references", {{"time_ms", r.references.time}, {"memory_mib", r.references.memory},
                                       {"variance", r.references.variance}, {"epsilon", r.references.epsilon},
                                       {"epsilon_rule", toString(r.references.epsilonRule)}}}};

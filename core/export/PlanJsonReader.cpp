@@ -1,4 +1,6 @@
 #include "export/PlanJsonReader.h"
+#include "io/FieldSpelling.h"
+#include "space/TrainingSetupJson.h"
 
 #include "model/Precision.h"
 
@@ -74,66 +76,37 @@ auto nested(const std::string& file, const std::string& prefix, Fn fn)
 
 }  // namespace
 
-TrainingSetup PlanJsonReader::setupFromJson(const JsonReader& j)
+bool PlanJsonReader::isPlanFormat(const std::string& format)
 {
-    TrainingSetup s;
-    s.globalBatch = intIn(j, "global_batch", 1, 1 << 24);
-    if (j.has("micro_batches"))
-        s.microBatchSizes = intList(j, "micro_batches");
-    s.seqLens = intList(j, "seq_lens");
-    s.queryGroups = intList(j, "query_groups");
-    s.maxPipelineStages = intIn(j, "max_pp", 1, 4096, s.maxPipelineStages);
-    s.distributedOptimizer = j.boolean("distributed_optimizer", s.distributedOptimizer);
-    s.overlapGradReduce = j.boolean("overlap_grad_reduce", false);  // files before 2026-12-04 planned without
-    s.overlapParamGather = j.boolean("overlap_param_gather", false);
-    if (s.overlapParamGather && !(s.overlapGradReduce && s.distributedOptimizer))
-        j.fail("overlap_param_gather needs overlap_grad_reduce and distributed_optimizer (as Megatron requires)",
-               "overlap_param_gather");
-    s.flashAttention = j.boolean("flash_attention", s.flashAttention);
-    for (auto [key, rate] : {std::pair{"attention_dropout", &s.attentionDropout}, std::pair{"hidden_dropout", &s.hiddenDropout}}) {
-        *rate = j.number(key, 0.0);  // files written before dropout existed planned without it
-        if (!(*rate >= 0 && *rate < 1))
-            j.fail("dropout rate must be in [0, 1) (0 turns it off)", key);
-    }
-    s.sequenceParallel = j.boolean("sequence_parallel", s.sequenceParallel);
-    s.precision = j.string("precision", s.precision);
-    Precision parsed;
-    if (s.precision != "auto" && !parsePrecision(s.precision, parsed))
-        j.fail("unknown precision \"" + s.precision + "\" (auto, " + precisionChoices() + ")", "precision");
-    const std::string schedule = j.string("schedule", toString(s.schedule));
-    if (!parseScheduleMode(schedule, s.schedule))
-        j.fail("unknown schedule mode \"" + schedule + "\"", "schedule");
-    const std::string recompute = j.string("recompute", toString(s.recompute));
-    if (!parseRecomputeMode(recompute, s.recompute))
-        j.fail("unknown recompute mode \"" + recompute + "\"", "recompute");
-    const std::string placement = j.string("placement", toString(s.placement));
-    if (!parsePlacementMode(placement, s.placement))
-        j.fail("unknown placement mode \"" + placement + "\"", "placement");
-    const std::string meshes = j.string("meshes", toString(s.meshes));
-    if (!parseMeshMode(meshes, s.meshes))
-        j.fail("unknown mesh mode \"" + meshes + "\"; expected uniform or per-type", "meshes");
-    return s;
+    return format == "memx-plan/2" || format == "memx-plan/1";
+}
+
+bool PlanJsonReader::isSearchFormat(const std::string& format)
+{
+    return format == "memx-search/2" || format == "memx-search/1";
 }
 
 Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, const ModelSpec& model,
                                   bool distributedOptimizer)
 {
     if (!j.node().is_object())
-        j.fail("expected a memx-plan/1 object");
-    if (j.has("format") && j.string("format") != "memx-plan/1")
-        j.fail("expected format \"memx-plan/1\", got \"" + j.string("format") + "\"", "format");
+        j.fail("expected a memx-plan/2 object");
+    if (j.has("format") && !isPlanFormat(j.string("format")))
+        j.fail("expected format \"memx-plan/2\" (or /1), got \"" + j.string("format") + "\"", "format");
     Plan p;
     p.tp = intIn(j, "tp", 1, 4096);
     p.pp = intIn(j, "pp", 1, 4096);
     p.dp = intIn(j, "dp", 1, 1 << 20);
     p.microBatch = intIn(j, "micro_batch", 1, 1 << 20);
     p.globalBatch = intIn(j, "global_batch", 1, 1 << 24);
-    p.microBatchCount = intIn(j, "micro_batches", 1, 1 << 24);
+    // memx-plan/1 (before 2026-12-06) calls the count G "micro_batches".
+    const std::string countKey = FieldSpelling::of(j, "micro_batch_count", "micro_batches");
+    p.microBatchCount = intIn(j, countKey, 1, 1 << 24);
     if (static_cast<long long>(p.microBatchCount) * p.dp * p.microBatch != p.globalBatch)
-        j.fail("global_batch (" + std::to_string(p.globalBatch) + ") must equal micro_batches x dp x micro_batch ("
+        j.fail("global_batch (" + std::to_string(p.globalBatch) + ") must equal " + countKey + " x dp x micro_batch ("
                    + std::to_string(p.microBatchCount) + " x " + std::to_string(p.dp) + " x "
                    + std::to_string(p.microBatch) + ")",
-               "micro_batches");
+               countKey);
     p.seqLen = intIn(j, "seq_len", 16, 1 << 22);
     p.queryGroups = intIn(j, "query_groups", 1, 4096);
     if (model.heads % p.queryGroups != 0)
@@ -321,17 +294,17 @@ PlanDocument PlanJsonReader::fromJson(const nlohmann::json& doc, const std::stri
 {
     JsonReader root(doc, file);
     if (!doc.is_object())
-        root.fail("expected a JSON object (memx-plan/1 or memx-search/1)");
+        root.fail("expected a JSON object (memx-plan/2 or memx-search/2)");
     if (rank < 0)
         throw InputError(file, "--rank", "must be at least 1");
     PlanDocument d;
     d.file = file;
     d.format = root.string("format");
-    if (d.format != "memx-plan/1" && d.format != "memx-search/1")
-        root.fail("expected \"memx-plan/1\" or \"memx-search/1\", got \"" + d.format + "\"", "format");
+    if (!isPlanFormat(d.format) && !isSearchFormat(d.format))
+        root.fail("expected \"memx-plan/2\" or \"memx-search/2\" (or their /1), got \"" + d.format + "\"", "format");
     for (const char* key : {"cluster", "model", "setup"})
         if (!root.has(key))
-            root.fail(d.format == "memx-plan/1"
+            root.fail(isPlanFormat(d.format)
                           ? "missing: this plan file does not say which cluster, model and setup it was made for "
                             "(written by an older MemX or by the workbench's Export Plan); export from the search "
                             "JSON (memx-cli search --json) or a plan written by memx-cli export --target json"
@@ -341,10 +314,10 @@ PlanDocument PlanJsonReader::fromJson(const nlohmann::json& doc, const std::stri
     d.predictor = root.name("predictor", "unknown");
     d.problem.cluster = nested(file, "/cluster", [&] { return Cluster::fromJson(doc.at("cluster"), file, GpuCatalog::builtin()); });
     d.problem.model = nested(file, "/model", [&] { return ModelSpec::fromJson(JsonReader(doc.at("model"), file)); });
-    d.problem.setup = setupFromJson(root.at("setup"));
-    if (d.format == "memx-plan/1") {
+    d.problem.setup = TrainingSetupJson::read(root.at("setup"));
+    if (isPlanFormat(d.format)) {
         if (rank > 1)
-            throw InputError(file, "--rank", "a memx-plan/1 file holds one plan; --rank applies to search files");
+            throw InputError(file, "--rank", "a plan file holds one plan; --rank applies to search files");
         d.plan = planFromJson(root, d.problem.cluster, d.problem.model, d.problem.setup.distributedOptimizer);
         d.rank = static_cast<int>(d.plan.rankPhi);
     } else {

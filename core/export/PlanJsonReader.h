@@ -14,7 +14,7 @@ class JsonReader;
 // One plan with everything it was made for and by: what the exporters need.
 struct PlanDocument {
     std::string file;         // where it was read from
-    std::string format;       // "memx-plan/1" or "memx-search/1"
+    std::string format;       // "memx-plan/2" or "memx-search/2" (or /1, before 2026-12-06)
     std::string toolVersion;  // MemX version that wrote the file
     std::string predictor;    // predictor that produced the plan ("analytic", ...)
     Problem problem;
@@ -30,8 +30,8 @@ struct PlanDocument {
     std::string incomplete;
 };
 
-// Reads memx-plan/1 (a self-contained plan document, PlanJson::planDocument)
-// and memx-search/1 (memx-cli search --json) back. Every problem is an
+// Reads memx-plan/2 (a self-contained plan document, PlanJson::planDocument)
+// and memx-search/2 (memx-cli search --json) back. Every problem is an
 // InputError naming the file, the JSON path and the reason.
 class PlanJsonReader {
 public:
@@ -40,7 +40,7 @@ public:
     static PlanDocument read(const std::string& file, int rank = 0);
     static PlanDocument fromJson(const nlohmann::json& doc, const std::string& file, int rank = 0);
 
-    // One memx-plan/1 object (as inside "best"), checked against the cluster
+    // One memx-plan object (as inside "best"), checked against the cluster
     // and model it was made for: groups exist, devices belong to them,
     // TP x DP devices per stage, layers add up, G = gbs / (DP x mbs).
     // FlagScale's mesh rules for tied embeddings depend on the distributed
@@ -48,7 +48,9 @@ public:
     static Plan planFromJson(const JsonReader& j, const Cluster& cluster, const ModelSpec& model,
                              bool distributedOptimizer = true);
     // The "setup" object (PlanJson::setup); absent keys keep their defaults.
-    static TrainingSetup setupFromJson(const JsonReader& j);
+    // memx-plan/2 or /1; memx-search/2 or /1.
+    static bool isPlanFormat(const std::string& format);
+    static bool isSearchFormat(const std::string& format);
 };
 
 }  // namespace memx

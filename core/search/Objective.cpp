@@ -1,8 +1,11 @@
 #include "search/Objective.h"
 
+#include "io/InputError.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace memx {
 
@@ -47,6 +50,55 @@ const char* toString(EpsilonRule r)
     case EpsilonRule::Absolute: return "absolute";
     }
     return "?";
+}
+
+bool parseEpsilonRule(const std::string& s, EpsilonRule& out)
+{
+    for (auto r : {EpsilonRule::Uncertainty, EpsilonRule::Fraction, EpsilonRule::Absolute})
+        if (s == toString(r)) {
+            out = r;
+            return true;
+        }
+    return false;
+}
+
+const char* toString(VarianceMode v)
+{
+    return v == VarianceMode::Utilisation ? "util" : "mib";
+}
+
+bool parseVarianceMode(const std::string& s, VarianceMode& out)
+{
+    for (auto v : {VarianceMode::AbsoluteMiB, VarianceMode::Utilisation})
+        if (s == toString(v)) {
+            out = v;
+            return true;
+        }
+    return false;
+}
+
+void ObjectiveSpec::validate() const
+{
+    auto fail = [](const char* field, const std::string& reason) { throw InputError("objective", field, reason); };
+    // Checked whatever the profile: the weights stay in the file and the
+    // panel for when Custom is chosen.
+    try {
+        Objective::normalised(custom);
+    } catch (const std::invalid_argument& e) {
+        fail("custom_weights", e.what());
+    }
+    if (!(epsilonFraction > 0 && epsilonFraction < 1))
+        fail("epsilon_fraction", "expected a small fraction in (0, 1)");
+    if (!(epsilonValue >= 0 && std::isfinite(epsilonValue)))
+        fail("epsilon", "expected a finite number >= 0");
+    if (!(minHeadroom >= 0 && minHeadroom < 1))
+        fail("min_headroom", "expected a fraction in [0, 1)");
+    if (!(maxSlowdown < 0 || maxSlowdown <= 100) || std::isnan(maxSlowdown))
+        fail("max_slowdown", "expected a fraction of at least 0 (0.1 = 10% slower than the fastest plan)");
+    for (auto [field, t] : {std::pair{"safety_margin_threshold", safetyMarginThreshold},
+                            std::pair{"weak_heterogeneity_threshold", weakHeterogeneityThreshold}})
+        if (!(t >= 0 && t <= 1))
+            fail(field, "expected a fraction in [0, 1]");
 }
 
 const char* toString(TaskCompare c)

@@ -24,6 +24,8 @@ Weights weightsOf(ProfileKind p);  // the paper's three profiles; Custom/Auto ->
 // Memory variance over absolute MiB (the paper) or over utilisation
 // (peak / capacity), which clusters with very different capacities want.
 enum class VarianceMode { AbsoluteMiB, Utilisation };
+const char* toString(VarianceMode v);  // "mib", "util"
+bool parseVarianceMode(const std::string& s, VarianceMode& out);
 
 // eV, the floor under V in Phi. The paper fixes eV = 0.01 x Vref; by default
 // it follows the uncertainty of the memory predictions instead, so that plans
@@ -38,6 +40,7 @@ enum class EpsilonRule {
     Absolute,     // --ev X: eV = X, in V's unit
 };
 const char* toString(EpsilonRule r);
+bool parseEpsilonRule(const std::string& s, EpsilonRule& out);
 
 // Sequence length and query groups change the training task (issue #33): an
 // iteration at 2048 tokens does not do the work of one at 8192. When a search
@@ -66,6 +69,10 @@ struct ObjectiveSpec {
     double maxSlowdown = -1;       // at most this much slower than the fastest feasible plan; < 0: off
     TaskCompare compareTasks = TaskCompare::PerTask;  // several sequence lengths or query groups
 
+    // Throws InputError("objective", field, reason) for a value no search
+    // takes; fields as ObjectiveSpecJson spells them (custom_weights,
+    // epsilon_fraction, epsilon, min_headroom, max_slowdown, thresholds).
+    void validate() const;
     bool operator==(const ObjectiveSpec&) const = default;
 };
 

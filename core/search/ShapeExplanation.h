@@ -36,7 +36,7 @@ struct ShapeExplanation {
                                std::shared_ptr<const Predictor> predictor = nullptr, std::size_t maxSkeletons = 64);
     // Lines for a report: a heading, then the reasons or the count, then the hints.
     std::string text() const;
-    // The "why_not" object of memx-search/1: tp, pp, dp, fits, plans,
+    // The "why_not" object of memx-search/2: tp, pp, dp, fits, plans,
     // skeletons_checked, skeletons_of_shape, reasons, hints.
     nlohmann::json toJson() const;
     // "TP,PP,DP" (e.g. "8,1,2"); false when it is not three whole numbers >= 1.

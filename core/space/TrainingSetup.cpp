@@ -79,12 +79,12 @@ void TrainingSetup::validate() const
         for (int v : values)
             if (v < lo)
                 throw InputError("training setup", field,
-                                 "value " + std::to_string(v) + " is below the minimum " + std::to_string(lo));
+                                 "value " + std::to_string(v) + " must be at least " + std::to_string(lo));
     };
     atLeast("global_batch", {globalBatch}, 1);
-    atLeast("micro_batches", microBatchSizes, 1);
+    atLeast("micro_batch_sizes", microBatchSizes, 1);
     if (microBatchSizes.empty())
-        throw InputError("training setup", "micro_batches", "give at least one micro-batch size");
+        throw InputError("training setup", "micro_batch_sizes", "give at least one micro-batch size");
     atLeast("seq_lens", seqLens, 16);
     atLeast("query_groups", queryGroups, 1);
     atLeast("tensor_parallel", tensorParallel, 1);

@@ -281,7 +281,7 @@ void TestCli::searchJsonStructure()
     QJsonObject d;
     QString why;
     QVERIFY2(readJson(m_mainJson, d, why), qPrintable(why));
-    QCOMPARE(d.value(QStringLiteral("format")).toString(), QStringLiteral("memx-search/1"));
+    QCOMPARE(d.value(QStringLiteral("format")).toString(), QStringLiteral("memx-search/2"));
 
     const QJsonArray best = d.value(QStringLiteral("best")).toArray();
     QVERIFY2(!best.isEmpty(), "\"best\" is empty");
@@ -920,7 +920,7 @@ void TestCli::badInput_data()
                        QStringLiteral("16")};
     QTest::newRow("--overlap-param-gather without the distributed optimizer")
         << search({QStringLiteral("--overlap-param-gather"), QStringLiteral("--no-distributed-optimizer")})
-        << QStringList{QStringLiteral("overlap_param_gather"), QStringLiteral("distributed optimizer")};
+        << QStringList{QStringLiteral("--overlap-param-gather"), QStringLiteral("distributed optimizer")};
     QTest::newRow("--schedule bogus")
         << search({QStringLiteral("--schedule"), QStringLiteral("bogus")})
         << QStringList{QStringLiteral("--schedule"), QStringLiteral("bogus"), QStringLiteral("1f1b")};
@@ -1172,7 +1172,7 @@ void TestCli::noFeasiblePlan()
     QJsonObject d;
     QString why;
     QVERIFY2(readJson(json, d, why), qPrintable(why));
-    QCOMPARE(d.value(QStringLiteral("format")).toString(), QStringLiteral("memx-search/1"));
+    QCOMPARE(d.value(QStringLiteral("format")).toString(), QStringLiteral("memx-search/2"));
     QVERIFY(!d.value(QStringLiteral("error")).toString().isEmpty());
     QVERIFY(d.value(QStringLiteral("best")).toArray().isEmpty());
 }
@@ -1309,7 +1309,7 @@ void TestCli::jsonIntoMissingDirectoryIsCreated()
         QJsonObject d;
         QString why;
         QVERIFY2(readJson(path, d, why), qPrintable(why));
-        QCOMPARE(d.value(QStringLiteral("format")).toString(), QStringLiteral("memx-search/1"));
+        QCOMPARE(d.value(QStringLiteral("format")).toString(), QStringLiteral("memx-search/2"));
     }
     // nothing but the target in the new directory (no temporary left behind)
     const QStringList entries =

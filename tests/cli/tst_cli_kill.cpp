@@ -36,7 +36,7 @@ void TestCliKill::killedOutputIsWhole_data()
     QTest::newRow("search --json")
         << QStringList{"search", "--cluster", QString::fromStdString(sampleCluster("homogeneous-8xa100.json")), "--mbs",
                        "1", "-q", "--json"}
-        << "search.json" << "memx-search/1";
+        << "search.json" << "memx-search/2";
     QTest::newRow("train --out")
         << QStringList{"train", "--measurements", QString::fromStdString(dataFile("measurements/stage_level_example.csv")),
                        "--no-tune", "--out"}

@@ -1,4 +1,4 @@
-// PlanJsonReader: memx-plan/1 and memx-search/1 read back, and every bad
+// PlanJsonReader: memx-plan/2 and memx-search/2 (and their /1) read back, and every bad
 // file refused with file, JSON path and reason.
 #include "TestInputErrors.h"
 #include "TestPaths.h"
@@ -48,6 +48,7 @@ private slots:
     void badDocument();
     void rangeOverride_data();
     void rangeOverride();
+    void version1FilesRead();
 };
 
 void TestPlanJsonReader::searchBestByDefault()
@@ -55,7 +56,7 @@ void TestPlanJsonReader::searchBestByDefault()
     const auto& doc = searchDoc();
     QVERIFY(!doc.at("best").empty());
     PlanDocument d = PlanJsonReader::fromJson(doc, "s.json");
-    QCOMPARE(d.format, std::string("memx-search/1"));
+    QCOMPARE(d.format, std::string("memx-search/2"));
     QCOMPARE(d.rank, 1);
     QCOMPARE(d.predictor, std::string("analytic"));
     QCOMPARE(d.problem.model.numLayers, 24);  // test::smallRequest's model
@@ -124,9 +125,9 @@ void TestPlanJsonReader::planDocumentRoundTrip()
     PlanDocument a = PlanJsonReader::fromJson(searchDoc(), "s.json", 2);
     SearchRequest req = smallRequest();
     nlohmann::json j = PlanJson::planDocument(req.problem, a.predictor, a.plan);
-    QCOMPARE(j.at("format").get<std::string>(), std::string("memx-plan/1"));
+    QCOMPARE(j.at("format").get<std::string>(), std::string("memx-plan/2"));
     PlanDocument b = PlanJsonReader::fromJson(j, "p.json");
-    QCOMPARE(b.format, std::string("memx-plan/1"));
+    QCOMPARE(b.format, std::string("memx-plan/2"));
     // Read back, every plan is the search's own, field by field (not the
     // writer's output compared with itself: a field the reader dropped
     // would be dropped on both sides).
@@ -148,7 +149,7 @@ void TestPlanJsonReader::badDocument_data()
     QTest::addColumn<QString>("field");  // expected InputError::field()
     QTest::addColumn<QString>("reason"); // substring of the reason
     QTest::newRow("not an object") << "" << "[1,2]" << "/" << "expected a JSON object";
-    QTest::newRow("unknown format") << "/format" << "\"memx-cluster/1\"" << "/format" << "memx-plan/1";
+    QTest::newRow("unknown format") << "/format" << "\"memx-cluster/1\"" << "/format" << "memx-plan/2";
     QTest::newRow("no cluster") << "/cluster" << "DELETE" << "/cluster" << "missing";
     QTest::newRow("bad cluster gpu") << "/cluster/nodes/0/gpus/0/type" << "\"A1000\"" << "/cluster/nodes/0/gpus/0/type"
                                      << "unknown GPU type";
@@ -163,17 +164,20 @@ void TestPlanJsonReader::badDocument_data()
                                           << "add up to";
     QTest::newRow("unknown recompute") << "/best/0/stages/0/recompute" << "\"half\"" << "/best/0/stages/0/recompute"
                                        << "none, selective or full";
-    QTest::newRow("G inconsistent") << "/best/0/micro_batches" << "3" << "/best/0/micro_batches"
-                                    << "micro_batches x dp x micro_batch";
+    QTest::newRow("G inconsistent") << "/best/0/micro_batch_count" << "3" << "/best/0/micro_batch_count"
+                                    << "micro_batch_count x dp x micro_batch";
+    // Version 1's name for G beside version 2's is ambiguous.
+    QTest::newRow("G spelled twice") << "/best/0/micro_batches" << "16" << "/best/0/micro_batches"
+                                     << "give micro_batch_count only";
     QTest::newRow("unknown schedule") << "/best/0/schedule" << "\"zb\"" << "/best/0/schedule" << "1f1b or interleaved";
     QTest::newRow("stages missing") << "/best/0/stages" << "DELETE" << "/best/0/stages" << "missing";
     QTest::newRow("precision") << "/setup/precision" << "\"fp4\"" << "/setup/precision" << "unknown precision";
     QTest::newRow("gather overlap alone") << "/setup/overlap_param_gather" << "true" << "/setup/overlap_param_gather"
-                                          << "needs overlap_grad_reduce and distributed_optimizer";
+                                          << "needs overlap_grad_reduce";
     QTest::newRow("attention dropout 1.5") << "/setup/attention_dropout" << "1.5" << "/setup/attention_dropout"
-                                           << "dropout rate must be in [0, 1)";
+                                           << "must be in [0, 1)";
     QTest::newRow("hidden dropout negative") << "/setup/hidden_dropout" << "-0.1" << "/setup/hidden_dropout"
-                                             << "dropout rate must be in [0, 1)";
+                                             << "must be in [0, 1)";
     // Issue #14: truncation before narrowing, negative and absurd results.
     QTest::newRow("device 2^32") << "/best/0/stages/0/devices/0" << "4294967296" << "/best/0/stages/0/devices/0"
                                  << "between 0 and 2147483647";
@@ -224,6 +228,29 @@ void TestPlanJsonReader::rangeOverride()
                            "allow_outside_range");
     doc["best"][0]["allow_outside_range"] = true;
     QCOMPARE(PlanJsonReader::fromJson(doc, "big.json").plan.iterationMs, doc["best"][0]["iteration_ms"].get<double>());
+}
+
+void TestPlanJsonReader::version1FilesRead()
+{
+    // Written by MemX before 2026-12-06 (tests/data/formats_v1/, from the fuzz
+    // corpus): 2 x 4 A100 plans with "max_pp": 4, "micro_batches": [1] in the
+    // setup and the plan's G as "micro_batches": 16 = 32 / (DP 2 x mbs 1).
+    const PlanDocument plan = PlanJsonReader::read(test::dataFile("formats_v1/plan.json"));
+    QCOMPARE(plan.format, std::string("memx-plan/1"));
+    QCOMPARE(plan.plan.microBatchCount, 16);
+    QCOMPARE(plan.problem.setup.maxPipelineStages, 4);
+    QCOMPARE(plan.problem.setup.microBatchSizes, std::vector<int>{1});
+    const PlanDocument search = PlanJsonReader::read(test::dataFile("formats_v1/search.json"));
+    QCOMPARE(search.format, std::string("memx-search/1"));
+    QCOMPARE(search.plan.microBatchCount, 16);
+    QCOMPARE(search.problem.setup.globalBatch, 32);
+    // What this version writes reads back the same.
+    const nlohmann::json again = PlanJson::planDocument(plan.problem, plan.predictor, plan.plan);
+    QCOMPARE(again.at("format").get<std::string>(), std::string("memx-plan/2"));
+    QCOMPARE(again.at("micro_batch_count").get<int>(), 16);
+    const PlanDocument back = PlanJsonReader::fromJson(again, "again.json");
+    QVERIFY(back.problem.setup == plan.problem.setup);
+    QVERIFY(back.plan == plan.plan);
 }
 
 QTEST_APPLESS_MAIN(TestPlanJsonReader)

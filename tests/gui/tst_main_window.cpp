@@ -567,13 +567,13 @@ void TestMainWindow::exportWritesMegatronScriptsAndPlanJson()
                               .arg(QString::fromStdString(w.controller()->lastRequest().problem.cluster.name()))));
     QVERIFY(QFileInfo(script).isExecutable());
 
-    // Plan JSON: the whole memx-plan/1 document, readable by memx-cli export.
+    // Plan JSON: the whole memx-plan/2 document, readable by memx-cli export.
     const QString json = dir.filePath(QStringLiteral("plan.json"));
     const MainWindow::ExportOutcome j = w.exportPlan(MainWindow::ExportTarget::Json, json);
     QVERIFY2(j.ok, qPrintable(j.message));
     QCOMPARE(j.files, QStringList{QFileInfo(json).absoluteFilePath()});
     const PlanDocument doc = PlanJsonReader::read(json.toStdString());
-    QCOMPARE(doc.format, std::string("memx-plan/1"));
+    QCOMPARE(doc.format, std::string("memx-plan/2"));
     QCOMPARE(doc.plan.key, best.key);
     QCOMPARE(doc.plan.iterationMs, best.iterationMs);
     QCOMPARE(doc.problem.model.name, std::string("llama2-7b"));

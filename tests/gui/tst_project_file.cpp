@@ -1,4 +1,4 @@
-// Project files (memx-project/1) refuse what memx-cli refuses, naming the
+// Project files (memx-project/2; /1 still opens) refuse what memx-cli refuses, naming the
 // file and the JSON path (issue #14): the objective's weights and epsilon,
 // wrong JSON types, integers that do not fit in an int.
 #include "TestInputErrors.h"
@@ -46,6 +46,7 @@ private slots:
     void meshModeRoundTrip();
     void epsilonRuleRoundTrip();
     void compareTasksRoundTrip();
+    void version1ProjectOpens();
 };
 
 void TestProjectFile::goodProjectLoads()
@@ -86,9 +87,9 @@ void TestProjectFile::badProject_data()
     // Integers are range-checked before narrowing.
     QTest::newRow("global batch 2^32") << "/setup/global_batch" << "4294967296" << "/setup/global_batch"
                                        << "too large";
-    QTest::newRow("micro-batch 2^32+1") << "/setup/micro_batches" << "[4294967297]" << "/setup/micro_batches/0"
+    QTest::newRow("micro-batch 2^32+1") << "/setup/micro_batch_sizes" << "[4294967297]" << "/setup/micro_batch_sizes/0"
                                         << "between 1 and 2147483647";
-    QTest::newRow("micro-batch a string") << "/setup/micro_batches" << "[\"1\"]" << "/setup/micro_batches/0"
+    QTest::newRow("micro-batch a string") << "/setup/micro_batch_sizes" << "[\"1\"]" << "/setup/micro_batch_sizes/0"
                                           << "expected an integer";
     QTest::newRow("max pipeline stages 5000") << "/setup/max_pipeline_stages" << "5000" << "/setup/max_pipeline_stages"
                                               << "outside the plausible range 1-1000";
@@ -221,6 +222,26 @@ void TestProjectFile::compareTasksRoundTrip()
     bad["objective"]["compare_tasks"] = "raw";
     test::expectInputError([&] { Project::fromJson(bad, "bad.memx"); }, "bad.memx", "/objective/compare_tasks",
                            "expected per-task or per-token");
+}
+
+void TestProjectFile::version1ProjectOpens()
+{
+    // A memx-project/1 file (tests/data/formats_v1/project.memx): setup
+    // "micro_batches": [1, 2, 4], "max_pipeline_stages": 8; objective
+    // "epsilon_fraction": 0.01 without a rule (the paper's fraction rule).
+    const Project p = Project::load(test::dataFile("formats_v1/project.memx"));
+    QCOMPARE(p.setup.microBatchSizes, (std::vector<int>{1, 2, 4}));
+    QCOMPARE(p.setup.maxPipelineStages, 8);
+    QCOMPARE(p.objective.epsilonRule, EpsilonRule::Fraction);
+    QCOMPARE(p.objective.epsilonFraction, 0.01);
+    // Saved again, it is version 2 with one spelling, and reads back equal.
+    const nlohmann::json j = p.toJson();
+    QCOMPARE(j.at("format").get<std::string>(), std::string("memx-project/2"));
+    QCOMPARE(j.at("setup").at("micro_batch_sizes"), nlohmann::json({1, 2, 4}));
+    QVERIFY(!j.at("setup").contains("micro_batches"));
+    const Project again = Project::fromJson(j, "again.memx");
+    QVERIFY(again.setup == p.setup);
+    QVERIFY(again.objective == p.objective);
 }
 
 QTEST_MAIN(TestProjectFile)
