@@ -95,12 +95,28 @@ QString widestMinimums(const QWidget* root)
     return out.join(QLatin1Char('\n'));
 }
 
-void settle()
+// Until the layout stops moving: every widget's geometry the same over three
+// turns of the event loop (posted layout requests and zero timers run in
+// between), at most 5 s. A condition, not a fixed wait.
+void settle(QWidget& top)
 {
-    for (int i = 0; i < 5; ++i) {
-        QCoreApplication::processEvents();
-        QTest::qWait(20);
-    }
+    auto snapshot = [&] {
+        QList<QRect> g{top.geometry()};
+        for (const QWidget* child : top.findChildren<QWidget*>())
+            g << child->geometry();
+        return g;
+    };
+    QList<QRect> last = snapshot();
+    int still = 0;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            QCoreApplication::sendPostedEvents();
+            const QList<QRect> now = snapshot();
+            still = now == last ? still + 1 : 0;
+            last = now;
+            return still >= 3;
+        },
+        5000));
 }
 }  // namespace
 
@@ -141,11 +157,11 @@ void TestLayout::viewsFitTheWindow()
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.openSampleProject();
     QVERIFY(runAndWait(w));
-    settle();
+    settle(w);
     const QString tag = QString::fromLatin1(QTest::currentDataTag());
 
     auto check = [&](const QString& step) {
-        settle();
+        settle(w);
         QVERIFY(w.grab().save(QStringLiteral("/tmp/layout-%1-%2.png").arg(tag, step)));
         QVERIFY(w.findChild<QTabWidget*>()->currentWidget()->grab().save(
             QStringLiteral("/tmp/layout-%1-%2-view.png").arg(tag, step)));
@@ -264,12 +280,12 @@ void TestLayout::leftDockKeepsItsWidthAcrossSelections()
         {CanvasSelection::Link, {}, -1, {}, QString::fromStdString(c.links().back().name)},
         {CanvasSelection::Link, {}, -1, {}, QString::fromStdString(c.links().front().name)},
         {CanvasSelection::None, {}, -1, {}, {}}};
-    settle();
+    settle(w);
     const int width = properties->width();
     const int canvasLeft = canvas->mapTo(&w, QPoint(0, 0)).x();
     for (const CanvasSelection& sel : selections) {
         canvas->setSelection(sel);
-        settle();
+        settle(w);
         QVERIFY2(properties->width() == width,
                  qPrintable(QStringLiteral("selecting %1 %2%3: the dock went from %4 to %5 px")
                                 .arg(int(sel.kind)).arg(sel.node, sel.link).arg(width).arg(properties->width())
@@ -285,7 +301,7 @@ void TestLayout::toolbarKeepsItsPlaceAsUndoTextGrows()
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.openSampleProject();
-    settle();
+    settle(w);
     auto* tools = w.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
     QVERIFY(tools);
     QAction* undo = nullptr;
@@ -302,7 +318,7 @@ void TestLayout::toolbarKeepsItsPlaceAsUndoTextGrows()
 
     const QString node = QString::fromStdString(w.document()->cluster().nodes().front().name);
     QVERIFY(w.document()->renameNode(node, QStringLiteral("renamed")));
-    settle();
+    settle(w);
     QVERIFY(undo->isEnabled());
     QCOMPARE(undo->text(), QStringLiteral("Undo"));
     QVERIFY2(undo->toolTip().contains(QStringLiteral("renamed")), qPrintable(undo->toolTip()));
