@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,12 @@ void writeFileAtomically(const std::string& path, const std::string& content);
 
 // The outputs of one command as one set: every file's temporary is written
 // and flushed before any is renamed, so a full disk or a failed write leaves
-// every target as it was (no new JSON beside the previous run's CSV). The
-// renames follow one another; a kill between two of them is the one window
-// left, and it leaves whole files only. Throws InputError naming the file.
+// every target as it was (no new JSON beside the previous run's CSV). Before
+// the renames, a journal of them (.memx-set.memx-tmp-<pid>-XXXXXX, one copy
+// in each folder of the set) is flushed; a kill between two renames leaves it
+// behind, and the next write or clearAbandoned() in any of those folders
+// finishes the renames (the new set, whole) before it removes leftovers.
+// Throws InputError naming the file.
 struct OutputFile {
     std::string path;
     std::string content;
@@ -36,6 +40,9 @@ struct AtomicWrites {
     // Called on the writing thread each time the last write in progress ends
     // (renamed, or failed and cleaned up).
     static void setDoneHook(void (*hook)());
+    // For tests: called after each rename of a set with the count renamed so
+    // far (a test process stops there to stand for a kill).
+    static void setRenameHook(void (*hook)(std::size_t renamed));
 };
 
 }  // namespace memx

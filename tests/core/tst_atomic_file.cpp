@@ -58,6 +58,8 @@ private slots:
     void killedWriterLeavesOldOrNew();
     void liveWritersTemporaryIsKept();
     void aFailedFileLeavesTheWholeSetAsItWas();
+    void aSetCutBetweenRenamesIsFinishedNextTime_data();
+    void aSetCutBetweenRenamesIsFinishedNextTime();
 };
 
 void TestAtomicFile::killedWriterLeavesOldOrNew()
@@ -167,6 +169,56 @@ void TestAtomicFile::aFailedFileLeavesTheWholeSetAsItWas()
     writeFilesAtomically({{json, "new json\n"}, {csv, "new csv\n"}});
     QCOMPARE(read(json), QStringLiteral("new json\n"));
     QCOMPARE(read(csv), QStringLiteral("new csv\n"));
+}
+
+void TestAtomicFile::aSetCutBetweenRenamesIsFinishedNextTime_data()
+{
+    QTest::addColumn<bool>("twoFolders");
+    QTest::newRow("one folder") << false;
+    QTest::newRow("two folders") << true;  // the next command names only the second output
+}
+
+void TestAtomicFile::aSetCutBetweenRenamesIsFinishedNextTime()
+{
+    // A child process writes a new JSON and CSV as one set and dies right
+    // after the first rename (a kill between the two): the folder holds the
+    // new JSON beside the old CSV. The next command that names either output
+    // finishes the set before anything else, so the pair is the new one, and
+    // nothing of the dead writer is left.
+    QFETCH(bool, twoFolders);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(QDir(dir.path()).mkdir("b"));
+    const QString second = twoFolders ? dir.filePath("b") : dir.path();
+    const std::string json = dir.filePath("s.json").toStdString();
+    const std::string csv = (second + "/s.csv").toStdString();
+    writeFilesAtomically({{json, "old json\n"}, {csv, "old csv\n"}});
+    const auto read = [](const std::string& file) {
+        QFile f(QString::fromStdString(file));
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    };
+    const pid_t child = ::fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        AtomicWrites::setRenameHook([](std::size_t renamed) {
+            if (renamed == 1)
+                ::_exit(0);
+        });
+        writeFilesAtomically({{json, "new json\n"}, {csv, "new csv\n"}});
+        ::_exit(1);  // not reached
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    QCOMPARE(read(json), QStringLiteral("new json\n"));
+    QCOMPARE(read(csv), QStringLiteral("old csv\n"));  // the mixed pair a kill leaves
+    QVERIFY(filesIn(dir.path()).join(' ').contains(".memx-set"));
+
+    AtomicWrites::clearAbandoned(csv);  // what the next command does for its outputs first
+    QCOMPARE(read(json), QStringLiteral("new json\n"));
+    QCOMPARE(read(csv), QStringLiteral("new csv\n"));
+    QCOMPARE(filesIn(dir.path()), twoFolders ? QStringList{"s.json"} : (QStringList{"s.csv", "s.json"}));
+    QCOMPARE(filesIn(second), QStringList{"s.csv"} + (twoFolders ? QStringList{} : QStringList{"s.json"}));
 }
 
 QTEST_GUILESS_MAIN(TestAtomicFile)
