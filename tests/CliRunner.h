@@ -57,10 +57,11 @@ inline QString describe(const QStringList& args, const CliResult& r)
 }  // namespace memx::test
 
 // Run and check that the process finished normally (no crash, no hang) with `expectedExit`.
-#define RUN_EXPECT(result, args, expectedExit)                                                                     \
-    const memx::test::CliResult result = memx::test::runCli(args);                                                 \
-    QVERIFY2(result.started, qPrintable(QStringLiteral("cannot start ") + memx::test::cli()));                     \
-    QVERIFY2(result.finished, qPrintable(QStringLiteral("timed out: ") + memx::test::describe(args, result)));      \
-    QVERIFY2(!result.crashed(), qPrintable(QStringLiteral("crashed: ") + memx::test::describe(args, result)));      \
-    QVERIFY2(result.exitCode == (expectedExit),                                                                    \
-             qPrintable(QStringLiteral("expected exit %1, got: ").arg(expectedExit) + memx::test::describe(args, result)))
+#define RUN_EXPECT(result, args, expectedExit)                                                                         \
+    const memx::test::CliResult result = memx::test::runCli(args);                                                     \
+    QVERIFY2(result.started, qPrintable(QStringLiteral("cannot start ") + memx::test::cli()));                         \
+    QVERIFY2(result.finished, qPrintable(QStringLiteral("timed out: ") + memx::test::describe(args, result)));         \
+    QVERIFY2(!result.crashed(), qPrintable(QStringLiteral("crashed: ") + memx::test::describe(args, result)));         \
+    QVERIFY2(result.exitCode == (expectedExit),                                                                        \
+             qPrintable(QStringLiteral("expected exit %1, got: ").arg(expectedExit)                                    \
+                        + memx::test::describe(args, result)))

@@ -25,7 +25,8 @@ struct Case {
 inline Case randomCase(unsigned seed)
 {
     std::mt19937 rng(seed);
-    auto pick = [&](auto const& list) { return list[std::uniform_int_distribution<std::size_t>(0, list.size() - 1)(rng)]; };
+    auto pick
+        = [&](auto const& list) { return list[std::uniform_int_distribution<std::size_t>(0, list.size() - 1)(rng)]; };
     auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     const std::vector<std::string> types{"A100-80GB", "H20", "Ascend-910B", "V100-32GB", "T4", "H100-SXM", "A10G"};
     nlohmann::json doc{{"format", "memx-cluster/1"}, {"name", "random-" + std::to_string(seed)}};
@@ -70,9 +71,11 @@ inline Case randomCase(unsigned seed)
     req.problem.setup.globalBatch = pick(std::vector<int>{16, 32, 64});
     req.problem.setup.microBatchSizes = {1, 2};
     req.problem.setup.maxPipelineStages = uniform(2, 6);
-    req.problem.setup.schedule = pick(std::vector<ScheduleMode>{ScheduleMode::Auto, ScheduleMode::Both, ScheduleMode::OneF1B});
-    req.problem.setup.recompute = pick(std::vector<RecomputeMode>{RecomputeMode::Policy, RecomputeMode::Policy,
-                                                          RecomputeMode::Enumerate, RecomputeMode::UniformFull});
+    req.problem.setup.schedule
+        = pick(std::vector<ScheduleMode>{ScheduleMode::Auto, ScheduleMode::Both, ScheduleMode::OneF1B});
+    req.problem.setup.recompute
+        = pick(std::vector<RecomputeMode>{RecomputeMode::Policy, RecomputeMode::Policy, RecomputeMode::Enumerate,
+                                          RecomputeMode::UniformFull});
     req.problem.setup.placement = uniform(0, 3) ? PlacementMode::Contiguous : PlacementMode::All;
     req.problem.setup.distributedOptimizer = uniform(0, 3) != 0;
     req.objective.profile = pick(std::vector<ProfileKind>{ProfileKind::Default, ProfileKind::SafetyFirst,
@@ -104,7 +107,6 @@ inline QStringList profileKeys(const SearchResult& r)
         out << QString(toString(pb.kind)) + ":" + QString::number(pb.best.key);
     return out;
 }
-
 
 // Brute force on one thread, then the pruned search on 1 and 3 threads:
 // the same best plans, fastest plans, fronts, feasible count and references.

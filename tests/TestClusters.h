@@ -15,15 +15,19 @@ namespace memx::test {
 
 inline Cluster uniformNodes(int nodes, int gpusPerNode, const std::string& type, const std::string& lastType = {})
 {
-    nlohmann::json doc{{"format", "memx-cluster/1"}, {"name", std::to_string(nodes) + "x" + std::to_string(gpusPerNode)}};
+    nlohmann::json doc{{"format", "memx-cluster/1"},
+                       {"name", std::to_string(nodes) + "x" + std::to_string(gpusPerNode)}};
     doc["nodes"] = nlohmann::json::array();
     doc["links"] = nlohmann::json::array();
     for (int n = 0; n < nodes; ++n) {
         const std::string name = "n" + std::to_string(n);
         const std::string t = (!lastType.empty() && n == nodes - 1) ? lastType : type;
         doc["nodes"].push_back({{"name", name}, {"gpus", {{{"type", t}, {"count", gpusPerNode}}}}});
-        doc["links"].push_back(
-            {{"name", name + "-nvl"}, {"kind", "NVLink"}, {"within", name}, {"bandwidth_gbps", 240}, {"latency_us", 3}});
+        doc["links"].push_back({{"name", name + "-nvl"},
+                                {"kind", "NVLink"},
+                                {"within", name},
+                                {"bandwidth_gbps", 240},
+                                {"latency_us", 3}});
         for (int m = 0; m < n; ++m)
             doc["links"].push_back({{"name", "ib" + std::to_string(m) + name},
                                     {"kind", "InfiniBand"},

@@ -44,8 +44,5 @@ inline SearchRequest smallRequest()
     req.problem.setup.maxPipelineStages = 4;
     return req;
 }
-inline SearchResult runPaperSearch()
-{
-    return SearchEngine::run(paperRequest());
-}
+inline SearchResult runPaperSearch() { return SearchEngine::run(paperRequest()); }
 }  // namespace memx::test

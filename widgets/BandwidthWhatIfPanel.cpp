@@ -158,21 +158,21 @@ void BandwidthWhatIfPanel::setOutcome(const BandwidthWhatIf::Result& outcome, co
     for (int row = 0; row < table_->rowCount(); ++row) {
         const auto& rp = outcome.robustPlans[static_cast<std::size_t>(row)];
         const Plan& p = rp.plan;
-        const QString text =
-            tr("%1. TP%2 PP%3 DP%4 mbs%5%6\n%7 s (was %8), %13 tokens/s · Φ %9 (was #%10)\n%11 · %12")
-                .arg(row + 1)
-                .arg(p.tp)
-                .arg(p.pp)
-                .arg(p.dp)
-                .arg(p.microBatch)
-                .arg(p.key == plan1.key ? tr(" · plan 1") : QString())
-                .arg(rp.robustMs / 1000, 0, 'f', 2)
-                .arg(p.iterationMs / 1000, 0, 'f', 2)
-                .arg(rp.robustPhi, 0, 'f', 4)
-                .arg(p.rankPhi > 0 ? QString::number(p.rankPhi) : QStringLiteral("–"))
-                .arg(QString::fromStdString(p.layersString()), QString::fromStdString(p.recomputeString()))
-                // Under the scenario: gbs x seq / the time it would take there.
-                .arg(rp.robustMs > 0 ? double(p.globalBatch) * p.seqLen / (rp.robustMs / 1000) : 0.0, 0, 'f', 0);
+        const QString text
+            = tr("%1. TP%2 PP%3 DP%4 mbs%5%6\n%7 s (was %8), %13 tokens/s · Φ %9 (was #%10)\n%11 · %12")
+                  .arg(row + 1)
+                  .arg(p.tp)
+                  .arg(p.pp)
+                  .arg(p.dp)
+                  .arg(p.microBatch)
+                  .arg(p.key == plan1.key ? tr(" · plan 1") : QString())
+                  .arg(rp.robustMs / 1000, 0, 'f', 2)
+                  .arg(p.iterationMs / 1000, 0, 'f', 2)
+                  .arg(rp.robustPhi, 0, 'f', 4)
+                  .arg(p.rankPhi > 0 ? QString::number(p.rankPhi) : QStringLiteral("–"))
+                  .arg(QString::fromStdString(p.layersString()), QString::fromStdString(p.recomputeString()))
+                  // Under the scenario: gbs x seq / the time it would take there.
+                  .arg(rp.robustMs > 0 ? double(p.globalBatch) * p.seqLen / (rp.robustMs / 1000) : 0.0, 0, 'f', 0);
         auto* item = new QTableWidgetItem(text);
         item->setToolTip(QString::fromStdString(p.orderString()));
         table_->setItem(row, 0, item);

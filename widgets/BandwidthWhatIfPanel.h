@@ -32,10 +32,10 @@ public:
     // What the sliders ask for: one scale per kind not at 100%.
     std::vector<BandwidthScenario::Scale> scales() const;
     void setPercent(LinkKind kind, int percent);  // as if the user moved that slider
-    QStringList kinds() const;                    // the kinds with a slider, in link order
-    void setBusy();                               // a re-ranking is running
+    QStringList kinds() const;  // the kinds with a slider, in link order
+    void setBusy();  // a re-ranking is running
     void setOutcome(const BandwidthWhatIf::Result& outcome, const Plan& plan1);
-    QString summaryText() const;                  // plan 1's time under the sliders
+    QString summaryText() const;  // plan 1's time under the sliders
     int rankedRows() const;
 
 signals:

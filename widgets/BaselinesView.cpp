@@ -25,7 +25,8 @@ QString number(double v, int decimals) { return QString::number(v, 'f', decimals
 
 QString signedPercent(double fraction)
 {
-    return (fraction >= 0 ? QStringLiteral("+") : QString()) + QString::number(100 * fraction, 'f', 1) + QLatin1Char('%');
+    return (fraction >= 0 ? QStringLiteral("+") : QString()) + QString::number(100 * fraction, 'f', 1)
+        + QLatin1Char('%');
 }
 
 QString rankText(std::uint64_t rank, bool approximate)
@@ -115,8 +116,8 @@ BaselinesView::BaselinesView(QWidget* parent) : QWidget(parent)
     empty_->setAlignment(Qt::AlignCenter);
     table_ = new QTableWidget(0, ColumnCount, this);
     table_->setHorizontalHeaderLabels({tr("Planner"), tr("TP×PP×DP, mbs"), tr("Layers"), tr("Recompute"), tr("T (ms)"),
-                                       tr("Tokens/s"), tr("vs MemX"), tr("M (GiB)"), tr("V"), tr("Φ"), tr("Headroom"), tr("Rank T"),
-                                       tr("Rank Φ"), tr("Peak / memory per GPU"), tr("Fits")});
+                                       tr("Tokens/s"), tr("vs MemX"), tr("M (GiB)"), tr("V"), tr("Φ"), tr("Headroom"),
+                                       tr("Rank T"), tr("Rank Φ"), tr("Peak / memory per GPU"), tr("Fits")});
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -167,8 +168,9 @@ void BaselinesView::setResult(const SearchResult& r, const Cluster& cluster)
                        "profile; ranks are among the feasible plans (%2 of them).%3")
                         .arg(QString::fromLatin1(toString(r.profileUsed)))
                         .arg(QLocale().toString(static_cast<qulonglong>(r.stats.feasible)))
-                        .arg(r.incomplete.empty() ? QString() : tr(" <b>Incomplete search:</b> the picks are the best "
-                                                                  "found before it stopped.")));
+                        .arg(r.incomplete.empty() ? QString()
+                                                  : tr(" <b>Incomplete search:</b> the picks are the best "
+                                                       "found before it stopped.")));
     const Plan& memx = picks_.back().plan;
     const bool mib = r.varianceMode == VarianceMode::AbsoluteMiB;
     table_->setRowCount(static_cast<int>(picks_.size()));
@@ -209,8 +211,8 @@ void BaselinesView::setResult(const SearchResult& r, const Cluster& cluster)
             else if (b.kind == BaselineKind::MemX)
                 item->setBackground(memxTint);
             if (c == Planner) {
-                item->setToolTip(tr("Searches: %1.\nLeaves out: %2.").arg(QString::fromLatin1(info.searches),
-                                                                          QString::fromLatin1(info.leavesOut)));
+                item->setToolTip(tr("Searches: %1.\nLeaves out: %2.")
+                                     .arg(QString::fromLatin1(info.searches), QString::fromLatin1(info.leavesOut)));
                 if (b.kind == BaselineKind::MemX) {
                     QFont f = item->font();
                     f.setBold(true);
@@ -281,11 +283,12 @@ void BaselinesView::showRow(int row)
     }
     const auto& b = picks_[static_cast<std::size_t>(row)];
     const QStringList over = overMemory(b.plan);
-    detailTitle_->setText(tr("Memory per GPU of the <b>%1</b> pick%2")
-                              .arg(QString::fromLatin1(baselineInfo(b.kind).name),
-                                   over.isEmpty() ? QString()
-                                                  : tr(": <b style='color:#b01e1f'>out of memory</b>, %1")
-                                                        .arg(over.join(QStringLiteral("; ")))));
+    detailTitle_->setText(
+        tr("Memory per GPU of the <b>%1</b> pick%2")
+            .arg(QString::fromLatin1(baselineInfo(b.kind).name),
+                 over.isEmpty()
+                     ? QString()
+                     : tr(": <b style='color:#b01e1f'>out of memory</b>, %1").arg(over.join(QStringLiteral("; ")))));
     bars_->setPlan(b.plan, cluster_);
 }
 

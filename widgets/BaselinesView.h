@@ -37,8 +37,24 @@ public:
     void selectRow(int row);
     const MemoryBars* detailBars() const { return bars_; }
 
-    enum Column { Planner, Parallel, Layers, Recompute, Time, TokensPerS, VsMemX, Memory, Variance, Phi, Headroom, RankT, RankPhi,
-                  PerGpu, Fits, ColumnCount };
+    enum Column {
+        Planner,
+        Parallel,
+        Layers,
+        Recompute,
+        Time,
+        TokensPerS,
+        VsMemX,
+        Memory,
+        Variance,
+        Phi,
+        Headroom,
+        RankT,
+        RankPhi,
+        PerGpu,
+        Fits,
+        ColumnCount
+    };
 
 private:
     void showRow(int row);

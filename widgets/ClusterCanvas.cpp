@@ -95,7 +95,10 @@ QSizeF textSize(const QString& text, const QFont& font)
     return QSizeF(std::ceil(r.width()) + 10, std::ceil(r.height()) + 4);
 }
 
-QRectF centredRect(QPointF c, QSizeF s) { return QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height()); }
+QRectF centredRect(QPointF c, QSizeF s)
+{
+    return QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height());
+}
 
 // Where the ray from `from` toward `to` leaves `r`.
 QPointF exitPoint(const QRectF& r, QPointF from, QPointF to)
@@ -143,9 +146,9 @@ public:
     QFont font = labelFont();
     QColor textColor = Qt::black;
     QColor labelBackground;  // invalid: no box
-    QColor labelBorder;      // invalid: no border
+    QColor labelBorder;  // invalid: no border
     int labelFlags = Qt::AlignCenter;
-    QString corner;          // small text in the top-right corner of the path's bounds
+    QString corner;  // small text in the top-right corner of the path's bounds
     bool pickByStroke = false;  // hit area is a widened stroke (lines), not the fill
 
     QRectF boundingRect() const override
@@ -191,9 +194,9 @@ public:
         }
         if (!label.isEmpty()) {
             if (labelBackground.isValid()) {
-                p->setPen(labelBorder.isValid() ? QPen(isSelected() ? QColor(0x1e, 0x88, 0xe5) : labelBorder,
-                                                       isSelected() ? 2.0 : 1.0)
-                                                : QPen(Qt::NoPen));
+                p->setPen(labelBorder.isValid()
+                              ? QPen(isSelected() ? QColor(0x1e, 0x88, 0xe5) : labelBorder, isSelected() ? 2.0 : 1.0)
+                              : QPen(Qt::NoPen));
                 p->setBrush(labelBackground);
                 p->drawRoundedRect(labelRect, 4, 4);
             }
@@ -234,9 +237,9 @@ struct NodePlan {
 struct Run {
     int link;
     int row;
-    double x0, x1;     // bar extent
+    double x0, x1;  // bar extent
     double tick0, tick1;  // where the end ticks are
-    bool dots;         // between-link: dots at the ends
+    bool dots;  // between-link: dots at the ends
     bool labelled;
     QString label;
     QSizeF labelSize;
@@ -297,8 +300,16 @@ NodePlan planNode(const Cluster& c, int nodeIdx, const QFont& font)
                     widestRow = row;
                 }
             for (const auto& [row, cr] : perRow) {
-                Run r{li, row, colX(cr.first) + 4, colX(cr.second) + kTileW - 4, 0, 0, false, row == widestRow,
-                      text, textSize(text, font)};
+                Run r{li,
+                      row,
+                      colX(cr.first) + 4,
+                      colX(cr.second) + kTileW - 4,
+                      0,
+                      0,
+                      false,
+                      row == widestRow,
+                      text,
+                      textSize(text, font)};
                 r.tick0 = r.x0;
                 r.tick1 = r.x1;
                 runs.push_back(r);
@@ -311,8 +322,8 @@ NodePlan planNode(const Cluster& c, int nodeIdx, const QFont& font)
                     return (colX(s.front() % cols) + colX(s.back() % cols) + kTileW) / 2;
                 };
                 double ca = centre(a), cb = centre(b);
-                Run r{li, rowA0, std::min(ca, cb), std::max(ca, cb), std::min(ca, cb), std::max(ca, cb), true, true,
-                      text, textSize(text, font)};
+                Run r{li,   rowA0, std::min(ca, cb),    std::max(ca, cb), std::min(ca, cb), std::max(ca, cb), true,
+                      true, text,  textSize(text, font)};
                 runs.push_back(r);
             } else {
                 QString two = bandwidthText(l);
@@ -405,8 +416,8 @@ NodePlan planNode(const Cluster& c, int nodeIdx, const QFont& font)
         d.dots.addEllipse(QPointF(x, yb), 3, 3);
         QSizeF s = textSize(arc.label, font);
         double apexX = x + 0.75 * bulge;
-        d.labelRect = QRectF(apexX + 6, (ya + yb) / 2 - s.height() / 2 + 22 * static_cast<double>(k), s.width(),
-                             s.height());
+        d.labelRect
+            = QRectF(apexX + 6, (ya + yb) / 2 - s.height() / 2 + 22 * static_cast<double>(k), s.width(), s.height());
         d.label = arc.label;
         d.flags = Qt::AlignLeft | Qt::AlignVCenter;
         rightExtra = std::max(rightExtra, d.labelRect.right() - tilesRight);
@@ -460,10 +471,7 @@ int ClusterCanvas::gpuTileCount() const
     return total;
 }
 
-QGraphicsItem* ClusterCanvas::nodeItem(const QString& node) const
-{
-    return nodeItems_.value(node, nullptr);
-}
+QGraphicsItem* ClusterCanvas::nodeItem(const QString& node) const { return nodeItems_.value(node, nullptr); }
 
 QGraphicsItem* ClusterCanvas::gpuItem(const QString& node, int gpuIndex) const
 {
@@ -473,10 +481,7 @@ QGraphicsItem* ClusterCanvas::gpuItem(const QString& node, int gpuIndex) const
     return (*it)[gpuIndex];
 }
 
-QGraphicsItem* ClusterCanvas::linkItem(const QString& link) const
-{
-    return linkItems_.value(link, nullptr);
-}
+QGraphicsItem* ClusterCanvas::linkItem(const QString& link) const { return linkItems_.value(link, nullptr); }
 
 void ClusterCanvas::rebuild()
 {
@@ -515,7 +520,8 @@ void ClusterCanvas::rebuild()
         double y = 0;
         for (std::size_t row = 0; row < rowWidth.size(); ++row) {
             double x = (maxWidth - rowWidth[row]) / 2;
-            for (int i = static_cast<int>(row) * columns; i < std::min(nodeCount, (static_cast<int>(row) + 1) * columns); ++i) {
+            for (int i = static_cast<int>(row) * columns;
+                 i < std::min(nodeCount, (static_cast<int>(row) + 1) * columns); ++i) {
                 origin[i] = QPointF(x, y + (rowHeight[row] - plans[i].size.height()) / 2);
                 x += plans[i].size.width() + kNodeGapX;
             }
@@ -536,7 +542,10 @@ void ClusterCanvas::rebuild()
         // Node boxes follow the palette (light and dark desktops alike).
         box->pen = QPen(palette().color(QPalette::Mid), 1.2);
         box->brush = palette().color(QPalette::AlternateBase);
-        box->label = QStringLiteral("%1  ·  %2 GPU%3").arg(name).arg(node.devices.size()).arg(node.devices.size() == 1 ? "" : "s");
+        box->label = QStringLiteral("%1  ·  %2 GPU%3")
+                         .arg(name)
+                         .arg(node.devices.size())
+                         .arg(node.devices.size() == 1 ? "" : "s");
         box->font = titleFont;
         box->labelRect = QRectF(kPad - 4, 3, plans[i].size.width() - 2 * kPad, kTitleH - 4);
         box->labelFlags = Qt::AlignLeft | Qt::AlignVCenter;
@@ -546,7 +555,8 @@ void ClusterCanvas::rebuild()
         box->setFlag(QGraphicsItem::ItemIsSelectable);
         box->setData(KeyKind, CanvasSelection::Node);
         box->setData(KeyNode, name);
-        box->setToolTip(tr("Node %1: drop a GPU type here to add one; right-drag to another node to link them").arg(name));
+        box->setToolTip(
+            tr("Node %1: drop a GPU type here to add one; right-drag to another node to link them").arg(name));
         scene_->addItem(box);
         nodeItems_.insert(name, box);
 
@@ -586,7 +596,8 @@ void ClusterCanvas::rebuild()
 
     auto styleLink = [&](CanvasItem* item, const Link& l) {
         const QColor colour = linkColor(l.kind);
-        QPen pen(colour, l.kind == LinkKind::NVLink || l.kind == LinkKind::HCCS || l.kind == LinkKind::xGMI ? 3.0 : 2.2);
+        QPen pen(colour,
+                 l.kind == LinkKind::NVLink || l.kind == LinkKind::HCCS || l.kind == LinkKind::xGMI ? 3.0 : 2.2);
         pen.setCapStyle(Qt::FlatCap);
         if (isShared(l))
             pen.setDashPattern({4, 2.5});
@@ -599,10 +610,11 @@ void ClusterCanvas::rebuild()
         item->setFlag(QGraphicsItem::ItemIsSelectable);
         item->setData(KeyKind, CanvasSelection::Link);
         item->setData(KeyLink, QString::fromStdString(l.name));
-        QString tip = QStringLiteral("%1: %2, %3 us").arg(QString::fromStdString(l.name), bandwidthText(l), number(l.latencyUs));
+        QString tip = QStringLiteral("%1: %2, %3 us")
+                          .arg(QString::fromStdString(l.name), bandwidthText(l), number(l.latencyUs));
         tip += l.within ? QStringLiteral("\nwithin %1").arg(QString::fromStdString(l.aSelector))
-                        : QStringLiteral("\nbetween %1 and %2").arg(QString::fromStdString(l.aSelector),
-                                                                    QString::fromStdString(l.bSelector));
+                        : QStringLiteral("\nbetween %1 and %2")
+                              .arg(QString::fromStdString(l.aSelector), QString::fromStdString(l.bSelector));
         if (isShared(l))
             tip += QLatin1Char('\n') + sharingText(l);
         item->setToolTip(tip);
@@ -724,7 +736,7 @@ void ClusterCanvas::rebuild()
                              .arg(counts[t.name])
                              .arg(number(t.peakTflopsBf16), number(t.memoryGiB)),
                          lf, QPointF(x, y))
-                 + 22;
+                + 22;
         }
         x = content.left();
         y += 26;
@@ -737,7 +749,8 @@ void ClusterCanvas::rebuild()
             auto* line = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), QPen(colour, 3));
             line->setZValue(5);
             x += 32;
-            x += addText(QString::fromLatin1(toString(static_cast<LinkKind>(k))), lf, QPointF(x, y), colour.darker(130)) + 20;
+            x += addText(QString::fromLatin1(toString(static_cast<LinkKind>(k))), lf, QPointF(x, y), colour.darker(130))
+                + 20;
         }
         auto* solid = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), QPen(QColor(0x55, 0x55, 0x55), 2));
         solid->setZValue(5);
@@ -862,15 +875,9 @@ CanvasSelection ClusterCanvas::selectionAt(const QPoint& viewPos, bool nodesAndG
     return {};
 }
 
-void ClusterCanvas::refuse(const QString& reason)
-{
-    emit editRefused(reason);
-}
+void ClusterCanvas::refuse(const QString& reason) { emit editRefused(reason); }
 
-void ClusterCanvas::say(const QString& message)
-{
-    emit feedback(message);
-}
+void ClusterCanvas::say(const QString& message) { emit feedback(message); }
 
 QString ClusterCanvas::emptyHint() const
 {
@@ -903,7 +910,8 @@ bool ClusterCanvas::dropGpuType(const QString& node, const QString& type, QStrin
     if (node.isEmpty())
         return addNode(type, NodeTemplate::Kind::Fabric, error);
     const auto& nodes = document_->cluster().nodes();
-    auto it = std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) { return QString::fromStdString(n.name) == node; });
+    auto it = std::find_if(nodes.begin(), nodes.end(),
+                           [&](const Node& n) { return QString::fromStdString(n.name) == node; });
     const int inNode = it == nodes.end() ? 0 : static_cast<int>(it->devices.size());
     const int add = inNode < kFullNode ? kFullNode - inNode : kFullNode;
     QString reason;
@@ -1040,7 +1048,8 @@ bool ClusterCanvas::deleteSelection(QString* error)
         QList<int> indices;
         for (const auto& g : gpus)
             indices << g.gpuIndex;
-        if (std::any_of(gpus.begin(), gpus.end(), [&](const CanvasSelection& g) { return g.node != gpus.front().node; })) {
+        if (std::any_of(gpus.begin(), gpus.end(),
+                        [&](const CanvasSelection& g) { return g.node != gpus.front().node; })) {
             reason = tr("the selected GPUs are in several nodes: delete them node by node");
         } else {
             // The GPUs are gone afterwards: select nothing rather than whatever moves into their place.
@@ -1122,7 +1131,7 @@ void ClusterCanvas::dropEvent(QDropEvent* event)
 void ClusterCanvas::mousePressEvent(QMouseEvent* event)
 {
     const bool linkGesture = event->button() == Qt::RightButton
-                             || (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier));
+        || (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier));
     if (linkGesture) {
         CanvasSelection from = selectionAt(event->position().toPoint(), true);
         if (from.kind != CanvasSelection::None) {
@@ -1168,11 +1177,13 @@ void ClusterCanvas::mouseReleaseEvent(QMouseEvent* event)
             createLink(from, to);
         } else if (to == from && to.kind == CanvasSelection::Gpu && event->button() == Qt::LeftButton) {
             // Shift+click without a drag: the GPUs from the last one clicked to this one.
-            if (rangeAnchor_.kind == CanvasSelection::Gpu && rangeAnchor_.node == to.node && gpuItem(to.node, rangeAnchor_.gpuIndex))
+            if (rangeAnchor_.kind == CanvasSelection::Gpu && rangeAnchor_.node == to.node
+                && gpuItem(to.node, rangeAnchor_.gpuIndex))
                 selectGpuRange(to.node, rangeAnchor_.gpuIndex, to.gpuIndex);
             else
                 selectGpuRange(to.node, to.gpuIndex, to.gpuIndex);
-            rangeAnchor_ = rangeAnchor_.kind == CanvasSelection::Gpu && rangeAnchor_.node == to.node ? rangeAnchor_ : to;
+            rangeAnchor_
+                = rangeAnchor_.kind == CanvasSelection::Gpu && rangeAnchor_.node == to.node ? rangeAnchor_ : to;
         }
         event->accept();
         return;
@@ -1182,14 +1193,16 @@ void ClusterCanvas::mouseReleaseEvent(QMouseEvent* event)
 
 void CanvasSelection::followRenames(ClusterDocument* document, QObject* owner, CanvasSelection* selection)
 {
-    QObject::connect(document, &ClusterDocument::nodeRenamed, owner, [selection](const QString& from, const QString& to) {
-        if (selection->node == from)
-            selection->node = to;
-    });
-    QObject::connect(document, &ClusterDocument::linkRenamed, owner, [selection](const QString& from, const QString& to) {
-        if (selection->link == from)
-            selection->link = to;
-    });
+    QObject::connect(document, &ClusterDocument::nodeRenamed, owner,
+                     [selection](const QString& from, const QString& to) {
+                         if (selection->node == from)
+                             selection->node = to;
+                     });
+    QObject::connect(document, &ClusterDocument::linkRenamed, owner,
+                     [selection](const QString& from, const QString& to) {
+                         if (selection->link == from)
+                             selection->link = to;
+                     });
 }
 
 void ClusterCanvas::changeEvent(QEvent* event)

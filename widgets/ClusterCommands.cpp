@@ -36,10 +36,7 @@ void ClusterEditCommand::redo()
     document_->apply(after_);
 }
 
-int ClusterEditCommand::id() const
-{
-    return mergeKey_.isEmpty() ? -1 : kMergeableId;
-}
+int ClusterEditCommand::id() const { return mergeKey_.isEmpty() ? -1 : kMergeableId; }
 
 bool ClusterEditCommand::mergeWith(const QUndoCommand* other)
 {

@@ -17,9 +17,9 @@ class ClusterEditCommand final : public QUndoCommand {
 public:
     enum RenameKind { NoRename = 0, RenameNode = 1, RenameLink = 2 };
 
-    ClusterEditCommand(ClusterDocument* document, const QString& text, nlohmann::json before,
-                       nlohmann::json after, QString mergeKey = {}, int renameKind = NoRename,
-                       QString renameFrom = {}, QString renameTo = {});
+    ClusterEditCommand(ClusterDocument* document, const QString& text, nlohmann::json before, nlohmann::json after,
+                       QString mergeKey = {}, int renameKind = NoRename, QString renameFrom = {},
+                       QString renameTo = {});
 
     void undo() override;
     void redo() override;

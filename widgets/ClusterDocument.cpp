@@ -100,7 +100,9 @@ nlohmann::json defaultDocument()
     std::string type = catalog.find("A100-80GB") ? "A100-80GB" : catalog.names().front();
     return {{"format", "memx-cluster/1"},
             {"name", "untitled"},
-            {"nodes", nlohmann::json::array({{{"name", "node0"}, {"gpus", nlohmann::json::array({{{"type", type}, {"count", 8}}})}}})},
+            {"nodes",
+             nlohmann::json::array(
+                 {{{"name", "node0"}, {"gpus", nlohmann::json::array({{{"type", type}, {"count", 8}}})}}})},
             {"links", nlohmann::json::array()}};
 }
 
@@ -116,10 +118,7 @@ ClusterDocument::ClusterDocument(QObject* parent)
 
 ClusterDocument::~ClusterDocument() = default;
 
-bool ClusterDocument::isModified() const
-{
-    return !undo_->isClean();
-}
+bool ClusterDocument::isModified() const { return !undo_->isClean(); }
 
 bool ClusterDocument::load(const QString& file, QString* error)
 {
@@ -168,10 +167,7 @@ nlohmann::json ClusterDocument::emptyDocument(const QString& name)
             {"links", nlohmann::json::array()}};
 }
 
-bool ClusterDocument::isEmptyDocument(const nlohmann::json& doc)
-{
-    return Cluster::isEmptyDocument(doc);
-}
+bool ClusterDocument::isEmptyDocument(const nlohmann::json& doc) { return Cluster::isEmptyDocument(doc); }
 
 Cluster ClusterDocument::parse(const nlohmann::json& doc, const std::string& file)
 {
@@ -214,8 +210,8 @@ bool ClusterDocument::importFile(const QString& file, QString* error)
     }
     if (doc == json_)
         return true;
-    undo_->push(new ClusterEditCommand(this, tr("Import cluster %1").arg(QFileInfo(file).fileName()), json_,
-                                       std::move(doc)));
+    undo_->push(
+        new ClusterEditCommand(this, tr("Import cluster %1").arg(QFileInfo(file).fileName()), json_, std::move(doc)));
     return true;
 }
 
@@ -260,7 +256,8 @@ bool ClusterDocument::commit(const QString& text, nlohmann::json after, QString*
         setError(error, reason);
         return false;
     }
-    undo_->push(new ClusterEditCommand(this, text, json_, std::move(after), mergeKey, renameKind, renameFrom, renameTo));
+    undo_->push(
+        new ClusterEditCommand(this, text, json_, std::move(after), mergeKey, renameKind, renameFrom, renameTo));
     return true;
 }
 
@@ -316,14 +313,15 @@ QString ClusterDocument::uniqueNodeName(const QString& base) const
 bool ClusterDocument::addNode(const QString& name, const QString& type, int count, QString* error)
 {
     nlohmann::json after = json_;
-    after["nodes"].push_back({{"name", str(name)},
-                              {"gpus", nlohmann::json::array({{{"type", str(type)}, {"count", count}}})}});
+    after["nodes"].push_back(
+        {{"name", str(name)}, {"gpus", nlohmann::json::array({{{"type", str(type)}, {"count", count}}})}});
     return commit(tr("Add node %1").arg(name), std::move(after), error);
 }
 
 bool ClusterDocument::addNodeLinked(const QString& name, const QString& type, int count, QString* error)
 {
-    return addNodeWithLinks({{"name", str(name)}, {"gpus", nlohmann::json::array({{{"type", str(type)}, {"count", count}}})}},
+    return addNodeWithLinks({{"name", str(name)},
+                             {"gpus", nlohmann::json::array({{{"type", str(type)}, {"count", count}}})}},
                             nlohmann::json::array(), error);
 }
 
@@ -424,8 +422,8 @@ bool ClusterDocument::renameNode(const QString& from, const QString& to, QString
                         renameSelector(s, str(from), str(to));
         }
     }
-    return commit(tr("Rename node %1 to %2").arg(from, to), std::move(after), error, {},
-                  ClusterEditCommand::RenameNode, from, to);
+    return commit(tr("Rename node %1 to %2").arg(from, to), std::move(after), error, {}, ClusterEditCommand::RenameNode,
+                  from, to);
 }
 
 int ClusterDocument::gpuCount(const QString& node, const QString& type) const
@@ -475,7 +473,8 @@ bool ClusterDocument::setGpuCount(const QString& node, const QString& type, int 
     gpus = std::move(kept);
     QString text = count == 0 ? tr("Remove %1 from %2").arg(type, node)
                               : tr("Set %1 count in %2 to %3").arg(type, node).arg(count);
-    return commit(text, std::move(after), error, mergeTyping ? QStringLiteral("count/%1/%2").arg(node, type) : QString());
+    return commit(text, std::move(after), error,
+                  mergeTyping ? QStringLiteral("count/%1/%2").arg(node, type) : QString());
 }
 
 bool ClusterDocument::removeGpus(const QString& node, QList<int> indices, QString* error, QString* summary)
@@ -559,7 +558,8 @@ bool ClusterDocument::removeGpus(const QString& node, QList<int> indices, QStrin
         for (int i = lo; i <= hi; ++i) {
             if (indices.contains(i))
                 continue;
-            const int shifted = i - static_cast<int>(std::count_if(indices.begin(), indices.end(), [i](int r) { return r < i; }));
+            const int shifted
+                = i - static_cast<int>(std::count_if(indices.begin(), indices.end(), [i](int r) { return r < i; }));
             if (first < 0)
                 first = shifted;
             last = shifted;
@@ -662,8 +662,7 @@ bool ClusterDocument::removeLink(const QString& name, QString* error)
     return commit(tr("Remove link %1").arg(name), std::move(after), error);
 }
 
-bool ClusterDocument::editLink(const QString& name, const QString& field, const nlohmann::json& value,
-                               QString* error)
+bool ClusterDocument::editLink(const QString& name, const QString& field, const nlohmann::json& value, QString* error)
 {
     int index = linkIndex(json_, name);
     if (index < 0) {

@@ -18,14 +18,14 @@ class ClusterEditCommand;
 // A link to add. `b` empty makes a `within` link over `a`; otherwise a
 // `between` link joining every device of `a` with every device of `b`.
 struct LinkSpec {
-    QString name;                // empty: generated from kind and ends, made unique
+    QString name;  // empty: generated from kind and ends, made unique
     QString kind = QStringLiteral("PCIe");
-    QString a;                   // device selector: node, node:i or node:i-j
-    QString b;                   // second selector; empty for a `within` link
-    double bandwidthGBps = 16;   // per direction, GB/s
-    double latencyUs = 5;        // per hop, microseconds
-    bool shared = false;         // one physical medium: concurrent transfers split it
-    QString medium;              // named medium shared with other links; empty: none
+    QString a;  // device selector: node, node:i or node:i-j
+    QString b;  // second selector; empty for a `within` link
+    double bandwidthGBps = 16;  // per direction, GB/s
+    double latencyUs = 5;  // per hop, microseconds
+    bool shared = false;  // one physical medium: concurrent transfers split it
+    QString medium;  // named medium shared with other links; empty: none
 };
 
 // The cluster being edited. The single source of truth is the memx-cluster/1
@@ -98,8 +98,7 @@ public:
     bool removeLink(const QString& name, QString* error = nullptr);
     // `field` is a link key (kind, bandwidth_gbps, latency_us, shared, medium,
     // within, between, name); a null value removes an optional key.
-    bool editLink(const QString& name, const QString& field, const nlohmann::json& value,
-                  QString* error = nullptr);
+    bool editLink(const QString& name, const QString& field, const nlohmann::json& value, QString* error = nullptr);
     // `field` is a catalog key (memory_gib, peak_tflops_bf16, ...) or
     // calibration.efficiency_multiplier / memory_multiplier / runtime_reserve_gib.
     // A null value removes the override.
@@ -114,8 +113,8 @@ public:
     QString uniqueNodeName(const QString& base) const;
 
 signals:
-    void changed();                                   // after every edit, undo, redo, load
-    void reset();                                     // the whole document was replaced (load, setJson)
+    void changed();  // after every edit, undo, redo, load
+    void reset();  // the whole document was replaced (load, setJson)
     void nodeRenamed(const QString& from, const QString& to);  // before changed()
     void linkRenamed(const QString& from, const QString& to);  // before changed()
     void fileNameChanged(const QString& file);

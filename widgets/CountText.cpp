@@ -29,9 +29,6 @@ QString CountText::compact(double n)
     return QStringLiteral("%1e%2").arg(mantissa, 0, 'f', 2).arg(exponent);
 }
 
-QString CountText::exact(std::uint64_t n)
-{
-    return QLocale().toString(static_cast<qulonglong>(n));
-}
+QString CountText::exact(std::uint64_t n) { return QLocale().toString(static_cast<qulonglong>(n)); }
 
 }  // namespace memx

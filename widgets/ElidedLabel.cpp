@@ -6,17 +6,13 @@
 
 namespace memx {
 
-ElidedLabel::ElidedLabel(const QString& text, QWidget* parent)
-    : QLabel(text, parent)
+ElidedLabel::ElidedLabel(const QString& text, QWidget* parent) : QLabel(text, parent)
 {
     setTextFormat(Qt::PlainText);
     setWordWrap(false);
 }
 
-bool ElidedLabel::isElided() const
-{
-    return fontMetrics().horizontalAdvance(text()) > contentsRect().width();
-}
+bool ElidedLabel::isElided() const { return fontMetrics().horizontalAdvance(text()) > contentsRect().width(); }
 
 QSize ElidedLabel::minimumSizeHint() const
 {
@@ -42,7 +38,8 @@ bool ElidedLabel::event(QEvent* event)
 {
     if (event->type() == QEvent::ToolTip && isElided()) {
         const auto* help = static_cast<QHelpEvent*>(event);
-        QToolTip::showText(help->globalPos(), toolTip().isEmpty() ? text() : text() + QLatin1Char('\n') + toolTip(), this);
+        QToolTip::showText(help->globalPos(), toolTip().isEmpty() ? text() : text() + QLatin1Char('\n') + toolTip(),
+                           this);
         return true;
     }
     return QLabel::event(event);

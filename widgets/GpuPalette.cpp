@@ -25,8 +25,7 @@ QIcon swatch(const QColor& colour)
 }
 }  // namespace
 
-GpuPalette::GpuPalette(QWidget* parent)
-    : QListWidget(parent)
+GpuPalette::GpuPalette(QWidget* parent) : QListWidget(parent)
 {
     setDragEnabled(true);
     setDragDropMode(QAbstractItemView::DragOnly);
@@ -41,10 +40,10 @@ GpuPalette::GpuPalette(QWidget* parent)
                                                   QString::number(type.memoryGiB, 'g', 5)),
                                          this);
         item->setData(TypeNameRole, typeName);
-        item->setToolTip(QStringLiteral("%1 (%2)\n%3 GB/s memory bandwidth, efficiency %4\n%5\nDrag onto a node to add one.")
-                             .arg(typeName, QString::fromStdString(type.vendor),
-                                  QString::number(type.memoryBandwidthGBps, 'g', 5),
-                                  QString::number(type.defaultEfficiency, 'g', 3), QString::fromStdString(type.source)));
+        item->setToolTip(
+            QStringLiteral("%1 (%2)\n%3 GB/s memory bandwidth, efficiency %4\n%5\nDrag onto a node to add one.")
+                .arg(typeName, QString::fromStdString(type.vendor), QString::number(type.memoryBandwidthGBps, 'g', 5),
+                     QString::number(type.defaultEfficiency, 'g', 3), QString::fromStdString(type.source)));
     }
 }
 
@@ -60,10 +59,7 @@ QString GpuPalette::typeNameAt(int row) const
     return it ? it->data(TypeNameRole).toString() : QString();
 }
 
-QStringList GpuPalette::mimeTypes() const
-{
-    return {QString::fromLatin1(ClusterCanvas::kGpuTypeMime)};
-}
+QStringList GpuPalette::mimeTypes() const { return {QString::fromLatin1(ClusterCanvas::kGpuTypeMime)}; }
 
 QMimeData* GpuPalette::mimeData(const QList<QListWidgetItem*>& items) const
 {

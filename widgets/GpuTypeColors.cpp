@@ -36,19 +36,19 @@ enum Slot {
 int preferredSlot(const QString& type)
 {
     static const QHash<QString, int> table{
-        {QStringLiteral("A100-80GB"), Blue},         {QStringLiteral("H100-SXM"), Orange},
-        {QStringLiteral("H20"), BluishGreen},        {QStringLiteral("Ascend-910B"), Vermillion},
-        {QStringLiteral("A100-40GB"), SkyBlue},      {QStringLiteral("H200"), ReddishPurple},
-        {QStringLiteral("H800"), Yellow},            {QStringLiteral("V100-32GB"), Green},
-        {QStringLiteral("V100-16GB"), LightCyan},    {QStringLiteral("T4"), Sand},
-        {QStringLiteral("MI300X"), Wine},            {QStringLiteral("MI250X"), Pink},
-        {QStringLiteral("Gaudi3"), Indigo},          {QStringLiteral("B200"), Indigo},
-        {QStringLiteral("GH200"), Pink},             {QStringLiteral("RTX-3090"), Wine},
-        {QStringLiteral("RTX-4090"), Pink},          {QStringLiteral("L4"), Indigo},
-        {QStringLiteral("A10G"), Yellow},            {QStringLiteral("L40S"), BluishGreen},
-        {QStringLiteral("BR104P"), Sand},            {QStringLiteral("BI-V150"), Green},
-        {QStringLiteral("Vendor-B"), Orange},        {QStringLiteral("Vendor-C"), BluishGreen},
-        {QStringLiteral("Vendor-X"), Vermillion},    {QStringLiteral("Vendor-Y"), SkyBlue},
+        {QStringLiteral("A100-80GB"), Blue},      {QStringLiteral("H100-SXM"), Orange},
+        {QStringLiteral("H20"), BluishGreen},     {QStringLiteral("Ascend-910B"), Vermillion},
+        {QStringLiteral("A100-40GB"), SkyBlue},   {QStringLiteral("H200"), ReddishPurple},
+        {QStringLiteral("H800"), Yellow},         {QStringLiteral("V100-32GB"), Green},
+        {QStringLiteral("V100-16GB"), LightCyan}, {QStringLiteral("T4"), Sand},
+        {QStringLiteral("MI300X"), Wine},         {QStringLiteral("MI250X"), Pink},
+        {QStringLiteral("Gaudi3"), Indigo},       {QStringLiteral("B200"), Indigo},
+        {QStringLiteral("GH200"), Pink},          {QStringLiteral("RTX-3090"), Wine},
+        {QStringLiteral("RTX-4090"), Pink},       {QStringLiteral("L4"), Indigo},
+        {QStringLiteral("A10G"), Yellow},         {QStringLiteral("L40S"), BluishGreen},
+        {QStringLiteral("BR104P"), Sand},         {QStringLiteral("BI-V150"), Green},
+        {QStringLiteral("Vendor-B"), Orange},     {QStringLiteral("Vendor-C"), BluishGreen},
+        {QStringLiteral("Vendor-X"), Vermillion}, {QStringLiteral("Vendor-Y"), SkyBlue},
     };
     return table.value(type, -1);
 }
@@ -57,16 +57,17 @@ int preferredSlot(const QString& type)
 
 const std::vector<QColor>& GpuTypeColors::palette()
 {
-    static const std::vector<QColor> colours{
-        QColor(0xe6, 0x9f, 0x00), QColor(0x56, 0xb4, 0xe9), QColor(0x00, 0x9e, 0x73), QColor(0xf0, 0xe4, 0x42),
-        QColor(0x00, 0x72, 0xb2), QColor(0xd5, 0x5e, 0x00), QColor(0xcc, 0x79, 0xa7), QColor(0x33, 0x22, 0x88),
-        QColor(0xdd, 0xcc, 0x77), QColor(0x11, 0x77, 0x33), QColor(0x88, 0x22, 0x55), QColor(0xff, 0xaa, 0xbb),
-        QColor(0x99, 0xdd, 0xff)};
+    static const std::vector<QColor> colours{QColor(0xe6, 0x9f, 0x00), QColor(0x56, 0xb4, 0xe9),
+                                             QColor(0x00, 0x9e, 0x73), QColor(0xf0, 0xe4, 0x42),
+                                             QColor(0x00, 0x72, 0xb2), QColor(0xd5, 0x5e, 0x00),
+                                             QColor(0xcc, 0x79, 0xa7), QColor(0x33, 0x22, 0x88),
+                                             QColor(0xdd, 0xcc, 0x77), QColor(0x11, 0x77, 0x33),
+                                             QColor(0x88, 0x22, 0x55), QColor(0xff, 0xaa, 0xbb),
+                                             QColor(0x99, 0xdd, 0xff)};
     return colours;
 }
 
-GpuTypeColors::GpuTypeColors(const QStringList& types)
-    : taken_(palette().size(), false)
+GpuTypeColors::GpuTypeColors(const QStringList& types) : taken_(palette().size(), false)
 {
     for (const QString& type : types) {
         if (slots_.contains(type))

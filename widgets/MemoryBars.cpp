@@ -22,15 +22,13 @@ constexpr double kStageGap = 0.8;  // extra space between stages, in bar widths
 constexpr double kBarWidth = 0.72;
 const QColor kOverColor(0xd6, 0x27, 0x28);
 
-constexpr colors::MemoryTerm kTerms[5] = {colors::MemoryTerm::Weights, colors::MemoryTerm::Gradients,
-                                          colors::MemoryTerm::Optimizer, colors::MemoryTerm::Activations,
-                                          colors::MemoryTerm::Reserve};
+constexpr colors::MemoryTerm kTerms[5]
+    = {colors::MemoryTerm::Weights, colors::MemoryTerm::Gradients, colors::MemoryTerm::Optimizer,
+       colors::MemoryTerm::Activations, colors::MemoryTerm::Reserve};
 
 }  // namespace
 
-MemoryBars::MemoryBars(QWidget* parent)
-    : QWidget(parent)
-    , plot_(new QCustomPlot(this))
+MemoryBars::MemoryBars(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -64,8 +62,8 @@ void MemoryBars::setPlan(const Plan& p, const Cluster& c)
             const double terms[5] = {m.weightsMiB, m.gradientsMiB, m.optimizerMiB, m.activationsMiB, m.runtimeMiB()};
             std::copy(std::begin(terms), std::end(terms), b.termsMiB);
             b.totalMiB = m.totalMiB();
-            b.capacityMiB = st.capacityMiB > 0 || dev < 0 || dev >= c.deviceCount() ? st.capacityMiB
-                                                                                     : c.typeOf(dev).memoryMiB();
+            b.capacityMiB
+                = st.capacityMiB > 0 || dev < 0 || dev >= c.deviceCount() ? st.capacityMiB : c.typeOf(dev).memoryMiB();
             bars_.push_back(b);
             x += 1;
         }
@@ -88,7 +86,7 @@ void MemoryBars::setPlan(const Plan& p, const Cluster& c)
 QString MemoryBars::stageLabel(int stage) const
 {
     return stage >= 0 && stage < static_cast<int>(stages_.size()) ? stages_[static_cast<std::size_t>(stage)].label
-                                                                   : QString();
+                                                                  : QString();
 }
 
 void MemoryBars::clear()
@@ -110,10 +108,7 @@ bool MemoryBars::barOverCapacity(int i) const
     return b.capacityMiB > 0 && b.totalMiB > b.capacityMiB;
 }
 
-double MemoryBars::barUpperMiB(int i) const
-{
-    return bars_.at(i).totalMiB * (1.0 + uncertainty_);
-}
+double MemoryBars::barUpperMiB(int i) const { return bars_.at(i).totalMiB * (1.0 + uncertainty_); }
 
 int MemoryBars::tightestBar() const
 {
@@ -160,7 +155,11 @@ QString MemoryBars::marginText() const
         return tr("%1 · fits; the prediction gives no uncertainty%2").arg(tight, source);
     const double upper = barUpperMiB(i) / kMiBPerGiB;
     if (fitsAtUpperBound())
-        return tr("%1 · fits with margin even at +%2% (%3 GiB)%4").arg(tight).arg(pct).arg(upper, 0, 'f', 1).arg(source);
+        return tr("%1 · fits with margin even at +%2% (%3 GiB)%4")
+            .arg(tight)
+            .arg(pct)
+            .arg(upper, 0, 'f', 1)
+            .arg(source);
     return tr("%1 · may not fit at +%2% (%3 GiB > %4 GiB)%5")
         .arg(tight)
         .arg(pct)
@@ -343,9 +342,9 @@ void MemoryBars::updateLabelRotation()
     const QFontMetrics fm(plot_->xAxis->tickLabelFont());
     for (const Bar& b : bars_)
         widest = std::max(widest, fm.horizontalAdvance(b.label));
-    const double perBar = plot_->xAxis->range().size() > 0
-        ? (plot_->width() - 90) / plot_->xAxis->range().size()  // the axis rect is laid out only at replot; ~90 px of y axis
-        : 0;
+    const double perBar = plot_->xAxis->range().size() > 0 ? (plot_->width() - 90)
+            / plot_->xAxis->range().size()  // the axis rect is laid out only at replot; ~90 px of y axis
+                                                           : 0;
     const double rotation = widest + 6 > perBar ? -60 : 0;
     if (plot_->xAxis->tickLabelRotation() != rotation)
         plot_->xAxis->setTickLabelRotation(rotation);

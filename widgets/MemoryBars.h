@@ -30,16 +30,16 @@ public:
     void clear();
 
     int barCount() const { return static_cast<int>(bars_.size()); }
-    double barTotalMiB(int i) const;     // peak of GPU i (stage memory), MiB
+    double barTotalMiB(int i) const;  // peak of GPU i (stage memory), MiB
     double barCapacityMiB(int i) const;  // device memory, MiB
-    QString barLabel(int i) const;       // "vb:3"
-    int barStage(int i) const;           // 0-based pipeline stage
-    QString stageLabel(int stage) const; // the caption over a stage's bars, lines joined by '\n'
-    bool barOverCapacity(int i) const;   // total > capacity: drawn red and hatched
-    double barUpperMiB(int i) const;     // total x (1 + uncertainty), MiB
+    QString barLabel(int i) const;  // "vb:3"
+    int barStage(int i) const;  // 0-based pipeline stage
+    QString stageLabel(int stage) const;  // the caption over a stage's bars, lines joined by '\n'
+    bool barOverCapacity(int i) const;  // total > capacity: drawn red and hatched
+    double barUpperMiB(int i) const;  // total x (1 + uncertainty), MiB
 
     double uncertainty() const { return uncertainty_; }  // relative, of the plan shown
-    QString provenance() const { return provenance_; }   // "analytic", "learned", ...
+    QString provenance() const { return provenance_; }  // "analytic", "learned", ...
     bool hasWhiskers() const { return uncertainty_ > 0 && !bars_.empty(); }
     // Every GPU within capacity even at +uncertainty.
     bool fitsAtUpperBound() const;
@@ -67,8 +67,8 @@ private:
     };
     struct StageInfo {
         QString label;  // "stage 1\nvb#0 · Vendor-B"
-        double x = 0;   // centre of the stage's bars
-        int bars = 0;   // GPUs of the stage
+        double x = 0;  // centre of the stage's bars
+        int bars = 0;  // GPUs of the stage
     };
     void rebuild();
     void updateLabelRotation();

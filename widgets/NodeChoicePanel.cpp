@@ -30,8 +30,9 @@ QDoubleSpinBox* limitBox(double max, double step, int decimals, QWidget* parent)
 
 QString rowLine(const NodeChoice::Row& r)
 {
-    QString head = r.whole ? QObject::tr("whole cluster (%1 GPUs)").arg(r.gpus)
-                           : QObject::tr("%1 (%2 GPUs)").arg(QString::fromStdString(Text::join(r.types, " + "))).arg(r.gpus);
+    QString head = r.whole
+        ? QObject::tr("whole cluster (%1 GPUs)").arg(r.gpus)
+        : QObject::tr("%1 (%2 GPUs)").arg(QString::fromStdString(Text::join(r.types, " + "))).arg(r.gpus);
     if (!r.left.empty())
         head += QObject::tr("\nleaves out %1").arg(QString::fromStdString(Text::join(r.left)));
     if (!r.error.empty())

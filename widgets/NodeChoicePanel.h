@@ -25,7 +25,7 @@ class NodeChoicePanel : public QWidget {
 public:
     explicit NodeChoicePanel(QWidget* parent = nullptr);
 
-    void clear();     // no search: nothing to choose from
+    void clear();  // no search: nothing to choose from
     void setReady();  // a search finished: the button is live
     NodeChoice::Options options() const;
     void setBusy();
@@ -33,7 +33,7 @@ public:
     int rows() const;
     QString rowText(int row) const;
     QString summaryText() const;
-    void request();   // as if the button were clicked
+    void request();  // as if the button were clicked
 
 signals:
     void compareRequested();

@@ -25,15 +25,15 @@ class NodeLossPanel : public QWidget {
 public:
     explicit NodeLossPanel(QWidget* parent = nullptr);
 
-    void clear();      // no search: nothing to lose
-    void setReady();   // a search finished: the button is live
+    void clear();  // no search: nothing to lose
+    void setReady();  // a search finished: the button is live
     NodeLossWhatIf::Options options() const;
-    void setBusy();    // re-planning
+    void setBusy();  // re-planning
     void setOutcome(const NodeLossWhatIf::Result& outcome);
     int scenarioRows() const;
     int robustRows() const;
     QString summaryText() const;
-    void request();    // as if the button were clicked
+    void request();  // as if the button were clicked
 
 signals:
     void replanRequested();

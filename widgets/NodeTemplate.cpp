@@ -78,7 +78,8 @@ NodeTemplate NodeTemplate::make(Kind kind, const QString& name, const QString& t
         const int half = count / 2;
         auto range = [&](int lo, int hi) { return n + ":" + std::to_string(lo) + "-" + std::to_string(hi); };
         for (int p = 0; p < count / 2; ++p)
-            t.links.push_back(pcieLink(n + "-sw" + std::to_string(p), "PCIe", range(2 * p, 2 * p + 1), kPcieSwitchGBps, 6));
+            t.links.push_back(
+                pcieLink(n + "-sw" + std::to_string(p), "PCIe", range(2 * p, 2 * p + 1), kPcieSwitchGBps, 6));
         // Pairs of one socket reach each other through its root complex.
         for (int socket = 0; socket < 2; ++socket) {
             const int lo = socket * half, hi = lo + half - 1;
@@ -88,8 +89,8 @@ NodeTemplate NodeTemplate::make(Kind kind, const QString& name, const QString& t
                                                    + std::to_string(q / 2),
                                                "PCIe", {range(p, p + 1), range(q, q + 1)}, kRootComplexGBps, 8));
         }
-        t.links.push_back(pcieLink(n + "-numa", "cross-NUMA", {range(0, half - 1), range(half, count - 1)},
-                                   kCrossNumaGBps, 10));
+        t.links.push_back(
+            pcieLink(n + "-numa", "cross-NUMA", {range(0, half - 1), range(half, count - 1)}, kCrossNumaGBps, 10));
         t.description = tr("%1 x %2, a PCIe switch per GPU pair (%3 GB/s), pairs joined through the socket (%4 GB/s), "
                            "cross-NUMA %5 GB/s between the halves")
                             .arg(count)

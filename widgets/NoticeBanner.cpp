@@ -34,14 +34,8 @@ void NoticeBanner::setNotices(const QStringList& notices)
     show();
 }
 
-QString NoticeBanner::text() const
-{
-    return isHidden() ? QString() : label_->text();
-}
+QString NoticeBanner::text() const { return isHidden() ? QString() : label_->text(); }
 
-void NoticeBanner::paintEvent(QPaintEvent*)
-{
-    colors::paintWarningStrip(this);
-}
+void NoticeBanner::paintEvent(QPaintEvent*) { colors::paintWarningStrip(this); }
 
 }  // namespace memx

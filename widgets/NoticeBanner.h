@@ -17,7 +17,7 @@ public:
     explicit NoticeBanner(QWidget* parent = nullptr);
 
     void setNotices(const QStringList& notices);  // empty hides the banner
-    QString text() const;                         // empty while hidden
+    QString text() const;  // empty while hidden
     QPushButton* dismissButton() const { return dismiss_; }
 
 protected:

@@ -22,9 +22,9 @@
 namespace memx {
 
 namespace {
-constexpr std::array<ProfileKind, 6> kProfiles{ProfileKind::Default, ProfileKind::SafetyFirst,
+constexpr std::array<ProfileKind, 6> kProfiles{ProfileKind::Default,         ProfileKind::SafetyFirst,
                                                ProfileKind::ThroughputFirst, ProfileKind::Balanced,
-                                               ProfileKind::Custom, ProfileKind::Auto};
+                                               ProfileKind::Custom,          ProfileKind::Auto};
 
 double& at(Weights& w, int i) { return i == 0 ? w.time : i == 1 ? w.memory : w.variance; }
 double at(const Weights& w, int i) { return i == 0 ? w.time : i == 1 ? w.memory : w.variance; }
@@ -203,7 +203,8 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     maxSlowdown_->setDecimals(0);
     maxSlowdown_->setSuffix(QStringLiteral(" %"));
     maxSlowdown_->setSpecialValueText(tr("off"));
-    maxSlowdown_->setToolTip(tr("Only plans at most this much slower than the fastest feasible plan (0 %: the fastest)"));
+    maxSlowdown_->setToolTip(
+        tr("Only plans at most this much slower than the fastest feasible plan (0 %: the fastest)"));
     cform->addRow(tr("Min. headroom per GPU"), minHeadroom_);
     cform->addRow(QString(), atUpper_);
     cform->addRow(tr("Max. slowdown vs fastest"), maxSlowdown_);
@@ -350,12 +351,13 @@ void ObjectivePanel::updateEnabledState()
     showWeights(custom ? custom_ : weightsOf(p));
 
     const bool showAuto = p == ProfileKind::Auto;
-    autoLabel_->setText(autoText_.isEmpty()
-                            ? tr("Safety-first when the fastest plan leaves under %1% memory headroom, throughput-first "
-                                 "when the GPUs' compute varies by at most %2% (CV), default otherwise.")
-                                  .arg(100 * spec_.safetyMarginThreshold)
-                                  .arg(100 * spec_.weakHeterogeneityThreshold)
-                            : autoText_);
+    autoLabel_->setText(
+        autoText_.isEmpty()
+            ? tr("Safety-first when the fastest plan leaves under %1% memory headroom, throughput-first "
+                 "when the GPUs' compute varies by at most %2% (CV), default otherwise.")
+                  .arg(100 * spec_.safetyMarginThreshold)
+                  .arg(100 * spec_.weakHeterogeneityThreshold)
+            : autoText_);
     autoLabel_->setVisible(showAuto);
     atUpper_->setEnabled(minHeadroom_->value() > 0);
 }

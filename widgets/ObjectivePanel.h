@@ -64,7 +64,7 @@ private:
     ProfileKind currentProfile() const;
 
     ObjectiveSpec spec_;  // keeps the fields the panel does not show (epsilon, auto thresholds)
-    Weights custom_;      // normalised
+    Weights custom_;  // normalised
     QButtonGroup* profiles_ = nullptr;
     QGroupBox* weightsBox_ = nullptr;
     std::array<QSlider*, 3> sliders_{};

@@ -83,9 +83,7 @@ QPixmap discPixmap(const QColor& color, double diameter, qreal dpr)
 
 }  // namespace
 
-ParetoPlot::ParetoPlot(QWidget* parent)
-    : QWidget(parent)
-    , plot_(new QCustomPlot(this))
+ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -110,8 +108,9 @@ QString ParetoPlot::planSummary(const Plan& p, VarianceMode mode)
     const QString v = mode == VarianceMode::AbsoluteMiB
         ? QStringLiteral("V %1 GiB^2").arg(p.varMem / (kMiBPerGiB * kMiBPerGiB), 0, 'g', 3)
         : QStringLiteral("V %1 util^2").arg(p.varMem, 0, 'g', 3);
-    return QStringLiteral("TP %1 PP %2 DP %3 mbs %4 | %5 | layers %6 | recompute %7 | T %8 s, %12 tokens/s | M %9 GiB | "
-                          "%10 | Phi %11")
+    return QStringLiteral(
+               "TP %1 PP %2 DP %3 mbs %4 | %5 | layers %6 | recompute %7 | T %8 s, %12 tokens/s | M %9 GiB | "
+               "%10 | Phi %11")
         .arg(p.tp)
         .arg(p.pp)
         .arg(p.dp)
@@ -401,8 +400,8 @@ void ParetoPlot::rebuild()
         QCPGraph* g = plot_->addGraph();
         g->setName(QStringLiteral("best: %1").arg(QString::fromLatin1(toString(kind))));
         g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(QCPScatterStyle(bestShape(kind), QPen(base, 1.5),
-                                           QBrush(colors::profile(static_cast<int>(kind))), size));
+        g->setScatterStyle(
+            QCPScatterStyle(bestShape(kind), QPen(base, 1.5), QBrush(colors::profile(static_cast<int>(kind))), size));
         fill(g, {key});
         bestGraphs_.push_back(g);
         size = std::max(10.0, size - 5);

@@ -92,7 +92,7 @@ private:
 
     std::shared_ptr<const SearchResult> result_;
     std::unordered_map<quint64, Entry> plans_;  // every plan that can be drawn, by key
-    std::vector<quint64> candidateKeys_;        // thinned plotSample
+    std::vector<quint64> candidateKeys_;  // thinned plotSample
     std::vector<quint64> frontVarKeys_, frontMemKeys_;
     std::vector<std::pair<ProfileKind, quint64>> bests_;
     std::vector<std::pair<double, double>> liveFront_;

@@ -96,12 +96,10 @@ double PipelineSchedule::busyMs(int stage) const
 
 double PipelineSchedule::idleMs(int stage) const { return makespanMs_ - busyMs(stage); }
 
-double PipelineSchedule::bubbleFraction(int stage) const
-{
-    return makespanMs_ > 0 ? idleMs(stage) / makespanMs_ : 0.0;
-}
+double PipelineSchedule::bubbleFraction(int stage) const { return makespanMs_ > 0 ? idleMs(stage) / makespanMs_ : 0.0; }
 
-double PipelineSchedule::eq3Ms(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatchCount)
+double PipelineSchedule::eq3Ms(const std::vector<double>& stageMs, const std::vector<double>& hopMs,
+                               int microBatchCount)
 {
     if (stageMs.empty())
         return 0;

@@ -46,9 +46,9 @@ public:
     const std::vector<PipelineOp>& ops(int stage) const { return ops_[stage]; }  // in execution order
 
     double makespanMs() const { return makespanMs_; }  // first forward start to last backward end
-    double busyMs(int stage) const;                    // sum of the stage's op durations
-    double idleMs(int stage) const;                    // makespan - busy: the stage's bubble
-    double bubbleFraction(int stage) const;            // idle / makespan, 0..1
+    double busyMs(int stage) const;  // sum of the stage's op durations
+    double idleMs(int stage) const;  // makespan - busy: the stage's bubble
+    double bubbleFraction(int stage) const;  // idle / makespan, 0..1
 
     // Eq. (3) pipeline term for the same inputs: (G-1)*max + sum + 2*sum(hops), ms.
     static double eq3Ms(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatchCount);

@@ -37,15 +37,11 @@ double niceStep(double span, int target)
     return 10 * mag;
 }
 
-QString recomputeName(Recompute r)
-{
-    return QString::fromLatin1(toString(r));
-}
+QString recomputeName(Recompute r) { return QString::fromLatin1(toString(r)); }
 
 }  // namespace
 
-PipelineView::PipelineView(QWidget* parent)
-    : QWidget(parent)
+PipelineView::PipelineView(QWidget* parent) : QWidget(parent)
 {
     setAttribute(Qt::WA_OpaquePaintEvent);
     setMouseTracking(true);
@@ -91,15 +87,16 @@ QSize PipelineView::sizeHint() const
 {
     const int rows = plan_ ? static_cast<int>(plan_->stages.size()) : 2;
     const int lh = fontMetrics().height();
-    return {900, kPad * 4 + (rows + 1) * (lh + 6) + static_cast<int>(ablation_.size()) * lh + lh + 3 * lh
-                     + rows * std::max(28, lh * 2) + 3 * lh};
+    return {900,
+            kPad * 4 + (rows + 1) * (lh + 6) + static_cast<int>(ablation_.size()) * lh + lh + 3 * lh
+                + rows * std::max(28, lh * 2) + 3 * lh};
 }
 
 QSize PipelineView::minimumSizeHint() const { return {400, 200}; }
 
 QStringList PipelineView::tableHeaders()
 {
-    return {tr("Stage"), tr("Stage slot"), tr("GPU type"), tr("GPUs (TP×DP)"), tr("Layers (0-based)"),
+    return {tr("Stage"),     tr("Stage slot"),           tr("GPU type"), tr("GPUs (TP×DP)"), tr("Layers (0-based)"),
             tr("Recompute"), tr("Micro-batch F+B (ms)"), tr("Bubble")};
 }
 
@@ -107,9 +104,7 @@ QStringList PipelineView::tableRow(int i) const
 {
     const Plan& plan = *plan_;
     const StagePlan& s = plan.stages[static_cast<std::size_t>(i)];
-    return {QString::number(i + 1),
-            QString::fromStdString(s.label()),
-            QString::fromStdString(s.gpuType),
+    return {QString::number(i + 1), QString::fromStdString(s.label()), QString::fromStdString(s.gpuType),
             // A per-mesh plan's meshes differ in micro-batch too (dp0 x mbs / dp).
             QStringLiteral("%1 (%2×%3)%4")
                 .arg(s.devices.size())
@@ -118,8 +113,7 @@ QStringList PipelineView::tableRow(int i) const
                 .arg(plan.perMesh() ? tr(", mbs %1").arg(plan.shapeOf(static_cast<std::size_t>(i)).microBatch)
                                     : QString()),
             QStringLiteral("%1–%2 (%3)").arg(s.firstLayer).arg(s.firstLayer + s.layers - 1).arg(s.layers),
-            recomputeName(s.recompute),
-            QString::number(s.timeMs, 'f', 1),
+            recomputeName(s.recompute), QString::number(s.timeMs, 'f', 1),
             QStringLiteral("%1%").arg(100.0 * schedule_.bubbleFraction(i), 0, 'f', 1)};
 }
 
@@ -209,11 +203,12 @@ PipelineView::Geometry PipelineView::geometry(const QRect& r) const
     g.labelWidth = fm.horizontalAdvance(QStringLiteral("S00 ")) + 4;
     // The title on one line when it fits, else wrapped onto as many as it needs.
     g.titleLines = std::max(
-        1, (bm.boundingRect(QRect(0, 0, width, 100 * lh), Qt::AlignLeft | Qt::TextWordWrap, scheduleTitle()).height()
-            + lh - 1)
+        1,
+        (bm.boundingRect(QRect(0, 0, width, 100 * lh), Qt::AlignLeft | Qt::TextWordWrap, scheduleTitle()).height() + lh
+         - 1)
             / lh);
     const int tlTop = g.table.bottom() + 2 * kPad + (g.titleLines + 1) * lh;  // title + legend lines
-    const int tlBottom = r.bottom() - kPad - 2 * lh;         // axis ticks + axis label
+    const int tlBottom = r.bottom() - kPad - 2 * lh;  // axis ticks + axis label
     g.rowHeight = rows > 0 ? std::clamp((tlBottom - tlTop) / rows, 8, 60) : 0;
     g.timeline = QRect(r.left() + kPad + g.labelWidth, tlTop,
                        std::max(50, r.width() - 2 * kPad - g.labelWidth - kBubbleColumn), g.rowHeight * rows);
@@ -348,8 +343,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
     const bool numbers = schedule_.microBatchCount() <= kLabelMaxMicroBatches;
     for (int i = 0; i < rows; ++i) {
         const StagePlan& s = plan.stages[i];
-        const QRect row(g.timeline.left(), g.timeline.top() + i * g.rowHeight + 3, g.timeline.width(),
-                        g.rowHeight - 6);
+        const QRect row(g.timeline.left(), g.timeline.top() + i * g.rowHeight + 3, g.timeline.width(), g.rowHeight - 6);
         p.setPen(text);
         p.drawText(QRect(target.left() + kPad, row.top(), g.labelWidth - 4, row.height()),
                    Qt::AlignVCenter | Qt::AlignLeft, QStringLiteral("S%1").arg(i + 1));

@@ -55,13 +55,13 @@ protected:
 
 private:
     struct Geometry {
-        QRect table;              // stage table
+        QRect table;  // stage table
         std::vector<int> columnX;  // left edge of each table column, then the table's right
-        int headerHeight = 0;      // one or two lines: headers wrap rather than run together
-        QRect timeline;           // blocks area, without row labels and bubble column
+        int headerHeight = 0;  // one or two lines: headers wrap rather than run together
+        QRect timeline;  // blocks area, without row labels and bubble column
         int rowHeight = 0;
         int labelWidth = 0;
-        int titleLines = 1;        // the schedule's title wraps onto more lines rather than end in "..."
+        int titleLines = 1;  // the schedule's title wraps onto more lines rather than end in "..."
     };
 
     Geometry geometry(const QRect& target) const;

@@ -43,7 +43,7 @@ QColor profile(int kind)
     case 1: return QColor(0x59, 0xa1, 0x4f);  // safety-first
     case 2: return QColor(0x4e, 0x79, 0xa7);  // throughput-first
     case 5: return QColor(0xed, 0xc9, 0x48);  // balanced
-    default: return QColor(0xb0, 0x7a, 0xa1); // custom
+    default: return QColor(0xb0, 0x7a, 0xa1);  // custom
     }
 }
 

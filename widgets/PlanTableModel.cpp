@@ -15,8 +15,7 @@ double stagePeakGiB(const StagePlan& s) { return s.memory.totalMiB() / kMiBPerGi
 
 QString scheduleText(const Plan& p)
 {
-    return p.schedule == Schedule::OneF1B ? QStringLiteral("1f1b")
-                                          : QStringLiteral("int(v=%1)").arg(p.virtualStages);
+    return p.schedule == Schedule::OneF1B ? QStringLiteral("1f1b") : QStringLiteral("int(v=%1)").arg(p.virtualStages);
 }
 
 bool isNumeric(int column)
@@ -25,15 +24,13 @@ bool isNumeric(int column)
     case PlanTableModel::ScheduleColumn:
     case PlanTableModel::StageOrderColumn:
     case PlanTableModel::LayersColumn:
-    case PlanTableModel::RecomputeColumn:
-        return false;
-    default:
-        return true;
+    case PlanTableModel::RecomputeColumn: return false;
+    default: return true;
     }
 }
 }  // namespace
 
-PlanTableModel::PlanTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+PlanTableModel::PlanTableModel(QObject* parent) : QAbstractTableModel(parent) { }
 
 void PlanTableModel::setPlans(std::vector<Plan> plans, VarianceMode mode)
 {
@@ -82,9 +79,11 @@ QVariant PlanTableModel::display(const Plan& p, int column) const
     switch (column) {
     case RankPhiColumn: return QString::number(p.rankPhi);
     // A per-mesh plan shows each mesh's value, "4|2" (Plan::meshValues).
-    case TpColumn: return p.perMesh() ? QVariant(QString::fromStdString(p.meshValues(&StageShape::tp))) : QVariant(p.tp);
+    case TpColumn:
+        return p.perMesh() ? QVariant(QString::fromStdString(p.meshValues(&StageShape::tp))) : QVariant(p.tp);
     case PpColumn: return p.pp;
-    case DpColumn: return p.perMesh() ? QVariant(QString::fromStdString(p.meshValues(&StageShape::dp))) : QVariant(p.dp);
+    case DpColumn:
+        return p.perMesh() ? QVariant(QString::fromStdString(p.meshValues(&StageShape::dp))) : QVariant(p.dp);
     case MicroBatchColumn:
         return p.perMesh() ? QVariant(QString::fromStdString(p.meshValues(&StageShape::microBatch)))
                            : QVariant(p.microBatch);
@@ -140,14 +139,15 @@ QVariant PlanTableModel::sortValue(const Plan& p, int column) const
 
 QString PlanTableModel::toolTip(const Plan& p) const
 {
-    QString html = QStringLiteral("<b>TP %1 &middot; PP %2 &middot; DP %3</b>, micro-batch %4 (%5 per iteration), %6<br>"
-                                  "iteration %7 ms: DP sync %8 ms, optimizer + fixed %9 ms")
-                       .arg(p.tp)
-                       .arg(p.pp)
-                       .arg(p.dp)
-                       .arg(p.microBatch)
-                       .arg(p.microBatchCount)
-                       .arg(scheduleText(p), number(p.iterationMs, 1), number(p.dpMs, 1), number(p.fixedMs, 1));
+    QString html
+        = QStringLiteral("<b>TP %1 &middot; PP %2 &middot; DP %3</b>, micro-batch %4 (%5 per iteration), %6<br>"
+                         "iteration %7 ms: DP sync %8 ms, optimizer + fixed %9 ms")
+              .arg(p.tp)
+              .arg(p.pp)
+              .arg(p.dp)
+              .arg(p.microBatch)
+              .arg(p.microBatchCount)
+              .arg(scheduleText(p), number(p.iterationMs, 1), number(p.dpMs, 1), number(p.fixedMs, 1));
     if (p.perMesh())
         html += QStringLiteral("<br>per-mesh plan (FlagScale process meshes): %1")
                     .arg(QString::fromStdString(p.shapeString()).toHtmlEscaped());
@@ -206,8 +206,9 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
         case LayersColumn: return tr("Transformer layers per stage, in pipeline order");
         case RecomputeColumn: return tr("Recomputation per stage: N none, S selective, F full");
         case TimeColumn: return tr("Predicted iteration time T, milliseconds");
-        case TokensColumn: return tr("Tokens per second: global batch x sequence length / T (compares plans of "
-                                     "different sequence lengths)");
+        case TokensColumn:
+            return tr("Tokens per second: global batch x sequence length / T (compares plans of "
+                      "different sequence lengths)");
         case MemoryColumn: return tr("Highest per-GPU peak memory M, GiB");
         case VarianceColumn:
             return absolute ? tr("Variance of per-GPU peak memory V, GiB²")

@@ -19,27 +19,27 @@ class PlanTableModel final : public QAbstractTableModel {
 public:
     enum Roles {
         PlanKeyRole = Qt::UserRole + 1,  // quint64 Plan::key
-        SortRole,                        // double for numeric columns, QString otherwise
+        SortRole,  // double for numeric columns, QString otherwise
     };
     enum Column {
-        RankPhiColumn,      // "#": rank under Phi
+        RankPhiColumn,  // "#": rank under Phi
         TpColumn,
         PpColumn,
         DpColumn,
         MicroBatchColumn,
         SeqLenColumn,
         ScheduleColumn,
-        StageOrderColumn,   // "group#slice>group#slice"
+        StageOrderColumn,  // "group#slice>group#slice"
         LayersColumn,
-        RecomputeColumn,    // N/S/F per stage
-        TimeColumn,         // T, ms
-        TokensColumn,       // tokens per second: global batch x sequence length / T
-        MemoryColumn,       // M, GiB
-        VarianceColumn,     // V, GiB^2 or utilisation^2
+        RecomputeColumn,  // N/S/F per stage
+        TimeColumn,  // T, ms
+        TokensColumn,  // tokens per second: global batch x sequence length / T
+        MemoryColumn,  // M, GiB
+        VarianceColumn,  // V, GiB^2 or utilisation^2
         PhiColumn,
         RankTimeColumn,
         MinHeadroomColumn,  // %, lowest over the stages
-        StagePeaksColumn,   // GiB per stage
+        StagePeaksColumn,  // GiB per stage
         ColumnCount
     };
     Q_ENUM(Column)
@@ -51,7 +51,7 @@ public:
     const std::vector<Plan>& plans() const { return plans_; }
     VarianceMode varianceMode() const { return mode_; }
     const Plan* planAt(int row) const;  // null when out of range
-    int rowOfKey(quint64 key) const;    // -1 when no row has that key
+    int rowOfKey(quint64 key) const;  // -1 when no row has that key
 
     int rowCount(const QModelIndex& parent = {}) const final;
     int columnCount(const QModelIndex& parent = {}) const final;

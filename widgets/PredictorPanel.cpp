@@ -48,9 +48,7 @@ QString join(const std::vector<std::string>& items)
 // A feature's share of the total gain as a thin horizontal bar.
 class ShareBar final : public QWidget {
 public:
-    ShareBar(double share, QWidget* parent)
-        : QWidget(parent)
-        , share_(std::clamp(share, 0.0, 1.0))
+    ShareBar(double share, QWidget* parent) : QWidget(parent), share_(std::clamp(share, 0.0, 1.0))
     {
         setMinimumSize(40, 8);
         setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
@@ -118,12 +116,13 @@ struct CalibrationColumn {
     const char* header;
     const char* tip;
     double GpuParamsFit::*field;
-    int decimals;          // -1: one decimal below 100, none above
+    int decimals;  // -1: one decimal below 100, none above
 };
 
 const CalibrationColumn kCalibrationColumns[] = {
     {"efficiency_multiplier", QT_TRANSLATE_NOOP("memx::PredictorPanel", "eff ×"),
-     QT_TRANSLATE_NOOP("memx::PredictorPanel", "Multiplier on the catalog's GEMM and attention efficiency (share of peak)"),
+     QT_TRANSLATE_NOOP("memx::PredictorPanel",
+                       "Multiplier on the catalog's GEMM and attention efficiency (share of peak)"),
      &GpuParamsFit::efficiencyMultiplier, 2},
     {"bandwidth_multiplier", QT_TRANSLATE_NOOP("memx::PredictorPanel", "bw ×"),
      QT_TRANSLATE_NOOP("memx::PredictorPanel", "Multiplier on the achieved share of memory bandwidth"),
@@ -193,10 +192,7 @@ bool isFitted(const GpuParamsFit& f, const char* key)
     return std::find(f.fitted.begin(), f.fitted.end(), std::string(key)) != f.fitted.end();
 }
 
-QString runsText(int n)
-{
-    return n == 1 ? PredictorPanel::tr("1 run") : PredictorPanel::tr("%1 runs").arg(n);
-}
+QString runsText(int n) { return n == 1 ? PredictorPanel::tr("1 run") : PredictorPanel::tr("%1 runs").arg(n); }
 
 QString mapePair(const GpuParamsFit& f)
 {
@@ -212,9 +208,7 @@ QString cvPercent(const nlohmann::json& cv, const char* key)
 
 }  // namespace
 
-
-PredictorPanel::PredictorPanel(QWidget* parent)
-    : QWidget(parent)
+PredictorPanel::PredictorPanel(QWidget* parent) : QWidget(parent)
 {
     auto* root = new QVBoxLayout(this);
 
@@ -331,10 +325,7 @@ std::shared_ptr<const Predictor> PredictorPanel::predictor() const
     return loaded_->predictor;
 }
 
-const PredictorMetadata* PredictorPanel::metadata() const
-{
-    return loaded_ ? &loaded_->metadata : nullptr;
-}
+const PredictorMetadata* PredictorPanel::metadata() const { return loaded_ ? &loaded_->metadata : nullptr; }
 
 void PredictorPanel::setChoice(Choice choice)
 {
@@ -437,8 +428,9 @@ void PredictorPanel::onComboChosen(int index)
 
 void PredictorPanel::openDialog()
 {
-    const QString file = FileDialogs::openFile(this, tr("Open learned predictor"),
-                                               tr("MemX predictor (*.json);;All files (*)"), QStringLiteral("predictor"));
+    const QString file
+        = FileDialogs::openFile(this, tr("Open learned predictor"), tr("MemX predictor (*.json);;All files (*)"),
+                                QStringLiteral("predictor"));
     if (!file.isEmpty())
         loadFile(file);
 }
@@ -514,10 +506,8 @@ void PredictorPanel::refresh()
             models << qs(s.toString());
         modelsLabel_->setText(models.isEmpty() ? tr("any") : models.join(QLatin1Char('\n')));
         const QString hash = qs(m.dataHash).left(kHashChars);
-        dataLabel_->setText(tr("%L1 runs · %L2 stage rows · hash %3")
-                                .arg(m.runs)
-                                .arg(m.rows)
-                                .arg(hash.isEmpty() ? tr("none") : hash));
+        dataLabel_->setText(
+            tr("%L1 runs · %L2 stage rows · hash %3").arg(m.runs).arg(m.rows).arg(hash.isEmpty() ? tr("none") : hash));
         dataLabel_->setToolTip(tr("Data hash %1\nSources: %2").arg(qs(m.dataHash), join(m.sources)));
         const nlohmann::json cv = section(m, "cross_validation");
         const int folds = cv.value("folds", nlohmann::json(0)).is_number() ? cv.value("folds", 0) : 0;
@@ -546,11 +536,13 @@ void PredictorPanel::refresh()
             const double share = gains[i].first / total;
             auto* name = new QLabel(qs(gains[i].second), features_);
             auto* bar = new ShareBar(share, features_);
-            const QString shareText = share < 0.001 ? QStringLiteral("<0.1%")
-                                                    : QStringLiteral("%1%").arg(100 * share, 0, 'f', share < 0.1 ? 1 : 0);
+            const QString shareText = share < 0.001
+                ? QStringLiteral("<0.1%")
+                : QStringLiteral("%1%").arg(100 * share, 0, 'f', share < 0.1 ? 1 : 0);
             auto* value = new QLabel(shareText, features_);
             value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            const QString tip = tr("Gain %1 (%2% of the total)").arg(gains[i].first, 0, 'g', 3).arg(100 * share, 0, 'f', 1);
+            const QString tip
+                = tr("Gain %1 (%2% of the total)").arg(gains[i].first, 0, 'g', 3).arg(100 * share, 0, 'f', 1);
             for (QWidget* w : {static_cast<QWidget*>(name), static_cast<QWidget*>(bar), static_cast<QWidget*>(value)})
                 w->setToolTip(tip);
             featureGrid_->addWidget(name, i, 0);
@@ -597,12 +589,13 @@ void PredictorPanel::fillCalibration(const QColor& muted)
     for (int c = 0; c < calibrationGrid_->columnCount(); ++c)
         calibrationGrid_->setColumnStretch(c, 0);
     const std::vector<GpuParamsFit>& fits = loaded_->predictor->analytic().calibration();
-    auto cell = [this](const QString& text, int row, int column, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter) {
-        auto* l = new QLabel(text, calibration_);
-        l->setAlignment(align);
-        calibrationGrid_->addWidget(l, row, column);
-        return l;
-    };
+    auto cell
+        = [this](const QString& text, int row, int column, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter) {
+              auto* l = new QLabel(text, calibration_);
+              l->setAlignment(align);
+              calibrationGrid_->addWidget(l, row, column);
+              return l;
+          };
     if (fits.empty()) {
         auto* none = cell(tr("no calibration (trained before calibration, or with --no-calibrate)"), 0, 0,
                           Qt::AlignLeft | Qt::AlignVCenter);
@@ -622,7 +615,8 @@ void PredictorPanel::fillCalibration(const QColor& muted)
         int row = 0;
         for (const GpuParamsFit& f : fits) {
             const QString type = qs(f.type);
-            auto name = [&](const char* key) { return QStringLiteral("calibration:%1:%2").arg(type, QLatin1String(key)); };
+            auto name
+                = [&](const char* key) { return QStringLiteral("calibration:%1:%2").arg(type, QLatin1String(key)); };
             auto* head = new QWidget(calibration_);
             auto* headRow = new QHBoxLayout(head);
             headRow->setContentsMargins(0, row == 0 ? 0 : 6, 0, 0);
@@ -717,9 +711,9 @@ void PredictorPanel::fillCalibration(const QColor& muted)
         const QString with = cvPercent(cv, withKey), without = cvPercent(cv, withoutKey);
         const bool numbers = !with.isEmpty() && !without.isEmpty();
         if (corrected)
-            return numbers ? tr("%1: trees on top of the %2 (cross-validated %3 vs %4 without)")
-                                 .arg(target, base, with, without)
-                           : tr("%1: trees on top of the %2").arg(target, base);
+            return numbers
+                ? tr("%1: trees on top of the %2 (cross-validated %3 vs %4 without)").arg(target, base, with, without)
+                : tr("%1: trees on top of the %2").arg(target, base);
         return numbers ? tr("%1: %2 alone — trees did not beat it in cross-validation (%3 with trees vs %4 alone)")
                              .arg(target, base, with, without)
                        : tr("%1: %2 alone — trees did not beat it in cross-validation").arg(target, base);
@@ -737,8 +731,7 @@ void PredictorPanel::fillCalibration(const QColor& muted)
                           : tr("iteration: terms as composed — %1").arg(qs(it.note));
     correctionsLabel_->setText(line(tr("time"), params.timeCorrection, "time_mape_pct", "prior_time_mape_pct")
                                + QLatin1Char('\n')
-                               + line(tr("memory"), params.memoryCorrection, "memory_mape_pct",
-                                      "prior_memory_mape_pct")
+                               + line(tr("memory"), params.memoryCorrection, "memory_mape_pct", "prior_memory_mape_pct")
                                + QLatin1Char('\n') + iteration);
 }
 
@@ -753,9 +746,8 @@ QString PredictorPanel::calibrationText() const
     for (const GpuParamsFit& f : fits) {
         QStringList parts{runsText(f.runs)};
         for (const CalibrationColumn& c : kCalibrationColumns)
-            parts << QStringLiteral("%1 %2%3")
-                         .arg(tr(c.header), fixed(f.*(c.field), c.decimals),
-                              isFitted(f, c.key) ? QString() : tr(" (catalog)"));
+            parts << QStringLiteral("%1 %2%3").arg(tr(c.header), fixed(f.*(c.field), c.decimals),
+                                                   isFitted(f, c.key) ? QString() : tr(" (catalog)"));
         parts << tr("time MAPE %1").arg(mapePair(f));
         QString text = QStringLiteral("%1: %2").arg(qs(f.type), parts.join(QStringLiteral(", ")));
         if (!f.note.empty())
@@ -765,10 +757,7 @@ QString PredictorPanel::calibrationText() const
     return lines.join(QLatin1Char('\n'));
 }
 
-QString PredictorPanel::correctionsText() const
-{
-    return loaded_ ? correctionsLabel_->text() : QString();
-}
+QString PredictorPanel::correctionsText() const { return loaded_ ? correctionsLabel_->text() : QString(); }
 
 void PredictorPanel::resizeEvent(QResizeEvent* e)
 {

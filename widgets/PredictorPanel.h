@@ -83,7 +83,7 @@ public:
     QString summaryLine() const;
 
 signals:
-    void changed();                        // the choice or the loaded file changed
+    void changed();  // the choice or the loaded file changed
     void fileLoaded(const QString& path);  // for the recent-files list
     void loadFailed(const QString& message);
 

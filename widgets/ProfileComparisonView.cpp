@@ -50,7 +50,9 @@ QString varianceText(const SearchResult& r, double v)
 class StageStrip final : public QWidget {
 public:
     StageStrip(const Plan& plan, const GpuTypeColors* colours, QWidget* parent)
-        : QWidget(parent), plan_(plan), colours_(colours)
+        : QWidget(parent)
+        , plan_(plan)
+        , colours_(colours)
     {
         setMinimumHeight(40);
         setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
@@ -100,10 +102,9 @@ protected:
             const QRectF inner = box.adjusted(2, 1, -2, -1);
             const QFontMetricsF fm(small);
             auto fit = [&](const QString& t) { return fm.elidedText(t, Qt::ElideRight, inner.width()); };
-            p.drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2),
-                       Qt::AlignCenter, fit(top));
-            p.drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2),
-                       Qt::AlignCenter, fit(bottom));
+            p.drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2), Qt::AlignCenter, fit(top));
+            p.drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter,
+                       fit(bottom));
             x += w + gap;
         }
     }
@@ -116,7 +117,8 @@ private:
 class ProfileCard final : public QFrame {
 public:
     ProfileCard(QColor colour, std::function<void()> onClick, QWidget* parent)
-        : QFrame(parent), onClick_(std::move(onClick))
+        : QFrame(parent)
+        , onClick_(std::move(onClick))
     {
         setObjectName(QStringLiteral("profileCard"));
         setAttribute(Qt::WA_Hover);
@@ -264,17 +266,20 @@ void ProfileComparisonView::setResult(const SearchResult& r, const Cluster* clus
     for (std::size_t i = 0; i < r.profileBests.size(); ++i) {
         const auto& pb = r.profileBests[i];
         const Plan& p = pb.best;
-        const QString diff = i == 0 ? QString() : QString::fromStdString(ProfileComparison::differences(base, p, r.varianceMode));
+        const QString diff
+            = i == 0 ? QString() : QString::fromStdString(ProfileComparison::differences(base, p, r.varianceMode));
         QStringList notes;
         notes << (i == 0 ? tr("<i>Baseline: the other profiles are compared with this plan.</i>")
                          : tr("<b>vs %1:</b> %2").arg(baseName, diff.toHtmlEscaped()));
         if (fastest)  // what the pick costs against the fastest feasible plan
-            notes << (fastest->key == p.key ? tr("<b>vs fastest:</b> it is the fastest feasible plan")
-                                            : tr("<b>vs fastest:</b> %1")
-                                                  .arg(QString::fromStdString(ProfileComparison::differences(*fastest, p, r.varianceMode))
-                                                           .toHtmlEscaped()));
-        const QString weights = QStringLiteral("wT %1 · wM %2 · wV %3")
-                                    .arg(number(pb.weights.time, 2), number(pb.weights.memory, 2), number(pb.weights.variance, 2));
+            notes << (fastest->key == p.key
+                          ? tr("<b>vs fastest:</b> it is the fastest feasible plan")
+                          : tr("<b>vs fastest:</b> %1")
+                                .arg(QString::fromStdString(ProfileComparison::differences(*fastest, p, r.varianceMode))
+                                         .toHtmlEscaped()));
+        const QString weights
+            = QStringLiteral("wT %1 · wM %2 · wV %3")
+                  .arg(number(pb.weights.time, 2), number(pb.weights.memory, 2), number(pb.weights.variance, 2));
         Card card;
         card.widget = makeCard(r, p, profileTitle(pb.kind), weights, colors::profile(static_cast<int>(pb.kind)), notes);
         card.key = p.key;
@@ -284,9 +289,10 @@ void ProfileComparisonView::setResult(const SearchResult& r, const Cluster* clus
     if (fastest) {
         // The reference: no weights, the least iteration time.
         Card card;
-        card.widget = makeCard(r, *fastest, tr("Fastest feasible"), tr("reference: least iteration time"),
-                               QColor(0x5f, 0x63, 0x6b),  // neutral: not a profile's colour
-                               {tr("<i>Reference: every profile's card says what its pick costs against this plan.</i>")});
+        card.widget
+            = makeCard(r, *fastest, tr("Fastest feasible"), tr("reference: least iteration time"),
+                       QColor(0x5f, 0x63, 0x6b),  // neutral: not a profile's colour
+                       {tr("<i>Reference: every profile's card says what its pick costs against this plan.</i>")});
         card.widget->setObjectName(QStringLiteral("fastest-card"));
         card.key = fastest->key;
         card.differences = QString::fromStdString(ProfileComparison::differences(base, *fastest, r.varianceMode));
@@ -343,19 +349,20 @@ void ProfileComparisonView::setTasks(const SearchResult& r)
         notes << tr("Its fastest feasible plan: %1 ms; Phi %2 under its own references")
                      .arg(number(t.fastestMs, 1), number(p.phi, 4));
         Card card;
-        card.widget = makeCard(r, p, QString::fromStdString(t.label),
-                               tr("%1 tokens/s").arg(QLocale().toString(tps, 'f', 0)),
-                               colors::profile(static_cast<int>(i % 6)), notes);
+        card.widget
+            = makeCard(r, p, QString::fromStdString(t.label), tr("%1 tokens/s").arg(QLocale().toString(tps, 'f', 0)),
+                       colors::profile(static_cast<int>(i % 6)), notes);
         card.widget->setObjectName(QStringLiteral("task-card"));
         card.key = p.key;
-        card.differences = &t == base ? QString()
-                                      : QString::fromStdString(ProfileComparison::differences(base->best, p, r.varianceMode));
+        card.differences = &t == base
+            ? QString()
+            : QString::fromStdString(ProfileComparison::differences(base->best, p, r.varianceMode));
         cards_.push_back(card);
     }
     for (const auto& t : r.tasks)
         if (!t.found) {
-            auto* none = new QLabel(tr("%1: no plan — %2").arg(QString::fromStdString(t.label),
-                                                               QString::fromStdString(t.error)));
+            auto* none = new QLabel(
+                tr("%1: no plan — %2").arg(QString::fromStdString(t.label), QString::fromStdString(t.error)));
             none->setWordWrap(true);
             Card card;
             card.widget = none;
@@ -415,10 +422,11 @@ void ProfileComparisonView::updateLegend()
 }
 
 QWidget* ProfileComparisonView::makeCard(const SearchResult& r, const Plan& p, const QString& title,
-                                        const QString& subtitle, const QColor& colour, const QStringList& notes)
+                                         const QString& subtitle, const QColor& colour, const QStringList& notes)
 {
     const quint64 key = p.key;
-    auto* card = new ProfileCard(colour, [this, key] { emit planActivated(key); }, row_);
+    auto* card = new ProfileCard(
+        colour, [this, key] { emit planActivated(key); }, row_);
     card->setToolTip(tr("Click to select this plan"));
     auto* v = new QVBoxLayout(card);
     v->setContentsMargins(0, 0, 0, 8);
@@ -444,7 +452,8 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, const Plan& p, c
     tiles->setSpacing(6);
     const bool low = p.minHeadroom() < kLowHeadroom;
     tiles->addWidget(tile(tr("iteration time T"), number(p.iterationMs, 1) + QStringLiteral(" ms"), false, card), 0, 0);
-    tiles->addWidget(tile(tr("peak memory M"), number(p.maxMemMiB / kMiBPerGiB, 2) + QStringLiteral(" GiB"), false, card),
+    tiles->addWidget(tile(tr("peak memory M"), number(p.maxMemMiB / kMiBPerGiB, 2) + QStringLiteral(" GiB"), false,
+                          card),
                      0, 1);
     tiles->addWidget(tile(tr("memory variance V"), varianceText(r, p.varMem), false, card), 1, 0);
     auto* headroom = tile(tr("lowest headroom"), number(100 * p.minHeadroom(), 1) + QStringLiteral(" %"), low, card);
@@ -454,15 +463,15 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, const Plan& p, c
     // What it delivers and, where every paid GPU has a price, costs.
     const PlanCost cost = PlanCost::of(cluster_ ? &*cluster_ : nullptr, p);
     tiles->addWidget(tile(tr("tokens per second"), number(cost.tokensPerS, 0), false, card), 2, 0);
-    auto* price = tile(tr("cost per million tokens"), cost.perMillionTokens >= 0 ? QString::number(cost.perMillionTokens, 'g', 3)
-                                                                                 : tr("unknown"),
+    auto* price = tile(tr("cost per million tokens"),
+                       cost.perMillionTokens >= 0 ? QString::number(cost.perMillionTokens, 'g', 3) : tr("unknown"),
                        false, card);
     price->setObjectName(QStringLiteral("cost-tile"));
-    price->setToolTip(cost.perHour >= 0 ? tr("%1 per hour for the %2 GPUs of the nodes it uses")
-                                              .arg(number(cost.perHour, 2))
-                                              .arg(cost.paidGpus)
-                                        : tr("Give every GPU type a price per GPU-hour (cluster editor, GPU type "
-                                             "properties) to see the cost"));
+    price->setToolTip(
+        cost.perHour >= 0
+            ? tr("%1 per hour for the %2 GPUs of the nodes it uses").arg(number(cost.perHour, 2)).arg(cost.paidGpus)
+            : tr("Give every GPU type a price per GPU-hour (cluster editor, GPU type "
+                 "properties) to see the cost"));
     tiles->addWidget(price, 2, 1);
     body->addLayout(tiles);
 
@@ -482,7 +491,8 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, const Plan& p, c
     add(0, tr("TP · PP · DP"), QStringLiteral("%1 · %2 · %3").arg(p.tp).arg(p.pp).arg(p.dp));
     add(1, tr("micro-batch"), QString::number(p.microBatch));
     add(2, tr("layers"), QString::fromStdString(p.layersString()).replace(QLatin1Char(','), QStringLiteral(", ")));
-    add(3, tr("recompute"), QString::fromStdString(p.recomputeString()).replace(QLatin1Char(','), QStringLiteral(", ")));
+    add(3, tr("recompute"),
+        QString::fromStdString(p.recomputeString()).replace(QLatin1Char(','), QStringLiteral(", ")));
     auto* order = add(4, tr("stage order"),
                       QString::fromStdString(p.orderString()).replace(QLatin1Char('>'), QStringLiteral(" › ")));
     order->setToolTip(tr("Pipeline stages in order: device group # slice"));
@@ -494,8 +504,9 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, const Plan& p, c
         note->setWordWrap(true);
         note->setText(notes[i]);
         // A light tint of the card's colour: dark text on it in any palette.
-        note->setStyleSheet(QStringLiteral("QLabel { background: %1; color: #202020; border-radius: 4px; padding: 4px 6px; }")
-                                .arg(colour.lighter(185).name()));
+        note->setStyleSheet(
+            QStringLiteral("QLabel { background: %1; color: #202020; border-radius: 4px; padding: 4px 6px; }")
+                .arg(colour.lighter(185).name()));
         body->addWidget(note);
     }
     body->addStretch(1);

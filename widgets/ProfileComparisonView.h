@@ -36,9 +36,9 @@ public:
     void setGpuTypeColors(const GpuTypeColors& colours);  // the cluster's, as on the canvas
 
     int columnCount() const { return static_cast<int>(cards_.size()); }
-    QWidget* cardAt(int column) const;            // null when out of range
-    quint64 keyAt(int column) const;              // 0 when out of range
-    QString differencesAt(int column) const;      // empty for the first column
+    QWidget* cardAt(int column) const;  // null when out of range
+    quint64 keyAt(int column) const;  // 0 when out of range
+    QString differencesAt(int column) const;  // empty for the first column
 
 signals:
     void planActivated(quint64 key);
@@ -62,7 +62,6 @@ protected:
     void resizeEvent(QResizeEvent* e) override;
 
 private:
-
     QLabel* title_ = nullptr;
     QLabel* legend_ = nullptr;  // GPU type colours of the stage strips
     QLabel* empty_ = nullptr;

@@ -65,14 +65,22 @@ const Link* findLink(const Cluster& c, const QString& name)
 
 double typeValue(const GpuType& t, const QString& key)
 {
-    if (key == "peak_tflops_bf16") return t.peakTflopsBf16;
-    if (key == "memory_gib") return t.memoryGiB;
-    if (key == "memory_bandwidth_gbps") return t.memoryBandwidthGBps;
-    if (key == "default_efficiency") return t.defaultEfficiency;
-    if (key == "calibration.efficiency_multiplier") return t.calibration.efficiencyMultiplier;
-    if (key == "calibration.memory_multiplier") return t.calibration.memoryMultiplier;
-    if (key == "calibration.runtime_reserve_gib") return t.calibration.runtimeReserveGiB;
-    if (key == "price_per_gpu_hour") return t.pricePerHour;
+    if (key == "peak_tflops_bf16")
+        return t.peakTflopsBf16;
+    if (key == "memory_gib")
+        return t.memoryGiB;
+    if (key == "memory_bandwidth_gbps")
+        return t.memoryBandwidthGBps;
+    if (key == "default_efficiency")
+        return t.defaultEfficiency;
+    if (key == "calibration.efficiency_multiplier")
+        return t.calibration.efficiencyMultiplier;
+    if (key == "calibration.memory_multiplier")
+        return t.calibration.memoryMultiplier;
+    if (key == "calibration.runtime_reserve_gib")
+        return t.calibration.runtimeReserveGiB;
+    if (key == "price_per_gpu_hour")
+        return t.pricePerHour;
     return 0;
 }
 
@@ -113,15 +121,9 @@ PropertyPanel::PropertyPanel(ClusterDocument* document, QWidget* parent)
     rebuildForm();
 }
 
-QString PropertyPanel::errorText() const
-{
-    return error_->text();
-}
+QString PropertyPanel::errorText() const { return error_->text(); }
 
-bool PropertyPanel::isRefused(const QString& key) const
-{
-    return !refusedKey_.isEmpty() && refusedKey_ == key;
-}
+bool PropertyPanel::isRefused(const QString& key) const { return !refusedKey_.isEmpty() && refusedKey_ == key; }
 
 QStringList PropertyPanel::typesInNode() const
 {
@@ -139,7 +141,7 @@ bool PropertyPanel::targetExists() const
     switch (selection_.kind) {
     case CanvasSelection::Node:
         return std::any_of(c.nodes().begin(), c.nodes().end(),
-                              [&](const Node& n) { return QString::fromStdString(n.name) == selection_.node; });
+                           [&](const Node& n) { return QString::fromStdString(n.name) == selection_.node; });
     case CanvasSelection::Gpu: return document_->gpuCount(selection_.node, selection_.gpuType) > 0;
     case CanvasSelection::Link: return findLink(c, selection_.link) != nullptr;
     case CanvasSelection::None: return true;
@@ -150,7 +152,7 @@ bool PropertyPanel::targetExists() const
 void PropertyPanel::setSelection(const CanvasSelection& selection)
 {
     const bool sameForm = selection.kind == selection_.kind && selection.node == selection_.node
-                          && selection.gpuType == selection_.gpuType && selection.link == selection_.link;
+        && selection.gpuType == selection_.gpuType && selection.link == selection_.link;
     selection_ = selection;
     if (sameForm && form_)
         refresh();
@@ -182,10 +184,12 @@ QString PropertyPanel::inWords(const QString& key, const QString& reason) const
         if (key != QLatin1String(n.key))
             continue;
         const QLocale locale;
-        QString text = tr("%1: %2 to %3 %4").arg(tr(n.label), locale.toString(n.range->min, 'g', 6),
-                                                 locale.toString(n.range->max, 'f', 0), QString::fromLatin1(n.range->unit));
+        QString text = tr("%1: %2 to %3 %4")
+                           .arg(tr(n.label), locale.toString(n.range->min, 'g', 6),
+                                locale.toString(n.range->max, 'f', 0), QString::fromLatin1(n.range->unit));
         if (auto* spin = qobject_cast<QDoubleSpinBox*>(field(key)))
-            text += tr("; %1 %2 was not applied").arg(locale.toString(spin->value(), 'g', 10), QString::fromLatin1(n.range->unit));
+            text += tr("; %1 %2 was not applied")
+                        .arg(locale.toString(spin->value(), 'g', 10), QString::fromLatin1(n.range->unit));
         return text;
     }
     return reason;
@@ -210,8 +214,8 @@ void PropertyPanel::rebuildForm()
     if (!targetExists())
         selection_ = {};
 
-    auto addDouble = [&](const QString& key, const QString& label, double min, double max, double step,
-                         int decimals, const QString& suffix) {
+    auto addDouble = [&](const QString& key, const QString& label, double min, double max, double step, int decimals,
+                         const QString& suffix) {
         auto* spin = new QDoubleSpinBox(form_);
         spin->setRange(min, max);
         spin->setSingleStep(step);
@@ -319,7 +323,8 @@ void PropertyPanel::rebuildForm()
         formLayout_->addRow(note);
         for (const auto& tf : kTypeFields) {
             const QString key = QString::fromLatin1(tf.key);
-            auto* spin = addDouble(key, tr(tf.label), tf.min, tf.max, tf.step, tf.decimals, QString::fromUtf8(tf.suffix));
+            auto* spin
+                = addDouble(key, tr(tf.label), tf.min, tf.max, tf.step, tf.decimals, QString::fromUtf8(tf.suffix));
             if (key == "calibration.runtime_reserve_gib")
                 spin->setSpecialValueText(tr("catalog"));
             if (key == "price_per_gpu_hour") {
@@ -373,10 +378,12 @@ void PropertyPanel::rebuildForm()
             QString reason;
             bool ok = false;
             if (parts.size() == 1)
-                ok = document_->editLink(selection_.link, QStringLiteral("within"), parts[0].trimmed().toStdString(), &reason);
+                ok = document_->editLink(selection_.link, QStringLiteral("within"), parts[0].trimmed().toStdString(),
+                                         &reason);
             else if (parts.size() == 2)
                 ok = document_->editLink(selection_.link, QStringLiteral("between"),
-                                         nlohmann::json::array({parts[0].trimmed().toStdString(), parts[1].trimmed().toStdString()}),
+                                         nlohmann::json::array(
+                                             {parts[0].trimmed().toStdString(), parts[1].trimmed().toStdString()}),
                                          &reason);
             else
                 reason = tr("ends: give one selector or two separated by a comma");
@@ -461,7 +468,8 @@ void PropertyPanel::refresh()
             return;
         }
         for (const QString& type : nodeTypes_)
-            if (auto* count = qobject_cast<QSpinBox*>(field(QStringLiteral("count/") + type)); count && count->value() != document_->gpuCount(selection_.node, type)) {
+            if (auto* count = qobject_cast<QSpinBox*>(field(QStringLiteral("count/") + type));
+                count && count->value() != document_->gpuCount(selection_.node, type)) {
                 QSignalBlocker block(count);
                 count->setValue(document_->gpuCount(selection_.node, type));
             }
@@ -469,7 +477,9 @@ void PropertyPanel::refresh()
         QStringList parts;
         for (const auto& g : c.groups())
             if (QString::fromStdString(c.nodes()[g.node].name) == selection_.node)
-                parts << QStringLiteral("%1 × %2").arg(g.devices.size()).arg(QString::fromStdString(c.types()[g.type].name));
+                parts << QStringLiteral("%1 × %2")
+                             .arg(g.devices.size())
+                             .arg(QString::fromStdString(c.types()[g.type].name));
         if (auto* gpus = form_->findChild<QLabel*>(QStringLiteral("gpus")))
             gpus->setText(parts.join(QStringLiteral(", ")));
         break;

@@ -23,9 +23,8 @@ namespace {
 bool sameModel(const ModelSpec& a, const ModelSpec& b)
 {
     return a.name == b.name && a.numLayers == b.numLayers && a.hidden == b.hidden && a.heads == b.heads
-        && a.headDim == b.headDim && a.queryGroups == b.queryGroups && a.ffnHidden == b.ffnHidden
-        && a.mlp == b.mlp && a.vocab == b.vocab && a.seqLen == b.seqLen && a.tiedEmbeddings == b.tiedEmbeddings
-        && a.style == b.style;
+        && a.headDim == b.headDim && a.queryGroups == b.queryGroups && a.ffnHidden == b.ffnHidden && a.mlp == b.mlp
+        && a.vocab == b.vocab && a.seqLen == b.seqLen && a.tiedEmbeddings == b.tiedEmbeddings && a.style == b.style;
 }
 
 const QString kReasonStyle = QStringLiteral("QLabel { color: #c62828; }");
@@ -121,13 +120,15 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
 
     microBatchSizes_.name = tr("Micro-batch sizes");
     microBatchSizes_.minimum = 1;
-    form->addRow(microBatchSizes_.name, addListField(microBatchSizes_, QStringLiteral("microBatches"), QStringLiteral("1,2,4"),
-                                                  tr("Micro-batch sizes to try, e.g. 1,2,4")));
+    form->addRow(microBatchSizes_.name,
+                 addListField(microBatchSizes_, QStringLiteral("microBatches"), QStringLiteral("1,2,4"),
+                              tr("Micro-batch sizes to try, e.g. 1,2,4")));
     seqLens_.name = tr("Sequence lengths");
     seqLens_.minimum = 16;
     seqLens_.allowDefault = true;
-    form->addRow(seqLens_.name, addListField(seqLens_, QStringLiteral("seqLens"), tr("default (the model's)"),
-                                             tr("Sequence lengths in tokens, e.g. 2048,4096; \"default\": the model's")));
+    form->addRow(seqLens_.name,
+                 addListField(seqLens_, QStringLiteral("seqLens"), tr("default (the model's)"),
+                              tr("Sequence lengths in tokens, e.g. 2048,4096; \"default\": the model's")));
     queryGroups_.name = tr("Query groups");
     queryGroups_.minimum = 1;
     queryGroups_.allowDefault = true;
@@ -144,7 +145,8 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     schedule_ = new QComboBox(this);
     schedule_->setObjectName(QStringLiteral("schedule"));
     schedule_->addItem(tr("auto"), int(ScheduleMode::Auto));
-    schedule_->setItemData(0, tr("Interleaved when memory headroom and GPU balance allow it, else 1F1B"), Qt::ToolTipRole);
+    schedule_->setItemData(0, tr("Interleaved when memory headroom and GPU balance allow it, else 1F1B"),
+                           Qt::ToolTipRole);
     schedule_->addItem(tr("1F1B"), int(ScheduleMode::OneF1B));
     schedule_->addItem(tr("interleaved"), int(ScheduleMode::Interleaved));
     schedule_->addItem(tr("both"), int(ScheduleMode::Both));
@@ -177,18 +179,19 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
 
     precision_ = new QComboBox(this);
     precision_->setObjectName(QStringLiteral("precision"));
-    const std::pair<const char*, QString> precisions[] = {
-        {"auto", tr("bf16 where every GPU type has it, else fp16 (V100, T4, Turing), else fp32")},
-        {"bf16", tr("bf16 weights, fp32 main gradients and optimizer state (--bf16)")},
-        {"fp16", tr("fp16 weights and gradients with dynamic loss scaling (--fp16)")},
-        {"fp8", tr("bf16 training with Transformer Engine fp8 GEMMs (Ada, Hopper, Blackwell)")},
-        {"tf32", tr("fp32 storage, GEMMs on TF32 tensor cores (Ampere and later)")},
-        {"fp32", tr("fp32 storage and math on the CUDA cores; no FlashAttention")}};
+    const std::pair<const char*, QString> precisions[]
+        = {{"auto", tr("bf16 where every GPU type has it, else fp16 (V100, T4, Turing), else fp32")},
+           {"bf16", tr("bf16 weights, fp32 main gradients and optimizer state (--bf16)")},
+           {"fp16", tr("fp16 weights and gradients with dynamic loss scaling (--fp16)")},
+           {"fp8", tr("bf16 training with Transformer Engine fp8 GEMMs (Ada, Hopper, Blackwell)")},
+           {"tf32", tr("fp32 storage, GEMMs on TF32 tensor cores (Ampere and later)")},
+           {"fp32", tr("fp32 storage and math on the CUDA cores; no FlashAttention")}};
     for (const auto& [name, tip] : precisions) {
         precision_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
         precision_->setItemData(precision_->count() - 1, tip, Qt::ToolTipRole);
     }
-    precision_->setToolTip(tr("One precision for every GPU of the job; a type without it is named when the search starts"));
+    precision_->setToolTip(
+        tr("One precision for every GPU of the job; a type without it is named when the search starts"));
     form->addRow(tr("Precision"), precision_);
 
     distributedOptimizer_ = new QCheckBox(tr("Distributed optimizer"), this);
@@ -251,8 +254,8 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     connect(meshes_, &QComboBox::currentIndexChanged, this, notify);
     connect(recompute_, &QComboBox::currentIndexChanged, this, notify);
     connect(precision_, &QComboBox::currentIndexChanged, this, notify);
-    for (QCheckBox* box : {distributedOptimizer_, overlapGradReduce_, overlapParamGather_, sequenceParallel_,
-                           flashAttention_})
+    for (QCheckBox* box :
+         {distributedOptimizer_, overlapGradReduce_, overlapParamGather_, sequenceParallel_, flashAttention_})
         connect(box, &QCheckBox::toggled, this, notify);
     // Megatron refuses the weight-gather overlap without the other two.
     auto gatherAllowed = [this] {
@@ -334,8 +337,8 @@ bool SetupPanel::loadModelFile(const QString& path)
         return false;
     }
     modelError_.clear();
-    customModels_.push_back({loaded, QStringLiteral("%1 (%2)").arg(QString::fromStdString(loaded.name),
-                                                                  QFileInfo(path).fileName())});
+    customModels_.push_back(
+        {loaded, QStringLiteral("%1 (%2)").arg(QString::fromStdString(loaded.name), QFileInfo(path).fileName())});
     rebuildModelCombo();
     selectModelIndex(static_cast<int>(ModelSpec::presets().size() + customModels_.size()) - 1);
     refreshErrors();
@@ -384,7 +387,7 @@ void SetupPanel::setModel(const ModelSpec& model)
 }
 
 QWidget* SetupPanel::addListField(ListField& field, const QString& objectName, const QString& placeholder,
-                                    const QString& toolTip)
+                                  const QString& toolTip)
 {
     field.edit = new QLineEdit(this);
     field.edit->setObjectName(objectName);

@@ -70,7 +70,7 @@ private:
 
     void buildModelRow();
     QWidget* addListField(ListField& field, const QString& objectName, const QString& placeholder,
-                            const QString& toolTip);
+                          const QString& toolTip);
     void onListEdited(ListField& field);
     void onModelChosen(int index);
     void showModelSummary();
@@ -87,7 +87,7 @@ private:
     TrainingSetup base_;
     std::vector<CustomModel> customModels_;  // combo entries after the presets (loaded files, setModel())
     ModelSpec model_;
-    int modelIndex_ = 0;                   // last accepted combo index
+    int modelIndex_ = 0;  // last accepted combo index
     QString modelError_;
 
     QComboBox* modelCombo_ = nullptr;

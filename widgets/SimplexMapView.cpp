@@ -24,8 +24,7 @@ QColor blend(const QColor& a, const QColor& b, double t)
 }
 }  // namespace
 
-SimplexMapView::SimplexMapView(QWidget* parent)
-    : QWidget(parent)
+SimplexMapView::SimplexMapView(QWidget* parent) : QWidget(parent)
 {
     setMouseTracking(true);
     note_ = tr("Run a search (F5): the map shows which plan wins at every weighting of Phi.");
@@ -35,10 +34,10 @@ QColor SimplexMapView::planColour(std::size_t index)
 {
     // A qualitative palette that reads on light and dark backgrounds; past
     // twelve plans the hues repeat lighter.
-    static const QColor base[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0x59, 0xa1, 0x4f),
-                                  QColor(0xe1, 0x57, 0x59), QColor(0x76, 0xb7, 0xb2), QColor(0xed, 0xc9, 0x48),
-                                  QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7), QColor(0x9c, 0x75, 0x5f),
-                                  QColor(0x86, 0xbc, 0xb6), QColor(0xd3, 0x72, 0x95), QColor(0x8c, 0xd1, 0x7d)};
+    static const QColor base[]
+        = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0x59, 0xa1, 0x4f), QColor(0xe1, 0x57, 0x59),
+           QColor(0x76, 0xb7, 0xb2), QColor(0xed, 0xc9, 0x48), QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7),
+           QColor(0x9c, 0x75, 0x5f), QColor(0x86, 0xbc, 0xb6), QColor(0xd3, 0x72, 0x95), QColor(0x8c, 0xd1, 0x7d)};
     const QColor c = base[index % 12];
     return index < 12 ? c : blend(c, Qt::white, 0.35 * double(index / 12 % 3));
 }
@@ -109,10 +108,7 @@ SimplexMapView::Frame SimplexMapView::frame() const
     return f;
 }
 
-double SimplexMapView::headingBottom() const
-{
-    return frame().subtitle.bottom();
-}
+double SimplexMapView::headingBottom() const { return frame().subtitle.bottom(); }
 
 QString SimplexMapView::title() const
 {
@@ -159,15 +155,15 @@ QString SimplexMapView::describe(std::size_t k) const
 {
     const Plan& p = map_->plans[k];
     return tr("P%1: %2 ms, %3 GiB, TP %4 PP %5 DP %6, layers %7, recompute %8; wins %9 of %10 weightings")
-        .arg(k + 1)
-        .arg(p.iterationMs, 0, 'f', 1)
-        .arg(p.maxMemMiB / 1024, 0, 'f', 2)
-        .arg(p.tp)
-        .arg(p.pp)
-        .arg(p.dp)
-        .arg(QString::fromStdString(p.layersString()), QString::fromStdString(p.recomputeString()))
-        .arg(map_->regionSize[k])
-        .arg(map_->points.size())
+               .arg(k + 1)
+               .arg(p.iterationMs, 0, 'f', 1)
+               .arg(p.maxMemMiB / 1024, 0, 'f', 2)
+               .arg(p.tp)
+               .arg(p.pp)
+               .arg(p.dp)
+               .arg(QString::fromStdString(p.layersString()), QString::fromStdString(p.recomputeString()))
+               .arg(map_->regionSize[k])
+               .arg(map_->points.size())
         + QStringLiteral("; ") + QString::fromStdString(costs_[k].brief());
 }
 
@@ -279,10 +275,11 @@ void SimplexMapView::paintEvent(QPaintEvent*)
     p.setPen(hovered_ >= 0 ? text : dim);
     if (hovered_ >= 0) {
         const auto& pt = map_->points[static_cast<std::size_t>(hovered_)];
-        p.drawText(hoverLine, Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(tr("(%1, %2, %3): ").arg(pt.weights.time).arg(pt.weights.memory).arg(pt.weights.variance)
-                                     + describe(pt.winner),
-                                 Qt::ElideRight, int(hoverLine.width())));
+        p.drawText(
+            hoverLine, Qt::AlignLeft | Qt::AlignVCenter,
+            fm.elidedText(tr("(%1, %2, %3): ").arg(pt.weights.time).arg(pt.weights.memory).arg(pt.weights.variance)
+                              + describe(pt.winner),
+                          Qt::ElideRight, int(hoverLine.width())));
     } else {
         p.drawText(hoverLine, Qt::AlignLeft | Qt::AlignVCenter,
                    tr("Hover a cell for its plan; the ring marks the weights of this search."));

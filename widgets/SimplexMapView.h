@@ -54,7 +54,7 @@ protected:
 private:
     struct Frame {
         QPointF time, memory, variance;  // the corners
-        double cell = 0;                 // distance between neighbouring grid points
+        double cell = 0;  // distance between neighbouring grid points
         QRectF legend;
         QRectF title, subtitle;  // wrapped onto as many lines as they need: never cut at the edge
     };
@@ -64,7 +64,7 @@ private:
     std::vector<PlanCost> costs_;  // of map_->plans
     Weights requested_;
     bool hasRequested_ = false;
-    QString note_;        // why there is no map
+    QString note_;  // why there is no map
     int hovered_ = -1;
     quint64 selected_ = 0;
 };

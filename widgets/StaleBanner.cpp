@@ -38,14 +38,8 @@ void StaleBanner::setChanges(const std::vector<std::string>& changes)
     show();
 }
 
-QString StaleBanner::text() const
-{
-    return isHidden() ? QString() : label_->text();
-}
+QString StaleBanner::text() const { return isHidden() ? QString() : label_->text(); }
 
-void StaleBanner::paintEvent(QPaintEvent*)
-{
-    colors::paintWarningStrip(this);
-}
+void StaleBanner::paintEvent(QPaintEvent*) { colors::paintWarningStrip(this); }
 
 }  // namespace memx

@@ -23,8 +23,7 @@ QSpinBox* degree(const QString& name, QWidget* parent)
 }
 }  // namespace
 
-WhyNotShapePanel::WhyNotShapePanel(QWidget* parent)
-    : QWidget(parent)
+WhyNotShapePanel::WhyNotShapePanel(QWidget* parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("whyNotShape"));
     auto* layout = new QVBoxLayout(this);

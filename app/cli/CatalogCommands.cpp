@@ -77,8 +77,8 @@ void addCatalogCommands(CLI::App& app, int& exitCode)
         // Validate before writing, so a wrong type name fails here with the field named.
         Cluster c = Cluster::fromJson(doc, out, GpuCatalog::builtin());
         writeFileAtomically(out, doc.dump(1) + "\n");
-        std::cout << out << ": " << c.deviceCount() << " GPUs in " << c.nodes().size() << " nodes, "
-                  << c.links().size() << " links\n";
+        std::cout << out << ": " << c.deviceCount() << " GPUs in " << c.nodes().size() << " nodes, " << c.links().size()
+                  << " links\n";
         exitCode = Ok;
     });
 }

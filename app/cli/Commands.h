@@ -11,7 +11,7 @@ enum ExitCode { Ok = 0, NoFeasiblePlan = 1, BadInput = 2, PartlyImported = 3 };
 // Each registers a subcommand; the callback sets `exitCode`.
 void addSearchCommand(CLI::App& app, int& exitCode);
 void addCatalogCommands(CLI::App& app, int& exitCode);
-void addProfileCommands(CLI::App& app, int& exitCode);    // profile-plan, simulate, import-logs
+void addProfileCommands(CLI::App& app, int& exitCode);  // profile-plan, simulate, import-logs
 void addPredictorCommands(CLI::App& app, int& exitCode);  // train, predict, evaluate
 void addExportCommand(CLI::App& app, int& exitCode);
 

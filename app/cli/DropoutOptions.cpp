@@ -25,7 +25,8 @@ void addDropoutOptions(CLI::App* command, DropoutRates& rates)
 
 void checkDropoutRates(const DropoutRates& rates)
 {
-    for (auto [option, rate] : {std::pair{"--attention-dropout", rates.attention}, std::pair{"--hidden-dropout", rates.hidden}})
+    for (auto [option, rate] :
+         {std::pair{"--attention-dropout", rates.attention}, std::pair{"--hidden-dropout", rates.hidden}})
         if (!(rate >= 0 && rate < 1))
             throw InputError(option, Text::shortest(rate), "a dropout rate must be in [0, 1) (0 turns it off)");
 }

@@ -25,9 +25,11 @@ struct ExportArgs {
 void addExportCommand(CLI::App& app, int& exitCode)
 {
     auto args = std::make_shared<ExportArgs>();
-    auto* cmd = app.add_subcommand("export", "Write launch files for a plan: Megatron-LM scripts, a FlagScale "
-                                             "heterogeneous config, or the plan as memx-plan/2 JSON");
-    cmd->add_option("--plan", args->plan, "Plan file (memx-plan/2, or /1) or search result (memx-search/2, or /1, from search --json)")
+    auto* cmd = app.add_subcommand("export",
+                                   "Write launch files for a plan: Megatron-LM scripts, a FlagScale "
+                                   "heterogeneous config, or the plan as memx-plan/2 JSON");
+    cmd->add_option("--plan", args->plan,
+                    "Plan file (memx-plan/2, or /1) or search result (memx-search/2, or /1, from search --json)")
         ->required();
     cmd->add_option("--target", args->target, "megatron, flagscale or json")->required();
     cmd->add_option("--out", args->out, "Output directory (created if missing)")->required();

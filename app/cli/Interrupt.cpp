@@ -49,7 +49,7 @@ void afterWrites()
 
 void installInterruptHandlers()
 {
-    struct sigaction sa {};
+    struct sigaction sa { };
     sa.sa_handler = onSignal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;

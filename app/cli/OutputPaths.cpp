@@ -21,8 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<const char*, 7> kOutputs{"--json", "--csv", "--report", "--out", "--runs-out", "--scripts",
-                                              "--logs"};
+constexpr std::array<const char*, 7> kOutputs{"--json",     "--csv",     "--report", "--out",
+                                              "--runs-out", "--scripts", "--logs"};
 
 bool isOutput(const CLI::Option& o)
 {
@@ -52,10 +52,7 @@ bool fileOnly(const std::string& option)
 {
     return option == "--json" || option == "--csv" || option == "--report" || option == "--runs-out";
 }
-bool folderOnly(const std::string& option)
-{
-    return option == "--scripts" || option == "--logs";
-}
+bool folderOnly(const std::string& option) { return option == "--scripts" || option == "--logs"; }
 
 // Why `path` cannot be written, found before any work (a search can take
 // minutes before it writes): a folder that is a file, a file that is a

@@ -57,7 +57,8 @@ std::vector<Measurement> readAll(const std::vector<std::string>& files, std::str
         for (Measurement& m : set.rows) {
             if (files.size() > 1) {
                 m.runId = std::to_string(f) + ":" + m.runId;
-                if (!m.cluster.empty()) m.cluster = RunPlacement::resolve(m.cluster, files[f]);
+                if (!m.cluster.empty())
+                    m.cluster = RunPlacement::resolve(m.cluster, files[f]);
             }
             rows.push_back(std::move(m));
         }
@@ -84,7 +85,8 @@ void warnTopologies(const LoadedPredictor& p, const std::vector<Measurement>& ro
         const Cluster* used = placement.clusterOf(run, file).get();
         if (!typesOn.count(used))
             order.push_back(used);
-        for (const MeasuredStage& s : run.stages) typesOn[used].push_back(s.gpuType);
+        for (const MeasuredStage& s : run.stages)
+            typesOn[used].push_back(s.gpuType);
     }
     for (const Cluster* used : order)
         warnTopology(p, used, typesOn[used]);
@@ -130,7 +132,8 @@ void train(const TrainArgs& a)
     std::vector<Measurement> rows = readAll(a.measurements, text);
     nlohmann::json augmentJson;
     std::size_t interpolated = 0;  // rows generated here (--augment)
-    const auto fromFile = static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const Measurement& m) { return m.isInterpolated(); }));
+    const auto fromFile = static_cast<std::size_t>(
+        std::count_if(rows.begin(), rows.end(), [](const Measurement& m) { return m.isInterpolated(); }));
     // Calibration fits real runs, not interpolated ones (neither generated
     // here nor read from a file that holds some).
     std::vector<Measurement> measured;
@@ -147,16 +150,19 @@ void train(const TrainArgs& a)
     RunPlacement placement(loadCluster(a.cluster));
     // Each GPU type's physical parameters first; the trees learn what is left.
     Calibrator::Result calibration;
-    const std::shared_ptr<const AnalyticPredictor> prior =
-        a.noCalibrate ? nullptr : Calibrator::calibratedModel(measured, dataFile, placement, calibration);
+    const std::shared_ptr<const AnalyticPredictor> prior
+        = a.noCalibrate ? nullptr : Calibrator::calibratedModel(measured, dataFile, placement, calibration);
     const TrainingSet set = TrainingSet::build(rows, dataFile, GpuCatalog::builtin(), &placement, prior);
-    for (const std::string& s : set.skipped) std::cerr << dataFile << ": skipped " << s << "\n";
+    for (const std::string& s : set.skipped)
+        std::cerr << dataFile << ": skipped " << s << "\n";
     if (set.rows.empty())
-        throw InputError(dataFile, "", set.skipped.empty() ? std::string("the file holds no run to train on")
-                                                            : "no run could be used for training (see the skipped "
-                                                              "runs above)");
+        throw InputError(dataFile, "",
+                         set.skipped.empty() ? std::string("the file holds no run to train on")
+                                             : "no run could be used for training (see the skipped "
+                                               "runs above)");
     warnConstantTargets(set, dataFile);
-    const auto unnamed = std::count_if(set.runs.begin(), set.runs.end(), [](const MeasuredRun& r) { return r.config.hasUnknownOrigin(); });
+    const auto unnamed = std::count_if(set.runs.begin(), set.runs.end(),
+                                       [](const MeasuredRun& r) { return r.config.hasUnknownOrigin(); });
     if (unnamed > 0)
         std::cerr << dataFile << ": " << unnamed
                   << " interpolated run(s) read from the file do not say which runs they were made from: they train "
@@ -178,10 +184,12 @@ void train(const TrainArgs& a)
     meta.interpolatedRows = interpolated + fromFile;
     nlohmann::json training = report.toJson();
     training["skipped"] = set.skipped;
-    if (!augmentJson.is_null()) training["augmentation"] = augmentJson;
+    if (!augmentJson.is_null())
+        training["augmentation"] = augmentJson;
     meta.training = training;
     PredictorFile::save(a.out, model, meta);
-    if (!a.report.empty()) writeFileAtomically(a.report, training.dump(1) + "\n");
+    if (!a.report.empty())
+        writeFileAtomically(a.report, training.dump(1) + "\n");
 
     std::printf("trained on %zu runs (%zu stage rows: %zu with time, %zu with memory; %zu interpolated rows%s), "
                 "%zu run(s) skipped\n",
@@ -194,7 +202,9 @@ void train(const TrainArgs& a)
                     a.timeLimit, report.trials.size(), a.trials);
     std::printf("hyper-parameters: depth %d, eta %.3f, subsample %.2f, rounds %d (%s)\n", report.params.maxDepth,
                 report.params.eta, report.params.subsample, report.params.rounds,
-                report.trials.empty() ? "fixed" : (std::to_string(report.trials.size()) + " Bayesian-optimisation trials").c_str());
+                report.trials.empty()
+                    ? "fixed"
+                    : (std::to_string(report.trials.size()) + " Bayesian-optimisation trials").c_str());
     std::printf("%s", calibrationText(calibration).c_str());
     if (report.cv.folds >= 2) {
         // The calibration was fitted on every run before the folds were
@@ -214,8 +224,7 @@ void train(const TrainArgs& a)
         if (!report.uncertainty.memoryCorrection)
             std::printf("memory: the trees did not beat the %s in cross-validation; it predicts memory alone\n",
                         prior ? "calibrated analytic model" : "analytic model");
-    }
-    else
+    } else
         std::printf("too few measured runs for cross-validation (%zu; interpolated runs are never scored); "
                     "uncertainty left at its defaults\n",
                     PredictorTrainer::scoredRuns(set));
@@ -223,11 +232,14 @@ void train(const TrainArgs& a)
     std::printf("uncertainty: +-%.0f%% inside the training range, up to +-%.0f%% outside\n",
                 100 * report.uncertainty.inRangeUncertainty, 100 * report.uncertainty.outOfRangeUncertainty);
     std::vector<std::pair<double, std::string>> imp;
-    for (const auto& [k, v] : report.importance) if (v > 0) imp.emplace_back(v, k);
+    for (const auto& [k, v] : report.importance)
+        if (v > 0)
+            imp.emplace_back(v, k);
     std::sort(imp.rbegin(), imp.rend());
     std::printf("most important features (gain):");
     for (std::size_t i = 0; i < std::min<std::size_t>(5, imp.size()); ++i)
-        std::printf(" %s %.3g%s", imp[i].second.c_str(), imp[i].first, i + 1 < std::min<std::size_t>(5, imp.size()) ? "," : "");
+        std::printf(" %s %.3g%s", imp[i].second.c_str(), imp[i].first,
+                    i + 1 < std::min<std::size_t>(5, imp.size()) ? "," : "");
     std::printf("\nruns placed on %s\n", set.topology.describe().c_str());
     std::printf("wrote %s (data hash %s)\n", a.out.c_str(), meta.dataHash.c_str());
 }
@@ -277,9 +289,11 @@ void predict(const PredictArgs& a)
                 m.peakMemMiB = pred.peakMemMiB(m.peakMemKind);
             }
         };
-        if (run.runRow >= 0) fill(set.rows[run.runRow]);
+        if (run.runRow >= 0)
+            fill(set.rows[run.runRow]);
         for (const MeasuredStage& s : run.stages)
-            if (s.row >= 0) fill(set.rows[s.row]);
+            if (s.row >= 0)
+                fill(set.rows[s.row]);
     }
     if (!runs.empty() && unpredicted.size() == runs.size())
         throw InputError(a.queries, "", "no run could be predicted (see the reasons above); nothing written");
@@ -303,8 +317,8 @@ void evaluate(const EvaluateArgs& a)
     printWarnings(set.warnings);
     RunPlacement placement(loadCluster(a.cluster));
     warnTopologies(p, set.rows, a.truth, placement);
-    const AccuracyReport report = AccuracyEvaluator::evaluate(set.rows, a.truth, GpuCatalog::builtin(), p.predictor,
-                                                              p.learned, &placement);
+    const AccuracyReport report
+        = AccuracyEvaluator::evaluate(set.rows, a.truth, GpuCatalog::builtin(), p.predictor, p.learned, &placement);
     std::cout << report.formatText();
     if (!a.json.empty()) {
         nlohmann::json j = report.toJson();
@@ -316,8 +330,9 @@ void evaluate(const EvaluateArgs& a)
     if (report.runs == 0 && set.rows.empty())
         throw InputError(a.truth, "", "holds no run (a header and no rows): nothing to score");
     if (report.runs == 0)
-        throw InputError(a.truth, "", "no run could be scored: " + std::to_string(report.skipped.size())
-                                          + " skipped (listed above)");
+        throw InputError(a.truth, "",
+                         "no run could be scored: " + std::to_string(report.skipped.size())
+                             + " skipped (listed above)");
 }
 
 struct AccuracyArgs {
@@ -339,8 +354,8 @@ std::string calibrationText(const Calibrator::Result& c)
                       "schedule step, %.3g us per collective, %.3g ms per iteration; time MAPE %.1f%% with catalog "
                       "values, %.1f%% fitted%s%s\n",
                       f.type.c_str(), f.runs, f.efficiencyMultiplier, f.bandwidthMultiplier, f.launchOverheadUs,
-                      f.stepOverheadUs, f.commOverheadUs, f.iterationOverheadMs, f.mapeBefore, f.mapeAfter, f.note.empty() ? "" : " (",
-                      f.note.empty() ? "" : (f.note + ")").c_str());
+                      f.stepOverheadUs, f.commOverheadUs, f.iterationOverheadMs, f.mapeBefore, f.mapeAfter,
+                      f.note.empty() ? "" : " (", f.note.empty() ? "" : (f.note + ")").c_str());
         out += buf;
         if (f.memoryRuns > 0) {
             std::snprintf(buf, sizeof buf,
@@ -405,7 +420,8 @@ void accuracy(const AccuracyArgs& a)
     else
         std::printf("%s: %zu complete runs; minimal set: %zu runs for training (%zu interpolated rows), %zu held out\n",
                     a.dataset.c_str(), r.runs, r.trainRuns.size(), r.interpolatedRows, r.analytic.runs);
-    for (const std::string& s : r.skipped) std::printf("skipped %s\n", s.c_str());
+    for (const std::string& s : r.skipped)
+        std::printf("skipped %s\n", s.c_str());
     std::printf("\n-- analytic model (baseline) on the held-out runs\n%s", r.analytic.formatText().c_str());
     if (opt.calibrate) {
         std::printf("\n%s", calibrationText(r.calibration).c_str());
@@ -415,7 +431,8 @@ void accuracy(const AccuracyArgs& a)
     std::printf("\n%s%s\n", r.leaveOneOut ? "last leave-one-out model's " : "",
                 IterationTermFit::describe(r.training.iterationTerms).c_str());
     std::printf("\n-- learned predictor on the held-out runs\n%s", r.learned.formatText().c_str());
-    if (!a.json.empty()) writeFileAtomically(a.json, protocolJson(r).dump(1) + "\n");
+    if (!a.json.empty())
+        writeFileAtomically(a.json, protocolJson(r).dump(1) + "\n");
 }
 
 }  // namespace
@@ -429,12 +446,16 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     tr->add_option("--measurements", ta->measurements, "Measurement files (memx-measurements/1)")->required();
     tr->add_option("--out", ta->out, "Predictor file to write (memx-predictor/1)")->required();
     tr->add_flag("--augment", ta->augment, "Add interpolated rows where dense sweeps pass the R^2 gate (Table 2)");
-    tr->add_option("--report", ta->report, "Also write the training report (parameters, cross-validation, trials, "
-                                           "feature importance) as JSON");
+    tr->add_option("--report", ta->report,
+                   "Also write the training report (parameters, cross-validation, trials, "
+                   "feature importance) as JSON");
     tr->add_flag("--no-tune", ta->noTune, "Skip the Bayesian optimisation; train with default hyper-parameters");
-    tr->add_flag("--no-calibrate", ta->noCalibrate,
-                 "Do not fit each GPU type's physical parameters first; the trees correct the catalog's analytic model");
-    tr->add_option("--folds", ta->folds, "Cross-validation folds (split by run)")->check(CLI::Range(2, 50))->capture_default_str();
+    tr->add_flag(
+        "--no-calibrate", ta->noCalibrate,
+        "Do not fit each GPU type's physical parameters first; the trees correct the catalog's analytic model");
+    tr->add_option("--folds", ta->folds, "Cross-validation folds (split by run)")
+        ->check(CLI::Range(2, 50))
+        ->capture_default_str();
     tr->add_option("--time-limit", ta->timeLimit,
                    "Seconds the hyper-parameter search may take; then the best parameters so far train the model "
                    "and the report says the search was cut short (0: no limit)")
@@ -487,7 +508,9 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     ac->add_flag("--no-tune", aa->noTune, "Default hyper-parameters instead of Bayesian optimisation");
     ac->add_flag("--no-calibrate", aa->noCalibrate,
                  "Train the trees on the catalog's analytic model instead of one calibrated to the training runs");
-    ac->add_option("--trials", aa->trials, "Hyper-parameter evaluations")->check(CLI::Range(1, 200))->capture_default_str();
+    ac->add_option("--trials", aa->trials, "Hyper-parameter evaluations")
+        ->check(CLI::Range(1, 200))
+        ->capture_default_str();
     ac->add_option("--seed", aa->seed, "Seed of folds, optimiser and booster")->capture_default_str();
     ac->add_option("--json", aa->json, "Also write both reports as JSON");
     ac->add_option("--cluster", aa->cluster,

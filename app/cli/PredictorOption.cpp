@@ -32,7 +32,8 @@ std::string warnTopology(const LoadedPredictor& p, const Cluster* cluster, const
 
 void printWarnings(const std::vector<std::string>& warnings)
 {
-    for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
+    for (const std::string& w : warnings)
+        std::cerr << "warning: " << w << "\n";
 }
 
 }  // namespace memx::cli

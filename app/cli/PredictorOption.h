@@ -17,10 +17,10 @@ namespace memx::cli {
 // memx-predictor/1 file.
 struct LoadedPredictor {
     std::shared_ptr<const Predictor> predictor;  // null: analytic
-    const LearnedPredictor* learned = nullptr;   // set when a file was loaded
+    const LearnedPredictor* learned = nullptr;  // set when a file was loaded
     PredictorMetadata metadata;
-    std::string label;                           // "analytic" or "learned (FILE)"
-    std::string file;                            // the model file; empty: analytic
+    std::string label;  // "analytic" or "learned (FILE)"
+    std::string file;  // the model file; empty: analytic
 };
 
 LoadedPredictor loadPredictor(const std::string& nameOrFile);

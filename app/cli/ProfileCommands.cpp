@@ -35,9 +35,9 @@ namespace fs = std::filesystem;
 std::string runIdOf(const StageQuery& q)
 {
     static const char* const rc[] = {"none", "sel", "full"};
-    return q.gpu->name + "_tp" + std::to_string(q.tp) + "_mbs" + std::to_string(q.microBatch) + "_seq" +
-           std::to_string(q.seqLen) + "_l" + std::to_string(q.layers) + "_g" + std::to_string(q.queryGroups) + "_rc" +
-           rc[static_cast<int>(q.recompute)];
+    return q.gpu->name + "_tp" + std::to_string(q.tp) + "_mbs" + std::to_string(q.microBatch) + "_seq"
+        + std::to_string(q.seqLen) + "_l" + std::to_string(q.layers) + "_g" + std::to_string(q.queryGroups) + "_rc"
+        + rc[static_cast<int>(q.recompute)];
 }
 
 // A profiling run (PP = 1, DP = 1, `layers` layers) as a run row without targets.
@@ -109,9 +109,11 @@ void profilePlan(const PlanArgs& a)
         opt.hiddenDropout = a.dropout.hidden;
         std::vector<ParameterAxis> axes = ProfilingPlanner::defaultAxes(model);
         for (ParameterAxis& axis : axes) {
-            if (axis.name != "tp") continue;
+            if (axis.name != "tp")
+                continue;
             std::erase_if(axis.values, [&](int tp) { return tp > static_cast<int>(devices.size()); });
-            if (axis.values.empty()) axis.values = {1};
+            if (axis.values.empty())
+                axis.values = {1};
             axis.defaultValue = axis.values.front();
             const int tpMax = axis.values.back();
             if (tpMax > 1) {
@@ -145,7 +147,8 @@ void profilePlan(const PlanArgs& a)
                     static_cast<unsigned long long>(ProfilingPlanner::exhaustiveCount(axes)));
     }
     if (rows.empty())
-        throw InputError(a.cluster, "gpu_types", "no profiling run fits in any GPU type's memory for model " + model.name);
+        throw InputError(a.cluster, "gpu_types",
+                         "no profiling run fits in any GPU type's memory for model " + model.name);
     MeasurementCsv::save(a.out, rows, MeasurementCsv::Kind::RunList);
     if (!a.scripts.empty()) {
         fs::create_directories(a.scripts);
@@ -176,16 +179,17 @@ struct SimArgs {
 
 void checkModel(const std::string& modelName, const MeasuredRun& run, const std::string& file)
 {
-    if (modelName.empty()) return;
+    if (modelName.empty())
+        return;
     const ModelSpec m = ModelSpec::resolve(modelName);
     const Measurement& c = run.config;
-    if (m.hidden != c.hidden || m.heads != c.heads || m.ffnHidden != c.ffnHidden || m.mlp != c.mlp
-        || m.vocab != c.vocab || m.tiedEmbeddings != c.tiedEmbeddings || !(m.style == c.style))
+    if (m.hidden != c.hidden || m.heads != c.heads || m.ffnHidden != c.ffnHidden || m.mlp != c.mlp || m.vocab != c.vocab
+        || m.tiedEmbeddings != c.tiedEmbeddings || !(m.style == c.style))
         throw InputError(file, "run " + run.runId,
-                         "its model (hidden " + std::to_string(c.hidden) + ", heads " + std::to_string(c.heads) +
-                             ", ffn " + std::to_string(c.ffnHidden) + " " + toString(c.mlp) + ", vocab " +
-                             std::to_string(c.vocab) + (c.tiedEmbeddings ? ", tied" : "") + ", "
-                             + describe(c.style) + ") is not " + m.name + " (" + describe(m.style) + ")");
+                         "its model (hidden " + std::to_string(c.hidden) + ", heads " + std::to_string(c.heads)
+                             + ", ffn " + std::to_string(c.ffnHidden) + " " + toString(c.mlp) + ", vocab "
+                             + std::to_string(c.vocab) + (c.tiedEmbeddings ? ", tied" : "") + ", " + describe(c.style)
+                             + ") is not " + m.name + " (" + describe(m.style) + ")");
 }
 
 void simulate(const SimArgs& a, int& exitCode)
@@ -196,12 +200,14 @@ void simulate(const SimArgs& a, int& exitCode)
     const ReferenceSimulator sim(a.seed);
     std::vector<Measurement> out;
     int oom = 0;
-    if (!a.logs.empty()) fs::create_directories(a.logs);
+    if (!a.logs.empty())
+        fs::create_directories(a.logs);
     const auto start = std::chrono::steady_clock::now();
     const std::vector<MeasuredRun> runs = MeasuredRun::group(set.rows, a.runs);
     std::size_t done = 0;
     for (const MeasuredRun& run : runs) {
-        if (a.timeLimit > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= a.timeLimit)
+        if (a.timeLimit > 0
+            && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= a.timeLimit)
             break;
         ++done;
         checkModel(a.model, run, a.runs);
@@ -218,7 +224,8 @@ void simulate(const SimArgs& a, int& exitCode)
         Measurement r = run.emptyRunRow(MeasurementSource::Simulated);
         r.iterationTimeMs = result.medianIterationMs;
         double peak = 0;
-        for (const SimulatedStage& s : result.stages) peak = std::max(peak, s.maxAllocatedMiB);
+        for (const SimulatedStage& s : result.stages)
+            peak = std::max(peak, s.maxAllocatedMiB);
         r.peakMemMiB = peak;
         out.push_back(r);
         for (std::size_t i = 0; i < run.stages.size(); ++i) {
@@ -232,7 +239,8 @@ void simulate(const SimArgs& a, int& exitCode)
                                 sim.megatronLog(result, planned.plan));
     }
     // Runs are whole: a run the time limit stopped before is not written at all.
-    const std::string incomplete = done == runs.size() ? ""
+    const std::string incomplete = done == runs.size()
+        ? ""
         : "--time-limit " + Text::fmt("%g", a.timeLimit) + " s stopped the simulation after " + std::to_string(done)
             + " of " + std::to_string(runs.size()) + " runs; run " + runs[done].runId + " and the "
             + std::to_string(runs.size() - done - 1) + " after it were not simulated";
@@ -271,8 +279,9 @@ LogImportOptions importOptions(const ImportArgs& a)
         opt.runsFile = a.runs;
         opt.runs = MeasuredRun::group(set.rows, a.runs);
     } else if (a.gpuType.empty() && a.gpuTypeMap.empty()) {
-        throw InputError("--gpu-type", "", "without --runs the logs do not say which GPU ran them: give --gpu-type T "
-                                            "or --gpu-type-map FILE (`memx-cli gpus` lists the types)");
+        throw InputError("--gpu-type", "",
+                         "without --runs the logs do not say which GPU ran them: give --gpu-type T "
+                         "or --gpu-type-map FILE (`memx-cli gpus` lists the types)");
     }
     return opt;
 }
@@ -285,7 +294,8 @@ void importLogs(const ImportArgs& a, int& exitCode)
     for (const std::string& file : a.logs) {
         const ImportedLog log = importer.import(file);
         printWarnings(log.warnings);
-        for (const std::string& e : log.errors) std::cerr << "error: " << e << "\n";
+        for (const std::string& e : log.errors)
+            std::cerr << "error: " << e << "\n";
         if (!log.imported()) {
             std::cerr << "error: " << file << ": nothing written for this log\n";
             ++skipped;
@@ -293,7 +303,8 @@ void importLogs(const ImportArgs& a, int& exitCode)
         }
         out.insert(out.end(), log.rows.begin(), log.rows.end());
     }
-    for (const std::string& run : importer.runsWithoutLog()) std::cerr << "warning: no log for run " << run << "\n";
+    for (const std::string& run : importer.runsWithoutLog())
+        std::cerr << "warning: no log for run " << run << "\n";
     if (out.empty())
         throw InputError(a.logs.empty() ? a.runs : a.logs.front(), "",
                          "no log could be imported (" + std::to_string(skipped) + " skipped, reasons above)");

@@ -163,15 +163,20 @@ std::vector<Measurement> planRuns(const SearchRequest& req, const SearchResult& 
     std::vector<std::uint64_t> seen;
     std::size_t n = 0;
     const auto add = [&](const Plan& p) {
-        if (n >= count || std::find(seen.begin(), seen.end(), p.key) != seen.end()) return;
+        if (n >= count || std::find(seen.begin(), seen.end(), p.key) != seen.end())
+            return;
         seen.push_back(p.key);
         char id[32];
         std::snprintf(id, sizeof id, "plan%03zu", ++n);
-        for (Measurement& m : PlanRuns::rows(p, req.problem, id)) rows.push_back(std::move(m));
+        for (Measurement& m : PlanRuns::rows(p, req.problem, id))
+            rows.push_back(std::move(m));
     };
-    for (const Plan& p : r.best) add(p);
-    for (const Plan& p : r.fastest) add(p);
-    for (const Plan& p : r.plotSample) add(p);
+    for (const Plan& p : r.best)
+        add(p);
+    for (const Plan& p : r.fastest)
+        add(p);
+    for (const Plan& p : r.plotSample)
+        add(p);
     return rows;
 }
 
@@ -181,12 +186,20 @@ std::vector<Measurement> planRuns(const SearchRequest& req, const SearchResult& 
 // JSON key names become the flag names here.
 void validateAsFlags(const TrainingSetup& s)
 {
-    static const std::vector<std::pair<std::string, std::string>> flags = {
-        {"global_batch", "--gbs"},          {"micro_batch_sizes", "--mbs"},   {"seq_lens", "--seq"},
-        {"query_groups", "--query-groups"}, {"tensor_parallel", "--tp"},      {"virtual_stages", "--vp"},
-        {"max_pipeline_stages", "--max-pp"}, {"min_pipeline_stages", "--min-pp"}, {"precision", "--precision"},
-        {"attention_dropout", "--attention-dropout"}, {"hidden_dropout", "--hidden-dropout"},
-        {"overlap_param_gather", "--overlap-param-gather"}, {"overlap_grad_reduce", "--overlap-grad-reduce"}};
+    static const std::vector<std::pair<std::string, std::string>> flags
+        = {{"global_batch", "--gbs"},
+           {"micro_batch_sizes", "--mbs"},
+           {"seq_lens", "--seq"},
+           {"query_groups", "--query-groups"},
+           {"tensor_parallel", "--tp"},
+           {"virtual_stages", "--vp"},
+           {"max_pipeline_stages", "--max-pp"},
+           {"min_pipeline_stages", "--min-pp"},
+           {"precision", "--precision"},
+           {"attention_dropout", "--attention-dropout"},
+           {"hidden_dropout", "--hidden-dropout"},
+           {"overlap_param_gather", "--overlap-param-gather"},
+           {"overlap_grad_reduce", "--overlap-grad-reduce"}};
     try {
         s.validate();
     } catch (const InputError& e) {
@@ -246,7 +259,8 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     validateAsFlags(s);
     ObjectiveSpec& o = req.objective;
     if (!parseProfile(a.profile, o.profile))
-        throw InputError("--profile", a.profile, "expected default, safety-first, throughput-first, balanced, custom or auto");
+        throw InputError("--profile", a.profile,
+                         "expected default, safety-first, throughput-first, balanced, custom or auto");
     if (!a.weights.empty()) {
         std::istringstream in(a.weights);
         char c1 = 0, c2 = 0;
@@ -293,9 +307,11 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     try {
         o.validate();
     } catch (const InputError& e) {
-        static const std::map<std::string, std::string> flags = {
-            {"custom_weights", "--weights"}, {"epsilon_fraction", "--eps"}, {"epsilon", "--ev"},
-            {"min_headroom", "--min-headroom"}, {"max_slowdown", "--max-slowdown"}};
+        static const std::map<std::string, std::string> flags = {{"custom_weights", "--weights"},
+                                                                 {"epsilon_fraction", "--eps"},
+                                                                 {"epsilon", "--ev"},
+                                                                 {"min_headroom", "--min-headroom"},
+                                                                 {"max_slowdown", "--max-slowdown"}};
         const auto f = flags.find(e.field());
         throw InputError(f == flags.end() ? e.field() : f->second, "", e.reason());
     }
@@ -323,20 +339,22 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     req.options.baselines = a.baselines;
     req.options.prune = !a.noPrune;
     if (a.compare)
-        req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
-                               ProfileKind::Custom};
+        req.compareProfiles
+            = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst, ProfileKind::Custom};
     if (a.predictor != "analytic") {
         LoadedPredictor p = loadPredictor(a.predictor);
         std::vector<std::string> problems, warnings;
         PredictorFile::checkFits(p.metadata, req.problem, problems, warnings);
         if (!problems.empty()) {
             std::string all;
-            for (const auto& x : problems) all += (all.empty() ? "" : "; ") + x;
+            for (const auto& x : problems)
+                all += (all.empty() ? "" : "; ") + x;
             throw InputError(a.predictor, "trained_on", "does not fit this search: " + all);
         }
         printWarnings(warnings);
         std::vector<std::string> types;
-        for (const GpuType& t : req.problem.cluster.types()) types.push_back(t.name);
+        for (const GpuType& t : req.problem.cluster.types())
+            types.push_back(t.name);
         topologyNote = warnTopology(p, &req.problem.cluster, types);
         req.predictor = p.predictor;
     }
@@ -411,8 +429,9 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     "Only plans where every GPU keeps this much memory free (10% or 0.1), before Phi ranks");
     cmd->add_flag("--headroom-at-upper", args->headroomAtUpper,
                   "Count --min-headroom at the prediction's upper bound (peak x (1 + uncertainty))");
-    cmd->add_option("--max-slowdown", args->maxSlowdown,
-                    "Only plans at most this much slower than the fastest feasible plan (10% or 0.1), before Phi ranks");
+    cmd->add_option(
+        "--max-slowdown", args->maxSlowdown,
+        "Only plans at most this much slower than the fastest feasible plan (10% or 0.1), before Phi ranks");
     cmd->add_option("--top", args->top, "Plans shown in the table")->capture_default_str();
     cmd->add_option("--keep", args->keep, "Plans kept per ranking for --json and --csv")->capture_default_str();
     cmd->add_option("--json", args->json, "Write the search as memx-search/2 JSON");
@@ -421,7 +440,9 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--stats", args->stats, "Print search statistics (counts, pruning, time, candidates/s)");
     cmd->add_flag("--progress", args->progress, "Print progress to stderr");
     cmd->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
-    cmd->add_option("--threads", args->threads, "Worker threads (0: every core this process may use, its CPU affinity and cgroup quota counted)")->capture_default_str();
+    cmd->add_option("--threads", args->threads,
+                    "Worker threads (0: every core this process may use, its CPU affinity and cgroup quota counted)")
+        ->capture_default_str();
     cmd->add_flag("--compare", args->compare,
                   "Also rank under the other weight profiles and spell out how their winners differ");
     cmd->add_option("--predictor", args->predictor,
@@ -434,9 +455,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--simplex", args->simplex,
                     "Write which kept plan wins at every weighting (wT, wM, wV) on a 0.05 grid of the simplex (231 "
                     "points) as CSV, and summarise the regions in the report");
-    cmd->add_flag("--baselines", args->baselines,
-                  "Also pick the plan of each baseline planner (compute-proportional, memory-proportional, Metis-style, "
-                  "FaSOP-style) on the same space and predictor, and tabulate them beside MemX's (docs/BASELINES.md)");
+    cmd->add_flag(
+        "--baselines", args->baselines,
+        "Also pick the plan of each baseline planner (compute-proportional, memory-proportional, Metis-style, "
+        "FaSOP-style) on the same space and predictor, and tabulate them beside MemX's (docs/BASELINES.md)");
     cmd->add_option("--bandwidth-scenarios", args->bandwidthScenarios,
                     "What-if bandwidth: a memx-bandwidth-scenarios/1 file of links scaled by kind, name or shared "
                     "medium (steady or as a time profile); reports plan 1's slowdown under each and re-plans for it "
@@ -445,9 +467,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     "With --bandwidth-scenarios: also rank the kept plans by their worst or mean time over the "
                     "scenarios (worst, mean). node-loss: rank them by their worst time when any one node is lost "
                     "(implies --node-loss each unless given)");
-    cmd->add_flag("--choose-nodes", args->chooseNodes,
-                  "Also search the cluster with the nodes of each set of GPU types left out and set the best plans side "
-                  "by side: tokens/s, and with prices (price_per_gpu_hour) cost per hour and per million tokens");
+    cmd->add_flag(
+        "--choose-nodes", args->chooseNodes,
+        "Also search the cluster with the nodes of each set of GPU types left out and set the best plans side "
+        "by side: tokens/s, and with prices (price_per_gpu_hour) cost per hour and per million tokens");
     cmd->add_option("--objective", args->objective,
                     "With --choose-nodes: rank the choices by throughput (tokens/s) or cost (per million tokens; "
                     "needs a price for every GPU type)");
@@ -465,9 +488,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     "Stop after this many seconds with the best plans found so far, marked incomplete in the report "
                     "and in --json (0: no limit)")
         ->capture_default_str();
-    cmd->add_option("--max-memory", args->maxMemory,
-                    "Cap what the search keeps (sample, Pareto fronts, plot sample, prediction and stage-row caches) to about this "
-                    "many MiB; smaller medians' samples and fronts, said in --stats (0: no cap)")
+    cmd->add_option(
+           "--max-memory", args->maxMemory,
+           "Cap what the search keeps (sample, Pareto fronts, plot sample, prediction and stage-row caches) to about this "
+           "many MiB; smaller medians' samples and fronts, said in --stats (0: no cap)")
         ->capture_default_str();
     cmd->add_flag("--no-prune", args->noPrune, "Disable memory and bound pruning (brute force, for checking)");
 
@@ -479,7 +503,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         BandwidthWhatIf::Options whatIf;
         int whyTp = 0, whyPp = 0, whyDp = 0;
         if (!args->whyNot.empty() && !ShapeExplanation::parseShape(args->whyNot, whyTp, whyPp, whyDp))
-            throw InputError("--why-not", args->whyNot, "expected TP,PP,DP: three whole numbers of at least 1, e.g. 8,1,2");
+            throw InputError("--why-not", args->whyNot,
+                             "expected TP,PP,DP: three whole numbers of at least 1, e.g. 8,1,2");
         NodeLossWhatIf::Options nodeLoss;
         const bool wantNodeLoss = !args->nodeLoss.empty() || args->robust == "node-loss";
         if (!args->nodeLoss.empty() && !NodeLossWhatIf::parse(args->nodeLoss, nodeLoss.which))
@@ -504,8 +529,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                 req.store = std::make_shared<PredictionStore>();  // the scenarios re-plan from it
         }
         NodeChoice::Options choice;
-        const bool wantChoice = args->chooseNodes || !args->objective.empty() || args->maxCostPerHour >= 0
-            || args->minTokensPerS >= 0;
+        const bool wantChoice
+            = args->chooseNodes || !args->objective.empty() || args->maxCostPerHour >= 0 || args->minTokensPerS >= 0;
         if (!args->objective.empty() && !NodeChoice::parseRank(args->objective, choice.rank))
             throw InputError("--objective", args->objective, "expected throughput or cost");
         if (choice.rank == NodeChoice::Rank::Cost) {
@@ -515,8 +540,8 @@ void addSearchCommand(CLI::App& app, int& exitCode)
                     unpriced.push_back(t.name);
             if (!unpriced.empty())
                 throw InputError("--objective", args->objective,
-                                 "needs a price per GPU-hour for every GPU type; " + Text::join(unpriced)
-                                     + " ha" + (unpriced.size() == 1 ? "s" : "ve")
+                                 "needs a price per GPU-hour for every GPU type; " + Text::join(unpriced) + " ha"
+                                     + (unpriced.size() == 1 ? "s" : "ve")
                                      + " none (price_per_gpu_hour in the catalog or the cluster's gpu_types)");
         }
         for (auto [option, value] : {std::pair{"--max-cost-per-hour", args->maxCostPerHour},
@@ -587,9 +612,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
             report = TextReport::table(req.problem, r, static_cast<std::size_t>(args->top)) + TextReport::tasks(r)
                 + TextReport::planDetail(req.problem, r);
             if (!r.best.empty())  // what per-stage recomputation buys over one level everywhere
-                report += RecomputeAblation::line(
-                    r.best.front(), RecomputeAblation::uniform(req.problem, r.best.front(), req.predictor, r.varianceMode),
-                    r.varianceMode);
+                report += RecomputeAblation::line(r.best.front(),
+                                                  RecomputeAblation::uniform(req.problem, r.best.front(), req.predictor,
+                                                                             r.varianceMode),
+                                                  r.varianceMode);
             if (!r.best.empty()) {
                 const PlanCost cost = PlanCost::of(req.problem.cluster, r.best.front());
                 if (cost.perHour >= 0 || wantChoice)
@@ -624,10 +650,10 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         if (!args->csv.empty())
             outputs.push_back({args->csv, CandidateCsv::write(r)});
         if (!args->runsOut.empty() && r.error.empty())
-            outputs.push_back({args->runsOut,
-                               MeasurementCsv::checkedText(args->runsOut,
-                                                           planRuns(req, r, static_cast<std::size_t>(args->runsCount)),
-                                                           MeasurementCsv::Kind::RunList)});
+            outputs.push_back(
+                {args->runsOut,
+                 MeasurementCsv::checkedText(args->runsOut, planRuns(req, r, static_cast<std::size_t>(args->runsCount)),
+                                             MeasurementCsv::Kind::RunList)});
         if (!args->report.empty())
             outputs.push_back({args->report, report});
         writeFilesAtomically(outputs);

@@ -12,18 +12,11 @@
 namespace memx {
 
 namespace {
-QString originOf(const QString& file)
-{
-    return file + QStringLiteral(".origin");
-}
-QString lockOf(const QString& file)
-{
-    return file + QStringLiteral(".lock");
-}
+QString originOf(const QString& file) { return file + QStringLiteral(".origin"); }
+QString lockOf(const QString& file) { return file + QStringLiteral(".lock"); }
 }  // namespace
 
-AutosaveSlot::AutosaveSlot(QString dir)
-    : dir_(std::move(dir))
+AutosaveSlot::AutosaveSlot(QString dir) : dir_(std::move(dir))
 {
     QDir().mkpath(dir_);
     // A name no other instance holds: this process's id, then a counter.

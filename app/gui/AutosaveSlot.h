@@ -44,7 +44,7 @@ private:
     QString dir_;
     QString file_;
     std::unique_ptr<QLockFile> lock_;
-    QString origin_;             // the origin last written
+    QString origin_;  // the origin last written
     bool originWritten_ = false;
 };
 

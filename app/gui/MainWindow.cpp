@@ -87,10 +87,7 @@
 #include <qcustomplot.h>
 
 // Resources of a static library must be initialised explicitly, outside any namespace.
-static void initMemxResources()
-{
-    Q_INIT_RESOURCE(memx);
-}
+static void initMemxResources() { Q_INIT_RESOURCE(memx); }
 
 namespace memx {
 
@@ -100,18 +97,14 @@ constexpr int kMaxRecentPredictors = 6;
 const char* kRecentPredictorsKey = "recentPredictors";
 const char* kSampleResource = ":/memx/paper-20gpu-3vendor.json";
 
-QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // A what-if that re-plans the last search (node loss, node choice): the
 // search's request, on a copy of its prediction store (the next search writes
 // to its own), run off the GUI thread; its outcome is shown only if no later
 // request or search has moved `generation` on.
 template <class Result, class Run, class Show>
-void replanOffThread(QObject* owner, const SearchController& controller, const quint64& generation, Run run,
-                     Show show)
+void replanOffThread(QObject* owner, const SearchController& controller, const quint64& generation, Run run, Show show)
 {
     SearchRequest request = controller.lastRequest();
     request.options.stopEarly = {};
@@ -120,21 +113,18 @@ void replanOffThread(QObject* owner, const SearchController& controller, const q
         request.store = std::make_shared<PredictionStore>(*request.store);
     const std::shared_ptr<const SearchResult> result = controller.lastResultShared();
     auto* watcher = new QFutureWatcher<Result>(owner);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, owner,
-                     [watcher, &generation, mine = generation, show] {
-                         watcher->deleteLater();
-                         if (mine == generation)
-                             show(watcher->result());
-                     });
-    watcher->setFuture(QtConcurrent::run(
-        [request = std::move(request), result, run] { return run(request, *result); }));
+    QObject::connect(watcher, &QFutureWatcherBase::finished, owner, [watcher, &generation, mine = generation, show] {
+        watcher->deleteLater();
+        if (mine == generation)
+            show(watcher->result());
+    });
+    watcher->setFuture(
+        QtConcurrent::run([request = std::move(request), result, run] { return run(request, *result); }));
 }
 
 }  // namespace
 
-MainWindow::MainWindow(Options options, QWidget* parent)
-    : QMainWindow(parent)
-    , options_(options)
+MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), options_(options)
 {
     initMemxResources();
     setObjectName(QStringLiteral("MemXMainWindow"));
@@ -470,7 +460,8 @@ void MainWindow::createDocks()
     connect(canvas_, &ClusterCanvas::selectionChanged, properties_, &PropertyPanel::setSelection);
     connect(canvas_, &ClusterCanvas::editRefused, this,
             [this](const QString& reason) { statusLabel_->setText(tr("Edit refused: %1").arg(reason)); });
-    connect(canvas_, &ClusterCanvas::feedback, this, [this](const QString& message) { statusLabel_->setText(message); });
+    connect(canvas_, &ClusterCanvas::feedback, this,
+            [this](const QString& message) { statusLabel_->setText(message); });
 
     auto* tableBox = new QWidget(this);
     auto* layout = new QVBoxLayout(tableBox);
@@ -509,10 +500,9 @@ void MainWindow::createDocks()
     // above it would otherwise squeeze it to one or two).
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     const int tenRows = 10 * planTable_->verticalHeader()->defaultSectionSize()
-                        + planTable_->horizontalHeader()->sizeHint().height()
-                        + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * planTable_->frameWidth()
-                        + planFilter_->sizeHint().height() + layout->spacing()
-                        + plansDock->sizeHint().height() - tableBox->sizeHint().height();  // title bar
+        + planTable_->horizontalHeader()->sizeHint().height() + style()->pixelMetric(QStyle::PM_ScrollBarExtent)
+        + 2 * planTable_->frameWidth() + planFilter_->sizeHint().height() + layout->spacing()
+        + plansDock->sizeHint().height() - tableBox->sizeHint().height();  // title bar
     resizeDocks({plansDock}, {tenRows}, Qt::Vertical);
 
     // Why this plan? Beside the table: what Phi weighs and how the selected
@@ -646,8 +636,8 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     updateExportActions();
     showSavedResult(file);
     if (!predictorError.isEmpty())
-        statusLabel_->setText(tr("The project's predictor was not loaded (searching with the analytic one): %1")
-                                  .arg(predictorError));
+        statusLabel_->setText(
+            tr("The project's predictor was not loaded (searching with the analytic one): %1").arg(predictorError));
 }
 
 // The user guide (docs/USER_GUIDE.md and its screenshots, bundled): the
@@ -748,10 +738,7 @@ bool MainWindow::saveProject(const QString& file, QString* error)
     }
 }
 
-bool MainWindow::isDirty() const
-{
-    return settingsDirty_ || !document_->undoStack()->isClean();
-}
+bool MainWindow::isDirty() const { return settingsDirty_ || !document_->undoStack()->isClean(); }
 
 void MainWindow::markDirty()
 {
@@ -834,8 +821,7 @@ bool MainWindow::maybeSave()
 {
     if (!isDirty())
         return true;
-    auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
-                                       tr("The project has unsaved changes. Save them?"),
+    auto answer = QMessageBox::warning(this, tr("Unsaved changes"), tr("The project has unsaved changes. Save them?"),
                                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
     if (answer == QMessageBox::Save)
         return save();
@@ -877,13 +863,16 @@ void MainWindow::rebuildRecentMenu()
     recentMenu_->clear();
     const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
     for (const QString& f : files) {
-        recentMenu_->addAction(QFileInfo(f).fileName(), this, [this, f] {
-            if (!maybeSave())
-                return;
-            QString error;
-            if (!openProject(f, &error))
-                QMessageBox::warning(this, tr("Cannot open project"), error);
-        })->setToolTip(f);
+        recentMenu_
+            ->addAction(QFileInfo(f).fileName(), this,
+                        [this, f] {
+                            if (!maybeSave())
+                                return;
+                            QString error;
+                            if (!openProject(f, &error))
+                                QMessageBox::warning(this, tr("Cannot open project"), error);
+                        })
+            ->setToolTip(f);
     }
     recentMenu_->setEnabled(!files.isEmpty());
 }
@@ -900,10 +889,7 @@ AutosaveSlot& MainWindow::autosaveSlot() const
     return *autosave_;
 }
 
-QString MainWindow::autosavePath() const
-{
-    return autosaveSlot().file();
-}
+QString MainWindow::autosavePath() const { return autosaveSlot().file(); }
 
 void MainWindow::writeAutosave()
 {
@@ -962,10 +948,9 @@ void MainWindow::importCluster()
 
 void MainWindow::exportCluster()
 {
-    const QString file = FileDialogs::saveFile(this, tr("Export Cluster"), tr("Cluster files (*.json)"),
-                                               QStringLiteral("cluster"),
-                                               qs(document_->cluster().name()) + QStringLiteral(".json"),
-                                               QStringLiteral("json"));
+    const QString file
+        = FileDialogs::saveFile(this, tr("Export Cluster"), tr("Cluster files (*.json)"), QStringLiteral("cluster"),
+                                qs(document_->cluster().name()) + QStringLiteral(".json"), QStringLiteral("json"));
     if (file.isEmpty())
         return;
     QString error;
@@ -977,9 +962,9 @@ void MainWindow::exportCluster()
 
 void MainWindow::exportPlot()
 {
-    const QString file = FileDialogs::saveFile(this, tr("Export Plot"), tr("PNG (*.png);;PDF (*.pdf)"),
-                                               QStringLiteral("plot"), QStringLiteral("pareto.png"),
-                                               QStringLiteral("png"));
+    const QString file
+        = FileDialogs::saveFile(this, tr("Export Plot"), tr("PNG (*.png);;PDF (*.pdf)"), QStringLiteral("plot"),
+                                QStringLiteral("pareto.png"), QStringLiteral("png"));
     if (file.isEmpty())
         return;
     if (!pareto_->exportImage(file, 1600, 1000))
@@ -990,9 +975,9 @@ void MainWindow::exportCandidates()
 {
     if (!controller_->hasResult())
         return;
-    const QString file = FileDialogs::saveFile(this, tr("Export Candidates"), tr("CSV (*.csv)"),
-                                               QStringLiteral("candidates"), QStringLiteral("candidates.csv"),
-                                               QStringLiteral("csv"));
+    const QString file
+        = FileDialogs::saveFile(this, tr("Export Candidates"), tr("CSV (*.csv)"), QStringLiteral("candidates"),
+                                QStringLiteral("candidates.csv"), QStringLiteral("csv"));
     if (file.isEmpty())
         return;
     try {
@@ -1026,7 +1011,8 @@ MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QStr
     // The plan goes through its memx-plan/2 document and back, exactly as
     // `memx-cli export --plan` reads it, so both front ends write the same files.
     const SearchRequest& req = controller_->lastRequest();
-    const std::string source = currentFile_.isEmpty() ? std::string("unsaved-project.memx") : currentFile_.toStdString();
+    const std::string source
+        = currentFile_.isEmpty() ? std::string("unsaved-project.memx") : currentFile_.toStdString();
     const std::string predictor = predictorLabel(req.predictor, r->predictorName).toStdString();
     const memx::ExportTarget coreTarget = target == ExportTarget::Megatron ? memx::ExportTarget::Megatron
         : target == ExportTarget::FlagScale                                ? memx::ExportTarget::FlagScale
@@ -1059,12 +1045,13 @@ MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QStr
     QStringList names;
     for (const QString& f : out.files)
         names << QFileInfo(f).fileName();
-    out.message = tr("Exported the plan (%1 ms per iteration, %2 predictor) to %3: %4")
-                      .arg(plan->iterationMs, 0, 'f', 1)
-                      .arg(qs(predictor), QDir::toNativeSeparators(target == ExportTarget::Json
-                                                                      ? QFileInfo(destination).absolutePath()
-                                                                      : QFileInfo(destination).absoluteFilePath()),
-                           names.join(QStringLiteral(", ")));
+    out.message
+        = tr("Exported the plan (%1 ms per iteration, %2 predictor) to %3: %4")
+              .arg(plan->iterationMs, 0, 'f', 1)
+              .arg(qs(predictor),
+                   QDir::toNativeSeparators(target == ExportTarget::Json ? QFileInfo(destination).absolutePath()
+                                                                         : QFileInfo(destination).absoluteFilePath()),
+                   names.join(QStringLiteral(", ")));
     return out;
 }
 
@@ -1092,13 +1079,15 @@ void MainWindow::exportPlanDialog(ExportTarget target)
     }
     QString destination;
     if (target == ExportTarget::Json) {
-        destination = FileDialogs::saveFile(this, tr("Export Plan JSON"), tr("Plan JSON (*.json)"),
-                                            QStringLiteral("plan"), QStringLiteral("plan.json"), QStringLiteral("json"));
+        destination
+            = FileDialogs::saveFile(this, tr("Export Plan JSON"), tr("Plan JSON (*.json)"), QStringLiteral("plan"),
+                                    QStringLiteral("plan.json"), QStringLiteral("json"));
     } else {
-        destination = FileDialogs::folder(this,
-                                          target == ExportTarget::Megatron ? tr("Folder for the Megatron-LM launch scripts")
-                                                                           : tr("Folder for the FlagScale config"),
-                                          QStringLiteral("launch"));
+        destination
+            = FileDialogs::folder(this,
+                                  target == ExportTarget::Megatron ? tr("Folder for the Megatron-LM launch scripts")
+                                                                   : tr("Folder for the FlagScale config"),
+                                  QStringLiteral("launch"));
     }
     if (destination.isEmpty())
         return;
@@ -1130,8 +1119,8 @@ Problem MainWindow::currentProblem() const
 
 QString MainWindow::originOfResult() const
 {
-    const QString project = currentFile_.isEmpty() ? tr("an unsaved project")
-                                                   : tr("project %1").arg(QFileInfo(currentFile_).fileName());
+    const QString project
+        = currentFile_.isEmpty() ? tr("an unsaved project") : tr("project %1").arg(QFileInfo(currentFile_).fileName());
     return tr("%1 as it was when searched on %2%3 (cluster %4, model %5)")
         .arg(project, resultTime_.toString(Qt::ISODate),
              resultHadUnsavedChanges_ ? tr(", with unsaved changes") : QString(),
@@ -1207,7 +1196,8 @@ void MainWindow::updateStaleness()
     staleChanges_ = changes;
     staleBanner_->setChanges(changes);
     // Dimmed, not hidden: a user may still compare with what they had.
-    for (QWidget* view : std::initializer_list<QWidget*>{pareto_, bars_, pipeline_, compare_, simplex_, baselines_, planTable_}) {
+    for (QWidget* view :
+         std::initializer_list<QWidget*>{pareto_, bars_, pipeline_, compare_, simplex_, baselines_, planTable_}) {
         if (changes.empty()) {
             view->setGraphicsEffect(nullptr);
         } else if (!view->graphicsEffect()) {
@@ -1259,7 +1249,8 @@ void MainWindow::runSearch()
     // with the field's last valid value and show that as current).
     if (!setupPanel_->isValid()) {
         const QString why = setupPanel_->errorText();
-        statusLabel_->setText(tr("Search refused: %1").arg(QString(why).replace(QLatin1Char('\n'), QStringLiteral("; "))));
+        statusLabel_->setText(
+            tr("Search refused: %1").arg(QString(why).replace(QLatin1Char('\n'), QStringLiteral("; "))));
         setupDock_->show();
         setupDock_->raise();
         setupPanel_->focusFirstInvalid();
@@ -1286,8 +1277,8 @@ void MainWindow::runSearch()
     req.predictor = predictorPanel_->predictor();
     searchPredictor_ = req.predictor;
     searchPredictorFile_ = req.predictor ? predictorPanel_->filePath() : QString();
-    req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
-                           ProfileKind::Custom};
+    req.compareProfiles
+        = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst, ProfileKind::Custom};
     req.options.topK = 200;
     req.options.compareTopK = 20;  // the Plans table of each compared profile
     req.options.baselines = true;  // the Baselines tab (a few per cent of the count pass)
@@ -1306,9 +1297,8 @@ void MainWindow::onSearchStarted()
     keepButton_->setVisible(true);
     runAct_->setEnabled(true);  // running again restarts
     cancelAct_->setEnabled(true);
-    const QStringList warnings = predictorPanel_->choice() == PredictorPanel::Choice::Learned
-        ? predictorPanel_->warnings()
-        : QStringList();
+    const QStringList warnings
+        = predictorPanel_->choice() == PredictorPanel::Choice::Learned ? predictorPanel_->warnings() : QStringList();
     statusLabel_->setText(warnings.isEmpty() ? tr("Searching...")
                                              : tr("Searching with the learned predictor (extrapolating: %1)...")
                                                    .arg(warnings.join(QStringLiteral("; "))));
@@ -1322,16 +1312,16 @@ void MainWindow::onSearchProgress(const SearchProgress& p)
     // "0.0 s left" that can stand for seconds.
     const QString left = p.remainingS < 0 ? tr(", estimating time left…")
         : p.remainingS < 1                ? tr(", finishing…")
-                                          : tr(", about %1 s left").arg(p.remainingS, 0, 'f', p.remainingS < 10 ? 1 : 0);
+                           : tr(", about %1 s left").arg(p.remainingS, 0, 'f', p.remainingS < 10 ? 1 : 0);
     statusLabel_->setText(tr("Phase %1: explored %2, pruned %3, feasible %4%5")
                               .arg(p.phase)
                               .arg(CountText::compact(static_cast<std::uint64_t>(p.explored)),
                                    CountText::compact(static_cast<std::uint64_t>(p.pruned)),
                                    CountText::compact(static_cast<std::uint64_t>(p.feasible)), left));
-    statusLabel_->setToolTip(tr("Explored %1, pruned %2, feasible %3 (exact; explored and pruned depend on how the "
-                                "threads shared the work)")
-                                 .arg(CountText::exact(p.explored), CountText::exact(p.pruned),
-                                      CountText::exact(p.feasible)));
+    statusLabel_->setToolTip(
+        tr("Explored %1, pruned %2, feasible %3 (exact; explored and pruned depend on how the "
+           "threads shared the work)")
+            .arg(CountText::exact(p.explored), CountText::exact(p.pruned), CountText::exact(p.feasible)));
     if (!p.liveFront.empty())
         pareto_->setLiveFront(p.liveFront);
 }
@@ -1436,7 +1426,8 @@ void MainWindow::onSearchFinished()
         nodeChoice_->setReady();
     }
     if (r.profileRequested == ProfileKind::Auto)
-        objectivePanel_->setAutoExplanation(tr("auto chose %1: %2").arg(qs(toString(r.profileUsed)), qs(r.profileReason)));
+        objectivePanel_->setAutoExplanation(
+            tr("auto chose %1: %2").arg(qs(toString(r.profileUsed)), qs(r.profileReason)));
     else
         objectivePanel_->setAutoExplanation(QString());
     if (!r.best.empty())
@@ -1585,9 +1576,8 @@ void MainWindow::selectPlan(quint64 key)
         // three plan evaluations, a few milliseconds.
         const SearchRequest& req = controller_->lastRequest();
         const auto variants = RecomputeAblation::uniform(req.problem, *plan, req.predictor, result()->varianceMode);
-        pipeline_->setAblation(qs(RecomputeAblation::line(*plan, variants, result()->varianceMode))
-                                   .trimmed()
-                                   .split(QLatin1Char('\n')));
+        pipeline_->setAblation(
+            qs(RecomputeAblation::line(*plan, variants, result()->varianceMode)).trimmed().split(QLatin1Char('\n')));
     }
     planInfo_->setText(planSummary());
     {
@@ -1640,13 +1630,12 @@ QString MainWindow::planSummary() const
 
 bool MainWindow::parseView(const QString& name, View& out)
 {
-    static const std::pair<const char*, View> names[] = {{"window", View::Window},     {"cluster", View::Cluster},
-                                                         {"pareto", View::Pareto},     {"memory", View::Memory},
-                                                         {"pipeline", View::Pipeline}, {"compare", View::Compare},
-                                                         {"weights", View::Weights},   {"predictor", View::Predictor},
-                                                         {"baselines", View::Baselines}, {"whatif", View::WhatIf},
-                                                         {"nodeloss", View::NodeLoss}, {"nodechoice", View::NodeChoice},
-                                                         {"guide", View::Guide}};
+    static const std::pair<const char*, View> names[]
+        = {{"window", View::Window},   {"cluster", View::Cluster},     {"pareto", View::Pareto},
+           {"memory", View::Memory},   {"pipeline", View::Pipeline},   {"compare", View::Compare},
+           {"weights", View::Weights}, {"predictor", View::Predictor}, {"baselines", View::Baselines},
+           {"whatif", View::WhatIf},   {"nodeloss", View::NodeLoss},   {"nodechoice", View::NodeChoice},
+           {"guide", View::Guide}};
     for (const auto& [n, v] : names)
         if (name == QLatin1String(n)) {
             out = v;

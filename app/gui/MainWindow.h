@@ -54,11 +54,25 @@ class NoticeBanner;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class View { Window, Cluster, Pareto, Memory, Pipeline, Compare, Weights, Predictor, Baselines, WhatIf, NodeLoss, NodeChoice, Guide };
+    enum class View {
+        Window,
+        Cluster,
+        Pareto,
+        Memory,
+        Pipeline,
+        Compare,
+        Weights,
+        Predictor,
+        Baselines,
+        WhatIf,
+        NodeLoss,
+        NodeChoice,
+        Guide
+    };
 
     struct Options {
-        bool restoreState = true;      // QSettings geometry and dock layout
-        bool offerRecovery = true;     // ask about an autosaved copy after a crash
+        bool restoreState = true;  // QSettings geometry and dock layout
+        bool offerRecovery = true;  // ask about an autosaved copy after a crash
         bool autosave = true;
     };
 
@@ -106,7 +120,7 @@ public:
     enum class ExportTarget { Megatron, FlagScale, Json };
     struct ExportOutcome {
         bool ok = false;
-        QString message;    // what was written, or why nothing was
+        QString message;  // what was written, or why nothing was
         QStringList files;  // absolute paths written
     };
     ExportOutcome exportPlan(ExportTarget target, const QString& destination);

@@ -9,7 +9,6 @@
 #include "search/ObjectiveSpecJson.h"
 #include "space/TrainingSetupJson.h"
 
-
 namespace memx {
 
 nlohmann::json Project::toJson() const
@@ -54,14 +53,8 @@ Project Project::fromJson(const nlohmann::json& doc, const std::string& file)
     return p;
 }
 
-Project Project::load(const std::string& file)
-{
-    return fromJson(JsonReader::parseFile(file), file);
-}
+Project Project::load(const std::string& file) { return fromJson(JsonReader::parseFile(file), file); }
 
-void Project::save(const std::string& file) const
-{
-    writeFileAtomically(file, toJson().dump(2) + "\n");
-}
+void Project::save(const std::string& file) const { writeFileAtomically(file, toJson().dump(2) + "\n"); }
 
 }  // namespace memx

@@ -15,13 +15,13 @@ namespace memx {
 // the last results. See docs/FILE_FORMATS.md.
 struct Project {
     nlohmann::json cluster;
-    nlohmann::json model;            // memx-model/1 document
+    nlohmann::json model;  // memx-model/1 document
     TrainingSetup setup;
     ObjectiveSpec objective;
     // "analytic", or the path of a memx-predictor/1 file (a relative path is
     // relative to the project file's folder).
     std::string predictor = "analytic";
-    nlohmann::json lastResult;       // summary only (best plan, stats); may be null
+    nlohmann::json lastResult;  // summary only (best plan, stats); may be null
 
     nlohmann::json toJson() const;
     // Throws InputError naming the file and field.

@@ -8,11 +8,7 @@
 
 namespace memx {
 
-SearchController::SearchController(QObject* parent)
-    : QObject(parent)
-{
-    qRegisterMetaType<memx::SearchProgress>();
-}
+SearchController::SearchController(QObject* parent) : QObject(parent) { qRegisterMetaType<memx::SearchProgress>(); }
 
 SearchController::~SearchController()
 {
@@ -21,10 +17,7 @@ SearchController::~SearchController()
         current_.watcher->waitForFinished();
 }
 
-bool SearchController::isRunning() const
-{
-    return current_.watcher && current_.watcher->isRunning();
-}
+bool SearchController::isRunning() const { return current_.watcher && current_.watcher->isRunning(); }
 
 void SearchController::cancel()
 {

@@ -45,7 +45,7 @@ public:
 signals:
     void started();
     void progress(const memx::SearchProgress& progress);
-    void finished();           // lastResult() holds the new result
+    void finished();  // lastResult() holds the new result
     void cancelled();
     void failed(const QString& reason);
 

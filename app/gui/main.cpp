@@ -140,17 +140,20 @@ int main(int argc, char** argv)
     QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                   QStringLiteral("Load, search, select the best plan, render to FILE.png and exit."),
                                   QStringLiteral("FILE"));
-    QCommandLineOption project(QStringLiteral("project"), QStringLiteral("Project file to open."),
-                               QStringLiteral("P"));
-    QCommandLineOption view(QStringLiteral("view"),
-                            QStringLiteral("With --screenshot: window, cluster, pareto, memory, pipeline, compare, weights, baselines, whatif, nodeloss, nodechoice, predictor or guide (the user guide)."),
-                            QStringLiteral("VIEW"), QStringLiteral("window"));
+    QCommandLineOption project(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("P"));
+    QCommandLineOption view(
+        QStringLiteral("view"),
+        QStringLiteral(
+            "With --screenshot: window, cluster, pareto, memory, pipeline, compare, weights, baselines, whatif, nodeloss, nodechoice, predictor or guide (the user guide)."),
+        QStringLiteral("VIEW"), QStringLiteral("window"));
     QCommandLineOption size(QStringLiteral("size"),
-                            QStringLiteral("With --screenshot: the window's size, WIDTHxHEIGHT (e.g. 1600x1000); a view is "
-                                           "rendered at the size it gets in that window."),
+                            QStringLiteral(
+                                "With --screenshot: the window's size, WIDTHxHEIGHT (e.g. 1600x1000); a view is "
+                                "rendered at the size it gets in that window."),
                             QStringLiteral("WxH"));
     parser.addOptions({screenshot, project, view, size});
-    parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
+    parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."),
+                                 QStringLiteral("[project]"));
     parser.process(app);
 
     const bool shot = parser.isSet(screenshot);
@@ -212,8 +215,8 @@ int main(int argc, char** argv)
         std::vector<memx::AutosaveSlot::Orphan> orphans = memx::AutosaveSlot::orphans(memx::MainWindow::autosaveDir());
         if (!orphans.empty()) {
             const memx::AutosaveSlot::Orphan& o = orphans.front();
-            const QString what = o.projectFile.isEmpty() ? QObject::tr("an untitled project")
-                                                         : QFileInfo(o.projectFile).fileName();
+            const QString what
+                = o.projectFile.isEmpty() ? QObject::tr("an untitled project") : QFileInfo(o.projectFile).fileName();
             auto answer = QMessageBox::question(
                 &window, QObject::tr("Recover unsaved work?"),
                 QObject::tr("A MemX Workbench window closed without saving %1 (last autosaved %2). Recover it? "

@@ -25,16 +25,17 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 std::string typesOf(const MeasuredRun& run)
 {
     std::string out;
-    for (const std::string& t : run.gpuTypes()) out += (out.empty() ? "" : "+") + t;
+    for (const std::string& t : run.gpuTypes())
+        out += (out.empty() ? "" : "+") + t;
     return out;
 }
 
 std::string groupKey(const MeasuredRun& run)
 {
     const Measurement& c = run.config;
-    std::string key = std::to_string(c.hidden) + "h" + std::to_string(c.numLayers) + "L/" + std::to_string(c.heads) +
-                      "a/ffn" + std::to_string(c.ffnHidden) + "/gbs" + std::to_string(c.gbs) + "/seq" +
-                      std::to_string(c.seqLen) + "/" + std::to_string(c.numGpus) + "gpu";
+    std::string key = std::to_string(c.hidden) + "h" + std::to_string(c.numLayers) + "L/" + std::to_string(c.heads)
+        + "a/ffn" + std::to_string(c.ffnHidden) + "/gbs" + std::to_string(c.gbs) + "/seq" + std::to_string(c.seqLen)
+        + "/" + std::to_string(c.numGpus) + "gpu";
     if (c.mlp != MlpKind::SwiGlu)
         key += std::string("/") + toString(c.mlp);
     for (const std::string& t : run.gpuTypes())
@@ -46,10 +47,13 @@ AccuracyMetrics::ErrorSummary errorsOf(const std::vector<RunScore>& scores, int 
 {
     std::vector<double> p, m;
     for (const RunScore& s : scores) {
-        if (range == 1 && !s.inRange) continue;
-        if (range == 2 && s.inRange) continue;
+        if (range == 1 && !s.inRange)
+            continue;
+        if (range == 2 && s.inRange)
+            continue;
         if (which == 0) {
-            if (std::isnan(s.measuredIterationMs)) continue;
+            if (std::isnan(s.measuredIterationMs))
+                continue;
             p.push_back(s.predictedIterationMs);
             m.push_back(s.measuredIterationMs);
         } else if (which == 1) {
@@ -92,9 +96,9 @@ void addDecision(DecisionReport& decisions, const std::string& group, const std:
             if (s->measuredRankMs > 0)
                 m.push_back(s->measuredRankMs);
         }
-        names.push_back(runs.size() == 1 ? runs.front()->runId
-                                         : runs.front()->runId + " and " + std::to_string(runs.size() - 1) +
-                                               " repeat(s), median");
+        names.push_back(runs.size() == 1
+                            ? runs.front()->runId
+                            : runs.front()->runId + " and " + std::to_string(runs.size() - 1) + " repeat(s), median");
         pt.push_back(median(p));
         mt.push_back(median(m));
     }
@@ -223,8 +227,8 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
     for (const auto& [type, runs] : ofType)
         report.byGpuType[type] = {errorsOf(runs, 0, 0), errorsOf(runs, 1, 0), errorsOf(runs, 2, 0)};
     report.bySubset.clear();
-    const std::pair<const char*, int RunScore::*> subsets[] = {
-        {"micro_batch", &RunScore::microBatch}, {"pp", &RunScore::pp}, {"seq_len", &RunScore::seqLen}};
+    const std::pair<const char*, int RunScore::*> subsets[]
+        = {{"micro_batch", &RunScore::microBatch}, {"pp", &RunScore::pp}, {"seq_len", &RunScore::seqLen}};
     for (const auto& [name, field] : subsets) {
         std::map<int, std::vector<RunScore>> ofValue;
         for (const RunScore& s : report.scores)
@@ -253,16 +257,20 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
             mt.push_back(s->measuredRankMs);
             pt.push_back(s->predictedRankMs);
         }
-        if (members.size() < 3) continue;
+        if (members.size() < 3)
+            continue;
         byTime.add(pt, mt);
         ++report.rankedGroups;
-        for (const auto& [k, hit] : AccuracyMetrics::topKHits(pt, mt, ks)) hitT[k] += hit ? 1 : 0;
+        for (const auto& [k, hit] : AccuracyMetrics::topKHits(pt, mt, ks))
+            hitT[k] += hit ? 1 : 0;
 
         // Phi over the runs whose every stage memory was measured.
         std::vector<RunScore*> full;
         for (RunScore* s : members)
-            if (s->allStagesMeasured) full.push_back(s);
-        if (full.size() < 3) continue;
+            if (s->allStagesMeasured)
+                full.push_back(s);
+        if (full.size() < 3)
+            continue;
         std::vector<double> T, M, V, Tp, Mp, Vp;
         for (RunScore* s : full) {
             T.push_back(s->measuredRankMs);
@@ -287,7 +295,8 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
             full[i]->predictedPhi = phiP.back();
         }
         ++report.phiGroups;
-        for (const auto& [k, hit] : AccuracyMetrics::topKHits(phiP, phiM, ks)) hitP[k] += hit ? 1 : 0;
+        for (const auto& [k, hit] : AccuracyMetrics::topKHits(phiP, phiM, ks))
+            hitP[k] += hit ? 1 : 0;
         byPhi.add(phiP, phiM);
     }
     report.spearman = byTime.spearman();
@@ -320,19 +329,23 @@ nlohmann::json AccuracyReport::toJson() const
     j["ranked_groups"] = rankedGroups;
     j["spearman"] = num(spearman);
     j["kendall_tau"] = num(kendall);
-    for (const auto& [k, v] : topKTime) j["top_k_time"][std::to_string(k)] = num(v);
+    for (const auto& [k, v] : topKTime)
+        j["top_k_time"][std::to_string(k)] = num(v);
     j["phi_groups"] = phiGroups;
     j["spearman_phi"] = num(spearmanPhi);
     j["kendall_tau_phi"] = num(kendallPhi);
-    for (const auto& [k, v] : topKPhi) j["top_k_phi"][std::to_string(k)] = num(v);
+    for (const auto& [k, v] : topKPhi)
+        j["top_k_phi"][std::to_string(k)] = num(v);
     for (const auto& [name, values] : bySubset)
         for (const auto& [value, e] : values)
             j["by_subset"][name][std::to_string(value)] = {{"iteration_time", summaryJson(e.iterationTime)},
-                                                          {"stage_time", summaryJson(e.stageTime)},
-                                                          {"memory", summaryJson(e.memory)}};
+                                                           {"stage_time", summaryJson(e.stageTime)},
+                                                           {"memory", summaryJson(e.memory)}};
     j["decisions"] = decisions.toJson();
     const auto floorJson = [](const RepeatFloor& f) {
-        return nlohmann::json{{"n", f.n}, {"configurations", f.configurations}, {"repeated", f.repeated},
+        return nlohmann::json{{"n", f.n},
+                              {"configurations", f.configurations},
+                              {"repeated", f.repeated},
                               {"mape_pct", f.mapePct}};
     };
     for (const auto& [type, e] : byGpuType)
@@ -414,11 +427,14 @@ std::string AccuracyReport::formatText() const
     for (const auto& [name, values] : bySubset) {
         if (values.size() < 2)
             continue;  // one value: the overall figures above
-        out += "by " + std::string(name == "micro_batch" ? "micro-batch size" : name == "pp" ? "PP" : "sequence length")
+        out += "by "
+            + std::string(name == "micro_batch" ? "micro-batch size"
+                              : name == "pp"    ? "PP"
+                                                : "sequence length")
             + " (MAPE %, n):\n";
         for (const auto& [value, e] : values)
             errorsLine(name == "micro_batch" ? "mbs " + std::to_string(value)
-                       : name == "pp"        ? "PP " + std::to_string(value)
+                           : name == "pp"    ? "PP " + std::to_string(value)
                                              : "seq " + std::to_string(value),
                        e);
     }
@@ -428,20 +444,21 @@ std::string AccuracyReport::formatText() const
         std::snprintf(buf, sizeof buf,
                       "ranking over %zu group(s): Spearman %.3f, Kendall tau %.3f; top-1/3/5/10 hits (time) "
                       "%.0f%%/%.0f%%/%.0f%%/%.0f%%\n",
-                      rankedGroups, spearman, kendall, 100 * topKTime.at(1), 100 * topKTime.at(3),
-                      100 * topKTime.at(5), 100 * topKTime.at(10));
+                      rankedGroups, spearman, kendall, 100 * topKTime.at(1), 100 * topKTime.at(3), 100 * topKTime.at(5),
+                      100 * topKTime.at(10));
         out += buf;
     }
     if (phiGroups > 0) {
         std::snprintf(buf, sizeof buf,
                       "ranking under Phi (default weights) over %zu group(s): Spearman %.3f, Kendall tau %.3f; "
                       "top-1/3/5/10 hits %.0f%%/%.0f%%/%.0f%%/%.0f%%\n",
-                      phiGroups, spearmanPhi, kendallPhi, 100 * topKPhi.at(1), 100 * topKPhi.at(3),
-                      100 * topKPhi.at(5), 100 * topKPhi.at(10));
+                      phiGroups, spearmanPhi, kendallPhi, 100 * topKPhi.at(1), 100 * topKPhi.at(3), 100 * topKPhi.at(5),
+                      100 * topKPhi.at(10));
         out += buf;
     }
     out += decisions.formatText();
-    for (const std::string& s : skipped) out += "skipped " + s + "\n";
+    for (const std::string& s : skipped)
+        out += "skipped " + s + "\n";
     return out;
 }
 

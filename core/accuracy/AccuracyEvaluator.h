@@ -24,19 +24,19 @@ class Predictor;
 // iteration in ms, memory per GPU in MiB; NaN where nothing was measured.
 struct RunScore {
     std::string runId;
-    std::string group;            // runs that compete for one cluster and model
-    std::string configuration;    // MeasuredRun::configurationKey: equal for repeats of one configuration
-    std::string gpuTypes;         // the run's GPU types, sorted, joined by "+" ("A100-80GB+H100-SXM")
+    std::string group;  // runs that compete for one cluster and model
+    std::string configuration;  // MeasuredRun::configurationKey: equal for repeats of one configuration
+    std::string gpuTypes;  // the run's GPU types, sorted, joined by "+" ("A100-80GB+H100-SXM")
     double measuredIterationMs = 0;
     double predictedIterationMs = 0;
     std::vector<double> measuredStageMs, predictedStageMs;  // per iteration, stages with a measured time
-    std::vector<double> measuredMemMiB, predictedMemMiB;    // stage peaks, or the run peak
+    std::vector<double> measuredMemMiB, predictedMemMiB;  // stage peaks, or the run peak
     // What the ranking compares: the iteration time, or (for stage-level data
     // without it) the sum of the measured stages' times. NaN: not ranked.
     double measuredRankMs = 0, predictedRankMs = 0;
-    bool allStagesMeasured = false;   // every stage's peak memory was measured (Phi can be scored)
-    double measuredPhi = 0, predictedPhi = 0;               // default weights, group references; NaN if not scored
-    bool inRange = true;          // every stage inside the learned model's training range
+    bool allStagesMeasured = false;  // every stage's peak memory was measured (Phi can be scored)
+    double measuredPhi = 0, predictedPhi = 0;  // default weights, group references; NaN if not scored
+    bool inRange = true;  // every stage inside the learned model's training range
     double uncertainty = 0;
     int microBatch = 0, pp = 0, seqLen = 0;  // the run's, for the errors by subset
 };
@@ -60,7 +60,7 @@ struct AccuracyReport {
     std::size_t rankedGroups = 0;  // groups of >= 3 runs with measured (iteration or stage) times
     double spearman = 0, kendall = 0;
     std::map<int, double> topKTime;  // k -> share of ranked groups whose best run is in the predicted top k
-    std::size_t phiGroups = 0;     // groups of >= 3 runs with every stage's memory measured
+    std::size_t phiGroups = 0;  // groups of >= 3 runs with every stage's memory measured
     double spearmanPhi = 0, kendallPhi = 0;  // under Phi (default weights), as spearman/kendall; NaN: no group
     std::map<int, double> topKPhi;
     DecisionReport decisions;  // every group with measured (iteration or stage) times

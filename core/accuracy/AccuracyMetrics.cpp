@@ -16,8 +16,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 void requireSameSize(std::size_t a, std::size_t b, const char* what)
 {
     if (a != b)
-        throw std::invalid_argument(std::string(what) + ": size mismatch (" + std::to_string(a) + " vs " +
-                                    std::to_string(b) + ")");
+        throw std::invalid_argument(std::string(what) + ": size mismatch (" + std::to_string(a) + " vs "
+                                    + std::to_string(b) + ")");
 }
 
 void requireNoNaN(const std::vector<double>& v, const char* what)
@@ -129,9 +129,8 @@ double AccuracyMetrics::kendallTau(const std::vector<double>& a, const std::vect
     std::vector<std::size_t> idx(n);
     for (std::size_t i = 0; i < n; ++i)
         idx[i] = i;
-    std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) {
-        return a[x] < a[y] || (a[x] == a[y] && b[x] < b[y]);
-    });
+    std::sort(idx.begin(), idx.end(),
+              [&](std::size_t x, std::size_t y) { return a[x] < a[y] || (a[x] == a[y] && b[x] < b[y]); });
     auto pairs = [](long long t) { return t * (t - 1) / 2; };
     long long n1 = 0, n3 = 0;  // tied in a; tied in a and b
     for (std::size_t i = 0; i < n;) {

@@ -17,16 +17,16 @@ struct AccuracyMetrics {
     // over the n usable pairs (m_i finite and > 0, p_i finite); the others
     // are not scored and are counted in `skipped`.
     struct ErrorSummary {
-        std::size_t n = 0;          // pairs scored
-        std::size_t skipped = 0;    // pairs dropped: m <= 0, m or p NaN/infinite
-        double mape = 0;            // (1/n) * sum e_i, percent
-        double goodShare = 0;       // #{e_i < 20} / n, a fraction in [0, 1] ("good")
-        double severeShare = 0;     // #{e_i > 50} / n, a fraction in [0, 1] ("severe")
-        double maxAbsPct = 0;       // max e_i, percent
-        double medianAbsPct = 0;    // median of e_i (mean of the two middle values when n is even), percent
+        std::size_t n = 0;  // pairs scored
+        std::size_t skipped = 0;  // pairs dropped: m <= 0, m or p NaN/infinite
+        double mape = 0;  // (1/n) * sum e_i, percent
+        double goodShare = 0;  // #{e_i < 20} / n, a fraction in [0, 1] ("good")
+        double severeShare = 0;  // #{e_i > 50} / n, a fraction in [0, 1] ("severe")
+        double maxAbsPct = 0;  // max e_i, percent
+        double medianAbsPct = 0;  // median of e_i (mean of the two middle values when n is even), percent
     };
 
-    static constexpr double kGoodPct = 20.0;    // strictly below: good
+    static constexpr double kGoodPct = 20.0;  // strictly below: good
     static constexpr double kSeverePct = 50.0;  // strictly above: severe
 
     // Throws std::invalid_argument when the sizes differ. With no usable pair
@@ -63,11 +63,10 @@ struct AccuracyMetrics {
     static bool topKHit(const std::vector<double>& predictedScore, const std::vector<double>& trueScore, int k);
 
     // topKHit for each k: {k -> hit}.
-    static std::map<int, bool> topKHits(const std::vector<double>& predictedScore,
-                                        const std::vector<double>& trueScore,
+    static std::map<int, bool> topKHits(const std::vector<double>& predictedScore, const std::vector<double>& trueScore,
                                         std::initializer_list<int> ks = {1, 3, 5, 10});
-    static std::map<int, bool> topKHits(const std::vector<double>& predictedScore,
-                                        const std::vector<double>& trueScore, const std::vector<int>& ks);
+    static std::map<int, bool> topKHits(const std::vector<double>& predictedScore, const std::vector<double>& trueScore,
+                                        const std::vector<int>& ks);
 
     // The average (fractional) ranks, 1-based, used by spearman(); exposed for tests.
     static std::vector<double> averageRanks(const std::vector<double>& v);

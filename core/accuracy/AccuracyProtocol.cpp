@@ -21,10 +21,7 @@ namespace {
 // The protocol's time limit, from its start; none when 0.
 class Deadline {
 public:
-    explicit Deadline(double seconds)
-        : seconds_(seconds), start_(std::chrono::steady_clock::now())
-    {
-    }
+    explicit Deadline(double seconds) : seconds_(seconds), start_(std::chrono::steady_clock::now()) { }
     bool passed() const { return seconds_ > 0 && elapsed() >= seconds_; }
     // The trainer's limit: what is left (at least a millisecond: 0 would
     // mean none), or `otherwise` without a limit.
@@ -83,10 +80,11 @@ ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::stri
         each.trainer.timeLimitS = deadline.left(options.trainer.timeLimitS);
         each.trainer.placement = &place;
         std::vector<Measurement> train, test;
-        for (const Measurement& m : rows) (m.runId == run.runId ? test : train).push_back(m);
+        for (const Measurement& m : rows)
+            (m.runId == run.runId ? test : train).push_back(m);
         auto prior = calibratedPrior(train, file, options, place, out.calibration);
-        const TrainingSet set =
-            TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place, prior);
+        const TrainingSet set
+            = TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place, prior);
         if (set.rows.empty())
             continue;
         auto model = std::make_shared<LearnedPredictor>(PredictorTrainer::train(set, each.trainer, out.training));
@@ -102,7 +100,8 @@ ProtocolResult leaveOneOut(const std::vector<Measurement>& rows, const std::stri
     }
     cutTraining = cutTraining || out.training.stoppedByTimeLimit;
     if (cutTraining)
-        out.incomplete += (out.incomplete.empty() ? "the time limit (" + Text::fmt("%g", options.timeLimitS) + " s) " : "; it ")
+        out.incomplete
+            += (out.incomplete.empty() ? "the time limit (" + Text::fmt("%g", options.timeLimitS) + " s) " : "; it ")
             + "stopped hyper-parameter searches early";
     out.analytic = AccuracyEvaluator::summarise(std::move(analytic));
     out.calibrated = AccuracyEvaluator::summarise(std::move(calibrated));
@@ -130,9 +129,10 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
     std::set<std::string> unusable;
     for (MeasuredRun& run : MeasuredRun::group(rows, file, &out.skipped)) {
         if (run.config.isInterpolated()) {
-            out.skipped.push_back("run " + run.runId + ": interpolated (source column): the protocol scores and "
-                                  "trains on measured and simulated runs only; --augment interpolates within the "
-                                  "training runs");
+            out.skipped.push_back("run " + run.runId
+                                  + ": interpolated (source column): the protocol scores and "
+                                    "trains on measured and simulated runs only; --augment interpolates within the "
+                                    "training runs");
             unusable.insert(run.runId);
         } else if (place.predict(run, file, catalog, nullptr, out.skipped)) {
             runs.push_back(std::move(run));
@@ -146,8 +146,8 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
             usable.push_back(m);
     out.runs = runs.size();
     if (runs.size() < 2) {
-        std::string why = "the protocol needs at least two complete runs a model can predict, found "
-            + std::to_string(runs.size());
+        std::string why
+            = "the protocol needs at least two complete runs a model can predict, found " + std::to_string(runs.size());
         for (std::size_t i = 0; i < out.skipped.size() && i < 3; ++i)
             why += (i == 0 ? "; skipped: " : "; ") + out.skipped[i];
         if (out.skipped.size() > 3)
@@ -163,10 +163,11 @@ ProtocolResult AccuracyProtocol::run(const std::vector<Measurement>& rows, const
     if (chosen.size() == runs.size())
         return leaveOneOut(usable, file, options, deadline, std::move(out));
     std::vector<Measurement> train, test;
-    for (const Measurement& m : usable) (trainIds.count(m.runId) ? train : test).push_back(m);
+    for (const Measurement& m : usable)
+        (trainIds.count(m.runId) ? train : test).push_back(m);
     auto prior = calibratedPrior(train, file, options, place, out.calibration);
-    const TrainingSet set =
-        TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place, prior);
+    const TrainingSet set
+        = TrainingSet::build(augmented(train, options.augment, out.interpolatedRows), file, catalog, &place, prior);
     PredictorTrainer::Options trainer = options.trainer;
     trainer.timeLimitS = deadline.left(trainer.timeLimitS);
     trainer.placement = &place;

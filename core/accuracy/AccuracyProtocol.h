@@ -23,13 +23,13 @@ struct Measurement;
 // (Calibrator); the calibrated model is scored on its own and is the prior
 // the trees correct.
 struct ProtocolResult {
-    std::size_t runs = 0;            // complete runs in the dataset
+    std::size_t runs = 0;  // complete runs in the dataset
     std::vector<std::string> trainRuns;
     std::size_t interpolatedRows = 0;
     TrainReport training;
-    AccuracyReport analytic;         // on the held-out runs, catalog values
-    AccuracyReport calibrated;       // the analytic model fitted to the training runs (Calibrator)
-    AccuracyReport learned;          // on the same runs (trees on top of the calibrated model)
+    AccuracyReport analytic;  // on the held-out runs, catalog values
+    AccuracyReport calibrated;  // the analytic model fitted to the training runs (Calibrator)
+    AccuracyReport learned;  // on the same runs (trees on top of the calibrated model)
     Calibrator::Result calibration;  // of the training runs (leave one out: of the last fold)
     std::vector<std::string> skipped;  // runs that could not be completed
     // The minimal set was the whole dataset: every run was scored by a model

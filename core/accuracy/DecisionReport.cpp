@@ -32,7 +32,8 @@ void DecisionReport::add(const std::string& group, const std::vector<std::string
     n.fastestMs = m[n.d.fastest];
     groups.push_back(std::move(n));
     std::vector<RankingDecisions::Group> all;
-    for (const Named& g : groups) all.push_back(g.d);
+    for (const Named& g : groups)
+        all.push_back(g.d);
     summary = RankingDecisions::summarise(all);
 }
 
@@ -73,17 +74,19 @@ std::string DecisionReport::formatText() const
     if (s.groups == 0) {
         if (s.singleRunGroups == 0)
             return {};
-        std::snprintf(buf, sizeof buf, "ranking decisions: none (%zu group(s) of a single configuration, nothing to choose)\n",
+        std::snprintf(buf, sizeof buf,
+                      "ranking decisions: none (%zu group(s) of a single configuration, nothing to choose)\n",
                       s.singleRunGroups);
         return buf;
     }
     std::string out;
-    std::snprintf(buf, sizeof buf,
-                  "ranking decisions over %zu group(s) of >= 2 configurations (%zu group(s) of one excluded; repeats of a "
-                  "configuration are one choice, at their median measured time):\n"
-                  "  truly fastest predicted fastest (top-1) %.0f%%, among the predicted 3 fastest (top-3) %.0f%%\n"
-                  "  regret (measured time of the predicted-fastest / fastest - 1): median %.1f%%, max %.1f%%\n",
-                  s.groups, s.singleRunGroups, 100 * s.hitTop1, 100 * s.hitTop3, s.regretMedianPct, s.regretMaxPct);
+    std::snprintf(
+        buf, sizeof buf,
+        "ranking decisions over %zu group(s) of >= 2 configurations (%zu group(s) of one excluded; repeats of a "
+        "configuration are one choice, at their median measured time):\n"
+        "  truly fastest predicted fastest (top-1) %.0f%%, among the predicted 3 fastest (top-3) %.0f%%\n"
+        "  regret (measured time of the predicted-fastest / fastest - 1): median %.1f%%, max %.1f%%\n",
+        s.groups, s.singleRunGroups, 100 * s.hitTop1, 100 * s.hitTop3, s.regretMedianPct, s.regretMaxPct);
     out += buf;
     if (s.tiedPicks > 0) {
         std::snprintf(buf, sizeof buf,
@@ -94,13 +97,15 @@ std::string DecisionReport::formatText() const
     }
     const Named* worst = nullptr;
     for (const Named& g : groups)
-        if (g.d.runs >= 2 && (!worst || g.d.regretPct > worst->d.regretPct)) worst = &g;
+        if (g.d.runs >= 2 && (!worst || g.d.regretPct > worst->d.regretPct))
+            worst = &g;
     if (worst && worst->d.regretPct > 0) {
         std::snprintf(buf, sizeof buf, "  largest regret: %s (%.1f ms) picked over %s (%.1f ms)%s, group %s\n",
                       worst->pickedRun.c_str(), worst->pickedMs, worst->fastestRun.c_str(), worst->fastestMs,
-                      worst->d.tiedAtPick >= 2 ? (" (" + std::to_string(worst->d.tiedAtPick) +
-                                                  " tied in prediction, the slowest counted)").c_str()
-                                               : "",
+                      worst->d.tiedAtPick >= 2
+                          ? (" (" + std::to_string(worst->d.tiedAtPick) + " tied in prediction, the slowest counted)")
+                                .c_str()
+                          : "",
                       worst->group.c_str());
         out += buf;
     }

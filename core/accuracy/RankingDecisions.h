@@ -42,13 +42,13 @@ public:
     // and are only counted. Shares are fractions in [0, 1]; NaN when no group
     // has >= 2 runs.
     struct Summary {
-        std::size_t groups = 0;           // groups of >= 2 runs (scored)
+        std::size_t groups = 0;  // groups of >= 2 runs (scored)
         std::size_t singleRunGroups = 0;  // groups of one run (excluded)
         double hitTop1 = kNaN, hitTop3 = kNaN;
-        double regretMedianPct = kNaN;    // median over groups (mean of the two middle ones when even)
+        double regretMedianPct = kNaN;  // median over groups (mean of the two middle ones when even)
         double regretMaxPct = kNaN;
-        std::size_t tiedPicks = 0;             // groups whose pick is a tie (tiedAtPick >= 2)
-        double expectedRegretMedianPct = kNaN; // the same over expectedRegretPct
+        std::size_t tiedPicks = 0;  // groups whose pick is a tie (tiedAtPick >= 2)
+        double expectedRegretMedianPct = kNaN;  // the same over expectedRegretPct
         double expectedRegretMaxPct = kNaN;
     };
 

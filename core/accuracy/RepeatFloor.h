@@ -14,9 +14,9 @@ namespace memx {
 // smallest summed relative error (the median of the repeats weighted by
 // 1 / measured), over all the runs; 0 when nothing repeats.
 struct RepeatFloor {
-    std::size_t n = 0;               // measured values
+    std::size_t n = 0;  // measured values
     std::size_t configurations = 0;  // distinct configuration keys
-    std::size_t repeated = 0;        // configurations measured more than once
+    std::size_t repeated = 0;  // configurations measured more than once
     double mapePct = 0;
 
     // (configuration key, measured value > 0) pairs.

@@ -28,7 +28,7 @@ std::string CandidateCsv::row(const Plan& p)
         return s;
     };
     char buf[512];
-    std::snprintf(buf, sizeof buf, "%llu,%llu,%.6f,%.3f,%.1f,%.6g,%d,%d,%d,%d,%d,%d,%d,%s,%d,", 
+    std::snprintf(buf, sizeof buf, "%llu,%llu,%.6f,%.3f,%.1f,%.6g,%d,%d,%d,%d,%d,%d,%d,%s,%d,",
                   static_cast<unsigned long long>(p.rankPhi), static_cast<unsigned long long>(p.rankTime), p.phi,
                   p.iterationMs, p.maxMemMiB, p.varMem, p.tp, p.pp, p.dp, p.microBatch, p.globalBatch, p.seqLen,
                   p.queryGroups, toString(p.schedule), p.virtualStages);
@@ -65,9 +65,8 @@ std::string CandidateCsv::write(const SearchResult& r)
         add(pt.plan);
     for (const auto& p : r.plotSample)
         add(p);
-    std::stable_sort(rows.begin(), rows.end(), [](const Plan& a, const Plan& b) {
-        return a.phi != b.phi ? a.phi < b.phi : a.key < b.key;
-    });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const Plan& a, const Plan& b) { return a.phi != b.phi ? a.phi < b.phi : a.key < b.key; });
     return write(rows);
 }
 

@@ -28,14 +28,13 @@ std::string errnoText() { return std::strerror(errno); }
 // Holds an exclusive flock on a file beside the target; released on scope exit.
 class FolderLock {
 public:
-    explicit FolderLock(const fs::path& lockFile)
-        : path_(lockFile)
+    explicit FolderLock(const fs::path& lockFile) : path_(lockFile)
     {
         fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (fd_ < 0)
             throw InputError(path_.parent_path().string(), "",
-                             "cannot create the export's lock file " + path_.filename().string() + " in this folder: "
-                                 + errnoText());
+                             "cannot create the export's lock file " + path_.filename().string()
+                                 + " in this folder: " + errnoText());
         if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
             ::close(fd_);
             fd_ = -1;
@@ -163,14 +162,14 @@ void ExportFolder::write(const std::string& dirText, const std::vector<ExportedF
     const std::string name = dir.filename().string();
     fs::create_directories(parent, ec);
     if (ec || !fs::is_directory(parent))
-        throw InputError(parent.string(), "", "cannot create the folder that holds the export: "
-                                                  + (ec ? ec.message() : std::string("not a folder")));
+        throw InputError(parent.string(), "",
+                         "cannot create the folder that holds the export: "
+                             + (ec ? ec.message() : std::string("not a folder")));
     if (fs::exists(dir) && !fs::is_directory(dir))
         throw InputError(dir.string(), "", "is a file, not a folder; choose a folder for the export");
     for (const auto& f : files) {
         const fs::path rel(f.name);
-        if (f.name.empty() || rel.is_absolute() || f.name.find("..") != std::string::npos
-            || f.name == kManifest)
+        if (f.name.empty() || rel.is_absolute() || f.name.find("..") != std::string::npos || f.name == kManifest)
             throw InputError(dir.string(), f.name, "not a file name an export may write");
     }
 

@@ -61,9 +61,8 @@ std::string visibleDevicesEnvs(const PlanDocument& doc, const LaunchLayout& lay)
         for (std::size_t h : t.hosts) {
             const LaunchAgent& a = lay.agents[static_cast<std::size_t>(lay.hosts[h].agents.front())];
             if (a.localDevices != t.devices)
-                perNode += "      " + Text::yamlQuoted(Text::safeName(lay.hosts[h].name)) + ":\n        "
-                    + t.var + ": \""
-                    + Text::joinInts(a.localDevices, ",") + "\"\n";
+                perNode += "      " + Text::yamlQuoted(Text::safeName(lay.hosts[h].name)) + ":\n        " + t.var
+                    + ": \"" + Text::joinInts(a.localDevices, ",") + "\"\n";
         }
     }
     e += "    device_type_specific:  # per hostfile type=\n" + perType;
@@ -114,7 +113,8 @@ std::vector<std::string> FlagScaleExport::validate(const HeteroConfig& c)
         why.push_back("the layer split has " + std::to_string(c.layerSplit.size()) + " entries; PP is "
                       + std::to_string(c.pipelineParallel));
     if (std::accumulate(c.layerSplit.begin(), c.layerSplit.end(), 0) != c.numLayers)
-        why.push_back("the layer split adds up to " + std::to_string(std::accumulate(c.layerSplit.begin(), c.layerSplit.end(), 0))
+        why.push_back("the layer split adds up to "
+                      + std::to_string(std::accumulate(c.layerSplit.begin(), c.layerSplit.end(), 0))
                       + ", not num_layers " + std::to_string(c.numLayers));
     if (c.virtualStages > 1)
         why.push_back("heterogeneous training does not support the virtual pipeline (interleaved schedule)");
@@ -123,8 +123,8 @@ std::vector<std::string> FlagScaleExport::validate(const HeteroConfig& c)
     if (c.tiedEmbeddings && !c.meshes.empty()) {
         const auto& first = c.meshes.front();
         const auto& last = c.meshes.back();
-        if (const std::string broken = MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp,
-                                                                 c.distributedOptimizer);
+        if (const std::string broken
+            = MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp, c.distributedOptimizer);
             !broken.empty())
             why.push_back(broken);
         if (first.dp != last.dp && c.distributedOptimizer) {
@@ -167,8 +167,8 @@ std::string FlagScaleExport::perStageList(const std::vector<Recompute>& levels, 
     auto value = [&](Recompute r) {
         switch (which) {
         case RecomputeList::Granularity: return r == Recompute::Full ? 1 : 0;  // 0 off, 1 full
-        case RecomputeList::Method: return 0;                                  // 0 uniform
-        case RecomputeList::NumLayers: return r == Recompute::Full ? 1 : 0;    // chunks of 1 layer; 0 = off
+        case RecomputeList::Method: return 0;  // 0 uniform
+        case RecomputeList::NumLayers: return r == Recompute::Full ? 1 : 0;  // chunks of 1 layer; 0 = off
         }
         return 0;
     };
@@ -192,11 +192,13 @@ HeteroConfig FlagScaleExport::configFor(const PlanDocument& doc, const LaunchLay
     };
     for (const auto& h : layout.hosts) {
         if (h.gpuTypes.size() > 1)
-            refuse("host " + h.name + " runs stages on two GPU types, but a FlagScale hostfile gives each host one "
-                   "type=");
+            refuse("host " + h.name
+                   + " runs stages on two GPU types, but a FlagScale hostfile gives each host one "
+                     "type=");
         if (h.agents.size() > 1)
-            refuse("host " + h.name + " holds stages that are not neighbours in the pipeline; FlagScale starts one "
-                   "torchrun agent per host, so its ranks must be contiguous");
+            refuse("host " + h.name
+                   + " holds stages that are not neighbours in the pipeline; FlagScale starts one "
+                     "torchrun agent per host, so its ranks must be contiguous");
     }
     HeteroConfig c;
     c.numLayers = doc.problem.model.numLayers;
@@ -226,7 +228,8 @@ HeteroConfig FlagScaleExport::configFor(const PlanDocument& doc, const LaunchLay
                 o += (o.empty() ? "" : " > ") + st.gpuType;
             refuse("FlagScale orders ranks by device type (RankMapper sorts by the position in "
                    "hetero_device_types), so the stages of one GPU type must be neighbours; this plan's stage "
-                   "order is " + o);
+                   "order is "
+                   + o);
         }
         HeteroMesh m;
         m.tp = shape.tp;
@@ -239,8 +242,8 @@ HeteroConfig FlagScaleExport::configFor(const PlanDocument& doc, const LaunchLay
     c.currentDeviceType = c.deviceTypes.front();
     // Tied embeddings over meshes of other DPs reduce the shared embedding's
     // gradient partially (FlagScale requires the flag then).
-    c.partialReduceSharedEmbedding = c.tiedEmbeddings && c.distributedOptimizer
-        && c.meshes.front().dp != c.meshes.back().dp;
+    c.partialReduceSharedEmbedding
+        = c.tiedEmbeddings && c.distributedOptimizer && c.meshes.front().dp != c.meshes.back().dp;
     c.stageRecompute = expressibleRecompute(c.stageRecompute);
     const auto problems = validate(c);
     if (!problems.empty()) {
@@ -269,15 +272,16 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
             levels += (i ? ", " : "") + std::string("stage ") + std::to_string(i) + " " + toString(planned[i]);
         std::string why;
         const auto nearest = MegatronExport::nearestCost(doc, c.stageRecompute, why);
-        std::string cost = nearest ? "predicted " + Text::fmt("%.1f", nearest->iterationMs) + " ms per iteration (the plan: "
-                + Text::fmt("%.1f", p.iterationMs) + " ms), largest per-GPU peak " + Text::fmt("%.0f", nearest->maxMemMiB)
-                + " MiB (the plan: " + Text::fmt("%.0f", p.maxMemMiB) + " MiB)"
+        std::string cost = nearest ? "predicted " + Text::fmt("%.1f", nearest->iterationMs)
+                + " ms per iteration (the plan: " + Text::fmt("%.1f", p.iterationMs) + " ms), largest per-GPU peak "
+                + Text::fmt("%.0f", nearest->maxMemMiB) + " MiB (the plan: " + Text::fmt("%.0f", p.maxMemMiB) + " MiB)"
                 + (nearest->feasible ? "" : "; NOT feasible: " + nearest->whyInfeasible)
                                    : "cost not predicted (" + why + ")";
         cost = Text::oneLine(cost);  // may quote a message naming a GPU type or node
         warning = "# !!! NOT THE EXACT PLAN. The plan mixes selective recomputation with other levels (" + levels
             + "),\n# !!! and FlagScale sets per-stage recomputation only as none or full. This config runs full\n"
-              "# !!! recomputation where the plan has selective; " + cost + ".\n#\n";
+              "# !!! recomputation where the plan has selective; "
+            + cost + ".\n#\n";
     }
     const std::string header = warning + LaunchFiles::header(doc, "flagscale");
 
@@ -298,14 +302,15 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     const MegatronJob job = MegatronExport::jobFor(doc, c.stageRecompute.front());
     if (job.precision == "fp32" || job.precision == "tf32")
         t += "  # precision: fp32 (no --bf16/--fp16)"
-            + std::string(job.precision == "tf32" ? "; TF32 GEMMs need TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 in the environment"
-                                                  : "")
+            + std::string(job.precision == "tf32"
+                              ? "; TF32 GEMMs need TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 in the environment"
+                              : "")
             + "\n";
     else if (job.precision == "fp8")
         t += "  precision:\n    bf16: True\n    fp8_format: hybrid  # Transformer Engine fp8 GEMMs (model.transformer_impl)\n";
     else
-        t += "  precision:\n    " + job.precision + ": True" + (job.precision == "fp16" ? "  # dynamic loss scaling" : "")
-            + "\n";
+        t += "  precision:\n    " + job.precision + ": True"
+            + (job.precision == "fp16" ? "  # dynamic loss scaling" : "") + "\n";
     t += "  hetero:\n    enable_hetero: True\n";
     t += "    hetero_pipeline_layer_split: [" + Text::joinInts(c.layerSplit, ", ") + "]\n";
     std::string meshes;

@@ -20,16 +20,16 @@ struct HeteroMesh {
 // argument validation sees it (flagscale/train/arguments.py @ da4935e).
 struct HeteroConfig {
     int numLayers = 0;
-    int pipelineParallel = 0;        // global --pipeline-model-parallel-size
+    int pipelineParallel = 0;  // global --pipeline-model-parallel-size
     int microBatch = 1;
     int globalBatch = 1;
-    int virtualStages = 1;           // FlagScale hetero: must stay 1
+    int virtualStages = 1;  // FlagScale hetero: must stay 1
     bool standaloneEmbeddingStage = false;
     bool tiedEmbeddings = false;
     bool distributedOptimizer = true;
     bool partialReduceSharedEmbedding = false;
     std::vector<HeteroMesh> meshes;
-    std::vector<int> layerSplit;     // per pipeline stage
+    std::vector<int> layerSplit;  // per pipeline stage
     std::vector<std::string> deviceTypes;
     std::string currentDeviceType;
     std::vector<Recompute> stageRecompute;  // per pipeline stage

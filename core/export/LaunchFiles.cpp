@@ -16,10 +16,7 @@
 
 namespace memx {
 
-std::string LaunchFiles::scriptName(int nodeRank)
-{
-    return "launch_node" + std::to_string(nodeRank) + ".sh";
-}
+std::string LaunchFiles::scriptName(int nodeRank) { return "launch_node" + std::to_string(nodeRank) + ".sh"; }
 
 LaunchLayout LaunchFiles::layout(const Cluster& cluster, const Plan& plan)
 {
@@ -108,8 +105,8 @@ std::string LaunchFiles::header(const PlanDocument& doc, const std::string& targ
         std::snprintf(buf, sizeof buf,
                       "  stage %zu  %s  %s  layers %d-%d (%d)  recompute %s  %.0f MiB of %.0f MiB (%.0f%% "
                       "headroom)",
-                      i, s.label().c_str(), s.gpuType.c_str(), s.firstLayer, s.firstLayer + s.layers - 1,
-                      s.layers, toString(s.recompute), s.memory.totalMiB(), s.capacityMiB, s.headroom() * 100);
+                      i, s.label().c_str(), s.gpuType.c_str(), s.firstLayer, s.firstLayer + s.layers - 1, s.layers,
+                      toString(s.recompute), s.memory.totalMiB(), s.capacityMiB, s.headroom() * 100);
         line(buf);
     }
     return h;
@@ -171,26 +168,30 @@ std::string LaunchFiles::sbatch(const PlanDocument& doc, const LaunchLayout& lay
         out += (i ? " " : "") + std::to_string(layout.agents[i].host);
     out += ")\n";
     out += "mapfile -t HOSTS < <(grep -v '^#' hostfile | awk 'NF {print $1}')\n"
-           "if [ \"${#HOSTS[@]}\" -ne " + std::to_string(layout.hosts.size()) + " ]; then\n"
-           "  echo \"hostfile must list " + std::to_string(layout.hosts.size()) + " hosts\" >&2; exit 2\n"
-           "fi\n"
-           "export MASTER_ADDR=${MASTER_ADDR:-${HOSTS[${HOST_OF_NODE_RANK[0]}]}}\n"
-           "export MASTER_PORT=${MASTER_PORT:-29500}\n"
-           "export MEMX_HOST_OF_NODE_RANK=\"${HOST_OF_NODE_RANK[*]}\" MEMX_HOSTS=\"${HOSTS[*]}\"\n"
-           "# The task script is single-quoted on purpose: it expands on each node, not here.\n"
-           "# shellcheck disable=SC2016\n"
-           "srun --kill-on-bad-exit=1 --ntasks-per-node=1 bash -c '\n"
-           "  read -r -a hosts <<< \"$MEMX_HOSTS\"; read -r -a host_of <<< \"$MEMX_HOST_OF_NODE_RANK\"\n"
-           "  me=-1\n"
-           "  for i in \"${!hosts[@]}\"; do\n"
-           "    if [ \"${hosts[$i]}\" = \"$(hostname -s)\" ] || [ \"${hosts[$i]}\" = \"$(hostname)\" ]; then me=$i; fi\n"
-           "  done\n"
-           "  if [ \"$me\" -lt 0 ]; then echo \"$(hostname) is not in hostfile\" >&2; exit 2; fi\n"
-           "  pids=()\n"
-           "  for r in \"${!host_of[@]}\"; do\n"
-           "    if [ \"${host_of[$r]}\" = \"$me\" ]; then bash ./launch_node$r.sh & pids+=($!); fi\n"
-           "  done\n"
-           "  status=0; for p in \"${pids[@]}\"; do wait \"$p\" || status=$?; done; exit $status'\n";
+           "if [ \"${#HOSTS[@]}\" -ne "
+        + std::to_string(layout.hosts.size())
+        + " ]; then\n"
+          "  echo \"hostfile must list "
+        + std::to_string(layout.hosts.size())
+        + " hosts\" >&2; exit 2\n"
+          "fi\n"
+          "export MASTER_ADDR=${MASTER_ADDR:-${HOSTS[${HOST_OF_NODE_RANK[0]}]}}\n"
+          "export MASTER_PORT=${MASTER_PORT:-29500}\n"
+          "export MEMX_HOST_OF_NODE_RANK=\"${HOST_OF_NODE_RANK[*]}\" MEMX_HOSTS=\"${HOSTS[*]}\"\n"
+          "# The task script is single-quoted on purpose: it expands on each node, not here.\n"
+          "# shellcheck disable=SC2016\n"
+          "srun --kill-on-bad-exit=1 --ntasks-per-node=1 bash -c '\n"
+          "  read -r -a hosts <<< \"$MEMX_HOSTS\"; read -r -a host_of <<< \"$MEMX_HOST_OF_NODE_RANK\"\n"
+          "  me=-1\n"
+          "  for i in \"${!hosts[@]}\"; do\n"
+          "    if [ \"${hosts[$i]}\" = \"$(hostname -s)\" ] || [ \"${hosts[$i]}\" = \"$(hostname)\" ]; then me=$i; fi\n"
+          "  done\n"
+          "  if [ \"$me\" -lt 0 ]; then echo \"$(hostname) is not in hostfile\" >&2; exit 2; fi\n"
+          "  pids=()\n"
+          "  for r in \"${!host_of[@]}\"; do\n"
+          "    if [ \"${host_of[$r]}\" = \"$me\" ]; then bash ./launch_node$r.sh & pids+=($!); fi\n"
+          "  done\n"
+          "  status=0; for p in \"${pids[@]}\"; do wait \"$p\" || status=$?; done; exit $status'\n";
     return out;
 }
 

@@ -21,28 +21,28 @@ struct ExportedFile {
 // contiguous in Megatron's order (its stages are not neighbours in the
 // pipeline) runs one agent per contiguous range.
 struct LaunchAgent {
-    int nodeRank = 0;                // torchrun --node-rank
-    int host = 0;                    // index into LaunchLayout::hosts
-    int firstRank = 0;               // global rank of local rank 0
-    std::vector<int> devices;        // global device ids, in local-rank order
-    std::vector<int> localDevices;   // the same devices' index within their node (CUDA_VISIBLE_DEVICES)
-    std::vector<int> stages;         // pipeline stages with ranks on this agent, ascending
+    int nodeRank = 0;  // torchrun --node-rank
+    int host = 0;  // index into LaunchLayout::hosts
+    int firstRank = 0;  // global rank of local rank 0
+    std::vector<int> devices;  // global device ids, in local-rank order
+    std::vector<int> localDevices;  // the same devices' index within their node (CUDA_VISIBLE_DEVICES)
+    std::vector<int> stages;  // pipeline stages with ranks on this agent, ascending
 };
 
 // One machine: a cluster node that runs at least one rank.
 struct LaunchHost {
-    std::string name;                // the cluster's node name, used as host name
-    int node = 0;                    // index into Cluster::nodes()
-    int gpus = 0;                    // GPUs of the node
+    std::string name;  // the cluster's node name, used as host name
+    int node = 0;  // index into Cluster::nodes()
+    int gpus = 0;  // GPUs of the node
     std::vector<std::string> gpuTypes;  // distinct types of the GPUs it uses, in device order
-    std::vector<int> agents;         // indices into LaunchLayout::agents, ascending node rank
+    std::vector<int> agents;  // indices into LaunchLayout::agents, ascending node rank
 };
 
 struct LaunchLayout {
     std::vector<LaunchAgent> agents;  // in node-rank order
-    std::vector<LaunchHost> hosts;    // in order of their first node rank (hostfile order)
-    std::vector<int> deviceOfRank;    // global rank -> global device id
-    std::vector<int> stageOfRank;     // global rank -> pipeline stage
+    std::vector<LaunchHost> hosts;  // in order of their first node rank (hostfile order)
+    std::vector<int> deviceOfRank;  // global rank -> global device id
+    std::vector<int> stageOfRank;  // global rank -> pipeline stage
 };
 
 // Where each rank runs, and the files around the per-node scripts that do not

@@ -72,9 +72,8 @@ MegatronJob MegatronExport::jobFor(const PlanDocument& doc, Recompute level)
     return j;
 }
 
-std::optional<MegatronExport::NearestPlan> MegatronExport::nearestCost(const PlanDocument& doc,
-                                                                        const std::vector<Recompute>& levels,
-                                                                        std::string& why)
+std::optional<MegatronExport::NearestPlan>
+MegatronExport::nearestCost(const PlanDocument& doc, const std::vector<Recompute>& levels, std::string& why)
 {
     if (doc.predictor != "analytic") {
         why = "the plan came from the " + doc.predictor + " predictor, which the export cannot load";
@@ -101,8 +100,10 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
     if (p.perMesh())
         throw InputError(doc.file, "--target megatron",
                          "Megatron-LM gives every pipeline stage one TP and DP, and this plan gives each GPU type its "
-                         "own (" + p.shapeString() + "); export it with --target flagscale, whose heterogeneous "
-                         "training runs one process mesh per device type");
+                         "own ("
+                             + p.shapeString()
+                             + "); export it with --target flagscale, whose heterogeneous "
+                               "training runs one process mesh per device type");
     const RecomputeChoice rc = recomputeFor(p);
     std::vector<std::string> args;
     try {
@@ -117,25 +118,26 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
     if (!rc.exact) {
         std::string levels;
         for (std::size_t i = 0; i < p.stages.size(); ++i)
-            levels += (i ? ", " : "") + std::string("stage ") + std::to_string(i) + " "
-                + toString(p.stages[i].recompute);
+            levels
+                += (i ? ", " : "") + std::string("stage ") + std::to_string(i) + " " + toString(p.stages[i].recompute);
         std::string why;
-        const auto nearest
-            = nearestCost(doc, std::vector<Recompute>(p.stages.size(), rc.level), why);
+        const auto nearest = nearestCost(doc, std::vector<Recompute>(p.stages.size(), rc.level), why);
         std::string cost;
         if (nearest)
-            cost = "predicted " + Text::fmt("%.1f", nearest->iterationMs) + " ms per iteration (the plan: "
-                + Text::fmt("%.1f", p.iterationMs) + " ms), largest per-GPU peak " + Text::fmt("%.0f", nearest->maxMemMiB)
-                + " MiB (the plan: " + Text::fmt("%.0f", p.maxMemMiB) + " MiB)"
+            cost = "predicted " + Text::fmt("%.1f", nearest->iterationMs)
+                + " ms per iteration (the plan: " + Text::fmt("%.1f", p.iterationMs) + " ms), largest per-GPU peak "
+                + Text::fmt("%.0f", nearest->maxMemMiB) + " MiB (the plan: " + Text::fmt("%.0f", p.maxMemMiB) + " MiB)"
                 + (nearest->feasible ? "" : "; NOT feasible: " + nearest->whyInfeasible);
         else
             cost = "cost not predicted (" + why + ")";
         cost = Text::oneLine(cost);  // may quote a message naming a GPU type or node
         const std::string level = toString(rc.level);
-        warning = "# !!! NOT THE EXACT PLAN. The plan recomputes activations per stage (" + levels + "),\n"
-                  "# !!! and Megatron-LM has one recompute setting for all stages. These scripts run the nearest\n"
-                  "# !!! plan it can express, the most conservative common level: " + level
-            + " recomputation on every stage;\n# !!! " + cost + ".\n"
+        warning = "# !!! NOT THE EXACT PLAN. The plan recomputes activations per stage (" + levels
+            + "),\n"
+              "# !!! and Megatron-LM has one recompute setting for all stages. These scripts run the nearest\n"
+              "# !!! plan it can express, the most conservative common level: "
+            + level + " recomputation on every stage;\n# !!! " + cost
+            + ".\n"
               "# !!! For the exact plan use: memx-cli export --target flagscale (per-stage recompute lists,\n"
               "# !!! none or full per stage; selective only as one global setting).\n#\n";
     }
@@ -153,13 +155,14 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
         if (job.precision != "bf16")
             notes += "# Precision: " + job.precision + (job.precision == "fp16" ? " with dynamic loss scaling" : "")
                 + (job.precision == "fp8" ? " GEMMs through Transformer Engine (bf16 elsewhere)" : "")
-                + (job.precision == "tf32" ? " (fp32 training, TF32 GEMMs: TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 below)" : "")
+                + (job.precision == "tf32" ? " (fp32 training, TF32 GEMMs: TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 below)"
+                                           : "")
                 + " on every rank (one precision for the whole job): " + why + ".\n";
         if (!job.flashAttention)
             notes += std::string("# Attention: unfused (--attention-backend unfused), as planned ")
-                + (doc.problem.setup.flashAttention ? "(FlashAttention needs 16-bit inputs, this job trains in "
-                                                          + job.precision + ")"
-                                                    : "without flash attention")
+                + (doc.problem.setup.flashAttention
+                       ? "(FlashAttention needs 16-bit inputs, this job trains in " + job.precision + ")"
+                       : "without flash attention")
                 + ": it keeps\n# the s x s scores that the plan's memory counts.\n";
     }
     // torchrun numbers ranks by the workers' counts in node-rank order
@@ -168,9 +171,10 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
     for (const auto& a : lay.agents)
         sameCounts = sameCounts && a.devices.size() == lay.agents.front().devices.size();
     if (!sameCounts)
-        notes += "# The nodes run different numbers of ranks: torchrun's static rendezvous then gives node rank r the\n"
-                 "# global ranks after those of node ranks 0..r-1 (its default rank assignment), which is what the\n"
-                 "# plan needs. TORCH_ELASTIC_WORKER_IDENTICAL=1 would assume equal nodes and break it, so it is refused.\n";
+        notes
+            += "# The nodes run different numbers of ranks: torchrun's static rendezvous then gives node rank r the\n"
+               "# global ranks after those of node ranks 0..r-1 (its default rank assignment), which is what the\n"
+               "# plan needs. TORCH_ELASTIC_WORKER_IDENTICAL=1 would assume equal nodes and break it, so it is refused.\n";
 
     std::vector<ExportedFile> out;
     const std::string masterHost = Text::safeName(lay.hosts.front().name);
@@ -184,9 +188,10 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
                 + p.stages[static_cast<std::size_t>(st)].label() + ", "
                 + Text::oneLine(p.stages[static_cast<std::size_t>(st)].gpuType) + ")";
         const int lastRank = a.firstRank + static_cast<int>(a.devices.size()) - 1;
-        s += "#\n# Node rank " + std::to_string(a.nodeRank) + " of " + std::to_string(nnodes) + " on host " + Text::oneLine(h.name)
-            + ": global ranks " + std::to_string(a.firstRank) + "-" + std::to_string(lastRank)
-            + " on GPUs " + Text::joinInts(a.localDevices) + ", pipeline stage" + (a.stages.size() > 1 ? "s " : " ") + stages
+        s += "#\n# Node rank " + std::to_string(a.nodeRank) + " of " + std::to_string(nnodes) + " on host "
+            + Text::oneLine(h.name) + ": global ranks " + std::to_string(a.firstRank) + "-" + std::to_string(lastRank)
+            + " on GPUs " + Text::joinInts(a.localDevices) + ", pipeline stage" + (a.stages.size() > 1 ? "s " : " ")
+            + stages
             + ".\n# Megatron's rank order (tp fastest, then dp, then pp) and torchrun's static rendezvous\n"
               "# (rank = ranks of lower node ranks + local rank) put each stage on its planned GPUs.\n";
         s += "set -euo pipefail\n";

@@ -19,8 +19,6 @@ struct PlanDocument;
 // node rank, a hostfile and a Slurm batch script (docs/EXPORT.md).
 class MegatronExport {
 public:
-
-
     // The one recompute level Megatron-LM runs for a plan: the plan's own when
     // every stage has the same level, else the most conservative level among
     // the stages (the nearest plan it can express).
@@ -29,7 +27,6 @@ public:
         Recompute level = Recompute::None;
     };
     static RecomputeChoice recomputeFor(const Plan& plan);
-
 
     // The job of a plan document with the given recompute level on every stage.
     static MegatronJob jobFor(const PlanDocument& doc, Recompute level);

@@ -13,8 +13,8 @@ std::string money(double v) { return v < 0 ? std::string("unknown") : Text::fmt(
 
 std::string NodeChoiceReport::costLine(const PlanCost& c)
 {
-    std::string out = "Plan 1 delivers " + Text::fmt("%.0f", c.tokensPerS) + " tokens/s on " + std::to_string(c.usedGpus)
-        + " GPUs";
+    std::string out
+        = "Plan 1 delivers " + Text::fmt("%.0f", c.tokensPerS) + " tokens/s on " + std::to_string(c.usedGpus) + " GPUs";
     if (c.paidGpus != c.usedGpus)
         out += " (" + std::to_string(c.paidGpus) + " in the nodes it uses)";
     if (!c.unusedNodes.empty())
@@ -28,7 +28,8 @@ std::string NodeChoiceReport::costLine(const PlanCost& c)
 
 std::string NodeChoiceReport::text(const NodeChoice::Result& c, const NodeChoice::Options& o)
 {
-    std::string out = "\nChoosing nodes (the cluster searched again with the nodes of some GPU types left out; ranked by "
+    std::string out
+        = "\nChoosing nodes (the cluster searched again with the nodes of some GPU types left out; ranked by "
         + std::string(o.rank == NodeChoice::Rank::Cost ? "cost per million tokens" : "tokens per second") + "):\n";
     if (!c.error.empty())
         return out + "  " + c.error + "\n";
@@ -45,15 +46,18 @@ std::string NodeChoiceReport::text(const NodeChoice::Result& c, const NodeChoice
         + Text::rpad("tokens/s", 10) + Text::rpad("per hour", 10) + Text::rpad("per Mtok", 10) + "  plan\n";
     std::size_t i = 0;
     for (const auto& r : c.rows) {
-        out += "  " + Text::pad(std::to_string(++i), 4) + Text::pad(Text::join(r.types, "+") + (r.whole ? " (all)" : ""), 40)
+        out += "  " + Text::pad(std::to_string(++i), 4)
+            + Text::pad(Text::join(r.types, "+") + (r.whole ? " (all)" : ""), 40)
             + Text::rpad(std::to_string(r.gpus), 6);
         if (!r.error.empty()) {
             out += "  no plan fits: " + r.error + "\n";
             continue;
         }
-        out += Text::rpad(Text::fmt("%.1f", r.best.iterationMs), 11) + Text::rpad(Text::fmt("%.0f", r.cost.tokensPerS), 10)
-            + Text::rpad(money(r.cost.perHour), 10)
-            + Text::rpad(r.cost.perMillionTokens < 0 ? std::string("unknown") : Text::fmt("%.3f", r.cost.perMillionTokens), 10)
+        out += Text::rpad(Text::fmt("%.1f", r.best.iterationMs), 11)
+            + Text::rpad(Text::fmt("%.0f", r.cost.tokensPerS), 10) + Text::rpad(money(r.cost.perHour), 10)
+            + Text::rpad(r.cost.perMillionTokens < 0 ? std::string("unknown")
+                                                     : Text::fmt("%.3f", r.cost.perMillionTokens),
+                         10)
             + "  PP" + std::to_string(r.best.pp) + " " + r.best.shapeString()
             + (r.left.empty() ? "" : "; leaves out " + Text::join(r.left, ", "))
             + (r.cost.unusedNodes.empty() ? "" : "; its plan uses no GPU of " + Text::join(r.cost.unusedNodes, ", "))

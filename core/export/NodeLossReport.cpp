@@ -9,8 +9,8 @@ namespace {
 
 std::string planShape(const Plan& p)
 {
-    return "PP" + std::to_string(p.pp) + " " + p.shapeString() + ", " + p.orderString() + ", layers "
-        + p.layersString() + ", recompute " + p.recomputeString();
+    return "PP" + std::to_string(p.pp) + " " + p.shapeString() + ", " + p.orderString() + ", layers " + p.layersString()
+        + ", recompute " + p.recomputeString();
 }
 
 std::string percent(double fraction) { return Text::fmt("%+.1f%%", 100 * fraction); }
@@ -20,7 +20,8 @@ std::string nodeNames(const NodeLossWhatIf::Scenario& s)
     if (s.alike.empty())
         return s.name;
     return s.name + " (or any of " + std::to_string(s.alike.size()) + " like it: "
-        + Text::join(s.alike.size() <= 6 ? s.alike : std::vector<std::string>(s.alike.begin(), s.alike.begin() + 6), ", ")
+        + Text::join(s.alike.size() <= 6 ? s.alike : std::vector<std::string>(s.alike.begin(), s.alike.begin() + 6),
+                     ", ")
         + (s.alike.size() > 6 ? ", ..." : "") + ")";
 }
 
@@ -30,7 +31,8 @@ std::string NodeLossReport::text(const NodeLossWhatIf::Result& w, const SearchRe
 {
     std::string out = "\nNode loss (" + std::to_string(w.scenarios.size()) + " scenario"
         + (w.scenarios.size() == 1 ? "" : "s")
-        + (w.which == NodeLossWhatIf::Which::PerType ? ", each GPU type's first node" : ", every node; alike nodes once")
+        + (w.which == NodeLossWhatIf::Which::PerType ? ", each GPU type's first node"
+                                                     : ", every node; alike nodes once")
         + "):\n";
     if (!w.error.empty())
         return out + "  " + w.error + "\n";
@@ -63,9 +65,8 @@ std::string NodeLossReport::text(const NodeLossWhatIf::Result& w, const SearchRe
         out += "    " + Text::pad(std::to_string(++i), 4) + Text::pad(planShape(rp.plan) + " ", 100)
             + Text::rpad(Text::fmt("%.1f", rp.plan.iterationMs), 10) + Text::rpad(Text::fmt("%.1f", rp.worstMs), 10)
             + Text::rpad(Text::fmt("%.4f", rp.plan.phi), 8) + Text::rpad(Text::fmt("%.4f", rp.worstPhi), 10) + "  "
-            + w.scenarios[rp.worst].name
-            + (rp.resumed[rp.worst] ? "" : " (node idle)") + (rp.plan.key == r.best.front().key ? "  <- plan 1" : "")
-            + "\n";
+            + w.scenarios[rp.worst].name + (rp.resumed[rp.worst] ? "" : " (node idle)")
+            + (rp.plan.key == r.best.front().key ? "  <- plan 1" : "") + "\n";
     }
     return out;
 }
@@ -99,9 +100,13 @@ nlohmann::json NodeLossReport::json(const NodeLossWhatIf::Result& w)
         for (const auto& rp : w.robustPlans) {
             nlohmann::json ms = nlohmann::json::array();
             for (std::size_t k = 0; k < rp.scenarioMs.size(); ++k)
-                ms.push_back({{"node", w.scenarios[k].name}, {"ms", rp.scenarioMs[k]}, {"restarted", bool(rp.resumed[k])}});
-            a.push_back({{"worst_ms", rp.worstMs}, {"worst_phi", rp.worstPhi}, {"worst_node", w.scenarios[rp.worst].name},
-                         {"scenarios", ms}, {"plan", PlanJson::plan(rp.plan)}});
+                ms.push_back(
+                    {{"node", w.scenarios[k].name}, {"ms", rp.scenarioMs[k]}, {"restarted", bool(rp.resumed[k])}});
+            a.push_back({{"worst_ms", rp.worstMs},
+                         {"worst_phi", rp.worstPhi},
+                         {"worst_node", w.scenarios[rp.worst].name},
+                         {"scenarios", ms},
+                         {"plan", PlanJson::plan(rp.plan)}});
         }
         j["robust_plans"] = a;
         j["robust_candidates"] = w.candidates;

@@ -28,7 +28,8 @@ bool parseExportTarget(const std::string& s, ExportTarget& out)
     return false;
 }
 
-std::vector<ExportedFile> PlanExport::files(const PlanDocument& doc, ExportTarget target, const std::string& destination)
+std::vector<ExportedFile> PlanExport::files(const PlanDocument& doc, ExportTarget target,
+                                            const std::string& destination)
 {
     if (target == ExportTarget::Megatron)
         return MegatronExport::files(doc);

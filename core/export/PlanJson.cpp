@@ -64,12 +64,9 @@ nlohmann::json PlanJson::plan(const Plan& p)
         st["micro_batch_ms"] = s.timeMs;
         st["capacity_mib"] = s.capacityMiB;
         st["peak_mib"] = s.memory.totalMiB();
-        st["memory_mib"] = {{"weights", s.memory.weightsMiB},
-                            {"gradients", s.memory.gradientsMiB},
-                            {"optimizer", s.memory.optimizerMiB},
-                            {"activations", s.memory.activationsMiB},
-                            {"framework", s.memory.frameworkMiB},
-                            {"allocator", s.memory.allocatorMiB},
+        st["memory_mib"] = {{"weights", s.memory.weightsMiB},     {"gradients", s.memory.gradientsMiB},
+                            {"optimizer", s.memory.optimizerMiB}, {"activations", s.memory.activationsMiB},
+                            {"framework", s.memory.frameworkMiB}, {"allocator", s.memory.allocatorMiB},
                             {"reserve", s.memory.reserveMiB}};
         st["allocated_mib"] = s.memory.allocatedMiB();
         st["reserved_mib"] = s.memory.reservedMiB();
@@ -110,15 +107,18 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
     nlohmann::json j;
     j["format"] = "memx-search/2";
     origin(j, problem, r.predictorName);
-    j["objective"] = {{"profile_requested", toString(r.profileRequested)},
-                      {"profile_used", toString(r.profileUsed)},
-                      {"reason", r.profileReason},
-                      {"weights", {{"time", r.weights.time}, {"memory", r.weights.memory},
-                                   {"variance", r.weights.variance}}},
-                      {"variance", toString(r.varianceMode)},
-                      {"references", {{"time_ms", r.references.time}, {"memory_mib", r.references.memory},
-                                      {"variance", r.references.variance}, {"epsilon", r.references.epsilon},
-                                      {"epsilon_rule", toString(r.references.epsilonRule)}}}};
+    j["objective"]
+        = {{"profile_requested", toString(r.profileRequested)},
+           {"profile_used", toString(r.profileUsed)},
+           {"reason", r.profileReason},
+           {"weights", {{"time", r.weights.time}, {"memory", r.weights.memory}, {"variance", r.weights.variance}}},
+           {"variance", toString(r.varianceMode)},
+           {"references",
+            {{"time_ms", r.references.time},
+             {"memory_mib", r.references.memory},
+             {"variance", r.references.variance},
+             {"epsilon", r.references.epsilon},
+             {"epsilon_rule", toString(r.references.epsilonRule)}}}};
     if (r.compareTasks == TaskCompare::PerToken || !r.tasks.empty())
         j["objective"]["compare_tasks"] = toString(r.compareTasks);
     if (r.perTokenSeqLen > 0)
@@ -133,21 +133,23 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
         for (const auto& pb : r.profileBests) {
             const PlanCost c = PlanCost::of(problem.cluster, pb.best);
             const auto money = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
-            profiles.push_back({{"profile", toString(pb.kind)},
-                                {"weights", {{"time", pb.weights.time}, {"memory", pb.weights.memory},
-                                             {"variance", pb.weights.variance}}},
-                                {"key", pb.best.key},
-                                {"iteration_ms", pb.best.iterationMs},
-                                {"tokens_per_s", c.tokensPerS},
-                                {"cost_per_hour", money(c.perHour)},
-                                {"cost_per_million_tokens", money(c.perMillionTokens)}});
+            profiles.push_back(
+                {{"profile", toString(pb.kind)},
+                 {"weights",
+                  {{"time", pb.weights.time}, {"memory", pb.weights.memory}, {"variance", pb.weights.variance}}},
+                 {"key", pb.best.key},
+                 {"iteration_ms", pb.best.iterationMs},
+                 {"tokens_per_s", c.tokensPerS},
+                 {"cost_per_hour", money(c.perHour)},
+                 {"cost_per_million_tokens", money(c.perMillionTokens)}});
         }
         j["objective"]["profiles"] = profiles;
     }
     if (r.constraints.any()) {
         nlohmann::json c;
         if (r.constraints.minHeadroom > 0)
-            c["min_headroom"] = {{"fraction", r.constraints.minHeadroom}, {"at_upper_bound", r.constraints.headroomAtUpper}};
+            c["min_headroom"]
+                = {{"fraction", r.constraints.minHeadroom}, {"at_upper_bound", r.constraints.headroomAtUpper}};
         if (r.constraints.maxSlowdown >= 0)
             c["max_slowdown"] = {{"fraction", r.constraints.maxSlowdown}, {"time_limit_ms", r.constraints.timeLimitMs}};
         j["objective"]["constraints"] = c;
@@ -205,11 +207,15 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
     if (!r.tasks.empty()) {
         nlohmann::json a = nlohmann::json::array();
         for (const auto& t : r.tasks) {
-            nlohmann::json tj = {{"task", t.label}, {"seq_len", t.seqLen}, {"query_groups", t.queryGroups},
+            nlohmann::json tj = {{"task", t.label},
+                                 {"seq_len", t.seqLen},
+                                 {"query_groups", t.queryGroups},
                                  {"found", t.found},
-                                 {"references", {{"time_ms", t.references.time}, {"memory_mib", t.references.memory},
-                                                 {"variance", t.references.variance},
-                                                 {"epsilon", t.references.epsilon}}}};
+                                 {"references",
+                                  {{"time_ms", t.references.time},
+                                   {"memory_mib", t.references.memory},
+                                   {"variance", t.references.variance},
+                                   {"epsilon", t.references.epsilon}}}};
             if (t.found) {
                 tj["best_index"] = t.bestIndex;
                 tj["key"] = t.best.key;
@@ -230,9 +236,14 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
         nlohmann::json a = nlohmann::json::array();
         for (const auto& b : r.baselines) {
             const BaselineInfo& info = baselineInfo(b.kind);
-            a.push_back({{"planner", info.key}, {"name", info.name}, {"searches", info.searches},
-                         {"leaves_out", info.leavesOut}, {"fits", b.fits}, {"same_plan_as_memx", b.samePlanAsMemX},
-                         {"lowest_headroom", b.plan.minHeadroom()}, {"plan", plan(b.plan)}});
+            a.push_back({{"planner", info.key},
+                         {"name", info.name},
+                         {"searches", info.searches},
+                         {"leaves_out", info.leavesOut},
+                         {"fits", b.fits},
+                         {"same_plan_as_memx", b.samePlanAsMemX},
+                         {"lowest_headroom", b.plan.minHeadroom()},
+                         {"plan", plan(b.plan)}});
         }
         j["baselines"] = a;
     }
@@ -252,13 +263,25 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
         std::vector<double> peaks;
         for (const auto& s : p.stages)
             peaks.push_back(s.memory.totalMiB());
-        candidates.push_back({{"iteration_ms", p.iterationMs}, {"max_mem_mib", p.maxMemMiB},
-                              {"mem_variance", p.varMem}, {"phi", p.phi}, {"rank_phi", p.rankPhi},
-                              {"rank_time", p.rankTime}, {"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp},
-                              {"micro_batch", p.microBatch}, {"seq_len", p.seqLen}, {"query_groups", p.queryGroups},
-                              {"schedule", toString(p.schedule)}, {"virtual_stages", p.virtualStages},
-                              {"order", p.orderString()}, {"layers", p.layersString()},
-                              {"recompute", p.recomputeString()}, {"stage_peak_mib", peaks}, {"key", p.key}});
+        candidates.push_back({{"iteration_ms", p.iterationMs},
+                              {"max_mem_mib", p.maxMemMiB},
+                              {"mem_variance", p.varMem},
+                              {"phi", p.phi},
+                              {"rank_phi", p.rankPhi},
+                              {"rank_time", p.rankTime},
+                              {"tp", p.tp},
+                              {"pp", p.pp},
+                              {"dp", p.dp},
+                              {"micro_batch", p.microBatch},
+                              {"seq_len", p.seqLen},
+                              {"query_groups", p.queryGroups},
+                              {"schedule", toString(p.schedule)},
+                              {"virtual_stages", p.virtualStages},
+                              {"order", p.orderString()},
+                              {"layers", p.layersString()},
+                              {"recompute", p.recomputeString()},
+                              {"stage_peak_mib", peaks},
+                              {"key", p.key}});
     }
     j["candidates"] = candidates;
     j["candidates_complete"] = r.plotSampleComplete;

@@ -63,8 +63,7 @@ Provenance parseProvenance(const JsonReader& j, const std::string& key)
 
 // The embedded cluster and model: their readers name paths from their own
 // root, so prefix the key they sit under.
-template <typename Fn>
-auto nested(const std::string& file, const std::string& prefix, Fn fn)
+template <typename Fn> auto nested(const std::string& file, const std::string& prefix, Fn fn)
 {
     try {
         return fn();
@@ -214,8 +213,7 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
                 || std::find(groupDevices.begin(), groupDevices.end(), d) == groupDevices.end())
                 sj.fail("device " + std::to_string(d) + " is not a device of group " + s.groupName, "devices");
             if (used[static_cast<std::size_t>(d)]++)
-                sj.fail("device " + std::to_string(d) + " (" + cluster.deviceLabel(d)
-                            + ") is used by two stages",
+                sj.fail("device " + std::to_string(d) + " (" + cluster.deviceLabel(d) + ") is used by two stages",
                         "devices");
         }
         s.firstLayer = intIn(sj, "first_layer", 0, model.numLayers - 1, layerSum);
@@ -265,8 +263,8 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
                    "schedule");
         const StageShape first = p.shapeOf(0), last = p.shapeOf(p.stages.size() - 1);
         if (model.tiedEmbeddings)
-            if (const std::string broken =
-                    MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp, distributedOptimizer);
+            if (const std::string broken
+                = MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp, distributedOptimizer);
                 !broken.empty())
                 j.fail(broken + " (FlagScale's rule)", "stages");
         // One mesh per GPU type: a type's stages are neighbours with one shape.
@@ -275,9 +273,10 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
             if (i > 0 && p.stages[i - 1].gpuType == p.stages[i].gpuType && p.shapeOf(i - 1) == p.shapeOf(i))
                 continue;
             if (std::find(meshTypes.begin(), meshTypes.end(), p.stages[i].gpuType) != meshTypes.end())
-                j.fail("stage " + std::to_string(i) + " (" + p.stages[i].gpuType + ") starts a second mesh of "
-                               "its GPU type; FlagScale gives each device type one mesh of neighbouring stages with "
-                               "one TP and DP",
+                j.fail("stage " + std::to_string(i) + " (" + p.stages[i].gpuType
+                           + ") starts a second mesh of "
+                             "its GPU type; FlagScale gives each device type one mesh of neighbouring stages with "
+                             "one TP and DP",
                        "stages/" + std::to_string(i));
             meshTypes.push_back(p.stages[i].gpuType);
         }
@@ -312,7 +311,8 @@ PlanDocument PlanJsonReader::fromJson(const nlohmann::json& doc, const std::stri
                       key);
     d.toolVersion = root.name("tool_version", "unknown");
     d.predictor = root.name("predictor", "unknown");
-    d.problem.cluster = nested(file, "/cluster", [&] { return Cluster::fromJson(doc.at("cluster"), file, GpuCatalog::builtin()); });
+    d.problem.cluster
+        = nested(file, "/cluster", [&] { return Cluster::fromJson(doc.at("cluster"), file, GpuCatalog::builtin()); });
     d.problem.model = nested(file, "/model", [&] { return ModelSpec::fromJson(JsonReader(doc.at("model"), file)); });
     d.problem.setup = TrainingSetupJson::read(root.at("setup"));
     if (isPlanFormat(d.format)) {

@@ -13,14 +13,14 @@ class JsonReader;
 
 // One plan with everything it was made for and by: what the exporters need.
 struct PlanDocument {
-    std::string file;         // where it was read from
-    std::string format;       // "memx-plan/2" or "memx-search/2" (or /1, before 2026-12-06)
+    std::string file;  // where it was read from
+    std::string format;  // "memx-plan/2" or "memx-search/2" (or /1, before 2026-12-06)
     std::string toolVersion;  // MemX version that wrote the file
-    std::string predictor;    // predictor that produced the plan ("analytic", ...)
+    std::string predictor;  // predictor that produced the plan ("analytic", ...)
     Problem problem;
     Plan plan;
-    int rank = 1;             // position in the search's "best" list (1 = best under Phi)
-    std::string objective;    // search profile used ("default", ...); empty for a plan file
+    int rank = 1;  // position in the search's "best" list (1 = best under Phi)
+    std::string objective;  // search profile used ("default", ...); empty for a plan file
     // The state of the project the plan was computed for, when a front end
     // knows it (the workbench: project file, saved or not, when searched);
     // exported files say it in their header. Not read from or written to JSON.

@@ -27,12 +27,13 @@ std::string SimplexReport::csv(const SimplexMap& map, const Cluster& cluster)
         const Plan& p = map.plans[pt.winner];
         const PlanCost& c = costs[pt.winner];
         out += Text::fmt("%.2f", pt.weights.time) + "," + Text::fmt("%.2f", pt.weights.memory) + ","
-            + Text::fmt("%.2f", pt.weights.variance) + ",P" + std::to_string(pt.winner + 1) + "," + std::to_string(p.key)
-            + "," + Text::fmt("%.3f", p.iterationMs) + "," + Text::fmt("%.1f", p.maxMemMiB) + ","
-            + Text::fmt("%.6g", p.varMem) + "," + Text::fmt("%.6g", pt.phi) + "," + std::to_string(p.tp) + ","
+            + Text::fmt("%.2f", pt.weights.variance) + ",P" + std::to_string(pt.winner + 1) + ","
+            + std::to_string(p.key) + "," + Text::fmt("%.3f", p.iterationMs) + "," + Text::fmt("%.1f", p.maxMemMiB)
+            + "," + Text::fmt("%.6g", p.varMem) + "," + Text::fmt("%.6g", pt.phi) + "," + std::to_string(p.tp) + ","
             + std::to_string(p.pp) + "," + std::to_string(p.dp) + "," + std::to_string(p.microBatch) + ","
-            + semicolons(p.layersString()) + "," + semicolons(p.recomputeString()) + "," + std::to_string(map.regionSize[pt.winner]) + ","
-            + Text::fmt("%.1f", c.tokensPerS) + "," + money(c.perHour) + "," + money(c.perMillionTokens) + "\n";
+            + semicolons(p.layersString()) + "," + semicolons(p.recomputeString()) + ","
+            + std::to_string(map.regionSize[pt.winner]) + "," + Text::fmt("%.1f", c.tokensPerS) + "," + money(c.perHour)
+            + "," + money(c.perMillionTokens) + "\n";
     }
     return out;
 }
@@ -63,8 +64,9 @@ std::string SimplexReport::summary(const SimplexMap& map, const Cluster& cluster
     for (ProfileKind kind : {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst}) {
         const auto& pt = map.at(weightsOf(kind));
         out += "  " + std::string(toString(kind)) + " (" + Text::fmt("%g", pt.weights.time) + ", "
-            + Text::fmt("%g", pt.weights.memory) + ", " + Text::fmt("%g", pt.weights.variance) + ") lies in the region of P"
-            + std::to_string(pt.winner + 1) + " (" + std::to_string(map.regionSize[pt.winner]) + " weightings)\n";
+            + Text::fmt("%g", pt.weights.memory) + ", " + Text::fmt("%g", pt.weights.variance)
+            + ") lies in the region of P" + std::to_string(pt.winner + 1) + " ("
+            + std::to_string(map.regionSize[pt.winner]) + " weightings)\n";
     }
     return out;
 }

@@ -40,10 +40,7 @@ std::string shapeWords(const Plan& p)
 namespace {
 std::string pad(std::string s, std::size_t w) { return Text::pad(std::move(s), w); }
 // --compare-tasks per-token over several sequence lengths: times rank per token.
-bool perToken(const SearchResult& r)
-{
-    return r.perTokenSeqLen > 0;
-}
+bool perToken(const SearchResult& r) { return r.perTokenSeqLen > 0; }
 std::string rpad(std::string s, std::size_t w) { return Text::rpad(std::move(s), w); }
 std::string varianceText(const SearchResult& r, double v)
 {
@@ -68,8 +65,8 @@ std::string TextReport::constraintsLine(const SearchResult& r)
         out += " every GPU keeps >= " + Text::fmt("%g", 100 * c.minHeadroom) + "% of its memory free"
             + (c.headroomAtUpper ? " at the prediction's upper bound" : "") + (c.maxSlowdown >= 0 ? ";" : "");
     if (c.maxSlowdown >= 0)
-        out += " at most " + Text::fmt("%g", 100 * c.maxSlowdown) + "% slower than the fastest feasible plan (<= "
-            + Text::fmt("%.1f", c.timeLimitMs) + " ms)";
+        out += " at most " + Text::fmt("%g", 100 * c.maxSlowdown)
+            + "% slower than the fastest feasible plan (<= " + Text::fmt("%.1f", c.timeLimitMs) + " ms)";
     return out + "\n";
 }
 
@@ -152,14 +149,17 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
 {
     std::string out;
     if (!r.incomplete.empty())
-        out += "INCOMPLETE: " + r.incomplete + ".\nThe plans below are the best found so far, not necessarily the best "
-               "of the space.\n";
+        out += "INCOMPLETE: " + r.incomplete
+            + ".\nThe plans below are the best found so far, not necessarily the best "
+              "of the space.\n";
     if (!r.spaceCut.empty())
-        out += "PART OF THE SPACE: " + r.spaceCut + ".\nThe plans below are the best of the part searched, not "
-               "necessarily the best of the space (narrow it: --tp, --mbs, --max-pp, fewer GPU types, or --meshes "
-               "uniform).\n";
-    out += "MemX plan for " + problem.model.name + " on " + problem.cluster.name() + " (" + std::to_string(problem.cluster.deviceCount())
-        + " GPUs), global batch " + std::to_string(problem.setup.globalBatch) + ", predictor " + r.predictorName + "\n";
+        out += "PART OF THE SPACE: " + r.spaceCut
+            + ".\nThe plans below are the best of the part searched, not "
+              "necessarily the best of the space (narrow it: --tp, --mbs, --max-pp, fewer GPU types, or --meshes "
+              "uniform).\n";
+    out += "MemX plan for " + problem.model.name + " on " + problem.cluster.name() + " ("
+        + std::to_string(problem.cluster.deviceCount()) + " GPUs), global batch "
+        + std::to_string(problem.setup.globalBatch) + ", predictor " + r.predictorName + "\n";
     out += "Precision: " + precisionLine(problem) + "\n";
     out += "Attention: " + attentionLine(problem) + "\n";
     out += "Objective: " + std::string(toString(r.profileUsed)) + " (wT=" + Text::fmt("%.2f", r.weights.time)
@@ -169,8 +169,11 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
     else if (r.profileUsed == ProfileKind::Balanced)
         out += ", picks " + r.profileReason + "; Phi under the default weights";
     out += "\nReferences (medians of "
-        + (r.referencesOf.empty() ? countText(r.stats.feasible) + " feasible plans" : r.referencesOf) + "): T=" + Text::fmt("%.1f", r.references.time)
-        + (perToken(r) ? " ms per " + std::to_string(r.perTokenSeqLen) + "-token-sequence iteration" : std::string(" ms")) + ", M=" + Text::fmt("%.2f", r.references.memory / 1024) + " GiB, V=" + varianceText(r, r.references.variance)
+        + (r.referencesOf.empty() ? countText(r.stats.feasible) + " feasible plans" : r.referencesOf)
+        + "): T=" + Text::fmt("%.1f", r.references.time)
+        + (perToken(r) ? " ms per " + std::to_string(r.perTokenSeqLen) + "-token-sequence iteration"
+                       : std::string(" ms"))
+        + ", M=" + Text::fmt("%.2f", r.references.memory / 1024) + " GiB, V=" + varianceText(r, r.references.variance)
         + (r.varianceMode == VarianceMode::AbsoluteMiB ? " GiB^2" : " (utilisation^2)") + "\n";
     out += epsilonLine(r) + constraintsLine(r) + priceLine(r) + "\n";
     std::string vHead = r.varianceMode == VarianceMode::AbsoluteMiB ? "V(GiB^2)" : "V(util^2)";
@@ -185,9 +188,10 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
         wDp = std::max(wDp, r.best[k].meshValues(&StageShape::dp).size() + 1);
         wMbs = std::max(wMbs, r.best[k].meshValues(&StageShape::microBatch).size() + 1);
     }
-    out += pad("#", 4) + pad("TP", wTp) + pad("PP", 3) + pad("DP", wDp) + pad("mbs", wMbs) + pad("seq", 6) + pad("sched", 9)
-        + pad("stage order", wOrder) + pad("layers", wLayers) + pad("recomp", wRecomp) + rpad("T(ms)", 10) + rpad("tok/s", 9)
-        + rpad("M(GiB)", 8) + rpad(vHead, 10) + rpad("Phi", 8) + rpad("rankT", 7) + "  per-stage peak GiB\n";
+    out += pad("#", 4) + pad("TP", wTp) + pad("PP", 3) + pad("DP", wDp) + pad("mbs", wMbs) + pad("seq", 6)
+        + pad("sched", 9) + pad("stage order", wOrder) + pad("layers", wLayers) + pad("recomp", wRecomp)
+        + rpad("T(ms)", 10) + rpad("tok/s", 9) + rpad("M(GiB)", 8) + rpad(vHead, 10) + rpad("Phi", 8) + rpad("rankT", 7)
+        + "  per-stage peak GiB\n";
     std::size_t n = 0;
     for (const auto& p : r.best) {
         if (n++ >= top)
@@ -196,14 +200,14 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
         std::string peaks;
         for (const auto& s : p.stages)
             peaks += (peaks.empty() ? "" : " ") + Text::fmt("%.1f", s.memory.totalMiB() / 1024);
-        out += pad(std::to_string(p.rankPhi), 4) + pad(p.meshValues(&StageShape::tp), wTp) + pad(std::to_string(p.pp), 3)
-            + pad(p.meshValues(&StageShape::dp), wDp) + pad(p.meshValues(&StageShape::microBatch), wMbs)
-            + pad(std::to_string(p.seqLen), 6)
-            + pad(sched, 9) + pad(p.orderString(), wOrder) + pad(p.layersString(), wLayers) + pad(p.recomputeString(), wRecomp)
+        out += pad(std::to_string(p.rankPhi), 4) + pad(p.meshValues(&StageShape::tp), wTp)
+            + pad(std::to_string(p.pp), 3) + pad(p.meshValues(&StageShape::dp), wDp)
+            + pad(p.meshValues(&StageShape::microBatch), wMbs) + pad(std::to_string(p.seqLen), 6) + pad(sched, 9)
+            + pad(p.orderString(), wOrder) + pad(p.layersString(), wLayers) + pad(p.recomputeString(), wRecomp)
             + rpad(Text::fmt("%.1f", p.iterationMs), 10) + rpad(Text::fmt("%.0f", PlanCost::tokensPerSecond(p)), 9)
             + rpad(Text::fmt("%.2f", p.maxMemMiB / 1024), 8) + rpad(varianceText(r, p.varMem), 10)
-            + rpad(Text::fmt("%.4f", p.phi), 8)
-            + rpad((p.ranksApproximate ? "~" : "") + std::to_string(p.rankTime), 7) + "  " + peaks + "\n";
+            + rpad(Text::fmt("%.4f", p.phi), 8) + rpad((p.ranksApproximate ? "~" : "") + std::to_string(p.rankTime), 7)
+            + "  " + peaks + "\n";
     }
     out += "\nRecompute: N none, S selective, F full (per stage, in pipeline order). Stage order: group#slice, or nodes joined by + for a stage over whole nodes.\n";
     if (std::any_of(r.best.begin(), r.best.begin() + static_cast<std::ptrdiff_t>(std::min(top, r.best.size())),
@@ -219,7 +223,8 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
             if (t.found && t.bestIndex == 0)
                 of = "of " + t.label;
         out += "Fastest plan " + of + ": " + Text::fmt("%.1f", f.iterationMs) + " ms (Phi rank "
-            + (f.ranksApproximate ? "~" : "") + std::to_string(f.rankPhi) + "), " + shapeWords(f) + " layers " + f.layersString() + " recompute " + f.recomputeString() + "\n";
+            + (f.ranksApproximate ? "~" : "") + std::to_string(f.rankPhi) + "), " + shapeWords(f) + " layers "
+            + f.layersString() + " recompute " + f.recomputeString() + "\n";
     }
     return out;
 }
@@ -237,29 +242,33 @@ std::string TextReport::baselines(const SearchResult& r)
         + rpad("Phi", 8) + rpad("headroom", 9) + rpad("rankT", 14) + rpad("rankPhi", 14) + "  fits\n";
     for (const auto& b : r.baselines) {
         const Plan& p = b.plan;
-        auto rank = [&](std::uint64_t n) { return n == 0 ? std::string("-") : (p.ranksApproximate ? "~" : "") + std::to_string(n); };
+        auto rank = [&](std::uint64_t n) {
+            return n == 0 ? std::string("-") : (p.ranksApproximate ? "~" : "") + std::to_string(n);
+        };
         std::string fits = b.fits ? "yes" : "OOM: exceeds memory on";
         if (!b.fits)
             for (std::size_t i = 0; i < p.stages.size(); ++i)
                 if (p.stages[i].headroom() < 0)
-                    fits += " stage " + std::to_string(i) + " (" + Text::fmt("%.1f", p.stages[i].memory.totalMiB() / 1024)
-                        + " / " + Text::fmt("%.1f", p.stages[i].capacityMiB / 1024) + " GiB)";
+                    fits += " stage " + std::to_string(i) + " ("
+                        + Text::fmt("%.1f", p.stages[i].memory.totalMiB() / 1024) + " / "
+                        + Text::fmt("%.1f", p.stages[i].capacityMiB / 1024) + " GiB)";
         if (b.kind != BaselineKind::MemX && b.samePlanAsMemX)
             fits += ", the same plan as MemX's";
         out += "  " + pad(baselineInfo(b.kind).name, 38) + pad(std::to_string(p.tp), 3) + pad(std::to_string(p.pp), 3)
             + pad(std::to_string(p.dp), 3) + pad(std::to_string(p.microBatch), 4) + pad(p.layersString() + " ", 24)
             + pad(p.recomputeString() + " ", 18) + rpad(Text::fmt("%.1f", p.iterationMs), 10)
-            + rpad(b.kind == BaselineKind::MemX ? "" : Text::fmt("%+.1f%%", 100 * (p.iterationMs / memx.iterationMs - 1)), 8)
+            + rpad(b.kind == BaselineKind::MemX ? ""
+                                                : Text::fmt("%+.1f%%", 100 * (p.iterationMs / memx.iterationMs - 1)),
+                   8)
             + rpad(Text::fmt("%.2f", p.maxMemMiB / 1024), 8) + rpad(varianceText(r, p.varMem), 10)
             + rpad(Text::fmt("%.4f", p.phi), 8) + rpad(Text::fmt("%.0f%%", 100 * p.minHeadroom()), 9)
-            + rpad(" " + rank(p.rankTime), 14) + rpad(" " + rank(p.rankPhi), 14) + "  " + fits
-            + "\n";
+            + rpad(" " + rank(p.rankTime), 14) + rpad(" " + rank(p.rankPhi), 14) + "  " + fits + "\n";
     }
     out += "  Ranks are among the feasible plans of the space; a plan that does not fit has none (-). What each "
            "planner searches:\n";
     for (const auto& b : r.baselines)
-        out += "    " + std::string(baselineInfo(b.kind).name) + ": " + baselineInfo(b.kind).searches + "; not: "
-            + baselineInfo(b.kind).leavesOut + ".\n";
+        out += "    " + std::string(baselineInfo(b.kind).name) + ": " + baselineInfo(b.kind).searches
+            + "; not: " + baselineInfo(b.kind).leavesOut + ".\n";
     return out;
 }
 
@@ -271,8 +280,7 @@ std::string TextReport::planDetail(const Problem& problem, const SearchResult& r
     std::string out = "\nBest plan in detail (" + std::string(toString(p.provenance)) + " prediction, +-"
         + Text::fmt("%.0f", 100 * p.uncertainty) + "%):\n";
     out += "  iteration " + Text::fmt("%.1f", p.iterationMs) + " ms = " + std::to_string(p.microBatchCount)
-        + " micro-batches through " + std::to_string(p.pp) + " stages; DP sync " + Text::fmt("%.1f", p.dpMs)
-        + " ms"
+        + " micro-batches through " + std::to_string(p.pp) + " stages; DP sync " + Text::fmt("%.1f", p.dpMs) + " ms"
         + (p.dp > 1 && problem.setup.overlapGradReduce
                ? (problem.setup.overlapParamGather ? " not hidden by backward and forward" : " not hidden by backward")
                : "")
@@ -283,8 +291,8 @@ std::string TextReport::planDetail(const Problem& problem, const SearchResult& r
         const auto& s = p.stages[i];
         const auto& m = s.memory;
         std::string range = std::to_string(s.firstLayer) + "-" + std::to_string(s.firstLayer + s.layers - 1);
-        out += "  " + pad(std::to_string(i), 7) + pad(s.label(), 15)
-            + pad(s.gpuType, 14) + pad(range, 9) + pad(toString(s.recompute), 8) + pad(Text::fmt("%.1f", s.inflight), 11)
+        out += "  " + pad(std::to_string(i), 7) + pad(s.label(), 15) + pad(s.gpuType, 14) + pad(range, 9)
+            + pad(toString(s.recompute), 8) + pad(Text::fmt("%.1f", s.inflight), 11)
             + pad(Text::fmt("%.1f", s.timeMs), 10) + pad(Text::fmt("%.1f", m.weightsMiB / 1024), 9)
             + pad(Text::fmt("%.1f", m.gradientsMiB / 1024), 7) + pad(Text::fmt("%.1f", m.optimizerMiB / 1024), 7)
             + pad(Text::fmt("%.1f", m.activationsMiB / 1024), 7) + pad(Text::fmt("%.1f", m.runtimeMiB() / 1024), 10)
@@ -312,10 +320,10 @@ std::string TextReport::planDetail(const Problem& problem, const SearchResult& r
         std::string list;
         for (const auto& [type, n] : idle)
             list += (list.empty() ? "" : ", ") + std::to_string(n) + " x " + type;
-        out += "  Idle GPUs (" + (p.perMesh() ? std::string("no stage of its mesh's TP x DP fits them")
-                                           : "no stage of TP x DP = " + std::to_string(p.tp * p.dp) + " fits them")
-            + "): " + list
-            + "; --no-idle-gpus skips such plans.\n";
+        out += "  Idle GPUs ("
+            + (p.perMesh() ? std::string("no stage of its mesh's TP x DP fits them")
+                           : "no stage of TP x DP = " + std::to_string(p.tp * p.dp) + " fits them")
+            + "): " + list + "; --no-idle-gpus skips such plans.\n";
     }
     return out;
 }
@@ -353,7 +361,10 @@ std::string TextReport::tasks(const SearchResult& r)
         out += "  Most tokens per second among the tasks' best plans: " + most->label;
         for (const auto& t : r.tasks)
             if (t.found && &t != most)
-                out += "; " + t.label + " " + Text::fmt("%.1f", 100.0 * (PlanCost::tokensPerSecond(t.best) / PlanCost::tokensPerSecond(most->best) - 1)) + "%";
+                out += "; " + t.label + " "
+                    + Text::fmt("%.1f",
+                                100.0 * (PlanCost::tokensPerSecond(t.best) / PlanCost::tokensPerSecond(most->best) - 1))
+                    + "%";
         out += "\n";
     }
     return out;
@@ -364,15 +375,18 @@ std::string TextReport::profileComparison(const SearchResult& r, const Cluster& 
     if (r.profileBests.size() < 2)
         return {};
     const Plan& base = r.profileBests.front().best;
-    std::string out = "\nBest plan under each weight profile (compared with " + std::string(toString(r.profileBests.front().kind))
-        + "):\n";
+    std::string out = "\nBest plan under each weight profile (compared with "
+        + std::string(toString(r.profileBests.front().kind)) + "):\n";
     for (const auto& pb : r.profileBests) {
         const Plan& p = pb.best;
-        out += "  " + pad(toString(pb.kind), 17) + pad("(" + Text::fmt("%.2f", pb.weights.time) + "," + Text::fmt("%.2f", pb.weights.memory)
-            + "," + Text::fmt("%.2f", pb.weights.variance) + ")", 18)
+        out += "  " + pad(toString(pb.kind), 17)
+            + pad("(" + Text::fmt("%.2f", pb.weights.time) + "," + Text::fmt("%.2f", pb.weights.memory) + ","
+                      + Text::fmt("%.2f", pb.weights.variance) + ")",
+                  18)
             + shapeWords(p) + " " + p.orderString() + " layers " + p.layersString() + " recompute "
-            + p.recomputeString() + ": T " + Text::fmt("%.1f", p.iterationMs) + " ms, M " + Text::fmt("%.2f", p.maxMemMiB / 1024)
-            + " GiB, V " + varianceText(r, p.varMem) + "; " + PlanCost::of(cluster, p).brief() + "\n";
+            + p.recomputeString() + ": T " + Text::fmt("%.1f", p.iterationMs) + " ms, M "
+            + Text::fmt("%.2f", p.maxMemMiB / 1024) + " GiB, V " + varianceText(r, p.varMem) + "; "
+            + PlanCost::of(cluster, p).brief() + "\n";
         if (&pb != &r.profileBests.front())
             out += "  " + std::string(17, ' ') + "-> " + ProfileComparison::differences(base, p, r.varianceMode) + "\n";
     }
@@ -384,41 +398,46 @@ std::string TextReport::stats(const SearchResult& r)
     const auto& s = r.stats;
     std::string out = "\nSearch statistics:\n";
     out += "  skeletons " + std::to_string(s.skeletons) + ", feasible candidates " + countText(s.feasible)
-        + (!r.incomplete.empty() ? " (counted; not every one covered: the search stopped early)"
-           : !r.spaceCut.empty() ? " (counted over the skeletons searched, every one covered)"
-                                 : " (counted, every one covered)")
-        + ", composed while exploring " + std::to_string(s.explored)
-        + ", branch-and-bound nodes " + std::to_string(s.searchNodes) + "\n";
+        + (!r.incomplete.empty()     ? " (counted; not every one covered: the search stopped early)"
+               : !r.spaceCut.empty() ? " (counted over the skeletons searched, every one covered)"
+                                     : " (counted, every one covered)")
+        + ", composed while exploring " + std::to_string(s.explored) + ", branch-and-bound nodes "
+        + std::to_string(s.searchNodes) + "\n";
     for (const auto& [rule, n] : s.prunedByRule)
         out += "  pruned, " + rule + ": " + countText(n) + "\n";
     out += "  phase 2 (Phi ranking) evaluated " + std::to_string(s.phase2Evaluated) + "\n";
     out += "  prediction cache: " + std::to_string(s.cacheHits) + " hits, " + std::to_string(s.cacheMisses)
-        + " misses (predictor calls)" + (s.cacheResets > 0 ? ", emptied " + std::to_string(s.cacheResets) + " times when full" : "")
-        + "\n";
+        + " misses (predictor calls)"
+        + (s.cacheResets > 0 ? ", emptied " + std::to_string(s.cacheResets) + " times when full" : "") + "\n";
     if (s.rowHits + s.rowMisses > 0)
         out += "  stage rows: " + std::to_string(s.rowMisses) + " built, " + std::to_string(s.rowHits)
-            + " shared across skeletons" + (s.rowResets > 0 ? ", cache emptied " + std::to_string(s.rowResets) + " times when full" : "")
-            + "\n";
+            + " shared across skeletons"
+            + (s.rowResets > 0 ? ", cache emptied " + std::to_string(s.rowResets) + " times when full" : "") + "\n";
     if (s.storeSize > 0 || s.storeHits > 0)
         out += "  prediction store: " + std::to_string(s.storeHits) + " answers from earlier searches"
-            + (s.storeInvalidated ? " (emptied first: GPU types, model, global batch or predictor changed)" : "")
-            + ", " + std::to_string(s.storeSize) + " kept\n";
+            + (s.storeInvalidated ? " (emptied first: GPU types, model, global batch or predictor changed)" : "") + ", "
+            + std::to_string(s.storeSize) + " kept\n";
     // A saturated count has no rate: "1.98e17 candidates/s" would be the
     // cap's, not the search's.
     out += "  wall time " + Text::fmt("%.3f", s.wallS) + " s on " + std::to_string(s.threads) + " thread(s), "
-        + (s.feasible == std::numeric_limits<std::uint64_t>::max() ? std::string("more than 1.8e19 candidates in all")
-                                                                    : Text::fmt("%.0f", s.candidatesPerS) + " candidates/s")
+        + (s.feasible == std::numeric_limits<std::uint64_t>::max()
+               ? std::string("more than 1.8e19 candidates in all")
+               : Text::fmt("%.0f", s.candidatesPerS) + " candidates/s")
         + "\n";
     if (s.feasibleShapes > 0)
         out += "  (TP, PP, DP) shapes with feasible plans: " + std::to_string(s.feasibleShapes)
             + (s.plotShapes >= s.feasibleShapes ? ", every one in the plot's sample"
-                                                : ", " + std::to_string(s.plotShapes) + " of them in the plot's sample (one of "
-                                                      "each shape fills at most half of it)")
+                                                : ", " + std::to_string(s.plotShapes)
+                       + " of them in the plot's sample (one of "
+                         "each shape fills at most half of it)")
             + "\n";
     if (s.sampleFraction < 1.0)
-        out += "  medians and ranks from a deterministic stratified sample of " + Text::fmt("%.2g", 100 * s.sampleFraction)
-            + "% of the feasible candidates" + (r.incomplete.empty() && r.spaceCut.empty() ? " (the best plans and fronts are exact)"
-             : r.incomplete.empty() ? " (the best plans and fronts are exact over the skeletons searched)" : "") + "\n";
+        out += "  medians and ranks from a deterministic stratified sample of "
+            + Text::fmt("%.2g", 100 * s.sampleFraction) + "% of the feasible candidates"
+            + (r.incomplete.empty() && r.spaceCut.empty() ? " (the best plans and fronts are exact)"
+                   : r.incomplete.empty() ? " (the best plans and fronts are exact over the skeletons searched)"
+                                          : "")
+            + "\n";
     for (const auto& n : r.notes)
         out += "  note: " + n + "\n";
     return out;

@@ -37,8 +37,9 @@ std::string WhatIfReport::text(const BandwidthWhatIf::Result& w, const SearchRes
     out += ".\n";
     for (const auto& s : w.scenarios) {
         out += "  " + s.name + (s.timeProfile ? " (time profile, times weighted by segment length)" : "") + ": plan 1 ";
-        out += s.nominalBestMs < 0 ? std::string("cannot run (a link it needs is gone)\n")
-                                   : "takes " + Text::fmt("%.1f", s.nominalBestMs) + " ms (" + percent(s.slowdown) + ")\n";
+        out += s.nominalBestMs < 0
+            ? std::string("cannot run (a link it needs is gone)\n")
+            : "takes " + Text::fmt("%.1f", s.nominalBestMs) + " ms (" + percent(s.slowdown) + ")\n";
         for (const auto& seg : s.segments) {
             out += "    " + (s.timeProfile ? Text::fmt("%.0f%% of the time, ", 100 * seg.share) : std::string())
                 + seg.description + ": ";
@@ -49,12 +50,14 @@ std::string WhatIfReport::text(const BandwidthWhatIf::Result& w, const SearchRes
             if (seg.samePlan) {
                 out += "re-planning keeps plan 1";
             } else {
-                out += "re-planned best " + planShape(seg.best) + ", " + Text::fmt("%.1f", seg.best.iterationMs) + " ms";
+                out += "re-planned best " + planShape(seg.best) + ", " + Text::fmt("%.1f", seg.best.iterationMs)
+                    + " ms";
                 if (seg.nominalBestMs > 0)
                     out += " (" + percent(seg.best.iterationMs / seg.nominalBestMs - 1) + " time, "
                         + percent(seg.best.phi / seg.keepPhi - 1) + " Phi against keeping plan 1)";
             }
-            out += "; " + std::to_string(seg.predictorCalls) + " predictor calls (the rest from the prediction store)\n";
+            out += "; " + std::to_string(seg.predictorCalls)
+                + " predictor calls (the rest from the prediction store)\n";
         }
     }
     if (w.robust == BandwidthWhatIf::Robust::None)
@@ -87,8 +90,11 @@ nlohmann::json WhatIfReport::json(const BandwidthWhatIf::Result& w, const std::s
     for (const auto& s : w.scenarios) {
         nlohmann::json segs = nlohmann::json::array();
         for (const auto& seg : s.segments) {
-            nlohmann::json sj = {{"scale", seg.description}, {"share", seg.share}, {"plan1_ms", seg.nominalBestMs},
-                                 {"predictor_calls", seg.predictorCalls}, {"plan1_phi", seg.keepPhi}};
+            nlohmann::json sj = {{"scale", seg.description},
+                                 {"share", seg.share},
+                                 {"plan1_ms", seg.nominalBestMs},
+                                 {"predictor_calls", seg.predictorCalls},
+                                 {"plan1_phi", seg.keepPhi}};
             if (!seg.error.empty()) {
                 sj["error"] = seg.error;
             } else {
@@ -97,16 +103,22 @@ nlohmann::json WhatIfReport::json(const BandwidthWhatIf::Result& w, const std::s
             }
             segs.push_back(sj);
         }
-        scenarios.push_back({{"name", s.name}, {"time_profile", s.timeProfile}, {"plan1_ms", s.nominalBestMs},
-                             {"plan1_slowdown", s.slowdown}, {"replanned", segs}});
+        scenarios.push_back({{"name", s.name},
+                             {"time_profile", s.timeProfile},
+                             {"plan1_ms", s.nominalBestMs},
+                             {"plan1_slowdown", s.slowdown},
+                             {"replanned", segs}});
     }
     j["scenarios"] = scenarios;
     j["robust"] = BandwidthWhatIf::toString(w.robust);
     if (w.robust != BandwidthWhatIf::Robust::None) {
         nlohmann::json a = nlohmann::json::array();
         for (const auto& rp : w.robustPlans)
-            a.push_back({{"robust_ms", rp.robustMs}, {"robust_phi", rp.robustPhi}, {"scenario_ms", rp.scenarioMs},
-                         {"worst_scenario", w.scenarios[rp.worst].name}, {"plan", PlanJson::plan(rp.plan)}});
+            a.push_back({{"robust_ms", rp.robustMs},
+                         {"robust_phi", rp.robustPhi},
+                         {"scenario_ms", rp.scenarioMs},
+                         {"worst_scenario", w.scenarios[rp.worst].name},
+                         {"plan", PlanJson::plan(rp.plan)}});
         j["robust_plans"] = a;
         j["robust_candidates"] = w.candidates;
     }

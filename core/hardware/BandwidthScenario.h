@@ -15,11 +15,11 @@ namespace memx {
 struct BandwidthScenario {
     struct Scale {
         std::string selector;  // "kind:NAME", "link:NAME" or "medium:NAME"
-        double factor = 1;     // bandwidth multiplier
+        double factor = 1;  // bandwidth multiplier
     };
     struct Segment {
-        double minutes = 0;    // 0 for a steady scenario
-        double share = 1;      // of the scenario's time
+        double minutes = 0;  // 0 for a steady scenario
+        double share = 1;  // of the scenario's time
         std::vector<Scale> scales;
     };
     std::string name;

@@ -20,10 +20,14 @@ struct KindName {
     const char* name;
 };
 constexpr KindName kKinds[] = {
-    {LinkKind::NVLink, "NVLink"},         {LinkKind::PCIe, "PCIe"},
-    {LinkKind::xGMI, "xGMI"},             {LinkKind::HCCS, "HCCS"},
-    {LinkKind::CrossNUMA, "cross-NUMA"},  {LinkKind::InfiniBand, "InfiniBand"},
-    {LinkKind::RoCE, "RoCE"},             {LinkKind::Ethernet, "Ethernet"},
+    {LinkKind::NVLink, "NVLink"},
+    {LinkKind::PCIe, "PCIe"},
+    {LinkKind::xGMI, "xGMI"},
+    {LinkKind::HCCS, "HCCS"},
+    {LinkKind::CrossNUMA, "cross-NUMA"},
+    {LinkKind::InfiniBand, "InfiniBand"},
+    {LinkKind::RoCE, "RoCE"},
+    {LinkKind::Ethernet, "Ethernet"},
 };
 
 std::string validKinds()
@@ -85,10 +89,7 @@ bool Link::connects(int x, int y) const
     return (in(a, x) && in(b, y)) || (in(a, y) && in(b, x));
 }
 
-Cluster Cluster::fromFile(const std::string& file)
-{
-    return fromFile(file, GpuCatalog::builtin());
-}
+Cluster Cluster::fromFile(const std::string& file) { return fromFile(file, GpuCatalog::builtin()); }
 
 Cluster Cluster::fromFile(const std::string& file, const GpuCatalog& catalog)
 {
@@ -166,8 +167,9 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
             int type = resolveType(g, typeName);
             const int count = g.integerInRange("count", ranges::gpusPerNode);
             const long long total = static_cast<long long>(c.devices_.size()) + count;
-            if (const std::string why = ranges::gpusPerCluster.whyOutside(
-                    static_cast<double>(total), root.allowsOutsideRange(), true, "the cluster's top level");
+            if (const std::string why
+                = ranges::gpusPerCluster.whyOutside(static_cast<double>(total), root.allowsOutsideRange(), true,
+                                                    "the cluster's top level");
                 !why.empty())
                 g.fail(why + " (this entry brings the cluster to " + std::to_string(total) + " GPUs)", "count");
             listing.emplace_back(typeName, count);
@@ -231,16 +233,16 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
         int lo = 0, hi = n - 1;
         if (!range.empty()) {
             auto dash = range.find('-');
-            bool ok = dash == std::string::npos ? parseIndex(range, lo)
-                                                : parseIndex(range.substr(0, dash), lo)
-                                                      && parseIndex(range.substr(dash + 1), hi);
+            bool ok = dash == std::string::npos
+                ? parseIndex(range, lo)
+                : parseIndex(range.substr(0, dash), lo) && parseIndex(range.substr(dash + 1), hi);
             if (dash == std::string::npos)
                 hi = lo;
             if (!ok)
                 where.fail("bad device selector \"" + sel + "\"; use node, node:i or node:i-j", field);
             if (lo > hi || hi >= n)
-                where.fail("link endpoint \"" + sel + "\" refers to a device that does not exist (node \""
-                               + nodeName + "\" has GPUs 0-" + std::to_string(n - 1) + ")",
+                where.fail("link endpoint \"" + sel + "\" refers to a device that does not exist (node \"" + nodeName
+                               + "\" has GPUs 0-" + std::to_string(n - 1) + ")",
                            field);
         }
         std::vector<int> out(node.devices.begin() + lo, node.devices.begin() + hi + 1);
@@ -449,7 +451,8 @@ Cluster Cluster::withoutNodes(const std::vector<int>& drop) const
                 k.acrossSelectors.clear();
                 for (const std::string& sel : l.acrossSelectors) {
                     const std::string node = sel.substr(0, sel.find(':'));
-                    const auto it = std::find_if(nodes_.begin(), nodes_.end(), [&](const Node& n) { return n.name == node; });
+                    const auto it
+                        = std::find_if(nodes_.begin(), nodes_.end(), [&](const Node& n) { return n.name == node; });
                     if (it != nodes_.end() && !gone[static_cast<std::size_t>(it - nodes_.begin())])
                         k.acrossSelectors.push_back(sel);
                 }
@@ -552,9 +555,8 @@ Cluster Cluster::fromEditorJson(const nlohmann::json& doc, const std::string& fi
     // Format, name and type overrides are checked as the validator checks
     // them, on a copy with one probe GPU.
     nlohmann::json probe = doc;
-    probe["nodes"] = nlohmann::json::array({{{"name", "probe"},
-                                             {"gpus", nlohmann::json::array({{{"type", catalog.names().front()},
-                                                                               {"count", 1}}})}}});
+    probe["nodes"] = nlohmann::json::array(
+        {{{"name", "probe"}, {"gpus", nlohmann::json::array({{{"type", catalog.names().front()}, {"count", 1}}})}}});
     fromJson(probe, file, catalog);
     return Cluster{};
 }

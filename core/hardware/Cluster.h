@@ -16,10 +16,10 @@ const char* toString(LinkKind kind);
 bool parseLinkKind(const std::string& text, LinkKind& out);
 
 struct Device {
-    int node = 0;         // index into Cluster::nodes()
+    int node = 0;  // index into Cluster::nodes()
     int indexInNode = 0;  // 0-based position in the node's listing order
-    int type = 0;         // index into Cluster::types()
-    int group = 0;        // index into Cluster::groups()
+    int type = 0;  // index into Cluster::types()
+    int group = 0;  // index into Cluster::groups()
 };
 
 struct Node {
@@ -46,11 +46,11 @@ struct Link {
     std::string name;
     LinkKind kind = LinkKind::PCIe;
     double bandwidthGBps = 0;  // per direction, GB/s
-    double latencyUs = 0;      // one hop, microseconds
+    double latencyUs = 0;  // one hop, microseconds
     bool within = false;
     bool across = false;
     std::vector<std::string> acrossSelectors;  // as written: node selectors, or "*" for every node
-    std::vector<int> aNode;                    // across: the node of each device of `a`
+    std::vector<int> aNode;  // across: the node of each device of `a`
     std::vector<int> a;
     std::vector<int> b;
     int medium = -1;  // -1: not shared (switched fabric: every pair gets the full bandwidth)

@@ -16,7 +16,7 @@ struct ClusterGenerator {
         int nodes = 4;
         int gpusPerNode = 8;
         std::vector<std::string> types{"A100-80GB"};  // node n gets types[n % size]
-        double interNodeGBps = 50;   // per GPU and direction (one NIC per GPU, switched fabric)
+        double interNodeGBps = 50;  // per GPU and direction (one NIC per GPU, switched fabric)
         double interNodeLatencyUs = 5;
     };
 
@@ -26,10 +26,10 @@ struct ClusterGenerator {
     static nlohmann::json generate(const Spec& spec);
 
     struct Fabric {
-        std::string kind;        // NVLink, HCCS, xGMI or PCIe
-        double bandwidthGBps;    // per direction between two GPUs
+        std::string kind;  // NVLink, HCCS, xGMI or PCIe
+        double bandwidthGBps;  // per direction between two GPUs
         double latencyUs;
-        bool shared;             // PCIe: one switch shared by the node's transfers
+        bool shared;  // PCIe: one switch shared by the node's transfers
     };
     // The usual fabric inside an 8-GPU server of this type: NVSwitch for SXM
     // parts, HCCS for Ascend, Infinity Fabric for AMD, a shared PCIe switch

@@ -21,8 +21,9 @@ bool validEnvName(const std::string& s)
 {
     if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
         return false;
-    return std::all_of(s.begin(), s.end(),
-                       [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+    return std::all_of(s.begin(), s.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
 }
 }  // namespace
 
@@ -35,10 +36,7 @@ const GpuCatalog& GpuCatalog::builtin()
     return catalog;
 }
 
-GpuCatalog GpuCatalog::fromFile(const std::string& file)
-{
-    return fromJson(JsonReader::parseFile(file), file);
-}
+GpuCatalog GpuCatalog::fromFile(const std::string& file) { return fromJson(JsonReader::parseFile(file), file); }
 
 GpuCatalog GpuCatalog::fromJson(const nlohmann::json& doc, const std::string& file)
 {
@@ -104,8 +102,8 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
     if (json.has("launch_overhead_us"))
         t.launchOverheadUs = json.inRange("launch_overhead_us", ranges::operatorOverheadUs);
     else if (json.has("launch_overhead_us_per_layer"))  // before the operator model (format kept readable)
-        t.launchOverheadUs = json.inRange("launch_overhead_us_per_layer", ranges::launchOverheadUs)
-            / kOperatorsPerLayer;
+        t.launchOverheadUs
+            = json.inRange("launch_overhead_us_per_layer", ranges::launchOverheadUs) / kOperatorsPerLayer;
     t.commOverheadUs = json.inRange("comm_overhead_us", ranges::commOverheadUs, t.commOverheadUs);
     t.stepOverheadUs = json.inRange("step_overhead_us", ranges::stepOverheadUs, t.stepOverheadUs);
     t.iterationOverheadMs = json.inRange("iteration_overhead_ms", ranges::iterationOverheadMs, t.iterationOverheadMs);

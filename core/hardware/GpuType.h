@@ -14,28 +14,28 @@ namespace memx {
 // Table 1), so the analytic model applies these factors per type.
 struct GpuCalibration {
     double efficiencyMultiplier = 1.0;  // scales default_efficiency (dimensionless)
-    double bandwidthMultiplier = 1.0;   // scales the achieved share of memory bandwidth (dimensionless)
-    double memoryMultiplier = 1.0;      // scales weights, gradients, optimizer state and activations
+    double bandwidthMultiplier = 1.0;  // scales the achieved share of memory bandwidth (dimensionless)
+    double memoryMultiplier = 1.0;  // scales weights, gradients, optimizer state and activations
     // Workspaces and buffers the framework allocates beyond the model's
     // tensors (cuBLAS and Transformer Engine workspaces, communication
     // buckets, loss temporaries), MiB per GPU; 0 unless calibrated.
     double frameworkMiB = 0;
-    double runtimeReserveGiB = -1.0;    // overrides the catalog's reserve when >= 0 (GiB)
+    double runtimeReserveGiB = -1.0;  // overrides the catalog's reserve when >= 0 (GiB)
 };
 
 // One kind of accelerator. Units are in the member names.
 struct GpuType {
     std::string name;
     std::string vendor;
-    double peakTflopsBf16 = 0;        // dense bf16/fp16 tensor throughput, TFLOP/s
+    double peakTflopsBf16 = 0;  // dense bf16/fp16 tensor throughput, TFLOP/s
     // Dense peak per precision from the catalog's peak_tflops (TFLOP/s), by
     // Precision; 0 where the catalog gives none (bf16 and fp16 then fall back
     // to peakTflopsBf16, the others are unknown).
     std::array<double, kPrecisions> peakTflopsBy{};
-    double memoryGiB = 0;             // usable device memory, GiB
-    double memoryBandwidthGBps = 0;   // HBM/GDDR bandwidth, GB/s
-    double defaultEfficiency = 0.5;   // fraction of peak sustained by large transformer GEMMs
-    int smCount = 0;                  // streaming multiprocessors / compute units (0: unknown)
+    double memoryGiB = 0;  // usable device memory, GiB
+    double memoryBandwidthGBps = 0;  // HBM/GDDR bandwidth, GB/s
+    double defaultEfficiency = 0.5;  // fraction of peak sustained by large transformer GEMMs
+    int smCount = 0;  // streaming multiprocessors / compute units (0: unknown)
     // Host time to issue one operator (framework dispatch + kernel launch), us:
     // a kernel shorter than this leaves the GPU idle (the CPU-bound regime).
     double launchOverheadUs = 20;
@@ -56,7 +56,7 @@ struct GpuType {
     // The caching allocator's reserved memory beyond the allocated peak, as a
     // fraction of it (rounding and fragmentation; reserved = allocated x (1 + this)).
     double allocatorSlack = 0.08;
-    std::string source;               // where the numbers come from
+    std::string source;  // where the numbers come from
     // What one GPU of this type costs per hour, in the user's currency
     // (catalog or cluster "price_per_gpu_hour"); < 0: unknown.
     double pricePerHour = -1;

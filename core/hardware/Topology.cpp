@@ -33,7 +33,8 @@ std::vector<FlowRate> Topology::rates(const std::vector<Flow>& flows) const
         std::vector<int> bestForMedium(usage.size(), -1);
         const int src = flows[f].src;
         const auto& candidates = src >= 0 && src < static_cast<int>(linksOf_.size())
-            ? linksOf_[static_cast<std::size_t>(src)] : std::vector<int>{};
+            ? linksOf_[static_cast<std::size_t>(src)]
+            : std::vector<int>{};
         for (int l : candidates) {
             if (!links[l].connects(flows[f].src, flows[f].dst))
                 continue;

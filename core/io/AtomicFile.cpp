@@ -140,20 +140,11 @@ void AtomicWrites::clearAbandoned(const std::string& path)
         removeAbandonedTemps(dir);
 }
 
-bool AtomicWrites::inProgress()
-{
-    return g_writes.load() > 0;
-}
+bool AtomicWrites::inProgress() { return g_writes.load() > 0; }
 
-void AtomicWrites::setDoneHook(void (*hook)())
-{
-    g_doneHook.store(hook);
-}
+void AtomicWrites::setDoneHook(void (*hook)()) { g_doneHook.store(hook); }
 
-void AtomicWrites::setRenameHook(void (*hook)(std::size_t))
-{
-    g_renameHook.store(hook);
-}
+void AtomicWrites::setRenameHook(void (*hook)(std::size_t)) { g_renameHook.store(hook); }
 
 void writeFileAtomically(const std::string& path, const std::string& content)
 {
@@ -180,8 +171,8 @@ void writeFilesAtomically(const std::vector<OutputFile>& files)
         std::error_code ec;
         fs::create_directories(dir, ec);
         removeAbandonedTemps(dir);
-        std::string tmpl =
-            (dir / ("." + target.filename().string() + kTempMark + std::to_string(::getpid()) + "-XXXXXX")).string();
+        std::string tmpl
+            = (dir / ("." + target.filename().string() + kTempMark + std::to_string(::getpid()) + "-XXXXXX")).string();
         const int fd = ::mkstemp(tmpl.data());
         if (fd < 0) {
             const int err = errno;
@@ -220,7 +211,8 @@ void writeFilesAtomically(const std::vector<OutputFile>& files)
             if (std::find(dirs.begin(), dirs.end(), s.dir) == dirs.end())
                 dirs.push_back(s.dir);
         for (const fs::path& dir : dirs) {
-            std::string tmpl = (dir / (std::string(kJournalName) + kTempMark + std::to_string(::getpid()) + "-XXXXXX")).string();
+            std::string tmpl
+                = (dir / (std::string(kJournalName) + kTempMark + std::to_string(::getpid()) + "-XXXXXX")).string();
             const int fd = ::mkstemp(tmpl.data());
             if (fd < 0)
                 break;  // no journal: the renames still run, as before journals existed

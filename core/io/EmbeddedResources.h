@@ -6,4 +6,4 @@ const char* gpuCatalogJson();
 const char* modelPresetsJson();
 // Hidden characteristics of the reference simulator: only core/sim reads it.
 const char* simGpuProfilesJson();
-}
+}  // namespace memx::resources

@@ -22,8 +22,9 @@ std::string InputFile::read(const std::string& file, std::uintmax_t maxBytes, co
         throw InputError(file, "", "is not a regular file (a pipe, a device or a socket); give " + what);
     const std::uintmax_t size = fs::file_size(file, ec);
     if (!ec && size > maxBytes)
-        throw InputError(file, "", "is " + std::to_string(size >> 20) + " MiB; " + what + " may be at most "
-                                       + std::to_string(maxBytes >> 20) + " MiB");
+        throw InputError(file, "",
+                         "is " + std::to_string(size >> 20) + " MiB; " + what + " may be at most "
+                             + std::to_string(maxBytes >> 20) + " MiB");
     std::ifstream in(file, std::ios::binary);
     if (!in)
         throw InputError(file, "", "cannot open file (" + what + "): permission denied or unreadable");

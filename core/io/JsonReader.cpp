@@ -57,8 +57,7 @@ public:
     bool end_object() override { return true; }
     bool start_array(std::size_t) override { return true; }
     bool end_array() override { return true; }
-    bool parse_error(std::size_t position, const std::string& lastToken,
-                     const nlohmann::json::exception& ex) override
+    bool parse_error(std::size_t position, const std::string& lastToken, const nlohmann::json::exception& ex) override
     {
         failed = true;
         byte = position;
@@ -92,7 +91,7 @@ namespace {
 class StrictRules : public nlohmann::json::json_sax_t {
 public:
     std::string breach;  // empty: none
-    std::string path;    // where
+    std::string path;  // where
 
     bool null() override { return value(); }
     bool boolean(bool) override { return value(); }
@@ -267,10 +266,7 @@ double JsonReader::number(const std::string& key) const
     return v;
 }
 
-double JsonReader::number(const std::string& key, double fallback) const
-{
-    return has(key) ? number(key) : fallback;
-}
+double JsonReader::number(const std::string& key, double fallback) const { return has(key) ? number(key) : fallback; }
 
 double JsonReader::positive(const std::string& key) const
 {
@@ -332,10 +328,7 @@ long long JsonReader::asInteger() const
     return node_.get<long long>();
 }
 
-bool JsonReader::allowsOutsideRange() const
-{
-    return boolean("allow_outside_range", false);
-}
+bool JsonReader::allowsOutsideRange() const { return boolean("allow_outside_range", false); }
 
 double JsonReader::inRange(const std::string& key, const Range& r) const
 {
@@ -354,8 +347,7 @@ int JsonReader::integerInRange(const std::string& key, const Range& r) const
 {
     const long long v = integer(key);
     if (v > static_cast<long long>(INT_MAX))
-        fail(std::string(r.what) + " " + std::to_string(v) + " is too large (at most " + std::to_string(INT_MAX) +
-                 ")",
+        fail(std::string(r.what) + " " + std::to_string(v) + " is too large (at most " + std::to_string(INT_MAX) + ")",
              key);
     if (const std::string why = r.whyOutside(static_cast<double>(v), allowsOutsideRange()); !why.empty())
         fail(why, key);

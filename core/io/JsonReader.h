@@ -31,7 +31,7 @@ public:
     bool has(const std::string& key) const;
     JsonReader at(const std::string& key) const;  // required member
     JsonReader at(std::size_t index) const;
-    std::vector<JsonReader> items() const;        // array elements (empty if absent)
+    std::vector<JsonReader> items() const;  // array elements (empty if absent)
 
     std::string string(const std::string& key) const;
     std::string string(const std::string& key, const std::string& fallback) const;

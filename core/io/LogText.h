@@ -49,8 +49,7 @@ struct LogText {
     }
 
     // A whole token as an integer.
-    template <typename Int>
-    static bool toInt(sv s, Int& out)
+    template <typename Int> static bool toInt(sv s, Int& out)
     {
         s = trim(s);
         if (!s.empty() && s.front() == '+')

@@ -23,21 +23,18 @@ std::string withUnit(double v, const char* unit)
 }
 }  // namespace
 
-std::string Range::describe() const
-{
-    return formatNumber(min) + "-" + withUnit(max, unit);
-}
+std::string Range::describe() const { return formatNumber(min) + "-" + withUnit(max, unit); }
 
 std::string Range::whyOutside(double v, bool allowOutside, bool overridable, const char* overrideAt) const
 {
     if (!std::isfinite(v))
         return "must be a finite number";
     if (zeroAllowed ? v < 0 : v <= 0)
-        return std::string(zeroAllowed ? "must not be negative" : "must be greater than 0") + " (got " +
-               withUnit(v, unit) + ")";
+        return std::string(zeroAllowed ? "must not be negative" : "must be greater than 0") + " (got "
+            + withUnit(v, unit) + ")";
     if ((v < min || v > max) && !(allowOutside && overridable))
-        return std::string(what) + " " + withUnit(v, unit) + " is outside the plausible range " + describe() +
-               (overridable ? std::string("; if it is real, set \"allow_outside_range\": true on ") + overrideAt : "");
+        return std::string(what) + " " + withUnit(v, unit) + " is outside the plausible range " + describe()
+            + (overridable ? std::string("; if it is real, set \"allow_outside_range\": true on ") + overrideAt : "");
     if (v > hardMax)
         return std::string(what) + " " + withUnit(v, unit) + " is too large (at most " + withUnit(hardMax, unit) + ")";
     return {};

@@ -11,18 +11,18 @@ namespace memx {
 // true on the JSON object holding the field); the hard floor (> 0 or >= 0)
 // and, for counts, `hardMax` (what the program can represent) hold even then.
 struct Range {
-    const char* what;      // "link bandwidth"
-    double min;            // plausible, inclusive
-    double max;            // plausible, inclusive
-    const char* unit;      // "GB/s"; "" for plain counts
-    bool zeroAllowed;      // hard floor: >= 0 if true, else > 0
-    double hardMax;        // hard ceiling even with the override
+    const char* what;  // "link bandwidth"
+    double min;  // plausible, inclusive
+    double max;  // plausible, inclusive
+    const char* unit;  // "GB/s"; "" for plain counts
+    bool zeroAllowed;  // hard floor: >= 0 if true, else > 0
+    double hardMax;  // hard ceiling even with the override
 
     // Empty when v is acceptable; else the reason, naming the value, the
     // range and its unit (and the override when `overridable`).
     // `overrideAt` says where the flag goes.
     std::string whyOutside(double v, bool allowOutside, bool overridable = true,
-                        const char* overrideAt = "this object") const;
+                           const char* overrideAt = "this object") const;
     std::string describe() const;  // "0.01-10000 GB/s"
     // Inside [min, max]: a writer marks a value that is not with
     // "allow_outside_range" so that its file reads back.

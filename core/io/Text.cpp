@@ -31,14 +31,16 @@ std::string Text::fmt(const char* format, double value)
 std::string Text::joinInts(const std::vector<int>& values, const char* separator)
 {
     std::string out;
-    for (int v : values) out += (out.empty() ? "" : separator) + std::to_string(v);
+    for (int v : values)
+        out += (out.empty() ? "" : separator) + std::to_string(v);
     return out;
 }
 
 std::string Text::join(const std::vector<std::string>& values, const char* separator)
 {
     std::string out;
-    for (std::size_t i = 0; i < values.size(); ++i) out += (i ? separator : "") + values[i];
+    for (std::size_t i = 0; i < values.size(); ++i)
+        out += (i ? separator : "") + values[i];
     return out;
 }
 
@@ -58,12 +60,16 @@ std::size_t Text::invalidUtf8(const std::string& s)
             n = 1;
         } else if (c >= 0xE0 && c <= 0xEF) {
             n = 2;
-            if (c == 0xE0) lo = 0xA0;  // overlong
-            if (c == 0xED) hi = 0x9F;  // surrogates
+            if (c == 0xE0)
+                lo = 0xA0;  // overlong
+            if (c == 0xED)
+                hi = 0x9F;  // surrogates
         } else if (c >= 0xF0 && c <= 0xF4) {
             n = 3;
-            if (c == 0xF0) lo = 0x90;  // overlong
-            if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+            if (c == 0xF0)
+                lo = 0x90;  // overlong
+            if (c == 0xF4)
+                hi = 0x8F;  // above U+10FFFF
         } else {
             return i;
         }
@@ -148,9 +154,13 @@ std::string Text::nameProblem(const std::string& s)
     if (at == std::string::npos)
         return {};
     const unsigned cp = codePoint(s, at, controlAt(s, at));
-    const char* what = cp == '\n' ? "a line feed" : cp == '\r' ? "a carriage return" : cp == '\t' ? "a tab"
-        : cp == 0 ? "a NUL byte" : cp == 0x2028 ? "a line separator" : cp == 0x2029 ? "a paragraph separator"
-        : "a control character";
+    const char* what = cp == '\n' ? "a line feed"
+        : cp == '\r'              ? "a carriage return"
+        : cp == '\t'              ? "a tab"
+        : cp == 0                 ? "a NUL byte"
+        : cp == 0x2028            ? "a line separator"
+        : cp == 0x2029            ? "a paragraph separator"
+                                  : "a control character";
     char code[16];
     std::snprintf(code, sizeof code, "U+%04X", cp);
     return std::string("holds ") + what + " (" + code + ") at byte " + std::to_string(at)

@@ -11,11 +11,9 @@
 #include <tuple>
 #include <utility>
 
-namespace memx
-{
+namespace memx {
 
-namespace
-{
+namespace {
 
 using Axis = Augmenter::Axis;
 using Metric = Augmenter::Metric;
@@ -33,20 +31,14 @@ bool applies(Axis a, const Measurement& m)
 std::optional<double>& target(Measurement& m, Metric t)
 {
     switch (t) {
-    case Metric::IterationTimeMs:
-        return m.iterationTimeMs;
-    case Metric::StageTimeMs:
-        return m.stageTimeMs;
-    case Metric::PeakMemMiB:
-        break;
+    case Metric::IterationTimeMs: return m.iterationTimeMs;
+    case Metric::StageTimeMs: return m.stageTimeMs;
+    case Metric::PeakMemMiB: break;
     }
     return m.peakMemMiB;
 }
 
-const std::optional<double>& target(const Measurement& m, Metric t)
-{
-    return target(const_cast<Measurement&>(m), t);
-}
+const std::optional<double>& target(const Measurement& m, Metric t) { return target(const_cast<Measurement&>(m), t); }
 
 // The configuration of a row: every field but run_id and the targets (the
 // cluster included).
@@ -61,14 +53,14 @@ ConfigKey configKey(const Measurement& m, std::optional<Axis> blank)
         Augmenter::setAxis(*blank, c, 0);
     // Runs of another cluster (docs/MEASUREMENTS.md) never share a sweep.
     return {c.cluster.empty() ? c.gpuType : c.gpuType + "@" + c.cluster,
-        {static_cast<int>(c.source), c.stage.value_or(-1), c.stageLayers.value_or(-1), c.tp, c.pp, c.dp, c.vp, c.mbs,
-            c.gbs, c.seqLen, c.numLayers, c.hidden, c.ffnHidden, c.heads, c.queryGroups, c.vocab,
-            static_cast<int>(c.recompute), static_cast<int>(c.mlp), c.tiedEmbeddings ? 1 : 0, c.flashAttention ? 1 : 0,
-            static_cast<int>(c.style.code()),
-            static_cast<int>(std::lround(c.attentionDropout * 1e6)), static_cast<int>(std::lround(c.hiddenDropout * 1e6)),
-            // As MeasuredRun::configurationKey: only TP > 1 and DP > 1 tell them apart.
-            c.sequenceParallel && c.tp > 1 ? 1 : 0, c.distributedOptimizer && c.dp > 1 ? 1 : 0,
-            c.overlapGradReduce && c.dp > 1 ? 1 : 0, c.overlapParamGather && c.dp > 1 ? 1 : 0}};
+            {static_cast<int>(c.source), c.stage.value_or(-1), c.stageLayers.value_or(-1), c.tp, c.pp, c.dp, c.vp,
+             c.mbs, c.gbs, c.seqLen, c.numLayers, c.hidden, c.ffnHidden, c.heads, c.queryGroups, c.vocab,
+             static_cast<int>(c.recompute), static_cast<int>(c.mlp), c.tiedEmbeddings ? 1 : 0, c.flashAttention ? 1 : 0,
+             static_cast<int>(c.style.code()), static_cast<int>(std::lround(c.attentionDropout * 1e6)),
+             static_cast<int>(std::lround(c.hiddenDropout * 1e6)),
+             // As MeasuredRun::configurationKey: only TP > 1 and DP > 1 tell them apart.
+             c.sequenceParallel && c.tp > 1 ? 1 : 0, c.distributedOptimizer && c.dp > 1 ? 1 : 0,
+             c.overlapGradReduce && c.dp > 1 ? 1 : 0, c.overlapParamGather && c.dp > 1 ? 1 : 0}};
 }
 
 // The configuration whatever the source: a generated row never repeats one
@@ -80,25 +72,17 @@ ConfigKey sameConfig(const Measurement& m)
     return configKey(c, std::nullopt);
 }
 
-bool powerOfTwo(int v)
-{
-    return v > 0 && (v & (v - 1)) == 0;
-}
+bool powerOfTwo(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 // How much a class restricts the positions of generated rows.
 int restrictiveness(Trend t)
 {
     switch (t) {
-    case Trend::Constant:
-        return 0;
-    case Trend::StrongLinear:
-        return 1;
-    case Trend::ApproxLinear:
-        return 2;
-    case Trend::Superlinear:
-        return 3;
-    case Trend::Nonlinear:
-        return 4;
+    case Trend::Constant: return 0;
+    case Trend::StrongLinear: return 1;
+    case Trend::ApproxLinear: return 2;
+    case Trend::Superlinear: return 3;
+    case Trend::Nonlinear: return 4;
     }
     return 4;
 }
@@ -112,15 +96,10 @@ std::vector<double> positions(Trend t, double x0, double x1, int perGap)
         for (int k = 1; k <= perGap; ++k)
             out.push_back(x0 + (x1 - x0) * k / (perGap + 1));
         break;
-    case Trend::ApproxLinear:
-        out.push_back(0.5 * (x0 + x1));
-        break;
-    case Trend::Superlinear:
-        out.push_back(std::sqrt(x0 * x1));
-        break;
+    case Trend::ApproxLinear: out.push_back(0.5 * (x0 + x1)); break;
+    case Trend::Superlinear: out.push_back(std::sqrt(x0 * x1)); break;
     case Trend::Nonlinear:
-    case Trend::Constant:
-        break;
+    case Trend::Constant: break;
     }
     return out;
 }
@@ -175,7 +154,7 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
     r.stage = lo.stage;
     r.stageLayers = lo.stageLayers;
     r.cluster = lo.cluster;  // measured there: placed there
-    r.precision = lo.precision;      // trained in it
+    r.precision = lo.precision;  // trained in it
     r.peakMemKind = lo.peakMemKind;  // what its memory counts
     switch (a) {
     case Axis::Mbs:
@@ -217,7 +196,7 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
 
 struct Group {
     Axis axis;
-    std::vector<std::size_t> rows; // input indices, input order
+    std::vector<std::size_t> rows;  // input indices, input order
 };
 
 struct Candidate {
@@ -227,8 +206,7 @@ struct Candidate {
 };
 
 // Run ids taken so far, with what MeasurementCsv::parse checks across the rows of one run.
-class IdRegistry
-{
+class IdRegistry {
 public:
     void reserve(const std::string& id) { runs_[id].input = true; }
 
@@ -256,7 +234,7 @@ private:
     struct Run {
         bool input = false;
         Measurement first;
-        std::set<int> stages; // -1: the run row
+        std::set<int> stages;  // -1: the run row
         int stagesSeen = 0;
         int layerSum = 0;
     };
@@ -264,9 +242,9 @@ private:
     static auto runFields(const Measurement& m)
     {
         return std::tie(m.source, m.numGpus, m.pp, m.dp, m.vp, m.mbs, m.gbs, m.seqLen, m.numLayers, m.hidden,
-            m.ffnHidden, m.mlp, m.tiedEmbeddings, m.style, m.flashAttention, m.attentionDropout, m.hiddenDropout,
-            m.sequenceParallel, m.distributedOptimizer, m.overlapGradReduce, m.overlapParamGather, m.heads,
-            m.queryGroups, m.vocab, m.cluster);
+                        m.ffnHidden, m.mlp, m.tiedEmbeddings, m.style, m.flashAttention, m.attentionDropout,
+                        m.hiddenDropout, m.sequenceParallel, m.distributedOptimizer, m.overlapGradReduce,
+                        m.overlapParamGather, m.heads, m.queryGroups, m.vocab, m.cluster);
     }
 
     static bool fits(const Run& run, const Measurement& m)
@@ -292,7 +270,7 @@ private:
     std::map<std::string, Run> runs_;
 };
 
-} // namespace
+}  // namespace
 
 Augmenter::Result Augmenter::augment(const std::vector<Measurement>& rows, const Options& options)
 {
@@ -350,8 +328,8 @@ Augmenter::Result Augmenter::augment(const std::vector<Measurement>& rows, const
         // Targets on every row; values at one x averaged over repeats.
         std::vector<std::vector<double>> ys;
         for (Metric t : kMetrics) {
-            const bool everywhere = std::all_of(
-                g.rows.begin(), g.rows.end(), [&](std::size_t i) { return target(rows[i], t).has_value(); });
+            const bool everywhere = std::all_of(g.rows.begin(), g.rows.end(),
+                                                [&](std::size_t i) { return target(rows[i], t).has_value(); });
             if (!everywhere)
                 continue;
             std::vector<double> y;
@@ -386,8 +364,8 @@ Augmenter::Result Augmenter::augment(const std::vector<Measurement>& rows, const
             for (std::size_t side : {k, k + 1})
                 for (std::size_t i : at[side])
                     for (Metric t : kMetrics) {
-                        const bool fitted = std::any_of(
-                            s.fits.begin(), s.fits.end(), [&](const MetricFit& f) { return f.metric == t; });
+                        const bool fitted = std::any_of(s.fits.begin(), s.fits.end(),
+                                                        [&](const MetricFit& f) { return f.metric == t; });
                         extra = extra || (!fitted && target(rows[i], t).has_value());
                     }
             if (extra)
@@ -506,11 +484,11 @@ std::string Augmenter::formatTable(const Result& result)
 {
     static const Trend kOrder[]
         = {Trend::StrongLinear, Trend::ApproxLinear, Trend::Superlinear, Trend::Nonlinear, Trend::Constant};
-    static const char* const kShort[] = {"S", "A", "Sup", "N", "C"}; // in kOrder
+    static const char* const kShort[] = {"S", "A", "Sup", "N", "C"};  // in kOrder
     std::string out;
     char line[512];
     std::snprintf(line, sizeof line, "%-13s %-18s %6s %7s  %-21s %-22s %-24s %s\n", "parameter", "metric", "sweeps",
-        "R^2", "class", "sweeps per class", "interpolation rule", "rows generated");
+                  "R^2", "class", "sweeps per class", "interpolation rule", "rows generated");
     out += line;
     for (const TableEntry& e : result.table) {
         std::string per;
@@ -521,12 +499,12 @@ std::string Augmenter::formatTable(const Result& result)
             per += (per.empty() ? "" : " ") + std::string(kShort[k]) + ":" + std::to_string(n);
         }
         std::snprintf(line, sizeof line, "%-13s %-18s %6d %7.3f  %-21s %-22s %-24s %d\n", toString(e.axis),
-            toString(e.metric), e.sweeps, e.meanR2, TrendClassifier::toString(e.representative), per.c_str(),
-            rule(e.representative, result.perGap).c_str(), e.rowsGenerated);
+                      toString(e.metric), e.sweeps, e.meanR2, TrendClassifier::toString(e.representative), per.c_str(),
+                      rule(e.representative, result.perGap).c_str(), e.rowsGenerated);
         out += line;
     }
     std::snprintf(line, sizeof line, "%d measured rows, %zu interpolated rows (%.1fx)", result.inputRows,
-        result.rows.size(), result.inputRows ? double(result.rows.size()) / result.inputRows : 0.0);
+                  result.rows.size(), result.inputRows ? double(result.rows.size()) / result.inputRows : 0.0);
     out += line;
     if (result.capped > 0)
         out += "; " + std::to_string(result.capped) + " more left out by the cap of " + std::to_string(result.cap);
@@ -538,20 +516,13 @@ std::string Augmenter::formatTable(const Result& result)
 const char* Augmenter::toString(Axis a)
 {
     switch (a) {
-    case Axis::Mbs:
-        return "mbs";
-    case Axis::SeqLen:
-        return "seq_len";
-    case Axis::StageLayers:
-        return "stage_layers";
-    case Axis::NumLayers:
-        return "num_layers";
-    case Axis::Tp:
-        return "tp";
-    case Axis::QueryGroups:
-        return "query_groups";
-    case Axis::MbsPerMicroBatches:
-        return "mbs (G fixed)";
+    case Axis::Mbs: return "mbs";
+    case Axis::SeqLen: return "seq_len";
+    case Axis::StageLayers: return "stage_layers";
+    case Axis::NumLayers: return "num_layers";
+    case Axis::Tp: return "tp";
+    case Axis::QueryGroups: return "query_groups";
+    case Axis::MbsPerMicroBatches: return "mbs (G fixed)";
     }
     return "?";
 }
@@ -559,12 +530,9 @@ const char* Augmenter::toString(Axis a)
 const char* Augmenter::toString(Metric m)
 {
     switch (m) {
-    case Metric::IterationTimeMs:
-        return "iteration_time_ms";
-    case Metric::StageTimeMs:
-        return "stage_time_ms";
-    case Metric::PeakMemMiB:
-        return "peak_mem_mib";
+    case Metric::IterationTimeMs: return "iteration_time_ms";
+    case Metric::StageTimeMs: return "stage_time_ms";
+    case Metric::PeakMemMiB: return "peak_mem_mib";
     }
     return "?";
 }
@@ -572,16 +540,11 @@ const char* Augmenter::toString(Metric m)
 std::string Augmenter::rule(Trend t, int perGap)
 {
     switch (t) {
-    case Trend::StrongLinear:
-        return "linear, " + std::to_string(perGap) + " per gap";
-    case Trend::ApproxLinear:
-        return "linear, midpoints";
-    case Trend::Superlinear:
-        return "log-space midpoint";
-    case Trend::Nonlinear:
-        return "none";
-    case Trend::Constant:
-        return "fixed default";
+    case Trend::StrongLinear: return "linear, " + std::to_string(perGap) + " per gap";
+    case Trend::ApproxLinear: return "linear, midpoints";
+    case Trend::Superlinear: return "log-space midpoint";
+    case Trend::Nonlinear: return "none";
+    case Trend::Constant: return "fixed default";
     }
     return "?";
 }
@@ -589,20 +552,13 @@ std::string Augmenter::rule(Trend t, int perGap)
 int Augmenter::axisValue(Axis a, const Measurement& m)
 {
     switch (a) {
-    case Axis::Mbs:
-        return m.mbs;
-    case Axis::SeqLen:
-        return m.seqLen;
-    case Axis::StageLayers:
-        return m.stageLayers.value_or(0);
-    case Axis::NumLayers:
-        return m.numLayers;
-    case Axis::Tp:
-        return m.tp;
-    case Axis::QueryGroups:
-        return m.queryGroups;
-    case Axis::MbsPerMicroBatches:
-        return m.mbs;
+    case Axis::Mbs: return m.mbs;
+    case Axis::SeqLen: return m.seqLen;
+    case Axis::StageLayers: return m.stageLayers.value_or(0);
+    case Axis::NumLayers: return m.numLayers;
+    case Axis::Tp: return m.tp;
+    case Axis::QueryGroups: return m.queryGroups;
+    case Axis::MbsPerMicroBatches: return m.mbs;
     }
     return 0;
 }
@@ -610,24 +566,12 @@ int Augmenter::axisValue(Axis a, const Measurement& m)
 void Augmenter::setAxis(Axis a, Measurement& m, int v)
 {
     switch (a) {
-    case Axis::Mbs:
-        m.mbs = v;
-        break;
-    case Axis::SeqLen:
-        m.seqLen = v;
-        break;
-    case Axis::StageLayers:
-        m.stageLayers = v;
-        break;
-    case Axis::NumLayers:
-        m.numLayers = v;
-        break;
-    case Axis::Tp:
-        m.tp = v;
-        break;
-    case Axis::QueryGroups:
-        m.queryGroups = v;
-        break;
+    case Axis::Mbs: m.mbs = v; break;
+    case Axis::SeqLen: m.seqLen = v; break;
+    case Axis::StageLayers: m.stageLayers = v; break;
+    case Axis::NumLayers: m.numLayers = v; break;
+    case Axis::Tp: m.tp = v; break;
+    case Axis::QueryGroups: m.queryGroups = v; break;
     case Axis::MbsPerMicroBatches: {
         // Keep G = gbs / (mbs * dp); blanking (v = 0) leaves -G in gbs, so
         // that rows of one G share a configuration key and no real gbs
@@ -640,4 +584,4 @@ void Augmenter::setAxis(Axis a, Measurement& m, int v)
     }
 }
 
-} // namespace memx
+}  // namespace memx

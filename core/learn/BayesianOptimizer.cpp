@@ -98,8 +98,7 @@ std::vector<double> GaussianProcess::defaultLengthScales()
     return {0.03, 0.05, 0.08, 0.12, 0.18, 0.25, 0.35, 0.5, 0.7, 1.0, 1.5, 2.5};
 }
 
-double GaussianProcess::kernel(const std::vector<double>& a, const std::vector<double>& b,
-                               double lengthScale)
+double GaussianProcess::kernel(const std::vector<double>& a, const std::vector<double>& b, double lengthScale)
 {
     double d2 = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -110,8 +109,8 @@ double GaussianProcess::kernel(const std::vector<double>& a, const std::vector<d
     return (1 + kSqrt5 * r + 5.0 / 3.0 * r * r) * std::exp(-kSqrt5 * r);
 }
 
-void GaussianProcess::fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
-                          double noise, const std::vector<double>& lengthScales)
+void GaussianProcess::fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y, double noise,
+                          const std::vector<double>& lengthScales)
 {
     if (x.empty() || x.size() != y.size())
         throw std::invalid_argument("GaussianProcess::fit: need as many points as observations (>= 1)");
@@ -220,8 +219,7 @@ GaussianProcess::Prediction GaussianProcess::predict(const std::vector<double>& 
     return {mu * yScale_ + yMean_, var * yScale_ * yScale_};
 }
 
-double GaussianProcess::expectedImprovement(const std::vector<double>& u, double bestObserved,
-                                            double xi) const
+double GaussianProcess::expectedImprovement(const std::vector<double>& u, double bestObserved, double xi) const
 {
     const auto [mu, var] = posteriorStd(u);
     return expectedImprovementStd(mu, var, (bestObserved - yMean_) / yScale_, xi) * yScale_;
@@ -233,8 +231,7 @@ double GaussianProcess::expectedImprovement(const std::vector<double>& u, double
 double BayesianOptimizer::fromUnit(const Dimension& d, double u)
 {
     u = std::clamp(u, 0.0, 1.0);
-    double v = d.logScale ? std::exp(std::log(d.lo) + u * (std::log(d.hi) - std::log(d.lo)))
-                          : d.lo + u * (d.hi - d.lo);
+    double v = d.logScale ? std::exp(std::log(d.lo) + u * (std::log(d.hi) - std::log(d.lo))) : d.lo + u * (d.hi - d.lo);
     if (d.integer)
         v = std::clamp(std::round(v), std::ceil(d.lo), std::floor(d.hi));
     else
@@ -244,22 +241,20 @@ double BayesianOptimizer::fromUnit(const Dimension& d, double u)
 
 double BayesianOptimizer::toUnit(const Dimension& d, double value)
 {
-    const double u = d.logScale
-        ? (std::log(std::max(value, d.lo)) - std::log(d.lo)) / (std::log(d.hi) - std::log(d.lo))
-        : (value - d.lo) / (d.hi - d.lo);
+    const double u = d.logScale ? (std::log(std::max(value, d.lo)) - std::log(d.lo)) / (std::log(d.hi) - std::log(d.lo))
+                                : (value - d.lo) / (d.hi - d.lo);
     return std::clamp(u, 0.0, 1.0);
 }
 
-BayesianOptimizer::Result BayesianOptimizer::minimise(
-    const std::vector<Dimension>& dims,
-    const std::function<double(const std::vector<double>&)>& f)
+BayesianOptimizer::Result BayesianOptimizer::minimise(const std::vector<Dimension>& dims,
+                                                      const std::function<double(const std::vector<double>&)>& f)
 {
     return minimise(dims, f, Options());
 }
 
-BayesianOptimizer::Result BayesianOptimizer::minimise(
-    const std::vector<Dimension>& dims,
-    const std::function<double(const std::vector<double>&)>& f, const Options& options)
+BayesianOptimizer::Result BayesianOptimizer::minimise(const std::vector<Dimension>& dims,
+                                                      const std::function<double(const std::vector<double>&)>& f,
+                                                      const Options& options)
 {
     if (dims.empty())
         throw std::invalid_argument("BayesianOptimizer: no dimensions");
@@ -311,8 +306,7 @@ BayesianOptimizer::Result BayesianOptimizer::minimise(
             strata[static_cast<std::size_t>(s)] = s;
         std::shuffle(strata.begin(), strata.end(), rng);
         for (int s = 0; s < n0; ++s)
-            design[static_cast<std::size_t>(s)][i] =
-                (strata[static_cast<std::size_t>(s)] + uniform(rng)) / n0;
+            design[static_cast<std::size_t>(s)][i] = (strata[static_cast<std::size_t>(s)] + uniform(rng)) / n0;
     }
     // A stop is honoured from the second design point on: one point gives a best.
     for (std::size_t k = 0; k < design.size() && !result.stopped; ++k) {

@@ -72,7 +72,7 @@ namespace memx {
 class GaussianProcess {
 public:
     struct Prediction {
-        double mean = 0;      // original units
+        double mean = 0;  // original units
         double variance = 0;  // original units squared
     };
 
@@ -85,8 +85,7 @@ public:
     // The length scale is the grid entry of highest log marginal likelihood.
     // Throws std::invalid_argument for empty or inconsistent input, a
     // non-finite observation, or an empty / non-positive grid.
-    void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
-             double noise = 1e-6,
+    void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y, double noise = 1e-6,
              const std::vector<double>& lengthScales = defaultLengthScales());
 
     // Posterior mean and variance at u (dimension d). Throws std::logic_error
@@ -95,24 +94,22 @@ public:
 
     // Expected improvement (for minimisation) over `bestObserved` (original
     // units) at u, with exploration margin xi on the standardised scale.
-    double expectedImprovement(const std::vector<double>& u, double bestObserved,
-                               double xi = 0.01) const;
+    double expectedImprovement(const std::vector<double>& u, double bestObserved, double xi = 0.01) const;
 
     bool fitted() const { return !x_.empty(); }
     double lengthScale() const { return lengthScale_; }
     double logMarginalLikelihood() const { return logLikelihood_; }
 
     // Matern 5/2 kernel with unit signal variance.
-    static double kernel(const std::vector<double>& a, const std::vector<double>& b,
-                         double lengthScale);
+    static double kernel(const std::vector<double>& a, const std::vector<double>& b, double lengthScale);
 
 private:
     // Standardised-scale posterior (mean, variance).
     std::pair<double, double> posteriorStd(const std::vector<double>& u) const;
 
     std::vector<std::vector<double>> x_;
-    std::vector<double> chol_;    // lower-triangular L, row-major n x n
-    std::vector<double> alpha_;   // K^-1 z
+    std::vector<double> chol_;  // lower-triangular L, row-major n x n
+    std::vector<double> alpha_;  // K^-1 z
     double yMean_ = 0;
     double yScale_ = 1;
     double lengthScale_ = 0;
@@ -129,11 +126,11 @@ struct BayesianOptimizer {
     };
 
     struct Options {
-        int initialPoints = 5;     // Latin hypercube design, >= 1
-        int iterations = 20;       // EI steps after the design, >= 0
-        int candidates = 2000;     // random points EI is maximised over, >= 1
+        int initialPoints = 5;  // Latin hypercube design, >= 1
+        int iterations = 20;  // EI steps after the design, >= 0
+        int candidates = 2000;  // random points EI is maximised over, >= 1
         std::uint64_t seed = 0;
-        double noise = 1e-6;       // GP noise variance on standardised outputs, >= 0
+        double noise = 1e-6;  // GP noise variance on standardised outputs, >= 0
         // Asked before each evaluation after the first; true ends the search
         // with the best point so far (a time limit).
         std::function<bool()> stop;
@@ -152,8 +149,7 @@ struct BayesianOptimizer {
     // lo <= 0, an integer dimension containing no integer, or invalid
     // options. Exceptions thrown by f propagate.
     static Result minimise(const std::vector<Dimension>& dims,
-                           const std::function<double(const std::vector<double>&)>& f,
-                           const Options& options);
+                           const std::function<double(const std::vector<double>&)>& f, const Options& options);
     // Same with default Options.
     static Result minimise(const std::vector<Dimension>& dims,
                            const std::function<double(const std::vector<double>&)>& f);

@@ -26,7 +26,7 @@ namespace {
 // One measured number and where to find its prediction.
 struct Observation {
     int scenario = 0;
-    int stage = -1;         // -1: iteration time; else per-micro-batch time of that stage
+    int stage = -1;  // -1: iteration time; else per-micro-batch time of that stage
     double measuredMs = 0;
 };
 
@@ -171,7 +171,9 @@ class Fitter {
 public:
     Fitter(const std::vector<Scenario>& scenarios, const AnalyticPredictor::Params& params,
            const Calibrator::Options& options)
-        : scenarios_(scenarios), params_(params), options_(options)
+        : scenarios_(scenarios)
+        , params_(params)
+        , options_(options)
     {
     }
 
@@ -222,7 +224,8 @@ public:
             }
             loss /= obs.size();
             for (std::size_t j = 0; j < x.size(); ++j)
-                loss += options_.priorWeight * dims[j].param->priorFactor * (x[j] - dims[j].prior) * (x[j] - dims[j].prior);
+                loss += options_.priorWeight * dims[j].param->priorFactor * (x[j] - dims[j].prior)
+                    * (x[j] - dims[j].prior);
             return loss;
         };
         std::vector<double> x;
@@ -307,7 +310,7 @@ Evidence evidenceOf(const std::vector<Scenario>& scenarios, const std::vector<in
             if (r.stages[i].stageTimeMs) {
                 e.obs.push_back({idx, static_cast<int>(i), *r.stages[i].stageTimeMs / G});
                 repeats[r.configurationKey() + "\nstage " + std::to_string(i)].emplace_back(*r.stages[i].stageTimeMs,
-                                                                                          r.runId);
+                                                                                            r.runId);
             }
         if (r.config.tp > 1 || r.config.pp > 1)
             anyComm = true;
@@ -415,9 +418,9 @@ void adoptValues(GpuParamsFit& to, const GpuParamsFit& from)
 // predicted with the time fits in `fits` (memory does not depend on them). A
 // run with only a run-level peak (the largest over its GPUs) counts as a peak
 // of the stage the model predicts largest.
-std::map<std::string, std::vector<MemoryObservation>> memoryObservations(const std::vector<Scenario>& scenarios,
-                                                                         const Fitter& fitter,
-                                                                         const std::map<std::string, GpuParamsFit>& fits)
+std::map<std::string, std::vector<MemoryObservation>>
+memoryObservations(const std::vector<Scenario>& scenarios, const Fitter& fitter,
+                   const std::map<std::string, GpuParamsFit>& fits)
 {
     std::map<std::string, std::vector<MemoryObservation>> byType;
     const auto predictor = fitter.predictorFor(fits);
@@ -471,8 +474,8 @@ void fitMemory(const std::vector<Scenario>& scenarios, const Fitter& fitter, std
         if (it == fits.end())
             continue;  // not in the catalog: its runs were not fitted either
         GpuParamsFit& fit = it->second;
-        const MemoryFit::Result m =
-            MemoryFit::fit(obs, fit.memoryMultiplier, fit.frameworkMiB, options.contradictionRatio);
+        const MemoryFit::Result m
+            = MemoryFit::fit(obs, fit.memoryMultiplier, fit.frameworkMiB, options.contradictionRatio);
         fit.memoryRuns = static_cast<int>(obs.size());
         fit.memoryMapeBefore = m.mapeBefore;
         fit.memoryMapeAfter = m.mapeAfter;
@@ -493,7 +496,7 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
 {
     Result result;
     std::map<std::string, std::vector<int>> byType;  // homogeneous scenarios per type
-    std::vector<int> mixed;                          // scenarios of runs with several types
+    std::vector<int> mixed;  // scenarios of runs with several types
     std::vector<Scenario> scenarios;
     scenarios.reserve(runs.size());
     for (const MeasuredRun& run : runs) {
@@ -678,8 +681,8 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
 }
 
 std::shared_ptr<const AnalyticPredictor> Calibrator::calibratedModel(const std::vector<Measurement>& rows,
-                                                                   const std::string& file, RunPlacement& placement,
-                                                                   Result& result)
+                                                                     const std::string& file, RunPlacement& placement,
+                                                                     Result& result)
 {
     std::vector<std::string> incomplete;  // TrainingSet names these runs
     result = fit(MeasuredRun::group(rows, file, &incomplete), GpuCatalog::builtin(), file, placement,

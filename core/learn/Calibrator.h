@@ -43,13 +43,13 @@ struct MeasuredRun;
 class Calibrator {
 public:
     struct Options {
-        int maxEvaluations = 400;   // Nelder-Mead evaluations per type (after the coordinate sweeps)
-        double huberDelta = 0.1;    // in log ratio (about 10 %)
+        int maxEvaluations = 400;  // Nelder-Mead evaluations per type (after the coordinate sweeps)
+        double huberDelta = 0.1;  // in log ratio (about 10 %)
         double priorWeight = 0.002;  // per parameter, on (log value - log catalog value)^2
         double contradictionRatio = 3.0;
     };
     struct Result {
-        std::vector<GpuParamsFit> fits;     // one per type with runs (fitted or not: see `fitted`)
+        std::vector<GpuParamsFit> fits;  // one per type with runs (fitted or not: see `fitted`)
         std::vector<std::string> messages;  // types left at catalog values and why; runs not used
     };
 

@@ -41,21 +41,24 @@ bool solve(std::vector<std::vector<double>> A, std::vector<double> b, std::vecto
     for (std::size_t c = 0; c < n; ++c) {
         std::size_t p = c;
         for (std::size_t r = c + 1; r < n; ++r)
-            if (std::abs(A[r][c]) > std::abs(A[p][c])) p = r;
+            if (std::abs(A[r][c]) > std::abs(A[p][c]))
+                p = r;
         if (!(std::abs(A[p][c]) > 1e-12))
             return false;
         std::swap(A[p], A[c]);
         std::swap(b[p], b[c]);
         for (std::size_t r = c + 1; r < n; ++r) {
             const double f = A[r][c] / A[c][c];
-            for (std::size_t k = c; k < n; ++k) A[r][k] -= f * A[c][k];
+            for (std::size_t k = c; k < n; ++k)
+                A[r][k] -= f * A[c][k];
             b[r] -= f * b[c];
         }
     }
     x.assign(n, 0);
     for (std::size_t c = n; c-- > 0;) {
         double v = b[c];
-        for (std::size_t k = c + 1; k < n; ++k) v -= A[c][k] * x[k];
+        for (std::size_t k = c + 1; k < n; ++k)
+            v -= A[c][k] * x[k];
         x[c] = v / A[c][c];
     }
     return true;
@@ -69,7 +72,8 @@ std::array<bool, kTerms> candidates(const std::vector<IterationTermFit::Sample>&
     for (int j = 0; j < kTerms; ++j) {
         int shown = 0;
         for (const auto& s : set)
-            if (termsOf(s)[j] / s.measuredMs >= IterationTermFit::kMinShare) ++shown;
+            if (termsOf(s)[j] / s.measuredMs >= IterationTermFit::kMinShare)
+                ++shown;
         use[j] = shown >= 3;
     }
     return use;
@@ -82,7 +86,8 @@ std::array<double, kTerms> scalesFor(const std::vector<IterationTermFit::Sample>
     std::array<double, kTerms> k{1, 1, 1};
     std::vector<int> free;
     for (int j = 0; j < kTerms; ++j)
-        if (use[j]) free.push_back(j);
+        if (use[j])
+            free.push_back(j);
     if (free.empty() || set.empty())
         return k;
     const std::size_t n = free.size();
@@ -94,8 +99,10 @@ std::array<double, kTerms> scalesFor(const std::vector<IterationTermFit::Sample>
         double rest = s.measuredMs - s.computeMs;
         std::vector<double> row;
         for (int j = 0; j < kTerms; ++j) {
-            if (use[j]) row.push_back(t[j] / s.measuredMs);
-            else rest -= t[j];
+            if (use[j])
+                row.push_back(t[j] / s.measuredMs);
+            else
+                rest -= t[j];
         }
         z.push_back(std::move(row));
         y.push_back(rest / s.measuredMs);
@@ -114,17 +121,20 @@ std::array<double, kTerms> scalesFor(const std::vector<IterationTermFit::Sample>
             for (std::size_t a = 0; a < n; ++a) {
                 b[a] += z[r][a] * y[r];
                 shareSq[a] += z[r][a] * z[r][a];
-                for (std::size_t c = 0; c < n; ++c) A[a][c] += z[r][a] * z[r][c];
+                for (std::size_t c = 0; c < n; ++c)
+                    A[a][c] += z[r][a] * z[r][c];
             }
         }
-        for (double& v : shareSq) v /= m;
+        for (double& v : shareSq)
+            v /= m;
         for (std::size_t a = 0; a < n; ++a) {
             A[a][a] += kRidge * shareSq[a];
             b[a] += kRidge * shareSq[a];
         }
         if (!solve(A, b, x))
             return false;
-        for (double& v : x) v = std::clamp(v, ranges::termScale.min, ranges::termScale.max);
+        for (double& v : x)
+            v = std::clamp(v, ranges::termScale.min, ranges::termScale.max);
         return true;
     };
     if (!leastSquares())
@@ -137,17 +147,21 @@ std::array<double, kTerms> scalesFor(const std::vector<IterationTermFit::Sample>
         e[r] = std::inner_product(z[r].begin(), z[r].end(), x.begin(), 0.0) - y[r];
     const double mid = Statistics::median(e);
     std::vector<double> dev;
-    for (double v : e) dev.push_back(std::abs(v - mid));
+    for (double v : e)
+        dev.push_back(std::abs(v - mid));
     const double cut = std::max(0.4, 4 * 1.4826 * Statistics::median(dev));
     std::vector<std::size_t> far;
     for (std::size_t r = 0; r < z.size(); ++r)
-        if (dev[r] > cut) far.push_back(r);
+        if (dev[r] > cut)
+            far.push_back(r);
     if (!far.empty() && far.size() * 5 <= z.size()) {
-        for (std::size_t r : far) kept[r] = false;
+        for (std::size_t r : far)
+            kept[r] = false;
         if (!leastSquares())
             return k;
     }
-    for (std::size_t a = 0; a < n; ++a) k[static_cast<std::size_t>(free[a])] = x[a];
+    for (std::size_t a = 0; a < n; ++a)
+        k[static_cast<std::size_t>(free[a])] = x[a];
     return k;
 }
 
@@ -164,7 +178,8 @@ IterationTerms IterationTermFit::fit(const std::vector<Sample>& all)
     IterationTerms out;
     std::vector<Sample> set;
     for (const Sample& s : all)
-        if (usable(s)) set.push_back(s);
+        if (usable(s))
+            set.push_back(s);
     out.runs = static_cast<int>(set.size());
     // Repeats of one configuration are held out together: leaving out one
     // of six identical runs tests nothing the other five do not already say.
@@ -175,8 +190,8 @@ IterationTerms IterationTermFit::fit(const std::vector<Sample>& all)
             configs.push_back(keyOf(s));
     if (static_cast<int>(configs.size()) < kMinRuns) {
         out.note = "only " + std::to_string(configs.size()) + " distinct configuration(s) among "
-            + std::to_string(out.runs) + " training run(s) with a measured iteration time ("
-            + std::to_string(kMinRuns) + " needed): no run-level correction";
+            + std::to_string(out.runs) + " training run(s) with a measured iteration time (" + std::to_string(kMinRuns)
+            + " needed): no run-level correction";
         return out;
     }
     const std::array<bool, kTerms> use = candidates(set);
@@ -191,7 +206,8 @@ IterationTerms IterationTermFit::fit(const std::vector<Sample>& all)
     for (const std::string& held : configs) {
         std::vector<Sample> others;
         for (const Sample& s : set)
-            if (keyOf(s) != held) others.push_back(s);
+            if (keyOf(s) != held)
+                others.push_back(s);
         const auto k = scalesFor(others, candidates(others));
         for (const Sample& s : set) {
             if (keyOf(s) != held)
@@ -216,7 +232,8 @@ IterationTerms IterationTermFit::fit(const std::vector<Sample>& all)
             out.fitted.push_back(kNames[static_cast<std::size_t>(j)]);
     std::string unfit;
     for (int j = 0; j < kTerms; ++j)
-        if (!use[static_cast<std::size_t>(j)]) unfit += std::string(unfit.empty() ? "" : ", ") + kNames[j];
+        if (!use[static_cast<std::size_t>(j)])
+            unfit += std::string(unfit.empty() ? "" : ", ") + kNames[j];
     if (!unfit.empty())
         out.note = unfit + ": below 3 % of the measured time in all but two runs, kept at 1";
     return out;
@@ -236,7 +253,8 @@ std::vector<IterationTermFit::Sample> IterationTermFit::samples(const std::vecto
         if (!p || p->plan.stages.empty())
             continue;
         double slowest = 0;
-        for (const StagePlan& s : p->plan.stages) slowest = std::max(slowest, s.timeMs);
+        for (const StagePlan& s : p->plan.stages)
+            slowest = std::max(slowest, s.timeMs);
         Sample s;
         s.runId = run.runId;
         s.configuration = run.configurationKey();
@@ -256,8 +274,8 @@ std::string IterationTermFit::describe(const IterationTerms& t)
         return "run-level correction: none (" + (t.note.empty() ? std::string("not fitted") : t.note) + ")";
     std::string s = "run-level correction over " + std::to_string(t.runs) + " runs: pipeline x"
         + Text::fmt("%.2f", t.pipeline) + ", data-parallel x" + Text::fmt("%.2f", t.dataParallel) + ", fixed x"
-        + Text::fmt("%.2f", t.fixed) + "; leave one configuration out, iteration time MAPE " + Text::fmt("%.1f", t.mapeBefore)
-        + " % -> " + Text::fmt("%.1f", t.mapeAfter) + " %";
+        + Text::fmt("%.2f", t.fixed) + "; leave one configuration out, iteration time MAPE "
+        + Text::fmt("%.1f", t.mapeBefore) + " % -> " + Text::fmt("%.1f", t.mapeAfter) + " %";
     if (!t.note.empty())
         s += " (" + t.note + ")";
     return s;

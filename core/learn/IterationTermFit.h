@@ -41,9 +41,9 @@ struct IterationTermFit {
         // it, and are held out together (empty: the run is its own).
         std::string configuration;
         double computeMs = 0;
-        double pipelineMs = 0;      // bubble + 2 x hops
+        double pipelineMs = 0;  // bubble + 2 x hops
         double dataParallelMs = 0;  // gradient synchronisation of the slowest stage
-        double fixedMs = 0;         // per-iteration overhead + optimizer step
+        double fixedMs = 0;  // per-iteration overhead + optimizer step
         double measuredMs = 0;
         double predictedMs() const { return computeMs + pipelineMs + dataParallelMs + fixedMs; }
     };

@@ -8,11 +8,11 @@ namespace memx {
 // One measured peak of one pipeline stage and the analytic model's terms for
 // it, at memory multiplier 1 and without framework buffers.
 struct MemoryObservation {
-    std::string config;     // the configuration and stage (repeats of a run share it)
+    std::string config;  // the configuration and stage (repeats of a run share it)
     double measuredMiB = 0;
     double tensorsMiB = 0;  // weights + gradients + optimizer state + activations
-    double slack = 0;       // allocator slack applied on top (0 when the measure is `allocated`)
-    double addMiB = 0;      // added after the slack (the runtime reserve when the measure is `device`)
+    double slack = 0;  // allocator slack applied on top (0 when the measure is `allocated`)
+    double addMiB = 0;  // added after the slack (the runtime reserve when the measure is `device`)
 };
 
 // Fits one GPU type's memory parameters to measured stage peaks (issue #12,
@@ -32,9 +32,9 @@ public:
         double multiplier = 1.0;
         double frameworkMiB = 0;
         std::vector<std::string> fitted;  // "framework_mib", "memory_multiplier"
-        double mapeBefore = 0;            // % with the starting values
-        double mapeAfter = 0;             // % with the result
-        std::string note;                 // why nothing (or not everything) was fitted
+        double mapeBefore = 0;  // % with the starting values
+        double mapeAfter = 0;  // % with the result
+        std::string note;  // why nothing (or not everything) was fitted
     };
 
     static constexpr double kMinMultiplier = 0.5;

@@ -35,21 +35,23 @@ LearnedPredictor fitRows(const TrainingSet& set, const std::vector<std::size_t>&
 
 double nanMean(double a, double b)
 {
-    if (std::isnan(a)) return b;
-    if (std::isnan(b)) return a;
+    if (std::isnan(a))
+        return b;
+    if (std::isnan(b))
+        return a;
     return (a + b) / 2;
 }
 
 nlohmann::json paramsJson(const XgboostModel::TrainParams& p)
 {
-    return {{"max_depth", p.maxDepth}, {"eta", p.eta}, {"subsample", p.subsample}, {"rounds", p.rounds},
+    return {{"max_depth", p.maxDepth},
+            {"eta", p.eta},
+            {"subsample", p.subsample},
+            {"rounds", p.rounds},
             {"seed", p.seed}};
 }
 
-nlohmann::json number(double v)
-{
-    return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
-}
+nlohmann::json number(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
 
 }  // namespace
 
@@ -105,9 +107,8 @@ PredictorTrainer::FoldRows PredictorTrainer::foldRows(const TrainingSet& set, co
 
 std::size_t PredictorTrainer::scoredRuns(const TrainingSet& set)
 {
-    return static_cast<std::size_t>(std::count_if(set.runs.begin(), set.runs.end(), [](const MeasuredRun& r) {
-        return !r.config.isInterpolated();
-    }));
+    return static_cast<std::size_t>(std::count_if(set.runs.begin(), set.runs.end(),
+                                                  [](const MeasuredRun& r) { return !r.config.isInterpolated(); }));
 }
 
 std::vector<int> PredictorTrainer::assignFolds(const TrainingSet& set, int folds, std::uint64_t seed)
@@ -157,7 +158,8 @@ CrossValidation PredictorTrainer::crossValidate(const TrainingSet& set, const Xg
                     continue;
                 const LearnedPredictor model = fitRows(set, train, params);
                 std::vector<StageQuery> q;
-                for (std::size_t r : test) q.push_back(set.rows[r].query);
+                for (std::size_t r : test)
+                    q.push_back(set.rows[r].query);
                 FoldOutcome& out = outcome[static_cast<std::size_t>(f)];
                 out.predicted.resize(q.size());
                 model.predict(q, out.predicted);
@@ -256,7 +258,8 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
 
     LearnedPredictorParams u;
     const double cvErr = std::max(std::isnan(report.cv.timeMape) ? 0 : report.cv.timeMape,
-                                  std::isnan(report.cv.memoryMape) ? 0 : report.cv.memoryMape) / 100;
+                                  std::isnan(report.cv.memoryMape) ? 0 : report.cv.memoryMape)
+        / 100;
     if (cvErr > 0) {
         u.inRangeUncertainty = std::clamp(cvErr, 0.02, 0.5);
         u.outOfRangeUncertainty = std::min(1.5, 3 * u.inRangeUncertainty);
@@ -292,8 +295,8 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
         RunPlacement& place = options.placement ? *options.placement : synthetic;
         // Borrowed, not owned: the samples are composed before `model` moves.
         const std::shared_ptr<const Predictor> stageModel(&model, [](const Predictor*) {});
-        report.iterationTerms =
-            IterationTermFit::fit(IterationTermFit::samples(set.runs, set.file, GpuCatalog::builtin(), place, stageModel));
+        report.iterationTerms = IterationTermFit::fit(
+            IterationTermFit::samples(set.runs, set.file, GpuCatalog::builtin(), place, stageModel));
         model.setIterationTerms(report.iterationTerms);
     }
     return model;

@@ -20,9 +20,9 @@ class RunPlacement;
 // stage time and memory against the measured ones.
 struct CrossValidation {
     int folds = 0;
-    double timeMape = 0;    // percent; NaN when no held-out time label
+    double timeMape = 0;  // percent; NaN when no held-out time label
     double memoryMape = 0;  // percent; NaN when no held-out memory label
-    double objective = 0;   // mean of the two that exist
+    double objective = 0;  // mean of the two that exist
     // The same held-out rows predicted by the analytic prior alone (the
     // calibrated model when the set has one): what the trees must beat.
     double priorTimeMape = 0;
@@ -31,16 +31,16 @@ struct CrossValidation {
 
 struct TrainReport {
     XgboostModel::TrainParams params;  // chosen
-    CrossValidation cv;                // of the chosen parameters
+    CrossValidation cv;  // of the chosen parameters
     struct Trial {
         XgboostModel::TrainParams params;
         double objective = 0;
     };
-    std::vector<Trial> trials;         // every Bayesian-optimisation evaluation, in order
+    std::vector<Trial> trials;  // every Bayesian-optimisation evaluation, in order
     std::map<std::string, double> importance;  // gain per feature of the final model
-    LearnedPredictorParams uncertainty;        // calibrated from the cross-validation
-    bool stoppedByTimeLimit = false;           // the hyper-parameter search was cut short
-    IterationTerms iterationTerms;             // the run-level correction's fit (also in the model)
+    LearnedPredictorParams uncertainty;  // calibrated from the cross-validation
+    bool stoppedByTimeLimit = false;  // the hyper-parameter search was cut short
+    IterationTerms iterationTerms;  // the run-level correction's fit (also in the model)
 
     // The "training" object of a predictor file: params, cross_validation,
     // trials, importance_gain (docs/FILE_FORMATS.md).
@@ -61,10 +61,10 @@ struct TrainReport {
 class PredictorTrainer {
 public:
     struct Options {
-        int folds = 5;                 // fewer when there are fewer measured runs; none below 2, no tuning below 3
-        int initialPoints = 6;         // Latin hypercube design of the optimiser
-        int iterations = 14;           // expected-improvement steps after it
-        bool tune = true;              // false: use `params` as given
+        int folds = 5;  // fewer when there are fewer measured runs; none below 2, no tuning below 3
+        int initialPoints = 6;  // Latin hypercube design of the optimiser
+        int iterations = 14;  // expected-improvement steps after it
+        bool tune = true;  // false: use `params` as given
         XgboostModel::TrainParams params;  // start (and fixed, when tune is false)
         std::uint64_t seed = 0;
         // Seconds the hyper-parameter search may take (0: no limit); when it

@@ -25,7 +25,8 @@ TrainingSet TrainingSet::build(const std::vector<Measurement>& measurements, con
         if (!predicted)
             continue;
         std::vector<std::string> types;
-        for (const MeasuredStage& s : run.stages) types.push_back(s.gpuType);
+        for (const MeasuredStage& s : run.stages)
+            types.push_back(s.gpuType);
         set.topology.add(place.clusterOf(run, file).get(), types);
         RunPrediction pred = std::move(*predicted);
         const int runIndex = static_cast<int>(set.runs.size());
@@ -34,8 +35,8 @@ TrainingSet TrainingSet::build(const std::vector<Measurement>& measurements, con
         const int G = std::max(1, plan.microBatchCount);
 
         // Time factor from the iteration time, for stages without their own time.
-        const double runFactor =
-            run.iterationTimeMs && plan.iterationMs > 0 ? *run.iterationTimeMs / plan.iterationMs : 0;
+        const double runFactor
+            = run.iterationTimeMs && plan.iterationMs > 0 ? *run.iterationTimeMs / plan.iterationMs : 0;
         int peakStage = 0;
         for (int i = 1; i < P; ++i)
             if (plan.stages[i].memory.totalMiB() > plan.stages[peakStage].memory.totalMiB())
@@ -90,8 +91,14 @@ void TrainingSet::targets(const std::vector<std::size_t>& rowSubset, std::vector
     double sumT = 0, sumM = 0;
     int nT = 0, nM = 0;
     for (std::size_t r : rowSubset) {
-        if (rows[r].hasTime) { sumT += rows[r].timeLabel; ++nT; }
-        if (rows[r].hasMemory) { sumM += rows[r].memoryLabel; ++nM; }
+        if (rows[r].hasTime) {
+            sumT += rows[r].timeLabel;
+            ++nT;
+        }
+        if (rows[r].hasMemory) {
+            sumM += rows[r].memoryLabel;
+            ++nM;
+        }
     }
     const double meanT = nT ? sumT / nT : 0, meanM = nM ? sumM / nM : 0;
     queries.clear();
@@ -107,7 +114,8 @@ void TrainingSet::targets(const std::vector<std::size_t>& rowSubset, std::vector
 
 std::size_t TrainingSet::timeLabels() const
 {
-    return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const TrainingRow& r) { return r.hasTime; }));
+    return static_cast<std::size_t>(
+        std::count_if(rows.begin(), rows.end(), [](const TrainingRow& r) { return r.hasTime; }));
 }
 
 std::size_t TrainingSet::memoryLabels() const

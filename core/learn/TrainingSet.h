@@ -50,12 +50,12 @@ struct TrainingSet {
     std::vector<MeasuredRun> runs;
     std::vector<RunPrediction> analytic;  // one per run
     std::vector<TrainingRow> rows;
-    std::vector<std::string> skipped;     // "run X: reason"
+    std::vector<std::string> skipped;  // "run X: reason"
     std::string file;
     // The analytic model the labels are relative to: calibrated to the runs
     // (Calibrator) or, when null, the catalog's.
     std::shared_ptr<const AnalyticPredictor> prior;
-    TrainedTopology topology;             // where the runs were placed
+    TrainedTopology topology;  // where the runs were placed
 
     // Throws InputError when a run's cluster file cannot be read (RunPlacement).
     static TrainingSet build(const std::vector<Measurement>& measurements, const std::string& file,

@@ -63,9 +63,8 @@ TrendClassifier::Fit TrendClassifier::classify(const std::vector<double>& xs, co
     return f;
 }
 
-std::vector<std::pair<double, double>> TrendClassifier::interpolate(const std::vector<double>& xs,
-                                                                    const std::vector<double>& ys, Trend trend,
-                                                                    int perGap)
+std::vector<std::pair<double, double>>
+TrendClassifier::interpolate(const std::vector<double>& xs, const std::vector<double>& ys, Trend trend, int perGap)
 {
     std::vector<std::pair<double, double>> out;
     if (xs.size() < 2 || ys.size() != xs.size())
@@ -79,9 +78,7 @@ std::vector<std::pair<double, double>> TrendClassifier::interpolate(const std::v
                 out.emplace_back(x0 + a * (x1 - x0), y0 + a * (y1 - y0));
             }
             break;
-        case Trend::ApproxLinear:
-            out.emplace_back(0.5 * (x0 + x1), 0.5 * (y0 + y1));
-            break;
+        case Trend::ApproxLinear: out.emplace_back(0.5 * (x0 + x1), 0.5 * (y0 + y1)); break;
         case Trend::Superlinear:
             if (x0 > 0 && y0 > 0 && y1 > 0) {
                 // Geometric midpoint: exact for a power law between neighbours.
@@ -91,8 +88,7 @@ std::vector<std::pair<double, double>> TrendClassifier::interpolate(const std::v
             }
             break;
         case Trend::Nonlinear:
-        case Trend::Constant:
-            break;
+        case Trend::Constant: break;
         }
     }
     return out;

@@ -11,18 +11,18 @@ namespace memx {
 // linear interpolation may be trusted for that (parameter, metric) pair.
 struct TrendClassifier {
     enum class Trend {
-        StrongLinear,   // R^2 >= 0.98: interpolate with large steps
-        ApproxLinear,   // 0.95 <= R^2 < 0.98: smaller steps (midpoints only)
-        Superlinear,    // growth faster than linear (log-log slope > 1): only between neighbours, in log space
-        Nonlinear,      // anything else: no interpolation
-        Constant        // relative spread below the threshold: fix at the default, no rows needed
+        StrongLinear,  // R^2 >= 0.98: interpolate with large steps
+        ApproxLinear,  // 0.95 <= R^2 < 0.98: smaller steps (midpoints only)
+        Superlinear,  // growth faster than linear (log-log slope > 1): only between neighbours, in log space
+        Nonlinear,  // anything else: no interpolation
+        Constant  // relative spread below the threshold: fix at the default, no rows needed
     };
 
     struct Fit {
         double slope = 0;
         double intercept = 0;
-        double r2 = 0;            // coefficient of determination of the straight line
-        double logLogSlope = 0;   // slope of log y against log x (when all positive)
+        double r2 = 0;  // coefficient of determination of the straight line
+        double logLogSlope = 0;  // slope of log y against log x (when all positive)
         double relativeSpread = 0;  // (max - min) / mean of y
         Trend trend = Trend::Nonlinear;
     };

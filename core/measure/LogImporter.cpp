@@ -63,8 +63,7 @@ std::string recomputeList(const std::vector<Recompute>& levels)
 
 }  // namespace
 
-LogImporter::LogImporter(LogImportOptions options)
-    : opt_(std::move(options))
+LogImporter::LogImporter(LogImportOptions options) : opt_(std::move(options))
 {
     if (!opt_.gpuType.empty())
         checkGpuType(opt_.gpuType, "--gpu-type", "");
@@ -166,12 +165,18 @@ void LogImporter::checkAgainstRunList(const DumpedRun& d, const MeasuredRun& run
                              + opt_.runsFile + " has " + runValue);
     };
     const std::pair<const char*, std::pair<int, int>> ints[] = {
-        {"tp", {g.tp, c.tp}},           {"pp", {g.pp, c.pp}},
-        {"dp", {g.dp, c.dp}},           {"vp", {g.vp, c.vp}},
-        {"mbs", {g.mbs, c.mbs}},        {"gbs", {g.gbs, c.gbs}},
-        {"seq_len", {g.seqLen, c.seqLen}}, {"num_layers", {g.numLayers, c.numLayers}},
-        {"hidden", {g.hidden, c.hidden}}, {"ffn_hidden", {g.ffnHidden, c.ffnHidden}},
-        {"heads", {g.heads, c.heads}},  {"query_groups", {g.queryGroups, c.queryGroups}},
+        {"tp", {g.tp, c.tp}},
+        {"pp", {g.pp, c.pp}},
+        {"dp", {g.dp, c.dp}},
+        {"vp", {g.vp, c.vp}},
+        {"mbs", {g.mbs, c.mbs}},
+        {"gbs", {g.gbs, c.gbs}},
+        {"seq_len", {g.seqLen, c.seqLen}},
+        {"num_layers", {g.numLayers, c.numLayers}},
+        {"hidden", {g.hidden, c.hidden}},
+        {"ffn_hidden", {g.ffnHidden, c.ffnHidden}},
+        {"heads", {g.heads, c.heads}},
+        {"query_groups", {g.queryGroups, c.queryGroups}},
     };
     for (const auto& [column, values] : ints)
         if (values.first != values.second)
@@ -213,9 +218,10 @@ void LogImporter::checkAgainstRunList(const DumpedRun& d, const MeasuredRun& run
 void LogImporter::checkSetup(const DumpedRun& d, ImportedLog& out) const
 {
     if (d.precision == "fp32")  // modelled, but the log cannot say whether the GEMMs ran in TF32
-        out.warnings.push_back(d.where("precision") + ": fp32 training, imported as fp32 (CUDA-core GEMMs); if "
-                               "TF32 was on (NGC containers set TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1), set the "
-                               "precision column to tf32");
+        out.warnings.push_back(d.where("precision")
+                               + ": fp32 training, imported as fp32 (CUDA-core GEMMs); if "
+                                 "TF32 was on (NGC containers set TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1), set the "
+                                 "precision column to tf32");
     for (const std::string& m : d.unmodelledSetup()) {
         if (opt_.allowSetupMismatch)
             out.warnings.push_back(m + " (imported anyway: --allow-setup-mismatch)");
@@ -250,8 +256,9 @@ ImportedLog LogImporter::import(const std::string& file)
                                    + opt_.runsFile);
         }
         if (!listed && !dump)
-            out.errors.push_back(file + ": no argument dump (\"---- arguments ----\" ... \"---- end of arguments ----\") "
-                                        "to read the run from; give --runs with the run list");
+            out.errors.push_back(file
+                                 + ": no argument dump (\"---- arguments ----\" ... \"---- end of arguments ----\") "
+                                   "to read the run from; give --runs with the run list");
         if (!listed && dump && gpuTypeOf(file).empty())
             out.errors.push_back(file + ": no GPU type for this log; give --gpu-type or a line \""
                                  + fs::path(file).filename().string() + " <gpu-type>\" in --gpu-type-map");
@@ -288,12 +295,12 @@ void LogImporter::addRows(const MegatronLog& log, const MeasuredRun& run, bool t
     const RankLayout layout(run.config.tp, run.config.pp, run.config.dp, 1,
                             tpPpDp ? RankLayout::Order::TpCpPpDp : RankLayout::Order::TpCpDpPp);
     const std::vector<double> peaks = MegatronLogParser::stagePeakMiB(log, layout);
-    const bool rankless = std::any_of(log.memory.begin(), log.memory.end(), [](const MemoryRecord& m) {
-        return m.rank < 0;
-    });
+    const bool rankless
+        = std::any_of(log.memory.begin(), log.memory.end(), [](const MemoryRecord& m) { return m.rank < 0; });
     if (rankless && run.config.pp > 1)
-        out.warnings.push_back(log.file + ": memory lines without a rank (2020 format) come from global rank 0; "
-                               "they stand for stage 0 only");
+        out.warnings.push_back(log.file
+                               + ": memory lines without a rank (2020 format) come from global rank 0; "
+                                 "they stand for stage 0 only");
     std::optional<double> time;
     if (!std::isnan(sum.medianIterationMs))
         time = sum.medianIterationMs;
@@ -309,8 +316,8 @@ void LogImporter::addRows(const MegatronLog& log, const MeasuredRun& run, bool t
     for (size_t i = 0; i < run.stages.size(); ++i) {
         if (std::isnan(peaks[i])) {
             without.push_back(i);
-            out.warnings.push_back(log.file + ": no memory line of stage " + std::to_string(i) + " (ranks of pipeline stage "
-                                   + std::to_string(i) + ")");
+            out.warnings.push_back(log.file + ": no memory line of stage " + std::to_string(i)
+                                   + " (ranks of pipeline stage " + std::to_string(i) + ")");
             continue;
         }
         Measurement s = run.emptyStageRow(i, MeasurementSource::Measured);
@@ -324,8 +331,8 @@ void LogImporter::addRows(const MegatronLog& log, const MeasuredRun& run, bool t
     completeStages(run, without, time, out);
 }
 
-void LogImporter::completeStages(const MeasuredRun& run, const std::vector<size_t>& without,
-                                 std::optional<double> time, ImportedLog& out) const
+void LogImporter::completeStages(const MeasuredRun& run, const std::vector<size_t>& without, std::optional<double> time,
+                                 ImportedLog& out) const
 {
     if (without.empty())
         return;
@@ -344,8 +351,10 @@ void LogImporter::completeStages(const MeasuredRun& run, const std::vector<size_
     if (same)
         return;
     if (!time) {
-        out.errors.push_back(out.file + ": the stages without a memory line cannot be written without an iteration "
-                             "time to stand in their rows (the layers of run " + run.runId + " are not split evenly)");
+        out.errors.push_back(out.file
+                             + ": the stages without a memory line cannot be written without an iteration "
+                               "time to stand in their rows (the layers of run "
+                             + run.runId + " are not split evenly)");
         return;
     }
     for (const size_t i : without) {
@@ -363,7 +372,8 @@ void LogImporter::validate(ImportedLog& out) const
     try {
         MeasurementCsv::parse(MeasurementCsv::write(out.rows), out.file);
     } catch (const InputError& e) {
-        out.errors.push_back(out.file + ": the rows for run " + out.runId + " are not valid measurements: " + e.reason());
+        out.errors.push_back(out.file + ": the rows for run " + out.runId
+                             + " are not valid measurements: " + e.reason());
     }
 }
 

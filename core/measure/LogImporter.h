@@ -15,21 +15,21 @@ struct MegatronLog;
 
 // What `memx-cli import-logs` knows besides the logs.
 struct LogImportOptions {
-    int skipWarmup = 2;                           // --skip-warmup: iterations <= N are warm-up
-    std::string gpuType;                          // --gpu-type: the GPU of every log
+    int skipWarmup = 2;  // --skip-warmup: iterations <= N are warm-up
+    std::string gpuType;  // --gpu-type: the GPU of every log
     std::map<std::string, std::string> gpuTypes;  // --gpu-type-map: log file name (or stem) -> GPU type
-    std::string runsFile;                         // --runs; empty: the runs come from the argument dumps
-    std::vector<MeasuredRun> runs;                // the run list's runs (when runsFile is given)
-    bool allowSetupMismatch = false;              // import runs the planner's model does not describe, with a warning
+    std::string runsFile;  // --runs; empty: the runs come from the argument dumps
+    std::vector<MeasuredRun> runs;  // the run list's runs (when runsFile is given)
+    bool allowSetupMismatch = false;  // import runs the planner's model does not describe, with a warning
 };
 
 // One log's outcome.
 struct ImportedLog {
     std::string file;
     std::string runId;
-    std::vector<Measurement> rows;     // run row (when a time is left) and stage rows (memory per stage)
+    std::vector<Measurement> rows;  // run row (when a time is left) and stage rows (memory per stage)
     std::vector<std::string> warnings;
-    std::vector<std::string> errors;   // not empty: nothing is written for this log; each names file, line, argument
+    std::vector<std::string> errors;  // not empty: nothing is written for this log; each names file, line, argument
     bool imported() const { return errors.empty(); }
 };
 

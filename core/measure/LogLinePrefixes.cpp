@@ -14,10 +14,7 @@ using T = LogText;
 
 constexpr std::array<sv, 7> kLevels = {"DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL", "TRACE"};
 
-bool isLevel(sv word)
-{
-    return std::find(kLevels.begin(), kLevels.end(), word) != kLevels.end();
-}
+bool isLevel(sv word) { return std::find(kLevels.begin(), kLevels.end(), word) != kLevels.end(); }
 
 // Length of "YYYY-MM-DD[ T]HH:MM:SS[.,fraction][Z]" at the start of s; 0 if none.
 size_t isoTimestampLength(sv s)
@@ -197,8 +194,7 @@ StrippedLogLine LogLinePrefixes::strip(std::string_view raw)
     for (int round = 0; round < 8; ++round) {
         const sv l = T::ltrim(line);
         if (stripSrunTask(l, line, out) || stripBracketedStream(l, line, out) || stripPythonLogger(l, line)
-            || stripBracketedTimestamp(l, line, out) || stripBareTimestamp(l, line, out)
-            || stripNemoLogger(l, line))
+            || stripBracketedTimestamp(l, line, out) || stripBareTimestamp(l, line, out) || stripNemoLogger(l, line))
             continue;
         if (T::startsWith(l, "stdout: ") || T::startsWith(l, "stderr: ")) {
             line = l.substr(8);

@@ -7,8 +7,8 @@ namespace memx {
 
 // One log line without what launchers and loggers put in front of it.
 struct StrippedLogLine {
-    std::string content;    // the line as the training script printed it (ANSI colour escapes removed)
-    std::string source;     // the stream it came from: "5/" (srun -l), "default0/" (torchrun --tee); "" when none
+    std::string content;  // the line as the training script printed it (ANSI colour escapes removed)
+    std::string source;  // the stream it came from: "5/" (srun -l), "default0/" (torchrun --tee); "" when none
     std::string timestamp;  // the last timestamp prefix, e.g. "2026-03-02 10:14:05.118204"; "" when none
 };
 

@@ -58,12 +58,12 @@ Measurement MeasuredRun::emptyStageRow(std::size_t i, MeasurementSource source) 
 std::string MeasuredRun::configurationKey() const
 {
     const Measurement& c = config;
-    std::string key = c.gpuType + "|" + std::to_string(c.tp) + "|" + std::to_string(c.pp) + "|"
-        + std::to_string(c.dp) + "|" + std::to_string(c.vp) + "|" + std::to_string(c.mbs) + "|"
-        + std::to_string(c.gbs) + "|" + std::to_string(c.seqLen) + "|" + std::to_string(c.numLayers) + "|"
-        + std::to_string(c.hidden) + "|" + std::to_string(c.ffnHidden) + "|" + std::to_string(c.heads) + "|"
-        + std::to_string(c.queryGroups) + "|" + std::to_string(c.vocab) + "|" + toString(c.precision) + "|"
-        + toString(c.mlp) + (c.tiedEmbeddings ? "|tied" : "") + (c.flashAttention ? "" : "|unfused");
+    std::string key = c.gpuType + "|" + std::to_string(c.tp) + "|" + std::to_string(c.pp) + "|" + std::to_string(c.dp)
+        + "|" + std::to_string(c.vp) + "|" + std::to_string(c.mbs) + "|" + std::to_string(c.gbs) + "|"
+        + std::to_string(c.seqLen) + "|" + std::to_string(c.numLayers) + "|" + std::to_string(c.hidden) + "|"
+        + std::to_string(c.ffnHidden) + "|" + std::to_string(c.heads) + "|" + std::to_string(c.queryGroups) + "|"
+        + std::to_string(c.vocab) + "|" + toString(c.precision) + "|" + toString(c.mlp)
+        + (c.tiedEmbeddings ? "|tied" : "") + (c.flashAttention ? "" : "|unfused");
     if (!(c.style == LayerStyle{}))
         key += std::string("|") + toString(c.style.position) + "," + toString(c.style.norm)
             + (c.style.linearBias ? ",bias" : "");
@@ -107,7 +107,7 @@ void completeRun(MeasuredRun& run, const std::string& file)
     const Measurement& c = run.config;
     const std::string where = "run " + run.runId;
     int givenLayers = 0, missing = 0;
-    const MeasuredStage* model = nullptr; // the stage rows' common configuration, if they agree
+    const MeasuredStage* model = nullptr;  // the stage rows' common configuration, if they agree
     bool agree = true;
     for (const MeasuredStage& s : run.stages) {
         if (s.row >= 0) {
@@ -123,15 +123,15 @@ void completeRun(MeasuredRun& run, const std::string& file)
     if (missing > 0) {
         if (run.runRow < 0 && !(model && agree))
             throw InputError(file, where,
-                std::to_string(missing) + " of its " + std::to_string(c.pp)
-                    + " stages have no stage row, and there is no run row (or stage rows that agree "
-                      "on GPU type, tp and recompute) to take their configuration from");
+                             std::to_string(missing) + " of its " + std::to_string(c.pp)
+                                 + " stages have no stage row, and there is no run row (or stage rows that agree "
+                                   "on GPU type, tp and recompute) to take their configuration from");
         const int rest = c.numLayers - givenLayers;
         if (rest < missing || rest % missing != 0)
             throw InputError(file, where,
-                std::to_string(rest) + " layers left for " + std::to_string(missing)
-                    + " stage(s) without a stage row do not split evenly; give stage rows with "
-                      "stage_layers");
+                             std::to_string(rest) + " layers left for " + std::to_string(missing)
+                                 + " stage(s) without a stage row do not split evenly; give stage rows with "
+                                   "stage_layers");
         for (int i = 0; i < c.pp; ++i) {
             MeasuredStage& s = run.stages[i];
             if (s.row >= 0)
@@ -146,17 +146,17 @@ void completeRun(MeasuredRun& run, const std::string& file)
         run.stages[i].stage = i;
         if (run.stages[i].tp != run.stages.front().tp)
             throw InputError(file, where,
-                "stage " + std::to_string(i) + " has tp " + std::to_string(run.stages[i].tp) + " but stage 0 has tp "
-                    + std::to_string(run.stages.front().tp)
-                    + "; plans with a different TP per stage are not supported");
+                             "stage " + std::to_string(i) + " has tp " + std::to_string(run.stages[i].tp)
+                                 + " but stage 0 has tp " + std::to_string(run.stages.front().tp)
+                                 + "; plans with a different TP per stage are not supported");
     }
     run.config.tp = run.stages.front().tp;
 }
 
 }  // namespace
 
-std::vector<MeasuredRun> MeasuredRun::group(
-    const std::vector<Measurement>& rows, const std::string& file, std::vector<std::string>* skipped)
+std::vector<MeasuredRun> MeasuredRun::group(const std::vector<Measurement>& rows, const std::string& file,
+                                            std::vector<std::string>* skipped)
 {
     std::vector<MeasuredRun> runs;
     std::map<std::string, std::size_t> index;
@@ -183,7 +183,7 @@ std::vector<MeasuredRun> MeasuredRun::group(
             if (m.iterationTimeMs && !run.iterationTimeMs)
                 run.iterationTimeMs = m.iterationTimeMs;
         } else {
-            run.config = m; // the run row speaks for the run
+            run.config = m;  // the run row speaks for the run
             run.runRow = static_cast<int>(r);
             run.iterationTimeMs = m.iterationTimeMs;
             run.runPeakMemMiB = m.peakMemMiB;

@@ -20,8 +20,8 @@ struct MeasuredStage {
     int layers = 0;
     Recompute recompute = Recompute::None;
     std::optional<double> stageTimeMs;  // measured, per iteration
-    std::optional<double> peakMemMiB;   // measured, one GPU of the stage
-    int row = -1;                       // index of its stage row in the input, -1 if none
+    std::optional<double> peakMemMiB;  // measured, one GPU of the stage
+    int row = -1;  // index of its stage row in the input, -1 if none
 };
 
 // The rows of one run_id put together: the configuration of the run, one
@@ -32,7 +32,7 @@ struct MeasuredRun {
     std::vector<MeasuredStage> stages;  // exactly pp entries, in pipeline order
     std::optional<double> iterationTimeMs;
     std::optional<double> runPeakMemMiB;  // max over the run's GPUs (run row)
-    int runRow = -1;                      // index of the run row in the input, -1 if none
+    int runRow = -1;  // index of the run row in the input, -1 if none
 
     int microBatchCount() const { return config.gbs / (config.mbs * config.dp); }
     bool heterogeneous() const;  // stages of more than one GPU type

@@ -14,10 +14,14 @@ const char* toString(MeasurementSource s)
 
 bool parseMeasurementSource(const std::string& s, MeasurementSource& out)
 {
-    if (s == "measured") out = MeasurementSource::Measured;
-    else if (s == "simulated") out = MeasurementSource::Simulated;
-    else if (s == "interpolated") out = MeasurementSource::Interpolated;
-    else return false;
+    if (s == "measured")
+        out = MeasurementSource::Measured;
+    else if (s == "simulated")
+        out = MeasurementSource::Simulated;
+    else if (s == "interpolated")
+        out = MeasurementSource::Interpolated;
+    else
+        return false;
     return true;
 }
 

@@ -45,15 +45,15 @@ struct Measurement {
     int tp = 1;
     int pp = 1;
     int dp = 1;
-    int vp = 1;           // virtual pipeline stages per stage (interleaving); 1 = none
-    int mbs = 1;          // micro-batch size, sequences
-    int gbs = 1;          // global batch size, sequences
-    int seqLen = 0;       // tokens
-    int numLayers = 0;    // transformer layers of the whole model
+    int vp = 1;  // virtual pipeline stages per stage (interleaving); 1 = none
+    int mbs = 1;  // micro-batch size, sequences
+    int gbs = 1;  // global batch size, sequences
+    int seqLen = 0;  // tokens
+    int numLayers = 0;  // transformer layers of the whole model
     int hidden = 0;
     int ffnHidden = 0;
     MlpKind mlp = MlpKind::SwiGlu;  // column mlp; empty: swiglu
-    bool tiedEmbeddings = false;    // column tied_embeddings (true|false); empty: false
+    bool tiedEmbeddings = false;  // column tied_embeddings (true|false); empty: false
     // Columns position_embedding (rope|learned_absolute|none), normalization
     // (rmsnorm|layernorm), bias_linear (true|false); empty: LLaMA's rope,
     // rmsnorm, false (model/LayerStyle.h). Run-level.
@@ -78,11 +78,11 @@ struct Measurement {
     int queryGroups = 0;
     int vocab = 0;
     Recompute recompute = Recompute::None;
-    std::optional<int> stage;        // 0-based pipeline stage; absent for a run row
+    std::optional<int> stage;  // 0-based pipeline stage; absent for a run row
     std::optional<int> stageLayers;  // transformer layers in that stage
     std::optional<double> iterationTimeMs;  // wall time of one training iteration
-    std::optional<double> stageTimeMs;      // stage rows: the stage's compute time per iteration
-    std::optional<double> peakMemMiB;       // run rows: max over GPUs; stage rows: that stage's GPU
+    std::optional<double> stageTimeMs;  // stage rows: the stage's compute time per iteration
+    std::optional<double> peakMemMiB;  // run rows: max over GPUs; stage rows: that stage's GPU
     // The run's training precision (column precision; empty: bf16) and what
     // peak_mem_mib counts (column peak_mem_kind; empty: allocated, the
     // number Megatron logs as "max allocated"). Both are run-level.
@@ -92,8 +92,8 @@ struct Measurement {
     // Optional annotations (not targets). Predictions written by `memx-cli
     // predict` say which predictor answered and how sure it is; a profiling
     // plan says what each run should cost.
-    std::string provenance;                   // analytic | learned | cached | extrapolated; empty: none
-    std::optional<double> uncertainty;        // relative (0.1 = +-10%) of the targets on this row
+    std::string provenance;  // analytic | learned | cached | extrapolated; empty: none
+    std::optional<double> uncertainty;  // relative (0.1 = +-10%) of the targets on this row
     std::optional<double> estimatedGpuHours;  // cost of running this configuration for profiling
     // The cluster file the run was measured on, as written in the file
     // (relative to the measurements file unless absolute); empty: none named.

@@ -25,20 +25,91 @@ namespace memx {
 namespace {
 
 enum Col {
-    RunId, Source, GpuType, NumGpus, Tp, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
-    QueryGroups, Vocab, RecomputeCol, Stage, StageLayers, IterationTimeMs, StageTimeMs, PeakMemMiB, ProvenanceCol,
-    Uncertainty, EstimatedGpuHours, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol, AttentionCol,
-    AttentionDropoutCol, HiddenDropoutCol, SequenceParallelCol, DistributedOptimizerCol, OverlapGradReduceCol,
-    OverlapParamGatherCol, PositionEmbeddingCol, NormalizationCol, BiasLinearCol, ColCount
+    RunId,
+    Source,
+    GpuType,
+    NumGpus,
+    Tp,
+    Pp,
+    Dp,
+    Vp,
+    Mbs,
+    Gbs,
+    SeqLen,
+    NumLayers,
+    Hidden,
+    FfnHidden,
+    Heads,
+    QueryGroups,
+    Vocab,
+    RecomputeCol,
+    Stage,
+    StageLayers,
+    IterationTimeMs,
+    StageTimeMs,
+    PeakMemMiB,
+    ProvenanceCol,
+    Uncertainty,
+    EstimatedGpuHours,
+    ClusterCol,
+    PrecisionCol,
+    PeakMemKindCol,
+    MlpCol,
+    TiedCol,
+    AttentionCol,
+    AttentionDropoutCol,
+    HiddenDropoutCol,
+    SequenceParallelCol,
+    DistributedOptimizerCol,
+    OverlapGradReduceCol,
+    OverlapParamGatherCol,
+    PositionEmbeddingCol,
+    NormalizationCol,
+    BiasLinearCol,
+    ColCount
 };
 
-const char* const kNames[ColCount] = {
-    "run_id", "source", "gpu_type", "num_gpus", "tp", "pp", "dp", "vp", "mbs", "gbs", "seq_len", "num_layers",
-    "hidden", "ffn_hidden", "heads", "query_groups", "vocab", "recompute", "stage", "stage_layers",
-    "iteration_time_ms", "stage_time_ms", "peak_mem_mib", "provenance", "uncertainty", "estimated_gpu_hours", "cluster",
-    "precision", "peak_mem_kind", "mlp", "tied_embeddings", "attention", "attention_dropout", "hidden_dropout",
-    "sequence_parallel", "distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
-    "position_embedding", "normalization", "bias_linear"};
+const char* const kNames[ColCount] = {"run_id",
+                                      "source",
+                                      "gpu_type",
+                                      "num_gpus",
+                                      "tp",
+                                      "pp",
+                                      "dp",
+                                      "vp",
+                                      "mbs",
+                                      "gbs",
+                                      "seq_len",
+                                      "num_layers",
+                                      "hidden",
+                                      "ffn_hidden",
+                                      "heads",
+                                      "query_groups",
+                                      "vocab",
+                                      "recompute",
+                                      "stage",
+                                      "stage_layers",
+                                      "iteration_time_ms",
+                                      "stage_time_ms",
+                                      "peak_mem_mib",
+                                      "provenance",
+                                      "uncertainty",
+                                      "estimated_gpu_hours",
+                                      "cluster",
+                                      "precision",
+                                      "peak_mem_kind",
+                                      "mlp",
+                                      "tied_embeddings",
+                                      "attention",
+                                      "attention_dropout",
+                                      "hidden_dropout",
+                                      "sequence_parallel",
+                                      "distributed_optimizer",
+                                      "overlap_grad_reduce",
+                                      "overlap_param_gather",
+                                      "position_embedding",
+                                      "normalization",
+                                      "bias_linear"};
 
 constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
 
@@ -51,8 +122,10 @@ bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 std::string trim(const std::string& s)
 {
     size_t b = 0, e = s.size();
-    while (b < e && isBlank(s[b])) ++b;
-    while (e > b && isBlank(s[e - 1])) --e;
+    while (b < e && isBlank(s[b]))
+        ++b;
+    while (e > b && isBlank(s[e - 1]))
+        --e;
     return s.substr(b, e - b);
 }
 
@@ -83,10 +156,12 @@ public:
         r.line = line_;
         // Blank or comment line?
         size_t p = pos_;
-        while (p < t_.size() && isBlank(t_[p])) ++p;
+        while (p < t_.size() && isBlank(t_[p]))
+            ++p;
         if (p >= t_.size() || t_[p] == '\n' || t_[p] == '#') {
             size_t eol = t_.find('\n', p);
-            if (eol == std::string::npos) eol = t_.size();
+            if (eol == std::string::npos)
+                eol = t_.size();
             r.skip = true;
             if (p < t_.size() && t_[p] == '#')
                 r.comment = trim(t_.substr(p + 1, eol - p - 1));
@@ -96,7 +171,8 @@ public:
         }
         for (;;) {
             std::string field;
-            while (pos_ < t_.size() && isBlank(t_[pos_])) ++pos_;
+            while (pos_ < t_.size() && isBlank(t_[pos_]))
+                ++pos_;
             if (pos_ < t_.size() && t_[pos_] == '"') {
                 const int startLine = line_;
                 ++pos_;
@@ -112,15 +188,18 @@ public:
                             break;
                         }
                     } else {
-                        if (c == '\n') ++line_;
+                        if (c == '\n')
+                            ++line_;
                         field += c;
                     }
                 }
-                while (pos_ < t_.size() && isBlank(t_[pos_])) ++pos_;
+                while (pos_ < t_.size() && isBlank(t_[pos_]))
+                    ++pos_;
                 if (pos_ < t_.size() && t_[pos_] != ',' && t_[pos_] != '\n')
-                    throw InputError(file_, lineField(line_),
-                                     "unexpected character after a closing quote; a quoted field must be followed by , or "
-                                     "the end of the line");
+                    throw InputError(
+                        file_, lineField(line_),
+                        "unexpected character after a closing quote; a quoted field must be followed by , or "
+                        "the end of the line");
             } else {
                 while (pos_ < t_.size() && t_[pos_] != ',' && t_[pos_] != '\n') {
                     if (t_[pos_] == '"')
@@ -151,7 +230,10 @@ private:
 class RowParser {
 public:
     RowParser(const std::string& file, int line, const std::vector<std::string>& cells, const int (&index)[ColCount])
-        : file_(file), line_(line), cells_(cells), index_(index)
+        : file_(file)
+        , line_(line)
+        , cells_(cells)
+        , index_(index)
     {
     }
 
@@ -304,8 +386,9 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
             return fallback;
         const std::string& t = p.cell(c);
         if (t != "true" && t != "false")
-            p.fail(c, std::string(kNames[c]) + " must be empty (" + (fallback ? "true" : "false") + ") or true|false, "
-                          + p.got(c));
+            p.fail(c,
+                   std::string(kNames[c]) + " must be empty (" + (fallback ? "true" : "false") + ") or true|false, "
+                       + p.got(c));
         return t == "true";
     };
     m.tiedEmbeddings = flag(TiedCol, false);
@@ -313,21 +396,26 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     m.distributedOptimizer = flag(DistributedOptimizerCol, true);
     m.overlapGradReduce = flag(OverlapGradReduceCol, false);
     if (p.present(PositionEmbeddingCol) && !parsePositionEmbedding(p.cell(PositionEmbeddingCol), m.style.position))
-        p.fail(PositionEmbeddingCol, "position_embedding must be empty (rope) or rope|learned_absolute|none, "
-                                     + p.got(PositionEmbeddingCol));
+        p.fail(PositionEmbeddingCol,
+               "position_embedding must be empty (rope) or rope|learned_absolute|none, " + p.got(PositionEmbeddingCol));
     if (p.present(NormalizationCol) && !parseNormalization(p.cell(NormalizationCol), m.style.norm))
-        p.fail(NormalizationCol, "normalization must be empty (rmsnorm) or rmsnorm|layernorm, " + p.got(NormalizationCol));
+        p.fail(NormalizationCol,
+               "normalization must be empty (rmsnorm) or rmsnorm|layernorm, " + p.got(NormalizationCol));
     m.style.linearBias = flag(BiasLinearCol, false);
     m.overlapParamGather = flag(OverlapParamGatherCol, false);
     if (m.overlapParamGather && !m.distributedOptimizer)
-        p.fail(OverlapParamGatherCol, "overlap_param_gather needs distributed_optimizer true (Megatron: "
-                                      "--overlap-param-gather only supported with distributed optimizer)");
+        p.fail(OverlapParamGatherCol,
+               "overlap_param_gather needs distributed_optimizer true (Megatron: "
+               "--overlap-param-gather only supported with distributed optimizer)");
     if (m.overlapParamGather && !m.overlapGradReduce)
-        p.fail(OverlapParamGatherCol, "overlap_param_gather needs overlap_grad_reduce true (Megatron: "
-                                      "--overlap-grad-reduce should be turned on when using --overlap-param-gather)");
+        p.fail(OverlapParamGatherCol,
+               "overlap_param_gather needs overlap_grad_reduce true (Megatron: "
+               "--overlap-grad-reduce should be turned on when using --overlap-param-gather)");
     if (p.present(AttentionCol) && !parseAttentionName(p.cell(AttentionCol), m.flashAttention))
-        p.fail(AttentionCol, "attention must be empty (flash) or flash|unfused (Megatron's fused, auto and local "
-                             "are read too), " + p.got(AttentionCol));
+        p.fail(AttentionCol,
+               "attention must be empty (flash) or flash|unfused (Megatron's fused, auto and local "
+               "are read too), "
+                   + p.got(AttentionCol));
     m.attentionDropout = p.rate(AttentionDropoutCol);
     m.hiddenDropout = p.rate(HiddenDropoutCol);
     m.heads = p.count(Heads, ranges::heads);
@@ -346,25 +434,28 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
         m.provenance = p.name(ProvenanceCol);
         static const char* const known[] = {"analytic", "learned", "cached", "extrapolated"};
         if (std::find(std::begin(known), std::end(known), m.provenance) == std::end(known))
-            p.fail(ProvenanceCol, "provenance must be empty or analytic|learned|cached|extrapolated, " + p.got(ProvenanceCol));
+            p.fail(ProvenanceCol,
+                   "provenance must be empty or analytic|learned|cached|extrapolated, " + p.got(ProvenanceCol));
     }
     if (p.present(Uncertainty)) {
         const std::string& s = p.cell(Uncertainty);
         double v = -1;
         const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
         if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v) || v < 0)
-            p.fail(Uncertainty, "uncertainty must be empty or a relative error >= 0 (0.1 = 10%), " + p.got(Uncertainty));
+            p.fail(Uncertainty,
+                   "uncertainty must be empty or a relative error >= 0 (0.1 = 10%), " + p.got(Uncertainty));
         m.uncertainty = v;
     }
     m.estimatedGpuHours = p.target(EstimatedGpuHours, ranges::gpuHours);
     if (p.present(ClusterCol))
         m.cluster = p.name(ClusterCol);
     if (p.present(PrecisionCol) && !parsePrecision(p.cell(PrecisionCol), m.precision))
-        p.fail(PrecisionCol, std::string("precision must be empty (bf16) or one of ") + precisionChoices() + ", "
-                                 + p.got(PrecisionCol));
+        p.fail(PrecisionCol,
+               std::string("precision must be empty (bf16) or one of ") + precisionChoices() + ", "
+                   + p.got(PrecisionCol));
     if (p.present(PeakMemKindCol) && !parseMemoryKind(p.cell(PeakMemKindCol), m.peakMemKind))
-        p.fail(PeakMemKindCol, "peak_mem_kind must be empty (allocated) or allocated|reserved|device, "
-                                   + p.got(PeakMemKindCol));
+        p.fail(PeakMemKindCol,
+               "peak_mem_kind must be empty (allocated) or allocated|reserved|device, " + p.got(PeakMemKindCol));
 
     // Consistency within the row.
     // Products of sizes in 64 bits: tp * pp * dp of three ints overflows int.
@@ -377,8 +468,9 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     // Megatron-LM (transformer_config.py): heads % TP == 0, and query groups
     // and TP divide one another (TP > groups replicates the KV heads).
     if (m.heads % m.tp != 0 || (m.queryGroups % m.tp != 0 && m.tp % m.queryGroups != 0))
-        p.fail(Tp, "tp must divide heads (" + n(m.heads) + ") and divide or be a multiple of query_groups (" +
-                       n(m.queryGroups) + "), got " + n(m.tp));
+        p.fail(Tp,
+               "tp must divide heads (" + n(m.heads) + ") and divide or be a multiple of query_groups ("
+                   + n(m.queryGroups) + "), got " + n(m.tp));
     if (ll(m.gbs) % (ll(m.mbs) * m.dp) != 0)
         p.fail(Gbs, "gbs must be a multiple of mbs * dp (" + n(ll(m.mbs) * m.dp) + "), got " + n(m.gbs));
     if (m.vp > 1 && m.pp < 2)
@@ -391,12 +483,13 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
         if (*m.stage >= m.pp)
             p.fail(Stage, "stage must be in 0..pp-1 (pp " + n(m.pp) + "), got " + n(*m.stage));
         if (*m.stageLayers > m.numLayers)
-            p.fail(StageLayers, "stage_layers must be at most num_layers (" + n(m.numLayers) + "), got " +
-                                    n(*m.stageLayers));
+            p.fail(StageLayers,
+                   "stage_layers must be at most num_layers (" + n(m.numLayers) + "), got " + n(*m.stageLayers));
     } else {
         if (m.numGpus != ll(m.tp) * m.pp * m.dp)
-            p.fail(NumGpus, "num_gpus of a run row must equal tp * pp * dp (" + n(ll(m.tp) * m.pp * m.dp) +
-                                "), got " + n(m.numGpus));
+            p.fail(NumGpus,
+                   "num_gpus of a run row must equal tp * pp * dp (" + n(ll(m.tp) * m.pp * m.dp) + "), got "
+                       + n(m.numGpus));
         if (m.stageTimeMs)
             p.fail(StageTimeMs, "stage_time_ms belongs to a stage row; this is a run row (stage empty)");
     }
@@ -408,11 +501,35 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
 
 // Fields every row of one run must agree on (stage rows may differ in
 // gpu_type, tp, recompute, stage and the targets).
-constexpr Col kRunFields[] = {Source, NumGpus, Pp, Dp, Vp, Mbs, Gbs, SeqLen, NumLayers, Hidden, FfnHidden, Heads,
-                              QueryGroups, Vocab, ClusterCol, PrecisionCol, PeakMemKindCol, MlpCol, TiedCol,
-                              AttentionCol, AttentionDropoutCol, HiddenDropoutCol, SequenceParallelCol,
-                              DistributedOptimizerCol, OverlapGradReduceCol, OverlapParamGatherCol,
-                              PositionEmbeddingCol, NormalizationCol, BiasLinearCol};
+constexpr Col kRunFields[] = {Source,
+                              NumGpus,
+                              Pp,
+                              Dp,
+                              Vp,
+                              Mbs,
+                              Gbs,
+                              SeqLen,
+                              NumLayers,
+                              Hidden,
+                              FfnHidden,
+                              Heads,
+                              QueryGroups,
+                              Vocab,
+                              ClusterCol,
+                              PrecisionCol,
+                              PeakMemKindCol,
+                              MlpCol,
+                              TiedCol,
+                              AttentionCol,
+                              AttentionDropoutCol,
+                              HiddenDropoutCol,
+                              SequenceParallelCol,
+                              DistributedOptimizerCol,
+                              OverlapGradReduceCol,
+                              OverlapParamGatherCol,
+                              PositionEmbeddingCol,
+                              NormalizationCol,
+                              BiasLinearCol};
 
 std::string runValue(const Measurement& m, Col c)
 {
@@ -450,10 +567,7 @@ std::string runValue(const Measurement& m, Col c)
     }
 }
 
-std::string number(double v)
-{
-    return Text::shortest(v);
-}
+std::string number(double v) { return Text::shortest(v); }
 
 std::string csvText(const std::string& s)
 {
@@ -464,7 +578,8 @@ std::string csvText(const std::string& s)
         return s;
     std::string out = "\"";
     for (char c : s) {
-        if (c == '"') out += '"';
+        if (c == '"')
+            out += '"';
         out += c;
     }
     return out + '"';
@@ -496,7 +611,8 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
     Tokenizer tok(text, file);
     Record rec;
     int index[ColCount];
-    for (int& i : index) i = -1;
+    for (int& i : index)
+        i = -1;
     size_t headerSize = 0;
     bool haveHeader = false;
 
@@ -524,11 +640,12 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
             haveHeader = true;
             headerSize = rec.fields.size();
             std::set<std::string> unknownSeen;  // n log n: a header may have very many columns
-            std::vector<std::string> unknown;   // in header order
+            std::vector<std::string> unknown;  // in header order
             for (size_t i = 0; i < rec.fields.size(); ++i) {
                 const std::string& name = rec.fields[i];
                 int c = 0;
-                while (c < ColCount && name != kNames[c]) ++c;
+                while (c < ColCount && name != kNames[c])
+                    ++c;
                 if (c == ColCount) {
                     if (name.empty())
                         throw InputError(file, lineField(rec.line) + ", column " + std::to_string(i + 1),
@@ -540,18 +657,20 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
                     continue;
                 }
                 if (index[c] >= 0)
-                    throw InputError(file, cellField(rec.line, static_cast<Col>(c)), "column given twice in the header");
+                    throw InputError(file, cellField(rec.line, static_cast<Col>(c)),
+                                     "column given twice in the header");
                 index[c] = static_cast<int>(i);
             }
             for (Col c : kRequired)
                 if (index[c] < 0) {
                     std::string all;
-                    for (Col r : kRequired) all += std::string(all.empty() ? "" : ", ") + kNames[r];
+                    for (Col r : kRequired)
+                        all += std::string(all.empty() ? "" : ", ") + kNames[r];
                     throw InputError(file, cellField(rec.line, c),
                                      "required column missing from the header; required columns: " + all);
                 }
-            if (kind == Kind::Measurements && index[IterationTimeMs] < 0 && index[StageTimeMs] < 0 &&
-                index[PeakMemMiB] < 0)
+            if (kind == Kind::Measurements && index[IterationTimeMs] < 0 && index[StageTimeMs] < 0
+                && index[PeakMemMiB] < 0)
                 throw InputError(file, lineField(rec.line),
                                  "the header has no target column; give at least one of iteration_time_ms, "
                                  "stage_time_ms, peak_mem_mib");
@@ -561,27 +680,29 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
                     list += (list.empty() ? "" : ", ") + unknown[u];
                 if (unknown.size() > 20)
                     list += " and " + std::to_string(unknown.size() - 20) + " more";
-                set.warnings.push_back((file.empty() ? std::string("<input>") : file) + ": " + lineField(rec.line) +
-                                       ": ignoring unknown column" + (unknown.size() > 1 ? "s " : " ") + list);
+                set.warnings.push_back((file.empty() ? std::string("<input>") : file) + ": " + lineField(rec.line)
+                                       + ": ignoring unknown column" + (unknown.size() > 1 ? "s " : " ") + list);
             }
             continue;
         }
         if (rec.fields.size() != headerSize)
             throw InputError(file, lineField(rec.line),
-                             "expected " + std::to_string(headerSize) + " fields as in the header, found " +
-                                 std::to_string(rec.fields.size()));
+                             "expected " + std::to_string(headerSize) + " fields as in the header, found "
+                                 + std::to_string(rec.fields.size()));
         // Text goes into JSON (predictor files, reports): refuse bytes that
         // are not UTF-8 here, where the line and column are known.
         for (size_t i = 0; i < rec.fields.size(); ++i)
             if (const size_t bad = Text::invalidUtf8(rec.fields[i]); bad != std::string::npos) {
                 std::string column;
                 for (int c = 0; c < ColCount; ++c)
-                    if (index[c] == static_cast<int>(i)) column = kNames[c];
+                    if (index[c] == static_cast<int>(i))
+                        column = kNames[c];
                 char hex[8];
                 std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(rec.fields[i][bad]));
-                throw InputError(file, lineField(rec.line) + ", column " + (column.empty() ? std::to_string(i + 1) : column),
-                                 std::string("invalid UTF-8: byte ") + hex + " at character " + std::to_string(bad + 1) +
-                                     " of the cell; save the file as UTF-8");
+                throw InputError(file,
+                                 lineField(rec.line) + ", column " + (column.empty() ? std::to_string(i + 1) : column),
+                                 std::string("invalid UTF-8: byte ") + hex + " at character " + std::to_string(bad + 1)
+                                     + " of the cell; save the file as UTF-8");
             }
         const RowParser p(file, rec.line, rec.fields, index);
         Measurement m = parseRow(p, rec.line, file, kind);
@@ -590,8 +711,8 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
         const auto key = std::make_pair(m.runId, m.stage.value_or(-1));
         if (const auto it = keys.find(key); it != keys.end())
             p.fail(m.stage ? Stage : RunId,
-                   "duplicate (run_id, stage) = (" + m.runId + ", " + (m.stage ? std::to_string(*m.stage) : "run row") +
-                       "); first given on line " + std::to_string(it->second));
+                   "duplicate (run_id, stage) = (" + m.runId + ", " + (m.stage ? std::to_string(*m.stage) : "run row")
+                       + "); first given on line " + std::to_string(it->second));
         keys.emplace(key, rec.line);
 
         // Rows of one run agree on the run-level fields.
@@ -601,24 +722,28 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
             const Measurement& first = set.rows[run.firstRow];
             for (Col c : kRunFields)
                 if (runValue(m, c) != runValue(first, c))
-                    p.fail(c, std::string(kNames[c]) + " " + runValue(m, c) + " differs from " + runValue(first, c) +
-                                  " on line " + std::to_string(run.firstLine) + " of the same run " + quote(m.runId) +
-                                  "; rows of one run must agree on it");
+                    p.fail(c,
+                           std::string(kNames[c]) + " " + runValue(m, c) + " differs from " + runValue(first, c)
+                               + " on line " + std::to_string(run.firstLine) + " of the same run " + quote(m.runId)
+                               + "; rows of one run must agree on it");
         }
         if (m.stage) {
             ++run.stagesSeen;
             run.layerSum += *m.stageLayers;
             if (run.layerSum > m.numLayers || (run.stagesSeen == m.pp && run.layerSum != m.numLayers))
-                p.fail(StageLayers, "stage_layers of run " + quote(m.runId) + " add up to " +
-                                        std::to_string(run.layerSum) + " over " + std::to_string(run.stagesSeen) +
-                                        " stage(s), but num_layers is " + std::to_string(m.numLayers));
+                p.fail(StageLayers,
+                       "stage_layers of run " + quote(m.runId) + " add up to " + std::to_string(run.layerSum) + " over "
+                           + std::to_string(run.stagesSeen) + " stage(s), but num_layers is "
+                           + std::to_string(m.numLayers));
         }
         set.rows.push_back(std::move(m));
     }
     if (!haveHeader) {
         std::string all;
-        for (const char* c : kNames) all += std::string(all.empty() ? "" : ",") + c;
-        throw InputError(file, lineField(1), "no header row; a measurement file starts with the column names, e.g. " + all);
+        for (const char* c : kNames)
+            all += std::string(all.empty() ? "" : ",") + c;
+        throw InputError(file, lineField(1),
+                         "no header row; a measurement file starts with the column names, e.g. " + all);
     }
     return set;
 }
@@ -632,30 +757,31 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
     // when a row needs them, so files without them stay as they were.
     const auto any = [&](auto pred) { return std::any_of(rows.begin(), rows.end(), pred); };
     const bool withStyle = any([](const Measurement& m) { return !(m.style == LayerStyle{}); });
-    const bool withOverlap =
-        withStyle || any([](const Measurement& m) { return m.overlapGradReduce || m.overlapParamGather; });
-    const bool withParallel =
-        withOverlap || any([](const Measurement& m) { return !m.sequenceParallel || !m.distributedOptimizer; });
-    const bool withDropout =
-        withParallel || any([](const Measurement& m) { return m.attentionDropout > 0 || m.hiddenDropout > 0; });
+    const bool withOverlap
+        = withStyle || any([](const Measurement& m) { return m.overlapGradReduce || m.overlapParamGather; });
+    const bool withParallel
+        = withOverlap || any([](const Measurement& m) { return !m.sequenceParallel || !m.distributedOptimizer; });
+    const bool withDropout
+        = withParallel || any([](const Measurement& m) { return m.attentionDropout > 0 || m.hiddenDropout > 0; });
     const bool withAttention = withDropout || any([](const Measurement& m) { return !m.flashAttention; });
     const bool withTied = withAttention || any([](const Measurement& m) { return m.tiedEmbeddings; });
     const bool withMlp = withTied || any([](const Measurement& m) { return m.mlp != MlpKind::SwiGlu; });
     const bool withKinds = withMlp || any([](const Measurement& m) {
-        return m.precision != Precision::Bf16 || m.peakMemKind != MemoryKind::Allocated;
-    });
+                               return m.precision != Precision::Bf16 || m.peakMemKind != MemoryKind::Allocated;
+                           });
     const bool withCluster = withKinds || any([](const Measurement& m) { return !m.cluster.empty(); });
-    const int cols = withStyle       ? ColCount
-                     : withOverlap   ? PositionEmbeddingCol
-                     : withParallel  ? OverlapGradReduceCol
-                     : withDropout   ? SequenceParallelCol
-                     : withAttention ? AttentionDropoutCol
-                     : withTied      ? AttentionCol
-                     : withMlp       ? TiedCol
-                     : withKinds     ? MlpCol
-                     : withCluster   ? PrecisionCol
-                                     : ClusterCol;
-    for (int c = 0; c < cols; ++c) out += std::string(c ? "," : "") + kNames[c];
+    const int cols = withStyle ? ColCount
+        : withOverlap          ? PositionEmbeddingCol
+        : withParallel         ? OverlapGradReduceCol
+        : withDropout          ? SequenceParallelCol
+        : withAttention        ? AttentionDropoutCol
+        : withTied             ? AttentionCol
+        : withMlp              ? TiedCol
+        : withKinds            ? MlpCol
+        : withCluster          ? PrecisionCol
+                               : ClusterCol;
+    for (int c = 0; c < cols; ++c)
+        out += std::string(c ? "," : "") + kNames[c];
     out += '\n';
     const auto opt = [](const auto& v) {
         if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::optional<int>>)
@@ -705,7 +831,8 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                              toString(m.style.position),
                                              toString(m.style.norm),
                                              m.style.linearBias ? "true" : "false"};
-        for (int c = 0; c < cols; ++c) out += (c ? "," : "") + cells[c];
+        for (int c = 0; c < cols; ++c)
+            out += (c ? "," : "") + cells[c];
         out += '\n';
     }
     return out;

@@ -46,9 +46,7 @@ constexpr size_t kShortestUnpaddedName = 32;
 
 MegatronArguments::MegatronArguments(std::string file, int startLine)
     : file_(std::move(file))
-    , startLine_(startLine)
-{
-}
+    , startLine_(startLine) { }
 
 bool MegatronArguments::isStartBanner(std::string_view line) { return isBanner(line, "arguments"); }
 
@@ -169,24 +167,70 @@ std::optional<std::vector<std::string>> MegatronArguments::list(const std::strin
 
 const std::vector<std::string>& MegatronArguments::runArgumentNames()
 {
-    static const std::vector<std::string> names = {
-        "tensor_model_parallel_size", "model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size",
-        "world_size", "data_parallel_size", "num_moe_experts", "num_experts", "expert_model_parallel_size",
-        "use_tp_pp_dp_mapping", "micro_batch_size", "batch_size", "global_batch_size", "rampup_batch_size",
-        "seq_length", "num_layers", "hidden_size", "num_attention_heads", "ffn_hidden_size", "swiglu",
-        "untie_embeddings_and_output_weights", "attention_backend", "transformer_impl", "use_flash_attn",
-        "use_flash_attn_v1", "use_flash_attn_v2", "use_flash_attn_triton",
-        "attention_dropout", "hidden_dropout",
-        "group_query_attention", "num_query_groups", "padded_vocab_size", "vocab_size",
-        "virtual_pipeline_model_parallel_size", "num_virtual_stages_per_pipeline_rank",
-        "num_layers_per_virtual_pipeline_stage", "pipeline_model_parallel_layout", "decoder_first_pipeline_num_layers",
-        "decoder_last_pipeline_num_layers", "account_for_embedding_in_pipeline_split",
-        "account_for_loss_in_pipeline_split", "standalone_embedding_stage", "recompute_granularity",
-        "recompute_activations", "checkpoint_activations", "recompute_method", "activations_checkpoint_method",
-        "recompute_num_layers", "activations_checkpoint_num_layers", "checkpoint_num_layers", "recompute_modules",
-        "params_dtype", "bf16", "fp16", "sequence_parallel", "use_distributed_optimizer", "zero_stage",
-        "overlap_grad_reduce", "overlap_param_gather", "position_embedding_type",
-        "use_rotary_position_embeddings", "normalization", "add_bias_linear", "log_interval"};
+    static const std::vector<std::string> names = {"tensor_model_parallel_size",
+                                                   "model_parallel_size",
+                                                   "pipeline_model_parallel_size",
+                                                   "context_parallel_size",
+                                                   "world_size",
+                                                   "data_parallel_size",
+                                                   "num_moe_experts",
+                                                   "num_experts",
+                                                   "expert_model_parallel_size",
+                                                   "use_tp_pp_dp_mapping",
+                                                   "micro_batch_size",
+                                                   "batch_size",
+                                                   "global_batch_size",
+                                                   "rampup_batch_size",
+                                                   "seq_length",
+                                                   "num_layers",
+                                                   "hidden_size",
+                                                   "num_attention_heads",
+                                                   "ffn_hidden_size",
+                                                   "swiglu",
+                                                   "untie_embeddings_and_output_weights",
+                                                   "attention_backend",
+                                                   "transformer_impl",
+                                                   "use_flash_attn",
+                                                   "use_flash_attn_v1",
+                                                   "use_flash_attn_v2",
+                                                   "use_flash_attn_triton",
+                                                   "attention_dropout",
+                                                   "hidden_dropout",
+                                                   "group_query_attention",
+                                                   "num_query_groups",
+                                                   "padded_vocab_size",
+                                                   "vocab_size",
+                                                   "virtual_pipeline_model_parallel_size",
+                                                   "num_virtual_stages_per_pipeline_rank",
+                                                   "num_layers_per_virtual_pipeline_stage",
+                                                   "pipeline_model_parallel_layout",
+                                                   "decoder_first_pipeline_num_layers",
+                                                   "decoder_last_pipeline_num_layers",
+                                                   "account_for_embedding_in_pipeline_split",
+                                                   "account_for_loss_in_pipeline_split",
+                                                   "standalone_embedding_stage",
+                                                   "recompute_granularity",
+                                                   "recompute_activations",
+                                                   "checkpoint_activations",
+                                                   "recompute_method",
+                                                   "activations_checkpoint_method",
+                                                   "recompute_num_layers",
+                                                   "activations_checkpoint_num_layers",
+                                                   "checkpoint_num_layers",
+                                                   "recompute_modules",
+                                                   "params_dtype",
+                                                   "bf16",
+                                                   "fp16",
+                                                   "sequence_parallel",
+                                                   "use_distributed_optimizer",
+                                                   "zero_stage",
+                                                   "overlap_grad_reduce",
+                                                   "overlap_param_gather",
+                                                   "position_embedding_type",
+                                                   "use_rotary_position_embeddings",
+                                                   "normalization",
+                                                   "add_bias_linear",
+                                                   "log_interval"};
     return names;
 }
 
@@ -225,9 +269,7 @@ namespace {
 // arguments at a time, noting where each value came from.
 class RunReader {
 public:
-    RunReader(const MegatronArguments& a, const std::optional<PaddedVocabLine>& vocab)
-        : a_(a)
-        , vocabLine_(vocab)
+    RunReader(const MegatronArguments& a, const std::optional<PaddedVocabLine>& vocab) : a_(a), vocabLine_(vocab)
     {
         run_.file = a.file();
     }
@@ -286,8 +328,9 @@ private:
         note("pp", "pipeline_model_parallel_size");
         run_.cp = positive("context_parallel_size", a_.integer("context_parallel_size"), 1);
         if (run_.cp > 1)
-            a_.fail("context_parallel_size", "context parallelism (CP " + std::to_string(run_.cp)
-                                                 + ") is not modelled by the planner or the measurement format");
+            a_.fail("context_parallel_size",
+                    "context parallelism (CP " + std::to_string(run_.cp)
+                        + ") is not modelled by the planner or the measurement format");
         const long long mesh = static_cast<long long>(c_.tp) * c_.pp * run_.cp;
         const auto world = a_.integer("world_size");
         const auto dp = a_.integer("data_parallel_size");
@@ -296,15 +339,15 @@ private:
             run_.worldSize = static_cast<int>(c_.dp * mesh);
         } else {
             if (*world < 1 || *world % mesh != 0)
-                a_.fail("world_size", std::to_string(*world) + " GPUs is not a multiple of TP x PP x CP = "
-                                          + std::to_string(mesh));
+                a_.fail("world_size",
+                        std::to_string(*world) + " GPUs is not a multiple of TP x PP x CP = " + std::to_string(mesh));
             run_.worldSize = static_cast<int>(*world);
             c_.dp = static_cast<int>(*world / mesh);
             note("dp", "world_size");
             if (dp && *dp != c_.dp)
-                a_.fail("data_parallel_size", "is " + std::to_string(*dp) + " but world_size " + std::to_string(*world)
-                                                  + " / (TP x PP x CP = " + std::to_string(mesh) + ") is "
-                                                  + std::to_string(c_.dp));
+                a_.fail("data_parallel_size",
+                        "is " + std::to_string(*dp) + " but world_size " + std::to_string(*world)
+                            + " / (TP x PP x CP = " + std::to_string(mesh) + ") is " + std::to_string(c_.dp));
         }
         run_.tpPpDpMapping = a_.flag("use_tp_pp_dp_mapping").value_or(false);
         c_.numGpus = c_.tp * c_.pp * c_.dp;
@@ -318,7 +361,9 @@ private:
                 if (!LogText::toInt(e, n))
                     a_.fail(name, "expected a number of experts, got \"" + e + "\"");
                 if (n > 1)
-                    a_.fail(name, "a mixture-of-experts model (" + e + " experts) is not modelled; the planner's "
+                    a_.fail(name,
+                            "a mixture-of-experts model (" + e
+                                + " experts) is not modelled; the planner's "
                                   "layers are dense");
             }
         }
@@ -332,14 +377,16 @@ private:
         if (a_.integer("global_batch_size")) {
             c_.gbs = required("gbs", "global_batch_size");
             if (c_.gbs % (c_.mbs * c_.dp) != 0)
-                a_.fail("global_batch_size", "must be a multiple of micro batch x DP = " + std::to_string(c_.mbs * c_.dp));
+                a_.fail("global_batch_size",
+                        "must be a multiple of micro batch x DP = " + std::to_string(c_.mbs * c_.dp));
         } else {
             c_.gbs = c_.mbs * c_.dp;  // Megatron's default
             note("gbs", "global_batch_size");
         }
         if (a_.text("rampup_batch_size"))
-            a_.fail("rampup_batch_size", "batch-size ramp-up runs early iterations with smaller global batches; "
-                                         "a measurement holds one global batch");
+            a_.fail("rampup_batch_size",
+                    "batch-size ramp-up runs early iterations with smaller global batches; "
+                    "a measurement holds one global batch");
         c_.seqLen = required("seq_len", "seq_length");
     }
 
@@ -380,13 +427,14 @@ private:
             c_.vocab = required("vocab", "padded_vocab_size");
         } else if (vocabLine_) {
             c_.vocab = vocabLine_->padded;
-            run_.sources["vocab"] = ArgumentSource{"\" > padded vocab\" (new size)", std::to_string(c_.vocab),
-                                                   vocabLine_->line};
+            run_.sources["vocab"]
+                = ArgumentSource{"\" > padded vocab\" (new size)", std::to_string(c_.vocab), vocabLine_->line};
         } else if (size) {
             c_.vocab = required("vocab", "vocab_size");
         } else {
-            a_.failMissing("vocab_size", "no vocabulary size: padded_vocab_size and vocab_size are absent or None and the "
-                                  "log has no \" > padded vocab (size: V) ... (new size: P)\" line");
+            a_.failMissing("vocab_size",
+                           "no vocabulary size: padded_vocab_size and vocab_size are absent or None and the "
+                           "log has no \" > padded vocab (size: V) ... (new size: P)\" line");
         }
         run_.vocabAliases = {c_.vocab};
         if (size)
@@ -407,8 +455,9 @@ private:
             return 1;
         const int n = positive(perStage, a_.integer(perStage));
         if (c_.numLayers % (c_.pp * n) != 0)
-            a_.fail(perStage, std::to_string(c_.numLayers) + " layers over PP " + std::to_string(c_.pp)
-                                  + " do not make chunks of " + std::to_string(n));
+            a_.fail(perStage,
+                    std::to_string(c_.numLayers) + " layers over PP " + std::to_string(c_.pp)
+                        + " do not make chunks of " + std::to_string(n));
         note("vp", perStage);
         return c_.numLayers / (c_.pp * n);
     }
@@ -420,9 +469,9 @@ private:
         const auto first = a_.integer("decoder_first_pipeline_num_layers");
         const auto last = a_.integer("decoder_last_pipeline_num_layers");
         const char* from = layout ? "pipeline_model_parallel_layout"
-            : first              ? "decoder_first_pipeline_num_layers"
-            : last               ? "decoder_last_pipeline_num_layers"
-                                 : "num_layers";
+            : first               ? "decoder_first_pipeline_num_layers"
+            : last                ? "decoder_last_pipeline_num_layers"
+                                  : "num_layers";
         if (!layout && !first && !last && a_.flag("standalone_embedding_stage").value_or(false))
             a_.fail("standalone_embedding_stage", "a stage holding only the embedding is not modelled");
         try {
@@ -436,9 +485,10 @@ private:
             } else if (first || last) {
                 run_.stageLayers = PipelineLayout::firstLast(c_.numLayers, c_.pp, first, last);
             } else {
-                run_.stageLayers = PipelineLayout::even(
-                    c_.numLayers, c_.pp, a_.flag("account_for_embedding_in_pipeline_split").value_or(false),
-                    a_.flag("account_for_loss_in_pipeline_split").value_or(false));
+                run_.stageLayers
+                    = PipelineLayout::even(c_.numLayers, c_.pp,
+                                           a_.flag("account_for_embedding_in_pipeline_split").value_or(false),
+                                           a_.flag("account_for_loss_in_pipeline_split").value_or(false));
             }
         } catch (const std::invalid_argument& e) {
             a_.fail(from, e.what());
@@ -447,13 +497,15 @@ private:
         for (const int l : run_.stageLayers)
             total += l;
         if (total != c_.numLayers)
-            a_.fail(from, "the stages hold " + std::to_string(total) + " layers, but num_layers is "
-                              + std::to_string(c_.numLayers));
+            a_.fail(from,
+                    "the stages hold " + std::to_string(total) + " layers, but num_layers is "
+                        + std::to_string(c_.numLayers));
         for (size_t s = 0; s < run_.stageLayers.size(); ++s)
             if (run_.stageLayers[s] < 1 || run_.stageLayers[s] % vp != 0)
-                a_.fail(from, "stage " + std::to_string(s) + " gets " + std::to_string(run_.stageLayers[s])
-                                  + " layers; every stage needs a positive multiple of the " + std::to_string(vp)
-                                  + " virtual stage(s)");
+                a_.fail(from,
+                        "stage " + std::to_string(s) + " gets " + std::to_string(run_.stageLayers[s])
+                            + " layers; every stage needs a positive multiple of the " + std::to_string(vp)
+                            + " virtual stage(s)");
         if (vp > 1 && c_.pp < 2)
             a_.fail(from, "interleaving (" + std::to_string(vp) + " virtual stages) needs PP >= 2");
         c_.vp = vp;
@@ -486,9 +538,10 @@ private:
     {
         for (const std::string& m : a_.list("recompute_modules").value_or(std::vector<std::string>{"core_attn"}))
             if (m != "core_attn")
-                a_.fail("recompute_modules", "selective recomputation of \"" + m
-                                                 + "\" is not modelled; the planner's selective level recomputes "
-                                                   "the attention core (core_attn) only");
+                a_.fail("recompute_modules",
+                        "selective recomputation of \"" + m
+                            + "\" is not modelled; the planner's selective level recomputes "
+                              "the attention core (core_attn) only");
         std::fill(run_.stageRecompute.begin(), run_.stageRecompute.end(), Recompute::Selective);
     }
 
@@ -496,8 +549,8 @@ private:
     {
         const char* methodName = spelling({"recompute_method", "activations_checkpoint_method"});
         const std::string method = a_.text(methodName).value_or("uniform");
-        const char* layersName = spelling({"recompute_num_layers", "activations_checkpoint_num_layers",
-                                           "checkpoint_num_layers"});
+        const char* layersName
+            = spelling({"recompute_num_layers", "activations_checkpoint_num_layers", "checkpoint_num_layers"});
         const int n = static_cast<int>(a_.integer(layersName).value_or(1));
         if (method == "uniform") {
             run_.recomputeChunkLayers = n;
@@ -512,9 +565,10 @@ private:
             if (n >= chunk)
                 run_.stageRecompute[s] = Recompute::Full;
             else if (n > 0)
-                a_.fail(layersName, "recompute_method block recomputes " + std::to_string(n) + " of the "
-                                        + std::to_string(chunk) + " layers in each chunk of stage " + std::to_string(s)
-                                        + "; the measurement format holds none, selective or full per stage");
+                a_.fail(layersName,
+                        "recompute_method block recomputes " + std::to_string(n) + " of the " + std::to_string(chunk)
+                            + " layers in each chunk of stage " + std::to_string(s)
+                            + "; the measurement format holds none, selective or full per stage");
         }
     }
 
@@ -523,7 +577,7 @@ private:
         const auto dtype = a_.text("params_dtype");
         if (dtype) {
             note("precision", "params_dtype");
-            run_.precision = *dtype == "torch.bfloat16" ? "bf16"
+            run_.precision = *dtype == "torch.bfloat16"                 ? "bf16"
                 : (*dtype == "torch.float16" || *dtype == "torch.half") ? "fp16"
                                                                         : "fp32";
         } else if (a_.flag("bf16").value_or(false) || a_.flag("fp16").value_or(false)) {
@@ -572,8 +626,8 @@ private:
         } else if (a_.flag("use_rotary_position_embeddings").value_or(false)) {
             c_.style.position = PositionEmbedding::Rope;  // Megatron-DeepSpeed's older switch
         }
-        note("position_embedding", a_.has("position_embedding_type") ? "position_embedding_type"
-                                                                     : "use_rotary_position_embeddings");
+        note("position_embedding",
+             a_.has("position_embedding_type") ? "position_embedding_type" : "use_rotary_position_embeddings");
         if (const auto n = a_.text("normalization"); n && *n != "None") {
             if (!parseNormalization(*n, c_.style.norm))
                 a_.fail("normalization", "is " + *n + "; the planner models LayerNorm and RMSNorm");
@@ -622,8 +676,8 @@ private:
         }
     }
 
-    static constexpr const char* kFlashFlags[] = {"use_flash_attn", "use_flash_attn_v1", "use_flash_attn_v2",
-                                                  "use_flash_attn_triton"};
+    static constexpr const char* kFlashFlags[]
+        = {"use_flash_attn", "use_flash_attn_v1", "use_flash_attn_v2", "use_flash_attn_triton"};
 
     void dropout()
     {

@@ -15,7 +15,7 @@ namespace memx {
 // " > padded vocab (size: 50257) with 175 dummy tokens (new size: 50432)",
 // printed by the tokenizer builder after the argument dump.
 struct PaddedVocabLine {
-    int size = 0;    // the tokenizer's vocabulary
+    int size = 0;  // the tokenizer's vocabulary
     int padded = 0;  // what the embedding is built with
     int line = 0;
 };
@@ -32,25 +32,25 @@ public:
 // Where a value of a DumpedRun comes from.
 struct ArgumentSource {
     std::string argument;  // e.g. "tensor_model_parallel_size", or "world_size / (TP x PP x CP)"
-    std::string value;     // as printed in the dump ("" when defaulted)
-    int line = 0;          // 0: absent from the dump, Megatron's default applies
+    std::string value;  // as printed in the dump ("" when defaulted)
+    int line = 0;  // 0: absent from the dump, Megatron's default applies
 };
 
 // The run an argument dump describes, in the measurement format's terms.
 struct DumpedRun {
     std::string file;
-    Measurement config;                     // run-level fields; runId, gpuType, numGpus and targets are left empty
-    std::vector<int> stageLayers;           // decoder layers per pipeline stage, pipeline order
+    Measurement config;  // run-level fields; runId, gpuType, numGpus and targets are left empty
+    std::vector<int> stageLayers;  // decoder layers per pipeline stage, pipeline order
     std::vector<Recompute> stageRecompute;  // per pipeline stage
     int cp = 1;
     int worldSize = 0;
-    int logInterval = 0;                    // --log-interval; 0 when the dump does not say
-    std::vector<int> vocabAliases;          // every vocabulary size the run is known by (padded and not)
-    bool tpPpDpMapping = false;             // --use-tp-pp-dp-mapping (rank order)
-    std::string precision = "fp32";         // bf16 | fp16 | fp32
+    int logInterval = 0;  // --log-interval; 0 when the dump does not say
+    std::vector<int> vocabAliases;  // every vocabulary size the run is known by (padded and not)
+    bool tpPpDpMapping = false;  // --use-tp-pp-dp-mapping (rank order)
+    std::string precision = "fp32";  // bf16 | fp16 | fp32
     bool sequenceParallel = false;
-    bool distributedOptimizer = false;      // --use-distributed-optimizer, or DeepSpeed ZeRO stage >= 1
-    int recomputeChunkLayers = 1;           // --recompute-num-layers with --recompute-method uniform
+    bool distributedOptimizer = false;  // --use-distributed-optimizer, or DeepSpeed ZeRO stage >= 1
+    int recomputeChunkLayers = 1;  // --recompute-num-layers with --recompute-method uniform
     // Measurement column (tp, pp, dp, vp, mbs, gbs, seq_len, num_layers,
     // hidden, ffn_hidden, heads, query_groups, vocab, recompute, stage_layers)
     // or setting (precision, sequence_parallel, distributed_optimizer) -> its source.
@@ -96,14 +96,15 @@ public:
     int lastLine() const { return lastLine_; }
 
     bool has(const std::string& name) const { return entries_.count(name) > 0; }
-    int line(const std::string& name) const;                       // 0 when absent
+    int line(const std::string& name) const;  // 0 when absent
     std::optional<std::string> raw(const std::string& name) const;  // as printed
     // Typed values: nullopt when absent or None. Throw InputError(file,
     // "line N, argument NAME", reason) when the value is not of that type.
     std::optional<std::string> text(const std::string& name) const;  // quotes around it removed
     std::optional<long long> integer(const std::string& name) const;
     std::optional<bool> flag(const std::string& name) const;
-    std::optional<std::vector<std::string>> list(const std::string& name) const;  // "[a, 'b']"; a scalar is a list of one
+    std::optional<std::vector<std::string>>
+    list(const std::string& name) const;  // "[a, 'b']"; a scalar is a list of one
 
     // The run the dump describes. Throws InputError naming the file, the line
     // and the argument that is missing (MissingArgument, with the banner's

@@ -20,16 +20,15 @@ std::string fileName(const std::string& file) { return file.empty() ? std::strin
 // Why the median rests on these lines, when it is worth saying.
 std::string noteFor(const MegatronLog& log, const MegatronLogSummary& s, int skipWarmup)
 {
-    const std::string its = "iteration" + std::string(s.usedIterations.size() == 1 ? " " : "s ")
-        + Text::joinInts(s.usedIterations, ", ");
+    const std::string its
+        = "iteration" + std::string(s.usedIterations.size() == 1 ? " " : "s ") + Text::joinInts(s.usedIterations, ", ");
     const std::string rule = "iterations <= " + std::to_string(skipWarmup) + " and the first line after each start";
     if (s.fromWarmup)
         return fileName(log.file) + ": no iteration line is left after the warm-up (" + rule + "); using the "
-            + std::to_string(s.iterationsUsed) + " warm-up line(s) at " + its
-            + " instead: the time may be overstated";
+            + std::to_string(s.iterationsUsed) + " warm-up line(s) at " + its + " instead: the time may be overstated";
     if (s.iterationsUsed > 0 && s.iterationsUsed < MegatronLog::kSteadyLines)
-        return fileName(log.file) + ": only " + std::to_string(s.iterationsUsed) + " iteration line(s) after the warm-up ("
-            + its + "); the median rests on them";
+        return fileName(log.file) + ": only " + std::to_string(s.iterationsUsed)
+            + " iteration line(s) after the warm-up (" + its + "); the median rests on them";
     return {};
 }
 

@@ -187,7 +187,8 @@ Kind MegatronLogLine::iteration(std::string_view c, IterationRecord& rec, std::s
         readIterationField(key, value, rec, haveElapsed, elapsedProblem);
     }
     if (!elapsedProblem.empty()) {
-        problem = "iteration line " + std::to_string(n) + ": elapsed time per iteration: " + elapsedProblem + "; skipped";
+        problem
+            = "iteration line " + std::to_string(n) + ": elapsed time per iteration: " + elapsedProblem + "; skipped";
         return Kind::Damaged;
     }
     if (!haveElapsed) {
@@ -289,7 +290,8 @@ Kind MegatronLogLine::memory(std::string_view c, MemoryRecord& rec, std::string&
             rec.totalDeviceUsedMiB = v;
     }
     for (size_t i = 0; i < 4; ++i) {
-        const std::string where = "memory line" + (rec.rank >= 0 ? " of rank " + std::to_string(rec.rank) : std::string());
+        const std::string where
+            = "memory line" + (rec.rank >= 0 ? " of rank " + std::to_string(rec.rank) : std::string());
         const std::string name(names[i][rec.gigabytes ? 2 : 0]);
         if (!have[i]) {
             problem = where + " lacks a readable '" + name + "' (truncated?); skipped";

@@ -16,8 +16,8 @@ namespace memx {
 class MegatronLogLine {
 public:
     enum class Kind {
-        None,     // not this kind of line
-        Record,   // read into `out`
+        None,  // not this kind of line
+        Record,  // read into `out`
         Damaged,  // this kind of line, but cut or garbled: `problem` says how ("...; skipped")
     };
 

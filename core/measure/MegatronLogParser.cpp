@@ -49,11 +49,7 @@ bool hasBinary(sv s)
 
 class Parser {
 public:
-    Parser(const std::string& text, const std::string& file)
-        : text_(text)
-    {
-        log_.file = file;
-    }
+    Parser(const std::string& text, const std::string& file) : text_(text) { log_.file = file; }
 
     MegatronLog run()
     {
@@ -69,8 +65,8 @@ public:
         if (records_ == 0 && log_.arguments.empty()) {
             std::string reason = "no Megatron-LM iteration, memory or timer line found";
             if (!log_.warnings.empty())
-                reason += " (" + std::to_string(log_.warnings.size()) + " malformed line(s); first: "
-                    + log_.warnings.front() + ")";
+                reason += " (" + std::to_string(log_.warnings.size())
+                    + " malformed line(s); first: " + log_.warnings.front() + ")";
             throw InputError(log_.file, "", reason);
         }
         return std::move(log_);

@@ -8,7 +8,7 @@
 
 namespace memx {
 
-RunPlacement::RunPlacement(std::shared_ptr<const Cluster> defaultCluster) : default_(std::move(defaultCluster)) {}
+RunPlacement::RunPlacement(std::shared_ptr<const Cluster> defaultCluster) : default_(std::move(defaultCluster)) { }
 
 std::string RunPlacement::resolve(const std::string& cell, const std::string& measurementsFile)
 {
@@ -29,8 +29,8 @@ std::shared_ptr<const Cluster> RunPlacement::clusterOf(const MeasuredRun& run, c
     const std::string field = "run " + run.runId + ", column cluster";
     if (!std::filesystem::is_regular_file(path))
         throw InputError(file, field,
-                         "cluster file \"" + cell + "\" not found (looked for " + path +
-                             "; a relative path is taken from the measurements file's directory)");
+                         "cluster file \"" + cell + "\" not found (looked for " + path
+                             + "; a relative path is taken from the measurements file's directory)");
     try {
         auto c = std::make_shared<const Cluster>(Cluster::fromFile(path));
         loaded_.emplace(path, c);
@@ -48,14 +48,15 @@ Problem RunPlacement::problem(const MeasuredRun& run, const std::string& file, c
 }
 
 std::optional<RunPrediction> RunPlacement::predict(const MeasuredRun& run, const std::string& file,
-                                                   const GpuCatalog& catalog, std::shared_ptr<const Predictor> predictor,
+                                                   const GpuCatalog& catalog,
+                                                   std::shared_ptr<const Predictor> predictor,
                                                    std::vector<std::string>& skipped)
 {
     const std::shared_ptr<const Cluster> cluster = clusterOf(run, file);  // throws: not a skip
     try {
         PlanSpec spec;
-        const Problem p =
-            cluster ? RunScenario::problem(run, *cluster, spec) : RunScenario::problem(run, catalog, spec, file);
+        const Problem p
+            = cluster ? RunScenario::problem(run, *cluster, spec) : RunScenario::problem(run, catalog, spec, file);
         return RunScenario::predict(p, spec, std::move(predictor));
     } catch (const InputError& e) {
         skipped.push_back("run " + run.runId + ": " + e.reason());

@@ -37,8 +37,7 @@ public:
     // to `skipped`, when it cannot be placed or built. A cluster file that
     // cannot be read is not a skip: it throws (the whole set would be wrong).
     std::optional<RunPrediction> predict(const MeasuredRun& run, const std::string& file, const GpuCatalog& catalog,
-                                         std::shared_ptr<const Predictor> predictor,
-                                         std::vector<std::string>& skipped);
+                                         std::shared_ptr<const Predictor> predictor, std::vector<std::string>& skipped);
 
     // A `cluster` cell resolved against the measurements file's directory.
     static std::string resolve(const std::string& cell, const std::string& measurementsFile);

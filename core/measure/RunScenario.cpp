@@ -60,18 +60,11 @@ double RunPrediction::peakMemMiB(MemoryKind kind) const
     return m;
 }
 
-double RunPrediction::uncertainty() const
-{
-    return plan.uncertainty;
-}
+double RunPrediction::uncertainty() const { return plan.uncertainty; }
 
-Provenance RunPrediction::provenance() const
-{
-    return plan.provenance;
-}
+Provenance RunPrediction::provenance() const { return plan.provenance; }
 
-Problem RunScenario::problem(const MeasuredRun& run, const GpuCatalog& catalog, PlanSpec& spec,
-                             const std::string& file)
+Problem RunScenario::problem(const MeasuredRun& run, const GpuCatalog& catalog, PlanSpec& spec, const std::string& file)
 {
     const Measurement& c = run.config;
     const int w = c.tp * c.dp;
@@ -141,9 +134,10 @@ Problem RunScenario::problem(const MeasuredRun& run, const Cluster& cluster, Pla
             placed = true;
         }
         if (!placed)
-            throw InputError(cluster.name(), "run " + run.runId + ", stage " + std::to_string(s.stage),
-                             "no device group of type " + s.gpuType + " has " + std::to_string(w) +
-                                 " free GPUs (TP x DP) for this stage, nor do free whole groups of that type add up to it");
+            throw InputError(
+                cluster.name(), "run " + run.runId + ", stage " + std::to_string(s.stage),
+                "no device group of type " + s.gpuType + " has " + std::to_string(w)
+                    + " free GPUs (TP x DP) for this stage, nor do free whole groups of that type add up to it");
     }
     Problem problem{cluster, {}, {}};
     fillProblem(problem, run, spec);
@@ -167,8 +161,8 @@ RunPrediction RunScenario::predict(const Problem& problem, const PlanSpec& spec,
         const StagePlan& s = out.plan.stages[i];
         const auto it = std::find_if(entries.begin(), entries.end(), [&](const RecordingPredictor::Entry& e) {
             const StageQuery& q = e.query;
-            return q.gpu && q.gpu->name == s.gpuType && q.layers == s.layers && q.recompute == s.recompute &&
-                   q.hasEmbedding == (i == 0) && q.hasOutput == (i == P - 1) && q.inflight == s.inflight;
+            return q.gpu && q.gpu->name == s.gpuType && q.layers == s.layers && q.recompute == s.recompute
+                && q.hasEmbedding == (i == 0) && q.hasOutput == (i == P - 1) && q.inflight == s.inflight;
         });
         if (it == entries.end())
             throw std::logic_error("RunScenario: no recorded query for stage " + std::to_string(i));

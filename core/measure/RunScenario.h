@@ -19,18 +19,18 @@ struct MeasuredRun;
 // A run predicted by one predictor through the planner's own composition
 // (PlanEvaluator), with the stage queries behind it.
 struct RunPrediction {
-    Plan plan;                        // stage times per micro-batch, memory per GPU, iteration time
+    Plan plan;  // stage times per micro-batch, memory per GPU, iteration time
     std::vector<StageQuery> queries;  // one per pipeline stage, as the predictor saw it
     // Owns the GPU types the queries point to (the request's cluster is gone
     // by the time a caller reads them); copies share it.
     std::shared_ptr<const std::vector<GpuType>> gpuTypes;
-    bool feasible = true;             // false: a stage exceeds its GPU's memory
+    bool feasible = true;  // false: a stage exceeds its GPU's memory
     std::string whyInfeasible;
 
     double iterationMs() const { return plan.iterationMs; }
     double peakMemMiB(MemoryKind kind = MemoryKind::Device) const;  // max over stages, of that kind
-    double uncertainty() const;       // max over stages (relative)
-    Provenance provenance() const;    // of the stage predictions (Learned wins over Analytic)
+    double uncertainty() const;  // max over stages (relative)
+    Provenance provenance() const;  // of the stage predictions (Learned wins over Analytic)
 };
 
 // Turns a measured run into what the planner can evaluate: a Problem
@@ -51,8 +51,7 @@ struct RunPrediction {
 class RunScenario {
 public:
     // Throws InputError naming `file` and the run for an unknown GPU type.
-    static Problem problem(const MeasuredRun& run, const GpuCatalog& catalog, PlanSpec& spec,
-                           const std::string& file);
+    static Problem problem(const MeasuredRun& run, const GpuCatalog& catalog, PlanSpec& spec, const std::string& file);
     // Throws InputError naming the cluster when no group can host a stage.
     static Problem problem(const MeasuredRun& run, const Cluster& cluster, PlanSpec& spec);
 

@@ -86,11 +86,10 @@ std::vector<std::string> MegatronCommandLine::arguments(const MegatronJob& job)
     if (heads % job.tp != 0)
         refuse(std::to_string(heads) + " attention heads are not divisible by TP " + std::to_string(job.tp));
     if (groups % job.tp != 0 && job.tp % groups != 0)
-        refuse(std::to_string(groups) + " query groups and TP " + std::to_string(job.tp)
-               + " must divide one another");
+        refuse(std::to_string(groups) + " query groups and TP " + std::to_string(job.tp) + " must divide one another");
     if (job.globalBatch % (job.microBatch * job.dp) != 0)
-        refuse("global batch " + std::to_string(job.globalBatch) + " is not divisible by micro-batch x DP = "
-               + std::to_string(job.microBatch * job.dp));
+        refuse("global batch " + std::to_string(job.globalBatch)
+               + " is not divisible by micro-batch x DP = " + std::to_string(job.microBatch * job.dp));
     std::vector<int> layers = job.stageLayers;
     if (layers.empty()) {
         if (m.numLayers % job.pp != 0)
@@ -194,8 +193,8 @@ std::vector<std::string> MegatronCommandLine::arguments(const MegatronJob& job)
         break;
     case Recompute::Full:
         // Every layer checkpointed on its own: only its input is kept (MemX "full").
-        for (const char* f : {"--recompute-granularity", "full", "--recompute-method", "uniform",
-                              "--recompute-num-layers", "1"})
+        for (const char* f :
+             {"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"})
             add(f);
         break;
     }

@@ -14,22 +14,22 @@ struct GpuType;
 // that builds pretrain_gpt.py argument lists (the exporter and the profiling
 // planner's single-stage runs both go through MegatronCommandLine::arguments).
 struct MegatronJob {
-    ModelSpec model;               // numLayers = layers of the whole job
+    ModelSpec model;  // numLayers = layers of the whole job
     int tp = 1, pp = 1, dp = 1;
     int microBatch = 1;
     int globalBatch = 1;
-    int seqLen = 0;                // 0: the model's
-    int queryGroups = 0;           // 0: the model's
+    int seqLen = 0;  // 0: the model's
+    int queryGroups = 0;  // 0: the model's
     std::vector<int> stageLayers;  // per pipeline stage, pipeline order; empty: even split
-    int virtualStages = 1;         // > 1: interleaved schedule
+    int virtualStages = 1;  // > 1: interleaved schedule
     Recompute recompute = Recompute::None;  // one level for every stage (Megatron has one)
     bool sequenceParallel = true;  // only passed when TP > 1
     bool distributedOptimizer = true;
-    bool overlapGradReduce = false;   // --overlap-grad-reduce
+    bool overlapGradReduce = false;  // --overlap-grad-reduce
     bool overlapParamGather = false;  // --overlap-param-gather
     std::string precision = "bf16";  // fp32, tf32, fp16 (dynamic loss scaling), bf16 or fp8 (Transformer Engine)
-    bool flashAttention = true;      // false: --attention-backend unfused (what the plan assumed)
-    double attentionDropout = 0.0;   // always written: Megatron's default 0.1 keeps masks a plan may not count
+    bool flashAttention = true;  // false: --attention-backend unfused (what the plan assumed)
+    double attentionDropout = 0.0;  // always written: Megatron's default 0.1 keeps masks a plan may not count
     double hiddenDropout = 0.0;
 };
 

@@ -127,7 +127,8 @@ std::vector<int> PipelineLayout::even(int layers, int pp, bool embeddingCounts, 
 {
     const int units = layers + (embeddingCounts ? 1 : 0) + (lossCounts ? 1 : 0);
     if (pp < 1 || units % pp != 0)
-        throw std::invalid_argument(std::to_string(units) + " layers" + (units != layers ? " (with embedding/loss)" : "")
+        throw std::invalid_argument(std::to_string(units) + " layers"
+                                    + (units != layers ? " (with embedding/loss)" : "")
                                     + " do not split evenly over PP " + std::to_string(pp));
     std::vector<int> out(static_cast<size_t>(pp), units / pp);
     if (embeddingCounts)

@@ -6,12 +6,7 @@
 
 namespace memx {
 
-RankLayout::RankLayout(int tp, int pp, int dp, int cp, Order order)
-    : tp_(tp)
-    , pp_(pp)
-    , dp_(dp)
-    , cp_(cp)
-    , order_(order)
+RankLayout::RankLayout(int tp, int pp, int dp, int cp, Order order) : tp_(tp), pp_(pp), dp_(dp), cp_(cp), order_(order)
 {
     if (tp < 1 || pp < 1 || dp < 1 || cp < 1)
         throw std::invalid_argument("RankLayout: TP, PP, DP and CP must be at least 1 (got TP=" + std::to_string(tp)

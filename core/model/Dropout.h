@@ -31,9 +31,6 @@ inline double launchRate(bool on, double planned)
 }
 
 // A dropout runs when its rate is above zero (Megatron's default is 0.1).
-inline Dropout dropoutOf(double attentionRate, double hiddenRate)
-{
-    return Dropout{attentionRate > 0, hiddenRate > 0};
-}
+inline Dropout dropoutOf(double attentionRate, double hiddenRate) { return Dropout{attentionRate > 0, hiddenRate > 0}; }
 
 }  // namespace memx

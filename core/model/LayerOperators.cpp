@@ -49,13 +49,13 @@ Operator collective(const char* name, double commBytes, double allReduceEquivale
 
 // Per-GPU sizes of one layer.
 struct Shape {
-    double T;        // tokens of the micro-batch, b*s
-    double Tl;       // tokens a norm or residual sees: T/t with sequence parallelism
+    double T;  // tokens of the micro-batch, b*s
+    double Tl;  // tokens a norm or residual sees: T/t with sequence parallelism
     double h, ad, gd, f, s, b, a, t;
     bool sp;
-    bool gated;   // SwiGLU: FC1 is 2f wide
+    bool gated;  // SwiGLU: FC1 is 2f wide
     Precision p;  // the job's precision
-    double e;     // bytes of one activation element
+    double e;  // bytes of one activation element
 };
 
 Shape shapeOf(const ModelSpec& m, int b, int s, int t, bool sequenceParallel, Precision p)
@@ -173,8 +173,8 @@ std::vector<Operator> LayerOperators::backward(const ModelSpec& m, int b, int s,
                 ops.push_back(gemm(f.math, f.name, f.k, f.n, f.m, f.batch));
             } else {
                 ops.push_back(gemm(f.math, f.name, f.m, f.k, f.n));  // data gradient
-                Operator w = gemm(f.math, f.name, f.k, f.n, f.m);     // weight gradient,
-                w.bytes += 2.0 * gradBytes * f.k * f.n;                // accumulated into the main gradient
+                Operator w = gemm(f.math, f.name, f.k, f.n, f.m);  // weight gradient,
+                w.bytes += 2.0 * gradBytes * f.k * f.n;  // accumulated into the main gradient
                 ops.push_back(w);
             }
             break;

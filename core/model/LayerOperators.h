@@ -15,19 +15,19 @@ struct ModelSpec;
 // degree, and byte counts are what the kernel reads plus writes in HBM.
 struct Operator {
     enum class Kind {
-        Gemm,         // C[m x n] = A[m x k] B[k x n]; flops = 2mnk
-        Attention,    // fused attention core (FlashAttention) or its unfused GEMMs
+        Gemm,  // C[m x n] = A[m x k] B[k x n]; flops = 2mnk
+        Attention,  // fused attention core (FlashAttention) or its unfused GEMMs
         MemoryBound,  // norms, activations, residual adds, rotary, softmax, loss
-        Collective,   // tensor-parallel all-gather / reduce-scatter / all-reduce
+        Collective,  // tensor-parallel all-gather / reduce-scatter / all-reduce
     };
     Kind kind = Kind::MemoryBound;
     const char* name = "";
     double m = 0, n = 0, k = 0;  // GEMM shape (Gemm only), per matrix product
-    double batch = 1;            // independent products of that shape (batched GEMM)
-    double flops = 0;            // floating-point operations on this GPU
-    double bytes = 0;            // HBM bytes read + written by this GPU
-    double backwardBytes = 0;    // MemoryBound: its backward's bytes where they are not twice `bytes`
-    double commBytes = 0;        // Collective: bytes of the whole (un-sharded) tensor
+    double batch = 1;  // independent products of that shape (batched GEMM)
+    double flops = 0;  // floating-point operations on this GPU
+    double bytes = 0;  // HBM bytes read + written by this GPU
+    double backwardBytes = 0;  // MemoryBound: its backward's bytes where they are not twice `bytes`
+    double commBytes = 0;  // Collective: bytes of the whole (un-sharded) tensor
     double allReduceEquivalent = 0;  // Collective: 1 for an all-reduce, 0.5 for all-gather or reduce-scatter
     Precision math = Precision::Bf16;  // Gemm, Attention: the precision whose peak times the FLOPs
 };

@@ -42,10 +42,7 @@ inline const char* toString(PositionEmbedding p)
     }
 }
 
-inline const char* toString(Normalization n)
-{
-    return n == Normalization::LayerNorm ? "layernorm" : "rmsnorm";
-}
+inline const char* toString(Normalization n) { return n == Normalization::LayerNorm ? "layernorm" : "rmsnorm"; }
 
 // Megatron's spellings as well: RMSNorm, LayerNorm, and the enum names an
 // argument dump may print (PositionEmbeddingType.rotary in Megatron-DeepSpeed).
@@ -53,18 +50,25 @@ inline bool parsePositionEmbedding(std::string s, PositionEmbedding& out)
 {
     if (const auto dot = s.rfind('.'); dot != std::string::npos)
         s = s.substr(dot + 1);
-    if (s == "rope" || s == "rotary") out = PositionEmbedding::Rope;
-    else if (s == "learned_absolute" || s == "absolute") out = PositionEmbedding::LearnedAbsolute;
-    else if (s == "none") out = PositionEmbedding::None;
-    else return false;
+    if (s == "rope" || s == "rotary")
+        out = PositionEmbedding::Rope;
+    else if (s == "learned_absolute" || s == "absolute")
+        out = PositionEmbedding::LearnedAbsolute;
+    else if (s == "none")
+        out = PositionEmbedding::None;
+    else
+        return false;
     return true;
 }
 
 inline bool parseNormalization(const std::string& s, Normalization& out)
 {
-    if (s == "rmsnorm" || s == "RMSNorm") out = Normalization::RmsNorm;
-    else if (s == "layernorm" || s == "LayerNorm") out = Normalization::LayerNorm;
-    else return false;
+    if (s == "rmsnorm" || s == "RMSNorm")
+        out = Normalization::RmsNorm;
+    else if (s == "layernorm" || s == "LayerNorm")
+        out = Normalization::LayerNorm;
+    else
+        return false;
     return true;
 }
 

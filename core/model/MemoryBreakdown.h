@@ -17,7 +17,7 @@ struct MemoryBreakdown {
     double activationsMiB = 0;
     double frameworkMiB = 0;  // workspaces and buffers beyond the model's tensors (calibrated; 0 from the catalog)
     double allocatorMiB = 0;  // caching-allocator rounding and fragmentation (reserved - allocated)
-    double reserveMiB = 0;    // CUDA context and communication buffers (device - reserved)
+    double reserveMiB = 0;  // CUDA context and communication buffers (device - reserved)
     double tensorsMiB() const { return weightsMiB + gradientsMiB + optimizerMiB + activationsMiB; }  // the model's
     double allocatedMiB() const { return tensorsMiB() + frameworkMiB; }
     double reservedMiB() const { return allocatedMiB() + allocatorMiB; }

@@ -25,10 +25,14 @@ inline const char* toString(MemoryKind k)
 
 inline bool parseMemoryKind(const std::string& s, MemoryKind& out)
 {
-    if (s == "allocated") out = MemoryKind::Allocated;
-    else if (s == "reserved") out = MemoryKind::Reserved;
-    else if (s == "device") out = MemoryKind::Device;
-    else return false;
+    if (s == "allocated")
+        out = MemoryKind::Allocated;
+    else if (s == "reserved")
+        out = MemoryKind::Reserved;
+    else if (s == "device")
+        out = MemoryKind::Device;
+    else
+        return false;
     return true;
 }
 

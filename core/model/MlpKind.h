@@ -11,16 +11,16 @@ namespace memx {
 //           2*h*f weights.
 enum class MlpKind { SwiGlu = 0, Gelu = 1 };
 
-inline const char* toString(MlpKind k)
-{
-    return k == MlpKind::Gelu ? "gelu" : "swiglu";
-}
+inline const char* toString(MlpKind k) { return k == MlpKind::Gelu ? "gelu" : "swiglu"; }
 
 inline bool parseMlpKind(const std::string& s, MlpKind& out)
 {
-    if (s == "swiglu") out = MlpKind::SwiGlu;
-    else if (s == "gelu") out = MlpKind::Gelu;
-    else return false;
+    if (s == "swiglu")
+        out = MlpKind::SwiGlu;
+    else if (s == "gelu")
+        out = MlpKind::Gelu;
+    else
+        return false;
     return true;
 }
 

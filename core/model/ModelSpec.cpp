@@ -63,17 +63,26 @@ ModelSpec ModelSpec::fromJson(const JsonReader& json)
 
 nlohmann::json ModelSpec::toJson() const
 {
-    nlohmann::json j = {{"format", "memx-model/1"}, {"name", name},          {"num_layers", numLayers},
-            {"hidden", hidden},         {"heads", heads},        {"head_dim", headDim},
-            {"query_groups", queryGroups}, {"ffn_hidden", ffnHidden}, {"mlp", toString(mlp)}, {"vocab", vocab},
-            {"seq_len", seqLen},        {"tied_embeddings", tiedEmbeddings},
-            {"position_embedding", toString(style.position)}, {"normalization", toString(style.norm)},
-            {"bias_linear", style.linearBias}};
+    nlohmann::json j = {{"format", "memx-model/1"},
+                        {"name", name},
+                        {"num_layers", numLayers},
+                        {"hidden", hidden},
+                        {"heads", heads},
+                        {"head_dim", headDim},
+                        {"query_groups", queryGroups},
+                        {"ffn_hidden", ffnHidden},
+                        {"mlp", toString(mlp)},
+                        {"vocab", vocab},
+                        {"seq_len", seqLen},
+                        {"tied_embeddings", tiedEmbeddings},
+                        {"position_embedding", toString(style.position)},
+                        {"normalization", toString(style.norm)},
+                        {"bias_linear", style.linearBias}};
     // A model read with "allow_outside_range" keeps it, so that it reads back.
-    if (!ranges::numLayers.plausible(numLayers) || !ranges::hidden.plausible(hidden) ||
-        !ranges::heads.plausible(heads) || !ranges::headDim.plausible(headDim) ||
-        !ranges::queryGroups.plausible(queryGroups) || !ranges::ffnHidden.plausible(ffnHidden) ||
-        !ranges::vocab.plausible(vocab) || !ranges::seqLen.plausible(seqLen))
+    if (!ranges::numLayers.plausible(numLayers) || !ranges::hidden.plausible(hidden) || !ranges::heads.plausible(heads)
+        || !ranges::headDim.plausible(headDim) || !ranges::queryGroups.plausible(queryGroups)
+        || !ranges::ffnHidden.plausible(ffnHidden) || !ranges::vocab.plausible(vocab)
+        || !ranges::seqLen.plausible(seqLen))
         j["allow_outside_range"] = true;
     return j;
 }

@@ -18,16 +18,16 @@ class JsonReader;
 struct ModelSpec {
     std::string name;
     int numLayers = 0;
-    int hidden = 0;       // h
-    int heads = 0;        // a
-    int headDim = 0;      // d (a * d is usually h)
+    int hidden = 0;  // h
+    int heads = 0;  // a
+    int headDim = 0;  // d (a * d is usually h)
     int queryGroups = 0;  // g, KV heads; g == a is plain multi-head attention
-    int ffnHidden = 0;    // f, the MLP's inner size (each of gate and up for SwiGLU)
+    int ffnHidden = 0;  // f, the MLP's inner size (each of gate and up for SwiGLU)
     MlpKind mlp = MlpKind::SwiGlu;
-    int vocab = 0;        // V
-    int seqLen = 0;       // default training sequence length
+    int vocab = 0;  // V
+    int seqLen = 0;  // default training sequence length
     bool tiedEmbeddings = false;
-    LayerStyle style;     // LLaMA's unless the model says otherwise
+    LayerStyle style;  // LLaMA's unless the model says otherwise
     std::string source;
 
     static const std::vector<ModelSpec>& presets();

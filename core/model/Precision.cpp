@@ -45,9 +45,6 @@ PrecisionBytes bytesOf(Precision p)
     return {2, 4, 12, 2, 2, 2};
 }
 
-Precision attentionMath(Precision p)
-{
-    return p == Precision::Fp8 ? Precision::Bf16 : p;
-}
+Precision attentionMath(Precision p) { return p == Precision::Fp8 ? Precision::Bf16 : p; }
 
 }  // namespace memx

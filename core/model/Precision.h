@@ -22,12 +22,12 @@ const char* precisionChoices();
 
 // Bytes the precision costs, per parameter and per activation element.
 struct PrecisionBytes {
-    double weight;            // model weights as the GEMMs read them (fp8: + the cached fp8 copy)
-    double gradient;          // the gradient buffer DP reduces
-    double optimizer;         // fp32 main copy (if any), main gradient (fp16) and two Adam moments
-    double activation;        // one stored activation element
-    double gemmInput;         // one GEMM input element as saved for the backward (fp8: 1)
-    double weightGather;      // one weight element the distributed optimizer all-gathers
+    double weight;  // model weights as the GEMMs read them (fp8: + the cached fp8 copy)
+    double gradient;  // the gradient buffer DP reduces
+    double optimizer;  // fp32 main copy (if any), main gradient (fp16) and two Adam moments
+    double activation;  // one stored activation element
+    double gemmInput;  // one GEMM input element as saved for the backward (fp8: 1)
+    double weightGather;  // one weight element the distributed optimizer all-gathers
 };
 
 PrecisionBytes bytesOf(Precision p);
@@ -42,8 +42,7 @@ inline bool storesFp32(Precision p) { return p == Precision::Fp32 || p == Precis
 // The job's precision when the user asks for "auto": bf16 where every type
 // has it, else fp16 (V100, T4, Turing), else fp32. `has(p)` says whether
 // every GPU type of the job has precision p.
-template <class Has>
-Precision autoPrecision(Has has)
+template <class Has> Precision autoPrecision(Has has)
 {
     for (Precision p : {Precision::Bf16, Precision::Fp16, Precision::Tf32, Precision::Fp32})
         if (has(p))

@@ -23,10 +23,14 @@ inline const char* toString(Recompute r)
 
 inline bool parseRecompute(const std::string& s, Recompute& out)
 {
-    if (s == "none") out = Recompute::None;
-    else if (s == "selective") out = Recompute::Selective;
-    else if (s == "full") out = Recompute::Full;
-    else return false;
+    if (s == "none")
+        out = Recompute::None;
+    else if (s == "selective")
+        out = Recompute::Selective;
+    else if (s == "full")
+        out = Recompute::Full;
+    else
+        return false;
     return true;
 }
 

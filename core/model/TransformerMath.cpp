@@ -49,8 +49,8 @@ double TransformerMath::wgradBufferBytes(const ModelSpec& m, int t, Precision p)
     const double h = m.hidden, ad = double(m.heads) * m.headDim, gd = double(m.queryGroups) * m.headDim;
     const double f = m.ffnHidden, tp = std::max(1, t);
     const double fc1 = m.mlp == MlpKind::Gelu ? f : 2.0 * f;
-    const std::array<std::pair<double, double>, 4> shapes{{
-        {(ad + 2.0 * gd) / tp, h}, {h, ad / tp}, {fc1 / tp, h}, {h, f / tp}}};
+    const std::array<std::pair<double, double>, 4> shapes{
+        {{(ad + 2.0 * gd) / tp, h}, {h, ad / tp}, {fc1 / tp, h}, {h, f / tp}}};
     double elements = 0;
     for (std::size_t i = 0; i < shapes.size(); ++i) {
         const bool seen = std::find(shapes.begin(), shapes.begin() + i, shapes[i]) != shapes.begin() + i;
@@ -60,10 +60,7 @@ double TransformerMath::wgradBufferBytes(const ModelSpec& m, int t, Precision p)
     return elements * bytesOf(p).weightGather;  // the parameters' own dtype (fp8 training keeps bf16 ones)
 }
 
-double TransformerMath::embeddingParams(const ModelSpec& m)
-{
-    return double(m.vocab) * m.hidden;
-}
+double TransformerMath::embeddingParams(const ModelSpec& m) { return double(m.vocab) * m.hidden; }
 
 double TransformerMath::outputParams(const ModelSpec& m)
 {
@@ -126,8 +123,8 @@ double TransformerMath::outputTrainingFlops(const ModelSpec& m, int b, int s)
     return 3.0 * 2.0 * b * double(s) * m.hidden * m.vocab;
 }
 
-double TransformerMath::layerActivationBytes(const ModelSpec& m, int b, int s, int t, bool flashAttention,
-                                             Recompute r, bool sequenceParallel, Precision p, Dropout d)
+double TransformerMath::layerActivationBytes(const ModelSpec& m, int b, int s, int t, bool flashAttention, Recompute r,
+                                             bool sequenceParallel, Precision p, Dropout d)
 {
     const double sb = double(s) * b;
     const bool sp = sequenceParallel || t == 1;

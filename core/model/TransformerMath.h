@@ -20,9 +20,9 @@ struct TransformerMath {
     static double positionEmbeddingParams(const ModelSpec& m);  // s*h for learned absolute positions, else 0
     // What a first-stage GPU holds of the embeddings: V*h / tp + the whole position table.
     static double embeddingParamsOnRank(const ModelSpec& m, int tp);
-    static double layerReplicatedParams(const ModelSpec& m);    // of layerParams, whole on every TP rank
-    static double finalNormParams(const ModelSpec& m);          // h (RMSNorm) or 2h (LayerNorm)
-    static double outputParams(const ModelSpec& m);     // V*h (+ final norm h); 0 if tied
+    static double layerReplicatedParams(const ModelSpec& m);  // of layerParams, whole on every TP rank
+    static double finalNormParams(const ModelSpec& m);  // h (RMSNorm) or 2h (LayerNorm)
+    static double outputParams(const ModelSpec& m);  // V*h (+ final norm h); 0 if tied
     static double totalParams(const ModelSpec& m);
     // Parameters one GPU of a pipeline stage holds: its layers, plus the
     // embedding on the first stage and the output layer on the last, / TP.

@@ -14,16 +14,9 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 }
 
-AnalyticPredictor::AnalyticPredictor()
-    : AnalyticPredictor(Params())
-{
-}
+AnalyticPredictor::AnalyticPredictor() : AnalyticPredictor(Params()) { }
 
-AnalyticPredictor::AnalyticPredictor(Params params)
-    : params_(params)
-    , cost_(params.operators)
-{
-}
+AnalyticPredictor::AnalyticPredictor(Params params) : params_(params), cost_(params.operators) { }
 
 ModelSpec AnalyticPredictor::modelOf(const StageQuery& q)
 {
@@ -42,10 +35,7 @@ ModelSpec AnalyticPredictor::modelOf(const StageQuery& q)
     return m;
 }
 
-void AnalyticPredictor::setCalibration(std::vector<GpuParamsFit> fits)
-{
-    fits_ = std::move(fits);
-}
+void AnalyticPredictor::setCalibration(std::vector<GpuParamsFit> fits) { fits_ = std::move(fits); }
 
 const GpuParamsFit* AnalyticPredictor::fitOf(const GpuType& gpu) const
 {
@@ -125,15 +115,9 @@ OperatorCost::Breakdown AnalyticPredictor::compose(const StageCosts& c, const St
     return stage;
 }
 
-OperatorCost::Breakdown AnalyticPredictor::timeBreakdown(const StageQuery& q) const
-{
-    return compose(costsOf(q), q);
-}
+OperatorCost::Breakdown AnalyticPredictor::timeBreakdown(const StageQuery& q) const { return compose(costsOf(q), q); }
 
-StagePrediction AnalyticPredictor::predictStage(const StageQuery& q) const
-{
-    return predictStage(q, costsOf(q));
-}
+StagePrediction AnalyticPredictor::predictStage(const StageQuery& q) const { return predictStage(q, costsOf(q)); }
 
 StagePrediction AnalyticPredictor::predictStage(const StageQuery& q, const StageCosts& costs) const
 {
@@ -150,8 +134,8 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q, const Stage
         p.commShare = static_cast<float>(time.commMs / p.timeMs);
     }
     const Precision pr = q.precision;
-    const double actBytes =
-        TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None, q.sequenceParallel, pr, q.dropout);
+    const double actBytes
+        = TM::layerActivationBytes(m, b, s, t, q.flashAttention, Recompute::None, q.sequenceParallel, pr, q.dropout);
 
     // --- peak memory per GPU, MiB ---
     double params = TM::stageParams(m, q.layers, t, q.hasEmbedding, q.hasOutput);
@@ -164,8 +148,8 @@ StagePrediction AnalyticPredictor::predictStage(const StageQuery& q, const Stage
         p.memory.gradientsMiB += mult * TM::wgradBufferBytes(m, t, pr) / kMiB;
     p.memory.optimizerMiB = mult * params * TM::optimizerBytesPerParam(q.dp, q.distributedOptimizer, pr) / kMiB;
 
-    double perMicroBatch =
-        q.layers * TM::layerActivationBytes(m, b, s, t, q.flashAttention, q.recompute, q.sequenceParallel, pr, q.dropout);
+    double perMicroBatch = q.layers
+        * TM::layerActivationBytes(m, b, s, t, q.flashAttention, q.recompute, q.sequenceParallel, pr, q.dropout);
     if (q.hasEmbedding)
         perMicroBatch += TM::boundaryActivationBytes(m, b, s, t, pr);  // embedding output
     double act = q.inflight * perMicroBatch;
@@ -191,8 +175,8 @@ bool sameLayerShape(const StageQuery& a, const StageQuery& b)
     return a.gpu == b.gpu && a.tp == b.tp && a.microBatch == b.microBatch && a.seqLen == b.seqLen
         && a.hidden == b.hidden && a.heads == b.heads && a.headDim == b.headDim && a.queryGroups == b.queryGroups
         && a.ffnHidden == b.ffnHidden && a.mlp == b.mlp && a.style == b.style && a.vocab == b.vocab
-        && a.flashAttention == b.flashAttention
-        && a.dropout == b.dropout && a.sequenceParallel == b.sequenceParallel && a.recompute == b.recompute && a.precision == b.precision && a.tpLinkGBps == b.tpLinkGBps
+        && a.flashAttention == b.flashAttention && a.dropout == b.dropout && a.sequenceParallel == b.sequenceParallel
+        && a.recompute == b.recompute && a.precision == b.precision && a.tpLinkGBps == b.tpLinkGBps
         && a.tpLatencyUs == b.tpLatencyUs;
 }
 }  // namespace

@@ -20,8 +20,7 @@ const char* kTrees = "booster/learner/gradient_booster/model/trees";
     throw InputError(file, field, why);
 }
 
-const nlohmann::json& member(const nlohmann::json& j, const char* key, const std::string& file,
-                             const std::string& path)
+const nlohmann::json& member(const nlohmann::json& j, const char* key, const std::string& file, const std::string& path)
 {
     if (!j.is_object() || !j.contains(key))
         fail(file, path, std::string("missing \"") + key + "\"");
@@ -70,7 +69,8 @@ void checkTree(const nlohmann::json& tree, std::size_t index, std::size_t featur
     auto child = [&](const nlohmann::json& list, const char* key, std::size_t k) -> long long {
         const nlohmann::json& v = list[k];
         if (!v.is_number_integer())
-            fail(file, path + "/" + key, name + ", node " + std::to_string(k) + ": child " + v.dump() + " is not a node");
+            fail(file, path + "/" + key,
+                 name + ", node " + std::to_string(k) + ": child " + v.dump() + " is not a node");
         const long long c = v.get<long long>();
         if (c != -1 && (c < 1 || c >= n))
             fail(file, path + "/" + key,
@@ -88,22 +88,26 @@ void checkTree(const nlohmann::json& tree, std::size_t index, std::size_t featur
         const nlohmann::json& st = tree.at("split_type")[k];
         if (!st.is_number_integer() || st.get<long long>() != 0)
             fail(file, path + "/split_type",
-                 name + ", node " + std::to_string(k) + ": split type " + st.dump() + " (MemX models split numerically: 0)");
+                 name + ", node " + std::to_string(k) + ": split type " + st.dump()
+                     + " (MemX models split numerically: 0)");
         const nlohmann::json& w = tree.at("base_weights")[k];
         if (!w.is_number() || !std::isfinite(w.get<double>()))
-            fail(file, path + "/base_weights", name + ", node " + std::to_string(k) + ": weight " + w.dump() + " is not a finite number");
+            fail(file, path + "/base_weights",
+                 name + ", node " + std::to_string(k) + ": weight " + w.dump() + " is not a finite number");
         if (l == -1)
             continue;
         ++referenced[static_cast<std::size_t>(l)];
         ++referenced[static_cast<std::size_t>(r)];
         const nlohmann::json& f = split[k];
-        if (!f.is_number_integer() || f.get<long long>() < 0 || static_cast<std::size_t>(f.get<long long>()) >= features)
+        if (!f.is_number_integer() || f.get<long long>() < 0
+            || static_cast<std::size_t>(f.get<long long>()) >= features)
             fail(file, path + "/split_indices",
                  name + ", node " + std::to_string(k) + ": split feature " + f.dump() + " outside the "
                      + std::to_string(features) + " features of the schema");
         const nlohmann::json& c = tree.at("split_conditions")[k];
         if (!c.is_number() || !std::isfinite(c.get<double>()))
-            fail(file, path + "/split_conditions", name + ", node " + std::to_string(k) + ": split value " + c.dump() + " is not a finite number");
+            fail(file, path + "/split_conditions",
+                 name + ", node " + std::to_string(k) + ": split value " + c.dump() + " is not a finite number");
     }
     // Parents as XGBoost stores them (it follows them while loading): the
     // root's is 2147483647 (none), every other node's the node whose child it is.
@@ -187,8 +191,8 @@ void BoosterCheck::validate(const nlohmann::json& booster, std::size_t features,
     const nlohmann::json& gmp = model.at("gbtree_model_param");
     if (gmp.contains("num_parallel_tree")
         && count(gmp.at("num_parallel_tree"), file, mpath + "/gbtree_model_param/num_parallel_tree") != 1)
-        fail(file, mpath + "/gbtree_model_param/num_parallel_tree", "MemX trains one tree per round (1), got "
-                                                                         + gmp.at("num_parallel_tree").dump());
+        fail(file, mpath + "/gbtree_model_param/num_parallel_tree",
+             "MemX trains one tree per round (1), got " + gmp.at("num_parallel_tree").dump());
     for (std::size_t i = 0; i < info.size(); ++i)
         if (!info[i].is_number_integer() || (info[i].get<long long>() != 0 && info[i].get<long long>() != 1))
             fail(file, mpath + "/tree_info",

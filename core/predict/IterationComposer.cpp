@@ -13,16 +13,15 @@ double IterationComposer::iterationMs(const std::vector<double>& stageMs, const 
     return iterationMs(mx, sum, hops, microBatches, virtualStages, fixedMs, dpMs);
 }
 
-double IterationComposer::dataParallelMs(double paramsPerGpu, int dp, bool distributedOptimizer,
-                                         double bandwidthGBps, double latencyUs, Precision p)
+double IterationComposer::dataParallelMs(double paramsPerGpu, int dp, bool distributedOptimizer, double bandwidthGBps,
+                                         double latencyUs, Precision p)
 {
     return dataParallelComm(paramsPerGpu, dp, distributedOptimizer, bandwidthGBps, latencyUs, p).totalMs();
 }
 
 IterationComposer::DataParallelComm IterationComposer::dataParallelComm(double paramsPerGpu, int dp,
-                                                                        bool distributedOptimizer,
-                                                                        double bandwidthGBps, double latencyUs,
-                                                                        Precision p)
+                                                                        bool distributedOptimizer, double bandwidthGBps,
+                                                                        double latencyUs, Precision p)
 {
     DataParallelComm c;
     if (dp <= 1 || bandwidthGBps <= 0)
@@ -32,8 +31,8 @@ IterationComposer::DataParallelComm IterationComposer::dataParallelComm(double p
     const double msPerByte = 1.0 / (bandwidthGBps * 1e6);
     const double stepMs = latencyUs * 1e-3;
     if (distributedOptimizer) {
-        c.reduceMs = frac * pb.gradient * paramsPerGpu * msPerByte + (dp - 1) * stepMs;       // reduce-scatter
-        c.gatherMs = frac * pb.weightGather * paramsPerGpu * msPerByte + (dp - 1) * stepMs;   // all-gather
+        c.reduceMs = frac * pb.gradient * paramsPerGpu * msPerByte + (dp - 1) * stepMs;  // reduce-scatter
+        c.gatherMs = frac * pb.weightGather * paramsPerGpu * msPerByte + (dp - 1) * stepMs;  // all-gather
     } else {
         c.reduceMs = 2.0 * frac * pb.gradient * paramsPerGpu * msPerByte + 2.0 * (dp - 1) * stepMs;  // all-reduce
     }

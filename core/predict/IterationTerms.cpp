@@ -28,7 +28,8 @@ IterationTerms IterationTerms::fromJson(const JsonReader& json)
     t.dataParallel = json.inRange("data_parallel_scale", ranges::termScale, 1.0);
     t.fixed = json.inRange("fixed_scale", ranges::termScale, 1.0);
     if (json.has("fitted"))
-        for (const auto& item : json.at("fitted").items()) t.fitted.push_back(item.asString());
+        for (const auto& item : json.at("fitted").items())
+            t.fitted.push_back(item.asString());
     const long long runs = json.integer("runs", 0);
     if (runs < 0 || runs > std::numeric_limits<int>::max())
         json.fail("expected a count of runs, 0 or more", "runs");

@@ -27,10 +27,10 @@ struct IterationTerms {
 
     // How it was fitted (model file and reports; not used to predict).
     std::vector<std::string> fitted;  // "pipeline", "data_parallel", "fixed": the scales moved from 1
-    int runs = 0;                     // training runs with a measured iteration time
-    double mapeBefore = 0;            // their leave-one-run-out iteration time MAPE %, scales 1
-    double mapeAfter = 0;             // ... with the scales fitted on the other runs
-    std::string note;                 // why nothing (or not everything) was fitted
+    int runs = 0;  // training runs with a measured iteration time
+    double mapeBefore = 0;  // their leave-one-run-out iteration time MAPE %, scales 1
+    double mapeAfter = 0;  // ... with the scales fitted on the other runs
+    std::string note;  // why nothing (or not everything) was fitted
 
     bool identity() const { return pipeline == 1 && dataParallel == 1 && fixed == 1; }
 

@@ -43,9 +43,13 @@ StageQuery LearnedPredictor::canonical(const StageQuery& q)
 }
 
 LearnedPredictor::LearnedPredictor(LearnedPredictor&& other) noexcept
-    : model_(std::move(other.model_)), min_(std::move(other.min_)), max_(std::move(other.max_)),
-      analytic_(std::move(other.analytic_)), params_(other.params_), memo_(std::move(other.memo_)),
-      boosterRows_(other.boosterRows_.load())
+    : model_(std::move(other.model_))
+    , min_(std::move(other.min_))
+    , max_(std::move(other.max_))
+    , analytic_(std::move(other.analytic_))
+    , params_(other.params_)
+    , memo_(std::move(other.memo_))
+    , boosterRows_(other.boosterRows_.load())
 {
 }
 
@@ -53,13 +57,17 @@ LearnedPredictor::~LearnedPredictor() = default;
 
 LearnedPredictor::LearnedPredictor(XgboostModel model, std::vector<float> featureMin, std::vector<float> featureMax,
                                    AnalyticPredictor analytic, Params params)
-    : model_(std::move(model)), min_(std::move(featureMin)), max_(std::move(featureMax)),
-      analytic_(std::move(analytic)), params_(params), memo_(std::make_unique<Memo>())
+    : model_(std::move(model))
+    , min_(std::move(featureMin))
+    , max_(std::move(featureMax))
+    , analytic_(std::move(analytic))
+    , params_(params)
+    , memo_(std::make_unique<Memo>())
 {
     const std::size_t n = StageFeatures::count();
     if (model_.numFeatures() != n)
-        throw std::invalid_argument("LearnedPredictor: model has " + std::to_string(model_.numFeatures()) +
-                                    " features, schema " + StageFeatures::kSchema + " has " + std::to_string(n));
+        throw std::invalid_argument("LearnedPredictor: model has " + std::to_string(model_.numFeatures())
+                                    + " features, schema " + StageFeatures::kSchema + " has " + std::to_string(n));
     if (min_.size() != n || max_.size() != n)
         throw std::invalid_argument("LearnedPredictor: feature ranges must have " + std::to_string(n) + " entries");
 }
@@ -68,15 +76,19 @@ void LearnedPredictor::featureRanges(const std::vector<float>& features, std::si
                                      std::vector<float>& max)
 {
     const std::size_t n = StageFeatures::count();
-    if (features.size() != rows * n) throw std::invalid_argument("LearnedPredictor::featureRanges: bad matrix size");
+    if (features.size() != rows * n)
+        throw std::invalid_argument("LearnedPredictor::featureRanges: bad matrix size");
     min.assign(n, std::numeric_limits<float>::quiet_NaN());
     max.assign(n, std::numeric_limits<float>::quiet_NaN());
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t j = 0; j < n; ++j) {
             const float v = features[r * n + j];
-            if (std::isnan(v)) continue;
-            if (std::isnan(min[j]) || v < min[j]) min[j] = v;
-            if (std::isnan(max[j]) || v > max[j]) max[j] = v;
+            if (std::isnan(v))
+                continue;
+            if (std::isnan(min[j]) || v < min[j])
+                min[j] = v;
+            if (std::isnan(max[j]) || v > max[j])
+                max[j] = v;
         }
 }
 
@@ -86,16 +98,18 @@ LearnedPredictor LearnedPredictor::fit(std::span<const StageQuery> queries, std:
                                        Params params)
 {
     const std::size_t rows = queries.size();
-    if (rows == 0) throw std::invalid_argument("LearnedPredictor::fit: no measurements");
+    if (rows == 0)
+        throw std::invalid_argument("LearnedPredictor::fit: no measurements");
     if (measuredTimeMs.size() != rows || measuredMemoryMiB.size() != rows)
-        throw std::invalid_argument("LearnedPredictor::fit: " + std::to_string(rows) + " queries but " +
-                                    std::to_string(measuredTimeMs.size()) + " times and " +
-                                    std::to_string(measuredMemoryMiB.size()) + " memories");
+        throw std::invalid_argument("LearnedPredictor::fit: " + std::to_string(rows) + " queries but "
+                                    + std::to_string(measuredTimeMs.size()) + " times and "
+                                    + std::to_string(measuredMemoryMiB.size()) + " memories");
     const std::size_t n = StageFeatures::count();
     std::vector<StagePrediction> prior(rows), canonicalPrior(rows);
     analytic.predict(queries, prior);
     std::vector<StageQuery> canon(queries.begin(), queries.end());
-    for (StageQuery& q : canon) q = canonical(q);
+    for (StageQuery& q : canon)
+        q = canonical(q);
     analytic.predict(canon, canonicalPrior);
     std::vector<float> features(rows * n);
     std::vector<float> labels(2 * rows);
@@ -103,11 +117,11 @@ LearnedPredictor LearnedPredictor::fit(std::span<const StageQuery> queries, std:
         const double t = measuredTimeMs[r], m = measuredMemoryMiB[r];
         const double at = prior[r].timeMs, am = prior[r].memoryMiB();
         if (!(t > 0) || !(m > 0) || !std::isfinite(t) || !std::isfinite(m))
-            throw std::invalid_argument("LearnedPredictor::fit: measurement " + std::to_string(r) +
-                                        " is not a positive time and memory");
+            throw std::invalid_argument("LearnedPredictor::fit: measurement " + std::to_string(r)
+                                        + " is not a positive time and memory");
         if (!(at > 0) || !(am > 0))
-            throw std::invalid_argument("LearnedPredictor::fit: the analytic model has no positive estimate for query " +
-                                        std::to_string(r));
+            throw std::invalid_argument("LearnedPredictor::fit: the analytic model has no positive estimate for query "
+                                        + std::to_string(r));
         StageFeatures::encode(canon[r], canonicalPrior[r], &features[r * n]);
         labels[2 * r] = static_cast<float>(std::log(t / at));
         labels[2 * r + 1] = static_cast<float>(std::log(m / am));
@@ -138,13 +152,17 @@ double LearnedPredictor::rangeExcess(const float* row) const
             e = std::max(e, 1.0);  // unknown value (e.g. GPU type absent)
             continue;
         }
-        if (std::isnan(min_[j])) continue;  // never seen in training: nothing to compare with
+        if (std::isnan(min_[j]))
+            continue;  // never seen in training: nothing to compare with
         const double lo = min_[j], hi = max_[j];
         const double dist = v < lo ? lo - v : (v > hi ? v - hi : 0.0);
-        if (dist == 0) continue;
+        if (dist == 0)
+            continue;
         double scale = hi - lo;
-        if (scale <= 0) scale = std::abs(hi);
-        if (scale <= 0) scale = 1.0;
+        if (scale <= 0)
+            scale = std::abs(hi);
+        if (scale <= 0)
+            scale = 1.0;
         e = std::max(e, dist / scale);
     }
     return e;
@@ -160,9 +178,11 @@ double LearnedPredictor::rangeExcess(const StageQuery& q) const
 
 void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<StagePrediction> out) const
 {
-    if (out.size() < queries.size()) throw std::invalid_argument("LearnedPredictor::predict: output span too small");
+    if (out.size() < queries.size())
+        throw std::invalid_argument("LearnedPredictor::predict: output span too small");
     const std::size_t rows = queries.size();
-    if (rows == 0) return;
+    if (rows == 0)
+        return;
     const std::size_t n = StageFeatures::count();
     std::vector<StagePrediction> prior(rows);
     analytic_.predict(queries, prior);
@@ -195,10 +215,12 @@ void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<St
         std::vector<float> features(missing.size() * n);
         std::vector<StageQuery> canon;
         for (std::size_t r = 0; r < rows; ++r)
-            if (missOf[r] != SIZE_MAX && canon.size() == missOf[r]) canon.push_back(canonical(queries[r]));
+            if (missOf[r] != SIZE_MAX && canon.size() == missOf[r])
+                canon.push_back(canonical(queries[r]));
         std::vector<StagePrediction> canonPrior(canon.size());
         analytic_.predict(canon, canonPrior);
-        for (std::size_t m = 0; m < canon.size(); ++m) StageFeatures::encode(canon[m], canonPrior[m], &features[m * n]);
+        for (std::size_t m = 0; m < canon.size(); ++m)
+            StageFeatures::encode(canon[m], canonPrior[m], &features[m * n]);
         std::vector<float> ratio(2 * missing.size());
         model_.predict(features.data(), missing.size(), n, ratio.data());
         boosterRows_ += missing.size();
@@ -214,8 +236,8 @@ void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<St
     for (std::size_t r = 0; r < rows; ++r) {
         const Memo::Entry& e = answer[r] ? *answer[r] : missing[missOf[r]];
         const double ft = params_.timeCorrection ? std::exp(static_cast<double>(e.ratio[0]) + params_.timeOffset) : 1.0;
-        const double fm =
-            params_.memoryCorrection ? std::exp(static_cast<double>(e.ratio[1]) + params_.memoryOffset) : 1.0;
+        const double fm
+            = params_.memoryCorrection ? std::exp(static_cast<double>(e.ratio[1]) + params_.memoryOffset) : 1.0;
         StagePrediction p = prior[r];
         p.timeMs *= ft;
         p.memory.weightsMiB *= fm;
@@ -226,8 +248,8 @@ void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<St
         p.memory.allocatorMiB *= fm;
         p.memory.reserveMiB *= fm;
         p.provenance = Provenance::Learned;
-        p.uncertainty =
-            params_.inRangeUncertainty + (params_.outOfRangeUncertainty - params_.inRangeUncertainty) * e.excess;
+        p.uncertainty
+            = params_.inRangeUncertainty + (params_.outOfRangeUncertainty - params_.inRangeUncertainty) * e.excess;
         out[r] = p;
     }
 }

@@ -52,7 +52,7 @@ namespace memx {
 //
 // Thread-safe: predict() only reads.
 struct LearnedPredictorParams {
-    double inRangeUncertainty = 0.10;     // relative, every feature inside the training range
+    double inRangeUncertainty = 0.10;  // relative, every feature inside the training range
     double outOfRangeUncertainty = 0.30;  // relative, one range width (or more) outside it
     // Mean training label of each target (log ratio of time, of memory). The
     // booster learns the labels minus these and predict() adds them back, so

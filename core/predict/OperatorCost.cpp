@@ -41,20 +41,17 @@ double OperatorCost::gemmEfficiency(const GpuType& gpu, const Operator& op) cons
     return peakShare * waveShare * kShare;
 }
 
-OperatorCost::Breakdown OperatorCost::time(const GpuType& gpu, const Operator& op, int tp,
-                                           const PathRate& tpRate) const
+OperatorCost::Breakdown OperatorCost::time(const GpuType& gpu, const Operator& op, int tp, const PathRate& tpRate) const
 {
     Breakdown b;
-    const double bytesPerMs = gpu.memoryBandwidthGBps * 1e6 * params_.bandwidthFraction
-        * gpu.calibration.bandwidthMultiplier;
+    const double bytesPerMs
+        = gpu.memoryBandwidthGBps * 1e6 * params_.bandwidthFraction * gpu.calibration.bandwidthMultiplier;
     const double memMs = op.bytes / bytesPerMs;
     double device = 0, host = gpu.launchOverheadUs * 1e-3;
     switch (op.kind) {
     case Operator::Kind::Gemm:
     case Operator::Kind::Attention: {
-        const double eff = op.kind == Operator::Kind::Gemm
-            ? gemmEfficiency(gpu, op)
-            : peakShare(gpu, op.math);
+        const double eff = op.kind == Operator::Kind::Gemm ? gemmEfficiency(gpu, op) : peakShare(gpu, op.math);
         const double peak = gpu.gemmPeakTflops(op.math);
         const double flopMs = op.flops / (peak * 1e9 * eff);
         device = std::max(flopMs, memMs);

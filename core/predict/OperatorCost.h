@@ -25,10 +25,10 @@ struct GpuType;
 class OperatorCost {
 public:
     struct Params {
-        double tileM = 128, tileN = 128;          // output tile of a GEMM kernel
-        double halfEfficiencyK = 24;              // k0: K at which a tile reaches half its mainloop efficiency
-        double halfEfficiencyGemmFlops = 1e9;     // without an SM count: FLOPs at half efficiency
-        double bandwidthFraction = 0.85;          // share of HBM bandwidth streaming kernels reach
+        double tileM = 128, tileN = 128;  // output tile of a GEMM kernel
+        double halfEfficiencyK = 24;  // k0: K at which a tile reaches half its mainloop efficiency
+        double halfEfficiencyGemmFlops = 1e9;  // without an SM count: FLOPs at half efficiency
+        double bandwidthFraction = 0.85;  // share of HBM bandwidth streaming kernels reach
         // Share of the fp32 (CUDA-core) peak a large SGEMM sustains: the
         // calibration of the Sailor V100 and RTX-2080 fp32 profiles pushed
         // their tensor-core efficiency (0.45) to the 0.95 cap, and cuBLAS
@@ -38,9 +38,9 @@ public:
     static constexpr double kMaxPeakShare = 0.95;  // no kernel sustains more of peak
 
     struct Breakdown {
-        double computeMs = 0;   // GEMMs and attention, device time
-        double memoryMs = 0;    // memory-bound kernels, device time
-        double commMs = 0;      // collectives on the wire
+        double computeMs = 0;  // GEMMs and attention, device time
+        double memoryMs = 0;  // memory-bound kernels, device time
+        double commMs = 0;  // collectives on the wire
         double hostIdleMs = 0;  // what host issue adds where an operator is shorter than its launch
         double totalMs() const { return computeMs + memoryMs + commMs + hostIdleMs; }
         Breakdown& operator+=(const Breakdown& o);
@@ -48,7 +48,7 @@ public:
     };
 
     OperatorCost() = default;
-    explicit OperatorCost(Params p) : params_(p) {}
+    explicit OperatorCost(Params p) : params_(p) { }
 
     // Share of peak a long GEMM of `math` reaches on `gpu` (before wave and K terms).
     double peakShare(const GpuType& gpu, Precision math) const;

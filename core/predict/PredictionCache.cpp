@@ -10,7 +10,8 @@
 namespace memx {
 
 PredictionCache::PredictionCache(const Predictor& predictor, const PredictionStore* store)
-    : predictor_(predictor), store_(store)
+    : predictor_(predictor)
+    , store_(store)
 {
 }
 

@@ -54,7 +54,7 @@ private:
     const Entry* find(std::uint64_t sig, const StageQuery& q) const;
     void insert(std::uint64_t sig, const StageQuery& q, const StagePrediction& p);
     std::vector<Entry> entries_;
-    std::vector<std::uint32_t> slots_;     // 0: empty, else index into entries_ + 1
+    std::vector<std::uint32_t> slots_;  // 0: empty, else index into entries_ + 1
     std::vector<std::uint64_t> slotSig_;
     std::uint64_t hits_ = 0;
     std::uint64_t misses_ = 0;

@@ -16,10 +16,11 @@ PredictionContext PredictionContext::of(const Cluster& cluster, const ModelSpec&
     PredictionContext c;
     char buf[1024];
     for (const GpuType& t : cluster.types()) {
-        std::snprintf(buf, sizeof buf, "%s|%.17g|%.17g|%.17g|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g",
+        std::snprintf(buf, sizeof buf,
+                      "%s|%.17g|%.17g|%.17g|%.17g|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g",
                       t.name.c_str(), t.peakTflopsBf16, t.memoryGiB, t.memoryBandwidthGBps, t.defaultEfficiency,
-                      t.smCount, t.launchOverheadUs, t.commOverheadUs, t.stepOverheadUs, t.iterationOverheadMs, t.reserveGiB(),
-                      t.calibration.efficiencyMultiplier, t.calibration.bandwidthMultiplier,
+                      t.smCount, t.launchOverheadUs, t.commOverheadUs, t.stepOverheadUs, t.iterationOverheadMs,
+                      t.reserveGiB(), t.calibration.efficiencyMultiplier, t.calibration.bandwidthMultiplier,
                       t.calibration.memoryMultiplier, t.runtimeReserveGiB);
         std::string type = buf;
         // The per-precision peaks, the allocator slack and the vendor and
@@ -27,9 +28,9 @@ PredictionContext PredictionContext::of(const Cluster& cluster, const ModelSpec&
         type += "|" + t.vendor + "|";
         for (const std::string& p : t.precisions)
             type += p + ",";
-        std::snprintf(buf, sizeof buf, "|slack %.17g|framework %.17g|peaks %.17g,%.17g,%.17g,%.17g,%.17g", t.allocatorSlack,
-                      t.calibration.frameworkMiB,
-                      t.peakTflopsBy[0], t.peakTflopsBy[1], t.peakTflopsBy[2], t.peakTflopsBy[3], t.peakTflopsBy[4]);
+        std::snprintf(buf, sizeof buf, "|slack %.17g|framework %.17g|peaks %.17g,%.17g,%.17g,%.17g,%.17g",
+                      t.allocatorSlack, t.calibration.frameworkMiB, t.peakTflopsBy[0], t.peakTflopsBy[1],
+                      t.peakTflopsBy[2], t.peakTflopsBy[3], t.peakTflopsBy[4]);
         c.gpuTypes.push_back(type + buf);
     }
     std::sort(c.gpuTypes.begin(), c.gpuTypes.end());

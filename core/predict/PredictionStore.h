@@ -21,9 +21,9 @@ struct ModelSpec;
 // changing the objective or the search options keeps it.
 struct PredictionContext {
     std::vector<std::string> gpuTypes;  // one definition string per type, sorted
-    std::string model;                  // structure: layers, hidden, heads, head dim, groups, ffn, vocab, seq
+    std::string model;  // structure: layers, hidden, heads, head dim, groups, ffn, vocab, seq
     int globalBatch = 0;
-    std::string predictor;              // name and identity of the predictor object
+    std::string predictor;  // name and identity of the predictor object
 
     static PredictionContext of(const Cluster& cluster, const ModelSpec& model, int globalBatch,
                                 const Predictor& predictor);

@@ -14,7 +14,6 @@ std::string Predictor::identity() const
     return name() + buf;
 }
 
-
 StagePrediction Predictor::predictOne(const StageQuery& q) const
 {
     StagePrediction p;
@@ -22,10 +21,7 @@ StagePrediction Predictor::predictOne(const StageQuery& q) const
     return p;
 }
 
-double Predictor::iterationOverheadMs(const GpuType& gpu) const
-{
-    return gpu.iterationOverheadMs;
-}
+double Predictor::iterationOverheadMs(const GpuType& gpu) const { return gpu.iterationOverheadMs; }
 
 void Predictor::optimizerStepMs(const GpuType& gpu, Precision p, std::span<const double> ownedParams,
                                 std::span<double> out) const

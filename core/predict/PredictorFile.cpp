@@ -59,26 +59,25 @@ std::vector<float> readFloats(const JsonReader& r, const std::string& key, std::
 std::vector<int> readInts(const JsonReader& r, const std::string& key)
 {
     std::vector<int> out;
-    if (!r.has(key)) return out;
+    if (!r.has(key))
+        return out;
     for (const JsonReader& x : r.at(key).items()) {
         const long long v = x.asInteger();  // range-checked before narrowing
-        if (v < 0 || v > INT_MAX) x.fail("must be between 0 and " + std::to_string(INT_MAX));
+        if (v < 0 || v > INT_MAX)
+            x.fail("must be between 0 and " + std::to_string(INT_MAX));
         out.push_back(static_cast<int>(v));
     }
     return out;
 }
 
-bool inRange(int v, const std::vector<int>& seen)
-{
-    return seen.empty() || (v >= seen.front() && v <= seen.back());
-}
+bool inRange(int v, const std::vector<int>& seen) { return seen.empty() || (v >= seen.front() && v <= seen.back()); }
 
 }  // namespace
 
 std::string PredictorMetadata::ModelShape::toString() const
 {
-    std::string text = "hidden " + std::to_string(hidden) + ", heads " + std::to_string(heads) + ", ffn " +
-                       std::to_string(ffnHidden) + " " + memx::toString(mlp) + ", vocab " + std::to_string(vocab);
+    std::string text = "hidden " + std::to_string(hidden) + ", heads " + std::to_string(heads) + ", ffn "
+        + std::to_string(ffnHidden) + " " + memx::toString(mlp) + ", vocab " + std::to_string(vocab);
     if (!(style == LayerStyle{}))
         text += ", " + describe(style);
     return text;
@@ -103,15 +102,20 @@ nlohmann::json PredictorFile::toJson(const LearnedPredictor& predictor, const Pr
     doc["tool_version"] = m.toolVersion.empty() ? std::string(MEMX_VERSION) : m.toolVersion;
     doc["feature_schema"] = StageFeatures::kSchema;
     doc["feature_names"] = StageFeatures::names();
-    doc["targets"] = {"log(measured / analytic) of stage micro-batch time",
-                      "log(measured / analytic) of stage peak memory"};
+    doc["targets"]
+        = {"log(measured / analytic) of stage micro-batch time", "log(measured / analytic) of stage peak memory"};
     nlohmann::json trained;
     trained["gpu_types"] = m.gpuTypes;
     nlohmann::json models = nlohmann::json::array();
     for (const auto& s : m.models)
-        models.push_back({{"hidden", s.hidden}, {"heads", s.heads}, {"ffn_hidden", s.ffnHidden}, {"vocab", s.vocab},
-                          {"mlp", memx::toString(s.mlp)}, {"position_embedding", memx::toString(s.style.position)},
-                          {"normalization", memx::toString(s.style.norm)}, {"bias_linear", s.style.linearBias}});
+        models.push_back({{"hidden", s.hidden},
+                          {"heads", s.heads},
+                          {"ffn_hidden", s.ffnHidden},
+                          {"vocab", s.vocab},
+                          {"mlp", memx::toString(s.mlp)},
+                          {"position_embedding", memx::toString(s.style.position)},
+                          {"normalization", memx::toString(s.style.norm)},
+                          {"bias_linear", s.style.linearBias}});
     trained["models"] = models;
     trained["micro_batches"] = m.microBatchSizes;
     trained["seq_lens"] = m.seqLens;
@@ -131,8 +135,7 @@ nlohmann::json PredictorFile::toJson(const LearnedPredictor& predictor, const Pr
     doc["uncertainty"] = {{"in_range", predictor.params().inRangeUncertainty},
                           {"out_of_range", predictor.params().outOfRangeUncertainty}};
     doc["label_offset"] = {{"time", predictor.params().timeOffset}, {"memory", predictor.params().memoryOffset}};
-    doc["corrections"] = {{"time", predictor.params().timeCorrection},
-                          {"memory", predictor.params().memoryCorrection}};
+    doc["corrections"] = {{"time", predictor.params().timeCorrection}, {"memory", predictor.params().memoryCorrection}};
     doc["iteration_terms"] = predictor.params().iteration.toJson();
     doc["calibration"] = nlohmann::json::array();
     for (const GpuParamsFit& f : predictor.analytic().calibration())
@@ -160,23 +163,26 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     r.requireFormat(kFormat);
     const std::string schema = r.string("feature_schema");
     if (schema != StageFeatures::kSchema)
-        r.fail("trained with feature schema " + schema + "; this build uses " + StageFeatures::kSchema +
-                   "; retrain with `memx-cli train`",
+        r.fail("trained with feature schema " + schema + "; this build uses " + StageFeatures::kSchema
+                   + "; retrain with `memx-cli train`",
                "feature_schema");
     std::vector<std::string> names;
-    for (const JsonReader& n : r.at("feature_names").items()) names.push_back(n.asString());
+    for (const JsonReader& n : r.at("feature_names").items())
+        names.push_back(n.asString());
     if (names != StageFeatures::names())
         r.fail("feature names differ from schema " + schema + "; the file was edited or is corrupt", "feature_names");
     Loaded out;
     PredictorMetadata& m = out.metadata;
     m.toolVersion = r.string("tool_version", "");
     const JsonReader t = r.at("trained_on");
-    for (const JsonReader& g : t.at("gpu_types").items()) m.gpuTypes.push_back(g.asString());
+    for (const JsonReader& g : t.at("gpu_types").items())
+        m.gpuTypes.push_back(g.asString());
     for (const JsonReader& s : t.at("models").items()) {
         PredictorMetadata::ModelShape shape{s.integerInRange("hidden", ranges::hidden),
                                             s.integerInRange("heads", ranges::heads),
                                             s.integerInRange("ffn_hidden", ranges::ffnHidden),
-                                            s.integerInRange("vocab", ranges::vocab), MlpKind::SwiGlu,
+                                            s.integerInRange("vocab", ranges::vocab),
+                                            MlpKind::SwiGlu,
                                             LayerStyle{}};  // both read below
         // Files written before the MLP kind existed were SwiGLU models.
         const std::string mlp = s.string("mlp", "swiglu");
@@ -198,12 +204,17 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     m.globalBatches = readInts(t, "global_batches");
     m.tensorParallel = readInts(t, "tensor_parallel");
     const std::vector<int> sl = readInts(t, "stage_layers");
-    if (sl.size() == 2) { m.minStageLayers = sl[0]; m.maxStageLayers = sl[1]; }
+    if (sl.size() == 2) {
+        m.minStageLayers = sl[0];
+        m.maxStageLayers = sl[1];
+    }
     m.dataHash = t.string("data_hash", "");
-    for (const JsonReader& s : t.at("sources").items()) m.sources.push_back(s.asString());
+    for (const JsonReader& s : t.at("sources").items())
+        m.sources.push_back(s.asString());
     const auto tally = [&](const char* key) {
         const long long v = t.integer(key, 0);
-        if (v < 0) t.fail("must not be negative (got " + std::to_string(v) + ")", key);
+        if (v < 0)
+            t.fail("must not be negative (got " + std::to_string(v) + ")", key);
         return static_cast<std::size_t>(v);
     };
     m.runs = tally("runs");
@@ -212,7 +223,8 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     m.memoryLabels = tally("memory_labels");
     m.interpolatedRows = tally("interpolated_rows");
     m.topology = TrainedTopology::fromJson(t);
-    if (r.has("training")) m.training = r.at("training").node();
+    if (r.has("training"))
+        m.training = r.at("training").node();
 
     LearnedPredictorParams params;
     const JsonReader u = r.at("uncertainty");
@@ -267,35 +279,37 @@ void PredictorFile::checkFits(const PredictorMetadata& m, const Problem& problem
         if (std::find(m.gpuTypes.begin(), m.gpuTypes.end(), t.name) == m.gpuTypes.end())
             missing.push_back(t.name);
     if (!missing.empty())
-        problems.push_back("the predictor has no measurement of " + Text::join(missing) + " (trained on " +
-                           Text::join(m.gpuTypes) + "); profile those GPU types and retrain, or search with the "
-                           "analytic predictor");
-    const PredictorMetadata::ModelShape shape{model.hidden, model.heads, model.ffnHidden, model.vocab, model.mlp,
-                                              model.style};
+        problems.push_back("the predictor has no measurement of " + Text::join(missing) + " (trained on "
+                           + Text::join(m.gpuTypes)
+                           + "); profile those GPU types and retrain, or search with the "
+                             "analytic predictor");
+    const PredictorMetadata::ModelShape shape{model.hidden, model.heads, model.ffnHidden,
+                                              model.vocab,  model.mlp,   model.style};
     if (!m.models.empty() && std::find(m.models.begin(), m.models.end(), shape) == m.models.end()) {
         std::vector<std::string> seen;
-        for (const auto& s : m.models) seen.push_back(s.toString());
-        problems.push_back("model " + model.name + " (" + shape.toString() +
-                           ") is not a structure the predictor was trained on (" + Text::join(seen) + ")");
+        for (const auto& s : m.models)
+            seen.push_back(s.toString());
+        problems.push_back("model " + model.name + " (" + shape.toString()
+                           + ") is not a structure the predictor was trained on (" + Text::join(seen) + ")");
     }
     for (int mbs : setup.microBatchSizes)
         if (!inRange(mbs, m.microBatchSizes)) {
-            warnings.push_back("micro-batch " + std::to_string(mbs) + " is outside the trained range (" +
-                               Text::joinInts(m.microBatchSizes, ", ") + "): those predictions extrapolate");
+            warnings.push_back("micro-batch " + std::to_string(mbs) + " is outside the trained range ("
+                               + Text::joinInts(m.microBatchSizes, ", ") + "): those predictions extrapolate");
             break;
         }
     std::vector<int> seqs = setup.seqLens.empty() ? std::vector<int>{model.seqLen} : setup.seqLens;
     for (int s : seqs)
         if (!inRange(s, m.seqLens)) {
-            warnings.push_back("sequence length " + std::to_string(s) + " is outside the trained range (" +
-                               Text::joinInts(m.seqLens, ", ") + "): those predictions extrapolate");
+            warnings.push_back("sequence length " + std::to_string(s) + " is outside the trained range ("
+                               + Text::joinInts(m.seqLens, ", ") + "): those predictions extrapolate");
             break;
         }
-    if (!m.globalBatches.empty() &&
-        std::find(m.globalBatches.begin(), m.globalBatches.end(), setup.globalBatch) == m.globalBatches.end())
-        warnings.push_back("global batch " + std::to_string(setup.globalBatch) +
-                           " was not among the measured ones (" + Text::joinInts(m.globalBatches, ", ") +
-                           "): in-flight micro-batches and pipeline bubbles differ from what was measured");
+    if (!m.globalBatches.empty()
+        && std::find(m.globalBatches.begin(), m.globalBatches.end(), setup.globalBatch) == m.globalBatches.end())
+        warnings.push_back("global batch " + std::to_string(setup.globalBatch) + " was not among the measured ones ("
+                           + Text::joinInts(m.globalBatches, ", ")
+                           + "): in-flight micro-batches and pipeline bubbles differ from what was measured");
 }
 
 }  // namespace memx

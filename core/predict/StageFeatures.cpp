@@ -10,13 +10,41 @@ namespace memx {
 
 std::vector<std::string> StageFeatures::names()
 {
-    return {"gpu_type_index", "gpu_peak_tflops", "gpu_memory_gib", "gpu_bandwidth_gbps",
-            "tp", "dp", "layers", "micro_batch", "seq_len", "hidden", "heads", "query_groups",
-            "ffn_hidden", "vocab", "has_embedding", "has_output", "recompute", "inflight",
-            "tp_link_gbps", "analytic_time_ms", "analytic_memory_mib", "precision", "tokens_per_gpu",
-            "hidden_per_gpu", "analytic_ms_per_layer", "analytic_host_share", "analytic_comm_share",
-            "activation_share", "mlp_gelu", "tied_embeddings", "flash_attention", "attention_dropout",
-            "hidden_dropout", "sequence_parallel", "distributed_optimizer"};
+    return {"gpu_type_index",
+            "gpu_peak_tflops",
+            "gpu_memory_gib",
+            "gpu_bandwidth_gbps",
+            "tp",
+            "dp",
+            "layers",
+            "micro_batch",
+            "seq_len",
+            "hidden",
+            "heads",
+            "query_groups",
+            "ffn_hidden",
+            "vocab",
+            "has_embedding",
+            "has_output",
+            "recompute",
+            "inflight",
+            "tp_link_gbps",
+            "analytic_time_ms",
+            "analytic_memory_mib",
+            "precision",
+            "tokens_per_gpu",
+            "hidden_per_gpu",
+            "analytic_ms_per_layer",
+            "analytic_host_share",
+            "analytic_comm_share",
+            "activation_share",
+            "mlp_gelu",
+            "tied_embeddings",
+            "flash_attention",
+            "attention_dropout",
+            "hidden_dropout",
+            "sequence_parallel",
+            "distributed_optimizer"};
 }
 
 float StageFeatures::gpuTypeIndex(const std::string& gpuTypeName)
@@ -40,7 +68,8 @@ void StageFeatures::encode(const StageQuery& q, const StagePrediction& analytic,
         row[i++] = f(q.gpu->memoryGiB);
         row[i++] = f(q.gpu->memoryBandwidthGBps);
     } else {
-        for (int k = 0; k < 4; ++k) row[i++] = nan;
+        for (int k = 0; k < 4; ++k)
+            row[i++] = nan;
     }
     row[i++] = f(q.tp);
     row[i++] = f(q.dp);

@@ -46,7 +46,8 @@ std::string TrainedTopology::fingerprint(const Cluster& cluster)
     j.erase("name");
     j.erase("description");
     j.erase("source");
-    for (nlohmann::json& l : j["links"]) l.erase("name");
+    for (nlohmann::json& l : j["links"])
+        l.erase("name");
     return PredictorMetadata::hashText(j.dump());
 }
 
@@ -60,20 +61,21 @@ std::string TrainedTopology::describeUse(const Cluster* cluster)
 std::string TrainedTopology::describe() const
 {
     if (!recorded)
-        return std::string(kSynthetic) + ", taken as such: the file records no topology (trained before topologies "
-                                         "were recorded)";
+        return std::string(kSynthetic)
+            + ", taken as such: the file records no topology (trained before topologies "
+              "were recorded)";
     std::string out;
     const auto add = [&](const std::string& s) { out += (out.empty() ? "" : " and ") + s; };
     if (syntheticRuns > 0 || clusters.empty())
         add(std::string(kSynthetic) + (clusters.empty() ? "" : " for " + std::to_string(syntheticRuns) + " run(s)"));
     for (const ClusterEntry& e : clusters)
-        add("cluster " + e.name + " (fingerprint " + e.fingerprint + ")" +
-            (clusters.size() > 1 || syntheticRuns > 0 ? " for " + std::to_string(e.runs) + " run(s)" : ""));
+        add("cluster " + e.name + " (fingerprint " + e.fingerprint + ")"
+            + (clusters.size() > 1 || syntheticRuns > 0 ? " for " + std::to_string(e.runs) + " run(s)" : ""));
     return out;
 }
 
 std::string TrainedTopology::mismatch(const Cluster* cluster, const std::string& modelFile,
-                                     const std::vector<std::string>& gpuTypes) const
+                                      const std::vector<std::string>& gpuTypes) const
 {
     std::string whole = wholeMismatch(cluster, modelFile);
     if (!whole.empty() || !recorded || !typesRecorded || gpuTypes.empty())
@@ -83,23 +85,26 @@ std::string TrainedTopology::mismatch(const Cluster* cluster, const std::string&
     if (cluster) {
         const std::string fp = fingerprint(*cluster);
         for (const ClusterEntry& e : clusters)
-            if (e.fingerprint == fp) here = &e.gpuTypes;
+            if (e.fingerprint == fp)
+                here = &e.gpuTypes;
     }
     std::vector<std::string> elsewhere;  // every type trained anywhere
     mergeTypes(elsewhere, syntheticGpuTypes);
-    for (const ClusterEntry& e : clusters) mergeTypes(elsewhere, e.gpuTypes);
+    for (const ClusterEntry& e : clusters)
+        mergeTypes(elsewhere, e.gpuTypes);
     std::string missing;
     for (const std::string& t : gpuTypes)
         if (std::binary_search(elsewhere.begin(), elsewhere.end(), t)
-            && !std::binary_search(here->begin(), here->end(), t)
-            && missing.find(t) == std::string::npos)
+            && !std::binary_search(here->begin(), here->end(), t) && missing.find(t) == std::string::npos)
             missing += (missing.empty() ? "" : ", ") + t;
     if (missing.empty())
         return {};
-    return modelFile + " learned " + missing + " on runs placed on other topologies than " + describeUse(cluster) +
-           " (it was trained on " + describe() + "): for those types the TP/DP links differ from training, so its "
-           "corrections may not transfer; " +
-           (cluster ? "retrain with runs of those types on this cluster" : "give the cluster they ran on with --cluster");
+    return modelFile + " learned " + missing + " on runs placed on other topologies than " + describeUse(cluster)
+        + " (it was trained on " + describe()
+        + "): for those types the TP/DP links differ from training, so its "
+          "corrections may not transfer; "
+        + (cluster ? "retrain with runs of those types on this cluster"
+                   : "give the cluster they ran on with --cluster");
 }
 
 std::string TrainedTopology::wholeMismatch(const Cluster* cluster, const std::string& modelFile) const
@@ -108,20 +113,21 @@ std::string TrainedTopology::wholeMismatch(const Cluster* cluster, const std::st
         if (!recorded || syntheticRuns > 0 || clusters.empty()) {
             if (syntheticWiring >= kSyntheticWiring)
                 return {};
-            return modelFile + " was trained on the synthetic cluster as MemX wired it before 2026-12-03 (every "
-                               "NVLink 200 GB/s, every PCIe 16 GB/s); the synthetic cluster now wires each node as "
-                               "a server of its GPU type (NVLink 300/450/900 GB/s for A100/H100/B200, PCIe 25 GB/s), "
-                               "so its TP/DP link features differ from training: retrain with `memx-cli train`";
+            return modelFile
+                + " was trained on the synthetic cluster as MemX wired it before 2026-12-03 (every "
+                  "NVLink 200 GB/s, every PCIe 16 GB/s); the synthetic cluster now wires each node as "
+                  "a server of its GPU type (NVLink 300/450/900 GB/s for A100/H100/B200, PCIe 25 GB/s), "
+                  "so its TP/DP link features differ from training: retrain with `memx-cli train`";
         }
     } else {
         const std::string fp = fingerprint(*cluster);
         if (std::any_of(clusters.begin(), clusters.end(), [&](const ClusterEntry& e) { return e.fingerprint == fp; }))
             return {};
     }
-    return modelFile + " was trained on runs placed on " + describe() + " but is now used on " +
-           describeUse(cluster) + ": the TP/DP links differ from training, so its corrections may not transfer; " +
-           (cluster ? "retrain with `memx-cli train --cluster` on this cluster"
-                    : "give the cluster it was trained on with --cluster");
+    return modelFile + " was trained on runs placed on " + describe() + " but is now used on " + describeUse(cluster)
+        + ": the TP/DP links differ from training, so its corrections may not transfer; "
+        + (cluster ? "retrain with `memx-cli train --cluster` on this cluster"
+                   : "give the cluster it was trained on with --cluster");
 }
 
 nlohmann::json TrainedTopology::toJson() const
@@ -151,14 +157,16 @@ TrainedTopology TrainedTopology::fromJson(const JsonReader& trainedOn)
     t.syntheticWiring = static_cast<int>(wiring);
     const auto count = [](const JsonReader& o, const char* key) {
         const long long v = o.integer(key, 0);
-        if (v < 0) o.fail("must not be negative (got " + std::to_string(v) + ")", key);
+        if (v < 0)
+            o.fail("must not be negative (got " + std::to_string(v) + ")", key);
         return static_cast<std::size_t>(v);
     };
     t.syntheticRuns = count(r, "synthetic_runs");
     // The GPU types of each topology: absent before 2026-12-04.
     const auto types = [](const JsonReader& o, const char* key) {
         std::vector<std::string> v;
-        for (const JsonReader& s : o.at(key).items()) v.push_back(s.asString());
+        for (const JsonReader& s : o.at(key).items())
+            v.push_back(s.asString());
         std::sort(v.begin(), v.end());
         v.erase(std::unique(v.begin(), v.end()), v.end());
         return v;

@@ -32,7 +32,8 @@ struct DMatrix {
     DMatrix& operator=(const DMatrix&) = delete;
     ~DMatrix()
     {
-        if (h) XGDMatrixFree(h);
+        if (h)
+            XGDMatrixFree(h);
     }
 };
 
@@ -44,35 +45,37 @@ struct Booster {
     Booster& operator=(const Booster&) = delete;
     ~Booster()
     {
-        if (h) XGBoosterFree(h);
+        if (h)
+            XGBoosterFree(h);
     }
     void* release() { return std::exchange(h, nullptr); }
 };
 
-const char* kPredictConfig =
-    "{\"type\":0,\"training\":false,\"iteration_begin\":0,\"iteration_end\":0,"
-    "\"strict_shape\":false,\"missing\":NaN,\"cache_id\":0}";
+const char* kPredictConfig = "{\"type\":0,\"training\":false,\"iteration_begin\":0,\"iteration_end\":0,"
+                             "\"strict_shape\":false,\"missing\":NaN,\"cache_id\":0}";
 
 std::string arrayInterface(const float* data, std::size_t rows, std::size_t cols)
 {
     // __array_interface__ (version 3) of a read-only row-major float32 matrix.
-    return "{\"data\":[" + std::to_string(reinterpret_cast<std::uintptr_t>(data)) + ",true],\"shape\":[" +
-           std::to_string(rows) + "," + std::to_string(cols) + "],\"typestr\":\"<f4\",\"version\":3}";
+    return "{\"data\":[" + std::to_string(reinterpret_cast<std::uintptr_t>(data)) + ",true],\"shape\":["
+        + std::to_string(rows) + "," + std::to_string(cols) + "],\"typestr\":\"<f4\",\"version\":3}";
 }
 
 }  // namespace
 
-XgboostModel::XgboostModel(void* booster) : booster_(booster) {}
+XgboostModel::XgboostModel(void* booster) : booster_(booster) { }
 
 XgboostModel::XgboostModel(XgboostModel&& other) noexcept
-    : booster_(std::exchange(other.booster_, nullptr)), numFeatures_(std::exchange(other.numFeatures_, 0))
+    : booster_(std::exchange(other.booster_, nullptr))
+    , numFeatures_(std::exchange(other.numFeatures_, 0))
 {
 }
 
 XgboostModel& XgboostModel::operator=(XgboostModel&& other) noexcept
 {
     if (this != &other) {
-        if (booster_) XGBoosterFree(static_cast<BoosterHandle>(booster_));
+        if (booster_)
+            XGBoosterFree(static_cast<BoosterHandle>(booster_));
         booster_ = std::exchange(other.booster_, nullptr);
         numFeatures_ = std::exchange(other.numFeatures_, 0);
     }
@@ -81,7 +84,8 @@ XgboostModel& XgboostModel::operator=(XgboostModel&& other) noexcept
 
 XgboostModel::~XgboostModel()
 {
-    if (booster_) XGBoosterFree(static_cast<BoosterHandle>(booster_));
+    if (booster_)
+        XGBoosterFree(static_cast<BoosterHandle>(booster_));
 }
 
 void XgboostModel::configure()
@@ -89,7 +93,8 @@ void XgboostModel::configure()
     bst_ulong n = 0;
     check(XGBoosterGetNumFeature(static_cast<BoosterHandle>(booster_), &n), "XGBoosterGetNumFeature");
     numFeatures_ = static_cast<std::size_t>(n);
-    if (numFeatures_ == 0) throw std::runtime_error("XGBoost: model has no features");
+    if (numFeatures_ == 0)
+        throw std::runtime_error("XGBoost: model has no features");
     // The first prediction configures the learner lazily, which is not
     // thread-safe; do it here, once, so predict() can be shared by threads.
     std::vector<float> row(numFeatures_, std::numeric_limits<float>::quiet_NaN());
@@ -107,16 +112,19 @@ void XgboostModel::setThreads(int threads)
 XgboostModel XgboostModel::train(const std::vector<float>& features, std::size_t rows, std::size_t cols,
                                  const std::vector<float>& labels2, const TrainParams& params)
 {
-    if (rows == 0 || cols == 0) throw std::invalid_argument("XgboostModel::train: no training rows or no features");
+    if (rows == 0 || cols == 0)
+        throw std::invalid_argument("XgboostModel::train: no training rows or no features");
     if (features.size() != rows * cols)
-        throw std::invalid_argument("XgboostModel::train: features has " + std::to_string(features.size()) +
-                                    " values, expected rows x cols = " + std::to_string(rows * cols));
+        throw std::invalid_argument("XgboostModel::train: features has " + std::to_string(features.size())
+                                    + " values, expected rows x cols = " + std::to_string(rows * cols));
     if (labels2.size() != 2 * rows)
-        throw std::invalid_argument("XgboostModel::train: labels2 has " + std::to_string(labels2.size()) +
-                                    " values, expected 2 x rows = " + std::to_string(2 * rows));
+        throw std::invalid_argument("XgboostModel::train: labels2 has " + std::to_string(labels2.size())
+                                    + " values, expected 2 x rows = " + std::to_string(2 * rows));
     for (float y : labels2)
-        if (!std::isfinite(y)) throw std::invalid_argument("XgboostModel::train: a label is not finite");
-    if (params.rounds < 1 || params.maxDepth < 1 || !(params.eta > 0) || !(params.subsample > 0 && params.subsample <= 1))
+        if (!std::isfinite(y))
+            throw std::invalid_argument("XgboostModel::train: a label is not finite");
+    if (params.rounds < 1 || params.maxDepth < 1 || !(params.eta > 0)
+        || !(params.subsample > 0 && params.subsample <= 1))
         throw std::invalid_argument("XgboostModel::train: invalid hyper-parameters");
 
     DMatrix d;
@@ -144,7 +152,8 @@ XgboostModel XgboostModel::train(const std::vector<float>& features, std::size_t
     // Small tables train fastest on one thread; XGBoost's default is every
     // core of the host, which in a CPU-limited container oversubscribes it.
     set("nthread", std::to_string(std::min<std::size_t>(static_cast<std::size_t>(usableCores()), 1 + rows / 4096)));
-    for (int i = 0; i < params.rounds; ++i) check(XGBoosterUpdateOneIter(b.h, i, d.h), "XGBoosterUpdateOneIter");
+    for (int i = 0; i < params.rounds; ++i)
+        check(XGBoosterUpdateOneIter(b.h, i, d.h), "XGBoosterUpdateOneIter");
 
     XgboostModel model(b.release());
     model.setThreads(usableCores());  // configures too
@@ -153,11 +162,13 @@ XgboostModel XgboostModel::train(const std::vector<float>& features, std::size_t
 
 void XgboostModel::predict(const float* features, std::size_t rows, std::size_t cols, float* out2) const
 {
-    if (!booster_) throw std::logic_error("XgboostModel::predict on a moved-from model");
-    if (rows == 0) return;
+    if (!booster_)
+        throw std::logic_error("XgboostModel::predict on a moved-from model");
+    if (rows == 0)
+        return;
     if (cols != numFeatures_)
-        throw std::invalid_argument("XgboostModel::predict: " + std::to_string(cols) + " features, model expects " +
-                                    std::to_string(numFeatures_));
+        throw std::invalid_argument("XgboostModel::predict: " + std::to_string(cols) + " features, model expects "
+                                    + std::to_string(numFeatures_));
     const std::string values = arrayInterface(features, rows, cols);
     const bst_ulong* shape = nullptr;
     bst_ulong dim = 0;
@@ -166,17 +177,19 @@ void XgboostModel::predict(const float* features, std::size_t rows, std::size_t 
                                     &shape, &dim, &result),
           "XGBoosterPredictFromDense");
     bst_ulong total = 1;
-    for (bst_ulong i = 0; i < dim; ++i) total *= shape[i];
+    for (bst_ulong i = 0; i < dim; ++i)
+        total *= shape[i];
     if (total != 2 * rows)
-        throw std::runtime_error("XGBoost: prediction has " + std::to_string(total) + " values, expected " +
-                                 std::to_string(2 * rows) + " (is this a two-target model?)");
+        throw std::runtime_error("XGBoost: prediction has " + std::to_string(total) + " values, expected "
+                                 + std::to_string(2 * rows) + " (is this a two-target model?)");
     // Thread-local buffer: copy before the next XGBoost call.
     std::copy(result, result + 2 * rows, out2);
 }
 
 std::string XgboostModel::saveJson() const
 {
-    if (!booster_) throw std::logic_error("XgboostModel::saveJson on a moved-from model");
+    if (!booster_)
+        throw std::logic_error("XgboostModel::saveJson on a moved-from model");
     bst_ulong len = 0;
     const char* data = nullptr;
     check(XGBoosterSaveModelToBuffer(static_cast<BoosterHandle>(booster_), "{\"format\":\"json\"}", &len, &data),
@@ -197,12 +210,14 @@ XgboostModel XgboostModel::loadJson(const std::string& json)
 
 std::map<std::string, double> XgboostModel::gainImportance(const std::vector<std::string>& featureNames) const
 {
-    if (!booster_) throw std::logic_error("XgboostModel::gainImportance on a moved-from model");
+    if (!booster_)
+        throw std::logic_error("XgboostModel::gainImportance on a moved-from model");
     if (featureNames.size() != numFeatures_)
-        throw std::invalid_argument("XgboostModel::gainImportance: " + std::to_string(featureNames.size()) +
-                                    " names for " + std::to_string(numFeatures_) + " features");
+        throw std::invalid_argument("XgboostModel::gainImportance: " + std::to_string(featureNames.size())
+                                    + " names for " + std::to_string(numFeatures_) + " features");
     std::map<std::string, double> result;
-    for (const auto& n : featureNames) result[n] = 0.0;
+    for (const auto& n : featureNames)
+        result[n] = 0.0;
     bst_ulong nFeatures = 0;
     const char** names = nullptr;
     bst_ulong dim = 0;

@@ -22,31 +22,24 @@ std::vector<std::pair<std::string, long long>> parametersOf(const MeasuredRun& r
     // (splitmix64 steps), since shifted fields overlapped (hidden 5120 with
     // one layer style matched hidden 4096 with another).
     std::uint64_t h = 0;
-    for (long long v : {static_cast<long long>(c.hidden), static_cast<long long>(c.heads),
-                        static_cast<long long>(c.ffnHidden), static_cast<long long>(c.vocab),
-                        static_cast<long long>(c.mlp), static_cast<long long>(c.tiedEmbeddings),
-                        static_cast<long long>(!c.flashAttention), static_cast<long long>(c.attentionDropout > 0),
-                        static_cast<long long>(c.hiddenDropout > 0),
-                        static_cast<long long>(!c.sequenceParallel && c.tp > 1),
-                        static_cast<long long>(!c.distributedOptimizer && c.dp > 1),
-                        static_cast<long long>(c.overlapGradReduce && c.dp > 1),
-                        static_cast<long long>(c.overlapParamGather && c.dp > 1),
-                        static_cast<long long>(c.style.code())}) {
+    for (long long v :
+         {static_cast<long long>(c.hidden), static_cast<long long>(c.heads), static_cast<long long>(c.ffnHidden),
+          static_cast<long long>(c.vocab), static_cast<long long>(c.mlp), static_cast<long long>(c.tiedEmbeddings),
+          static_cast<long long>(!c.flashAttention), static_cast<long long>(c.attentionDropout > 0),
+          static_cast<long long>(c.hiddenDropout > 0), static_cast<long long>(!c.sequenceParallel && c.tp > 1),
+          static_cast<long long>(!c.distributedOptimizer && c.dp > 1),
+          static_cast<long long>(c.overlapGradReduce && c.dp > 1),
+          static_cast<long long>(c.overlapParamGather && c.dp > 1), static_cast<long long>(c.style.code())}) {
         h ^= static_cast<std::uint64_t>(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
         h ^= h >> 31;
         h *= 0xbf58476d1ce4e5b9ULL;
     }
     const long long shape = static_cast<long long>(h >> 1);
-    return {{"mbs", c.mbs},
-            {"seq_len", c.seqLen},
-            {"tp", c.tp},
-            {"pp", c.pp},
-            {"dp", c.dp},
-            {"num_layers", c.numLayers},
-            {"vp", c.vp},
-            {"recompute", static_cast<long long>(run.stages.front().recompute)},
-            {"gbs", c.gbs},
-            {"query_groups", c.queryGroups},
+    return {{"mbs", c.mbs},  {"seq_len", c.seqLen},
+            {"tp", c.tp},    {"pp", c.pp},
+            {"dp", c.dp},    {"num_layers", c.numLayers},
+            {"vp", c.vp},    {"recompute", static_cast<long long>(run.stages.front().recompute)},
+            {"gbs", c.gbs},  {"query_groups", c.queryGroups},
             {"model", shape}};
 }
 
@@ -76,14 +69,16 @@ std::vector<int> MinimalSetSelector::select(const std::vector<MeasuredRun>& runs
     std::set<Pair> open;
     for (const auto& [key, values] : seen) {
         if (key.second == "model") {
-            for (long long v : values) open.insert({key.first, key.second, v});
+            for (long long v : values)
+                open.insert({key.first, key.second, v});
             continue;
         }
         if (values.size() < 2) {
             open.insert({key.first, key.second, *values.begin()});  // every type gets at least one run
             continue;
         }
-        for (long long v : threePoints(values)) open.insert({key.first, key.second, v});
+        for (long long v : threePoints(values))
+            open.insert({key.first, key.second, v});
     }
     std::vector<std::vector<Pair>> covers(runs.size());
     for (std::size_t r = 0; r < runs.size(); ++r)
@@ -96,18 +91,22 @@ std::vector<int> MinimalSetSelector::select(const std::vector<MeasuredRun>& runs
         int best = -1;
         std::size_t bestGain = 0;
         for (std::size_t r = 0; r < runs.size(); ++r) {
-            if (taken[r]) continue;
+            if (taken[r])
+                continue;
             std::size_t gain = 0;
-            for (const Pair& p : covers[r]) gain += open.count(p);
+            for (const Pair& p : covers[r])
+                gain += open.count(p);
             if (gain > bestGain) {
                 bestGain = gain;
                 best = static_cast<int>(r);
             }
         }
-        if (best < 0) break;  // cannot happen: every open pair is held by some run
+        if (best < 0)
+            break;  // cannot happen: every open pair is held by some run
         taken[best] = true;
         chosen.push_back(best);
-        for (const Pair& p : covers[best]) open.erase(p);
+        for (const Pair& p : covers[best])
+            open.erase(p);
     }
     std::sort(chosen.begin(), chosen.end());
     return chosen;
@@ -118,7 +117,8 @@ std::vector<int> MinimalSetSelector::rest(int n, const std::vector<int>& chosen)
     std::vector<int> out;
     const std::set<int> c(chosen.begin(), chosen.end());
     for (int i = 0; i < n; ++i)
-        if (!c.count(i)) out.push_back(i);
+        if (!c.count(i))
+            out.push_back(i);
     return out;
 }
 

@@ -108,7 +108,7 @@ StageQuery ProfilingPlanner::baseQuery(const ModelSpec& model, const GpuType& gp
     q.layers = model.numLayers > 0 ? model.numLayers : 1;
     q.hasEmbedding = true;  // PP = 1: the one stage holds the embedding and the output layer
     q.hasOutput = true;
-    q.inflight = 1;         // PP = 1: each micro-batch finishes its backward before the next starts
+    q.inflight = 1;  // PP = 1: each micro-batch finishes its backward before the next starts
     q.tpLinkGBps = options.tpLinkGBps;
     q.tpLatencyUs = options.tpLatencyUs;
     q.flashAttention = options.flashAttention;
@@ -255,8 +255,8 @@ PlannedRun ProfilingPlanner::planRun(const StageQuery& q, const MeasureFn& estim
     r.query = q;
     r.estimatedMs = estimate(q).first;
     double iterations = double(options.warmupIterations + options.measuredIterations);
-    double seconds = options.startupSeconds
-        + iterations * double(options.microBatchesPerIteration) * r.estimatedMs / 1000.0;
+    double seconds
+        = options.startupSeconds + iterations * double(options.microBatchesPerIteration) * r.estimatedMs / 1000.0;
     r.estimatedGpuHours = double(q.tp) * seconds / 3600.0;
     return r;
 }
@@ -311,7 +311,9 @@ std::string ProfilingPlanner::megatronCommand(const PlannedRun& run, const Model
     const int heads = q.heads > 0 ? q.heads : model.heads;
     const int groups = q.queryGroups > 0 ? q.queryGroups : heads;
     const int hidden = q.hidden > 0 ? q.hidden : model.hidden;
-    const int ffn = q.ffnHidden > 0 ? q.ffnHidden : (model.ffnHidden > 0 ? model.ffnHidden : ModelSpec::defaultFfn(hidden, model.mlp));
+    const int ffn = q.ffnHidden > 0
+        ? q.ffnHidden
+        : (model.ffnHidden > 0 ? model.ffnHidden : ModelSpec::defaultFfn(hidden, model.mlp));
     const int headDim = q.headDim > 0 ? q.headDim : (heads > 0 ? hidden / heads : 0);
     const int vocab = q.vocab > 0 ? q.vocab : model.vocab;
     const int iters = options.warmupIterations + options.measuredIterations;
@@ -355,10 +357,10 @@ std::string ProfilingPlanner::megatronCommand(const PlannedRun& run, const Model
       << " --train-iters " << iters << " --eval-iters 0"
       << " --log-interval 1 --timing-log-level 2 --timing-log-option all"
       << " --log-memory-to-tensorboard --tensorboard-dir "
-      << Text::shellWord("tb/" + Text::safeName(q.gpu ? q.gpu->name : std::string("gpu")) + "_tp"
-                         + std::to_string(q.tp) + "_mbs" + std::to_string(q.microBatch) + "_seq"
-                         + std::to_string(q.seqLen) + "_l" + std::to_string(q.layers) + "_rc"
-                         + std::to_string(static_cast<int>(q.recompute)) + "_g" + std::to_string(groups));
+      << Text::shellWord("tb/" + Text::safeName(q.gpu ? q.gpu->name : std::string("gpu")) + "_tp" + std::to_string(q.tp)
+                         + "_mbs" + std::to_string(q.microBatch) + "_seq" + std::to_string(q.seqLen) + "_l"
+                         + std::to_string(q.layers) + "_rc" + std::to_string(static_cast<int>(q.recompute)) + "_g"
+                         + std::to_string(groups));
     return c.str();
 }
 

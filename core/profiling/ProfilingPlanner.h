@@ -37,7 +37,7 @@ struct KeyParameter {
 // `query.tp` GPUs of `query.gpu`'s type.
 struct PlannedRun {
     StageQuery query;
-    double estimatedMs = 0;        // estimated forward + backward of one micro-batch, ms
+    double estimatedMs = 0;  // estimated forward + backward of one micro-batch, ms
     double estimatedGpuHours = 0;  // tp GPUs x (start-up + (warm-up + measured) iterations)
 };
 
@@ -46,7 +46,7 @@ struct ProfilingPlan {
     std::vector<KeyParameter> keyParameters;  // one per axis, same order
     std::vector<PlannedRun> runs;
     std::uint64_t exhaustiveCount = 0;  // product of all axis sizes
-    std::uint64_t sampledCount = 0;     // 3^k x 1 for the fixed axes (before dropping invalid combinations)
+    std::uint64_t sampledCount = 0;  // 3^k x 1 for the fixed axes (before dropping invalid combinations)
     double totalGpuHours = 0;
 };
 
@@ -66,7 +66,7 @@ public:
         int warmupIterations = 2;
         int measuredIterations = 10;
         int microBatchesPerIteration = 4;  // global batch = micro-batch x this (DP = 1)
-        double startupSeconds = 60;        // process start, model build, first compile, per run
+        double startupSeconds = 60;  // process start, model build, first compile, per run
         // TP link of the profiling server (NVLink-class by default; set it from the cluster).
         double tpLinkGBps = 200;
         double tpLatencyUs = 3;
@@ -119,7 +119,10 @@ public:
                                                  const std::vector<KeyParameter>& keys);
 
     static PlannedRun planRun(const StageQuery& q, const MeasureFn& estimate, const Options& options);
-    static PlannedRun planRun(const StageQuery& q, const MeasureFn& estimate) { return planRun(q, estimate, Options{}); }
+    static PlannedRun planRun(const StageQuery& q, const MeasureFn& estimate)
+    {
+        return planRun(q, estimate, Options{});
+    }
 
     // Everything for one GPU type: identification with `measure`, sampling,
     // and cost estimates with `estimate` (usually the analytic predictor).

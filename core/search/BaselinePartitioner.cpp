@@ -27,9 +27,10 @@ double marginal(double one, double two, bool hasTwo)
 bool fitsEverywhere(const SkeletonTables& t, const std::vector<int>& layers, const std::vector<int>& levels)
 {
     for (int i = 0; i < t.stages; ++i)
-        if (t.row(static_cast<std::size_t>(i)).pred[static_cast<std::size_t>(layers[static_cast<std::size_t>(i)])]
-                  [static_cast<std::size_t>(levels[static_cast<std::size_t>(i)])]
-                      .memoryMiB()
+        if (t.row(static_cast<std::size_t>(i))
+                .pred[static_cast<std::size_t>(layers[static_cast<std::size_t>(i)])]
+                     [static_cast<std::size_t>(levels[static_cast<std::size_t>(i)])]
+                .memoryMiB()
             > t.capacityMiB[static_cast<std::size_t>(i)])
             return false;
     return true;
@@ -55,9 +56,11 @@ double bottleneckMs(const SkeletonTables& t, const BaselineCandidate& c)
 {
     double worst = 0;
     for (int i = 0; i < t.stages; ++i)
-        worst = std::max(worst, t.row(static_cast<std::size_t>(i)).pred[static_cast<std::size_t>(c.layers[static_cast<std::size_t>(i)])]
-                                      [static_cast<std::size_t>(c.levels[static_cast<std::size_t>(i)])]
-                                          .timeMs);
+        worst = std::max(worst,
+                         t.row(static_cast<std::size_t>(i))
+                             .pred[static_cast<std::size_t>(c.layers[static_cast<std::size_t>(i)])]
+                                  [static_cast<std::size_t>(c.levels[static_cast<std::size_t>(i)])]
+                             .timeMs);
     return worst;
 }
 
@@ -95,7 +98,8 @@ std::vector<int> BaselinePartitioner::proportionalSplit(const std::vector<double
             const double r = ideal[static_cast<std::size_t>(i)] - n[static_cast<std::size_t>(i)];
             if (sum < units ? n[static_cast<std::size_t>(i)] >= maxUnits : n[static_cast<std::size_t>(i)] <= 1)
                 continue;
-            const double best = pick < 0 ? 0 : ideal[static_cast<std::size_t>(pick)] - n[static_cast<std::size_t>(pick)];
+            const double best
+                = pick < 0 ? 0 : ideal[static_cast<std::size_t>(pick)] - n[static_cast<std::size_t>(pick)];
             if (pick < 0 || (sum < units ? r > best : r < best))
                 pick = i;
         }
@@ -164,7 +168,8 @@ bool BaselinePartitioner::choose(BaselineKind kind, const SkeletonTables& t, con
     const int units = t.layers / step;
     const int maxUnits = t.maxLayers / step;
     auto pred = [&](int stage, int layers, int level) -> const StagePrediction& {
-        return t.row(static_cast<std::size_t>(stage)).pred[static_cast<std::size_t>(layers)][static_cast<std::size_t>(level)];
+        return t.row(static_cast<std::size_t>(stage))
+            .pred[static_cast<std::size_t>(layers)][static_cast<std::size_t>(level)];
     };
     auto finish = [&](std::vector<int> split, int level) {
         out = BaselineCandidate{};
@@ -241,8 +246,7 @@ bool BaselinePartitioner::choose(BaselineKind kind, const SkeletonTables& t, con
         finish(split, kNone);
         return true;
     }
-    case BaselineKind::MemX:
-        return false;
+    case BaselineKind::MemX: return false;
     }
     return false;
 }

@@ -19,9 +19,9 @@ struct BaselineCandidate {
     std::vector<int> levels;  // per stage, Recompute as int
     double timeMs = 0, maxMemMiB = 0, variance = 0;
     int postStage = 0;
-    double cost = 0;          // what the baseline ranks by (ms)
-    bool fits = false;        // every stage within its device's memory
-    std::uint64_t key = 0;    // SplitSearch's identity of the candidate
+    double cost = 0;  // what the baseline ranks by (ms)
+    bool fits = false;  // every stage within its device's memory
+    std::uint64_t key = 0;  // SplitSearch's identity of the candidate
     std::size_t skeleton = 0;
 };
 

@@ -7,10 +7,7 @@ namespace memx::engine {
 // Every leaf to both (when all candidates are visited anyway).
 class BothSinks final : public LeafSink {
 public:
-    BothSinks(LeafSink& a, LeafSink& b)
-        : a_(a), b_(b)
-    {
-    }
+    BothSinks(LeafSink& a, LeafSink& b) : a_(a), b_(b) { }
     void onLeaf(const Leaf& leaf) override
     {
         a_.onLeaf(leaf);

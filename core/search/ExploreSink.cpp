@@ -77,8 +77,8 @@ void ExploreSink::refresh() const
     std::lock_guard<std::mutex> lock(shared_.mutex);
     w_.tvSeen = shared_.tv;
     w_.tmSeen = shared_.tm;
-    w_.fastestSeen = shared_.fastest.size() < shared_.k ? std::numeric_limits<double>::infinity()
-                                                         : shared_.fastest.front();
+    w_.fastestSeen
+        = shared_.fastest.size() < shared_.k ? std::numeric_limits<double>::infinity() : shared_.fastest.front();
     w_.seenVersion = shared_.version.load(std::memory_order_relaxed);
 }
 

@@ -29,7 +29,11 @@ class ExploreSink final : public LeafSink {
 public:
     ExploreSink(Worker& w, ExploreShared& shared, const SearchRequest& r, const Skeleton& sk,
                 const std::atomic<bool>& stop)
-        : w_(w), shared_(shared), r_(r), sk_(sk), stop_(stop)
+        : w_(w)
+        , shared_(shared)
+        , r_(r)
+        , sk_(sk)
+        , stop_(stop)
     {
     }
     void onLeaf(const Leaf& leaf) override;

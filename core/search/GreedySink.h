@@ -10,10 +10,7 @@ namespace memx::engine {
 // search cut while counting offers.
 class GreedySink final : public LeafSink {
 public:
-    GreedySink(Worker& w, const SearchRequest& r, const Skeleton& sk)
-        : w_(w), r_(r), sk_(sk)
-    {
-    }
+    GreedySink(Worker& w, const SearchRequest& r, const Skeleton& sk) : w_(w), r_(r), sk_(sk) { }
     void onLeaf(const Leaf& leaf) override;
 
 private:

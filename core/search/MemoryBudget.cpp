@@ -72,11 +72,10 @@ MemoryBudget::Sizes MemoryBudget::sizes(const SearchOptions& o, const Problem& p
                     threads * kMinRowBytes / kRowShare})
             / kMiB;
     if (o.maxMemoryMiB < least)
-        throw std::invalid_argument("a memory budget of " + Text::fmt("%g", o.maxMemoryMiB)
-                                    + " MiB is below the least this search works in, "
-                                    + Text::fmt("%.0f", std::ceil(least)) + " MiB (" + std::to_string(threads)
-                                    + " threads, plans of up to " + Text::fmt("%.1f", s.planBytes / 1024)
-                                    + " KiB on this cluster)");
+        throw std::invalid_argument(
+            "a memory budget of " + Text::fmt("%g", o.maxMemoryMiB) + " MiB is below the least this search works in, "
+            + Text::fmt("%.0f", std::ceil(least)) + " MiB (" + std::to_string(threads) + " threads, plans of up to "
+            + Text::fmt("%.1f", s.planBytes / 1024) + " KiB on this cluster)");
     const double bytes = (o.maxMemoryMiB - s.fixedMiB) * kMiB;
     auto count = [](double share, double budget, double unit) {
         return static_cast<std::size_t>(std::floor(share * budget / unit));
@@ -94,13 +93,14 @@ MemoryBudget::Sizes MemoryBudget::sizes(const SearchOptions& o, const Problem& p
 std::string MemoryBudget::describe(const SearchOptions& o, const Sizes& s)
 {
     auto item = [](const char* what, std::size_t kept, std::size_t def) {
-        return std::string(what) + " " + std::to_string(kept) + (kept < def ? " (default " + std::to_string(def) + ")" : "");
+        return std::string(what) + " " + std::to_string(kept)
+            + (kept < def ? " (default " + std::to_string(def) + ")" : "");
     };
-    return "memory budget " + Text::fmt("%g", o.maxMemoryMiB) + " MiB: " + item("sample", s.estimateSamples, o.estimateSamples)
-        + " candidates, exact up to " + std::to_string(s.sampleBudget) + ", " + item("fronts of", s.frontCapacity, o.frontCapacity)
-        + " plans, " + item("plot sample", s.plotPoints, o.plotPoints) + ", prediction caches of "
-        + std::to_string(s.cacheEntries) + " answers and stage rows of "
-        + Text::fmt("%.1f", double(s.rowCacheBytes) / kMiB) + " MiB per thread";
+    return "memory budget " + Text::fmt("%g", o.maxMemoryMiB)
+        + " MiB: " + item("sample", s.estimateSamples, o.estimateSamples) + " candidates, exact up to "
+        + std::to_string(s.sampleBudget) + ", " + item("fronts of", s.frontCapacity, o.frontCapacity) + " plans, "
+        + item("plot sample", s.plotPoints, o.plotPoints) + ", prediction caches of " + std::to_string(s.cacheEntries)
+        + " answers and stage rows of " + Text::fmt("%.1f", double(s.rowCacheBytes) / kMiB) + " MiB per thread";
 }
 
 }  // namespace memx

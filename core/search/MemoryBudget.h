@@ -16,14 +16,14 @@ namespace memx {
 class MemoryBudget {
 public:
     struct Sizes {
-        std::size_t sampleBudget = 0;     // SearchOptions fields, capped
+        std::size_t sampleBudget = 0;  // SearchOptions fields, capped
         std::size_t estimateSamples = 0;
         std::size_t frontCapacity = 0;
         std::size_t plotPoints = 0;
-        std::size_t cacheEntries = 0;     // per worker; 0: no limit
-        std::size_t rowCacheBytes = 0;    // per worker (StageRowCache)
-        double planBytes = 0;             // the price of one kept plan
-        double fixedMiB = 0;              // the top-K lists, kept whatever the budget
+        std::size_t cacheEntries = 0;  // per worker; 0: no limit
+        std::size_t rowCacheBytes = 0;  // per worker (StageRowCache)
+        double planBytes = 0;  // the price of one kept plan
+        double fixedMiB = 0;  // the top-K lists, kept whatever the budget
     };
 
     // The sizes for `threads` workers searching `problem`. Throws

@@ -92,17 +92,16 @@ NearMiss NearMiss::of(const Cluster& cluster, const Skeleton& sk, const Skeleton
         + " mbs=" + std::to_string(sk.mbs);
     if (sk.perMesh()) {
         const StageShape b = sk.shapeOf(binding);
-        shape = "per-mesh PP=" + std::to_string(P) + " (stage " + std::to_string(binding) + ": TP=" + std::to_string(b.tp)
-            + " DP=" + std::to_string(b.dp) + " mbs=" + std::to_string(b.microBatch) + ")";
+        shape = "per-mesh PP=" + std::to_string(P) + " (stage " + std::to_string(binding) + ": TP="
+            + std::to_string(b.tp) + " DP=" + std::to_string(b.dp) + " mbs=" + std::to_string(b.microBatch) + ")";
     }
-    nm.message = "closest plan: " + shape + " seq=" + std::to_string(sk.seq)
-        + "; it needs " + ratio + "x the memory it has. Stage " + std::to_string(binding) + " on " + slot.name + " ("
-        + cluster.types()[static_cast<std::size_t>(slot.type)].name + ", " + gib(t.capacityMiB[binding]) + " GiB) needs "
-        + gib(pred.memoryMiB()) + " GiB for " + std::to_string(bindN) + " layer(s) even with " + toString(
-            static_cast<Recompute>(bindLevel))
-        + " recomputation: weights " + gib(pred.memory.weightsMiB) + ", gradients " + gib(pred.memory.gradientsMiB)
-        + ", optimizer " + gib(pred.memory.optimizerMiB) + ", activations " + gib(pred.memory.activationsMiB)
-        + ", reserve " + gib(pred.memory.reserveMiB) + " GiB";
+    nm.message = "closest plan: " + shape + " seq=" + std::to_string(sk.seq) + "; it needs " + ratio
+        + "x the memory it has. Stage " + std::to_string(binding) + " on " + slot.name + " ("
+        + cluster.types()[static_cast<std::size_t>(slot.type)].name + ", " + gib(t.capacityMiB[binding])
+        + " GiB) needs " + gib(pred.memoryMiB()) + " GiB for " + std::to_string(bindN) + " layer(s) even with "
+        + toString(static_cast<Recompute>(bindLevel)) + " recomputation: weights " + gib(pred.memory.weightsMiB)
+        + ", gradients " + gib(pred.memory.gradientsMiB) + ", optimizer " + gib(pred.memory.optimizerMiB)
+        + ", activations " + gib(pred.memory.activationsMiB) + ", reserve " + gib(pred.memory.reserveMiB) + " GiB";
     return nm;
 }
 

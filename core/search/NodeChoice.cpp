@@ -82,8 +82,8 @@ NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchRes
             }
         }
         if (row.error.empty()) {
-            const bool tooDear = options.maxCostPerHour >= 0
-                && (row.cost.perHour < 0 || row.cost.perHour > options.maxCostPerHour);
+            const bool tooDear
+                = options.maxCostPerHour >= 0 && (row.cost.perHour < 0 || row.cost.perHour > options.maxCostPerHour);
             const bool tooSlow = options.minTokensPerS >= 0 && row.cost.tokensPerS < options.minTokensPerS;
             row.meetsLimits = !tooDear && !tooSlow;
             if (!row.meetsLimits && !row.whole) {

@@ -21,22 +21,22 @@ struct NodeChoice {
     struct Options {
         Rank rank = Rank::Throughput;
         double maxCostPerHour = -1;  // rows above it are dropped (unknown cost: dropped too); < 0: off
-        double minTokensPerS = -1;   // rows below it are dropped; < 0: off
+        double minTokensPerS = -1;  // rows below it are dropped; < 0: off
     };
     struct Row {
         std::vector<std::string> types;  // the GPU types kept
-        std::vector<std::string> left;   // the nodes left out
-        int gpus = 0;                    // GPUs of the kept nodes
-        Plan best;                       // best plan under the request's objective
+        std::vector<std::string> left;  // the nodes left out
+        int gpus = 0;  // GPUs of the kept nodes
+        Plan best;  // best plan under the request's objective
         PlanCost cost;
-        bool whole = false;              // the whole cluster (the nominal search)
-        bool meetsLimits = true;         // false only for the whole cluster, which is always shown
-        std::string error;               // no plan fits, and why
+        bool whole = false;  // the whole cluster (the nominal search)
+        bool meetsLimits = true;  // false only for the whole cluster, which is always shown
+        std::string error;  // no plan fits, and why
     };
     struct Result {
-        std::vector<Row> rows;       // ranked: best first; rows without a plan last
-        std::size_t dropped = 0;     // rows the limits dropped (the whole cluster's row stays, marked)
-        bool pricesKnown = false;    // every GPU type of the cluster has a price
+        std::vector<Row> rows;  // ranked: best first; rows without a plan last
+        std::size_t dropped = 0;  // rows the limits dropped (the whole cluster's row stays, marked)
+        bool pricesKnown = false;  // every GPU type of the cluster has a price
         std::string error;
     };
 

@@ -14,10 +14,7 @@
 
 namespace memx {
 
-const char* NodeLossWhatIf::toString(Which w)
-{
-    return w == Which::PerType ? "per-type" : "each";
-}
+const char* NodeLossWhatIf::toString(Which w) { return w == Which::PerType ? "per-type" : "each"; }
 
 bool NodeLossWhatIf::parse(const std::string& text, Which& out)
 {
@@ -60,8 +57,8 @@ std::string signature(const Cluster& c, int node, const std::vector<std::string>
     };
     for (std::size_t li = 0; li < c.links().size(); ++li) {
         const Link& l = c.links()[li];
-        const std::string kind = std::string(toString(l.kind)) + Text::fmt(" %.6g", l.bandwidthGBps) + Text::fmt(" %.6g ", l.latencyUs)
-            + (l.medium >= 0 ? "shared " : "");
+        const std::string kind = std::string(toString(l.kind)) + Text::fmt(" %.6g", l.bandwidthGBps)
+            + Text::fmt(" %.6g ", l.latencyUs) + (l.medium >= 0 ? "shared " : "");
         if (l.across) {
             // A fabric: nodes whose GPUs in it sit alike (and whose listings
             // match) leave the same rest behind.
@@ -81,8 +78,8 @@ std::string signature(const Cluster& c, int node, const std::vector<std::string>
             inside.push_back(kind + "between " + indexIn(l.a) + "|" + indexIn(l.b));
         else if (aHere || bHere) {
             const std::vector<int>& other = aHere ? l.b : l.a;
-            outside.push_back(kind + indexIn(aHere ? l.a : l.b) + "->" + listings[static_cast<std::size_t>(nodeOf(other.front()))]
-                              + ":" + indexIn(other));
+            outside.push_back(kind + indexIn(aHere ? l.a : l.b) + "->"
+                              + listings[static_cast<std::size_t>(nodeOf(other.front()))] + ":" + indexIn(other));
         }
     }
     std::sort(inside.begin(), inside.end());

@@ -38,23 +38,23 @@ struct NodeLossWhatIf {
     };
 
     struct Scenario {
-        int node = -1;                   // the node removed (index in the cluster)
-        std::string name;                // its name
+        int node = -1;  // the node removed (index in the cluster)
+        std::string name;  // its name
         std::vector<std::string> alike;  // nodes whose loss is the same scenario
-        std::string gpus;                // "8 x H100-SXM"
-        bool plan1Idle = false;          // plan 1 does not use the node: it keeps running
-        Plan best;                       // best plan of the cluster without the node
-        double slowdown = 0;             // best.iterationMs / plan 1's - 1
-        double tokensPerS = 0;           // of `best`
-        std::string error;               // no plan fits without the node, and why
+        std::string gpus;  // "8 x H100-SXM"
+        bool plan1Idle = false;  // plan 1 does not use the node: it keeps running
+        Plan best;  // best plan of the cluster without the node
+        double slowdown = 0;  // best.iterationMs / plan 1's - 1
+        double tokensPerS = 0;  // of `best`
+        std::string error;  // no plan fits without the node, and why
     };
     struct RobustPlan {
-        Plan plan;                        // as planned on the whole cluster
-        std::vector<double> scenarioMs;   // per scenario: its time after the loss; < 0: cannot resume
-        std::vector<bool> resumed;        // per scenario: re-laid out (the node was in use)
-        double worstMs = 0;               // slowest over the scenarios
-        double worstPhi = 0;              // Phi with T = worstMs
-        std::size_t worst = 0;            // the scenario of worstMs
+        Plan plan;  // as planned on the whole cluster
+        std::vector<double> scenarioMs;  // per scenario: its time after the loss; < 0: cannot resume
+        std::vector<bool> resumed;  // per scenario: re-laid out (the node was in use)
+        double worstMs = 0;  // slowest over the scenarios
+        double worstPhi = 0;  // Phi with T = worstMs
+        std::size_t worst = 0;  // the scenario of worstMs
     };
     struct Result {
         Which which = Which::EachNode;
@@ -63,9 +63,9 @@ struct NodeLossWhatIf {
         std::vector<Scenario> scenarios;
         bool robust = false;
         std::vector<RobustPlan> robustPlans;  // best first; plans that cannot resume somewhere are left out
-        std::size_t candidates = 0;           // kept plans tried
-        std::size_t cannotResume = 0;         // of them, left out
-        std::string error;                    // nothing could be said, and why
+        std::size_t candidates = 0;  // kept plans tried
+        std::size_t cannotResume = 0;  // of them, left out
+        std::string error;  // nothing could be said, and why
     };
 
     static Result run(const SearchRequest& request, const SearchResult& result, const Options& options);

@@ -62,10 +62,7 @@ bool parseEpsilonRule(const std::string& s, EpsilonRule& out)
     return false;
 }
 
-const char* toString(VarianceMode v)
-{
-    return v == VarianceMode::Utilisation ? "util" : "mib";
-}
+const char* toString(VarianceMode v) { return v == VarianceMode::Utilisation ? "util" : "mib"; }
 
 bool parseVarianceMode(const std::string& s, VarianceMode& out)
 {
@@ -101,10 +98,7 @@ void ObjectiveSpec::validate() const
             fail(field, "expected a fraction in [0, 1]");
 }
 
-const char* toString(TaskCompare c)
-{
-    return c == TaskCompare::PerToken ? "per-token" : "per-task";
-}
+const char* toString(TaskCompare c) { return c == TaskCompare::PerToken ? "per-token" : "per-task"; }
 
 bool parseTaskCompare(const std::string& s, TaskCompare& out)
 {

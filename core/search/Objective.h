@@ -36,8 +36,8 @@ bool parseVarianceMode(const std::string& s, VarianceMode& out);
 // paper's value.
 enum class EpsilonRule {
     Uncertainty,  // --ev uncertainty (default)
-    Fraction,     // --ev paper (fraction 0.01) or --eps F: eV = F x Vref
-    Absolute,     // --ev X: eV = X, in V's unit
+    Fraction,  // --ev paper (fraction 0.01) or --eps F: eV = F x Vref
+    Absolute,  // --ev X: eV = X, in V's unit
 };
 const char* toString(EpsilonRule r);
 bool parseEpsilonRule(const std::string& s, EpsilonRule& out);
@@ -54,19 +54,19 @@ bool parseTaskCompare(const std::string& s, TaskCompare& out);
 
 struct ObjectiveSpec {
     ProfileKind profile = ProfileKind::Default;
-    Weights custom;                       // used when profile == Custom (normalised to sum 1)
+    Weights custom;  // used when profile == Custom (normalised to sum 1)
     VarianceMode variance = VarianceMode::AbsoluteMiB;
     EpsilonRule epsilonRule = EpsilonRule::Uncertainty;
-    double epsilonFraction = 0.01;        // Fraction: eV = epsilonFraction * Vref (the paper: 0.01)
-    double epsilonValue = 0;              // Absolute: eV in MiB^2 (or utilisation^2)
+    double epsilonFraction = 0.01;  // Fraction: eV = epsilonFraction * Vref (the paper: 0.01)
+    double epsilonValue = 0;  // Absolute: eV in MiB^2 (or utilisation^2)
     // Auto rule thresholds (MemX 3.1.2): safety-first below this memory margin,
     // throughput-first at or below this heterogeneity (CV of device compute).
     double safetyMarginThreshold = 0.10;
     double weakHeterogeneityThreshold = 0.10;
     // Constraints, applied before Phi ranks (to every profile's pick):
-    double minHeadroom = 0;        // every GPU keeps at least this fraction of its memory free; 0: off
+    double minHeadroom = 0;  // every GPU keeps at least this fraction of its memory free; 0: off
     bool headroomAtUpper = false;  // ... with its peak at the prediction's upper bound, peak x (1 + uncertainty)
-    double maxSlowdown = -1;       // at most this much slower than the fastest feasible plan; < 0: off
+    double maxSlowdown = -1;  // at most this much slower than the fastest feasible plan; < 0: off
     TaskCompare compareTasks = TaskCompare::PerTask;  // several sequence lengths or query groups
 
     // Throws InputError("objective", field, reason) for a value no search

@@ -4,10 +4,7 @@
 
 namespace memx {
 
-ParetoFront::ParetoFront(std::size_t capacity)
-    : capacity_(capacity)
-{
-}
+ParetoFront::ParetoFront(std::size_t capacity) : capacity_(capacity) { }
 
 bool ParetoFront::dominates(double ax, double ay, std::uint64_t ak, double bx, double by, std::uint64_t bk)
 {
@@ -22,8 +19,7 @@ bool ParetoFront::accepts(double x, double y, std::uint64_t key) const
 {
     // points_ is sorted by x ascending with y strictly descending; only points
     // with px <= x can dominate, and of those the last has the smallest y.
-    auto it = std::upper_bound(points_.begin(), points_.end(), x,
-                               [](double v, const Point& p) { return v < p.x; });
+    auto it = std::upper_bound(points_.begin(), points_.end(), x, [](double v, const Point& p) { return v < p.x; });
     if (it == points_.begin())
         return true;
     const Point& p = *(it - 1);
@@ -40,8 +36,7 @@ void ParetoFront::insert(double x, double y, Plan plan)
     points_.erase(std::remove_if(points_.begin(), points_.end(),
                                  [&](const Point& p) { return dominates(x, y, key, p.x, p.y, p.plan.key); }),
                   points_.end());
-    auto pos = std::lower_bound(points_.begin(), points_.end(), x,
-                                [](const Point& p, double v) { return p.x < v; });
+    auto pos = std::lower_bound(points_.begin(), points_.end(), x, [](const Point& p, double v) { return p.x < v; });
     points_.insert(pos, Point{x, y, std::move(plan)});
     if (points_.size() > capacity_) {
         // Keep the extremes and thin the middle evenly; flagged to the user.

@@ -28,8 +28,7 @@ public:
     const std::vector<Point>& points() const { return points_; }  // sorted by x
     bool truncated() const { return truncated_; }
     // For annotating the plans (Phi, ranks) after the search; metrics stay.
-    template <class Fn>
-    void forEachPlan(Fn&& fn)
+    template <class Fn> void forEachPlan(Fn&& fn)
     {
         for (auto& p : points_)
             fn(p.plan);

@@ -13,10 +13,10 @@ namespace memx {
 // it included; nodes it leaves out are not. Prices come from the GPU types
 // (GpuType::pricePerHour); unknown when one of the paid GPUs has none.
 struct PlanCost {
-    double tokensPerS = 0;     // gbs x seq / T
-    int paidGpus = 0;          // GPUs of the nodes the plan uses
-    int usedGpus = 0;          // GPUs the plan's stages run on
-    double perHour = -1;       // price of the paid GPUs per hour; < 0: unknown
+    double tokensPerS = 0;  // gbs x seq / T
+    int paidGpus = 0;  // GPUs of the nodes the plan uses
+    int usedGpus = 0;  // GPUs the plan's stages run on
+    double perHour = -1;  // price of the paid GPUs per hour; < 0: unknown
     double perMillionTokens = -1;  // perHour / (tokens per hour) x 1e6; < 0: unknown
     std::vector<std::string> unusedNodes;  // nodes the plan leaves out (not paid)
 

@@ -60,7 +60,8 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
     sk.mbs = spec.microBatch;
     sk.seq = spec.seqLen > 0 ? spec.seqLen : problem.model.seqLen;
     sk.queryGroups = spec.queryGroups > 0 ? spec.queryGroups : problem.model.queryGroups;
-    if (spec.tp < 1 || spec.dp < 1 || spec.microBatch < 1 || problem.setup.globalBatch % (spec.dp * spec.microBatch) != 0)
+    if (spec.tp < 1 || spec.dp < 1 || spec.microBatch < 1
+        || problem.setup.globalBatch % (spec.dp * spec.microBatch) != 0)
         throw InputError("plan", "dp/micro_batch", "global batch must be divisible by DP x micro-batch");
     sk.microBatchCount = problem.setup.globalBatch / (spec.dp * spec.microBatch);
     if (!spec.shapes.empty()) {
@@ -80,8 +81,9 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
         if (!std::all_of(spec.shapes.begin(), spec.shapes.end(), [&](const StageShape& s) { return s == first; }))
             sk.shapes = spec.shapes;
         if (sk.perMesh() && spec.schedule == Schedule::Interleaved)
-            throw InputError("plan", "schedule", "a per-mesh plan cannot interleave (FlagScale has no virtual pipeline "
-                                                 "in heterogeneous training)");
+            throw InputError("plan", "schedule",
+                             "a per-mesh plan cannot interleave (FlagScale has no virtual pipeline "
+                             "in heterogeneous training)");
     }
     sk.schedule = spec.schedule;
     sk.virtualStages = spec.schedule == Schedule::Interleaved ? spec.virtualStages : 1;
@@ -95,8 +97,8 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
         const int stageTp = sk.shapeOf(stage).tp;
         const std::vector<int> gs = StageSlots::groupsNamed(cluster, name);
         if (gs.empty())
-            throw InputError("plan", "stage group", "no device group named \"" + name + "\" in cluster "
-                                                        + cluster.name());
+            throw InputError("plan", "stage group",
+                             "no device group named \"" + name + "\" in cluster " + cluster.name());
         StageSlot slot;
         slot.groups = gs;
         slot.type = cluster.groups()[static_cast<std::size_t>(gs.front())].type;
@@ -108,8 +110,9 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
                 if (used[static_cast<std::size_t>(g)]++ > 0)
                     throw InputError("plan", "stage group", "device group " + group.name + " is used by two stages");
                 if (static_cast<int>(group.devices.size()) % stageTp != 0)
-                    throw InputError("plan", "stage group", "device group " + group.name
-                                     + " is not a multiple of TP = " + std::to_string(stageTp));
+                    throw InputError("plan", "stage group",
+                                     "device group " + group.name
+                                         + " is not a multiple of TP = " + std::to_string(stageTp));
                 slot.devices.insert(slot.devices.end(), group.devices.begin(), group.devices.end());
             }
         }
@@ -126,8 +129,9 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
         } else {
             slot.name = name;
             if (static_cast<int>(slot.devices.size()) != w)
-                throw InputError("plan", "stage group", "stage " + name + " has "
-                                 + std::to_string(slot.devices.size()) + " GPUs; TP x DP = " + std::to_string(w));
+                throw InputError("plan", "stage group",
+                                 "stage " + name + " has " + std::to_string(slot.devices.size())
+                                     + " GPUs; TP x DP = " + std::to_string(w));
         }
         sk.stageSlot.push_back(static_cast<int>(slotSet->all.size()));
         slotSet->all.push_back(std::move(slot));
@@ -144,7 +148,8 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
     std::string why;
     // Only the split's rows are predicted: check it first.
     for (int i = 0; i < P; ++i)
-        if (spec.layers[static_cast<std::size_t>(i)] < 1 || spec.layers[static_cast<std::size_t>(i)] > problem.model.numLayers - (P - 1))
+        if (spec.layers[static_cast<std::size_t>(i)] < 1
+            || spec.layers[static_cast<std::size_t>(i)] > problem.model.numLayers - (P - 1))
             throw InputError("plan", "layers", "stage " + std::to_string(i) + " has an impossible layer count");
     if (!SkeletonTables::build(problem, sk, topo, cache, t, why, &spec.layers))
         throw InputError("plan", "placement", why);
@@ -164,9 +169,8 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
         const auto& pred = t.row(i).pred[n][levels[i]];
         if (pred.memoryMiB() > t.capacityMiB[i]) {
             char buf[160];
-            std::snprintf(buf, sizeof buf, "stage %d (%s) needs %.1f GiB, has %.1f GiB", i,
-                          sk.slot(i).name.c_str(), pred.memoryMiB() / 1024,
-                          t.capacityMiB[i] / 1024);
+            std::snprintf(buf, sizeof buf, "stage %d (%s) needs %.1f GiB, has %.1f GiB", i, sk.slot(i).name.c_str(),
+                          pred.memoryMiB() / 1024, t.capacityMiB[i] / 1024);
             ev.whyInfeasible += (ev.whyInfeasible.empty() ? "" : "; ") + std::string(buf);
             ev.feasible = false;
         }

@@ -17,13 +17,13 @@ struct Problem;
 // A configuration chosen by hand (or read back from a plan file).
 struct PlanSpec {
     int tp = 1, dp = 1, microBatch = 1;
-    int seqLen = 0;        // 0: the model's
-    int queryGroups = 0;   // 0: the model's
+    int seqLen = 0;  // 0: the model's
+    int queryGroups = 0;  // 0: the model's
     Schedule schedule = Schedule::OneF1B;
     int virtualStages = 1;
     std::vector<std::string> stageGroups;  // device-group names in pipeline order
-    std::vector<int> layers;               // per stage; must sum to the model's layers
-    std::vector<Recompute> recompute;      // per stage; empty: the request's recompute policy
+    std::vector<int> layers;  // per stage; must sum to the model's layers
+    std::vector<Recompute> recompute;  // per stage; empty: the request's recompute policy
     // Per stage, for a per-mesh plan (FlagScale's process meshes); empty: every
     // stage has tp, dp and microBatch above. The first stage's shape must be
     // tp, dp and microBatch, and every stage processes dp x microBatch samples

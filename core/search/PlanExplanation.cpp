@@ -11,23 +11,16 @@ namespace memx {
 
 namespace {
 
-template <typename... A>
-std::string format(const char* f, A... a)
+template <typename... A> std::string format(const char* f, A... a)
 {
     char buf[512];
     std::snprintf(buf, sizeof buf, f, a...);
     return buf;
 }
 
-std::string seconds(double ms)
-{
-    return Text::fmt("%.1f s", ms / 1000.0);
-}
+std::string seconds(double ms) { return Text::fmt("%.1f s", ms / 1000.0); }
 
-std::string gib(double mib)
-{
-    return Text::fmt("%.1f GiB", mib / 1024.0);
-}
+std::string gib(double mib) { return Text::fmt("%.1f GiB", mib / 1024.0); }
 
 std::string variance(double v, VarianceMode mode)
 {
@@ -50,14 +43,12 @@ std::string ruleOf(ProfileKind k)
         return "safety-first weighs peak memory most: plans with headroom win over faster, tighter ones";
     case ProfileKind::ThroughputFirst:
         return "throughput-first weighs time most, but still lets a large memory imbalance count";
-    case ProfileKind::Custom:
-        return "custom weights, as set in the Objective panel";
+    case ProfileKind::Custom: return "custom weights, as set in the Objective panel";
     case ProfileKind::Balanced:
         return "balanced picks the knee of the time-variance Pareto front: the plan farthest (normalised) from the "
                "line between the fastest plan and the most balanced one; Phi is shown under the default weights";
     case ProfileKind::Auto:
-    case ProfileKind::Default:
-        break;
+    case ProfileKind::Default: break;
     }
     return "default weighs time and memory balance most, peak memory least (the paper's default profile)";
 }
@@ -75,8 +66,8 @@ std::string PlanExplanation::epsilonReason(const SearchResult& r)
     switch (ref.epsilonRule) {
     case EpsilonRule::Uncertainty: {
         const std::string fullest = r.varianceMode == VarianceMode::AbsoluteMiB
-                                        ? Text::fmt("%.2f GiB", ref.epsilonFullest / 1024)
-                                        : Text::fmt("%.0f%% of its memory", 100 * ref.epsilonFullest);
+            ? Text::fmt("%.2f GiB", ref.epsilonFullest / 1024)
+            : Text::fmt("%.0f%% of its memory", 100 * ref.epsilonFullest);
         const double spread = Objective::kEpsilonSpread * ref.epsilonUncertainty * ref.epsilonFullest;
         std::string out = "memory predictions +-" + Text::fmt("%.0f", 100 * ref.epsilonUncertainty)
             + "% on a fullest GPU of " + fullest
@@ -106,18 +97,18 @@ std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Pla
                   + seconds(ref.time) + ", Mref " + gib(ref.memory) + ", Vref " + variance(ref.variance, r.varianceMode)
                   + "; eV " + variance(ref.epsilon, r.varianceMode) + ": " + epsilonReason(r) + ".");
     const bool searched = kind == r.profileUsed;
-    out.push_back("Profile " + std::string(toString(kind)) + ": " + ruleOf(kind)
-                  + (!searched || r.profileReason.empty() || r.profileReason == "requested" ? ""
-                                                                                           : " (" + r.profileReason + ")")
-                  + ".");
+    out.push_back(
+        "Profile " + std::string(toString(kind)) + ": " + ruleOf(kind)
+        + (!searched || r.profileReason.empty() || r.profileReason == "requested" ? "" : " (" + r.profileReason + ")")
+        + ".");
     if (r.constraints.any()) {
         std::string c = "Only plans that meet the constraints were ranked:";
         if (r.constraints.minHeadroom > 0)
             c += format(" every GPU keeps at least %.0f%% of its memory free%s", 100 * r.constraints.minHeadroom,
                         r.constraints.headroomAtUpper ? " at the prediction's upper bound" : "");
         if (r.constraints.maxSlowdown >= 0)
-            c += format("%s at most %.0f%% slower than the fastest feasible plan", r.constraints.minHeadroom > 0 ? ";" : "",
-                        100 * r.constraints.maxSlowdown);
+            c += format("%s at most %.0f%% slower than the fastest feasible plan",
+                        r.constraints.minHeadroom > 0 ? ";" : "", 100 * r.constraints.maxSlowdown);
         out.push_back(c + ".");
     }
     // Phi from the result's references and weights: a plan picked from the
@@ -139,8 +130,8 @@ std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Pla
     const double fv = std::pow((fast.varMem + ref.epsilon) / (chosen.varMem + ref.epsilon), w.variance);
     const double slower = 100.0 * (chosen.rankMs() / fast.rankMs() - 1.0);
     std::string why = format("This plan is %.0f%% slower than the fastest. Against it, the fastest plan's Phi is "
-                                "x%.2f for time, x%.2f for peak memory and x%.2f for memory variance",
-                                slower, ft, fm, fv);
+                             "x%.2f for time, x%.2f for peak memory and x%.2f for memory variance",
+                             slower, ft, fm, fv);
     if (fastPhi >= chosenPhi) {
         const char* decisive = fv >= fm ? "its memory imbalance" : "its peak memory";
         why += format(" (x%.2f in all): %s outweighs its speed under these weights.", ft * fm * fv, decisive);

@@ -9,8 +9,8 @@ std::vector<std::string> PlanPlausibility::warnings(const Problem& problem, cons
     std::vector<std::string> out;
     const double seconds = best.iterationMs / 1000;
     if (seconds > kLongIterationS) {
-        const std::string length = seconds >= 2 * 3600 ? Text::fmt("%.1f hours", seconds / 3600)
-                                                        : Text::fmt("%.0f minutes", seconds / 60);
+        const std::string length
+            = seconds >= 2 * 3600 ? Text::fmt("%.1f hours", seconds / 3600) : Text::fmt("%.0f minutes", seconds / 60);
         out.push_back("The best plan takes " + length + " per iteration (global batch "
                       + std::to_string(problem.setup.globalBatch) + " sequences of " + std::to_string(best.seqLen)
                       + " tokens on " + std::to_string(problem.cluster.deviceCount())

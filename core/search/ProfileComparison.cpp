@@ -52,8 +52,7 @@ std::string ProfileComparison::differences(const Plan& base, const Plan& other, 
                   100 * other.minHeadroom());
     // rankMs: the time the search ranked by (per token under --compare-tasks per-token).
     const char* time = base.rankScale == 1 && other.rankScale == 1 ? "time" : "time per token";
-    return relative(base.rankMs(), other.rankMs(), time) + ", "
-        + absolute(base.varMem, other.varMem, mode) + ", "
+    return relative(base.rankMs(), other.rankMs(), time) + ", " + absolute(base.varMem, other.varMem, mode) + ", "
         + relative(base.maxMemMiB, other.maxMemMiB, "peak memory") + ", " + head;
 }
 

@@ -14,8 +14,7 @@ struct Plan;
 // Memory variance is often near zero (a balanced plan), where a percentage
 // says nothing ("+2066%"): it is given as both values, in the units of `mode`.
 struct ProfileComparison {
-    static std::string differences(const Plan& base, const Plan& other,
-                                   VarianceMode mode = VarianceMode::AbsoluteMiB);
+    static std::string differences(const Plan& base, const Plan& other, VarianceMode mode = VarianceMode::AbsoluteMiB);
 };
 
 }  // namespace memx

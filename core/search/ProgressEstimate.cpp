@@ -6,9 +6,9 @@
 namespace memx {
 
 namespace {
-constexpr std::size_t kRecent = 16;        // finished items of a class that say what the next costs
-constexpr std::size_t kClassMinimum = 3;   // before that, the pass's cost per size
-constexpr double kQuietS = 0.5;            // nothing is estimated before this
+constexpr std::size_t kRecent = 16;  // finished items of a class that say what the next costs
+constexpr std::size_t kClassMinimum = 3;  // before that, the pass's cost per size
+constexpr double kQuietS = 0.5;  // nothing is estimated before this
 constexpr double kEstimatingBarShare = 0.25;  // bar share by size while a pass is being estimated
 }  // namespace
 
@@ -137,8 +137,8 @@ ProgressEstimate::Reading ProgressEstimate::read(double nowS)
     } else {
         r.remainingS = estimate;
         const double spent = nowS - passStartS_;
-        permille = spent + estimate > 0 ? passFromPermille_ + (1000 - passFromPermille_) * spent / (spent + estimate)
-                                        : 1000;
+        permille
+            = spent + estimate > 0 ? passFromPermille_ + (1000 - passFromPermille_) * spent / (spent + estimate) : 1000;
     }
     permille_ = std::max(permille_, std::min(1000, static_cast<int>(permille)));
     r.permille = permille_;

@@ -41,10 +41,10 @@ public:
         int cls = 0;
     };
     struct Pass {
-        bool estimable = true;        // false: say nothing about time left
-        double followingShare = 0;    // cost of the passes after this one, as a share of this one
+        bool estimable = true;  // false: say nothing about time left
+        double followingShare = 0;  // cost of the passes after this one, as a share of this one
         double shareOfPrevious = -1;  // prior cost of this pass as a share of the previous (-1: none)
-        int toPermille = 1000;        // where the bar stands when a non-estimable pass ends
+        int toPermille = 1000;  // where the bar stands when a non-estimable pass ends
     };
     struct Reading {
         int permille = 0;
@@ -52,7 +52,7 @@ public:
     };
 
     // settleS: how long the first estimates are smoothed before one is shown.
-    explicit ProgressEstimate(double settleS = 0.5) : settleS_(settleS) {}
+    explicit ProgressEstimate(double settleS = 0.5) : settleS_(settleS) { }
 
     // A pass over `items` (indexed as the pool's items) begins at nowS
     // (seconds since the search began) on `threads` threads.
@@ -71,7 +71,7 @@ private:
     mutable std::mutex mutex_;
     std::vector<Item> items_;
     std::vector<double> startS_;  // -1: not started
-    std::vector<double> costS_;   // -1: not finished
+    std::vector<double> costS_;  // -1: not finished
     std::vector<std::deque<double>> recentByClass_;
     std::vector<double> costPerSize_;
     std::size_t finished_ = 0;

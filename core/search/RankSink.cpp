@@ -39,8 +39,7 @@ void RankSink::onLeaf(const Leaf& leaf)
         top.insert(phi, std::move(p));
         const double th = top.threshold();
         double cur = s_.threshold[k].load(std::memory_order_relaxed);
-        while (th < cur && !s_.threshold[k].compare_exchange_weak(cur, th, std::memory_order_relaxed)) {
-        }
+        while (th < cur && !s_.threshold[k].compare_exchange_weak(cur, th, std::memory_order_relaxed)) { }
     }
 }
 

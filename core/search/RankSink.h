@@ -26,7 +26,11 @@ struct RankShared {
 class RankSink final : public LeafSink {
 public:
     RankSink(Worker& w, const SearchRequest& r, const Skeleton& sk, RankShared& s, const std::atomic<bool>& stop)
-        : w_(w), r_(r), sk_(sk), s_(s), stop_(stop)
+        : w_(w)
+        , r_(r)
+        , sk_(sk)
+        , s_(s)
+        , stop_(stop)
     {
     }
     void onLeaf(const Leaf& leaf) override;

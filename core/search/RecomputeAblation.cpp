@@ -10,16 +10,18 @@
 namespace memx {
 
 std::vector<RecomputeAblation::Variant> RecomputeAblation::uniform(const Problem& problem, const Plan& plan,
-                                                                    std::shared_ptr<const Predictor> predictor,
-                                                                    VarianceMode variance)
+                                                                   std::shared_ptr<const Predictor> predictor,
+                                                                   VarianceMode variance)
 {
     std::vector<Variant> out;
     for (Recompute level : {Recompute::None, Recompute::Selective, Recompute::Full}) {
         Variant v;
         v.level = level;
         try {
-            const Evaluation ev = PlanEvaluator::evaluate(
-                problem, PlanSpec::of(plan, std::vector<Recompute>(plan.stages.size(), level)), predictor, variance);
+            const Evaluation ev
+                = PlanEvaluator::evaluate(problem,
+                                          PlanSpec::of(plan, std::vector<Recompute>(plan.stages.size(), level)),
+                                          predictor, variance);
             v.feasible = ev.feasible;
             v.iterationMs = ev.plan.iterationMs;
             v.maxMemMiB = ev.plan.maxMemMiB;

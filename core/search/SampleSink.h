@@ -11,7 +11,12 @@ namespace memx::engine {
 class SampleSink final : public LeafSink {
 public:
     SampleSink(Worker& w, const SearchRequest& r, const Skeleton& sk, double weight, const std::atomic<bool>& stop)
-        : w_(w), r_(r), sk_(sk), weight_(weight), stop_(stop), shape_(shapeHash(sk))
+        : w_(w)
+        , r_(r)
+        , sk_(sk)
+        , weight_(weight)
+        , stop_(stop)
+        , shape_(shapeHash(sk))
     {
     }
     void onLeaf(const Leaf& leaf) override;

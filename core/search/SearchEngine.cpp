@@ -52,10 +52,10 @@ using engine::ExploreShared;
 using engine::ExploreSink;
 using engine::GreedySink;
 using engine::plotLess;
-using engine::shapeHash;
 using engine::RankShared;
 using engine::RankSink;
 using engine::SampleSink;
+using engine::shapeHash;
 using engine::SkeletonSummary;
 using engine::Worker;
 
@@ -71,7 +71,10 @@ std::uint64_t saturate(CandidateCount c)
 class SearchRun {
 public:
     SearchRun(SearchRequest req, const SearchEngine::ProgressFn& progress, const SearchEngine::CancelFn& cancelled)
-        : req_(std::move(req)), progress_(progress), cancelled_(cancelled), topo_(req_.problem.cluster)
+        : req_(std::move(req))
+        , progress_(progress)
+        , cancelled_(cancelled)
+        , topo_(req_.problem.cluster)
     {
     }
 
@@ -172,9 +175,9 @@ private:
         result_.spaceCut = list_.spaceCut;
         scaleTimesPerToken();
         if (req_.problem.setup.maxPipelineStages > req_.problem.model.numLayers)
-            result_.notes.push_back("--max-pp " + std::to_string(req_.problem.setup.maxPipelineStages) + " is above the "
-                                    + std::to_string(req_.problem.model.numLayers) + " layers of " + req_.problem.model.name
-                                    + ": a pipeline has at most one stage per layer");
+            result_.notes.push_back("--max-pp " + std::to_string(req_.problem.setup.maxPipelineStages)
+                                    + " is above the " + std::to_string(req_.problem.model.numLayers) + " layers of "
+                                    + req_.problem.model.name + ": a pipeline has at most one stage per layer");
         if (list_.skeletons.empty()) {
             std::string rules;
             for (const auto& [rule, n] : list_.excluded)
@@ -183,8 +186,9 @@ private:
             for (const auto& g : req_.problem.cluster.groups())
                 types.insert(g.type);
             if (static_cast<int>(types.size()) > req_.problem.setup.maxPipelineStages)
-                rules += "\n  every pipeline stage holds one GPU type and the cluster has " + std::to_string(types.size())
-                    + " types, so --max-pp must be at least " + std::to_string(types.size());
+                rules += "\n  every pipeline stage holds one GPU type and the cluster has "
+                    + std::to_string(types.size()) + " types, so --max-pp must be at least "
+                    + std::to_string(types.size());
             result_.error = "no configuration passes the structural rules for this cluster and setup:" + rules;
             return false;
         }
@@ -194,8 +198,7 @@ private:
 
     bool startWorkers()
     {
-        int threads = req_.options.threads > 0 ? req_.options.threads
-                                               : usableCores();
+        int threads = req_.options.threads > 0 ? req_.options.threads : usableCores();
         threads = std::max(1, std::min<int>(threads, static_cast<int>(list_.skeletons.size())));
         result_.stats.threads = threads;
         MemoryBudget::Sizes kept;
@@ -214,15 +217,16 @@ private:
             req_.options.plotPoints = kept.plotPoints;
         }
         if (req_.store)
-            result_.stats.storeInvalidated =
-                req_.store->use(PredictionContext::of(req_.problem.cluster, req_.problem.model, req_.problem.setup.globalBatch, *predictor_));
+            result_.stats.storeInvalidated
+                = req_.store->use(PredictionContext::of(req_.problem.cluster, req_.problem.model,
+                                                        req_.problem.setup.globalBatch, *predictor_));
         for (int i = 0; i < threads; ++i) {
             workers_.push_back(std::make_unique<Worker>(*predictor_, req_.options, req_.store.get()));
             workers_.back()->cache.setCapacity(kept.cacheEntries);
             workers_.back()->rows.setCapacity(kept.rowCacheBytes);
         }
-        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(req_.options.timeLimitS));
+        const auto deadline = Clock::now()
+            + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(req_.options.timeLimitS));
         const bool limited = req_.options.timeLimitS > 0;
         keepGreedy_ = limited || static_cast<bool>(req_.options.stopEarly);
         // A cancel from the front end ends the search with nothing; the time
@@ -264,7 +268,8 @@ private:
             }
             return false;
         }
-        if (sk.autoSchedule && ScheduleRule::interleaveAllowed(req_.problem, sk, w.tables) != (sk.schedule == Schedule::Interleaved)) {
+        if (sk.autoSchedule
+            && ScheduleRule::interleaveAllowed(req_.problem, sk, w.tables) != (sk.schedule == Schedule::Interleaved)) {
             w.scheduleRule += firstPass;
             return false;
         }
@@ -281,8 +286,8 @@ private:
             seen.push_back(type);
             auto rates = RecomputePolicy::rates(w.tables.row(static_cast<std::size_t>(i)).pred[1],
                                                 req_.problem.setup.selectiveCollapseFraction);
-            w.notes.push_back(RecomputePolicy::describe(type, rates) + " (1 layer, mbs " + std::to_string(sk.shapeOf(i).microBatch)
-                              + ", seq " + std::to_string(sk.seq) + ")");
+            w.notes.push_back(RecomputePolicy::describe(type, rates) + " (1 layer, mbs "
+                              + std::to_string(sk.shapeOf(i).microBatch) + ", seq " + std::to_string(sk.seq) + ")");
         }
     }
 
@@ -291,7 +296,8 @@ private:
         std::vector<std::size_t> order(list_.skeletons.size());
         std::iota(order.begin(), order.end(), 0);
         // Largest first, so no thread is left with a big one at the end.
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weight_[a] > weight_[b]; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return weight_[a] > weight_[b]; });
         return order;
     }
 
@@ -329,39 +335,43 @@ private:
         // The explore pass it precedes costs 4-8x as much, and nothing here says how much.
         const ProgressEstimate::Pass pass{.estimable = false, .toPermille = 100};
         passItems_ = list_.skeletons.size();
-        pool_->run(1, indexOrder(), items_, pass, [&](int id, std::size_t idx) {
-            Worker& w = *workers_[static_cast<std::size_t>(id)];
-            const Skeleton& sk = list_.skeletons[idx];
-            if (!prepare(w, idx, true))
-                return;
-            if (idx == 0)
-                exchangeRateNotes(w, sk);
-            if (req_.options.baselines)
-                offerToBaselines(w, sk, idx);
-            SplitSearch search(w.tables, sk, enumerateLevels, req_.objective.variance, idx);
-            SkeletonSummary& s = summary_[idx];
-            s.feasible = search.feasibleCount();
-            s.space = search.spaceSize();
-            feasibleSoFar_ += saturate(s.feasible);
-            if (s.feasible > 0 && keepGreedy_) {
-                // Within the headroom asked for, when the split allows it.
-                GreedySink greedy(w, req_, sk);
-                if (!search.greedy(greedy, 1.0 - req_.objective.minHeadroom))
-                    search.greedy(greedy);
-            }
-            // The closest miss matters only when nothing fits: once any
-            // skeleton has a feasible plan it is never read, so it is not
-            // worked out (it took 7 % of a per-type search). Where nothing
-            // fits, every skeleton computes it, as before.
-            if (s.feasible == 0 && feasibleSoFar_.load(std::memory_order_relaxed) == 0) {
-                NearMiss nm = NearMiss::of(req_.problem.cluster, sk, w.tables);
-                if (nm.ratio > 0 && (w.nearMiss.ratio == 0 || nm.ratio < w.nearMiss.ratio
-                                     || (nm.ratio == w.nearMiss.ratio && idx < w.nearMissSkeleton))) {
-                    w.nearMiss = nm;
-                    w.nearMissSkeleton = idx;
+        pool_->run(
+            1, indexOrder(), items_, pass,
+            [&](int id, std::size_t idx) {
+                Worker& w = *workers_[static_cast<std::size_t>(id)];
+                const Skeleton& sk = list_.skeletons[idx];
+                if (!prepare(w, idx, true))
+                    return;
+                if (idx == 0)
+                    exchangeRateNotes(w, sk);
+                if (req_.options.baselines)
+                    offerToBaselines(w, sk, idx);
+                SplitSearch search(w.tables, sk, enumerateLevels, req_.objective.variance, idx);
+                SkeletonSummary& s = summary_[idx];
+                s.feasible = search.feasibleCount();
+                s.space = search.spaceSize();
+                feasibleSoFar_ += saturate(s.feasible);
+                if (s.feasible > 0 && keepGreedy_) {
+                    // Within the headroom asked for, when the split allows it.
+                    GreedySink greedy(w, req_, sk);
+                    if (!search.greedy(greedy, 1.0 - req_.objective.minHeadroom))
+                        search.greedy(greedy);
                 }
-            }
-        }, [&](SearchProgress& p) { decorate(p, false); });
+                // The closest miss matters only when nothing fits: once any
+                // skeleton has a feasible plan it is never read, so it is not
+                // worked out (it took 7 % of a per-type search). Where nothing
+                // fits, every skeleton computes it, as before.
+                if (s.feasible == 0 && feasibleSoFar_.load(std::memory_order_relaxed) == 0) {
+                    NearMiss nm = NearMiss::of(req_.problem.cluster, sk, w.tables);
+                    if (nm.ratio > 0
+                        && (w.nearMiss.ratio == 0 || nm.ratio < w.nearMiss.ratio
+                            || (nm.ratio == w.nearMiss.ratio && idx < w.nearMissSkeleton))) {
+                        w.nearMiss = nm;
+                        w.nearMissSkeleton = idx;
+                    }
+                }
+            },
+            [&](SearchProgress& p) { decorate(p, false); });
     }
 
     // Each baseline's candidate on this skeleton, kept when the baseline prefers it.
@@ -421,61 +431,64 @@ private:
         // Ranking costs about a tenth of exploring (tests/data/progress/).
         const ProgressEstimate::Pass pass{.followingShare = kRankShareOfExplore};
         passItems_ = exploreItems_ = order.size();
-        pool_->run(1, order, items_, pass, [&](int id, std::size_t idx) {
-            Worker& w = *workers_[static_cast<std::size_t>(id)];
-            const Skeleton& sk = list_.skeletons[idx];
-            if (!prepare(w, idx, false))
-                return;
-            SplitSearch search(w.tables, sk, enumerateLevels, req_.objective.variance, idx);
-            SkeletonSummary& s = summary_[idx];
-            ExploreSink explore(w, *exploreShared_, req_, sk, pool_->stopFlag());
-            SampleSink sample(w, req_, sk, s.sampleWeight, pool_->stopFlag());
-            if (exact_) {
-                BothSinks both(explore, sample);
-                search.run(both, false);
-            } else {
-                // After the run: a skeleton whose every subtree died at the
-                // unconstrained ideal point never builds its class bounds,
-                // and that point is its root bound.
-                // One aim at a time on the same bounds: together, a subtree
-                // alive for one front keeps the depth-first search from the
-                // plans that would close another aim (docs/SCALING.md, the
-                // 64-GPU case); each plan found serves every list anyway.
-                // The pruned count is the fastest list's search's.
-                CandidateCount cut = 0;
-                const LeafBound quick = search.quickRootBound();
-                const unsigned live = req_.options.prune ? explore.alive(quick, 7) : 7u;
-                for (unsigned aim : {1u, 4u, 2u}) {
-                    if (!(live & aim)) {
+        pool_->run(
+            1, order, items_, pass,
+            [&](int id, std::size_t idx) {
+                Worker& w = *workers_[static_cast<std::size_t>(id)];
+                const Skeleton& sk = list_.skeletons[idx];
+                if (!prepare(w, idx, false))
+                    return;
+                SplitSearch search(w.tables, sk, enumerateLevels, req_.objective.variance, idx);
+                SkeletonSummary& s = summary_[idx];
+                ExploreSink explore(w, *exploreShared_, req_, sk, pool_->stopFlag());
+                SampleSink sample(w, req_, sk, s.sampleWeight, pool_->stopFlag());
+                if (exact_) {
+                    BothSinks both(explore, sample);
+                    search.run(both, false);
+                } else {
+                    // After the run: a skeleton whose every subtree died at the
+                    // unconstrained ideal point never builds its class bounds,
+                    // and that point is its root bound.
+                    // One aim at a time on the same bounds: together, a subtree
+                    // alive for one front keeps the depth-first search from the
+                    // plans that would close another aim (docs/SCALING.md, the
+                    // 64-GPU case); each plan found serves every list anyway.
+                    // The pruned count is the fastest list's search's.
+                    CandidateCount cut = 0;
+                    const LeafBound quick = search.quickRootBound();
+                    const unsigned live = req_.options.prune ? explore.alive(quick, 7) : 7u;
+                    for (unsigned aim : {1u, 4u, 2u}) {
+                        if (!(live & aim)) {
+                            if (aim == 1)
+                                cut = search.feasibleCount();
+                            continue;
+                        }
+                        explore.setAims(aim);
+                        search.run(explore, req_.options.prune);
                         if (aim == 1)
-                            cut = search.feasibleCount();
-                        continue;
+                            cut = search.prunedBound();
+                        if (search.aborted())
+                            break;
                     }
-                    explore.setAims(aim);
-                    search.run(explore, req_.options.prune);
-                    if (aim == 1)
-                        cut = search.prunedBound();
-                    if (search.aborted())
-                        break;
+                    s.root = live ? search.rootBounds() : std::vector<LeafBound>{quick};
+                    w.prunedExplore += cut;
+                    search.sample(sample, s.samples);
                 }
-                s.root = live ? search.rootBounds() : std::vector<LeafBound>{quick};
-                w.prunedExplore += cut;
-                search.sample(sample, s.samples);
-            }
-            w.leaves1 += search.leaves();
-            w.nodes += search.nodes();
-            if (progress_) {
-                std::lock_guard<std::mutex> lock(w.publishedMutex);
-                w.published.clear();
-                for (const auto& pt : w.tv.points())
-                    w.published.emplace_back(pt.x, pt.y);
-            }
-        }, [&](SearchProgress& p) { decorate(p, true); });
+                w.leaves1 += search.leaves();
+                w.nodes += search.nodes();
+                if (progress_) {
+                    std::lock_guard<std::mutex> lock(w.publishedMutex);
+                    w.published.clear();
+                    for (const auto& pt : w.tv.points())
+                        w.published.emplace_back(pt.x, pt.y);
+                }
+            },
+            [&](SearchProgress& p) { decorate(p, true); });
         exploreDone_ = pool_->lastPassCompleted();
         for (auto& w : workers_)
             sample_.append(w->sample);
-        result_.stats.sampleFraction =
-            exact_ ? 1.0 : static_cast<double>(static_cast<long double>(sample_.size()) / feasible_);
+        result_.stats.sampleFraction
+            = exact_ ? 1.0 : static_cast<double>(static_cast<long double>(sample_.size()) / feasible_);
     }
 
     bool anyFeasible()
@@ -574,8 +587,8 @@ private:
         ref.epsilonRule = req_.objective.epsilonRule;
         if (ref.epsilonRule == EpsilonRule::Uncertainty) {
             ref.epsilonUncertainty = Statistics::median(uncertainty);
-            ref.epsilonFullest = req_.objective.variance == VarianceMode::Utilisation ? Statistics::median(fullestUtil)
-                                                                                      : ref.memory;
+            ref.epsilonFullest
+                = req_.objective.variance == VarianceMode::Utilisation ? Statistics::median(fullestUtil) : ref.memory;
         }
         ref.epsilon = Objective::epsilon(req_.objective, ref.variance, ref.epsilonUncertainty, ref.epsilonFullest);
     }
@@ -667,30 +680,35 @@ private:
             rootPhi[i] = summary_[i].root.empty() ? std::numeric_limits<double>::max()
                                                   : std::numeric_limits<double>::infinity();
             for (const LeafBound& b : summary_[i].root)
-                rootPhi[i] = std::min(rootPhi[i], Objective::phi(b.timeMs, b.maxMemMiB, b.variance, rank_.ref, rank_.weights[0]));
+                rootPhi[i] = std::min(rootPhi[i],
+                                      Objective::phi(b.timeMs, b.maxMemMiB, b.variance, rank_.ref, rank_.weights[0]));
             order.push_back(i);
         }
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rootPhi[a] < rootPhi[b]; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return rootPhi[a] < rootPhi[b]; });
         const bool enumerateLevels = req_.problem.setup.recompute == RecomputeMode::Enumerate;
         const ProgressEstimate::Pass pass{.shareOfPrevious = kRankShareOfExplore};
         passItems_ = order.size();
-        pool_->run(2, order, items_, pass, [&](int id, std::size_t idx) {
-            Worker& w = *workers_[static_cast<std::size_t>(id)];
-            if (req_.options.prune && !summary_[idx].root.empty()
-                && std::all_of(summary_[idx].root.begin(), summary_[idx].root.end(),
-                                                  [&](const LeafBound& b) { return RankSink::hopelessFor(b, w, rank_); })) {
-                ++w.skeletonsCut;
-                w.prunedRank += summary_[idx].feasible;
-                return;
-            }
-            if (!prepare(w, idx, false))
-                return;
-            SplitSearch search(w.tables, list_.skeletons[idx], enumerateLevels, req_.objective.variance, idx);
-            RankSink sink(w, req_, list_.skeletons[idx], rank_, pool_->stopFlag());
-            search.run(sink, req_.options.prune);
-            w.nodes += search.nodes();
-            w.prunedRank += search.prunedBound();
-        }, [&](SearchProgress& p) { decorate(p, false); });
+        pool_->run(
+            2, order, items_, pass,
+            [&](int id, std::size_t idx) {
+                Worker& w = *workers_[static_cast<std::size_t>(id)];
+                if (req_.options.prune && !summary_[idx].root.empty()
+                    && std::all_of(summary_[idx].root.begin(), summary_[idx].root.end(),
+                                   [&](const LeafBound& b) { return RankSink::hopelessFor(b, w, rank_); })) {
+                    ++w.skeletonsCut;
+                    w.prunedRank += summary_[idx].feasible;
+                    return;
+                }
+                if (!prepare(w, idx, false))
+                    return;
+                SplitSearch search(w.tables, list_.skeletons[idx], enumerateLevels, req_.objective.variance, idx);
+                RankSink sink(w, req_, list_.skeletons[idx], rank_, pool_->stopFlag());
+                search.run(sink, req_.options.prune);
+                w.nodes += search.nodes();
+                w.prunedRank += search.prunedBound();
+            },
+            [&](SearchProgress& p) { decorate(p, false); });
         CandidateCount pruned = 0;
         std::uint64_t cut = 0;
         for (auto& w : workers_) {
@@ -820,8 +838,8 @@ private:
         const Weights weights = result_.weights;
         const bool approximate = result_.stats.sampleFraction < 1.0;
         const auto byTime = sample_.ranker([](const SearchSample::Entry& e) { return e.t; });
-        const auto byPhi = sample_.ranker(
-            [&](const SearchSample::Entry& e) { return Objective::phi(e.t, e.m, e.v, ref, weights); });
+        const auto byPhi
+            = sample_.ranker([&](const SearchSample::Entry& e) { return Objective::phi(e.t, e.m, e.v, ref, weights); });
         auto finish = [&](Plan& p) {
             p.phi = Objective::phi(p.rankMs(), p.maxMemMiB, p.varMem, ref, weights);
             p.rankTime = byTime.rankOf(p.rankMs());
@@ -900,8 +918,8 @@ private:
         const References ref = result_.references;
         const Weights weights = result_.weights;
         const auto byTime = sample_.ranker([](const SearchSample::Entry& e) { return e.t; });
-        const auto byPhi = sample_.ranker(
-            [&](const SearchSample::Entry& e) { return Objective::phi(e.t, e.m, e.v, ref, weights); });
+        const auto byPhi
+            = sample_.ranker([&](const SearchSample::Entry& e) { return Objective::phi(e.t, e.m, e.v, ref, weights); });
         const Plan& memx = result_.best.front();
         for (std::size_t k = 0; k + 1 < kAllBaselines.size(); ++k) {
             const Worker::BaselineBest* best = nullptr;
@@ -972,8 +990,10 @@ private:
             ? std::min(0.999999, static_cast<double>(static_cast<long double>(sample_.size()) / feasible_))
             : 0;
         result_.incomplete = limitText() + cutText() + " in the counting pass with " + std::to_string(counted) + " of "
-            + std::to_string(passItems_) + " skeletons counted; each counted skeleton's greedy plan (the layer split "
-            "whose slowest stage is fastest) was ranked by Phi (" + std::to_string(knownPlans_)
+            + std::to_string(passItems_)
+            + " skeletons counted; each counted skeleton's greedy plan (the layer split "
+              "whose slowest stage is fastest) was ranked by Phi ("
+            + std::to_string(knownPlans_)
             + " kept), with medians from those plans: the best plans found so far, not the search's";
         result_.referencesOf = "the greedy plans of " + std::to_string(sample_.size()) + " counted skeletons";
         result_.notes.insert(result_.notes.begin(), "incomplete: " + result_.incomplete);
@@ -1098,9 +1118,8 @@ private:
                 + " plans explore found joined the ranking; the fastest plans, the fronts and the medians are complete";
         }
         result_.notes.insert(result_.notes.begin(), "incomplete: " + result_.incomplete);
-        if (result_.error.empty() && std::none_of(workers_.begin(), workers_.end(), [](const auto& w) {
-                return w->best[0].size() > 0;
-            }))
+        if (result_.error.empty()
+            && std::none_of(workers_.begin(), workers_.end(), [](const auto& w) { return w->best[0].size() > 0; }))
             result_.error = result_.incomplete + "; no plan found so far meets the constraints";
     }
 
@@ -1113,7 +1132,8 @@ private:
     SearchResult finish()
     {
         result_.stats.wallS = pool_ ? pool_->elapsedS() : 0;
-        result_.stats.candidatesPerS = result_.stats.wallS > 0 ? double(result_.stats.feasible) / result_.stats.wallS : 0;
+        result_.stats.candidatesPerS
+            = result_.stats.wallS > 0 ? double(result_.stats.feasible) / result_.stats.wallS : 0;
         return std::move(result_);
     }
 
@@ -1132,11 +1152,11 @@ private:
     std::unique_ptr<ExploreShared> exploreShared_;
     std::atomic<std::uint64_t> feasibleSoFar_{0};
     std::atomic<bool> userCancelled_{false};
-    std::atomic<bool> timedOut_{false};         // the time limit or stopEarly
+    std::atomic<bool> timedOut_{false};  // the time limit or stopEarly
     std::atomic<bool> stoppedOnRequest_{false};  // stopEarly
-    std::size_t passItems_ = 0;     // skeletons handed to the current pass
+    std::size_t passItems_ = 0;  // skeletons handed to the current pass
     std::size_t exploreItems_ = 0, exploreDone_ = 0;
-    std::size_t knownPlans_ = 0;    // plans ranked after a cut explore pass
+    std::size_t knownPlans_ = 0;  // plans ranked after a cut explore pass
     CandidateCount feasible_ = 0;
     bool exact_ = true;  // every feasible candidate visited (medians and ranks exact)
     bool keepGreedy_ = false;  // the count pass keeps greedy candidates as plans (a time limit is set)
@@ -1152,9 +1172,8 @@ private:
 
 SearchResult SearchEngine::run(SearchRequest request, const ProgressFn& progress, const CancelFn& cancelled)
 {
-    auto one = [](SearchRequest r, const ProgressFn& p, const CancelFn& c) {
-        return SearchRun(std::move(r), p, c).run();
-    };
+    auto one
+        = [](SearchRequest r, const ProgressFn& p, const CancelFn& c) { return SearchRun(std::move(r), p, c).run(); };
     if (request.objective.compareTasks == TaskCompare::PerTask && TaskSearch::tasks(request).size() > 1)
         return TaskSearch::run(request, one, progress, cancelled);
     const TaskCompare compare = request.objective.compareTasks;

@@ -19,16 +19,16 @@ class Predictor;
 class PredictionStore;
 
 struct SearchOptions {
-    int threads = 0;                 // 0: all hardware threads
+    int threads = 0;  // 0: all hardware threads
     std::size_t topK = 10;
-    std::size_t compareTopK = 1;     // plans ranked under each compared profile (its own table)
-    bool prune = true;               // false: brute force (for checking the pruning)
+    std::size_t compareTopK = 1;  // plans ranked under each compared profile (its own table)
+    bool prune = true;  // false: brute force (for checking the pruning)
     // Medians and ranks are exact (every feasible candidate enumerated) when
     // the space holds at most sampleBudget candidates; otherwise they come
     // from a stratified sample of estimateSamples candidates.
     std::size_t sampleBudget = 2'000'000;
     std::size_t estimateSamples = 200'000;
-    std::size_t plotPoints = 4000;   // plans kept for the scatter plot
+    std::size_t plotPoints = 4000;  // plans kept for the scatter plot
     std::size_t frontCapacity = 20000;
     // Run the worker threads as batch threads (SCHED_BATCH on Linux: an
     // interactive thread that wakes preempts them; their CPU share against
@@ -68,41 +68,41 @@ struct SearchRequest {
 };
 
 struct SearchProgress {
-    int phase = 1;                   // 1: explore (statistics), 2: rank by Phi
-    int permille = 0;                // 0-1000 over both phases
+    int phase = 1;  // 1: explore (statistics), 2: rank by Phi
+    int permille = 0;  // 0-1000 over both phases
     std::uint64_t explored = 0;
     std::uint64_t pruned = 0;
     std::uint64_t feasible = 0;
     double elapsedS = 0;
-    double remainingS = -1;          // estimate; -1 unknown
+    double remainingS = -1;  // estimate; -1 unknown
     // Phase 1: the (iteration ms, memory variance) Pareto front found so far,
     // for a plot that fills in while the search runs. Sorted by time.
     std::vector<std::pair<double, double>> liveFront;
 };
 
 struct SearchStats {
-    std::uint64_t skeletons = 0;     // (TP, DP, mbs, seq, groups, schedule, order) combinations
-    std::uint64_t explored = 0;      // complete candidates composed by the explore pass
-    std::uint64_t feasible = 0;      // feasible candidates of the space (counted, saturates at 2^64 - 1)
-    std::uint64_t searchNodes = 0;   // nodes the branch and bound visited (both passes)
+    std::uint64_t skeletons = 0;  // (TP, DP, mbs, seq, groups, schedule, order) combinations
+    std::uint64_t explored = 0;  // complete candidates composed by the explore pass
+    std::uint64_t feasible = 0;  // feasible candidates of the space (counted, saturates at 2^64 - 1)
+    std::uint64_t searchNodes = 0;  // nodes the branch and bound visited (both passes)
     std::map<std::string, std::uint64_t> prunedByRule;  // rule -> candidates cut
     std::uint64_t phase2Evaluated = 0;
     std::uint64_t phase2Pruned = 0;  // cut by the Phi lower bound (rule 3)
     std::uint64_t cacheHits = 0;
-    std::uint64_t cacheMisses = 0;   // predictor calls (stage queries predicted)
-    std::uint64_t storeHits = 0;     // part of cacheHits: answered from earlier searches
-    std::uint64_t cacheResets = 0;   // full caches started over (SearchOptions::maxMemoryMiB)
-    std::uint64_t rowHits = 0;       // stage rows shared across skeletons (StageRowCache)
-    std::uint64_t rowMisses = 0;     // stage rows built
-    std::uint64_t rowResets = 0;     // full row caches started over
-    bool storeInvalidated = false;   // the store was emptied for this search
-    std::size_t storeSize = 0;       // entries after the search
+    std::uint64_t cacheMisses = 0;  // predictor calls (stage queries predicted)
+    std::uint64_t storeHits = 0;  // part of cacheHits: answered from earlier searches
+    std::uint64_t cacheResets = 0;  // full caches started over (SearchOptions::maxMemoryMiB)
+    std::uint64_t rowHits = 0;  // stage rows shared across skeletons (StageRowCache)
+    std::uint64_t rowMisses = 0;  // stage rows built
+    std::uint64_t rowResets = 0;  // full row caches started over
+    bool storeInvalidated = false;  // the store was emptied for this search
+    std::size_t storeSize = 0;  // entries after the search
     double wallS = 0;
-    double candidatesPerS = 0;       // feasible candidates covered per second of wall time
+    double candidatesPerS = 0;  // feasible candidates covered per second of wall time
     int threads = 1;
-    double sampleFraction = 1.0;     // < 1 when medians and ranks come from a sample
+    double sampleFraction = 1.0;  // < 1 when medians and ranks come from a sample
     std::size_t feasibleShapes = 0;  // (TP, PP, DP) shapes (each mesh's) with feasible plans
-    std::size_t plotShapes = 0;      // of those, in the plot's sample
+    std::size_t plotShapes = 0;  // of those, in the plot's sample
 };
 
 struct SearchResult {
@@ -118,14 +118,14 @@ struct SearchResult {
     // Non-empty when the references are not medians of the feasible plans
     // (a search cut while counting): what they are medians of.
     std::string referencesOf;
-    std::string error;               // non-empty: no feasible plan, and why
-    bool invalidRequest = false;     // the error is about the request itself, not the space
-    std::vector<Plan> best;          // top K under Phi, best first
-    std::vector<Plan> fastest;       // top K under iteration time
+    std::string error;  // non-empty: no feasible plan, and why
+    bool invalidRequest = false;  // the error is about the request itself, not the space
+    std::vector<Plan> best;  // top K under Phi, best first
+    std::vector<Plan> fastest;  // top K under iteration time
     ParetoFront paretoTimeVariance;
     ParetoFront paretoTimeMemory;
-    std::vector<Plan> plotSample;    // a deterministic sample of feasible plans
-    bool plotSampleComplete = false; // true: plotSample holds every feasible plan
+    std::vector<Plan> plotSample;  // a deterministic sample of feasible plans
+    bool plotSampleComplete = false;  // true: plotSample holds every feasible plan
     References references;
     Weights weights;
     ProfileKind profileRequested = ProfileKind::Default;
@@ -170,7 +170,7 @@ struct SearchResult {
     struct BaselinePick {
         BaselineKind kind = BaselineKind::MemX;
         Plan plan;
-        bool fits = true;    // false: some GPU's predicted peak exceeds its memory (OOM)
+        bool fits = true;  // false: some GPU's predicted peak exceeds its memory (OOM)
         bool samePlanAsMemX = false;
     };
     std::vector<BaselinePick> baselines;
@@ -182,14 +182,14 @@ struct SearchResult {
     // task's that has a plan. Empty for one task, and under PerToken.
     struct TaskBest {
         int seqLen = 0, queryGroups = 0;
-        std::string label;               // "seq 4096", "8 query groups", ...
+        std::string label;  // "seq 4096", "8 query groups", ...
         bool found = false;
-        Plan best;                       // its best plan under the requested profile
-        std::size_t bestIndex = 0;       // its position in `best`
-        double fastestMs = 0;            // its fastest feasible plan's iteration time
-        References references;           // its own; its Phi values are under them
-        std::string error;               // why it has no plan (found false)
-        std::string incomplete;          // its search was cut short
+        Plan best;  // its best plan under the requested profile
+        std::size_t bestIndex = 0;  // its position in `best`
+        double fastestMs = 0;  // its fastest feasible plan's iteration time
+        References references;  // its own; its Phi values are under them
+        std::string error;  // why it has no plan (found false)
+        std::string incomplete;  // its search was cut short
     };
     std::vector<TaskBest> tasks;
     TaskCompare compareTasks = TaskCompare::PerTask;

@@ -53,18 +53,9 @@ double SearchSample::weightedMedian(double Entry::*field) const
     return vw.back().first;
 }
 
-double SearchSample::medianT() const
-{
-    return weightedMedian(&Entry::t);
-}
-double SearchSample::medianM() const
-{
-    return weightedMedian(&Entry::m);
-}
-double SearchSample::medianV() const
-{
-    return weightedMedian(&Entry::v);
-}
+double SearchSample::medianT() const { return weightedMedian(&Entry::t); }
+double SearchSample::medianM() const { return weightedMedian(&Entry::m); }
+double SearchSample::medianV() const { return weightedMedian(&Entry::v); }
 
 bool SearchSample::uniformWeights() const
 {

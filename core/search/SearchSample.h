@@ -37,8 +37,7 @@ public:
         std::vector<double> values_;
         std::vector<double> cumulative_;  // [i]: weight of values_[0..i), size n + 1
     };
-    template <class Fn>
-    Ranker ranker(Fn&& value) const
+    template <class Fn> Ranker ranker(Fn&& value) const
     {
         std::vector<std::pair<double, double>> vw;
         vw.reserve(entries_.size());

@@ -45,15 +45,21 @@ struct SkeletonSummary {
     CandidateCount feasible = 0;
     CandidateCount space = 0;
     std::vector<LeafBound> root;  // bounds over all of its candidates (one per class)
-    std::uint64_t samples = 0;    // quota of the sample pass
-    double sampleWeight = 1;      // candidates each sampled one stands for
+    std::uint64_t samples = 0;  // quota of the sample pass
+    double sampleWeight = 1;  // candidates each sampled one stands for
 };
 
 // Everything one worker accumulates; merged in a fixed order at the end.
 struct Worker {
     Worker(const Predictor& p, const SearchOptions& o, const PredictionStore* store)
-        : cache(p, store), fastest(o.topK), tv(o.frontCapacity), tm(o.frontCapacity), greedyFastest(o.topK),
-          greedyLeanest(o.topK), greedyTv(o.frontCapacity), greedyTm(o.frontCapacity)
+        : cache(p, store)
+        , fastest(o.topK)
+        , tv(o.frontCapacity)
+        , tm(o.frontCapacity)
+        , greedyFastest(o.topK)
+        , greedyLeanest(o.topK)
+        , greedyTv(o.frontCapacity)
+        , greedyTm(o.frontCapacity)
     {
     }
     PredictionCache cache;
@@ -103,8 +109,7 @@ struct Worker {
 
 // The (TP, PP, DP) shape of a skeleton's plans, or of a plan, each mesh's
 // for a per-mesh one: what the plot's sample is stratified by.
-template <class ShapeOf>
-std::uint64_t shapeHashOf(int stages, bool perMesh, ShapeOf shapeOf)
+template <class ShapeOf> std::uint64_t shapeHashOf(int stages, bool perMesh, ShapeOf shapeOf)
 {
     std::uint64_t h = 0x9e3779b97f4a7c15ULL;
     auto mix = [&h](std::uint64_t v) {

@@ -89,22 +89,27 @@ void stageSlots(const Problem& problem, ShapeExplanation& e)
     const StageSlotSet set = StageSlots::of(cluster, w, e.tp);
     const int slots = static_cast<int>(set.all.size());
     if (slots == 0) {
-        e.reasons.push_back("no GPU type can hold a stage of TP x DP = " + n(w) + " GPUs (part of one node, or whole "
-                            "nodes of one type whose sizes add up to it): " + gpusPerType(cluster));
+        e.reasons.push_back("no GPU type can hold a stage of TP x DP = " + n(w)
+                            + " GPUs (part of one node, or whole "
+                              "nodes of one type whose sizes add up to it): "
+                            + gpusPerType(cluster));
     } else if (slots != e.pp) {
         e.reasons.push_back("TP x DP = " + n(w) + " cuts the cluster into " + n(slots) + " stage slot"
-                            + (slots == 1 ? "" : "s") + " (" + slotsPerType(cluster, set) + ") and a uniform plan puts "
-                            "a pipeline stage on every slot, so with TP " + n(e.tp) + " and DP " + n(e.dp) + " its PP is "
-                            + n(slots) + ", not " + n(e.pp)
+                            + (slots == 1 ? "" : "s") + " (" + slotsPerType(cluster, set)
+                            + ") and a uniform plan puts "
+                              "a pipeline stage on every slot, so with TP "
+                            + n(e.tp) + " and DP " + n(e.dp) + " its PP is " + n(slots) + ", not " + n(e.pp)
                             + (set.idleGpus > 0 ? " (" + n(set.idleGpus) + " GPUs no slot can use stay idle)" : ""));
     } else {
         const TrainingSetup& s = problem.setup;
         if (set.idleGpus > 0 && !s.allowIdleGpus)
             e.reasons.push_back("it leaves " + n(set.idleGpus) + " GPUs idle, and idle GPUs are not allowed");
         if (e.pp > s.maxPipelineStages)
-            e.reasons.push_back("PP " + n(e.pp) + " is above the search's limit (--max-pp " + n(s.maxPipelineStages) + ")");
+            e.reasons.push_back("PP " + n(e.pp) + " is above the search's limit (--max-pp " + n(s.maxPipelineStages)
+                                + ")");
         if (e.pp < s.minPipelineStages)
-            e.reasons.push_back("PP " + n(e.pp) + " is below the search's limit (--min-pp " + n(s.minPipelineStages) + ")");
+            e.reasons.push_back("PP " + n(e.pp) + " is below the search's limit (--min-pp " + n(s.minPipelineStages)
+                                + ")");
         if (e.pp > problem.model.numLayers)
             e.reasons.push_back("PP " + n(e.pp) + " is more stages than " + problem.model.name + " has layers ("
                                 + n(problem.model.numLayers) + ")");
@@ -126,7 +131,7 @@ void stageSlots(const Problem& problem, ShapeExplanation& e)
 }  // namespace
 
 ShapeExplanation ShapeExplanation::of(const Problem& problem, int tp, int pp, int dp,
-                                      std::shared_ptr<const Predictor> predictor, std::size_t maxSkeletons)
+                                      const std::shared_ptr<const Predictor>& predictor, std::size_t maxSkeletons)
 {
     ShapeExplanation e;
     e.tp = tp;
@@ -180,7 +185,7 @@ ShapeExplanation ShapeExplanation::of(const Problem& problem, int tp, int pp, in
         const SplitSearch split(tables, sk, enumerateLevels, VarianceMode::AbsoluteMiB, k);
         const std::uint64_t fit = saturate(split.feasibleCount());
         e.plans = fit > std::numeric_limits<std::uint64_t>::max() - e.plans ? std::numeric_limits<std::uint64_t>::max()
-                                                                             : e.plans + fit;
+                                                                            : e.plans + fit;
         if (fit == 0) {
             const NearMiss nm = NearMiss::of(problem.cluster, sk, tables);
             if (nm.ratio > 0 && (closest.ratio == 0 || nm.ratio < closest.ratio))

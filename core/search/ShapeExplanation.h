@@ -23,17 +23,18 @@ class Predictor;
 // are added here.
 struct ShapeExplanation {
     int tp = 0, pp = 0, dp = 0;
-    bool fits = false;                // some plan of this shape fits in memory
-    std::uint64_t plans = 0;          // how many (saturating at 2^64 - 1), when it fits
-    std::size_t skeletonsChecked = 0; // the shape's skeletons (orders, micro-batches, ...) tried for memory
-    std::size_t skeletonsOfShape = 0; // all of them
-    std::vector<std::string> reasons; // why not, most basic first; empty when it fits
-    std::vector<std::string> hints;   // what would allow it (per-type meshes, --choose-nodes, a flag)
+    bool fits = false;  // some plan of this shape fits in memory
+    std::uint64_t plans = 0;  // how many (saturating at 2^64 - 1), when it fits
+    std::size_t skeletonsChecked = 0;  // the shape's skeletons (orders, micro-batches, ...) tried for memory
+    std::size_t skeletonsOfShape = 0;  // all of them
+    std::vector<std::string> reasons;  // why not, most basic first; empty when it fits
+    std::vector<std::string> hints;  // what would allow it (per-type meshes, --choose-nodes, a flag)
 
     // predictor: null for the analytic model. At most maxSkeletons of the
     // shape's skeletons are built for the memory answer (their count says so).
     static ShapeExplanation of(const Problem& problem, int tp, int pp, int dp,
-                               std::shared_ptr<const Predictor> predictor = nullptr, std::size_t maxSkeletons = 64);
+                               const std::shared_ptr<const Predictor>& predictor = nullptr,
+                               std::size_t maxSkeletons = 64);
     // Lines for a report: a heading, then the reasons or the count, then the hints.
     std::string text() const;
     // The "why_not" object of memx-search/2: tp, pp, dp, fits, plans,

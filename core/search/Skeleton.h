@@ -22,10 +22,10 @@ struct Skeleton {
     int microBatchCount = 1;  // G
     Schedule schedule = Schedule::OneF1B;
     int virtualStages = 1;
-    bool autoSchedule = false;       // the adaptive rule decides whether this variant is kept
+    bool autoSchedule = false;  // the adaptive rule decides whether this variant is kept
     std::shared_ptr<const StageSlotSet> slotSet;  // shared by every skeleton of one TP x DP size
-    std::vector<int> stageSlot;      // per stage: index into slots->all
-    int idleGpus = 0;                // GPUs of the cluster this skeleton leaves unused
+    std::vector<int> stageSlot;  // per stage: index into slots->all
+    int idleGpus = 0;  // GPUs of the cluster this skeleton leaves unused
     // Per-mesh skeletons (FlagScale's process meshes): each stage's own TP, DP
     // and micro-batch; empty for a uniform skeleton, whose every stage has
     // tp, dp and mbs above. In a per-mesh skeleton those are the first
@@ -42,7 +42,10 @@ struct Skeleton {
     bool perMesh() const { return !shapes.empty(); }
 
     int stages() const { return static_cast<int>(stageSlot.size()); }
-    const StageSlot& slot(int stage) const { return slotSet->all[static_cast<std::size_t>(stageSlot[static_cast<std::size_t>(stage)])]; }
+    const StageSlot& slot(int stage) const
+    {
+        return slotSet->all[static_cast<std::size_t>(stageSlot[static_cast<std::size_t>(stage)])];
+    }
     int unitLayers() const { return schedule == Schedule::Interleaved ? virtualStages : 1; }
 };
 
@@ -65,7 +68,7 @@ struct SkeletonEnumerator {
     // Caps on what is built; beyond them skeletons are counted and the list
     // says so (SkeletonList::spaceCut).
     struct Limits {
-        std::size_t stageOrders = 200000;    // per TP x DP
+        std::size_t stageOrders = 200000;  // per TP x DP
         std::size_t perTypeMeshes = 200000;  // per-type mesh skeletons in all
     };
     static SkeletonList enumerate(const Problem& problem, const Limits& limits);

@@ -58,19 +58,22 @@ std::vector<std::vector<int>> stageOrders(const StageSlotSet& set, PlacementMode
     }
     std::vector<std::vector<int>> out;
     std::size_t visited = 0;
-    multisetPermutations(items, [&](const std::vector<int>& typeOrder) {
-        ++visited;
-        std::vector<int> order;
-        std::vector<std::size_t> next(slotsOfType.size(), 0);
-        for (int t : typeOrder) {
-            const auto& mine = slotsOfType[static_cast<std::size_t>(t)];
-            if (placement == PlacementMode::Contiguous)
-                order.insert(order.end(), mine.begin(), mine.end());
-            else
-                order.push_back(mine[next[static_cast<std::size_t>(t)]++]);
-        }
-        out.push_back(std::move(order));
-    }, limit);
+    multisetPermutations(
+        items,
+        [&](const std::vector<int>& typeOrder) {
+            ++visited;
+            std::vector<int> order;
+            std::vector<std::size_t> next(slotsOfType.size(), 0);
+            for (int t : typeOrder) {
+                const auto& mine = slotsOfType[static_cast<std::size_t>(t)];
+                if (placement == PlacementMode::Contiguous)
+                    order.insert(order.end(), mine.begin(), mine.end());
+                else
+                    order.push_back(mine[next[static_cast<std::size_t>(t)]++]);
+            }
+            out.push_back(std::move(order));
+        },
+        limit);
     capped = visited >= limit;
     return out;
 }
@@ -178,7 +181,8 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
                 return;
             }
             if (model.tiedEmbeddings
-                && !MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp, setup.distributedOptimizer).empty()) {
+                && !MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp, setup.distributedOptimizer)
+                        .empty()) {
                 ++list.excluded["per-type meshes: tied embeddings need the first and last mesh's TP equal and, with "
                                 "the distributed optimizer, their DPs dividing one another"];
                 return;
@@ -254,8 +258,9 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
     if (capped) {
         list.notes.push_back("per-type mesh skeletons capped at " + std::to_string(limit));
         list.spaceCut += std::string(list.spaceCut.empty() ? "" : "; ") + "per-type mesh skeletons capped at "
-            + std::to_string(limit) + ": " + std::to_string(beyond) + " more (later type orders and mesh choices) were not "
-            "searched";
+            + std::to_string(limit) + ": " + std::to_string(beyond)
+            + " more (later type orders and mesh choices) were not "
+              "searched";
     }
 }
 
@@ -322,8 +327,8 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem, const Limits&
             bool capped = false;
             const auto orders = stageOrders(*set, setup.placement, orderLimit, capped);
             if (capped) {
-                const std::string what = "stage orders capped at " + std::to_string(orderLimit) + " for TP="
-                    + std::to_string(tp) + " DP=" + std::to_string(dp);
+                const std::string what = "stage orders capped at " + std::to_string(orderLimit)
+                    + " for TP=" + std::to_string(tp) + " DP=" + std::to_string(dp);
                 list.notes.push_back(what);
                 list.spaceCut += (list.spaceCut.empty() ? "" : "; ") + what + " (later orders were not searched)";
             }

@@ -33,8 +33,8 @@ std::array<bool, kRecomputeLevels> levelsFor(RecomputeMode mode)
 
 }  // namespace
 
-bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Topology& topo,
-                           PredictionCache& cache, SkeletonTables& t, std::string& why, const std::vector<int>* onlyLayers,
+bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Topology& topo, PredictionCache& cache,
+                           SkeletonTables& t, std::string& why, const std::vector<int>* onlyLayers,
                            StageRowCache* rowCache)
 {
     const Cluster& cluster = problem.cluster;
@@ -73,10 +73,9 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
         tpRate[i] = topo.ring(Topology::tensorParallelRings(t.devices[i], sh.tp, sh.dp));
         dpRate[i] = topo.ring(Topology::dataParallelRings(t.devices[i], sh.tp, sh.dp));
         if ((sh.tp > 1 && !tpRate[i].connected()) || (sh.dp > 1 && !dpRate[i].connected())) {
-            why = slot.groups.size() == 1
-                ? "no link joins the GPUs inside " + nodesOf(slot) + " (" + typeOf(slot)
+            why = slot.groups.size() == 1 ? "no link joins the GPUs inside " + nodesOf(slot) + " (" + typeOf(slot)
                     + "): add a link within the node (NVLink, xGMI, HCCS or PCIe)"
-                : "no path joins the GPUs of " + nodesOf(slot) + " (" + typeOf(slot)
+                                          : "no path joins the GPUs of " + nodesOf(slot) + " (" + typeOf(slot)
                     + "), which one stage spans: add links within and between those nodes";
             return false;
         }
@@ -92,20 +91,20 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
         if (!hop.connected()) {
             const StageSlot& a = sk.slot(i);
             const StageSlot& b = sk.slot(i + 1);
-            why = a.groups == b.groups && a.groups.size() == 1
-                ? "no link joins the GPUs inside " + nodesOf(a) + " (" + typeOf(a)
-                    + "): add a link within the node (NVLink, xGMI, HCCS or PCIe)"
-                : "no link joins " + nodesOf(a) + " and " + nodesOf(b) + " (between pipeline stages): add a link "
-                    "between those nodes";
+            why = a.groups == b.groups && a.groups.size() == 1 ? "no link joins the GPUs inside " + nodesOf(a) + " ("
+                    + typeOf(a) + "): add a link within the node (NVLink, xGMI, HCCS or PCIe)"
+                                                               : "no link joins " + nodesOf(a) + " and " + nodesOf(b)
+                    + " (between pipeline stages): add a link "
+                      "between those nodes";
             return false;
         }
         // Between meshes of other shapes FlagScale re-splits the activation
         // (its micro-batch and TP differ on the two sides): the hop takes as
         // long as the larger of the two sides' per-rank shares.
         const StageShape a = sk.shapeOf(i), b = sk.shapeOf(i + 1);
-        const double bytes = std::max(
-            TransformerMath::boundaryActivationBytes(t.model, a.microBatch, sk.seq, a.tp, t.precision),
-            TransformerMath::boundaryActivationBytes(t.model, b.microBatch, sk.seq, b.tp, t.precision));
+        const double bytes
+            = std::max(TransformerMath::boundaryActivationBytes(t.model, a.microBatch, sk.seq, a.tp, t.precision),
+                       TransformerMath::boundaryActivationBytes(t.model, b.microBatch, sk.seq, b.tp, t.precision));
         t.hopMs[i] = terms.pipeline * Topology::transferMs(bytes, hop);
         t.sumHopMs += t.hopMs[i];
     }
@@ -113,8 +112,9 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     // zeroing, loss reduction, logging): every rank waits for the slowest.
     t.fixedMs = 0;
     for (int i = 0; i < P; ++i)
-        t.fixedMs = std::max(t.fixedMs, cache.predictor().iterationOverheadMs(
-                                            cluster.types()[static_cast<std::size_t>(sk.slot(i).type)]));
+        t.fixedMs = std::max(t.fixedMs,
+                             cache.predictor().iterationOverheadMs(
+                                 cluster.types()[static_cast<std::size_t>(sk.slot(i).type)]));
     t.fixedMs *= terms.fixed;
 
     // Rows already known (stages alike in everything a row reads).
@@ -150,9 +150,8 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
 
     // Stage queries for every (missing stage, n, level), or the n per stage
     // asked for (and n = 1, which the recomputation policy's exchange rates read).
-    auto wanted = [&](int i, int n) {
-        return !onlyLayers || n == 1 || (*onlyLayers)[static_cast<std::size_t>(i)] == n;
-    };
+    auto wanted
+        = [&](int i, int n) { return !onlyLayers || n == 1 || (*onlyLayers)[static_cast<std::size_t>(i)] == n; };
     std::vector<StageQuery> queries;
     queries.reserve(missing.size() * (onlyLayers ? 2 : t.maxLayers) * kRecomputeLevels);
     for (int i : missing) {
@@ -200,8 +199,8 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
     const std::size_t counts = static_cast<std::size_t>(t.maxLayers) + 1;
     std::vector<double> stageParams(counts, 0.0), owned(counts, 0.0), stepMs(counts, 0.0);
     // The first stage's last gradient bucket (the only one it cannot hide).
-    const double lastBucket =
-        IterationComposer::lastBucketParams(first.dp, TransformerMath::embeddingParamsOnRank(t.model, first.tp));
+    const double lastBucket
+        = IterationComposer::lastBucketParams(first.dp, TransformerMath::embeddingParamsOnRank(t.model, first.tp));
     const std::array<bool, kRecomputeLevels> modeLevels = levelsFor(setup.recompute);
     for (int i : missing) {
         const GpuType& gpu = cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
@@ -228,8 +227,9 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
             for (int lv = 0; lv < kRecomputeLevels; ++lv)
                 r.pred[un][static_cast<std::size_t>(lv)] = answers[k++];
             const double params = stageParams[un];
-            IterationComposer::DataParallelComm comm = IterationComposer::dataParallelComm(
-                params, sh.dp, setup.distributedOptimizer, dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
+            IterationComposer::DataParallelComm comm
+                = IterationComposer::dataParallelComm(params, sh.dp, setup.distributedOptimizer,
+                                                      dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
             comm.reduceMs *= terms.dataParallel;
             comm.gatherMs *= terms.dataParallel;
             // The overlap window: one micro-batch of the stage without
@@ -237,10 +237,10 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
             // backward's FLOPs are twice the forward's). Recomputation only
             // lengthens the backward, so this never overstates the window.
             const double microBatchMs = r.pred[un][0].timeMs;
-            r.dpMs[un] = IterationComposer::exposedDataParallelMs(comm, {setup.overlapGradReduce,
-                                                                          setup.overlapParamGather},
-                                                                   i == 0, params, lastBucket, microBatchMs / 3.0,
-                                                                   2.0 * microBatchMs / 3.0);
+            r.dpMs[un]
+                = IterationComposer::exposedDataParallelMs(comm, {setup.overlapGradReduce, setup.overlapParamGather},
+                                                           i == 0, params, lastBucket, microBatchMs / 3.0,
+                                                           2.0 * microBatchMs / 3.0);
             r.postMs[un] = r.dpMs[un] + terms.fixed * stepMs[un];
         }
         // Collapse selective when its exchange rate is discontinuous (MemX 3.1.1).

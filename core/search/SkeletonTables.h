@@ -34,7 +34,7 @@ struct StageRow {
     std::vector<int> policyLevel;
     std::vector<double> minTimeMs;  // fastest feasible over allowed levels
     std::vector<double> minMemMiB;  // smallest memory over allowed feasible levels
-    int nMax = 0;                   // largest feasible n (0: none)
+    int nMax = 0;  // largest feasible n (0: none)
     std::size_t bytes() const;
 };
 
@@ -45,17 +45,17 @@ class StageRowCache;
 // these tables, so each distinct stage query reaches the predictor once.
 struct SkeletonTables {
     int stages = 0;
-    int layers = 0;          // L
-    int maxLayers = 0;       // largest layer count any stage can get: L - (P - 1)
-    ModelSpec model;         // with the skeleton's sequence length and query groups
+    int layers = 0;  // L
+    int maxLayers = 0;  // largest layer count any stage can get: L - (P - 1)
+    ModelSpec model;  // with the skeleton's sequence length and query groups
     Precision precision = Precision::Bf16;  // the job's (jobPrecision)
-    std::vector<double> capacityMiB;          // per stage
+    std::vector<double> capacityMiB;  // per stage
     std::vector<std::shared_ptr<const StageRow>> rows;  // per stage
-    std::vector<double> hopMs;                // [stage]: hop to the next stage (P-1 entries)
-    std::vector<double> inflight;             // [stage]
-    std::vector<std::vector<int>> devices;    // [stage]
+    std::vector<double> hopMs;  // [stage]: hop to the next stage (P-1 entries)
+    std::vector<double> inflight;  // [stage]
+    std::vector<std::vector<int>> devices;  // [stage]
     double sumHopMs = 0;
-    double fixedMs = 0;                       // per-iteration constant overhead
+    double fixedMs = 0;  // per-iteration constant overhead
     // The predictor's IterationTerms: hopMs, dpMs (and postMs's share of it)
     // and fixedMs come scaled; the bubble's scale goes to the composer.
     double pipelineScale = 1;
@@ -68,7 +68,8 @@ struct SkeletonTables {
     {
         const StageRow& r = row(stage);
         return r.allowed[static_cast<std::size_t>(level)]
-            && r.pred[static_cast<std::size_t>(n)][static_cast<std::size_t>(level)].memoryMiB() <= capacityMiB[static_cast<std::size_t>(stage)];
+            && r.pred[static_cast<std::size_t>(n)][static_cast<std::size_t>(level)].memoryMiB()
+            <= capacityMiB[static_cast<std::size_t>(stage)];
     }
 
     // Builds the tables; returns false (with a reason in `why`) when the

@@ -17,14 +17,13 @@ constexpr double kSlack = 1e-9;
 // Caps as multiples of the least possible bottleneck (memory peak): dense
 // near it, where good plans differ by a layer or two, then coarse.
 constexpr std::array<double, 16> kTimeSteps{1.003, 1.01, 1.02, 1.035, 1.05, 1.075, 1.1, 1.15,
-                                            1.2, 1.3, 1.4, 1.55, 1.75, 2.0, 2.5, 4.0};
+                                            1.2,   1.3,  1.4,  1.55,  1.75, 2.0,   2.5, 4.0};
 constexpr std::array<double, 10> kMemorySteps{1.01, 1.03, 1.06, 1.1, 1.15, 1.22, 1.3, 1.45, 1.7, 2.2};
 }  // namespace
 
 SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Option>>& opts,
-                         const std::vector<CandidateCount>& count, double sumHopMs, int microBatches,
-                         int virtualStages, double fixedMs, double meanResolution, double pipelineScale,
-                         double timeScale)
+                         const std::vector<CandidateCount>& count, double sumHopMs, int microBatches, int virtualStages,
+                         double fixedMs, double meanResolution, double pipelineScale, double timeScale)
     : P_(stages)
     , units_(units)
     , opts_(opts)
@@ -179,7 +178,8 @@ void SplitBounds::build(Programme& p) const
                 }
     std::vector<int> suffix(static_cast<std::size_t>(P_) + 1, 0);
     for (int i = P_ - 1; i >= 0; --i)
-        suffix[static_cast<std::size_t>(i)] = std::min(units_, suffix[static_cast<std::size_t>(i) + 1] + top[static_cast<std::size_t>(i)]);
+        suffix[static_cast<std::size_t>(i)]
+            = std::min(units_, suffix[static_cast<std::size_t>(i) + 1] + top[static_cast<std::size_t>(i)]);
     for (int i = P_ - 1; i >= 0; --i) {
         const int later = P_ - 1 - i;
         const int rMax = suffix[static_cast<std::size_t>(i)];
@@ -259,9 +259,9 @@ double SplitBounds::varianceBound(const Programme& p, int stage, int unitsLeft, 
     return std::max(0.0, (best - 1e-9 * scale) / P_) * (1 - kSlack);
 }
 
-unsigned SplitBounds::classAlive(Programme& p, std::size_t idx, int stage, int unitsLeft, double maxT,
-                                 double sumT, double maxPost, double maxMem, double s1, double s2,
-                                 const LeafSink& sink, unsigned ask, double* priority, double& fineV) const
+unsigned SplitBounds::classAlive(Programme& p, std::size_t idx, int stage, int unitsLeft, double maxT, double sumT,
+                                 double maxPost, double maxMem, double s1, double s2, const LeafSink& sink,
+                                 unsigned ask, double* priority, double& fineV) const
 {
     if (maxT > p.cap || maxMem > p.memCap)
         return 0;  // the prefix already exceeds this class's cap
@@ -270,9 +270,9 @@ unsigned SplitBounds::classAlive(Programme& p, std::size_t idx, int stage, int u
         return 0;  // no completion, or the prefix already exceeds this class's cap
     LeafBound b;
     const double bottleneck = std::max({maxT, p.minMaxT[idx], p.lowerCap});
-    b.timeMs = IterationComposer::iterationMs(bottleneck, sumT + p.minSumT[idx], sumHopMs_, microBatches_,
-                                              virtualStages_, fixedMs_, std::max(maxPost, p.minMaxPost[idx]),
-                                              pipelineScale_)
+    b.timeMs
+        = IterationComposer::iterationMs(bottleneck, sumT + p.minSumT[idx], sumHopMs_, microBatches_, virtualStages_,
+                                         fixedMs_, std::max(maxPost, p.minMaxPost[idx]), pipelineScale_)
         * timeScale_ * (1 - kSlack);
     b.maxMemMiB = std::max({maxMem, p.minMaxMem[idx], p.lowerMemCap});
     // V last: sinks are monotone, so what dies with V = 0 dies with any V.
@@ -309,14 +309,14 @@ unsigned SplitBounds::alive(int stage, int unitsLeft, double maxT, double sumT, 
     // Each class's bound is at least the unconstrained ideal point in every
     // term, so what that point kills, every class kills.
     double fineV = std::numeric_limits<double>::quiet_NaN();
-    unsigned mask = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, ask,
-                               &priority, fineV);
+    unsigned mask
+        = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, ask, &priority, fineV);
     if (mask == 0)
         return 0;
     if (refine()) {
         fineV = std::numeric_limits<double>::quiet_NaN();
-        mask = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, ask,
-                          &priority, fineV);
+        mask
+            = classAlive(all_, idx, stage, unitsLeft, maxT, sumT, maxPost, maxMem, s1, s2, sink, ask, &priority, fineV);
         if (mask == 0)
             return 0;
     }
@@ -351,7 +351,7 @@ std::vector<LeafBound> SplitBounds::rootClasses() const
     // A sink that keeps every aim alive and records the bounds it is shown.
     class Recorder final : public LeafSink {
     public:
-        void onLeaf(const Leaf&) override {}
+        void onLeaf(const Leaf&) override { }
         unsigned alive(const LeafBound& b, unsigned ask) const override
         {
             seen.push_back(b);

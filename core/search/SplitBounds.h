@@ -66,19 +66,20 @@ public:
 private:
     std::size_t at(int stage, int unitsLeft) const
     {
-        return static_cast<std::size_t>(stage) * static_cast<std::size_t>(units_ + 1) + static_cast<std::size_t>(unitsLeft);
+        return static_cast<std::size_t>(stage) * static_cast<std::size_t>(units_ + 1)
+            + static_cast<std::size_t>(unitsLeft);
     }
     struct Programme {
-        double cap = 0;                 // every stage time <= cap (infinity: none)
-        double memCap = 0;              // every stage memory <= memCap (infinity: none)
+        double cap = 0;  // every stage time <= cap (infinity: none)
+        double memCap = 0;  // every stage memory <= memCap (infinity: none)
         double lowerCap = 0, lowerMemCap = 0;  // the class's bottleneck / peak lies above these
-        bool ownVariance = false;       // gridMin, minS1, maxS1 built
-        bool built = false;             // prepare() ran: every array but gridMin
-        bool gridBuilt = false;         // gridMin too
-        bool copyOfAll = false;         // the last class of a partition: the unconstrained programme, uncapped
+        bool ownVariance = false;  // gridMin, minS1, maxS1 built
+        bool built = false;  // prepare() ran: every array but gridMin
+        bool gridBuilt = false;  // gridMin too
+        bool copyOfAll = false;  // the last class of a partition: the unconstrained programme, uncapped
         std::vector<double> minMaxT, minSumT, minMaxMem, minMaxPost, minS1, maxS1;
-        std::vector<double> grid;       // plan means where gridMin is exact
-        std::vector<double> gridMin;    // [at * K + k]: least sum (x - grid_k)^2
+        std::vector<double> grid;  // plan means where gridMin is exact
+        std::vector<double> gridMin;  // [at * K + k]: least sum (x - grid_k)^2
     };
     void build(Programme& p) const;
     void ensureClasses() const;
@@ -101,16 +102,16 @@ private:
     double sumHopMs_, fixedMs_;
     int microBatches_, virtualStages_;
     double pipelineScale_;  // IterationTerms::pipeline, on the bubble
-    double timeScale_;      // Skeleton::timeScale, on the whole time
+    double timeScale_;  // Skeleton::timeScale, on the whole time
     std::size_t cells_;
-    mutable Programme all_;            // unconstrained (coarse V grid until refine())
+    mutable Programme all_;  // unconstrained (coarse V grid until refine())
     double meanLo_ = 0, meanHi_ = 0, meanResolution_ = 1;
     mutable bool fineBuilt_ = false;
-    double bStar_ = 0, mStar_ = 0;     // least bottleneck and peak: the classes' caps scale them
+    double bStar_ = 0, mStar_ = 0;  // least bottleneck and peak: the classes' caps scale them
     std::vector<double> classGrid_;
     // Built on first use (ensureClasses): the search is single-threaded per object.
     mutable bool classesBuilt_ = false;
-    mutable std::vector<Programme> byTime_;    // bottleneck partition (last: uncapped)
+    mutable std::vector<Programme> byTime_;  // bottleneck partition (last: uncapped)
     mutable std::vector<Programme> byMemory_;  // memory-peak partition (last: uncapped)
 };
 

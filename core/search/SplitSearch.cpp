@@ -35,7 +35,6 @@ std::uint64_t mix64(std::uint64_t x)
 
 }  // namespace
 
-
 std::uint64_t SplitSearch::keyStart(std::uint64_t skeletonIndex)
 {
     return mix64(skeletonIndex + 0x9e3779b97f4a7c15ULL);
@@ -43,8 +42,8 @@ std::uint64_t SplitSearch::keyStart(std::uint64_t skeletonIndex)
 
 std::uint64_t SplitSearch::keyStep(std::uint64_t h, int layers, int level)
 {
-    return mix64(h ^ (static_cast<std::uint64_t>(layers) * 4 + static_cast<std::uint64_t>(level) + 1)
-                 * 0x9e3779b97f4a7c15ULL);
+    return mix64(
+        h ^ (static_cast<std::uint64_t>(layers) * 4 + static_cast<std::uint64_t>(level) + 1) * 0x9e3779b97f4a7c15ULL);
 }
 
 SplitSearch::SplitSearch(const SkeletonTables& tables, const Skeleton& skeleton, bool enumerateLevels,
@@ -137,7 +136,8 @@ void SplitSearch::buildCounts()
                 if (hi < run.from)
                     break;
                 // sum over u in [from, hi] of count(i+1, r-u) = prefix[r-from+1] - prefix[r-hi]
-                c += run.n * (prefix[static_cast<std::size_t>(r - run.from) + 1] - prefix[static_cast<std::size_t>(r - hi)]);
+                c += run.n
+                    * (prefix[static_cast<std::size_t>(r - run.from) + 1] - prefix[static_cast<std::size_t>(r - hi)]);
             }
             count_[at(i, r)] = c;
         }
@@ -235,8 +235,8 @@ LeafBound SplitSearch::quickRootBound() const
         post = std::max(post, leastPost);
     }
     sumT = std::max(sumT, bottleneck);
-    b.timeMs = IterationComposer::iterationMs(bottleneck, sumT, t_.sumHopMs, sk_.microBatchCount, step_, t_.fixedMs, post,
-                                              t_.pipelineScale)
+    b.timeMs = IterationComposer::iterationMs(bottleneck, sumT, t_.sumHopMs, sk_.microBatchCount, step_, t_.fixedMs,
+                                              post, t_.pipelineScale)
         * sk_.timeScale * (1 - kSlack);
     b.maxMemMiB = peak * (1 - kSlack);
     return b;
@@ -258,8 +258,8 @@ void SplitSearch::run(LeafSink& sink, bool prune)
     descend(0, units_, 0, 0, 0, 0, 0, 0, keyStart(skeletonIndex_), aims);
 }
 
-void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem,
-                          double s1, double s2, std::uint64_t key, unsigned aims)
+void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem, double s1,
+                          double s2, std::uint64_t key, unsigned aims)
 {
     if ((++nodes_ & 255) == 0 && sink_->stopRequested())
         aborted_ = true;
@@ -361,7 +361,8 @@ void SplitSearch::sample(LeafSink& sink, std::uint64_t samples)
             return;
         }
         // rank = floor((j + 0.5) * total / samples), in 128-bit arithmetic.
-        CandidateCount rank = (static_cast<CandidateCount>(2 * j + 1) * total) / (2 * static_cast<CandidateCount>(samples));
+        CandidateCount rank
+            = (static_cast<CandidateCount>(2 * j + 1) * total) / (2 * static_cast<CandidateCount>(samples));
         std::uint64_t key = keyStart(skeletonIndex_);
         int r = units_;
         for (int i = 0; i < P_; ++i) {
@@ -389,14 +390,15 @@ void SplitSearch::sample(LeafSink& sink, std::uint64_t samples)
 }
 
 Leaf SplitSearch::compose(const SkeletonTables& t, const Skeleton& sk, const int* layers, const int* levels,
-                         VarianceMode variance, std::vector<double>& scratch)
+                          VarianceMode variance, std::vector<double>& scratch)
 {
     const int P = t.stages;
     scratch.assign(static_cast<std::size_t>(P), 0);
     double maxT = 0, sumT = 0, maxPost = 0, maxMem = 0;
     int postStage = 0;
     for (int i = 0; i < P; ++i) {
-        const auto& p = t.row(static_cast<std::size_t>(i)).pred[static_cast<std::size_t>(layers[i])][static_cast<std::size_t>(levels[i])];
+        const auto& p = t.row(static_cast<std::size_t>(i))
+                            .pred[static_cast<std::size_t>(layers[i])][static_cast<std::size_t>(levels[i])];
         maxT = std::max(maxT, p.timeMs);
         sumT += p.timeMs;
         double post = t.row(static_cast<std::size_t>(i)).postMs[static_cast<std::size_t>(layers[i])];
@@ -406,7 +408,8 @@ Leaf SplitSearch::compose(const SkeletonTables& t, const Skeleton& sk, const int
         }
         double m = p.memoryMiB();
         maxMem = std::max(maxMem, m);
-        scratch[static_cast<std::size_t>(i)] = variance == VarianceMode::Utilisation ? m / t.capacityMiB[static_cast<std::size_t>(i)] : m;
+        scratch[static_cast<std::size_t>(i)]
+            = variance == VarianceMode::Utilisation ? m / t.capacityMiB[static_cast<std::size_t>(i)] : m;
     }
     Leaf leaf;
     leaf.layers = layers;

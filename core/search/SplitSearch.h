@@ -18,12 +18,12 @@ __extension__ typedef unsigned __int128 CandidateCount;
 
 // A complete candidate as the split search sees it.
 struct Leaf {
-    const int* layers = nullptr;     // per stage
-    const int* levels = nullptr;     // per stage, Recompute as int
-    double timeMs = 0;               // T
-    double maxMemMiB = 0;            // M
-    double variance = 0;             // V
-    int postStage = 0;               // stage whose gradient sync + optimizer bounds the iteration
+    const int* layers = nullptr;  // per stage
+    const int* levels = nullptr;  // per stage, Recompute as int
+    double timeMs = 0;  // T
+    double maxMemMiB = 0;  // M
+    double variance = 0;  // V
+    int postStage = 0;  // stage whose gradient sync + optimizer bounds the iteration
     std::uint64_t key = 0;
 };
 
@@ -148,8 +148,8 @@ public:
 
 private:
     struct Child {
-        int u;          // units given to the stage
-        int opt;        // index into options(stage, u)
+        int u;  // units given to the stage
+        int opt;  // index into options(stage, u)
         double priority;
         unsigned aims;  // the sink's aims alive below it
     };
@@ -157,7 +157,8 @@ private:
     const std::vector<SplitBoundsOption>& options(int stage, int units) const { return opts_[at(stage, units)]; }
     std::size_t at(int stage, int unitsLeft) const
     {
-        return static_cast<std::size_t>(stage) * static_cast<std::size_t>(units_ + 1) + static_cast<std::size_t>(unitsLeft);
+        return static_cast<std::size_t>(stage) * static_cast<std::size_t>(units_ + 1)
+            + static_cast<std::size_t>(unitsLeft);
     }
     CandidateCount countAt(int stage, int unitsLeft) const { return count_[at(stage, unitsLeft)]; }
     void buildCounts();
@@ -172,13 +173,14 @@ private:
     bool enumerateLevels_;
     VarianceMode varianceMode_;
     std::uint64_t skeletonIndex_;
-    int step_ = 1;     // layers per unit (virtual stages)
+    int step_ = 1;  // layers per unit (virtual stages)
     int P_ = 0;
-    int units_ = 0;    // layers / step
+    int units_ = 0;  // layers / step
     std::vector<std::vector<SplitBoundsOption>> opts_;  // [at(stage, units)]
-    std::vector<CandidateCount> count_;        // [at(stage, units left)], size (P+1)(U+1)
+    std::vector<CandidateCount> count_;  // [at(stage, units left)], size (P+1)(U+1)
     mutable std::unique_ptr<SplitBounds> bounds_;
-    std::vector<std::vector<Child>> children_;  // per depth of the search  // built on first use (counting and sampling need none)
+    std::vector<std::vector<Child>>
+        children_;  // per depth of the search  // built on first use (counting and sampling need none)
     std::vector<int> n_, lv_;
     LeafSink* sink_ = nullptr;
     bool prune_ = true;

@@ -25,10 +25,7 @@ struct StageRowKey {
 // (rows in use stay alive through their tables). Not thread-safe.
 class StageRowCache {
 public:
-    explicit StageRowCache(std::size_t capacityBytes = kDefaultBytes)
-        : capacity_(capacityBytes)
-    {
-    }
+    explicit StageRowCache(std::size_t capacityBytes = kDefaultBytes) : capacity_(capacityBytes) { }
     static constexpr std::size_t kDefaultBytes = std::size_t{48} << 20;
 
     // 0: no limit. Takes effect at the next insert.

@@ -8,8 +8,7 @@ namespace memx {
 
 namespace {
 
-template <class T>
-std::vector<T> distinctInOrder(const std::vector<T>& values)
+template <class T> std::vector<T> distinctInOrder(const std::vector<T>& values)
 {
     std::vector<T> out;
     for (const T& v : values)
@@ -72,9 +71,10 @@ std::vector<TaskSearch::Task> TaskSearch::tasks(const SearchRequest& request)
 {
     const auto& setup = request.problem.setup;
     const auto& model = request.problem.model;
-    const std::vector<int> seqs = setup.seqLens.empty() ? std::vector<int>{model.seqLen} : distinctInOrder(setup.seqLens);
-    const std::vector<int> groups =
-        setup.queryGroups.empty() ? std::vector<int>{model.queryGroups} : distinctInOrder(setup.queryGroups);
+    const std::vector<int> seqs
+        = setup.seqLens.empty() ? std::vector<int>{model.seqLen} : distinctInOrder(setup.seqLens);
+    const std::vector<int> groups
+        = setup.queryGroups.empty() ? std::vector<int>{model.queryGroups} : distinctInOrder(setup.queryGroups);
     std::vector<Task> out;
     for (int seq : seqs)
         for (int qg : groups) {
@@ -208,9 +208,9 @@ SearchResult TaskSearch::merge(const std::vector<Task>& list, std::vector<Search
     }
     out.stats.sampleFraction = results[lead].stats.sampleFraction;
     if (list.size() > 1)  // the references are the lead task's alone
-        out.referencesOf = (results[lead].referencesOf.empty()
-                                ? std::to_string(results[lead].stats.feasible) + " feasible plans"
-                                : results[lead].referencesOf)
+        out.referencesOf
+            = (results[lead].referencesOf.empty() ? std::to_string(results[lead].stats.feasible) + " feasible plans"
+                                                  : results[lead].referencesOf)
             + " of " + list[lead].label;
     out.stats.candidatesPerS = out.stats.wallS > 0 ? static_cast<double>(out.stats.feasible) / out.stats.wallS : 0;
     out.best = interleave(bests);

@@ -13,10 +13,7 @@ bool less(const std::pair<double, Plan>& a, const std::pair<double, Plan>& b)
 }
 }  // namespace
 
-TopPlans::TopPlans(std::size_t k)
-    : k_(k)
-{
-}
+TopPlans::TopPlans(std::size_t k) : k_(k) { }
 
 double TopPlans::threshold() const
 {

@@ -60,9 +60,8 @@ SimplexMap WeightSimplex::map(const std::vector<Plan>& candidates, const Referen
     std::vector<std::size_t> order(winnerPlans.size());
     for (std::size_t k = 0; k < order.size(); ++k)
         order[k] = k;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return winnerPlans[a]->rankMs() < winnerPlans[b]->rankMs();
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return winnerPlans[a]->rankMs() < winnerPlans[b]->rankMs(); });
     std::vector<std::size_t> newIndex(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) {
         newIndex[order[k]] = k;

@@ -23,10 +23,10 @@ struct SimplexMap {
         std::size_t winner = 0;  // index into plans
         double phi = 0;
     };
-    std::vector<Plan> plans;            // the distinct winners, fastest first
+    std::vector<Plan> plans;  // the distinct winners, fastest first
     std::vector<std::size_t> regionSize;  // grid points each plan wins
-    std::vector<Point> points;          // wT descending, then wM descending
-    std::size_t candidates = 0;         // plans re-ranked at every point
+    std::vector<Point> points;  // wT descending, then wM descending
+    std::size_t candidates = 0;  // plans re-ranked at every point
     int steps = 20;
 
     // The grid point at these weights (rounded to the grid).

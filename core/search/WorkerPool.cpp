@@ -41,10 +41,7 @@ WorkerPool::WorkerPool(int threads, ProgressFn progress, CancelFn cancelled, boo
 {
 }
 
-double WorkerPool::elapsedS() const
-{
-    return std::chrono::duration<double>(Clock::now() - start_).count();
-}
+double WorkerPool::elapsedS() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
 void WorkerPool::report(int phase, const Decorate& decorate)
 {

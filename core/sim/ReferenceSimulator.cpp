@@ -39,14 +39,10 @@ ReferenceSimulator::Profile parseProfile(const JsonReader& j, ReferenceSimulator
     return p;
 }
 
-double roundUp(double mib, double block)
-{
-    return block > 0 ? std::ceil(mib / block) * block : mib;
-}
+double roundUp(double mib, double block) { return block > 0 ? std::ceil(mib / block) * block : mib; }
 }  // namespace
 
-ReferenceSimulator::ReferenceSimulator(std::uint64_t seed)
-    : seed_(seed)
+ReferenceSimulator::ReferenceSimulator(std::uint64_t seed) : seed_(seed)
 {
     const std::string file = "resources/sim_gpu_profiles.json";
     static const nlohmann::json doc = JsonReader::parseText(resources::simGpuProfilesJson(), file);
@@ -120,7 +116,8 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
             PathRate rate = topo.ring(Topology::tensorParallelRings(st.devices, t, plan.dp));
             rate.bandwidthGBps *= pr.commEfficiency;
             double per = st.recompute == Recompute::Full ? 6.0 : 4.0;
-            commMs = st.layers * per * Topology::allReduceMs(bytesOf(prec).activation * s * double(b) * m.hidden, t, rate);
+            commMs
+                = st.layers * per * Topology::allReduceMs(bytesOf(prec).activation * s * double(b) * m.hidden, t, rate);
         }
         double launchMs = st.layers * pr.launchUsPerLayer * (st.recompute == Recompute::Full ? 1.35 : 1.0) * 1e-3;
         stageMs[i] = computeMs + commMs + launchMs;
@@ -144,7 +141,8 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
         double actMiB = st.layers * act * inflight / kMiB;
         if (st.recompute == Recompute::Full)
             actMiB += TM::layerActivationBytes(m, b, s, t, flash, Recompute::None, setup.sequenceParallel, prec,
-                                               setup.dropout()) / kMiB;
+                                               setup.dropout())
+                / kMiB;
         if (i == P - 1)
             actMiB += TM::logitsBytes(m, b, s, t, prec) / kMiB;
         SimulatedStage out1;
@@ -166,8 +164,9 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
         PathRate dpRate = topo.ring(Topology::dataParallelRings(st.devices, t, plan.dp));
         dpRate.bandwidthGBps *= pr.commEfficiency;
         double owned = setup.distributedOptimizer ? params / plan.dp : params;
-        const IterationComposer::DataParallelComm comm = IterationComposer::dataParallelComm(
-            params, plan.dp, setup.distributedOptimizer, dpRate.bandwidthGBps, dpRate.latencyUs, prec);
+        const IterationComposer::DataParallelComm comm
+            = IterationComposer::dataParallelComm(params, plan.dp, setup.distributedOptimizer, dpRate.bandwidthGBps,
+                                                  dpRate.latencyUs, prec);
         // The overlap windows as they fall: the first stage's own last
         // backward and first forward; a later stage's one bucket behind the
         // cool-down (and warm-up) of the stages before it.
@@ -177,9 +176,11 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
         const double forwardWindow = i == 0 ? stageMs[0] / 3.0 : before / 3.0;
         const double backwardWindow = i == 0 ? 2.0 * stageMs[0] / 3.0 : 2.0 * before / 3.0;
         const double embedding = TM::embeddingParamsOnRank(m, t);
-        const double exposedMs = IterationComposer::exposedDataParallelMs(
-            comm, {setup.overlapGradReduce, setup.overlapParamGather}, i == 0, params,
-            IterationComposer::lastBucketParams(plan.dp, embedding), forwardWindow, backwardWindow);
+        const double exposedMs
+            = IterationComposer::exposedDataParallelMs(comm, {setup.overlapGradReduce, setup.overlapParamGather},
+                                                       i == 0, params,
+                                                       IterationComposer::lastBucketParams(plan.dp, embedding),
+                                                       forwardWindow, backwardWindow);
         postMs = std::max(postMs, exposedMs + owned * 34.0 / (gpu.memoryBandwidthGBps * 1e6));
     }
     for (int i = 0; i + 1 < P; ++i) {
@@ -189,9 +190,9 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
     }
     // Iteration: 1F1B (or interleaved) composition plus 3 ms data loading and
     // logging; warm-up iterations pay allocator and NCCL set-up.
-    double base = IterationComposer::iterationMs(stageMs, hopMs, plan.microBatchCount,
-                                                 plan.schedule == Schedule::Interleaved ? plan.virtualStages : 1,
-                                                 3.0, postMs);
+    double base
+        = IterationComposer::iterationMs(stageMs, hopMs, plan.microBatchCount,
+                                         plan.schedule == Schedule::Interleaved ? plan.virtualStages : 1, 3.0, postMs);
     // Hops are paid on every steady-state exchange when they cannot overlap.
     double sumHops = 0;
     for (double h : hopMs)
@@ -221,7 +222,8 @@ std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan&
     std::string out = "# SIMULATED by the MemX reference simulator (not a measurement); Megatron-LM main log format\n";
     char buf[512];
     std::snprintf(buf, sizeof buf, "# Setup: %d GPUs, TP=%d PP=%d DP=%d, mbs=%d, gbs=%d, seq %d\n",
-                  plan.tp * plan.pp * plan.dp, plan.tp, plan.pp, plan.dp, plan.microBatch, plan.globalBatch, plan.seqLen);
+                  plan.tp * plan.pp * plan.dp, plan.tp, plan.pp, plan.dp, plan.microBatch, plan.globalBatch,
+                  plan.seqLen);
     out += buf;
     const int iterations = static_cast<int>(run.iterationMs.size());
     for (int it = 0; it < iterations; ++it) {
@@ -289,8 +291,9 @@ std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan&
                 std::string t = "[Rank " + std::to_string(rank) + "] (after " + std::to_string(afterIteration)
                     + " iterations) memory (MB) | allocated: ";
                 if (raw) {
-                    t += Text::pyFloat(st.maxAllocatedMiB * 0.625) + " | max allocated: " + Text::pyFloat(st.maxAllocatedMiB)
-                        + " | reserved: " + Text::pyFloat(st.maxReservedMiB) + " | max reserved: " + Text::pyFloat(st.maxReservedMiB);
+                    t += Text::pyFloat(st.maxAllocatedMiB * 0.625) + " | max allocated: "
+                        + Text::pyFloat(st.maxAllocatedMiB) + " | reserved: " + Text::pyFloat(st.maxReservedMiB)
+                        + " | max reserved: " + Text::pyFloat(st.maxReservedMiB);
                 } else {
                     char buf[256];
                     std::snprintf(buf, sizeof buf, "%.2f | max allocated: %.2f | reserved: %.2f | max reserved: %.2f",

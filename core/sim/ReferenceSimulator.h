@@ -10,20 +10,19 @@
 
 namespace memx {
 
-
 // What one GPU of a stage would report after a short run.
 struct SimulatedStage {
-    double microBatchMs = 0;     // forward + backward of one micro-batch
+    double microBatchMs = 0;  // forward + backward of one micro-batch
     double maxAllocatedMiB = 0;  // PyTorch allocator peak (what Megatron logs as "max allocated")
-    double maxReservedMiB = 0;   // allocator reservation incl. fragmentation
-    double deviceUsedMiB = 0;    // + CUDA context and communication buffers (what OOMs)
+    double maxReservedMiB = 0;  // allocator reservation incl. fragmentation
+    double deviceUsedMiB = 0;  // + CUDA context and communication buffers (what OOMs)
     double capacityMiB = 0;
 };
 
 struct SimulatedRun {
     std::vector<SimulatedStage> stages;
     std::vector<double> iterationMs;  // one per simulated iteration, warm-up first
-    double medianIterationMs = 0;     // over the iterations after warm-up
+    double medianIterationMs = 0;  // over the iterations after warm-up
     bool outOfMemory = false;
     std::string outOfMemoryReason;
 };
@@ -44,11 +43,11 @@ public:
         double launchUsPerLayer = 180;
         double allocatorBlockMiB = 2;
         double fragmentation = 1.07;
-        double selectiveSaving = 0.02;   // fraction of a layer's activations selective recomputation frees
+        double selectiveSaving = 0.02;  // fraction of a layer's activations selective recomputation frees
         double reserveGiB = 2.0;
-        double noise = 0.02;             // relative standard deviation of iteration time
-        double commEfficiency = 0.8;     // achieved / nominal link bandwidth
-        double recomputeOverhead = 1.05; // recomputed forward costs this much more than a cold one
+        double noise = 0.02;  // relative standard deviation of iteration time
+        double commEfficiency = 0.8;  // achieved / nominal link bandwidth
+        double recomputeOverhead = 1.05;  // recomputed forward costs this much more than a cold one
     };
 
     explicit ReferenceSimulator(std::uint64_t seed = 0);
@@ -64,10 +63,10 @@ public:
 
     // The log formats of reference/megatron_log_samples/, one per sample file.
     enum class LogFormat {
-        MegatronMain,       // current_main_tp2_pp2.log: timestamps, "%.2f" memory (the overload above)
-        MegatronLegacy,     // legacy_2022_onelinetimers.log: no timestamps, raw floats, one-line timers
+        MegatronMain,  // current_main_tp2_pp2.log: timestamps, "%.2f" memory (the overload above)
+        MegatronLegacy,  // legacy_2022_onelinetimers.log: no timestamps, raw floats, one-line timers
         MegatronDeepSpeed,  // megatron_deepspeed_style.log: tokens, tgs, TFLOPs counting recomputation
-        SlurmPrefixed,      // slurm_prefixed_interleaved.log: "R: " prefixes, ranks interleaved, a cut line
+        SlurmPrefixed,  // slurm_prefixed_interleaved.log: "R: " prefixes, ranks interleaved, a cut line
     };
     static const char* toString(LogFormat f);
     static std::vector<LogFormat> logFormats();

@@ -6,10 +6,7 @@
 
 namespace memx {
 
-Precision jobPrecision(const Problem& problem)
-{
-    return jobPrecision(problem.setup.precision, problem.cluster);
-}
+Precision jobPrecision(const Problem& problem) { return jobPrecision(problem.setup.precision, problem.cluster); }
 
 Precision jobPrecision(const std::string& setting, const Cluster& cluster)
 {
@@ -45,9 +42,10 @@ Precision jobPrecision(const std::string& setting, const Cluster& cluster)
     if (!lacking.empty())
         throw InputError("training setup", "precision",
                          automatic ? "every GPU of a job trains in one precision, and no precision is available on "
-                                     "every GPU type: fp32 is missing on " + lacking
+                                     "every GPU type: fp32 is missing on "
+                                 + lacking
                                    : "every GPU of a job trains in one precision, and " + setting
-                                     + " is not available on " + lacking + "; choose another precision or auto");
+                                 + " is not available on " + lacking + "; choose another precision or auto");
     return p;
 }
 

@@ -13,8 +13,8 @@ int MeshRules::meshMicroBatch(int dp0, int mbs, int dp)
 std::string MeshRules::tiedEmbeddings(int firstTp, int lastTp, int firstDp, int lastDp, bool distributedOptimizer)
 {
     if (firstTp != lastTp)
-        return "with tied embeddings the first and the last mesh need the same TP (" + std::to_string(firstTp)
-            + " vs " + std::to_string(lastTp) + ")";
+        return "with tied embeddings the first and the last mesh need the same TP (" + std::to_string(firstTp) + " vs "
+            + std::to_string(lastTp) + ")";
     if (distributedOptimizer && firstDp != lastDp && firstDp % lastDp != 0 && lastDp % firstDp != 0)
         return "with tied embeddings and the distributed optimizer the first and last meshes' DP must divide one "
                "another ("

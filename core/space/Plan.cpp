@@ -6,10 +6,7 @@
 
 namespace memx {
 
-std::string StagePlan::label() const
-{
-    return StageSlots::label(groupName, slice, spansGroups());
-}
+std::string StagePlan::label() const { return StageSlots::label(groupName, slice, spansGroups()); }
 
 StageShape Plan::shapeOf(std::size_t stage) const
 {

@@ -12,11 +12,11 @@ class Cluster;
 // several whole nodes of one type. TP groups never leave a node; DP replicas
 // may (their all-reduce then crosses the inter-node links).
 struct StageSlot {
-    int type = 0;                // index into Cluster::types()
-    std::vector<int> groups;     // device groups it covers, cluster order (one unless it spans nodes)
-    int slice = 0;               // which TP x DP block of its group (single-group slots; 0 otherwise)
-    std::vector<int> devices;    // global device ids, TP-major: [dp0: tp0..tpT-1][dp1: ...], node-major
-    std::string name;            // "a100#1" (group a100, block 1) or "n0+n1" (whole nodes)
+    int type = 0;  // index into Cluster::types()
+    std::vector<int> groups;  // device groups it covers, cluster order (one unless it spans nodes)
+    int slice = 0;  // which TP x DP block of its group (single-group slots; 0 otherwise)
+    std::vector<int> devices;  // global device ids, TP-major: [dp0: tp0..tpT-1][dp1: ...], node-major
+    std::string name;  // "a100#1" (group a100, block 1) or "n0+n1" (whole nodes)
 
     bool spansNodes() const { return groups.size() > 1; }
 };
@@ -24,7 +24,7 @@ struct StageSlot {
 // The slots of one stage size, per GPU type in cluster order.
 struct StageSlotSet {
     std::vector<StageSlot> all;
-    int idleGpus = 0;            // GPUs no slot of this size uses
+    int idleGpus = 0;  // GPUs no slot of this size uses
 };
 
 struct StageSlots {

@@ -11,8 +11,7 @@ namespace memx {
 namespace {
 
 // The value among `values` whose toString is `s`.
-template <typename Mode>
-bool parseByName(const std::string& s, Mode& out, std::initializer_list<Mode> values)
+template <typename Mode> bool parseByName(const std::string& s, Mode& out, std::initializer_list<Mode> values)
 {
     for (Mode m : values)
         if (s == toString(m)) {
@@ -47,15 +46,9 @@ const char* toString(RecomputeMode m)
     return "?";
 }
 
-const char* toString(PlacementMode m)
-{
-    return m == PlacementMode::Contiguous ? "contiguous" : "all";
-}
+const char* toString(PlacementMode m) { return m == PlacementMode::Contiguous ? "contiguous" : "all"; }
 
-const char* toString(MeshMode m)
-{
-    return m == MeshMode::Uniform ? "uniform" : "per-type";
-}
+const char* toString(MeshMode m) { return m == MeshMode::Uniform ? "uniform" : "per-type"; }
 
 bool parseMeshMode(const std::string& s, MeshMode& out)
 {
@@ -64,13 +57,15 @@ bool parseMeshMode(const std::string& s, MeshMode& out)
 
 bool parseScheduleMode(const std::string& s, ScheduleMode& out)
 {
-    return parseByName(s, out, {ScheduleMode::Auto, ScheduleMode::OneF1B, ScheduleMode::Interleaved, ScheduleMode::Both});
+    return parseByName(s, out,
+                       {ScheduleMode::Auto, ScheduleMode::OneF1B, ScheduleMode::Interleaved, ScheduleMode::Both});
 }
 
 bool parseRecomputeMode(const std::string& s, RecomputeMode& out)
 {
-    return parseByName(s, out, {RecomputeMode::Policy, RecomputeMode::Enumerate, RecomputeMode::UniformNone,
-                                RecomputeMode::UniformSelective, RecomputeMode::UniformFull});
+    return parseByName(s, out,
+                       {RecomputeMode::Policy, RecomputeMode::Enumerate, RecomputeMode::UniformNone,
+                        RecomputeMode::UniformSelective, RecomputeMode::UniformFull});
 }
 
 void TrainingSetup::validate() const
@@ -101,7 +96,8 @@ void TrainingSetup::validate() const
                          "unknown precision \"" + precision + "\" (auto, " + precisionChoices() + ")");
     if (!(selectiveCollapseFraction >= 0 && selectiveCollapseFraction < 1))
         throw InputError("training setup", "selective_collapse_fraction", "must be in [0, 1)");
-    for (auto [field, rate] : {std::pair{"attention_dropout", attentionDropout}, std::pair{"hidden_dropout", hiddenDropout}})
+    for (auto [field, rate] :
+         {std::pair{"attention_dropout", attentionDropout}, std::pair{"hidden_dropout", hiddenDropout}})
         if (!(rate >= 0 && rate < 1))
             throw InputError("training setup", field,
                              "dropout rate " + std::to_string(rate) + " must be in [0, 1) (0 turns it off)");

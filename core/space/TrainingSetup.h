@@ -30,14 +30,14 @@ bool parsePlacementMode(const std::string& s, PlacementMode& out);
 
 // What the user fixes about training; the search explores the rest.
 struct TrainingSetup {
-    int globalBatch = 128;                     // sequences per iteration
+    int globalBatch = 128;  // sequences per iteration
     std::vector<int> microBatchSizes{1, 2, 4};  // candidate micro-batch sizes
-    std::vector<int> seqLens;                  // empty: the model's sequence length
-    std::vector<int> queryGroups;              // empty: the model's query groups
-    std::vector<int> tensorParallel;           // empty: every power of two that fits a group
+    std::vector<int> seqLens;  // empty: the model's sequence length
+    std::vector<int> queryGroups;  // empty: the model's query groups
+    std::vector<int> tensorParallel;  // empty: every power of two that fits a group
     int maxPipelineStages = 8;
-    int minPipelineStages = 1;                 // fewer stages are skipped (--min-pp)
-    std::vector<int> virtualStages{2};         // interleaved virtual sizes to try
+    int minPipelineStages = 1;  // fewer stages are skipped (--min-pp)
+    std::vector<int> virtualStages{2};  // interleaved virtual sizes to try
     bool distributedOptimizer = true;
     // Megatron --overlap-grad-reduce: gradients are reduced bucket by bucket
     // while the last micro-batch's backward still runs. --overlap-param-gather
@@ -53,7 +53,7 @@ struct TrainingSetup {
     // (model/Dropout.h).
     double attentionDropout = 0.0;
     double hiddenDropout = 0.0;
-    bool sequenceParallel = true;             // Megatron --sequence-parallel with TP > 1
+    bool sequenceParallel = true;  // Megatron --sequence-parallel with TP > 1
     // "auto" (bf16 where every type has it, else fp16, else fp32) or one of
     // fp32, tf32, fp16, bf16, fp8 (jobPrecision, docs/PRECISION.md).
     std::string precision = "auto";

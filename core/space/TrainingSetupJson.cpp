@@ -102,7 +102,10 @@ TrainingSetup TrainingSetupJson::read(const JsonReader& j)
         s.validate();
     } catch (const InputError& e) {
         // validate() names the field by its key in this format.
-        j.fail(e.reason(), e.field() == "micro_batch_sizes" ? sizes : e.field() == "max_pipeline_stages" ? maxKey : e.field());
+        j.fail(e.reason(),
+               e.field() == "micro_batch_sizes"         ? sizes
+                   : e.field() == "max_pipeline_stages" ? maxKey
+                                                        : e.field());
     }
     return s;
 }

@@ -124,7 +124,8 @@ void BM_ExtendMicroBatch(benchmark::State& state)
 {
     const int options = static_cast<int>(state.range(0));
     std::vector<int> mbs;
-    for (int k = 0; k < options; ++k) mbs.push_back(1 << k);
+    for (int k = 0; k < options; ++k)
+        mbs.push_back(1 << k);
     memx::SearchResult last;
     std::shared_ptr<const memx::LearnedPredictor> p;
     std::uint64_t before = 0;

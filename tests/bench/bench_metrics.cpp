@@ -31,7 +31,12 @@ void BM_KendallTau(benchmark::State& state)
         benchmark::DoNotOptimize(memx::AccuracyMetrics::kendallTau(a, b));
     state.SetComplexityN(state.range(0));
 }
-BENCHMARK(BM_KendallTau)->RangeMultiplier(10)->Range(1000, 400000)->Arg(400000)->Unit(benchmark::kMillisecond)->Complexity();
+BENCHMARK(BM_KendallTau)
+    ->RangeMultiplier(10)
+    ->Range(1000, 400000)
+    ->Arg(400000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity();
 
 void BM_Spearman(benchmark::State& state)
 {
@@ -41,7 +46,12 @@ void BM_Spearman(benchmark::State& state)
         benchmark::DoNotOptimize(memx::AccuracyMetrics::spearman(a, b));
     state.SetComplexityN(state.range(0));
 }
-BENCHMARK(BM_Spearman)->RangeMultiplier(10)->Range(1000, 400000)->Arg(400000)->Unit(benchmark::kMillisecond)->Complexity();
+BENCHMARK(BM_Spearman)
+    ->RangeMultiplier(10)
+    ->Range(1000, 400000)
+    ->Arg(400000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity();
 
 }  // namespace
 

@@ -23,8 +23,8 @@ memx::SearchRequest scaleRequest(int nodes, const char* model, int gbs, int maxP
     spec.nodes = nodes;
     spec.types = {"A100-80GB", "H20", "Ascend-910B", "H100-SXM"};
     memx::SearchRequest req;
-    req.problem.cluster = memx::Cluster::fromJson(memx::ClusterGenerator::generate(spec), spec.name,
-                                          memx::GpuCatalog::builtin());
+    req.problem.cluster
+        = memx::Cluster::fromJson(memx::ClusterGenerator::generate(spec), spec.name, memx::GpuCatalog::builtin());
     req.problem.model = memx::ModelSpec::resolve(model);
     req.problem.setup.globalBatch = gbs;
     req.problem.setup.maxPipelineStages = maxPp;
@@ -47,22 +47,13 @@ void runSearch(benchmark::State& state, const memx::SearchRequest& req)
         state.SkipWithError(r.error.c_str());
 }
 
-void BM_Scale32Gpus(benchmark::State& state)
-{
-    runSearch(state, scaleRequest(4, "llama2-70b", 512, 8));
-}
+void BM_Scale32Gpus(benchmark::State& state) { runSearch(state, scaleRequest(4, "llama2-70b", 512, 8)); }
 BENCHMARK(BM_Scale32Gpus)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
-void BM_Scale128Gpus(benchmark::State& state)
-{
-    runSearch(state, scaleRequest(16, "llama2-70b", 1024, 16));
-}
+void BM_Scale128Gpus(benchmark::State& state) { runSearch(state, scaleRequest(16, "llama2-70b", 1024, 16)); }
 BENCHMARK(BM_Scale128Gpus)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
-void BM_Scale512Gpus(benchmark::State& state)
-{
-    runSearch(state, scaleRequest(64, "llama3-70b", 2048, 16));
-}
+void BM_Scale512Gpus(benchmark::State& state) { runSearch(state, scaleRequest(64, "llama3-70b", 2048, 16)); }
 BENCHMARK(BM_Scale512Gpus)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 // From the cancel request to SearchEngine::run returning, on the 128-GPU
@@ -86,7 +77,13 @@ void BM_CancelLatency128Gpus(benchmark::State& state)
             state.SkipWithError("search finished before the cancel");
     }
 }
-BENCHMARK(BM_CancelLatency128Gpus)->Arg(300)->Arg(1500)->Arg(4000)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
+BENCHMARK(BM_CancelLatency128Gpus)
+    ->Arg(300)
+    ->Arg(1500)
+    ->Arg(4000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
 
 }  // namespace
 

@@ -32,7 +32,8 @@ XgboostModel& model(int threads)
                 features.insert(features.end(), {x, y, noise(rng)});
                 labels.insert(labels.end(), {3 * x + y, x * y});
             }
-        slot = std::make_unique<XgboostModel>(XgboostModel::train(features, 441, 3, labels, XgboostModel::TrainParams()));
+        slot = std::make_unique<XgboostModel>(
+            XgboostModel::train(features, 441, 3, labels, XgboostModel::TrainParams()));
         if (threads == 1)
             slot->setThreads(1);
     }

@@ -21,8 +21,8 @@
 
 namespace {
 
-using memx::test::CliResult;
 using memx::test::cli;
+using memx::test::CliResult;
 using memx::test::describe;
 using memx::test::runCli;
 
@@ -181,8 +181,9 @@ void TestCli::initTestCase()
               "  \"nodes\": [ {\"name\": \"n\", \"gpus\": [ {\"type\": \"A100-80GB\", \"count\": 2} ] } ]\n"
               "  \"links\": []\n"
               "}\n");
-    writeFile(QStringLiteral("unknown-gpu.json"),
-              R"({"format":"memx-cluster/1","name":"u","nodes":[{"name":"n","gpus":[{"type":"Quantum-9000","count":2}]}],"links":[]})");
+    writeFile(
+        QStringLiteral("unknown-gpu.json"),
+        R"({"format":"memx-cluster/1","name":"u","nodes":[{"name":"n","gpus":[{"type":"Quantum-9000","count":2}]}],"links":[]})");
     writeFile(QStringLiteral("link-bad-device.json"),
               R"({"format":"memx-cluster/1","name":"u","nodes":[{"name":"n","gpus":[{"type":"A100-80GB","count":2}]}],)"
               R"("links":[{"name":"l","kind":"PCIe","between":["n:0","n:7"],"bandwidth_gbps":16,"latency_us":5}]})");
@@ -195,24 +196,37 @@ void TestCli::initTestCase()
     writeFile(QStringLiteral("negative-bandwidth.json"),
               R"({"format":"memx-cluster/1","name":"u","nodes":[{"name":"n","gpus":[{"type":"A100-80GB","count":2}]}],)"
               R"("links":[{"name":"l","kind":"PCIe","within":"n","bandwidth_gbps":-5,"latency_us":5}]})");
-    writeFile(QStringLiteral("ok-2xa100.json"),
-              R"({"format":"memx-cluster/1","name":"two","nodes":[{"name":"n","gpus":[{"type":"A100-80GB","count":2}]}],)"
-              R"("links":[{"name":"l","kind":"NVLink","within":"n","bandwidth_gbps":100,"latency_us":5}]})");
+    writeFile(
+        QStringLiteral("ok-2xa100.json"),
+        R"({"format":"memx-cluster/1","name":"two","nodes":[{"name":"n","gpus":[{"type":"A100-80GB","count":2}]}],)"
+        R"("links":[{"name":"l","kind":"NVLink","within":"n","bandwidth_gbps":100,"latency_us":5}]})");
     // Two nodes joined by InfiniBand, nothing inside either node.
-    writeFile(QStringLiteral("no-intra-links.json"),
-              R"({"format":"memx-cluster/1","name":"bare","nodes":[{"name":"a","gpus":[{"type":"A100-80GB","count":8}]},)"
-              R"({"name":"h","gpus":[{"type":"H20","count":8}]}],)"
-              R"("links":[{"name":"ib","kind":"InfiniBand","between":["a","h"],"bandwidth_gbps":25,"latency_us":5}]})");
-    writeFile(QStringLiteral("model-bad-groups.json"),
-              R"({"format":"memx-model/1","name":"odd","num_layers":4,"hidden":1024,"heads":16,"query_groups":5,"vocab":32000})");
+    writeFile(
+        QStringLiteral("no-intra-links.json"),
+        R"({"format":"memx-cluster/1","name":"bare","nodes":[{"name":"a","gpus":[{"type":"A100-80GB","count":8}]},)"
+        R"({"name":"h","gpus":[{"type":"H20","count":8}]}],)"
+        R"("links":[{"name":"ib","kind":"InfiniBand","between":["a","h"],"bandwidth_gbps":25,"latency_us":5}]})");
+    writeFile(
+        QStringLiteral("model-bad-groups.json"),
+        R"({"format":"memx-model/1","name":"odd","num_layers":4,"hidden":1024,"heads":16,"query_groups":5,"vocab":32000})");
 
     // --- the shared main search ---
     m_mainJson = tmp(QStringLiteral("main/search.json"));
     m_mainCsv = tmp(QStringLiteral("main/search.csv"));
-    m_mainArgs = {QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-20gpu-3vendor.json")),
-                  QStringLiteral("--model"), QStringLiteral("llama2-7b"), QStringLiteral("--gbs"), QStringLiteral("128"),
-                  QStringLiteral("--top"), QStringLiteral("5"), QStringLiteral("--stats"),
-                  QStringLiteral("--json"), m_mainJson, QStringLiteral("--csv"), m_mainCsv};
+    m_mainArgs = {QStringLiteral("search"),
+                  QStringLiteral("--cluster"),
+                  sample(QStringLiteral("paper-20gpu-3vendor.json")),
+                  QStringLiteral("--model"),
+                  QStringLiteral("llama2-7b"),
+                  QStringLiteral("--gbs"),
+                  QStringLiteral("128"),
+                  QStringLiteral("--top"),
+                  QStringLiteral("5"),
+                  QStringLiteral("--stats"),
+                  QStringLiteral("--json"),
+                  m_mainJson,
+                  QStringLiteral("--csv"),
+                  m_mainCsv};
     m_main = runCli(m_mainArgs);
     QVERIFY2(m_main.finished && m_main.exitStatus == QProcess::NormalExit && m_main.exitCode == 0,
              qPrintable(describe(m_mainArgs, m_main)));
@@ -225,8 +239,8 @@ void TestCli::initTestCase()
 void TestCli::searchTableHeader_data()
 {
     QTest::addColumn<QString>("column");
-    for (const char* c : {"TP", "PP", "DP", "mbs", "seq", "sched", "stage order", "layers", "recomp", "T(ms)",
-                          "tok/s", "M(GiB)", "V", "Phi", "rankT"})
+    for (const char* c : {"TP", "PP", "DP", "mbs", "seq", "sched", "stage order", "layers", "recomp", "T(ms)", "tok/s",
+                          "M(GiB)", "V", "Phi", "rankT"})
         QTest::newRow(c) << QString::fromLatin1(c);
 }
 
@@ -237,18 +251,18 @@ void TestCli::searchTableHeader()
     const PlanTable t = parseTable(m_main.out);
     QVERIFY2(!t.header.isEmpty(), qPrintable(QStringLiteral("no table header in:\n") + m_main.out));
     // A whole column name: preceded by whitespace/start, followed by whitespace, '(' (units) or end.
-    const QRegularExpression re(QStringLiteral("(^|\\s)") + QRegularExpression::escape(column) +
-                                QStringLiteral("(\\s|\\(|$)"));
-    QVERIFY2(re.match(t.header).hasMatch(), qPrintable(QStringLiteral("column '%1' missing from header: %2")
-                                                           .arg(column, t.header)));
+    const QRegularExpression re(QStringLiteral("(^|\\s)") + QRegularExpression::escape(column)
+                                + QStringLiteral("(\\s|\\(|$)"));
+    QVERIFY2(re.match(t.header).hasMatch(),
+             qPrintable(QStringLiteral("column '%1' missing from header: %2").arg(column, t.header)));
 }
 
 void TestCli::searchTableHasTopRows()
 {
     const PlanTable t = parseTable(m_main.out);
-    QVERIFY2(t.rows.size() == 5, qPrintable(QStringLiteral("expected 5 plan rows (--top 5), got %1:\n%2")
-                                                .arg(t.rows.size())
-                                                .arg(m_main.out)));
+    QVERIFY2(t.rows.size() == 5,
+             qPrintable(
+                 QStringLiteral("expected 5 plan rows (--top 5), got %1:\n%2").arg(t.rows.size()).arg(m_main.out)));
     double prevPhi = -1;
     for (int i = 0; i < t.rows.size(); ++i) {
         const QStringList& row = t.rows[i];
@@ -297,11 +311,12 @@ void TestCli::searchJsonStructure()
         const double peak = s.value(QStringLiteral("peak_mib")).toDouble(-1);
         const double cap = s.value(QStringLiteral("capacity_mib")).toDouble(-1);
         QVERIFY2(peak > 0 && cap > 0, "stage without peak_mib / capacity_mib");
-        QVERIFY2(peak <= cap, qPrintable(QStringLiteral("stage %1 on %2: peak %3 MiB > capacity %4 MiB")
-                                             .arg(s.value(QStringLiteral("slice")).toInt())
-                                             .arg(s.value(QStringLiteral("gpu_type")).toString())
-                                             .arg(peak)
-                                             .arg(cap)));
+        QVERIFY2(peak <= cap,
+                 qPrintable(QStringLiteral("stage %1 on %2: peak %3 MiB > capacity %4 MiB")
+                                .arg(s.value(QStringLiteral("slice")).toInt())
+                                .arg(s.value(QStringLiteral("gpu_type")).toString())
+                                .arg(peak)
+                                .arg(cap)));
     }
     QCOMPARE(layers, 32);
 
@@ -313,7 +328,8 @@ void TestCli::searchJsonStructure()
         const double phi = p.value(QStringLiteral("phi")).toDouble();
         QVERIFY(phi >= prev);
         prev = phi;
-        const double tokens = p["global_batch"].toDouble() * p["seq_len"].toDouble() / (p["iteration_ms"].toDouble() / 1000);
+        const double tokens
+            = p["global_batch"].toDouble() * p["seq_len"].toDouble() / (p["iteration_ms"].toDouble() / 1000);
         QVERIFY2(std::abs(p["tokens_per_s"].toDouble() - tokens) <= 1e-9 * tokens,
                  qPrintable(QString::number(p["tokens_per_s"].toDouble())));
     }
@@ -347,10 +363,12 @@ void TestCli::searchJsonParetoTimeVariance()
                  "pareto point without iteration_ms / mem_variance");
         const double t = p.value(QStringLiteral("iteration_ms")).toDouble();
         const double v = p.value(QStringLiteral("mem_variance")).toDouble();
-        QVERIFY2(t >= prevT, qPrintable(QStringLiteral("point %1: iteration_ms %2 < previous %3").arg(i).arg(t).arg(prevT)));
+        QVERIFY2(t >= prevT,
+                 qPrintable(QStringLiteral("point %1: iteration_ms %2 < previous %3").arg(i).arg(t).arg(prevT)));
         if (i > 0)
             QVERIFY2(v < prevV,
-                     qPrintable(QStringLiteral("point %1: mem_variance %2 not below previous %3").arg(i).arg(v).arg(prevV)));
+                     qPrintable(
+                         QStringLiteral("point %1: mem_variance %2 not below previous %3").arg(i).arg(v).arg(prevV)));
         prevT = t;
         prevV = v;
     }
@@ -360,8 +378,7 @@ void TestCli::searchCsv()
 {
     QFile f(m_mainCsv);
     QVERIFY2(f.open(QIODevice::ReadOnly | QIODevice::Text), qPrintable(m_mainCsv));
-    const QStringList lines =
-        QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QVERIFY2(lines.size() >= 2, "CSV has no data rows");
     const QStringList header = lines.first().split(QLatin1Char(','));
     for (const char* col : {"rank_phi", "iteration_ms", "tp", "pp", "dp", "layers"})
@@ -382,10 +399,13 @@ void TestCli::searchCsv()
 void TestCli::searchSimplex()
 {
     const QString csv = tmp("simplex.csv");
-    const QStringList args = {"search", "--cluster", sample("paper-6gpu-v100-t4.json"), "--model", "llama2-7b",
-                              "--gbs", "32", "--top", "1", "--simplex", csv};
+    const QStringList args = {"search",    "--cluster", sample("paper-6gpu-v100-t4.json"),
+                              "--model",   "llama2-7b", "--gbs",
+                              "32",        "--top",     "1",
+                              "--simplex", csv};
     RUN_EXPECT(r, args, 0);
-    QVERIFY2(r.out.contains(QRegularExpression(R"(Weight simplex: 231 weightings \(step 0.05\) over \d+ kept plans: \d+ distinct winners)")),
+    QVERIFY2(r.out.contains(QRegularExpression(
+                 R"(Weight simplex: 231 weightings \(step 0.05\) over \d+ kept plans: \d+ distinct winners)")),
              qPrintable(r.out));
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly));
@@ -417,8 +437,10 @@ void TestCli::preAmpereGpusRunUnfusedAttention()
     const QStringList flags[2] = {{}, {"--no-flash-attention"}};
     for (int i = 0; i < 2; ++i) {
         const QString json = tmp(QString("preampere%1.json").arg(i));
-        const QStringList args = QStringList{"search", "--cluster", sample("paper-6gpu-v100-t4.json"), "--model",
-                                             "llama2-7b", "--gbs", "32", "--top", "1", "--json", json}
+        const QStringList args = QStringList{"search",  "--cluster", sample("paper-6gpu-v100-t4.json"),
+                                             "--model", "llama2-7b", "--gbs",
+                                             "32",      "--top",     "1",
+                                             "--json",  json}
             + flags[i];
         RUN_EXPECT(r, args, 0);
         QVERIFY2(r.out.contains("Attention: unfused (s x s scores kept, FlashAttention needs Ampere or newer: "
@@ -443,8 +465,11 @@ void TestCli::preAmpereGpusRunUnfusedAttention()
 // iteration slower, and the report says what is left.
 void TestCli::overlapHidesDataParallelSync()
 {
-    const QStringList base = {"search", "--cluster", sample("homogeneous-8xa100.json"), "--model", "llama2-7b",
-                              "--tp", "2", "--max-pp", "1", "--mbs", "1", "--gbs", "64", "--top", "1"};
+    const QStringList base = {"search",  "--cluster", sample("homogeneous-8xa100.json"),
+                              "--model", "llama2-7b", "--tp",
+                              "2",       "--max-pp",  "1",
+                              "--mbs",   "1",         "--gbs",
+                              "64",      "--top",     "1"};
     const QStringList flags[3] = {{}, {"--overlap-grad-reduce"}, {"--overlap-param-gather"}};
     double syncMs[3], iterationMs[3];
     for (int i = 0; i < 3; ++i) {
@@ -476,13 +501,17 @@ void TestCli::overlapHidesDataParallelSync()
 void TestCli::searchBaselines()
 {
     const QString json = tmp("baselines.json");
-    const QStringList args = {"search", "--cluster", sample("paper-table1-xy.json"), "--model", "llama2-7b", "--gbs",
-                              "64", "--recompute", "enumerate", "--top", "1", "--baselines", "--json", json};
+    const QStringList args = {"search",  "--cluster",   sample("paper-table1-xy.json"),
+                              "--model", "llama2-7b",   "--gbs",
+                              "64",      "--recompute", "enumerate",
+                              "--top",   "1",           "--baselines",
+                              "--json",  json};
     RUN_EXPECT(r, args, 0);
-    for (const char* name : {"Compute-proportional (AMP/HexiScale)", "Memory-proportional (Table 1)", "Metis-style",
-                             "FaSOP-style"})
+    for (const char* name :
+         {"Compute-proportional (AMP/HexiScale)", "Memory-proportional (Table 1)", "Metis-style", "FaSOP-style"})
         QVERIFY2(r.out.contains(QString::fromLatin1(name)), qPrintable(r.out));
-    QVERIFY2(r.out.contains(QRegularExpression(R"(Compute-proportional \(AMP/HexiScale\) .* OOM: exceeds memory on stage \d)")),
+    QVERIFY2(r.out.contains(
+                 QRegularExpression(R"(Compute-proportional \(AMP/HexiScale\) .* OOM: exceeds memory on stage \d)")),
              qPrintable(r.out));
     QFile f(json);
     QVERIFY(f.open(QIODevice::ReadOnly));
@@ -501,8 +530,19 @@ void TestCli::searchBandwidthScenarios()
 {
     const QString scenarios = sample("scenarios/paper-20gpu-network.json");
     const QString json = tmp("what-if.json");
-    const QStringList args = {"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--gbs", "128", "--top", "3",
-                              "--bandwidth-scenarios", scenarios, "--robust", "worst", "--json", json};
+    const QStringList args = {"search",
+                              "--cluster",
+                              sample("paper-20gpu-3vendor.json"),
+                              "--gbs",
+                              "128",
+                              "--top",
+                              "3",
+                              "--bandwidth-scenarios",
+                              scenarios,
+                              "--robust",
+                              "worst",
+                              "--json",
+                              json};
     RUN_EXPECT(r, args, 0);
     QVERIFY2(r.out.contains("What-if bandwidth (" + scenarios + ", 3 scenarios):"), qPrintable(r.out));
     QVERIFY2(r.out.contains(QRegularExpression(R"(InfiniBand at 50%: plan 1 takes \d+\.\d ms \(\+\d+\.\d%\))")),
@@ -517,10 +557,15 @@ void TestCli::searchBandwidthScenarios()
     QCOMPARE(w["robust_plans"].toArray().size(), 3);
     QCOMPARE(w["scenarios"].toArray()[2].toObject()["replanned"].toArray().size(), 3);
 
-    writeFile("bad-scenarios.json", R"({"format": "memx-bandwidth-scenarios/1", "scenarios": [{"name": "a", "scale": {"link:nope": 0.5}}]})");
-    RUN_EXPECT(bad, (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--bandwidth-scenarios",
-                                 tmp("bad-scenarios.json")}), 2);
-    QVERIFY2(bad.err.contains(tmp("bad-scenarios.json") + ": /scenarios/0/scale/link:nope: cluster paper-20gpu-3vendor has no link named \"nope\""),
+    writeFile("bad-scenarios.json",
+              R"({"format": "memx-bandwidth-scenarios/1", "scenarios": [{"name": "a", "scale": {"link:nope": 0.5}}]})");
+    RUN_EXPECT(bad,
+               (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--bandwidth-scenarios",
+                            tmp("bad-scenarios.json")}),
+               2);
+    QVERIFY2(bad.err.contains(
+                 tmp("bad-scenarios.json")
+                 + ": /scenarios/0/scale/link:nope: cluster paper-20gpu-3vendor has no link named \"nope\""),
              qPrintable(bad.err));
     RUN_EXPECT(alone, (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--robust", "worst"}), 2);
     QVERIFY2(alone.err.contains("--robust") && alone.err.contains("--bandwidth-scenarios"), qPrintable(alone.err));
@@ -532,11 +577,14 @@ void TestCli::searchNodeLoss()
 {
     const QString json = tmp("node-loss.json");
     // paper-20gpu-3vendor: nodes a100 (4 x A100), vb (8 x Vendor-B), vc (8 x Vendor-C).
-    const QStringList args = {"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--gbs", "128", "--top", "2",
-                              "--robust", "node-loss", "--json", json};
+    const QStringList args = {"search", "--cluster", sample("paper-20gpu-3vendor.json"),
+                              "--gbs",  "128",       "--top",
+                              "2",      "--robust",  "node-loss",
+                              "--json", json};
     RUN_EXPECT(r, args, 0);
     QVERIFY2(r.out.contains("Node loss (3 scenarios, every node; alike nodes once):"), qPrintable(r.out));
-    QVERIFY2(r.out.contains(QRegularExpression(R"(without vb \(8 x Vendor-B\): best \d+\.\d ms \([+-]\d+\.\d%\), \d+ tokens/s)")),
+    QVERIFY2(r.out.contains(
+                 QRegularExpression(R"(without vb \(8 x Vendor-B\): best \d+\.\d ms \([+-]\d+\.\d%\), \d+ tokens/s)")),
              qPrintable(r.out));
     QVERIFY2(r.out.contains("Robust ranking by the worst time over the scenarios"), qPrintable(r.out));
     QFile f(json);
@@ -554,8 +602,10 @@ void TestCli::searchNodeLoss()
     for (const auto& p : w["robust_plans"].toArray())
         QCOMPARE(p.toObject()["scenarios"].toArray().size(), 3);
 
-    RUN_EXPECT(perType, (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--gbs", "128",
-                                     "--node-loss", "per-type"}), 0);
+    RUN_EXPECT(perType,
+               (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--gbs", "128", "--node-loss",
+                            "per-type"}),
+               0);
     QVERIFY2(perType.out.contains("Node loss (3 scenarios, each GPU type's first node):"), qPrintable(perType.out));
 }
 
@@ -572,9 +622,12 @@ void TestCli::searchEpsilonRule_data()
                              << "memory predictions +-25% on a fullest GPU of";
     QTest::newRow("--ev uncertainty") << QStringList{"--ev", "uncertainty"} << "uncertainty"
                                       << "per-GPU peaks within that of one another are not told apart by V";
-    QTest::newRow("--ev paper") << QStringList{"--ev", "paper"} << "fraction" << "0.01 x V (the paper's rule, --ev paper)";
-    QTest::newRow("--eps 0.05") << QStringList{"--eps", "0.05"} << "fraction" << "0.05 x V";
-    QTest::newRow("--ev 4") << QStringList{"--ev", "4"} << "absolute" << "eV=4.00 GiB^2: as given";
+    QTest::newRow("--ev paper") << QStringList{"--ev", "paper"} << "fraction"
+                                << "0.01 x V (the paper's rule, --ev paper)";
+    QTest::newRow("--eps 0.05") << QStringList{"--eps", "0.05"} << "fraction"
+                                << "0.05 x V";
+    QTest::newRow("--ev 4") << QStringList{"--ev", "4"} << "absolute"
+                            << "eV=4.00 GiB^2: as given";
 }
 
 void TestCli::searchEpsilonRule()
@@ -583,13 +636,15 @@ void TestCli::searchEpsilonRule()
     QFETCH(QString, rule);
     QFETCH(QString, line);
     const QString json = tmp("epsilon.json");
-    RUN_EXPECT(r, (QStringList{"search", "--cluster", sample("homogeneous-8xa100.json"), "--gbs", "32", "--json", json}
-                   + extra),
+    RUN_EXPECT(r,
+               (QStringList{"search", "--cluster", sample("homogeneous-8xa100.json"), "--gbs", "32", "--json", json}
+                + extra),
                0);
     QVERIFY2(r.out.contains(line), qPrintable(r.out.left(1200)));
     QFile f(json);
     QVERIFY(f.open(QIODevice::ReadOnly));
-    const QJsonObject ref = QJsonDocument::fromJson(f.readAll()).object()["objective"].toObject()["references"].toObject();
+    const QJsonObject ref
+        = QJsonDocument::fromJson(f.readAll()).object()["objective"].toObject()["references"].toObject();
     QCOMPARE(ref["epsilon_rule"].toString(), rule);
     const double v = ref["variance"].toDouble();
     const double eps = ref["epsilon"].toDouble();
@@ -624,7 +679,8 @@ void TestCli::profileComparisonStatesCost()
     RUN_EXPECT(r, (QStringList{"search", "--cluster", tmp("priced-dgx.json"), "--compare", "--json", json}), 0);
     QFile f(json);
     QVERIFY(f.open(QIODevice::ReadOnly));
-    const QJsonArray profiles = QJsonDocument::fromJson(f.readAll()).object()["objective"].toObject()["profiles"].toArray();
+    const QJsonArray profiles
+        = QJsonDocument::fromJson(f.readAll()).object()["objective"].toObject()["profiles"].toArray();
     QCOMPARE(profiles.size(), 3);
     for (const auto& v : profiles) {
         const QJsonObject p = v.toObject();
@@ -671,8 +727,7 @@ void TestCli::searchCountsAttentionAndDropout_data()
     QTest::addColumn<QStringList>("extra");
     QTest::addColumn<double>("addedMiB");
     QTest::addColumn<QString>("line");
-    QTest::newRow("FlashAttention, no dropout") << QStringList{} << 0.0
-                                                << "Attention: FlashAttention, no dropout";
+    QTest::newRow("FlashAttention, no dropout") << QStringList{} << 0.0 << "Attention: FlashAttention, no dropout";
     QTest::newRow("FlashAttention, both dropouts")
         << QStringList{"--attention-dropout", "0.1", "--hidden-dropout", "0.1"} << 12 * 4.0
         << "Attention: FlashAttention, dropout attention 0.1 / hidden 0.1 (keeps two hidden masks per layer)";
@@ -693,9 +748,27 @@ void TestCli::searchCountsAttentionAndDropout()
     writeFile("ci-fim.json", R"({"format": "memx-model/1", "name": "ci-fim", "num_layers": 12, "hidden": 512,
         "heads": 8, "ffn_hidden": 2048, "mlp": "gelu", "vocab": 50257, "seq_len": 1024, "tied_embeddings": true})");
     const auto run = [&](const QStringList& more, const QString& json) {
-        return runCli(QStringList{"search", "--cluster", sample("homogeneous-8xa100.json"), "--model",
-                                  tmp("ci-fim.json"), "--gbs", "32", "--mbs", "4", "--tp", "1", "--max-pp", "1",
-                                  "--recompute", "none", "--precision", "bf16", "--top", "1", "--json", json}
+        return runCli(QStringList{"search",
+                                  "--cluster",
+                                  sample("homogeneous-8xa100.json"),
+                                  "--model",
+                                  tmp("ci-fim.json"),
+                                  "--gbs",
+                                  "32",
+                                  "--mbs",
+                                  "4",
+                                  "--tp",
+                                  "1",
+                                  "--max-pp",
+                                  "1",
+                                  "--recompute",
+                                  "none",
+                                  "--precision",
+                                  "bf16",
+                                  "--top",
+                                  "1",
+                                  "--json",
+                                  json}
                       + more);
     };
     const auto activations = [](const QString& json) {
@@ -756,15 +829,24 @@ void TestCli::searchProfileAuto()
     QFETCH(QString, cluster);
     QFETCH(QString, gbs);
     const QString json = tmp(QStringLiteral("auto-%1").arg(cluster));
-    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(cluster),
-                           QStringLiteral("--gbs"), gbs, QStringLiteral("--profile"), QStringLiteral("auto"),
-                           QStringLiteral("--top"), QStringLiteral("1"), QStringLiteral("--json"), json};
+    const QStringList args{QStringLiteral("search"),
+                           QStringLiteral("--cluster"),
+                           sample(cluster),
+                           QStringLiteral("--gbs"),
+                           gbs,
+                           QStringLiteral("--profile"),
+                           QStringLiteral("auto"),
+                           QStringLiteral("--top"),
+                           QStringLiteral("1"),
+                           QStringLiteral("--json"),
+                           json};
     RUN_EXPECT(r, args, 0);
-    static const QRegularExpression objRe(
-        QStringLiteral("^Objective: (default|safety-first|throughput-first) \\(.*\\), chosen by auto: (.+)$"),
-        QRegularExpression::MultilineOption);
+    static const QRegularExpression
+        objRe(QStringLiteral("^Objective: (default|safety-first|throughput-first) \\(.*\\), chosen by auto: (.+)$"),
+              QRegularExpression::MultilineOption);
     const auto m = objRe.match(r.out);
-    QVERIFY2(m.hasMatch(), qPrintable(QStringLiteral("no 'Objective: <profile> ..., chosen by auto: <why>' line:\n") + r.out));
+    QVERIFY2(m.hasMatch(),
+             qPrintable(QStringLiteral("no 'Objective: <profile> ..., chosen by auto: <why>' line:\n") + r.out));
     const QString profile = m.captured(1);
     const QString reason = m.captured(2);
     if (profile == QStringLiteral("safety-first")) {
@@ -778,11 +860,13 @@ void TestCli::searchProfileAuto()
         QVERIFY2(h.hasMatch(), qPrintable(QStringLiteral("throughput-first without a homogeneity reason: ") + reason));
         QVERIFY2(h.captured(1).toDouble() <= h.captured(2).toDouble(), qPrintable(reason));
     } else {
-        static const QRegularExpression re(QStringLiteral("heterogeneous cluster \\(compute CV ([0-9.]+)\\).*headroom"));
+        static const QRegularExpression re(
+            QStringLiteral("heterogeneous cluster \\(compute CV ([0-9.]+)\\).*headroom"));
         QVERIFY2(re.match(reason).hasMatch(), qPrintable(QStringLiteral("default without a reason: ") + reason));
     }
     if (cluster.startsWith(QStringLiteral("homogeneous")))
-        QVERIFY2(profile != QStringLiteral("default"), qPrintable(QStringLiteral("a homogeneous cluster got: ") + reason));
+        QVERIFY2(profile != QStringLiteral("default"),
+                 qPrintable(QStringLiteral("a homogeneous cluster got: ") + reason));
 
     QJsonObject d;
     QString why;
@@ -804,9 +888,17 @@ void TestCli::searchTimeOnlyWeightsPutFastestFirst()
 {
     QFETCH(QString, cluster);
     const QString json = tmp(QStringLiteral("weights-%1").arg(cluster));
-    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(cluster),
-                           QStringLiteral("--gbs"), QStringLiteral("32"), QStringLiteral("--top"), QStringLiteral("5"),
-                           QStringLiteral("--weights"), QStringLiteral("1,0,0"), QStringLiteral("--json"), json};
+    const QStringList args{QStringLiteral("search"),
+                           QStringLiteral("--cluster"),
+                           sample(cluster),
+                           QStringLiteral("--gbs"),
+                           QStringLiteral("32"),
+                           QStringLiteral("--top"),
+                           QStringLiteral("5"),
+                           QStringLiteral("--weights"),
+                           QStringLiteral("1,0,0"),
+                           QStringLiteral("--json"),
+                           json};
     RUN_EXPECT(r, args, 0);
     QVERIFY2(r.out.contains(QStringLiteral("Objective: custom")), qPrintable(r.out));
     const PlanTable t = parseTable(r.out);
@@ -822,7 +914,8 @@ void TestCli::searchTimeOnlyWeightsPutFastestFirst()
     const QJsonObject best = d.value(QStringLiteral("best")).toArray().first().toObject();
     const QJsonObject fastest = d.value(QStringLiteral("fastest")).toArray().first().toObject();
     QCOMPARE(best.value(QStringLiteral("rank_time")).toInt(), 1);
-    QCOMPARE(best.value(QStringLiteral("iteration_ms")).toDouble(), fastest.value(QStringLiteral("iteration_ms")).toDouble());
+    QCOMPARE(best.value(QStringLiteral("iteration_ms")).toDouble(),
+             fastest.value(QStringLiteral("iteration_ms")).toDouble());
 }
 
 // ---------------------------------------------------------------------------
@@ -835,8 +928,9 @@ void TestCli::searchWhyNot()
     // Vendor-C). TP 4 x DP 1 = 4 GPUs cuts 1 + 2 + 2 = 5 stage slots, so a
     // uniform plan of TP 4 and DP 1 has PP 5: PP 1 is impossible.
     const QString json = tmp("why-not.json");
-    RUN_EXPECT(r, (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--gbs", "128", "--why-not",
-                               "4,1,1", "--json", json}),
+    RUN_EXPECT(r,
+               (QStringList{"search", "--cluster", sample("paper-20gpu-3vendor.json"), "--gbs", "128", "--why-not",
+                            "4,1,1", "--json", json}),
                0);
     QVERIFY2(r.out.contains("Why no plan has TP 4, PP 1, DP 1:"), qPrintable(r.out));
     QVERIFY2(r.out.contains("cuts the cluster into 5 stage slots (A100-80GB 1, Vendor-B 2, Vendor-C 2)"),
@@ -866,8 +960,9 @@ void TestCli::badInput_data()
     };
 
     // Inputs must be regular files: a device or a folder would be read until memory ran out.
-    QTest::newRow("cluster is /dev/zero") << searchCluster(QStringLiteral("/dev/zero"))
-                                          << QStringList{QStringLiteral("/dev/zero"), QStringLiteral("not a regular file")};
+    QTest::newRow("cluster is /dev/zero")
+        << searchCluster(QStringLiteral("/dev/zero"))
+        << QStringList{QStringLiteral("/dev/zero"), QStringLiteral("not a regular file")};
     QTest::newRow("cluster is a folder") << searchCluster(QStringLiteral("%TMP%"))
                                          << QStringList{QStringLiteral("is a folder")};
     QTest::newRow("measurements are /dev/zero")
@@ -890,10 +985,10 @@ void TestCli::badInput_data()
     QTest::newRow("malformed JSON cluster")
         << searchCluster(QStringLiteral("%TMP%/malformed.json"))
         << QStringList{QStringLiteral("%TMP%/malformed.json"), QStringLiteral("line 5"), QStringLiteral("JSON")};
-    QTest::newRow("unknown GPU type")
-        << searchCluster(QStringLiteral("%TMP%/unknown-gpu.json"))
-        << QStringList{QStringLiteral("%TMP%/unknown-gpu.json"), QStringLiteral("/nodes/0/gpus/0/type"),
-                       QStringLiteral("unknown"), QStringLiteral("Quantum-9000")};
+    QTest::newRow("unknown GPU type") << searchCluster(QStringLiteral("%TMP%/unknown-gpu.json"))
+                                      << QStringList{QStringLiteral("%TMP%/unknown-gpu.json"),
+                                                     QStringLiteral("/nodes/0/gpus/0/type"), QStringLiteral("unknown"),
+                                                     QStringLiteral("Quantum-9000")};
     QTest::newRow("link to a non-existent device")
         << searchCluster(QStringLiteral("%TMP%/link-bad-device.json"))
         << QStringList{QStringLiteral("%TMP%/link-bad-device.json"), QStringLiteral("/links/0/between/1"),
@@ -902,18 +997,17 @@ void TestCli::badInput_data()
         << searchCluster(QStringLiteral("%TMP%/link-bad-node.json"))
         << QStringList{QStringLiteral("%TMP%/link-bad-node.json"), QStringLiteral("/links/0/between/1"),
                        QStringLiteral("zz:0")};
-    QTest::newRow("zero link bandwidth")
-        << searchCluster(QStringLiteral("%TMP%/zero-bandwidth.json"))
-        << QStringList{QStringLiteral("%TMP%/zero-bandwidth.json"), QStringLiteral("/links/0/bandwidth_gbps"),
-                       QStringLiteral("greater than 0")};
+    QTest::newRow("zero link bandwidth") << searchCluster(QStringLiteral("%TMP%/zero-bandwidth.json"))
+                                         << QStringList{QStringLiteral("%TMP%/zero-bandwidth.json"),
+                                                        QStringLiteral("/links/0/bandwidth_gbps"),
+                                                        QStringLiteral("greater than 0")};
     QTest::newRow("negative link bandwidth")
         << searchCluster(QStringLiteral("%TMP%/negative-bandwidth.json"))
         << QStringList{QStringLiteral("%TMP%/negative-bandwidth.json"), QStringLiteral("/links/0/bandwidth_gbps"),
                        QStringLiteral("-5")};
-    QTest::newRow("unknown model preset")
-        << search({QStringLiteral("--model"), QStringLiteral("llama9-1t")})
-        << QStringList{QStringLiteral("--model"), QStringLiteral("llama9-1t"), QStringLiteral("llama2-7b"),
-                       QStringLiteral("llama3-70b")};
+    QTest::newRow("unknown model preset") << search({QStringLiteral("--model"), QStringLiteral("llama9-1t")})
+                                          << QStringList{QStringLiteral("--model"), QStringLiteral("llama9-1t"),
+                                                         QStringLiteral("llama2-7b"), QStringLiteral("llama3-70b")};
     QTest::newRow("model file: heads not divisible by query_groups")
         << search({QStringLiteral("--model"), QStringLiteral("%TMP%/model-bad-groups.json")})
         << QStringList{QStringLiteral("%TMP%/model-bad-groups.json"), QStringLiteral("query_groups"),
@@ -921,102 +1015,90 @@ void TestCli::badInput_data()
     QTest::newRow("--overlap-param-gather without the distributed optimizer")
         << search({QStringLiteral("--overlap-param-gather"), QStringLiteral("--no-distributed-optimizer")})
         << QStringList{QStringLiteral("--overlap-param-gather"), QStringLiteral("distributed optimizer")};
-    QTest::newRow("--schedule bogus")
-        << search({QStringLiteral("--schedule"), QStringLiteral("bogus")})
-        << QStringList{QStringLiteral("--schedule"), QStringLiteral("bogus"), QStringLiteral("1f1b")};
-    QTest::newRow("--recompute bogus")
-        << search({QStringLiteral("--recompute"), QStringLiteral("bogus")})
-        << QStringList{QStringLiteral("--recompute"), QStringLiteral("bogus"), QStringLiteral("selective")};
+    QTest::newRow("--schedule bogus") << search({QStringLiteral("--schedule"), QStringLiteral("bogus")})
+                                      << QStringList{QStringLiteral("--schedule"), QStringLiteral("bogus"),
+                                                     QStringLiteral("1f1b")};
+    QTest::newRow("--recompute bogus") << search({QStringLiteral("--recompute"), QStringLiteral("bogus")})
+                                       << QStringList{QStringLiteral("--recompute"), QStringLiteral("bogus"),
+                                                      QStringLiteral("selective")};
     QTest::newRow("--profile custom without --weights")
         << search({QStringLiteral("--profile"), QStringLiteral("custom")})
         << QStringList{QStringLiteral("--profile"), QStringLiteral("--weights")};
-    QTest::newRow("--profile bogus")
-        << search({QStringLiteral("--profile"), QStringLiteral("bogus")})
-        << QStringList{QStringLiteral("--profile"), QStringLiteral("bogus"), QStringLiteral("auto")};
+    QTest::newRow("--profile bogus") << search({QStringLiteral("--profile"), QStringLiteral("bogus")})
+                                     << QStringList{QStringLiteral("--profile"), QStringLiteral("bogus"),
+                                                    QStringLiteral("auto")};
     QTest::newRow("--weights with a negative")
         << search({QStringLiteral("--weights"), QStringLiteral("1,-1,0")})
         << QStringList{QStringLiteral("--weights"), QStringLiteral("1,-1,0"), QStringLiteral("negative")};
     QTest::newRow("--weights with two numbers")
         << search({QStringLiteral("--weights"), QStringLiteral("1,0")})
         << QStringList{QStringLiteral("--weights"), QStringLiteral("three numbers")};
-    QTest::newRow("--weights all zero")
-        << search({QStringLiteral("--weights"), QStringLiteral("0,0,0")})
-        << QStringList{QStringLiteral("--weights"), QStringLiteral("positive")};
+    QTest::newRow("--weights all zero") << search({QStringLiteral("--weights"), QStringLiteral("0,0,0")})
+                                        << QStringList{QStringLiteral("--weights"), QStringLiteral("positive")};
     QTest::newRow("--weights that do not sum to 1")
         << search({QStringLiteral("--weights"), QStringLiteral("1,1,1")})
         << QStringList{QStringLiteral("--weights: 1,1,1: the weights must sum to 1 (these sum to 3)")};
     QTest::newRow("--weights rounded too far")
         << search({QStringLiteral("--weights"), QStringLiteral("0.3,0.3,0.3")})
         << QStringList{QStringLiteral("--weights: 0.3,0.3,0.3: the weights must sum to 1 (these sum to 0.9)")};
-    QTest::newRow("--weights with four numbers")
-        << search({QStringLiteral("--weights"), QStringLiteral("1,0,0,5")})
-        << QStringList{QStringLiteral("--weights"), QStringLiteral("1,0,0,5")};
-    QTest::newRow("--gbs 0")
-        << search({QStringLiteral("--gbs"), QStringLiteral("0")})
-        << QStringList{QStringLiteral("--gbs"), QStringLiteral("at least 1")};
-    QTest::newRow("--gbs not a number")
-        << search({QStringLiteral("--gbs"), QStringLiteral("abc")})
-        << QStringList{QStringLiteral("--gbs"), QStringLiteral("abc")};
-    QTest::newRow("--mbs 0")
-        << search({QStringLiteral("--mbs"), QStringLiteral("0")})
-        << QStringList{QStringLiteral("--mbs"), QStringLiteral("at least 1")};
-    QTest::newRow("--mbs list with a negative")
-        << search({QStringLiteral("--mbs"), QStringLiteral("1,-2")})
-        << QStringList{QStringLiteral("--mbs"), QStringLiteral("-2")};
-    QTest::newRow("--seq 8")
-        << search({QStringLiteral("--seq"), QStringLiteral("8")})
-        << QStringList{QStringLiteral("--seq"), QStringLiteral("16")};
-    QTest::newRow("--eps 0")
-        << search({QStringLiteral("--eps"), QStringLiteral("0")}) << QStringList{QStringLiteral("--eps")};
-    QTest::newRow("--variance bogus")
-        << search({QStringLiteral("--variance"), QStringLiteral("bogus")})
-        << QStringList{QStringLiteral("--variance"), QStringLiteral("mib")};
-    QTest::newRow("--placement bogus")
-        << search({QStringLiteral("--placement"), QStringLiteral("bogus")})
-        << QStringList{QStringLiteral("--placement"), QStringLiteral("contiguous")};
-    QTest::newRow("--tp 0")
-        << search({QStringLiteral("--tp"), QStringLiteral("0")}) << QStringList{QStringLiteral("--tp")};
-    QTest::newRow("--max-pp 0")
-        << search({QStringLiteral("--max-pp"), QStringLiteral("0")}) << QStringList{QStringLiteral("--max-pp")};
+    QTest::newRow("--weights with four numbers") << search({QStringLiteral("--weights"), QStringLiteral("1,0,0,5")})
+                                                 << QStringList{QStringLiteral("--weights"), QStringLiteral("1,0,0,5")};
+    QTest::newRow("--gbs 0") << search({QStringLiteral("--gbs"), QStringLiteral("0")})
+                             << QStringList{QStringLiteral("--gbs"), QStringLiteral("at least 1")};
+    QTest::newRow("--gbs not a number") << search({QStringLiteral("--gbs"), QStringLiteral("abc")})
+                                        << QStringList{QStringLiteral("--gbs"), QStringLiteral("abc")};
+    QTest::newRow("--mbs 0") << search({QStringLiteral("--mbs"), QStringLiteral("0")})
+                             << QStringList{QStringLiteral("--mbs"), QStringLiteral("at least 1")};
+    QTest::newRow("--mbs list with a negative") << search({QStringLiteral("--mbs"), QStringLiteral("1,-2")})
+                                                << QStringList{QStringLiteral("--mbs"), QStringLiteral("-2")};
+    QTest::newRow("--seq 8") << search({QStringLiteral("--seq"), QStringLiteral("8")})
+                             << QStringList{QStringLiteral("--seq"), QStringLiteral("16")};
+    QTest::newRow("--eps 0") << search({QStringLiteral("--eps"), QStringLiteral("0")})
+                             << QStringList{QStringLiteral("--eps")};
+    QTest::newRow("--variance bogus") << search({QStringLiteral("--variance"), QStringLiteral("bogus")})
+                                      << QStringList{QStringLiteral("--variance"), QStringLiteral("mib")};
+    QTest::newRow("--placement bogus") << search({QStringLiteral("--placement"), QStringLiteral("bogus")})
+                                       << QStringList{QStringLiteral("--placement"), QStringLiteral("contiguous")};
+    QTest::newRow("--tp 0") << search({QStringLiteral("--tp"), QStringLiteral("0")})
+                            << QStringList{QStringLiteral("--tp")};
+    QTest::newRow("--max-pp 0") << search({QStringLiteral("--max-pp"), QStringLiteral("0")})
+                                << QStringList{QStringLiteral("--max-pp")};
     QTest::newRow("--min-pp above --max-pp")
         << search({QStringLiteral("--min-pp"), QStringLiteral("5"), QStringLiteral("--max-pp"), QStringLiteral("4")})
         << QStringList{QStringLiteral("--min-pp"), QStringLiteral("above --max-pp (4)")};
-    QTest::newRow("--node-loss bogus")
-        << search({QStringLiteral("--node-loss"), QStringLiteral("bogus")})
-        << QStringList{QStringLiteral("--node-loss"), QStringLiteral("expected each or per-type")};
-    QTest::newRow("--objective bogus")
-        << search({QStringLiteral("--objective"), QStringLiteral("bogus")})
-        << QStringList{QStringLiteral("--objective"), QStringLiteral("expected throughput or cost")};
+    QTest::newRow("--node-loss bogus") << search({QStringLiteral("--node-loss"), QStringLiteral("bogus")})
+                                       << QStringList{QStringLiteral("--node-loss"),
+                                                      QStringLiteral("expected each or per-type")};
+    QTest::newRow("--objective bogus") << search({QStringLiteral("--objective"), QStringLiteral("bogus")})
+                                       << QStringList{QStringLiteral("--objective"),
+                                                      QStringLiteral("expected throughput or cost")};
     QTest::newRow("--objective cost without prices")
         << search({QStringLiteral("--objective"), QStringLiteral("cost")})
         << QStringList{QStringLiteral("--objective"), QStringLiteral("needs a price per GPU-hour for every GPU type")};
     QTest::newRow("--max-cost-per-hour -2")
         << search({QStringLiteral("--max-cost-per-hour"), QStringLiteral("-2")})
         << QStringList{QStringLiteral("--max-cost-per-hour"), QStringLiteral("at least 0")};
-    QTest::newRow("--robust bogus")
-        << search({QStringLiteral("--robust"), QStringLiteral("bogus")})
-        << QStringList{QStringLiteral("--robust"), QStringLiteral("node-loss")};
-    QTest::newRow("--vp 0")
-        << search({QStringLiteral("--vp"), QStringLiteral("0"), QStringLiteral("--schedule"),
-                   QStringLiteral("interleaved")})
-        << QStringList{QStringLiteral("--vp")};
-    QTest::newRow("--query-groups 0")
-        << search({QStringLiteral("--query-groups"), QStringLiteral("0")})
-        << QStringList{QStringLiteral("--query-groups")};
+    QTest::newRow("--robust bogus") << search({QStringLiteral("--robust"), QStringLiteral("bogus")})
+                                    << QStringList{QStringLiteral("--robust"), QStringLiteral("node-loss")};
+    QTest::newRow("--vp 0") << search(
+        {QStringLiteral("--vp"), QStringLiteral("0"), QStringLiteral("--schedule"), QStringLiteral("interleaved")})
+                            << QStringList{QStringLiteral("--vp")};
+    QTest::newRow("--query-groups 0") << search({QStringLiteral("--query-groups"), QStringLiteral("0")})
+                                      << QStringList{QStringLiteral("--query-groups")};
     QTest::newRow("--attention-dropout 1")
         << search({QStringLiteral("--attention-dropout"), QStringLiteral("1")})
         << QStringList{QStringLiteral("--attention-dropout"), QStringLiteral("must be in [0, 1)")};
     QTest::newRow("--hidden-dropout -0.1")
         << search({QStringLiteral("--hidden-dropout=-0.1")})
         << QStringList{QStringLiteral("--hidden-dropout"), QStringLiteral("-0.1"), QStringLiteral("must be in [0, 1)")};
-    QTest::newRow("missing --cluster")
-        << QStringList{QStringLiteral("search"), QStringLiteral("--model"), QStringLiteral("llama2-7b")}
-        << QStringList{QStringLiteral("--cluster"), QStringLiteral("required")};
-    QTest::newRow("unknown option")
-        << search({QStringLiteral("--frobnicate")}) << QStringList{QStringLiteral("--frobnicate")};
+    QTest::newRow("missing --cluster") << QStringList{QStringLiteral("search"), QStringLiteral("--model"),
+                                                      QStringLiteral("llama2-7b")}
+                                       << QStringList{QStringLiteral("--cluster"), QStringLiteral("required")};
+    QTest::newRow("unknown option") << search({QStringLiteral("--frobnicate")})
+                                    << QStringList{QStringLiteral("--frobnicate")};
     QTest::newRow("no subcommand") << QStringList{} << QStringList{QStringLiteral("subcommand")};
-    QTest::newRow("unknown subcommand")
-        << QStringList{QStringLiteral("frobnicate")} << QStringList{QStringLiteral("frobnicate")};
+    QTest::newRow("unknown subcommand") << QStringList{QStringLiteral("frobnicate")}
+                                        << QStringList{QStringLiteral("frobnicate")};
     QTest::newRow("validate: missing file")
         << QStringList{QStringLiteral("validate"), QStringLiteral("%TMP%/does-not-exist.json")}
         << QStringList{QStringLiteral("%TMP%/does-not-exist.json")};
@@ -1024,19 +1106,21 @@ void TestCli::badInput_data()
         << QStringList{QStringLiteral("validate"), QStringLiteral("%TMP%/unknown-gpu.json")}
         << QStringList{QStringLiteral("/nodes/0/gpus/0/type"), QStringLiteral("unknown")};
     // Issue #14: bad inputs the readers used to crash on, overflow with or accept.
-    const auto bad = [](const char* name) { return QString::fromStdString(memx::test::dataFile(std::string("bad_inputs/") + name)); };
+    const auto bad = [](const char* name) {
+        return QString::fromStdString(memx::test::dataFile(std::string("bad_inputs/") + name));
+    };
     const auto train = [&](const char* name) {
-        return QStringList{QStringLiteral("train"), QStringLiteral("--measurements"), bad(name), QStringLiteral("--out"),
-                           QStringLiteral("%TMP%/never-written.json")};
+        return QStringList{QStringLiteral("train"), QStringLiteral("--measurements"), bad(name),
+                           QStringLiteral("--out"), QStringLiteral("%TMP%/never-written.json")};
     };
     QTest::newRow("train: tp*pp*dp beyond int")
         << train("measurements-gpu-product.csv")
         << QStringList{bad("measurements-gpu-product.csv"), QStringLiteral("line 2, column num_gpus"),
                        QStringLiteral("102400000000")};
-    QTest::newRow("train: hidden 1e9")
-        << train("measurements-hidden-1e9.csv")
-        << QStringList{bad("measurements-hidden-1e9.csv"), QStringLiteral("line 2, column hidden"),
-                       QStringLiteral("plausible range")};
+    QTest::newRow("train: hidden 1e9") << train("measurements-hidden-1e9.csv")
+                                       << QStringList{bad("measurements-hidden-1e9.csv"),
+                                                      QStringLiteral("line 2, column hidden"),
+                                                      QStringLiteral("plausible range")};
     QTest::newRow("train: invalid UTF-8 gpu_type")
         << train("measurements-bad-utf8.csv")
         << QStringList{bad("measurements-bad-utf8.csv"), QStringLiteral("line 2, column gpu_type"),
@@ -1044,14 +1128,12 @@ void TestCli::badInput_data()
     QTest::newRow("train: denormal stage time")
         << train("measurements-denormal-time.csv")
         << QStringList{bad("measurements-denormal-time.csv"), QStringLiteral("line 2, column stage_time_ms")};
-    QTest::newRow("train: huge pp")
-        << train("measurements-huge-pp.csv")
-        << QStringList{bad("measurements-huge-pp.csv"), QStringLiteral("line 2, column pp"),
-                       QStringLiteral("plausible range 1-1000")};
-    QTest::newRow("validate: 1e400")
-        << QStringList{QStringLiteral("validate"), bad("cluster-number-1e400.json")}
-        << QStringList{bad("cluster-number-1e400.json"), QStringLiteral("line 3 column"),
-                       QStringLiteral("does not fit in a double")};
+    QTest::newRow("train: huge pp") << train("measurements-huge-pp.csv")
+                                    << QStringList{bad("measurements-huge-pp.csv"), QStringLiteral("line 2, column pp"),
+                                                   QStringLiteral("plausible range 1-1000")};
+    QTest::newRow("validate: 1e400") << QStringList{QStringLiteral("validate"), bad("cluster-number-1e400.json")}
+                                     << QStringList{bad("cluster-number-1e400.json"), QStringLiteral("line 3 column"),
+                                                    QStringLiteral("does not fit in a double")};
     QTest::newRow("validate: bandwidth 1e-300")
         << QStringList{QStringLiteral("validate"), bad("cluster-bandwidth-1e-300.json")}
         << QStringList{bad("cluster-bandwidth-1e-300.json"), QStringLiteral("/links/0/bandwidth_gbps"),
@@ -1074,8 +1156,7 @@ void TestCli::badInput()
     QVERIFY2(!r.out.contains(QStringLiteral("MemX plan")), qPrintable(describe(args, r)));
     QVERIFY2(!r.err.trimmed().isEmpty(), "no message on stderr");
     for (const auto& s : mustContain)
-        QVERIFY2(r.err.contains(s),
-                 qPrintable(QStringLiteral("stderr lacks \"%1\": ").arg(s) + describe(args, r)));
+        QVERIFY2(r.err.contains(s), qPrintable(QStringLiteral("stderr lacks \"%1\": ").arg(s) + describe(args, r)));
 }
 
 // ---------------------------------------------------------------------------
@@ -1087,25 +1168,35 @@ void TestCli::searchStatesThePriceAndConstraints()
     // The report says what plan 1 costs against the fastest feasible plan,
     // and the constraints it meets; --json carries both.
     const QString json = tmp(QStringLiteral("price.json"));
-    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-20gpu-3vendor.json")),
-                           QStringLiteral("--gbs"), QStringLiteral("128"), QStringLiteral("--max-slowdown"), QStringLiteral("10%"),
-                           QStringLiteral("--json"), json};
+    const QStringList
+        args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-20gpu-3vendor.json")),
+             QStringLiteral("--gbs"),  QStringLiteral("128"),       QStringLiteral("--max-slowdown"),
+             QStringLiteral("10%"),    QStringLiteral("--json"),    json};
     RUN_EXPECT(r, args, 0);
-    QVERIFY2(r.out.contains(QStringLiteral("Constraints (before Phi ranks): at most 10% slower than the fastest feasible plan")),
+    QVERIFY2(r.out.contains(
+                 QStringLiteral("Constraints (before Phi ranks): at most 10% slower than the fastest feasible plan")),
              qPrintable(r.out));
-    QVERIFY2(QRegularExpression(QStringLiteral("Plan 1 against the fastest feasible plan \\(\\d+\\.\\d ms\\): \\+\\d")).match(r.out).hasMatch(),
+    QVERIFY2(QRegularExpression(QStringLiteral("Plan 1 against the fastest feasible plan \\(\\d+\\.\\d ms\\): \\+\\d"))
+                 .match(r.out)
+                 .hasMatch(),
              qPrintable(r.out));
     QFile f(json);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
     const double pct = doc[QStringLiteral("price_vs_fastest")].toObject()[QStringLiteral("time_pct")].toDouble(-1);
     QVERIFY2(pct >= 0 && pct <= 10 + 1e-6, qPrintable(QString::number(pct)));
-    QCOMPARE(doc[QStringLiteral("objective")].toObject()[QStringLiteral("constraints")].toObject()[QStringLiteral("max_slowdown")]
-                 .toObject()[QStringLiteral("fraction")].toDouble(),
+    QCOMPARE(doc[QStringLiteral("objective")]
+                 .toObject()[QStringLiteral("constraints")]
+                 .toObject()[QStringLiteral("max_slowdown")]
+                 .toObject()[QStringLiteral("fraction")]
+                 .toDouble(),
              0.1);
     // Bad values name the option.
-    RUN_EXPECT(bad, (QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-20gpu-3vendor.json")),
-                                 QStringLiteral("--max-slowdown"), QStringLiteral("-5%")}), 2);
+    RUN_EXPECT(bad,
+               (QStringList{QStringLiteral("search"), QStringLiteral("--cluster"),
+                            sample(QStringLiteral("paper-20gpu-3vendor.json")), QStringLiteral("--max-slowdown"),
+                            QStringLiteral("-5%")}),
+               2);
     QVERIFY2(bad.err.contains(QStringLiteral("--max-slowdown")), qPrintable(bad.err));
 }
 
@@ -1117,8 +1208,9 @@ void TestCli::noFeasiblePlan_data()
     // llama2-70b needs ~69e9 x 18 B = 1.24 TB of weights+grads+Adam state, the cluster has
     // 4 x 32 + 2 x 15 = 158 GiB in all: nothing can fit, whatever the split.
     QTest::newRow("memory: llama2-70b on 4xV100+2xT4")
-        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%SAMPLES%/paper-6gpu-v100-t4.json"),
-                       QStringLiteral("--model"), QStringLiteral("llama2-70b")}
+        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"),
+                       QStringLiteral("%SAMPLES%/paper-6gpu-v100-t4.json"), QStringLiteral("--model"),
+                       QStringLiteral("llama2-70b")}
         << QStringList{QStringLiteral("no feasible plan"), QStringLiteral("no plan fits in memory"),
                        QStringLiteral("closest plan"), QStringLiteral("(V100-32GB|T4)"),
                        QStringLiteral("\\d+(\\.\\d+)? GiB")};
@@ -1129,24 +1221,36 @@ void TestCli::noFeasiblePlan_data()
                        QStringLiteral("A100-80GB"), QStringLiteral("\\d+(\\.\\d+)? GiB")};
     // gbs 3 is odd, mbs 2 does not divide it for any DP: no skeleton passes the divisibility rule.
     QTest::newRow("structural: gbs 3 mbs 2 on 2 GPUs (Table 1 X+Y)")
-        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%SAMPLES%/paper-table1-xy.json"),
-                       QStringLiteral("--gbs"), QStringLiteral("3"), QStringLiteral("--mbs"), QStringLiteral("2")}
+        << QStringList{QStringLiteral("search"),
+                       QStringLiteral("--cluster"),
+                       QStringLiteral("%SAMPLES%/paper-table1-xy.json"),
+                       QStringLiteral("--gbs"),
+                       QStringLiteral("3"),
+                       QStringLiteral("--mbs"),
+                       QStringLiteral("2")}
         << QStringList{QStringLiteral("no feasible plan"), QStringLiteral("structural rules"),
                        QStringLiteral("global batch not divisible by DP x micro-batch")};
     QTest::newRow("structural: gbs 3 mbs 2 on 2xA100")
         << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%TMP%/ok-2xa100.json"),
-                       QStringLiteral("--gbs"), QStringLiteral("3"), QStringLiteral("--mbs"), QStringLiteral("2")}
+                       QStringLiteral("--gbs"),  QStringLiteral("3"),         QStringLiteral("--mbs"),
+                       QStringLiteral("2")}
         << QStringList{QStringLiteral("structural rules"), QStringLiteral("global batch not divisible")};
     // A constraint no plan meets: the reason names it, with the most headroom any plan keeps.
     QTest::newRow("constraints: 95% headroom on 4xV100+2xT4")
-        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%SAMPLES%/paper-6gpu-v100-t4.json"),
-                       QStringLiteral("--gbs"), QStringLiteral("32"), QStringLiteral("--min-headroom"), QStringLiteral("95%")}
-        << QStringList{QStringLiteral("nothing meets the constraints"), QStringLiteral("every GPU keeps 95% of its memory free"),
+        << QStringList{QStringLiteral("search"),
+                       QStringLiteral("--cluster"),
+                       QStringLiteral("%SAMPLES%/paper-6gpu-v100-t4.json"),
+                       QStringLiteral("--gbs"),
+                       QStringLiteral("32"),
+                       QStringLiteral("--min-headroom"),
+                       QStringLiteral("95%")}
+        << QStringList{QStringLiteral("nothing meets the constraints"),
+                       QStringLiteral("every GPU keeps 95% of its memory free"),
                        QStringLiteral("the most any plan set aside keeps is \\d+(\\.\\d)?%")};
     // Any plan needs GPUs of one node to talk (TP, DP or two stages on one node).
     QTest::newRow("links: nodes without links inside")
-        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"), QStringLiteral("%TMP%/no-intra-links.json"),
-                       QStringLiteral("--gbs"), QStringLiteral("64")}
+        << QStringList{QStringLiteral("search"), QStringLiteral("--cluster"),
+                       QStringLiteral("%TMP%/no-intra-links.json"), QStringLiteral("--gbs"), QStringLiteral("64")}
         << QStringList{QStringLiteral("no feasible plan: no plan can run"),
                        QStringLiteral("no link joins the GPUs inside a \\(A100-80GB\\): add a link within the node"),
                        QStringLiteral("no link joins the GPUs inside h \\(H20\\)")};
@@ -1160,13 +1264,17 @@ void TestCli::noFeasiblePlan()
 {
     QFETCH(QStringList, args);
     QFETCH(QStringList, patterns);
-    const QString json = tmp(QStringLiteral("nofeasible-%1.json").arg(QString::fromLatin1(QTest::currentDataTag())).replace(QLatin1Char(' '), QLatin1Char('_')).replace(QLatin1Char('/'), QLatin1Char('_')));
+    const QString json = tmp(QStringLiteral("nofeasible-%1.json")
+                                 .arg(QString::fromLatin1(QTest::currentDataTag()))
+                                 .replace(QLatin1Char(' '), QLatin1Char('_'))
+                                 .replace(QLatin1Char('/'), QLatin1Char('_')));
     args = expand(args) + QStringList{QStringLiteral("--json"), json};
     RUN_EXPECT(r, args, 1);
     QVERIFY2(!r.out.contains(QStringLiteral("MemX plan")), qPrintable(describe(args, r)));
     for (const auto& p : patterns) {
         const QRegularExpression re(p);
-        QVERIFY2(re.match(r.err).hasMatch(), qPrintable(QStringLiteral("stderr lacks /%1/: ").arg(p) + describe(args, r)));
+        QVERIFY2(re.match(r.err).hasMatch(),
+                 qPrintable(QStringLiteral("stderr lacks /%1/: ").arg(p) + describe(args, r)));
     }
     // --json still records the failed search, with the reason and no plans.
     QJsonObject d;
@@ -1259,17 +1367,15 @@ void TestCli::help_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QStringList>("mustContain");
-    QTest::newRow("search --help")
-        << QStringList{QStringLiteral("search"), QStringLiteral("--help")}
-        << QStringList{QStringLiteral("--cluster"), QStringLiteral("REQUIRED"), QStringLiteral("--profile"),
-                       QStringLiteral("auto"), QStringLiteral("--weights"), QStringLiteral("--json")};
-    QTest::newRow("top-level --help")
-        << QStringList{QStringLiteral("--help")}
-        << QStringList{QStringLiteral("search"), QStringLiteral("gpus"), QStringLiteral("models"),
-                       QStringLiteral("validate")};
-    QTest::newRow("validate --help")
-        << QStringList{QStringLiteral("validate"), QStringLiteral("--help")}
-        << QStringList{QStringLiteral("cluster")};
+    QTest::newRow("search --help") << QStringList{QStringLiteral("search"), QStringLiteral("--help")}
+                                   << QStringList{QStringLiteral("--cluster"), QStringLiteral("REQUIRED"),
+                                                  QStringLiteral("--profile"), QStringLiteral("auto"),
+                                                  QStringLiteral("--weights"), QStringLiteral("--json")};
+    QTest::newRow("top-level --help") << QStringList{QStringLiteral("--help")}
+                                      << QStringList{QStringLiteral("search"), QStringLiteral("gpus"),
+                                                     QStringLiteral("models"), QStringLiteral("validate")};
+    QTest::newRow("validate --help") << QStringList{QStringLiteral("validate"), QStringLiteral("--help")}
+                                     << QStringList{QStringLiteral("cluster")};
 }
 
 void TestCli::help()
@@ -1300,8 +1406,14 @@ void TestCli::jsonIntoMissingDirectoryIsCreated()
     QFETCH(QString, relPath);
     const QString path = tmp(relPath);
     QVERIFY(!QFileInfo::exists(QFileInfo(path).absolutePath()));
-    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-table1-xy.json")),
-                           QStringLiteral("--gbs"), QStringLiteral("32"), QStringLiteral("-q"), option, path};
+    const QStringList args{QStringLiteral("search"),
+                           QStringLiteral("--cluster"),
+                           sample(QStringLiteral("paper-table1-xy.json")),
+                           QStringLiteral("--gbs"),
+                           QStringLiteral("32"),
+                           QStringLiteral("-q"),
+                           option,
+                           path};
     RUN_EXPECT(r, args, 0);
     QVERIFY2(QFileInfo(path).isFile(), qPrintable(path + QStringLiteral(" was not written")));
     QVERIFY(QFileInfo(path).size() > 0);
@@ -1312,8 +1424,8 @@ void TestCli::jsonIntoMissingDirectoryIsCreated()
         QCOMPARE(d.value(QStringLiteral("format")).toString(), QStringLiteral("memx-search/2"));
     }
     // nothing but the target in the new directory (no temporary left behind)
-    const QStringList entries =
-        QDir(QFileInfo(path).absolutePath()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot);
+    const QStringList entries
+        = QDir(QFileInfo(path).absolutePath()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot);
     QCOMPARE(entries, QStringList{QFileInfo(path).fileName()});
 }
 
@@ -1324,16 +1436,24 @@ void TestCli::secondRunOverwritesCleanly()
     const QString cluster = sample(QStringLiteral("paper-table1-xy.json"));
     // First run keeps many plans (a long file), the second keeps one (a short file): a
     // non-truncating overwrite would leave trailing garbage and break the parse.
-    const QStringList first{QStringLiteral("search"), QStringLiteral("--cluster"), cluster, QStringLiteral("--gbs"),
-                            QStringLiteral("32"), QStringLiteral("--keep"), QStringLiteral("200"), QStringLiteral("-q"),
-                            QStringLiteral("--json"), path};
+    const QStringList first{QStringLiteral("search"),
+                            QStringLiteral("--cluster"),
+                            cluster,
+                            QStringLiteral("--gbs"),
+                            QStringLiteral("32"),
+                            QStringLiteral("--keep"),
+                            QStringLiteral("200"),
+                            QStringLiteral("-q"),
+                            QStringLiteral("--json"),
+                            path};
     RUN_EXPECT(r1, first, 0);
     const qint64 size1 = QFileInfo(path).size();
     QVERIFY(size1 > 0);
 
-    const QStringList second{QStringLiteral("search"), QStringLiteral("--cluster"), cluster, QStringLiteral("--gbs"),
-                             QStringLiteral("64"), QStringLiteral("--top"), QStringLiteral("1"), QStringLiteral("--keep"),
-                             QStringLiteral("1"), QStringLiteral("-q"), QStringLiteral("--json"), path};
+    const QStringList second{QStringLiteral("search"), QStringLiteral("--cluster"), cluster,
+                             QStringLiteral("--gbs"),  QStringLiteral("64"),        QStringLiteral("--top"),
+                             QStringLiteral("1"),      QStringLiteral("--keep"),    QStringLiteral("1"),
+                             QStringLiteral("-q"),     QStringLiteral("--json"),    path};
     RUN_EXPECT(r2, second, 0);
     QVERIFY(r2.out.isEmpty());  // -q
     QJsonObject d;
@@ -1349,8 +1469,13 @@ void TestCli::jsonOntoDirectoryIsBadInput()
 {
     const QString dir = tmp(QStringLiteral("is-a-dir"));
     QVERIFY(QDir().mkpath(dir + QStringLiteral("/inner")));
-    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-table1-xy.json")),
-                           QStringLiteral("--gbs"), QStringLiteral("32"), QStringLiteral("--json"), dir + QStringLiteral("/inner")};
+    const QStringList args{QStringLiteral("search"),
+                           QStringLiteral("--cluster"),
+                           sample(QStringLiteral("paper-table1-xy.json")),
+                           QStringLiteral("--gbs"),
+                           QStringLiteral("32"),
+                           QStringLiteral("--json"),
+                           dir + QStringLiteral("/inner")};
     RUN_EXPECT(r, args, 2);
     QVERIFY2(r.err.contains(dir + QStringLiteral("/inner")), qPrintable(describe(args, r)));
     // no temporary file left next to the target
@@ -1365,11 +1490,14 @@ void TestCli::keepIsCappedByItsMemory()
     // lists: with --max-pp 8 that is (1536 + 8 x 1024) x 4 = 38,912 bytes, so
     // 1 GiB holds 1,073,741,824 / 38,912 = 27,594 plans per ranking.
     const QString json = tmp(QStringLiteral("keep-capped.json"));
-    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-table1-xy.json")),
-                           QStringLiteral("--gbs"), QStringLiteral("32"), QStringLiteral("--keep"),
-                           QStringLiteral("100000000"), QStringLiteral("--json"), json, QStringLiteral("-q")};
+    const QStringList
+        args{QStringLiteral("search"),    QStringLiteral("--cluster"), sample(QStringLiteral("paper-table1-xy.json")),
+             QStringLiteral("--gbs"),     QStringLiteral("32"),        QStringLiteral("--keep"),
+             QStringLiteral("100000000"), QStringLiteral("--json"),    json,
+             QStringLiteral("-q")};
     RUN_EXPECT(r, args, 0);
-    QVERIFY2(r.err.contains(QStringLiteral("--keep 100000000")) && r.err.contains(QStringLiteral("keeping 27594 per ranking")),
+    QVERIFY2(r.err.contains(QStringLiteral("--keep 100000000"))
+                 && r.err.contains(QStringLiteral("keeping 27594 per ranking")),
              qPrintable(describe(args, r)));
     QVERIFY(QFileInfo::exists(json));
 }

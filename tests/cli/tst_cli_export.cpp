@@ -81,19 +81,17 @@ private slots:
     void badInput();
 };
 
-void TestCliExport::initTestCase()
-{
-    QVERIFY(m_tmp.isValid());
-}
+void TestCliExport::initTestCase() { QVERIFY(m_tmp.isValid()); }
 
 QString TestCliExport::search(const QString& cluster)
 {
     const QString json = m_tmp.filePath(QFileInfo(cluster).completeBaseName() + "/search.json");
     if (QFileInfo::exists(json))
         return json;
-    const QStringList args{"search", "--cluster", QString::fromStdString(memx::test::sampleCluster(cluster.toStdString())),
-                           "--model", "llama2-7b", "--gbs", "32", "--mbs", "1", "--max-pp", "4", "--keep", "5",
-                           "--json", json, "-q",
+    const QStringList args{"search", "--cluster",
+                           QString::fromStdString(memx::test::sampleCluster(cluster.toStdString())), "--model",
+                           "llama2-7b", "--gbs", "32", "--mbs", "1", "--max-pp", "4", "--keep", "5", "--json", json,
+                           "-q",
                            // The exports are the subject, not the pick: the paper's eV keeps the
                            // picks these goldens were written for (and a homogeneous FlagScale export).
                            "--ev", "paper"};
@@ -155,8 +153,7 @@ void TestCliExport::golden()
         QString why;
         QString got = readAll(out + "/" + rel);
         got.replace(QDir(out).absolutePath(), QStringLiteral("@OUT@"));
-        QVERIFY2(sameText(got, readAll(golden + "/" + rel), why),
-                 qPrintable(golden + "/" + rel + ": " + why));
+        QVERIFY2(sameText(got, readAll(golden + "/" + rel), why), qPrintable(golden + "/" + rel + ": " + why));
     }
     // Launch scripts are executable.
     for (const QString& rel : filesUnder(out))
@@ -170,25 +167,25 @@ void TestCliExport::jsonTargetReadsBack()
     // the same Megatron scripts as exporting from the search. The 128-GPU
     // cluster's plan has stages over several whole nodes ("n2+n6+n10+n14").
     for (const char* cluster : {"paper-6gpu-v100-t4.json", "mixed-128gpu-4types.json"}) {
-    const QString json = search(cluster);
-    const QString dir = QString("rt-") + cluster;
-    const QString a = m_tmp.filePath(dir + "/a"), b = m_tmp.filePath(dir + "/b"), p = m_tmp.filePath(dir + "/p");
-    for (const QStringList& args : {QStringList{"export", "--plan", json, "--target", "megatron", "--out", a, "-q"},
-                                    QStringList{"export", "--plan", json, "--target", "json", "--out", p, "-q"},
-                                    QStringList{"export", "--plan", p + "/plan.json", "--target", "megatron", "--out",
-                                                b, "-q"}}) {
-        const CliResult r = runCli(args);
-        QVERIFY2(r.finished && !r.crashed() && r.exitCode == 0, qPrintable(describe(args, r)));
-    }
-    QCOMPARE(filesUnder(a), filesUnder(b));
-    for (const QString& rel : filesUnder(a)) {
-        // Only the line naming the source file differs.
-        QStringList la = readAll(a + "/" + rel).split('\n'), lb = readAll(b + "/" + rel).split('\n');
-        QCOMPARE(la.size(), lb.size());
-        for (int i = 0; i < la.size(); ++i)
-            if (!la[i].startsWith("# From "))
-                QCOMPARE(la[i], lb[i]);
-    }
+        const QString json = search(cluster);
+        const QString dir = QString("rt-") + cluster;
+        const QString a = m_tmp.filePath(dir + "/a"), b = m_tmp.filePath(dir + "/b"), p = m_tmp.filePath(dir + "/p");
+        for (const QStringList& args :
+             {QStringList{"export", "--plan", json, "--target", "megatron", "--out", a, "-q"},
+              QStringList{"export", "--plan", json, "--target", "json", "--out", p, "-q"},
+              QStringList{"export", "--plan", p + "/plan.json", "--target", "megatron", "--out", b, "-q"}}) {
+            const CliResult r = runCli(args);
+            QVERIFY2(r.finished && !r.crashed() && r.exitCode == 0, qPrintable(describe(args, r)));
+        }
+        QCOMPARE(filesUnder(a), filesUnder(b));
+        for (const QString& rel : filesUnder(a)) {
+            // Only the line naming the source file differs.
+            QStringList la = readAll(a + "/" + rel).split('\n'), lb = readAll(b + "/" + rel).split('\n');
+            QCOMPARE(la.size(), lb.size());
+            for (int i = 0; i < la.size(); ++i)
+                if (!la[i].startsWith("# From "))
+                    QCOMPARE(la[i], lb[i]);
+        }
     }
 }
 

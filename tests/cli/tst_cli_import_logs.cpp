@@ -16,7 +16,10 @@ using memx::MeasurementCsv;
 
 namespace {
 
-QString logFile(const char* name) { return QString::fromStdString(memx::test::dataFile(std::string("megatron_logs/") + name)); }
+QString logFile(const char* name)
+{
+    return QString::fromStdString(memx::test::dataFile(std::string("megatron_logs/") + name));
+}
 
 }  // namespace
 
@@ -42,8 +45,13 @@ private slots:
 
 void TestCliImportLogs::withoutRunList()
 {
-    const QStringList args{"import-logs", "--out", path("m.csv"), "--gpu-type-map", logFile("gpu_types.map"),
-                           logFile("main_2025_argdump_vpp.log"), logFile("megatron_deepspeed_argdump.log"),
+    const QStringList args{"import-logs",
+                           "--out",
+                           path("m.csv"),
+                           "--gpu-type-map",
+                           logFile("gpu_types.map"),
+                           logFile("main_2025_argdump_vpp.log"),
+                           logFile("megatron_deepspeed_argdump.log"),
                            logFile("torchrun_tee_ansi.log")};
     RUN_EXPECT(r, args, 0);
     // 3 logs: run row + 2 stage rows each.
@@ -79,12 +87,18 @@ void TestCliImportLogs::withoutRunList()
 
 void TestCliImportLogs::partlyImported()
 {
-    const QStringList args{"import-logs", "--out", path("p.csv"), "--gpu-type", "H100-SXM",
-                           logFile("bad_truncated_dump.log"), logFile("main_2025_argdump_vpp.log"),
+    const QStringList args{"import-logs",
+                           "--out",
+                           path("p.csv"),
+                           "--gpu-type",
+                           "H100-SXM",
+                           logFile("bad_truncated_dump.log"),
+                           logFile("main_2025_argdump_vpp.log"),
                            logFile("bad_no_iteration_lines.log")};
     RUN_EXPECT(r, args, 3);
-    QVERIFY2(r.err.contains("error: ") && r.err.contains("bad_truncated_dump.log: line 3: the argument dump starting here "
-                                                         "has no end banner"),
+    QVERIFY2(r.err.contains("error: ")
+                 && r.err.contains("bad_truncated_dump.log: line 3: the argument dump starting here "
+                                   "has no end banner"),
              qPrintable(r.err));
     QVERIFY(r.err.contains("it stops after argument num_attention_heads on line 43"));
     QVERIFY(r.err.contains("bad_no_iteration_lines.log: no iteration line in its 86 lines"));
@@ -102,17 +116,19 @@ void TestCliImportLogs::noneImported_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("expected");
     const QString out = path("none.csv");
-    QTest::newRow("only bad logs") << QStringList{"import-logs", "--out", out, "--gpu-type", "H100-SXM",
-                                                  logFile("bad_no_iteration_lines.log")}
+    QTest::newRow("only bad logs") << QStringList{"import-logs", "--out",    out,
+                                                  "--gpu-type",  "H100-SXM", logFile("bad_no_iteration_lines.log")}
                                    << "no log could be imported (1 skipped, reasons above)";
     QTest::newRow("no GPU type without a run list")
         << QStringList{"import-logs", "--out", out, logFile("main_2025_argdump_vpp.log")}
         << "without --runs the logs do not say which GPU ran them";
-    QTest::newRow("unknown GPU type") << QStringList{"import-logs", "--out", out, "--gpu-type", "H1000",
-                                                     logFile("main_2025_argdump_vpp.log")}
+    QTest::newRow("unknown GPU type") << QStringList{"import-logs", "--out", out,
+                                                     "--gpu-type",  "H1000", logFile("main_2025_argdump_vpp.log")}
                                       << "unknown GPU type \"H1000\"";
-    QTest::newRow("negative warm-up") << QStringList{"import-logs", "--out", out, "--gpu-type", "H100-SXM",
-                                                     "--skip-warmup", "-1", logFile("main_2025_argdump_vpp.log")}
+    QTest::newRow("negative warm-up") << QStringList{"import-logs", "--out",
+                                                     out,           "--gpu-type",
+                                                     "H100-SXM",    "--skip-warmup",
+                                                     "-1",          logFile("main_2025_argdump_vpp.log")}
                                       << "--skip-warmup";
 }
 
@@ -161,8 +177,13 @@ void TestCliImportLogs::runListChecked()
 {
     // main_2025's dump contradicts its row (tp, dp, seq_len); the resumed run
     // agrees; the list's third run has no log.
-    const QStringList args{"import-logs", "--runs", logFile("runs_contradicting.csv"), "--out", path("r.csv"),
-                           logFile("main_2025_argdump_vpp.log"), logFile("resumed_run_three_lines.log")};
+    const QStringList args{"import-logs",
+                           "--runs",
+                           logFile("runs_contradicting.csv"),
+                           "--out",
+                           path("r.csv"),
+                           logFile("main_2025_argdump_vpp.log"),
+                           logFile("resumed_run_three_lines.log")};
     RUN_EXPECT(r, args, 3);
     QVERIFY2(r.err.contains("main_2025_argdump_vpp.log: line 70, argument tensor_model_parallel_size = 2 gives tp 2, "
                             "but run main_2025_argdump_vpp in"),
@@ -170,21 +191,22 @@ void TestCliImportLogs::runListChecked()
     QVERIFY(r.err.contains("argument world_size = 8 gives dp 2, but run main_2025_argdump_vpp"));
     QVERIFY(r.err.contains("argument seq_length = 4096 gives seq_len 4096, but run main_2025_argdump_vpp"));
     // A GPT run list for a LLaMA-style log: the MLP kind comes from the swiglu argument.
-    QVERIFY2(r.err.contains("argument swiglu = True gives mlp swiglu, but run main_2025_argdump_vpp"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("argument swiglu = True gives mlp swiglu, but run main_2025_argdump_vpp"),
+             qPrintable(r.err));
     QVERIFY2(r.err.contains("warning: no log for run main_2025_argdump_vpp"), qPrintable(r.err));
     const auto set = MeasurementCsv::read(path("r.csv").toStdString());
     QCOMPARE(int(set.rows.size()), 2);
     QCOMPARE(set.rows[0].runId, std::string("resumed_run_three_lines"));
     QCOMPARE(set.rows[0].mlp, memx::MlpKind::Gelu);  // swiglu False
-    QVERIFY(set.rows[0].tiedEmbeddings);             // untie_embeddings_and_output_weights False
+    QVERIFY(set.rows[0].tiedEmbeddings);  // untie_embeddings_and_output_weights False
     QCOMPARE(set.rows[0].iterationTimeMs.value(), 1789.75);
     QCOMPARE(set.rows[1].peakMemMiB.value(), 28012.80);
 }
 
 void TestCliImportLogs::setupMismatchAllowed()
 {
-    const QStringList refused{"import-logs", "--out", path("s.csv"), "--gpu-type", "V100-32GB",
-                              logFile("megatron_2020_chunked_recompute.log")};
+    const QStringList refused{"import-logs", "--out",     path("s.csv"),
+                              "--gpu-type",  "V100-32GB", logFile("megatron_2020_chunked_recompute.log")};
     RUN_EXPECT(r1, refused, 2);
     QVERIFY2(r1.err.contains("full recomputation in chunks of 2 layers"), qPrintable(r1.err));
     QStringList allowed = refused;
@@ -261,7 +283,8 @@ void TestCliImportLogs::attentionAndDropoutFromTheDump()
                "vocab,recompute,mlp,tied_embeddings\n"
                "unfused_dropout,A100-80GB,16,4,1,4,1,4,256,2048,24,2048,8192,16,16,50688,none,gelu,true\n");
     list.close();
-    RUN_EXPECT(r2, (QStringList{"import-logs", "--runs", path("unfused_dropout.csv"), "--out", path("u2.csv"), unfused}),
+    RUN_EXPECT(r2,
+               (QStringList{"import-logs", "--runs", path("unfused_dropout.csv"), "--out", path("u2.csv"), unfused}),
                2);
     QVERIFY2(r2.err.contains("argument attention_backend = AttnBackend.unfused gives attention unfused, but run "
                              "unfused_dropout in"),
@@ -302,8 +325,9 @@ void TestCliImportLogs::attentionAndDropoutFromTheDump()
     // An attention backend Megatron does not have is refused, named.
     const QString bad = variant("AttnBackend.sdpa", "bad_backend.log");
     RUN_EXPECT(r3, (QStringList{"import-logs", "--out", path("b.csv"), "--gpu-type", "A100-80GB", bad}), 2);
-    QVERIFY2(r3.err.contains("attention_backend") && r3.err.contains("expected flash, fused, unfused, local or auto, "
-                                                                     "got \"AttnBackend.sdpa\""),
+    QVERIFY2(r3.err.contains("attention_backend")
+                 && r3.err.contains("expected flash, fused, unfused, local or auto, "
+                                    "got \"AttnBackend.sdpa\""),
              qPrintable(r3.err));
 }
 

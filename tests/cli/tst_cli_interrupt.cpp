@@ -40,8 +40,7 @@ bool catchesSignals(qint64 pid, std::initializer_list<int> wanted, int timeoutMs
                     continue;
                 bool ok = false;
                 const qulonglong mask = line.mid(7).trimmed().toULongLong(&ok, 16);
-                if (ok && std::all_of(wanted.begin(), wanted.end(),
-                                      [mask](int s) { return (mask >> (s - 1)) & 1ULL; }))
+                if (ok && std::all_of(wanted.begin(), wanted.end(), [mask](int s) { return (mask >> (s - 1)) & 1ULL; }))
                     return true;
             }
         }
@@ -73,9 +72,9 @@ void TestCliInterrupt::initTestCase()
                                 "--out", dir_.filePath("c64.json")});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     // A run list of about 3,000 plans: seconds of simulation at 1,000 iterations each.
-    const CliResult runs = runCli({"search", "--cluster", QString::fromStdString(sampleCluster("mixed-128gpu-4types.json")),
-                                   "--model", "llama2-13b", "--gbs", "512", "-q", "--runs-out",
-                                   dir_.filePath("runs.csv"), "--runs-count", "3000"});
+    const CliResult runs
+        = runCli({"search", "--cluster", QString::fromStdString(sampleCluster("mixed-128gpu-4types.json")), "--model",
+                  "llama2-13b", "--gbs", "512", "-q", "--runs-out", dir_.filePath("runs.csv"), "--runs-count", "3000"});
     QVERIFY2(runs.exitCode == 0, qPrintable(runs.err));
 }
 
@@ -87,12 +86,12 @@ void TestCliInterrupt::stopsCleanly_data()
     QTest::addColumn<int>("exitCode");
     const QString c64 = dir_.filePath("c64.json");
     const QString sailor = QString::fromStdString(dataFile("measurements/sailor_layers.csv"));
-    const QStringList search = {"search", "--cluster", c64, "--model", "llama3-70b", "--gbs", "2048", "--max-pp",
-                                "16", "-q", "--json"};
+    const QStringList search
+        = {"search", "--cluster", c64, "--model", "llama3-70b", "--gbs", "2048", "--max-pp", "16", "-q", "--json"};
     const QStringList train = {"train", "--measurements", sailor, "--trials", "60", "--out"};
     const QString c128 = QString::fromStdString(sampleCluster("mixed-128gpu-4types.json"));
-    const QStringList simulate = {"simulate", "--cluster", c128, "--runs", dir_.filePath("runs.csv"), "--iterations",
-                                  "1000", "--out"};
+    const QStringList simulate
+        = {"simulate", "--cluster", c128, "--runs", dir_.filePath("runs.csv"), "--iterations", "1000", "--out"};
     QTest::newRow("search, SIGINT") << search << "search.json" << SIGINT << 130;
     QTest::newRow("search, SIGTERM") << search << "search.json" << SIGTERM << 143;
     QTest::newRow("train, SIGINT") << train << "model.json" << SIGINT << 130;
@@ -149,14 +148,20 @@ void TestCliInterrupt::searchTimeLimit()
 {
     const QString json = dir_.filePath("limited.json");
 #if defined(__SANITIZE_ADDRESS__)
-    const CliResult small = runCli({"generate-cluster", "--nodes", "16", "--types", "A100-80GB,H20,Ascend-910B,H100-SXM",
-                                    "--out", dir_.filePath("c16.json")});
+    const CliResult small = runCli({"generate-cluster", "--nodes", "16", "--types",
+                                    "A100-80GB,H20,Ascend-910B,H100-SXM", "--out", dir_.filePath("c16.json")});
     QVERIFY2(small.exitCode == 0, qPrintable(small.err));
-    QStringList args = {"search", "--cluster", dir_.filePath("c16.json"), "--model", "llama2-13b", "--gbs", "1024",
-                        "--max-pp", "8", "--top", "3", "--json", json};
+    QStringList args = {"search",  "--cluster",  dir_.filePath("c16.json"),
+                        "--model", "llama2-13b", "--gbs",
+                        "1024",    "--max-pp",   "8",
+                        "--top",   "3",          "--json",
+                        json};
 #else
-    QStringList args = {"search", "--cluster", dir_.filePath("c64.json"), "--model", "llama3-70b", "--gbs", "2048",
-                        "--max-pp", "16", "--top", "3", "--json", json};
+    QStringList args = {"search",  "--cluster",  dir_.filePath("c64.json"),
+                        "--model", "llama3-70b", "--gbs",
+                        "2048",    "--max-pp",   "16",
+                        "--top",   "3",          "--json",
+                        json};
 #endif
     // The whole search first: the limit is 45% of its time, past the count
     // pass (about a quarter) on any machine, and far from the end.
@@ -177,7 +182,8 @@ void TestCliInterrupt::searchTimeLimit()
     const QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
     QCOMPARE(doc.value("complete").toBool(true), false);
     const QString why = doc.value("incomplete").toString();
-    QVERIFY2(why.startsWith("the time limit (" + QString::number(limit.toDouble()) + " s) ran out in the "), qPrintable(why));
+    QVERIFY2(why.startsWith("the time limit (" + QString::number(limit.toDouble()) + " s) ran out in the "),
+             qPrintable(why));
     if (r.exitCode == 1) {
         QVERIFY2(why.contains("counting pass") && r.err.contains("before any plan was evaluated"),
                  qPrintable(describe(args, r)));
@@ -192,11 +198,21 @@ void TestCliInterrupt::searchTimeLimit()
 void TestCliInterrupt::simulateTimeLimit()
 {
     const QString out = dir_.filePath("sim-limited.csv");
-    const QStringList args = {"simulate", "--cluster", QString::fromStdString(sampleCluster("mixed-128gpu-4types.json")), "--runs", dir_.filePath("runs.csv"),
-                              "--iterations", "1000", "--time-limit", "0.3", "--out", out};
+    const QStringList args = {"simulate",
+                              "--cluster",
+                              QString::fromStdString(sampleCluster("mixed-128gpu-4types.json")),
+                              "--runs",
+                              dir_.filePath("runs.csv"),
+                              "--iterations",
+                              "1000",
+                              "--time-limit",
+                              "0.3",
+                              "--out",
+                              out};
     const CliResult r = runCli(args, QString(), 60000);
     QVERIFY2(r.finished && r.exitCode == 0, qPrintable(describe(args, r)));
-    const QRegularExpression said(R"(incomplete: --time-limit 0.3 s stopped the simulation after (\d+) of (\d+) runs; run (\S+) and the (\d+) after it were not simulated)");
+    const QRegularExpression said(
+        R"(incomplete: --time-limit 0.3 s stopped the simulation after (\d+) of (\d+) runs; run (\S+) and the (\d+) after it were not simulated)");
     const QRegularExpressionMatch m = said.match(r.err);
     QVERIFY2(m.hasMatch(), qPrintable(r.err));
     const int done = m.captured(1).toInt(), total = m.captured(2).toInt();

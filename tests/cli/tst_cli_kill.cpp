@@ -34,13 +34,17 @@ void TestCliKill::killedOutputIsWhole_data()
     QTest::addColumn<QString>("output");
     QTest::addColumn<QString>("format");
     QTest::newRow("search --json")
-        << QStringList{"search", "--cluster", QString::fromStdString(sampleCluster("homogeneous-8xa100.json")), "--mbs",
-                       "1", "-q", "--json"}
-        << "search.json" << "memx-search/2";
-    QTest::newRow("train --out")
-        << QStringList{"train", "--measurements", QString::fromStdString(dataFile("measurements/stage_level_example.csv")),
-                       "--no-tune", "--out"}
-        << "model.json" << "memx-predictor/1";
+        << QStringList{"search", "--cluster", QString::fromStdString(sampleCluster("homogeneous-8xa100.json")),
+                       "--mbs",  "1",         "-q",
+                       "--json"}
+        << "search.json"
+        << "memx-search/2";
+    QTest::newRow("train --out") << QStringList{"train", "--measurements",
+                                                QString::fromStdString(
+                                                    dataFile("measurements/stage_level_example.csv")),
+                                                "--no-tune", "--out"}
+                                 << "model.json"
+                                 << "memx-predictor/1";
 }
 
 void TestCliKill::killedOutputIsWhole()
@@ -57,7 +61,7 @@ void TestCliKill::killedOutputIsWhole()
     };
     // A finished write replaces the file (a new inode), even with the same bytes.
     auto inode = [&] {
-        struct stat st {};
+        struct stat st { };
         return ::stat(target.toLocal8Bit().constData(), &st) == 0 ? st.st_ino : ino_t(0);
     };
     auto read = [&] {
@@ -94,9 +98,10 @@ void TestCliKill::killedOutputIsWhole()
             QVERIFY(now == previous);
             ++before;
         } else {
-            QVERIFY2(whole(now), qPrintable(QStringLiteral("trial %1: %2 is neither the previous file nor a whole one")
-                                                .arg(trial)
-                                                .arg(output)));
+            QVERIFY2(whole(now),
+                     qPrintable(QStringLiteral("trial %1: %2 is neither the previous file nor a whole one")
+                                    .arg(trial)
+                                    .arg(output)));
             ++after;
         }
         // The next run finishes and clears whatever the killed one left.

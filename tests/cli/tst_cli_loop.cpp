@@ -28,7 +28,8 @@ QString sample(const char* name) { return QString::fromStdString(memx::test::sam
 QJsonObject readJson(const QString& file)
 {
     QFile f(file);
-    if (!f.open(QIODevice::ReadOnly)) return {};
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
     return QJsonDocument::fromJson(f.readAll()).object();
 }
 
@@ -62,8 +63,9 @@ private slots:
 
 void TestCliLoop::profilePlan()
 {
-    const QStringList args{"profile-plan", "--cluster", sample("homogeneous-8xa100.json"), "--model", "llama2-7b",
-                           "--out", path("runs.csv"), "--scripts", path("scripts")};
+    const QStringList args{"profile-plan",   "--cluster", sample("homogeneous-8xa100.json"),
+                           "--model",        "llama2-7b", "--out",
+                           path("runs.csv"), "--scripts", path("scripts")};
     RUN_EXPECT(r, args, 0);
     // The key-parameter table and the sampling summary against exhaustive profiling.
     QVERIFY2(r.out.contains("impact (threshold 10%)"), qPrintable(r.out));
@@ -95,9 +97,19 @@ void TestCliLoop::profilePlan()
 
 void TestCliLoop::simulate()
 {
-    const QStringList args{"simulate", "--cluster", sample("homogeneous-8xa100.json"), "--model", "llama2-7b",
-                           "--runs", path("runs.csv"), "--out", path("sim.csv"), "--logs", path("logs"),
-                           "--seed", "7"};
+    const QStringList args{"simulate",
+                           "--cluster",
+                           sample("homogeneous-8xa100.json"),
+                           "--model",
+                           "llama2-7b",
+                           "--runs",
+                           path("runs.csv"),
+                           "--out",
+                           path("sim.csv"),
+                           "--logs",
+                           path("logs"),
+                           "--seed",
+                           "7"};
     RUN_EXPECT(r, args, 0);
     const auto set = MeasurementCsv::read(path("sim.csv").toStdString());
     QVERIFY(!set.rows.empty());
@@ -126,7 +138,8 @@ void TestCliLoop::importLogs()
     const auto sim = MeasurementCsv::read(path("sim.csv").toStdString());
     const auto imported = MeasurementCsv::read(path("imported.csv").toStdString());
     std::map<std::pair<std::string, int>, const Measurement*> byKey;
-    for (const Measurement& m : sim.rows) byKey[{m.runId, m.stage.value_or(-1)}] = &m;
+    for (const Measurement& m : sim.rows)
+        byKey[{m.runId, m.stage.value_or(-1)}] = &m;
     QCOMPARE(imported.rows.size(), sim.rows.size());
     for (const Measurement& m : imported.rows) {
         const Measurement* s = byKey.at({m.runId, m.stage.value_or(-1)});
@@ -141,8 +154,9 @@ void TestCliLoop::importLogs()
 
 void TestCliLoop::train()
 {
-    const QStringList args{"train", "--measurements", path("sim.csv"), "--out", path("model.json"), "--report",
-                           path("train.json"), "--trials", "3", "--folds", "3"};
+    const QStringList args{"train",    "--measurements",   path("sim.csv"), "--out", path("model.json"),
+                           "--report", path("train.json"), "--trials",      "3",     "--folds",
+                           "3"};
     RUN_EXPECT(r, args, 0);
     QVERIFY(r.out.contains("cross-validation by run"));
     const QJsonObject model = readJson(path("model.json"));
@@ -187,8 +201,14 @@ void TestCliLoop::trainOnInterpolatedRowsOfUnknownOrigin()
     };
     write("sim_interp.csv", set.rows);
     write("sim_measured.csv", measuredOnly);
-    const QStringList args{"train", "--measurements", path("sim_interp.csv"), "--out", path("model_interp.json"),
-                           "--no-tune", "--folds", "3"};
+    const QStringList args{"train",
+                           "--measurements",
+                           path("sim_interp.csv"),
+                           "--out",
+                           path("model_interp.json"),
+                           "--no-tune",
+                           "--folds",
+                           "3"};
     RUN_EXPECT(r, args, 0);
     QVERIFY2(r.err.contains("2 interpolated run(s) read from the file do not say which runs they were made from"),
              qPrintable(describe(args, r)));
@@ -196,8 +216,14 @@ void TestCliLoop::trainOnInterpolatedRowsOfUnknownOrigin()
     QVERIFY2(r.out.contains("read from the file"), qPrintable(describe(args, r)));
     // The folds score and train on the measured runs alone: the same
     // figures as training on the file without the interpolated runs.
-    const QStringList alone{"train", "--measurements", path("sim_measured.csv"), "--out", path("model_measured.json"),
-                            "--no-tune", "--folds", "3"};
+    const QStringList alone{"train",
+                            "--measurements",
+                            path("sim_measured.csv"),
+                            "--out",
+                            path("model_measured.json"),
+                            "--no-tune",
+                            "--folds",
+                            "3"};
     RUN_EXPECT(m, alone, 0);
     auto cvLine = [](const QString& out) {
         for (const QString& line : out.split('\n'))
@@ -222,8 +248,8 @@ void TestCliLoop::trainWarnsAboutConstantMeasurements()
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(QByteArray::fromStdString(MeasurementCsv::write(set.rows)));
     f.close();
-    const QStringList args{"train", "--measurements", path("constant.csv"), "--out", path("constant.json"),
-                           "--no-tune"};
+    const QStringList args{"train", "--measurements",      path("constant.csv"),
+                           "--out", path("constant.json"), "--no-tune"};
     RUN_EXPECT(r, args, 0);
     QVERIFY2(r.err.contains("constant.csv: warning: every measured iteration time (ms) is 1234 across"),
              qPrintable(describe(args, r)));
@@ -235,8 +261,8 @@ void TestCliLoop::trainWarnsAboutConstantMeasurements()
 
 void TestCliLoop::predict()
 {
-    const QStringList args{"predict", "--model", path("model.json"), "--queries", path("runs.csv"), "--out",
-                           path("pred.csv")};
+    const QStringList args{"predict",        "--model", path("model.json"), "--queries",
+                           path("runs.csv"), "--out",   path("pred.csv")};
     RUN_EXPECT(r, args, 0);
     const auto runs = MeasurementCsv::read(path("runs.csv").toStdString(), MeasurementCsv::Kind::RunList);
     const auto pred = MeasurementCsv::read(path("pred.csv").toStdString(), MeasurementCsv::Kind::RunList);
@@ -271,11 +297,12 @@ void TestCliLoop::searchRunsPredictToTheirIterationTime()
                      {"name":"nvv","kind":"NVLink","within":"v","bandwidth_gbps":150,"latency_us":3},
                      {"name":"ib","kind":"InfiniBand","between":["a","v"],"bandwidth_gbps":25,"latency_us":5}]})");
     }
-    const QStringList search{"search", "--cluster", cluster, "--model", "llama2-7b", "--gbs", "32", "--top", "3",
-                             "--runs-out", path("plans.csv"), "--runs-count", "3", "--json", path("plans.json")};
+    const QStringList search{"search",          "--cluster",    cluster, "--model", "llama2-7b",
+                             "--gbs",           "32",           "--top", "3",       "--runs-out",
+                             path("plans.csv"), "--runs-count", "3",     "--json",  path("plans.json")};
     RUN_EXPECT(rs, search, 0);
-    const QStringList predict{"predict", "--queries", path("plans.csv"), "--out", path("plans-pred.csv"), "--cluster",
-                              cluster};
+    const QStringList predict{"predict",   "--queries", path("plans.csv"), "--out", path("plans-pred.csv"),
+                              "--cluster", cluster};
     RUN_EXPECT(rp, predict, 0);
     const auto pred = MeasurementCsv::read(path("plans-pred.csv").toStdString(), MeasurementCsv::Kind::RunList);
     const QJsonArray best = readJson(path("plans.json"))["best"].toArray();
@@ -290,7 +317,9 @@ void TestCliLoop::searchRunsPredictToTheirIterationTime()
         const double searched = best[k].toObject()["iteration_ms"].toDouble();
         QVERIFY2(std::abs(*m.iterationTimeMs - searched) < 1e-6 * searched,
                  qPrintable(QString("%1: predict %2 ms, search %3 ms")
-                                .arg(QString::fromStdString(m.runId)).arg(*m.iterationTimeMs).arg(searched)));
+                                .arg(QString::fromStdString(m.runId))
+                                .arg(*m.iterationTimeMs)
+                                .arg(searched)));
         ++runRows;
     }
     QCOMPARE(runRows, 3);
@@ -300,11 +329,11 @@ void TestCliLoop::evaluate()
 {
     // On its own training data the learned model must be far closer than the
     // analytic one (the simulator has behaviour the analytic model lacks).
-    const QStringList learned{"evaluate", "--model", path("model.json"), "--truth", path("sim.csv"), "--json",
-                              path("el.json")};
+    const QStringList learned{"evaluate",      "--model", path("model.json"), "--truth",
+                              path("sim.csv"), "--json",  path("el.json")};
     RUN_EXPECT(rl, learned, 0);
-    const QStringList analytic{"evaluate", "--model", "analytic", "--truth", path("sim.csv"), "--json",
-                               path("ea.json")};
+    const QStringList analytic{"evaluate",      "--model", "analytic",     "--truth",
+                               path("sim.csv"), "--json",  path("ea.json")};
     RUN_EXPECT(ra, analytic, 0);
     QVERIFY(rl.out.contains("MAPE"));
     const double lt = readJson(path("el.json"))["iteration_time"].toObject()["mape_pct"].toDouble();
@@ -322,8 +351,16 @@ void TestCliLoop::evaluate()
 
 void TestCliLoop::searchWithPredictor()
 {
-    const QStringList args{"search", "--cluster", sample("homogeneous-8xa100.json"), "--gbs", "64", "--predictor",
-                           path("model.json"), "--stats", "--top", "3"};
+    const QStringList args{"search",
+                           "--cluster",
+                           sample("homogeneous-8xa100.json"),
+                           "--gbs",
+                           "64",
+                           "--predictor",
+                           path("model.json"),
+                           "--stats",
+                           "--top",
+                           "3"};
     RUN_EXPECT(r, args, 0);
     QVERIFY2(r.out.contains("learned prediction"), qPrintable(r.out.left(3000)));
     QVERIFY(r.out.contains("prediction cache"));
@@ -332,15 +369,16 @@ void TestCliLoop::searchWithPredictor()
 void TestCliLoop::searchRefusesModelOfOtherGpus()
 {
     // The model knows A100-80GB only; this cluster has V100 and T4.
-    const QStringList args{"search", "--cluster", sample("paper-6gpu-v100-t4.json"), "--gbs", "32", "--predictor",
-                           path("model.json")};
+    const QStringList args{"search",      "--cluster",       sample("paper-6gpu-v100-t4.json"), "--gbs", "32",
+                           "--predictor", path("model.json")};
     RUN_EXPECT(r, args, 2);
     QVERIFY2(r.err.contains(path("model.json")), qPrintable(r.err));
     QVERIFY(r.err.contains("no measurement of"));
     QVERIFY(r.err.contains("V100-32GB"));
     // Another model structure is refused too.
-    const QStringList other{"search", "--cluster", sample("homogeneous-8xa100.json"), "--model", "llama2-13b",
-                            "--predictor", path("model.json")};
+    const QStringList other{"search",          "--cluster",  sample("homogeneous-8xa100.json"),
+                            "--model",         "llama2-13b", "--predictor",
+                            path("model.json")};
     RUN_EXPECT(r2, other, 2);
     QVERIFY2(r2.err.contains("not a structure the predictor was trained on"), qPrintable(r2.err));
 }
@@ -349,7 +387,7 @@ void TestCliLoop::badInput_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("fileContent");  // written to bad.* first when not empty
-    QTest::addColumn<QString>("expected");      // in stderr
+    QTest::addColumn<QString>("expected");  // in stderr
 
     const QString bad = path("bad.csv");
     QTest::newRow("measurements: bad number")
@@ -357,28 +395,30 @@ void TestCliLoop::badInput_data()
         << "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,iteration_time_ms\n"
            "r1,A100-80GB,1,1,1,1,1,4,2048,4,4096,32,32000,fast\n"
         << "line 2, column iteration_time_ms";
-    QTest::newRow("measurements: unknown gpu only") << QStringList{"train", "--measurements", bad, "--out", path("x.json")}
+    QTest::newRow("measurements: unknown gpu only")
+        << QStringList{"train", "--measurements", bad, "--out", path("x.json")}
         << "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,iteration_time_ms\n"
            "r1,NoSuchGPU,1,1,1,1,1,4,2048,4,4096,32,32000,100\n"
         << "unknown GPU type \"NoSuchGPU\"";
-    QTest::newRow("model file missing") << QStringList{"predict", "--model", path("nope.json"), "--queries",
-                                                       path("runs.csv"), "--out", path("y.csv")}
+    QTest::newRow("model file missing") << QStringList{"predict",        "--model", path("nope.json"), "--queries",
+                                                       path("runs.csv"), "--out",   path("y.csv")}
                                         << QString() << "nope.json";
-    QTest::newRow("model file corrupt") << QStringList{"evaluate", "--model", path("bad.csv"), "--truth",
-                                                       path("sim.csv")}
-                                        << "{\"format\": \"memx-predictor/1\", \"feature_schema\": \"memx-stage-features/0\"}"
-                                        << "feature_schema";
+    QTest::newRow("model file corrupt")
+        << QStringList{"evaluate", "--model", path("bad.csv"), "--truth", path("sim.csv")}
+        << "{\"format\": \"memx-predictor/1\", \"feature_schema\": \"memx-stage-features/0\"}"
+        << "feature_schema";
     QTest::newRow("log named after no run")
         << QStringList{"import-logs", "--runs", path("runs.csv"), "--out", path("z.csv"), bad}
-        << "iteration 1/ 10 | elapsed time per iteration (ms): 100.0 |\n" << "no run \"bad\"";
+        << "iteration 1/ 10 | elapsed time per iteration (ms): 100.0 |\n"
+        << "no run \"bad\"";
     // Every run of the file in a precision its GPUs lack: nothing can be
     // scored or predicted, and the tools say so instead of a perfect score
     // or an empty file.
     const QString fp8Runs = "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,"
                             "iteration_time_ms,precision\n"
                             "f1,A100-80GB,8,1,1,8,1,32,2048,4,4096,32,32000,100,fp8\n";
-    QTest::newRow("evaluate: nothing scored") << QStringList{"evaluate", "--truth", bad} << fp8Runs
-                                              << "no run could be scored";
+    QTest::newRow("evaluate: nothing scored")
+        << QStringList{"evaluate", "--truth", bad} << fp8Runs << "no run could be scored";
     QTest::newRow("predict: nothing predicted")
         << QStringList{"predict", "--queries", bad, "--out", path("p.csv")} << fp8Runs
         << "run f1 not predicted: every GPU of a job trains in one precision, and fp8 is not available on A100-80GB";
@@ -391,7 +431,7 @@ void TestCliLoop::badInput_data()
         << "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,iteration_time_ms\n"
         << "the file holds no run to train on";
     QTest::newRow("profile-plan: dropout rate of 1")
-        << QStringList{"profile-plan", "--cluster", sample("homogeneous-8xa100.json"), "--out", path("r.csv"),
+        << QStringList{"profile-plan",     "--cluster", sample("homogeneous-8xa100.json"), "--out", path("r.csv"),
                        "--hidden-dropout", "1"}
         << QString() << "--hidden-dropout: 1: a dropout rate must be in [0, 1)";
 }
@@ -415,9 +455,21 @@ void TestCliLoop::badInput()
 // training, not of Megatron's defaults.
 void TestCliLoop::profilePlanOfUnfusedAttentionWithDropout()
 {
-    const QStringList args{"profile-plan", "--cluster", sample("homogeneous-8xa100.json"), "--model", "llama2-7b",
-                           "--out", path("unfused.csv"), "--scripts", path("unfused"), "--no-flash-attention",
-                           "--attention-dropout", "0.1", "--hidden-dropout", "0.05", "--no-sequence-parallel"};
+    const QStringList args{"profile-plan",
+                           "--cluster",
+                           sample("homogeneous-8xa100.json"),
+                           "--model",
+                           "llama2-7b",
+                           "--out",
+                           path("unfused.csv"),
+                           "--scripts",
+                           path("unfused"),
+                           "--no-flash-attention",
+                           "--attention-dropout",
+                           "0.1",
+                           "--hidden-dropout",
+                           "0.05",
+                           "--no-sequence-parallel"};
     RUN_EXPECT(r, args, 0);
     const auto set = MeasurementCsv::read(path("unfused.csv").toStdString(), MeasurementCsv::Kind::RunList);
     QVERIFY(!set.rows.empty());
@@ -444,7 +496,9 @@ void TestCliLoop::profilePlanOfUnfusedAttentionWithDropout()
     QVERIFY(QString::fromUtf8([&] {
                 QFile f(path("runs.csv"));
                 return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-            }()).contains("sequence_parallel") == false);
+            }())
+                .contains("sequence_parallel")
+            == false);
     // Unfused attention keeps the s x s scores: fewer runs fit than with
     // FlashAttention, whose plan (profilePlan above) left out fewer.
     const auto flash = MeasurementCsv::read(path("runs.csv").toStdString(), MeasurementCsv::Kind::RunList);

@@ -48,17 +48,19 @@ void TestCliOutputs::initTestCase()
     QVERIFY(QFile::link(m_tmp.filePath("cluster.json"), m_tmp.filePath("cluster-link.json")));
     QVERIFY(::link(qPrintable(m_tmp.filePath("cluster.json")), qPrintable(m_tmp.filePath("cluster-hard.json"))) == 0);
     m_search = m_tmp.filePath("search.json");
-    const QStringList args{"search", "--cluster", m_tmp.filePath("cluster.json"), "--gbs", "32", "--json", m_search, "-q"};
+    const QStringList args{"search", "--cluster", m_tmp.filePath("cluster.json"), "--gbs", "32", "--json",
+                           m_search, "-q"};
     RUN_EXPECT(r, args, 0);
-    const QStringList pargs{"profile-plan", "--cluster", m_tmp.filePath("cluster.json"), "--out", m_tmp.filePath("runs.csv")};
+    const QStringList pargs{"profile-plan", "--cluster", m_tmp.filePath("cluster.json"), "--out",
+                            m_tmp.filePath("runs.csv")};
     RUN_EXPECT(p, pargs, 0);
 }
 
 void TestCliOutputs::refusedBeforeAnyWork_data()
 {
-    QTest::addColumn<QStringList>("args");      // @ = the temporary folder
-    QTest::addColumn<QString>("untouched");     // a file that must keep its bytes (relative to @)
-    QTest::addColumn<QStringList>("message");   // what the error names
+    QTest::addColumn<QStringList>("args");  // @ = the temporary folder
+    QTest::addColumn<QString>("untouched");  // a file that must keep its bytes (relative to @)
+    QTest::addColumn<QStringList>("message");  // what the error names
     QTest::newRow("search --json is the cluster")
         << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--json", "@/cluster.json"}
         << "cluster.json" << QStringList{"--json", "--cluster", "replace that input"};
@@ -68,9 +70,9 @@ void TestCliOutputs::refusedBeforeAnyWork_data()
     QTest::newRow("through a symbolic link")
         << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--report", "@/cluster-link.json"}
         << "cluster.json" << QStringList{"--report", "--cluster"};
-    QTest::newRow("through a hard link")
-        << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--json", "@/cluster-hard.json"}
-        << "cluster.json" << QStringList{"--json", "--cluster"};
+    QTest::newRow("through a hard link") << QStringList{"search", "--cluster", "@/cluster.json",     "--gbs",
+                                                        "32",     "--json",    "@/cluster-hard.json"}
+                                         << "cluster.json" << QStringList{"--json", "--cluster"};
     QTest::newRow("--json and --csv one file")
         << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--json", "@/x", "--csv", "@/x"}
         << "cluster.json" << QStringList{"--csv", "--json", "its own path"};
@@ -79,8 +81,8 @@ void TestCliOutputs::refusedBeforeAnyWork_data()
     QTest::newRow("--json -") << QStringList{"search", "--cluster", "@/cluster.json", "--gbs", "32", "--json", "-"}
                               << "cluster.json" << QStringList{"--json", "standard output"};
     QTest::newRow("export --out is the plan file")
-        << QStringList{"export", "--plan", "@/search.json", "--target", "json", "--out", "@/search.json"} << "search.json"
-        << QStringList{"--out", "--plan"};
+        << QStringList{"export", "--plan", "@/search.json", "--target", "json", "--out", "@/search.json"}
+        << "search.json" << QStringList{"--out", "--plan"};
     QTest::newRow("predict --out is the queries")
         << QStringList{"predict", "--queries", "@/runs.csv", "--out", "@/runs.csv"} << "runs.csv"
         << QStringList{"--out", "--queries"};
@@ -106,8 +108,8 @@ void TestCliOutputs::refusedBeforeAnyWork_data()
         << QStringList{"profile-plan", "--cluster", "@/cluster.json", "--out", "@/x", "--scripts", "@/runs.csv"}
         << "runs.csv" << QStringList{"--scripts", "is a file; give a folder"};
     QTest::newRow("simulate --logs under a file")
-        << QStringList{"simulate", "--cluster", "@/cluster.json", "--runs", "@/runs.csv", "--out", "@/x", "--logs",
-                       "@/runs.csv/logs"}
+        << QStringList{"simulate", "--cluster", "@/cluster.json", "--runs",         "@/runs.csv",
+                       "--out",    "@/x",       "--logs",         "@/runs.csv/logs"}
         << "runs.csv" << QStringList{"--logs", "runs.csv is a file"};
     QTest::newRow("generate-cluster --out empty")
         << QStringList{"generate-cluster", "--nodes", "2", "--types", "A100-80GB", "--out", ""} << "cluster.json"
@@ -145,8 +147,8 @@ void TestCliOutputs::killedWritersLeftoversGoAtStart()
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("half a file");
     }
-    const QStringList args{"search", "--cluster", m_tmp.filePath("cluster.json"), "--model", "no-such-model",
-                           "--json", dir.filePath("s.json"), "-q"};
+    const QStringList args{"search",        "--cluster", m_tmp.filePath("cluster.json"), "--model",
+                           "no-such-model", "--json",    dir.filePath("s.json"),         "-q"};
     RUN_EXPECT(r, args, 2);
     QVERIFY(!QFile::exists(dead));
     QVERIFY(QFile::exists(live));
@@ -156,9 +158,18 @@ void TestCliOutputs::killedWritersLeftoversGoAtStart()
 void TestCliOutputs::distinctOutputsStillWrite()
 {
     // Outputs of their own, and an input read from the folder written to, work as before.
-    const QStringList args{"search", "--cluster", m_tmp.filePath("cluster.json"), "--gbs", "32",
-                           "--json", m_tmp.filePath("a.json"), "--csv", m_tmp.filePath("a.csv"),
-                           "--report", m_tmp.filePath("a.txt"), "-q"};
+    const QStringList args{"search",
+                           "--cluster",
+                           m_tmp.filePath("cluster.json"),
+                           "--gbs",
+                           "32",
+                           "--json",
+                           m_tmp.filePath("a.json"),
+                           "--csv",
+                           m_tmp.filePath("a.csv"),
+                           "--report",
+                           m_tmp.filePath("a.txt"),
+                           "-q"};
     RUN_EXPECT(r, args, 0);
     for (const char* f : {"a.json", "a.csv", "a.txt"})
         QVERIFY2(QFile::exists(m_tmp.filePath(f)), f);

@@ -18,7 +18,7 @@ namespace {
 QStringList searchArgs()
 {
     return {"search", "--cluster", QString::fromStdString(sampleCluster("homogeneous-8xa100.json")), "--mbs", "1",
-            "--seq", "1024,4096"};
+            "--seq",  "1024,4096"};
 }
 QJsonObject readJson(const QString& path)
 {
@@ -72,7 +72,11 @@ void TestCliTasks::perTokenIsOneRanking()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString json = dir.filePath("s.json");
-    RUN_EXPECT(r, (searchArgs() << "--compare-tasks" << "per-token" << "--json" << json), 0);
+    RUN_EXPECT(r,
+               (searchArgs() << "--compare-tasks"
+                             << "per-token"
+                             << "--json" << json),
+               0);
     QVERIFY2(!r.out.contains("Training tasks:"), qPrintable(r.out));
     const QJsonObject doc = readJson(json);
     QCOMPARE(doc["objective"].toObject()["compare_tasks"].toString(), QStringLiteral("per-token"));
@@ -96,7 +100,10 @@ void TestCliTasks::perTokenIsOneRanking()
 
 void TestCliTasks::refusesAnUnknownComparison()
 {
-    RUN_EXPECT(r, (searchArgs() << "--compare-tasks" << "raw"), 2);
+    RUN_EXPECT(r,
+               (searchArgs() << "--compare-tasks"
+                             << "raw"),
+               2);
     QVERIFY2(r.err.contains("--compare-tasks: raw: expected per-task or per-token"), qPrintable(r.err));
 }
 

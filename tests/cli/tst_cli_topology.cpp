@@ -27,7 +27,8 @@ QString data(const char* rel) { return QString::fromStdString(memx::test::dataFi
 QJsonObject readJson(const QString& file)
 {
     QFile f(file);
-    if (!f.open(QIODevice::ReadOnly)) return {};
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
     return QJsonDocument::fromJson(f.readAll()).object();
 }
 
@@ -42,7 +43,8 @@ QStringList topologyWarnings(const QString& err)
 {
     QStringList out;
     for (const QString& l : err.split('\n'))
-        if (l.startsWith("warning: ") && l.contains(" was trained on runs placed on ")) out << l;
+        if (l.startsWith("warning: ") && l.contains(" was trained on runs placed on "))
+            out << l;
     return out;
 }
 
@@ -69,7 +71,8 @@ private slots:
 void TestCliTopology::train(const QString& out, const QString& measurements, const QString& cluster)
 {
     QStringList args{"train", "--measurements", measurements, "--out", out, "--no-tune", "--folds", "3"};
-    if (!cluster.isEmpty()) args << "--cluster" << cluster;
+    if (!cluster.isEmpty())
+        args << "--cluster" << cluster;
     RUN_EXPECT(r, args, 0);
 }
 
@@ -83,8 +86,14 @@ void TestCliTopology::initTestCase()
 
 void TestCliTopology::trainRecordsTheTopology()
 {
-    const QStringList args{"train", "--measurements", data("megatron_ci_small_mixed.csv"), "--out", path("m.json"),
-                           "--no-tune", "--folds", "3"};
+    const QStringList args{"train",
+                           "--measurements",
+                           data("megatron_ci_small_mixed.csv"),
+                           "--out",
+                           path("m.json"),
+                           "--no-tune",
+                           "--folds",
+                           "3"};
     RUN_EXPECT(r, args, 0);
     QVERIFY2(r.out.contains("runs placed on cluster dgx-a100 (fingerprint "), qPrintable(r.out));
     QVERIFY2(r.out.contains("for 4 run(s) and cluster dgx-h100 (fingerprint "), qPrintable(r.out));
@@ -92,7 +101,8 @@ void TestCliTopology::trainRecordsTheTopology()
     const QJsonObject synth = readJson(path("synthetic.json"))["trained_on"].toObject()["topology"].toObject();
     QCOMPARE(synth["synthetic_runs"].toInt(), 7);
     QVERIFY(synth["clusters"].toArray().isEmpty());
-    const QJsonArray dgx = readJson(path("dgx.json"))["trained_on"].toObject()["topology"].toObject()["clusters"].toArray();
+    const QJsonArray dgx
+        = readJson(path("dgx.json"))["trained_on"].toObject()["topology"].toObject()["clusters"].toArray();
     QCOMPARE(dgx.size(), 1);
     QCOMPARE(dgx[0].toObject()["name"].toString(), QString("dgx-a100-and-h100"));
     QCOMPARE(dgx[0].toObject()["runs"].toInt(), 7);
@@ -104,11 +114,16 @@ void TestCliTopology::predictWarnsWhenTopologiesDiffer_data()
     QTest::addColumn<QString>("model");
     QTest::addColumn<QString>("cluster");  // "" = synthetic placement
     QTest::addColumn<bool>("warns");
-    QTest::newRow("synthetic model, synthetic placement") << "synthetic.json" << "" << false;
-    QTest::newRow("synthetic model on the DGX cluster") << "synthetic.json" << "dgx-a100-h100.json" << true;
-    QTest::newRow("DGX model on the DGX cluster") << "dgx.json" << "dgx-a100-h100.json" << false;
-    QTest::newRow("DGX model, synthetic placement") << "dgx.json" << "" << true;
-    QTest::newRow("DGX model on a DGX A100 alone") << "dgx.json" << "dgx-a100.json" << true;
+    QTest::newRow("synthetic model, synthetic placement") << "synthetic.json"
+                                                          << "" << false;
+    QTest::newRow("synthetic model on the DGX cluster") << "synthetic.json"
+                                                        << "dgx-a100-h100.json" << true;
+    QTest::newRow("DGX model on the DGX cluster") << "dgx.json"
+                                                  << "dgx-a100-h100.json" << false;
+    QTest::newRow("DGX model, synthetic placement") << "dgx.json"
+                                                    << "" << true;
+    QTest::newRow("DGX model on a DGX A100 alone") << "dgx.json"
+                                                   << "dgx-a100.json" << true;
 }
 
 void TestCliTopology::predictWarnsWhenTopologiesDiffer()
@@ -128,14 +143,16 @@ void TestCliTopology::predictWarnsWhenTopologiesDiffer()
         }
     memx::MeasurementCsv::save(path("queries.csv").toStdString(), a100, memx::MeasurementCsv::Kind::RunList);
     QStringList args{"predict", "--model", path(model), "--queries", path("queries.csv"), "--out", path("p.csv")};
-    if (!cluster.isEmpty()) args << "--cluster" << data(cluster.toUtf8().constData());
+    if (!cluster.isEmpty())
+        args << "--cluster" << data(cluster.toUtf8().constData());
     RUN_EXPECT(r, args, 0);
     const QStringList w = topologyWarnings(r.err);
     QCOMPARE(w.size(), warns ? 1 : 0);
     if (warns) {
         QVERIFY2(w[0].startsWith("warning: " + path(model) + " was trained on runs placed on "), qPrintable(w[0]));
         QVERIFY2(w[0].contains(cluster.isEmpty() ? QString("now used on the synthetic cluster")
-                                                 : "now used on cluster " + readJson(data(cluster.toUtf8().constData()))["name"].toString()),
+                                                 : "now used on cluster "
+                                       + readJson(data(cluster.toUtf8().constData()))["name"].toString()),
                  qPrintable(w[0]));
     }
 }
@@ -156,14 +173,25 @@ void TestCliTopology::searchCarriesTheWarning()
     const auto rows = memx::MeasurementCsv::read(data("megatron_ci_small.csv").toStdString()).rows;
     const memx::Measurement& m = rows.front();
     QCOMPARE(m.gpuType, std::string("A100-80GB"));
-    const QJsonObject spec{{"format", "memx-model/1"}, {"name", "ci-model"},    {"num_layers", m.numLayers},
-                           {"hidden", m.hidden},       {"heads", m.heads},      {"query_groups", m.queryGroups},
-                           {"ffn_hidden", m.ffnHidden}, {"vocab", m.vocab},      {"seq_len", m.seqLen},
-                           {"mlp", QString::fromLatin1(memx::toString(m.mlp))}};
+    const QJsonObject spec{{"format", "memx-model/1"},  {"name", "ci-model"},
+                           {"num_layers", m.numLayers}, {"hidden", m.hidden},
+                           {"heads", m.heads},          {"query_groups", m.queryGroups},
+                           {"ffn_hidden", m.ffnHidden}, {"vocab", m.vocab},
+                           {"seq_len", m.seqLen},       {"mlp", QString::fromLatin1(memx::toString(m.mlp))}};
     QVERIFY(writeJson(path("model.json"), spec));
-    const QStringList args{"search", "--cluster", data("dgx-a100.json"), "--model", path("model.json"), "--gbs",
-                           QString::number(m.gbs), "--mbs", QString::number(m.mbs), "--predictor", path(model),
-                           "--json", path("search.json")};
+    const QStringList args{"search",
+                           "--cluster",
+                           data("dgx-a100.json"),
+                           "--model",
+                           path("model.json"),
+                           "--gbs",
+                           QString::number(m.gbs),
+                           "--mbs",
+                           QString::number(m.mbs),
+                           "--predictor",
+                           path(model),
+                           "--json",
+                           path("search.json")};
     RUN_EXPECT(r, args, 0);
     const QStringList w = topologyWarnings(r.err);
     QCOMPARE(w.size(), warns ? 1 : 0);
@@ -180,8 +208,8 @@ void TestCliTopology::oldModelFileLoads()
     nlohmann::json doc = nlohmann::json::parse(std::ifstream(path("synthetic.json").toStdString()));
     QVERIFY(doc["trained_on"].erase("topology") == 1);  // as written before topologies were recorded
     std::ofstream(path("old.json").toStdString()) << doc.dump(1);
-    const QStringList plain{"predict", "--model", path("old.json"), "--queries", data("megatron_ci_small.csv"),
-                            "--out", path("old-p.csv")};
+    const QStringList plain{"predict", "--model",        path("old.json"), "--queries", data("megatron_ci_small.csv"),
+                            "--out",   path("old-p.csv")};
     RUN_EXPECT(r, plain, 0);
     QVERIFY2(topologyWarnings(r.err).isEmpty(), qPrintable(r.err));
     QStringList onCluster = plain;

@@ -41,9 +41,9 @@ const QString kModelName = QStringLiteral("llama's \"7b\" $(touch PWNED_model) `
 QJsonObject typeSpec(const QString& vendor)
 {
     // An A100-80GB-like card defined by the file itself.
-    return QJsonObject{{"vendor", vendor},          {"peak_tflops_bf16", 312},
-                       {"memory_gib", 80},          {"memory_bandwidth_gbps", 2039},
-                       {"sm_count", 108},           {"precisions", QJsonArray{"bf16", "fp16", "fp32", "tf32"}}};
+    return QJsonObject{{"vendor", vendor}, {"peak_tflops_bf16", 312},
+                       {"memory_gib", 80}, {"memory_bandwidth_gbps", 2039},
+                       {"sm_count", 108},  {"precisions", QJsonArray{"bf16", "fp16", "fp32", "tf32"}}};
 }
 
 QJsonObject cluster(const QString& name, const QString& node0, const QString& node1, const QString& type,
@@ -58,7 +58,10 @@ QJsonObject cluster(const QString& name, const QString& node0, const QString& no
     QJsonArray links;
     links.append(QJsonObject{{"name", "nvl0"}, {"kind", "NVLink"}, {"within", node0}, {"bandwidth_gbps", 240}});
     links.append(QJsonObject{{"name", "nvl1"}, {"kind", "NVLink"}, {"within", node1}, {"bandwidth_gbps", 240}});
-    QJsonObject ib{{"name", link}, {"kind", "InfiniBand"}, {"between", QJsonArray{node0, node1}}, {"bandwidth_gbps", 25}};
+    QJsonObject ib{{"name", link},
+                   {"kind", "InfiniBand"},
+                   {"between", QJsonArray{node0, node1}},
+                   {"bandwidth_gbps", 25}};
     if (!medium.isEmpty())
         ib["medium"] = medium;
     links.append(ib);
@@ -68,9 +71,9 @@ QJsonObject cluster(const QString& name, const QString& node0, const QString& no
 
 QJsonObject model(const QString& name)
 {
-    return QJsonObject{{"format", "memx-model/1"}, {"name", name},       {"num_layers", 32},  {"hidden", 4096},
-                       {"heads", 32},              {"query_groups", 32}, {"ffn_hidden", 11008}, {"vocab", 32000},
-                       {"seq_len", 4096}};
+    return QJsonObject{{"format", "memx-model/1"}, {"name", name},   {"num_layers", 32},
+                       {"hidden", 4096},           {"heads", 32},    {"query_groups", 32},
+                       {"ffn_hidden", 11008},      {"vocab", 32000}, {"seq_len", 4096}};
 }
 
 bool writeJson(const QString& path, const QJsonObject& o)
@@ -150,8 +153,8 @@ void TestNameInjection::initTestCase()
     // torchrun records its arguments, one per line; srun drops its own
     // options and runs the task; hostname answers what the test sets.
     QVERIFY(writeText(m_stubs + "/torchrun", "#!/bin/bash\nprintf '%s\\n' \"$@\" >> \"$STUB_LOG\"\n", true));
-    QVERIFY(writeText(m_stubs + "/srun",
-                      "#!/bin/bash\nwhile [ \"${1#--}\" != \"$1\" ]; do shift; done\nexec \"$@\"\n", true));
+    QVERIFY(writeText(m_stubs + "/srun", "#!/bin/bash\nwhile [ \"${1#--}\" != \"$1\" ]; do shift; done\nexec \"$@\"\n",
+                      true));
     QVERIFY(writeText(m_stubs + "/hostname", "#!/bin/bash\necho \"$STUB_HOSTNAME\"\n", true));
     QVERIFY2(!QStandardPaths::findExecutable("shellcheck").isEmpty(),
              "shellcheck is missing: ./scripts/install-deps installs it");
@@ -175,7 +178,8 @@ void TestNameInjection::controlCharactersRefused_data()
     QTest::addColumn<QString>("what");
     const QString nl = QStringLiteral("x\ntouch PWNED");
     const QString ok0 = "n0", ok1 = "n1", type = "GPU-X", link = "ib";
-    QTest::newRow("cluster name, line feed") << cluster(nl, ok0, ok1, type, link) << "/name" << "line feed";
+    QTest::newRow("cluster name, line feed") << cluster(nl, ok0, ok1, type, link) << "/name"
+                                             << "line feed";
     QTest::newRow("node name, line feed") << cluster("c", "n0\ntouch", ok1, type, link) << "/nodes/0/name"
                                           << "line feed";
     QTest::newRow("node name, carriage return") << cluster("c", ok0, "n1\rx", type, link) << "/nodes/1/name"
@@ -190,7 +194,8 @@ void TestNameInjection::controlCharactersRefused_data()
     QTest::newRow("medium, line separator")
         << cluster("c", ok0, ok1, type, link, kVendor, QString::fromUtf8("fabric\xe2\x80\xa8x")) << "/links/2/medium"
         << "line separator";
-    QTest::newRow("cluster name, tab") << cluster("a\tb", ok0, ok1, type, link) << "/name" << "tab";
+    QTest::newRow("cluster name, tab") << cluster("a\tb", ok0, ok1, type, link) << "/name"
+                                       << "tab";
 }
 
 void TestNameInjection::controlCharactersRefused()
@@ -251,8 +256,8 @@ void TestNameInjection::hostileNamesSearchAndExportAsData()
     const QString md = m_tmp.filePath("hostile-model.json");
     QVERIFY(writeJson(md, model(kModelName)));
     m_search = m_tmp.filePath("search.json");
-    const QStringList args{"search", "--cluster", cl,      "--model", md, "--gbs", "16", "--mbs", "1",
-                           "--max-pp",  "2",  "--keep", "3", "--json", m_search, "-q",
+    const QStringList args{"search", "--cluster", cl, "--model", md, "--gbs", "16", "--mbs", "1", "--max-pp", "2",
+                           "--keep", "3", "--json", m_search, "-q",
                            // both targets must run the pick: FlagScale refuses interleaving
                            "--schedule", "1f1b"};
     RUN_EXPECT(r, args, 0);
@@ -359,8 +364,15 @@ void TestNameInjection::profilingScriptsRunNothingElse()
     if (!QFileInfo::exists(cl))
         QSKIP("needs hostileNamesSearchAndExportAsData");
     const QString scripts = m_tmp.filePath("profiling-scripts");
-    const QStringList args{"profile-plan", "--cluster", cl, "--model", m_tmp.filePath("hostile-model.json"), "--out",
-                           m_tmp.filePath("profiling-runs.csv"), "--scripts", scripts};
+    const QStringList args{"profile-plan",
+                           "--cluster",
+                           cl,
+                           "--model",
+                           m_tmp.filePath("hostile-model.json"),
+                           "--out",
+                           m_tmp.filePath("profiling-runs.csv"),
+                           "--scripts",
+                           scripts};
     RUN_EXPECT(r, args, 0);
     QStringList all = filesNamed(scripts, "*.sh");
     QVERIFY(!all.isEmpty());
@@ -370,7 +382,8 @@ void TestNameInjection::profilingScriptsRunNothingElse()
     for (int i = 0; i < all.size(); ++i) {
         if (i < 3)
             QVERIFY(QFile::copy(all[i], few + "/" + QFileInfo(all[i]).fileName()));
-        const Ran lint = run("shellcheck", {"-s", "bash", all[i]}, m_tmp.path(), QProcessEnvironment::systemEnvironment());
+        const Ran lint
+            = run("shellcheck", {"-s", "bash", all[i]}, m_tmp.path(), QProcessEnvironment::systemEnvironment());
         QVERIFY2(lint.exitCode == 0, qPrintable(all[i] + ":\n" + lint.out));
     }
     checkScripts(few, "n0");

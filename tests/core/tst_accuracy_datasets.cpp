@@ -121,7 +121,9 @@ void TestAccuracyDatasets::megatronCi()
     print("megatron ci", r);
     QVERIFY(r.learned.iterationTime.n >= 200);
     QVERIFY2(r.learned.iterationTime.mape < r.analytic.iterationTime.mape,
-             qPrintable(QString("learned %1 vs analytic %2").arg(r.learned.iterationTime.mape).arg(r.analytic.iterationTime.mape)));
+             qPrintable(QString("learned %1 vs analytic %2")
+                            .arg(r.learned.iterationTime.mape)
+                            .arg(r.analytic.iterationTime.mape)));
     // Allocated against allocated (peak_mem_kind), each case with its own
     // attention backend, dropout masks, sequence parallelism and distributed
     // optimizer (the golden values' columns; most cases run neither): analytic
@@ -211,7 +213,8 @@ void TestAccuracyDatasets::megatronCiRepeatFloor()
     QCOMPARE(r.iterationTimeFloor.configurations, std::size_t(74));
     QCOMPARE(r.iterationTimeFloor.repeated, std::size_t(60));
     QCOMPARE(r.memoryFloor.n, std::size_t(272));
-    QVERIFY2(std::abs(r.iterationTimeFloor.mapePct - 8.17) < 0.005, qPrintable(QString::number(r.iterationTimeFloor.mapePct)));
+    QVERIFY2(std::abs(r.iterationTimeFloor.mapePct - 8.17) < 0.005,
+             qPrintable(QString::number(r.iterationTimeFloor.mapePct)));
     QVERIFY2(std::abs(r.memoryFloor.mapePct - 4.79) < 0.005, qPrintable(QString::number(r.memoryFloor.mapePct)));
     // No prediction of the memory can beat it; the analytic model is above it.
     QVERIFY(r.memory.mape > r.memoryFloor.mapePct);

@@ -59,14 +59,14 @@ void TestAccuracyMetrics::errors_data()
     // MAPE = (10 + 10 + 60 + 150) / 4 = 230 / 4 = 57.5
     // good (< 20): {10, 10} -> 2/4 = 0.5;  severe (> 50): {60, 150} -> 2/4 = 0.5
     // max = 150;  sorted 10, 10, 60, 150 -> median = (10 + 60) / 2 = 35
-    QTest::newRow("four rows") << std::vector<double>{110, 90, 160, 100} << std::vector<double>{100, 100, 100, 40}
-                               << 4 << 0 << 57.5 << 0.5 << 0.5 << 150.0 << 35.0;
+    QTest::newRow("four rows") << std::vector<double>{110, 90, 160, 100} << std::vector<double>{100, 100, 100, 40} << 4
+                               << 0 << 57.5 << 0.5 << 0.5 << 150.0 << 35.0;
 
     // The same four rows plus three unusable ones: measured 0, measured NaN,
     // measured negative -> skipped = 3, the statistics are those above.
     QTest::newRow("four rows + 3 skipped")
-        << std::vector<double>{110, 90, 5, 160, 7, 100, 1} << std::vector<double>{100, 100, 0, 100, kNaN, 40, -2}
-        << 4 << 3 << 57.5 << 0.5 << 0.5 << 150.0 << 35.0;
+        << std::vector<double>{110, 90, 5, 160, 7, 100, 1} << std::vector<double>{100, 100, 0, 100, kNaN, 40, -2} << 4
+        << 3 << 57.5 << 0.5 << 0.5 << 150.0 << 35.0;
 
     // Boundaries are strict: 120 vs 100 -> 20 (not good), 50 vs 100 -> 50 (not
     // severe), 100 vs 100 -> 0 (good).
@@ -304,8 +304,8 @@ void TestAccuracyMetrics::topKHit_data()
     QTest::newRow("tied truth") << std::vector<double>{4, 3, 2} << std::vector<double>{1, 3, 1} << 1 << true;
     // Both truly best rows predicted 2, row 1 predicted 5: a truly-best row is the
     // top-1 whichever way the tie breaks -> hit.
-    QTest::newRow("tied truth and prediction") << std::vector<double>{2, 5, 2} << std::vector<double>{1, 3, 1} << 1
-                                               << true;
+    QTest::newRow("tied truth and prediction")
+        << std::vector<double>{2, 5, 2} << std::vector<double>{1, 3, 1} << 1 << true;
 }
 
 void TestAccuracyMetrics::topKHit()

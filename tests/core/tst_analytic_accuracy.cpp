@@ -215,10 +215,10 @@ struct Run {
     memx::Dropout dropout;  // none unless the run's configuration says so
     bool sequenceParallel = true;
     bool distributedOptimizer = false;
-    double tpLinkGBps = 300;    // NVLink3, per GPU per direction
+    double tpLinkGBps = 300;  // NVLink3, per GPU per direction
     double tpLatencyUs = 5;
-    double hopGBps = 25;        // one HDR HCA per GPU
-    double dpGBps = 25;         // see dpBandwidthGBps()
+    double hopGBps = 25;  // one HDR HCA per GPU
+    double dpGBps = 25;  // see dpBandwidthGBps()
     double netLatencyUs = 5;
     double optimizerBytesPerParam = 40;
 
@@ -262,8 +262,7 @@ StageQuery stageQuery(const Run& r, int stage)
 
 double paramsPerGpu(const Run& r, int stage)
 {
-    return TransformerMath::stageParams(specOf(r.dims, r.seq), r.layersPerStage(), r.tp, stage == 0,
-                                        stage == r.pp - 1);
+    return TransformerMath::stageParams(specOf(r.dims, r.seq), r.layersPerStage(), r.tp, stage == 0, stage == r.pp - 1);
 }
 
 struct IterationBreakdown {
@@ -285,8 +284,8 @@ IterationBreakdown predictIteration(const AnalyticPredictor& predictor, const Ru
         if (i + 1 < r.pp)
             hopMs.push_back(Topology::transferMs(TransformerMath::boundaryActivationBytes(m, r.mbs, r.seq, r.tp), hop));
         double p = paramsPerGpu(r, i);
-        dpMs = std::max(dpMs, IterationComposer::dataParallelMs(p, r.dp, r.distributedOptimizer, r.dpGBps,
-                                                                r.netLatencyUs));
+        dpMs = std::max(dpMs,
+                        IterationComposer::dataParallelMs(p, r.dp, r.distributedOptimizer, r.dpGBps, r.netLatencyUs));
         double local = r.distributedOptimizer ? p / r.dp : p;
         optMs = std::max(optMs, local * r.optimizerBytesPerParam / (r.gpu->memoryBandwidthGBps * 1e6));
     }
@@ -438,8 +437,8 @@ void TstAnalyticAccuracy::narayananTable1Iteration()
         r.recompute = Recompute::Full;
         r.dpGBps = dpBandwidthGBps(r.tp);
         IterationBreakdown b = predictIteration(predictor_, r);
-        std::string label = csv.str(row, "params_billion") + "B (t" + std::to_string(r.tp) + " p"
-            + std::to_string(r.pp) + " v" + std::to_string(r.vpp) + " d" + std::to_string(r.dp) + ")";
+        std::string label = csv.str(row, "params_billion") + "B (t" + std::to_string(r.tp) + " p" + std::to_string(r.pp)
+            + " v" + std::to_string(r.vpp) + " d" + std::to_string(r.dp) + ")";
         logBreakdown(label, b);
         rows.push_back({label, csv.num(row, "derived_iteration_time_s"), b.totalMs / 1e3});
     }
@@ -523,8 +522,8 @@ void TstAnalyticAccuracy::megatronCiPeakMemory()
         qInfo().noquote() << QStringLiteral("  %1: states %2 GiB, activations %3 GiB (inflight %4), steady-state "
                                             "logged %5 GiB")
                                  .arg(QString::fromStdString(label))
-                                 .arg((p.memory.weightsMiB + p.memory.gradientsMiB + p.memory.optimizerMiB) / 1024.0,
-                                      0, 'f', 2)
+                                 .arg((p.memory.weightsMiB + p.memory.gradientsMiB + p.memory.optimizerMiB) / 1024.0, 0,
+                                      'f', 2)
                                  .arg(p.memory.activationsMiB / 1024.0, 0, 'f', 2)
                                  .arg(last.inflight, 0, 'f', 3)
                                  .arg(csv.num(row, "mem_allocated_median_GiB"), 0, 'f', 2);
@@ -534,7 +533,8 @@ void TstAnalyticAccuracy::megatronCiPeakMemory()
             Run tr = r;
             double nvlink = platform == "dgx_a100" ? 300.0 : 450.0;
             tr.tpLinkGBps = tr.hopGBps = tr.dpGBps = nvlink;
-            timeRows.push_back({label, csv.num(row, "iter_time_median_s"), predictIteration(predictor_, tr).totalMs / 1e3});
+            timeRows.push_back(
+                {label, csv.num(row, "iter_time_median_s"), predictIteration(predictor_, tr).totalMs / 1e3});
         }
         (sp || r.tp == 1 ? rows : noSpRows).push_back({label, csv.num(row, "mem_max_allocated_GiB"), predictedGiB});
     }
@@ -586,8 +586,8 @@ void TstAnalyticAccuracy::galvatronLayerActivations()
         std::string tp = csv.str(row, "tp");
         bool checkpoint = tp == "checkpoint";
         int t = checkpoint ? 1 : std::stoi(tp);
-        double bytes = TransformerMath::layerActivationBytes(m, 1, s, t, true,
-                                                             checkpoint ? Recompute::Full : Recompute::None);
+        double bytes
+            = TransformerMath::layerActivationBytes(m, 1, s, t, true, checkpoint ? Recompute::Full : Recompute::None);
         Row r{csv.str(row, "model") + " tp=" + tp, csv.num(row, "value"), bytes / kMiB};
         (checkpoint ? ckpt : rows).push_back(r);
     }

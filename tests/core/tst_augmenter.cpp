@@ -22,8 +22,7 @@ using Trend = TrendClassifier::Trend;
 
 Q_DECLARE_METATYPE(std::vector<int>)
 
-namespace
-{
+namespace {
 
 // A valid run row: LLaMA2-7B-like, one GPU. gbs 720720 = lcm(1..16), so every
 // mbs up to 16 divides it.
@@ -69,7 +68,7 @@ using Fn = std::function<double(int)>;
 // One row per x, copied from `base` with the axis set, run_id = prefix + x,
 // time (iteration time on run rows, stage time on stage rows) and memory.
 std::vector<Measurement> sweep(const Measurement& base, const std::string& prefix, Axis a, const std::vector<int>& xs,
-    const Fn& time, const Fn& mem)
+                               const Fn& time, const Fn& mem)
 {
     std::vector<Measurement> out;
     for (int x : xs) {
@@ -120,10 +119,7 @@ const TrendClassifier::Fit* findFit(const Augmenter::Sweep& s, Metric t)
     return nullptr;
 }
 
-bool close(double a, double b)
-{
-    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
-}
+bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
 
 // The scenarios, one GPU name each so that they never share a sweep.
 // time = 100 + 50 mbs, memory = 1000 + 300 mbs, mbs = 1, 4, 7, 10, 13.
@@ -167,10 +163,9 @@ std::vector<Measurement> zigZag()
         [](int x) { return 1000.0 + 300 * x; });
 }
 
-} // namespace
+}  // namespace
 
-class TestAugmenter : public QObject
-{
+class TestAugmenter : public QObject {
     Q_OBJECT
 private slots:
     void axisReadsAndWritesItsColumn_data();
@@ -274,8 +269,9 @@ void TestAugmenter::linearMbsCopiesTheLowerNeighbour()
 // keep it out of the folds that score them; files do not carry it.
 void TestAugmenter::rowsNameTheRunsTheyCameFrom()
 {
-    auto in = sweep(runRow("A100-80GB", ""), "m", Axis::Mbs, {1, 4, 7, 10, 13}, [](int x) { return 1000.0 + 100 * x; },
-                    [](int x) { return 20000.0 + 500 * x; });
+    auto in = sweep(
+        runRow("A100-80GB", ""), "m", Axis::Mbs, {1, 4, 7, 10, 13}, [](int x) { return 1000.0 + 100 * x; },
+        [](int x) { return 20000.0 + 500 * x; });
     Measurement repeat = in[1];  // mbs 4 measured twice
     repeat.runId = "m4b";
     in.push_back(repeat);
@@ -366,7 +362,7 @@ void TestAugmenter::constantQueryGroups()
     QCOMPARE(s->trend, Trend::Constant);
     QCOMPARE(findFit(*s, Metric::IterationTimeMs)->trend, Trend::Constant);
     QCOMPARE(findFit(*s, Metric::PeakMemMiB)->trend, Trend::Constant);
-    QCOMPARE(r.rows.size(), std::size_t(0)); // fixed at the default: no rows
+    QCOMPARE(r.rows.size(), std::size_t(0));  // fixed at the default: no rows
 
     // Interpolated like a strong linear sweep on request: thirds of the gaps
     // 1-2 (none), 2-8 (4, 6), 8-16 (10.7, 13.3), 16-32 (21.3, 26.7); only 4 is
@@ -388,7 +384,7 @@ void TestAugmenter::nonlinearGeneratesNothing()
     QVERIFY(s);
     QCOMPARE(findFit(*s, Metric::IterationTimeMs)->trend, Trend::Nonlinear);
     QCOMPARE(findFit(*s, Metric::PeakMemMiB)->trend, Trend::StrongLinear);
-    QCOMPARE(s->trend, Trend::Nonlinear); // the most restrictive metric decides
+    QCOMPARE(s->trend, Trend::Nonlinear);  // the most restrictive metric decides
     QCOMPARE(r.rows.size(), std::size_t(0));
 }
 
@@ -517,7 +513,7 @@ void TestAugmenter::tpOnlyAtPowersOfTwo()
     const Measurement& m = r.rows[0];
     QCOMPARE(m.numGpus, numGpus);
     QVERIFY(close(stageRows ? *m.stageTimeMs : *m.iterationTimeMs, 1800.0));
-    QVERIFY(close(*m.peakMemMiB, 56000.0)); // 58000 - 6000 * 2/6
+    QVERIFY(close(*m.peakMemMiB, 56000.0));  // 58000 - 6000 * 2/6
     QCOMPARE(QString::fromStdString(m.runId), stageRows ? QString("tp2~tp=4~stage=0") : QString("tp2~tp=4"));
     QVERIFY(MeasurementCsv::parse(MeasurementCsv::write(r.rows), "aug.csv").rows == r.rows);
 }
@@ -559,8 +555,8 @@ void TestAugmenter::axisReadsAndWritesItsColumn()
                                          {"num_layers", m.numLayers},
                                          {"tp", m.tp},
                                          {"query_groups", m.queryGroups}};
-    const std::map<QString, int> before{{"mbs", 2}, {"seq_len", 4096}, {"stage_layers", 16},
-                                        {"num_layers", 32}, {"tp", 1}, {"query_groups", 32}};
+    const std::map<QString, int> before{{"mbs", 2},         {"seq_len", 4096}, {"stage_layers", 16},
+                                        {"num_layers", 32}, {"tp", 1},         {"query_groups", 32}};
     for (const auto& [name, v] : columns)
         QCOMPARE(v, name == column ? value : before.at(name));
     QCOMPARE(m.gbs, gbs);
@@ -741,8 +737,8 @@ void TestAugmenter::tableText()
 
     const QString text = QString::fromStdString(Augmenter::formatTable(r));
     for (const char* s : {"parameter", "metric", "R^2", "mbs", "seq_len", "query_groups", "iteration_time_ms",
-             "peak_mem_mib", "strong linear", "superlinear", "constant", "nonlinear", "log-space midpoint",
-             "fixed default", "linear, 2 per gap", "20 measured rows, 12 interpolated rows (0.6x)"})
+                          "peak_mem_mib", "strong linear", "superlinear", "constant", "nonlinear", "log-space midpoint",
+                          "fixed default", "linear, 2 per gap", "20 measured rows, 12 interpolated rows (0.6x)"})
         QVERIFY2(text.contains(s), s);
 }
 

@@ -87,13 +87,16 @@ void TestBandwidthWhatIf::refusesBadFiles_data()
     QTest::newRow("factor not a number") << head + R"({"name": "a", "scale": {"kind:InfiniBand": "half"}}]})"
                                          << "/scenarios/0/scale/kind:InfiniBand: expected a number";
     QTest::newRow("both scale and profile")
-        << head + R"({"name": "a", "scale": {}, "profile": [{"minutes": 1, "scale": {}}]}]})" << "not both";
-    QTest::newRow("neither") << head + R"({"name": "a"}]})" << "not neither";
+        << head + R"({"name": "a", "scale": {}, "profile": [{"minutes": 1, "scale": {}}]}]})"
+        << "not both";
+    QTest::newRow("neither") << head + R"({"name": "a"}]})"
+                             << "not neither";
     QTest::newRow("duplicate name") << head + R"({"name": "a", "scale": {}}, {"name": "a", "scale": {}}]})"
                                     << "a second scenario named \"a\"";
-    QTest::newRow("no scenarios") << head + R"(]})" << "expected a non-empty array of scenarios";
-    QTest::newRow("segment of zero minutes")
-        << head + R"({"name": "a", "profile": [{"minutes": 0, "scale": {}}]}]})" << "/scenarios/0/profile/0/minutes: must be greater than 0";
+    QTest::newRow("no scenarios") << head + R"(]})"
+                                  << "expected a non-empty array of scenarios";
+    QTest::newRow("segment of zero minutes") << head + R"({"name": "a", "profile": [{"minutes": 0, "scale": {}}]}]})"
+                                             << "/scenarios/0/profile/0/minutes: must be greater than 0";
     QTest::newRow("wrong format") << QStringLiteral(R"({"format": "memx-cluster/1", "scenarios": []})")
                                   << "unsupported format";
 }
@@ -115,12 +118,12 @@ void TestBandwidthWhatIf::refusesBadFiles()
 void TestBandwidthWhatIf::factorsPerLink()
 {
     const Cluster c = paper20();
-    const std::vector<double> f = BandwidthScenario::factors(
-        c, {{"kind:InfiniBand", 0.5}, {"link:ib-vb-vc", 0.5}, {"link:b-switch0", 0.25}});
+    const std::vector<double> f
+        = BandwidthScenario::factors(c, {{"kind:InfiniBand", 0.5}, {"link:ib-vb-vc", 0.5}, {"link:b-switch0", 0.25}});
     for (std::size_t i = 0; i < c.links().size(); ++i) {
         const std::string& name = c.links()[i].name;
-        const double expected = name == "ib-vb-vc" ? 0.25
-            : name == "b-switch0"                  ? 0.25
+        const double expected = name == "ib-vb-vc"      ? 0.25
+            : name == "b-switch0"                       ? 0.25
             : c.links()[i].kind == LinkKind::InfiniBand ? 0.5
                                                         : 1.0;
         QCOMPARE(f[i], expected);
@@ -159,8 +162,8 @@ void TestBandwidthWhatIf::replanningAndTheStore()
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());
     QVERIFY(req.store->size() > 0);
-    const auto scenarios = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"),
-                                                       req.problem.cluster);
+    const auto scenarios
+        = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"), req.problem.cluster);
     BandwidthWhatIf::Options o;
     const auto w = BandwidthWhatIf::run(req, r, scenarios, o);
     QCOMPARE(w.scenarios.size(), scenarios.size());
@@ -192,8 +195,8 @@ void TestBandwidthWhatIf::robustRanking()
     SearchRequest req = request("paper-20gpu-3vendor.json", 128);
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());
-    const auto scenarios = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"),
-                                                       req.problem.cluster);
+    const auto scenarios
+        = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"), req.problem.cluster);
     for (auto mode : {BandwidthWhatIf::Robust::Worst, BandwidthWhatIf::Robust::Mean}) {
         BandwidthWhatIf::Options o;
         o.robust = mode;
@@ -229,8 +232,8 @@ void TestBandwidthWhatIf::alikeScenariosArePlannedOnce()
     SearchRequest req = request("paper-20gpu-3vendor.json", 128);
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());
-    const auto file = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"),
-                                                  req.problem.cluster);
+    const auto file
+        = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"), req.problem.cluster);
     const BandwidthWhatIf::Result one = BandwidthWhatIf::run(req, r, {file.front()}, {});
     std::vector<BandwidthScenario> copies(50, file.front());
     for (std::size_t i = 0; i < copies.size(); ++i)
@@ -259,8 +262,8 @@ void TestBandwidthWhatIf::timeLimitBoundsTheWhatIf()
     SearchRequest req = request("paper-20gpu-3vendor.json", 128);
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());
-    const auto scenarios = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"),
-                                                       req.problem.cluster);
+    const auto scenarios
+        = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"), req.problem.cluster);
     BandwidthWhatIf::Options o;
     o.robust = BandwidthWhatIf::Robust::Worst;
     o.timeLimitS = 1e-9;

@@ -55,7 +55,8 @@ void TestBaselines::proportionalSplit_data()
     QTest::newRow("every stage at least one") << std::vector<double>{100, 1, 1} << 10 << 8 << Split{8, 1, 1};
     // 9.09 and 0.91, but a stage holds at most 7: the rest goes to the other.
     QTest::newRow("capped at maxUnits") << std::vector<double>{10, 1} << 10 << 7 << Split{7, 3};
-    QTest::newRow("equal weights, remainder to the first") << std::vector<double>{1, 1, 1} << 32 << 30 << Split{11, 11, 10};
+    QTest::newRow("equal weights, remainder to the first")
+        << std::vector<double>{1, 1, 1} << 32 << 30 << Split{11, 11, 10};
     QTest::newRow("fewer units than stages") << std::vector<double>{1, 1, 1} << 2 << 2 << Split{};
     QTest::newRow("cap too small for the units") << std::vector<double>{1, 1} << 10 << 4 << Split{};
 }
@@ -91,7 +92,7 @@ void TestBaselines::evenSplit()
 void TestBaselines::minMaxSplit_data()
 {
     QTest::addColumn<std::vector<double>>("perUnit");  // stage i costs perUnit[i] x units
-    QTest::addColumn<int>("stage0Limit");                // stage 0 holds at most this many (memory)
+    QTest::addColumn<int>("stage0Limit");  // stage 0 holds at most this many (memory)
     QTest::addColumn<int>("units");
     QTest::addColumn<Split>("expected");
     // 6 units, costs u and 2u: 4 and 2 give max(4, 4) = 4; 3 and 3 give 6; 5 and 1 give 5.
@@ -114,7 +115,8 @@ void TestBaselines::minMaxSplit()
     int asked = 0;  // the most units any stage was asked about
     const Split got = BaselinePartitioner::minMaxSplit(P, units, [&](int i, int u) {
         asked = std::max(asked, u);
-        return i == 0 && u > stage0Limit ? std::numeric_limits<double>::infinity() : perUnit[static_cast<std::size_t>(i)] * u;
+        return i == 0 && u > stage0Limit ? std::numeric_limits<double>::infinity()
+                                         : perUnit[static_cast<std::size_t>(i)] * u;
     });
     QCOMPARE(got, expected);
     // A stage holds at most units - (P - 1): the tables have no row beyond
@@ -207,8 +209,9 @@ void TestBaselines::picksOnTheSmallCluster()
             for (const auto& s : b.plan.stages)
                 QCOMPARE(s.recompute, b.plan.stages.front().recompute);  // one level everywhere
         if (b.kind == BaselineKind::FasopStyle) {
-            const auto [lo, hi] = std::minmax_element(b.plan.stages.begin(), b.plan.stages.end(),
-                                                      [](const StagePlan& x, const StagePlan& y) { return x.layers < y.layers; });
+            const auto [lo, hi]
+                = std::minmax_element(b.plan.stages.begin(), b.plan.stages.end(),
+                                      [](const StagePlan& x, const StagePlan& y) { return x.layers < y.layers; });
             QVERIFY(hi->layers - lo->layers <= 1);  // even split
         }
     }
@@ -219,7 +222,8 @@ void TestBaselines::picksOnTheSmallCluster()
     QVERIFY(compute.plan.phi > memx.plan.phi);
 
     const std::string text = TextReport::baselines(r);
-    QVERIFY2(text.find("Metis-style") != std::string::npos && text.find("FaSOP-style") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("Metis-style") != std::string::npos && text.find("FaSOP-style") != std::string::npos,
+             text.c_str());
     const nlohmann::json j = PlanJson::search(req.problem, r);
     QCOMPARE(j["baselines"].size(), std::size_t(kBaselineKinds));
     QCOMPARE(j["baselines"][4]["planner"].get<std::string>(), std::string("memx"));

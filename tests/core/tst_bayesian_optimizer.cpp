@@ -99,7 +99,11 @@ void TestBayesianOptimizer::quadratic1d()
     int calls = 0;
     const auto r = BayesianOptimizer::minimise(
         {{"x", 0, 1, false, false}},
-        [&](const std::vector<double>& v) { ++calls; return (v[0] - 0.3) * (v[0] - 0.3); }, o);
+        [&](const std::vector<double>& v) {
+            ++calls;
+            return (v[0] - 0.3) * (v[0] - 0.3);
+        },
+        o);
     QCOMPARE(calls, 20);
     QCOMPARE(r.best.size(), std::size_t(1));
     QVERIFY2(std::abs(r.best[0] - 0.3) < 0.05, qPrintable(QString::number(r.best[0])));
@@ -116,12 +120,11 @@ void TestBayesianOptimizer::knownOptimum_data()
     QTest::addColumn<std::vector<double>>("tolerance");
     QTest::addColumn<double>("valueTolerance");
 
-    const std::vector<Dim> mixed{{"x", -5, 5, false, false}, {"y", -5, 5, false, false},
-                                 {"n", 0, 10, true, false}};
+    const std::vector<Dim> mixed{{"x", -5, 5, false, false}, {"y", -5, 5, false, false}, {"n", 0, 10, true, false}};
     for (quint64 seed : {0ULL, 3ULL, 11ULL})
         QTest::newRow(qPrintable(QStringLiteral("mixed sphere, seed %1").arg(seed)))
-            << mixed << 0 << 40 << seed << std::vector<double>{0.7, -1.3, 4}
-            << std::vector<double>{0.35, 0.35, 0.0} << 0.25;
+            << mixed << 0 << 40 << seed << std::vector<double>{0.7, -1.3, 4} << std::vector<double>{0.35, 0.35, 0.0}
+            << 0.25;
 
     const std::vector<Dim> br{{"x", -5, 10, false, false}, {"y", 0, 15, false, false}};
     for (quint64 seed : {0ULL, 5ULL})
@@ -133,8 +136,7 @@ void TestBayesianOptimizer::knownOptimum_data()
     const std::vector<Dim> hp{{"learningRate", 1e-4, 1, false, true}, {"depth", 2, 12, true, false}};
     for (quint64 seed : {0ULL, 9ULL})
         QTest::newRow(qPrintable(QStringLiteral("log-scale lr + depth, seed %1").arg(seed)))
-            << hp << 2 << 25 << seed << std::vector<double>{0.01, 6}
-            << std::vector<double>{0.004, 0.0} << 0.05;
+            << hp << 2 << 25 << seed << std::vector<double>{0.01, 6} << std::vector<double>{0.004, 0.0} << 0.05;
 }
 
 void TestBayesianOptimizer::knownOptimum()
@@ -151,7 +153,10 @@ void TestBayesianOptimizer::knownOptimum()
     double fStar = 0;
     switch (objective) {
     case 0: f = shiftedSphereMixed; break;
-    case 1: f = branin; fStar = 0.397887; break;
+    case 1:
+        f = branin;
+        fStar = 0.397887;
+        break;
     default:
         f = [](const std::vector<double>& v) {
             return std::pow(std::log10(v[0]) + 2, 2) + (v[1] - 6) * (v[1] - 6) / 4;
@@ -172,8 +177,7 @@ void TestBayesianOptimizer::knownOptimum()
 // random search's, by a clear factor.
 void TestBayesianOptimizer::beatsRandomSearch()
 {
-    const std::vector<Dim> dims{{"a", -5, 5, false, false}, {"b", -5, 5, false, false},
-                                {"c", -5, 5, false, false}};
+    const std::vector<Dim> dims{{"a", -5, 5, false, false}, {"b", -5, 5, false, false}, {"c", -5, 5, false, false}};
     const int budget = 25;
     double bo = 0, random = 0;
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
@@ -192,8 +196,7 @@ void TestBayesianOptimizer::beatsRandomSearch()
 
 void TestBayesianOptimizer::deterministicForSeed()
 {
-    const std::vector<Dim> dims{{"x", -5, 10, false, false}, {"y", 0, 15, false, false},
-                                {"k", 1, 64, true, true}};
+    const std::vector<Dim> dims{{"x", -5, 10, false, false}, {"y", 0, 15, false, false}, {"k", 1, 64, true, true}};
     auto f = [](const std::vector<double>& v) { return branin(v) + std::log2(v[2]); };
     BayesianOptimizer::Options o;
     o.initialPoints = 4;
@@ -253,7 +256,8 @@ void TestBayesianOptimizer::stopEndsTheSearchWithTheBestSoFar()
 
 void TestBayesianOptimizer::historyIsConsistent()
 {
-    const std::vector<Dim> dims{{"lr", 1e-3, 0.5, false, true}, {"depth", 2.5, 9.7, true, false},
+    const std::vector<Dim> dims{{"lr", 1e-3, 0.5, false, true},
+                                {"depth", 2.5, 9.7, true, false},
                                 {"rounds", 50, 800, true, true}};
     auto f = [](const std::vector<double>& v) {
         return std::abs(std::log(v[0] / 0.05)) + std::abs(v[1] - 5) + std::abs(std::log(v[2] / 200));
@@ -347,8 +351,7 @@ void TestBayesianOptimizer::gpErrors()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, gp.fit({}, {}));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, gp.fit({{0.1}, {0.2}}, {1.0}));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, gp.fit({{0.1}, {0.2, 0.3}}, {1.0, 2.0}));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             gp.fit({{0.1}}, {std::numeric_limits<double>::quiet_NaN()}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, gp.fit({{0.1}}, {std::numeric_limits<double>::quiet_NaN()}));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, gp.fit({{0.1}}, {1.0}, 1e-6, {}));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, gp.fit({{0.1}}, {1.0}, -1.0));
     gp.fit({{0.1}, {0.9}}, {1.0, 2.0});
@@ -378,7 +381,8 @@ void TestBayesianOptimizer::unitMapping()
     QFETCH(double, value);
     const double v = BayesianOptimizer::fromUnit(dim, u);
     QVERIFY2(std::abs(v - value) <= 1e-9 * std::max(1.0, std::abs(value)), qPrintable(QString::number(v)));
-    QVERIFY(std::abs(BayesianOptimizer::fromUnit(dim, BayesianOptimizer::toUnit(dim, v)) - v) <= 1e-9 * std::max(1.0, std::abs(v)));
+    QVERIFY(std::abs(BayesianOptimizer::fromUnit(dim, BayesianOptimizer::toUnit(dim, v)) - v)
+            <= 1e-9 * std::max(1.0, std::abs(v)));
 }
 
 void TestBayesianOptimizer::invalidDimensions_data()
@@ -388,15 +392,14 @@ void TestBayesianOptimizer::invalidDimensions_data()
     QTest::newRow("no dimensions") << std::vector<Dim>{} << 5;
     QTest::newRow("lo == hi") << std::vector<Dim>{{"a", 1, 1, false, false}} << 5;
     QTest::newRow("lo > hi") << std::vector<Dim>{{"a", 2, 1, false, false}} << 5;
-    QTest::newRow("infinite bound")
-        << std::vector<Dim>{{"a", 0, std::numeric_limits<double>::infinity(), false, false}} << 5;
-    QTest::newRow("NaN bound")
-        << std::vector<Dim>{{"a", std::numeric_limits<double>::quiet_NaN(), 1, false, false}} << 5;
+    QTest::newRow("infinite bound") << std::vector<Dim>{{"a", 0, std::numeric_limits<double>::infinity(), false, false}}
+                                    << 5;
+    QTest::newRow("NaN bound") << std::vector<Dim>{{"a", std::numeric_limits<double>::quiet_NaN(), 1, false, false}}
+                               << 5;
     QTest::newRow("log with lo = 0") << std::vector<Dim>{{"a", 0, 1, false, true}} << 5;
     QTest::newRow("log with lo < 0") << std::vector<Dim>{{"a", -1, 1, false, true}} << 5;
     QTest::newRow("integer without integer") << std::vector<Dim>{{"a", 0.2, 0.8, true, false}} << 5;
-    QTest::newRow("second dimension bad")
-        << std::vector<Dim>{{"a", 0, 1, false, false}, {"b", 3, 2, true, false}} << 5;
+    QTest::newRow("second dimension bad") << std::vector<Dim>{{"a", 0, 1, false, false}, {"b", 3, 2, true, false}} << 5;
     QTest::newRow("negative iterations") << std::vector<Dim>{{"a", 0, 1, false, false}} << -1;
 }
 
@@ -408,7 +411,13 @@ void TestBayesianOptimizer::invalidDimensions()
     o.iterations = iterations;
     int calls = 0;
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             BayesianOptimizer::minimise(dims, [&](const std::vector<double>&) { ++calls; return 0.0; }, o));
+                             BayesianOptimizer::minimise(
+                                 dims,
+                                 [&](const std::vector<double>&) {
+                                     ++calls;
+                                     return 0.0;
+                                 },
+                                 o));
     QCOMPARE(calls, 0);
 }
 

@@ -77,20 +77,32 @@ void TestBoosterCheck::damageIsNamed_data()
 {
     QTest::addColumn<QString>("damage");
     QTest::addColumn<QString>("message");
-    QTest::newRow("child outside the tree") << "child" << "tree 3, node";
-    QTest::newRow("root as a child") << "root" << "child 0 outside the tree's";
-    QTest::newRow("node with two parents") << "twoParents" << "tree 3, node 1:";
-    QTest::newRow("wrong parent") << "parent" << "tree 3, node 2: parent 1, but it is the child of node 0";
-    QTest::newRow("array too short") << "short" << "tree 3: 1 entries for";
-    QTest::newRow("split feature 99") << "feature" << "split feature 99 outside the 35 features";
-    QTest::newRow("tree count") << "count" << "401 trees declared, 400 present";
-    QTest::newRow("leaf weight not a number") << "weight" << "is not a finite number";
+    QTest::newRow("child outside the tree") << "child"
+                                            << "tree 3, node";
+    QTest::newRow("root as a child") << "root"
+                                     << "child 0 outside the tree's";
+    QTest::newRow("node with two parents") << "twoParents"
+                                           << "tree 3, node 1:";
+    QTest::newRow("wrong parent") << "parent"
+                                  << "tree 3, node 2: parent 1, but it is the child of node 0";
+    QTest::newRow("array too short") << "short"
+                                     << "tree 3: 1 entries for";
+    QTest::newRow("split feature 99") << "feature"
+                                      << "split feature 99 outside the 35 features";
+    QTest::newRow("tree count") << "count"
+                                << "401 trees declared, 400 present";
+    QTest::newRow("leaf weight not a number") << "weight"
+                                              << "is not a finite number";
     // Found by tests/fuzz (fuzz_predictor): a short split_type crashed XGBoost.
-    QTest::newRow("split types too short") << "splitTypeShort" << "trees/3/split_type: tree 3: 1 entries for";
-    QTest::newRow("categorical split") << "categorical" << "split type 1 (MemX models split numerically: 0)";
+    QTest::newRow("split types too short") << "splitTypeShort"
+                                           << "trees/3/split_type: tree 3: 1 entries for";
+    QTest::newRow("categorical split") << "categorical"
+                                       << "split type 1 (MemX models split numerically: 0)";
     // Found by tests/fuzz (fuzz_predictor): an output group outside the two corrupted XGBoost's heap.
-    QTest::newRow("tree output group 7") << "treeInfo" << "tree_info: tree 3: output 7 (0: time, 1: memory)";
-    QTest::newRow("three targets") << "targets" << "num_target 3, num_class 0: a MemX model predicts two targets";
+    QTest::newRow("tree output group 7") << "treeInfo"
+                                         << "tree_info: tree 3: output 7 (0: time, 1: memory)";
+    QTest::newRow("three targets") << "targets"
+                                   << "num_target 3, num_class 0: a MemX model predicts two targets";
 }
 
 void TestBoosterCheck::damageIsNamed()
@@ -139,7 +151,8 @@ void TestBoosterCheck::checksumCatchesAnEditedFile()
     QTemporaryDir dir;
     const std::string path = dir.filePath("saved.json").toStdString();
     {
-        const PredictorFile::Loaded loaded = PredictorFile::load(test::dataFile("predictors/megatron_ci_small_mixed.json"));
+        const PredictorFile::Loaded loaded
+            = PredictorFile::load(test::dataFile("predictors/megatron_ci_small_mixed.json"));
         PredictorFile::save(path, *loaded.predictor, loaded.metadata);
     }
     QCOMPARE(loadError(path), std::string());  // a saved file loads, checksum and all

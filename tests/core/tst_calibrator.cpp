@@ -34,9 +34,9 @@ using namespace memx;
 
 namespace {
 
-const std::string kHeader =
-    "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,recompute,stage,stage_layers,"
-    "iteration_time_ms,stage_time_ms,peak_mem_mib\n";
+const std::string kHeader
+    = "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,recompute,stage,stage_layers,"
+      "iteration_time_ms,stage_time_ms,peak_mem_mib\n";
 
 struct Config {
     const char* id;
@@ -45,9 +45,8 @@ struct Config {
 
 // A 12-layer, hidden-512 GPT on 8 A100s, the shape of Megatron-LM's CI runs.
 const Config kConfigs[] = {
-    {"tp1pp1", 1, 1, 8, 4, 32}, {"tp1pp2", 1, 2, 4, 4, 32}, {"tp1pp4", 1, 4, 2, 4, 32},
-    {"tp2pp1", 2, 1, 4, 4, 32}, {"tp4pp1", 4, 1, 2, 4, 32}, {"tp2pp2", 2, 2, 2, 4, 32},
-    {"tp1pp1mb8", 1, 1, 8, 8, 64}, {"tp4pp2", 4, 2, 1, 4, 32},
+    {"tp1pp1", 1, 1, 8, 4, 32}, {"tp1pp2", 1, 2, 4, 4, 32}, {"tp1pp4", 1, 4, 2, 4, 32},    {"tp2pp1", 2, 1, 4, 4, 32},
+    {"tp4pp1", 4, 1, 2, 4, 32}, {"tp2pp2", 2, 2, 2, 4, 32}, {"tp1pp1mb8", 1, 1, 8, 8, 64}, {"tp4pp2", 4, 2, 1, 4, 32},
 };
 
 std::string row(const Config& c, double ms)
@@ -133,8 +132,8 @@ std::string mixedRuns()
             for (int stage = 0; stage < 2; ++stage)
                 s << m.id << "," << stage << "," << (stage == 0 ? m.split : 24 - m.split) << ","
                   << (stage == 0 ? "A100-80GB" : "H100-SXM") << ",none," << m.tp << ",2," << m.dp << ","
-                  << 2 * m.tp * m.dp << "," << m.mbs << "," << m.gbs << ",2048,24," << m.hidden << ","
-                  << m.hidden / 64 << ",32000," << ms << "\n";
+                  << 2 * m.tp * m.dp << "," << m.mbs << "," << m.gbs << ",2048,24," << m.hidden << "," << m.hidden / 64
+                  << ",32000," << ms << "\n";
             return s.str();
         };
         body += rowsOf(measuredMs(header, rowsOf(1), "mixed.csv", gpus));
@@ -168,7 +167,8 @@ void TestCalibrator::recoversTheParametersOfMeasuredRuns()
     const GpuParamsFit& f = r.fits.front();
     QCOMPARE(f.type, std::string("A100-80GB"));
     QCOMPARE(f.runs, 8);
-    QVERIFY2(f.mapeBefore > 30, qPrintable(QString::number(f.mapeBefore)));  // the catalog's 10 ms and 20 us are far off
+    QVERIFY2(f.mapeBefore > 30,
+             qPrintable(QString::number(f.mapeBefore)));  // the catalog's 10 ms and 20 us are far off
     QVERIFY2(f.mapeAfter < 3, qPrintable(QString::number(f.mapeAfter)));
     QVERIFY(contains(f.fitted, "iteration_overhead_ms"));
     QVERIFY(contains(f.fitted, "launch_overhead_us"));
@@ -196,7 +196,8 @@ void TestCalibrator::keepsCatalogValues_data()
     QTest::addColumn<QString>("body");
     QTest::addColumn<QString>("why");
     QTest::newRow("one run") << QString::fromStdString(row(kConfigs[0], 90)) << "only 1 distinct configuration";
-    QTest::newRow("the same run twice") << QString::fromStdString(row(kConfigs[0], 90) + row({"again", 1, 1, 8, 4, 32}, 91))
+    QTest::newRow("the same run twice") << QString::fromStdString(row(kConfigs[0], 90)
+                                                                  + row({"again", 1, 1, 8, 4, 32}, 91))
                                         << "only 1 distinct configuration";
     // The same configuration 4x apart, and another run: contradiction.
     QTest::newRow("contradicting runs")
@@ -232,7 +233,8 @@ void TestCalibrator::modelFileFromOneRunHasNoNan()
     // fit; the file must still be finite and load.
     const auto rows = MeasurementCsv::parse(kHeader + row(kConfigs[0], 90), "one.csv").rows;
     RunPlacement synthetic;
-    const Calibrator::Result cal = Calibrator::fit(MeasuredRun::group(rows, "one.csv"), GpuCatalog::builtin(), "one.csv");
+    const Calibrator::Result cal
+        = Calibrator::fit(MeasuredRun::group(rows, "one.csv"), GpuCatalog::builtin(), "one.csv");
     auto prior = std::make_shared<AnalyticPredictor>();
     prior->setCalibration(cal.fits);
     const TrainingSet set = TrainingSet::build(rows, "one.csv", GpuCatalog::builtin(), &synthetic, prior);
@@ -264,8 +266,8 @@ void TestCalibrator::aRunThatCannotBeCompletedIsLeftOut()
     const std::string body = measuredRuns() + "uneven,A100-80GB,8,1,4,2,4,32,1024,6,512,8,50257,none,,,150,,\n";
     RunPlacement synthetic;
     Calibrator::Result r;
-    const auto model =
-        Calibrator::calibratedModel(MeasurementCsv::parse(kHeader + body, "runs.csv").rows, "runs.csv", synthetic, r);
+    const auto model
+        = Calibrator::calibratedModel(MeasurementCsv::parse(kHeader + body, "runs.csv").rows, "runs.csv", synthetic, r);
     QVERIFY(model);
     QCOMPARE(int(r.fits.size()), 1);
     QCOMPARE(r.fits.front().runs, 8);  // the eight complete runs
@@ -290,7 +292,9 @@ void TestCalibrator::aRunInAPrecisionItsGpuLacksIsLeftOut()
     QVERIFY2(r.fits.front().mapeAfter < 3, qPrintable(QString::number(r.fits.front().mapeAfter)));
     bool named = false;
     for (const std::string& m : r.messages)
-        named = named || (m.find("runs.csv: run infp8 left out: ") == 0 && m.find("fp8 is not available on A100-80GB") != std::string::npos);
+        named = named
+            || (m.find("runs.csv: run infp8 left out: ") == 0
+                && m.find("fp8 is not available on A100-80GB") != std::string::npos);
     QVERIFY2(named, r.messages.empty() ? "no message" : r.messages.front().c_str());
 }
 
@@ -311,7 +315,8 @@ void TestCalibrator::recoversTheMemoryOfMeasuredRuns()
     for (const Config& c : kConfigs) {
         const MeasuredRun run = group(row(c, 1)).front();
         PlanSpec spec;
-        const Plan plan = PlanEvaluator::evaluate(synthetic.problem(run, "runs.csv", GpuCatalog::builtin(), spec), spec, gpu).plan;
+        const Plan plan
+            = PlanEvaluator::evaluate(synthetic.problem(run, "runs.csv", GpuCatalog::builtin(), spec), spec, gpu).plan;
         double peak = 0;
         for (const StagePlan& s : plan.stages)
             peak = std::max(peak, s.memory.allocatedMiB());
@@ -370,8 +375,8 @@ void TestCalibrator::aRunFarOffTheOthersIsLeftOut()
 {
     QFETCH(double, factor);
     QFETCH(bool, leftOut);
-    const Calibrator::Result r =
-        Calibrator::fit(group(measuredRuns("tp1pp4", factor)), GpuCatalog::builtin(), "runs.csv");
+    const Calibrator::Result r
+        = Calibrator::fit(group(measuredRuns("tp1pp4", factor)), GpuCatalog::builtin(), "runs.csv");
     QCOMPARE(int(r.fits.size()), 1);
     const GpuParamsFit& f = r.fits.front();
     QCOMPARE(f.runs, 8);
@@ -387,7 +392,6 @@ void TestCalibrator::aRunFarOffTheOthersIsLeftOut()
     QVERIFY2(std::abs(f.iterationOverheadMs / 40 - 1) < 0.25, qPrintable(QString::number(f.iterationOverheadMs)));
     QVERIFY2(std::abs(f.launchOverheadUs / 100 - 1) < 0.25, qPrintable(QString::number(f.launchOverheadUs)));
 }
-
 
 namespace {
 
@@ -409,8 +413,8 @@ std::string interleavedRuns(double stepUs, const std::vector<std::array<int, 6>>
         auto rowOf = [&](double ms) {
             std::ostringstream s;
             s << "tp" << tp << "pp" << pp << "dp" << dp << "vp" << vp << "mb" << mbs << "gb" << gbs << ",A100-80GB,8,"
-              << tp << "," << pp << "," << dp << "," << vp << "," << mbs << "," << gbs
-              << ",1024,12,512,8,50257,none," << ms << "\n";
+              << tp << "," << pp << "," << dp << "," << vp << "," << mbs << "," << gbs << ",1024,12,512,8,50257,none,"
+              << ms << "\n";
             return s.str();
         };
         body += rowOf(measuredMs(header, rowOf(1), "vp.csv", gpu));
@@ -425,9 +429,15 @@ std::string interleavedRuns(double stepUs, const std::vector<std::array<int, 6>>
 // says 50 us; these runs spent 400).
 void TestCalibrator::fitsScheduleStepsWhereChunksDiffer()
 {
-    const std::string body =
-        interleavedRuns(400, {{1, 1, 8, 1, 4, 32}, {1, 2, 4, 1, 4, 32}, {1, 4, 2, 1, 4, 32}, {1, 4, 2, 3, 4, 32},
-                              {2, 2, 2, 1, 4, 32}, {1, 4, 2, 3, 2, 32}, {2, 1, 4, 1, 4, 32}, {1, 2, 4, 3, 2, 32}});
+    const std::string body = interleavedRuns(400,
+                                             {{1, 1, 8, 1, 4, 32},
+                                              {1, 2, 4, 1, 4, 32},
+                                              {1, 4, 2, 1, 4, 32},
+                                              {1, 4, 2, 3, 4, 32},
+                                              {2, 2, 2, 1, 4, 32},
+                                              {1, 4, 2, 3, 2, 32},
+                                              {2, 1, 4, 1, 4, 32},
+                                              {1, 2, 4, 3, 2, 32}});
     const auto runs = MeasuredRun::group(MeasurementCsv::parse(body, "vp.csv").rows, "vp.csv");
     QCOMPARE(int(runs.size()), 8);  // 7 parameters' budget: the step, fitted last, is reached
     const Calibrator::Result r = Calibrator::fit(runs, GpuCatalog::builtin(), "vp.csv");
@@ -443,8 +453,13 @@ void TestCalibrator::fitsScheduleStepsWhereChunksDiffer()
 // time from theirs and the catalog's stays.
 void TestCalibrator::keepsScheduleStepsWhereChunksAreAlike()
 {
-    const std::string body = interleavedRuns(400, {{1, 1, 8, 1, 1, 32}, {1, 1, 8, 1, 2, 32}, {1, 1, 8, 1, 4, 32},
-                                                   {2, 1, 4, 1, 4, 32}, {4, 1, 2, 1, 4, 32}, {1, 1, 8, 1, 4, 64}});
+    const std::string body = interleavedRuns(400,
+                                             {{1, 1, 8, 1, 1, 32},
+                                              {1, 1, 8, 1, 2, 32},
+                                              {1, 1, 8, 1, 4, 32},
+                                              {2, 1, 4, 1, 4, 32},
+                                              {4, 1, 2, 1, 4, 32},
+                                              {1, 1, 8, 1, 4, 64}});
     const auto runs = MeasuredRun::group(MeasurementCsv::parse(body, "vp.csv").rows, "vp.csv");
     QCOMPARE(int(runs.size()), 6);
     const Calibrator::Result r = Calibrator::fit(runs, GpuCatalog::builtin(), "vp.csv");
@@ -471,8 +486,8 @@ void TestCalibrator::schedulesStepsOfEachTypeByItsOwnChunks()
     struct Mixed {
         int h100Layers, tp, dp, mbs;
     };
-    const Mixed runs[] = {{4, 1, 4, 1}, {8, 2, 2, 2}, {12, 1, 4, 4}, {16, 4, 1, 1},
-                          {20, 2, 2, 1}, {24, 1, 4, 2}, {6, 2, 2, 4}, {10, 4, 1, 2}};
+    const Mixed runs[] = {{4, 1, 4, 1},  {8, 2, 2, 2},  {12, 1, 4, 4}, {16, 4, 1, 1},
+                          {20, 2, 2, 1}, {24, 1, 4, 2}, {6, 2, 2, 4},  {10, 4, 1, 2}};
     std::string body = header;
     for (const Mixed& m : runs) {
         auto rowsOf = [&](double ms) {

@@ -72,9 +72,11 @@ void TestClusterValidation::rejectsBadCluster_data()
     QTest::addColumn<QString>("reason");  // a fragment of the reason
 
     const QString N = kNodes, L = kLinks;
-    QTest::newRow("unknown GPU type")
-        << doc(QString(N).replace(R"("A100-80GB", "count": 4}]},)", R"("Z100", "count": 4}]},)"), L)
-        << "/nodes/0/gpus/0/type" << "unknown GPU type \"Z100\"";
+    QTest::newRow("unknown GPU type") << doc(QString(N).replace(R"("A100-80GB", "count": 4}]},)",
+                                                                R"("Z100", "count": 4}]},)"),
+                                             L)
+                                      << "/nodes/0/gpus/0/type"
+                                      << "unknown GPU type \"Z100\"";
     QTest::newRow("link endpoint names no node")
         << doc(N, QString(L).replace(R"(["n0", "n1"])", R"(["n0", "n9"])")) << "/links/2/between/1"
         << "\"n9\" names no node";
@@ -87,84 +89,105 @@ void TestClusterValidation::rejectsBadCluster_data()
     QTest::newRow("malformed device selector")
         << doc(N, QString(L).replace(R"("within": "n0")", R"("within": "n0:x")")) << "/links/0/within"
         << "bad device selector";
-    QTest::newRow("zero bandwidth")
-        << doc(N, QString(L).replace(R"("n0", "bandwidth_gbps": 240)", R"("n0", "bandwidth_gbps": 0)"))
-        << "/links/0/bandwidth_gbps" << "greater than 0";
-    QTest::newRow("negative bandwidth")
-        << doc(N, QString(L).replace(R"("bandwidth_gbps": 25)", R"("bandwidth_gbps": -25)"))
-        << "/links/2/bandwidth_gbps" << "greater than 0";
-    QTest::newRow("negative latency")
-        << doc(N, QString(L).replace(R"("n0", "bandwidth_gbps": 240)", R"("n0", "bandwidth_gbps": 240, "latency_us": -1)"))
-        << "/links/0/latency_us" << "negative";
+    QTest::newRow("zero bandwidth") << doc(N,
+                                           QString(L).replace(R"("n0", "bandwidth_gbps": 240)",
+                                                              R"("n0", "bandwidth_gbps": 0)"))
+                                    << "/links/0/bandwidth_gbps"
+                                    << "greater than 0";
+    QTest::newRow("negative bandwidth") << doc(N,
+                                               QString(L).replace(R"("bandwidth_gbps": 25)",
+                                                                  R"("bandwidth_gbps": -25)"))
+                                        << "/links/2/bandwidth_gbps"
+                                        << "greater than 0";
+    QTest::newRow("negative latency") << doc(N,
+                                             QString(L).replace(R"("n0", "bandwidth_gbps": 240)",
+                                                                R"("n0", "bandwidth_gbps": 240, "latency_us": -1)"))
+                                      << "/links/0/latency_us"
+                                      << "negative";
     QTest::newRow("duplicate node names") << doc(QString(N).replace(R"("n1")", R"("n0")"), L) << "/nodes/1/name"
                                           << "duplicate node name \"n0\"";
     QTest::newRow("duplicate link names") << doc(N, QString(L).replace(R"("nv1")", R"("nv0")")) << "/links/1/name"
                                           << "duplicate link name \"nv0\"";
-    QTest::newRow("empty nodes list") << doc("[]", "[]") << "/nodes" << "no GPUs";
-    QTest::newRow("node without GPUs")
-        << doc(QString(N).replace(R"([{"type": "A100-80GB", "count": 4}]},)", "[]},"), L) << "/nodes/0/gpus"
-        << "at least one GPU";
-    QTest::newRow("zero GPU count")
-        << doc(QString(N).replace(R"("count": 4}]},)", R"("count": 0}]},)"), L) << "/nodes/0/gpus/0/count"
-        << "must be greater than 0 (got 0)";
-    QTest::newRow("missing format") << doc(N, L, "") << "/format" << "expected \"memx-cluster/1\"";
+    QTest::newRow("empty nodes list") << doc("[]", "[]") << "/nodes"
+                                      << "no GPUs";
+    QTest::newRow("node without GPUs") << doc(QString(N).replace(R"([{"type": "A100-80GB", "count": 4}]},)", "[]},"), L)
+                                       << "/nodes/0/gpus"
+                                       << "at least one GPU";
+    QTest::newRow("zero GPU count") << doc(QString(N).replace(R"("count": 4}]},)", R"("count": 0}]},)"), L)
+                                    << "/nodes/0/gpus/0/count"
+                                    << "must be greater than 0 (got 0)";
+    QTest::newRow("missing format") << doc(N, L, "") << "/format"
+                                    << "expected \"memx-cluster/1\"";
     QTest::newRow("wrong format string") << doc(N, L, R"("format": "memx-cluster/2",)") << "/format"
                                          << "unsupported format \"memx-cluster/2\"";
-    QTest::newRow("unknown link kind")
-        << doc(N, QString(L).replace(R"("kind": "NVLink", "within": "n0")", R"("kind": "Pigeon", "within": "n0")"))
-        << "/links/0/kind" << "unknown link kind \"Pigeon\"";
+    QTest::newRow("unknown link kind") << doc(N,
+                                              QString(L).replace(R"("kind": "NVLink", "within": "n0")",
+                                                                 R"("kind": "Pigeon", "within": "n0")"))
+                                       << "/links/0/kind"
+                                       << "unknown link kind \"Pigeon\"";
     QTest::newRow("both within and between")
         << doc(N, QString(L).replace(R"("within": "n0")", R"("within": "n0", "between": ["n0:0", "n1:0"])"))
-        << "/links/0" << "exactly one of";
-    QTest::newRow("neither within nor between")
-        << doc(N, QString(L).replace(R"("within": "n0", )", "")) << "/links/0" << "exactly one of";
+        << "/links/0"
+        << "exactly one of";
+    QTest::newRow("neither within nor between") << doc(N, QString(L).replace(R"("within": "n0", )", "")) << "/links/0"
+                                                << "exactly one of";
     QTest::newRow("within covers one device")
         << doc(N, QString(L).replace(R"("within": "n0")", R"("within": "n0:1")")) << "/links/0/within"
         << "at least two devices";
     QTest::newRow("between ends overlap")
         << doc(N, QString(L).replace(R"(["n0", "n1"])", R"(["n0:0-1", "n0:1-2"])")) << "/links/2/between"
         << "overlap";
-    QTest::newRow("across with within")
-        << doc(N, QString(L).replace(R"("between": ["n0", "n1"])", R"("between": ["n0", "n1"], "across": "*")"))
-        << "/links/2" << "exactly one of";
+    QTest::newRow("across with within") << doc(N,
+                                               QString(L).replace(R"("between": ["n0", "n1"])",
+                                                                  R"("between": ["n0", "n1"], "across": "*")"))
+                                        << "/links/2"
+                                        << "exactly one of";
     QTest::newRow("across one node only")
         << doc(N, QString(L).replace(R"("between": ["n0", "n1"])", R"("across": ["n0"])")) << "/links/2/across"
         << "at least two nodes";
     QTest::newRow("across names no node")
-        << doc(N, QString(L).replace(R"("between": ["n0", "n1"])", R"("across": ["n0", "n7"])"))
-        << "/links/2/across/1" << "\"n7\" names no node";
+        << doc(N, QString(L).replace(R"("between": ["n0", "n1"])", R"("across": ["n0", "n7"])")) << "/links/2/across/1"
+        << "\"n7\" names no node";
     QTest::newRow("across neither star nor list")
         << doc(N, QString(L).replace(R"("between": ["n0", "n1"])", R"("across": "n0")")) << "/links/2/across"
         << "expected \"*\" (every node) or a list";
     QTest::newRow("across lists a node twice")
         << doc(N, QString(L).replace(R"("between": ["n0", "n1"])", R"("across": ["n0", "n1", "n0:1"])"))
-        << "/links/2/across" << "listed twice";
+        << "/links/2/across"
+        << "listed twice";
     QTest::newRow("two nodes with no link joining them")
         << doc(N, R"([{"name": "nv0", "kind": "NVLink", "within": "n0", "bandwidth_gbps": 240},
                       {"name": "nv1", "kind": "NVLink", "within": "n1", "bandwidth_gbps": 240}])")
-        << "/links" << "no link joins node \"n0\" and node \"n1\"";
+        << "/links"
+        << "no link joins node \"n0\" and node \"n1\"";
     // default_efficiency 0.6 (set here, independent of the catalog) * 2.0 = 1.2 > 1.
     QTest::newRow("calibration makes efficiency exceed 1")
         << doc(N, L, kFormat,
                R"("gpu_types": {"A100-80GB": {"default_efficiency": 0.6,
                                              "calibration": {"efficiency_multiplier": 2.0}}},)")
-        << "/gpu_types/A100-80GB/calibration/efficiency_multiplier" << "exceeds 1";
+        << "/gpu_types/A100-80GB/calibration/efficiency_multiplier"
+        << "exceeds 1";
     // Catalog runtime reserve 1.5 GiB does not fit in 1 GiB.
     QTest::newRow("override leaves no room for runtime reserve")
         << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"memory_gib": 1}},)")
-        << "/gpu_types/A100-80GB/runtime_reserve_gib" << "between 0 and the memory size";
-    QTest::newRow("unknown precision")
-        << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"precisions": ["bf16", "fp4"]}},)")
-        << "/gpu_types/A100-80GB/precisions/1" << "unknown precision \"fp4\"";
+        << "/gpu_types/A100-80GB/runtime_reserve_gib"
+        << "between 0 and the memory size";
+    QTest::newRow("unknown precision") << doc(N, L, kFormat,
+                                              R"("gpu_types": {"A100-80GB": {"precisions": ["bf16", "fp4"]}},)")
+                                       << "/gpu_types/A100-80GB/precisions/1"
+                                       << "unknown precision \"fp4\"";
     QTest::newRow("precisions not a list")
         << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"precisions": "bf16"}},)")
-        << "/gpu_types/A100-80GB/precisions" << "expected a list";
+        << "/gpu_types/A100-80GB/precisions"
+        << "expected a list";
     QTest::newRow("visible-devices variable not a name")
         << doc(N, L, kFormat, R"("gpu_types": {"A100-80GB": {"visible_devices_env": "1 GPU"}},)")
-        << "/gpu_types/A100-80GB/visible_devices_env" << "not an environment variable name";
+        << "/gpu_types/A100-80GB/visible_devices_env"
+        << "not an environment variable name";
     QTest::newRow("type only in file but incomplete")
         << doc(QString(N).replace("A100-80GB", "X-1"), L, kFormat, R"("gpu_types": {"X-1": {"memory_gib": 32}},)")
-        << "/gpu_types/X-1/peak_tflops_bf16" << "missing required field";
+        << "/gpu_types/X-1/peak_tflops_bf16"
+        << "missing required field";
 }
 
 void TestClusterValidation::rejectsBadCluster()
@@ -191,12 +214,16 @@ void TestClusterValidation::malformedJsonNamesLineAndColumn_data()
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("where");
     // line 3 is `  "b" 2`: the 2 where ':' belongs is column 7.
-    QTest::newRow("missing colon") << "{\n  \"a\": 1,\n  \"b\" 2\n}" << "line 3 column 7";
+    QTest::newRow("missing colon") << "{\n  \"a\": 1,\n  \"b\" 2\n}"
+                                   << "line 3 column 7";
     // `{"a": [1, 2}`: the '}' closing an open array is column 12.
-    QTest::newRow("mismatched bracket") << "{\"a\": [1, 2}" << "line 1 column 12";
+    QTest::newRow("mismatched bracket") << "{\"a\": [1, 2}"
+                                        << "line 1 column 12";
     // `{"nodes": [],` then `}` on line 2, column 1: a trailing comma is not JSON.
-    QTest::newRow("trailing comma") << "{\"nodes\": [],\n}" << "line 2 column 1";
-    QTest::newRow("empty text") << "" << "line 1 column 1";
+    QTest::newRow("trailing comma") << "{\"nodes\": [],\n}"
+                                    << "line 2 column 1";
+    QTest::newRow("empty text") << ""
+                                << "line 1 column 1";
 }
 
 void TestClusterValidation::malformedJsonNamesLineAndColumn()
@@ -221,9 +248,9 @@ void TestClusterValidation::sampleClustersLoad_data()
     QTest::addColumn<int>("devices");
     QTest::addColumn<int>("nodes");
     QTest::addColumn<int>("groups");
-    QTest::newRow("paper-20gpu-3vendor") << "paper-20gpu-3vendor.json" << 20 << 3 << 3;   // 4 + 8 + 8
-    QTest::newRow("paper-6gpu-v100-t4") << "paper-6gpu-v100-t4.json" << 6 << 2 << 2;      // 4 + 2
-    QTest::newRow("paper-table1-xy") << "paper-table1-xy.json" << 2 << 1 << 2;            // X and Y in one host
+    QTest::newRow("paper-20gpu-3vendor") << "paper-20gpu-3vendor.json" << 20 << 3 << 3;  // 4 + 8 + 8
+    QTest::newRow("paper-6gpu-v100-t4") << "paper-6gpu-v100-t4.json" << 6 << 2 << 2;  // 4 + 2
+    QTest::newRow("paper-table1-xy") << "paper-table1-xy.json" << 2 << 1 << 2;  // X and Y in one host
     QTest::newRow("homogeneous-8xa100") << "homogeneous-8xa100.json" << 8 << 1 << 1;
     QTest::newRow("modern-h100-h20-910b") << "modern-h100-h20-910b.json" << 24 << 3 << 3;  // 8 + 8 + 8
 }
@@ -277,8 +304,8 @@ void TestClusterValidation::gpuTypeOverrideIsApplied()
     const Cluster c = load(doc(kNodes, kLinks, kFormat, R"("gpu_types": {"A100-80GB": {"memory_gib": 30}},)"));
     const memx::GpuType& t = c.typeOf(0);
     QCOMPARE(t.memoryGiB, 30.0);
-    QCOMPARE(t.memoryMiB(), 30720.0);     // 30 * 1024
-    QCOMPARE(t.peakTflopsBf16, 312.0);    // other fields stay as in the catalog (A100 datasheet)
+    QCOMPARE(t.memoryMiB(), 30720.0);  // 30 * 1024
+    QCOMPARE(t.peakTflopsBf16, 312.0);  // other fields stay as in the catalog (A100 datasheet)
     QCOMPARE(GpuCatalog::builtin().find("A100-80GB")->memoryGiB, 80.0);  // the catalog itself is untouched
 }
 
@@ -304,13 +331,20 @@ void TestClusterValidation::runtimeOfEachVendor_data()
     QTest::addColumn<QString>("variable");
     QTest::addColumn<bool>("verified");
     QTest::addColumn<bool>("bf16");
-    QTest::newRow("A100") << "A100-80GB" << "CUDA_VISIBLE_DEVICES" << true << true;
-    QTest::newRow("V100: no bf16") << "V100-32GB" << "CUDA_VISIBLE_DEVICES" << true << false;
-    QTest::newRow("T4: no bf16") << "T4" << "CUDA_VISIBLE_DEVICES" << true << false;
-    QTest::newRow("Ascend") << "Ascend-910B" << "ASCEND_RT_VISIBLE_DEVICES" << true << true;
-    QTest::newRow("AMD") << "MI250X" << "HIP_VISIBLE_DEVICES" << true << true;
-    QTest::newRow("Gaudi") << "Gaudi3" << "HABANA_VISIBLE_MODULES" << true << true;
-    QTest::newRow("the paper's anonymous Vendor-B") << "Vendor-B" << "CUDA_VISIBLE_DEVICES" << false << true;
+    QTest::newRow("A100") << "A100-80GB"
+                          << "CUDA_VISIBLE_DEVICES" << true << true;
+    QTest::newRow("V100: no bf16") << "V100-32GB"
+                                   << "CUDA_VISIBLE_DEVICES" << true << false;
+    QTest::newRow("T4: no bf16") << "T4"
+                                 << "CUDA_VISIBLE_DEVICES" << true << false;
+    QTest::newRow("Ascend") << "Ascend-910B"
+                            << "ASCEND_RT_VISIBLE_DEVICES" << true << true;
+    QTest::newRow("AMD") << "MI250X"
+                         << "HIP_VISIBLE_DEVICES" << true << true;
+    QTest::newRow("Gaudi") << "Gaudi3"
+                           << "HABANA_VISIBLE_MODULES" << true << true;
+    QTest::newRow("the paper's anonymous Vendor-B") << "Vendor-B"
+                                                    << "CUDA_VISIBLE_DEVICES" << false << true;
 }
 
 void TestClusterValidation::runtimeOfEachVendor()
@@ -343,7 +377,8 @@ void TestClusterValidation::fileTypesTakeTheirVendorsRuntime()
     QVERIFY(typeIn("Cambricon", "").visibleDevicesVerified);
     QCOMPARE(QString::fromStdString(typeIn("Acme", "").visibleDevicesEnv), QString("CUDA_VISIBLE_DEVICES"));
     QVERIFY(!typeIn("Acme", "").visibleDevicesVerified);
-    const memx::GpuType own = typeIn("Acme", R"(, "visible_devices_env": "ACME_VISIBLE_DEVICES", "precisions": ["fp16"])");
+    const memx::GpuType own
+        = typeIn("Acme", R"(, "visible_devices_env": "ACME_VISIBLE_DEVICES", "precisions": ["fp16"])");
     QCOMPARE(QString::fromStdString(own.visibleDevicesEnv), QString("ACME_VISIBLE_DEVICES"));
     QVERIFY(own.visibleDevicesVerified);
     QVERIFY(!own.hasPrecision("bf16"));
@@ -411,8 +446,9 @@ void TestClusterValidation::fabricAcrossNodesJoinsWhatPairLinksJoin()
     const QString inside = R"({"name": "nv0", "kind": "NVLink", "within": "n0", "bandwidth_gbps": 240},
                               {"name": "nv1", "kind": "NVLink", "within": "n1", "bandwidth_gbps": 240},
                               {"name": "nv2", "kind": "NVLink", "within": "n2", "bandwidth_gbps": 240})";
-    const Cluster fabric = load(doc(nodes, "[" + inside + R"(, {"name": "ib", "kind": "InfiniBand", "across": )" + across
-                                               + R"(, "bandwidth_gbps": 25, "latency_us": 2}])"));
+    const Cluster fabric = load(doc(nodes,
+                                    "[" + inside + R"(, {"name": "ib", "kind": "InfiniBand", "across": )" + across
+                                        + R"(, "bandwidth_gbps": 25, "latency_us": 2}])"));
     const Cluster pairs = load(doc(nodes, "[" + inside + R"(,
         {"name": "ib01", "kind": "InfiniBand", "between": ["n0", "n1"], "bandwidth_gbps": 25, "latency_us": 2},
         {"name": "ib02", "kind": "InfiniBand", "between": ["n0", "n2"], "bandwidth_gbps": 25, "latency_us": 2},
@@ -444,7 +480,7 @@ void TestClusterValidation::fabricAcrossNodesLosesALostNode()
     const Cluster two = c.withoutNodes({1});
     QCOMPARE(two.links().size(), std::size_t(1));
     QCOMPARE(two.toJson()["links"][0]["across"].dump(), std::string(R"(["n0","n2"])"));
-    QVERIFY(two.links()[0].connects(0, 2));   // n0:0 - n2:0 (n2 is now the second node)
+    QVERIFY(two.links()[0].connects(0, 2));  // n0:0 - n2:0 (n2 is now the second node)
     QVERIFY(!two.links()[0].connects(0, 1));  // n0:0 - n0:1
     // Down to one node the fabric joins nothing and goes.
     QCOMPARE(c.withoutNodes({1, 2}).links().size(), std::size_t(0));
@@ -466,7 +502,8 @@ void TestClusterValidation::manyNodesShareOneFabric()
     QCOMPARE(c.deviceCount(), 4096);
     const memx::Topology t(c);
     QCOMPARE(t.rates({{0, 4095}}).front().bandwidthGBps, spec.interNodeGBps);
-    QCOMPARE(t.rates({{0, 7}}).front().bandwidthGBps, memx::ClusterGenerator::intraNodeFabric("A100-80GB").bandwidthGBps);
+    QCOMPARE(t.rates({{0, 7}}).front().bandwidthGBps,
+             memx::ClusterGenerator::intraNodeFabric("A100-80GB").bandwidthGBps);
 }
 
 QTEST_APPLESS_MAIN(TestClusterValidation)

@@ -33,13 +33,13 @@ void TestCompositions::count_data()
     QTest::addColumn<int>("layers");
     QTest::addColumn<int>("parts");
     QTest::addColumn<quint64>("expected");
-    QTest::newRow("32 layers, 4 stages") << 32 << 4 << quint64(4495);     // C(31,3) = 31*30*29/6
-    QTest::newRow("32 layers, 5 stages") << 32 << 5 << quint64(31465);    // C(31,4) = 31*30*29*28/24
-    QTest::newRow("31 layers, 4 stages") << 31 << 4 << quint64(4060);     // C(30,3) = 30*29*28/6
-    QTest::newRow("10 layers, 3 stages") << 10 << 3 << quint64(36);       // C(9,2) = 9*8/2
+    QTest::newRow("32 layers, 4 stages") << 32 << 4 << quint64(4495);  // C(31,3) = 31*30*29/6
+    QTest::newRow("32 layers, 5 stages") << 32 << 5 << quint64(31465);  // C(31,4) = 31*30*29*28/24
+    QTest::newRow("31 layers, 4 stages") << 31 << 4 << quint64(4060);  // C(30,3) = 30*29*28/6
+    QTest::newRow("10 layers, 3 stages") << 10 << 3 << quint64(36);  // C(9,2) = 9*8/2
     QTest::newRow("80 layers, 8 stages") << 80 << 8 << quint64(2898753715);  // C(79,7) = 79*78*...*73/5040
-    QTest::newRow("one stage takes all") << 32 << 1 << quint64(1);       // C(31,0)
-    QTest::newRow("one layer per stage") << 6 << 6 << quint64(1);        // C(5,5)
+    QTest::newRow("one stage takes all") << 32 << 1 << quint64(1);  // C(31,0)
+    QTest::newRow("one layer per stage") << 6 << 6 << quint64(1);  // C(5,5)
     QTest::newRow("more stages than layers") << 4 << 5 << quint64(0);
     QTest::newRow("zero stages") << 4 << 0 << quint64(0);
     QTest::newRow("zero layers") << 0 << 2 << quint64(0);
@@ -59,10 +59,10 @@ void TestCompositions::forEachEnumeratesEveryCompositionOnce_data()
     QTest::addColumn<int>("parts");
     QTest::addColumn<int>("expected");  // hand value of C(L-1, P-1)
     QTest::newRow("1 into 1") << 1 << 1 << 1;
-    QTest::newRow("4 into 2") << 4 << 2 << 3;      // 1+3, 2+2, 3+1
-    QTest::newRow("6 into 3") << 6 << 3 << 10;     // C(5,2)
-    QTest::newRow("8 into 4") << 8 << 4 << 35;     // C(7,3)
-    QTest::newRow("10 into 3") << 10 << 3 << 36;   // C(9,2)
+    QTest::newRow("4 into 2") << 4 << 2 << 3;  // 1+3, 2+2, 3+1
+    QTest::newRow("6 into 3") << 6 << 3 << 10;  // C(5,2)
+    QTest::newRow("8 into 4") << 8 << 4 << 35;  // C(7,3)
+    QTest::newRow("10 into 3") << 10 << 3 << 36;  // C(9,2)
     QTest::newRow("12 into 5") << 12 << 5 << 330;  // C(11,4) = 11*10*9*8/24
     QTest::newRow("7 into 7") << 7 << 7 << 1;
 }
@@ -125,11 +125,11 @@ void TestCompositions::countMultiples_data()
     QTest::addColumn<int>("step");
     QTest::addColumn<quint64>("expected");
     QTest::newRow("32 layers, 4 stages, step 2") << 32 << 4 << 2 << quint64(455);  // C(15,3) = 15*14*13/6
-    QTest::newRow("32 layers, 4 stages, step 4") << 32 << 4 << 4 << quint64(35);   // C(7,3)
+    QTest::newRow("32 layers, 4 stages, step 4") << 32 << 4 << 4 << quint64(35);  // C(7,3)
     QTest::newRow("step 1 is plain count") << 32 << 4 << 1 << quint64(4495);
-    QTest::newRow("6 layers, 2 stages, step 2") << 6 << 2 << 2 << quint64(2);      // 2+4, 4+2
+    QTest::newRow("6 layers, 2 stages, step 2") << 6 << 2 << 2 << quint64(2);  // 2+4, 4+2
     QTest::newRow("L not a multiple of step") << 30 << 3 << 4 << quint64(0);
-    QTest::newRow("too few multiples") << 8 << 3 << 4 << quint64(0);              // 8/4 = 2 < 3 parts
+    QTest::newRow("too few multiples") << 8 << 3 << 4 << quint64(0);  // 8/4 = 2 < 3 parts
     QTest::newRow("step 0 is invalid") << 8 << 2 << 0 << quint64(0);
 }
 

@@ -42,7 +42,7 @@ AccuracyReport sample()
     r.predictor = "test";
     r.scores = {score("a1", "g1", 100, 50), score("a2", "g1", 120, 40), score("a3", "g1", 150, 60),
                 score("b1", "g2", 200, 90), score("b2", "g2", 250, 95), score("c1", "g3", 80, 30),
-                score("c2", "g3", 100, 20), score("d1", "g4", 70, 10), score("x1", "g1", kNaN, 10)};
+                score("c2", "g3", 100, 20), score("d1", "g4", 70, 10),  score("x1", "g1", kNaN, 10)};
     return AccuracyEvaluator::summarise(std::move(r));
 }
 
@@ -80,10 +80,18 @@ void TestDecisionReport::namesTheRuns_data()
     QTest::addColumn<QString>("picked");
     QTest::addColumn<QString>("fastest");
     QTest::addColumn<double>("regretPct");
-    QTest::newRow("g1") << "g1" << "a2" << "a1" << 20.0;
-    QTest::newRow("g2") << "g2" << "b1" << "b1" << 0.0;
-    QTest::newRow("g3") << "g3" << "c2" << "c1" << 25.0;
-    QTest::newRow("g4") << "g4" << "d1" << "d1" << 0.0;
+    QTest::newRow("g1") << "g1"
+                        << "a2"
+                        << "a1" << 20.0;
+    QTest::newRow("g2") << "g2"
+                        << "b1"
+                        << "b1" << 0.0;
+    QTest::newRow("g3") << "g3"
+                        << "c2"
+                        << "c1" << 25.0;
+    QTest::newRow("g4") << "g4"
+                        << "d1"
+                        << "d1" << 0.0;
 }
 
 void TestDecisionReport::namesTheRuns()
@@ -144,7 +152,8 @@ void TestDecisionReport::textWithSingleRunsOnly()
     AccuracyReport r;
     r.scores = {score("a", "g1", 10, 1), score("b", "g2", 20, 2)};
     const QString t = QString::fromStdString(AccuracyEvaluator::summarise(std::move(r)).formatText());
-    QVERIFY2(t.contains("ranking decisions: none (2 group(s) of a single configuration, nothing to choose)"), qPrintable(t));
+    QVERIFY2(t.contains("ranking decisions: none (2 group(s) of a single configuration, nothing to choose)"),
+             qPrintable(t));
     QVERIFY(!t.contains("regret"));
 }
 
@@ -183,9 +192,11 @@ void TestDecisionReport::repeatsAreOneChoice_data()
     QTest::addColumn<double>("regretPct");
     QTest::addColumn<QString>("picked");
     QTest::addColumn<QString>("fastest");
-    QTest::newRow("B fastest") << "95" << 100.0 * (100.0 / 95 - 1) << "a1 and 2 repeat(s), median" << "b1";
+    QTest::newRow("B fastest") << "95" << 100.0 * (100.0 / 95 - 1) << "a1 and 2 repeat(s), median"
+                               << "b1";
     // B at 120 ms is slower than A's median: the pick is right.
-    QTest::newRow("A fastest") << "120" << 0.0 << "a1 and 2 repeat(s), median" << "a1 and 2 repeat(s), median";
+    QTest::newRow("A fastest") << "120" << 0.0 << "a1 and 2 repeat(s), median"
+                               << "a1 and 2 repeat(s), median";
 }
 
 void TestDecisionReport::repeatsAreOneChoice()
@@ -197,7 +208,8 @@ void TestDecisionReport::repeatsAreOneChoice()
     AccuracyReport r;
     r.scores = {score("a1", "g", 100, 5), score("a2", "g", 130, 5), score("a3", "g", 90, 5),
                 score("b1", "g", bMeasured.toDouble(), 9)};
-    for (int i = 0; i < 3; ++i) r.scores[i].configuration = "A";
+    for (int i = 0; i < 3; ++i)
+        r.scores[i].configuration = "A";
     r.scores[3].configuration = "B";
     r = AccuracyEvaluator::summarise(std::move(r));
     QCOMPARE(r.decisions.summary.groups, std::size_t{1});

@@ -30,7 +30,8 @@ std::map<std::string, std::string> readYaml(const std::string& text)
     std::string line;
     while (std::getline(in, line)) {
         const auto hash = line.find(" #");
-        if (!line.empty() && line.find_first_not_of(' ') != std::string::npos && line[line.find_first_not_of(' ')] == '#')
+        if (!line.empty() && line.find_first_not_of(' ') != std::string::npos
+            && line[line.find_first_not_of(' ')] == '#')
             continue;
         if (hash != std::string::npos && line.find('"') > hash)
             line = line.substr(0, hash);
@@ -197,12 +198,22 @@ void TestFlagScaleExport::rules()
     switch (which) {
     case 0: c.meshes[1].pp = 3; break;
     case 1: c.meshes[1].cp = 2; break;
-    case 2: c.meshes[1].dp = 4; c.meshes[0].dp = 2; c.microBatch = 1; break;  // 2 x 1 / 4
+    case 2:
+        c.meshes[1].dp = 4;
+        c.meshes[0].dp = 2;
+        c.microBatch = 1;
+        break;  // 2 x 1 / 4
     case 3: c.layerSplit = {16, 16}; break;
     case 4: c.layerSplit = {12, 10, 11}; break;
     case 5: c.virtualStages = 2; break;
-    case 6: c.tiedEmbeddings = true; c.meshes[1].tp = 4; break;
-    case 7: c.tiedEmbeddings = true; c.meshes[1].dp = 1; break;
+    case 6:
+        c.tiedEmbeddings = true;
+        c.meshes[1].tp = 4;
+        break;
+    case 7:
+        c.tiedEmbeddings = true;
+        c.meshes[1].dp = 1;
+        break;
     case 8: c.deviceTypes = {"A100"}; break;
     case 9: c.currentDeviceType = "H100"; break;
     case 10: c.stageRecompute = {Recompute::None, Recompute::Selective, Recompute::Full}; break;
@@ -276,8 +287,8 @@ void TestFlagScaleExport::samplePlanYaml()
                   mpp = meshes[5 * m + 4];
         ppSum += mpp;
         world += tp * cp * ep * dp * mpp / ep;
-        QCOMPARE(cp, meshes[1]);                     // equal CP
-        QCOMPARE((meshes[3] * mbs) % dp, 0);         // micro-batch divisibility
+        QCOMPARE(cp, meshes[1]);  // equal CP
+        QCOMPARE((meshes[3] * mbs) % dp, 0);  // micro-batch divisibility
         QCOMPARE(doc.problem.model.heads % tp, 0);
     }
     QCOMPARE(ppSum, pp);
@@ -337,8 +348,8 @@ void TestFlagScaleExport::refusals_data()
     QTest::newRow("interleaved") << "paper-20gpu-3vendor.json" << static_cast<int>(ScheduleMode::Interleaved)
                                  << "virtual pipeline";
     // Table 1's X and Y sit in one host: one hostfile line cannot carry two types.
-    QTest::newRow("two types in one host") << "paper-table1-xy.json" << static_cast<int>(ScheduleMode::OneF1B)
-                                           << "two GPU types";
+    QTest::newRow("two types in one host")
+        << "paper-table1-xy.json" << static_cast<int>(ScheduleMode::OneF1B) << "two GPU types";
 }
 
 void TestFlagScaleExport::refusals()
@@ -372,14 +383,34 @@ PlanDocument twoHostPlan(const std::string& type, const std::vector<int>& n1Loca
     std::vector<int> n1;
     for (int d : n1Local)
         n1.push_back(8 + d);
-    nlohmann::json plan = {{"format", "memx-plan/1"}, {"tp", 4}, {"pp", 2}, {"dp", 1}, {"micro_batch", 1},
-                           {"global_batch", 16}, {"micro_batches", 16}, {"seq_len", 4096}, {"query_groups", 32},
-                           {"schedule", "1f1b"}, {"virtual_stages", 1}, {"iteration_ms", 1000.0},
-                           {"max_mem_mib", 30000.0}, {"provenance", "analytic"}};
-    plan["stages"].push_back({{"group", "n0"}, {"devices", {0, 1, 2, 3}}, {"first_layer", 0}, {"layers", 16},
-                              {"recompute", "none"}, {"peak_mib", 30000.0}, {"capacity_mib", 65536.0}});
-    plan["stages"].push_back({{"group", "n1"}, {"devices", n1}, {"first_layer", 16}, {"layers", 16},
-                              {"recompute", "none"}, {"peak_mib", 30000.0}, {"capacity_mib", 65536.0}});
+    nlohmann::json plan = {{"format", "memx-plan/1"},
+                           {"tp", 4},
+                           {"pp", 2},
+                           {"dp", 1},
+                           {"micro_batch", 1},
+                           {"global_batch", 16},
+                           {"micro_batches", 16},
+                           {"seq_len", 4096},
+                           {"query_groups", 32},
+                           {"schedule", "1f1b"},
+                           {"virtual_stages", 1},
+                           {"iteration_ms", 1000.0},
+                           {"max_mem_mib", 30000.0},
+                           {"provenance", "analytic"}};
+    plan["stages"].push_back({{"group", "n0"},
+                              {"devices", {0, 1, 2, 3}},
+                              {"first_layer", 0},
+                              {"layers", 16},
+                              {"recompute", "none"},
+                              {"peak_mib", 30000.0},
+                              {"capacity_mib", 65536.0}});
+    plan["stages"].push_back({{"group", "n1"},
+                              {"devices", n1},
+                              {"first_layer", 16},
+                              {"layers", 16},
+                              {"recompute", "none"},
+                              {"peak_mib", 30000.0},
+                              {"capacity_mib", 65536.0}});
     plan["tool_version"] = "test";
     plan["predictor"] = "analytic";
     plan["cluster"] = cluster;
@@ -397,10 +428,22 @@ void TestFlagScaleExport::visibleDevicesPerTypeAndHost_data()
     QTest::addColumn<QString>("variable");
     QTest::addColumn<QString>("n1Local");
     QTest::addColumn<QString>("perHost");  // n1's own entry, empty when it matches its type's
-    QTest::newRow("same GPUs on both hosts") << "A100-80GB" << "CUDA_VISIBLE_DEVICES" << "0,1,2,3" << "";
-    QTest::newRow("n1 uses its upper half") << "A100-80GB" << "CUDA_VISIBLE_DEVICES" << "4,5,6,7" << "4,5,6,7";
-    QTest::newRow("Ascend") << "Ascend-910B" << "ASCEND_RT_VISIBLE_DEVICES" << "0,1,2,3" << "";
-    QTest::newRow("AMD") << "MI300X" << "HIP_VISIBLE_DEVICES" << "0,1,2,3" << "";
+    QTest::newRow("same GPUs on both hosts") << "A100-80GB"
+                                             << "CUDA_VISIBLE_DEVICES"
+                                             << "0,1,2,3"
+                                             << "";
+    QTest::newRow("n1 uses its upper half") << "A100-80GB"
+                                            << "CUDA_VISIBLE_DEVICES"
+                                            << "4,5,6,7"
+                                            << "4,5,6,7";
+    QTest::newRow("Ascend") << "Ascend-910B"
+                            << "ASCEND_RT_VISIBLE_DEVICES"
+                            << "0,1,2,3"
+                            << "";
+    QTest::newRow("AMD") << "MI300X"
+                         << "HIP_VISIBLE_DEVICES"
+                         << "0,1,2,3"
+                         << "";
 }
 
 void TestFlagScaleExport::visibleDevicesPerTypeAndHost()
@@ -417,7 +460,8 @@ void TestFlagScaleExport::visibleDevicesPerTypeAndHost()
         local.push_back(d.toInt());
     const auto files = FlagScaleExport::files(twoHostPlan(type.toStdString(), local));
     const auto yaml = readYaml(yamlOf(files, "conf/train_hetero.yaml"));
-    const std::string base = "experiment.envs.device_type_specific." + type.toStdString() + "." + variable.toStdString();
+    const std::string base
+        = "experiment.envs.device_type_specific." + type.toStdString() + "." + variable.toStdString();
     QVERIFY2(yaml.count(base), yamlOf(files, "conf/train_hetero.yaml").c_str());
     QCOMPARE(yaml.at(base), std::string("\"0,1,2,3\""));
     const std::string host = "experiment.envs.node_specific.n1." + variable.toStdString();
@@ -432,19 +476,20 @@ void TestFlagScaleExport::visibleDevicesPerTypeAndHost()
 void TestFlagScaleExport::precisionAndAttention()
 {
     // V100 has no bf16: fp16 with loss scaling. Without flash attention: unfused.
-    const auto v100 = readYaml(yamlOf(FlagScaleExport::files(twoHostPlan("V100-32GB", {0, 1, 2, 3}, false)),
-                                         "conf/train/memx_plan.yaml"));
+    const auto v100 = readYaml(
+        yamlOf(FlagScaleExport::files(twoHostPlan("V100-32GB", {0, 1, 2, 3}, false)), "conf/train/memx_plan.yaml"));
     QCOMPARE(v100.count("system.precision.fp16"), std::size_t(1));
     QCOMPARE(v100.count("system.precision.bf16"), std::size_t(0));
     QCOMPARE(v100.at("model.attention_backend"), std::string("unfused"));
-    const auto a100 = readYaml(yamlOf(FlagScaleExport::files(twoHostPlan("A100-80GB", {0, 1, 2, 3})),
-                                         "conf/train/memx_plan.yaml"));
+    const auto a100
+        = readYaml(yamlOf(FlagScaleExport::files(twoHostPlan("A100-80GB", {0, 1, 2, 3})), "conf/train/memx_plan.yaml"));
     QCOMPARE(a100.at("system.precision.bf16"), std::string("True"));
     QCOMPARE(a100.count("model.attention_backend"), std::size_t(0));
     // The MLP kind: LLaMA's SwiGLU, or GPT's GeLU (FlagScale's swiglu False).
     QCOMPARE(a100.at("model.swiglu"), std::string("True"));
-    const auto gelu = readYaml(yamlOf(FlagScaleExport::files(twoHostPlan("A100-80GB", {0, 1, 2, 3}, true, MlpKind::Gelu)),
-                                      "conf/train/memx_plan.yaml"));
+    const auto gelu
+        = readYaml(yamlOf(FlagScaleExport::files(twoHostPlan("A100-80GB", {0, 1, 2, 3}, true, MlpKind::Gelu)),
+                          "conf/train/memx_plan.yaml"));
     QCOMPARE(gelu.at("model.swiglu"), std::string("False"));
     // No dropout, as planned (Megatron's default is 0.1 on both).
     QCOMPARE(a100.at("model.attention_dropout"), std::string("0.0"));

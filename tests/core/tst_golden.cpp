@@ -16,10 +16,7 @@ using namespace memx;
 
 namespace {
 
-std::string goldenDir()
-{
-    return test::sampleCluster("golden");
-}
+std::string goldenDir() { return test::sampleCluster("golden"); }
 
 SearchRequest requestFor(const nlohmann::json& c)
 {
@@ -48,8 +45,8 @@ nlohmann::json summary(const SearchResult& r)
     const Plan& p = r.best.front();
     nlohmann::json stages = nlohmann::json::array();
     for (const auto& s : p.stages)
-        stages.push_back({{"group", s.groupName}, {"slice", s.slice}, {"layers", s.layers},
-                          {"recompute", toString(s.recompute)}});
+        stages.push_back(
+            {{"group", s.groupName}, {"slice", s.slice}, {"layers", s.layers}, {"recompute", toString(s.recompute)}});
     return {{"profile_used", toString(r.profileUsed)},
             {"tp", p.tp},
             {"pp", p.pp},
@@ -108,7 +105,8 @@ void TestGolden::topPlan()
                                      QString::fromStdString(want.at(key).dump()))));
     for (const char* key : {"iteration_ms", "max_mem_mib"}) {
         double g = got.at(key).get<double>(), w = want.at(key).get<double>();
-        QVERIFY2(std::abs(g - w) <= 1e-3 * std::abs(w), qPrintable(QString("%1: got %2, expected %3").arg(key).arg(g).arg(w)));
+        QVERIFY2(std::abs(g - w) <= 1e-3 * std::abs(w),
+                 qPrintable(QString("%1: got %2, expected %3").arg(key).arg(g).arg(w)));
     }
 }
 

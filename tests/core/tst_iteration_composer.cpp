@@ -45,28 +45,28 @@ void TestIterationComposer::eq3_data()
     QTest::newRow("3 stages G8 1F1B") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 1 << 5.0 << 7.0
                                       << 203.0;
     //   same, no fixed/dp -> 140 + 45 + 6 = 191
-    QTest::newRow("3 stages G8 no fixed, no dp") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 1 << 0.0
-                                                 << 0.0 << 191.0;
+    QTest::newRow("3 stages G8 no fixed, no dp")
+        << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 1 << 0.0 << 0.0 << 191.0;
     //   interleaved v=2 halves the bubble, the 45 - 20 = 25 ms of fill and
     //   drain beyond the slowest stage's own micro-batches (Narayanan et al.
     //   2021: (m + (p-1)/v) t): 8*20 + 25/2 + 6 + 5 + 7 = 190.5
-    QTest::newRow("3 stages G8 interleaved v2") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 2 << 5.0
-                                                << 7.0 << 190.5;
+    QTest::newRow("3 stages G8 interleaved v2")
+        << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 2 << 5.0 << 7.0 << 190.5;
     //   v=3: 160 + 25/3 + 6 + 5 + 7 = 186.333
-    QTest::newRow("3 stages G8 interleaved v3") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 3 << 5.0
-                                                << 7.0 << 186.0 + 1.0 / 3;
+    QTest::newRow("3 stages G8 interleaved v3")
+        << QList<double>{10, 20, 15} << QList<double>{1, 2} << 8 << 3 << 5.0 << 7.0 << 186.0 + 1.0 / 3;
     //   Narayanan's uniform case, p = 4 stages of t = 10 ms, m = 8, v = 4:
     //   (m + (p-1)/v) t = (8 + 3/4) * 10 = 87.5
-    QTest::newRow("Narayanan uniform p4 m8 v4") << QList<double>{10, 10, 10, 10} << QList<double>{} << 8 << 4 << 0.0
-                                                << 0.0 << 87.5;
+    QTest::newRow("Narayanan uniform p4 m8 v4")
+        << QList<double>{10, 10, 10, 10} << QList<double>{} << 8 << 4 << 0.0 << 0.0 << 87.5;
     //   one micro-batch: no steady state, 0*20 + 45 + 6 = 51
-    QTest::newRow("G1 is fill and drain only") << QList<double>{10, 20, 15} << QList<double>{1, 2} << 1 << 1 << 0.0
-                                               << 0.0 << 51.0;
+    QTest::newRow("G1 is fill and drain only")
+        << QList<double>{10, 20, 15} << QList<double>{1, 2} << 1 << 1 << 0.0 << 0.0 << 51.0;
     //   single stage, no hops, G=4: 3*12 + 12 + 0 + 1 + 2 = 51
     QTest::newRow("single stage G4") << QList<double>{12} << QList<double>{} << 4 << 1 << 1.0 << 2.0 << 51.0;
     //   balanced 4 stages of 25 ms, hops 0.5 each, G=16: 15*25 + 100 + 2*1.5 = 478
-    QTest::newRow("4 balanced stages G16") << QList<double>{25, 25, 25, 25} << QList<double>{0.5, 0.5, 0.5} << 16 << 1
-                                           << 0.0 << 0.0 << 478.0;
+    QTest::newRow("4 balanced stages G16")
+        << QList<double>{25, 25, 25, 25} << QList<double>{0.5, 0.5, 0.5} << 16 << 1 << 0.0 << 0.0 << 478.0;
 }
 
 void TestIterationComposer::eq3()
@@ -125,18 +125,18 @@ void TestIterationComposer::inflightInterleaved_data()
     QTest::addColumn<int>("G");
     QTest::addColumn<int>("v");
     QTest::addColumn<double>("expected");
-    QTest::newRow("P4 v2 stage0 G8") << 0 << 4 << 8 << 2 << 5.5;   // 3*2 + 1*4 + 1 = 11 chunks / 2
-    QTest::newRow("P4 v2 stage1 G8") << 1 << 4 << 8 << 2 << 4.5;   // 2*2 + 4 + 1 = 9 / 2
-    QTest::newRow("P4 v2 stage3 G8") << 3 << 4 << 8 << 2 << 2.5;   // 0 + 4 + 1 = 5 / 2
+    QTest::newRow("P4 v2 stage0 G8") << 0 << 4 << 8 << 2 << 5.5;  // 3*2 + 1*4 + 1 = 11 chunks / 2
+    QTest::newRow("P4 v2 stage1 G8") << 1 << 4 << 8 << 2 << 4.5;  // 2*2 + 4 + 1 = 9 / 2
+    QTest::newRow("P4 v2 stage3 G8") << 3 << 4 << 8 << 2 << 2.5;  // 0 + 4 + 1 = 5 / 2
     QTest::newRow("P4 v2 stage0 G2 capped") << 0 << 4 << 2 << 2 << 2.0;  // min(11, 2*2=4) / 2
     QTest::newRow("P4 v4 stage0 G16") << 0 << 4 << 16 << 4 << 4.75;  // 6 + 12 + 1 = 19 / 4
-    QTest::newRow("P8 v2 stage7 G16") << 7 << 8 << 16 << 2 << 4.5;   // 0 + 8 + 1 = 9 / 2
+    QTest::newRow("P8 v2 stage7 G16") << 7 << 8 << 16 << 2 << 4.5;  // 0 + 8 + 1 = 9 / 2
     // G == P: only stages whose warm-up reaches all G v chunks run every
     // forward first (Megatron-LM since microbatch groups per virtual stage).
-    QTest::newRow("P4 v3 stage0 G4") << 0 << 4 << 4 << 3 << 4.0;   // 6 + 8 + 1 = 15, capped at 12 / 3
-    QTest::newRow("P4 v3 stage1 G4") << 1 << 4 << 4 << 3 << 4.0;   // 4 + 8 + 1 = 13, capped at 12 / 3
+    QTest::newRow("P4 v3 stage0 G4") << 0 << 4 << 4 << 3 << 4.0;  // 6 + 8 + 1 = 15, capped at 12 / 3
+    QTest::newRow("P4 v3 stage1 G4") << 1 << 4 << 4 << 3 << 4.0;  // 4 + 8 + 1 = 13, capped at 12 / 3
     QTest::newRow("P4 v3 stage2 G4") << 2 << 4 << 4 << 3 << 11.0 / 3;  // 2 + 8 + 1 = 11 / 3
-    QTest::newRow("P4 v3 stage3 G4") << 3 << 4 << 4 << 3 << 3.0;   // 0 + 8 + 1 = 9 / 3
+    QTest::newRow("P4 v3 stage3 G4") << 3 << 4 << 4 << 3 << 3.0;  // 0 + 8 + 1 = 9 / 3
     QTest::newRow("P4 v8 stage3 G4") << 3 << 4 << 4 << 8 << 3.625;  // 0 + 28 + 1 = 29 / 8
 }
 
@@ -157,9 +157,9 @@ void TestIterationComposer::interleavedFirstStageIsKorthikantiFactor_data()
     QTest::addColumn<int>("P");
     QTest::addColumn<int>("v");
     QTest::addColumn<double>("expected");
-    QTest::newRow("p4 m2") << 4 << 2 << 5.5;     // 1.375 * 4
-    QTest::newRow("p8 m4") << 8 << 4 << 9.75;    // (1 + 7/32) * 8 = 8 + 1.75
-    QTest::newRow("p2 m2") << 2 << 2 << 2.5;     // (1 + 1/4) * 2
+    QTest::newRow("p4 m2") << 4 << 2 << 5.5;  // 1.375 * 4
+    QTest::newRow("p8 m4") << 8 << 4 << 9.75;  // (1 + 7/32) * 8 = 8 + 1.75
+    QTest::newRow("p2 m2") << 2 << 2 << 2.5;  // (1 + 1/4) * 2
     QTest::newRow("p6 m3") << 6 << 3 << 7.6667;  // 6 + 5/3
 }
 
@@ -185,9 +185,9 @@ void TestIterationComposer::dataParallelMs_data()
     QTest::addColumn<double>("GBps");
     QTest::addColumn<double>("latencyUs");
     QTest::addColumn<double>("expected");
-    QTest::newRow("DP4 all-reduce") << 1e9 << 4 << false << 100.0 << 0.0 << 60.0;      // 2*0.75*4e9/1e8
+    QTest::newRow("DP4 all-reduce") << 1e9 << 4 << false << 100.0 << 0.0 << 60.0;  // 2*0.75*4e9/1e8
     QTest::newRow("DP4 distributed optimizer") << 1e9 << 4 << true << 100.0 << 0.0 << 45.0;  // 0.75*6e9/1e8
-    QTest::newRow("DP2 all-reduce") << 1e9 << 2 << false << 100.0 << 0.0 << 40.0;      // 2*0.5*4e9/1e8
+    QTest::newRow("DP2 all-reduce") << 1e9 << 2 << false << 100.0 << 0.0 << 40.0;  // 2*0.5*4e9/1e8
     QTest::newRow("DP8 all-reduce 50 GB/s") << 1e9 << 8 << false << 50.0 << 0.0 << 140.0;  // 2*7/8*4e9/5e7
     // + ring latency: 2*(DP-1) steps * 10 us = 60 us = 0.06 ms
     QTest::newRow("DP4 all-reduce with latency") << 1e9 << 4 << false << 100.0 << 10.0 << 60.06;
@@ -258,8 +258,7 @@ void TestIterationComposer::exposedDataParallelMs_data()
     // max(4, -10) + max(2, 5 - 3) = 6.
     QTest::newRow("both, first stage") << 10.0 << 5.0 << true << true << true << 100e6 << 40e6 << 3.0 << 20.0 << 6.0;
     // Later stage: max(0, 10 - 20) + max(0, 5 - 3) = 2.
-    QTest::newRow("both, later stage") << 10.0 << 5.0 << true << true << false << 100e6 << 40e6 << 3.0 << 20.0
-                                       << 2.0;
+    QTest::newRow("both, later stage") << 10.0 << 5.0 << true << true << false << 100e6 << 40e6 << 3.0 << 20.0 << 2.0;
     // Megatron refuses the gather overlap alone; the composer ignores it.
     QTest::newRow("param gather without grad reduce")
         << 10.0 << 5.0 << false << true << false << 100e6 << 40e6 << 3.0 << 20.0 << 15.0;

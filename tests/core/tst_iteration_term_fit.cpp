@@ -44,14 +44,15 @@ IterationTermFit::Sample run(int i, double c, double dpMs = 0, double fixedMs = 
 std::vector<IterationTermFit::Sample> runs(int n, double c)
 {
     std::vector<IterationTermFit::Sample> v;
-    for (int i = 0; i < n; ++i) v.push_back(run(i, c));
+    for (int i = 0; i < n; ++i)
+        v.push_back(run(i, c));
     return v;
 }
 
 // The analytic model with given iteration-term scales.
 class ScaledAnalytic final : public Predictor {
 public:
-    explicit ScaledAnalytic(IterationTerms t) : terms_(std::move(t)) {}
+    explicit ScaledAnalytic(IterationTerms t) : terms_(std::move(t)) { }
     std::string name() const override { return "scaled"; }
     void predict(std::span<const StageQuery> q, std::span<StagePrediction> out) const override
     {
@@ -96,9 +97,9 @@ void TestIterationTermFit::recoversTheScale_data()
     QTest::addColumn<double>("c");
     QTest::addColumn<double>("expected");
     // Before: 125 ms predicted for 150 (c = 2) or 112.5 (c = 0.5).
-    QTest::newRow("twice, 8 runs") << 8 << 2.0 << 17.0 / 9;     // (2*8 + 1) / 9
-    QTest::newRow("twice, 5 runs") << 5 << 2.0 << 11.0 / 6;     // (2*5 + 1) / 6
-    QTest::newRow("half, 12 runs") << 12 << 0.5 << 7.0 / 13;    // (0.5*12 + 1) / 13
+    QTest::newRow("twice, 8 runs") << 8 << 2.0 << 17.0 / 9;  // (2*8 + 1) / 9
+    QTest::newRow("twice, 5 runs") << 5 << 2.0 << 11.0 / 6;  // (2*5 + 1) / 6
+    QTest::newRow("half, 12 runs") << 12 << 0.5 << 7.0 / 13;  // (0.5*12 + 1) / 13
 }
 
 void TestIterationTermFit::recoversTheScale()
@@ -170,7 +171,8 @@ void TestIterationTermFit::noiseIsNotApplied()
     // 10 % above or below the prediction in turn: no scale predicts a
     // left-out run better than none.
     std::vector<IterationTermFit::Sample> v = runs(8, 1.0);
-    for (std::size_t i = 0; i < v.size(); ++i) v[i].measuredMs = 125 * (i % 2 ? 1.1 : 0.9);
+    for (std::size_t i = 0; i < v.size(); ++i)
+        v[i].measuredMs = 125 * (i % 2 ? 1.1 : 0.9);
     const IterationTerms t = IterationTermFit::fit(v);
     QVERIFY(t.identity());
     QVERIFY2(QString::fromStdString(t.note).contains("not applied"), qPrintable(QString::fromStdString(t.note)));
@@ -229,7 +231,8 @@ void TestIterationTermFit::searchAndEvaluateApplyTheScales()
     QVERIFY(!plain.best.empty());
     const Plan* p = nullptr;
     for (const Plan& c : plain.best)
-        if (c.pp > 1 && (!p || c.dp > p->dp)) p = &c;
+        if (c.pp > 1 && (!p || c.dp > p->dp))
+            p = &c;
     QVERIFY2(p, "no pipelined plan among the best");
     IterationTerms k;
     k.pipeline = 2;
@@ -240,7 +243,8 @@ void TestIterationTermFit::searchAndEvaluateApplyTheScales()
     const Evaluation ek = PlanEvaluator::evaluate(req.problem, PlanSpec::of(*p), scaled);
     QVERIFY(e1.feasible && ek.feasible);
     double slowest = 0;
-    for (const StagePlan& s : e1.plan.stages) slowest = std::max(slowest, s.timeMs);
+    for (const StagePlan& s : e1.plan.stages)
+        slowest = std::max(slowest, s.timeMs);
     const double compute = e1.plan.microBatchCount * slowest;
     const double pipeline = e1.plan.iterationMs - compute - e1.plan.dpMs - e1.plan.fixedMs;
     QVERIFY(pipeline > 0);
@@ -262,9 +266,14 @@ void TestIterationTermFit::modelFileKeepsTheScales()
     nlohmann::json doc = fixture();
     doc.erase("iteration_terms");  // a file from before the run-level correction
     QVERIFY(PredictorFile::fromJson(doc, "old.json").predictor->iterationTerms().identity());
-    doc["iteration_terms"] = {{"pipeline_scale", 1.5}, {"data_parallel_scale", 0.8}, {"fixed_scale", 1.0},
-                              {"fitted", {"pipeline", "data_parallel"}}, {"runs", 12},
-                              {"loo_mape_unscaled", 11.5}, {"loo_mape_scaled", 6.7}, {"note", ""}};
+    doc["iteration_terms"] = {{"pipeline_scale", 1.5},
+                              {"data_parallel_scale", 0.8},
+                              {"fixed_scale", 1.0},
+                              {"fitted", {"pipeline", "data_parallel"}},
+                              {"runs", 12},
+                              {"loo_mape_unscaled", 11.5},
+                              {"loo_mape_scaled", 6.7},
+                              {"note", ""}};
     const auto loaded = PredictorFile::fromJson(doc, "m.json").predictor;
     QCOMPARE(loaded->iterationTerms().pipeline, 1.5);
     QCOMPARE(loaded->iterationTerms().dataParallel, 0.8);
@@ -279,10 +288,14 @@ void TestIterationTermFit::modelFileRefusesABadScale_data()
 {
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("value");
-    QTest::newRow("zero") << "pipeline_scale" << "0";
-    QTest::newRow("negative") << "fixed_scale" << "-1";
-    QTest::newRow("text") << "data_parallel_scale" << "\"x\"";
-    QTest::newRow("huge") << "pipeline_scale" << "1e300";
+    QTest::newRow("zero") << "pipeline_scale"
+                          << "0";
+    QTest::newRow("negative") << "fixed_scale"
+                              << "-1";
+    QTest::newRow("text") << "data_parallel_scale"
+                          << "\"x\"";
+    QTest::newRow("huge") << "pipeline_scale"
+                          << "1e300";
 }
 
 void TestIterationTermFit::modelFileRefusesABadScale()

@@ -31,9 +31,9 @@ Plan plan(std::uint64_t key, double ms)
 void TestKeptLists::topPlansKeepAPlanOnce_data()
 {
     QTest::addColumn<int>("k");
-    QTest::addColumn<QList<double>>("times");       // offered in this order, keys 1, 2, 3, ...
-    QTest::addColumn<QList<int>>("again");          // indices offered a second time
-    QTest::addColumn<QList<quint64>>("keptKeys");   // fastest first
+    QTest::addColumn<QList<double>>("times");  // offered in this order, keys 1, 2, 3, ...
+    QTest::addColumn<QList<int>>("again");  // indices offered a second time
+    QTest::addColumn<QList<quint64>>("keptKeys");  // fastest first
     QTest::newRow("list not full") << 3 << QList<double>{10, 20} << QList<int>{0, 1} << QList<quint64>{1, 2};
     QTest::newRow("full list") << 2 << QList<double>{10, 20, 30} << QList<int>{0} << QList<quint64>{1, 2};
     // Three plans tie at 10: the two smaller keys stay, in any order of arrival.

@@ -25,24 +25,21 @@
 #include <cmath>
 #include <fstream>
 
-
 using namespace memx;
 
 namespace {
 
-const std::string kHeader =
-    "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,recompute,stage,stage_layers,"
-    "iteration_time_ms,stage_time_ms,peak_mem_mib\n";
+const std::string kHeader
+    = "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,recompute,stage,stage_layers,"
+      "iteration_time_ms,stage_time_ms,peak_mem_mib\n";
 
-std::vector<Measurement> rows(const std::string& body)
-{
-    return MeasurementCsv::parse(kHeader + body, "t.csv").rows;
-}
+std::vector<Measurement> rows(const std::string& body) { return MeasurementCsv::parse(kHeader + body, "t.csv").rows; }
 
 std::vector<int> layersOf(const MeasuredRun& r)
 {
     std::vector<int> v;
-    for (const auto& s : r.stages) v.push_back(s.layers);
+    for (const auto& s : r.stages)
+        v.push_back(s.layers);
     return v;
 }
 
@@ -76,17 +73,19 @@ void TestLearnedLoop::completeRuns_data()
     QTest::addColumn<QStringList>("types");
     // pp 4 from a run row: 32 layers split evenly, all on the run's GPU.
     QTest::newRow("run row only") << "r,A100-80GB,8,1,4,2,1,16,2048,32,4096,32,32000,none,,,1000,,\n"
-                                  << QList<int>{8, 8, 8, 8} << QStringList{"A100-80GB", "A100-80GB", "A100-80GB", "A100-80GB"};
+                                  << QList<int>{8, 8, 8, 8}
+                                  << QStringList{"A100-80GB", "A100-80GB", "A100-80GB", "A100-80GB"};
     // Two stage rows (10 and 6 layers) fix theirs; the other two share 32 - 16 = 16.
-    QTest::newRow("partial stage rows")
-        << "r,A100-80GB,8,1,4,2,1,16,2048,32,4096,32,32000,none,,,1000,,\n"
-           "r,H100-SXM,8,1,4,2,1,16,2048,32,4096,32,32000,none,0,10,,,50000\n"
-           "r,H100-SXM,8,1,4,2,1,16,2048,32,4096,32,32000,none,3,6,,,40000\n"
-        << QList<int>{10, 8, 8, 6} << QStringList{"H100-SXM", "A100-80GB", "A100-80GB", "H100-SXM"};
+    QTest::newRow("partial stage rows") << "r,A100-80GB,8,1,4,2,1,16,2048,32,4096,32,32000,none,,,1000,,\n"
+                                           "r,H100-SXM,8,1,4,2,1,16,2048,32,4096,32,32000,none,0,10,,,50000\n"
+                                           "r,H100-SXM,8,1,4,2,1,16,2048,32,4096,32,32000,none,3,6,,,40000\n"
+                                        << QList<int>{10, 8, 8, 6}
+                                        << QStringList{"H100-SXM", "A100-80GB", "A100-80GB", "H100-SXM"};
     // One stage measured of a homogeneous run (Sailor's per-layer profile):
     // the others take its GPU type.
     QTest::newRow("one stage row") << "r,V100-16GB,4,1,4,1,1,1,2048,4,4096,32,32000,none,1,1,,12.5,\n"
-                                   << QList<int>{1, 1, 1, 1} << QStringList{"V100-16GB", "V100-16GB", "V100-16GB", "V100-16GB"};
+                                   << QList<int>{1, 1, 1, 1}
+                                   << QStringList{"V100-16GB", "V100-16GB", "V100-16GB", "V100-16GB"};
 }
 
 void TestLearnedLoop::completeRuns()
@@ -98,7 +97,8 @@ void TestLearnedLoop::completeRuns()
     QCOMPARE(runs.size(), std::size_t(1));
     const std::vector<int> got = layersOf(runs[0]);
     QCOMPARE(QList<int>(got.begin(), got.end()), layers);
-    for (int i = 0; i < types.size(); ++i) QCOMPARE(QString::fromStdString(runs[0].stages[i].gpuType), types[i]);
+    for (int i = 0; i < types.size(); ++i)
+        QCOMPARE(QString::fromStdString(runs[0].stages[i].gpuType), types[i]);
 }
 
 void TestLearnedLoop::incompleteRuns_data()
@@ -111,10 +111,9 @@ void TestLearnedLoop::incompleteRuns_data()
         << "r,A100-80GB,12,1,3,1,1,4,2048,30,4096,32,32000,none,0,10,,100,\n"
            "r,H100-SXM,12,1,3,1,1,4,2048,30,4096,32,32000,none,1,10,,100,\n"
         << "no run row";
-    QTest::newRow("tp per stage")
-        << "r,A100-80GB,8,2,2,1,1,4,2048,32,4096,32,32000,none,0,16,,100,\n"
-           "r,A100-80GB,8,4,2,1,1,4,2048,32,4096,32,32000,none,1,16,,100,\n"
-        << "stage 1 has tp 4 but stage 0 has tp 2";
+    QTest::newRow("tp per stage") << "r,A100-80GB,8,2,2,1,1,4,2048,32,4096,32,32000,none,0,16,,100,\n"
+                                     "r,A100-80GB,8,4,2,1,1,4,2048,32,4096,32,32000,none,1,16,,100,\n"
+                                  << "stage 1 has tp 4 but stage 0 has tp 2";
 }
 
 void TestLearnedLoop::incompleteRuns()
@@ -180,7 +179,8 @@ void TestLearnedLoop::labelsFromStageRows()
     const double mem[] = {30000, 20000};
     for (int i = 0; i < 2; ++i) {
         QVERIFY(std::abs(std::exp(set.rows[i].timeLabel) * set.rows[i].analytic.timeMs - perMb[i]) < 1e-6);
-        QVERIFY(std::abs(std::exp(set.rows[i].memoryLabel) * set.rows[i].analytic.memory.allocatedMiB() - mem[i]) < 1e-6);
+        QVERIFY(std::abs(std::exp(set.rows[i].memoryLabel) * set.rows[i].analytic.memory.allocatedMiB() - mem[i])
+                < 1e-6);
     }
 }
 
@@ -254,8 +254,8 @@ void TestLearnedLoop::foldsDealOnlyMeasuredRuns()
 {
     std::string body;
     for (int k = 1; k <= 15; ++k)
-        body += "r" + std::to_string(k) + ",A100-80GB,8,1,1,8,1,384,2048,32," + std::to_string(1024 + 128 * k) +
-                ",32,32000,none,,," + std::to_string(1000 + 100 * k) + ",,\n";
+        body += "r" + std::to_string(k) + ",A100-80GB,8,1,1,8,1,384,2048,32," + std::to_string(1024 + 128 * k)
+            + ",32,32000,none,,," + std::to_string(1000 + 100 * k) + ",,\n";
     auto m = rows(body);
     for (int i = 1; i < 15; i += 2) {  // r2, r4, ... r14 interpolated, plus r15
         m[static_cast<std::size_t>(i)].source = MeasurementSource::Interpolated;
@@ -308,8 +308,8 @@ void TestLearnedLoop::minimalSetCoversThreePoints()
     for (int mbs : {1, 2, 4, 8})
         for (int tp : {1, 2, 4}) {
             const int gpus = tp * 2;
-            body += "r" + std::to_string(k++) + ",A100-80GB," + std::to_string(gpus) + "," + std::to_string(tp) +
-                    ",1,2," + std::to_string(mbs) + ",64,2048,32,4096,32,32000,none,,,1000,,\n";
+            body += "r" + std::to_string(k++) + ",A100-80GB," + std::to_string(gpus) + "," + std::to_string(tp)
+                + ",1,2," + std::to_string(mbs) + ",64,2048,32,4096,32,32000,none,,,1000,,\n";
         }
     const auto runs = MeasuredRun::group(rows(body), "t.csv");
     QCOMPARE(runs.size(), std::size_t(12));
@@ -327,9 +327,9 @@ void TestLearnedLoop::protocolSkipsRunsNoModelCanPredict()
     int k = 0;
     for (int mbs : {1, 2, 4, 8})
         for (int tp : {1, 2}) {
-            body += "r" + std::to_string(k++) + ",A100-80GB," + std::to_string(tp * 2) + "," + std::to_string(tp) +
-                    ",1,2," + std::to_string(mbs) + ",64,2048,32,4096,32,32000,none,,," +
-                    std::to_string(1000 + 100 * mbs + 200 * tp) + ",,\n";
+            body += "r" + std::to_string(k++) + ",A100-80GB," + std::to_string(tp * 2) + "," + std::to_string(tp)
+                + ",1,2," + std::to_string(mbs) + ",64,2048,32,4096,32,32000,none,,,"
+                + std::to_string(1000 + 100 * mbs + 200 * tp) + ",,\n";
         }
     auto m = rows(body);
     QCOMPARE(m.front().runId, std::string("r0"));
@@ -402,7 +402,8 @@ void TestLearnedLoop::predictorFileRoundTrip()
     const PredictorFile::Loaded loaded = PredictorFile::load(out);
     // Same answers, bit for bit, on every training query.
     std::vector<StageQuery> q;
-    for (const TrainingRow& r : set.rows) q.push_back(r.query);
+    for (const TrainingRow& r : set.rows)
+        q.push_back(r.query);
     std::vector<StagePrediction> a(q.size()), b(q.size());
     model.predict(q, a);
     loaded.predictor->predict(q, b);
@@ -433,11 +434,16 @@ void TestLearnedLoop::predictorFileErrors_data()
 {
     QTest::addColumn<QString>("edit");  // JSON member to damage
     QTest::addColumn<QString>("field");
-    QTest::newRow("format") << "format" << "format";
-    QTest::newRow("schema") << "feature_schema" << "feature_schema";
-    QTest::newRow("booster") << "booster" << "booster";
-    QTest::newRow("ranges") << "feature_min" << "feature_min";
-    QTest::newRow("offset") << "label_offset" << "label_offset";
+    QTest::newRow("format") << "format"
+                            << "format";
+    QTest::newRow("schema") << "feature_schema"
+                            << "feature_schema";
+    QTest::newRow("booster") << "booster"
+                             << "booster";
+    QTest::newRow("ranges") << "feature_min"
+                            << "feature_min";
+    QTest::newRow("offset") << "label_offset"
+                            << "label_offset";
 }
 
 void TestLearnedLoop::predictorFileErrors()

@@ -43,11 +43,11 @@ void TestLogFormats::formatFiles_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QList<int>>("iterations");
-    QTest::addColumn<double>("median");         // summary() (--skip-warmup 2)
-    QTest::addColumn<QList<int>>("used");        // iterations in that median
+    QTest::addColumn<double>("median");  // summary() (--skip-warmup 2)
+    QTest::addColumn<QList<int>>("used");  // iterations in that median
     QTest::addColumn<bool>("fromWarmup");
-    QTest::addColumn<QString>("note");          // substring of summary().note; "" for none
-    QTest::addColumn<QList<int>>("layout");      // tp, pp, dp
+    QTest::addColumn<QString>("note");  // substring of summary().note; "" for none
+    QTest::addColumn<QList<int>>("layout");  // tp, pp, dp
     QTest::addColumn<QList<double>>("stagePeak");
     QTest::addColumn<int>("warnings");
     QTest::addColumn<QList<int>>("startLines");
@@ -97,9 +97,9 @@ void TestLogFormats::formatFiles_data()
         << QList<int>{8, 1, 1} << QList<double>{61007.25} << 0 << QList<int>{3};
     // NeMo 1 bar: steps 1-5 (global_step + 1; step 3 drawn twice, kept once);
     // 3, 4, 5 remain: median{2.021, 2.027, 2.019} s = 2021 ms. No memory lines.
-    QTest::newRow("NeMo 1 progress bar")
-        << "nemo1_lightning_progress.log" << QList<int>{1, 2, 3, 4, 5} << 2021.0 << QList<int>{3, 4, 5} << false << ""
-        << QList<int>{1, 1, 1} << QList<double>{kNaN} << 0 << QList<int>{};
+    QTest::newRow("NeMo 1 progress bar") << "nemo1_lightning_progress.log" << QList<int>{1, 2, 3, 4, 5} << 2021.0
+                                         << QList<int>{3, 4, 5} << false << "" << QList<int>{1, 1, 1}
+                                         << QList<double>{kNaN} << 0 << QList<int>{};
     // NeMo 2: global_step 0-5 are steps 1-6; 3-6 remain: median{3.398, 3.405,
     // 3.401, 3.409} s = (3.401 + 3.405) / 2 = 3.403 s.
     QTest::newRow("NeMo 2 progress lines")
@@ -120,17 +120,15 @@ void TestLogFormats::formatFiles_data()
     // Two starts: 1-4, then 4-7 after the second dump (line 97). Out: 1, 2
     // (<= 2) and the second 4 (first after a start). median{902.7, 960.3,
     // 903.3, 901.9, 904.6} = 903.3. Rank 0's largest: 7401.00.
-    QTest::newRow("restart in one file")
-        << "restart_in_one_file.log" << QList<int>{1, 2, 3, 4, 4, 5, 6, 7} << 903.3 << QList<int>{3, 4, 5, 6, 7} << false
-        << "" << QList<int>{1, 1, 2} << QList<double>{7401.0} << 0 << QList<int>{3, 97};
-    QTest::newRow("no iteration lines")
-        << "bad_no_iteration_lines.log" << QList<int>{} << kNaN << QList<int>{} << false << "" << QList<int>{2, 2, 2}
-        << QList<double>{kNaN, kNaN} << 0 << QList<int>{3};
+    QTest::newRow("restart in one file") << "restart_in_one_file.log" << QList<int>{1, 2, 3, 4, 4, 5, 6, 7} << 903.3
+                                         << QList<int>{3, 4, 5, 6, 7} << false << "" << QList<int>{1, 1, 2}
+                                         << QList<double>{7401.0} << 0 << QList<int>{3, 97};
+    QTest::newRow("no iteration lines") << "bad_no_iteration_lines.log" << QList<int>{} << kNaN << QList<int>{} << false
+                                        << "" << QList<int>{2, 2, 2} << QList<double>{kNaN, kNaN} << 0 << QList<int>{3};
     // The only line (3) follows the cut dump's banner: warm-up, which stands in.
-    QTest::newRow("cut argument dump")
-        << "bad_truncated_dump.log" << QList<int>{3} << 7305.2 << QList<int>{3} << true
-        << "using the 1 warm-up line(s) at iteration 3 instead" << QList<int>{2, 2, 2} << QList<double>{kNaN, kNaN} << 0
-        << QList<int>{3};
+    QTest::newRow("cut argument dump") << "bad_truncated_dump.log" << QList<int>{3} << 7305.2 << QList<int>{3} << true
+                                       << "using the 1 warm-up line(s) at iteration 3 instead" << QList<int>{2, 2, 2}
+                                       << QList<double>{kNaN, kNaN} << 0 << QList<int>{3};
 }
 
 void TestLogFormats::formatFiles()
@@ -169,7 +167,9 @@ void TestLogFormats::formatFiles()
 
 void TestLogFormats::formatDetails()
 {
-    auto read = [](const char* f) { return MegatronLogParser::read(memx::test::dataFile(std::string("megatron_logs/") + f)); };
+    auto read = [](const char* f) {
+        return MegatronLogParser::read(memx::test::dataFile(std::string("megatron_logs/") + f));
+    };
     // Megatron-DeepSpeed: TFLOPs (with recomputation) and samples per second as printed.
     const MegatronLog ds = read("megatron_deepspeed_argdump.log");
     QCOMPARE(ds.iterations[1].tflopsPerGpu.value(), 103.53);
@@ -221,7 +221,9 @@ void TestLogFormats::formatDetails()
 
 void TestLogFormats::argumentDumpsInLogs()
 {
-    auto read = [](const char* f) { return MegatronLogParser::read(memx::test::dataFile(std::string("megatron_logs/") + f)); };
+    auto read = [](const char* f) {
+        return MegatronLogParser::read(memx::test::dataFile(std::string("megatron_logs/") + f));
+    };
     // A complete dump: banner on line 6, 78 arguments, end banner on line 85.
     const MegatronLog main = read("main_2025_argdump_vpp.log");
     QCOMPARE(int(main.arguments.size()), 1);
@@ -266,36 +268,62 @@ void TestLogFormats::prefixes_data()
     QTest::addColumn<QString>("source");
     QTest::addColumn<QString>("timestamp");
 
-    QTest::newRow("none") << QByteArray("  adam_beta1 ... 0.9") << "  adam_beta1 ... 0.9" << "" << "";
-    QTest::newRow("srun -l") << QByteArray("5: [Rank 5] x") << "[Rank 5] x" << "5/" << "";
-    QTest::newRow("srun -l, right-aligned") << QByteArray(" 3: training ...") << "training ..." << "3/" << "";
-    QTest::newRow("torchrun --tee") << QByteArray("[default3]: iteration") << "iteration" << "default3/" << "";
-    QTest::newRow("PyTorch rank") << QByteArray("[rank0]: torch.OutOfMemoryError") << "torch.OutOfMemoryError" << "rank0/"
+    QTest::newRow("none") << QByteArray("  adam_beta1 ... 0.9") << "  adam_beta1 ... 0.9"
+                          << ""
+                          << "";
+    QTest::newRow("srun -l") << QByteArray("5: [Rank 5] x") << "[Rank 5] x"
+                             << "5/"
+                             << "";
+    QTest::newRow("srun -l, right-aligned") << QByteArray(" 3: training ...") << "training ..."
+                                            << "3/"
+                                            << "";
+    QTest::newRow("torchrun --tee") << QByteArray("[default3]: iteration") << "iteration"
+                                    << "default3/"
+                                    << "";
+    QTest::newRow("PyTorch rank") << QByteArray("[rank0]: torch.OutOfMemoryError") << "torch.OutOfMemoryError"
+                                  << "rank0/"
                                   << "";
-    QTest::newRow("stdout tag") << QByteArray("stdout: [Rank 0] m") << "[Rank 0] m" << "" << "";
-    QTest::newRow("Megatron timestamp")
-        << QByteArray(" [2026-03-02 10:14:05.118204] iteration        1/") << "iteration        1/" << ""
-        << "2026-03-02 10:14:05.118204";
-    QTest::newRow("Bridge timestamp") << QByteArray(" [2025-10-06 03:27:07] iteration") << "iteration" << ""
+    QTest::newRow("stdout tag") << QByteArray("stdout: [Rank 0] m") << "[Rank 0] m"
+                                << ""
+                                << "";
+    QTest::newRow("Megatron timestamp") << QByteArray(" [2026-03-02 10:14:05.118204] iteration        1/")
+                                        << "iteration        1/"
+                                        << ""
+                                        << "2026-03-02 10:14:05.118204";
+    QTest::newRow("Bridge timestamp") << QByteArray(" [2025-10-06 03:27:07] iteration") << "iteration"
+                                      << ""
                                       << "2025-10-06 03:27:07";
-    QTest::newRow("Python logging") << QByteArray("2024-05-01 12:00:01,123 - INFO - training ...") << "training ..." << ""
+    QTest::newRow("Python logging") << QByteArray("2024-05-01 12:00:01,123 - INFO - training ...") << "training ..."
+                                    << ""
                                     << "2024-05-01 12:00:01,123";
     QTest::newRow("Python logging with a logger name")
-        << QByteArray("2024-05-01 12:00:01,123 - megatron.training - WARNING - [Rank 0] x") << "[Rank 0] x" << ""
+        << QByteArray("2024-05-01 12:00:01,123 - megatron.training - WARNING - [Rank 0] x") << "[Rank 0] x"
+        << ""
         << "2024-05-01 12:00:01,123";
     QTest::newRow("bracketed timestamp, DeepSpeed logger")
-        << QByteArray("[2024-05-01 12:00:01,123] [INFO] [logging.py:96:log_dist] [Rank 0] step=10") << "[Rank 0] step=10"
-        << "" << "2024-05-01 12:00:01,123";
+        << QByteArray("[2024-05-01 12:00:01,123] [INFO] [logging.py:96:log_dist] [Rank 0] step=10")
+        << "[Rank 0] step=10"
+        << ""
+        << "2024-05-01 12:00:01,123";
     QTest::newRow("collector ISO timestamp")
-        << QByteArray("2025-02-14T08:01:00.740700Z stdout:  [2025-02-14 08:01:00.000000] iteration") << "iteration" << ""
+        << QByteArray("2025-02-14T08:01:00.740700Z stdout:  [2025-02-14 08:01:00.000000] iteration") << "iteration"
+        << ""
         << "2025-02-14 08:01:00.000000";
     QTest::newRow("NeMo logger") << QByteArray("[NeMo I 2024-10-09 10:48:44 nemo_logging:393] Experiments")
-                                 << "Experiments" << "" << "";
-    QTest::newRow("ANSI colours") << QByteArray("\x1b[32m[default0]:\x1b[0m [Rank 0] \x1b[1;31mx\x1b[0m") << "[Rank 0] x"
-                                  << "default0/" << "";
-    QTest::newRow("stacked") << QByteArray("12: [default4]: 2024-05-01 12:00:01,123 - INFO - [Rank 4] y") << "[Rank 4] y"
-                             << "12/default4/" << "2024-05-01 12:00:01,123";
-    QTest::newRow("a number with a colon is not srun") << QByteArray("10:30 is the time") << "10:30 is the time" << "" << "";
+                                 << "Experiments"
+                                 << ""
+                                 << "";
+    QTest::newRow("ANSI colours") << QByteArray("\x1b[32m[default0]:\x1b[0m [Rank 0] \x1b[1;31mx\x1b[0m")
+                                  << "[Rank 0] x"
+                                  << "default0/"
+                                  << "";
+    QTest::newRow("stacked") << QByteArray("12: [default4]: 2024-05-01 12:00:01,123 - INFO - [Rank 4] y")
+                             << "[Rank 4] y"
+                             << "12/default4/"
+                             << "2024-05-01 12:00:01,123";
+    QTest::newRow("a number with a colon is not srun") << QByteArray("10:30 is the time") << "10:30 is the time"
+                                                       << ""
+                                                       << "";
 }
 
 void TestLogFormats::prefixes()
@@ -314,7 +342,8 @@ namespace {
 
 QByteArray iterationLine(int n, double ms, int skipped = 0)
 {
-    return QString(" iteration %1/     100 | elapsed time per iteration (ms): %2 | number of skipped iterations: %3 |\n")
+    return QString(
+               " iteration %1/     100 | elapsed time per iteration (ms): %2 | number of skipped iterations: %3 |\n")
         .arg(n, 8)
         .arg(ms, 0, 'f', 1)
         .arg(skipped)
@@ -331,45 +360,43 @@ void TestLogFormats::warmup_data()
     QTest::addColumn<double>("median");
     QTest::addColumn<bool>("fromWarmup");
 
-    const QByteArray fresh = iterationLine(1, 900) + iterationLine(2, 120) + iterationLine(3, 100) + iterationLine(4, 104)
-        + iterationLine(5, 102);
+    const QByteArray fresh = iterationLine(1, 900) + iterationLine(2, 120) + iterationLine(3, 100)
+        + iterationLine(4, 104) + iterationLine(5, 102);
     QTest::newRow("fresh run, N = 2") << fresh << 2 << QList<int>{3, 4, 5} << 102.0 << false;
     QTest::newRow("fresh run, N = 3") << fresh << 3 << QList<int>{4, 5} << 103.0 << false;
     // N = 0: no line is warm-up by number (no start line before them).
     QTest::newRow("fresh run, N = 0") << fresh << 0 << QList<int>{1, 2, 3, 4, 5} << 104.0 << false;
     // An excerpt from deep in a run, no start lines: nothing to drop.
-    QTest::newRow("excerpt at 3383") << iterationLine(3383, 100) + iterationLine(3384, 104) << 2 << QList<int>{3383, 3384}
-                                     << 102.0 << false;
+    QTest::newRow("excerpt at 3383") << iterationLine(3383, 100) + iterationLine(3384, 104) << 2
+                                     << QList<int>{3383, 3384} << 102.0 << false;
     // The same after a checkpoint load: its first line is warm-up.
-    QTest::newRow("excerpt after a load")
-        << " loading checkpoint from /c at iteration 3382\n" + iterationLine(3383, 150) + iterationLine(3384, 104)
-               + iterationLine(3385, 100)
-        << 2 << QList<int>{3384, 3385} << 102.0 << false;
+    QTest::newRow("excerpt after a load") << " loading checkpoint from /c at iteration 3382\n"
+            + iterationLine(3383, 150) + iterationLine(3384, 104) + iterationLine(3385, 100)
+                                          << 2 << QList<int>{3384, 3385} << 102.0 << false;
     // N = 0 still drops the first line after a start.
-    QTest::newRow("after a load, N = 0")
-        << "training ...\n" + iterationLine(3383, 150) + iterationLine(3384, 104) << 0 << QList<int>{3384} << 104.0
-        << false;
+    QTest::newRow("after a load, N = 0") << "training ...\n" + iterationLine(3383, 150) + iterationLine(3384, 104) << 0
+                                         << QList<int>{3384} << 104.0 << false;
     // Numbers going back with no start line: a restart; 6 after 7 is its first line.
-    QTest::newRow("numbers go back")
-        << iterationLine(6, 100) + iterationLine(7, 102) + iterationLine(6, 300) + iterationLine(7, 104) << 2
-        << QList<int>{6, 7, 7} << 102.0 << false;
+    QTest::newRow("numbers go back") << iterationLine(6, 100) + iterationLine(7, 102) + iterationLine(6, 300)
+            + iterationLine(7, 104) << 2
+                                     << QList<int>{6, 7, 7} << 102.0 << false;
     // Lines every 10 iterations: the line at 10 averages 1-10.
-    QTest::newRow("log interval from the gaps") << iterationLine(10, 150) + iterationLine(20, 100) + iterationLine(30, 104)
-                                                << 2 << QList<int>{20, 30} << 102.0 << false;
+    QTest::newRow("log interval from the gaps")
+        << iterationLine(10, 150) + iterationLine(20, 100) + iterationLine(30, 104) << 2 << QList<int>{20, 30} << 102.0
+        << false;
     // Only warm-up lines: the ones past iteration 1 stand in.
-    QTest::newRow("only iterations 1 and 2") << iterationLine(1, 900) + iterationLine(2, 120) << 2 << QList<int>{2}
-                                             << 120.0 << true;
+    QTest::newRow("only iterations 1 and 2")
+        << iterationLine(1, 900) + iterationLine(2, 120) << 2 << QList<int>{2} << 120.0 << true;
     QTest::newRow("only iteration 1") << iterationLine(1, 900) << 2 << QList<int>{} << kNaN << false;
     // Skipped iterations never count, not even as stand-ins.
-    QTest::newRow("skipped iteration")
-        << iterationLine(3, 100) + iterationLine(4, 50, 1) + iterationLine(5, 104) << 2 << QList<int>{3, 5} << 102.0
-        << false;
+    QTest::newRow("skipped iteration") << iterationLine(3, 100) + iterationLine(4, 50, 1) + iterationLine(5, 104) << 2
+                                       << QList<int>{3, 5} << 102.0 << false;
     // A progress bar drawn twice keeps one line.
-    QTest::newRow("redrawn NeMo bar")
-        << QByteArray("Epoch 0: : 3/9 [global_step=2.000, train_step_timing in s=0.100]\r"
-                      "Epoch 0: : 3/9 [global_step=2.000, train_step_timing in s=0.100]\r"
-                      "Epoch 0: : 4/9 [global_step=3.000, train_step_timing in s=0.104]\n")
-        << 2 << QList<int>{3, 4} << 102.0 << false;
+    QTest::newRow("redrawn NeMo bar") << QByteArray(
+        "Epoch 0: : 3/9 [global_step=2.000, train_step_timing in s=0.100]\r"
+        "Epoch 0: : 3/9 [global_step=2.000, train_step_timing in s=0.100]\r"
+        "Epoch 0: : 4/9 [global_step=3.000, train_step_timing in s=0.104]\n")
+                                      << 2 << QList<int>{3, 4} << 102.0 << false;
 }
 
 void TestLogFormats::warmup()
@@ -400,26 +427,26 @@ void TestLogFormats::memoryForms_data()
 
     const QByteArray rankless2020 = "after 5 iterations memory (MB) | allocated: 3187.44 | max allocated: 5234.17 | "
                                     "reserved: 6120.0 | max reserved: 6120.0\n";
-    QTest::newRow("2020 rank-less, PP 1: the only stage") << rankless2020 << QList<int>{2, 1, 4}
-                                                          << QList<double>{5234.17};
-    QTest::newRow("2019 cached names") << QByteArray("after 100 iterations memory (MB) | allocated: 1.5 | max allocated: "
-                                                     "2.5 | cached: 3.0 | max cached: 4.0\n")
+    QTest::newRow("2020 rank-less, PP 1: the only stage")
+        << rankless2020 << QList<int>{2, 1, 4} << QList<double>{5234.17};
+    QTest::newRow("2019 cached names") << QByteArray(
+        "after 100 iterations memory (MB) | allocated: 1.5 | max allocated: "
+        "2.5 | cached: 3.0 | max cached: 4.0\n")
                                        << QList<int>{1, 1, 1} << QList<double>{2.5};
     // PP 2: rank 0 (print_rank_0) is on stage 0; stage 1 has no line.
-    QTest::newRow("rank-less, PP 2: stage 0 only") << rankless2020 << QList<int>{1, 2, 1}
-                                                   << QList<double>{5234.17, kNaN};
+    QTest::newRow("rank-less, PP 2: stage 0 only")
+        << rankless2020 << QList<int>{1, 2, 1} << QList<double>{5234.17, kNaN};
     // A ranked line of stage 0 wins over the rank-less one.
-    QTest::newRow("ranked wins over rank-less")
-        << rankless2020
-               + "[Rank 0] (after 5 iterations) memory (MB) | allocated: 1.0 | max allocated: 4000.0 | reserved: 5.0 | "
-                 "max reserved: 5.0\n"
-        << QList<int>{1, 2, 1} << QList<double>{4000.0, kNaN};
+    QTest::newRow("ranked wins over rank-less") << rankless2020
+            + "[Rank 0] (after 5 iterations) memory (MB) | allocated: 1.0 | max allocated: 4000.0 | reserved: 5.0 | "
+              "max reserved: 5.0\n" << QList<int>{1, 2, 1}
+                                                << QList<double>{4000.0, kNaN};
     // Megatron-Bridge GB: 1.048576 GB = 1.048576e9 bytes = 1000 MiB.
-    QTest::newRow("Bridge GB")
-        << QByteArray("[Rank 1] (after 2 iterations) memory (GB) | mem-allocated-gigabytes: 0.5 | "
-                      "mem-reserved-gigabytes: 2.0 | mem-max-allocated-gigabytes: 1.048576 | mem-max-reserved-gigabytes: 2.0 | "
-                      "mem-alloc-retires: 0\n")
-        << QList<int>{1, 2, 1} << QList<double>{kNaN, 1000.0};
+    QTest::newRow("Bridge GB") << QByteArray(
+        "[Rank 1] (after 2 iterations) memory (GB) | mem-allocated-gigabytes: 0.5 | "
+        "mem-reserved-gigabytes: 2.0 | mem-max-allocated-gigabytes: 1.048576 | mem-max-reserved-gigabytes: 2.0 | "
+        "mem-alloc-retires: 0\n")
+                               << QList<int>{1, 2, 1} << QList<double>{kNaN, 1000.0};
 }
 
 void TestLogFormats::memoryForms()
@@ -444,25 +471,26 @@ void TestLogFormats::wrappedLines_data()
 
     const QByteArray first = "3:  iteration        6/      50 | elapsed time per iteration (ms): 100.0 |\n";
     // Continuations of another stream are not joined: the cut line stays cut.
-    QTest::newRow("other stream")
-        << first + "3:  iteration        7/      50 | elapsed time per iteration (ms): 100.0 | lm loss:\n0: 1.0 |\n"
-        << QList<int>{6} << 0 << 1;
-    QTest::newRow("same stream")
-        << first + "3:  iteration        7/      50 | elapsed time per iteration (ms): 100.0 | lm loss:\n3:  1.0 |\n"
-        << QList<int>{6, 7} << 0 << 0;
+    QTest::newRow("other stream") << first
+            + "3:  iteration        7/      50 | elapsed time per iteration (ms): 100.0 | lm loss:\n0: 1.0 |\n"
+                                  << QList<int>{6} << 0 << 1;
+    QTest::newRow("same stream") << first
+            + "3:  iteration        7/      50 | elapsed time per iteration (ms): 100.0 | lm loss:\n3:  1.0 |\n"
+                                 << QList<int>{6, 7} << 0 << 0;
     // A record of its own ends the search.
-    QTest::newRow("next record") << QByteArray(" iteration        7/      50 | elapsed time per\n"
-                                               " iteration        8/      50 | elapsed time per iteration (ms): 100.0 |\n")
+    QTest::newRow("next record") << QByteArray(
+        " iteration        7/      50 | elapsed time per\n"
+        " iteration        8/      50 | elapsed time per iteration (ms): 100.0 |\n")
                                  << QList<int>{8} << 0 << 1;
-    QTest::newRow("memory in three pieces")
-        << QByteArray("[Rank 0] (after 7 iterations) memory (MB) | allocated: 1.0 | max al\nlocated: 2.0 | reserved: 3.0 |"
-                      " max re\nserved: 4.0\n")
-        << QList<int>{} << 1 << 0;
+    QTest::newRow("memory in three pieces") << QByteArray(
+        "[Rank 0] (after 7 iterations) memory (MB) | allocated: 1.0 | max al\nlocated: 2.0 | reserved: 3.0 |"
+        " max re\nserved: 4.0\n") << QList<int>{}
+                                            << 1 << 0;
     // More than 8 continuation lines is not a wrapped line.
-    QTest::newRow("too many pieces")
-        << first + "3:  iteration        7/      50 | elapsed time per iteration (ms): 1\n3: 0\n3: 0\n3: 0\n3: 0\n3: 0\n3: 0\n"
-                   "3: 0\n3: 0\n3: .0 |\n"
-        << QList<int>{6} << 0 << 1;
+    QTest::newRow("too many pieces") << first
+            + "3:  iteration        7/      50 | elapsed time per iteration (ms): 1\n3: 0\n3: 0\n3: 0\n3: 0\n3: 0\n3: 0\n"
+              "3: 0\n3: 0\n3: .0 |\n" << QList<int>{6}
+                                     << 0 << 1;
 }
 
 void TestLogFormats::wrappedLines()

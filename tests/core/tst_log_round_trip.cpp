@@ -74,7 +74,9 @@ Exported readBack(const PlanDocument& doc, const std::vector<ExportedFile>& file
                 node = static_cast<int>(n);
         std::vector<int> devices;
         for (int local : visible)
-            devices.push_back(node < 0 ? -1 : doc.problem.cluster.nodes()[static_cast<std::size_t>(node)].devices.at(static_cast<std::size_t>(local)));
+            devices.push_back(node < 0 ? -1
+                                       : doc.problem.cluster.nodes()[static_cast<std::size_t>(node)].devices.at(
+                                           static_cast<std::size_t>(local)));
         agents.push_back({nodeRank, devices});
     }
     std::sort(agents.begin(), agents.end());
@@ -172,8 +174,10 @@ void TestLogRoundTrip::stagePeaksComeBack()
     QCOMPARE(static_cast<int>(peaks.size()), plan.pp);
     for (int s = 0; s < plan.pp; ++s) {
         const double want = run.stages[static_cast<std::size_t>(s)].maxAllocatedMiB;
-        QVERIFY2(std::abs(peaks[static_cast<std::size_t>(s)] - want) <= 0.005,
-                 qPrintable(QString("stage %1: got %2, simulated %3").arg(s).arg(peaks[static_cast<std::size_t>(s)]).arg(want)));
+        QVERIFY2(
+            std::abs(peaks[static_cast<std::size_t>(s)] - want) <= 0.005,
+            qPrintable(
+                QString("stage %1: got %2, simulated %3").arg(s).arg(peaks[static_cast<std::size_t>(s)]).arg(want)));
         // Every rank of the stage runs, per the exported scripts, on a GPU of
         // the stage's device group.
         for (int rank : layout.ranksOfStage(s)) {
@@ -202,12 +206,14 @@ void TestLogRoundTrip::runComesBackFromTheArgumentDump()
     const int vocab = doc.problem.model.vocab;
     QTemporaryDir dir;
     const std::string file = dir.filePath("planned_run.log").toStdString();
-    std::ofstream(file) << argumentDump(MegatronCommandLine::arguments(job), world) << " > padded vocab (size: " << vocab
-                        << ") with 0 dummy tokens (new size: " << vocab << ")\ntraining ...\n"
+    std::ofstream(file) << argumentDump(MegatronCommandLine::arguments(job), world)
+                        << " > padded vocab (size: " << vocab << ") with 0 dummy tokens (new size: " << vocab
+                        << ")\ntraining ...\n"
                         << sim.megatronLog(run, plan, static_cast<ReferenceSimulator::LogFormat>(format));
 
     const Cluster& c = doc.problem.cluster;
-    const std::string gpu = c.types()[static_cast<std::size_t>(c.groups()[static_cast<std::size_t>(plan.stages[0].group)].type)].name;
+    const std::string gpu
+        = c.types()[static_cast<std::size_t>(c.groups()[static_cast<std::size_t>(plan.stages[0].group)].type)].name;
     LogImportOptions opt;
     opt.gpuType = gpu;
     const ImportedLog imported = LogImporter(opt).import(file);

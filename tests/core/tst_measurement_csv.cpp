@@ -36,15 +36,9 @@ QString with(const QList<QPair<QString, QString>>& changes, const QString& base 
     return cells.join(',');
 }
 
-QString doc(const QStringList& rows, const QString& header = kHeader)
-{
-    return header + "\n" + rows.join("\n") + "\n";
-}
+QString doc(const QStringList& rows, const QString& header = kHeader) { return header + "\n" + rows.join("\n") + "\n"; }
 
-memx::MeasurementSet parse(const QString& text)
-{
-    return MeasurementCsv::parse(text.toStdString(), "m.csv");
-}
+memx::MeasurementSet parse(const QString& text) { return MeasurementCsv::parse(text.toStdString(), "m.csv"); }
 
 Measurement sample()
 {
@@ -143,8 +137,8 @@ void TestMeasurementCsv::stageLevelExample()
     for (const Measurement& m : set.rows) {
         QVERIFY(m.isStageRow());
         QCOMPARE(m.source, MeasurementSource::Simulated);
-        QCOMPARE(m.vp, 1);                                      // default
-        QCOMPARE(m.queryGroups, m.heads);                       // default
+        QCOMPARE(m.vp, 1);  // default
+        QCOMPARE(m.queryGroups, m.heads);  // default
         QCOMPARE(m.ffnHidden, memx::ModelSpec::defaultFfn(4096));  // default
         QCOMPARE(m.ffnHidden, 11008);
     }
@@ -165,10 +159,18 @@ void TestMeasurementCsv::stageLevelExample()
 void TestMeasurementCsv::heterogeneousRun()
 {
     const QString text = doc({
-        with({{"gpu_type", "A100-80GB"}, {"recompute", "selective"}, {"stage", "0"}, {"stage_layers", "12"},
-              {"tp", "2"}, {"dp", "1"}},
+        with({{"gpu_type", "A100-80GB"},
+              {"recompute", "selective"},
+              {"stage", "0"},
+              {"stage_layers", "12"},
+              {"tp", "2"},
+              {"dp", "1"}},
              kStageRow),
-        with({{"gpu_type", "Vendor-B"}, {"recompute", "full"}, {"stage", "1"}, {"stage_layers", "20"}, {"tp", "4"},
+        with({{"gpu_type", "Vendor-B"},
+              {"recompute", "full"},
+              {"stage", "1"},
+              {"stage_layers", "20"},
+              {"tp", "4"},
               {"dp", "1"}},
              kStageRow),
     });
@@ -186,8 +188,9 @@ void TestMeasurementCsv::heterogeneousRun()
 void TestMeasurementCsv::defaults()
 {
     // Only the required columns and one target.
-    const auto set = parse("run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,peak_mem_mib\n"
-                           "a,L4,4,1,1,4,2,8,2048,24,2048,16,50257,20000.5\n");
+    const auto set
+        = parse("run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,peak_mem_mib\n"
+                "a,L4,4,1,1,4,2,8,2048,24,2048,16,50257,20000.5\n");
     QCOMPARE(set.rows.size(), size_t(1));
     const Measurement& m = set.rows[0];
     QCOMPARE(m.vp, 1);
@@ -243,12 +246,24 @@ void TestMeasurementCsv::attentionAndDropoutColumns_data()
     QTest::addColumn<bool>("flash");
     QTest::addColumn<double>("attentionRate");
     QTest::addColumn<double>("hiddenRate");
-    QTest::newRow("empty cells") << "" << "" << "" << true << 0.0 << 0.0;
-    QTest::newRow("unfused, Megatron's default dropout") << "unfused" << "0.1" << "0.1" << false << 0.1 << 0.1;
-    QTest::newRow("flash, hidden only") << "flash" << "0" << "0.05" << true << 0.0 << 0.05;
-    QTest::newRow("Megatron's local layers") << "local" << "0.0" << "0.0" << false << 0.0 << 0.0;
-    QTest::newRow("Megatron's fused backend") << "fused" << "" << "" << true << 0.0 << 0.0;
-    QTest::newRow("Megatron's auto backend") << "auto" << "" << "" << true << 0.0 << 0.0;
+    QTest::newRow("empty cells") << ""
+                                 << ""
+                                 << "" << true << 0.0 << 0.0;
+    QTest::newRow("unfused, Megatron's default dropout") << "unfused"
+                                                         << "0.1"
+                                                         << "0.1" << false << 0.1 << 0.1;
+    QTest::newRow("flash, hidden only") << "flash"
+                                        << "0"
+                                        << "0.05" << true << 0.0 << 0.05;
+    QTest::newRow("Megatron's local layers") << "local"
+                                             << "0.0"
+                                             << "0.0" << false << 0.0 << 0.0;
+    QTest::newRow("Megatron's fused backend") << "fused"
+                                              << ""
+                                              << "" << true << 0.0 << 0.0;
+    QTest::newRow("Megatron's auto backend") << "auto"
+                                             << ""
+                                             << "" << true << 0.0 << 0.0;
 }
 
 void TestMeasurementCsv::attentionAndDropoutColumns()
@@ -289,11 +304,13 @@ void TestMeasurementCsv::runColumnsAreChecked_data()
     QTest::newRow("hidden dropout -0.1")
         << attention << QStringList{kRunRow + ",,,-0.1"} << "line 2, column hidden_dropout"
         << "hidden_dropout must be empty (0) or a dropout rate in [0, 1), got \"-0.1\"";
-    QTest::newRow("attention dropout ten") << attention << QStringList{kRunRow + ",,ten,"}
-                                           << "line 2, column attention_dropout" << "got \"ten\"";
+    QTest::newRow("attention dropout ten")
+        << attention << QStringList{kRunRow + ",,ten,"} << "line 2, column attention_dropout"
+        << "got \"ten\"";
     QTest::newRow("dropout differs within a run")
         << attention << QStringList{kStageRow + ",unfused,0.1,0.1", stage1 + ",unfused,0.1,0"}
-        << "line 3, column hidden_dropout" << "rows of one run must agree on it";
+        << "line 3, column hidden_dropout"
+        << "rows of one run must agree on it";
     QTest::newRow("sequence parallel yes")
         << parallel << QStringList{kRunRow + ",yes,"} << "line 2, column sequence_parallel"
         << "sequence_parallel must be empty (true) or true|false, got \"yes\"";
@@ -302,7 +319,8 @@ void TestMeasurementCsv::runColumnsAreChecked_data()
         << "distributed_optimizer must be empty (true) or true|false, got \"1\"";
     QTest::newRow("distributed optimizer differs within a run")
         << parallel << QStringList{kStageRow + ",false,false", stage1 + ",false,true"}
-        << "line 3, column distributed_optimizer" << "rows of one run must agree on it";
+        << "line 3, column distributed_optimizer"
+        << "rows of one run must agree on it";
     // A spreadsheet's thousands separators: the message says so and gives
     // the plain number, instead of only "must be a positive number".
     QTest::newRow("time with a thousands separator")
@@ -347,7 +365,8 @@ void TestMeasurementCsv::parallelismColumns_data()
 void TestMeasurementCsv::parallelismColumns()
 {
     QFETCH(QString, cells);
-    const QString header = kHeader + ",attention,attention_dropout,hidden_dropout,sequence_parallel,distributed_optimizer";
+    const QString header
+        = kHeader + ",attention,attention_dropout,hidden_dropout,sequence_parallel,distributed_optimizer";
     const auto set = parse(doc({kRunRow + ",,,," + cells}, header));
     QCOMPARE(set.rows.size(), size_t(1));
     const memx::Measurement& m = set.rows[0];
@@ -505,13 +524,15 @@ void TestMeasurementCsv::rejectsBadInput_data()
     {
         QString cr = doc({kRunRow});
         cr.replace("\n", "\r");
-        QTest::addRow("bare carriage returns") << cr << "line 1" << "lines end in a bare carriage return";
+        QTest::addRow("bare carriage returns") << cr << "line 1"
+                                               << "lines end in a bare carriage return";
     }
     QTest::addRow("unknown recompute") << doc({with({{"recompute", "partial"}})}) << "line 2, column recompute"
                                        << "recompute must be none|selective|full, got \"partial\"";
     QTest::addRow("unknown source") << doc({with({{"source", "real"}})}) << "line 2, column source"
                                     << "source must be measured|simulated|interpolated";
-    QTest::addRow("tp zero") << doc({with({{"tp", "0"}})}) << "line 2, column tp" << "tp must be a positive integer";
+    QTest::addRow("tp zero") << doc({with({{"tp", "0"}})}) << "line 2, column tp"
+                             << "tp must be a positive integer";
     QTest::addRow("tp not a number") << doc({with({{"tp", "two"}})}) << "line 2, column tp"
                                      << "tp must be a positive integer, got \"two\"";
     QTest::addRow("tp fractional") << doc({with({{"tp", "2.5"}})}) << "line 2, column tp"
@@ -537,7 +558,8 @@ void TestMeasurementCsv::rejectsBadInput_data()
     QTest::addRow("no target column")
         << doc({"a,L4,4,1,1,4,2,8,2048,24,2048,16,50257"},
                "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab")
-        << "line 1" << "the header has no target column";
+        << "line 1"
+        << "the header has no target column";
     QTest::addRow("no target value") << doc({with({{"iteration_time_ms", ""}, {"peak_mem_mib", ""}})}) << "line 2"
                                      << "a row needs at least one of iteration_time_ms, stage_time_ms, peak_mem_mib";
     QTest::addRow("negative time") << doc({with({{"iteration_time_ms", "-5"}})}) << "line 2, column iteration_time_ms"
@@ -546,7 +568,8 @@ void TestMeasurementCsv::rejectsBadInput_data()
                                 << "peak_mem_mib must be empty or a positive number";
     QTest::addRow("stage time on run row") << doc({with({{"stage_time_ms", "5"}})}) << "line 2, column stage_time_ms"
                                            << "stage_time_ms belongs to a stage row";
-    QTest::addRow("too few fields") << doc({"r1,A100-80GB,8"}) << "line 2" << "expected 20 fields as in the header, found 3";
+    QTest::addRow("too few fields") << doc({"r1,A100-80GB,8"}) << "line 2"
+                                    << "expected 20 fields as in the header, found 3";
     QTest::addRow("unterminated quote") << doc({with({{"run_id", "\"r1"}})}) << "line 2"
                                         << "unterminated quoted field";
     QTest::addRow("heads do not divide hidden") << doc({with({{"heads", "30"}})}) << "line 2, column heads"
@@ -555,9 +578,9 @@ void TestMeasurementCsv::rejectsBadInput_data()
                                            << "must equal tp * pp * dp (8), got 16";
     QTest::addRow("gbs not multiple of mbs*dp") << doc({with({{"gbs", "15"}})}) << "line 2, column gbs"
                                                 << "gbs must be a multiple of mbs * dp (2), got 15";
-    QTest::addRow("stage rows disagree")
-        << doc({kStageRow, with({{"stage", "1"}, {"seq_len", "2048"}}, kStageRow)}) << "line 3, column seq_len"
-        << "seq_len 2048 differs from 4096 on line 2 of the same run \"r1\"";
+    QTest::addRow("stage rows disagree") << doc({kStageRow, with({{"stage", "1"}, {"seq_len", "2048"}}, kStageRow)})
+                                         << "line 3, column seq_len"
+                                         << "seq_len 2048 differs from 4096 on line 2 of the same run \"r1\"";
     QTest::addRow("stage layers do not add up")
         << doc({kStageRow, with({{"stage", "1"}, {"stage_layers", "8"}}, kStageRow)}) << "line 3, column stage_layers"
         << "add up to 24 over 2 stage(s), but num_layers is 32";
@@ -566,7 +589,8 @@ void TestMeasurementCsv::rejectsBadInput_data()
         << "mbs must be a positive integer";
     QTest::addRow("other format version") << ("# format: memx-measurements/2\n" + doc({kRunRow})) << "line 1"
                                           << "unsupported format \"memx-measurements/2\"";
-    QTest::addRow("empty file") << QString("# nothing\n") << "line 1" << "no header row";
+    QTest::addRow("empty file") << QString("# nothing\n") << "line 1"
+                                << "no header row";
     QTest::addRow("column twice") << doc({kRunRow + ",2"}, kHeader + ",tp") << "line 1, column tp"
                                   << "column given twice in the header";
 }

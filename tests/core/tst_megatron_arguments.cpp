@@ -74,7 +74,8 @@ QStringList dumpLines(const Args& args, int width = 48)
 {
     QStringList lines;
     for (auto it = args.begin(); it != args.end(); ++it)
-        lines << "  " + it.key() + " " + QString(std::max<qsizetype>(0, width - it.key().size()), '.') + " " + it.value();
+        lines << "  " + it.key() + " " + QString(std::max<qsizetype>(0, width - it.key().size()), '.') + " "
+                + it.value();
     std::sort(lines.begin(), lines.end(), [](const QString& a, const QString& b) { return a.toLower() < b.toLower(); });
     lines.prepend("------------------------ arguments ------------------------");
     lines << "-------------------- end of arguments ---------------------";
@@ -178,24 +179,33 @@ void TestMegatronArguments::dumpLine_data()
 
     QTest::newRow("48 columns") << "  adam_beta1 ...................................... 0.9" << true << "adam_beta1"
                                 << "0.9";
-    QTest::newRow("32 columns (2020)") << "  batch_size ...................... 8" << true << "batch_size" << "8";
+    QTest::newRow("32 columns (2020)") << "  batch_size ...................... 8" << true << "batch_size"
+                                       << "8";
     // len 50 >= 48: '.' * (48 - 50) is empty, leaving two spaces.
-    QTest::newRow("name past the padding")
-        << "  use_persistent_ckpt_worker_for_non_persistent_save  True" << true
-        << "use_persistent_ckpt_worker_for_non_persistent_save" << "True";
-    QTest::newRow("list with spaces") << "  data_path ....................................... ['0.5', '/d/a', '0.5', '/d/b']"
-                                      << true << "data_path" << "['0.5', '/d/a', '0.5', '/d/b']";
-    QTest::newRow("value starting with a dot") << "  save ............................................ ./checkpoints"
-                                               << true << "save" << "./checkpoints";
+    QTest::newRow("name past the padding") << "  use_persistent_ckpt_worker_for_non_persistent_save  True" << true
+                                           << "use_persistent_ckpt_worker_for_non_persistent_save"
+                                           << "True";
+    QTest::newRow("list with spaces")
+        << "  data_path ....................................... ['0.5', '/d/a', '0.5', '/d/b']" << true << "data_path"
+        << "['0.5', '/d/a', '0.5', '/d/b']";
+    QTest::newRow("value starting with a dot")
+        << "  save ............................................ ./checkpoints" << true << "save"
+        << "./checkpoints";
     QTest::newRow("empty string value") << "  wandb_project ................................... " << true
-                                        << "wandb_project" << "";
+                                        << "wandb_project"
+                                        << "";
     QTest::newRow("timer entry") << "    optimizer ......................................: (301.72, 305.14)" << false
-                                 << "" << "";
+                                 << ""
+                                 << "";
     QTest::newRow("timer with dash") << "    forward-backward ...............................: (9402.11, 9403.87)"
-                                     << false << "" << "";
-    QTest::newRow("prose") << "using world size: 8, data-parallel size: 2" << false << "" << "";
-    QTest::newRow("DeepSpeed env info") << "torch version .................... 2.1.0" << false << "" << "";
-    QTest::newRow("short name without dots") << "  seed 1234" << false << "" << "";
+                                     << false << ""
+                                     << "";
+    QTest::newRow("prose") << "using world size: 8, data-parallel size: 2" << false << ""
+                           << "";
+    QTest::newRow("DeepSpeed env info") << "torch version .................... 2.1.0" << false << ""
+                                        << "";
+    QTest::newRow("short name without dots") << "  seed 1234" << false << ""
+                                             << "";
 }
 
 void TestMegatronArguments::dumpLine()
@@ -217,24 +227,54 @@ void TestMegatronArguments::dumpLine()
 void TestMegatronArguments::typedValues_data()
 {
     QTest::addColumn<QString>("value");
-    QTest::addColumn<QString>("kind");      // text, integer, flag, list
+    QTest::addColumn<QString>("kind");  // text, integer, flag, list
     QTest::addColumn<QString>("expected");  // "<none>" for nullopt, "<error>" for an InputError; lists joined with '|'
 
-    QTest::newRow("None is absent") << "None" << "integer" << "<none>";
-    QTest::newRow("integer") << "4096" << "integer" << "4096";
-    QTest::newRow("integer, not a number") << "four" << "integer" << "<error>";
-    QTest::newRow("integer, a float") << "0.5" << "integer" << "<error>";
-    QTest::newRow("True") << "True" << "flag" << "true";
-    QTest::newRow("False") << "False" << "flag" << "false";
-    QTest::newRow("flag, not a bool") << "yes" << "flag" << "<error>";
-    QTest::newRow("bare string") << "selective" << "text" << "selective";
-    QTest::newRow("quoted string") << "'selective'" << "text" << "selective";
-    QTest::newRow("torch dtype") << "torch.bfloat16" << "text" << "torch.bfloat16";
-    QTest::newRow("list of reprs") << "['core_attn', 'mlp']" << "list" << "core_attn|mlp";
-    QTest::newRow("list of ints") << "[1, 2]" << "list" << "1|2";
-    QTest::newRow("empty list") << "[]" << "list" << "";
-    QTest::newRow("scalar as a list") << "8" << "list" << "8";
-    QTest::newRow("None list") << "None" << "list" << "<none>";
+    QTest::newRow("None is absent") << "None"
+                                    << "integer"
+                                    << "<none>";
+    QTest::newRow("integer") << "4096"
+                             << "integer"
+                             << "4096";
+    QTest::newRow("integer, not a number") << "four"
+                                           << "integer"
+                                           << "<error>";
+    QTest::newRow("integer, a float") << "0.5"
+                                      << "integer"
+                                      << "<error>";
+    QTest::newRow("True") << "True"
+                          << "flag"
+                          << "true";
+    QTest::newRow("False") << "False"
+                           << "flag"
+                           << "false";
+    QTest::newRow("flag, not a bool") << "yes"
+                                      << "flag"
+                                      << "<error>";
+    QTest::newRow("bare string") << "selective"
+                                 << "text"
+                                 << "selective";
+    QTest::newRow("quoted string") << "'selective'"
+                                   << "text"
+                                   << "selective";
+    QTest::newRow("torch dtype") << "torch.bfloat16"
+                                 << "text"
+                                 << "torch.bfloat16";
+    QTest::newRow("list of reprs") << "['core_attn', 'mlp']"
+                                   << "list"
+                                   << "core_attn|mlp";
+    QTest::newRow("list of ints") << "[1, 2]"
+                                  << "list"
+                                  << "1|2";
+    QTest::newRow("empty list") << "[]"
+                                << "list"
+                                << "";
+    QTest::newRow("scalar as a list") << "8"
+                                      << "list"
+                                      << "8";
+    QTest::newRow("None list") << "None"
+                               << "list"
+                               << "<none>";
 }
 
 void TestMegatronArguments::typedValues()
@@ -273,8 +313,8 @@ void TestMegatronArguments::toRun_data()
 {
     QTest::addColumn<Args>("overrides");
     QTest::addColumn<QList<int>>("parallel");  // tp, pp, dp, vp
-    QTest::addColumn<QList<int>>("batch");     // mbs, gbs, seq_len
-    QTest::addColumn<QList<int>>("model");     // layers, hidden, ffn, heads, query groups, vocab
+    QTest::addColumn<QList<int>>("batch");  // mbs, gbs, seq_len
+    QTest::addColumn<QList<int>>("model");  // layers, hidden, ffn, heads, query groups, vocab
     QTest::addColumn<QList<int>>("stageLayers");
     QTest::addColumn<QList<int>>("recompute");
     QTest::addColumn<QString>("precision");
@@ -298,60 +338,66 @@ void TestMegatronArguments::toRun_data()
     QTest::newRow("num_layers_per_virtual_pipeline_stage")
         << Args{{"num_layers_per_virtual_pipeline_stage", "4"}} << QList<int>{2, 2, 2, 4} << QList<int>{1, 64, 4096}
         << model7b << QList<int>{16, 16} << QList<int>{None, None} << "bf16" << true;
-    QTest::newRow("layout, uneven")
-        << Args{{"pipeline_model_parallel_layout", "Et*20|t*12L"}} << QList<int>{2, 2, 2, 1}
-        << QList<int>{1, 64, 4096} << model7b << QList<int>{20, 12} << QList<int>{None, None} << "bf16" << true;
+    QTest::newRow("layout, uneven") << Args{{"pipeline_model_parallel_layout", "Et*20|t*12L"}} << QList<int>{2, 2, 2, 1}
+                                    << QList<int>{1, 64, 4096} << model7b << QList<int>{20, 12}
+                                    << QList<int>{None, None} << "bf16" << true;
     // 4 entries over PP 2: stage 0 = entries 0 and 2 = 8 + 10, stage 1 = 6 + 8.
     QTest::newRow("layout with VPP, quoted")
         << Args{{"pipeline_model_parallel_layout", "'Et*8|t*6|t*10|t*8L'"}} << QList<int>{2, 2, 2, 2}
         << QList<int>{1, 64, 4096} << model7b << QList<int>{18, 14} << QList<int>{None, None} << "bf16" << true;
     // "(t*4|)*6" expands to six entries of 4: 8 entries of 4 layers, PP 2 -> VPP 4.
-    QTest::newRow("layout with a group")
-        << Args{{"pipeline_model_parallel_layout", "Et*4|(t*4|)*6,t*4L"}} << QList<int>{2, 2, 2, 4}
-        << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16} << QList<int>{None, None} << "bf16" << true;
+    QTest::newRow("layout with a group") << Args{{"pipeline_model_parallel_layout", "Et*4|(t*4|)*6,t*4L"}}
+                                         << QList<int>{2, 2, 2, 4} << QList<int>{1, 64, 4096} << model7b
+                                         << QList<int>{16, 16} << QList<int>{None, None} << "bf16" << true;
     // PP 4 on 16 GPUs: DP 2; first 5, last 9, middle (32 - 14) / 2 = 9.
     QTest::newRow("first and last stage")
-        << Args{{"pipeline_model_parallel_size", "4"}, {"world_size", "16"}, {"decoder_first_pipeline_num_layers", "5"},
+        << Args{{"pipeline_model_parallel_size", "4"},
+                {"world_size", "16"},
+                {"decoder_first_pipeline_num_layers", "5"},
                 {"decoder_last_pipeline_num_layers", "9"}}
         << QList<int>{2, 4, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{5, 9, 9, 9}
         << QList<int>{None, None, None, None} << "bf16" << true;
     // first 11, the other three share 21: 7 each.
-    QTest::newRow("first stage only")
-        << Args{{"pipeline_model_parallel_size", "4"}, {"world_size", "16"}, {"decoder_first_pipeline_num_layers", "11"}}
-        << QList<int>{2, 4, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{11, 7, 7, 7}
-        << QList<int>{None, None, None, None} << "bf16" << true;
+    QTest::newRow("first stage only") << Args{{"pipeline_model_parallel_size", "4"},
+                                              {"world_size", "16"},
+                                              {"decoder_first_pipeline_num_layers", "11"}}
+                                      << QList<int>{2, 4, 2, 1} << QList<int>{1, 64, 4096} << model7b
+                                      << QList<int>{11, 7, 7, 7} << QList<int>{None, None, None, None} << "bf16"
+                                      << true;
     // 30 layers + embedding + loss = 32 units / 2 = 16; stage 0 gives one to the embedding, stage 1 to the loss.
     QTest::newRow("embedding and loss count")
-        << Args{{"num_layers", "30"}, {"account_for_embedding_in_pipeline_split", "True"},
+        << Args{{"num_layers", "30"},
+                {"account_for_embedding_in_pipeline_split", "True"},
                 {"account_for_loss_in_pipeline_split", "True"}}
         << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << QList<int>{30, 4096, 11008, 32, 32, 50432}
         << QList<int>{15, 15} << QList<int>{None, None} << "bf16" << true;
-    QTest::newRow("selective")
-        << Args{{"recompute_granularity", "selective"}, {"recompute_modules", "['core_attn']"}}
-        << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16}
-        << QList<int>{Sel, Sel} << "bf16" << true;
+    QTest::newRow("selective") << Args{{"recompute_granularity", "selective"}, {"recompute_modules", "['core_attn']"}}
+                               << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16}
+                               << QList<int>{Sel, Sel} << "bf16" << true;
     QTest::newRow("recompute_activations (2022)")
         << Args{{"recompute_activations", "True"}} << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b
         << QList<int>{16, 16} << QList<int>{Sel, Sel} << "bf16" << true;
-    QTest::newRow("full uniform")
-        << Args{{"recompute_granularity", "full"}, {"recompute_method", "uniform"}, {"recompute_num_layers", "1"}}
-        << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16}
-        << QList<int>{Full, Full} << "bf16" << true;
+    QTest::newRow("full uniform") << Args{{"recompute_granularity", "full"},
+                                          {"recompute_method", "uniform"},
+                                          {"recompute_num_layers", "1"}}
+                                  << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16}
+                                  << QList<int>{Full, Full} << "bf16" << true;
     // block 16 covers the 16 layers of each stage.
     QTest::newRow("full block covering the stage")
         << Args{{"recompute_granularity", "full"}, {"recompute_method", "block"}, {"recompute_num_layers", "16"}}
-        << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16}
-        << QList<int>{Full, Full} << "bf16" << true;
+        << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16} << QList<int>{Full, Full}
+        << "bf16" << true;
     // layout 20 | 12, block 12: stage 0 recomputes 12 of 20 (refused, see toRunRefuses); here block 20 covers both.
-    QTest::newRow("full block, uneven stages")
-        << Args{{"pipeline_model_parallel_layout", "Et*20|t*12L"}, {"recompute_granularity", "full"},
-                {"recompute_method", "block"}, {"recompute_num_layers", "20"}}
-        << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{20, 12}
-        << QList<int>{Full, Full} << "bf16" << true;
+    QTest::newRow("full block, uneven stages") << Args{{"pipeline_model_parallel_layout", "Et*20|t*12L"},
+                                                       {"recompute_granularity", "full"},
+                                                       {"recompute_method", "block"},
+                                                       {"recompute_num_layers", "20"}}
+                                               << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b
+                                               << QList<int>{20, 12} << QList<int>{Full, Full} << "bf16" << true;
     QTest::newRow("full block 0 recomputes nothing")
         << Args{{"recompute_granularity", "full"}, {"recompute_method", "block"}, {"recompute_num_layers", "0"}}
-        << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16}
-        << QList<int>{None, None} << "bf16" << true;
+        << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16} << QList<int>{None, None}
+        << "bf16" << true;
     QTest::newRow("fp16 from params_dtype")
         << Args{{"params_dtype", "torch.float16"}, {"bf16", "False"}, {"fp16", "True"}} << QList<int>{2, 2, 2, 1}
         << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16} << QList<int>{None, None} << "fp16" << true;
@@ -361,27 +407,38 @@ void TestMegatronArguments::toRun_data()
     QTest::newRow("fp32") << Args{{"params_dtype", "torch.float32"}, {"bf16", "False"}} << QList<int>{2, 2, 2, 1}
                           << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16} << QList<int>{None, None}
                           << "fp32" << true;
-    QTest::newRow("fp8 on top of bf16") << Args{{"fp8", "hybrid"}} << QList<int>{2, 2, 2, 1}
-                                        << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16}
-                                        << QList<int>{None, None} << "fp8" << true;
+    QTest::newRow("fp8 on top of bf16") << Args{{"fp8", "hybrid"}} << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096}
+                                        << model7b << QList<int>{16, 16} << QList<int>{None, None} << "fp8" << true;
     // 2020: model_parallel_size is TP, no PP, batch_size is the micro batch,
     // no global batch (micro 4 x DP 4 = 16), checkpoint_activations is full
     // recomputation, no ffn_hidden_size (4 x 1024), no distributed optimizer.
-    QTest::newRow("2020 names")
-        << Args{{"tensor_model_parallel_size", "<absent>"}, {"model_parallel_size", "2"},
-                {"pipeline_model_parallel_size", "<absent>"}, {"micro_batch_size", "<absent>"}, {"batch_size", "4"},
-                {"global_batch_size", "<absent>"}, {"hidden_size", "1024"}, {"ffn_hidden_size", "<absent>"},
-                {"swiglu", "<absent>"}, {"num_attention_heads", "16"}, {"num_layers", "24"}, {"seq_length", "1024"},
-                {"checkpoint_activations", "True"}, {"recompute_granularity", "<absent>"}, {"context_parallel_size", "<absent>"},
-                {"data_parallel_size", "<absent>"}, {"use_distributed_optimizer", "<absent>"}, {"padded_vocab_size", "<absent>"}}
-        << QList<int>{2, 1, 4, 1} << QList<int>{4, 16, 1024} << QList<int>{24, 1024, 4096, 16, 16, 50257}
-        << QList<int>{24} << QList<int>{Full} << "bf16" << false;
+    QTest::newRow("2020 names") << Args{{"tensor_model_parallel_size", "<absent>"},
+                                        {"model_parallel_size", "2"},
+                                        {"pipeline_model_parallel_size", "<absent>"},
+                                        {"micro_batch_size", "<absent>"},
+                                        {"batch_size", "4"},
+                                        {"global_batch_size", "<absent>"},
+                                        {"hidden_size", "1024"},
+                                        {"ffn_hidden_size", "<absent>"},
+                                        {"swiglu", "<absent>"},
+                                        {"num_attention_heads", "16"},
+                                        {"num_layers", "24"},
+                                        {"seq_length", "1024"},
+                                        {"checkpoint_activations", "True"},
+                                        {"recompute_granularity", "<absent>"},
+                                        {"context_parallel_size", "<absent>"},
+                                        {"data_parallel_size", "<absent>"},
+                                        {"use_distributed_optimizer", "<absent>"},
+                                        {"padded_vocab_size", "<absent>"}}
+                                << QList<int>{2, 1, 4, 1} << QList<int>{4, 16, 1024}
+                                << QList<int>{24, 1024, 4096, 16, 16, 50257} << QList<int>{24} << QList<int>{Full}
+                                << "bf16" << false;
     // Megatron-DeepSpeed: ZeRO stage 1 shards the optimizer state like the
     // distributed optimizer; num_experts [1] is a dense model.
     QTest::newRow("DeepSpeed ZeRO-1, num_experts [1]")
         << Args{{"use_distributed_optimizer", "False"}, {"zero_stage", "1"}, {"num_experts", "[1]"}}
-        << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16}
-        << QList<int>{None, None} << "bf16" << true;
+        << QList<int>{2, 2, 2, 1} << QList<int>{1, 64, 4096} << model7b << QList<int>{16, 16} << QList<int>{None, None}
+        << "bf16" << true;
     QTest::newRow("vocab_size when nothing is padded")
         << Args{{"padded_vocab_size", "None"}, {"vocab_size", "32000"}} << QList<int>{2, 2, 2, 1}
         << QList<int>{1, 64, 4096} << QList<int>{32, 4096, 11008, 32, 32, 32000} << QList<int>{16, 16}
@@ -445,17 +502,23 @@ void TestMegatronArguments::layerStyle_data()
     QTest::addColumn<QString>("position");
     QTest::addColumn<QString>("norm");
     QTest::addColumn<bool>("bias");
-    QTest::newRow("absent: Megatron's defaults") << Args{} << "learned_absolute" << "layernorm" << true;
-    QTest::newRow("LLaMA") << Args{{"position_embedding_type", "rope"}, {"normalization", "RMSNorm"},
+    QTest::newRow("absent: Megatron's defaults") << Args{} << "learned_absolute"
+                                                 << "layernorm" << true;
+    QTest::newRow("LLaMA") << Args{{"position_embedding_type", "rope"},
+                                   {"normalization", "RMSNorm"},
                                    {"add_bias_linear", "False"}}
-                           << "rope" << "rmsnorm" << false;
+                           << "rope"
+                           << "rmsnorm" << false;
     QTest::newRow("GPT, spelled out") << Args{{"position_embedding_type", "learned_absolute"},
-                                              {"normalization", "LayerNorm"}, {"add_bias_linear", "True"}}
-                                      << "learned_absolute" << "layernorm" << true;
-    QTest::newRow("Megatron-DeepSpeed's enum") << Args{{"position_embedding_type", "PositionEmbeddingType.rotary"}}
-                                               << "rope" << "layernorm" << true;
-    QTest::newRow("Megatron-DeepSpeed's older switch") << Args{{"use_rotary_position_embeddings", "True"}}
-                                                       << "rope" << "layernorm" << true;
+                                              {"normalization", "LayerNorm"},
+                                              {"add_bias_linear", "True"}}
+                                      << "learned_absolute"
+                                      << "layernorm" << true;
+    QTest::newRow("Megatron-DeepSpeed's enum")
+        << Args{{"position_embedding_type", "PositionEmbeddingType.rotary"}} << "rope"
+        << "layernorm" << true;
+    QTest::newRow("Megatron-DeepSpeed's older switch") << Args{{"use_rotary_position_embeddings", "True"}} << "rope"
+                                                       << "layernorm" << true;
 }
 
 void TestMegatronArguments::layerStyle()
@@ -471,46 +534,57 @@ void TestMegatronArguments::toRunRefuses_data()
 {
     QTest::addColumn<Args>("overrides");
     QTest::addColumn<QString>("argument");  // the argument the message names, with its line
-    QTest::addColumn<QString>("reason");    // substring of the reason
+    QTest::addColumn<QString>("reason");  // substring of the reason
 
     QTest::newRow("world size not a multiple") << Args{{"world_size", "10"}} << "world_size"
                                                << "10 GPUs is not a multiple of TP x PP x CP = 4";
     QTest::newRow("DP contradicts world size") << Args{{"data_parallel_size", "4"}} << "data_parallel_size"
                                                << "is 4 but world_size 8";
     QTest::newRow("context parallelism") << Args{{"context_parallel_size", "2"}, {"world_size", "16"}}
-                                         << "context_parallel_size" << "context parallelism (CP 2)";
-    QTest::newRow("MoE") << Args{{"num_moe_experts", "8"}} << "num_moe_experts" << "mixture-of-experts model (8 experts)";
+                                         << "context_parallel_size"
+                                         << "context parallelism (CP 2)";
+    QTest::newRow("MoE") << Args{{"num_moe_experts", "8"}} << "num_moe_experts"
+                         << "mixture-of-experts model (8 experts)";
     QTest::newRow("ALiBi positions") << Args{{"position_embedding_type", "relative"}} << "position_embedding_type"
                                      << "models rope, learned_absolute and none";
-    QTest::newRow("MoE, DeepSpeed list") << Args{{"num_experts", "[8]"}} << "num_experts" << "(8 experts)";
+    QTest::newRow("MoE, DeepSpeed list") << Args{{"num_experts", "[8]"}} << "num_experts"
+                                         << "(8 experts)";
     QTest::newRow("batch ramp-up") << Args{{"rampup_batch_size", "['16', '8', '300000']"}} << "rampup_batch_size"
                                    << "ramp-up";
     QTest::newRow("gbs not a multiple") << Args{{"global_batch_size", "63"}} << "global_batch_size"
                                         << "multiple of micro batch x DP = 2";
-    QTest::newRow("hidden None") << Args{{"hidden_size", "None"}} << "hidden_size" << "is None";
+    QTest::newRow("hidden None") << Args{{"hidden_size", "None"}} << "hidden_size"
+                                 << "is None";
     QTest::newRow("not a number") << Args{{"tensor_model_parallel_size", "two"}} << "tensor_model_parallel_size"
                                   << "expected a whole number, got \"two\"";
-    QTest::newRow("layout holds too few layers") << Args{{"pipeline_model_parallel_layout", "Et*10|t*8L"}}
-                                                 << "pipeline_model_parallel_layout" << "hold 18 layers, but num_layers is 32";
+    QTest::newRow("layout holds too few layers")
+        << Args{{"pipeline_model_parallel_layout", "Et*10|t*8L"}} << "pipeline_model_parallel_layout"
+        << "hold 18 layers, but num_layers is 32";
     QTest::newRow("layout symbol") << Args{{"pipeline_model_parallel_layout", "Et*16|x*16L"}}
-                                   << "pipeline_model_parallel_layout" << "unknown layer symbol 'x'";
+                                   << "pipeline_model_parallel_layout"
+                                   << "unknown layer symbol 'x'";
     // PP 4, first 6: 26 layers over 3 stages.
     QTest::newRow("first stage leaves an uneven rest")
         << Args{{"pipeline_model_parallel_size", "4"}, {"world_size", "16"}, {"decoder_first_pipeline_num_layers", "6"}}
-        << "decoder_first_pipeline_num_layers" << "26 layers left do not split evenly over the 3 other stage(s)";
+        << "decoder_first_pipeline_num_layers"
+        << "26 layers left do not split evenly over the 3 other stage(s)";
     QTest::newRow("uneven without flags") << Args{{"num_layers", "31"}} << "num_layers"
                                           << "31 layers do not split evenly over PP 2";
     QTest::newRow("partial block recomputation")
         << Args{{"recompute_granularity", "full"}, {"recompute_method", "block"}, {"recompute_num_layers", "4"}}
-        << "recompute_num_layers" << "recomputes 4 of the 16 layers in each chunk of stage 0";
+        << "recompute_num_layers"
+        << "recomputes 4 of the 16 layers in each chunk of stage 0";
     QTest::newRow("selective beyond the attention core")
         << Args{{"recompute_granularity", "selective"}, {"recompute_modules", "['core_attn', 'mlp']"}}
-        << "recompute_modules" << "\"mlp\" is not modelled";
+        << "recompute_modules"
+        << "\"mlp\" is not modelled";
     QTest::newRow("no vocabulary") << Args{{"padded_vocab_size", "None"}, {"vocab_size", "None"}} << "vocab_size"
                                    << "no vocabulary size";
-    QTest::newRow("interleaving without pipeline")
-        << Args{{"pipeline_model_parallel_size", "1"}, {"data_parallel_size", "4"}, {"virtual_pipeline_model_parallel_size", "2"}}
-        << "num_layers" << "interleaving (2 virtual stages) needs PP >= 2";
+    QTest::newRow("interleaving without pipeline") << Args{{"pipeline_model_parallel_size", "1"},
+                                                           {"data_parallel_size", "4"},
+                                                           {"virtual_pipeline_model_parallel_size", "2"}}
+                                                   << "num_layers"
+                                                   << "interleaving (2 virtual stages) needs PP >= 2";
 }
 
 void TestMegatronArguments::toRunRefuses()
@@ -541,17 +615,18 @@ void TestMegatronArguments::unmodelledSetup_data()
     QTest::newRow("fp32 is modelled") << Args{{"params_dtype", "torch.float32"}, {"bf16", "False"}} << QStringList{};
     // Sequence parallelism and the distributed optimizer are measurement
     // columns (sequence_parallel, distributed_optimizer): modelled either way.
-    QTest::newRow("no sequence parallelism at TP 2 is modelled") << Args{{"sequence_parallel", "False"}}
-                                                                 << QStringList{};
+    QTest::newRow("no sequence parallelism at TP 2 is modelled")
+        << Args{{"sequence_parallel", "False"}} << QStringList{};
     QTest::newRow("no sequence parallelism at TP 1 is fine")
         << Args{{"sequence_parallel", "False"}, {"tensor_model_parallel_size", "1"}, {"data_parallel_size", "4"}}
         << QStringList{};
-    QTest::newRow("unsharded optimizer at DP 2 is modelled") << Args{{"use_distributed_optimizer", "False"}}
-                                                             << QStringList{};
-    QTest::newRow("unsharded optimizer at DP 1 is fine")
-        << Args{{"use_distributed_optimizer", "False"}, {"world_size", "4"}, {"data_parallel_size", "1"},
-                {"global_batch_size", "32"}}
-        << QStringList{};
+    QTest::newRow("unsharded optimizer at DP 2 is modelled")
+        << Args{{"use_distributed_optimizer", "False"}} << QStringList{};
+    QTest::newRow("unsharded optimizer at DP 1 is fine") << Args{{"use_distributed_optimizer", "False"},
+                                                                 {"world_size", "4"},
+                                                                 {"data_parallel_size", "1"},
+                                                                 {"global_batch_size", "32"}}
+                                                         << QStringList{};
     QTest::newRow("full recomputation in chunks of 2")
         << Args{{"recompute_granularity", "full"}, {"recompute_method", "uniform"}, {"recompute_num_layers", "2"}}
         << QStringList{"recompute_granularity"};
@@ -565,7 +640,8 @@ void TestMegatronArguments::unmodelledSetup()
     const std::vector<std::string> found = readDump(args).toRun().unmodelledSetup();
     QCOMPARE(int(found.size()), arguments.size());
     for (int i = 0; i < arguments.size(); ++i) {
-        const QString expected = QString("dump.log: line %1, argument %2 = ").arg(lineOf(args, arguments[i])).arg(arguments[i]);
+        const QString expected
+            = QString("dump.log: line %1, argument %2 = ").arg(lineOf(args, arguments[i])).arg(arguments[i]);
         QVERIFY2(QString::fromStdString(found[size_t(i)]).startsWith(expected), found[size_t(i)].c_str());
     }
 }
@@ -575,13 +651,15 @@ void TestMegatronArguments::sourcesNameTheArgument()
     const Args args = baseArgs();
     const DumpedRun r = readDump(args).toRun();
     QCOMPARE(QString::fromStdString(r.where("tp")),
-             QString("dump.log: line %1, argument tensor_model_parallel_size = 2").arg(lineOf(args, "tensor_model_parallel_size")));
+             QString("dump.log: line %1, argument tensor_model_parallel_size = 2")
+                 .arg(lineOf(args, "tensor_model_parallel_size")));
     QCOMPARE(QString::fromStdString(r.where("dp")),
              QString("dump.log: line %1, argument world_size = 8").arg(lineOf(args, "world_size")));
     // The padded-vocabulary line of the log stands in when the dump has no padded size.
     const DumpedRun v = readDump(with(args, {{"padded_vocab_size", "None"}})).toRun(PaddedVocabLine{50257, 50432, 91});
     QCOMPARE(v.config.vocab, 50432);
-    QCOMPARE(QString::fromStdString(v.where("vocab")), QString("dump.log: line 91, argument \" > padded vocab\" (new size) = 50432"));
+    QCOMPARE(QString::fromStdString(v.where("vocab")),
+             QString("dump.log: line 91, argument \" > padded vocab\" (new size) = 50432"));
     QCOMPARE(toList(v.vocabAliases), (QList<int>{50432, 50257, 50257}));
     // An argument the dump lacks.
     const DumpedRun w = readDump(with(args, {{"sequence_parallel", "<absent>"}})).toRun();
@@ -595,7 +673,8 @@ void TestMegatronArguments::firstDifference()
     QCOMPARE(a.firstDifference(readDump(with(baseArgs(), {{"seed", "42"}}))), std::string());  // not read by toRun
     QCOMPARE(a.firstDifference(readDump(with(baseArgs(), {{"micro_batch_size", "2"}, {"world_size", "16"}}))),
              std::string("world_size"));  // the first in runArgumentNames() order
-    QCOMPARE(a.firstDifference(readDump(with(baseArgs(), {{"log_interval", "<absent>"}}))), std::string("log_interval"));
+    QCOMPARE(a.firstDifference(readDump(with(baseArgs(), {{"log_interval", "<absent>"}}))),
+             std::string("log_interval"));
 }
 
 void TestMegatronArguments::layoutEntries_data()
@@ -618,7 +697,7 @@ void TestMegatronArguments::layoutEntries_data()
     docEntries << 0 << 0;
     QList<int> docStages{3 + 2};  // entries 0 and 16
     for (int s = 1; s < 14; ++s)
-        docStages << 2 + 2;       // entries s and s + 16
+        docStages << 2 + 2;  // entries s and s + 16
     docStages << 2 + 0 << 2 + 0;  // stage 14: entries 14 and 30 (m); stage 15: entries 15 and 31 (L)
     QTest::newRow("PP16 VPP2 with MTP") << "Et*3|(tt|)*29,m|L" << 16 << docEntries << docStages << 2;
     QTest::newRow("spelled out") << "Ettt|ttL" << 2 << QList<int>{3, 2} << QList<int>{3, 2} << 1;
@@ -643,12 +722,18 @@ void TestMegatronArguments::layoutRefuses_data()
 {
     QTest::addColumn<QString>("layout");
     QTest::addColumn<QString>("reason");
-    QTest::newRow("no loss") << "Et*10|t*8" << "exactly one E and one L";
-    QTest::newRow("two embeddings") << "Et*4|Et*4L" << "exactly one E and one L";
-    QTest::newRow("unbalanced") << "E(t*2|L" << "unbalanced";
-    QTest::newRow("group without count") << "E(t*2|)L" << "without \"*n\"";
-    QTest::newRow("star without count") << "Et*|L" << "without a count";
-    QTest::newRow("star without symbol") << "E|*4L" << "without a symbol";
+    QTest::newRow("no loss") << "Et*10|t*8"
+                             << "exactly one E and one L";
+    QTest::newRow("two embeddings") << "Et*4|Et*4L"
+                                    << "exactly one E and one L";
+    QTest::newRow("unbalanced") << "E(t*2|L"
+                                << "unbalanced";
+    QTest::newRow("group without count") << "E(t*2|)L"
+                                         << "without \"*n\"";
+    QTest::newRow("star without count") << "Et*|L"
+                                        << "without a count";
+    QTest::newRow("star without symbol") << "E|*4L"
+                                         << "without a symbol";
 }
 
 void TestMegatronArguments::layoutRefuses()

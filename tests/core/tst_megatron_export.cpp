@@ -113,7 +113,8 @@ Script parseScript(const ExportedFile& f)
             s.nodeRank = std::stoi(line.substr(10));
         else if (line.rfind("NPROC_PER_NODE=", 0) == 0)
             s.nproc = std::stoi(line.substr(15));
-        else if (std::smatch m; std::regex_match(line, m, std::regex(R"(export (\w+_VISIBLE_(?:DEVICES|MODULES))=([\d,]+))"))) {
+        else if (std::smatch m;
+                 std::regex_match(line, m, std::regex(R"(export (\w+_VISIBLE_(?:DEVICES|MODULES))=([\d,]+))"))) {
             s.visibleVar = m[1];
             s.visible = ints(m[2]);
         }
@@ -170,7 +171,8 @@ std::vector<int> checkMegatronRules(const std::map<std::string, std::vector<std:
     // arguments.py: "--overlap-param-gather only supported with distributed
     // optimizer", "--overlap-grad-reduce should be turned on when using
     // --overlap-param-gather".
-    if (f.count("--overlap-param-gather") && (!f.count("--use-distributed-optimizer") || !f.count("--overlap-grad-reduce")))
+    if (f.count("--overlap-param-gather")
+        && (!f.count("--use-distributed-optimizer") || !f.count("--overlap-grad-reduce")))
         fail("--overlap-param-gather without --use-distributed-optimizer and --overlap-grad-reduce");
     if (num(f, "--seq-length") != num(f, "--max-position-embeddings"))
         fail("seq length vs positions");
@@ -190,7 +192,8 @@ std::vector<int> checkMegatronRules(const std::map<std::string, std::vector<std:
         + static_cast<int>(f.count("--pipeline-model-parallel-layout"));
     if (nVpp > 1)
         fail("more than one of the VPP flags and the layout");
-    const bool firstLast = f.count("--decoder-first-pipeline-num-layers") || f.count("--decoder-last-pipeline-num-layers");
+    const bool firstLast
+        = f.count("--decoder-first-pipeline-num-layers") || f.count("--decoder-last-pipeline-num-layers");
     if (firstLast && f.count("--pipeline-model-parallel-layout"))
         fail("first/last with layout");
     if (firstLast && f.count("--num-layers-per-virtual-pipeline-stage"))
@@ -311,14 +314,21 @@ nlohmann::json handCluster()
 PlanDocument handPlan(int tp, int dp, const std::vector<std::pair<std::string, std::vector<int>>>& stages,
                       const std::vector<int>& layers, const std::vector<std::string>& recompute)
 {
-    nlohmann::json plan = {{"format", "memx-plan/1"}, {"tp", tp}, {"pp", stages.size()}, {"dp", dp},
-                           {"micro_batch", 1}, {"global_batch", 16}, {"micro_batches", 16 / dp},
-                           {"seq_len", 4096}, {"query_groups", 32}, {"schedule", "1f1b"}, {"virtual_stages", 1},
-                           {"iteration_ms", 1000.0}, {"max_mem_mib", 50000.0}, {"provenance", "analytic"}};
+    nlohmann::json plan = {{"format", "memx-plan/1"},  {"tp", tp},
+                           {"pp", stages.size()},      {"dp", dp},
+                           {"micro_batch", 1},         {"global_batch", 16},
+                           {"micro_batches", 16 / dp}, {"seq_len", 4096},
+                           {"query_groups", 32},       {"schedule", "1f1b"},
+                           {"virtual_stages", 1},      {"iteration_ms", 1000.0},
+                           {"max_mem_mib", 50000.0},   {"provenance", "analytic"}};
     int first = 0;
     for (std::size_t i = 0; i < stages.size(); ++i) {
-        plan["stages"].push_back({{"group", stages[i].first}, {"devices", stages[i].second}, {"first_layer", first},
-                                  {"layers", layers[i]}, {"recompute", recompute[i]}, {"peak_mib", 40000.0},
+        plan["stages"].push_back({{"group", stages[i].first},
+                                  {"devices", stages[i].second},
+                                  {"first_layer", first},
+                                  {"layers", layers[i]},
+                                  {"recompute", recompute[i]},
+                                  {"peak_mib", 40000.0},
                                   {"capacity_mib", 81920.0}});
         first += layers[i];
     }
@@ -397,7 +407,8 @@ void TestMegatronExport::splitFlags_data()
     using V = std::vector<std::string>;
     QTest::newRow("even 1f1b") << std::vector<int>{8, 8, 8, 8} << 1 << V{};
     QTest::newRow("even v2") << std::vector<int>{8, 8, 8, 8} << 2 << V{"--num-layers-per-virtual-pipeline-stage", "4"};
-    QTest::newRow("first differs") << std::vector<int>{5, 9, 9, 9} << 1 << V{"--decoder-first-pipeline-num-layers", "5"};
+    QTest::newRow("first differs") << std::vector<int>{5, 9, 9, 9} << 1
+                                   << V{"--decoder-first-pipeline-num-layers", "5"};
     QTest::newRow("last differs") << std::vector<int>{9, 9, 9, 5} << 1 << V{"--decoder-last-pipeline-num-layers", "5"};
     QTest::newRow("pp2 uneven") << std::vector<int>{12, 20} << 1 << V{"--decoder-first-pipeline-num-layers", "12"};
     QTest::newRow("first and last") << std::vector<int>{10, 8, 8, 6} << 1
@@ -466,10 +477,10 @@ void TestMegatronExport::mlpKindAndTiedEmbeddings_data()
     QTest::addColumn<QString>("norm");
     QTest::addColumn<QString>("positions");
     QTest::addColumn<bool>("noBias");
-    QTest::newRow("llama2-7b: SwiGLU 11008, untied, LLaMA layer")
-        << "llama2-7b" << true << "11008" << true << "RMSNorm" << "rope" << true;
-    QTest::newRow("gpt3-175b: GeLU 4h, tied, GPT layer")
-        << "gpt3-175b" << false << "49152" << false << "LayerNorm" << "learned_absolute" << false;
+    QTest::newRow("llama2-7b: SwiGLU 11008, untied, LLaMA layer") << "llama2-7b" << true << "11008" << true << "RMSNorm"
+                                                                  << "rope" << true;
+    QTest::newRow("gpt3-175b: GeLU 4h, tied, GPT layer") << "gpt3-175b" << false << "49152" << false << "LayerNorm"
+                                                         << "learned_absolute" << false;
 }
 
 void TestMegatronExport::mlpKindAndTiedEmbeddings()
@@ -560,7 +571,7 @@ void TestMegatronExport::handPlacement_data()
     QTest::addColumn<int>("dp");
     QTest::addColumn<std::vector<std::string>>("groups");
     QTest::addColumn<std::vector<std::vector<int>>>("devices");
-    QTest::addColumn<std::vector<std::string>>("hostOfRank");     // per node rank
+    QTest::addColumn<std::vector<std::string>>("hostOfRank");  // per node rank
     QTest::addColumn<std::vector<std::string>>("visibleOfRank");  // per node rank
     using S = std::vector<std::string>;
     using D = std::vector<std::vector<int>>;
@@ -687,7 +698,9 @@ void TestMegatronExport::samplePlansObeyMegatronRules()
                 const int device = doc.problem.cluster.nodes()[static_cast<std::size_t>(node)].devices.at(
                     static_cast<std::size_t>(s.visible[static_cast<std::size_t>(local)]));
                 const RankCoords rc = layout.coordsOf(rank);
-                QCOMPARE(device, p.stages[static_cast<std::size_t>(rc.pp)].devices[static_cast<std::size_t>(rc.dp * p.tp + rc.tp)]);
+                QCOMPARE(device,
+                         p.stages[static_cast<std::size_t>(rc.pp)]
+                             .devices[static_cast<std::size_t>(rc.dp * p.tp + rc.tp)]);
                 QVERIFY(used.insert(device).second);
             }
         }
@@ -738,8 +751,8 @@ void TestMegatronExport::unequalNodesRefuseIdenticalWorkers()
     // n0 runs 2 ranks (stage 0), n1 runs 4 (stages 1 and 2): torchrun's
     // default assignment is what the plan needs, and the script refuses to
     // start when TORCH_ELASTIC_WORKER_IDENTICAL=1 would assume equal nodes.
-    const PlanDocument unequal = handPlan(2, 1, {{"n0", {0, 1}}, {"n1", {4, 5}}, {"n1", {6, 7}}}, {12, 10, 10},
-                                          {"none", "none", "none"});
+    const PlanDocument unequal
+        = handPlan(2, 1, {{"n0", {0, 1}}, {"n1", {4, 5}}, {"n1", {6, 7}}}, {12, 10, 10}, {"none", "none", "none"});
     const auto scripts = scriptsOf(MegatronExport::files(unequal));
     QCOMPARE(scripts.size(), std::size_t(2));
     QCOMPARE(scripts[0].nproc, 2);

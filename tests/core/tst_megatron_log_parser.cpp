@@ -57,10 +57,10 @@ void TestMegatronLogParser::sampleLogs_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QList<int>>("iterations");
-    QTest::addColumn<double>("medianAll");      // summary(0): no iteration number is warm-up
+    QTest::addColumn<double>("medianAll");  // summary(0): no iteration number is warm-up
     QTest::addColumn<double>("medianDefault");  // summary(): lines averaging over iterations <= 2 dropped
-    QTest::addColumn<double>("lastTflops");     // NaN: not in the log
-    QTest::addColumn<QList<int>>("memRanks");   // memory records in log order
+    QTest::addColumn<double>("lastTflops");  // NaN: not in the log
+    QTest::addColumn<QList<int>>("memRanks");  // memory records in log order
     QTest::addColumn<QList<double>>("memMaxAllocated");
     QTest::addColumn<QStringList>("timers");
     QTest::addColumn<int>("warnings");
@@ -75,10 +75,10 @@ void TestMegatronLogParser::sampleLogs_data()
     // ranks 0-3 -> max(38911.20, 38907.95); stage 1 = ranks 4-7 ->
     // max(30422.87, 30419.02). Two (min, max) timer blocks of 5 timers.
     QTest::newRow("current_main_tp2_pp2")
-        << "current_main_tp2_pp2.log" << QList<int>{1, 2, 3, 4} << 8347.05 << 8338.65 << 72.3
-        << QList<int>{0, 4, 1, 5} << QList<double>{38911.20, 30422.87, 38907.95, 30419.02}
-        << QStringList{"backward-compute", "batch-generator", "forward-backward", "forward-compute", "optimizer"}
-        << 0 << QList<int>{2, 2, 2} << QList<double>{38911.20, 30422.87};
+        << "current_main_tp2_pp2.log" << QList<int>{1, 2, 3, 4} << 8347.05 << 8338.65 << 72.3 << QList<int>{0, 4, 1, 5}
+        << QList<double>{38911.20, 30422.87, 38907.95, 30419.02}
+        << QStringList{"backward-compute", "batch-generator", "forward-backward", "forward-compute", "optimizer"} << 0
+        << QList<int>{2, 2, 2} << QList<double>{38911.20, 30422.87};
 
     // Iterations 10 and 20: 2411.8, 2398.2 ms. summary(0) = (2411.8 + 2398.2)
     // / 2 = 2405.0. The gap of 10 says --log-interval 10: the line at 10
@@ -87,11 +87,15 @@ void TestMegatronLogParser::sampleLogs_data()
     // Raw-float memory from ranks 0-3; TP1 PP4 DP1: stage = rank. Two
     // one-line timer lines of 7 timers.
     QTest::newRow("legacy_2022_onelinetimers")
-        << "legacy_2022_onelinetimers.log" << QList<int>{10, 20} << 2405.0 << 2398.2 << kNaN
-        << QList<int>{0, 1, 2, 3}
+        << "legacy_2022_onelinetimers.log" << QList<int>{10, 20} << 2405.0 << 2398.2 << kNaN << QList<int>{0, 1, 2, 3}
         << QList<double>{14301.1806640625, 11209.7626953125, 8702.3818359375, 9011.0439453125}
-        << QStringList{"backward-compute", "backward-embedding-all-reduce", "backward-params-all-reduce",
-                       "batch-generator", "forward-compute", "optimizer", "optimizer-copy-to-main-grad"}
+        << QStringList{"backward-compute",
+                       "backward-embedding-all-reduce",
+                       "backward-params-all-reduce",
+                       "batch-generator",
+                       "forward-compute",
+                       "optimizer",
+                       "optimizer-copy-to-main-grad"}
         << 0 << QList<int>{1, 4, 1}
         << QList<double>{14301.1806640625, 11209.7626953125, 8702.3818359375, 9011.0439453125};
 
@@ -212,8 +216,8 @@ void TestMegatronLogParser::currentMainDetails()
     QVERIFY(ds.iterations.front().tflopsCountRecompute);
     QCOMPARE(ds.iterations.front().tflopsPerGpu.value(), 142.77);
     // Legacy: one-line timers attach to the iteration printed before them.
-    const MegatronLog legacy =
-        MegatronLogParser::read(memx::test::dataFile("megatron_logs/legacy_2022_onelinetimers.log"));
+    const MegatronLog legacy
+        = MegatronLogParser::read(memx::test::dataFile("megatron_logs/legacy_2022_onelinetimers.log"));
     const auto& bc = legacy.timers.at("backward-compute");
     QCOMPARE(int(bc.size()), 2);
     QCOMPARE(bc[0].iteration, 10);
@@ -235,34 +239,37 @@ void TestMegatronLogParser::timerForms_data()
 
     const QByteArray iter = " iteration        7/      50 | elapsed time per iteration (ms): 100.0 |\n";
     QTest::newRow("minmax with logger prefix")
-        << (iter + "INFO:megatron.core.timers:(min, max) time across ranks (ms):\n"
-                   "    forward-backward ...............................: (9402.11, 9403.87)\n"
-                   "    optimizer ......................................: (301.72, 305.14)\n")
+        << (iter
+            + "INFO:megatron.core.timers:(min, max) time across ranks (ms):\n"
+              "    forward-backward ...............................: (9402.11, 9403.87)\n"
+              "    optimizer ......................................: (301.72, 305.14)\n")
         << "forward-backward" << QList<int>{-1} << QList<double>{9402.11} << QList<double>{9403.87}
         << int(TimerStat::MinMax) << 0;
-    QTest::newRow("max only")
-        << (iter + "max time across ranks (ms):\n"
-                   "    forward-backward ...............................: 9403.87\n"
-                   "    optimizer ......................................: 305.14\n")
-        << "optimizer" << QList<int>{-1} << QList<double>{305.14} << QList<double>{305.14} << int(TimerStat::MaxOnly)
-        << 0;
+    QTest::newRow("max only") << (iter
+                                  + "max time across ranks (ms):\n"
+                                    "    forward-backward ...............................: 9403.87\n"
+                                    "    optimizer ......................................: 305.14\n")
+                              << "optimizer" << QList<int>{-1} << QList<double>{305.14} << QList<double>{305.14}
+                              << int(TimerStat::MaxOnly) << 0;
     // Older Megatron printed max-only entries under the (min, max) header.
     QTest::newRow("max entries under minmax header")
-        << (iter + "(min, max) time across ranks (ms):\n"
-                   "    optimizer ......................................: 305.14\n")
+        << (iter
+            + "(min, max) time across ranks (ms):\n"
+              "    optimizer ......................................: 305.14\n")
         << "optimizer" << QList<int>{-1} << QList<double>{305.14} << QList<double>{305.14} << int(TimerStat::MaxOnly)
         << 0;
-    QTest::newRow("all ranks")
-        << (iter + "times across ranks (ms):\n"
-                   "  forward-compute:\n"
-                   "     rank  0: 3010.44\n"
-                   "     rank  1: 3011.02\n"
-                   "     rank  2: 3388.19\n"
-                   "     rank  3: 3387.50\n"
-                   "  optimizer:\n"
-                   "     rank  0: 301.72\n")
-        << "forward-compute" << QList<int>{0, 1, 2, 3} << QList<double>{3010.44, 3011.02, 3388.19, 3387.50}
-        << QList<double>{3010.44, 3011.02, 3388.19, 3387.50} << int(TimerStat::PerRank) << 0;
+    QTest::newRow("all ranks") << (iter
+                                   + "times across ranks (ms):\n"
+                                     "  forward-compute:\n"
+                                     "     rank  0: 3010.44\n"
+                                     "     rank  1: 3011.02\n"
+                                     "     rank  2: 3388.19\n"
+                                     "     rank  3: 3387.50\n"
+                                     "  optimizer:\n"
+                                     "     rank  0: 301.72\n")
+                               << "forward-compute" << QList<int>{0, 1, 2, 3}
+                               << QList<double>{3010.44, 3011.02, 3388.19, 3387.50}
+                               << QList<double>{3010.44, 3011.02, 3388.19, 3387.50} << int(TimerStat::PerRank) << 0;
     // srun -l: the last rank's block is interleaved with other ranks' output,
     // which neither ends the block nor is taken for a timer.
     QTest::newRow("all ranks, srun prefixes, interleaved")
@@ -276,24 +283,23 @@ void TestMegatronLogParser::timerForms_data()
                       "3:      rank 11: 3388.19\n"
                       "3:   backward-compute:\n"
                       "3:      rank  0: 5.00\n")
-        << "forward-compute" << QList<int>{0, 11} << QList<double>{3010.44, 3388.19}
-        << QList<double>{3010.44, 3388.19} << int(TimerStat::PerRank) << 0;
-    QTest::newRow("torchrun tee prefix")
-        << QByteArray("[default3]: iteration        7/      50 | elapsed time per iteration (ms): 100.0 |\n"
-                      "[default3]:(min, max) time across ranks (ms):\n"
-                      "[default3]:    forward-backward ...............................: (1.50, 2.50)\n")
-        << "forward-backward" << QList<int>{-1} << QList<double>{1.50} << QList<double>{2.50}
-        << int(TimerStat::MinMax) << 0;
-    QTest::newRow("truncated entry")
-        << (iter + "(min, max) time across ranks (ms):\n"
-                   "    forward-backward ...............................: (9402.11, 9403.87)\n"
-                   "    optimizer ......................................: (301.7\n")
-        << "forward-backward" << QList<int>{-1} << QList<double>{9402.11} << QList<double>{9403.87}
-        << int(TimerStat::MinMax) << 1;
+        << "forward-compute" << QList<int>{0, 11} << QList<double>{3010.44, 3388.19} << QList<double>{3010.44, 3388.19}
+        << int(TimerStat::PerRank) << 0;
+    QTest::newRow("torchrun tee prefix") << QByteArray(
+        "[default3]: iteration        7/      50 | elapsed time per iteration (ms): 100.0 |\n"
+        "[default3]:(min, max) time across ranks (ms):\n"
+        "[default3]:    forward-backward ...............................: (1.50, 2.50)\n")
+                                         << "forward-backward" << QList<int>{-1} << QList<double>{1.50}
+                                         << QList<double>{2.50} << int(TimerStat::MinMax) << 0;
+    QTest::newRow("truncated entry") << (iter
+                                         + "(min, max) time across ranks (ms):\n"
+                                           "    forward-backward ...............................: (9402.11, 9403.87)\n"
+                                           "    optimizer ......................................: (301.7\n")
+                                     << "forward-backward" << QList<int>{-1} << QList<double>{9402.11}
+                                     << QList<double>{9403.87} << int(TimerStat::MinMax) << 1;
     QTest::newRow("legacy one-line, cut off")
-        << (iter + "time (ms) | forward-compute: 611.20 | backward-compute: 1240.87 | optimi\n")
-        << "backward-compute" << QList<int>{-1} << QList<double>{1240.87} << QList<double>{1240.87}
-        << int(TimerStat::Legacy) << 1;
+        << (iter + "time (ms) | forward-compute: 611.20 | backward-compute: 1240.87 | optimi\n") << "backward-compute"
+        << QList<int>{-1} << QList<double>{1240.87} << QList<double>{1240.87} << int(TimerStat::Legacy) << 1;
 }
 
 void TestMegatronLogParser::timerForms()
@@ -375,7 +381,7 @@ void TestMegatronLogParser::rankLayoutHandExamples()
     QCOMPARE(a.ranksOfStage(1), (std::vector<int>{4, 5, 6, 7}));
     QCOMPARE(a.coordsOf(5), (RankCoords{1, 1, 0, 0}));  // 5 = 1 + 2*(0 + 2*1)
     QCOMPARE(a.coordsOf(6), (RankCoords{0, 1, 1, 0}));  // 6 = 0 + 2*(1 + 2*1)
-    QCOMPARE(a.rankOf(1, 0, 1), 3);                      // 3 = 1 + 2*(1 + 2*0)
+    QCOMPARE(a.rankOf(1, 0, 1), 3);  // 3 = 1 + 2*(1 + 2*0)
 
     const RankLayout b(2, 3, 1);
     QCOMPARE(b.ranksOfStage(2), (std::vector<int>{4, 5}));
@@ -429,8 +435,8 @@ void TestMegatronLogParser::damagedInput_data()
     QTest::newRow("iteration line without elapsed time")
         << (ok + " iteration        8/      50 | consumed samples: 5 |\n") << false << 1 << 0
         << "bad.log:2: iteration line 8 has no readable";
-    QTest::newRow("garbage bytes only")
-        << QByteArray("\x00\x01\xff\xfe\x80garbage\n\x7f\x1b[0m\xc3\x28", 17) << true << 0 << 0 << "bad.log";
+    QTest::newRow("garbage bytes only") << QByteArray("\x00\x01\xff\xfe\x80garbage\n\x7f\x1b[0m\xc3\x28", 17) << true
+                                        << 0 << 0 << "bad.log";
     QTest::newRow("garbage bytes then a good line")
         << (QByteArray("\x00\x01\xff\xfe\x80garbage\n", 13) + ok) << false << 1 << 0 << "bad.log:1: line holds binary";
     QTest::newRow("memory line missing max allocated")
@@ -438,11 +444,12 @@ void TestMegatronLogParser::damagedInput_data()
             + mem)
         << false << 1 << 1 << "bad.log:2: memory line of rank 0 lacks a readable 'max allocated'";
     QTest::newRow("memory line with a non-number")
-        << (mem + "[Rank 1] (after 7 iterations) memory (MB) | allocated: 1.00 | max allocated: n/a | "
-                  "reserved: 3.00 | max reserved: 4.00\n")
+        << (mem
+            + "[Rank 1] (after 7 iterations) memory (MB) | allocated: 1.00 | max allocated: n/a | "
+              "reserved: 3.00 | max reserved: 4.00\n")
         << false << 0 << 1 << "bad.log:2: memory line of rank 1 lacks a readable 'max allocated'";
-    QTest::newRow("memory line cut off") << (mem + "[Rank 2] (after 7 iterations) memory (MB) | alloc") << false
-                                         << 0 << 1 << "bad.log:2";
+    QTest::newRow("memory line cut off") << (mem + "[Rank 2] (after 7 iterations) memory (MB) | alloc") << false << 0
+                                         << 1 << "bad.log:2";
     // Issue #14: impossible numbers are refused at the log's line, not later against the output CSV.
     // A log reformatted with thousands separators: said once, with why and how many.
     QTest::newRow("thousands separators")
@@ -456,8 +463,9 @@ void TestMegatronLogParser::damagedInput_data()
         << (ok + " iteration        8/      50 | elapsed time per iteration (ms): 7,305.2 |\n"
             + " iteration        9/      50 | elapsed time per iteration (ms): 7,311.9 |\n"
             + " iteration       10/      50 | elapsed time per iteration (ms): 12,005.0 |\n")
-        << false << 1 << 0 << "bad.log: 2 more line(s) the same: iteration line #: elapsed time per iteration: has "
-                               "thousands separators";
+        << false << 1 << 0
+        << "bad.log: 2 more line(s) the same: iteration line #: elapsed time per iteration: has "
+           "thousands separators";
     QTest::newRow("elapsed time 0")
         << (ok + " iteration        8/      50 | elapsed time per iteration (ms): 0.0 |\n") << false << 1 << 0
         << "bad.log:2: iteration line 8: elapsed time per iteration: must be greater than 0 (got 0 ms)";
@@ -465,18 +473,20 @@ void TestMegatronLogParser::damagedInput_data()
         << (ok + " iteration        8/      50 | elapsed time per iteration (ms): 1e300 |\n") << false << 1 << 0
         << "bad.log:2: iteration line 8: elapsed time per iteration: time 1e+300 ms is outside the plausible range";
     QTest::newRow("max allocated -5")
-        << (mem + "[Rank 1] (after 7 iterations) memory (MB) | allocated: 1.00 | max allocated: -5 | "
-                  "reserved: 3.00 | max reserved: 4.00\n")
+        << (mem
+            + "[Rank 1] (after 7 iterations) memory (MB) | allocated: 1.00 | max allocated: -5 | "
+              "reserved: 3.00 | max reserved: 4.00\n")
         << false << 0 << 1 << "bad.log:2: memory line of rank 1: 'max allocated': must be greater than 0 (got -5 MiB)";
     QTest::newRow("reserved 1e300")
-        << (mem + "[Rank 1] (after 7 iterations) memory (MB) | allocated: 1.00 | max allocated: 2.00 | "
-                  "reserved: 1e300 | max reserved: 4.00\n")
+        << (mem
+            + "[Rank 1] (after 7 iterations) memory (MB) | allocated: 1.00 | max allocated: 2.00 | "
+              "reserved: 1e300 | max reserved: 4.00\n")
         << false << 0 << 1 << "bad.log:2: memory line of rank 1: 'reserved': memory 1e+300 MiB is outside";
-    QTest::newRow("CRLF line endings")
-        << QByteArray(" iteration        7/      50 | elapsed time per iteration (ms): 100.0 |\r\n"
-                      "[Rank 0] (after 7 iterations) memory (MB) | allocated: 1.00 | max allocated: 2.00 | "
-                      "reserved: 3.00 | max reserved: 4.00\r\n")
-        << false << 1 << 1 << "";
+    QTest::newRow("CRLF line endings") << QByteArray(
+        " iteration        7/      50 | elapsed time per iteration (ms): 100.0 |\r\n"
+        "[Rank 0] (after 7 iterations) memory (MB) | allocated: 1.00 | max allocated: 2.00 | "
+        "reserved: 3.00 | max reserved: 4.00\r\n")
+                                       << false << 1 << 1 << "";
 }
 
 void TestMegatronLogParser::damagedInput()

@@ -97,7 +97,8 @@ void TestMemoryBudget::tooSmallNamesTheLeast()
         QFAIL("a 5 MiB budget was accepted");
     } catch (const std::invalid_argument& e) {
         const QString msg = QString::fromUtf8(e.what());
-        const QRegularExpression least(R"(a memory budget of 5 MiB is below the least this search works in, (\d+) MiB)");
+        const QRegularExpression least(
+            R"(a memory budget of 5 MiB is below the least this search works in, (\d+) MiB)");
         const auto m = least.match(msg);
         QVERIFY2(m.hasMatch(), qPrintable(msg));
         // The least it names does work.

@@ -49,22 +49,21 @@ void TestMemoryFit::fits_data()
     QTest::addColumn<bool>("multiplierFitted");
 
     // Two configurations: only the buffers. 1500 - 1000 = 2500 - 2000 = 500.
-    QTest::newRow("allocated, 2 configurations") << std::vector{obs("a", 1500, 1000), obs("b", 2500, 2000)} << 1.0
-                                                 << 500.0 << false;
+    QTest::newRow("allocated, 2 configurations")
+        << std::vector{obs("a", 1500, 1000), obs("b", 2500, 2000)} << 1.0 << 500.0 << false;
     // Device peaks: (T + c) x 1.1 + 1536 = M gives c = (3736 - 1536) / 1.1 - 1000 = 1000
     // and (4836 - 1536) / 1.1 - 2000 = 1000.
-    QTest::newRow("device, slack and reserve") << std::vector{obs("a", 3736, 1000, 0.1, 1536), obs("b", 4836, 2000, 0.1, 1536)}
-                                               << 1.0 << 1000.0 << false;
+    QTest::newRow("device, slack and reserve")
+        << std::vector{obs("a", 3736, 1000, 0.1, 1536), obs("b", 4836, 2000, 0.1, 1536)} << 1.0 << 1000.0 << false;
     // Three configurations of 1.2 T + 300: 1500, 2700, 5100 (1.2 is on the
     // multiplier grid, 0.5 + 280/400).
     QTest::newRow("multiplier and buffers")
         << std::vector{obs("a", 1500, 1000), obs("b", 2700, 2000), obs("c", 5100, 4000)} << 1.2 << 300.0 << true;
     // Five configurations of T + 400 and a sixth measured 3x that: the
     // median ignores it (a multiplier that reached it would miss the five).
-    QTest::newRow("one odd run")
-        << std::vector{obs("a", 1400, 1000), obs("b", 2400, 2000), obs("c", 3400, 3000), obs("d", 4400, 4000),
-                       obs("e", 5400, 5000), obs("f", 3 * 6400, 6000)}
-        << 1.0 << 400.0 << false;
+    QTest::newRow("one odd run") << std::vector{obs("a", 1400, 1000), obs("b", 2400, 2000), obs("c", 3400, 3000),
+                                                obs("d", 4400, 4000), obs("e", 5400, 5000), obs("f", 3 * 6400, 6000)}
+                                 << 1.0 << 400.0 << false;
     // Repeats of a configuration are one configuration: with a and b twice,
     // 2 distinct, buffers only; the weighted median of 500, 520 (weights
     // 1/1500, 1/1520) and 500, 500 (1/2500 each) is 500.
@@ -95,8 +94,9 @@ void TestMemoryFit::keepsStartingValues_data()
 
     QTest::newRow("one configuration") << std::vector{obs("a", 1500, 1000), obs("a", 1510, 1000)}
                                        << "only 1 distinct configuration";
-    QTest::newRow("contradicting repeats") << std::vector{obs("a", 1000, 1000), obs("a", 3500, 1000), obs("b", 2000, 2000)}
-                                           << "differ 3.5x (1000 vs 3500 MiB)";
+    QTest::newRow("contradicting repeats")
+        << std::vector{obs("a", 1000, 1000), obs("a", 3500, 1000), obs("b", 2000, 2000)}
+        << "differ 3.5x (1000 vs 3500 MiB)";
     // Both peaks below the model's tensors: the buffers cannot be negative,
     // so 0 is the best there is and nothing improves: 100 / 900 = 200 / 1800 = 11.1 %.
     QTest::newRow("model already too high") << std::vector{obs("a", 900, 1000), obs("b", 1800, 2000)}

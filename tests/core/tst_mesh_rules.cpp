@@ -66,8 +66,8 @@ void TestMeshRules::tiedEmbeddings()
     QFETCH(int, lastDp);
     QFETCH(bool, distributedOptimizer);
     QFETCH(QString, broken);
-    const QString why = QString::fromStdString(
-        MeshRules::tiedEmbeddings(firstTp, lastTp, firstDp, lastDp, distributedOptimizer));
+    const QString why
+        = QString::fromStdString(MeshRules::tiedEmbeddings(firstTp, lastTp, firstDp, lastDp, distributedOptimizer));
     if (broken.isEmpty())
         QVERIFY2(why.isEmpty(), qPrintable(why));
     else

@@ -70,11 +70,16 @@ void TestNodeChoice::pricesAreReadStrictly_data()
 {
     QTest::addColumn<QString>("price");  // JSON
     QTest::addColumn<QString>("expected");  // in the message; empty: accepted
-    QTest::newRow("negative") << "-1" << "gpu_types/H100-SXM/price_per_gpu_hour";
-    QTest::newRow("absurd") << "5000" << "price per GPU-hour";
-    QTest::newRow("text") << "\"cheap\"" << "price_per_gpu_hour";
-    QTest::newRow("zero (owned)") << "0" << "";
-    QTest::newRow("null (unknown)") << "null" << "";
+    QTest::newRow("negative") << "-1"
+                              << "gpu_types/H100-SXM/price_per_gpu_hour";
+    QTest::newRow("absurd") << "5000"
+                            << "price per GPU-hour";
+    QTest::newRow("text") << "\"cheap\""
+                          << "price_per_gpu_hour";
+    QTest::newRow("zero (owned)") << "0"
+                                  << "";
+    QTest::newRow("null (unknown)") << "null"
+                                    << "";
 }
 
 void TestNodeChoice::pricesAreReadStrictly()

@@ -122,7 +122,8 @@ void TestNodeLoss::withoutNodesRefusesNonsense()
 void TestNodeLoss::reducedClusterSearchesLikeItsFile()
 {
     // Three generated nodes without the last are the two-node file.
-    const Cluster three = Cluster::fromJson(generated(3, {"H100-SXM", "H100-SXM", "T4"}), "three", GpuCatalog::builtin());
+    const Cluster three
+        = Cluster::fromJson(generated(3, {"H100-SXM", "H100-SXM", "T4"}), "three", GpuCatalog::builtin());
     const Cluster two = Cluster::fromJson(generated(2, {"H100-SXM"}), "two", GpuCatalog::builtin());
     const SearchResult a = SearchEngine::run(request(three.withoutNodes({2}), 64));
     const SearchResult b = SearchEngine::run(request(two, 64));
@@ -151,8 +152,8 @@ void TestNodeLoss::alikeNodesAreOneScenario()
     QFETCH(QString, expected);
     nlohmann::json doc = generated(4, {"A100-80GB", "H20"});
     if (slowLink)  // beside the InfiniBand fabric across every node
-        doc["links"].push_back({{"name", "eth-n0-n1"}, {"kind", "Ethernet"}, {"between", {"n0", "n1"}},
-                                {"bandwidth_gbps", 5.0}});
+        doc["links"].push_back(
+            {{"name", "eth-n0-n1"}, {"kind", "Ethernet"}, {"between", {"n0", "n1"}}, {"bandwidth_gbps", 5.0}});
     const Cluster c = Cluster::fromJson(doc, "four", GpuCatalog::builtin());
     NodeLossWhatIf::Which w{};
     QVERIFY(NodeLossWhatIf::parse(which.toStdString(), w));

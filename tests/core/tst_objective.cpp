@@ -10,9 +10,9 @@
 #include <stdexcept>
 
 using memx::Objective;
-using memx::Statistics;
 using memx::ProfileKind;
 using memx::References;
+using memx::Statistics;
 using memx::Weights;
 
 Q_DECLARE_METATYPE(memx::ProfileKind)
@@ -266,8 +266,8 @@ void TestObjective::median_data()
     QTest::newRow("single") << QList<double>{5.0} << 5.0;
     QTest::newRow("odd, unsorted") << QList<double>{3.0, 1.0, 2.0} << 2.0;
     QTest::newRow("odd, robust to outlier") << QList<double>{1.0, 1000.0, 1.0} << 1.0;
-    QTest::newRow("even, mean of middle two") << QList<double>{4.0, 1.0, 3.0, 2.0} << 2.5;   // (2+3)/2
-    QTest::newRow("even, duplicates") << QList<double>{7.0, 7.0, 1.0, 9.0} << 7.0;           // (7+7)/2
+    QTest::newRow("even, mean of middle two") << QList<double>{4.0, 1.0, 3.0, 2.0} << 2.5;  // (2+3)/2
+    QTest::newRow("even, duplicates") << QList<double>{7.0, 7.0, 1.0, 9.0} << 7.0;  // (7+7)/2
     QTest::newRow("even, descending") << QList<double>{40.0, 30.0, 20.0, 10.0, 5.0, 0.0} << 15.0;  // (10+20)/2
 }
 

@@ -334,16 +334,17 @@ void TestOperatorCost::dropoutAddsKernelsAndMaskWrites()
     QCOMPARE(LayerOperators::forward(m, 2, 512, 1, true, true, memx::Precision::Bf16, attention).size(),
              LayerOperators::forward(m, 2, 512, 1, true, true).size());
     // Selective recomputation repeats the dropout with the scores.
-    QCOMPARE(int(named(LayerOperators::recompute(m, 2, 512, 1, true, false, Recompute::Selective,
-                                                 memx::Precision::Bf16, attention),
-                       "attention dropout").size()),
+    QCOMPARE(int(named(LayerOperators::recompute(m, 2, 512, 1, true, false, Recompute::Selective, memx::Precision::Bf16,
+                                                 attention),
+                       "attention dropout")
+                     .size()),
              1);
     // Hidden dropout: each bias-dropout-add also writes a 1-byte mask, 1024
     // tokens * h = 1,048,576 bytes on top of 3 * 2 bytes * 1,048,576.
     const auto plain = named(LayerOperators::forward(m, 2, 512, 1, true, true), "residual add");
-    const auto masked = named(LayerOperators::forward(m, 2, 512, 1, true, true, memx::Precision::Bf16,
-                                                      Dropout{false, true}),
-                              "residual add");
+    const auto masked
+        = named(LayerOperators::forward(m, 2, 512, 1, true, true, memx::Precision::Bf16, Dropout{false, true}),
+                "residual add");
     QCOMPARE(int(masked.size()), 2);
     QCOMPARE(plain.front().bytes, 6291456.0);
     QCOMPARE(masked.front().bytes, 7340032.0);
@@ -354,16 +355,15 @@ void TestOperatorCost::unfusedSoftmaxByPrecision_data()
 {
     QTest::addColumn<int>("precision");
     QTest::addColumn<int>("tp");
-    QTest::addColumn<QStringList>("kernels");      // the memory-bound kernels between QK^T and AV
-    QTest::addColumn<double>("forwardBytes");      // their forward traffic, summed
-    QTest::addColumn<double>("backwardBytes");     // their backward traffic, summed
+    QTest::addColumn<QStringList>("kernels");  // the memory-bound kernels between QK^T and AV
+    QTest::addColumn<double>("forwardBytes");  // their forward traffic, summed
+    QTest::addColumn<double>("backwardBytes");  // their backward traffic, summed
     // b = 2, s = 512, a = 16: (b*a/t) * s^2 = 32 * 262,144 = 8,388,608 scores at t = 1.
     // bf16/fp16: Megatron's fused scale-mask-softmax, one read and one write
     // of 2-byte scores (16,777,216 * 2); backward reads the probabilities and
     // the gradient and writes one (3 * 16,777,216).
     QTest::newRow("bf16 fused") << int(Precision::Bf16) << 1 << QStringList{"softmax"} << 33554432.0 << 50331648.0;
-    QTest::newRow("fp16 fused, t=2") << int(Precision::Fp16) << 2 << QStringList{"softmax"} << 16777216.0
-                                     << 25165824.0;
+    QTest::newRow("fp16 fused, t=2") << int(Precision::Fp16) << 2 << QStringList{"softmax"} << 16777216.0 << 25165824.0;
     // fp32/tf32: PyTorch's scale, masked_fill_ and softmax, each a read and a
     // write of 4-byte scores: 3 * 2 * 4 * 8,388,608 = 201,326,592; backward
     // (2 + 2 + 3) * 4 * 8,388,608 = 234,881,024.
@@ -414,8 +414,8 @@ void TestOperatorCost::unfusedSoftmaxByPrecision()
     QCOMPARE(bwdNames, kernels);
     QCOMPARE(bwd, backwardBytes);
     // Selective recomputation repeats the same kernels.
-    const auto [recNames, rec] = between(
-        LayerOperators::recompute(m, 2, 512, tp, true, false, Recompute::Selective, p));
+    const auto [recNames, rec]
+        = between(LayerOperators::recompute(m, 2, 512, tp, true, false, Recompute::Selective, p));
     QCOMPARE(recNames, kernels);
     QCOMPARE(rec, forwardBytes);
 }
@@ -449,8 +449,8 @@ void TestOperatorCost::pipelineMessagesPerChunk()
     QFETCH(int, v);
     QFETCH(double, messages);
     const ModelSpec m = smallModel();
-    const double ms = hostMsOf(&GpuType::commOverheadUs, roundGpu(108), test::stageOf(m, nullptr, 0, 2, 512), first,
-                               last, v);
+    const double ms
+        = hostMsOf(&GpuType::commOverheadUs, roundGpu(108), test::stageOf(m, nullptr, 0, 2, 512), first, last, v);
     QCOMPARE(ms + 1.0, messages * 0.050 + 1.0);
 }
 
@@ -484,7 +484,8 @@ void TestOperatorCost::scheduleStepsPerChunk()
     GpuType gpu = roundGpu(108);
     gpu.stepOverheadUs = 300;
     const ModelSpec m = smallModel();
-    const double ms = hostMsOf(&GpuType::stepOverheadUs, gpu, test::stageOf(m, nullptr, layers, 2, 512), first, last, v);
+    const double ms
+        = hostMsOf(&GpuType::stepOverheadUs, gpu, test::stageOf(m, nullptr, layers, 2, 512), first, last, v);
     QCOMPARE(ms + 1.0, steps * 0.300 + 1.0);
 }
 

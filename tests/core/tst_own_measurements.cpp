@@ -162,8 +162,8 @@ void TestOwnMeasurements::activationMemoryOnH200()
                                  .arg(QString::fromStdString(model))
                                  .arg(*lo, 0, 'f', 3)
                                  .arg(*hi, 0, 'f', 3);
-        QVERIFY(*lo > 1.0);          // eager never keeps less than the fused accounting
-        QVERIFY(*hi / *lo < 1.01);   // and the formula scales exactly with s and b
+        QVERIFY(*lo > 1.0);  // eager never keeps less than the fused accounting
+        QVERIFY(*hi / *lo < 1.01);  // and the formula scales exactly with s and b
     }
 }
 

@@ -30,7 +30,8 @@ SearchRequest request(int layers)
 // recomputation counted), the way training logs report throughput.
 double tflopsPerGpu(const SearchRequest& req, const Plan& p)
 {
-    double perMicroBatch = req.problem.model.numLayers * 3.0 * TransformerMath::layerForwardFlops(req.problem.model, 1, 4096, true)
+    double perMicroBatch
+        = req.problem.model.numLayers * 3.0 * TransformerMath::layerForwardFlops(req.problem.model, 1, 4096, true)
         + TransformerMath::outputTrainingFlops(req.problem.model, 1, 4096);
     return p.microBatchCount * perMicroBatch / (p.iterationMs * 1e-3) / 1e12 / (p.pp * p.tp * p.dp);
 }
@@ -64,7 +65,7 @@ void TestPaperTable1::standaloneRuns_data()
 {
     QTest::addColumn<QString>("group");
     QTest::addColumn<int>("layers");
-    QTest::addColumn<double>("tflops");       // Table 1
+    QTest::addColumn<double>("tflops");  // Table 1
     QTest::addColumn<double>("memFraction");  // Table 1
     QTest::newRow("Vendor X only, 8 layers: 70 TFLOP/s at 88%") << QString::fromStdString(X) << 8 << 70.0 << 0.88;
     QTest::newRow("Vendor Y only, 24 layers: 86 TFLOP/s at 78%") << QString::fromStdString(Y) << 24 << 86.0 << 0.78;

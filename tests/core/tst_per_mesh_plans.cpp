@@ -29,10 +29,7 @@ namespace {
 
 // One node of 4 V100-32GB and one of 2 T4, NVLink / PCIe inside, RoCE between
 // (the paper's section 4.4 machine, as in sample_clusters/paper-6gpu-v100-t4).
-Cluster v100t4()
-{
-    return Cluster::fromFile(test::sampleCluster("paper-6gpu-v100-t4.json"));
-}
+Cluster v100t4() { return Cluster::fromFile(test::sampleCluster("paper-6gpu-v100-t4.json")); }
 
 SearchRequest request(MeshMode meshes)
 {
@@ -135,7 +132,7 @@ void TestPerMeshPlans::handPlanFollowsEachMeshShape()
     // 11008 = 202,375,168 parameters (norms add 8,192), fp16 = 2 bytes each.
     const double layerMiB = (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008 + 2 * 4096) * 2 / (1 << 20);
     const double t4Layers = p.stages[1].memory.weightsMiB;
-    QVERIFY2(t4Layers >= 6 * layerMiB, qPrintable(QString::number(t4Layers)));            // plus the output layer
+    QVERIFY2(t4Layers >= 6 * layerMiB, qPrintable(QString::number(t4Layers)));  // plus the output layer
     QVERIFY2(t4Layers <= 6 * layerMiB + 32000.0 * 4096 * 2 / (1 << 20) * 1.01, qPrintable(QString::number(t4Layers)));
     const double v100 = p.stages[0].memory.weightsMiB;
     QVERIFY2(v100 >= 26 * layerMiB / 4 * 0.99, qPrintable(QString::number(v100)));
@@ -156,7 +153,8 @@ void TestPerMeshPlans::planFileStatesMeshesAndReadsBack()
     QCOMPARE(back.plan.shapeOf(1), (StageShape{1, 2, 1}));
     // A uniform plan's file has no per-stage shape and reads back uniform.
     const SearchResult uni = SearchEngine::run(request(MeshMode::Uniform));
-    const nlohmann::json u = PlanJson::planDocument(problemOf(request(MeshMode::Uniform)), "analytic", uni.best.front());
+    const nlohmann::json u
+        = PlanJson::planDocument(problemOf(request(MeshMode::Uniform)), "analytic", uni.best.front());
     QVERIFY(!u.contains("meshes"));
     QVERIFY(!u.at("stages").at(0).contains("tp"));
     QVERIFY(!PlanJsonReader::fromJson(u, "uniform.json").plan.perMesh());
@@ -179,11 +177,21 @@ void TestPerMeshPlans::planFileBreakingFlagScaleRuleRefused_data()
     QTest::addColumn<QString>("edit");
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("why");
-    QTest::newRow("mesh micro-batch not dp0 x mbs / dp") << "mbs" << "/stages/1/micro_batch" << "dp0 x mbs / dp";
-    QTest::newRow("tied embeddings, first and last TP differ") << "tied" << "/stages" << "same TP";
-    QTest::newRow("interleaved") << "interleaved" << "/schedule" << "cannot interleave";
-    QTest::newRow("first stage is not the plan's shape") << "first" << "/stages/0/tp" << "first stage";
-    QTest::newRow("devices not TP x DP") << "devices" << "/stages/1/devices" << "TP x DP = 2";
+    QTest::newRow("mesh micro-batch not dp0 x mbs / dp") << "mbs"
+                                                         << "/stages/1/micro_batch"
+                                                         << "dp0 x mbs / dp";
+    QTest::newRow("tied embeddings, first and last TP differ") << "tied"
+                                                               << "/stages"
+                                                               << "same TP";
+    QTest::newRow("interleaved") << "interleaved"
+                                 << "/schedule"
+                                 << "cannot interleave";
+    QTest::newRow("first stage is not the plan's shape") << "first"
+                                                         << "/stages/0/tp"
+                                                         << "first stage";
+    QTest::newRow("devices not TP x DP") << "devices"
+                                         << "/stages/1/devices"
+                                         << "TP x DP = 2";
 }
 
 void TestPerMeshPlans::planFileBreakingFlagScaleRuleRefused()
@@ -242,8 +250,8 @@ void TestPerMeshPlans::exportsSayWhatRunsThePlan()
     QVERIFY2(train.find("hetero_device_types: [\"V100-32GB\", \"T4\"]") != std::string::npos, train.c_str());
     QVERIFY2(train.find("micro_batch_size: 2\n") != std::string::npos, train.c_str());
     QVERIFY2(train.find("hetero_pipeline_layer_split: [26, 6]") != std::string::npos, train.c_str());
-    const auto problems = FlagScaleExport::validate(FlagScaleExport::configFor(
-        doc, LaunchFiles::layout(doc.problem.cluster, doc.plan)));
+    const auto problems = FlagScaleExport::validate(
+        FlagScaleExport::configFor(doc, LaunchFiles::layout(doc.problem.cluster, doc.plan)));
     QVERIFY(problems.empty());
 }
 
@@ -277,8 +285,8 @@ void TestPerMeshPlans::cappedSpaceSaysWhatItLeftOut()
     const SkeletonList all = SkeletonEnumerator::enumerate(problem);
     QVERIFY(all.spaceCut.empty());
     const auto perMesh = [](const SkeletonList& l) {
-        return static_cast<std::size_t>(std::count_if(l.skeletons.begin(), l.skeletons.end(),
-                                                      [](const Skeleton& s) { return s.perMesh(); }));
+        return static_cast<std::size_t>(
+            std::count_if(l.skeletons.begin(), l.skeletons.end(), [](const Skeleton& s) { return s.perMesh(); }));
     };
     const std::size_t n = perMesh(all);
     QVERIFY2(n > 5, qPrintable(QString::number(n)));

@@ -72,18 +72,24 @@ void TestPlanExplanation::balancedPlanAgainstTheFastest()
     const Plan chosen = planOf(1, 21000, 20, 0.03, 0.2803);
     const Plan fastest = planOf(2, 14000, 30, 45, 0);
     const QString text = joined(PlanExplanation::lines(resultOf(fastest), chosen));
-    QVERIFY2(text.contains(QStringLiteral("Phi = (T/Tref)^0.40 x (M/Mref)^0.20 x ((V+eV)/(Vref+eV))^0.40")), qPrintable(text));
-    QVERIFY2(text.contains(QStringLiteral("Tref 20.0 s, Mref 20.0 GiB, Vref 1 GiB^2")), qPrintable(text));
-    QVERIFY2(text.contains(QStringLiteral("This plan: T 21.0 s (24966 tokens/s), peak 20.0 GiB, V 0.03 GiB^2, lowest headroom 75%")),
+    QVERIFY2(text.contains(QStringLiteral("Phi = (T/Tref)^0.40 x (M/Mref)^0.20 x ((V+eV)/(Vref+eV))^0.40")),
              qPrintable(text));
-    QVERIFY2(text.contains(QStringLiteral("Fastest feasible plan: T 14.0 s (37449 tokens/s), peak 30.0 GiB, V 45 GiB^2")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Tref 20.0 s, Mref 20.0 GiB, Vref 1 GiB^2")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral(
+                 "This plan: T 21.0 s (24966 tokens/s), peak 20.0 GiB, V 0.03 GiB^2, lowest headroom 75%")),
+             qPrintable(text));
+    QVERIFY2(text.contains(
+                 QStringLiteral("Fastest feasible plan: T 14.0 s (37449 tokens/s), peak 30.0 GiB, V 45 GiB^2")),
+             qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("; Phi 0.28.")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("; Phi 4.29.")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("50% slower than the fastest")), qPrintable(text));
-    QVERIFY2(text.contains(QStringLiteral("x0.85 for time, x1.08 for peak memory and x16.61 for memory variance (x15.32 in all)")),
+    QVERIFY2(text.contains(QStringLiteral(
+                 "x0.85 for time, x1.08 for peak memory and x16.61 for memory variance (x15.32 in all)")),
              qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("its memory imbalance outweighs its speed")), qPrintable(text));
-    QVERIFY2(text.contains(QStringLiteral("Profile default: default weighs time and memory balance most")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Profile default: default weighs time and memory balance most")),
+             qPrintable(text));
 }
 
 void TestPlanExplanation::theFastestExplainsItself()
@@ -103,9 +109,10 @@ void TestPlanExplanation::constraintsAreNamed()
     r.constraints.headroomAtUpper = true;
     r.constraints.maxSlowdown = 0.05;
     const QString text = joined(PlanExplanation::lines(r, fastest));
-    QVERIFY2(text.contains(QStringLiteral("Only plans that meet the constraints were ranked: every GPU keeps at least 10% "
-                                          "of its memory free at the prediction's upper bound; at most 5% slower than the "
-                                          "fastest feasible plan.")),
+    QVERIFY2(text.contains(
+                 QStringLiteral("Only plans that meet the constraints were ranked: every GPU keeps at least 10% "
+                                "of its memory free at the prediction's upper bound; at most 5% slower than the "
+                                "fastest feasible plan.")),
              qPrintable(text));
 }
 

@@ -116,7 +116,8 @@ void TestPlanJsonReader::incompleteSearchSaysSoInExports()
     const PlanDocument d = PlanJsonReader::fromJson(doc, "s.json");
     QCOMPARE(d.incomplete, r.incomplete);
     const std::string header = LaunchFiles::header(d, "megatron");
-    QVERIFY2(header.find("# INCOMPLETE SEARCH: " + r.incomplete + "; this is the best plan found so far") != std::string::npos,
+    QVERIFY2(header.find("# INCOMPLETE SEARCH: " + r.incomplete + "; this is the best plan found so far")
+                 != std::string::npos,
              header.c_str());
 }
 
@@ -144,52 +145,112 @@ void TestPlanJsonReader::planDocumentRoundTrip()
 
 void TestPlanJsonReader::badDocument_data()
 {
-    QTest::addColumn<QString>("edit");   // JSON pointer to change ("" = whole doc)
+    QTest::addColumn<QString>("edit");  // JSON pointer to change ("" = whole doc)
     QTest::addColumn<QString>("value");  // JSON value, or "DELETE"
     QTest::addColumn<QString>("field");  // expected InputError::field()
-    QTest::addColumn<QString>("reason"); // substring of the reason
-    QTest::newRow("not an object") << "" << "[1,2]" << "/" << "expected a JSON object";
-    QTest::newRow("unknown format") << "/format" << "\"memx-cluster/1\"" << "/format" << "memx-plan/2";
-    QTest::newRow("no cluster") << "/cluster" << "DELETE" << "/cluster" << "missing";
-    QTest::newRow("bad cluster gpu") << "/cluster/nodes/0/gpus/0/type" << "\"A1000\"" << "/cluster/nodes/0/gpus/0/type"
+    QTest::addColumn<QString>("reason");  // substring of the reason
+    QTest::newRow("not an object") << ""
+                                   << "[1,2]"
+                                   << "/"
+                                   << "expected a JSON object";
+    QTest::newRow("unknown format") << "/format"
+                                    << "\"memx-cluster/1\""
+                                    << "/format"
+                                    << "memx-plan/2";
+    QTest::newRow("no cluster") << "/cluster"
+                                << "DELETE"
+                                << "/cluster"
+                                << "missing";
+    QTest::newRow("bad cluster gpu") << "/cluster/nodes/0/gpus/0/type"
+                                     << "\"A1000\""
+                                     << "/cluster/nodes/0/gpus/0/type"
                                      << "unknown GPU type";
-    QTest::newRow("bad model layers") << "/model/num_layers" << "0" << "/model/num_layers" << "must be greater than 0";
-    QTest::newRow("no best") << "/best" << "[]" << "/best" << "no ranked plan";
-    QTest::newRow("tp not an integer") << "/best/0/tp" << "\"two\"" << "/best/0/tp" << "expected an integer";
-    QTest::newRow("unknown group") << "/best/0/stages/0/group" << "\"nowhere\"" << "/best/0/stages/0/group"
+    QTest::newRow("bad model layers") << "/model/num_layers"
+                                      << "0"
+                                      << "/model/num_layers"
+                                      << "must be greater than 0";
+    QTest::newRow("no best") << "/best"
+                             << "[]"
+                             << "/best"
+                             << "no ranked plan";
+    QTest::newRow("tp not an integer") << "/best/0/tp"
+                                       << "\"two\""
+                                       << "/best/0/tp"
+                                       << "expected an integer";
+    QTest::newRow("unknown group") << "/best/0/stages/0/group"
+                                   << "\"nowhere\""
+                                   << "/best/0/stages/0/group"
                                    << "no device group";
-    QTest::newRow("device outside group") << "/best/0/stages/0/devices/0" << "99" << "/best/0/stages/0/devices"
+    QTest::newRow("device outside group") << "/best/0/stages/0/devices/0"
+                                          << "99"
+                                          << "/best/0/stages/0/devices"
                                           << "is not a device of group";
-    QTest::newRow("layers do not add up") << "/best/0/stages/0/layers" << "1" << "/best/0/stages"
+    QTest::newRow("layers do not add up") << "/best/0/stages/0/layers"
+                                          << "1"
+                                          << "/best/0/stages"
                                           << "add up to";
-    QTest::newRow("unknown recompute") << "/best/0/stages/0/recompute" << "\"half\"" << "/best/0/stages/0/recompute"
+    QTest::newRow("unknown recompute") << "/best/0/stages/0/recompute"
+                                       << "\"half\""
+                                       << "/best/0/stages/0/recompute"
                                        << "none, selective or full";
-    QTest::newRow("G inconsistent") << "/best/0/micro_batch_count" << "3" << "/best/0/micro_batch_count"
+    QTest::newRow("G inconsistent") << "/best/0/micro_batch_count"
+                                    << "3"
+                                    << "/best/0/micro_batch_count"
                                     << "micro_batch_count x dp x micro_batch";
     // Version 1's name for G beside version 2's is ambiguous.
-    QTest::newRow("G spelled twice") << "/best/0/micro_batches" << "16" << "/best/0/micro_batches"
+    QTest::newRow("G spelled twice") << "/best/0/micro_batches"
+                                     << "16"
+                                     << "/best/0/micro_batches"
                                      << "give micro_batch_count only";
-    QTest::newRow("unknown schedule") << "/best/0/schedule" << "\"zb\"" << "/best/0/schedule" << "1f1b or interleaved";
-    QTest::newRow("stages missing") << "/best/0/stages" << "DELETE" << "/best/0/stages" << "missing";
-    QTest::newRow("precision") << "/setup/precision" << "\"fp4\"" << "/setup/precision" << "unknown precision";
-    QTest::newRow("gather overlap alone") << "/setup/overlap_param_gather" << "true" << "/setup/overlap_param_gather"
+    QTest::newRow("unknown schedule") << "/best/0/schedule"
+                                      << "\"zb\""
+                                      << "/best/0/schedule"
+                                      << "1f1b or interleaved";
+    QTest::newRow("stages missing") << "/best/0/stages"
+                                    << "DELETE"
+                                    << "/best/0/stages"
+                                    << "missing";
+    QTest::newRow("precision") << "/setup/precision"
+                               << "\"fp4\""
+                               << "/setup/precision"
+                               << "unknown precision";
+    QTest::newRow("gather overlap alone") << "/setup/overlap_param_gather"
+                                          << "true"
+                                          << "/setup/overlap_param_gather"
                                           << "needs overlap_grad_reduce";
-    QTest::newRow("attention dropout 1.5") << "/setup/attention_dropout" << "1.5" << "/setup/attention_dropout"
+    QTest::newRow("attention dropout 1.5") << "/setup/attention_dropout"
+                                           << "1.5"
+                                           << "/setup/attention_dropout"
                                            << "must be in [0, 1)";
-    QTest::newRow("hidden dropout negative") << "/setup/hidden_dropout" << "-0.1" << "/setup/hidden_dropout"
+    QTest::newRow("hidden dropout negative") << "/setup/hidden_dropout"
+                                             << "-0.1"
+                                             << "/setup/hidden_dropout"
                                              << "must be in [0, 1)";
     // Issue #14: truncation before narrowing, negative and absurd results.
-    QTest::newRow("device 2^32") << "/best/0/stages/0/devices/0" << "4294967296" << "/best/0/stages/0/devices/0"
+    QTest::newRow("device 2^32") << "/best/0/stages/0/devices/0"
+                                 << "4294967296"
+                                 << "/best/0/stages/0/devices/0"
                                  << "between 0 and 2147483647";
-    QTest::newRow("negative iteration_ms") << "/best/0/iteration_ms" << "-0.5" << "/best/0/iteration_ms"
+    QTest::newRow("negative iteration_ms") << "/best/0/iteration_ms"
+                                           << "-0.5"
+                                           << "/best/0/iteration_ms"
                                            << "must be greater than 0 (got -0.5 ms)";
-    QTest::newRow("negative max_mem_mib") << "/best/0/max_mem_mib" << "-5" << "/best/0/max_mem_mib"
+    QTest::newRow("negative max_mem_mib") << "/best/0/max_mem_mib"
+                                          << "-5"
+                                          << "/best/0/max_mem_mib"
                                           << "must be greater than 0 (got -5 MiB)";
-    QTest::newRow("iteration 1e302 ms") << "/best/0/iteration_ms" << "1e302" << "/best/0/iteration_ms"
+    QTest::newRow("iteration 1e302 ms") << "/best/0/iteration_ms"
+                                        << "1e302"
+                                        << "/best/0/iteration_ms"
                                         << "outside the plausible range 0.001-1000000000 ms";
-    QTest::newRow("idle_gpus 2^32") << "/best/0/idle_gpus" << "4294967296" << "/best/0/idle_gpus"
+    QTest::newRow("idle_gpus 2^32") << "/best/0/idle_gpus"
+                                    << "4294967296"
+                                    << "/best/0/idle_gpus"
                                     << "between 0 and 2147483647";
-    QTest::newRow("negative rank_phi") << "/best/0/rank_phi" << "-1" << "/best/0/rank_phi" << "must not be negative";
+    QTest::newRow("negative rank_phi") << "/best/0/rank_phi"
+                                       << "-1"
+                                       << "/best/0/rank_phi"
+                                       << "must not be negative";
 }
 
 void TestPlanJsonReader::badDocument()
@@ -213,8 +274,10 @@ void TestPlanJsonReader::rangeOverride_data()
 {
     QTest::addColumn<QString>("edit");
     QTest::addColumn<QString>("value");
-    QTest::newRow("iteration_ms") << "/best/0/iteration_ms" << "2e9";
-    QTest::newRow("max_mem_mib") << "/best/0/max_mem_mib" << "2e6";
+    QTest::newRow("iteration_ms") << "/best/0/iteration_ms"
+                                  << "2e9";
+    QTest::newRow("max_mem_mib") << "/best/0/max_mem_mib"
+                                 << "2e6";
 }
 
 void TestPlanJsonReader::rangeOverride()
@@ -224,8 +287,7 @@ void TestPlanJsonReader::rangeOverride()
     QFETCH(QString, value);
     nlohmann::json doc = searchDoc();
     doc[nlohmann::json::json_pointer(edit.toStdString())] = nlohmann::json::parse(value.toStdString());
-    test::expectInputError([&] { PlanJsonReader::fromJson(doc, "big.json"); }, "big.json", edit,
-                           "allow_outside_range");
+    test::expectInputError([&] { PlanJsonReader::fromJson(doc, "big.json"); }, "big.json", edit, "allow_outside_range");
     doc["best"][0]["allow_outside_range"] = true;
     QCOMPARE(PlanJsonReader::fromJson(doc, "big.json").plan.iterationMs, doc["best"][0]["iteration_ms"].get<double>());
 }

@@ -46,9 +46,9 @@ std::string errorOf(const std::string& setting, const Cluster& c)
     return {};
 }
 
-const char* const kHeader =
-    "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,peak_mem_mib,precision,"
-    "peak_mem_kind\n";
+const char* const kHeader
+    = "run_id,gpu_type,num_gpus,tp,pp,dp,mbs,gbs,seq_len,num_layers,hidden,heads,vocab,peak_mem_mib,precision,"
+      "peak_mem_kind\n";
 
 }  // namespace
 
@@ -181,14 +181,28 @@ void TestPrecision::refusesWhatATypeLacks_data()
     QTest::addColumn<QString>("cluster");
     QTest::addColumn<QString>("setting");
     QTest::addColumn<QString>("message");  // empty: accepted
-    QTest::newRow("bf16 on V100 and T4") << "paper-6gpu-v100-t4.json" << "bf16" << "V100-32GB (has fp32, fp16)";
-    QTest::newRow("tf32 on Volta") << "paper-6gpu-v100-t4.json" << "tf32" << "T4 (has fp32, fp16)";
-    QTest::newRow("fp32 on V100 and T4") << "paper-6gpu-v100-t4.json" << "fp32" << "";
-    QTest::newRow("fp8 on A100") << "homogeneous-8xa100.json" << "fp8" << "A100-80GB (has fp32, tf32, fp16, bf16)";
-    QTest::newRow("tf32 on A100") << "homogeneous-8xa100.json" << "tf32" << "";
+    QTest::newRow("bf16 on V100 and T4") << "paper-6gpu-v100-t4.json"
+                                         << "bf16"
+                                         << "V100-32GB (has fp32, fp16)";
+    QTest::newRow("tf32 on Volta") << "paper-6gpu-v100-t4.json"
+                                   << "tf32"
+                                   << "T4 (has fp32, fp16)";
+    QTest::newRow("fp32 on V100 and T4") << "paper-6gpu-v100-t4.json"
+                                         << "fp32"
+                                         << "";
+    QTest::newRow("fp8 on A100") << "homogeneous-8xa100.json"
+                                 << "fp8"
+                                 << "A100-80GB (has fp32, tf32, fp16, bf16)";
+    QTest::newRow("tf32 on A100") << "homogeneous-8xa100.json"
+                                  << "tf32"
+                                  << "";
     // Ascend lists fp32 but the catalog has no fp32 peak for it.
-    QTest::newRow("fp32 without a peak") << "modern-h100-h20-910b.json" << "fp32" << "peak_tflops.fp32";
-    QTest::newRow("unknown") << "homogeneous-8xa100.json" << "fp4" << "unknown precision \"fp4\"";
+    QTest::newRow("fp32 without a peak") << "modern-h100-h20-910b.json"
+                                         << "fp32"
+                                         << "peak_tflops.fp32";
+    QTest::newRow("unknown") << "homogeneous-8xa100.json"
+                             << "fp4"
+                             << "unknown precision \"fp4\"";
 }
 
 void TestPrecision::refusesWhatATypeLacks()
@@ -213,8 +227,7 @@ void TestPrecision::refusesWhatATypeLacks()
 // bf16 and the T4 only fp16) is refused even under auto, naming the types.
 void TestPrecision::autoWithNothingInCommon()
 {
-    nlohmann::json doc = nlohmann::json::parse(
-        std::ifstream(test::sampleCluster("paper-6gpu-v100-t4.json")));
+    nlohmann::json doc = nlohmann::json::parse(std::ifstream(test::sampleCluster("paper-6gpu-v100-t4.json")));
     doc["gpu_types"] = {{"T4", {{"precisions", {"fp16"}}}}, {"V100-32GB", {{"precisions", {"bf16"}}}}};
     const Cluster c = Cluster::fromJson(doc, "c.json", GpuCatalog::builtin());
     const std::string error = errorOf("auto", c);
@@ -378,9 +391,11 @@ void TestPrecision::measurementColumnsRefused_data()
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("reason");
     QTest::newRow("unknown precision") << "a,A100-40GB,8,1,1,8,1,8,2048,4,4096,32,32000,1,fp4,\n"
-                                       << "line 2, column precision" << "fp32, tf32, fp16, bf16 or fp8";
+                                       << "line 2, column precision"
+                                       << "fp32, tf32, fp16, bf16 or fp8";
     QTest::newRow("unknown kind") << "a,A100-40GB,8,1,1,8,1,8,2048,4,4096,32,32000,1,,smi\n"
-                                  << "line 2, column peak_mem_kind" << "allocated|reserved|device";
+                                  << "line 2, column peak_mem_kind"
+                                  << "allocated|reserved|device";
 }
 
 void TestPrecision::measurementColumnsRefused()

@@ -33,7 +33,10 @@ public:
     }
     int rows() const { return static_cast<int>(log.size()); }
     // The query the predictor actually saw for an answer id.
-    const StageQuery& queryFor(const StagePrediction& p) const { return log.at(static_cast<std::size_t>(p.timeMs) - 1); }
+    const StageQuery& queryFor(const StagePrediction& p) const
+    {
+        return log.at(static_cast<std::size_t>(p.timeMs) - 1);
+    }
 
     mutable int calls = 0;
     mutable std::vector<int> batchSizes;
@@ -65,7 +68,8 @@ StageQuery base()
 }
 
 // Every answer the cache gave must be the one the predictor made for an equal query.
-bool answersMatch(const CountingPredictor& p, const std::vector<StageQuery>& qs, const std::vector<StagePrediction>& out)
+bool answersMatch(const CountingPredictor& p, const std::vector<StageQuery>& qs,
+                  const std::vector<StagePrediction>& out)
 {
     if (out.size() != qs.size())
         return false;
@@ -214,11 +218,11 @@ void TestPredictionCache::missesGoOutInOneBatch()
     cache.predict(batch, out);
     QCOMPARE(p.calls, 2);
     QCOMPARE(p.batchSizes, (std::vector<int>{1, 3}));  // b, c, d together, once each
-    QVERIFY(p.log[1] == b);                             // in order of first appearance
+    QVERIFY(p.log[1] == b);  // in order of first appearance
     QVERIFY(p.log[2] == c);
     QVERIFY(p.log[3] == d);
     QCOMPARE(cache.misses(), quint64(4));  // a (first call), b, c, d
-    QCOMPARE(cache.hits(), quint64(3));    // a, a, b (repeat in batch)
+    QCOMPARE(cache.hits(), quint64(3));  // a, a, b (repeat in batch)
     QVERIFY(answersMatch(p, batch, out));
 }
 

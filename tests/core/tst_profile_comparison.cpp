@@ -48,12 +48,13 @@ void TestProfileComparison::differences_data()
     QTest::newRow("variance near zero")
         << planOf(1, 20000, 40960, 0.13 * kGiB2, 60) << planOf(2, 21860, 41820, 2.79 * kGiB2, 40)
         << int(VarianceMode::AbsoluteMiB)
-        << QStringLiteral("+9.3% time, memory variance 0.13 -> 2.79 GiB^2, +2.1% peak memory, lowest headroom 25% -> 50%");
+        << QStringLiteral(
+               "+9.3% time, memory variance 0.13 -> 2.79 GiB^2, +2.1% peak memory, lowest headroom 25% -> 50%");
     // 30000 -> 15000 ms: -50% (no decimals at 10% and above); peak equal; headroom 1 - 72/80.
     QTest::newRow("utilisation variance, faster")
-        << planOf(1, 30000, 50000, 0.0012, 72) << planOf(2, 15000, 50000, 0.03, 72)
-        << int(VarianceMode::Utilisation)
-        << QStringLiteral("-50% time, memory variance 0.0012 -> 0.03 (utilisation^2), same peak memory, lowest headroom 10% -> 10%");
+        << planOf(1, 30000, 50000, 0.0012, 72) << planOf(2, 15000, 50000, 0.03, 72) << int(VarianceMode::Utilisation)
+        << QStringLiteral(
+               "-50% time, memory variance 0.0012 -> 0.03 (utilisation^2), same peak memory, lowest headroom 10% -> 10%");
     QTest::newRow("equal to three digits")
         << planOf(1, 1000, 100, 0.5 * kGiB2, 8) << planOf(2, 1000, 100, 0.5001 * kGiB2, 8)
         << int(VarianceMode::AbsoluteMiB)

@@ -130,14 +130,12 @@ void TestProfilingPlanner::threePoints_data()
     QTest::newRow("linear 0..100") << std::vector<int>{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100} << 30 << false
                                    << false << std::vector<int>{0, 50, 100};
     // Same axis, centre at the default instead of the midpoint.
-    QTest::newRow("linear 0..100, default centre")
-        << std::vector<int>{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100} << 30 << false << true
-        << std::vector<int>{0, 30, 100};
+    QTest::newRow("linear 0..100, default centre") << std::vector<int>{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100} << 30
+                                                   << false << true << std::vector<int>{0, 30, 100};
     // Unsorted input is sorted first.
     QTest::newRow("unsorted") << std::vector<int>{64, 1, 16, 4, 32, 2, 8} << 1 << true << false
                               << std::vector<int>{1, 8, 64};
-    QTest::newRow("recompute 0,1,2") << std::vector<int>{0, 1, 2} << 0 << false << false
-                                     << std::vector<int>{0, 1, 2};
+    QTest::newRow("recompute 0,1,2") << std::vector<int>{0, 1, 2} << 0 << false << false << std::vector<int>{0, 1, 2};
     QTest::newRow("two values") << std::vector<int>{1, 2} << 1 << true << false << std::vector<int>{1, 2};
 }
 
@@ -158,9 +156,7 @@ void TestProfilingPlanner::thresholdWithSyntheticMeasure()
     // nothing else matters. Over micro-batch {1, 4, 16}: (1600 - 100) / 700 = 214%.
     // Over layers {4, 8, 16, 32} (default 8 added to the three points): memory
     // (1320 - 1040) / 1150 = 24.3%, time constant. The rest: 0.
-    auto measure = [](const StageQuery& q) {
-        return std::make_pair(100.0 * q.microBatch, 1000.0 + 10.0 * q.layers);
-    };
+    auto measure = [](const StageQuery& q) { return std::make_pair(100.0 * q.microBatch, 1000.0 + 10.0 * q.layers); };
     auto axes = ProfilingPlanner::defaultAxes(llama7b());
     StageQuery base = ProfilingPlanner::baseQuery(llama7b(), a100(), axes);
     auto keys = ProfilingPlanner::identify(base, axes, measure, 0.10);
@@ -433,7 +429,8 @@ void TestProfilingPlanner::badAxis()
     // TP 3 does not divide 32 heads; 8 groups with TP 16 is allowed (TP % groups == 0), 8 groups with TP 3 is not.
     StageQuery base = ProfilingPlanner::baseQuery(llama7b(), a100(), ProfilingPlanner::defaultAxes(llama7b()));
     QVERIFY(!ProfilingPlanner::valid(ProfilingPlanner::apply(base, "tp", 3)));
-    QVERIFY(ProfilingPlanner::valid(ProfilingPlanner::apply(ProfilingPlanner::apply(base, "tp", 16), "query_groups", 8)));
+    QVERIFY(
+        ProfilingPlanner::valid(ProfilingPlanner::apply(ProfilingPlanner::apply(base, "tp", 16), "query_groups", 8)));
 }
 
 QTEST_APPLESS_MAIN(TestProfilingPlanner)

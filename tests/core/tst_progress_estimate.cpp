@@ -144,7 +144,7 @@ void TestProgressEstimate::estimatingUntilEnoughIsDone_data()
     QTest::addColumn<int>("permille");
     // 200 items of 0.01 s on one thread; a non-estimable pass's bar goes to 100.
     QTest::newRow("count pass, half done") << false << 100 << 1.0 << true << 50;
-    QTest::newRow("three finished") << true << 3 << 1.0 << true << 3;   // 1000 x 0.25 x 3/200
+    QTest::newRow("three finished") << true << 3 << 1.0 << true << 3;  // 1000 x 0.25 x 3/200
     QTest::newRow("four finished, before 0.5 s") << true << 4 << 0.4 << true << 5;
     QTest::newRow("four finished") << true << 4 << 1.0 << false << -1;
 }
@@ -278,14 +278,17 @@ void TestProgressEstimate::replayOfA128GpuSearch()
             if (p > 0 && r.remainingS < 0 && now > passEnd[0] + 0.4 * (passEnd[1] - passEnd[0]))
                 QFAIL(qPrintable(QStringLiteral("still estimating at %1 s of %2 s").arg(now).arg(total)));
             if (qEnvironmentVariableIsSet("MEMX_TRACE_PROGRESS"))
-                qInfo("%5.1f s  %4d permille  %6.2f s left (truth %6.2f s)", now, r.permille, r.remainingS, total - now);
+                qInfo("%5.1f s  %4d permille  %6.2f s left (truth %6.2f s)", now, r.permille, r.remainingS,
+                      total - now);
             lastLeft = r.remainingS;
             const double truth = total - now;
             if (now >= 0.4 * total && truth > 1.0) {
                 const double ratio = r.remainingS / truth;
                 worst = std::max({worst, ratio, 1 / ratio});
-                QVERIFY2(ratio <= 2.5 && ratio >= 1 / 2.5,
-                         qPrintable(QStringLiteral("%1 s left estimated at %2 s of %3 s").arg(r.remainingS).arg(now).arg(total)));
+                QVERIFY2(
+                    ratio <= 2.5 && ratio >= 1 / 2.5,
+                    qPrintable(
+                        QStringLiteral("%1 s left estimated at %2 s of %3 s").arg(r.remainingS).arg(now).arg(total)));
             }
         }
         passStart = passEnd[p];

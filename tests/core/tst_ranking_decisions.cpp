@@ -69,7 +69,7 @@ void TestRankingDecisions::decide_data()
     QTest::addColumn<double>("regretPct");
     QTest::addColumn<bool>("top1");
     QTest::addColumn<bool>("top3");
-    QTest::addColumn<int>("tied");               // runs at the lowest prediction
+    QTest::addColumn<int>("tied");  // runs at the lowest prediction
     QTest::addColumn<double>("expectedRegret");  // mean regret over those
 
     // No tie at the lowest prediction: the expected regret is the regret.
@@ -90,9 +90,9 @@ void TestRankingDecisions::decide_data()
     // 110, 160, 90): the pick is the slowest repeat (160 ms) against 90 ms, regret
     // 100 * (160/90 - 1) = 77.78 %; expected 100 * ((100 + 110 + 160)/3/90 - 1)
     // = 100 * (370/270 - 1) = 37.04 %.
-    QTest::newRow("repeated configuration") << Times{5, 5, 5, 9} << Times{100, 110, 160, 90} << 2 << 3
-                                            << 100.0 * (160.0 / 90 - 1) << false << false << 3
-                                            << 100.0 * (370.0 / 270 - 1);
+    QTest::newRow("repeated configuration")
+        << Times{5, 5, 5, 9} << Times{100, 110, 160, 90} << 2 << 3 << 100.0 * (160.0 / 90 - 1) << false << false << 3
+        << 100.0 * (370.0 / 270 - 1);
     // Predicted 3, 1, 2; measured 80, 90, 100: picks row 1 (90 ms), fastest row 0
     // (80 ms): regret 100 * (90/80 - 1) = 12.5 %; rows 1, 2 predicted ahead of
     // row 0 -> predicted 3rd: top-1 miss, top-3 hit.
@@ -138,18 +138,18 @@ void TestRankingDecisions::summarise_data()
 
     // A, B, C: regrets 0, 20, 25 -> median 20, max 25; top-1 hits {A} = 1/3,
     // top-3 hits {A, B} = 2/3. No tie: the expected regrets are the same.
-    QTest::newRow("three groups") << TimesPerGroup{kAp, kBp, kCp} << TimesPerGroup{kAm, kBm, kCm} << 3 << 0
-                                  << 1.0 / 3 << 2.0 / 3 << 20.0 << 25.0 << 0 << 20.0 << 25.0;
+    QTest::newRow("three groups") << TimesPerGroup{kAp, kBp, kCp} << TimesPerGroup{kAm, kBm, kCm} << 3 << 0 << 1.0 / 3
+                                  << 2.0 / 3 << 20.0 << 25.0 << 0 << 20.0 << 25.0;
     // The same with two single-run groups: they are counted, not scored.
     QTest::newRow("three groups + 2 single-run")
         << TimesPerGroup{kS1p, kAp, kBp, kS2p, kCp} << TimesPerGroup{kS1m, kAm, kBm, kS2m, kCm} << 3 << 2 << 1.0 / 3
         << 2.0 / 3 << 20.0 << 25.0 << 0 << 20.0 << 25.0;
     // One group (B): regret 20 is both median and max; top-1 0/1, top-3 1/1.
-    QTest::newRow("one group") << TimesPerGroup{kBp} << TimesPerGroup{kBm} << 1 << 0 << 0.0 << 1.0 << 20.0 << 20.0
-                               << 0 << 20.0 << 20.0;
+    QTest::newRow("one group") << TimesPerGroup{kBp} << TimesPerGroup{kBm} << 1 << 0 << 0.0 << 1.0 << 20.0 << 20.0 << 0
+                               << 20.0 << 20.0;
     // One group where the prediction picks the fastest (A): regret 0, hits 1/1.
-    QTest::newRow("one group, right pick") << TimesPerGroup{kAp} << TimesPerGroup{kAm} << 1 << 0 << 1.0 << 1.0 << 0.0
-                                           << 0.0 << 0 << 0.0 << 0.0;
+    QTest::newRow("one group, right pick")
+        << TimesPerGroup{kAp} << TimesPerGroup{kAm} << 1 << 0 << 1.0 << 1.0 << 0.0 << 0.0 << 0 << 0.0 << 0.0;
     // A, B, C, D: regrets 0, 20, 25, 50 -> median (20 + 25) / 2 = 22.5, max 50;
     // top-1 {A} = 1/4, top-3 {A, B, D} = 3/4.
     QTest::newRow("four groups, even median") << TimesPerGroup{kAp, kBp, kCp, kDp} << TimesPerGroup{kAm, kBm, kCm, kDm}

@@ -37,7 +37,8 @@ void TestRecomputeAblation::mixedPlanAgainstUniform()
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());
     const Plan& plan = r.best.front();
-    QVERIFY2(plan.recomputeString().find('F') != std::string::npos && plan.recomputeString().find('N') != std::string::npos,
+    QVERIFY2(plan.recomputeString().find('F') != std::string::npos
+                 && plan.recomputeString().find('N') != std::string::npos,
              plan.recomputeString().c_str());  // the default pick mixes full and none
     const auto v = RecomputeAblation::uniform(req.problem, plan);
     QCOMPARE(v.size(), std::size_t(3));
@@ -46,7 +47,7 @@ void TestRecomputeAblation::mixedPlanAgainstUniform()
     QCOMPARE(full.level, Recompute::Full);
     QVERIFY(full.feasible);
     QVERIFY(full.iterationMs >= plan.iterationMs);  // recomputing more never saves time
-    QVERIFY(full.maxMemMiB <= plan.maxMemMiB);      // ... and never costs memory
+    QVERIFY(full.maxMemMiB <= plan.maxMemMiB);  // ... and never costs memory
     if (none.feasible) {
         QVERIFY(none.iterationMs <= plan.iterationMs);
         QVERIFY(none.maxMemMiB >= plan.maxMemMiB);

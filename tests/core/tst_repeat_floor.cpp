@@ -32,8 +32,8 @@ void TestRepeatFloor::floor_data()
     // a: 100, 110, 120 -> the weighted median is 110 (1/100 < half of the
     // total 0.0274, 1/100 + 1/110 > it): errors 0.1, 0, 10/120; b once (0).
     // Sum 0.18333 over 4 runs = 4.583 %.
-    QTest::newRow("three repeats and a single") << Keyed{{"a", 100}, {"a", 110}, {"a", 120}, {"b", 50}} << 2 << 1
-                                                << 100.0 * (0.1 + 10.0 / 120) / 4;
+    QTest::newRow("three repeats and a single")
+        << Keyed{{"a", 100}, {"a", 110}, {"a", 120}, {"b", 50}} << 2 << 1 << 100.0 * (0.1 + 10.0 / 120) / 4;
     // Equal repeats cost nothing; values that are not positive are ignored.
     QTest::newRow("equal repeats") << Keyed{{"a", 80}, {"a", 80}, {"b", 0}, {"b", -5}} << 1 << 1 << 0.0;
 }

@@ -160,8 +160,8 @@ void TestRunScenario::syntheticClusterHasTheTypesFabric()
     QFETCH(double, bandwidth);
     QFETCH(bool, shared);
     PlanSpec spec;
-    const Problem problem =
-        RunScenario::problem(runOf(4, 2, 2, type.toStdString()), GpuCatalog::builtin(), spec, "runs.csv");
+    const Problem problem
+        = RunScenario::problem(runOf(4, 2, 2, type.toStdString()), GpuCatalog::builtin(), spec, "runs.csv");
     int inside = 0;
     for (const Link& link : problem.cluster.links()) {
         if (!link.within) {

@@ -20,7 +20,6 @@ using memx::test::Case;
 using memx::test::compareWithBruteForce;
 using memx::test::randomCase;
 
-
 class TestSearchExactness : public QObject {
     Q_OBJECT
 private slots:

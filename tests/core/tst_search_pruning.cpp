@@ -67,15 +67,36 @@ void TestSearchPruning::prunedEqualsBruteForce_data()
     QTest::addColumn<QString>("variance");
     QTest::addColumn<QString>("schedule");
     const QString six = "paper-6gpu-v100-t4.json", xy = "paper-table1-xy.json", h8 = "homogeneous-8xa100.json";
-    QTest::newRow("V100+T4, tiny, default, policy") << six << "tiny-12l" << "default" << "policy" << "mib" << "auto";
-    QTest::newRow("V100+T4, tiny, safety-first, enumerate")
-        << six << "tiny-12l" << "safety-first" << "enumerate" << "mib" << "auto";
-    QTest::newRow("V100+T4, tiny, throughput-first, util variance")
-        << six << "tiny-12l" << "throughput-first" << "policy" << "util" << "both";
-    QTest::newRow("V100+T4, tiny, uniform full recompute") << six << "tiny-12l" << "default" << "full" << "mib" << "1f1b";
-    QTest::newRow("Table 1 pair, llama2-7b, enumerate") << xy << "llama2-7b" << "default" << "enumerate" << "mib" << "auto";
-    QTest::newRow("8xA100, llama2-7b, interleaved allowed")
-        << h8 << "llama2-7b" << "throughput-first" << "policy" << "mib" << "both";
+    QTest::newRow("V100+T4, tiny, default, policy") << six << "tiny-12l"
+                                                    << "default"
+                                                    << "policy"
+                                                    << "mib"
+                                                    << "auto";
+    QTest::newRow("V100+T4, tiny, safety-first, enumerate") << six << "tiny-12l"
+                                                            << "safety-first"
+                                                            << "enumerate"
+                                                            << "mib"
+                                                            << "auto";
+    QTest::newRow("V100+T4, tiny, throughput-first, util variance") << six << "tiny-12l"
+                                                                    << "throughput-first"
+                                                                    << "policy"
+                                                                    << "util"
+                                                                    << "both";
+    QTest::newRow("V100+T4, tiny, uniform full recompute") << six << "tiny-12l"
+                                                           << "default"
+                                                           << "full"
+                                                           << "mib"
+                                                           << "1f1b";
+    QTest::newRow("Table 1 pair, llama2-7b, enumerate") << xy << "llama2-7b"
+                                                        << "default"
+                                                        << "enumerate"
+                                                        << "mib"
+                                                        << "auto";
+    QTest::newRow("8xA100, llama2-7b, interleaved allowed") << h8 << "llama2-7b"
+                                                            << "throughput-first"
+                                                            << "policy"
+                                                            << "mib"
+                                                            << "both";
 }
 
 void TestSearchPruning::prunedEqualsBruteForce()

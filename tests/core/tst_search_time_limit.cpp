@@ -133,9 +133,8 @@ void TestSearchTimeLimit::stopInExplore()
     bool stop = false;
     req.options.stopEarly = [&] { return stop; };
     // Explore is the part of phase 1 after the count pass (0-10%).
-    const SearchResult r = SearchEngine::run(req, [&](const SearchProgress& p) {
-        stop = stop || (p.phase == 1 && p.permille > 100);
-    });
+    const SearchResult r
+        = SearchEngine::run(req, [&](const SearchProgress& p) { stop = stop || (p.phase == 1 && p.permille > 100); });
     QVERIFY2(r.error.empty(), r.error.c_str());
     const QString incomplete = QString::fromStdString(r.incomplete);
     QVERIFY2(incomplete.contains("in the explore pass"), qPrintable(incomplete));

@@ -93,11 +93,27 @@ void TestSetupCodecs::setupRoundTrip()
 void TestSetupCodecs::setupOneSpellingPerField()
 {
     const nlohmann::json j = TrainingSetupJson::write(unusualSetup());
-    for (const char* key : {"global_batch", "micro_batch_sizes", "seq_lens", "query_groups", "tensor_parallel",
-                            "min_pipeline_stages", "max_pipeline_stages", "virtual_stages", "distributed_optimizer",
-                            "overlap_grad_reduce", "overlap_param_gather", "flash_attention", "attention_dropout",
-                            "hidden_dropout", "sequence_parallel", "precision", "schedule", "recompute", "placement",
-                            "meshes", "allow_idle_gpus"})
+    for (const char* key : {"global_batch",
+                            "micro_batch_sizes",
+                            "seq_lens",
+                            "query_groups",
+                            "tensor_parallel",
+                            "min_pipeline_stages",
+                            "max_pipeline_stages",
+                            "virtual_stages",
+                            "distributed_optimizer",
+                            "overlap_grad_reduce",
+                            "overlap_param_gather",
+                            "flash_attention",
+                            "attention_dropout",
+                            "hidden_dropout",
+                            "sequence_parallel",
+                            "precision",
+                            "schedule",
+                            "recompute",
+                            "placement",
+                            "meshes",
+                            "allow_idle_gpus"})
         QVERIFY2(j.contains(key), key);
     for (const char* old : {"max_pp", "micro_batches"})
         QVERIFY2(!j.contains(old), old);
@@ -125,19 +141,54 @@ void TestSetupCodecs::setupRefusals_data()
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("reason");
-    QTest::newRow("global batch 0") << "global_batch" << "0" << "/setup/global_batch" << "";
-    QTest::newRow("global batch 2^31") << "global_batch" << "2147483648" << "/setup/global_batch" << "";
-    QTest::newRow("micro-batch 0") << "micro_batch_sizes" << "[1, 0]" << "/setup/micro_batch_sizes/1" << "";
-    QTest::newRow("no micro-batch") << "micro_batch_sizes" << "[]" << "/setup/micro_batch_sizes" << "at least one";
-    QTest::newRow("old spelling, no micro-batch") << "micro_batches" << "[]" << "/setup/micro_batches" << "at least one";
-    QTest::newRow("sequence 8") << "seq_lens" << "[8]" << "/setup/seq_lens" << "at least 16";
-    QTest::newRow("min above max") << "min_pipeline_stages" << "9" << "/setup/min_pipeline_stages"
+    QTest::newRow("global batch 0") << "global_batch"
+                                    << "0"
+                                    << "/setup/global_batch"
+                                    << "";
+    QTest::newRow("global batch 2^31") << "global_batch"
+                                       << "2147483648"
+                                       << "/setup/global_batch"
+                                       << "";
+    QTest::newRow("micro-batch 0") << "micro_batch_sizes"
+                                   << "[1, 0]"
+                                   << "/setup/micro_batch_sizes/1"
+                                   << "";
+    QTest::newRow("no micro-batch") << "micro_batch_sizes"
+                                    << "[]"
+                                    << "/setup/micro_batch_sizes"
+                                    << "at least one";
+    QTest::newRow("old spelling, no micro-batch") << "micro_batches"
+                                                  << "[]"
+                                                  << "/setup/micro_batches"
+                                                  << "at least one";
+    QTest::newRow("sequence 8") << "seq_lens"
+                                << "[8]"
+                                << "/setup/seq_lens"
+                                << "at least 16";
+    QTest::newRow("min above max") << "min_pipeline_stages"
+                                   << "9"
+                                   << "/setup/min_pipeline_stages"
                                    << "above max_pipeline_stages (8)";
-    QTest::newRow("pipeline stages 5000") << "max_pipeline_stages" << "5000" << "/setup/max_pipeline_stages" << "";
-    QTest::newRow("dropout 1") << "hidden_dropout" << "1" << "/setup/hidden_dropout" << "[0, 1)";
-    QTest::newRow("precision fp4") << "precision" << "\"fp4\"" << "/setup/precision" << "unknown precision";
-    QTest::newRow("param gather alone") << "overlap_param_gather" << "true" << "/setup/overlap_param_gather" << "";
-    QTest::newRow("meshes all") << "meshes" << "\"all\"" << "/setup/meshes" << "uniform or per-type";
+    QTest::newRow("pipeline stages 5000") << "max_pipeline_stages"
+                                          << "5000"
+                                          << "/setup/max_pipeline_stages"
+                                          << "";
+    QTest::newRow("dropout 1") << "hidden_dropout"
+                               << "1"
+                               << "/setup/hidden_dropout"
+                               << "[0, 1)";
+    QTest::newRow("precision fp4") << "precision"
+                                   << "\"fp4\""
+                                   << "/setup/precision"
+                                   << "unknown precision";
+    QTest::newRow("param gather alone") << "overlap_param_gather"
+                                        << "true"
+                                        << "/setup/overlap_param_gather"
+                                        << "";
+    QTest::newRow("meshes all") << "meshes"
+                                << "\"all\""
+                                << "/setup/meshes"
+                                << "uniform or per-type";
 }
 
 void TestSetupCodecs::setupRefusals()
@@ -175,11 +226,21 @@ void TestSetupCodecs::objectiveRefusals_data()
     QTest::addColumn<QString>("key");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("field");
-    QTest::newRow("negative weights") << "custom_weights" << "[-1, 1, 1]" << "/objective/custom_weights";
-    QTest::newRow("epsilon fraction 1") << "epsilon_fraction" << "1" << "/objective/epsilon_fraction";
-    QTest::newRow("headroom 150%") << "min_headroom" << R"({"fraction": 1.5})" << "/objective/min_headroom/fraction";
-    QTest::newRow("slowdown -1") << "max_slowdown" << "-1" << "/objective/max_slowdown";
-    QTest::newRow("variance mib2") << "variance" << "\"mib2\"" << "/objective/variance";
+    QTest::newRow("negative weights") << "custom_weights"
+                                      << "[-1, 1, 1]"
+                                      << "/objective/custom_weights";
+    QTest::newRow("epsilon fraction 1") << "epsilon_fraction"
+                                        << "1"
+                                        << "/objective/epsilon_fraction";
+    QTest::newRow("headroom 150%") << "min_headroom"
+                                   << R"({"fraction": 1.5})"
+                                   << "/objective/min_headroom/fraction";
+    QTest::newRow("slowdown -1") << "max_slowdown"
+                                 << "-1"
+                                 << "/objective/max_slowdown";
+    QTest::newRow("variance mib2") << "variance"
+                                   << "\"mib2\""
+                                   << "/objective/variance";
 }
 
 void TestSetupCodecs::objectiveRefusals()

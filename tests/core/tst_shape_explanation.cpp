@@ -35,9 +35,9 @@ Problem problem(const QString& cluster, const QString& model, int gbs, const std
                 bool allowIdle)
 {
     Problem p;
-    p.cluster = cluster == "a100h100"            ? a100h100()
-                : cluster == "a100h100 no NVLink" ? a100h100(false)
-                                                  : Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
+    p.cluster = cluster == "a100h100"     ? a100h100()
+        : cluster == "a100h100 no NVLink" ? a100h100(false)
+                                          : Cluster::fromFile(test::sampleCluster(cluster.toStdString()));
     p.model = ModelSpec::resolve(model.toStdString());
     p.setup.globalBatch = gbs;
     p.setup.microBatchSizes = mbs;
@@ -74,35 +74,45 @@ void TestShapeExplanation::explains_data()
 
     const std::vector<int> mbs{1, 2, 4};
     // 40 heads do not split over 3.
-    QTest::newRow("heads by TP") << "a100h100" << "llama2-13b" << 64 << mbs << 8 << true << 3 << 2 << 1 << false
+    QTest::newRow("heads by TP") << "a100h100"
+                                 << "llama2-13b" << 64 << mbs << 8 << true << 3 << 2 << 1 << false
                                  << "40 heads, which TP 3 does not divide";
     // Each node has 8 GPUs of one type: TP 16 cannot stay in one.
-    QTest::newRow("rule 1") << "a100h100" << "llama2-13b" << 64 << mbs << 8 << true << 16 << 1 << 1 << false
+    QTest::newRow("rule 1") << "a100h100"
+                            << "llama2-13b" << 64 << mbs << 8 << true << 16 << 1 << 1 << false
                             << "the largest such group here is 8 GPUs";
     // TP 8 x DP 2 = 16 GPUs of one type: each type has only 8.
-    QTest::newRow("no slot") << "a100h100" << "llama2-13b" << 64 << mbs << 8 << true << 8 << 1 << 2 << false
+    QTest::newRow("no slot") << "a100h100"
+                             << "llama2-13b" << 64 << mbs << 8 << true << 8 << 1 << 2 << false
                              << "no GPU type can hold a stage of TP x DP = 16 GPUs";
     // The case: TP 8 x DP 1 = 8 cuts two slots, one per node, so PP is 2.
-    QTest::newRow("PP=1 on a mixed cluster") << "a100h100" << "llama2-13b" << 64 << mbs << 8 << true << 8 << 1 << 1
-                                             << false << "cuts the cluster into 2 stage slots (A100-80GB 1, H100-SXM 1)";
+    QTest::newRow("PP=1 on a mixed cluster") << "a100h100"
+                                             << "llama2-13b" << 64 << mbs << 8 << true << 8 << 1 << 1 << false
+                                             << "cuts the cluster into 2 stage slots (A100-80GB 1, H100-SXM 1)";
     // TP 4 x DP 1 = 4: two slots per node, PP 4, above --max-pp 2.
-    QTest::newRow("max-pp") << "a100h100" << "llama2-13b" << 64 << mbs << 2 << true << 4 << 4 << 1 << false
+    QTest::newRow("max-pp") << "a100h100"
+                            << "llama2-13b" << 64 << mbs << 2 << true << 4 << 4 << 1 << false
                             << "above the search's limit (--max-pp 2)";
     // TP 1 x DP 3 = 3: two slots of 3 per node of 8, four GPUs idle.
-    QTest::newRow("idle GPUs") << "a100h100" << "llama2-13b" << 63 << std::vector<int>{1} << 8 << false << 1 << 4 << 3
-                               << false << "leaves 4 GPUs idle";
+    QTest::newRow("idle GPUs") << "a100h100"
+                               << "llama2-13b" << 63 << std::vector<int>{1} << 8 << false << 1 << 4 << 3 << false
+                               << "leaves 4 GPUs idle";
     // TP 4 x DP 2 = 8: PP 2; 63 is odd, so DP 2 x mbs 1 does not divide it.
-    QTest::newRow("global batch") << "a100h100" << "llama2-13b" << 63 << std::vector<int>{1} << 8 << true << 4 << 2 << 2
-                                  << false << "global batch 63 is not divisible by DP 2";
+    QTest::newRow("global batch") << "a100h100"
+                                  << "llama2-13b" << 63 << std::vector<int>{1} << 8 << true << 4 << 2 << 2 << false
+                                  << "global batch 63 is not divisible by DP 2";
     // LLaMA2-70B over 6 stages of one GPU: some 11.7e9 parameters a stage, far
     // above 32 or 16 GB with their gradients and Adam states.
-    QTest::newRow("memory") << "paper-6gpu-v100-t4.json" << "llama2-70b" << 32 << std::vector<int>{1} << 8 << true << 1
-                            << 6 << 1 << false << "memory: no layer split";
+    QTest::newRow("memory") << "paper-6gpu-v100-t4.json"
+                            << "llama2-70b" << 32 << std::vector<int>{1} << 8 << true << 1 << 6 << 1 << false
+                            << "memory: no layer split";
     // The same shape with no link inside the nodes: TP 8 cannot talk.
-    QTest::newRow("no link inside a node") << "a100h100 no NVLink" << "llama2-13b" << 64 << mbs << 8 << true << 8 << 2
-                                           << 1 << false << "its stages cannot be joined: no link joins the GPUs inside";
+    QTest::newRow("no link inside a node") << "a100h100 no NVLink"
+                                           << "llama2-13b" << 64 << mbs << 8 << true << 8 << 2 << 1 << false
+                                           << "its stages cannot be joined: no link joins the GPUs inside";
     // TP 8 x DP 1, PP 2: 13B parameters over 16 GPUs of 80 GB fit.
-    QTest::newRow("a shape that fits") << "a100h100" << "llama2-13b" << 64 << mbs << 8 << true << 8 << 2 << 1 << true
+    QTest::newRow("a shape that fits") << "a100h100"
+                                       << "llama2-13b" << 64 << mbs << 8 << true << 8 << 2 << 1 << true
                                        << "of this shape fit";
 }
 

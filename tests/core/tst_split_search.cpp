@@ -113,9 +113,15 @@ private slots:
             ++withPlans;
             const LeafBound quick = search.quickRootBound();
             QVERIFY2(quick.timeMs <= all.minT,
-                     qPrintable(QString("skeleton %1: bound %2 ms above the fastest %3 ms").arg(i).arg(quick.timeMs).arg(all.minT)));
+                     qPrintable(QString("skeleton %1: bound %2 ms above the fastest %3 ms")
+                                    .arg(i)
+                                    .arg(quick.timeMs)
+                                    .arg(all.minT)));
             QVERIFY2(quick.maxMemMiB <= all.minM,
-                     qPrintable(QString("skeleton %1: bound %2 MiB above the least peak %3 MiB").arg(i).arg(quick.maxMemMiB).arg(all.minM)));
+                     qPrintable(QString("skeleton %1: bound %2 MiB above the least peak %3 MiB")
+                                    .arg(i)
+                                    .arg(quick.maxMemMiB)
+                                    .arg(all.minM)));
             // Not vacuous: the bound is a real time and a real peak.
             QVERIFY(quick.timeMs > 0);
             QVERIFY(quick.maxMemMiB > 0);

@@ -156,7 +156,8 @@ void TestStageSlots::exportedRanksOfASpanningStage()
     QCOMPARE(lay.agents[0].firstRank, 0);
     QCOMPARE(lay.agents[1].firstRank, 8);
     for (int r = 0; r < 16; ++r)
-        QCOMPARE(req.problem.cluster.devices()[static_cast<std::size_t>(lay.deviceOfRank[static_cast<std::size_t>(r)])].node,
+        QCOMPARE(req.problem.cluster.devices()[static_cast<std::size_t>(lay.deviceOfRank[static_cast<std::size_t>(r)])]
+                     .node,
                  r < 8 ? 0 : 1);
 }
 

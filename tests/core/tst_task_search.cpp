@@ -29,10 +29,7 @@ SearchRequest request(std::vector<int> seqs, std::vector<int> groups, TaskCompar
     return req;
 }
 
-SearchResult alone(int seq, int groups)
-{
-    return SearchEngine::run(request({seq}, {groups}));
-}
+SearchResult alone(int seq, int groups) { return SearchEngine::run(request({seq}, {groups})); }
 
 }  // namespace
 
@@ -55,10 +52,10 @@ void TestTaskSearch::tasksOfARequest_data()
     // The model's own values when none are given: one task.
     QTest::newRow("none given") << std::vector<int>{} << std::vector<int>{} << QStringList{"seq 4096"};
     QTest::newRow("one of each") << std::vector<int>{2048} << std::vector<int>{8} << QStringList{"seq 2048"};
-    QTest::newRow("two lengths, order kept") << std::vector<int>{4096, 1024} << std::vector<int>{}
-                                             << QStringList{"seq 4096", "seq 1024"};
-    QTest::newRow("a repeated value is one task") << std::vector<int>{1024, 1024} << std::vector<int>{}
-                                                  << QStringList{"seq 1024"};
+    QTest::newRow("two lengths, order kept")
+        << std::vector<int>{4096, 1024} << std::vector<int>{} << QStringList{"seq 4096", "seq 1024"};
+    QTest::newRow("a repeated value is one task")
+        << std::vector<int>{1024, 1024} << std::vector<int>{} << QStringList{"seq 1024"};
     QTest::newRow("two group counts") << std::vector<int>{} << std::vector<int>{8, 32}
                                       << QStringList{"8 query groups", "32 query groups"};
     QTest::newRow("both") << std::vector<int>{1024, 2048} << std::vector<int>{8, 32}

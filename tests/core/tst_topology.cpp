@@ -79,8 +79,9 @@ void TestTopology::sharedMediumIsSplitAmongConcurrentFlows_data()
 void TestTopology::sharedMediumIsSplitAmongConcurrentFlows()
 {
     QFETCH(int, flows);
-    const Cluster c =
-        make(kOneNode4, R"([{"kind": "PCIe", "within": "n", "bandwidth_gbps": 17, "latency_us": 6, "shared": true}])");
+    const Cluster c
+        = make(kOneNode4,
+               R"([{"kind": "PCIe", "within": "n", "bandwidth_gbps": 17, "latency_us": 6, "shared": true}])");
     const Topology topo(c);
     PathRate r;
     if (flows == 1) {
@@ -153,7 +154,7 @@ void TestTopology::ringBottleneckIsSlowestHop()
 void TestTopology::stageHopsShareInterNodeMedium_data()
 {
     QTest::addColumn<QString>("sharing");  // JSON fragment for the inter-node link
-    QTest::addColumn<int>("pairs");        // concurrent a[k] -> b[k] transfers
+    QTest::addColumn<int>("pairs");  // concurrent a[k] -> b[k] transfers
     QTest::addColumn<double>("expected");
     // Pipeline stage on node a sends to the next stage on node b, one flow per TP rank.
     QTest::newRow("shared NIC, 1 flow: 28") << R"("shared": true)" << 1 << 28.0;
@@ -228,8 +229,8 @@ void TestTopology::allReduceAndTransferTimes_data()
     // 1e8 / 2.5e7 = 4 ms + 10 us = 0.01 ms
     QTest::newRow("transfer 100 MB at 25 GB/s") << false << 1e8 << 2 << 25.0 << 10.0 << 4.01;
     // 64 MiB = 67,108,864 B / 1.2e7 B/ms = 5.5924 ms + 0.006 ms
-    QTest::newRow("transfer 64 MiB at 12 GB/s") << false << 67108864.0 << 2 << 12.0 << 6.0
-                                               << 67108864.0 / 1.2e7 + 0.006;
+    QTest::newRow("transfer 64 MiB at 12 GB/s")
+        << false << 67108864.0 << 2 << 12.0 << 6.0 << 67108864.0 / 1.2e7 + 0.006;
     QTest::newRow("transfer of nothing") << false << 0.0 << 2 << 25.0 << 10.0 << 0.0;
 }
 
@@ -254,15 +255,24 @@ void TestTopology::generatedNodeFabric_data()
     QTest::addColumn<QString>("type");
     QTest::addColumn<QString>("kind");
     QTest::addColumn<bool>("shared");
-    QTest::newRow("A100-80GB") << "A100-80GB" << "NVLink" << false;
-    QTest::newRow("H100-SXM") << "H100-SXM" << "NVLink" << false;
-    QTest::newRow("A30") << "A30" << "PCIe" << true;
-    QTest::newRow("A40") << "A40" << "PCIe" << true;
-    QTest::newRow("A10") << "A10" << "PCIe" << true;
-    QTest::newRow("Quadro-RTX-6000") << "Quadro-RTX-6000" << "PCIe" << true;
-    QTest::newRow("RTX-3060") << "RTX-3060" << "PCIe" << true;
-    QTest::newRow("RTX-A4000") << "RTX-A4000" << "PCIe" << true;
-    QTest::newRow("MI300X") << "MI300X" << "xGMI" << false;
+    QTest::newRow("A100-80GB") << "A100-80GB"
+                               << "NVLink" << false;
+    QTest::newRow("H100-SXM") << "H100-SXM"
+                              << "NVLink" << false;
+    QTest::newRow("A30") << "A30"
+                         << "PCIe" << true;
+    QTest::newRow("A40") << "A40"
+                         << "PCIe" << true;
+    QTest::newRow("A10") << "A10"
+                         << "PCIe" << true;
+    QTest::newRow("Quadro-RTX-6000") << "Quadro-RTX-6000"
+                                     << "PCIe" << true;
+    QTest::newRow("RTX-3060") << "RTX-3060"
+                              << "PCIe" << true;
+    QTest::newRow("RTX-A4000") << "RTX-A4000"
+                               << "PCIe" << true;
+    QTest::newRow("MI300X") << "MI300X"
+                            << "xGMI" << false;
 }
 
 void TestTopology::generatedNodeFabric()

@@ -32,10 +32,7 @@ namespace {
 const std::string kSmall = test::dataFile("topology/megatron_ci_small.csv");
 const std::string kMixed = test::dataFile("topology/megatron_ci_small_mixed.csv");
 
-nlohmann::json clusterDoc(const std::string& name)
-{
-    return JsonReader::parseFile(test::dataFile("topology/" + name));
-}
+nlohmann::json clusterDoc(const std::string& name) { return JsonReader::parseFile(test::dataFile("topology/" + name)); }
 
 std::shared_ptr<const Cluster> cluster(const std::string& name)
 {
@@ -106,14 +103,18 @@ void TestTrainTopology::fingerprint()
     QFETCH(bool, same);
     const nlohmann::json base = clusterDoc("dgx-a100.json");
     nlohmann::json doc = base;
-    if (change == "name") doc["name"] = "another-name";
+    if (change == "name")
+        doc["name"] = "another-name";
     if (change == "cosmetic") {
         doc["description"] = "something else";
         doc["links"][0]["name"] = "fabric";
     }
-    if (change == "bandwidth") doc["links"][0]["bandwidth_gbps"] = 200;
-    if (change == "latency") doc["links"][0]["latency_us"] = 5;
-    if (change == "gpu") doc["nodes"][0]["gpus"][0]["type"] = "H100-SXM";
+    if (change == "bandwidth")
+        doc["links"][0]["bandwidth_gbps"] = 200;
+    if (change == "latency")
+        doc["links"][0]["latency_us"] = 5;
+    if (change == "gpu")
+        doc["nodes"][0]["gpus"][0]["type"] = "H100-SXM";
     const std::string a = TrainedTopology::fingerprint(fromDoc(base)), b = TrainedTopology::fingerprint(fromDoc(doc));
     QCOMPARE(a == b, same);
     QCOMPARE(a.size(), std::size_t(16));  // FNV-1a 64 in hex
@@ -128,15 +129,13 @@ void TestTrainTopology::trainingSeesTheClusterLinks_data()
     QTest::addColumn<int>("syntheticRuns");
     QTest::addColumn<QStringList>("clusters");  // name:runs
     QTest::newRow("synthetic") << QString::fromStdString(kSmall) << "" << 300.0 << 450.0 << 7 << QStringList{};
-    QTest::newRow("--cluster, both DGX nodes")
-        << QString::fromStdString(kSmall) << "dgx-a100-h100.json" << 300.0 << 450.0 << 0
-        << QStringList{"dgx-a100-and-h100:7"};
+    QTest::newRow("--cluster, both DGX nodes") << QString::fromStdString(kSmall) << "dgx-a100-h100.json" << 300.0
+                                               << 450.0 << 0 << QStringList{"dgx-a100-and-h100:7"};
     QTest::newRow("mixed set: a cluster per run")
         << QString::fromStdString(kMixed) << "" << 300.0 << 450.0 << 0 << QStringList{"dgx-a100:4", "dgx-h100:3"};
     // A run's own cluster wins over --cluster.
-    QTest::newRow("mixed set with --cluster")
-        << QString::fromStdString(kMixed) << "dgx-a100-h100.json" << 300.0 << 450.0 << 0
-        << QStringList{"dgx-a100:4", "dgx-h100:3"};
+    QTest::newRow("mixed set with --cluster") << QString::fromStdString(kMixed) << "dgx-a100-h100.json" << 300.0
+                                              << 450.0 << 0 << QStringList{"dgx-a100:4", "dgx-h100:3"};
 }
 
 void TestTrainTopology::trainingSeesTheClusterLinks()
@@ -152,7 +151,8 @@ void TestTrainTopology::trainingSeesTheClusterLinks()
     QCOMPARE(set.runs.size(), std::size_t(7));
     int checked = 0;
     for (const TrainingRow& row : set.rows) {
-        if (row.query.tp == 1) continue;
+        if (row.query.tp == 1)
+            continue;
         const double expected = row.query.gpu->name == "H100-SXM" ? h100Link : a100Link;
         QCOMPARE(row.query.tpLinkGBps, expected);
         ++checked;
@@ -160,7 +160,8 @@ void TestTrainTopology::trainingSeesTheClusterLinks()
     QVERIFY(checked >= 4);  // A100 TP 2 and 4, H100 TP 2 and 4
     QCOMPARE(set.topology.syntheticRuns, std::size_t(syntheticRuns));
     QStringList got;
-    for (const auto& c : set.topology.clusters) got << QString("%1:%2").arg(QString::fromStdString(c.name)).arg(c.runs);
+    for (const auto& c : set.topology.clusters)
+        got << QString("%1:%2").arg(QString::fromStdString(c.name)).arg(c.runs);
     QCOMPARE(got, clusters);
 }
 
@@ -183,8 +184,8 @@ void TestTrainTopology::sailorRunsSeeTheirMachinesWiring_data()
     QTest::newRow("Titan-RTX TP 8") << "sailor__OPT-350__Titan-RTX__mbs8_tp8" << 6.08;  // 24304314860.6 / 4
     // RTX-2080 TP 4: across pairs 22666820280.2 / 2 B/s, but its pairs are slower (10755624404.2).
     QTest::newRow("RTX-2080 TP 4: its pairs") << "sailor__OPT-350__RTX-2080__mbs4_tp4" << 10.8;
-    QTest::newRow("GH200 TP 4") << "sailor__OPT-30__GH-96__mbs8_tp4" << 125.0;          // 250558342885.7 / 2
-    QTest::newRow("A100-40GB TP 2") << "sailor__OPT-350__A100-40__mbs8_tp2" << 249.0;   // 248876169884.1
+    QTest::newRow("GH200 TP 4") << "sailor__OPT-30__GH-96__mbs8_tp4" << 125.0;  // 250558342885.7 / 2
+    QTest::newRow("A100-40GB TP 2") << "sailor__OPT-350__A100-40__mbs8_tp2" << 249.0;  // 248876169884.1
     QTest::newRow("V100-16GB TP 8: synthetic") << "sailor__OPT-350__V100-16__mbs1_tp8" << 300.0;
 }
 
@@ -211,9 +212,9 @@ void TestTrainTopology::predictSeesWhatTrainingSaw()
     // Another cluster of the same GPUs whose NVLink is 200 GB/s.
     nlohmann::json slowDoc = clusterDoc("dgx-a100-h100.json");
     for (auto& link : slowDoc["links"])
-        if (link["kind"] == "NVLink") link["bandwidth_gbps"] = 200;
-    RunPlacement onCluster(cluster("dgx-a100-h100.json")),
-        elsewhere(std::make_shared<const Cluster>(fromDoc(slowDoc)));
+        if (link["kind"] == "NVLink")
+            link["bandwidth_gbps"] = 200;
+    RunPlacement onCluster(cluster("dgx-a100-h100.json")), elsewhere(std::make_shared<const Cluster>(fromDoc(slowDoc)));
     int differElsewhere = 0;
     for (std::size_t r = 0; r < set.runs.size(); ++r) {
         std::vector<std::string> skipped;
@@ -225,7 +226,8 @@ void TestTrainTopology::predictSeesWhatTrainingSaw()
         std::size_t stage = 0;
         for (std::size_t i = 0; i < set.rows.size(); ++i) {
             const TrainingRow& row = set.rows[i];
-            if (row.run != static_cast<int>(r)) continue;
+            if (row.run != static_cast<int>(r))
+                continue;
             QVERIFY(stage < same->queries.size());
             StageQuery q = same->queries[stage];
             QCOMPARE(q.gpu->name, row.query.gpu->name);
@@ -234,7 +236,8 @@ void TestTrainTopology::predictSeesWhatTrainingSaw()
             StagePrediction trained;
             model->predict(std::span<const StageQuery>(&row.query, 1), std::span<StagePrediction>(&trained, 1));
             QCOMPARE(same->plan.stages[stage].timeMs, trained.timeMs);
-            if (other->queries[stage].tpLinkGBps != row.query.tpLinkGBps) ++differElsewhere;
+            if (other->queries[stage].tpLinkGBps != row.query.tpLinkGBps)
+                ++differElsewhere;
             ++stage;
         }
         QCOMPARE(stage, set.runs[r].stages.size());
@@ -278,8 +281,8 @@ void TestTrainTopology::oldModelFileLoadsAsSynthetic()
     QCOMPARE(fresh["trained_on"]["topology"]["synthetic_wiring"].get<int>(), TrainedTopology::kSyntheticWiring);
     QVERIFY(PredictorFile::fromJson(fresh, "new.json").metadata.topology.mismatch(nullptr, "new.json").empty());
     fresh["trained_on"]["topology"]["synthetic_wiring"] = 7;
-    test::expectInputError([&] { PredictorFile::fromJson(fresh, "new.json"); }, "new.json", "/trained_on/topology/synthetic_wiring",
-                           "must be 1 or 2 (got 7)");
+    test::expectInputError([&] { PredictorFile::fromJson(fresh, "new.json"); }, "new.json",
+                           "/trained_on/topology/synthetic_wiring", "must be 1 or 2 (got 7)");
     const Cluster dgx = fromDoc(clusterDoc("dgx-a100.json"));
     const std::string w = old.metadata.topology.mismatch(&dgx, "old.json");
     QVERIFY2(w.find("records no topology") != std::string::npos, w.c_str());
@@ -289,18 +292,28 @@ void TestTrainTopology::oldModelFileLoadsAsSynthetic()
 void TestTrainTopology::mismatch_data()
 {
     QTest::addColumn<QString>("trained");  // synthetic | a100 | mixed (A100 and H100 node files)
-    QTest::addColumn<QString>("used");     // synthetic | a100 | a100-renamed | a100-slower | h100 | both
+    QTest::addColumn<QString>("used");  // synthetic | a100 | a100-renamed | a100-slower | h100 | both
     QTest::addColumn<bool>("warns");
-    QTest::newRow("synthetic on synthetic") << "synthetic" << "synthetic" << false;
-    QTest::newRow("synthetic as wired before on synthetic") << "synthetic-1" << "synthetic" << true;
-    QTest::newRow("synthetic on DGX A100") << "synthetic" << "a100" << true;
-    QTest::newRow("DGX A100 on DGX A100") << "a100" << "a100" << false;
-    QTest::newRow("DGX A100 on the same, renamed") << "a100" << "a100-renamed" << false;
-    QTest::newRow("DGX A100 on slower NVLink") << "a100" << "a100-slower" << true;
-    QTest::newRow("DGX A100 on synthetic") << "a100" << "synthetic" << true;
-    QTest::newRow("DGX A100 on DGX H100") << "a100" << "h100" << true;
-    QTest::newRow("mixed on DGX H100") << "mixed" << "h100" << false;
-    QTest::newRow("mixed on both nodes in one cluster") << "mixed" << "both" << true;
+    QTest::newRow("synthetic on synthetic") << "synthetic"
+                                            << "synthetic" << false;
+    QTest::newRow("synthetic as wired before on synthetic") << "synthetic-1"
+                                                            << "synthetic" << true;
+    QTest::newRow("synthetic on DGX A100") << "synthetic"
+                                           << "a100" << true;
+    QTest::newRow("DGX A100 on DGX A100") << "a100"
+                                          << "a100" << false;
+    QTest::newRow("DGX A100 on the same, renamed") << "a100"
+                                                   << "a100-renamed" << false;
+    QTest::newRow("DGX A100 on slower NVLink") << "a100"
+                                               << "a100-slower" << true;
+    QTest::newRow("DGX A100 on synthetic") << "a100"
+                                           << "synthetic" << true;
+    QTest::newRow("DGX A100 on DGX H100") << "a100"
+                                          << "h100" << true;
+    QTest::newRow("mixed on DGX H100") << "mixed"
+                                       << "h100" << false;
+    QTest::newRow("mixed on both nodes in one cluster") << "mixed"
+                                                        << "both" << true;
 }
 
 void TestTrainTopology::mismatch()
@@ -309,13 +322,21 @@ void TestTrainTopology::mismatch()
     QFETCH(QString, used);
     QFETCH(bool, warns);
     TrainedTopology t;
-    if (trained == "synthetic" || trained == "synthetic-1") t.add(nullptr);
-    if (trained == "synthetic-1") t.syntheticWiring = 1;
-    if (trained == "a100" || trained == "mixed") t.add(cluster("dgx-a100.json").get());
-    if (trained == "mixed") t.add(cluster("dgx-h100.json").get());
-    nlohmann::json doc = clusterDoc(used == "h100" ? "dgx-h100.json" : used == "both" ? "dgx-a100-h100.json" : "dgx-a100.json");
-    if (used == "a100-renamed") doc["name"] = "my-dgx";
-    if (used == "a100-slower") doc["links"][0]["bandwidth_gbps"] = 150;
+    if (trained == "synthetic" || trained == "synthetic-1")
+        t.add(nullptr);
+    if (trained == "synthetic-1")
+        t.syntheticWiring = 1;
+    if (trained == "a100" || trained == "mixed")
+        t.add(cluster("dgx-a100.json").get());
+    if (trained == "mixed")
+        t.add(cluster("dgx-h100.json").get());
+    nlohmann::json doc = clusterDoc(used == "h100"       ? "dgx-h100.json"
+                                        : used == "both" ? "dgx-a100-h100.json"
+                                                         : "dgx-a100.json");
+    if (used == "a100-renamed")
+        doc["name"] = "my-dgx";
+    if (used == "a100-slower")
+        doc["links"][0]["bandwidth_gbps"] = 150;
     const Cluster c = fromDoc(doc);
     const std::string w = t.mismatch(used == "synthetic" ? nullptr : &c, "model.json");
     QVERIFY2(w.empty() != warns, w.c_str());
@@ -324,8 +345,8 @@ void TestTrainTopology::mismatch()
         QVERIFY(w.find('\n') == std::string::npos);
         QVERIFY2(w.rfind("model.json was trained on ", 0) == 0, w.c_str());
         const std::string use = trained == "synthetic-1" ? "the synthetic cluster now wires each node"
-            : used == "synthetic"                          ? "now used on the synthetic cluster"
-                                                           : "now used on cluster " + c.name();
+            : used == "synthetic"                        ? "now used on the synthetic cluster"
+                                                         : "now used on cluster " + c.name();
         QVERIFY2(w.find(use) != std::string::npos, w.c_str());
     }
 }
@@ -357,7 +378,8 @@ void TestTrainTopology::mismatchPerGpuType()
     QCOMPARE(back.syntheticGpuTypes, t.syntheticGpuTypes);
     QVERIFY(back.clusters == t.clusters);
     doc["trained_on"]["topology"].erase("synthetic_gpu_types");
-    for (auto& c : doc["trained_on"]["topology"]["clusters"]) c.erase("gpu_types");
+    for (auto& c : doc["trained_on"]["topology"]["clusters"])
+        c.erase("gpu_types");
     const TrainedTopology old = PredictorFile::fromJson(doc, "old.json").metadata.topology;
     QVERIFY(!old.typesRecorded);
     QVERIFY(old.mismatch(nullptr, "old.json", {"A100-40GB"}).empty());
@@ -400,8 +422,10 @@ void TestTrainTopology::missingClusterIsAnError_data()
 {
     QTest::addColumn<QString>("cell");
     QTest::addColumn<QString>("reason");
-    QTest::newRow("no such file") << "gone.json" << "cluster file \"gone.json\" not found";
-    QTest::newRow("not a cluster") << "m.csv" << "cluster file \"m.csv\" is not a valid cluster";
+    QTest::newRow("no such file") << "gone.json"
+                                  << "cluster file \"gone.json\" not found";
+    QTest::newRow("not a cluster") << "m.csv"
+                                   << "cluster file \"m.csv\" is not a valid cluster";
 }
 
 void TestTrainTopology::missingClusterIsAnError()

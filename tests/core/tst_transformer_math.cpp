@@ -209,8 +209,7 @@ void TestTransformerMath::forwardFlops_data()
     QTest::newRow("llama2-7b b1 s4096 no flash")
         << "llama2-7b" << 1 << 4096 << false << 274877906944.0 << 1932735283200.0;
     //   flash: core 137,438,953,472 -> 1,795,296,329,728
-    QTest::newRow("llama2-7b b1 s4096 flash")
-        << "llama2-7b" << 1 << 4096 << true << 137438953472.0 << 1795296329728.0;
+    QTest::newRow("llama2-7b b1 s4096 flash") << "llama2-7b" << 1 << 4096 << true << 137438953472.0 << 1795296329728.0;
 }
 
 void TestTransformerMath::forwardFlops()
@@ -230,14 +229,14 @@ void TestTransformerMath::trainingFlops_data()
     QTest::addColumn<Recompute>("recompute");
     QTest::addColumn<double>("expected");
     // tiny, b=2 s=8. Forward (no flash) 1,212,416, core 32,768.
-    QTest::newRow("no flash, none = 3 fwd") << false << Recompute::None << 3637248.0;       // 3*1,212,416
-    QTest::newRow("no flash, selective = 3 fwd + core") << false << Recompute::Selective
-                                                        << 3670016.0;  // 3,637,248 + 32,768
-    QTest::newRow("no flash, full = 4 fwd") << false << Recompute::Full << 4849664.0;       // 4*1,212,416
+    QTest::newRow("no flash, none = 3 fwd") << false << Recompute::None << 3637248.0;  // 3*1,212,416
+    QTest::newRow("no flash, selective = 3 fwd + core")
+        << false << Recompute::Selective << 3670016.0;  // 3,637,248 + 32,768
+    QTest::newRow("no flash, full = 4 fwd") << false << Recompute::Full << 4849664.0;  // 4*1,212,416
     // Flash: forward 1,196,032, core 16,384.
-    QTest::newRow("flash, none") << true << Recompute::None << 3588096.0;                   // 3*1,196,032
-    QTest::newRow("flash, selective") << true << Recompute::Selective << 3604480.0;         // + 16,384
-    QTest::newRow("flash, full") << true << Recompute::Full << 4784128.0;                   // 4*1,196,032
+    QTest::newRow("flash, none") << true << Recompute::None << 3588096.0;  // 3*1,196,032
+    QTest::newRow("flash, selective") << true << Recompute::Selective << 3604480.0;  // + 16,384
+    QTest::newRow("flash, full") << true << Recompute::Full << 4784128.0;  // 4*1,196,032
 }
 
 void TestTransformerMath::trainingFlops()
@@ -320,10 +319,10 @@ void TestTransformerMath::activationBytes_data()
     QTest::newRow("t1 selective flash") << 1 << true << Recompute::Selective << 26624.0;
     QTest::newRow("t1 full keeps layer input") << 1 << false << Recompute::Full << 2048.0;  // 2*16*64
     // Sequence parallelism with TP=t divides every term by t.
-    QTest::newRow("t2 none no-flash") << 2 << false << Recompute::None << 13824.0;   // 27,648/2
+    QTest::newRow("t2 none no-flash") << 2 << false << Recompute::None << 13824.0;  // 27,648/2
     QTest::newRow("t2 selective") << 2 << false << Recompute::Selective << 13312.0;  // 26,624/2
-    QTest::newRow("t4 full") << 4 << false << Recompute::Full << 512.0;              // 2,048/4
-    QTest::newRow("t4 none flash") << 4 << true << Recompute::None << 6656.0;        // 26,624/4
+    QTest::newRow("t4 full") << 4 << false << Recompute::Full << 512.0;  // 2,048/4
+    QTest::newRow("t4 none flash") << 4 << true << Recompute::None << 6656.0;  // 26,624/4
 }
 
 void TestTransformerMath::activationBytes()
@@ -353,11 +352,11 @@ void TestTransformerMath::dropoutMatchesKorthikanti_data()
     QTest::addColumn<double>("expected");
     const Recompute none = Recompute::None;
     QTest::newRow("Eq. 1: 34 + 5as/h") << 1 << true << false << true << true << none << 1024.0 * 36.5;
-    QTest::newRow("Eq. 2, t=2: 10 + 24/t + 5as/(ht)") << 2 << false << false << true << true << none
-                                                      << 1024.0 * (10 + 12 + 1.25);
+    QTest::newRow("Eq. 2, t=2: 10 + 24/t + 5as/(ht)")
+        << 2 << false << false << true << true << none << 1024.0 * (10 + 12 + 1.25);
     QTest::newRow("Eq. 4, t=2: (34 + 5as/h)/t") << 2 << true << false << true << true << none << 1024.0 * 36.5 / 2;
-    QTest::newRow("Table 2 selective + SP, t=2: 34/t") << 2 << true << false << true << true << Recompute::Selective
-                                                       << 1024.0 * 34 / 2;
+    QTest::newRow("Table 2 selective + SP, t=2: 34/t")
+        << 2 << true << false << true << true << Recompute::Selective << 1024.0 * 34 / 2;
     QTest::newRow("full + SP, t=2: 2/t") << 2 << true << false << true << true << Recompute::Full << 1024.0;
     // Without attention dropout the unfused core keeps only the softmax
     // output 2as^2b (2/5 of 5as^2b: 1,024 bytes here).
@@ -383,7 +382,8 @@ void TestTransformerMath::dropoutMatchesKorthikanti()
     QCOMPARE(m.heads, 4);
     QCOMPARE(m.hidden, 64);
     const memx::Dropout d{attentionDropout, hiddenDropout};
-    QTEST(TransformerMath::layerActivationBytes(m, 2, 8, t, flash, recompute, sp, memx::Precision::Bf16, d), "expected");
+    QTEST(TransformerMath::layerActivationBytes(m, 2, 8, t, flash, recompute, sp, memx::Precision::Bf16, d),
+          "expected");
 }
 
 void TestTransformerMath::logitsAndBoundaryBytes_data()
@@ -413,9 +413,9 @@ void TestTransformerMath::modelStateBytesPerParam_data()
     // Megatron docs: 18 bytes/param without the distributed optimizer, 6 + 12/d with it.
     QTest::newRow("plain Adam, dp 1") << 1 << false << 18.0;
     QTest::newRow("plain Adam, dp 8 (not sharded)") << 8 << false << 18.0;
-    QTest::newRow("distributed, dp 1") << 1 << true << 18.0;   // 6 + 12/1
-    QTest::newRow("distributed, dp 4") << 4 << true << 9.0;    // 6 + 12/4
-    QTest::newRow("distributed, dp 8") << 8 << true << 7.5;    // 6 + 12/8
+    QTest::newRow("distributed, dp 1") << 1 << true << 18.0;  // 6 + 12/1
+    QTest::newRow("distributed, dp 4") << 4 << true << 9.0;  // 6 + 12/4
+    QTest::newRow("distributed, dp 8") << 8 << true << 7.5;  // 6 + 12/8
 }
 
 void TestTransformerMath::modelStateBytesPerParam()
@@ -451,15 +451,14 @@ void TestTransformerMath::wgradBuffers_data()
     // GPT (h 1024, 16 heads of 64, GeLU 4096), t = 1: QKV [3072, 1024],
     // projection [1024, 1024], FC1 [4096, 1024], FC2 [1024, 4096], all
     // distinct: 12,288 * 1024 = 12,582,912 elements; fp32 weights, 4 bytes.
-    QTest::newRow("GPT fp32 t=1") << 1024 << 16 << 16 << 4096 << true << 1 << int(memx::Precision::Fp32)
-                                  << 50331648.0;
+    QTest::newRow("GPT fp32 t=1") << 1024 << 16 << 16 << 4096 << true << 1 << int(memx::Precision::Fp32) << 50331648.0;
     // The same at t = 4: FC1 [1024, 1024] and FC2 [1024, 1024] have one
     // shape and share one buffer: 786,432 + 262,144 + 1,048,576 elements.
     // fp8 through Transformer Engine keeps bf16 parameters: 2 bytes, as bf16.
     QTest::newRow("405B fp8 t=1") << 16384 << 128 << 8 << 53248 << false << 1 << int(memx::Precision::Fp8)
                                   << 6375342080.0;
-    QTest::newRow("GPT bf16 t=4, FC1 = FC2") << 1024 << 16 << 16 << 4096 << true << 4 << int(memx::Precision::Bf16)
-                                             << 4194304.0;
+    QTest::newRow("GPT bf16 t=4, FC1 = FC2")
+        << 1024 << 16 << 16 << 4096 << true << 4 << int(memx::Precision::Bf16) << 4194304.0;
 }
 
 // Transformer Engine's cached placeholder weight gradients: one per distinct

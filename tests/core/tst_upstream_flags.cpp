@@ -43,10 +43,7 @@ const nlohmann::json& table(const std::string& which)
 bool isFlag(const std::string& t) { return t.size() > 2 && t.rfind("--", 0) == 0; }
 
 bool isInteger(const std::string& v) { return std::regex_match(v, std::regex(R"(-?\d+)")); }
-bool isNumber(const std::string& v)
-{
-    return std::regex_match(v, std::regex(R"(-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?)"));
-}
+bool isNumber(const std::string& v) { return std::regex_match(v, std::regex(R"(-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?)")); }
 
 // Empty when every flag of `args` is accepted by the parser of `which`,
 // else the first problem.
@@ -118,7 +115,8 @@ std::vector<std::string> scriptArguments(const std::string& script)
         } else if (inArgs) {
             for (auto& w : words(line))
                 out.push_back(w);
-        } else if (std::smatch m; std::regex_match(line, m, std::regex(R"(read -r -a (DATA|TRAIN)_ARGS <<< "\$\{\w+:-(.*)\}")"))) {
+        } else if (std::smatch m;
+                   std::regex_match(line, m, std::regex(R"(read -r -a (DATA|TRAIN)_ARGS <<< "\$\{\w+:-(.*)\}")"))) {
             for (auto& w : words(m[2]))
                 out.push_back(w);
         }
@@ -140,7 +138,7 @@ MegatronJob llamaJob()
 
 // --- FlagScale's YAML, as far as the exporter writes it ---
 struct Yaml {
-    std::string value;                      // scalar or inline list; empty for a mapping
+    std::string value;  // scalar or inline list; empty for a mapping
     std::vector<std::pair<std::string, Yaml>> children;  // in file order
     const Yaml* child(const std::string& k) const
     {
@@ -260,7 +258,8 @@ private slots:
 
 void TestUpstreamFlags::theTablesAreThePinnedOnes()
 {
-    QCOMPARE(table("megatron_lm").at("commit").get<std::string>(), std::string("d98e8a64ddf34856e74b24714e3bedb2f5a39553"));
+    QCOMPARE(table("megatron_lm").at("commit").get<std::string>(),
+             std::string("d98e8a64ddf34856e74b24714e3bedb2f5a39553"));
     QCOMPARE(table("flagscale_patched_megatron").at("commit").get<std::string>(),
              std::string("8479eb35fbca9631acb846c3ad5d868e02214227"));
     QCOMPARE(table("flagscale_patched_megatron").at("flagscale_commit").get<std::string>(),
@@ -326,7 +325,7 @@ void TestUpstreamFlags::argumentBuilder_data()
     j = llamaJob();
     j.model.tiedEmbeddings = false;
     j.model.headDim = 256;  // not hidden / heads: --kv-channels
-    j.tp = 1;               // no sequence parallel
+    j.tp = 1;  // no sequence parallel
     QTest::newRow("untied, kv-channels, TP 1") << j;
     j = llamaJob();
     j.distributedOptimizer = false;
@@ -369,7 +368,8 @@ void TestUpstreamFlags::profilingCommands()
 {
     const ModelSpec m = ModelSpec::resolve("llama2-7b");
     for (const char* gpu : {"A100-80GB", "V100-32GB", "Ascend-910B"}) {
-        StageQuery q = ProfilingPlanner::baseQuery(m, *GpuCatalog::builtin().find(gpu), ProfilingPlanner::defaultAxes(m));
+        StageQuery q
+            = ProfilingPlanner::baseQuery(m, *GpuCatalog::builtin().find(gpu), ProfilingPlanner::defaultAxes(m));
         q = ProfilingPlanner::apply(q, "tp", 2);
         const std::string cmd = ProfilingPlanner::megatronCommand(PlannedRun{q, 100, 0.1}, m);
         const auto at = cmd.find(" pretrain_gpt.py ");
@@ -386,8 +386,8 @@ void TestUpstreamFlags::flagScaleConfigOfSamplePlans()
 {
     // Keys FlagScale's runner reads from the launcher file (reference
     // section 3: runner_train.py, runner/utils.py update_nodes_envs).
-    const std::set<std::string> runnerKeys{"backend", "nnodes", "nproc_per_node", "hostfile", "rdzv_backend",
-                                           "master_port", "master_addr"};
+    const std::set<std::string> runnerKeys{"backend",      "nnodes",      "nproc_per_node", "hostfile",
+                                           "rdzv_backend", "master_port", "master_addr"};
     int configs = 0;
     for (const PlanDocument& doc : samplePlans()) {
         std::vector<ExportedFile> files;
@@ -405,14 +405,17 @@ void TestUpstreamFlags::flagScaleConfigOfSamplePlans()
             if (const Yaml* s = train.child(section))
                 flatten(*s, args);
         const std::string why = check(args, "flagscale_patched_megatron");
-        QVERIFY2(why.empty(), qPrintable(QString::fromStdString(doc.file + ": " + why + "\n" + byName.at("conf/train/memx_plan.yaml"))));
+        QVERIFY2(why.empty(),
+                 qPrintable(
+                     QString::fromStdString(doc.file + ": " + why + "\n" + byName.at("conf/train/memx_plan.yaml"))));
 
         const Yaml launcher = parseYaml(byName.at("conf/train_hetero.yaml"));
         const Yaml* experiment = launcher.child("experiment");
         QVERIFY(experiment);
         for (const auto& [key, v] : experiment->child("runner")->children)
             QVERIFY2(runnerKeys.count(key), key.c_str());
-        QVERIFY(unquote(experiment->child("runner")->child("hostfile")->value).rfind("/tmp/memx-export/hostfile", 0) == 0);
+        QVERIFY(unquote(experiment->child("runner")->child("hostfile")->value).rfind("/tmp/memx-export/hostfile", 0)
+                == 0);
         // envs: variables, device_type_specific.<type>, node_specific.<host>; nothing else nested.
         std::set<std::string> hostTypes, hosts;
         std::istringstream hf(byName.at("hostfile"));

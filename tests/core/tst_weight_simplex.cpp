@@ -61,7 +61,8 @@ void TestWeightSimplex::toyRegionsFollowTheHandRule()
         QCOMPARE(pt.weights.variance, k / 20.0);
         const int score[3] = {2 * j + 2 * k, i + k, 2 * i + j};
         const int best = *std::min_element(score, score + 3);
-        QVERIFY2(score[pt.winner] == best, qPrintable(QStringLiteral("(%1, %2, %3): P%4").arg(i).arg(j).arg(k).arg(pt.winner + 1)));
+        QVERIFY2(score[pt.winner] == best,
+                 qPrintable(QStringLiteral("(%1, %2, %3): P%4").arg(i).arg(j).arg(k).arg(pt.winner + 1)));
         if (std::count(score, score + 3, best) > 1)
             ++ties;
         else

@@ -86,19 +86,18 @@ void TestWorkerPool::progressNeverGoesBack()
     std::vector<int> permille;
     std::thread::id caller = std::this_thread::get_id();
     bool offThread = false;
-    WorkerPool pool(2, [&](const SearchProgress& p) {
-        std::lock_guard<std::mutex> lock(m);
-        permille.push_back(p.permille);
-        offThread = offThread || std::this_thread::get_id() != caller;
-    }, {});
-    pool.run(1, order, items, {.estimable = false, .toPermille = 500}, [](int, std::size_t) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    });
-    pool.run(2, order, items, {}, [](int, std::size_t) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    });
+    WorkerPool pool(2,
+                    [&](const SearchProgress& p) {
+                        std::lock_guard<std::mutex> lock(m);
+                        permille.push_back(p.permille);
+                        offThread = offThread || std::this_thread::get_id() != caller;
+                    },
+                    {});
+    pool.run(1, order, items, {.estimable = false, .toPermille = 500},
+             [](int, std::size_t) { std::this_thread::sleep_for(std::chrono::milliseconds(5)); });
+    pool.run(2, order, items, {}, [](int, std::size_t) { std::this_thread::sleep_for(std::chrono::milliseconds(5)); });
     QVERIFY(!permille.empty());  // 2 x 40 x 5 ms on 2 threads: about 200 ms, reported every 100 ms
-    QVERIFY(!offThread);         // progress comes from the thread that called run()
+    QVERIFY(!offThread);  // progress comes from the thread that called run()
     for (std::size_t i = 0; i < permille.size(); ++i) {
         QVERIFY(permille[i] >= 0 && permille[i] <= 1000);
         if (i > 0)
@@ -122,9 +121,8 @@ void TestWorkerPool::backgroundWorkersAreBatchThreads()
     for (bool background : {false, true}) {
         std::atomic<int> batch{0}, other{0};
         WorkerPool pool(2, {}, {}, background);
-        pool.run(1, order, items, {}, [&](int, std::size_t) {
-            ++(policyOfThisThread() == SCHED_BATCH ? batch : other);
-        });
+        pool.run(1, order, items, {},
+                 [&](int, std::size_t) { ++(policyOfThisThread() == SCHED_BATCH ? batch : other); });
         QCOMPARE(batch.load(), background ? 4 : 0);
         QCOMPARE(other.load(), background ? 0 : 4);
     }

@@ -32,7 +32,7 @@ namespace {
 // third column z of pure noise that neither target depends on.
 struct Synthetic {
     std::vector<float> features;  // rows x 3
-    std::vector<float> labels;    // rows x 2
+    std::vector<float> labels;  // rows x 2
     std::size_t rows = 0;
 };
 
@@ -55,15 +55,13 @@ Synthetic synthetic()
 // outlive main() (XGBoost's own statics are gone by then).
 std::optional<XgboostModel> trainedModel;
 
-const XgboostModel& syntheticModel()
-{
-    return *trainedModel;
-}
+const XgboostModel& syntheticModel() { return *trainedModel; }
 
 const memx::GpuType& gpu(const char* name)
 {
     const memx::GpuType* g = memx::GpuCatalog::builtin().find(name);
-    if (!g) qFatal("GPU type %s missing from the built-in catalog", name);
+    if (!g)
+        qFatal("GPU type %s missing from the built-in catalog", name);
     return *g;
 }
 
@@ -123,16 +121,17 @@ private slots:
         q.flashAttention = false;
         q.dropout.hidden = true;
         StageFeatures::encode(q, prior, row.data());
-        for (float v : row) QVERIFY(std::isfinite(v));
+        for (float v : row)
+            QVERIFY(std::isfinite(v));
         auto at = [&](const char* name) {
             return row[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())];
         };
         QCOMPARE(at("analytic_time_ms"), 12.5f);
         QCOMPARE(at("analytic_memory_mib"), 1250.0f);  // no allocator or reserve terms set
-        QCOMPARE(at("activation_share"), 0.2f);         // 250 of 1250
+        QCOMPARE(at("activation_share"), 0.2f);  // 250 of 1250
         QCOMPARE(at("analytic_host_share"), 0.25f);
-        QCOMPARE(at("precision"), 3.0f);                // bf16
-        QCOMPARE(at("tokens_per_gpu"), 1024.0f);        // mbs 1 x seq 2048 / TP 2
+        QCOMPARE(at("precision"), 3.0f);  // bf16
+        QCOMPARE(at("tokens_per_gpu"), 1024.0f);  // mbs 1 x seq 2048 / TP 2
         QCOMPARE(at("analytic_ms_per_layer"), 3.125f);  // 12.5 ms over 4 layers
         // The block and the setup, 0/1.
         QCOMPARE(at("mlp_gelu"), 1.0f);
@@ -214,10 +213,13 @@ private slots:
         std::vector<std::thread> threads;
         for (auto& g : got)
             threads.emplace_back([&] {
-                for (int rep = 0; rep < 20; ++rep) model.predict(s.features.data(), s.rows, 3, g.data());
+                for (int rep = 0; rep < 20; ++rep)
+                    model.predict(s.features.data(), s.rows, 3, g.data());
             });
-        for (auto& t : threads) t.join();
-        for (const auto& g : got) QVERIFY(std::memcmp(g.data(), want.data(), want.size() * sizeof(float)) == 0);
+        for (auto& t : threads)
+            t.join();
+        for (const auto& g : got)
+            QVERIFY(std::memcmp(g.data(), want.data(), want.size() * sizeof(float)) == 0);
     }
 
     void errorsBecomeExceptions()
@@ -245,7 +247,8 @@ private slots:
             for (int layers = 1; layers <= 8; ++layers)
                 for (int mbs : {1, 2, 4})
                     for (int seq : {2048, 4096})
-                        for (int tp : {1, 2, 4}) train.push_back(stage(*g, layers, mbs, seq, tp));
+                        for (int tp : {1, 2, 4})
+                            train.push_back(stage(*g, layers, mbs, seq, tp));
         std::vector<StagePrediction> prior(train.size());
         analytic.predict(train, prior);
         std::vector<double> t(train.size()), m(train.size());
@@ -284,16 +287,19 @@ private slots:
         // and every training point): within 5%, in-range uncertainty.
         double inside = 0;
         check(train, 0.05, 0.10, 0.10, inside);
-        if (QTest::currentTestFailed()) return;
+        if (QTest::currentTestFailed())
+            return;
         // Just outside: more layers than any measured stage (10 and 12 vs at most 8).
         std::vector<StageQuery> outside;
         for (const memx::GpuType* g : {&a, &b})
             for (int layers : {10, 12})
                 for (int mbs : {1, 4})
-                    for (int tp : {1, 4}) outside.push_back(stage(*g, layers, mbs, 4096, tp));
+                    for (int tp : {1, 4})
+                        outside.push_back(stage(*g, layers, mbs, 4096, tp));
         double beyond = 0;
         check(outside, 0.10, 0.10 + 1e-6, 0.30, beyond);
-        if (QTest::currentTestFailed()) return;
+        if (QTest::currentTestFailed())
+            return;
         qInfo("learned vs analytic x factor: worst %.2f%% inside, %.2f%% outside (layers 10-12, trained 1-8)",
               100 * inside, 100 * beyond);
     }

@@ -23,8 +23,7 @@ inline std::string text(const std::uint8_t* data, std::size_t size)
 }
 
 // Runs `parse`; InputError is the reader saying no, which is fine.
-template <class Parse>
-int acceptOrRefuse(Parse&& parse)
+template <class Parse> int acceptOrRefuse(Parse&& parse)
 {
     try {
         parse();

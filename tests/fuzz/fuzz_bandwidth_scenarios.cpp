@@ -22,7 +22,8 @@ const memx::Cluster& cluster()
         "links": [{"name": "nv0", "kind": "NVLink", "within": "n0", "bandwidth_gbps": 300, "latency_us": 2},
                   {"name": "nv1", "kind": "NVLink", "within": "n1", "bandwidth_gbps": 450, "latency_us": 2},
                   {"name": "ib", "kind": "InfiniBand", "between": ["n0", "n1"], "bandwidth_gbps": 50,
-                   "latency_us": 5, "medium": "nic"}]})"), "fuzz-cluster.json", memx::GpuCatalog::builtin());
+                   "latency_us": 5, "medium": "nic"}]})"),
+                                                           "fuzz-cluster.json", memx::GpuCatalog::builtin());
     return c;
 }
 }  // namespace

@@ -11,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return memx::fuzz::acceptOrRefuse([&] {
         const auto json = memx::JsonReader::parseText(memx::fuzz::text(data, size), "fuzz.json");
         const memx::PlanDocument doc = memx::PlanJsonReader::fromJson(json, "fuzz.json", 0);
-        for (const auto target : {memx::ExportTarget::Megatron, memx::ExportTarget::FlagScale, memx::ExportTarget::Json})
+        for (const auto target :
+             {memx::ExportTarget::Megatron, memx::ExportTarget::FlagScale, memx::ExportTarget::Json})
             (void)memx::PlanExport::files(doc, target, "/nonexistent/export");
     });
 }

@@ -12,7 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const memx::Project p = memx::Project::fromJson(doc, "fuzz.memx");
         // What is saved must load again (the save path writes toJson()).
         try {
-            (void)memx::Project::fromJson(memx::JsonReader::parseText(p.toJson().dump(), "resaved.memx"), "resaved.memx");
+            (void)memx::Project::fromJson(memx::JsonReader::parseText(p.toJson().dump(), "resaved.memx"),
+                                          "resaved.memx");
         } catch (const memx::InputError& e) {
             memx::fuzz::broken(std::string("a loaded project does not load after saving: ") + e.what());
         }

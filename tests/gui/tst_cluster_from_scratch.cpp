@@ -123,7 +123,8 @@ private slots:
         QVERIFY(count);
         count->setValue(8);
         QCOMPARE(doc->gpuCount("h20", "H20"), 8);
-        QVERIFY(canvas->createLink({CanvasSelection::Gpu, "h20", 0, "H20", {}}, {CanvasSelection::Gpu, "h20", 7, "H20", {}}));
+        QVERIFY(canvas->createLink({CanvasSelection::Gpu, "h20", 0, "H20", {}},
+                                   {CanvasSelection::Gpu, "h20", 7, "H20", {}}));
         QVERIFY2(status(w).contains("NVLink 450 GB/s fabric within h20"), qPrintable(status(w)));
 
         // The cluster's name, with nothing selected.

@@ -38,8 +38,7 @@ namespace {
 // the action that opens it runs its modal loop.
 class DialogFiller {
 public:
-    explicit DialogFiller(std::function<void(QFileDialog&)> fill)
-        : fill_(std::move(fill))
+    explicit DialogFiller(std::function<void(QFileDialog&)> fill) : fill_(std::move(fill))
     {
         QObject::connect(&timer_, &QTimer::timeout, [this] {
             auto* d = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
@@ -61,7 +60,7 @@ public:
         });
         timer_.start(20);
     }
-    QString seen() const { return seen_; }            // objectName of the dialog that opened
+    QString seen() const { return seen_; }  // objectName of the dialog that opened
     QString directory() const { return directory_; }  // the folder it opened in
     QString suggested() const { return suggested_; }  // the file name it suggested
 
@@ -213,14 +212,16 @@ void TestFileDialogs::staleExportRefusedBeforeTheFolderDialog()
         }
     });
     poll.start(20);
-    for (const QString& text : {QStringLiteral("&Megatron-LM launch scripts..."), QStringLiteral("&FlagScale config...")}) {
+    for (const QString& text :
+         {QStringLiteral("&Megatron-LM launch scripts..."), QStringLiteral("&FlagScale config...")}) {
         QAction* a = action(w, text);
         QVERIFY2(a, qPrintable(text));
         seen.clear();
         a->trigger();
         QCOMPARE(seen.size(), 1);
-        QVERIFY2(seen.front().startsWith(QStringLiteral("message: Not exported: the results were computed before the model "
-                                                        "changed")),
+        QVERIFY2(seen.front().startsWith(
+                     QStringLiteral("message: Not exported: the results were computed before the model "
+                                    "changed")),
                  qPrintable(seen.front()));
         QVERIFY2(status(w).startsWith(QStringLiteral("Not exported")), qPrintable(status(w)));
     }
@@ -230,11 +231,15 @@ void TestFileDialogs::safeFileNames_data()
 {
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("file");
-    QTest::newRow("plain") << "gen16.json" << "gen16.json";
-    QTest::newRow("slash and spaces") << "a100/h20 mix" << "a100-h20-mix";
-    QTest::newRow("leading dot") << ".hidden" << "hidden";
+    QTest::newRow("plain") << "gen16.json"
+                           << "gen16.json";
+    QTest::newRow("slash and spaces") << "a100/h20 mix"
+                                      << "a100-h20-mix";
+    QTest::newRow("leading dot") << ".hidden"
+                                 << "hidden";
     QTest::newRow("unicode") << QStringLiteral("集群 A") << "A";
-    QTest::newRow("nothing left") << "///" << "untitled";
+    QTest::newRow("nothing left") << "///"
+                                  << "untitled";
 }
 
 void TestFileDialogs::safeFileNames()

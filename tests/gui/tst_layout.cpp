@@ -130,10 +130,7 @@ private slots:
     void leftDockKeepsItsWidthAcrossSelections();
 };
 
-void TestLayout::initTestCase()
-{
-    QStandardPaths::setTestModeEnabled(true);
-}
+void TestLayout::initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
 void TestLayout::viewsFitTheWindow_data()
 {
@@ -165,14 +162,14 @@ void TestLayout::viewsFitTheWindow()
         QVERIFY(w.grab().save(QStringLiteral("/tmp/layout-%1-%2.png").arg(tag, step)));
         QVERIFY(w.findChild<QTabWidget*>()->currentWidget()->grab().save(
             QStringLiteral("/tmp/layout-%1-%2-view.png").arg(tag, step)));
-        QVERIFY2(w.width() <= size.width(), qPrintable(QStringLiteral("%1: the window grew to %2 px (minimum %3)\n%4")
-                                                          .arg(step)
-                                                          .arg(w.width())
-                                                          .arg(w.minimumSizeHint().width())
-                                                          .arg(widestMinimums(&w))));
-        QVERIFY2(w.height() <= size.height(), qPrintable(QStringLiteral("%1: the window grew to %2 px high")
-                                                            .arg(step)
-                                                            .arg(w.height())));
+        QVERIFY2(w.width() <= size.width(),
+                 qPrintable(QStringLiteral("%1: the window grew to %2 px (minimum %3)\n%4")
+                                .arg(step)
+                                .arg(w.width())
+                                .arg(w.minimumSizeHint().width())
+                                .arg(widestMinimums(&w))));
+        QVERIFY2(w.height() <= size.height(),
+                 qPrintable(QStringLiteral("%1: the window grew to %2 px high").arg(step).arg(w.height())));
         QVERIFY2(w.minimumSizeHint().width() <= size.width(),
                  qPrintable(QStringLiteral("%1: minimum width %2").arg(step).arg(w.minimumSizeHint().width())));
         const QStringList clipped = clippedWidgets(&w);
@@ -252,7 +249,9 @@ void TestLayout::viewsFitTheWindow()
     auto* properties = w.findChild<QDockWidget*>(QStringLiteral("propertiesDock"));
     QVERIFY(properties);
     QVERIFY2(properties->minimumSizeHint().width() <= 300,
-             qPrintable(QStringLiteral("%1 px\n%2").arg(properties->minimumSizeHint().width()).arg(widestMinimums(properties))));
+             qPrintable(QStringLiteral("%1 px\n%2")
+                            .arg(properties->minimumSizeHint().width())
+                            .arg(widestMinimums(properties))));
 }
 
 // Issue #35 item 8: the left dock changed width with each selection (the
@@ -273,13 +272,13 @@ void TestLayout::leftDockKeepsItsWidthAcrossSelections()
     const Cluster& c = w.document()->cluster();
     const QString node = QString::fromStdString(c.nodes().front().name);
     const QString type = QString::fromStdString(c.typeOf(c.nodes().front().devices.front()).name);
-    const QList<CanvasSelection> selections{
-        {CanvasSelection::None, {}, -1, {}, {}},
-        {CanvasSelection::Node, node, -1, {}, {}},
-        {CanvasSelection::Gpu, node, 0, type, {}},
-        {CanvasSelection::Link, {}, -1, {}, QString::fromStdString(c.links().back().name)},
-        {CanvasSelection::Link, {}, -1, {}, QString::fromStdString(c.links().front().name)},
-        {CanvasSelection::None, {}, -1, {}, {}}};
+    const QList<CanvasSelection>
+        selections{{CanvasSelection::None, {}, -1, {}, {}},
+                   {CanvasSelection::Node, node, -1, {}, {}},
+                   {CanvasSelection::Gpu, node, 0, type, {}},
+                   {CanvasSelection::Link, {}, -1, {}, QString::fromStdString(c.links().back().name)},
+                   {CanvasSelection::Link, {}, -1, {}, QString::fromStdString(c.links().front().name)},
+                   {CanvasSelection::None, {}, -1, {}, {}}};
     settle(w);
     const int width = properties->width();
     const int canvasLeft = canvas->mapTo(&w, QPoint(0, 0)).x();
@@ -288,8 +287,11 @@ void TestLayout::leftDockKeepsItsWidthAcrossSelections()
         settle(w);
         QVERIFY2(properties->width() == width,
                  qPrintable(QStringLiteral("selecting %1 %2%3: the dock went from %4 to %5 px")
-                                .arg(int(sel.kind)).arg(sel.node, sel.link).arg(width).arg(properties->width())
-                                + "\n" + widestMinimums(properties)));
+                                .arg(int(sel.kind))
+                                .arg(sel.node, sel.link)
+                                .arg(width)
+                                .arg(properties->width())
+                            + "\n" + widestMinimums(properties)));
         QCOMPARE(canvas->mapTo(&w, QPoint(0, 0)).x(), canvasLeft);
     }
 }

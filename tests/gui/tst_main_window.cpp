@@ -106,8 +106,8 @@ private slots:
 
 private:
     QTemporaryDir modelDir_;
-    QString model_;        // fits the sample project
-    QString a100Only_;     // the same, claiming to know only A100-80GB
+    QString model_;  // fits the sample project
+    QString a100Only_;  // the same, claiming to know only A100-80GB
 };
 
 void TestMainWindow::initTestCase()
@@ -228,7 +228,7 @@ void TestMainWindow::aResultBeingShownIsDroppedByANewSearch()
     w.runSearch();
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 120000);
     QVERIFY(shown.count() == 1 || shown.wait(5000));
-    QVERIFY(!shown.wait(200));   // the first result's remaining steps never show it
+    QVERIFY(!shown.wait(200));  // the first result's remaining steps never show it
     QCOMPARE(shown.count(), 1);  // only the second result completed its steps
     QVERIFY(w.result());
     QCOMPARE(w.selectedPlan(), static_cast<quint64>(w.result()->best.front().key));
@@ -244,7 +244,7 @@ void TestMainWindow::cancelStopsTheSearch()
     w.controller()->cancel();
     QCOMPARE(cancelled.count(), 1);
     QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->isRunning(), 5000);
-    QVERIFY(!done.wait(100));   // a cancelled search delivers nothing
+    QVERIFY(!done.wait(100));  // a cancelled search delivers nothing
     QCOMPARE(done.count(), 0);
 }
 
@@ -353,15 +353,16 @@ void TestMainWindow::screenshotIsRendered()
     for (const char* view : {"window", "memory", "predictor"}) {
         const QString file = dir.filePath(QStringLiteral("%1.png").arg(QLatin1String(view)));
         QProcess p;
-        p.start(QStringLiteral(MEMX_GUI_PATH), {QStringLiteral("--screenshot"), file, QStringLiteral("--view"),
-                                               QLatin1String(view)});
+        p.start(QStringLiteral(MEMX_GUI_PATH),
+                {QStringLiteral("--screenshot"), file, QStringLiteral("--view"), QLatin1String(view)});
         QVERIFY(p.waitForFinished(120000));
         QCOMPARE(p.exitCode(), 0);
         QImage img(file);
         QVERIFY(!img.isNull());
         // The predictor view is a dock: narrower than the tabs.
         const int minWidth = QLatin1String(view) == QLatin1String("predictor") ? 300 : 400;
-        QVERIFY2(img.width() > minWidth && img.height() > 300, qPrintable(QStringLiteral("%1: %2 x %3").arg(QLatin1String(view)).arg(img.width()).arg(img.height())));
+        QVERIFY2(img.width() > minWidth && img.height() > 300,
+                 qPrintable(QStringLiteral("%1: %2 x %3").arg(QLatin1String(view)).arg(img.width()).arg(img.height())));
     }
 }
 
@@ -624,7 +625,7 @@ void TestMainWindow::flagScaleRefusalIsReported()
     QVERIFY(w.exportPlan(MainWindow::ExportTarget::Megatron, dir.filePath(QStringLiteral("megatron"))).ok);
     // A 1F1B plan goes to FlagScale.
     w.selectPlan(w.result()->best.front().schedule == Schedule::OneF1B ? w.result()->best.front().key
-                                                                        : w.result()->fastest.front().key);
+                                                                       : w.result()->fastest.front().key);
     const MainWindow::ExportOutcome ok = w.exportPlan(MainWindow::ExportTarget::FlagScale, flagscale);
     QVERIFY2(ok.ok, qPrintable(ok.message));
     QVERIFY(filesUnder(flagscale).contains(QStringLiteral("conf/train_hetero.yaml")));

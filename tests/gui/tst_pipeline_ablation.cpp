@@ -32,15 +32,17 @@ void TestPipelineAblation::followsTheSelectedPlan()
         w.selectPlan(plan.key);
         const QStringList lines = view->ablation();
         QCOMPARE(lines.size(), 4);
-        QCOMPARE(lines[0], QStringLiteral("Recomputation per stage (%1) against one level on every stage:")
-                               .arg(QString::fromStdString(plan.recomputeString())));
+        QCOMPARE(lines[0],
+                 QStringLiteral("Recomputation per stage (%1) against one level on every stage:")
+                     .arg(QString::fromStdString(plan.recomputeString())));
         QVERIFY(lines[1].trimmed().startsWith("none: "));
         QVERIFY(lines[2].trimmed().startsWith("selective: "));
         QVERIFY(lines[3].trimmed().startsWith("full: "));
         // The same lines the CLI prints for this plan.
         const auto variants = RecomputeAblation::uniform(w.controller()->lastRequest().problem, plan,
                                                          w.controller()->lastRequest().predictor, r->varianceMode);
-        QCOMPARE(lines.join('\n') + '\n', QString::fromStdString(RecomputeAblation::line(plan, variants, r->varianceMode)));
+        QCOMPARE(lines.join('\n') + '\n',
+                 QString::fromStdString(RecomputeAblation::line(plan, variants, r->varianceMode)));
     }
 }
 

@@ -73,45 +73,83 @@ void TestProjectFile::badProject_data()
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("reason");
     // What `memx-cli search --weights` and `--eps` refuse.
-    QTest::newRow("negative weights") << "/objective/custom_weights" << "[-1,-1,-1]" << "/objective/custom_weights"
+    QTest::newRow("negative weights") << "/objective/custom_weights"
+                                      << "[-1,-1,-1]"
+                                      << "/objective/custom_weights"
                                       << "weights must not be negative";
-    QTest::newRow("zero weights") << "/objective/custom_weights" << "[0,0,0]" << "/objective/custom_weights"
+    QTest::newRow("zero weights") << "/objective/custom_weights"
+                                  << "[0,0,0]"
+                                  << "/objective/custom_weights"
                                   << "at least one weight must be positive";
-    QTest::newRow("weight not a number") << "/objective/custom_weights" << "[\"a\",1,2]"
-                                         << "/objective/custom_weights/0" << "expected a number";
-    QTest::newRow("two weights") << "/objective/custom_weights" << "[1,2]" << "/objective/custom_weights"
+    QTest::newRow("weight not a number") << "/objective/custom_weights"
+                                         << "[\"a\",1,2]"
+                                         << "/objective/custom_weights/0"
+                                         << "expected a number";
+    QTest::newRow("two weights") << "/objective/custom_weights"
+                                 << "[1,2]"
+                                 << "/objective/custom_weights"
                                  << "three weights";
-    QTest::newRow("epsilon -5") << "/objective/epsilon_fraction" << "-5" << "/objective/epsilon_fraction"
+    QTest::newRow("epsilon -5") << "/objective/epsilon_fraction"
+                                << "-5"
+                                << "/objective/epsilon_fraction"
                                 << "(0, 1)";
-    QTest::newRow("epsilon 1") << "/objective/epsilon_fraction" << "1" << "/objective/epsilon_fraction" << "(0, 1)";
+    QTest::newRow("epsilon 1") << "/objective/epsilon_fraction"
+                               << "1"
+                               << "/objective/epsilon_fraction"
+                               << "(0, 1)";
     // Integers are range-checked before narrowing.
-    QTest::newRow("global batch 2^32") << "/setup/global_batch" << "4294967296" << "/setup/global_batch"
+    QTest::newRow("global batch 2^32") << "/setup/global_batch"
+                                       << "4294967296"
+                                       << "/setup/global_batch"
                                        << "too large";
-    QTest::newRow("micro-batch 2^32+1") << "/setup/micro_batch_sizes" << "[4294967297]" << "/setup/micro_batch_sizes/0"
+    QTest::newRow("micro-batch 2^32+1") << "/setup/micro_batch_sizes"
+                                        << "[4294967297]"
+                                        << "/setup/micro_batch_sizes/0"
                                         << "between 1 and 2147483647";
-    QTest::newRow("micro-batch a string") << "/setup/micro_batch_sizes" << "[\"1\"]" << "/setup/micro_batch_sizes/0"
+    QTest::newRow("micro-batch a string") << "/setup/micro_batch_sizes"
+                                          << "[\"1\"]"
+                                          << "/setup/micro_batch_sizes/0"
                                           << "expected an integer";
-    QTest::newRow("max pipeline stages 5000") << "/setup/max_pipeline_stages" << "5000" << "/setup/max_pipeline_stages"
+    QTest::newRow("max pipeline stages 5000") << "/setup/max_pipeline_stages"
+                                              << "5000"
+                                              << "/setup/max_pipeline_stages"
                                               << "outside the plausible range 1-1000";
     // The embedded cluster and model go through the same range layer.
-    QTest::newRow("cluster bandwidth 1e-300") << "/cluster/links/0/bandwidth_gbps" << "1e-300"
-                                              << "/cluster/links/0/bandwidth_gbps" << "plausible range";
-    QTest::newRow("headroom 150%") << "/objective/min_headroom" << "{\"fraction\": 1.5}"
-                                   << "/objective/min_headroom/fraction" << "[0, 1)";
-    QTest::newRow("slowdown -1") << "/objective/max_slowdown" << "-1" << "/objective/max_slowdown" << "at least 0";
-    QTest::newRow("precision fp4") << "/setup/precision" << "\"fp4\"" << "/setup/precision"
+    QTest::newRow("cluster bandwidth 1e-300") << "/cluster/links/0/bandwidth_gbps"
+                                              << "1e-300"
+                                              << "/cluster/links/0/bandwidth_gbps"
+                                              << "plausible range";
+    QTest::newRow("headroom 150%") << "/objective/min_headroom"
+                                   << "{\"fraction\": 1.5}"
+                                   << "/objective/min_headroom/fraction"
+                                   << "[0, 1)";
+    QTest::newRow("slowdown -1") << "/objective/max_slowdown"
+                                 << "-1"
+                                 << "/objective/max_slowdown"
+                                 << "at least 0";
+    QTest::newRow("precision fp4") << "/setup/precision"
+                                   << "\"fp4\""
+                                   << "/setup/precision"
                                    << "unknown precision \"fp4\"";
-    QTest::newRow("attention dropout 1") << "/setup/attention_dropout" << "1" << "/setup/attention_dropout"
+    QTest::newRow("attention dropout 1") << "/setup/attention_dropout"
+                                         << "1"
+                                         << "/setup/attention_dropout"
                                          << "must be in [0, 1)";
-    QTest::newRow("hidden dropout a string") << "/setup/hidden_dropout" << "\"0.1\"" << "/setup/hidden_dropout"
+    QTest::newRow("hidden dropout a string") << "/setup/hidden_dropout"
+                                             << "\"0.1\""
+                                             << "/setup/hidden_dropout"
                                              << "expected a number";
-    QTest::newRow("model layers 2000") << "/model/num_layers" << "2000" << "/model/num_layers" << "plausible range";
+    QTest::newRow("model layers 2000") << "/model/num_layers"
+                                       << "2000"
+                                       << "/model/num_layers"
+                                       << "plausible range";
     // A project may hold a cluster with no nodes yet (File > New, saved), as
     // the editor does, but not links to nodes that are not there.
     QTest::newRow("links without nodes")
         << "/cluster"
         << R"({"format": "memx-cluster/1", "name": "x", "nodes": [], "links": [{"a": "n0", "b": "n1", "bandwidth_gbps": 100}]})"
-        << "/cluster/links" << "a cluster without nodes can have no links";
+        << "/cluster/links"
+        << "a cluster without nodes can have no links";
 }
 
 void TestProjectFile::badProject()
@@ -145,7 +183,6 @@ void TestProjectFile::rangeOverride()
     QCOMPARE(back.setup.attentionDropout, 0.1);
     QCOMPARE(back.setup.hiddenDropout, 0.05);
 }
-
 
 void TestProjectFile::constraintsAndBalancedRoundTrip()
 {

@@ -52,8 +52,7 @@ bool whole(const Project& p)
 
 // Forks a child that runs `body` until it is killed at a random moment
 // within `windowUs`; the child's pid.
-template <typename Body>
-pid_t runAndKill(Body body, int windowUs)
+template <typename Body> pid_t runAndKill(Body body, int windowUs)
 {
     const pid_t child = ::fork();
     if (child == 0) {

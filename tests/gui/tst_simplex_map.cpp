@@ -56,7 +56,8 @@ void TestSimplexMap::mapFollowsTheSearchAndSelects()
     // and, the sample's GPU types having no price, an unknown cost.
     const Plan& p1 = map->plans.front();
     const QString d = view->describe(0);
-    QVERIFY2(d.contains(QString::number(128.0 * 4096 / (p1.iterationMs / 1000), 'f', 0) + QStringLiteral(" tokens/s, cost unknown")),
+    QVERIFY2(d.contains(QString::number(128.0 * 4096 / (p1.iterationMs / 1000), 'f', 0)
+                        + QStringLiteral(" tokens/s, cost unknown")),
              qPrintable(d));
 }
 
@@ -78,10 +79,13 @@ void TestSimplexMap::headingWrapsAboveTheMap()
         QFont bold = view->font();
         bold.setBold(true);
         const int textWidth = width - 2 * 12;
-        const int needed = QFontMetrics(bold).boundingRect(QRect(0, 0, textWidth, 1000), Qt::TextWordWrap, view->title()).height()
+        const int needed
+            = QFontMetrics(bold).boundingRect(QRect(0, 0, textWidth, 1000), Qt::TextWordWrap, view->title()).height()
             + fm.boundingRect(QRect(0, 0, textWidth, 1000), Qt::TextWordWrap, view->subtitle()).height();
-        QVERIFY2(view->headingBottom() >= needed, qPrintable(QString("width %1: heading ends at %2, needs %3")
-                                                                 .arg(width).arg(view->headingBottom()).arg(needed)));
+        QVERIFY2(
+            view->headingBottom() >= needed,
+            qPrintable(
+                QString("width %1: heading ends at %2, needs %3").arg(width).arg(view->headingBottom()).arg(needed)));
         // The top corner (time) lies below the heading.
         QVERIFY(view->positionOf(Weights{1, 0, 0}).y() > view->headingBottom());
     }

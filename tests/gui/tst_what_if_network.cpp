@@ -57,7 +57,8 @@ void TestWhatIfNetwork::movingASliderReRanks()
     // The numbers are BandwidthWhatIf's for the same scenario.
     const SearchRequest& req = w.controller()->lastRequest();
     const Plan& plan1 = w.controller()->lastResult().best.front();
-    const double t = BandwidthWhatIf::retime(req, BandwidthScenario::apply(req.problem.cluster, panel->scales()), plan1);
+    const double t
+        = BandwidthWhatIf::retime(req, BandwidthScenario::apply(req.problem.cluster, panel->scales()), plan1);
     QVERIFY(t > plan1.iterationMs);  // plan 1's stages talk over PCIe switches
     const QString expected = QStringLiteral("plan 1 takes <b>%1 s</b> instead of %2 s (<b>+%3%</b>)")
                                  .arg(t / 1000, 0, 'f', 2)

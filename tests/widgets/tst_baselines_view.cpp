@@ -56,7 +56,8 @@ private slots:
             // gbs x seq / T.
             const double tps = double(p.globalBatch) * p.seqLen / (p.iterationMs / 1000);
             QCOMPARE(view.cellText(row, BaselinesView::TokensPerS), QLocale().toString(tps, 'f', 0));
-            QCOMPARE(view.cellText(row, BaselinesView::Fits).startsWith(QStringLiteral("OOM")), !result_.baselines[static_cast<std::size_t>(row)].fits);
+            QCOMPARE(view.cellText(row, BaselinesView::Fits).startsWith(QStringLiteral("OOM")),
+                     !result_.baselines[static_cast<std::size_t>(row)].fits);
             QCOMPARE(view.rowMarkedOom(row), !result_.baselines[static_cast<std::size_t>(row)].fits);
         }
         // Slower than MemX's pick reads +, faster reads -.

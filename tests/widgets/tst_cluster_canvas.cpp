@@ -200,7 +200,8 @@ private slots:
         QCOMPARE(pcie, 6);
         QCOMPARE(numa, 1);
         QCOMPARE(ib, 1);
-        QCOMPARE(memx::NodeTemplate::menuText(memx::NodeTemplate::Kind::Fabric, "H20"), QString("8 x H20 with NVSwitch"));
+        QCOMPARE(memx::NodeTemplate::menuText(memx::NodeTemplate::Kind::Fabric, "H20"),
+                 QString("8 x H20 with NVSwitch"));
         QCOMPARE(memx::NodeTemplate::menuText(memx::NodeTemplate::Kind::PciePairs, "T4"),
                  QString("8 x T4 with PCIe pairs + cross-NUMA"));
     }
@@ -577,8 +578,8 @@ private slots:
     void renders_data()
     {
         QTest::addColumn<QString>("name");
-        for (const char* s : {"paper-20gpu-3vendor", "homogeneous-8xa100", "modern-h100-h20-910b",
-                              "paper-6gpu-v100-t4", "paper-table1-xy"})
+        for (const char* s : {"paper-20gpu-3vendor", "homogeneous-8xa100", "modern-h100-h20-910b", "paper-6gpu-v100-t4",
+                              "paper-table1-xy"})
             QTest::newRow(s) << QString(s);
         QTest::newRow("multi-edge") << QString("multi-edge");
     }

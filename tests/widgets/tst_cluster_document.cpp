@@ -67,27 +67,26 @@ private slots:
             // is tested as refused below.
             return d.addNodeLinked("xy2", "Vendor-X", 2, e);
         }) << "Add node xy2";
-        QTest::newRow("addNodeLinked paper") << paper << Edit([](ClusterDocument& d, QString* e) {
-            return d.addNodeLinked("vb2", "H100-SXM", 4, e);
-        }) << "Add node vb2";
-        QTest::newRow("removeNode paper") << paper << Edit([](ClusterDocument& d, QString* e) {
-            return d.removeNode("vb", e);
-        }) << "Remove node vb";
-        QTest::newRow("removeNode modern") << modern << Edit([](ClusterDocument& d, QString* e) {
-            return d.removeNode("h20", e);
-        }) << "Remove node h20";
-        QTest::newRow("renameNode paper") << paper << Edit([](ClusterDocument& d, QString* e) {
-            return d.renameNode("vb", "vendorb", e);
-        }) << "Rename node vb to vendorb";
-        QTest::newRow("renameNode homog") << homog << Edit([](ClusterDocument& d, QString* e) {
-            return d.renameNode("dgx", "dgx1", e);
-        }) << "Rename node dgx to dgx1";
-        QTest::newRow("setGpuCount grow") << paper << Edit([](ClusterDocument& d, QString* e) {
-            return d.setGpuCount("a100", "A100-80GB", 6, e);
-        }) << "Set A100-80GB count in a100 to 6";
-        QTest::newRow("setGpuCount new type") << small << Edit([](ClusterDocument& d, QString* e) {
-            return d.setGpuCount("t4", "A10G", 1, e);
-        }) << "Set A10G count in t4 to 1";
+        QTest::newRow("addNodeLinked paper")
+            << paper << Edit([](ClusterDocument& d, QString* e) { return d.addNodeLinked("vb2", "H100-SXM", 4, e); })
+            << "Add node vb2";
+        QTest::newRow("removeNode paper")
+            << paper << Edit([](ClusterDocument& d, QString* e) { return d.removeNode("vb", e); }) << "Remove node vb";
+        QTest::newRow("removeNode modern")
+            << modern << Edit([](ClusterDocument& d, QString* e) { return d.removeNode("h20", e); })
+            << "Remove node h20";
+        QTest::newRow("renameNode paper")
+            << paper << Edit([](ClusterDocument& d, QString* e) { return d.renameNode("vb", "vendorb", e); })
+            << "Rename node vb to vendorb";
+        QTest::newRow("renameNode homog")
+            << homog << Edit([](ClusterDocument& d, QString* e) { return d.renameNode("dgx", "dgx1", e); })
+            << "Rename node dgx to dgx1";
+        QTest::newRow("setGpuCount grow")
+            << paper << Edit([](ClusterDocument& d, QString* e) { return d.setGpuCount("a100", "A100-80GB", 6, e); })
+            << "Set A100-80GB count in a100 to 6";
+        QTest::newRow("setGpuCount new type")
+            << small << Edit([](ClusterDocument& d, QString* e) { return d.setGpuCount("t4", "A10G", 1, e); })
+            << "Set A10G count in t4 to 1";
         QTest::newRow("setGpuCount existing type") << xy << Edit([](ClusterDocument& d, QString* e) {
             // xy-pcie joins xy:0 and xy:1; removing Vendor-Y breaks it, so add one first.
             return d.setGpuCount("xy", "Vendor-X", 2, e);
@@ -110,9 +109,9 @@ private slots:
             s.medium = "h100-switch";
             return d.addLink(s, e);
         }) << "Add link h100-pcie";
-        QTest::newRow("removeLink") << paper << Edit([](ClusterDocument& d, QString* e) {
-            return d.removeLink("b-numa", e);
-        }) << "Remove link b-numa";
+        QTest::newRow("removeLink") << paper
+                                    << Edit([](ClusterDocument& d, QString* e) { return d.removeLink("b-numa", e); })
+                                    << "Remove link b-numa";
         QTest::newRow("editLink bandwidth") << paper << Edit([](ClusterDocument& d, QString* e) {
             return d.editLink("ib-vb-vc", "bandwidth_gbps", 50.0, e);
         }) << "Edit link ib-vb-vc bandwidth gbps";
@@ -152,13 +151,11 @@ private slots:
         const nlohmann::json edited = doc.json();
         QVERIFY(edited != original);
         // The parsed cluster follows the JSON.
-        QCOMPARE(doc.cluster().toJson(),
-                 memx::Cluster::fromJson(edited, "x", memx::GpuCatalog::builtin()).toJson());
+        QCOMPARE(doc.cluster().toJson(), memx::Cluster::fromJson(edited, "x", memx::GpuCatalog::builtin()).toJson());
 
         doc.undoStack()->undo();
         QVERIFY2(doc.json() == original, doc.json().dump().c_str());
-        QCOMPARE(doc.cluster().toJson(),
-                 memx::Cluster::fromJson(original, "x", memx::GpuCatalog::builtin()).toJson());
+        QCOMPARE(doc.cluster().toJson(), memx::Cluster::fromJson(original, "x", memx::GpuCatalog::builtin()).toJson());
         doc.undoStack()->redo();
         QVERIFY(doc.json() == edited);
         QCOMPARE(changed.count(), 3);
@@ -168,9 +165,9 @@ private slots:
     {
         QTest::addColumn<Edit>("edit");
         QTest::addColumn<QString>("reason");
-        QTest::newRow("negative bandwidth") << Edit([](ClusterDocument& d, QString* e) {
-            return d.editLink("ib-vb-vc", "bandwidth_gbps", -3.0, e);
-        }) << "bandwidth_gbps: must be greater than 0";
+        QTest::newRow("negative bandwidth")
+            << Edit([](ClusterDocument& d, QString* e) { return d.editLink("ib-vb-vc", "bandwidth_gbps", -3.0, e); })
+            << "bandwidth_gbps: must be greater than 0";
         QTest::newRow("zero bandwidth new link") << Edit([](ClusterDocument& d, QString* e) {
             LinkSpec s;
             s.a = "a100";
@@ -178,15 +175,15 @@ private slots:
             s.bandwidthGBps = 0;
             return d.addLink(s, e);
         }) << "bandwidth_gbps: must be greater than 0";
-        QTest::newRow("unknown GPU type") << Edit([](ClusterDocument& d, QString* e) {
-            return d.setGpuCount("vb", "A1000", 1, e);
-        }) << "unknown GPU type \"A1000\"";
-        QTest::newRow("rename to existing") << Edit([](ClusterDocument& d, QString* e) {
-            return d.renameNode("vb", "vc", e);
-        }) << "duplicate node name \"vc\"";
-        QTest::newRow("rename with colon") << Edit([](ClusterDocument& d, QString* e) {
-            return d.renameNode("vb", "v:b", e);
-        }) << "no ':', '/', '+' or spaces";
+        QTest::newRow("unknown GPU type")
+            << Edit([](ClusterDocument& d, QString* e) { return d.setGpuCount("vb", "A1000", 1, e); })
+            << "unknown GPU type \"A1000\"";
+        QTest::newRow("rename to existing")
+            << Edit([](ClusterDocument& d, QString* e) { return d.renameNode("vb", "vc", e); })
+            << "duplicate node name \"vc\"";
+        QTest::newRow("rename with colon")
+            << Edit([](ClusterDocument& d, QString* e) { return d.renameNode("vb", "v:b", e); })
+            << "no ':', '/', '+' or spaces";
         QTest::newRow("link to missing node") << Edit([](ClusterDocument& d, QString* e) {
             LinkSpec s;
             s.kind = "InfiniBand";
@@ -199,24 +196,22 @@ private slots:
             s.a = "a100:2-9";
             return d.addLink(s, e);
         }) << "does not exist";
-        QTest::newRow("unknown link kind") << Edit([](ClusterDocument& d, QString* e) {
-            return d.editLink("b-numa", "kind", "Carrier-Pigeon", e);
-        }) << "unknown link kind";
-        QTest::newRow("shrink below selector") << Edit([](ClusterDocument& d, QString* e) {
-            return d.setGpuCount("vb", "Vendor-B", 6, e);
-        }) << "refers to a device that does not exist";
-        QTest::newRow("unlinked new node") << Edit([](ClusterDocument& d, QString* e) {
-            return d.addNode("lonely", "T4", 2, e);
-        }) << "no link joins";
-        QTest::newRow("remove the only link") << Edit([](ClusterDocument& d, QString* e) {
-            return d.removeLink("ib-vb-vc", e);
-        }) << "no link joins node \"vb\" and node \"vc\"";
+        QTest::newRow("unknown link kind")
+            << Edit([](ClusterDocument& d, QString* e) { return d.editLink("b-numa", "kind", "Carrier-Pigeon", e); })
+            << "unknown link kind";
+        QTest::newRow("shrink below selector")
+            << Edit([](ClusterDocument& d, QString* e) { return d.setGpuCount("vb", "Vendor-B", 6, e); })
+            << "refers to a device that does not exist";
+        QTest::newRow("unlinked new node")
+            << Edit([](ClusterDocument& d, QString* e) { return d.addNode("lonely", "T4", 2, e); }) << "no link joins";
+        QTest::newRow("remove the only link")
+            << Edit([](ClusterDocument& d, QString* e) { return d.removeLink("ib-vb-vc", e); })
+            << "no link joins node \"vb\" and node \"vc\"";
         QTest::newRow("reserve above memory") << Edit([](ClusterDocument& d, QString* e) {
             return d.setTypeOverride("Vendor-B", "calibration.runtime_reserve_gib", 1000.0, e);
         }) << "must be between 0 and the memory size";
-        QTest::newRow("missing link") << Edit([](ClusterDocument& d, QString* e) {
-            return d.removeLink("nope", e);
-        }) << "no link named";
+        QTest::newRow("missing link") << Edit([](ClusterDocument& d, QString* e) { return d.removeLink("nope", e); })
+                                      << "no link named";
         QTest::newRow("negative count") << Edit([](ClusterDocument& d, QString* e) {
             return d.setGpuCount("vb", "Vendor-B", -1, e);
         }) << "count";
@@ -271,12 +266,14 @@ private slots:
     // and goes when it would join fewer than two.
     void fabricAcrossNodesFollowsEdits()
     {
-        nlohmann::json j = {{"format", "memx-cluster/1"}, {"name", "f"}, {"nodes", nlohmann::json::array()},
+        nlohmann::json j = {{"format", "memx-cluster/1"},
+                            {"name", "f"},
+                            {"nodes", nlohmann::json::array()},
                             {"links", nlohmann::json::array()}};
         for (const char* n : {"n0", "n1", "n2"})
             j["nodes"].push_back({{"name", n}, {"gpus", {{{"type", "A100-80GB"}, {"count", 1}}}}});
-        j["links"].push_back({{"name", "ib"}, {"kind", "InfiniBand"}, {"across", {"n0", "n1", "n2"}},
-                              {"bandwidth_gbps", 25}});
+        j["links"].push_back(
+            {{"name", "ib"}, {"kind", "InfiniBand"}, {"across", {"n0", "n1", "n2"}}, {"bandwidth_gbps", 25}});
         ClusterDocument doc;
         QString error;
         QVERIFY2(doc.setJson(j, &error), qPrintable(error));

@@ -43,12 +43,10 @@ Vec3 lab(const Vec3& rgb)
 // of Color Vision Deficiency", IEEE TVCG 15(6), 2009: severity 1.0 matrices,
 // applied to linear RGB (the simulated colour is re-encoded to sRGB and clipped).
 using Matrix = std::array<Vec3, 3>;
-constexpr Matrix kDeuteranopia{{{0.367322, 0.860646, -0.227968},
-                                {0.280085, 0.672501, 0.047413},
-                                {-0.011820, 0.042940, 0.968881}}};
-constexpr Matrix kProtanopia{{{0.152286, 1.052583, -0.204868},
-                              {0.114503, 0.786281, 0.099216},
-                              {-0.003882, -0.048116, 1.051998}}};
+constexpr Matrix kDeuteranopia{
+    {{0.367322, 0.860646, -0.227968}, {0.280085, 0.672501, 0.047413}, {-0.011820, 0.042940, 0.968881}}};
+constexpr Matrix kProtanopia{
+    {{0.152286, 1.052583, -0.204868}, {0.114503, 0.786281, 0.099216}, {-0.003882, -0.048116, 1.051998}}};
 
 Vec3 simulate(const Matrix& m, const Vec3& rgb)
 {
@@ -72,7 +70,8 @@ double distance(const QColor& a, const QColor& b, Vision v)
 {
     switch (v) {
     case Vision::Normal: return deltaE76(linearRgb(a), linearRgb(b));
-    case Vision::Deuteranopia: return deltaE76(simulate(kDeuteranopia, linearRgb(a)), simulate(kDeuteranopia, linearRgb(b)));
+    case Vision::Deuteranopia:
+        return deltaE76(simulate(kDeuteranopia, linearRgb(a)), simulate(kDeuteranopia, linearRgb(b)));
     case Vision::Protanopia: return deltaE76(simulate(kProtanopia, linearRgb(a)), simulate(kProtanopia, linearRgb(b)));
     }
     return 0;
@@ -123,10 +122,11 @@ void TestGpuTypeColors::paletteIsDistinctForEveryone()
         for (std::size_t j = i + 1; j < palette.size(); ++j)
             for (Vision v : {Vision::Normal, Vision::Deuteranopia, Vision::Protanopia}) {
                 const double d = distance(palette[i], palette[j], v);
-                QVERIFY2(d > kMinDeltaE, qPrintable(QStringLiteral("%1 and %2 (vision %3): delta E %4")
-                                                         .arg(palette[i].name(), palette[j].name())
-                                                         .arg(int(v))
-                                                         .arg(d)));
+                QVERIFY2(d > kMinDeltaE,
+                         qPrintable(QStringLiteral("%1 and %2 (vision %3): delta E %4")
+                                        .arg(palette[i].name(), palette[j].name())
+                                        .arg(int(v))
+                                        .arg(d)));
             }
 }
 
@@ -137,11 +137,12 @@ void TestGpuTypeColors::anyTwelveTypesAreDistinct_data()
     QVERIFY(catalog.size() >= 24);
     QTest::newRow("first 12 of the catalog") << catalog.mid(0, 12);
     QTest::newRow("last 12 of the catalog") << catalog.mid(catalog.size() - 12);
-    QTest::newRow("NVIDIA datacentre") << QStringList{"A100-40GB", "A100-80GB", "H100-SXM", "H200", "H800", "H20",
-                                                      "V100-16GB", "V100-32GB", "B200", "GH200", "L40S", "L4"};
-    QTest::newRow("sharing a preferred colour") << QStringList{"Gaudi3", "B200", "L4", "MI250X", "GH200", "RTX-4090",
-                                                               "T4", "BR104P", "H20", "L40S", "Vendor-C", "A10G"};
-    QTest::newRow("not in the catalog") << QStringList{"X1", "X2", "X3", "X4", "X5", "X6",
+    QTest::newRow("NVIDIA datacentre") << QStringList{"A100-40GB", "A100-80GB", "H100-SXM", "H200",  "H800", "H20",
+                                                      "V100-16GB", "V100-32GB", "B200",     "GH200", "L40S", "L4"};
+    QTest::newRow("sharing a preferred colour")
+        << QStringList{"Gaudi3", "B200",   "L4",  "MI250X", "GH200",    "RTX-4090",
+                       "T4",     "BR104P", "H20", "L40S",   "Vendor-C", "A10G"};
+    QTest::newRow("not in the catalog") << QStringList{"X1", "X2", "X3", "X4",  "X5",  "X6",
                                                        "X7", "X8", "X9", "X10", "X11", "X12"};
     QRandomGenerator rng(20240610);
     for (int k = 0; k < 40; ++k) {
@@ -168,14 +169,14 @@ void TestGpuTypeColors::anyTwelveTypesAreDistinct()
 // are present (the old hashed colours gave A100-80GB and H20 the same blue).
 void TestGpuTypeColors::commonPairsDiffer()
 {
-    const QStringList common{"A100-80GB", "H20", "H100-SXM", "Ascend-910B", "A100-40GB", "H200", "H800",
+    const QStringList common{"A100-80GB", "H20", "H100-SXM", "Ascend-910B", "A100-40GB", "H200",     "H800",
                              "V100-32GB", "T4",  "MI300X",   "Vendor-B",    "Vendor-C",  "Vendor-X", "Vendor-Y"};
     const GpuTypeColors none;
     QCOMPARE_NE(none.color("A100-80GB"), none.color("H20"));
-    for (const QStringList& cluster : {QStringList{"A100-80GB", "H20"}, QStringList{"H20", "A100-80GB"},
-                                       QStringList{"A100-80GB", "Ascend-910B", "H100-SXM", "H20"},
-                                       QStringList{"A100-80GB", "Vendor-B", "Vendor-C"}, QStringList{"V100-32GB", "T4"},
-                                       QStringList{"Vendor-X", "Vendor-Y"}}) {
+    for (const QStringList& cluster :
+         {QStringList{"A100-80GB", "H20"}, QStringList{"H20", "A100-80GB"},
+          QStringList{"A100-80GB", "Ascend-910B", "H100-SXM", "H20"}, QStringList{"A100-80GB", "Vendor-B", "Vendor-C"},
+          QStringList{"V100-32GB", "T4"}, QStringList{"Vendor-X", "Vendor-Y"}}) {
         const GpuTypeColors colours(cluster);
         QVERIFY2(closePair(cluster, colours, Vision::Normal).isEmpty(), qPrintable(cluster.join(',')));
         QVERIFY2(closePair(cluster, colours, Vision::Deuteranopia).isEmpty(), qPrintable(cluster.join(',')));

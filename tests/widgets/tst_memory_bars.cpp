@@ -112,12 +112,10 @@ void TestMemoryBars::perMeshStagesSayTheirShape()
     int bar = 0;
     for (int s = 0; s < static_cast<int>(mesh->stages.size()); ++s) {
         const StageShape sh = mesh->shapeOf(static_cast<std::size_t>(s));
-        QVERIFY2(w.stageLabel(s).startsWith(QStringLiteral("stage %1 · TP %2 DP %3 mbs %4\n")
-                                               .arg(s + 1)
-                                               .arg(sh.tp)
-                                               .arg(sh.dp)
-                                               .arg(sh.microBatch)),
-                 qPrintable(w.stageLabel(s)));
+        QVERIFY2(
+            w.stageLabel(s).startsWith(
+                QStringLiteral("stage %1 · TP %2 DP %3 mbs %4\n").arg(s + 1).arg(sh.tp).arg(sh.dp).arg(sh.microBatch)),
+            qPrintable(w.stageLabel(s)));
         for (int k = 0; k < sh.tp * sh.dp; ++k)
             QCOMPARE(w.barStage(bar++), s);
     }

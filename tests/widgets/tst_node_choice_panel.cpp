@@ -66,7 +66,7 @@ void TestNodeChoicePanel::idleUntilASearch()
 void TestNodeChoicePanel::optionsFollowTheControls_data()
 {
     QTest::addColumn<int>("rankIndex");
-    QTest::addColumn<double>("maxCost");     // < 0: the spin box at "no limit"
+    QTest::addColumn<double>("maxCost");  // < 0: the spin box at "no limit"
     QTest::addColumn<double>("minTokens");
     QTest::addColumn<int>("rank");
     QTest::newRow("defaults") << 0 << -1.0 << -1.0 << int(NodeChoice::Rank::Throughput);
@@ -115,7 +115,8 @@ void TestNodeChoicePanel::showsChoices()
     // 64 x 4096 tokens in 7.16 s = 36,612 tokens/s; 20 per hour over
     // 36,612 x 3,600 tokens an hour = 0.152 per million tokens.
     const QString first = panel.rowText(0);
-    QVERIFY2(first.startsWith("1. H100-SXM (8 GPUs)\nleaves out a100x4, a100x2\n7.16 s, 36612 tokens/s"), qPrintable(first));
+    QVERIFY2(first.startsWith("1. H100-SXM (8 GPUs)\nleaves out a100x4, a100x2\n7.16 s, 36612 tokens/s"),
+             qPrintable(first));
     QVERIFY2(first.contains("20.00 per hour, 0.152 per million tokens"), qPrintable(first));
     QVERIFY(panel.rowText(1).startsWith("2. whole cluster (14 GPUs)"));
     QVERIFY(panel.rowText(1).contains("24.80 per hour, 0.195 per million tokens"));

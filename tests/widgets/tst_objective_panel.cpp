@@ -147,7 +147,8 @@ private slots:
         const Weights w = ObjectivePanel::redistribute(start, ObjectivePanel::WeightIndex(which), value);
         QVERIFY2(check(w).isEmpty(), qPrintable(check(w)));
         for (int i = 0; i < 3; ++i)
-            QVERIFY2(std::abs(at(w, i) - at(expected, i)) < 1e-12, qPrintable(QString("weight %1: %2").arg(i).arg(at(w, i))));
+            QVERIFY2(std::abs(at(w, i) - at(expected, i)) < 1e-12,
+                     qPrintable(QString("weight %1: %2").arg(i).arg(at(w, i))));
     }
 
     void customWeightsReturnedNormalised_data()
@@ -239,7 +240,7 @@ private slots:
         // The two fields a user types into come back as the search's
         // constraints (fractions), and a loaded objective shows them.
         ObjectivePanel panel;
-        QCOMPARE(panel.objective().minHeadroom, 0.0);   // off by default
+        QCOMPARE(panel.objective().minHeadroom, 0.0);  // off by default
         QCOMPARE(panel.objective().maxSlowdown, -1.0);
         QVERIFY(!panel.headroomAtUpperBox()->isEnabled());  // nothing to count at the upper bound yet
         QSignalSpy spy(&panel, &ObjectivePanel::changed);

@@ -88,9 +88,8 @@ void TestParetoPlot::perMeshPlansApart()
 QPoint TestParetoPlot::pixelOf(ParetoPlot& w, const Plan& p)
 {
     const double x = w.plot()->xAxis->coordToPixel(p.iterationMs / 1000.0);
-    const double y = w.plot()->yAxis->coordToPixel(w.yAxis() == ParetoPlot::YAxis::Variance
-                                                        ? p.varMem / (1024.0 * 1024.0)
-                                                        : p.maxMemMiB / 1024.0);
+    const double y = w.plot()->yAxis->coordToPixel(
+        w.yAxis() == ParetoPlot::YAxis::Variance ? p.varMem / (1024.0 * 1024.0) : p.maxMemMiB / 1024.0);
     return QPoint(qRound(x), qRound(y));
 }
 
@@ -245,7 +244,8 @@ void TestParetoPlot::hoverEmitsSummary()
     QCOMPARE(spy.last().at(0).value<quint64>(), static_cast<quint64>(p.key));
     const QString summary = spy.last().at(1).toString();
     QCOMPARE(summary, ParetoPlot::planSummary(p, result_.varianceMode));
-    QVERIFY(summary.startsWith(QStringLiteral("TP %1 PP %2 DP %3 mbs %4 | ").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.microBatch)));
+    QVERIFY(summary.startsWith(
+        QStringLiteral("TP %1 PP %2 DP %3 mbs %4 | ").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.microBatch)));
     QVERIFY(summary.contains(QStringLiteral(" | T ")) && summary.contains(QStringLiteral(" GiB | V ")));
     QVERIFY(summary.contains(QStringLiteral("| Phi ")));
     qInfo().noquote() << "summary:" << summary;

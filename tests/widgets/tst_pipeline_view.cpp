@@ -74,16 +74,17 @@ void TestPipelineView::handComputed_data()
                             {F(0, 1, 2), B(0, 2, 4), F(1, 4, 5), B(1, 5, 7), F(2, 7, 8), B(2, 8, 10)}}
         << 12.0;
     // Hop 0.5 ms: F0 reaches stage 1 at 1.5; B0 returns at 4.5 + 0.5 = 5; B1 returns at 7.5 + 0.5 = 8.
-    QTest::newRow("P2 equal G2 hop 0.5")
-        << std::vector<double>{3, 3} << std::vector<double>{0.5} << 2
-        << std::vector<Ops>{{F(0, 0, 1), F(1, 1, 2), B(0, 5, 7), B(1, 8, 10)},
-                            {F(0, 1.5, 2.5), B(0, 2.5, 4.5), F(1, 4.5, 5.5), B(1, 5.5, 7.5)}}
-        << 10.0;
+    QTest::newRow("P2 equal G2 hop 0.5") << std::vector<double>{3, 3} << std::vector<double>{0.5} << 2
+                                         << std::vector<Ops>{{F(0, 0, 1), F(1, 1, 2), B(0, 5, 7), B(1, 8, 10)},
+                                                             {F(0, 1.5, 2.5), B(0, 2.5, 4.5), F(1, 4.5, 5.5),
+                                                              B(1, 5.5, 7.5)}}
+                                         << 10.0;
     // G = 1: one micro-batch goes down and back: sum of forwards + sum of backwards.
-    QTest::newRow("P3 unequal G1")
-        << std::vector<double>{3, 6, 3} << std::vector<double>{} << 1
-        << std::vector<Ops>{{F(0, 0, 1), B(0, 10, 12)}, {F(0, 1, 3), B(0, 6, 10)}, {F(0, 3, 4), B(0, 4, 6)}}
-        << 12.0;
+    QTest::newRow("P3 unequal G1") << std::vector<double>{3, 6, 3} << std::vector<double>{} << 1
+                                   << std::vector<Ops>{{F(0, 0, 1), B(0, 10, 12)},
+                                                       {F(0, 1, 3), B(0, 6, 10)},
+                                                       {F(0, 3, 4), B(0, 4, 6)}}
+                                   << 12.0;
     // One stage: no pipeline, no bubble.
     QTest::newRow("P1 G3") << std::vector<double>{3} << std::vector<double>{} << 3
                            << std::vector<Ops>{{F(0, 0, 1), B(0, 1, 3), F(1, 3, 4), B(1, 4, 6), F(2, 6, 7), B(2, 7, 9)}}
@@ -244,9 +245,12 @@ void TestPipelineView::titleFitsItsRect()
     bold.setBold(true);
     const QRect need = QFontMetrics(bold).boundingRect(title, Qt::AlignLeft | Qt::TextWordWrap, w.scheduleTitle());
     QVERIFY2(w.scheduleTitle().contains(QStringLiteral("DP sync")), qPrintable(w.scheduleTitle()));
-    QVERIFY2(title.contains(need), qPrintable(QStringLiteral("needs %1x%2, has %3x%4")
-                                                  .arg(need.width()).arg(need.height())
-                                                  .arg(title.width()).arg(title.height())));
+    QVERIFY2(title.contains(need),
+             qPrintable(QStringLiteral("needs %1x%2, has %3x%4")
+                            .arg(need.width())
+                            .arg(need.height())
+                            .arg(title.width())
+                            .arg(title.height())));
 }
 
 void TestPipelineView::headersFitTheirCells()
@@ -264,15 +268,18 @@ void TestPipelineView::headersFitTheirCells()
     const QFontMetrics bm(bold);
     for (int c = 0; c < cells.size(); ++c) {
         const QRect need = bm.boundingRect(cells[c], Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, headers[c]);
-        QVERIFY2(cells[c].contains(need), qPrintable(QStringLiteral("'%1' needs %2x%3 in a %4x%5 cell")
-                                                         .arg(headers[c]).arg(need.width()).arg(need.height())
-                                                         .arg(cells[c].width()).arg(cells[c].height())));
+        QVERIFY2(cells[c].contains(need),
+                 qPrintable(QStringLiteral("'%1' needs %2x%3 in a %4x%5 cell")
+                                .arg(headers[c])
+                                .arg(need.width())
+                                .arg(need.height())
+                                .arg(cells[c].width())
+                                .arg(cells[c].height())));
         if (c > 0)
             QVERIFY(cells[c].left() > cells[c - 1].right());
     }
     QVERIFY(cells.back().right() <= target.right());
 }
-
 
 QTEST_MAIN(TestPipelineView)
 #include "tst_pipeline_view.moc"

@@ -12,10 +12,7 @@
 using namespace memx;
 
 namespace {
-SearchResult runPaperSearch()
-{
-    return test::runPaperSearch();
-}
+SearchResult runPaperSearch() { return test::runPaperSearch(); }
 
 // The ten best (some of them two-stage plans without the A100s) and the plot
 // sample (mostly five-stage plans), each plan once.
@@ -71,13 +68,14 @@ private slots:
         QTest::newRow("TP") << int(PlanTableModel::TpColumn) << QString::number(p.tp);
         QTest::newRow("PP") << int(PlanTableModel::PpColumn) << QString::number(p.pp);
         QTest::newRow("DP") << int(PlanTableModel::DpColumn) << QString::number(p.dp);
-        QTest::newRow("stage order") << int(PlanTableModel::StageOrderColumn) << QString::fromStdString(p.orderString());
+        QTest::newRow("stage order") << int(PlanTableModel::StageOrderColumn)
+                                     << QString::fromStdString(p.orderString());
         QTest::newRow("layers") << int(PlanTableModel::LayersColumn) << QString::fromStdString(p.layersString());
-        QTest::newRow("recompute letters") << int(PlanTableModel::RecomputeColumn)
-                                           << QString::fromStdString(p.recomputeString());
+        QTest::newRow("recompute letters")
+            << int(PlanTableModel::RecomputeColumn) << QString::fromStdString(p.recomputeString());
         QTest::newRow("T ms, 1 decimal") << int(PlanTableModel::TimeColumn) << QString::number(p.iterationMs, 'f', 1);
-        QTest::newRow("M GiB, 2 decimals") << int(PlanTableModel::MemoryColumn)
-                                           << QString::number(p.maxMemMiB / 1024, 'f', 2);
+        QTest::newRow("M GiB, 2 decimals")
+            << int(PlanTableModel::MemoryColumn) << QString::number(p.maxMemMiB / 1024, 'f', 2);
         QTest::newRow("V GiB^2") << int(PlanTableModel::VarianceColumn)
                                  << QString::number(p.varMem / (1024.0 * 1024.0), 'f', 2);
         QTest::newRow("Phi, 4 decimals") << int(PlanTableModel::PhiColumn) << QString::number(p.phi, 'f', 4);
@@ -186,7 +184,7 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QStringList>("slices");  // "group#slice" every kept plan must use
-        QTest::addColumn<bool>("subset");     // the data has plans the filter must drop
+        QTest::addColumn<bool>("subset");  // the data has plans the filter must drop
         QTest::newRow("vc#0") << "vc#0" << QStringList{"vc#0"} << false;
         QTest::newRow("a100#0, a strict subset") << "a100#0" << QStringList{"a100#0"} << true;
         QTest::newRow("other case") << "A100#0" << QStringList{"a100#0"} << true;
@@ -229,7 +227,8 @@ private slots:
         proxy.setFilterText("vendor-c");
         int expected = 0;
         for (const auto& p : result_.plotSample)
-            expected += std::any_of(p.stages.begin(), p.stages.end(), [](const auto& s) { return s.gpuType == "Vendor-C"; });
+            expected
+                += std::any_of(p.stages.begin(), p.stages.end(), [](const auto& s) { return s.gpuType == "Vendor-C"; });
         QVERIFY(expected > 0);
         QCOMPARE(proxy.rowCount(), expected);
     }
@@ -276,7 +275,6 @@ private slots:
         proxy.clearFilters();
         QCOMPARE(proxy.rowCount(), model.rowCount());
     }
-
 };
 
 QTEST_MAIN(TestPlanTableModel)

@@ -36,17 +36,11 @@ nlohmann::json readJson(const QString& file)
     return nlohmann::json::parse(in);
 }
 
-void writeText(const QString& file, const std::string& text)
-{
-    writeFileAtomically(file.toStdString(), text);
-}
+void writeText(const QString& file, const std::string& text) { writeFileAtomically(file.toStdString(), text); }
 
 // Written by memx-cli train (see tests/data/predictors/README.md): two GPU
 // types, some parameters fitted, the time correction off, memory's on.
-QString calibratedModel()
-{
-    return QStringLiteral(MEMX_TEST_DATA_DIR "/predictors/megatron_ci_small_mixed.json");
-}
+QString calibratedModel() { return QStringLiteral(MEMX_TEST_DATA_DIR "/predictors/megatron_ci_small_mixed.json"); }
 
 // How the panel is expected to print a parameter of the file: multipliers
 // with two decimals, microseconds with one below 100 and none above,
@@ -65,7 +59,8 @@ const char* const kParameterKeys[] = {"efficiency_multiplier", "bandwidth_multip
 
 QLabel* calibrationCell(const QWidget* panel, const std::string& type, const char* key)
 {
-    return panel->findChild<QLabel*>(QStringLiteral("calibration:%1:%2").arg(QString::fromStdString(type), QLatin1String(key)));
+    return panel->findChild<QLabel*>(
+        QStringLiteral("calibration:%1:%2").arg(QString::fromStdString(type), QLatin1String(key)));
 }
 
 }  // namespace
@@ -156,8 +151,8 @@ void TestPredictorPanel::validFileShowsWhatItWasTrainedOn()
     // The most important feature by gain is listed first.
     std::string top;
     double best = -1;
-    for (auto it = modelJson_["training"]["importance_gain"].begin(); it != modelJson_["training"]["importance_gain"].end();
-         ++it)
+    for (auto it = modelJson_["training"]["importance_gain"].begin();
+         it != modelJson_["training"]["importance_gain"].end(); ++it)
         if (it->get<double>() > best) {
             best = it->get<double>();
             top = it.key();
@@ -185,7 +180,9 @@ void TestPredictorPanel::brokenFileIsRefusedWithItsName_data()
     nlohmann::json types = modelJson_;
     types["trained_on"]["gpu_types"] = 42;
 
-    QTest::addRow("not JSON") << "garbage.json" << "{ this is not json" << "";
+    QTest::addRow("not JSON") << "garbage.json"
+                              << "{ this is not json"
+                              << "";
     QTest::addRow("another format") << "format.json" << QString::fromStdString(format.dump()) << "memx-predictor/1";
     QTest::addRow("feature names edited") << "names.json" << QString::fromStdString(names.dump()) << "feature_names";
     QTest::addRow("no booster") << "booster.json" << QString::fromStdString(booster.dump()) << "booster";
@@ -243,7 +240,8 @@ void TestPredictorPanel::uncoveredGpuTypeRefusesTheLearnedChoice()
     std::unique_ptr<PredictorPanel> panel(makePanel());
     QVERIFY2(panel->loadFile(file), qPrintable(panel->errorText()));
     QCOMPARE(panel->problems().size(), 1);
-    QVERIFY2(panel->problems().front().contains(QStringLiteral("Vendor-B, Vendor-C")), qPrintable(panel->problems().front()));
+    QVERIFY2(panel->problems().front().contains(QStringLiteral("Vendor-B, Vendor-C")),
+             qPrintable(panel->problems().front()));
     const QString refusal = panel->refusal();
     QVERIFY2(refusal.contains(QStringLiteral("a100-only.json")) && refusal.contains(QStringLiteral("Vendor-B")),
              qPrintable(refusal));
@@ -331,8 +329,9 @@ void TestPredictorPanel::calibratedFileShowsEachTypesParameters()
                 QVERIFY(cell->styleSheet().isEmpty());
             } else {
                 ++muted;
-                QCOMPARE(cell->toolTip(), QStringLiteral("catalog value (not fitted: %1)")
-                                              .arg(QString::fromStdString(fit.at("note").get<std::string>())));
+                QCOMPARE(cell->toolTip(),
+                         QStringLiteral("catalog value (not fitted: %1)")
+                             .arg(QString::fromStdString(fit.at("note").get<std::string>())));
                 QVERIFY(cell->styleSheet().contains(QStringLiteral("color")));
             }
         }
@@ -343,8 +342,9 @@ void TestPredictorPanel::calibratedFileShowsEachTypesParameters()
         QVERIFY(!fit.contains("step_overhead_us"));
         QCOMPARE(step->text(), QStringLiteral("0.0"));
         QCOMPARE(calibrationCell(panel.get(), type, "time_mape")->text(),
-                 QStringLiteral("%1 → %2 %").arg(expectedNumber("", fit.at("time_mape_catalog").get<double>()),
-                                                 expectedNumber("", fit.at("time_mape_fitted").get<double>())));
+                 QStringLiteral("%1 → %2 %")
+                     .arg(expectedNumber("", fit.at("time_mape_catalog").get<double>()),
+                          expectedNumber("", fit.at("time_mape_fitted").get<double>())));
         QLabel* note = calibrationCell(panel.get(), type, "note");
         QVERIFY(note);
         // Shown with break opportunities after '_' and '/'; the exact text in its tooltip.
@@ -417,13 +417,15 @@ void TestPredictorPanel::correctionsSayWhetherTheTreesAreUsed()
     const QString time = QStringLiteral("time: calibrated model alone — trees did not beat it in cross-validation "
                                         "(%1 with trees vs %2 alone)")
                              .arg(pct("time_mape_pct"), pct("prior_time_mape_pct"));
-    const QString memory = QStringLiteral("memory: trees on top of the calibrated model (cross-validated %1 vs %2 without)")
-                               .arg(pct("memory_mape_pct"), pct("prior_memory_mape_pct"));
+    const QString memory
+        = QStringLiteral("memory: trees on top of the calibrated model (cross-validated %1 vs %2 without)")
+              .arg(pct("memory_mape_pct"), pct("prior_memory_mape_pct"));
     // The committed file predates the run-level correction: its terms are as composed.
     QVERIFY(!file.contains("iteration_terms"));
-    QCOMPARE(panel->correctionsText(), time + QLatin1Char('\n') + memory + QLatin1Char('\n')
-                                           + QStringLiteral("iteration: terms as composed (no run-level correction "
-                                                            "in this file)"));
+    QCOMPARE(panel->correctionsText(),
+             time + QLatin1Char('\n') + memory + QLatin1Char('\n')
+                 + QStringLiteral("iteration: terms as composed (no run-level correction "
+                                  "in this file)"));
     QVERIFY2(time.contains(QStringLiteral("(12.7 % with trees vs 7.4 % alone)")), qPrintable(time));
     auto* label = panel->findChild<QLabel*>(QStringLiteral("predictorCorrections"));
     QVERIFY(label && label->isVisibleTo(panel.get()));
@@ -442,9 +444,14 @@ void TestPredictorPanel::correctionsSayWhetherTheTreesAreUsed()
 
     // With a run-level correction: its scales and what leave-one-out found.
     nlohmann::json scaled = file;
-    scaled["iteration_terms"] = {{"pipeline_scale", 1.5}, {"data_parallel_scale", 1.0}, {"fixed_scale", 0.8},
-                                 {"fitted", {"pipeline", "fixed"}}, {"runs", 11},
-                                 {"loo_mape_unscaled", 11.5}, {"loo_mape_scaled", 6.7}, {"note", ""}};
+    scaled["iteration_terms"] = {{"pipeline_scale", 1.5},
+                                 {"data_parallel_scale", 1.0},
+                                 {"fixed_scale", 0.8},
+                                 {"fitted", {"pipeline", "fixed"}},
+                                 {"runs", 11},
+                                 {"loo_mape_unscaled", 11.5},
+                                 {"loo_mape_scaled", 6.7},
+                                 {"note", ""}};
     const QString scaledFile = dir_.filePath(QStringLiteral("run-level.json"));
     writeText(scaledFile, scaled.dump());
     QVERIFY2(panel->loadFile(scaledFile), qPrintable(panel->errorText()));
@@ -453,8 +460,10 @@ void TestPredictorPanel::correctionsSayWhetherTheTreesAreUsed()
                                 "out 6.7 % vs 11.5 % without)")),
              qPrintable(panel->correctionsText()));
     // Fitted but refused by the gate: the note says why.
-    scaled["iteration_terms"] = {{"runs", 20}, {"note", "leave one run out, scaled terms give 14.1 % iteration "
-                                                        "time MAPE against 12.6 % without: not applied"}};
+    scaled["iteration_terms"] = {{"runs", 20},
+                                 {"note",
+                                  "leave one run out, scaled terms give 14.1 % iteration "
+                                  "time MAPE against 12.6 % without: not applied"}};
     writeText(scaledFile, scaled.dump());
     QVERIFY2(panel->loadFile(scaledFile), qPrintable(panel->errorText()));
     QVERIFY2(panel->correctionsText().endsWith(QStringLiteral("iteration: terms as composed — leave one run out, "
@@ -469,9 +478,14 @@ void TestPredictorPanel::screenshotWithRunLevelCorrection()
     if (dir.isEmpty())
         QSKIP("set MEMX_SCREENSHOT_DIR to save a screenshot");
     nlohmann::json scaled = readJson(calibratedModel());
-    scaled["iteration_terms"] = {{"pipeline_scale", 1.79}, {"data_parallel_scale", 1.0}, {"fixed_scale", 1.0},
-                                 {"fitted", {"pipeline"}}, {"runs", 58},
-                                 {"loo_mape_unscaled", 8.6}, {"loo_mape_scaled", 5.5}, {"note", ""}};
+    scaled["iteration_terms"] = {{"pipeline_scale", 1.79},
+                                 {"data_parallel_scale", 1.0},
+                                 {"fixed_scale", 1.0},
+                                 {"fitted", {"pipeline"}},
+                                 {"runs", 58},
+                                 {"loo_mape_unscaled", 8.6},
+                                 {"loo_mape_scaled", 5.5},
+                                 {"note", ""}};
     const QString file = dir_.filePath(QStringLiteral("run-level-shot.json"));
     writeText(file, scaled.dump());
     std::unique_ptr<PredictorPanel> panel(makePanel());
@@ -507,10 +521,11 @@ void TestPredictorPanel::fileWithoutCalibrationSaysSo()
     QCOMPARE(panel->calibrationText(), none);
     // The previous file's rows are gone.
     QVERIFY(!calibrationCell(panel.get(), "A100-80GB", "gpu_type"));
-    QCOMPARE(panel->correctionsText(), QStringLiteral("time: trees on top of the analytic model\n"
-                                                      "memory: trees on top of the analytic model\n"
-                                                      "iteration: terms as composed (no run-level correction "
-                                                      "in this file)"));
+    QCOMPARE(panel->correctionsText(),
+             QStringLiteral("time: trees on top of the analytic model\n"
+                            "memory: trees on top of the analytic model\n"
+                            "iteration: terms as composed (no run-level correction "
+                            "in this file)"));
 
     // A file trained with --no-calibrate (an empty list) says the same.
     QVERIFY(modelJson_.at("calibration").empty());

@@ -21,10 +21,7 @@ QString cardText(const QWidget* card)
     return out.join(QLatin1Char('\n'));
 }
 
-SearchResult runPaperSearch()
-{
-    return test::runPaperSearch();
-}
+SearchResult runPaperSearch() { return test::runPaperSearch(); }
 }  // namespace
 
 class TestProfileComparisonView : public QObject {
@@ -128,7 +125,8 @@ private slots:
         for (int i = 0; i < int(result_.profileBests.size()); ++i) {
             const Plan& p = result_.profileBests[i].best;
             if (i > 0) {
-                const QString expected = QString::fromStdString(ProfileComparison::differences(base, p, result_.varianceMode));
+                const QString expected
+                    = QString::fromStdString(ProfileComparison::differences(base, p, result_.varianceMode));
                 QCOMPARE(view.differencesAt(i), expected);
                 auto* label = view.cardAt(i)->findChild<QLabel*>("differences");
                 QVERIFY(label);
@@ -139,7 +137,8 @@ private slots:
             QVERIFY(price);
             const QString cost = p.key == fastest.key
                 ? QStringLiteral("it is the fastest feasible plan")
-                : QString::fromStdString(ProfileComparison::differences(fastest, p, result_.varianceMode)).toHtmlEscaped();
+                : QString::fromStdString(ProfileComparison::differences(fastest, p, result_.varianceMode))
+                      .toHtmlEscaped();
             QVERIFY2(price->text().contains(cost), qPrintable(price->text()));
         }
     }

@@ -17,8 +17,8 @@ Q_DECLARE_METATYPE(memx::TrainingSetup)
 namespace {
 QString sameSetup(const TrainingSetup& a, const TrainingSetup& b)
 {
-#define MEMX_CHECK(field) \
-    if (!(a.field == b.field)) \
+#define MEMX_CHECK(field)                                                                                              \
+    if (!(a.field == b.field))                                                                                         \
         return QStringLiteral(#field " differs");
     MEMX_CHECK(globalBatch)
     MEMX_CHECK(microBatchSizes)
@@ -49,8 +49,8 @@ QString sameSetup(const TrainingSetup& a, const TrainingSetup& b)
 bool sameModel(const ModelSpec& a, const ModelSpec& b)
 {
     return a.name == b.name && a.numLayers == b.numLayers && a.hidden == b.hidden && a.heads == b.heads
-        && a.headDim == b.headDim && a.queryGroups == b.queryGroups && a.ffnHidden == b.ffnHidden
-        && a.mlp == b.mlp && a.vocab == b.vocab && a.seqLen == b.seqLen && a.tiedEmbeddings == b.tiedEmbeddings;
+        && a.headDim == b.headDim && a.queryGroups == b.queryGroups && a.ffnHidden == b.ffnHidden && a.mlp == b.mlp
+        && a.vocab == b.vocab && a.seqLen == b.seqLen && a.tiedEmbeddings == b.tiedEmbeddings;
 }
 
 void typeInto(QLineEdit* edit, const QString& text)
@@ -93,7 +93,7 @@ private slots:
         QTest::newRow("dropout") << d;
         TrainingSetup e;
         e.attentionDropout = 0.0004;  // below what the box shows: kept until edited
-        e.hiddenDropout = 0.9995;     // above the box's maximum: kept until edited
+        e.hiddenDropout = 0.9995;  // above the box's maximum: kept until edited
         QTest::newRow("rates the boxes cannot show") << e;
         TrainingSetup o;
         o.overlapGradReduce = true;
@@ -186,11 +186,16 @@ private slots:
     {
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("text");
-        QTest::newRow("letter in micro-batches") << "microBatches" << "1,x";
-        QTest::newRow("zero micro-batch") << "microBatches" << "0,2";
-        QTest::newRow("empty micro-batches") << "microBatches" << "";
-        QTest::newRow("sequence below 16") << "seqLens" << "8";
-        QTest::newRow("fraction in query groups") << "queryGroups" << "1.5";
+        QTest::newRow("letter in micro-batches") << "microBatches"
+                                                 << "1,x";
+        QTest::newRow("zero micro-batch") << "microBatches"
+                                          << "0,2";
+        QTest::newRow("empty micro-batches") << "microBatches"
+                                             << "";
+        QTest::newRow("sequence below 16") << "seqLens"
+                                           << "8";
+        QTest::newRow("fraction in query groups") << "queryGroups"
+                                                  << "1.5";
     }
     void invalidListRefused()
     {
