@@ -37,21 +37,6 @@ int intIn(const JsonReader& j, const std::string& key, long long lo, long long h
     return j.has(key) ? intIn(j, key, lo, hi) : fallback;
 }
 
-std::vector<int> intList(const JsonReader& j, const std::string& key)
-{
-    std::vector<int> out;
-    if (!j.has(key))
-        return out;
-    for (const auto& item : j.at(key).items()) {
-        // Range-check before narrowing: 4294967296 must not become 0.
-        const long long v = item.asInteger();
-        if (v < 0 || v > INT_MAX)
-            item.fail("must be between 0 and " + std::to_string(INT_MAX) + " (got " + std::to_string(v) + ")");
-        out.push_back(static_cast<int>(v));
-    }
-    return out;
-}
-
 Provenance parseProvenance(const JsonReader& j, const std::string& key)
 {
     const std::string s = j.string(key, "analytic");
@@ -204,7 +189,7 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
             sj.fail("the model's " + std::to_string(model.heads) + " heads are not divisible by TP "
                         + std::to_string(s.tp),
                     "tp");
-        s.devices = intList(sj, "devices");
+        s.devices = sj.intList("devices", 0);
         if (static_cast<int>(s.devices.size()) != s.tp * s.dp)
             sj.fail("holds " + std::to_string(s.devices.size()) + " devices; TP x DP = " + std::to_string(s.tp * s.dp),
                     "devices");

@@ -281,6 +281,24 @@ double JsonReader::positive(const std::string& key, double fallback) const
     return has(key) ? positive(key) : fallback;
 }
 
+std::vector<int> JsonReader::intList(const std::string& key, int min) const
+{
+    std::vector<int> out;
+    if (!has(key))
+        return out;
+    const JsonReader list = at(key);
+    if (!list.node().is_array())
+        list.fail("expected a list of whole numbers");
+    for (const JsonReader& item : list.items()) {
+        const long long v = item.asInteger();
+        if (v < min || v > INT_MAX)
+            item.fail("must be between " + std::to_string(min) + " and " + std::to_string(INT_MAX) + " (got "
+                      + std::to_string(v) + ")");
+        out.push_back(static_cast<int>(v));
+    }
+    return out;
+}
+
 long long JsonReader::integer(const std::string& key) const
 {
     auto child = at(key);

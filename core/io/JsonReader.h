@@ -48,6 +48,9 @@ public:
     double positive(const std::string& key, double fallback) const;
     long long integer(const std::string& key) const;
     long long integer(const std::string& key, long long fallback) const;
+    // A list of whole numbers, each in [min, INT_MAX] (range-checked before
+    // narrowing: 4294967296 must not become 0); empty when absent.
+    std::vector<int> intList(const std::string& key, int min) const;
     bool boolean(const std::string& key, bool fallback) const;
 
     // This node's own value, typed (array elements).

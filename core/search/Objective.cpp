@@ -1,5 +1,6 @@
 #include "search/Objective.h"
 
+#include "io/EnumNames.h"
 #include "io/InputError.h"
 
 #include <algorithm>
@@ -24,13 +25,9 @@ const char* toString(ProfileKind p)
 
 bool parseProfile(const std::string& s, ProfileKind& out)
 {
-    for (auto p : {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst, ProfileKind::Custom,
-                   ProfileKind::Auto, ProfileKind::Balanced})
-        if (s == toString(p)) {
-            out = p;
-            return true;
-        }
-    return false;
+    return parseByName(s, out,
+                       {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
+                        ProfileKind::Custom, ProfileKind::Auto, ProfileKind::Balanced});
 }
 
 Weights weightsOf(ProfileKind p)
@@ -54,24 +51,14 @@ const char* toString(EpsilonRule r)
 
 bool parseEpsilonRule(const std::string& s, EpsilonRule& out)
 {
-    for (auto r : {EpsilonRule::Uncertainty, EpsilonRule::Fraction, EpsilonRule::Absolute})
-        if (s == toString(r)) {
-            out = r;
-            return true;
-        }
-    return false;
+    return parseByName(s, out, {EpsilonRule::Uncertainty, EpsilonRule::Fraction, EpsilonRule::Absolute});
 }
 
 const char* toString(VarianceMode v) { return v == VarianceMode::Utilisation ? "util" : "mib"; }
 
 bool parseVarianceMode(const std::string& s, VarianceMode& out)
 {
-    for (auto v : {VarianceMode::AbsoluteMiB, VarianceMode::Utilisation})
-        if (s == toString(v)) {
-            out = v;
-            return true;
-        }
-    return false;
+    return parseByName(s, out, {VarianceMode::AbsoluteMiB, VarianceMode::Utilisation});
 }
 
 void ObjectiveSpec::validate() const
@@ -102,12 +89,7 @@ const char* toString(TaskCompare c) { return c == TaskCompare::PerToken ? "per-t
 
 bool parseTaskCompare(const std::string& s, TaskCompare& out)
 {
-    for (auto c : {TaskCompare::PerTask, TaskCompare::PerToken})
-        if (s == toString(c)) {
-            out = c;
-            return true;
-        }
-    return false;
+    return parseByName(s, out, {TaskCompare::PerTask, TaskCompare::PerToken});
 }
 
 double Objective::epsilon(const ObjectiveSpec& spec, double vref, double uncertainty, double fullest)

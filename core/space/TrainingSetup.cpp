@@ -1,5 +1,6 @@
 #include "space/TrainingSetup.h"
 
+#include "io/EnumNames.h"
 #include "io/InputError.h"
 #include "model/Precision.h"
 
@@ -7,21 +8,6 @@
 #include <utility>
 
 namespace memx {
-
-namespace {
-
-// The value among `values` whose toString is `s`.
-template <typename Mode> bool parseByName(const std::string& s, Mode& out, std::initializer_list<Mode> values)
-{
-    for (Mode m : values)
-        if (s == toString(m)) {
-            out = m;
-            return true;
-        }
-    return false;
-}
-
-}  // namespace
 
 const char* toString(ScheduleMode m)
 {

@@ -6,31 +6,7 @@
 #include "io/Ranges.h"
 #include "space/TrainingSetup.h"
 
-#include <climits>
-
 namespace memx {
-
-namespace {
-
-// A list of whole numbers of at least 1 (each refused with its index otherwise).
-std::vector<int> counts(const JsonReader& j, const std::string& key)
-{
-    std::vector<int> out;
-    if (!j.has(key))
-        return out;
-    const JsonReader list = j.at(key);
-    if (!list.node().is_array())
-        list.fail("expected a list of whole numbers");
-    for (const JsonReader& item : list.items()) {
-        const long long v = item.asInteger();
-        if (v < 1 || v > INT_MAX)
-            item.fail("must be between 1 and " + std::to_string(INT_MAX) + " (got " + std::to_string(v) + ")");
-        out.push_back(static_cast<int>(v));
-    }
-    return out;
-}
-
-}  // namespace
 
 nlohmann::json TrainingSetupJson::write(const TrainingSetup& s)
 {
@@ -71,11 +47,11 @@ TrainingSetup TrainingSetupJson::read(const JsonReader& j)
     s.globalBatch = j.integerInRange("global_batch", ranges::batch);
     const std::string sizes = FieldSpelling::of(j, "micro_batch_sizes", "micro_batches");
     if (j.has(sizes))
-        s.microBatchSizes = counts(j, sizes);
-    s.seqLens = counts(j, "seq_lens");
-    s.queryGroups = counts(j, "query_groups");
-    s.tensorParallel = counts(j, "tensor_parallel");
-    if (const std::vector<int> v = counts(j, "virtual_stages"); !v.empty())  // an empty list keeps the default
+        s.microBatchSizes = j.intList(sizes, 1);
+    s.seqLens = j.intList("seq_lens", 1);
+    s.queryGroups = j.intList("query_groups", 1);
+    s.tensorParallel = j.intList("tensor_parallel", 1);
+    if (const std::vector<int> v = j.intList("virtual_stages", 1); !v.empty())  // an empty list keeps the default
         s.virtualStages = v;
     const std::string maxKey = FieldSpelling::of(j, "max_pipeline_stages", "max_pp");
     s.maxPipelineStages = j.integerInRange(maxKey, ranges::pipelineStages, defaults.maxPipelineStages);
