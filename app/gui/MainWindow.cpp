@@ -26,6 +26,7 @@
 #include "SearchController.h"
 #include "SetupPanel.h"
 #include "StaleBanner.h"
+#include "StaleOverlay.h"
 #include "NoticeBanner.h"
 
 #include "export/CandidateCsv.h"
@@ -57,7 +58,6 @@
 #include <QFutureWatcher>
 #include <QFile>
 #include <QFileInfo>
-#include <QGraphicsOpacityEffect>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -1198,13 +1198,10 @@ void MainWindow::updateStaleness()
     // Dimmed, not hidden: a user may still compare with what they had.
     for (QWidget* view :
          std::initializer_list<QWidget*>{pareto_, bars_, pipeline_, compare_, simplex_, baselines_, planTable_}) {
-        if (changes.empty()) {
-            view->setGraphicsEffect(nullptr);
-        } else if (!view->graphicsEffect()) {
-            auto* dim = new QGraphicsOpacityEffect(view);
-            dim->setOpacity(0.4);
-            view->setGraphicsEffect(dim);
-        }
+        StaleOverlay* veil = StaleOverlay::of(view);
+        if (!veil)
+            veil = new StaleOverlay(view);
+        veil->setStale(!changes.empty());
     }
 }
 

@@ -22,6 +22,7 @@
 #include "SearchController.h"
 #include "SetupPanel.h"
 #include "StaleBanner.h"
+#include "StaleOverlay.h"
 
 #include "export/PlanJsonReader.h"
 #include "hardware/GpuCatalog.h"
@@ -46,6 +47,8 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QDialog>
+#include <QScreen>
+#include <QTabWidget>
 #include <QDockWidget>
 #include <QRegularExpression>
 #include <QTextBlock>
@@ -97,6 +100,7 @@ private slots:
     void flagScaleRefusalIsReported();
     void exportNeedsAResult();
     void editsMakeResultsStale();
+    void staleViewsPaintOnlyThemselves();
     void noFeasiblePlanNamesTheReason();
     void whyThisPlanFollowsTheSelection();
     void autosavesBelongToTheirInstance();
@@ -655,7 +659,7 @@ void TestMainWindow::editsMakeResultsStale()
     QVERIFY(banner);
     QVERIFY(banner->isHidden());
     QVERIFY(w.staleChanges().empty());
-    QVERIFY(w.paretoPlot()->graphicsEffect() == nullptr);
+    QVERIFY(!StaleOverlay::of(w.paretoPlot()) || !StaleOverlay::of(w.paretoPlot())->isStale());
 
     const QString before = QString::fromStdString(w.document()->json()["nodes"][0]["name"].get<std::string>());
     QVERIFY(w.document()->renameNode(before, QStringLiteral("renamed")));
@@ -664,8 +668,8 @@ void TestMainWindow::editsMakeResultsStale()
     QCOMPARE(w.staleChanges(), (std::vector<std::string>{"cluster", "model"}));
     QVERIFY(!banner->isHidden());
     QVERIFY2(banner->text().contains(QStringLiteral("the cluster and model changed")), qPrintable(banner->text()));
-    QVERIFY(w.paretoPlot()->graphicsEffect() != nullptr);  // dimmed
-    QVERIFY(w.memoryBars()->graphicsEffect() != nullptr);
+    QVERIFY(StaleOverlay::of(w.paretoPlot())->isStale());  // dimmed
+    QVERIFY(StaleOverlay::of(w.memoryBars())->isStale());
     QCoreApplication::processEvents();
     QVERIFY(w.grab().save(QStringLiteral("/tmp/gui-stale.png")));  // looked at by hand
     const QPalette dark = test::darkPalette();
@@ -695,7 +699,7 @@ void TestMainWindow::editsMakeResultsStale()
     w.document()->undoStack()->undo();
     QVERIFY(w.staleChanges().empty());
     QVERIFY(banner->isHidden());
-    QVERIFY(w.paretoPlot()->graphicsEffect() == nullptr);
+    QVERIFY(!StaleOverlay::of(w.paretoPlot()) || !StaleOverlay::of(w.paretoPlot())->isStale());
     QVERIFY(w.exportPlan(MainWindow::ExportTarget::Megatron, dir.path()).ok);
 
     // Another profile the search ranked too: not stale, the table follows it.
@@ -719,6 +723,58 @@ void TestMainWindow::editsMakeResultsStale()
     QVERIFY(runAndWait(w));
     QVERIFY(w.staleChanges().empty());
     QVERIFY(banner->isHidden());
+}
+
+namespace {
+// What the window shows (its backing store, as a screen grab reads it) in the
+// rectangle of `view`.
+QImage shownArea(MainWindow& w, QWidget* view)
+{
+    QTest::qWait(0);
+    QCoreApplication::processEvents();
+    const QImage all = w.screen()->grabWindow(w.winId()).toImage();
+    return all.copy(QRect(view->mapTo(&w, QPoint(0, 0)), view->size()));
+}
+}  // namespace
+
+void TestMainWindow::staleViewsPaintOnlyThemselves()
+{
+    // Issue #35 item 1: after an edit made the results stale, the Pareto tab
+    // opened from the Cluster tab showed the canvas through the dimmed plot,
+    // the Memory tab the plot and canvas under its bars. A stale view must
+    // look the same whichever tab was open before it.
+    MainWindow w(quietOptions());
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openSampleProject();
+    QVERIFY(runAndWait(w));
+    auto* tabs = w.findChild<QTabWidget*>();
+    QWidget* canvas = tabs->widget(0);
+    tabs->setCurrentWidget(canvas);
+    const QString first = QString::fromStdString(w.document()->json()["nodes"][0]["name"].get<std::string>());
+    QVERIFY(w.document()->removeNode(first));
+    QVERIFY(!w.staleChanges().empty());
+
+    for (QWidget* view : {static_cast<QWidget*>(w.paretoPlot()), static_cast<QWidget*>(w.memoryBars())}) {
+        tabs->setCurrentWidget(canvas);
+        shownArea(w, canvas);
+        tabs->setCurrentWidget(view);
+        const QImage afterCanvas = shownArea(w, view);
+        tabs->setCurrentIndex(tabs->count() - 1);  // Baselines
+        shownArea(w, tabs->currentWidget());
+        tabs->setCurrentWidget(view);
+        const QImage afterBaselines = shownArea(w, view);
+        QVERIFY2(afterCanvas == afterBaselines, qPrintable(tabs->tabText(tabs->indexOf(view))));
+        // and it is dimmed: lighter than the same view once current again
+        StaleOverlay* veil = StaleOverlay::of(view);
+        QVERIFY(veil && veil->isStale());
+        QVERIFY(veil->testAttribute(Qt::WA_TransparentForMouseEvents));
+        QCOMPARE(veil->geometry(), view->rect());
+    }
+    w.document()->undoStack()->undo();
+    QVERIFY(w.staleChanges().empty());
+    QVERIFY(!StaleOverlay::of(w.paretoPlot())->isStale());
 }
 
 void TestMainWindow::noFeasiblePlanNamesTheReason()
