@@ -170,8 +170,14 @@ public:
         } else {
             s = path;
         }
-        if (!label.isEmpty())
-            s.addRect(labelRect);
+        if (!label.isEmpty()) {
+            // A union, not addRect: a tile's label box is its path's own
+            // rectangle, and under the odd-even rule a rectangle added over a
+            // path cuts it out, so a click on a tile fell through to its node.
+            QPainterPath box;
+            box.addRect(labelRect);
+            s = s.united(box);
+        }
         return s;
     }
 

@@ -228,6 +228,32 @@ private slots:
         QCOMPARE(canvas.gpuTileCount(), 28);
     }
 
+    void clickOnATileSelectsThatGpu()
+    {
+        // Issue #35: a click on one GPU tile selected its whole node, so
+        // Del removed 8 GPUs and the property panel showed the node.
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        canvas.resize(1000, 700);
+        canvas.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        QCoreApplication::processEvents();
+        const QGraphicsItem* tile = canvas.gpuItem("vb", 5);
+        QVERIFY(tile);
+        const QPoint at = canvas.mapFromScene(tile->sceneBoundingRect().center());
+        QTest::mouseClick(canvas.viewport(), Qt::LeftButton, Qt::NoModifier, at);
+        QCOMPARE(canvas.selection().kind, CanvasSelection::Gpu);
+        QCOMPARE(canvas.selection().node, QString("vb"));
+        QCOMPARE(canvas.selection().gpuIndex, 5);
+        // and a click on the node's title still selects the node
+        const QGraphicsItem* box = canvas.nodeItem("vb");
+        QTest::mouseClick(canvas.viewport(), Qt::LeftButton, Qt::NoModifier,
+                          canvas.mapFromScene(box->sceneBoundingRect().topLeft() + QPointF(40, 14)));
+        QCOMPARE(canvas.selection().kind, CanvasSelection::Node);
+        QCOMPARE(canvas.selection().node, QString("vb"));
+    }
+
     void linkGestureAndDelete()
     {
         ClusterDocument doc;
