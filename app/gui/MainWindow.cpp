@@ -906,6 +906,7 @@ bool MainWindow::recoverProject(const AutosaveSlot::Orphan& orphan, QString* err
 {
     try {
         const Project p = Project::load(orphan.file.toStdString());
+        untitledName_ = tr("Untitled");  // not the sample main() opened before asking
         loadProject(p, orphan.projectFile);
         settingsDirty_ = true;  // what was recovered is not what is on disk
         updateTitle();
@@ -1183,9 +1184,12 @@ void MainWindow::updateStaleness()
             changes = RequestChanges::between(controller_->lastRequest(), now);
             // Another weight profile the search also ranked is not a stale
             // result: the table follows it.
-            if (changes == std::vector<std::string>{"objective"} && rankingFor(now.objective)) {
-                changes.clear();
-                showRanking(now.objective);
+            // Nor is it a change beside another: the banner names only what
+            // the result does not cover.
+            if (std::ranges::find(changes, "objective") != changes.end() && rankingFor(now.objective)) {
+                std::erase(changes, "objective");
+                if (changes.empty())
+                    showRanking(now.objective);
             }
         } catch (const std::exception&) {
             // The panels hold something that cannot even be searched: an

@@ -4,6 +4,7 @@
 #include "BandwidthWhatIfPanel.h"
 #include "NodeChoicePanel.h"
 #include "NodeLossPanel.h"
+#include "GuiProbe.h"
 #include "MainWindow.h"
 #include "SearchController.h"
 
@@ -162,6 +163,7 @@ int main(int argc, char** argv)
     options.offerRecovery = !shot;
     options.autosave = !shot;
     memx::MainWindow window(options);
+    memx::GuiProbe::attachIfRequested(&window);  // MEMX_GUI_PROBE: scripts/gui-walk
 
     QString projectFile = parser.value(project);
     if (projectFile.isEmpty() && !parser.positionalArguments().isEmpty())

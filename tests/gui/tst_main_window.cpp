@@ -105,6 +105,7 @@ private slots:
     void whyThisPlanFollowsTheSelection();
     void autosavesBelongToTheirInstance();
     void recoveredProjectKeepsItsNameAndWaits();
+    void recoveredUntitledProjectIsUntitled();
     void memoryMarginAtUncertainty_data();
     void memoryMarginAtUncertainty();
 
@@ -716,6 +717,15 @@ void TestMainWindow::editsMakeResultsStale()
     QCOMPARE(w.selectedPlan(), static_cast<quint64>(safety->ranking.front().key));
     auto* why = w.findChild<QLabel*>(QStringLiteral("whyThisPlan"));
     QVERIFY2(why->text().contains(QStringLiteral("Profile safety-first")), qPrintable(why->text()));
+    // A setup edit then is a setup change only: the profile was ranked (the
+    // walk saw "the setup and objective changed").
+    auto* batch = setup->findChild<QSpinBox*>(QStringLiteral("globalBatch"));
+    QVERIFY(batch);
+    const int gbs = batch->value();
+    batch->setValue(gbs * 2);
+    QCOMPARE(w.staleChanges(), std::vector<std::string>{"setup"});
+    batch->setValue(gbs);
+    QVERIFY(w.staleChanges().empty());
     // An objective edit the search did not rank (other variance measure) is stale.
     o.variance = VarianceMode::Utilisation;
     w.objectivePanel()->setObjective(o);
@@ -887,6 +897,30 @@ void TestMainWindow::recoveredProjectKeepsItsNameAndWaits()
     QVERIFY(w.saveProject(file, &error));
     QCOMPARE(Project::load(file.toStdString()).objective.profile, ProfileKind::SafetyFirst);
     QVERIFY(!QFile::exists(w.autosavePath()));
+}
+
+void TestMainWindow::recoveredUntitledProjectIsUntitled()
+{
+    // Found by scripts/gui-walk: main() opens the sample before it offers a
+    // crashed window's work back, and an untitled project recovered then was
+    // titled "Sample project *".
+    Project unsaved;
+    unsaved.cluster = ClusterDocument::emptyDocument();
+    unsaved.model = ModelSpec::resolve("llama2-7b").toJson();
+    unsaved.setup.globalBatch = 512;
+    QDir().mkpath(MainWindow::autosaveDir());
+    const QString crashed = QDir(MainWindow::autosaveDir()).filePath(QStringLiteral("autosave-999997-0.memx"));
+    unsaved.save(crashed.toStdString());
+    std::vector<AutosaveSlot::Orphan> orphans = AutosaveSlot::orphans(MainWindow::autosaveDir());
+    auto it = std::find_if(orphans.begin(), orphans.end(), [&](const auto& o) { return o.file == crashed; });
+    QVERIFY(it != orphans.end());
+    QVERIFY(it->projectFile.isEmpty());
+
+    MainWindow w(quietOptions());
+    w.openSampleProject();
+    QString error;
+    QVERIFY2(w.recoverProject(*it, &error), qPrintable(error));
+    QCOMPARE(w.windowTitle(), QStringLiteral("Untitled * - MemX Workbench"));
 }
 
 void TestMainWindow::memoryMarginAtUncertainty_data()
