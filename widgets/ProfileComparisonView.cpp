@@ -1,6 +1,7 @@
 #include "ProfileComparisonView.h"
 
 #include "PlanColors.h"
+#include "StageStrip.h"
 #include "search/PlanCost.h"
 #include "search/ProfileComparison.h"
 
@@ -44,75 +45,6 @@ QString varianceText(const SearchResult& r, double v)
     return r.varianceMode == VarianceMode::AbsoluteMiB ? number(v / (kMiBPerGiB * kMiBPerGiB), 2) + " GiB²"
                                                        : number(v, 4) + " util²";
 }
-
-// The pipeline as a strip of blocks, one per stage in order, as wide as its
-// share of the layers and coloured by GPU type.
-class StageStrip final : public QWidget {
-public:
-    StageStrip(const Plan& plan, const GpuTypeColors* colours, QWidget* parent)
-        : QWidget(parent)
-        , plan_(plan)
-        , colours_(colours)
-    {
-        setMinimumHeight(40);
-        setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-        QStringList tip;
-        for (std::size_t i = 0; i < plan.stages.size(); ++i) {
-            const auto& s = plan.stages[i];
-            tip << QStringLiteral("stage %1: %2 (%3), layers %4-%5, recompute %6")
-                       .arg(i)
-                       .arg(QString::fromStdString(s.label()))
-                       .arg(QString::fromStdString(s.gpuType))
-                       .arg(s.firstLayer)
-                       .arg(s.firstLayer + s.layers - 1)
-                       .arg(QLatin1String(toString(s.recompute)));
-        }
-        setToolTip(tip.join(QLatin1Char('\n')));
-    }
-    QSize sizeHint() const override { return {240, 40}; }
-
-protected:
-    void paintEvent(QPaintEvent*) override
-    {
-        QPainter p(this);
-        p.setRenderHint(QPainter::Antialiasing);
-        int total = 0;
-        for (const auto& s : plan_.stages)
-            total += s.layers;
-        if (total <= 0)
-            return;
-        const double gap = 2;
-        const double width = this->width() - gap * (plan_.stages.size() - 1);
-        double x = 0;
-        QFont small = font();
-        small.setPointSizeF(font().pointSizeF() * 0.85);
-        p.setFont(small);
-        const QString letters = QString::fromStdString(plan_.recomputeString());
-        for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
-            const auto& s = plan_.stages[i];
-            const double w = width * s.layers / total;
-            const QRectF box(x, 0, w, height());
-            const QColor c = colours_->color(QString::fromStdString(s.gpuType));
-            p.setPen(Qt::NoPen);
-            p.setBrush(c);
-            p.drawRoundedRect(box, 3, 3);
-            p.setPen(GpuTypeColors::textOn(c));
-            const QString top = QString::fromStdString(s.label());
-            const QString bottom = QStringLiteral("%1 L · %2").arg(s.layers).arg(letters.split(',').value(int(i)));
-            const QRectF inner = box.adjusted(2, 1, -2, -1);
-            const QFontMetricsF fm(small);
-            auto fit = [&](const QString& t) { return fm.elidedText(t, Qt::ElideRight, inner.width()); };
-            p.drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2), Qt::AlignCenter, fit(top));
-            p.drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter,
-                       fit(bottom));
-            x += w + gap;
-        }
-    }
-
-private:
-    Plan plan_;
-    const GpuTypeColors* colours_;  // the view's, so a new cluster recolours the strip
-};
 
 class ProfileCard final : public QFrame {
 public:
