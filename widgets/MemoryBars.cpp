@@ -400,20 +400,45 @@ void MemoryBars::fitToWidth()
 
 void MemoryBars::updateHeadroomLabels()
 {
-    // "36%" labels side by side need their width per bar; when they would
-    // run together ("36%36%36%") only the tightest GPU's and OVER ones stay.
-    int widest = 0;
-    for (const QCPItemText* l : headroomLabels_)
-        if (l)
-            widest = std::max(widest, QFontMetrics(l->font()).horizontalAdvance(QStringLiteral("100%")));
+    // Labels side by side need their width per bar: "36%" labels run
+    // together ("36%36%36%") on narrow plots, and "OVER 14.2 GiB" is wider
+    // than a bar even on wide ones. Labels are placed in order of what they
+    // tell (the largest excess over capacity first, then the tightest GPU,
+    // then the rest) and one that would touch a label already placed stays
+    // hidden; the hatched bar and the line above say the rest.
     const double perBar = plot_->xAxis->range().size() > 0
         ? (plot_->width() - 90) / plot_->xAxis->range().size()  // as in updateLabelRotation
         : 0;
-    const bool all = widest + 4 <= perBar;
+    auto textWidth = [](const QCPItemText* l) {
+        int w = 0;
+        for (const QString& line : l->text().split(QLatin1Char('\n')))
+            w = std::max(w, QFontMetrics(l->font()).horizontalAdvance(line));
+        return w;
+    };
     const int tightest = tightestBar();
+    std::vector<int> order;
     for (std::size_t i = 0; i < headroomLabels_.size(); ++i)
-        if (QCPItemText* l = headroomLabels_[i])
-            l->setVisible(all || static_cast<int>(i) == tightest || barOverCapacity(static_cast<int>(i)));
+        if (headroomLabels_[i])
+            order.push_back(static_cast<int>(i));
+    auto rank = [&](int i) {
+        if (barOverCapacity(i))
+            return 2.0 + (bars_[i].totalMiB - bars_[i].capacityMiB) / std::max(1.0, bars_[i].capacityMiB);
+        return i == tightest ? 1.0 : 0.0;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank(a) > rank(b); });
+    std::vector<int> placed;
+    for (int i : order) {
+        QCPItemText* l = headroomLabels_[i];
+        const double half = textWidth(l) / 2.0;
+        bool clear = true;
+        for (int j : placed) {
+            const double apart = std::abs(bars_[i].x - bars_[j].x) * perBar;
+            clear = clear && apart >= half + textWidth(headroomLabels_[j]) / 2.0 + 4;
+        }
+        l->setVisible(clear);
+        if (clear)
+            placed.push_back(i);
+    }
 }
 
 int MemoryBars::visibleHeadroomLabels() const

@@ -72,7 +72,7 @@ private:
     };
     void rebuild();
     void updateLabelRotation();
-    void updateHeadroomLabels();  // all when they fit side by side, else the tightest and OVER ones
+    void updateHeadroomLabels();  // as many as fit side by side, the largest excess and the tightest first
     void fitToWidth();  // legend rows and margin line as narrow as the plot
     int tightestBar() const;  // highest total x (1 + u) / capacity; -1 without bars
 
