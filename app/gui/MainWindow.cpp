@@ -43,6 +43,7 @@
 #include "search/BandwidthWhatIf.h"
 #include "search/NodeChoice.h"
 #include "search/NodeLossWhatIf.h"
+#include "search/KneeRanking.h"
 #include "search/PlanExplanation.h"
 #include "search/PlanPlausibility.h"
 #include "search/RecomputeAblation.h"
@@ -626,6 +627,7 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     nodeChoice_->clear();
     noticeBanner_->setNotices({});
     tableRanking_ = nullptr;
+    kneeRanking_.clear();
     planModel_->setPlans({}, project.objective.variance);
     settingsDirty_ = false;
     planInfo_->clear();
@@ -1156,6 +1158,10 @@ const std::vector<Plan>* MainWindow::rankingFor(const ObjectiveSpec& objective) 
     for (const auto& pb : r.profileBests)
         if (pb.kind == objective.profile && !pb.ranking.empty() && sameWeights(pb.weights))
             return &pb.ranking;
+    // The balanced pick is the knee of the result's time-variance front: no
+    // new search needed (the walk saw it reported as an objective change).
+    if (objective.profile == ProfileKind::Balanced && !kneeRanking_.empty())
+        return &kneeRanking_;
     return nullptr;
 }
 
@@ -1400,6 +1406,7 @@ void MainWindow::onSearchFinished()
     keepButton_->setVisible(false);
     cancelAct_->setEnabled(false);
     tableRanking_ = nullptr;  // pointed into the previous result
+    kneeRanking_ = KneeRanking::of(r, controller_->lastRequest().options.topK).plans;
     updateStaleness();  // current, unless the panels were edited while it ran
     resultTime_ = QDateTime::currentDateTime();
     resultHadUnsavedChanges_ = isDirty();
@@ -1592,6 +1599,10 @@ void MainWindow::selectPlan(quint64 key)
                 kind = pb.kind;
                 weights = pb.weights;
             }
+        if (tableRanking_ == &kneeRanking_) {
+            kind = ProfileKind::Balanced;
+            weights = weightsOf(ProfileKind::Balanced);  // Phi under the default weights
+        }
         for (const std::string& line : PlanExplanation::lines(r, *plan, kind, weights))
             html << QStringLiteral("<p>%1</p>").arg(qs(line).toHtmlEscaped());
         whyLabel_->setText(html.join(QString()));

@@ -237,6 +237,7 @@ private:
     QDialog* guide_ = nullptr;  // the user guide, made on first use
     QLabel* planInfo_ = nullptr;
     const std::vector<Plan>* tableRanking_ = nullptr;  // what the Plans table shows (in the last result)
+    std::vector<Plan> kneeRanking_;  // the balanced profile's ranking of the last result (KneeRanking)
     QLabel* whyLabel_ = nullptr;  // "Why this plan?" of the selected plan
     QDockWidget* whyDock_ = nullptr;
     WhyNotShapePanel* whyNot_ = nullptr;  // why no plan has a shape

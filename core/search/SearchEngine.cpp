@@ -15,7 +15,7 @@
 #include "search/ExploreSink.h"
 #include "search/GreedySink.h"
 #include "search/NearMiss.h"
-#include "search/ParetoKnee.h"
+#include "search/KneeRanking.h"
 #include "search/PlanBuilder.h"
 #include "search/RankSink.h"
 #include "search/RecomputePolicy.h"
@@ -782,33 +782,11 @@ private:
     // by their distance from the line between the ends, knee first.
     void pickTheKnee()
     {
-        const auto& c = result_.constraints;
-        std::vector<const Plan*> plans;
-        std::vector<std::pair<double, double>> front;
-        for (const auto& pt : result_.paretoTimeVariance.points()) {
-            const Plan& p = pt.plan;
-            if (!c.admits(p))
-                continue;
-            plans.push_back(&p);
-            front.emplace_back(pt.x, pt.y);
-        }
-        if (plans.empty())
+        KneeRanking knee = KneeRanking::of(result_, req_.options.topK);
+        if (knee.plans.empty())
             return;  // keep the Phi ranking under the default weights
-        const std::vector<double> d = ParetoKnee::distances(front);
-        std::vector<std::size_t> order(plans.size());
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return d[a] > d[b]; });
-        std::vector<Plan> ranked;
-        for (std::size_t i = 0; i < order.size() && ranked.size() < req_.options.topK; ++i) {
-            ranked.push_back(*plans[order[i]]);
-            ranked.back().rankPhi = ranked.size();  // position under the balanced rule
-        }
-        const Plan& knee = ranked.front();
-        result_.profileReason = "the knee of the time-variance front (" + std::to_string(front.size())
-            + " plans): farthest from the line between the fastest (" + Text::fmt("%.1f", front.front().first)
-            + " ms) and the most balanced (" + Text::fmt("%.1f", front.back().first) + " ms) plan, at "
-            + Text::fmt("%.1f", knee.iterationMs) + " ms";
-        result_.best = std::move(ranked);
+        result_.profileReason = std::move(knee.reason);
+        result_.best = std::move(knee.plans);
         if (!result_.profileBests.empty() && result_.profileBests.front().kind == ProfileKind::Balanced)
             result_.profileBests.front().best = result_.best.front();
     }

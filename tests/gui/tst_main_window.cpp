@@ -25,6 +25,7 @@
 #include "StaleOverlay.h"
 
 #include "export/PlanJsonReader.h"
+#include "search/SearchEngine.h"
 #include "hardware/GpuCatalog.h"
 #include "io/AtomicFile.h"
 #include "measure/MeasurementCsv.h"
@@ -717,6 +718,21 @@ void TestMainWindow::editsMakeResultsStale()
     QCOMPARE(w.selectedPlan(), static_cast<quint64>(safety->ranking.front().key));
     auto* why = w.findChild<QLabel*>(QStringLiteral("whyThisPlan"));
     QVERIFY2(why->text().contains(QStringLiteral("Profile safety-first")), qPrintable(why->text()));
+    // Balanced, the knee of the front, is ranked from the result too: the
+    // same pick a search under it makes.
+    {
+        SearchRequest balancedReq = w.controller()->lastRequest();
+        balancedReq.objective.profile = ProfileKind::Balanced;
+        const SearchResult balanced = SearchEngine::run(balancedReq);
+        QVERIFY(!balanced.best.empty());
+        ObjectiveSpec b = w.objectivePanel()->objective();
+        b.profile = ProfileKind::Balanced;
+        w.objectivePanel()->setObjective(b);
+        QVERIFY(w.staleChanges().empty());
+        QCOMPARE(w.selectedPlan(), static_cast<quint64>(balanced.best.front().key));
+        QVERIFY2(why->text().contains(QStringLiteral("knee")), qPrintable(why->text()));
+        w.objectivePanel()->setObjective(o);  // safety-first again
+    }
     // A setup edit then is a setup change only: the profile was ranked (the
     // walk saw "the setup and objective changed").
     auto* batch = setup->findChild<QSpinBox*>(QStringLiteral("globalBatch"));
