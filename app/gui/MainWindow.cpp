@@ -211,7 +211,9 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
             [this](const QString& message) { statusLabel_->setText(message); });
 
     autosaveTimer_ = new QTimer(this);
-    autosaveTimer_->setInterval(30000);
+    // Every 30 s; MEMX_AUTOSAVE_SECONDS (1 to 3600) changes it, as scripts/gui-walk does.
+    const int autosaveS = qEnvironmentVariableIntValue("MEMX_AUTOSAVE_SECONDS");
+    autosaveTimer_->setInterval(autosaveS >= 1 && autosaveS <= 3600 ? autosaveS * 1000 : 30000);
     connect(autosaveTimer_, &QTimer::timeout, this, &MainWindow::writeAutosave);
     if (options_.autosave)
         autosaveTimer_->start();
@@ -484,6 +486,9 @@ void MainWindow::createDocks()
     planTable_->horizontalHeader()->setResizeContentsPrecision(40);
     planTable_->verticalHeader()->setVisible(false);
     planTable_->verticalHeader()->setDefaultSectionSize(planTable_->fontMetrics().height() + 6);
+    // Before any result: columns as wide as their titles, not 100 px each
+    // (a reopened project showed "#", "TP" and "PP" across the whole dock).
+    planTable_->resizeColumnsToContents();
     layout->addWidget(planFilter_);
     layout->addWidget(planTable_);
     connect(planFilter_, &QLineEdit::textChanged, planProxy_, &PlanFilterProxy::setFilterText);

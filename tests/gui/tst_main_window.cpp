@@ -48,6 +48,8 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QDialog>
+#include <QHeaderView>
+#include <QTableView>
 #include <QScreen>
 #include <QTabWidget>
 #include <QDockWidget>
@@ -937,6 +939,16 @@ void TestMainWindow::recoveredUntitledProjectIsUntitled()
     QString error;
     QVERIFY2(w.recoverProject(*it, &error), qPrintable(error));
     QCOMPARE(w.windowTitle(), QStringLiteral("Untitled * - MemX Workbench"));
+    // No search yet: the Plans table's columns are as wide as their titles
+    // (the walk's screenshot had "#", "TP" and "PP" filling the dock).
+    auto* table = w.findChild<QTableView*>(QStringLiteral("planTable"));
+    QVERIFY(table);
+    QHeaderView* header = table->horizontalHeader();
+    for (int c = 0; c + 1 < header->count(); ++c) {
+        const QString title = table->model()->headerData(c, Qt::Horizontal).toString();
+        QVERIFY2(header->sectionSize(c) <= header->fontMetrics().horizontalAdvance(title) + 40,
+                 qPrintable(QStringLiteral("%1: %2 px").arg(title).arg(header->sectionSize(c))));
+    }
 }
 
 void TestMainWindow::memoryMarginAtUncertainty_data()
