@@ -78,10 +78,10 @@ inline Case randomCase(unsigned seed)
                                           RecomputeMode::UniformFull});
     req.problem.setup.placement = uniform(0, 3) ? PlacementMode::Contiguous : PlacementMode::All;
     req.problem.setup.distributedOptimizer = uniform(0, 3) != 0;
-    req.objective.profile = pick(std::vector<ProfileKind>{ProfileKind::Default, ProfileKind::SafetyFirst,
-                                                          ProfileKind::ThroughputFirst, ProfileKind::Auto});
+    req.objective.profile = pick(std::vector<WeightProfile>{WeightProfile::Default, WeightProfile::SafetyFirst,
+                                                            WeightProfile::ThroughputFirst, WeightProfile::Auto});
     req.objective.variance = uniform(0, 2) ? VarianceMode::AbsoluteMiB : VarianceMode::Utilisation;
-    req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
+    req.compareProfiles = {WeightProfile::Default, WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst};
     req.options.topK = 10;
     // Odd seeds take the path of large spaces: fronts from the branch and
     // bound, references from a stratified sample (a budget of 0 forces it).
@@ -103,8 +103,8 @@ inline Case randomCase(unsigned seed)
 inline QStringList profileKeys(const SearchResult& r)
 {
     QStringList out;
-    for (const auto& pb : r.profileBests)
-        out << QString(toString(pb.kind)) + ":" + QString::number(pb.best.key);
+    for (const auto& pb : r.profilePicks)
+        out << QString(toString(pb.kind)) + ":" + QString::number(pb.plan.key);
     return out;
 }
 

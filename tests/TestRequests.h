@@ -15,7 +15,7 @@ inline SearchRequest paperRequest()
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 128;
     req.problem.setup.microBatchSizes = {1, 2};
-    req.compareProfiles = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
+    req.compareProfiles = {WeightProfile::Default, WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst};
     return req;
 }
 // A search whose answer holds per-mesh plans: LLaMA2-13B on a node of 8

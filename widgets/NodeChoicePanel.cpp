@@ -39,7 +39,7 @@ QString rowLine(const NodeChoice::Row& r)
         return head + QObject::tr("\nno plan fits: %1").arg(QString::fromStdString(r.error));
     QString text = head
         + QObject::tr("\n%1 s, %2 tokens/s")
-              .arg(r.best.iterationMs / 1000, 0, 'f', 2)
+              .arg(r.plan.iterationMs / 1000, 0, 'f', 2)
               .arg(r.cost.tokensPerS, 0, 'f', 0);
     if (r.cost.perHour >= 0)
         text += QObject::tr(" · %1 per hour, %2 per million tokens")
@@ -47,7 +47,7 @@ QString rowLine(const NodeChoice::Row& r)
                     .arg(r.cost.perMillionTokens, 0, 'f', 3);
     if (!r.meetsLimits)
         text += QObject::tr("\n(misses the limits; shown as the reference)");
-    return text + QStringLiteral("\nPP%1 %2").arg(r.best.pp).arg(QString::fromStdString(r.best.shapeString()));
+    return text + QStringLiteral("\nPP%1 %2").arg(r.plan.pp).arg(QString::fromStdString(r.plan.shapeString()));
 }
 
 }  // namespace
@@ -144,7 +144,7 @@ void NodeChoicePanel::setOutcome(const NodeChoice::Result& r)
         const NodeChoice::Row& row = r.rows[static_cast<std::size_t>(i)];
         auto* item = new QTableWidgetItem(QStringLiteral("%1. ").arg(i + 1) + rowLine(row));
         if (row.error.empty())
-            item->setToolTip(QString::fromStdString(row.best.orderString()));
+            item->setToolTip(QString::fromStdString(row.plan.orderString()));
         table_->setItem(i, 0, item);
     }
     table_->resizeRowsToContents();

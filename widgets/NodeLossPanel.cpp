@@ -131,12 +131,12 @@ void NodeLossPanel::setOutcome(const NodeLossWhatIf::Result& w)
         else
             text = head
                 + tr("\n%1 s (%2%3%), %4 tokens/s%5\n%6")
-                      .arg(s.best.iterationMs / 1000, 0, 'f', 2)
+                      .arg(s.plan.iterationMs / 1000, 0, 'f', 2)
                       .arg(s.slowdown >= 0 ? QStringLiteral("+") : QString())
                       .arg(100 * s.slowdown, 0, 'f', 1)
                       .arg(s.tokensPerS, 0, 'f', 0)
                       .arg(s.plan1Idle ? tr(" · plan 1 does not use it") : QString())
-                      .arg(planLine(s.best));
+                      .arg(planLine(s.plan));
         auto* item = new QTableWidgetItem(text);
         if (!s.alike.empty())
             item->setToolTip(QString::fromStdString(Text::join(s.alike)));

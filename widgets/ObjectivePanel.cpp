@@ -22,45 +22,45 @@
 namespace memx {
 
 namespace {
-constexpr std::array<ProfileKind, 6> kProfiles{ProfileKind::Default,         ProfileKind::SafetyFirst,
-                                               ProfileKind::ThroughputFirst, ProfileKind::Balanced,
-                                               ProfileKind::Custom,          ProfileKind::Auto};
+constexpr std::array<WeightProfile, 6> kProfiles{WeightProfile::Default,         WeightProfile::SafetyFirst,
+                                                 WeightProfile::ThroughputFirst, WeightProfile::Balanced,
+                                                 WeightProfile::Custom,          WeightProfile::Auto};
 
 double& at(Weights& w, int i) { return i == 0 ? w.time : i == 1 ? w.memory : w.variance; }
 double at(const Weights& w, int i) { return i == 0 ? w.time : i == 1 ? w.memory : w.variance; }
 
 QString weightText(double v) { return QString::number(v, 'f', 2); }
 
-QString profileTitle(ProfileKind p)
+QString profileTitle(WeightProfile p)
 {
     switch (p) {
-    case ProfileKind::Default: return ObjectivePanel::tr("Default");
-    case ProfileKind::SafetyFirst: return ObjectivePanel::tr("Safety-first");
-    case ProfileKind::ThroughputFirst: return ObjectivePanel::tr("Throughput-first");
-    case ProfileKind::Custom: return ObjectivePanel::tr("Custom");
-    case ProfileKind::Auto: return ObjectivePanel::tr("Auto");
-    case ProfileKind::Balanced: return ObjectivePanel::tr("Balanced");
+    case WeightProfile::Default: return ObjectivePanel::tr("Default");
+    case WeightProfile::SafetyFirst: return ObjectivePanel::tr("Safety-first");
+    case WeightProfile::ThroughputFirst: return ObjectivePanel::tr("Throughput-first");
+    case WeightProfile::Custom: return ObjectivePanel::tr("Custom");
+    case WeightProfile::Auto: return ObjectivePanel::tr("Auto");
+    case WeightProfile::Balanced: return ObjectivePanel::tr("Balanced");
     }
     return {};
 }
 
-QString profileHint(ProfileKind p)
+QString profileHint(WeightProfile p)
 {
-    if (p == ProfileKind::Custom)
+    if (p == WeightProfile::Custom)
         return ObjectivePanel::tr("your own weights, below");
-    if (p == ProfileKind::Auto)
+    if (p == WeightProfile::Auto)
         return ObjectivePanel::tr("chosen when the search runs");
-    if (p == ProfileKind::Balanced)
+    if (p == WeightProfile::Balanced)
         return ObjectivePanel::tr("knee of the time-variance front");
     const Weights w = weightsOf(p);
     return QStringLiteral("T %1 · M %2 · V %3").arg(weightText(w.time), weightText(w.memory), weightText(w.variance));
 }
 
 // A square of a profile's colour, so the panel matches the comparison view.
-QLabel* swatch(ProfileKind p, QWidget* parent)
+QLabel* swatch(WeightProfile p, QWidget* parent)
 {
     auto* l = new QLabel(parent);
-    const QColor c = p == ProfileKind::Auto ? QColor(Qt::gray) : colors::profile(static_cast<int>(p));
+    const QColor c = p == WeightProfile::Auto ? QColor(Qt::gray) : colors::profile(static_cast<int>(p));
     l->setFixedSize(10, 10);
     l->setStyleSheet(QStringLiteral("background:%1; border-radius:2px;").arg(c.name()));
     return l;
@@ -99,7 +99,7 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     grid->setHorizontalSpacing(8);
     profiles_ = new QButtonGroup(this);
     int row = 0;
-    for (ProfileKind p : kProfiles) {
+    for (WeightProfile p : kProfiles) {
         auto* radio = new QRadioButton(profileTitle(p), profileBox);
         radio->setObjectName(QStringLiteral("profile-%1").arg(QLatin1String(toString(p))));
         profiles_->addButton(radio, static_cast<int>(p));
@@ -230,15 +230,15 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     setObjective(ObjectiveSpec{});
 }
 
-QAbstractButton* ObjectivePanel::profileButton(ProfileKind kind) const
+QAbstractButton* ObjectivePanel::profileButton(WeightProfile kind) const
 {
     return profiles_->button(static_cast<int>(kind));
 }
 
-ProfileKind ObjectivePanel::currentProfile() const
+WeightProfile ObjectivePanel::currentProfile() const
 {
     const int id = profiles_->checkedId();
-    return id < 0 ? ProfileKind::Default : static_cast<ProfileKind>(id);
+    return id < 0 ? WeightProfile::Default : static_cast<WeightProfile>(id);
 }
 
 ObjectiveSpec ObjectivePanel::objective() const
@@ -267,7 +267,7 @@ void ObjectivePanel::setObjective(const ObjectiveSpec& spec)
     try {
         custom_ = Objective::normalised(spec.custom);
     } catch (const std::invalid_argument&) {
-        custom_ = weightsOf(ProfileKind::Default);  // all zero or negative: nothing to keep
+        custom_ = weightsOf(WeightProfile::Default);  // all zero or negative: nothing to keep
     }
     {
         const QSignalBlocker block(profiles_);
@@ -319,7 +319,7 @@ QString ObjectivePanel::autoExplanation() const { return autoText_; }
 
 void ObjectivePanel::onSliderMoved(WeightIndex which, int position)
 {
-    if (currentProfile() != ProfileKind::Custom)
+    if (currentProfile() != WeightProfile::Custom)
         return;  // sliders are disabled then; a programmatic move must not change the weights
     custom_ = redistribute(custom_, which, static_cast<double>(position) / kSliderSteps);
     showWeights(custom_);
@@ -337,20 +337,20 @@ void ObjectivePanel::showWeights(const Weights& w)
 
 void ObjectivePanel::updateEnabledState()
 {
-    const ProfileKind p = currentProfile();
-    const bool custom = p == ProfileKind::Custom;
+    const WeightProfile p = currentProfile();
+    const bool custom = p == WeightProfile::Custom;
     weightsBox_->setEnabled(custom);
     if (custom)
         weightsBox_->setTitle(tr("Weights (sum to 1)"));
-    else if (p == ProfileKind::Auto)
+    else if (p == WeightProfile::Auto)
         weightsBox_->setTitle(tr("Weights (chosen by auto when the search runs)"));
-    else if (p == ProfileKind::Balanced)
+    else if (p == WeightProfile::Balanced)
         weightsBox_->setTitle(tr("Weights for Phi values (balanced picks the knee, not by Phi)"));
     else
         weightsBox_->setTitle(tr("Weights of %1 (choose Custom to change)").arg(profileTitle(p).toLower()));
     showWeights(custom ? custom_ : weightsOf(p));
 
-    const bool showAuto = p == ProfileKind::Auto;
+    const bool showAuto = p == WeightProfile::Auto;
     autoLabel_->setText(
         autoText_.isEmpty()
             ? tr("Safety-first when the fastest plan leaves under %1% memory headroom, throughput-first "

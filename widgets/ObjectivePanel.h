@@ -47,7 +47,7 @@ public:
     QDoubleSpinBox* minHeadroomBox() const { return minHeadroom_; }
     QCheckBox* headroomAtUpperBox() const { return atUpper_; }
     QDoubleSpinBox* maxSlowdownBox() const { return maxSlowdown_; }
-    QAbstractButton* profileButton(ProfileKind kind) const;
+    QAbstractButton* profileButton(WeightProfile kind) const;
 
     // Sets weight `which` to `value` (clamped to [0, 1]) and shares 1 - value
     // between the other two in proportion to their current values (equally
@@ -61,7 +61,7 @@ private:
     void onSliderMoved(WeightIndex which, int position);
     void showWeights(const Weights& w);
     void updateEnabledState();
-    ProfileKind currentProfile() const;
+    WeightProfile currentProfile() const;
 
     ObjectiveSpec spec_;  // keeps the fields the panel does not show (epsilon, auto thresholds)
     Weights custom_;  // normalised

@@ -28,17 +28,17 @@ constexpr double kHitRadiusPx = 8.0;
 // Per-mesh plans: a purple apart from the front's orange and the profiles' colours.
 const QColor kMeshColor(0x6a, 0x3d, 0x9a);
 
-QCPScatterStyle::ScatterShape bestShape(ProfileKind k)
+QCPScatterStyle::ScatterShape bestShape(WeightProfile k)
 {
     switch (k) {
-    case ProfileKind::Default: return QCPScatterStyle::ssDiamond;
-    case ProfileKind::SafetyFirst: return QCPScatterStyle::ssSquare;
-    case ProfileKind::ThroughputFirst: return QCPScatterStyle::ssTriangle;
+    case WeightProfile::Default: return QCPScatterStyle::ssDiamond;
+    case WeightProfile::SafetyFirst: return QCPScatterStyle::ssSquare;
+    case WeightProfile::ThroughputFirst: return QCPScatterStyle::ssTriangle;
     // Shapes QCustomPlot fills with the brush: a star is drawn with the pen
     // alone, here the background's colour, and showed nothing.
-    case ProfileKind::Custom: return QCPScatterStyle::ssTriangleInverted;
-    case ProfileKind::Auto: return QCPScatterStyle::ssCrossCircle;
-    case ProfileKind::Balanced: return QCPScatterStyle::ssCircle;
+    case WeightProfile::Custom: return QCPScatterStyle::ssTriangleInverted;
+    case WeightProfile::Auto: return QCPScatterStyle::ssCrossCircle;
+    case WeightProfile::Balanced: return QCPScatterStyle::ssCircle;
     }
     return QCPScatterStyle::ssDiamond;
 }
@@ -154,8 +154,8 @@ void ParetoPlot::setResult(std::shared_ptr<const SearchResult> result)
         frontVarKeys_.push_back(remember(pt.plan));
     for (const auto& pt : r.paretoTimeMemory.points())
         frontMemKeys_.push_back(remember(pt.plan));
-    for (const auto& pb : r.profileBests)
-        bests_.emplace_back(pb.kind, remember(pb.best));
+    for (const auto& pb : r.profilePicks)
+        bests_.emplace_back(pb.kind, remember(pb.plan));
     fastestKey_ = r.fastest.empty() ? 0 : remember(r.fastest.front());
     rebuild();
     resetView();

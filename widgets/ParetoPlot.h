@@ -94,7 +94,7 @@ private:
     std::unordered_map<quint64, Entry> plans_;  // every plan that can be drawn, by key
     std::vector<quint64> candidateKeys_;  // thinned plotSample
     std::vector<quint64> frontVarKeys_, frontMemKeys_;
-    std::vector<std::pair<ProfileKind, quint64>> bests_;
+    std::vector<std::pair<WeightProfile, quint64>> bests_;
     std::vector<std::pair<double, double>> liveFront_;
     VarianceMode mode_ = VarianceMode::AbsoluteMiB;
     int perTokenSeq_ = 0;  // > 0: x is time per token (Plan::rankMs), scaled to this sequence length

@@ -17,7 +17,7 @@ QString memoryTermName(MemoryTerm term);
 
 QColor withAlpha(QColor c, int alpha);
 
-// default, safety-first, throughput-first, custom (ProfileKind order).
+// default, safety-first, throughput-first, custom (WeightProfile order).
 QColor profile(int profileKind);
 
 // Problem (red), warning (amber) and ok (green) text that reads on the

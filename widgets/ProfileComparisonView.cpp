@@ -27,15 +27,15 @@ constexpr double kLowHeadroom = 0.10;  // below this the headroom is shown as a 
 
 QString number(double v, int decimals) { return QString::number(v, 'f', decimals); }
 
-QString profileTitle(ProfileKind p)
+QString profileTitle(WeightProfile p)
 {
     switch (p) {
-    case ProfileKind::Default: return ProfileComparisonView::tr("Default");
-    case ProfileKind::SafetyFirst: return ProfileComparisonView::tr("Safety-first");
-    case ProfileKind::ThroughputFirst: return ProfileComparisonView::tr("Throughput-first");
-    case ProfileKind::Custom: return ProfileComparisonView::tr("Custom");
-    case ProfileKind::Auto: return ProfileComparisonView::tr("Auto");
-    case ProfileKind::Balanced: return ProfileComparisonView::tr("Balanced");
+    case WeightProfile::Default: return ProfileComparisonView::tr("Default");
+    case WeightProfile::SafetyFirst: return ProfileComparisonView::tr("Safety-first");
+    case WeightProfile::ThroughputFirst: return ProfileComparisonView::tr("Throughput-first");
+    case WeightProfile::Custom: return ProfileComparisonView::tr("Custom");
+    case WeightProfile::Auto: return ProfileComparisonView::tr("Auto");
+    case WeightProfile::Balanced: return ProfileComparisonView::tr("Balanced");
     }
     return {};
 }
@@ -180,24 +180,24 @@ void ProfileComparisonView::setResult(const SearchResult& r, const Cluster* clus
     cluster_.reset();
     if (cluster)
         cluster_ = *cluster;
-    if (r.profileBests.empty())
+    if (r.profilePicks.empty())
         return;
     if (r.tasks.size() >= 2) {
         setTasks(r);
         return;
     }
-    const Plan& base = r.profileBests.front().best;
+    const Plan& base = r.profilePicks.front().plan;
     title_->setText(tr("Best plan under each weight profile, compared with %1 — click a card to select its plan")
-                        .arg(profileTitle(r.profileBests.front().kind).toLower()));
+                        .arg(profileTitle(r.profilePicks.front().kind).toLower()));
     std::vector<const Plan*> shown;
-    for (const auto& pb : r.profileBests)
-        shown.push_back(&pb.best);
+    for (const auto& pb : r.profilePicks)
+        shown.push_back(&pb.plan);
     setLegendTypes(shown);
     const Plan* fastest = r.fastest.empty() ? nullptr : &r.fastest.front();
-    const QString baseName = profileTitle(r.profileBests.front().kind).toLower();
-    for (std::size_t i = 0; i < r.profileBests.size(); ++i) {
-        const auto& pb = r.profileBests[i];
-        const Plan& p = pb.best;
+    const QString baseName = profileTitle(r.profilePicks.front().kind).toLower();
+    for (std::size_t i = 0; i < r.profilePicks.size(); ++i) {
+        const auto& pb = r.profilePicks[i];
+        const Plan& p = pb.plan;
         const QString diff
             = i == 0 ? QString() : QString::fromStdString(ProfileComparison::differences(base, p, r.varianceMode));
         QStringList notes;
@@ -255,9 +255,9 @@ void ProfileComparisonView::setTasks(const SearchResult& r)
                        "second — click a card to select its plan"));
     std::vector<const Plan*> shown;
     for (const auto& t : r.tasks)
-        shown.push_back(&t.best);
+        shown.push_back(&t.plan);
     setLegendTypes(shown);
-    const SearchResult::TaskBest* base = nullptr;
+    const SearchResult::TaskPick* base = nullptr;
     for (const auto& t : r.tasks)
         if (t.found && !base)
             base = &t;
@@ -265,17 +265,17 @@ void ProfileComparisonView::setTasks(const SearchResult& r)
         const auto& t = r.tasks[i];
         if (!t.found)
             continue;
-        const Plan& p = t.best;
+        const Plan& p = t.plan;
         const double tps = PlanCost::tokensPerSecond(p);
         QStringList notes;
         if (&t == base) {
             notes << tr("<i>Baseline: the other tasks' tokens per second are compared with this one's.</i>");
         } else {
-            const double rel = 100.0 * (tps / PlanCost::tokensPerSecond(base->best) - 1);
+            const double rel = 100.0 * (tps / PlanCost::tokensPerSecond(base->plan) - 1);
             notes << tr("<b>vs %1:</b> %2% tokens per second; %3")
                          .arg(QString::fromStdString(base->label).toHtmlEscaped(),
                               (rel >= 0 ? QStringLiteral("+") : QString()) + number(rel, 1),
-                              QString::fromStdString(ProfileComparison::differences(base->best, p, r.varianceMode))
+                              QString::fromStdString(ProfileComparison::differences(base->plan, p, r.varianceMode))
                                   .toHtmlEscaped());
         }
         notes << tr("Its fastest feasible plan: %1 ms; Phi %2 under its own references")
@@ -288,7 +288,7 @@ void ProfileComparisonView::setTasks(const SearchResult& r)
         card.key = p.key;
         card.differences = &t == base
             ? QString()
-            : QString::fromStdString(ProfileComparison::differences(base->best, p, r.varianceMode));
+            : QString::fromStdString(ProfileComparison::differences(base->plan, p, r.varianceMode));
         cards_.push_back(card);
     }
     for (const auto& t : r.tasks)

@@ -17,7 +17,7 @@ class QScrollArea;
 
 namespace memx {
 
-// The best plan under each weight profile of a search (SearchResult::profileBests)
+// The best plan under each weight profile of a search (SearchResult::profilePicks)
 // side by side, one card per profile in that profile's colour: parallelism,
 // micro-batch, stage order, layers, recomputation, T, M, V and the lowest
 // headroom. Every card after the first spells out how its plan differs from

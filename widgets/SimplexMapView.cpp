@@ -48,7 +48,7 @@ void SimplexMapView::setResult(const SearchResult& r, const Cluster* cluster)
     costs_.clear();
     hovered_ = -1;
     requested_ = r.weights;
-    hasRequested_ = r.profileUsed != ProfileKind::Balanced;
+    hasRequested_ = r.profileUsed != WeightProfile::Balanced;
     try {
         map_ = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
         for (const Plan& p : map_->plans)
@@ -245,11 +245,12 @@ void SimplexMapView::paintEvent(QPaintEvent*)
 
     // The paper's profiles, and the requested weights.
     struct Mark {
-        ProfileKind kind;
+        WeightProfile kind;
         QString name;
     };
-    for (const Mark& m : {Mark{ProfileKind::Default, tr("default")}, Mark{ProfileKind::SafetyFirst, tr("safety-first")},
-                          Mark{ProfileKind::ThroughputFirst, tr("throughput-first")}}) {
+    for (const Mark& m :
+         {Mark{WeightProfile::Default, tr("default")}, Mark{WeightProfile::SafetyFirst, tr("safety-first")},
+          Mark{WeightProfile::ThroughputFirst, tr("throughput-first")}}) {
         const QPointF c = positionOf(weightsOf(m.kind));
         const QColor colour = colors::profile(static_cast<int>(m.kind));
         p.setPen(QPen(base, 3));

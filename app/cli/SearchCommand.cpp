@@ -280,8 +280,8 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
         if (std::abs(sum - 1) > 1e-3)
             throw InputError("--weights", a.weights,
                              "the weights must sum to 1 (these sum to " + Text::fmt("%g", sum) + ")");
-        o.profile = ProfileKind::Custom;
-    } else if (o.profile == ProfileKind::Custom) {
+        o.profile = WeightProfile::Custom;
+    } else if (o.profile == WeightProfile::Custom) {
         throw InputError("--profile", "custom", "give the weights with --weights wT,wM,wV");
     }
     if (a.variance == "mib")
@@ -339,8 +339,8 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     req.options.baselines = a.baselines;
     req.options.prune = !a.noPrune;
     if (a.compare)
-        req.compareProfiles
-            = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst, ProfileKind::Custom};
+        req.compareProfiles = {WeightProfile::Default, WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst,
+                               WeightProfile::Custom};
     if (a.predictor != "analytic") {
         LoadedPredictor p = loadPredictor(a.predictor);
         std::vector<std::string> problems, warnings;

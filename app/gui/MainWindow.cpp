@@ -1148,7 +1148,7 @@ const std::vector<Plan>* MainWindow::rankingFor(const ObjectiveSpec& objective) 
     if (!(a == b))
         return nullptr;
     auto sameWeights = [&](const Weights& w) {
-        if (objective.profile != ProfileKind::Custom)
+        if (objective.profile != WeightProfile::Custom)
             return true;
         try {
             return Objective::normalised(objective.custom) == w;
@@ -1158,14 +1158,14 @@ const std::vector<Plan>* MainWindow::rankingFor(const ObjectiveSpec& objective) 
     };
     if (objective.profile == last.objective.profile && objective.custom == last.objective.custom)
         return &r.best;
-    if (objective.profile == r.profileUsed && objective.profile != ProfileKind::Custom)
+    if (objective.profile == r.profileUsed && objective.profile != WeightProfile::Custom)
         return &r.best;
-    for (const auto& pb : r.profileBests)
+    for (const auto& pb : r.profilePicks)
         if (pb.kind == objective.profile && !pb.ranking.empty() && sameWeights(pb.weights))
             return &pb.ranking;
     // The balanced pick is the knee of the result's time-variance front: no
     // new search needed (the walk saw it reported as an objective change).
-    if (objective.profile == ProfileKind::Balanced && !kneeRanking_.empty())
+    if (objective.profile == WeightProfile::Balanced && !kneeRanking_.empty())
         return &kneeRanking_;
     return nullptr;
 }
@@ -1290,7 +1290,7 @@ void MainWindow::runSearch()
     searchPredictor_ = req.predictor;
     searchPredictorFile_ = req.predictor ? predictorPanel_->filePath() : QString();
     req.compareProfiles
-        = {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst, ProfileKind::Custom};
+        = {WeightProfile::Default, WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst, WeightProfile::Custom};
     req.options.topK = 200;
     req.options.compareTopK = 20;  // the Plans table of each compared profile
     req.options.baselines = true;  // the Baselines tab (a few per cent of the count pass)
@@ -1438,7 +1438,7 @@ void MainWindow::onSearchFinished()
         nodeLoss_->setReady();
         nodeChoice_->setReady();
     }
-    if (r.profileRequested == ProfileKind::Auto)
+    if (r.profileRequested == WeightProfile::Auto)
         objectivePanel_->setAutoExplanation(
             tr("auto chose %1: %2").arg(qs(toString(r.profileUsed)), qs(r.profileReason)));
     else
@@ -1561,9 +1561,9 @@ const Plan* MainWindow::planByKey(quint64 key) const
         for (const auto& p : *list)
             if (p.key == key)
                 return &p;
-    for (const auto& pb : r->profileBests) {
-        if (pb.best.key == key)
-            return &pb.best;
+    for (const auto& pb : r->profilePicks) {
+        if (pb.plan.key == key)
+            return &pb.plan;
         for (const auto& p : pb.ranking)
             if (p.key == key)
                 return &p;
@@ -1597,16 +1597,16 @@ void MainWindow::selectPlan(quint64 key)
         QStringList html;
         // Under the profile whose ranking the table shows.
         const SearchResult& r = *result();
-        ProfileKind kind = r.profileUsed;
+        WeightProfile kind = r.profileUsed;
         Weights weights = r.weights;
-        for (const auto& pb : r.profileBests)
+        for (const auto& pb : r.profilePicks)
             if (tableRanking_ == &pb.ranking) {
                 kind = pb.kind;
                 weights = pb.weights;
             }
         if (tableRanking_ == &kneeRanking_) {
-            kind = ProfileKind::Balanced;
-            weights = weightsOf(ProfileKind::Balanced);  // Phi under the default weights
+            kind = WeightProfile::Balanced;
+            weights = weightsOf(WeightProfile::Balanced);  // Phi under the default weights
         }
         for (const std::string& line : PlanExplanation::lines(r, *plan, kind, weights))
             html << QStringLiteral("<p>%1</p>").arg(qs(line).toHtmlEscaped());

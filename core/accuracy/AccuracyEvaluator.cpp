@@ -248,7 +248,7 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
     const std::vector<int> ks = {1, 3, 5, 10};
     RankAgreement byTime, byPhi;
     std::map<int, double> hitT, hitP;
-    const Weights w = weightsOf(ProfileKind::Default);
+    const Weights w = weightsOf(WeightProfile::Default);
     report.decisions = {};
     for (auto& [key, members] : groups) {
         addDecision(report.decisions, key, members);

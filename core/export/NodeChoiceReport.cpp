@@ -53,12 +53,12 @@ std::string NodeChoiceReport::text(const NodeChoice::Result& c, const NodeChoice
             out += "  no plan fits: " + r.error + "\n";
             continue;
         }
-        out += Text::rpad(Text::fmt("%.1f", r.best.iterationMs), 11)
+        out += Text::rpad(Text::fmt("%.1f", r.plan.iterationMs), 11)
             + Text::rpad(Text::fmt("%.0f", r.cost.tokensPerS), 10) + Text::rpad(money(r.cost.perHour), 10)
             + Text::rpad(r.cost.perMillionTokens < 0 ? std::string("unknown")
                                                      : Text::fmt("%.3f", r.cost.perMillionTokens),
                          10)
-            + "  PP" + std::to_string(r.best.pp) + " " + r.best.shapeString()
+            + "  PP" + std::to_string(r.plan.pp) + " " + r.plan.shapeString()
             + (r.left.empty() ? "" : "; leaves out " + Text::join(r.left, ", "))
             + (r.cost.unusedNodes.empty() ? "" : "; its plan uses no GPU of " + Text::join(r.cost.unusedNodes, ", "))
             + (r.meetsLimits ? "" : "  (misses the limits)") + "\n";
@@ -81,7 +81,7 @@ nlohmann::json NodeChoiceReport::json(const NodeChoice::Result& c)
         if (!r.error.empty()) {
             rj["error"] = r.error;
         } else {
-            rj["best"] = PlanJson::plan(r.best);
+            rj["best"] = PlanJson::plan(r.plan);
             rj["tokens_per_s"] = r.cost.tokensPerS;
             rj["paid_gpus"] = r.cost.paidGpus;
             if (r.cost.perHour >= 0) {

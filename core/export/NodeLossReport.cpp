@@ -44,8 +44,8 @@ std::string NodeLossReport::text(const NodeLossWhatIf::Result& w, const SearchRe
             out += "no plan fits (" + s.error + ")\n";
             continue;
         }
-        out += "best " + Text::fmt("%.1f", s.best.iterationMs) + " ms (" + percent(s.slowdown) + "), "
-            + Text::fmt("%.0f", s.tokensPerS) + " tokens/s; " + planShape(s.best)
+        out += "best " + Text::fmt("%.1f", s.plan.iterationMs) + " ms (" + percent(s.slowdown) + "), "
+            + Text::fmt("%.0f", s.tokensPerS) + " tokens/s; " + planShape(s.plan)
             + (s.plan1Idle ? "; plan 1 does not use this node and keeps running" : "") + "\n";
     }
     if (!w.robust)
@@ -87,7 +87,7 @@ nlohmann::json NodeLossReport::json(const NodeLossWhatIf::Result& w)
         if (!s.error.empty()) {
             sj["error"] = s.error;
         } else {
-            sj["best"] = PlanJson::plan(s.best);
+            sj["best"] = PlanJson::plan(s.plan);
             sj["slowdown"] = s.slowdown;
             sj["tokens_per_s"] = s.tokensPerS;
         }

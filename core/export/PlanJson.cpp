@@ -128,17 +128,17 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
         j["objective"]["references"]["epsilon_fullest"] = r.references.epsilonFullest;
     }
     // --compare: each profile's pick, with what it delivers and costs.
-    if (r.profileBests.size() >= 2) {
+    if (r.profilePicks.size() >= 2) {
         nlohmann::json profiles = nlohmann::json::array();
-        for (const auto& pb : r.profileBests) {
-            const PlanCost c = PlanCost::of(problem.cluster, pb.best);
+        for (const auto& pb : r.profilePicks) {
+            const PlanCost c = PlanCost::of(problem.cluster, pb.plan);
             const auto money = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
             profiles.push_back(
                 {{"profile", toString(pb.kind)},
                  {"weights",
                   {{"time", pb.weights.time}, {"memory", pb.weights.memory}, {"variance", pb.weights.variance}}},
-                 {"key", pb.best.key},
-                 {"iteration_ms", pb.best.iterationMs},
+                 {"key", pb.plan.key},
+                 {"iteration_ms", pb.plan.iterationMs},
                  {"tokens_per_s", c.tokensPerS},
                  {"cost_per_hour", money(c.perHour)},
                  {"cost_per_million_tokens", money(c.perMillionTokens)}});
@@ -218,10 +218,10 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
                                    {"epsilon", t.references.epsilon}}}};
             if (t.found) {
                 tj["best_index"] = t.bestIndex;
-                tj["key"] = t.best.key;
-                tj["iteration_ms"] = t.best.iterationMs;
-                tj["tokens_per_s"] = PlanCost::tokensPerSecond(t.best);
-                tj["phi"] = t.best.phi;
+                tj["key"] = t.plan.key;
+                tj["iteration_ms"] = t.plan.iterationMs;
+                tj["tokens_per_s"] = PlanCost::tokensPerSecond(t.plan);
+                tj["phi"] = t.plan.phi;
                 tj["fastest_ms"] = t.fastestMs;
             } else {
                 tj["error"] = t.error;

@@ -61,7 +61,7 @@ std::string SimplexReport::summary(const SimplexMap& map, const Cluster& cluster
             + ": wins " + std::to_string(map.regionSize[k]) + " of " + std::to_string(n) + " weightings ("
             + Text::fmt("%.0f", 100.0 * map.regionSize[k] / n) + "%); " + PlanCost::of(cluster, p).brief() + "\n";
     }
-    for (ProfileKind kind : {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst}) {
+    for (WeightProfile kind : {WeightProfile::Default, WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst}) {
         const auto& pt = map.at(weightsOf(kind));
         out += "  " + std::string(toString(kind)) + " (" + Text::fmt("%g", pt.weights.time) + ", "
             + Text::fmt("%g", pt.weights.memory) + ", " + Text::fmt("%g", pt.weights.variance)

@@ -164,9 +164,9 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
     out += "Attention: " + attentionLine(problem) + "\n";
     out += "Objective: " + std::string(toString(r.profileUsed)) + " (wT=" + Text::fmt("%.2f", r.weights.time)
         + ", wM=" + Text::fmt("%.2f", r.weights.memory) + ", wV=" + Text::fmt("%.2f", r.weights.variance) + ")";
-    if (r.profileRequested == ProfileKind::Auto)
+    if (r.profileRequested == WeightProfile::Auto)
         out += ", chosen by auto: " + r.profileReason;
-    else if (r.profileUsed == ProfileKind::Balanced)
+    else if (r.profileUsed == WeightProfile::Balanced)
         out += ", picks " + r.profileReason + "; Phi under the default weights";
     out += "\nReferences (medians of "
         + (r.referencesOf.empty() ? countText(r.stats.feasible) + " feasible plans" : r.referencesOf)
@@ -336,25 +336,25 @@ std::string TextReport::tasks(const SearchResult& r)
     for (const auto& t : r.tasks) {
         wLabel = std::max(wLabel, t.label.size() + 2);
         if (t.found)
-            wShape = std::max(wShape, shapeWords(t.best).size() + 2);
+            wShape = std::max(wShape, shapeWords(t.plan).size() + 2);
     }
     std::string out = "\nTraining tasks: each is its own search, ranked under its own references (its Phi is not "
                       "comparable with another task's); compare them on tokens per second, or rank all plans together "
                       "with --compare-tasks per-token.\n";
     out += "  " + pad("task", wLabel) + pad("best plan", wShape) + rpad("T(ms)", 10) + rpad("tok/s", 10)
         + rpad("M(GiB)", 8) + rpad("Phi", 8) + rpad("fastest(ms)", 12) + "\n";
-    const SearchResult::TaskBest* most = nullptr;
+    const SearchResult::TaskPick* most = nullptr;
     for (const auto& t : r.tasks) {
         if (!t.found) {
             out += "  " + pad(t.label, wLabel) + "no plan: " + t.error + "\n";
             continue;
         }
-        const Plan& p = t.best;
+        const Plan& p = t.plan;
         out += "  " + pad(t.label, wLabel) + pad(shapeWords(p), wShape) + rpad(Text::fmt("%.1f", p.iterationMs), 10)
             + rpad(Text::fmt("%.0f", PlanCost::tokensPerSecond(p)), 10) + rpad(Text::fmt("%.2f", p.maxMemMiB / 1024), 8)
             + rpad(Text::fmt("%.4f", p.phi), 8) + rpad(Text::fmt("%.1f", t.fastestMs), 12)
             + (t.incomplete.empty() ? "" : "  (incomplete)") + "\n";
-        if (!most || PlanCost::tokensPerSecond(p) > PlanCost::tokensPerSecond(most->best))
+        if (!most || PlanCost::tokensPerSecond(p) > PlanCost::tokensPerSecond(most->plan))
             most = &t;
     }
     if (most) {
@@ -363,7 +363,7 @@ std::string TextReport::tasks(const SearchResult& r)
             if (t.found && &t != most)
                 out += "; " + t.label + " "
                     + Text::fmt("%.1f",
-                                100.0 * (PlanCost::tokensPerSecond(t.best) / PlanCost::tokensPerSecond(most->best) - 1))
+                                100.0 * (PlanCost::tokensPerSecond(t.plan) / PlanCost::tokensPerSecond(most->plan) - 1))
                     + "%";
         out += "\n";
     }
@@ -372,13 +372,13 @@ std::string TextReport::tasks(const SearchResult& r)
 
 std::string TextReport::profileComparison(const SearchResult& r, const Cluster& cluster)
 {
-    if (r.profileBests.size() < 2)
+    if (r.profilePicks.size() < 2)
         return {};
-    const Plan& base = r.profileBests.front().best;
+    const Plan& base = r.profilePicks.front().plan;
     std::string out = "\nBest plan under each weight profile (compared with "
-        + std::string(toString(r.profileBests.front().kind)) + "):\n";
-    for (const auto& pb : r.profileBests) {
-        const Plan& p = pb.best;
+        + std::string(toString(r.profilePicks.front().kind)) + "):\n";
+    for (const auto& pb : r.profilePicks) {
+        const Plan& p = pb.plan;
         out += "  " + pad(toString(pb.kind), 17)
             + pad("(" + Text::fmt("%.2f", pb.weights.time) + "," + Text::fmt("%.2f", pb.weights.memory) + ","
                       + Text::fmt("%.2f", pb.weights.variance) + ")",
@@ -387,7 +387,7 @@ std::string TextReport::profileComparison(const SearchResult& r, const Cluster& 
             + p.recomputeString() + ": T " + Text::fmt("%.1f", p.iterationMs) + " ms, M "
             + Text::fmt("%.2f", p.maxMemMiB / 1024) + " GiB, V " + varianceText(r, p.varMem) + "; "
             + PlanCost::of(cluster, p).brief() + "\n";
-        if (&pb != &r.profileBests.front())
+        if (&pb != &r.profilePicks.front())
             out += "  " + std::string(17, ' ') + "-> " + ProfileComparison::differences(base, p, r.varianceMode) + "\n";
     }
     return out;

@@ -50,11 +50,11 @@ std::string WhatIfReport::text(const BandwidthWhatIf::Result& w, const SearchRes
             if (seg.samePlan) {
                 out += "re-planning keeps plan 1";
             } else {
-                out += "re-planned best " + planShape(seg.best) + ", " + Text::fmt("%.1f", seg.best.iterationMs)
+                out += "re-planned best " + planShape(seg.plan) + ", " + Text::fmt("%.1f", seg.plan.iterationMs)
                     + " ms";
                 if (seg.nominalBestMs > 0)
-                    out += " (" + percent(seg.best.iterationMs / seg.nominalBestMs - 1) + " time, "
-                        + percent(seg.best.phi / seg.keepPhi - 1) + " Phi against keeping plan 1)";
+                    out += " (" + percent(seg.plan.iterationMs / seg.nominalBestMs - 1) + " time, "
+                        + percent(seg.plan.phi / seg.keepPhi - 1) + " Phi against keeping plan 1)";
             }
             out += "; " + std::to_string(seg.predictorCalls)
                 + " predictor calls (the rest from the prediction store)\n";
@@ -98,7 +98,7 @@ nlohmann::json WhatIfReport::json(const BandwidthWhatIf::Result& w, const std::s
             if (!seg.error.empty()) {
                 sj["error"] = seg.error;
             } else {
-                sj["best"] = PlanJson::plan(seg.best);
+                sj["best"] = PlanJson::plan(seg.plan);
                 sj["keeps_plan1"] = seg.samePlan;
             }
             segs.push_back(sj);

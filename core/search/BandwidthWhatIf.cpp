@@ -105,7 +105,7 @@ BandwidthWhatIf::Result BandwidthWhatIf::run(const SearchRequest& request, const
         }
         return total;
     };
-    std::map<std::size_t, SegmentBest> planned;  // per network: its re-planned best
+    std::map<std::size_t, SegmentPick> planned;  // per network: its re-planned best
     std::size_t skipped = 0, cutShort = 0;
     for (std::size_t k = 0; k < scenarios.size(); ++k) {
         const BandwidthScenario& sc = scenarios[k];
@@ -117,7 +117,7 @@ BandwidthWhatIf::Result BandwidthWhatIf::run(const SearchRequest& request, const
         if (options.replan) {
             for (std::size_t g = 0; g < sc.segments.size(); ++g) {
                 const std::size_t net = segNet[k][g];
-                SegmentBest seg;
+                SegmentPick seg;
                 if (auto it = planned.find(net); it != planned.end()) {
                     seg = it->second;
                     seg.predictorCalls = 0;  // planned for an earlier segment alike in every link
@@ -135,8 +135,8 @@ BandwidthWhatIf::Result BandwidthWhatIf::run(const SearchRequest& request, const
                     if (r.best.empty()) {
                         seg.error = r.error.empty() ? std::string("no plan") : r.error;
                     } else {
-                        seg.best = r.best.front();
-                        seg.samePlan = seg.best.key == nominalBest.key;
+                        seg.plan = r.best.front();
+                        seg.samePlan = seg.plan.key == nominalBest.key;
                         if (seg.nominalBestMs > 0)
                             seg.keepPhi = Objective::phi(seg.nominalBestMs, nominalBest.maxMemMiB, nominalBest.varMem,
                                                          r.references, r.weights);
@@ -167,9 +167,9 @@ BandwidthWhatIf::Result BandwidthWhatIf::run(const SearchRequest& request, const
         if (seen.insert(p.key).second)  // a plan may sit on a front and in a top list
             candidates.push_back(std::move(p));
     for (const Scenario& s : out.scenarios)
-        for (const SegmentBest& seg : s.segments)
-            if (seg.error.empty() && seen.insert(seg.best.key).second)
-                candidates.push_back(seg.best);
+        for (const SegmentPick& seg : s.segments)
+            if (seg.error.empty() && seen.insert(seg.plan.key).second)
+                candidates.push_back(seg.plan);
     std::size_t unranked = 0;
     for (const Plan& p : candidates) {
         if (left() <= 0) {

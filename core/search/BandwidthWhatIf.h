@@ -28,10 +28,10 @@ struct BandwidthWhatIf {
 
     // One scenario: the nominal best plan under it, and the best plan when
     // re-planned for it (per segment for a time profile).
-    struct SegmentBest {
+    struct SegmentPick {
         std::string description;  // "InfiniBand x0.4"
         double share = 1;  // of the scenario's time
-        Plan best;  // best under the request's objective on the scaled cluster
+        Plan plan;  // best under the request's objective on the scaled cluster
         bool samePlan = false;  // it is the nominal best plan
         double nominalBestMs = 0;  // the nominal best plan's time here
         double keepPhi = 0;  // the nominal best plan's Phi here (the re-planned search's references)
@@ -43,7 +43,7 @@ struct BandwidthWhatIf {
         bool timeProfile = false;
         double nominalBestMs = 0;  // the nominal best plan, time-weighted over the segments
         double slowdown = 0;  // nominalBestMs / its nominal time - 1
-        std::vector<SegmentBest> segments;  // replan: one per segment
+        std::vector<SegmentPick> segments;  // replan: one per segment
     };
     // A kept plan's times under every scenario and its robust rank.
     struct RobustPlan {

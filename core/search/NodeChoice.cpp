@@ -69,16 +69,16 @@ NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchRes
         row.types.assign(kept.begin(), kept.end());
         row.whole = leave.empty();
         if (row.whole) {
-            row.best = result.best.front();
-            row.cost = PlanCost::of(cluster, row.best);
+            row.plan = result.best.front();
+            row.cost = PlanCost::of(cluster, row.plan);
         } else {
             Cluster part = cluster.withoutNodes(leave);
             const SearchResult r = SearchEngine::run(replanRequest(request, part));
             if (r.best.empty()) {
                 row.error = r.error.empty() ? std::string("no plan fits") : r.error;
             } else {
-                row.best = r.best.front();
-                row.cost = PlanCost::of(part, row.best);
+                row.plan = r.best.front();
+                row.cost = PlanCost::of(part, row.plan);
             }
         }
         if (row.error.empty()) {

@@ -27,7 +27,7 @@ struct NodeChoice {
         std::vector<std::string> types;  // the GPU types kept
         std::vector<std::string> left;  // the nodes left out
         int gpus = 0;  // GPUs of the kept nodes
-        Plan best;  // best plan under the request's objective
+        Plan plan;  // best plan under the request's objective
         PlanCost cost;
         bool whole = false;  // the whole cluster (the nominal search)
         bool meetsLimits = true;  // false only for the whole cluster, which is always shown

@@ -174,9 +174,9 @@ NodeLossWhatIf::Result NodeLossWhatIf::run(const SearchRequest& request, const S
         if (r.best.empty()) {
             s.error = r.error.empty() ? std::string("no plan fits") : r.error;
         } else {
-            s.best = r.best.front();
-            s.slowdown = s.best.iterationMs / plan1.iterationMs - 1;
-            s.tokensPerS = PlanCost::tokensPerSecond(s.best);
+            s.plan = r.best.front();
+            s.slowdown = s.plan.iterationMs / plan1.iterationMs - 1;
+            s.tokensPerS = PlanCost::tokensPerSecond(s.plan);
         }
         out.scenarios.push_back(std::move(s));
     }

@@ -43,7 +43,7 @@ struct NodeLossWhatIf {
         std::vector<std::string> alike;  // nodes whose loss is the same scenario
         std::string gpus;  // "8 x H100-SXM"
         bool plan1Idle = false;  // plan 1 does not use the node: it keeps running
-        Plan best;  // best plan of the cluster without the node
+        Plan plan;  // best plan of the cluster without the node
         double slowdown = 0;  // best.iterationMs / plan 1's - 1
         double tokensPerS = 0;  // of `best`
         std::string error;  // no plan fits without the node, and why

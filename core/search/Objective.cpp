@@ -10,31 +10,31 @@
 
 namespace memx {
 
-const char* toString(ProfileKind p)
+const char* toString(WeightProfile p)
 {
     switch (p) {
-    case ProfileKind::Default: return "default";
-    case ProfileKind::SafetyFirst: return "safety-first";
-    case ProfileKind::ThroughputFirst: return "throughput-first";
-    case ProfileKind::Custom: return "custom";
-    case ProfileKind::Auto: return "auto";
-    case ProfileKind::Balanced: return "balanced";
+    case WeightProfile::Default: return "default";
+    case WeightProfile::SafetyFirst: return "safety-first";
+    case WeightProfile::ThroughputFirst: return "throughput-first";
+    case WeightProfile::Custom: return "custom";
+    case WeightProfile::Auto: return "auto";
+    case WeightProfile::Balanced: return "balanced";
     }
     return "?";
 }
 
-bool parseProfile(const std::string& s, ProfileKind& out)
+bool parseProfile(const std::string& s, WeightProfile& out)
 {
     return parseByName(s, out,
-                       {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
-                        ProfileKind::Custom, ProfileKind::Auto, ProfileKind::Balanced});
+                       {WeightProfile::Default, WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst,
+                        WeightProfile::Custom, WeightProfile::Auto, WeightProfile::Balanced});
 }
 
-Weights weightsOf(ProfileKind p)
+Weights weightsOf(WeightProfile p)
 {
     switch (p) {
-    case ProfileKind::SafetyFirst: return {0.3, 0.5, 0.2};
-    case ProfileKind::ThroughputFirst: return {0.7, 0.2, 0.1};
+    case WeightProfile::SafetyFirst: return {0.3, 0.5, 0.2};
+    case WeightProfile::ThroughputFirst: return {0.7, 0.2, 0.1};
     default: return {0.4, 0.2, 0.4};
     }
 }

@@ -16,10 +16,10 @@ struct Weights {
 
 // Balanced is not a weighting: it picks the knee of the time-variance Pareto
 // front (search/ParetoKnee.h); Phi values shown for it use the default weights.
-enum class ProfileKind { Default, SafetyFirst, ThroughputFirst, Custom, Auto, Balanced };
-const char* toString(ProfileKind p);
-bool parseProfile(const std::string& s, ProfileKind& out);
-Weights weightsOf(ProfileKind p);  // the paper's three profiles; Custom/Auto -> default
+enum class WeightProfile { Default, SafetyFirst, ThroughputFirst, Custom, Auto, Balanced };
+const char* toString(WeightProfile p);
+bool parseProfile(const std::string& s, WeightProfile& out);
+Weights weightsOf(WeightProfile p);  // the paper's three profiles; Custom/Auto -> default
 
 // Memory variance over absolute MiB (the paper) or over utilisation
 // (peak / capacity), which clusters with very different capacities want.
@@ -53,7 +53,7 @@ const char* toString(TaskCompare c);
 bool parseTaskCompare(const std::string& s, TaskCompare& out);
 
 struct ObjectiveSpec {
-    ProfileKind profile = ProfileKind::Default;
+    WeightProfile profile = WeightProfile::Default;
     Weights custom;  // used when profile == Custom (normalised to sum 1)
     VarianceMode variance = VarianceMode::AbsoluteMiB;
     EpsilonRule epsilonRule = EpsilonRule::Uncertainty;

@@ -36,19 +36,19 @@ std::string summary(const Plan& p, VarianceMode mode)
         + std::to_string(p.pp) + ", DP " + std::to_string(p.dp) + ")";
 }
 
-std::string ruleOf(ProfileKind k)
+std::string ruleOf(WeightProfile k)
 {
     switch (k) {
-    case ProfileKind::SafetyFirst:
+    case WeightProfile::SafetyFirst:
         return "safety-first weighs peak memory most: plans with headroom win over faster, tighter ones";
-    case ProfileKind::ThroughputFirst:
+    case WeightProfile::ThroughputFirst:
         return "throughput-first weighs time most, but still lets a large memory imbalance count";
-    case ProfileKind::Custom: return "custom weights, as set in the Objective panel";
-    case ProfileKind::Balanced:
+    case WeightProfile::Custom: return "custom weights, as set in the Objective panel";
+    case WeightProfile::Balanced:
         return "balanced picks the knee of the time-variance Pareto front: the plan farthest (normalised) from the "
                "line between the fastest plan and the most balanced one; Phi is shown under the default weights";
-    case ProfileKind::Auto:
-    case ProfileKind::Default: break;
+    case WeightProfile::Auto:
+    case WeightProfile::Default: break;
     }
     return "default weighs time and memory balance most, peak memory least (the paper's default profile)";
 }
@@ -85,7 +85,7 @@ std::string PlanExplanation::epsilonReason(const SearchResult& r)
     return {};
 }
 
-std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Plan& chosen, ProfileKind kind,
+std::vector<std::string> PlanExplanation::lines(const SearchResult& r, const Plan& chosen, WeightProfile kind,
                                                 const Weights& w)
 {
     std::vector<std::string> out;

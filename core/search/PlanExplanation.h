@@ -24,8 +24,8 @@ struct PlanExplanation {
     // How eV was chosen (References::epsilonRule), for the report and the
     // explanation: "memory predictions +-25% on a fullest GPU of ...".
     static std::string epsilonReason(const SearchResult& r);
-    // Under another profile the search also ranked (its ProfileBest).
-    static std::vector<std::string> lines(const SearchResult& r, const Plan& chosen, ProfileKind kind,
+    // Under another profile the search also ranked (its ProfilePick).
+    static std::vector<std::string> lines(const SearchResult& r, const Plan& chosen, WeightProfile kind,
                                           const Weights& weights);
 };
 

@@ -115,7 +115,7 @@ public:
         if (!result_.error.empty())
             return finish();  // the constraints left nothing to rank
         assignRanks();
-        if (result_.profileUsed == ProfileKind::Balanced)
+        if (result_.profileUsed == WeightProfile::Balanced)
             pickTheKnee();
         reportBaselines();
         return finish();
@@ -127,7 +127,7 @@ private:
         try {
             req_.problem.setup.validate();
             jobPrecision(req_.problem);  // every type trains in it, or the message names those that cannot
-            if (req_.objective.profile == ProfileKind::Custom)
+            if (req_.objective.profile == WeightProfile::Custom)
                 Objective::normalised(req_.objective.custom);
             if (!(req_.objective.minHeadroom >= 0 && req_.objective.minHeadroom < 1))
                 throw std::invalid_argument("the minimum headroom must be a fraction in [0, 1)");
@@ -603,28 +603,28 @@ private:
         chooseEpsilon(ref);
         result_.references = ref;
 
-        ProfileKind used = req_.objective.profile;
+        WeightProfile used = req_.objective.profile;
         Weights weights = weightsOf(used);
-        if (used == ProfileKind::Custom) {
+        if (used == WeightProfile::Custom) {
             weights = Objective::normalised(req_.objective.custom);
             result_.profileReason = "custom weights";
-        } else if (used == ProfileKind::Auto) {
+        } else if (used == WeightProfile::Auto) {
             const double margin = fastestPlans_.front().minHeadroom();
             const double cv = req_.problem.cluster.heterogeneityIndex();
             char buf[200];
             if (margin < req_.objective.safetyMarginThreshold) {
-                used = ProfileKind::SafetyFirst;
+                used = WeightProfile::SafetyFirst;
                 std::snprintf(buf, sizeof buf,
                               "the fastest plan leaves only %.1f%% memory headroom on its fullest GPU (< %.0f%%)",
                               100 * margin, 100 * req_.objective.safetyMarginThreshold);
             } else if (cv <= req_.objective.weakHeterogeneityThreshold) {
-                used = ProfileKind::ThroughputFirst;
+                used = WeightProfile::ThroughputFirst;
                 std::snprintf(buf, sizeof buf,
                               "the cluster is homogeneous or weakly heterogeneous (compute CV %.2f <= %.2f) with "
                               "%.1f%% headroom",
                               cv, req_.objective.weakHeterogeneityThreshold, 100 * margin);
             } else {
-                used = ProfileKind::Default;
+                used = WeightProfile::Default;
                 std::snprintf(buf, sizeof buf, "heterogeneous cluster (compute CV %.2f) with %.1f%% headroom", cv,
                               100 * margin);
             }
@@ -650,13 +650,14 @@ private:
         result_.constraints.timeLimitMs = req_.objective.maxSlowdown >= 0 ? rank_.timeLimitMs : 0;
         rank_.weights = {weights};
         rankedKinds_ = {used};
-        for (ProfileKind k : req_.compareProfiles) {
-            if (k == ProfileKind::Auto || std::find(rankedKinds_.begin(), rankedKinds_.end(), k) != rankedKinds_.end())
+        for (WeightProfile k : req_.compareProfiles) {
+            if (k == WeightProfile::Auto
+                || std::find(rankedKinds_.begin(), rankedKinds_.end(), k) != rankedKinds_.end())
                 continue;
-            if (k == ProfileKind::Custom && req_.objective.profile != ProfileKind::Custom)
+            if (k == WeightProfile::Custom && req_.objective.profile != WeightProfile::Custom)
                 continue;  // no custom weights to compare with
-            rank_.weights.push_back(k == ProfileKind::Custom ? Objective::normalised(req_.objective.custom)
-                                                             : weightsOf(k));
+            rank_.weights.push_back(k == WeightProfile::Custom ? Objective::normalised(req_.objective.custom)
+                                                               : weightsOf(k));
             rankedKinds_.push_back(k);
         }
         rank_.threshold = std::make_unique<std::atomic<double>[]>(rank_.weights.size());
@@ -787,8 +788,8 @@ private:
             return;  // keep the Phi ranking under the default weights
         result_.profileReason = std::move(knee.reason);
         result_.best = std::move(knee.plans);
-        if (!result_.profileBests.empty() && result_.profileBests.front().kind == ProfileKind::Balanced)
-            result_.profileBests.front().best = result_.best.front();
+        if (!result_.profilePicks.empty() && result_.profilePicks.front().kind == WeightProfile::Balanced)
+            result_.profilePicks.front().plan = result_.best.front();
     }
 
     // ---- Ranks of the reported plans, from the sample ----
@@ -803,14 +804,14 @@ private:
                 top.merge(w->best[k]);
             if (top.size() == 0)
                 continue;
-            SearchResult::ProfileBest pb;
+            SearchResult::ProfilePick pb;
             pb.kind = rankedKinds_[k];
             pb.weights = rank_.weights[k];
             pb.ranking = top.sorted();
-            pb.best = pb.ranking.front();
+            pb.plan = pb.ranking.front();
             if (k == 0)
                 pb.ranking.clear();  // the requested profile's ranking is `best`
-            result_.profileBests.push_back(std::move(pb));
+            result_.profilePicks.push_back(std::move(pb));
         }
         const References ref = result_.references;
         const Weights weights = result_.weights;
@@ -852,11 +853,11 @@ private:
             p.rankPhi = i + 1;
             exactTime(p);
         }
-        for (auto& pb : result_.profileBests) {
-            pb.best.rankTime = byTime.rankOf(pb.best.rankMs());
-            pb.best.rankPhi = 1;  // under its own profile
-            pb.best.ranksApproximate = approximate;
-            exactTime(pb.best);
+        for (auto& pb : result_.profilePicks) {
+            pb.plan.rankTime = byTime.rankOf(pb.plan.rankMs());
+            pb.plan.rankPhi = 1;  // under its own profile
+            pb.plan.ranksApproximate = approximate;
+            exactTime(pb.plan);
             for (std::size_t i = 0; i < pb.ranking.size(); ++i) {
                 pb.ranking[i].rankTime = byTime.rankOf(pb.ranking[i].rankMs());
                 pb.ranking[i].rankPhi = i + 1;  // position under its own profile
@@ -981,7 +982,7 @@ private:
         }
         result_.error.clear();
         assignRanks();
-        if (result_.profileUsed == ProfileKind::Balanced)
+        if (result_.profileUsed == WeightProfile::Balanced)
             pickTheKnee();
         return finish();
     }
@@ -1143,7 +1144,7 @@ private:
     ParetoFront tv_, tm_;
     SearchSample sample_;
     RankShared rank_;
-    std::vector<ProfileKind> rankedKinds_;
+    std::vector<WeightProfile> rankedKinds_;
 };
 
 }  // namespace

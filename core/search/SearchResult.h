@@ -64,7 +64,7 @@ struct SearchRequest {
     // at a time per store.
     std::shared_ptr<PredictionStore> store;
     // Also rank under these profiles (best plan of each), e.g. for comparison.
-    std::vector<ProfileKind> compareProfiles;
+    std::vector<WeightProfile> compareProfiles;
 };
 
 struct SearchProgress {
@@ -128,8 +128,8 @@ struct SearchResult {
     bool plotSampleComplete = false;  // true: plotSample holds every feasible plan
     References references;
     Weights weights;
-    ProfileKind profileRequested = ProfileKind::Default;
-    ProfileKind profileUsed = ProfileKind::Default;
+    WeightProfile profileRequested = WeightProfile::Default;
+    WeightProfile profileUsed = WeightProfile::Default;
     std::string profileReason;
     VarianceMode varianceMode = VarianceMode::AbsoluteMiB;
     // The constraints the picks meet (ObjectiveSpec), and the time limit
@@ -154,15 +154,15 @@ struct SearchResult {
 
     // Best plan under the requested profile and each compared one; Phi and
     // ranks are under that profile's own weights.
-    struct ProfileBest {
-        ProfileKind kind = ProfileKind::Default;
+    struct ProfilePick {
+        WeightProfile kind = WeightProfile::Default;
         Weights weights;
-        Plan best;
+        Plan plan;  // the profile's pick
         // Its top options.compareTopK plans, best first (Phi and rankPhi under
         // this profile); for the requested profile, see `best` above.
         std::vector<Plan> ranking;
     };
-    std::vector<ProfileBest> profileBests;
+    std::vector<ProfilePick> profilePicks;
 
     // SearchOptions::baselines: each baseline's pick (BaselinePartitioner),
     // in kAllBaselines order, MemX last (the requested profile's best plan).
@@ -180,18 +180,18 @@ struct SearchResult {
     // references, its best plan here and first in `best` (TaskSearch). The
     // fronts, sample, references and profile bests above are the first
     // task's that has a plan. Empty for one task, and under PerToken.
-    struct TaskBest {
+    struct TaskPick {
         int seqLen = 0, queryGroups = 0;
         std::string label;  // "seq 4096", "8 query groups", ...
         bool found = false;
-        Plan best;  // its best plan under the requested profile
+        Plan plan;  // its best plan under the requested profile
         std::size_t bestIndex = 0;  // its position in `best`
         double fastestMs = 0;  // its fastest feasible plan's iteration time
         References references;  // its own; its Phi values are under them
         std::string error;  // why it has no plan (found false)
         std::string incomplete;  // its search was cut short
     };
-    std::vector<TaskBest> tasks;
+    std::vector<TaskPick> tasks;
     TaskCompare compareTasks = TaskCompare::PerTask;
     // PerToken over several sequence lengths: the length whose tokens per
     // iteration the ranked times are scaled to (Plan::rankScale); 0 otherwise.

@@ -56,8 +56,8 @@ void rekey(SearchResult& r, std::size_t task)
             mix(p);
     r.paretoTimeVariance.forEachPlan(mix);
     r.paretoTimeMemory.forEachPlan(mix);
-    for (auto& pb : r.profileBests) {
-        mix(pb.best);
+    for (auto& pb : r.profilePicks) {
+        mix(pb.plan);
         for (Plan& p : pb.ranking)
             mix(p);
     }
@@ -140,7 +140,7 @@ SearchResult TaskSearch::merge(const std::vector<Task>& list, std::vector<Search
             break;
         }
     if (results.empty())
-        return {};
+        return SearchResult();  // not {}: ParetoFront's default constructor is explicit
     for (std::size_t i = 0; i < results.size(); ++i)
         rekey(results[i], i);
     SearchResult out = results[lead];
@@ -157,13 +157,13 @@ SearchResult TaskSearch::merge(const std::vector<Task>& list, std::vector<Search
     for (std::size_t i = 0; i < results.size(); ++i) {
         const SearchResult& r = results[i];
         const Task& t = list[i];
-        SearchResult::TaskBest tb;
+        SearchResult::TaskPick tb;
         tb.seqLen = t.seqLen;
         tb.queryGroups = t.queryGroups;
         tb.label = t.label;
         tb.found = !r.best.empty();
         if (tb.found)
-            tb.best = r.best.front();
+            tb.plan = r.best.front();
         if (!r.fastest.empty())
             tb.fastestMs = r.fastest.front().iterationMs;
         tb.references = r.references;
@@ -217,7 +217,7 @@ SearchResult TaskSearch::merge(const std::vector<Task>& list, std::vector<Search
     out.fastest = interleave(fastest);
     for (auto& tb : out.tasks)
         for (std::size_t j = 0; j < out.best.size(); ++j)
-            if (tb.found && out.best[j].key == tb.best.key && out.best[j].seqLen == tb.seqLen
+            if (tb.found && out.best[j].key == tb.plan.key && out.best[j].seqLen == tb.seqLen
                 && out.best[j].queryGroups == tb.queryGroups) {
                 tb.bestIndex = j;
                 break;

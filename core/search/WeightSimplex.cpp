@@ -91,8 +91,8 @@ std::vector<Plan> WeightSimplex::keptCandidates(const SearchResult& r)
         add(p);
     for (const Plan& p : r.fastest)
         add(p);
-    for (const auto& pb : r.profileBests) {
-        add(pb.best);
+    for (const auto& pb : r.profilePicks) {
+        add(pb.plan);
         for (const Plan& p : pb.ranking)
             add(p);
     }

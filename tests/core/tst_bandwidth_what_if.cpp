@@ -176,9 +176,9 @@ void TestBandwidthWhatIf::replanningAndTheStore()
             QVERIFY2(seg.error.empty(), seg.error.c_str());
             weighted += seg.share * seg.nominalBestMs;
             // The search on the scaled network is exact: it never does worse than keeping plan 1.
-            QVERIFY2(seg.best.phi <= seg.keepPhi * (1 + 1e-12), seg.description.c_str());
+            QVERIFY2(seg.plan.phi <= seg.keepPhi * (1 + 1e-12), seg.description.c_str());
             if (seg.samePlan)
-                QCOMPARE(seg.best.iterationMs, seg.nominalBestMs);
+                QCOMPARE(seg.plan.iterationMs, seg.nominalBestMs);
             // Only the inter-node and switch links change: no TP link, no predictor call.
             QCOMPARE(seg.predictorCalls, std::uint64_t(0));
             if (seg.description == "as described") {
@@ -248,7 +248,7 @@ void TestBandwidthWhatIf::alikeScenariosArePlannedOnce()
             const auto& a = s.segments[g];
             const auto& b = one.scenarios.front().segments[g];
             QCOMPARE(a.description, b.description);
-            QCOMPARE(a.best.iterationMs, b.best.iterationMs);
+            QCOMPARE(a.plan.iterationMs, b.plan.iterationMs);
             QCOMPARE(a.samePlan, b.samePlan);
             QCOMPARE(a.keepPhi, b.keepPhi);
         }

@@ -148,7 +148,7 @@ void TestBaselines::preference()
 
 namespace {
 
-SearchRequest request(const char* cluster, int gbs, ProfileKind profile)
+SearchRequest request(const char* cluster, int gbs, WeightProfile profile)
 {
     SearchRequest req;
     req.problem.cluster = Cluster::fromFile(test::sampleCluster(cluster));
@@ -177,7 +177,7 @@ bool exceedsSomewhere(const Plan& p)
 // MemX section 4.4's cluster (4x V100 + 2x T4), safety-first as in Table 10.
 void TestBaselines::picksOnTheSmallCluster()
 {
-    const SearchRequest req = request("paper-6gpu-v100-t4.json", 64, ProfileKind::SafetyFirst);
+    const SearchRequest req = request("paper-6gpu-v100-t4.json", 64, WeightProfile::SafetyFirst);
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());
     QCOMPARE(r.baselines.size(), std::size_t(kBaselineKinds));
@@ -235,7 +235,7 @@ void TestBaselines::picksOnTheSmallCluster()
 // memory gives the 64 GB card more layers and fits.
 void TestBaselines::tableOnePair()
 {
-    SearchRequest req = request("paper-table1-xy.json", 64, ProfileKind::Default);
+    SearchRequest req = request("paper-table1-xy.json", 64, WeightProfile::Default);
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());
     auto pick = [&](BaselineKind k) -> const SearchResult::BaselinePick& {
@@ -264,7 +264,7 @@ void TestBaselines::tableOnePair()
 
 void TestBaselines::offByDefault()
 {
-    SearchRequest req = request("paper-table1-xy.json", 64, ProfileKind::Default);
+    SearchRequest req = request("paper-table1-xy.json", 64, WeightProfile::Default);
     req.options.baselines = false;
     const SearchResult r = SearchEngine::run(req);
     QVERIFY(r.baselines.empty());

@@ -20,7 +20,7 @@ SearchRequest smallRequest()
 {
     SearchRequest req = test::smallRequest();
     req.options.threads = 2;
-    req.compareProfiles = {ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst};
+    req.compareProfiles = {WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst};
     return req;
 }
 
@@ -124,10 +124,10 @@ void TestConstraints::pickIsTheBestThatMeetsThem()
     QCOMPARE(r.best.front().key, expected->key);
     QCOMPARE(r.constraints.minHeadroom, minHeadroom);
     // Every compared profile's pick meets them too, and is that profile's best.
-    for (const auto& pb : r.profileBests) {
+    for (const auto& pb : r.profilePicks) {
         const Plan* e = bestMeeting(all, pb.weights, minHeadroom, atUpper, maxSlowdown);
         QVERIFY(e);
-        QCOMPARE(pb.best.key, e->key);
+        QCOMPARE(pb.plan.key, e->key);
     }
     for (const Plan& p : r.best) {
         QVERIFY((atUpper ? p.minHeadroomAtUpper() : p.minHeadroom()) >= minHeadroom);

@@ -147,7 +147,7 @@ void TestNodeChoice::choicesRankedAndLimited()
     QVERIFY(byThroughput.rows[0].cost.tokensPerS >= byThroughput.rows[1].cost.tokensPerS);
     for (const auto& row : byThroughput.rows) {
         if (row.whole)
-            QCOMPARE(row.best.key, r.best.front().key);
+            QCOMPARE(row.plan.key, r.best.front().key);
         if (row.types == std::vector<std::string>{"H100-SXM"}) {
             QCOMPARE(row.left, std::vector<std::string>{"n2"});
             QCOMPARE(row.gpus, 16);

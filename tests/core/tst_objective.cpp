@@ -10,12 +10,12 @@
 #include <stdexcept>
 
 using memx::Objective;
-using memx::ProfileKind;
 using memx::References;
 using memx::Statistics;
+using memx::WeightProfile;
 using memx::Weights;
 
-Q_DECLARE_METATYPE(memx::ProfileKind)
+Q_DECLARE_METATYPE(memx::WeightProfile)
 Q_DECLARE_METATYPE(memx::EpsilonRule)
 
 class TestObjective : public QObject {
@@ -53,7 +53,7 @@ private slots:
 void TestObjective::workedExamplePrefersBalancedConfig()
 {
     const References ref{/*time*/ 1000.0, /*memory*/ 40000.0, /*variance*/ 2.0e5, /*epsilon*/ 0.0};
-    const Weights w = memx::weightsOf(ProfileKind::Default);
+    const Weights w = memx::weightsOf(WeightProfile::Default);
     const double phiA = Objective::phi(1100.0, 40000.0, 1.0e5, ref, w);
     const double phiB = Objective::phi(1000.0, 40000.0, 2.0e5, ref, w);
     QVERIFY2(std::fabs(phiA - 0.7873) < 1e-4, qPrintable(QString::number(phiA, 'g', 8)));
@@ -66,7 +66,7 @@ void TestObjective::referenceConfigScoresOne()
 {
     // At the references every factor is 1, whatever the weights and epsilon.
     const References ref{250.0, 7.0, 3.0, 0.03};
-    for (auto p : {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst})
+    for (auto p : {WeightProfile::Default, WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst})
         QCOMPARE(Objective::phi(250.0, 7.0, 3.0, ref, memx::weightsOf(p)), 1.0);
 }
 
@@ -75,20 +75,20 @@ void TestObjective::referenceConfigScoresOne()
 // the default weights (header contract).
 void TestObjective::profileWeights_data()
 {
-    QTest::addColumn<ProfileKind>("profile");
+    QTest::addColumn<WeightProfile>("profile");
     QTest::addColumn<double>("wT");
     QTest::addColumn<double>("wM");
     QTest::addColumn<double>("wV");
-    QTest::newRow("default heterogeneous") << ProfileKind::Default << 0.4 << 0.2 << 0.4;
-    QTest::newRow("safety-first") << ProfileKind::SafetyFirst << 0.3 << 0.5 << 0.2;
-    QTest::newRow("throughput-first") << ProfileKind::ThroughputFirst << 0.7 << 0.2 << 0.1;
-    QTest::newRow("custom falls back to default") << ProfileKind::Custom << 0.4 << 0.2 << 0.4;
-    QTest::newRow("auto falls back to default") << ProfileKind::Auto << 0.4 << 0.2 << 0.4;
+    QTest::newRow("default heterogeneous") << WeightProfile::Default << 0.4 << 0.2 << 0.4;
+    QTest::newRow("safety-first") << WeightProfile::SafetyFirst << 0.3 << 0.5 << 0.2;
+    QTest::newRow("throughput-first") << WeightProfile::ThroughputFirst << 0.7 << 0.2 << 0.1;
+    QTest::newRow("custom falls back to default") << WeightProfile::Custom << 0.4 << 0.2 << 0.4;
+    QTest::newRow("auto falls back to default") << WeightProfile::Auto << 0.4 << 0.2 << 0.4;
 }
 
 void TestObjective::profileWeights()
 {
-    QFETCH(ProfileKind, profile);
+    QFETCH(WeightProfile, profile);
     const Weights w = memx::weightsOf(profile);
     QTEST(w.time, "wT");
     QTEST(w.memory, "wM");
@@ -147,7 +147,7 @@ void TestObjective::normalisedRejectsBadWeights()
 // so Phi stays positive (and finite ordering is kept), whereas eV = 0 gives 0.
 void TestObjective::epsilonKeepsZeroVarianceFromZeroingPhi()
 {
-    const Weights w = memx::weightsOf(ProfileKind::Default);
+    const Weights w = memx::weightsOf(WeightProfile::Default);
     const References withEps{1.0, 1.0, 1.0, 0.01};
     const double phi = Objective::phi(1.0, 1.0, 0.0, withEps, w);
     QVERIFY(phi > 0);
@@ -216,7 +216,7 @@ void TestObjective::epsilonRule()
 // paper's (Vref = 100 GiB^2, eV = 1 GiB^2) by 26, to the 0.4: 3.68.
 void TestObjective::spreadWithinUncertaintyIsNotToldApart()
 {
-    const Weights w = memx::weightsOf(ProfileKind::Default);
+    const Weights w = memx::weightsOf(WeightProfile::Default);
     References ref{1000.0, 40.0, 100.0, 400.0};  // GiB and GiB^2 throughout
     const double a = Objective::phi(1000.0, 40.0, 0.0, ref, w);
     const double b = Objective::phi(1000.0, 45.0, 25.0, ref, w);
@@ -234,18 +234,18 @@ void TestObjective::spreadWithinUncertaintyIsNotToldApart()
 //   w=0.4 -> 0.3988%, w=0.7 -> 0.6990%, w=0.3 -> 0.2990%; all within 0.005 pp of w.
 void TestObjective::weightsAreElasticities_data()
 {
-    QTest::addColumn<ProfileKind>("profile");
+    QTest::addColumn<WeightProfile>("profile");
     QTest::addColumn<int>("dimension");  // 0 time, 1 memory, 2 variance
-    QTest::newRow("default, +1% time") << ProfileKind::Default << 0;
-    QTest::newRow("default, +1% memory") << ProfileKind::Default << 1;
-    QTest::newRow("default, +1% variance") << ProfileKind::Default << 2;
-    QTest::newRow("safety-first, +1% memory") << ProfileKind::SafetyFirst << 1;
-    QTest::newRow("throughput-first, +1% time") << ProfileKind::ThroughputFirst << 0;
+    QTest::newRow("default, +1% time") << WeightProfile::Default << 0;
+    QTest::newRow("default, +1% memory") << WeightProfile::Default << 1;
+    QTest::newRow("default, +1% variance") << WeightProfile::Default << 2;
+    QTest::newRow("safety-first, +1% memory") << WeightProfile::SafetyFirst << 1;
+    QTest::newRow("throughput-first, +1% time") << WeightProfile::ThroughputFirst << 0;
 }
 
 void TestObjective::weightsAreElasticities()
 {
-    QFETCH(ProfileKind, profile);
+    QFETCH(WeightProfile, profile);
     QFETCH(int, dimension);
     const Weights w = memx::weightsOf(profile);
     const References ref{800.0, 30000.0, 4.0e5, 0.0};
@@ -301,19 +301,19 @@ void TestObjective::variance()
 void TestObjective::profileNames_data()
 {
     QTest::addColumn<QString>("name");
-    QTest::addColumn<ProfileKind>("profile");
-    QTest::newRow("default") << "default" << ProfileKind::Default;
-    QTest::newRow("safety-first") << "safety-first" << ProfileKind::SafetyFirst;
-    QTest::newRow("throughput-first") << "throughput-first" << ProfileKind::ThroughputFirst;
-    QTest::newRow("custom") << "custom" << ProfileKind::Custom;
-    QTest::newRow("auto") << "auto" << ProfileKind::Auto;
+    QTest::addColumn<WeightProfile>("profile");
+    QTest::newRow("default") << "default" << WeightProfile::Default;
+    QTest::newRow("safety-first") << "safety-first" << WeightProfile::SafetyFirst;
+    QTest::newRow("throughput-first") << "throughput-first" << WeightProfile::ThroughputFirst;
+    QTest::newRow("custom") << "custom" << WeightProfile::Custom;
+    QTest::newRow("auto") << "auto" << WeightProfile::Auto;
 }
 
 void TestObjective::profileNames()
 {
     QFETCH(QString, name);
-    QFETCH(ProfileKind, profile);
-    ProfileKind parsed = ProfileKind::Auto == profile ? ProfileKind::Default : ProfileKind::Auto;
+    QFETCH(WeightProfile, profile);
+    WeightProfile parsed = WeightProfile::Auto == profile ? WeightProfile::Default : WeightProfile::Auto;
     QVERIFY(memx::parseProfile(name.toStdString(), parsed));
     QCOMPARE(parsed, profile);
     QCOMPARE(QString(memx::toString(profile)), name);  // round trip
@@ -321,10 +321,10 @@ void TestObjective::profileNames()
 
 void TestObjective::unknownProfileNameIsRejected()
 {
-    ProfileKind p = ProfileKind::SafetyFirst;
+    WeightProfile p = WeightProfile::SafetyFirst;
     QVERIFY(!memx::parseProfile("fastest", p));
     QVERIFY(!memx::parseProfile("", p));
-    QCOMPARE(p, ProfileKind::SafetyFirst);  // left untouched on failure
+    QCOMPARE(p, WeightProfile::SafetyFirst);  // left untouched on failure
 }
 
 QTEST_APPLESS_MAIN(TestObjective)

@@ -65,10 +65,10 @@ void TestParetoKnee::balancedSearchPicksTheKnee()
     req.problem.cluster = Cluster::fromFile(test::sampleCluster("paper-20gpu-3vendor.json"));
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 128;
-    req.objective.profile = ProfileKind::Balanced;
+    req.objective.profile = WeightProfile::Balanced;
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());
-    QCOMPARE(r.profileUsed, ProfileKind::Balanced);
+    QCOMPARE(r.profileUsed, WeightProfile::Balanced);
     Front front;
     for (const auto& pt : r.paretoTimeVariance.points())
         front.emplace_back(pt.x, pt.y);

@@ -39,12 +39,12 @@ Plan planOf(std::uint64_t key, double ms, double peakGiB, double varGiB2, double
 SearchResult resultOf(const Plan& fastest)
 {
     SearchResult r;
-    r.weights = weightsOf(ProfileKind::Default);
+    r.weights = weightsOf(WeightProfile::Default);
     r.references.time = 20000;
     r.references.memory = 20 * 1024;
     r.references.variance = 1 * kGiB2;
     r.references.epsilon = 0.01 * kGiB2;
-    r.profileUsed = ProfileKind::Default;
+    r.profileUsed = WeightProfile::Default;
     r.profileReason = "requested";
     r.fastest = {fastest};
     return r;

@@ -56,7 +56,7 @@ void TestPredictionStore::sameSearchAgainCallsNoPredictor()
     QCOMPARE(first.stats.storeHits, std::uint64_t(0));
     QVERIFY(store->size() > 0);
     SearchRequest b = request(2);
-    b.objective.profile = ProfileKind::SafetyFirst;
+    b.objective.profile = WeightProfile::SafetyFirst;
     b.store = store;
     const SearchResult second = SearchEngine::run(b);
     QCOMPARE(second.stats.cacheMisses, std::uint64_t(0));
@@ -64,7 +64,7 @@ void TestPredictionStore::sameSearchAgainCallsNoPredictor()
     QVERIFY(!second.stats.storeInvalidated);
     // The answers are the same as without a store.
     SearchRequest c = request(2);
-    c.objective.profile = ProfileKind::SafetyFirst;
+    c.objective.profile = WeightProfile::SafetyFirst;
     const SearchResult plain = SearchEngine::run(c);
     QCOMPARE(second.best.front().iterationMs, plain.best.front().iterationMs);
     QCOMPARE(second.best.front().maxMemMiB, plain.best.front().maxMemMiB);
@@ -108,7 +108,7 @@ void TestPredictionStore::secondSearch()
     if (change == "nodes")
         b = request(2);
     else if (change == "objective")
-        b.objective.profile = ProfileKind::ThroughputFirst;
+        b.objective.profile = WeightProfile::ThroughputFirst;
     else if (change == "type")
         b.problem.cluster = nodesOf(2, "A100-80GB", "H100-SXM");
     else if (change == "model")

@@ -104,7 +104,7 @@ void TestSampleAndRanks::timeRankExactWhereKnown()
     req.problem.setup.maxPipelineStages = 8;
     req.options.topK = 40;
     // Time first: the 40 best plans are partly among the 40 fastest.
-    req.objective.profile = ProfileKind::Custom;
+    req.objective.profile = WeightProfile::Custom;
     req.objective.custom = Weights{0.9, 0.05, 0.05};
     const SearchResult r = SearchEngine::run(req);
     QVERIFY2(r.error.empty(), r.error.c_str());

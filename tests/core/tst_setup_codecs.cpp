@@ -48,7 +48,7 @@ TrainingSetup unusualSetup()
 ObjectiveSpec unusualObjective()
 {
     ObjectiveSpec o;
-    o.profile = ProfileKind::Custom;
+    o.profile = WeightProfile::Custom;
     o.custom = {0.5, 0.25, 0.25};
     o.variance = VarianceMode::Utilisation;
     o.epsilonRule = EpsilonRule::Absolute;
@@ -249,7 +249,7 @@ void TestSetupCodecs::objectiveRefusals()
     QFETCH(QString, value);
     QFETCH(QString, field);
     ObjectiveSpec custom;
-    custom.profile = ProfileKind::Custom;
+    custom.profile = WeightProfile::Custom;
     nlohmann::json j = ObjectiveSpecJson::write(custom);
     j[key.toStdString()] = nlohmann::json::parse(value.toStdString());
     try {

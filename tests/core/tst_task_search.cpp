@@ -100,18 +100,18 @@ void TestTaskSearch::eachTaskIsItsOwnSearch()
         const auto& t = r.tasks[i];
         QVERIFY(t.found);
         // Its own search: the same pick, Phi and references as searching it alone.
-        QCOMPARE(t.best.seqLen, tasks[i].seqLen);
-        QCOMPARE(t.best.queryGroups, tasks[i].queryGroups);
-        QCOMPARE(t.best.iterationMs, one.best.front().iterationMs);
-        QCOMPARE(t.best.layersString(), one.best.front().layersString());
-        QCOMPARE(t.best.shapeString(), one.best.front().shapeString());
-        QCOMPARE(t.best.phi, one.best.front().phi);
+        QCOMPARE(t.plan.seqLen, tasks[i].seqLen);
+        QCOMPARE(t.plan.queryGroups, tasks[i].queryGroups);
+        QCOMPARE(t.plan.iterationMs, one.best.front().iterationMs);
+        QCOMPARE(t.plan.layersString(), one.best.front().layersString());
+        QCOMPARE(t.plan.shapeString(), one.best.front().shapeString());
+        QCOMPARE(t.plan.phi, one.best.front().phi);
         QCOMPARE(t.references.time, one.references.time);
         QCOMPARE(t.references.variance, one.references.variance);
         QCOMPARE(t.fastestMs, one.fastest.front().iterationMs);
         // Side by side: the i-th entry of `best` is task i's best.
         QCOMPARE(t.bestIndex, i);
-        QCOMPARE(r.best[i].key, t.best.key);
+        QCOMPARE(r.best[i].key, t.plan.key);
         // The simplex map and the robust what-if re-rank the lead task's plans
         // only: its references are the result's.
         if (i == 0)

@@ -87,14 +87,14 @@ void TestWeightSimplex::profilesAndCorners()
     QCOMPARE(map.at({0, 1, 0}).winner, std::size_t(1));  // memory alone: B
     QCOMPARE(map.at({0, 0, 1}).winner, std::size_t(2));  // variance alone: C
     // Default (0.4, 0.2, 0.4): scores (24, 16, 20) -> B, Phi = 2^(16/20).
-    const auto& d = map.at(weightsOf(ProfileKind::Default));
+    const auto& d = map.at(weightsOf(WeightProfile::Default));
     QCOMPARE(d.weights, (Weights{0.4, 0.2, 0.4}));
     QCOMPARE(d.winner, std::size_t(1));
     QCOMPARE(d.phi, std::pow(2.0, 16 / 20.0));
     // Safety-first (0.3, 0.5, 0.2): scores (28, 10, 22) -> B.
-    QCOMPARE(map.at(weightsOf(ProfileKind::SafetyFirst)).winner, std::size_t(1));
+    QCOMPARE(map.at(weightsOf(WeightProfile::SafetyFirst)).winner, std::size_t(1));
     // Throughput-first (0.7, 0.2, 0.1): scores (12, 16, 32) -> A.
-    QCOMPARE(map.at(weightsOf(ProfileKind::ThroughputFirst)).winner, std::size_t(0));
+    QCOMPARE(map.at(weightsOf(WeightProfile::ThroughputFirst)).winner, std::size_t(0));
     const QString summary = QString::fromStdString(SimplexReport::summary(map, Cluster{}));
     QVERIFY2(summary.contains("over 3 kept plans: 3 distinct winners"), qPrintable(summary));
     QVERIFY2(summary.contains("safety-first (0.3, 0.5, 0.2) lies in the region of P2"), qPrintable(summary));

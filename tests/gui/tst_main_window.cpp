@@ -194,10 +194,10 @@ void TestMainWindow::profileSwitchMovesTheHighlight()
     QVERIFY(runAndWait(w));
     quint64 defaultBest = w.selectedPlan();
     ObjectiveSpec o = w.objectivePanel()->objective();
-    o.profile = ProfileKind::SafetyFirst;
+    o.profile = WeightProfile::SafetyFirst;
     w.objectivePanel()->setObjective(o);
     QVERIFY(runAndWait(w));
-    QCOMPARE(w.result()->profileUsed, ProfileKind::SafetyFirst);
+    QCOMPARE(w.result()->profileUsed, WeightProfile::SafetyFirst);
     QVERIFY(w.selectedPlan() != defaultBest);
     QCOMPARE(w.paretoPlot()->selectedPlan(), w.selectedPlan());
 }
@@ -343,14 +343,14 @@ void TestMainWindow::autosaveHoldsUnsavedChanges()
     w.writeAutosave();
     QVERIFY(!QFile::exists(w.autosavePath()));  // nothing unsaved, nothing written
     ObjectiveSpec o = w.objectivePanel()->objective();
-    o.profile = ProfileKind::ThroughputFirst;
+    o.profile = WeightProfile::ThroughputFirst;
     w.objectivePanel()->setObjective(o);  // an unsaved change
     QVERIFY(w.isDirty());
     w.writeAutosave();
     QVERIFY(QFile::exists(w.autosavePath()));
     // What a restart would recover is the project as it stood.
     Project recovered = Project::load(w.autosavePath().toStdString());
-    QCOMPARE(recovered.objective.profile, ProfileKind::ThroughputFirst);
+    QCOMPARE(recovered.objective.profile, WeightProfile::ThroughputFirst);
     QVERIFY(recovered == w.currentProject());
     QFile::remove(w.autosavePath());
 }
@@ -708,12 +708,12 @@ void TestMainWindow::editsMakeResultsStale()
 
     // Another profile the search ranked too: not stale, the table follows it.
     ObjectiveSpec o = w.objectivePanel()->objective();
-    o.profile = ProfileKind::SafetyFirst;
+    o.profile = WeightProfile::SafetyFirst;
     w.objectivePanel()->setObjective(o);
     QVERIFY(w.staleChanges().empty());
-    const SearchResult::ProfileBest* safety = nullptr;
-    for (const auto& pb : w.result()->profileBests)
-        if (pb.kind == ProfileKind::SafetyFirst)
+    const SearchResult::ProfilePick* safety = nullptr;
+    for (const auto& pb : w.result()->profilePicks)
+        if (pb.kind == WeightProfile::SafetyFirst)
             safety = &pb;
     QVERIFY(safety);
     QVERIFY(safety->ranking.size() >= 10);
@@ -724,11 +724,11 @@ void TestMainWindow::editsMakeResultsStale()
     // same pick a search under it makes.
     {
         SearchRequest balancedReq = w.controller()->lastRequest();
-        balancedReq.objective.profile = ProfileKind::Balanced;
+        balancedReq.objective.profile = WeightProfile::Balanced;
         const SearchResult balanced = SearchEngine::run(balancedReq);
         QVERIFY(!balanced.best.empty());
         ObjectiveSpec b = w.objectivePanel()->objective();
-        b.profile = ProfileKind::Balanced;
+        b.profile = WeightProfile::Balanced;
         w.objectivePanel()->setObjective(b);
         QVERIFY(w.staleChanges().empty());
         QCOMPARE(w.selectedPlan(), static_cast<quint64>(balanced.best.front().key));
@@ -892,7 +892,7 @@ void TestMainWindow::recoveredProjectKeepsItsNameAndWaits()
     }
     // The crashed session had changed the objective and not saved.
     Project unsaved = Project::load(file.toStdString());
-    unsaved.objective.profile = ProfileKind::SafetyFirst;
+    unsaved.objective.profile = WeightProfile::SafetyFirst;
     QDir().mkpath(MainWindow::autosaveDir());
     const QString crashed = QDir(MainWindow::autosaveDir()).filePath(QStringLiteral("autosave-999998-0.memx"));
     unsaved.save(crashed.toStdString());
@@ -906,14 +906,14 @@ void TestMainWindow::recoveredProjectKeepsItsNameAndWaits()
     QVERIFY2(w.recoverProject(*it, &error), qPrintable(error));
     QVERIFY2(w.windowTitle().startsWith(QStringLiteral("mine.memx *")), qPrintable(w.windowTitle()));
     QVERIFY(w.isDirty());
-    QCOMPARE(w.objectivePanel()->objective().profile, ProfileKind::SafetyFirst);
+    QCOMPARE(w.objectivePanel()->objective().profile, WeightProfile::SafetyFirst);
     QVERIFY(!started.wait(50));  // no search by itself
     QCOMPARE(started.count(), 0);
     QVERIFY(!QFile::exists(crashed));
     QVERIFY(QFile::exists(w.autosavePath()));  // the recovered work is safe in this instance's autosave
     // Saving writes to the project's own path and clears the autosave.
     QVERIFY(w.saveProject(file, &error));
-    QCOMPARE(Project::load(file.toStdString()).objective.profile, ProfileKind::SafetyFirst);
+    QCOMPARE(Project::load(file.toStdString()).objective.profile, WeightProfile::SafetyFirst);
     QVERIFY(!QFile::exists(w.autosavePath()));
 }
 

@@ -188,7 +188,7 @@ void TestProjectFile::constraintsAndBalancedRoundTrip()
 {
     // What the Objective panel sets comes back after save and load.
     Project p = Project::fromJson(projectDoc(), "good.memx");
-    p.objective.profile = ProfileKind::Balanced;
+    p.objective.profile = WeightProfile::Balanced;
     p.objective.minHeadroom = 0.1;
     p.objective.headroomAtUpper = true;
     p.objective.maxSlowdown = 0.05;

@@ -38,10 +38,10 @@ void TestSimplexMap::mapFollowsTheSearchAndSelects()
         sum += n;
     QCOMPARE(sum, std::size_t(231));
     // The sample project asks for the default profile: its cell is the search's best plan.
-    QCOMPARE(r->profileUsed, ProfileKind::Default);
-    QCOMPARE(map->plans[map->at(weightsOf(ProfileKind::Default)).winner].key, r->best.front().key);
+    QCOMPARE(r->profileUsed, WeightProfile::Default);
+    QCOMPARE(map->plans[map->at(weightsOf(WeightProfile::Default)).winner].key, r->best.front().key);
     // Click the safety-first weighting: its winner becomes the selected plan.
-    const Weights safety = weightsOf(ProfileKind::SafetyFirst);
+    const Weights safety = weightsOf(WeightProfile::SafetyFirst);
     const quint64 expected = map->plans[map->at(safety).winner].key;
     QSignalSpy activated(view, &SimplexMapView::planActivated);
     const QPoint at = view->positionOf(safety).toPoint();

@@ -45,7 +45,7 @@ NodeLossWhatIf::Result outcome(bool robust)
     a.name = "n0";
     a.alike = {"n1", "n2"};
     a.gpus = "8 x H100-SXM";
-    a.best = plan(7, 12500);
+    a.plan = plan(7, 12500);
     a.slowdown = 0.25;
     a.tokensPerS = 20971.52;
     NodeLossWhatIf::Scenario b;

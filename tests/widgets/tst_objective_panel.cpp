@@ -14,7 +14,7 @@
 
 using namespace memx;
 
-Q_DECLARE_METATYPE(memx::ProfileKind)
+Q_DECLARE_METATYPE(memx::WeightProfile)
 Q_DECLARE_METATYPE(memx::Weights)
 
 namespace {
@@ -33,7 +33,7 @@ QString check(const Weights& w)
 ObjectiveSpec customSpec(Weights w)
 {
     ObjectiveSpec s;
-    s.profile = ProfileKind::Custom;
+    s.profile = WeightProfile::Custom;
     s.custom = w;
     return s;
 }
@@ -44,26 +44,26 @@ class TestObjectivePanel : public QObject {
 private slots:
     void choosingProfile_data()
     {
-        QTest::addColumn<ProfileKind>("kind");
-        QTest::newRow("safety-first") << ProfileKind::SafetyFirst;
-        QTest::newRow("throughput-first") << ProfileKind::ThroughputFirst;
-        QTest::newRow("custom") << ProfileKind::Custom;
-        QTest::newRow("auto") << ProfileKind::Auto;
-        QTest::newRow("default (after another)") << ProfileKind::Default;
+        QTest::addColumn<WeightProfile>("kind");
+        QTest::newRow("safety-first") << WeightProfile::SafetyFirst;
+        QTest::newRow("throughput-first") << WeightProfile::ThroughputFirst;
+        QTest::newRow("custom") << WeightProfile::Custom;
+        QTest::newRow("auto") << WeightProfile::Auto;
+        QTest::newRow("default (after another)") << WeightProfile::Default;
     }
     void choosingProfile()
     {
-        QFETCH(ProfileKind, kind);
+        QFETCH(WeightProfile, kind);
         ObjectivePanel panel;
-        if (kind == ProfileKind::Default)
-            panel.profileButton(ProfileKind::Auto)->click();
+        if (kind == WeightProfile::Default)
+            panel.profileButton(WeightProfile::Auto)->click();
         QSignalSpy spy(&panel, &ObjectivePanel::changed);
         panel.profileButton(kind)->click();
         QCOMPARE(panel.objective().profile, kind);
         QCOMPARE(spy.count(), 1);
         // Only custom weights can be edited; the others show their profile's weights.
-        QCOMPARE(panel.weightSlider(ObjectivePanel::TimeWeight)->isEnabledTo(&panel), kind == ProfileKind::Custom);
-        if (kind != ProfileKind::Custom && kind != ProfileKind::Auto)
+        QCOMPARE(panel.weightSlider(ObjectivePanel::TimeWeight)->isEnabledTo(&panel), kind == WeightProfile::Custom);
+        if (kind != WeightProfile::Custom && kind != WeightProfile::Auto)
             QCOMPARE(panel.weightSlider(ObjectivePanel::MemoryWeight)->value(),
                      int(std::lround(weightsOf(kind).memory * ObjectivePanel::kSliderSteps)));
     }
@@ -114,7 +114,7 @@ private slots:
     void manyMovesStayNormalised()
     {
         ObjectivePanel panel;
-        panel.profileButton(ProfileKind::Custom)->click();
+        panel.profileButton(WeightProfile::Custom)->click();
         unsigned seed = 12345;
         for (int step = 0; step < 500; ++step) {
             seed = seed * 1103515245u + 12345u;
@@ -158,7 +158,7 @@ private slots:
         QTest::newRow("1:1:2") << Weights{1, 1, 2} << Weights{0.25, 0.25, 0.5};
         QTest::newRow("already normalised") << Weights{0.5, 0.3, 0.2} << Weights{0.5, 0.3, 0.2};
         QTest::newRow("one weight") << Weights{0, 0, 3} << Weights{0, 0, 1};
-        QTest::newRow("all zero: default") << Weights{0, 0, 0} << weightsOf(ProfileKind::Default);
+        QTest::newRow("all zero: default") << Weights{0, 0, 0} << weightsOf(WeightProfile::Default);
     }
     void customWeightsReturnedNormalised()
     {
@@ -167,7 +167,7 @@ private slots:
         ObjectivePanel panel;
         panel.setObjective(customSpec(given));
         const ObjectiveSpec s = panel.objective();
-        QCOMPARE(s.profile, ProfileKind::Custom);
+        QCOMPARE(s.profile, WeightProfile::Custom);
         for (int i = 0; i < 3; ++i)
             QVERIFY(std::abs(at(s.custom, i) - at(expected, i)) < 1e-12);
     }
@@ -273,7 +273,7 @@ private slots:
         auto* label = panel.findChild<QLabel*>("autoExplanation");
         QVERIFY(label);
         QVERIFY(!label->isVisibleTo(&panel));
-        panel.profileButton(ProfileKind::Auto)->click();
+        panel.profileButton(WeightProfile::Auto)->click();
         QVERIFY(label->isVisibleTo(&panel));
         QCOMPARE(label->text(), why);
         QCOMPARE(panel.autoExplanation(), why);

@@ -44,7 +44,7 @@ void TestParetoPlot::initTestCase()
     result_ = SearchEngine::run(req);
     QVERIFY2(result_.error.empty(), result_.error.c_str());
     QVERIFY(!result_.plotSample.empty());
-    QVERIFY(!result_.profileBests.empty());
+    QVERIFY(!result_.profilePicks.empty());
 }
 
 QCPGraph* TestParetoPlot::graphNamed(ParetoPlot& w, const QString& name)
@@ -102,7 +102,7 @@ void TestParetoPlot::candidatesDrawn()
     QCPGraph* g = graphNamed(w, QStringLiteral("candidates (%1)").arg(result_.plotSample.size()));
     QVERIFY(g);
     QCOMPARE(g->dataCount(), w.candidatePointCount());
-    for (const auto& pb : result_.profileBests)
+    for (const auto& pb : result_.profilePicks)
         QVERIFY2(graphNamed(w, QStringLiteral("best: %1").arg(toString(pb.kind))), toString(pb.kind));
     // The fastest feasible plan is marked: the reference every pick is priced against.
     QCPGraph* fastest = graphNamed(w, QStringLiteral("fastest feasible plan"));
@@ -120,18 +120,18 @@ void TestParetoPlot::candidatesDrawn()
 void TestParetoPlot::everyPickHasAVisibleMarker()
 {
     SearchResult r = result_;
-    const Plan pick = r.profileBests.front().best;
-    r.profileBests.clear();
-    for (ProfileKind k : {ProfileKind::Default, ProfileKind::SafetyFirst, ProfileKind::ThroughputFirst,
-                          ProfileKind::Balanced, ProfileKind::Custom, ProfileKind::Auto}) {
-        SearchResult::ProfileBest pb;
+    const Plan pick = r.profilePicks.front().plan;
+    r.profilePicks.clear();
+    for (WeightProfile k : {WeightProfile::Default, WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst,
+                            WeightProfile::Balanced, WeightProfile::Custom, WeightProfile::Auto}) {
+        SearchResult::ProfilePick pb;
         pb.kind = k;
-        pb.best = pick;
-        r.profileBests.push_back(pb);
+        pb.plan = pick;
+        r.profilePicks.push_back(pb);
     }
     ParetoPlot w;
     w.setResult(shared(r));
-    for (const auto& pb : r.profileBests) {
+    for (const auto& pb : r.profilePicks) {
         QCPGraph* g = graphNamed(w, QStringLiteral("best: %1").arg(toString(pb.kind)));
         QVERIFY2(g, toString(pb.kind));
         QImage img(40, 40, QImage::Format_ARGB32);
@@ -199,15 +199,15 @@ void TestParetoPlot::clickEmitsPlanClicked()
     w.setResult(shared(result_));
     QCoreApplication::processEvents();  // the plot is laid out and drawn on the next turn, as a user sees it
     QSignalSpy spy(&w, &ParetoPlot::planClicked);
-    for (const auto& pb : result_.profileBests) {
+    for (const auto& pb : result_.profilePicks) {
         spy.clear();
-        const QPoint px = pixelOf(w, pb.best);
+        const QPoint px = pixelOf(w, pb.plan);
         QVERIFY(w.plot()->axisRect()->rect().contains(px));
         QTest::mouseClick(w.plot(), Qt::LeftButton, {}, px);
         QCOMPARE(spy.count(), 1);
         const quint64 clicked = spy.at(0).at(0).value<quint64>();
         QCOMPARE(w.selectedPlan(), clicked);
-        if (clicked != static_cast<quint64>(pb.best.key)) {
+        if (clicked != static_cast<quint64>(pb.plan.key)) {
             // Another plan drawn on the same pixel is an equally right answer.
             const Plan* other = nullptr;
             for (const Plan& q : result_.plotSample)
@@ -216,9 +216,9 @@ void TestParetoPlot::clickEmitsPlanClicked()
             for (const auto& pt : result_.paretoTimeVariance.points())
                 if (static_cast<quint64>(pt.plan.key) == clicked)
                     other = &pt.plan;
-            for (const auto& ob : result_.profileBests)  // another profile's pick drawn on top
-                if (static_cast<quint64>(ob.best.key) == clicked)
-                    other = &ob.best;
+            for (const auto& ob : result_.profilePicks)  // another profile's pick drawn on top
+                if (static_cast<quint64>(ob.plan.key) == clicked)
+                    other = &ob.plan;
             QVERIFY2(other, "the clicked key is no plan of the plot");
             QVERIFY((pixelOf(w, *other) - px).manhattanLength() <= 2);
         }
@@ -238,7 +238,7 @@ void TestParetoPlot::hoverEmitsSummary()
     w.setResult(shared(result_));
     QCoreApplication::processEvents();  // the plot is laid out and drawn on the next turn, as a user sees it
     QSignalSpy spy(&w, &ParetoPlot::planHovered);
-    const Plan& p = result_.profileBests.front().best;
+    const Plan& p = result_.profilePicks.front().plan;
     QTest::mouseMove(w.plot(), pixelOf(w, p));
     QTRY_VERIFY(spy.count() >= 1);
     QCOMPARE(spy.last().at(0).value<quint64>(), static_cast<quint64>(p.key));

@@ -34,7 +34,7 @@ private slots:
     {
         result_ = runPaperSearch();
         QVERIFY2(result_.error.empty(), result_.error.c_str());
-        QCOMPARE(result_.profileBests.size(), std::size_t(3));
+        QCOMPARE(result_.profilePicks.size(), std::size_t(3));
     }
 
     void oneColumnPerProfile()
@@ -43,11 +43,11 @@ private slots:
         QCOMPARE(view.columnCount(), 0);
         view.setResult(result_);
         // One card per profile, then the fastest feasible plan as the reference.
-        const int profiles = int(result_.profileBests.size());
+        const int profiles = int(result_.profilePicks.size());
         QCOMPARE(view.columnCount(), profiles + 1);
         for (int i = 0; i < profiles; ++i) {
             QVERIFY(view.cardAt(i));
-            QCOMPARE(view.keyAt(i), quint64(result_.profileBests[i].best.key));
+            QCOMPARE(view.keyAt(i), quint64(result_.profilePicks[i].plan.key));
         }
         QCOMPARE(view.keyAt(profiles), quint64(result_.fastest.front().key));
         QCOMPARE(view.cardAt(profiles)->objectName(), QStringLiteral("fastest-card"));
@@ -75,7 +75,7 @@ private slots:
         view.setResult(result_, &priced);
         int checked = 0;
         for (int i = 0; i < view.columnCount(); ++i) {
-            const Plan& p = i < int(result_.profileBests.size()) ? result_.profileBests[std::size_t(i)].best
+            const Plan& p = i < int(result_.profilePicks.size()) ? result_.profilePicks[std::size_t(i)].plan
                                                                  : result_.fastest.front();
             const QString text = cardText(view.cardAt(i));
             const double tokens = 128.0 * 4096 / (p.iterationMs / 1000);
@@ -105,8 +105,8 @@ private slots:
         QCOMPARE(view.columnCount(), 2);
         for (int i = 0; i < 2; ++i) {
             QCOMPARE(view.cardAt(i)->objectName(), QStringLiteral("task-card"));
-            QCOMPARE(view.keyAt(i), quint64(r.tasks[std::size_t(i)].best.key));
-            const Plan& p = r.tasks[std::size_t(i)].best;
+            QCOMPARE(view.keyAt(i), quint64(r.tasks[std::size_t(i)].plan.key));
+            const Plan& p = r.tasks[std::size_t(i)].plan;
             const double tps = 32.0 * p.seqLen / (p.iterationMs / 1000);  // the small request's gbs is 32
             QVERIFY2(cardText(view.cardAt(i)).contains(QLocale().toString(tps, 'f', 0) + " tokens/s"),
                      qPrintable(cardText(view.cardAt(i))));
@@ -119,11 +119,11 @@ private slots:
     {
         ProfileComparisonView view;
         view.setResult(result_);
-        const Plan& base = result_.profileBests.front().best;
+        const Plan& base = result_.profilePicks.front().plan;
         QVERIFY(view.differencesAt(0).isEmpty());
         const Plan& fastest = result_.fastest.front();
-        for (int i = 0; i < int(result_.profileBests.size()); ++i) {
-            const Plan& p = result_.profileBests[i].best;
+        for (int i = 0; i < int(result_.profilePicks.size()); ++i) {
+            const Plan& p = result_.profilePicks[i].plan;
             if (i > 0) {
                 const QString expected
                     = QString::fromStdString(ProfileComparison::differences(base, p, result_.varianceMode));
@@ -161,7 +161,7 @@ private slots:
         QWidget* card = view.cardAt(column);
         QTest::mouseClick(card, Qt::LeftButton, {}, QPoint(card->width() / 2, card->height() - 5));
         QCOMPARE(spy.count(), 1);
-        QCOMPARE(spy.at(0).at(0).value<quint64>(), quint64(result_.profileBests[column].best.key));
+        QCOMPARE(spy.at(0).at(0).value<quint64>(), quint64(result_.profilePicks[column].plan.key));
     }
 
     void resultReplacedFromItsOwnClick()
@@ -176,7 +176,7 @@ private slots:
         QTest::mouseClick(view.cardAt(1), Qt::LeftButton);
         QCOMPARE(activations, 1);
         QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
-        QCOMPARE(view.columnCount(), int(result_.profileBests.size()) + 1);
+        QCOMPARE(view.columnCount(), int(result_.profilePicks.size()) + 1);
     }
 };
 
