@@ -2,6 +2,7 @@
 
 #include "ClusterCommands.h"
 
+#include "hardware/ClusterJson.h"
 #include "hardware/GpuCatalog.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
@@ -98,12 +99,9 @@ nlohmann::json defaultDocument()
 {
     const auto& catalog = GpuCatalog::builtin();
     std::string type = catalog.find("A100-80GB") ? "A100-80GB" : catalog.names().front();
-    return {{"format", "memx-cluster/1"},
-            {"name", "untitled"},
-            {"nodes",
-             nlohmann::json::array(
-                 {{{"name", "node0"}, {"gpus", nlohmann::json::array({{{"type", type}, {"count", 8}}})}}})},
-            {"links", nlohmann::json::array()}};
+    nlohmann::json doc = ClusterJson::document("untitled");
+    doc["nodes"].push_back(ClusterJson::node("node0", {{type, 8}}));
+    return doc;
 }
 
 }  // namespace
@@ -159,13 +157,7 @@ bool ClusterDocument::setJson(const nlohmann::json& doc, QString* error)
     return true;
 }
 
-nlohmann::json ClusterDocument::emptyDocument(const QString& name)
-{
-    return {{"format", "memx-cluster/1"},
-            {"name", str(name)},
-            {"nodes", nlohmann::json::array()},
-            {"links", nlohmann::json::array()}};
-}
+nlohmann::json ClusterDocument::emptyDocument(const QString& name) { return ClusterJson::document(str(name)); }
 
 bool ClusterDocument::isEmptyDocument(const nlohmann::json& doc) { return Cluster::isEmptyDocument(doc); }
 
@@ -313,16 +305,13 @@ QString ClusterDocument::uniqueNodeName(const QString& base) const
 bool ClusterDocument::addNode(const QString& name, const QString& type, int count, QString* error)
 {
     nlohmann::json after = json_;
-    after["nodes"].push_back(
-        {{"name", str(name)}, {"gpus", nlohmann::json::array({{{"type", str(type)}, {"count", count}}})}});
+    after["nodes"].push_back(ClusterJson::node(str(name), {{str(type), count}}));
     return commit(tr("Add node %1").arg(name), std::move(after), error);
 }
 
 bool ClusterDocument::addNodeLinked(const QString& name, const QString& type, int count, QString* error)
 {
-    return addNodeWithLinks({{"name", str(name)},
-                             {"gpus", nlohmann::json::array({{{"type", str(type)}, {"count", count}}})}},
-                            nlohmann::json::array(), error);
+    return addNodeWithLinks(ClusterJson::node(str(name), {{str(type), count}}), nlohmann::json::array(), error);
 }
 
 bool ClusterDocument::addNodeWithLinks(const nlohmann::json& node, const nlohmann::json& links, QString* error,
@@ -348,11 +337,9 @@ bool ClusterDocument::addNodeWithLinks(const nlohmann::json& node, const nlohman
     }
     QStringList linked;
     for (const auto& other : others) {
-        after["links"].push_back({{"name", unique(QStringLiteral("ib-%1-%2").arg(qstr(other), name))},
-                                  {"kind", "InfiniBand"},
-                                  {"between", {other, str(name)}},
-                                  {"bandwidth_gbps", 25},
-                                  {"latency_us", 5}});
+        after["links"].push_back(
+            ClusterJson::link(ClusterJson::betweenLink(unique(QStringLiteral("ib-%1-%2").arg(qstr(other), name)),
+                                                       "InfiniBand", other, str(name), 25, 5)));
         linked << qstr(other);
     }
     if (!commit(tr("Add node %1").arg(name), std::move(after), error))
@@ -469,7 +456,7 @@ bool ClusterDocument::setGpuCount(const QString& node, const QString& type, int 
         }
     }
     if (!placed && count > 0)
-        kept.push_back({{"type", str(type)}, {"count", count}});
+        kept.push_back(ClusterJson::gpuEntry(str(type), count));
     gpus = std::move(kept);
     QString text = count == 0 ? tr("Remove %1 from %2").arg(type, node)
                               : tr("Set %1 count in %2 to %3").arg(type, node).arg(count);
@@ -628,17 +615,13 @@ bool ClusterDocument::addLink(const LinkSpec& spec, QString* error, QString* cre
             base += QLatin1Char('-') + b;
         name = uniqueLinkName(base);
     }
-    nlohmann::json link = {{"name", str(name)}, {"kind", str(spec.kind)}};
-    if (spec.b.isEmpty())
-        link["within"] = str(spec.a);
-    else
-        link["between"] = {str(spec.a), str(spec.b)};
-    link["bandwidth_gbps"] = spec.bandwidthGBps;
-    link["latency_us"] = spec.latencyUs;
-    if (spec.shared)
-        link["shared"] = true;
-    if (!spec.medium.isEmpty())
-        link["medium"] = str(spec.medium);
+    ClusterJson::Link out = spec.b.isEmpty()
+        ? ClusterJson::withinLink(str(name), str(spec.kind), str(spec.a), spec.bandwidthGBps, spec.latencyUs)
+        : ClusterJson::betweenLink(str(name), str(spec.kind), str(spec.a), str(spec.b), spec.bandwidthGBps,
+                                   spec.latencyUs);
+    out.shared = spec.shared;
+    out.medium = str(spec.medium);
+    nlohmann::json link = ClusterJson::link(out);
     nlohmann::json after = json_;
     if (!after.contains("links") || !after["links"].is_array())
         after["links"] = nlohmann::json::array();

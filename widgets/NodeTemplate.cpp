@@ -1,6 +1,7 @@
 #include "NodeTemplate.h"
 
 #include "hardware/ClusterGenerator.h"
+#include "hardware/ClusterJson.h"
 #include "hardware/GpuCatalog.h"
 
 #include <QCoreApplication>
@@ -15,15 +16,11 @@ QString tr(const char* text) { return QCoreApplication::translate("NodeTemplate"
 
 nlohmann::json pcieLink(const std::string& name, const char* kind, nlohmann::json ends, double gbps, double latencyUs)
 {
-    nlohmann::json link{{"name", name}, {"kind", kind}};
-    if (ends.is_string())
-        link["within"] = ends;
-    else
-        link["between"] = ends;
-    link["bandwidth_gbps"] = gbps;
-    link["latency_us"] = latencyUs;
-    link["shared"] = true;  // one switch or socket path: concurrent transfers split it
-    return link;
+    ClusterJson::Link link = ends.is_string()
+        ? ClusterJson::withinLink(name, kind, ends.get<std::string>(), gbps, latencyUs)
+        : ClusterJson::betweenLink(name, kind, ends[0].get<std::string>(), ends[1].get<std::string>(), gbps, latencyUs);
+    link.shared = true;  // one switch or socket path: concurrent transfers split it
+    return ClusterJson::link(link);
 }
 
 // ClusterGenerator::intraNodeFabric knows the types by name and takes NVLink
@@ -43,14 +40,9 @@ ClusterGenerator::Fabric fabricOf(const QString& type)
 nlohmann::json NodeTemplate::fabricLink(const QString& name, const QString& selector, const QString& type)
 {
     const ClusterGenerator::Fabric f = fabricOf(type);
-    nlohmann::json link{{"name", str(name)},
-                        {"kind", f.kind},
-                        {"within", str(selector)},
-                        {"bandwidth_gbps", f.bandwidthGBps},
-                        {"latency_us", f.latencyUs}};
-    if (f.shared)
-        link["shared"] = true;
-    return link;
+    ClusterJson::Link link = ClusterJson::withinLink(str(name), f.kind, str(selector), f.bandwidthGBps, f.latencyUs);
+    link.shared = f.shared;
+    return ClusterJson::link(link);
 }
 
 QString NodeTemplate::fabricText(const QString& type)
@@ -73,7 +65,7 @@ NodeTemplate NodeTemplate::make(Kind kind, const QString& name, const QString& t
 {
     NodeTemplate t;
     const std::string n = str(name);
-    t.node = {{"name", n}, {"gpus", nlohmann::json::array({{{"type", str(type)}, {"count", count}}})}};
+    t.node = ClusterJson::node(n, {{str(type), count}});
     if (kind == Kind::PciePairs && count >= 4 && count % 4 == 0) {
         const int half = count / 2;
         auto range = [&](int lo, int hi) { return n + ":" + std::to_string(lo) + "-" + std::to_string(hi); };

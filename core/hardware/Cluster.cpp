@@ -1,4 +1,5 @@
 #include "hardware/Cluster.h"
+#include "hardware/ClusterJson.h"
 
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
@@ -469,51 +470,36 @@ Cluster Cluster::withoutNodes(const std::vector<int>& drop) const
 
 nlohmann::json Cluster::toJson() const
 {
-    nlohmann::json j;
-    j["format"] = "memx-cluster/1";
-    j["name"] = name_;
-    if (!description_.empty())
-        j["description"] = description_;
-    if (!source_.empty())
-        j["source"] = source_;
+    nlohmann::json j = ClusterJson::document(name_, description_, source_);
     if (!ranges::gpusPerCluster.plausible(static_cast<double>(devices_.size())))
         j["allow_outside_range"] = true;  // it was read with it
     if (!typeOverrides_.is_null() && !typeOverrides_.empty())
         j["gpu_types"] = typeOverrides_;
-    j["nodes"] = nlohmann::json::array();
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
-        nlohmann::json n;
-        n["name"] = nodes_[i].name;
-        n["gpus"] = nlohmann::json::array();
-        for (const auto& [type, count] : nodeGpus_[i]) {
-            nlohmann::json g = {{"type", type}, {"count", count}};
-            if (!ranges::gpusPerNode.plausible(count))
+        nlohmann::json n = ClusterJson::node(nodes_[i].name, nodeGpus_[i]);
+        for (auto& g : n["gpus"])
+            if (!ranges::gpusPerNode.plausible(g["count"].get<int>()))
                 g["allow_outside_range"] = true;  // it was read with it
-            n["gpus"].push_back(g);
-        }
-        j["nodes"].push_back(n);
+        j["nodes"].push_back(std::move(n));
     }
-    j["links"] = nlohmann::json::array();
     for (const auto& l : links_) {
-        nlohmann::json lj;
-        lj["name"] = l.name;
-        lj["kind"] = toString(l.kind);
+        ClusterJson::Link out;
+        out.name = l.name;
+        out.kind = toString(l.kind);
         if (l.across)
-            lj["across"] = l.acrossSelectors == std::vector<std::string>{"*"} ? nlohmann::json("*")
-                                                                              : nlohmann::json(l.acrossSelectors);
+            out.across = l.acrossSelectors;
         else if (l.within)
-            lj["within"] = l.aSelector;
+            out.within = l.aSelector;
         else
-            lj["between"] = {l.aSelector, l.bSelector};
-        lj["bandwidth_gbps"] = l.bandwidthGBps;
-        lj["latency_us"] = l.latencyUs;
-        if (!ranges::bandwidthGBps.plausible(l.bandwidthGBps) || !ranges::latencyUs.plausible(l.latencyUs))
-            lj["allow_outside_range"] = true;  // it was read with it
-        if (!l.mediumName.empty())
-            lj["medium"] = l.mediumName;
-        if (l.sharedFlag)
-            lj["shared"] = true;
-        j["links"].push_back(lj);
+            out.between = {l.aSelector, l.bSelector};
+        out.bandwidthGBps = l.bandwidthGBps;
+        out.latencyUs = l.latencyUs;
+        // it was read with it
+        out.allowOutsideRange
+            = !ranges::bandwidthGBps.plausible(l.bandwidthGBps) || !ranges::latencyUs.plausible(l.latencyUs);
+        out.medium = l.mediumName;
+        out.shared = l.sharedFlag;
+        j["links"].push_back(ClusterJson::link(out));
     }
     return j;
 }
@@ -555,8 +541,7 @@ Cluster Cluster::fromEditorJson(const nlohmann::json& doc, const std::string& fi
     // Format, name and type overrides are checked as the validator checks
     // them, on a copy with one probe GPU.
     nlohmann::json probe = doc;
-    probe["nodes"] = nlohmann::json::array(
-        {{{"name", "probe"}, {"gpus", nlohmann::json::array({{{"type", catalog.names().front()}, {"count", 1}}})}}});
+    probe["nodes"] = nlohmann::json::array({ClusterJson::node("probe", {{catalog.names().front(), 1}})});
     fromJson(probe, file, catalog);
     return Cluster{};
 }

@@ -1,6 +1,7 @@
 #include "measure/RunScenario.h"
 
 #include "hardware/ClusterGenerator.h"
+#include "hardware/ClusterJson.h"
 
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
@@ -68,30 +69,24 @@ Problem RunScenario::problem(const MeasuredRun& run, const GpuCatalog& catalog, 
 {
     const Measurement& c = run.config;
     const int w = c.tp * c.dp;
-    nlohmann::json doc;
-    doc["format"] = "memx-cluster/1";
-    doc["name"] = "run " + run.runId;
-    doc["description"] = "synthetic cluster of a measured run: one node per pipeline stage";
-    doc["nodes"] = nlohmann::json::array();
-    doc["links"] = nlohmann::json::array();
+    nlohmann::json doc
+        = ClusterJson::document("run " + run.runId, "synthetic cluster of a measured run: one node per pipeline stage");
     spec.stageGroups.clear();
     for (const MeasuredStage& s : run.stages) {
         if (!catalog.find(s.gpuType))
             throw InputError(file, "run " + run.runId + ", stage " + std::to_string(s.stage) + ", gpu_type",
                              "unknown GPU type \"" + s.gpuType + "\"; `memx-cli gpus` lists the known types");
         const std::string node = "s" + std::to_string(s.stage);
-        doc["nodes"].push_back({{"name", node}, {"gpus", {{{"type", s.gpuType}, {"count", w}}}}});
+        doc["nodes"].push_back(ClusterJson::node(node, {{s.gpuType, w}}));
         if (w > 1)
             doc["links"].push_back(ClusterGenerator::intraNodeLink(node, s.gpuType, node + "-intra"));
         spec.stageGroups.push_back(node);
     }
     for (int i = 0; i < c.pp; ++i)
         for (int j = i + 1; j < c.pp; ++j)
-            doc["links"].push_back({{"name", "ib-" + std::to_string(i) + "-" + std::to_string(j)},
-                                    {"kind", "InfiniBand"},
-                                    {"between", {"s" + std::to_string(i), "s" + std::to_string(j)}},
-                                    {"bandwidth_gbps", 25},
-                                    {"latency_us", 5}});
+            doc["links"].push_back(ClusterJson::link(
+                ClusterJson::betweenLink("ib-" + std::to_string(i) + "-" + std::to_string(j), "InfiniBand",
+                                         "s" + std::to_string(i), "s" + std::to_string(j), 25, 5)));
     Problem problem{Cluster::fromJson(doc, file, catalog), {}, {}};
     fillProblem(problem, run, spec);
     return problem;
