@@ -15,8 +15,10 @@ class QGraphicsScene;
 
 namespace memx {
 
+class Cluster;
 class ClusterDocument;
 class CanvasItem;
+struct ClusterLayout;
 
 // What is selected on the canvas. gpuIndex is the GPU's position in its node
 // (the i of the selector "node:i"); gpuType its type name.
@@ -125,6 +127,10 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    void addNodeItems(const Cluster& c, const ClusterLayout& layout, const QFont& font);
+    void addLinkItems(const Cluster& c, const ClusterLayout& layout, const QFont& font);
+    void addHintOrLegend(const Cluster& c, const QFont& font);
+    void restoreSelection();
     void onSceneSelectionChanged();
     CanvasSelection selectionAt(const QPoint& viewPos, bool nodesAndGpusOnly) const;
     static CanvasSelection selectionOf(const QGraphicsItem* item);
