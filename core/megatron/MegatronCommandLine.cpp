@@ -71,16 +71,27 @@ std::vector<std::string> MegatronCommandLine::splitArguments(const std::vector<i
     return out;
 }
 
-std::vector<std::string> MegatronCommandLine::arguments(const MegatronJob& job)
+namespace {
+
+[[noreturn]] void refuse(const std::string& why) { throw std::invalid_argument(why); }
+
+// A command line under construction: flags, and flags with a value.
+struct Args {
+    std::vector<std::string> list;
+    void add(const std::string& flag) { list.push_back(flag); }
+    void addv(const std::string& flag, long long value)
+    {
+        list.push_back(flag);
+        list.push_back(std::to_string(value));
+    }
+};
+
+// Megatron-LM's own checks (reference/EXPORT_AND_LOGS.md section 1); the
+// layers of each stage, even when the job leaves them to Megatron.
+std::vector<int> checkedStageLayers(const MegatronJob& job, int groups, int v)
 {
     const ModelSpec& m = job.model;
     const int heads = m.heads;
-    const int groups = job.queryGroups > 0 ? job.queryGroups : (m.queryGroups > 0 ? m.queryGroups : heads);
-    const int seq = job.seqLen > 0 ? job.seqLen : m.seqLen;
-    const int ffn = m.ffn();
-    const int v = std::max(1, job.virtualStages);
-    auto refuse = [](const std::string& why) { throw std::invalid_argument(why); };
-    // Megatron-LM's own checks (reference/EXPORT_AND_LOGS.md section 1).
     if (job.tp < 1 || job.pp < 1 || job.dp < 1 || job.microBatch < 1)
         refuse("TP, PP, DP and the micro-batch size must be at least 1");
     if (heads % job.tp != 0)
@@ -111,19 +122,16 @@ std::vector<std::string> MegatronCommandLine::arguments(const MegatronJob& job)
             if (n % v != 0)
                 refuse("every stage's layers must be a multiple of the virtual stages " + std::to_string(v));
     }
+    return layers;
+}
 
-    std::vector<std::string> a;
-    auto add = [&](const std::string& flag) { a.push_back(flag); };
-    auto addv = [&](const std::string& flag, long long value) {
-        a.push_back(flag);
-        a.push_back(std::to_string(value));
-    };
-    addv("--tensor-model-parallel-size", job.tp);
-    addv("--pipeline-model-parallel-size", job.pp);
-    if (job.tp > 1 && job.sequenceParallel)
-        add("--sequence-parallel");
-    for (const auto& t : splitArguments(layers, v))
-        a.push_back(t);
+// The model's shape and layer style.
+void addModelArguments(Args& args, const ModelSpec& m, int groups, int seq)
+{
+    const int heads = m.heads;
+    const int ffn = m.ffn();
+    auto add = [&](const std::string& flag) { args.add(flag); };
+    auto addv = [&](const std::string& flag, long long value) { args.addv(flag, value); };
     addv("--num-layers", m.numLayers);
     addv("--hidden-size", m.hidden);
     addv("--ffn-hidden-size", ffn);
@@ -149,20 +157,31 @@ std::vector<std::string> MegatronCommandLine::arguments(const MegatronJob& job)
         add("--disable-bias-linear");
     if (!m.tiedEmbeddings)
         add("--untie-embeddings-and-output-weights");
-    addv("--micro-batch-size", job.microBatch);
-    addv("--global-batch-size", job.globalBatch);
-    if (job.precision == "bf16")
+}
+
+// The training precision; tf32 is fp32 arguments with TF32 from the environment.
+void addPrecisionArguments(Args& args, const std::string& precision)
+{
+    auto add = [&](const std::string& flag) { args.add(flag); };
+    if (precision == "bf16")
         add("--bf16");
-    else if (job.precision == "fp16")
+    else if (precision == "fp16")
         add("--fp16");  // dynamic loss scaling: Megatron's default without --loss-scale
-    else if (job.precision == "fp8") {
+    else if (precision == "fp8") {
         // Transformer Engine fp8 GEMMs on top of bf16 training: E4M3 forward,
         // E5M2 gradients (the "hybrid" format), TE's layers.
         add("--bf16");
         for (const char* f : {"--fp8-format", "hybrid", "--transformer-impl", "transformer_engine"})
             add(f);
-    } else if (job.precision != "fp32" && job.precision != "tf32")  // tf32: fp32 arguments, TF32 from the environment
-        refuse("unknown precision \"" + job.precision + "\" (" + precisionChoices() + ")");
+    } else if (precision != "fp32" && precision != "tf32")  // tf32: fp32 arguments, TF32 from the environment
+        refuse("unknown precision \"" + precision + "\" (" + precisionChoices() + ")");
+}
+
+// What the plan's memory and time assume: attention kernel, dropout, the
+// distributed optimizer, overlaps, recomputation.
+void addMemoryArguments(Args& args, const MegatronJob& job)
+{
+    auto add = [&](const std::string& flag) { args.add(flag); };
     if (!job.flashAttention) {
         // The plan kept the s x s attention scores; Megatron's default (auto)
         // would pick a fused kernel that does not.
@@ -198,7 +217,31 @@ std::vector<std::string> MegatronCommandLine::arguments(const MegatronJob& job)
             add(f);
         break;
     }
-    return a;
+}
+
+}  // namespace
+
+std::vector<std::string> MegatronCommandLine::arguments(const MegatronJob& job)
+{
+    const ModelSpec& m = job.model;
+    const int groups = job.queryGroups > 0 ? job.queryGroups : (m.queryGroups > 0 ? m.queryGroups : m.heads);
+    const int seq = job.seqLen > 0 ? job.seqLen : m.seqLen;
+    const int v = std::max(1, job.virtualStages);
+    const std::vector<int> layers = checkedStageLayers(job, groups, v);
+
+    Args args;
+    args.addv("--tensor-model-parallel-size", job.tp);
+    args.addv("--pipeline-model-parallel-size", job.pp);
+    if (job.tp > 1 && job.sequenceParallel)
+        args.add("--sequence-parallel");
+    for (const auto& t : splitArguments(layers, v))
+        args.add(t);
+    addModelArguments(args, m, groups, seq);
+    args.addv("--micro-batch-size", job.microBatch);
+    args.addv("--global-batch-size", job.globalBatch);
+    addPrecisionArguments(args, job.precision);
+    addMemoryArguments(args, job);
+    return args.list;
 }
 
 std::string MegatronCommandLine::precisionFor(const std::vector<const GpuType*>& types, std::string& why)
