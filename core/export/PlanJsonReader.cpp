@@ -70,14 +70,11 @@ bool PlanJsonReader::isSearchFormat(const std::string& format)
     return format == "memx-search/2" || format == "memx-search/1";
 }
 
-Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, const ModelSpec& model,
-                                  bool distributedOptimizer)
+namespace {
+
+// The plan's shape and schedule, each checked against the others and the model.
+void readShape(const JsonReader& j, const ModelSpec& model, Plan& p)
 {
-    if (!j.node().is_object())
-        j.fail("expected a memx-plan/2 object");
-    if (j.has("format") && !isPlanFormat(j.string("format")))
-        j.fail("expected format \"memx-plan/2\" (or /1), got \"" + j.string("format") + "\"", "format");
-    Plan p;
     p.tp = intIn(j, "tp", 1, 4096);
     p.pp = intIn(j, "pp", 1, 4096);
     p.dp = intIn(j, "dp", 1, 1 << 20);
@@ -109,6 +106,11 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
         j.fail("a 1f1b plan has virtual_stages 1", "virtual_stages");
     if (p.schedule == Schedule::Interleaved && p.virtualStages < 2)
         j.fail("an interleaved plan needs virtual_stages of at least 2", "virtual_stages");
+}
+
+// Predicted costs, ranks and provenance, as the search wrote them.
+void readCosts(const JsonReader& j, Plan& p)
+{
     p.iterationMs = j.inRange("iteration_ms", ranges::timeMs);
     if (j.has("per_token_ms") && p.iterationMs > 0)
         p.rankScale = j.inRange("per_token_ms", ranges::timeMs) / p.iterationMs;
@@ -140,102 +142,112 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
     if (j.has("idle_gpus")) {
         p.idleGpus = intIn(j, "idle_gpus", 0, INT_MAX);
     }
+}
 
-    const auto stages = j.at("stages").items();
-    if (static_cast<int>(stages.size()) != p.pp)
-        j.fail("holds " + std::to_string(stages.size()) + " stages but pp is " + std::to_string(p.pp), "stages");
-    std::vector<int> used(static_cast<std::size_t>(cluster.deviceCount()), 0);
-    int layerSum = 0;
-    for (const auto& sj : stages) {
-        StagePlan s;
-        s.groupName = sj.name("group");
-        s.groups = StageSlots::groupsNamed(cluster, s.groupName);
-        s.group = s.groups.empty() ? -1 : s.groups.front();
-        if (s.group < 0) {
-            std::string known;
-            for (const auto& g : cluster.groups())
-                known += (known.empty() ? "" : ", ") + g.name;
-            sj.fail("no device group \"" + s.groupName + "\" in cluster " + cluster.name() + "; its groups are "
-                        + known,
-                    "group");
-        }
-        const DeviceGroup& group = cluster.groups()[static_cast<std::size_t>(s.group)];
-        std::vector<int> groupDevices;
-        for (int g : s.groups) {
-            const DeviceGroup& other = cluster.groups()[static_cast<std::size_t>(g)];
-            if (other.type != group.type)
-                sj.fail("stage " + s.groupName + " mixes GPU types; a stage holds one type", "group");
-            groupDevices.insert(groupDevices.end(), other.devices.begin(), other.devices.end());
-        }
-        s.gpuType = sj.name("gpu_type", cluster.types()[static_cast<std::size_t>(group.type)].name);
-        if (s.gpuType != cluster.types()[static_cast<std::size_t>(group.type)].name)
-            sj.fail("group " + group.name + " holds " + cluster.types()[static_cast<std::size_t>(group.type)].name
-                        + ", not " + s.gpuType,
-                    "gpu_type");
-        s.slice = intIn(sj, "slice", 0, 4096, 0);
-        // A per-mesh plan (FlagScale's process meshes) gives a stage its own
-        // TP, DP and micro-batch; absent, the stage has the plan's.
-        s.tp = intIn(sj, "tp", 1, 4096, p.tp);
-        s.dp = intIn(sj, "dp", 1, 1 << 20, p.dp);
-        s.microBatch = intIn(sj, "micro_batch", 1, 1 << 20, p.microBatch);
-        if (MeshRules::meshMicroBatch(p.dp, p.microBatch, s.dp) != s.microBatch)
-            sj.fail("a mesh's micro-batch is dp0 x mbs / dp (FlagScale's rule, dp0 and mbs the plan's): "
-                        + std::to_string(p.dp) + " x " + std::to_string(p.microBatch) + " / " + std::to_string(s.dp)
-                        + " is not " + std::to_string(s.microBatch),
-                    "micro_batch");
-        if (p.stages.empty() && (s.tp != p.tp || s.dp != p.dp))
-            sj.fail("the first stage's TP and DP are the plan's (the global DP is the first mesh's)", "tp");
-        if (model.heads % s.tp != 0)
-            sj.fail("the model's " + std::to_string(model.heads) + " heads are not divisible by TP "
-                        + std::to_string(s.tp),
-                    "tp");
-        s.devices = sj.intList("devices", 0);
-        if (static_cast<int>(s.devices.size()) != s.tp * s.dp)
-            sj.fail("holds " + std::to_string(s.devices.size()) + " devices; TP x DP = " + std::to_string(s.tp * s.dp),
-                    "devices");
-        for (int d : s.devices) {
-            if (d < 0 || d >= cluster.deviceCount()
-                || std::find(groupDevices.begin(), groupDevices.end(), d) == groupDevices.end())
-                sj.fail("device " + std::to_string(d) + " is not a device of group " + s.groupName, "devices");
-            if (used[static_cast<std::size_t>(d)]++)
-                sj.fail("device " + std::to_string(d) + " (" + cluster.deviceLabel(d) + ") is used by two stages",
-                        "devices");
-        }
-        s.firstLayer = intIn(sj, "first_layer", 0, model.numLayers - 1, layerSum);
-        s.layers = intIn(sj, "layers", 1, model.numLayers);
-        if (s.firstLayer != layerSum)
-            sj.fail("expected first_layer " + std::to_string(layerSum) + " (stages are in pipeline order)",
-                    "first_layer");
-        if (p.schedule == Schedule::Interleaved && s.layers % p.virtualStages != 0)
-            sj.fail("an interleaved stage's layers must be a multiple of virtual_stages ("
-                        + std::to_string(p.virtualStages) + ")",
-                    "layers");
-        layerSum += s.layers;
-        const std::string rc = sj.string("recompute");
-        if (!parseRecompute(rc, s.recompute))
-            sj.fail("unknown recompute level \"" + rc + "\"; expected none, selective or full", "recompute");
-        s.inflight = sj.number("inflight_micro_batches", 1);
-        s.timeMs = sj.number("micro_batch_ms", 0);
-        s.capacityMiB = sj.number("capacity_mib", 0);
-        if (sj.has("memory_mib")) {
-            const JsonReader m = sj.at("memory_mib");
-            s.memory.weightsMiB = m.number("weights", 0);
-            s.memory.gradientsMiB = m.number("gradients", 0);
-            s.memory.optimizerMiB = m.number("optimizer", 0);
-            s.memory.activationsMiB = m.number("activations", 0);
-            s.memory.frameworkMiB = m.number("framework", 0);  // absent before framework buffers were calibrated
-            s.memory.allocatorMiB = m.number("allocator", 0);  // absent before allocator slack was modelled
-            s.memory.reserveMiB = m.number("reserve", 0);
-        } else {
-            // Only the total is known: keep it, as activations.
-            s.memory.activationsMiB = sj.number("peak_mib");
-        }
-        p.stages.push_back(s);
+// The stage's device group (one GPU type) and the devices it may use.
+std::vector<int> readStageGroup(const JsonReader& sj, const Cluster& cluster, StagePlan& s)
+{
+    s.groupName = sj.name("group");
+    s.groups = StageSlots::groupsNamed(cluster, s.groupName);
+    s.group = s.groups.empty() ? -1 : s.groups.front();
+    if (s.group < 0) {
+        std::string known;
+        for (const auto& g : cluster.groups())
+            known += (known.empty() ? "" : ", ") + g.name;
+        sj.fail("no device group \"" + s.groupName + "\" in cluster " + cluster.name() + "; its groups are " + known,
+                "group");
     }
-    if (layerSum != model.numLayers)
-        j.fail("stage layers add up to " + std::to_string(layerSum) + " but model " + model.name + " has "
-                   + std::to_string(model.numLayers),
-               "stages");
+    const DeviceGroup& group = cluster.groups()[static_cast<std::size_t>(s.group)];
+    std::vector<int> groupDevices;
+    for (int g : s.groups) {
+        const DeviceGroup& other = cluster.groups()[static_cast<std::size_t>(g)];
+        if (other.type != group.type)
+            sj.fail("stage " + s.groupName + " mixes GPU types; a stage holds one type", "group");
+        groupDevices.insert(groupDevices.end(), other.devices.begin(), other.devices.end());
+    }
+    s.gpuType = sj.name("gpu_type", cluster.types()[static_cast<std::size_t>(group.type)].name);
+    if (s.gpuType != cluster.types()[static_cast<std::size_t>(group.type)].name)
+        sj.fail("group " + group.name + " holds " + cluster.types()[static_cast<std::size_t>(group.type)].name
+                    + ", not " + s.gpuType,
+                "gpu_type");
+    return groupDevices;
+}
+
+// The stage's mesh shape (FlagScale's rules) and its devices, each used once.
+void readStageShape(const JsonReader& sj, const Cluster& cluster, const ModelSpec& model, const Plan& p,
+                    const std::vector<int>& groupDevices, std::vector<int>& used, StagePlan& s)
+{
+    s.slice = intIn(sj, "slice", 0, 4096, 0);
+    // A per-mesh plan (FlagScale's process meshes) gives a stage its own
+    // TP, DP and micro-batch; absent, the stage has the plan's.
+    s.tp = intIn(sj, "tp", 1, 4096, p.tp);
+    s.dp = intIn(sj, "dp", 1, 1 << 20, p.dp);
+    s.microBatch = intIn(sj, "micro_batch", 1, 1 << 20, p.microBatch);
+    if (MeshRules::meshMicroBatch(p.dp, p.microBatch, s.dp) != s.microBatch)
+        sj.fail("a mesh's micro-batch is dp0 x mbs / dp (FlagScale's rule, dp0 and mbs the plan's): "
+                    + std::to_string(p.dp) + " x " + std::to_string(p.microBatch) + " / " + std::to_string(s.dp)
+                    + " is not " + std::to_string(s.microBatch),
+                "micro_batch");
+    if (p.stages.empty() && (s.tp != p.tp || s.dp != p.dp))
+        sj.fail("the first stage's TP and DP are the plan's (the global DP is the first mesh's)", "tp");
+    if (model.heads % s.tp != 0)
+        sj.fail("the model's " + std::to_string(model.heads) + " heads are not divisible by TP " + std::to_string(s.tp),
+                "tp");
+    s.devices = sj.intList("devices", 0);
+    if (static_cast<int>(s.devices.size()) != s.tp * s.dp)
+        sj.fail("holds " + std::to_string(s.devices.size()) + " devices; TP x DP = " + std::to_string(s.tp * s.dp),
+                "devices");
+    for (int d : s.devices) {
+        if (d < 0 || d >= cluster.deviceCount()
+            || std::find(groupDevices.begin(), groupDevices.end(), d) == groupDevices.end())
+            sj.fail("device " + std::to_string(d) + " is not a device of group " + s.groupName, "devices");
+        if (used[static_cast<std::size_t>(d)]++)
+            sj.fail("device " + std::to_string(d) + " (" + cluster.deviceLabel(d) + ") is used by two stages",
+                    "devices");
+    }
+}
+
+// The stage's layers (in pipeline order from `layerSum`) and recomputation.
+void readStageLayers(const JsonReader& sj, const ModelSpec& model, const Plan& p, int& layerSum, StagePlan& s)
+{
+    s.firstLayer = intIn(sj, "first_layer", 0, model.numLayers - 1, layerSum);
+    s.layers = intIn(sj, "layers", 1, model.numLayers);
+    if (s.firstLayer != layerSum)
+        sj.fail("expected first_layer " + std::to_string(layerSum) + " (stages are in pipeline order)", "first_layer");
+    if (p.schedule == Schedule::Interleaved && s.layers % p.virtualStages != 0)
+        sj.fail("an interleaved stage's layers must be a multiple of virtual_stages (" + std::to_string(p.virtualStages)
+                    + ")",
+                "layers");
+    layerSum += s.layers;
+    const std::string rc = sj.string("recompute");
+    if (!parseRecompute(rc, s.recompute))
+        sj.fail("unknown recompute level \"" + rc + "\"; expected none, selective or full", "recompute");
+    s.inflight = sj.number("inflight_micro_batches", 1);
+    s.timeMs = sj.number("micro_batch_ms", 0);
+    s.capacityMiB = sj.number("capacity_mib", 0);
+}
+
+void readStageMemory(const JsonReader& sj, StagePlan& s)
+{
+    if (sj.has("memory_mib")) {
+        const JsonReader m = sj.at("memory_mib");
+        s.memory.weightsMiB = m.number("weights", 0);
+        s.memory.gradientsMiB = m.number("gradients", 0);
+        s.memory.optimizerMiB = m.number("optimizer", 0);
+        s.memory.activationsMiB = m.number("activations", 0);
+        s.memory.frameworkMiB = m.number("framework", 0);  // absent before framework buffers were calibrated
+        s.memory.allocatorMiB = m.number("allocator", 0);  // absent before allocator slack was modelled
+        s.memory.reserveMiB = m.number("reserve", 0);
+    } else {
+        // Only the total is known: keep it, as activations.
+        s.memory.activationsMiB = sj.number("peak_mib");
+    }
+}
+
+// A uniform plan's stages say their shape with 0; a per-mesh plan keeps
+// FlagScale's rules for process meshes (reference: its arguments.py).
+void normaliseMeshes(const JsonReader& j, const ModelSpec& model, bool distributedOptimizer, Plan& p)
+{
     if (!p.perMesh()) {
         // A uniform plan's stages have the plan's shape, which a Plan says
         // with 0 (PlanBuilder): the plan read is the plan written.
@@ -266,6 +278,38 @@ Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, c
             meshTypes.push_back(p.stages[i].gpuType);
         }
     }
+}
+
+}  // namespace
+
+Plan PlanJsonReader::planFromJson(const JsonReader& j, const Cluster& cluster, const ModelSpec& model,
+                                  bool distributedOptimizer)
+{
+    if (!j.node().is_object())
+        j.fail("expected a memx-plan/2 object");
+    if (j.has("format") && !isPlanFormat(j.string("format")))
+        j.fail("expected format \"memx-plan/2\" (or /1), got \"" + j.string("format") + "\"", "format");
+    Plan p;
+    readShape(j, model, p);
+    readCosts(j, p);
+    const auto stages = j.at("stages").items();
+    if (static_cast<int>(stages.size()) != p.pp)
+        j.fail("holds " + std::to_string(stages.size()) + " stages but pp is " + std::to_string(p.pp), "stages");
+    std::vector<int> used(static_cast<std::size_t>(cluster.deviceCount()), 0);
+    int layerSum = 0;
+    for (const auto& sj : stages) {
+        StagePlan s;
+        const std::vector<int> groupDevices = readStageGroup(sj, cluster, s);
+        readStageShape(sj, cluster, model, p, groupDevices, used, s);
+        readStageLayers(sj, model, p, layerSum, s);
+        readStageMemory(sj, s);
+        p.stages.push_back(s);
+    }
+    if (layerSum != model.numLayers)
+        j.fail("stage layers add up to " + std::to_string(layerSum) + " but model " + model.name + " has "
+                   + std::to_string(model.numLayers),
+               "stages");
+    normaliseMeshes(j, model, distributedOptimizer, p);
     return p;
 }
 
