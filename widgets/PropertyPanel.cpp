@@ -214,218 +214,230 @@ void PropertyPanel::rebuildForm()
     if (!targetExists())
         selection_ = {};
 
-    auto addDouble = [&](const QString& key, const QString& label, double min, double max, double step, int decimals,
-                         const QString& suffix) {
-        auto* spin = new QDoubleSpinBox(form_);
-        spin->setRange(min, max);
-        spin->setSingleStep(step);
-        spin->setDecimals(decimals);
-        spin->setSuffix(suffix);
-        // Commit when the field is finished (Enter, leaving it, an arrow
-        // step), never a prefix typed on the way to the value meant.
-        spin->setKeyboardTracking(false);
-        formLayout_->addRow(label, spin);
-        fields_.insert(key, spin);
-        return spin;
-    };
-
     switch (selection_.kind) {
-    case CanvasSelection::None: {
-        title_->setText(tr("Cluster"));
-        for (const QString& key : {QStringLiteral("name"), QStringLiteral("description")}) {
-            auto* edit = new QLineEdit(form_);
-            formLayout_->addRow(key == QLatin1String("name") ? tr("Name") : tr("Description"), edit);
-            const QString fieldKey = key == QLatin1String("name") ? QStringLiteral("cluster_name") : key;
-            fields_.insert(fieldKey, edit);
-            connect(edit, &QLineEdit::editingFinished, this, [this, edit, key, fieldKey] {
-                QString reason;
-                bool ok = document_->setClusterInfo(key, edit->text(), &reason);
-                report(fieldKey, ok, reason);
-            });
-        }
-        auto* hint = new QLabel(tr("Select a node, GPU or link on the canvas to edit it."), form_);
-        hint->setWordWrap(true);
-        formLayout_->addRow(hint);
-        break;
+    case CanvasSelection::None: buildClusterForm(); break;
+    case CanvasSelection::Node: buildNodeForm(); break;
+    case CanvasSelection::Gpu: buildGpuForm(); break;
+    case CanvasSelection::Link: buildLinkForm(); break;
     }
-    case CanvasSelection::Node: {
-        title_->setText(tr("Node"));
-        auto* name = new QLineEdit(form_);
-        formLayout_->addRow(tr("Name"), name);
-        fields_.insert(QStringLiteral("name"), name);
-        auto* gpus = new QLabel(form_);
-        gpus->setObjectName(QStringLiteral("gpus"));
-        formLayout_->addRow(tr("GPUs"), gpus);
-        connect(name, &QLineEdit::editingFinished, this, [this, name] {
-            if (name->text() == selection_.node)
-                return;
+    refresh();
+}
+
+QDoubleSpinBox* PropertyPanel::addDouble(const QString& key, const QString& label, double min, double max, double step,
+                                         int decimals, const QString& suffix)
+{
+    auto* spin = new QDoubleSpinBox(form_);
+    spin->setRange(min, max);
+    spin->setSingleStep(step);
+    spin->setDecimals(decimals);
+    spin->setSuffix(suffix);
+    // Commit when the field is finished (Enter, leaving it, an arrow
+    // step), never a prefix typed on the way to the value meant.
+    spin->setKeyboardTracking(false);
+    formLayout_->addRow(label, spin);
+    fields_.insert(key, spin);
+    return spin;
+}
+
+// Nothing selected: the cluster's name and description.
+void PropertyPanel::buildClusterForm()
+{
+    title_->setText(tr("Cluster"));
+    for (const QString& key : {QStringLiteral("name"), QStringLiteral("description")}) {
+        auto* edit = new QLineEdit(form_);
+        formLayout_->addRow(key == QLatin1String("name") ? tr("Name") : tr("Description"), edit);
+        const QString fieldKey = key == QLatin1String("name") ? QStringLiteral("cluster_name") : key;
+        fields_.insert(fieldKey, edit);
+        connect(edit, &QLineEdit::editingFinished, this, [this, edit, key, fieldKey] {
             QString reason;
-            bool ok = document_->renameNode(selection_.node, name->text(), &reason);
-            report(QStringLiteral("name"), ok, reason);
+            bool ok = document_->setClusterInfo(key, edit->text(), &reason);
+            report(fieldKey, ok, reason);
         });
-        // One count per type in the node; 0 removes the type.
-        nodeTypes_ = typesInNode();
-        for (const QString& type : nodeTypes_) {
-            const QString key = QStringLiteral("count/") + type;
-            auto* count = new QSpinBox(form_);
-            count->setRange(0, 4096);
-            count->setKeyboardTracking(false);  // typing 16 must not pass through 1 (and drop links)
-            count->setToolTip(tr("GPUs of %1 in this node; 0 removes the type").arg(type));
-            formLayout_->addRow(tr("%1 ×").arg(type), count);
-            fields_.insert(key, count);
-            connect(count, &QSpinBox::valueChanged, this, [this, type, key](int value) {
-                QString reason;
-                bool ok = document_->setGpuCount(selection_.node, type, value, &reason);
-                report(key, ok, reason);
-            });
-        }
-        auto* addRow = new QWidget(form_);
-        auto* addLayout = new QHBoxLayout(addRow);
-        addLayout->setContentsMargins(0, 0, 0, 0);
-        auto* addType = new QComboBox(addRow);
-        for (const auto& typeName : GpuCatalog::builtin().names())
-            if (!nodeTypes_.contains(QString::fromStdString(typeName)))
-                addType->addItem(QString::fromStdString(typeName));
-        auto* addCount = new QSpinBox(addRow);
-        addCount->setRange(1, 4096);
-        addCount->setValue(8);
-        auto* addButton = new QPushButton(tr("Add"), addRow);
-        addLayout->addWidget(addType, 1);
-        addLayout->addWidget(addCount);
-        addLayout->addWidget(addButton);
-        formLayout_->addRow(tr("Add type"), addRow);
-        fields_.insert(QStringLiteral("add_type"), addType);
-        fields_.insert(QStringLiteral("add_count"), addCount);
-        fields_.insert(QStringLiteral("add"), addButton);
-        connect(addButton, &QPushButton::clicked, this, [this, addType, addCount] {
-            const QString type = addType->currentText();
-            QString reason;
-            bool ok = document_->addGpus(selection_.node, type, addCount->value(), &reason);
-            report(QStringLiteral("add_type"), ok, reason);
-        });
-        break;
     }
-    case CanvasSelection::Gpu: {
-        title_->setText(tr("%1 in node %2").arg(selection_.gpuType, selection_.node));
+    auto* hint = new QLabel(tr("Select a node, GPU or link on the canvas to edit it."), form_);
+    hint->setWordWrap(true);
+    formLayout_->addRow(hint);
+}
+
+// A node: its name, its GPUs by type, adding a type.
+void PropertyPanel::buildNodeForm()
+{
+    title_->setText(tr("Node"));
+    auto* name = new QLineEdit(form_);
+    formLayout_->addRow(tr("Name"), name);
+    fields_.insert(QStringLiteral("name"), name);
+    auto* gpus = new QLabel(form_);
+    gpus->setObjectName(QStringLiteral("gpus"));
+    formLayout_->addRow(tr("GPUs"), gpus);
+    connect(name, &QLineEdit::editingFinished, this, [this, name] {
+        if (name->text() == selection_.node)
+            return;
+        QString reason;
+        bool ok = document_->renameNode(selection_.node, name->text(), &reason);
+        report(QStringLiteral("name"), ok, reason);
+    });
+    // One count per type in the node; 0 removes the type.
+    nodeTypes_ = typesInNode();
+    for (const QString& type : nodeTypes_) {
+        const QString key = QStringLiteral("count/") + type;
         auto* count = new QSpinBox(form_);
         count->setRange(0, 4096);
         count->setKeyboardTracking(false);  // typing 16 must not pass through 1 (and drop links)
-        formLayout_->addRow(tr("Count in node"), count);
-        fields_.insert(QStringLiteral("count"), count);
-        connect(count, &QSpinBox::valueChanged, this, [this](int value) {
+        count->setToolTip(tr("GPUs of %1 in this node; 0 removes the type").arg(type));
+        formLayout_->addRow(tr("%1 ×").arg(type), count);
+        fields_.insert(key, count);
+        connect(count, &QSpinBox::valueChanged, this, [this, type, key](int value) {
             QString reason;
-            bool ok = document_->setGpuCount(selection_.node, selection_.gpuType, value, &reason);
-            report(QStringLiteral("count"), ok, reason);
+            bool ok = document_->setGpuCount(selection_.node, type, value, &reason);
+            report(key, ok, reason);
         });
-        auto* note = new QLabel(tr("Type fields apply to every %1 in the cluster (overrides).").arg(selection_.gpuType),
-                                form_);
-        note->setWordWrap(true);
-        formLayout_->addRow(note);
-        for (const auto& tf : kTypeFields) {
-            const QString key = QString::fromLatin1(tf.key);
-            auto* spin
-                = addDouble(key, tr(tf.label), tf.min, tf.max, tf.step, tf.decimals, QString::fromUtf8(tf.suffix));
-            if (key == "calibration.runtime_reserve_gib")
-                spin->setSpecialValueText(tr("catalog"));
-            if (key == "price_per_gpu_hour") {
-                spin->setSpecialValueText(tr("unknown"));
-                spin->setToolTip(tr("What one GPU of this type costs per hour, in any currency used for every "
-                                    "type: plans then show cost per hour and per million tokens"));
-            }
-            connect(spin, &QDoubleSpinBox::valueChanged, this, [this, key](double value) {
-                nlohmann::json v = value;
-                if ((key == "calibration.runtime_reserve_gib" || key == "price_per_gpu_hour") && value < 0)
-                    v = nullptr;  // back to the catalog's reserve / price
-                QString reason;
-                bool ok = document_->setTypeOverride(selection_.gpuType, key, v, &reason);
-                report(key, ok, reason);
-            });
+    }
+    auto* addRow = new QWidget(form_);
+    auto* addLayout = new QHBoxLayout(addRow);
+    addLayout->setContentsMargins(0, 0, 0, 0);
+    auto* addType = new QComboBox(addRow);
+    for (const auto& typeName : GpuCatalog::builtin().names())
+        if (!nodeTypes_.contains(QString::fromStdString(typeName)))
+            addType->addItem(QString::fromStdString(typeName));
+    auto* addCount = new QSpinBox(addRow);
+    addCount->setRange(1, 4096);
+    addCount->setValue(8);
+    auto* addButton = new QPushButton(tr("Add"), addRow);
+    addLayout->addWidget(addType, 1);
+    addLayout->addWidget(addCount);
+    addLayout->addWidget(addButton);
+    formLayout_->addRow(tr("Add type"), addRow);
+    fields_.insert(QStringLiteral("add_type"), addType);
+    fields_.insert(QStringLiteral("add_count"), addCount);
+    fields_.insert(QStringLiteral("add"), addButton);
+    connect(addButton, &QPushButton::clicked, this, [this, addType, addCount] {
+        const QString type = addType->currentText();
+        QString reason;
+        bool ok = document_->addGpus(selection_.node, type, addCount->value(), &reason);
+        report(QStringLiteral("add_type"), ok, reason);
+    });
+}
+
+// One GPU: its count in the node and its type's fields (overrides in the cluster).
+void PropertyPanel::buildGpuForm()
+{
+    title_->setText(tr("%1 in node %2").arg(selection_.gpuType, selection_.node));
+    auto* count = new QSpinBox(form_);
+    count->setRange(0, 4096);
+    count->setKeyboardTracking(false);  // typing 16 must not pass through 1 (and drop links)
+    formLayout_->addRow(tr("Count in node"), count);
+    fields_.insert(QStringLiteral("count"), count);
+    connect(count, &QSpinBox::valueChanged, this, [this](int value) {
+        QString reason;
+        bool ok = document_->setGpuCount(selection_.node, selection_.gpuType, value, &reason);
+        report(QStringLiteral("count"), ok, reason);
+    });
+    auto* note
+        = new QLabel(tr("Type fields apply to every %1 in the cluster (overrides).").arg(selection_.gpuType), form_);
+    note->setWordWrap(true);
+    formLayout_->addRow(note);
+    for (const auto& tf : kTypeFields) {
+        const QString key = QString::fromLatin1(tf.key);
+        auto* spin = addDouble(key, tr(tf.label), tf.min, tf.max, tf.step, tf.decimals, QString::fromUtf8(tf.suffix));
+        if (key == "calibration.runtime_reserve_gib")
+            spin->setSpecialValueText(tr("catalog"));
+        if (key == "price_per_gpu_hour") {
+            spin->setSpecialValueText(tr("unknown"));
+            spin->setToolTip(tr("What one GPU of this type costs per hour, in any currency used for every "
+                                "type: plans then show cost per hour and per million tokens"));
         }
-        break;
+        connect(spin, &QDoubleSpinBox::valueChanged, this, [this, key](double value) {
+            nlohmann::json v = value;
+            if ((key == "calibration.runtime_reserve_gib" || key == "price_per_gpu_hour") && value < 0)
+                v = nullptr;  // back to the catalog's reserve / price
+            QString reason;
+            bool ok = document_->setTypeOverride(selection_.gpuType, key, v, &reason);
+            report(key, ok, reason);
+        });
     }
-    case CanvasSelection::Link: {
-        title_->setText(tr("Link"));
-        auto* name = new QLineEdit(form_);
-        formLayout_->addRow(tr("Name"), name);
-        fields_.insert(QStringLiteral("name"), name);
-        connect(name, &QLineEdit::editingFinished, this, [this, name] {
-            if (name->text() == selection_.link)
-                return;
-            QString reason;
-            bool ok = document_->editLink(selection_.link, QStringLiteral("name"), name->text().toStdString(), &reason);
-            report(QStringLiteral("name"), ok, reason);
-        });
-        auto* kind = new QComboBox(form_);
-        for (const char* k : kKinds)
-            kind->addItem(QString::fromLatin1(k));
-        formLayout_->addRow(tr("Kind"), kind);
-        fields_.insert(QStringLiteral("kind"), kind);
-        connect(kind, &QComboBox::currentTextChanged, this, [this](const QString& text) {
-            QString reason;
-            bool ok = document_->editLink(selection_.link, QStringLiteral("kind"), text.toStdString(), &reason);
-            report(QStringLiteral("kind"), ok, reason);
-        });
-        auto* ends = new QLineEdit(form_);
-        ends->setToolTip(tr("One selector (a fabric within it) or two separated by a comma (every device of the first "
-                            "with every device of the second). Selectors: node, node:i, node:i-j."));
-        formLayout_->addRow(tr("Ends"), ends);
-        fields_.insert(QStringLiteral("ends"), ends);
-        connect(ends, &QLineEdit::editingFinished, this, [this, ends] {
-            const Link* l = findLink(document_->cluster(), selection_.link);
-            if (!l || ends->text() == endsText(*l))
-                return;
-            const QStringList parts = ends->text().split(QLatin1Char(','), Qt::SkipEmptyParts);
-            QString reason;
-            bool ok = false;
-            if (parts.size() == 1)
-                ok = document_->editLink(selection_.link, QStringLiteral("within"), parts[0].trimmed().toStdString(),
-                                         &reason);
-            else if (parts.size() == 2)
-                ok = document_->editLink(selection_.link, QStringLiteral("between"),
-                                         nlohmann::json::array(
-                                             {parts[0].trimmed().toStdString(), parts[1].trimmed().toStdString()}),
-                                         &reason);
-            else
-                reason = tr("ends: give one selector or two separated by a comma");
-            report(QStringLiteral("ends"), ok, reason);
-        });
-        auto* bandwidth = addDouble(QStringLiteral("bandwidth_gbps"), tr("Bandwidth"), -1e6, 1e6, 1, 2, tr(" GB/s"));
-        connect(bandwidth, &QDoubleSpinBox::valueChanged, this, [this](double value) {
-            QString reason;
-            bool ok = document_->editLink(selection_.link, QStringLiteral("bandwidth_gbps"), value, &reason);
-            report(QStringLiteral("bandwidth_gbps"), ok, reason);
-        });
-        auto* latency = addDouble(QStringLiteral("latency_us"), tr("Latency"), -1e6, 1e6, 0.5, 2, tr(" µs"));
-        connect(latency, &QDoubleSpinBox::valueChanged, this, [this](double value) {
-            QString reason;
-            bool ok = document_->editLink(selection_.link, QStringLiteral("latency_us"), value, &reason);
-            report(QStringLiteral("latency_us"), ok, reason);
-        });
-        auto* shared = new QCheckBox(tr("one physical medium (transfers split it)"), form_);
-        formLayout_->addRow(tr("Shared"), shared);
-        fields_.insert(QStringLiteral("shared"), shared);
-        connect(shared, &QCheckBox::toggled, this, [this](bool on) {
-            QString reason;
-            bool ok = document_->editLink(selection_.link, QStringLiteral("shared"),
-                                          on ? nlohmann::json(true) : nlohmann::json(nullptr), &reason);
-            report(QStringLiteral("shared"), ok, reason);
-        });
-        auto* medium = new QLineEdit(form_);
-        medium->setPlaceholderText(tr("none"));
-        formLayout_->addRow(tr("Medium"), medium);
-        fields_.insert(QStringLiteral("medium"), medium);
-        connect(medium, &QLineEdit::editingFinished, this, [this, medium] {
-            const QString text = medium->text().trimmed();
-            QString reason;
-            bool ok = document_->editLink(selection_.link, QStringLiteral("medium"),
-                                          text.isEmpty() ? nlohmann::json(nullptr) : nlohmann::json(text.toStdString()),
-                                          &reason);
-            report(QStringLiteral("medium"), ok, reason);
-        });
-        break;
-    }
-    }
-    refresh();
+}
+
+// A link: name, kind, ends, bandwidth and latency, sharing.
+void PropertyPanel::buildLinkForm()
+{
+    title_->setText(tr("Link"));
+    auto* name = new QLineEdit(form_);
+    formLayout_->addRow(tr("Name"), name);
+    fields_.insert(QStringLiteral("name"), name);
+    connect(name, &QLineEdit::editingFinished, this, [this, name] {
+        if (name->text() == selection_.link)
+            return;
+        QString reason;
+        bool ok = document_->editLink(selection_.link, QStringLiteral("name"), name->text().toStdString(), &reason);
+        report(QStringLiteral("name"), ok, reason);
+    });
+    auto* kind = new QComboBox(form_);
+    for (const char* k : kKinds)
+        kind->addItem(QString::fromLatin1(k));
+    formLayout_->addRow(tr("Kind"), kind);
+    fields_.insert(QStringLiteral("kind"), kind);
+    connect(kind, &QComboBox::currentTextChanged, this, [this](const QString& text) {
+        QString reason;
+        bool ok = document_->editLink(selection_.link, QStringLiteral("kind"), text.toStdString(), &reason);
+        report(QStringLiteral("kind"), ok, reason);
+    });
+    auto* ends = new QLineEdit(form_);
+    ends->setToolTip(tr("One selector (a fabric within it) or two separated by a comma (every device of the first "
+                        "with every device of the second). Selectors: node, node:i, node:i-j."));
+    formLayout_->addRow(tr("Ends"), ends);
+    fields_.insert(QStringLiteral("ends"), ends);
+    connect(ends, &QLineEdit::editingFinished, this, [this, ends] {
+        const Link* l = findLink(document_->cluster(), selection_.link);
+        if (!l || ends->text() == endsText(*l))
+            return;
+        const QStringList parts = ends->text().split(QLatin1Char(','), Qt::SkipEmptyParts);
+        QString reason;
+        bool ok = false;
+        if (parts.size() == 1)
+            ok = document_->editLink(selection_.link, QStringLiteral("within"), parts[0].trimmed().toStdString(),
+                                     &reason);
+        else if (parts.size() == 2)
+            ok = document_->editLink(selection_.link, QStringLiteral("between"),
+                                     nlohmann::json::array(
+                                         {parts[0].trimmed().toStdString(), parts[1].trimmed().toStdString()}),
+                                     &reason);
+        else
+            reason = tr("ends: give one selector or two separated by a comma");
+        report(QStringLiteral("ends"), ok, reason);
+    });
+    auto* bandwidth = addDouble(QStringLiteral("bandwidth_gbps"), tr("Bandwidth"), -1e6, 1e6, 1, 2, tr(" GB/s"));
+    connect(bandwidth, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+        QString reason;
+        bool ok = document_->editLink(selection_.link, QStringLiteral("bandwidth_gbps"), value, &reason);
+        report(QStringLiteral("bandwidth_gbps"), ok, reason);
+    });
+    auto* latency = addDouble(QStringLiteral("latency_us"), tr("Latency"), -1e6, 1e6, 0.5, 2, tr(" µs"));
+    connect(latency, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+        QString reason;
+        bool ok = document_->editLink(selection_.link, QStringLiteral("latency_us"), value, &reason);
+        report(QStringLiteral("latency_us"), ok, reason);
+    });
+    auto* shared = new QCheckBox(tr("one physical medium (transfers split it)"), form_);
+    formLayout_->addRow(tr("Shared"), shared);
+    fields_.insert(QStringLiteral("shared"), shared);
+    connect(shared, &QCheckBox::toggled, this, [this](bool on) {
+        QString reason;
+        bool ok = document_->editLink(selection_.link, QStringLiteral("shared"),
+                                      on ? nlohmann::json(true) : nlohmann::json(nullptr), &reason);
+        report(QStringLiteral("shared"), ok, reason);
+    });
+    auto* medium = new QLineEdit(form_);
+    medium->setPlaceholderText(tr("none"));
+    formLayout_->addRow(tr("Medium"), medium);
+    fields_.insert(QStringLiteral("medium"), medium);
+    connect(medium, &QLineEdit::editingFinished, this, [this, medium] {
+        const QString text = medium->text().trimmed();
+        QString reason;
+        bool ok = document_->editLink(selection_.link, QStringLiteral("medium"),
+                                      text.isEmpty() ? nlohmann::json(nullptr) : nlohmann::json(text.toStdString()),
+                                      &reason);
+        report(QStringLiteral("medium"), ok, reason);
+    });
 }
 
 void PropertyPanel::refresh()

@@ -9,6 +9,8 @@
 class QFormLayout;
 class QLabel;
 
+class QDoubleSpinBox;
+
 namespace memx {
 
 class ClusterDocument;
@@ -42,6 +44,12 @@ public slots:
 
 private:
     void rebuildForm();
+    void buildClusterForm();
+    void buildNodeForm();
+    void buildGpuForm();
+    void buildLinkForm();
+    QDoubleSpinBox* addDouble(const QString& key, const QString& label, double min, double max, double step,
+                              int decimals, const QString& suffix);
     void report(const QString& key, bool ok, const QString& reason);
     bool targetExists() const;
     QStringList typesInNode() const;  // of the selected node, in listing order
