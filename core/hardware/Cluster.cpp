@@ -97,6 +97,19 @@ Cluster Cluster::fromFile(const std::string& file, const GpuCatalog& catalog)
     return fromJson(JsonReader::parseFile(file), file, catalog);
 }
 
+// What fromJson keeps while it reads: the file's own GPU type entries and
+// the names seen so far.
+struct Cluster::Reading {
+    Reading(const std::string& f, const GpuCatalog& c, bool allow) : file(f), catalog(c), allowsOutsideRange(allow) { }
+    const std::string& file;
+    const GpuCatalog& catalog;
+    bool allowsOutsideRange = false;
+    std::map<std::string, GpuType> overrides;
+    std::map<std::string, int> typeIndex;
+    std::map<std::string, int> nodeIndex;
+    std::map<std::string, int> mediumIndex;
+};
+
 Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, const GpuCatalog& catalog)
 {
     JsonReader root(doc, file);
@@ -105,14 +118,24 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
     c.name_ = root.name("name", "cluster");
     c.description_ = root.string("description", "");
     c.source_ = root.string("source", "");
+    Reading r(file, catalog, root.allowsOutsideRange());
+    c.readTypeOverrides(root, r);
+    c.readNodes(root, r);
+    c.readLinks(root, r);
+    c.requireEveryNodePairJoined(root);
+    return c;
+}
 
-    // GPU types: catalog entries, overridden or completed by the file.
-    std::map<std::string, GpuType> overrides;
+// GPU types: catalog entries, overridden or completed by the file.
+void Cluster::readTypeOverrides(const JsonReader& root, Reading& r)
+{
+    const std::string& file = r.file;
+    const GpuCatalog& catalog = r.catalog;
     if (root.has("gpu_types")) {
         auto types = root.at("gpu_types");
         if (!types.node().is_object())
             types.fail("expected an object mapping GPU type names to overrides");
-        c.typeOverrides_ = types.node();
+        typeOverrides_ = types.node();
         for (auto it = types.node().begin(); it != types.node().end(); ++it) {
             types.requireNameKey(it.key());
             JsonReader entry(it.value(), file, types.path() + "/" + it.key());
@@ -123,68 +146,71 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
             // A new type, or one whose vendor changed, takes its vendor's runtime variable.
             if (!base || t.vendor != base->vendor)
                 catalog.applyVendor(t, entry.has("visible_devices_env"));
-            overrides[it.key()] = t;
+            r.overrides[it.key()] = t;
         }
     }
-    std::map<std::string, int> typeIndex;
-    auto resolveType = [&](const JsonReader& where, const std::string& name) -> int {
-        auto found = typeIndex.find(name);
-        if (found != typeIndex.end())
-            return found->second;
-        GpuType t;
-        if (auto o = overrides.find(name); o != overrides.end()) {
-            t = o->second;
-        } else if (const GpuType* k = catalog.find(name)) {
-            t = *k;
-        } else {
-            std::string known;
-            for (const auto& n : catalog.names())
-                known += (known.empty() ? "" : ", ") + n;
-            where.fail("unknown GPU type \"" + name + "\"; known types: " + known
-                           + " (or define it under \"gpu_types\")",
-                       "type");
-        }
-        int idx = static_cast<int>(c.types_.size());
-        c.types_.push_back(t);
-        typeIndex[name] = idx;
-        return idx;
-    };
+}
 
-    // Nodes and devices.
-    std::map<std::string, int> nodeIndex;
+// The index of a GPU type (the file's entry, else the catalog's), added at its first use.
+int Cluster::resolveType(const JsonReader& where, const std::string& name, Reading& r)
+{
+    auto found = r.typeIndex.find(name);
+    if (found != r.typeIndex.end())
+        return found->second;
+    GpuType t;
+    if (auto o = r.overrides.find(name); o != r.overrides.end()) {
+        t = o->second;
+    } else if (const GpuType* k = r.catalog.find(name)) {
+        t = *k;
+    } else {
+        std::string known;
+        for (const auto& n : r.catalog.names())
+            known += (known.empty() ? "" : ", ") + n;
+        where.fail("unknown GPU type \"" + name + "\"; known types: " + known + " (or define it under \"gpu_types\")",
+                   "type");
+    }
+    int idx = static_cast<int>(types_.size());
+    types_.push_back(t);
+    r.typeIndex[name] = idx;
+    return idx;
+}
+
+// Nodes, their devices, and one device group per (node, type).
+void Cluster::readNodes(const JsonReader& root, Reading& r)
+{
     auto nodes = root.at("nodes");
     for (const auto& nodeJson : nodes.items()) {
         Node node;
         node.name = nodeJson.name("name");
         if (node.name.empty() || node.name.find_first_of(":/+ ") != std::string::npos)
             nodeJson.fail("node names must be non-empty and contain no ':', '/', '+' or spaces", "name");
-        if (nodeIndex.count(node.name))
+        if (r.nodeIndex.count(node.name))
             nodeJson.fail("duplicate node name \"" + node.name + "\"", "name");
-        int ni = static_cast<int>(c.nodes_.size());
-        nodeIndex[node.name] = ni;
+        int ni = static_cast<int>(nodes_.size());
+        r.nodeIndex[node.name] = ni;
         std::vector<std::pair<std::string, int>> listing;
         for (const auto& g : nodeJson.at("gpus").items()) {
             std::string typeName = g.name("type");
-            int type = resolveType(g, typeName);
+            int type = resolveType(g, typeName, r);
             const int count = g.integerInRange("count", ranges::gpusPerNode);
-            const long long total = static_cast<long long>(c.devices_.size()) + count;
+            const long long total = static_cast<long long>(devices_.size()) + count;
             if (const std::string why
-                = ranges::gpusPerCluster.whyOutside(static_cast<double>(total), root.allowsOutsideRange(), true,
+                = ranges::gpusPerCluster.whyOutside(static_cast<double>(total), r.allowsOutsideRange, true,
                                                     "the cluster's top level");
                 !why.empty())
                 g.fail(why + " (this entry brings the cluster to " + std::to_string(total) + " GPUs)", "count");
             listing.emplace_back(typeName, count);
             // One device group per (node, type).
             int groupIdx = -1;
-            for (std::size_t gi = 0; gi < c.groups_.size(); ++gi)
-                if (c.groups_[gi].node == ni && c.groups_[gi].type == type)
+            for (std::size_t gi = 0; gi < groups_.size(); ++gi)
+                if (groups_[gi].node == ni && groups_[gi].type == type)
                     groupIdx = static_cast<int>(gi);
             if (groupIdx < 0) {
-                groupIdx = static_cast<int>(c.groups_.size());
+                groupIdx = static_cast<int>(groups_.size());
                 DeviceGroup dg;
                 dg.node = ni;
                 dg.type = type;
-                c.groups_.push_back(dg);
+                groups_.push_back(dg);
             }
             for (long long k = 0; k < count; ++k) {
                 Device d;
@@ -192,65 +218,64 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
                 d.indexInNode = static_cast<int>(node.devices.size());
                 d.type = type;
                 d.group = groupIdx;
-                int id = static_cast<int>(c.devices_.size());
-                c.devices_.push_back(d);
+                int id = static_cast<int>(devices_.size());
+                devices_.push_back(d);
                 node.devices.push_back(id);
-                c.groups_[groupIdx].devices.push_back(id);
+                groups_[groupIdx].devices.push_back(id);
             }
         }
         if (node.devices.empty())
             nodeJson.fail("a node needs at least one GPU", "gpus");
-        c.nodes_.push_back(node);
-        c.nodeGpus_.push_back(listing);
+        nodes_.push_back(node);
+        nodeGpus_.push_back(listing);
     }
-    if (c.devices_.empty())
+    if (devices_.empty())
         nodes.fail("the cluster has no GPUs; add at least one node with \"gpus\"");
-    for (auto& g : c.groups_) {
+    for (auto& g : groups_) {
         int typesInNode = 0;
-        for (const auto& other : c.groups_)
+        for (const auto& other : groups_)
             typesInNode += other.node == g.node;
-        g.name = c.nodes_[g.node].name;
+        g.name = nodes_[g.node].name;
         if (typesInNode > 1)
-            g.name += "/" + c.types_[g.type].name;
+            g.name += "/" + types_[g.type].name;
     }
+}
 
-    // Links.
-    auto select = [&](const JsonReader& where, const std::string& key) {
-        std::string sel = where.string(key);
-        return std::make_pair(sel, std::vector<int>{});
-    };
-    (void)select;
-    auto parseSelector = [&](const JsonReader& where, const std::string& field, const std::string& sel) {
-        std::string nodeName = sel, range;
-        if (auto colon = sel.find(':'); colon != std::string::npos) {
-            nodeName = sel.substr(0, colon);
-            range = sel.substr(colon + 1);
-        }
-        auto it = nodeIndex.find(nodeName);
-        if (it == nodeIndex.end())
-            where.fail("link endpoint \"" + sel + "\" names no node of this cluster", field);
-        const Node& node = c.nodes_[it->second];
-        int n = static_cast<int>(node.devices.size());
-        int lo = 0, hi = n - 1;
-        if (!range.empty()) {
-            auto dash = range.find('-');
-            bool ok = dash == std::string::npos
-                ? parseIndex(range, lo)
-                : parseIndex(range.substr(0, dash), lo) && parseIndex(range.substr(dash + 1), hi);
-            if (dash == std::string::npos)
-                hi = lo;
-            if (!ok)
-                where.fail("bad device selector \"" + sel + "\"; use node, node:i or node:i-j", field);
-            if (lo > hi || hi >= n)
-                where.fail("link endpoint \"" + sel + "\" refers to a device that does not exist (node \"" + nodeName
-                               + "\" has GPUs 0-" + std::to_string(n - 1) + ")",
-                           field);
-        }
-        std::vector<int> out(node.devices.begin() + lo, node.devices.begin() + hi + 1);
-        return out;
-    };
+// The devices a selector names: "node", "node:i" or "node:i-j".
+std::vector<int> Cluster::selectDevices(const JsonReader& where, const std::string& field, const std::string& sel,
+                                        const Reading& r) const
+{
+    std::string nodeName = sel, range;
+    if (auto colon = sel.find(':'); colon != std::string::npos) {
+        nodeName = sel.substr(0, colon);
+        range = sel.substr(colon + 1);
+    }
+    auto it = r.nodeIndex.find(nodeName);
+    if (it == r.nodeIndex.end())
+        where.fail("link endpoint \"" + sel + "\" names no node of this cluster", field);
+    const Node& node = nodes_[it->second];
+    int n = static_cast<int>(node.devices.size());
+    int lo = 0, hi = n - 1;
+    if (!range.empty()) {
+        auto dash = range.find('-');
+        bool ok = dash == std::string::npos
+            ? parseIndex(range, lo)
+            : parseIndex(range.substr(0, dash), lo) && parseIndex(range.substr(dash + 1), hi);
+        if (dash == std::string::npos)
+            hi = lo;
+        if (!ok)
+            where.fail("bad device selector \"" + sel + "\"; use node, node:i or node:i-j", field);
+        if (lo > hi || hi >= n)
+            where.fail("link endpoint \"" + sel + "\" refers to a device that does not exist (node \"" + nodeName
+                           + "\" has GPUs 0-" + std::to_string(n - 1) + ")",
+                       field);
+    }
+    std::vector<int> out(node.devices.begin() + lo, node.devices.begin() + hi + 1);
+    return out;
+}
 
-    std::map<std::string, int> mediumIndex;
+void Cluster::readLinks(const JsonReader& root, Reading& r)
+{
     std::set<std::string> linkNames;
     auto links = root.has("links") ? root.at("links").items() : std::vector<JsonReader>{};
     for (std::size_t li = 0; li < links.size(); ++li) {
@@ -273,7 +298,7 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
             auto across = lj.at("across");
             if (across.node().is_string() && across.node().get<std::string>() == "*") {
                 link.acrossSelectors = {"*"};
-                for (const Node& n : c.nodes_)
+                for (const Node& n : nodes_)
                     link.a.insert(link.a.end(), n.devices.begin(), n.devices.end());
             } else {
                 if (!across.node().is_array())
@@ -284,7 +309,7 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
                         items[k].fail("expected a node selector (a string)");
                     const std::string sel = items[k].node().get<std::string>();
                     link.acrossSelectors.push_back(sel);
-                    const auto ids = parseSelector(lj, "across/" + std::to_string(k), sel);
+                    const auto ids = selectDevices(lj, "across/" + std::to_string(k), sel, r);
                     link.a.insert(link.a.end(), ids.begin(), ids.end());
                 }
             }
@@ -292,13 +317,13 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
             if (std::adjacent_find(link.a.begin(), link.a.end()) != link.a.end())
                 lj.fail("a device is listed twice", "across");
             for (int d : link.a)
-                link.aNode.push_back(c.devices_[static_cast<std::size_t>(d)].node);
+                link.aNode.push_back(devices_[static_cast<std::size_t>(d)].node);
             if (link.aNode.empty() || link.aNode.front() == link.aNode.back())
                 lj.fail("\"across\" must cover GPUs of at least two nodes", "across");
         } else if (hasWithin) {
             link.within = true;
             link.aSelector = lj.string("within");
-            link.a = parseSelector(lj, "within", link.aSelector);
+            link.a = selectDevices(lj, "within", link.aSelector, r);
             if (link.a.size() < 2)
                 lj.fail("\"within\" must cover at least two devices", "within");
         } else {
@@ -308,42 +333,45 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
                 between.fail("expected two device selectors, e.g. [\"n0\", \"n1:0-3\"]");
             link.aSelector = between.node()[0].get<std::string>();
             link.bSelector = between.node()[1].get<std::string>();
-            link.a = parseSelector(lj, "between/0", link.aSelector);
-            link.b = parseSelector(lj, "between/1", link.bSelector);
+            link.a = selectDevices(lj, "between/0", link.aSelector, r);
+            link.b = selectDevices(lj, "between/1", link.bSelector, r);
             for (int d : link.a)
                 if (std::find(link.b.begin(), link.b.end(), d) != link.b.end())
-                    lj.fail("the two ends overlap (device " + c.deviceLabel(d) + " is on both sides)", "between");
+                    lj.fail("the two ends overlap (device " + deviceLabel(d) + " is on both sides)", "between");
         }
         std::sort(link.a.begin(), link.a.end());
         std::sort(link.b.begin(), link.b.end());
         link.sharedFlag = lj.boolean("shared", false);
         link.mediumName = lj.name("medium", "");
         if (!link.mediumName.empty()) {
-            auto [it, inserted] = mediumIndex.emplace(link.mediumName, c.mediumCount_);
+            auto [it, inserted] = r.mediumIndex.emplace(link.mediumName, mediumCount_);
             if (inserted)
-                ++c.mediumCount_;
+                ++mediumCount_;
             link.medium = it->second;
         } else if (link.sharedFlag) {
-            link.medium = c.mediumCount_++;
+            link.medium = mediumCount_++;
         }
-        c.links_.push_back(link);
+        links_.push_back(link);
     }
+}
 
+void Cluster::requireEveryNodePairJoined(const JsonReader& root) const
+{
     // Every pair of nodes must be reachable directly, or collectives and
     // pipeline hops between them could not be costed. Each link marks the
     // node pairs it joins (a matrix of bits): linear in what the links cover,
     // where asking every link about every pair took minutes at 512 nodes.
-    const std::size_t N = c.nodes_.size();
+    const std::size_t N = nodes_.size();
     std::vector<std::vector<bool>> joined(N, std::vector<bool>(N, false));
     auto nodesOf = [&](const std::vector<int>& ids) {
         std::vector<int> out;
         for (int d : ids)
-            out.push_back(c.devices_[static_cast<std::size_t>(d)].node);
+            out.push_back(devices_[static_cast<std::size_t>(d)].node);
         std::sort(out.begin(), out.end());
         out.erase(std::unique(out.begin(), out.end()), out.end());
         return out;
     };
-    for (const Link& l : c.links_) {
+    for (const Link& l : links_) {
         if (l.within)
             continue;  // a selector names one node
         const std::vector<int> na = nodesOf(l.a);
@@ -354,15 +382,14 @@ Cluster Cluster::fromJson(const nlohmann::json& doc, const std::string& file, co
                     joined[static_cast<std::size_t>(x)][static_cast<std::size_t>(y)]
                         = joined[static_cast<std::size_t>(y)][static_cast<std::size_t>(x)] = true;
     }
-    for (std::size_t i = 0; i < c.nodes_.size(); ++i) {
-        for (std::size_t j = i + 1; j < c.nodes_.size(); ++j) {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        for (std::size_t j = i + 1; j < nodes_.size(); ++j) {
             if (!joined[i][j])
-                root.fail("no link joins node \"" + c.nodes_[i].name + "\" and node \"" + c.nodes_[j].name
+                root.fail("no link joins node \"" + nodes_[i].name + "\" and node \"" + nodes_[j].name
                               + "\"; add a \"between\" link (e.g. InfiniBand or Ethernet)",
                           "links");
         }
     }
-    return c;
 }
 
 Cluster Cluster::withLinkBandwidthScaled(const std::vector<double>& factors) const

@@ -9,6 +9,8 @@
 
 namespace memx {
 
+class JsonReader;
+
 class GpuCatalog;
 
 enum class LinkKind { NVLink, PCIe, xGMI, HCCS, CrossNUMA, InfiniBand, RoCE, Ethernet };
@@ -103,6 +105,16 @@ public:
     double heterogeneityIndex() const;
 
 private:
+    // fromJson's steps (Cluster.cpp).
+    struct Reading;
+    void readTypeOverrides(const JsonReader& root, Reading& r);
+    int resolveType(const JsonReader& where, const std::string& name, Reading& r);
+    void readNodes(const JsonReader& root, Reading& r);
+    std::vector<int> selectDevices(const JsonReader& where, const std::string& field, const std::string& sel,
+                                   const Reading& r) const;
+    void readLinks(const JsonReader& root, Reading& r);
+    void requireEveryNodePairJoined(const JsonReader& root) const;
+
     std::string name_;
     std::string description_;
     std::string source_;
