@@ -342,38 +342,45 @@ void ClusterCanvas::addNodeItems(const Cluster& c, const ClusterLayout& layout, 
 // curves (several between one pair fan out).
 void ClusterCanvas::addLinkItems(const Cluster& c, const ClusterLayout& layout, const QFont& font)
 {
+    addLinksInNodes(c, layout);
+    addLinksBetweenNodes(c, layout, font);
+}
+
+// A link's pen, label box, selection data and tooltip; added to the scene.
+void ClusterCanvas::styleLinkItem(CanvasItem* item, const Link& l)
+{
+    const QColor colour = linkColor(l.kind);
+    QPen pen(colour, l.kind == LinkKind::NVLink || l.kind == LinkKind::HCCS || l.kind == LinkKind::xGMI ? 3.0 : 2.2);
+    pen.setCapStyle(Qt::FlatCap);
+    if (isShared(l))
+        pen.setDashPattern({4, 2.5});
+    item->pen = pen;
+    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    item->textColor = dark ? colour.lighter(150) : colour.darker(130);
+    item->labelBackground = colors::withAlpha(palette().color(QPalette::Base), 235);
+    item->labelBorder = colour;
+    item->pickByStroke = true;
+    item->setFlag(QGraphicsItem::ItemIsSelectable);
+    item->setData(KeyKind, CanvasSelection::Link);
+    item->setData(KeyLink, QString::fromStdString(l.name));
+    QString tip
+        = QStringLiteral("%1: %2, %3 us").arg(QString::fromStdString(l.name), bandwidthText(l), number(l.latencyUs));
+    tip += l.within ? QStringLiteral("\nwithin %1").arg(QString::fromStdString(l.aSelector))
+                    : QStringLiteral("\nbetween %1 and %2")
+                          .arg(QString::fromStdString(l.aSelector), QString::fromStdString(l.bSelector));
+    if (isShared(l))
+        tip += QLatin1Char('\n') + sharingText(l);
+    item->setToolTip(tip);
+    linkItems_.insert(QString::fromStdString(l.name), item);
+    scene_->addItem(item);
+}
+
+// Links inside a node: the bars and brackets its plan laid out.
+void ClusterCanvas::addLinksInNodes(const Cluster& c, const ClusterLayout& layout)
+{
     const std::vector<ClusterLayout::NodePlan>& plans = layout.nodes;
     const std::vector<QPointF>& origin = layout.origin;
     const int nodeCount = static_cast<int>(c.nodes().size());
-    auto styleLink = [&](CanvasItem* item, const Link& l) {
-        const QColor colour = linkColor(l.kind);
-        QPen pen(colour,
-                 l.kind == LinkKind::NVLink || l.kind == LinkKind::HCCS || l.kind == LinkKind::xGMI ? 3.0 : 2.2);
-        pen.setCapStyle(Qt::FlatCap);
-        if (isShared(l))
-            pen.setDashPattern({4, 2.5});
-        item->pen = pen;
-        const bool dark = palette().color(QPalette::Base).lightness() < 128;
-        item->textColor = dark ? colour.lighter(150) : colour.darker(130);
-        item->labelBackground = colors::withAlpha(palette().color(QPalette::Base), 235);
-        item->labelBorder = colour;
-        item->pickByStroke = true;
-        item->setFlag(QGraphicsItem::ItemIsSelectable);
-        item->setData(KeyKind, CanvasSelection::Link);
-        item->setData(KeyLink, QString::fromStdString(l.name));
-        QString tip = QStringLiteral("%1: %2, %3 us")
-                          .arg(QString::fromStdString(l.name), bandwidthText(l), number(l.latencyUs));
-        tip += l.within ? QStringLiteral("\nwithin %1").arg(QString::fromStdString(l.aSelector))
-                        : QStringLiteral("\nbetween %1 and %2")
-                              .arg(QString::fromStdString(l.aSelector), QString::fromStdString(l.bSelector));
-        if (isShared(l))
-            tip += QLatin1Char('\n') + sharingText(l);
-        item->setToolTip(tip);
-        linkItems_.insert(QString::fromStdString(l.name), item);
-        scene_->addItem(item);
-    };
-
-    // Links inside a node.
     for (int i = 0; i < nodeCount; ++i) {
         for (const auto& d : plans[i].links) {
             const Link& l = c.links()[d.link];
@@ -385,10 +392,15 @@ void ClusterCanvas::addLinkItems(const Cluster& c, const ClusterLayout& layout, 
             item->labelFlags = d.flags;
             item->setPos(origin[i]);
             item->setZValue(3);
-            styleLink(item, l);
+            styleLinkItem(item, l);
         }
     }
+}
 
+void ClusterCanvas::addLinksBetweenNodes(const Cluster& c, const ClusterLayout& layout, const QFont& font)
+{
+    const std::vector<ClusterLayout::NodePlan>& plans = layout.nodes;
+    const std::vector<QPointF>& origin = layout.origin;
     // Links between nodes: centre of set A to centre of set B; several links
     // between one pair of nodes fan out as curves.
     auto setRect = [&](const std::vector<int>& devices) {
@@ -440,103 +452,108 @@ void ClusterCanvas::addLinkItems(const Cluster& c, const ClusterLayout& layout, 
             QPointF apex = mid + normal * offset;
             item->labelRect = centredRect(apex, textSize(text, font));
             item->setZValue(4);
-            styleLink(item, l);
+            styleLinkItem(item, l);
         }
     }
 }
 
-// An empty cluster's first-run hint, or the legend under the nodes: GPU
-// types with counts, link kinds, line styles and fabrics across nodes.
+// An empty cluster's first-run hint, or the legend under the nodes.
 void ClusterCanvas::addHintOrLegend(const Cluster& c, const QFont& font)
 {
-    const int nodeCount = static_cast<int>(c.nodes().size());
-    const GpuTypeColors gpuColors = GpuTypeColors::of(c);
-    if (nodeCount == 0) {
-        // First run (File > New) or every node deleted: say how to start.
-        QFont hf = font;
-        hf.setPointSizeF(11);
-        auto* hint = scene_->addText(emptyHintText(), hf);
-        hint->setDefaultTextColor(palette().color(QPalette::PlaceholderText));
-        hint->setTextWidth(520);
-        hintItem_ = hint;
-    }
+    if (c.nodes().empty())
+        addHint(font);
+    else
+        addLegend(c, font);
+}
 
-    // Legend: GPU types with counts, link kinds present, line styles.
-    if (nodeCount > 0) {
-        QRectF content = scene_->itemsBoundingRect();
-        double x = content.left(), y = content.bottom() + 30;
-        QFont lf = font;
-        lf.setPointSizeF(9);
-        QFont bold = lf;
-        bold.setBold(true);
-        const QColor legendText = palette().color(QPalette::Text);
-        auto addText = [&](const QString& text, const QFont& f, QPointF at, QColor colour = QColor()) {
-            if (!colour.isValid())
-                colour = legendText;
-            auto* t = scene_->addSimpleText(text, f);
-            t->setBrush(colour);
-            t->setPos(at);
-            t->setZValue(5);
-            return t->boundingRect().width();
-        };
-        x += addText(tr("GPU types"), bold, QPointF(x, y)) + 14;
-        std::map<std::string, int> counts;
-        for (int d = 0; d < c.deviceCount(); ++d)
-            counts[c.typeOf(d).name]++;
-        for (const auto& t : c.types()) {
-            const QString name = QString::fromStdString(t.name);
-            auto* sw = scene_->addRect(QRectF(x, y + 1, 16, 14), QPen(gpuColors.color(name).darker(140)),
-                                       gpuColors.color(name));
-            sw->setZValue(5);
-            x += 22;
-            x += addText(QStringLiteral("%1 ×%2  (%3 TFLOP/s, %4 GiB)")
-                             .arg(name)
-                             .arg(counts[t.name])
-                             .arg(number(t.peakTflopsBf16), number(t.memoryGiB)),
-                         lf, QPointF(x, y))
-                + 22;
-        }
+void ClusterCanvas::addHint(const QFont& font)
+{
+    // First run (File > New) or every node deleted: say how to start.
+    QFont hf = font;
+    hf.setPointSizeF(11);
+    auto* hint = scene_->addText(emptyHintText(), hf);
+    hint->setDefaultTextColor(palette().color(QPalette::PlaceholderText));
+    hint->setTextWidth(520);
+    hintItem_ = hint;
+}
+
+// GPU types with counts, link kinds present, line styles, fabrics across nodes.
+void ClusterCanvas::addLegend(const Cluster& c, const QFont& font)
+{
+    const GpuTypeColors gpuColors = GpuTypeColors::of(c);
+    QRectF content = scene_->itemsBoundingRect();
+    double x = content.left(), y = content.bottom() + 30;
+    QFont lf = font;
+    lf.setPointSizeF(9);
+    QFont bold = lf;
+    bold.setBold(true);
+    const QColor legendText = palette().color(QPalette::Text);
+    auto addText = [&](const QString& text, const QFont& f, QPointF at, QColor colour = QColor()) {
+        if (!colour.isValid())
+            colour = legendText;
+        auto* t = scene_->addSimpleText(text, f);
+        t->setBrush(colour);
+        t->setPos(at);
+        t->setZValue(5);
+        return t->boundingRect().width();
+    };
+    x += addText(tr("GPU types"), bold, QPointF(x, y)) + 14;
+    std::map<std::string, int> counts;
+    for (int d = 0; d < c.deviceCount(); ++d)
+        counts[c.typeOf(d).name]++;
+    for (const auto& t : c.types()) {
+        const QString name = QString::fromStdString(t.name);
+        auto* sw
+            = scene_->addRect(QRectF(x, y + 1, 16, 14), QPen(gpuColors.color(name).darker(140)), gpuColors.color(name));
+        sw->setZValue(5);
+        x += 22;
+        x += addText(QStringLiteral("%1 ×%2  (%3 TFLOP/s, %4 GiB)")
+                         .arg(name)
+                         .arg(counts[t.name])
+                         .arg(number(t.peakTflopsBf16), number(t.memoryGiB)),
+                     lf, QPointF(x, y))
+            + 22;
+    }
+    x = content.left();
+    y += 26;
+    x += addText(tr("Links"), bold, QPointF(x, y)) + 14;
+    std::set<int> kinds;
+    for (const auto& l : c.links())
+        kinds.insert(static_cast<int>(l.kind));
+    for (int k : kinds) {
+        const QColor colour = linkColor(static_cast<LinkKind>(k));
+        auto* line = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), QPen(colour, 3));
+        line->setZValue(5);
+        x += 32;
+        x += addText(QString::fromLatin1(toString(static_cast<LinkKind>(k))), lf, QPointF(x, y), colour.darker(130))
+            + 20;
+    }
+    auto* solid = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), QPen(QColor(0x55, 0x55, 0x55), 2));
+    solid->setZValue(5);
+    x += 32;
+    x += addText(tr("switched (full bandwidth per transfer)"), lf, QPointF(x, y)) + 20;
+    QPen dashed(QColor(0x55, 0x55, 0x55), 2);
+    dashed.setDashPattern({4, 2.5});
+    auto* dash = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), dashed);
+    dash->setZValue(5);
+    x += 32;
+    addText(tr("shared (concurrent transfers split it)"), lf, QPointF(x, y));
+    // Fabrics across many nodes are not drawn as curves between every pair.
+    for (const auto& l : c.links()) {
+        if (!l.across)
+            continue;
+        y += 22;
         x = content.left();
-        y += 26;
-        x += addText(tr("Links"), bold, QPointF(x, y)) + 14;
-        std::set<int> kinds;
-        for (const auto& l : c.links())
-            kinds.insert(static_cast<int>(l.kind));
-        for (int k : kinds) {
-            const QColor colour = linkColor(static_cast<LinkKind>(k));
-            auto* line = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), QPen(colour, 3));
-            line->setZValue(5);
-            x += 32;
-            x += addText(QString::fromLatin1(toString(static_cast<LinkKind>(k))), lf, QPointF(x, y), colour.darker(130))
-                + 20;
-        }
-        auto* solid = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), QPen(QColor(0x55, 0x55, 0x55), 2));
-        solid->setZValue(5);
+        const QColor colour = linkColor(l.kind);
+        auto* line = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), QPen(colour, 3));
+        line->setZValue(5);
         x += 32;
-        x += addText(tr("switched (full bandwidth per transfer)"), lf, QPointF(x, y)) + 20;
-        QPen dashed(QColor(0x55, 0x55, 0x55), 2);
-        dashed.setDashPattern({4, 2.5});
-        auto* dash = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), dashed);
-        dash->setZValue(5);
-        x += 32;
-        addText(tr("shared (concurrent transfers split it)"), lf, QPointF(x, y));
-        // Fabrics across many nodes are not drawn as curves between every pair.
-        for (const auto& l : c.links()) {
-            if (!l.across)
-                continue;
-            y += 22;
-            x = content.left();
-            const QColor colour = linkColor(l.kind);
-            auto* line = scene_->addLine(QLineF(x, y + 8, x + 26, y + 8), QPen(colour, 3));
-            line->setZValue(5);
-            x += 32;
-            const QString over = l.acrossSelectors == std::vector<std::string>{"*"}
-                ? tr("every node")
-                : QString::fromStdString(Text::join(l.acrossSelectors));
-            addText(tr("%1: %2, %3 us, joins the GPUs of different nodes across %4")
-                        .arg(QString::fromStdString(l.name), bandwidthText(l), number(l.latencyUs), over),
-                    lf, QPointF(x, y), colour.darker(130));
-        }
+        const QString over = l.acrossSelectors == std::vector<std::string>{"*"}
+            ? tr("every node")
+            : QString::fromStdString(Text::join(l.acrossSelectors));
+        addText(tr("%1: %2, %3 us, joins the GPUs of different nodes across %4")
+                    .arg(QString::fromStdString(l.name), bandwidthText(l), number(l.latencyUs), over),
+                lf, QPointF(x, y), colour.darker(130));
     }
 }
 

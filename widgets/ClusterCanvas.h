@@ -16,6 +16,7 @@ class QGraphicsScene;
 namespace memx {
 
 class Cluster;
+struct Link;
 class ClusterDocument;
 class CanvasItem;
 struct ClusterLayout;
@@ -130,6 +131,11 @@ private:
     void addNodeItems(const Cluster& c, const ClusterLayout& layout, const QFont& font);
     void addLinkItems(const Cluster& c, const ClusterLayout& layout, const QFont& font);
     void addHintOrLegend(const Cluster& c, const QFont& font);
+    void addHint(const QFont& font);
+    void addLegend(const Cluster& c, const QFont& font);
+    void addLinksInNodes(const Cluster& c, const ClusterLayout& layout);
+    void addLinksBetweenNodes(const Cluster& c, const ClusterLayout& layout, const QFont& font);
+    void styleLinkItem(CanvasItem* item, const Link& l);
     void restoreSelection();
     void onSceneSelectionChanged();
     CanvasSelection selectionAt(const QPoint& viewPos, bool nodesAndGpusOnly) const;

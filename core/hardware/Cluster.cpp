@@ -7,6 +7,7 @@
 #include "io/Ranges.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <set>
@@ -96,6 +97,64 @@ Cluster Cluster::fromFile(const std::string& file, const GpuCatalog& catalog)
 {
     return fromJson(JsonReader::parseFile(file), file, catalog);
 }
+
+namespace {
+
+// A link's ends: a fabric across nodes, a set of devices, or two sets.
+using SelectDevices = std::function<std::vector<int>(const JsonReader&, const std::string&, const std::string&)>;
+
+void readLinkEnds(const JsonReader& lj, bool hasAcross, bool hasWithin, const Cluster& self,
+                  const SelectDevices& select, Link& link)
+{
+    if (hasAcross) {
+        link.across = true;
+        auto across = lj.at("across");
+        if (across.node().is_string() && across.node().get<std::string>() == "*") {
+            link.acrossSelectors = {"*"};
+            for (const Node& n : self.nodes())
+                link.a.insert(link.a.end(), n.devices.begin(), n.devices.end());
+        } else {
+            if (!across.node().is_array())
+                across.fail("expected \"*\" (every node) or a list of node selectors, e.g. [\"n0\", \"n1\"]");
+            const auto items = across.items();
+            for (std::size_t k = 0; k < items.size(); ++k) {
+                if (!items[k].node().is_string())
+                    items[k].fail("expected a node selector (a string)");
+                const std::string sel = items[k].node().get<std::string>();
+                link.acrossSelectors.push_back(sel);
+                const auto ids = select(lj, "across/" + std::to_string(k), sel);
+                link.a.insert(link.a.end(), ids.begin(), ids.end());
+            }
+        }
+        std::sort(link.a.begin(), link.a.end());
+        if (std::adjacent_find(link.a.begin(), link.a.end()) != link.a.end())
+            lj.fail("a device is listed twice", "across");
+        for (int d : link.a)
+            link.aNode.push_back(self.devices()[static_cast<std::size_t>(d)].node);
+        if (link.aNode.empty() || link.aNode.front() == link.aNode.back())
+            lj.fail("\"across\" must cover GPUs of at least two nodes", "across");
+    } else if (hasWithin) {
+        link.within = true;
+        link.aSelector = lj.string("within");
+        link.a = select(lj, "within", link.aSelector);
+        if (link.a.size() < 2)
+            lj.fail("\"within\" must cover at least two devices", "within");
+    } else {
+        auto between = lj.at("between");
+        if (!between.node().is_array() || between.node().size() != 2 || !between.node()[0].is_string()
+            || !between.node()[1].is_string())
+            between.fail("expected two device selectors, e.g. [\"n0\", \"n1:0-3\"]");
+        link.aSelector = between.node()[0].get<std::string>();
+        link.bSelector = between.node()[1].get<std::string>();
+        link.a = select(lj, "between/0", link.aSelector);
+        link.b = select(lj, "between/1", link.bSelector);
+        for (int d : link.a)
+            if (std::find(link.b.begin(), link.b.end(), d) != link.b.end())
+                lj.fail("the two ends overlap (device " + self.deviceLabel(d) + " is on both sides)", "between");
+    }
+}
+
+}  // namespace
 
 // What fromJson keeps while it reads: the file's own GPU type entries and
 // the names seen so far.
@@ -293,52 +352,12 @@ void Cluster::readLinks(const JsonReader& root, Reading& r)
         if (int(hasWithin) + int(hasBetween) + int(hasAcross) != 1)
             lj.fail("a link needs exactly one of \"within\" (a set of devices), \"between\" (two sets) or "
                     "\"across\" (a fabric joining the GPUs of different nodes: \"*\" or a list of nodes)");
-        if (hasAcross) {
-            link.across = true;
-            auto across = lj.at("across");
-            if (across.node().is_string() && across.node().get<std::string>() == "*") {
-                link.acrossSelectors = {"*"};
-                for (const Node& n : nodes_)
-                    link.a.insert(link.a.end(), n.devices.begin(), n.devices.end());
-            } else {
-                if (!across.node().is_array())
-                    across.fail("expected \"*\" (every node) or a list of node selectors, e.g. [\"n0\", \"n1\"]");
-                const auto items = across.items();
-                for (std::size_t k = 0; k < items.size(); ++k) {
-                    if (!items[k].node().is_string())
-                        items[k].fail("expected a node selector (a string)");
-                    const std::string sel = items[k].node().get<std::string>();
-                    link.acrossSelectors.push_back(sel);
-                    const auto ids = selectDevices(lj, "across/" + std::to_string(k), sel, r);
-                    link.a.insert(link.a.end(), ids.begin(), ids.end());
-                }
-            }
-            std::sort(link.a.begin(), link.a.end());
-            if (std::adjacent_find(link.a.begin(), link.a.end()) != link.a.end())
-                lj.fail("a device is listed twice", "across");
-            for (int d : link.a)
-                link.aNode.push_back(devices_[static_cast<std::size_t>(d)].node);
-            if (link.aNode.empty() || link.aNode.front() == link.aNode.back())
-                lj.fail("\"across\" must cover GPUs of at least two nodes", "across");
-        } else if (hasWithin) {
-            link.within = true;
-            link.aSelector = lj.string("within");
-            link.a = selectDevices(lj, "within", link.aSelector, r);
-            if (link.a.size() < 2)
-                lj.fail("\"within\" must cover at least two devices", "within");
-        } else {
-            auto between = lj.at("between");
-            if (!between.node().is_array() || between.node().size() != 2 || !between.node()[0].is_string()
-                || !between.node()[1].is_string())
-                between.fail("expected two device selectors, e.g. [\"n0\", \"n1:0-3\"]");
-            link.aSelector = between.node()[0].get<std::string>();
-            link.bSelector = between.node()[1].get<std::string>();
-            link.a = selectDevices(lj, "between/0", link.aSelector, r);
-            link.b = selectDevices(lj, "between/1", link.bSelector, r);
-            for (int d : link.a)
-                if (std::find(link.b.begin(), link.b.end(), d) != link.b.end())
-                    lj.fail("the two ends overlap (device " + deviceLabel(d) + " is on both sides)", "between");
-        }
+        readLinkEnds(
+            lj, hasAcross, hasWithin, *this,
+            [&](const JsonReader& w, const std::string& f, const std::string& sel) {
+                return selectDevices(w, f, sel, r);
+            },
+            link);
         std::sort(link.a.begin(), link.a.end());
         std::sort(link.b.begin(), link.b.end());
         link.sharedFlag = lj.boolean("shared", false);
@@ -365,6 +384,7 @@ void Cluster::requireEveryNodePairJoined(const JsonReader& root) const
     std::vector<std::vector<bool>> joined(N, std::vector<bool>(N, false));
     auto nodesOf = [&](const std::vector<int>& ids) {
         std::vector<int> out;
+        out.reserve(ids.size());
         for (int d : ids)
             out.push_back(devices_[static_cast<std::size_t>(d)].node);
         std::sort(out.begin(), out.end());
