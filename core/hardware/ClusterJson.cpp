@@ -44,39 +44,40 @@ nlohmann::json ClusterJson::link(const Link& l)
     return j;
 }
 
+namespace {
+// What every link has: name, kind, rate and latency; the caller sets its scope.
+ClusterJson::Link linkOf(std::string name, std::string kind, double gbps, double latencyUs)
+{
+    ClusterJson::Link l;
+    l.name = std::move(name);
+    l.kind = std::move(kind);
+    l.bandwidthGBps = gbps;
+    l.latencyUs = latencyUs;
+    return l;
+}
+}  // namespace
+
 ClusterJson::Link ClusterJson::withinLink(std::string name, std::string kind, std::string selector, double gbps,
                                           double latencyUs)
 {
-    Link l;
-    l.name = std::move(name);
-    l.kind = std::move(kind);
+    Link l = linkOf(std::move(name), std::move(kind), gbps, latencyUs);
     l.within = std::move(selector);
-    l.bandwidthGBps = gbps;
-    l.latencyUs = latencyUs;
     return l;
 }
 
 ClusterJson::Link ClusterJson::betweenLink(std::string name, std::string kind, std::string a, std::string b,
                                            double gbps, double latencyUs)
 {
-    Link l;
-    l.name = std::move(name);
-    l.kind = std::move(kind);
+    Link l = linkOf(std::move(name), std::move(kind), gbps, latencyUs);
     l.between = {std::move(a), std::move(b)};
-    l.bandwidthGBps = gbps;
-    l.latencyUs = latencyUs;
     return l;
 }
 
 ClusterJson::Link ClusterJson::acrossLink(std::string name, std::string kind, std::vector<std::string> nodes,
                                           double gbps, double latencyUs)
 {
-    Link l;
-    l.name = std::move(name);
-    l.kind = std::move(kind);
+    Link l = linkOf(std::move(name), std::move(kind), gbps, latencyUs);
     l.across = std::move(nodes);
-    l.bandwidthGBps = gbps;
-    l.latencyUs = latencyUs;
     return l;
 }
 
