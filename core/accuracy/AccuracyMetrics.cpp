@@ -36,8 +36,6 @@ void requireRankable(const std::vector<double>& a, const std::vector<double>& b,
     requireNoNaN(b, what);
 }
 
-int sign(double x) { return (x > 0) - (x < 0); }
-
 }  // namespace
 
 AccuracyMetrics::ErrorSummary AccuracyMetrics::errors(const std::vector<double>& predicted,

@@ -266,7 +266,7 @@ void SplitSearch::descend(int stage, int unitsLeft, double maxT, double sumT, do
     if (aborted_)
         return;
     if (stage == P_) {
-        emit(key);
+        emitLeaf(key);
         return;
     }
     const int later = P_ - 1 - stage;
@@ -339,7 +339,7 @@ bool SplitSearch::greedy(LeafSink& sink, double memoryShare)
         key = keyStep(key, u * step_, o->level);
     }
     sink_ = &sink;
-    emit(key);
+    emitLeaf(key);
     --leaves_;  // not a leaf of the search
     return true;
 }
@@ -385,7 +385,7 @@ void SplitSearch::sample(LeafSink& sink, std::uint64_t samples)
                 }
             }
         }
-        emit(key);
+        emitLeaf(key);
     }
 }
 
@@ -423,7 +423,7 @@ Leaf SplitSearch::compose(const SkeletonTables& t, const Skeleton& sk, const int
     return leaf;
 }
 
-void SplitSearch::emit(std::uint64_t key)
+void SplitSearch::emitLeaf(std::uint64_t key)
 {
     ++leaves_;
     Leaf leaf = compose(t_, sk_, n_.data(), lv_.data(), varianceMode_, memScratch_);

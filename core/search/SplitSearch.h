@@ -166,7 +166,7 @@ private:
     // `aims`: the sink's aims alive at this node (all of them when not pruning).
     void descend(int stage, int unitsLeft, double maxT, double sumT, double maxPost, double maxMem, double s1,
                  double s2, std::uint64_t key, unsigned aims);
-    void emit(std::uint64_t key);
+    void emitLeaf(std::uint64_t key);  // not emit: Qt defines that word as a macro
 
     const SkeletonTables& t_;
     const Skeleton& sk_;
