@@ -5,11 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <new>
-#include <sstream>
 
 namespace memx {
 
-std::string InputFile::read(const std::string& file, std::uintmax_t maxBytes, const std::string& what)
+std::ifstream InputFile::open(const std::string& file, std::uintmax_t maxBytes, const std::string& what)
 {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -28,12 +27,31 @@ std::string InputFile::read(const std::string& file, std::uintmax_t maxBytes, co
     std::ifstream in(file, std::ios::binary);
     if (!in)
         throw InputError(file, "", "cannot open file (" + what + "): permission denied or unreadable");
+    return in;
+}
+
+std::string InputFile::read(const std::string& file, std::uintmax_t maxBytes, const std::string& what)
+{
+    std::ifstream in = open(file, maxBytes, what);
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(file, ec);
     try {
-        std::ostringstream buf;
-        buf << in.rdbuf();
+        // Straight into the string, sized once: a stream buffer would hold
+        // the text twice (and more while it grows) before handing it over.
+        std::string text;
+        if (!ec)
+            text.reserve(static_cast<std::size_t>(size));
+        std::string chunk(1u << 16, '\0');
+        while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+            text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+            if (text.size() > maxBytes)
+                throw InputError(file, "",
+                                 "grew past " + std::to_string(maxBytes >> 20) + " MiB while it was read; " + what
+                                     + " may be at most that");
+        }
         if (in.bad())
             throw InputError(file, "", "cannot read " + what);
-        return std::move(buf).str();
+        return text;
     } catch (const std::bad_alloc&) {
         throw InputError(file, "", "not enough memory to read " + what + " (" + std::to_string(size >> 20) + " MiB)");
     }

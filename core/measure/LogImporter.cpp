@@ -236,7 +236,7 @@ ImportedLog LogImporter::import(const std::string& file)
     out.file = file;
     out.runId = fs::path(file).stem().string();
     try {
-        const MegatronLog log = MegatronLogParser::read(file);
+        const MegatronLog log = MegatronLogParser::read(file, MegatronLogParser::Keep::Peaks);
         out.warnings = log.warnings;
         checkDumps(log, out);
         if (log.iterations.empty())

@@ -29,7 +29,6 @@ struct IterationRecord {
     int skippedIterations = 0;  // "number of skipped iterations"
     int nanIterations = 0;  // "number of nan iterations"
     std::string timestamp;  // the line's timestamp prefix, empty when absent
-    std::map<std::string, std::string> fields;  // every "key: value" field, raw
     int line = 0;  // 1-based line in the log (the first, for a wrapped line)
     bool nemo = false;  // read from a NeMo progress line
 

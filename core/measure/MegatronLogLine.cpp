@@ -183,7 +183,6 @@ Kind MegatronLogLine::iteration(std::string_view c, IterationRecord& rec, std::s
     bool haveElapsed = false;
     std::string elapsedProblem;
     for (const auto& [key, value] : fields(s.substr(1)).kv) {
-        rec.fields[key] = value;
         readIterationField(key, value, rec, haveElapsed, elapsedProblem);
     }
     if (!elapsedProblem.empty()) {

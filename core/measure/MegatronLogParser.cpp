@@ -11,7 +11,6 @@
 #include <map>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 #include <string_view>
 #include <utility>
 
@@ -25,6 +24,7 @@ using Kind = MegatronLogLine::Kind;
 
 constexpr size_t kMaxWarnings = 100;
 constexpr size_t kMaxWrappedLines = 8;  // continuation lines joined to a wrapped record
+constexpr size_t kReadBytes = 1u << 20;  // a log is read this much at a time
 
 enum class TimerMode { None, MinMax, Max, All };
 
@@ -47,15 +47,27 @@ bool hasBinary(sv s)
     });
 }
 
+// Reads a log a piece at a time (feed), keeping only the lines not yet
+// parsed: a record may continue on up to kMaxWrappedLines later lines, so a
+// line is parsed once that many lines follow it, or at the end (finish).
 class Parser {
 public:
-    Parser(const std::string& text, const std::string& file) : text_(text) { log_.file = file; }
-
-    MegatronLog run()
+    Parser(const std::string& file, MegatronLogParser::Keep keep) : peaksOnly_(keep == MegatronLogParser::Keep::Peaks)
     {
-        splitLines();
-        for (size_t i = 0; i < lines_.size();)
-            i += parseLine(i);
+        log_.file = file;
+    }
+
+    void feed(sv data)
+    {
+        buf_.append(data);
+        parseBuffered(false);
+    }
+
+    MegatronLog finish()
+    {
+        parseBuffered(true);
+        collectPeaks();
+        log_.lineCount = nextNumber_ - 1;
         setIntervals();
         for (const auto& [reason, more] : repeats_)
             if (more > 0)
@@ -89,15 +101,45 @@ private:
         log_.warnings.push_back(fileName() + ":" + std::to_string(lineNo) + ": " + what);
     }
 
-    void splitLines()
+    // Splits the whole lines of buf_ (at the end: all of it) into lines_,
+    // parses those that have enough lines after them, and keeps in buf_ only
+    // the text from the first line left unparsed.
+    void parseBuffered(bool atEnd)
     {
-        sv rest(text_);
-        int number = 0;
+        const sv all(buf_);
+        size_t end = all.size();
+        if (!atEnd) {
+            const size_t nl = all.rfind('\n');
+            if (nl == sv::npos)
+                return;
+            end = nl + 1;
+        }
+        lines_.clear();
+        const int after = splitLines(all.substr(0, end), nextNumber_);
+        const size_t lookahead = kMaxWrappedLines + 1;
+        const size_t limit = atEnd ? lines_.size() : lines_.size() > lookahead ? lines_.size() - lookahead : 0;
+        size_t i = 0;
+        while (i < limit)
+            i += parseLine(i);
+        if (i >= lines_.size()) {
+            buf_.erase(0, end);
+            nextNumber_ = after;
+        } else {  // from the line (or the '\r' piece of one) not parsed yet, with its number
+            nextNumber_ = lines_[i].number;
+            buf_.erase(0, static_cast<size_t>(lines_[i].raw.data() - buf_.data()));
+        }
+        lines_.clear();
+    }
+
+    // Appends the lines of `text` to lines_, numbered from `number`; returns
+    // the number after the last.
+    int splitLines(sv text, int number)
+    {
+        sv rest = text;
         while (!rest.empty()) {
             const size_t nl = rest.find('\n');
             sv line = rest.substr(0, nl);
             rest = nl == sv::npos ? sv() : rest.substr(nl + 1);
-            ++number;
             if (!line.empty() && line.back() == '\r')
                 line.remove_suffix(1);
             bool any = false;
@@ -108,8 +150,9 @@ private:
                 }
             if (!line.empty() || !any)
                 lines_.push_back({number, line});
+            ++number;
         }
-        log_.lineCount = number;
+        return number;
     }
 
     // Parses lines_[i] (and the lines a wrapped record continues on); returns the lines used.
@@ -278,9 +321,45 @@ private:
             return used;
         }
         rec.line = lines_[i].number;
-        log_.memory.push_back(std::move(rec));
+        keepMemory(std::move(rec));
         ++records_;
         return used;
+    }
+
+    // Keep::Peaks: of each rank's memory lines (and the rank-less ones) only
+    // those holding its largest "max allocated" and its largest "max
+    // reserved", the first of equals (collectPeaks puts them in log order);
+    // Keep::All: every line.
+    void keepMemory(MemoryRecord rec)
+    {
+        if (!peaksOnly_) {
+            log_.memory.push_back(std::move(rec));
+            return;
+        }
+        auto [it, fresh] = peakOf_.try_emplace(rec.rank);
+        Peaks& p = it->second;
+        if (fresh) {
+            p.allocated = rec;
+            p.reserved = std::move(rec);
+            return;
+        }
+        if (rec.maxAllocatedMiB > p.allocated.maxAllocatedMiB)
+            p.allocated = rec;
+        if (rec.maxReservedMiB > p.reserved.maxReservedMiB)
+            p.reserved = std::move(rec);
+    }
+
+    void collectPeaks()
+    {
+        for (auto& [rank, p] : peakOf_) {
+            const bool one = p.reserved.line == p.allocated.line;
+            log_.memory.push_back(std::move(p.allocated));
+            if (!one)
+                log_.memory.push_back(std::move(p.reserved));
+        }
+        std::stable_sort(log_.memory.begin(), log_.memory.end(),
+                         [](const MemoryRecord& a, const MemoryRecord& b) { return a.line < b.line; });
+        peakOf_.clear();
     }
 
     // Iterations each line averages over: the dump's log_interval, else the
@@ -328,7 +407,8 @@ private:
     void addTimer(const std::string& name, TimerRecord r)
     {
         r.iteration = lastIteration_;
-        log_.timers[name].push_back(r);
+        if (!peaksOnly_)
+            log_.timers[name].push_back(r);
         ++records_;
     }
 
@@ -425,8 +505,9 @@ private:
             warn(lineNo, "one-line timer line has unreadable fields (truncated?); those fields skipped");
     }
 
-    const std::string& text_;
-    std::vector<Line> lines_;
+    std::string buf_;  // text not parsed yet, from the start of line nextNumber_ (or a '\r' piece of it)
+    int nextNumber_ = 1;
+    std::vector<Line> lines_;  // buf_'s lines while it is parsed
     MegatronLog log_;
     std::map<std::string, TimerState> timerStates_;
     bool dumpOpen_ = false;
@@ -435,6 +516,11 @@ private:
     int run_ = 0;
     int lastIteration_ = -1;
     size_t records_ = 0;
+    bool peaksOnly_ = false;
+    struct Peaks {
+        MemoryRecord allocated, reserved;
+    };
+    std::map<int, Peaks> peakOf_;  // Keep::Peaks: rank (-1: none) -> its peak records
     size_t suppressed_ = 0;
     std::map<std::string, size_t> repeats_;  // reason (line numbers left out) -> later lines with it
 
@@ -458,14 +544,27 @@ private:
 
 }  // namespace
 
-MegatronLog MegatronLogParser::parse(const std::string& text, const std::string& file)
+MegatronLog MegatronLogParser::parse(const std::string& text, const std::string& file, Keep keep)
 {
-    return Parser(text, file).run();
+    Parser parser(file, keep);
+    parser.feed(text);
+    return parser.finish();
 }
 
-MegatronLog MegatronLogParser::read(const std::string& file)
+MegatronLog MegatronLogParser::read(const std::string& file, Keep keep)
 {
-    return parse(InputFile::read(file, InputFile::kMaxLogBytes, "a Megatron-LM log"), file);
+    std::ifstream in = InputFile::open(file, InputFile::kMaxLogBytes, "a Megatron-LM log");
+    try {
+        Parser parser(file, keep);
+        std::string chunk(kReadBytes, '\0');
+        while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)
+            parser.feed(sv(chunk.data(), static_cast<size_t>(in.gcount())));
+        if (in.bad())
+            throw InputError(file, "", "cannot read the Megatron-LM log");
+        return parser.finish();
+    } catch (const std::bad_alloc&) {
+        throw InputError(file, "", "not enough memory for what this Megatron-LM log holds");
+    }
 }
 
 std::vector<double> MegatronLogParser::stagePeakMiB(const MegatronLog& log, const RankLayout& layout)

@@ -33,13 +33,22 @@ class RankLayout;
 // iteration line after a start is flagged firstAfterStart, and later ones
 // are numbered by run. A dump without its end banner stays open for argument
 // lines until the first record or start line, and is reported incomplete.
+//
+// read() takes the file a megabyte at a time and keeps only the lines not
+// parsed yet, so a log costs what is kept of it, not its size.
 class MegatronLogParser {
 public:
+    // What is kept of the records: All; or Peaks, what summary() and
+    // stagePeakMiB() need (the iteration lines, and of each rank's memory
+    // lines those holding its largest "max allocated" and "max reserved"; no
+    // timer values): import-logs on a log of hundreds of megabytes.
+    enum class Keep { All, Peaks };
+
     // Throws InputError (naming `file`) when the text holds no iteration,
     // memory or timer line and no argument dump at all.
-    static MegatronLog parse(const std::string& text, const std::string& file);
+    static MegatronLog parse(const std::string& text, const std::string& file, Keep keep = Keep::All);
     // Throws InputError when the file cannot be read or holds nothing parseable.
-    static MegatronLog read(const std::string& file);
+    static MegatronLog read(const std::string& file, Keep keep = Keep::All);
 
     // Peak "max allocated" MiB per pipeline stage: stage s gets the max over
     // the memory records of layout.ranksOfStage(s) present in the log; NaN for

@@ -10,7 +10,11 @@
 #include "TestNumbers.h"
 #include "TestPaths.h"
 
+#include <QDir>
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
+
+#include <functional>
 
 using memx::InputError;
 using memx::MegatronLog;
@@ -50,6 +54,9 @@ private slots:
     void damagedInput_data();
     void damagedInput();
     void unreadableFileNamesIt();
+    void readingInPiecesEqualsReadingWhole_data();
+    void readingInPiecesEqualsReadingWhole();
+    void wrappedRecordAcrossAReadBoundary();
     void stageOutsideLayoutIsAnInputError();
 };
 
@@ -536,6 +543,137 @@ void TestMegatronLogParser::unreadableFileNamesIt()
     } catch (const InputError& e) {
         QCOMPARE(e.file(), missing);
     }
+}
+
+namespace {
+
+// What a reader of the log relies on, as text: every record with its line.
+QString describe(const MegatronLog& log)
+{
+    QString d = QStringLiteral("lines %1 starts %2 dumps %3\n")
+                    .arg(log.lineCount)
+                    .arg(log.startLines.size())
+                    .arg(log.arguments.size());
+    for (const auto& a : log.arguments)
+        d += QStringLiteral("dump %1-%2 (%3 arguments)\n").arg(a.startLine()).arg(a.endLine()).arg(a.size());
+    for (const auto& r : log.iterations)
+        d += QStringLiteral("it %1 line %2 ms %3 run %4 interval %5 first %6 ts %7\n")
+                 .arg(r.iteration)
+                 .arg(r.line)
+                 .arg(r.elapsedMs)
+                 .arg(r.run)
+                 .arg(r.interval)
+                 .arg(r.firstAfterStart)
+                 .arg(QString::fromStdString(r.timestamp));
+    for (const auto& m : log.memory)
+        d += QStringLiteral("mem rank %1 line %2 max %3\n").arg(m.rank).arg(m.line).arg(m.maxAllocatedMiB);
+    for (const auto& [name, values] : log.timers)
+        for (const auto& t : values)
+            d += QStringLiteral("timer %1 line %2 it %3 max %4\n")
+                     .arg(QString::fromStdString(name))
+                     .arg(t.line)
+                     .arg(t.iteration)
+                     .arg(t.maxMs);
+    for (const std::string& w : log.warnings)
+        d += QString::fromStdString(w) + "\n";
+    return d;
+}
+
+// What import-logs reads from a log: the summary and the memory peaks.
+QString describeSummary(const MegatronLog& log)
+{
+    const memx::MegatronLogSummary s = log.summary();
+    QString d = QStringLiteral("median %1 used %2 excluded %3 rankless %4\n")
+                    .arg(s.medianIterationMs)
+                    .arg(s.iterationsUsed)
+                    .arg(s.iterationsExcluded)
+                    .arg(std::count_if(log.memory.begin(), log.memory.end(),
+                                       [](const memx::MemoryRecord& m) { return m.rank < 0; })
+                         > 0);
+    for (const auto& [rank, mib] : s.peakAllocatedMiB)
+        d += QStringLiteral("rank %1 allocated %2 reserved %3\n").arg(rank).arg(mib).arg(s.peakReservedMiB.at(rank));
+    return d;
+}
+
+QString describeOutcome(const std::function<MegatronLog()>& parse, bool summaryOnly = false)
+{
+    try {
+        return summaryOnly ? describeSummary(parse()) : describe(parse());
+    } catch (const InputError& e) {
+        return QStringLiteral("error: ") + e.what();
+    }
+}
+
+}  // namespace
+
+// MegatronLogParser::read takes a log 1 MiB at a time (a 350 MB log is not
+// held whole); reading the same text whole (parse) must give the same log.
+// Each sample is repeated to 3.5 MiB so that the read boundaries fall at
+// other places in its lines, wrapped records and '\r' progress bars.
+void TestMegatronLogParser::readingInPiecesEqualsReadingWhole_data()
+{
+    QTest::addColumn<QString>("sample");
+    const QDir dir(QString::fromStdString(memx::test::dataFile("megatron_logs")));
+    for (const QString& name : dir.entryList({"*.log"}, QDir::Files, QDir::Name))
+        QTest::newRow(qPrintable(name)) << dir.filePath(name);
+}
+
+void TestMegatronLogParser::readingInPiecesEqualsReadingWhole()
+{
+    QFETCH(QString, sample);
+    QFile in(sample);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QByteArray once = in.readAll();
+    QVERIFY(!once.isEmpty());
+    QByteArray text;
+    while (text.size() < (7 << 19))
+        text += once;
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const std::string file = tmp.filePath("big.log").toStdString();
+    QFile out(QString::fromStdString(file));
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    QCOMPARE(out.write(text), text.size());
+    out.close();
+    const std::string whole = text.toStdString();
+    const QString expected = describeOutcome([&] { return MegatronLogParser::parse(whole, file); });
+    const QString got = describeOutcome([&] { return MegatronLogParser::read(file); });
+    QVERIFY(expected.size() > 40);  // a log described, or the reason it is refused
+    QCOMPARE(got, expected);
+    // What import-logs keeps (Keep::Peaks: no timers, each rank's peak
+    // memory lines only) gives the same summary and peaks.
+    QCOMPARE(describeOutcome([&] { return MegatronLogParser::read(file, MegatronLogParser::Keep::Peaks); }, true),
+             describeOutcome([&] { return MegatronLogParser::parse(whole, file); }, true));
+}
+
+// A record wrapped over four lines whose second line ends exactly at the
+// first 1 MiB read (the filler before it is 1 MiB minus the first two lines):
+// one iteration, 1432.6 ms, on line 2 of the file (after the filler line).
+void TestMegatronLogParser::wrappedRecordAcrossAReadBoundary()
+{
+    const std::string l1 = " iteration      101/   10000 | consumed samples:         6464 | elapsed time per\n";
+    const std::string l2 = " iteration (ms): 1432.6 | learning rate: 2.000E-05 | global batch size:    64 | \n";
+    const std::string rest = "lm loss: 6.490000E+00 | loss scale: 8192.0 | grad norm: 1.500 | number of skippe\n"
+                             "d iterations:   0 | number of nan iterations:   0 |\n";
+    const size_t mib = 1u << 20;
+    std::string filler(mib - l1.size() - l2.size() - 1, 'x');
+    filler += '\n';
+    const std::string text = filler + l1 + l2 + rest;
+    QCOMPARE(text.find(l2) + l2.size(), mib);
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const std::string file = tmp.filePath("wrapped.log").toStdString();
+    QFile out(QString::fromStdString(file));
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(text.data(), static_cast<qint64>(text.size()));
+    out.close();
+    const MegatronLog log = MegatronLogParser::read(file);
+    QCOMPARE(log.iterations.size(), size_t(1));
+    QCOMPARE(log.iterations[0].iteration, 101);
+    QCOMPARE(log.iterations[0].elapsedMs, 1432.6);
+    QCOMPARE(log.iterations[0].line, 2);
+    QCOMPARE(log.lineCount, 5);
+    QVERIFY(log.warnings.empty());
 }
 
 void TestMegatronLogParser::stageOutsideLayoutIsAnInputError()
