@@ -5,7 +5,35 @@
 
 #include "io/InputError.h"
 
+#include <filesystem>
 #include <iostream>
+#include <new>
+
+namespace {
+
+// "search (--cluster c.json, --model m.json)": the command and the files it
+// was given, for a message about the whole run.
+std::string commandAndInputs(const CLI::App& app)
+{
+    std::string out = "memx-cli";
+    for (const CLI::App* sub : app.get_subcommands()) {
+        out += " " + sub->get_name();
+        std::string files;
+        for (const CLI::Option* o : sub->get_options()) {
+            if (o->count() == 0 || o->get_type_size() == 0)
+                continue;
+            std::error_code ec;
+            for (const std::string& v : o->results())
+                if (std::filesystem::is_regular_file(v, ec))
+                    files += (files.empty() ? "" : ", ") + o->get_name() + " " + v;
+        }
+        if (!files.empty())
+            out += " (" + files + ")";
+    }
+    return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -46,6 +74,10 @@ int main(int argc, char** argv)
         return memx::cli::BadInput;
     } catch (const memx::InputError& e) {
         std::cerr << "error: " << e.what() << "\n";
+        return memx::cli::BadInput;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "error: not enough memory for " << commandAndInputs(app)
+                  << ": the inputs are larger than this machine can hold for this command\n";
         return memx::cli::BadInput;
     } catch (const std::exception& e) {
         std::cerr << "error: " << e.what() << "\n";

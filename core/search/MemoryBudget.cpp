@@ -34,6 +34,13 @@ constexpr std::size_t kMinCache = 4096;
 // distinct stages, though a per-type search then rebuilds rows it had.
 constexpr double kMinRowBytes = 1024.0 * 1024.0;
 
+// Without a budget each worker's prediction cache still stops at this: it
+// holds an answer per stage kind, layer count and level, so a model of 10^4
+// layers would otherwise keep gigabytes of answers the split never asks
+// again (a full cache starts over; issue #37). An ordinary search keeps
+// under 200,000 answers, far below it.
+constexpr double kDefaultCacheBytes = 128.0 * kMiB;
+
 // A sample entry, in the workers' vectors and again in the merged one, with
 // vector slack on both.
 constexpr double kSampleEntryBytes = 4.0 * sizeof(SearchSample::Entry);
@@ -56,6 +63,7 @@ MemoryBudget::Sizes MemoryBudget::sizes(const SearchOptions& o, const Problem& p
     s.estimateSamples = o.estimateSamples;
     s.frontCapacity = o.frontCapacity;
     s.plotPoints = o.plotPoints;
+    s.cacheEntries = static_cast<std::size_t>(kDefaultCacheBytes / double(PredictionCache::bytesPerEntry()));
     s.rowCacheBytes = StageRowCache::kDefaultBytes;
     s.planBytes = planBytes(problem);
     const double copies = threads + 1.0;  // one per worker, one merged

@@ -20,7 +20,7 @@ public:
         std::size_t estimateSamples = 0;
         std::size_t frontCapacity = 0;
         std::size_t plotPoints = 0;
-        std::size_t cacheEntries = 0;  // per worker; 0: no limit
+        std::size_t cacheEntries = 0;  // per worker: without a budget, 128 MiB of answers
         std::size_t rowCacheBytes = 0;  // per worker (StageRowCache)
         double planBytes = 0;  // the price of one kept plan
         double fixedMiB = 0;  // the top-K lists, kept whatever the budget
@@ -29,7 +29,7 @@ public:
     // The sizes for `threads` workers searching `problem`. Throws
     // std::invalid_argument naming the least budget that works when
     // maxMemoryMiB cannot hold the smallest useful sizes. Without a budget
-    // (0), the options' own sizes.
+    // (0), the options' own sizes and prediction caches of 128 MiB per worker.
     static Sizes sizes(const SearchOptions& options, const Problem& problem, int threads, std::size_t rankedProfiles);
     // The worst-case bytes of one plan of `problem` (stages, device lists, strings).
     static double planBytes(const Problem& problem);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <thread>
 
@@ -78,21 +79,32 @@ void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std
     std::atomic<int> running{0};
     std::mutex doneMutex;
     std::condition_variable doneCv;
+    std::exception_ptr failure;  // the first body that threw (guarded by doneMutex)
     running = n;
     auto work = [&](int id) {
         if (background_)
             lowerThisThreadsPriority();
-        for (;;) {
-            if (stop_.load(std::memory_order_relaxed))
-                break;
-            const std::size_t pos = next.fetch_add(1);
-            if (pos >= order.size())
-                break;
-            estimate_.started(pos, elapsedS());
-            body(id, order[pos]);
-            if (!stop_.load(std::memory_order_relaxed))
-                ++completed_;
-            estimate_.finished(pos, elapsedS());
+        try {
+            for (;;) {
+                if (stop_.load(std::memory_order_relaxed))
+                    break;
+                const std::size_t pos = next.fetch_add(1);
+                if (pos >= order.size())
+                    break;
+                estimate_.started(pos, elapsedS());
+                body(id, order[pos]);
+                if (!stop_.load(std::memory_order_relaxed))
+                    ++completed_;
+                estimate_.finished(pos, elapsedS());
+            }
+        } catch (...) {
+            // An exception leaving a thread ends the program (std::terminate):
+            // the first one stops every worker and is thrown again on the
+            // calling thread, e.g. std::bad_alloc on a model too large for memory.
+            std::lock_guard<std::mutex> lock(doneMutex);
+            if (!failure)
+                failure = std::current_exception();
+            stop_ = true;
         }
         {
             std::lock_guard<std::mutex> lock(doneMutex);
@@ -117,6 +129,8 @@ void WorkerPool::run(int phase, const std::vector<std::size_t>& order, const std
     }
     for (auto& t : pool)
         t.join();
+    if (failure)
+        std::rethrow_exception(failure);
     if (cancelled_ && cancelled_())
         stop_ = true;
 }

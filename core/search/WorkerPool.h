@@ -28,7 +28,9 @@ public:
     WorkerPool(int threads, ProgressFn progress, CancelFn cancelled, bool background = false);
 
     // Runs `body` for items order[0], order[1], ... (items[item]: its size
-    // and class for the estimate; `pass`: what the estimate may say).
+    // and class for the estimate; `pass`: what the estimate may say). A body
+    // that throws stops the pass; once every worker has ended, the first
+    // exception is thrown again here, on the calling thread.
     void run(int phase, const std::vector<std::size_t>& order, const std::vector<ProgressEstimate::Item>& items,
              const ProgressEstimate::Pass& pass, const Body& body, const Decorate& decorate = {});
 

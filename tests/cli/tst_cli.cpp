@@ -13,6 +13,7 @@
 #include <QJsonParseError>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QStringList>
 #include <QTemporaryDir>
 #include <QTest>
@@ -144,6 +145,7 @@ private slots:
     // bad input -> 2
     void badInput_data();
     void badInput();
+    void tooLittleMemoryIsAnErrorNotAnAbort();
 
     // no feasible plan -> 1
     void noFeasiblePlan_data();
@@ -1157,6 +1159,39 @@ void TestCli::badInput()
     QVERIFY2(!r.err.trimmed().isEmpty(), "no message on stderr");
     for (const auto& s : mustContain)
         QVERIFY2(r.err.contains(s), qPrintable(QStringLiteral("stderr lacks \"%1\": ").arg(s) + describe(args, r)));
+}
+
+// Issue #37 item 6: an allocation that fails on a worker thread (a model of
+// 100,000 layers, allowed outside the plausible range, under a 300 MB
+// address-space limit) ends the search with a message naming the model and
+// exit 2; it was SIGABRT (exit 134) before. prlimit (util-linux) sets the
+// limit. ASan's shadow memory cannot live under one: the sanitizer build
+// skips this.
+void TestCli::tooLittleMemoryIsAnErrorNotAnAbort()
+{
+#if defined(__SANITIZE_ADDRESS__)
+    QSKIP("AddressSanitizer reserves terabytes of address space; no RLIMIT_AS fits under it");
+#endif
+    if (QStandardPaths::findExecutable(QStringLiteral("prlimit")).isEmpty())
+        QSKIP("prlimit (util-linux) is not installed");
+    const QStringList args{QStringLiteral("--as=300000000"),
+                           cli(),
+                           QStringLiteral("search"),
+                           QStringLiteral("--cluster"),
+                           sample(QStringLiteral("paper-20gpu-3vendor.json")),
+                           QStringLiteral("--model"),
+                           QString::fromStdString(memx::test::dataFile("bad_inputs/model-100000-layers.json")),
+                           QStringLiteral("--gbs"),
+                           QStringLiteral("64"),
+                           QStringLiteral("-q")};
+    QProcess p;
+    p.start(QStringLiteral("prlimit"), args);
+    QVERIFY(p.waitForFinished(120000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == 2, qPrintable(QStringLiteral("exit %1: %2").arg(p.exitCode()).arg(err)));
+    QVERIFY2(err.contains(QStringLiteral("not enough memory")) && err.contains(QStringLiteral("100000")),
+             qPrintable(err));
 }
 
 // ---------------------------------------------------------------------------

@@ -47,7 +47,10 @@ void TestMemoryBudget::noBudgetKeepsTheDefaults()
     QCOMPARE(s.estimateSamples, o.estimateSamples);
     QCOMPARE(s.frontCapacity, o.frontCapacity);
     QCOMPARE(s.plotPoints, o.plotPoints);
-    QCOMPARE(s.cacheEntries, std::size_t(0));  // unbounded
+    // The prediction caches stop at 128 MiB each (the documented default).
+    const double cacheBytes = double(s.cacheEntries) * double(PredictionCache::bytesPerEntry());
+    QVERIFY(cacheBytes <= 128.0 * 1024 * 1024);
+    QVERIFY(cacheBytes > 128.0 * 1024 * 1024 - double(PredictionCache::bytesPerEntry()));
 }
 
 void TestMemoryBudget::keptSizesFitTheBudget_data()
