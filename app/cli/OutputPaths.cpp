@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace memx::cli {
@@ -54,10 +55,34 @@ bool fileOnly(const std::string& option)
 }
 bool folderOnly(const std::string& option) { return option == "--scripts" || option == "--logs"; }
 
+// Less than this free is a full disk (one block of most file systems).
+constexpr unsigned long long kMinFreeBytes = 4096;
+
+// A file system with not one block or not one file entry left, found now
+// rather than after a search of minutes that then cannot write. A disk with
+// a little room is found when the write fails, and nothing is half-written
+// then either (writeFilesAtomically).
+std::string fullDiskProblem(const fs::path& folder)
+{
+    struct statvfs st { };
+    if (::statvfs(folder.c_str(), &st) != 0)
+        return {};
+    // root may use the blocks ext4 reserves for it; others may not.
+    const unsigned long long blocks = ::geteuid() == 0 ? st.f_bfree : st.f_bavail;
+    const unsigned long long freeBytes = blocks * st.f_frsize;
+    if (freeBytes < kMinFreeBytes)
+        return "the file system of " + folder.string() + " is full (" + std::to_string(freeBytes)
+            + " bytes free): free space there, or give another place";
+    if (st.f_files > 0 && st.f_favail == 0)  // f_files 0: a file system without a count of them
+        return "the file system of " + folder.string()
+            + " has no free file entry (inode) left: free some, or give another place";
+    return {};
+}
+
 // Why `path` cannot be written, found before any work (a search can take
 // minutes before it writes): a folder that is a file, a file that is a
-// folder, a parent that is a file, or a place the user cannot write (a
-// read-only disk). Empty when nothing stands in the way.
+// folder, a parent that is a file, a place the user cannot write (a
+// read-only disk), or a full disk. Empty when nothing stands in the way.
 std::string placeProblem(const std::string& option, const std::string& path)
 {
     std::error_code ec;
@@ -81,7 +106,7 @@ std::string placeProblem(const std::string& option, const std::string& path)
         return existing.string() + " is a file, so no folder can be made there";
     if (::access(existing.c_str(), W_OK | X_OK) != 0)
         return "cannot write in " + existing.string() + ": " + std::strerror(errno);
-    return {};
+    return fullDiskProblem(existing);
 }
 
 }  // namespace

@@ -555,7 +555,12 @@ void MainWindow::createStatusBar()
     planInfo_ = new ElidedLabel(QString(), this);
     planInfo_->setObjectName(QStringLiteral("planInfo"));
     planInfo_->setToolTip(tr("Selected plan: predictor provenance and relative uncertainty of its time and memory"));
+    autosaveWarning_ = new QLabel(this);
+    autosaveWarning_->setObjectName(QStringLiteral("autosaveWarning"));
+    autosaveWarning_->setStyleSheet(QStringLiteral("QLabel { color: #d9534f; font-weight: bold; }"));
+    autosaveWarning_->setVisible(false);
     statusBar()->addWidget(statusLabel_, 1);
+    statusBar()->addPermanentWidget(autosaveWarning_);
     statusBar()->addPermanentWidget(planInfo_);
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(keepButton_);
@@ -737,6 +742,7 @@ bool MainWindow::saveProject(const QString& file, QString* error)
         addRecentFile(file);
         QSettings().setValue(QStringLiteral("lastProject"), QFileInfo(file).absoluteFilePath());
         autosaveSlot().discard();
+        autosaveWarning_->setVisible(false);  // nothing unsaved is at stake any more
         return true;
     } catch (const std::exception& e) {
         if (error)
@@ -886,6 +892,10 @@ void MainWindow::rebuildRecentMenu()
 
 QString MainWindow::autosaveDir()
 {
+    // MEMX_AUTOSAVE_DIR (memx.1): another disk than the data folder's, e.g.
+    // where a home quota is small.
+    if (const QString dir = qEnvironmentVariable("MEMX_AUTOSAVE_DIR"); !dir.isEmpty())
+        return dir;
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/autosave");
 }
 
@@ -904,9 +914,23 @@ void MainWindow::writeAutosave()
         return;
     try {
         autosaveSlot().write(currentProject(), currentFile_);
-    } catch (const std::exception&) {
-        // Autosave is best effort; the next tick tries again.
+        autosaveWarning_->setVisible(false);
+        autosaveWarning_->clear();
+    } catch (const std::exception& e) {
+        // The next tick tries again, but until one succeeds a crash would
+        // lose the edits: the user must know (a full disk is the usual cause).
+        autosaveWarning_->setText(tr("Autosave failed: unsaved changes are only in this window"));
+        autosaveWarning_->setToolTip(tr("%1\nThe autosave is tried again every %2 s. Free space there, or save the "
+                                        "project elsewhere (File > Save As).")
+                                         .arg(QString::fromUtf8(e.what()))
+                                         .arg(autosaveTimer_->interval() / 1000));
+        autosaveWarning_->setVisible(true);
     }
+}
+
+QString MainWindow::autosaveProblem() const
+{
+    return autosaveWarning_->isVisibleTo(this) ? autosaveWarning_->toolTip() : QString();
 }
 
 bool MainWindow::recoverProject(const AutosaveSlot::Orphan& orphan, QString* error)

@@ -128,7 +128,10 @@ public:
     // Crash recovery: while the project has unsaved changes it is written to
     // this instance's own locked autosave file every 30 s (AutosaveSlot);
     // main() offers back the ones crashed instances left. Public for tests.
+    // A failed autosave (a full disk) shows a warning in the status bar until
+    // one succeeds: a crash then would lose the edits (autosaveProblem()).
     void writeAutosave();
+    QString autosaveProblem() const;
     QString autosavePath() const;
     static QString autosaveDir();
     // Opens a crashed instance's autosave as the project it was: its own
@@ -236,6 +239,7 @@ private:
     QLabel* statusLabel_ = nullptr;
     QDialog* guide_ = nullptr;  // the user guide, made on first use
     QLabel* planInfo_ = nullptr;
+    QLabel* autosaveWarning_ = nullptr;  // shown while autosaves fail
     const std::vector<Plan>* tableRanking_ = nullptr;  // what the Plans table shows (in the last result)
     std::vector<Plan> kneeRanking_;  // the balanced profile's ranking of the last result (KneeRanking)
     QLabel* whyLabel_ = nullptr;  // "Why this plan?" of the selected plan
