@@ -255,8 +255,12 @@ void GuiProbe::poll()
     QFile request(QDir(folder_).filePath(QStringLiteral("request")));
     if (!request.exists() || !request.open(QIODevice::ReadOnly))
         return;
-    QString name = QString::fromUtf8(request.readAll()).trimmed();
+    // "NAME" or "NAME json": the second form answers with the state only (a
+    // walk polling for a condition needs no screenshot every half second).
+    QStringList words = QString::fromUtf8(request.readAll()).split(QLatin1Char(' '), Qt::SkipEmptyParts);
     request.close();
+    const bool stateOnly = words.size() > 1 && words.at(1).trimmed() == QLatin1String("json");
+    QString name = words.isEmpty() ? QString() : words.front().trimmed();
     // A name, not a path: the answer stays in the probe's folder.
     name.remove(QLatin1Char('/'));
     if (name.isEmpty() || name.startsWith(QLatin1Char('.')))
@@ -266,6 +270,10 @@ void GuiProbe::poll()
     if (json.open(QIODevice::WriteOnly)) {
         json.write(state());
         json.commit();
+    }
+    if (stateOnly) {
+        request.remove();
+        return;
     }
     const QPixmap screen = QGuiApplication::primaryScreen()->grabWindow(0);
     const QString png = dir.filePath(name + QStringLiteral(".png"));
