@@ -67,28 +67,66 @@ struct Run {
     int lane = 0;
 };
 
-}  // namespace
+// A link between tile sets in different rows: an arc on the node's right.
+struct Arc {
+    int link;
+    QVector<int> a, b;
+    QString label;
+};
 
-// Moved as it was from ClusterCanvas.cpp; splitting its lane assignment out is still to do (issue #34 item 4).
-// NOLINTNEXTLINE(readability-function-size)
-ClusterLayout::NodePlan ClusterLayout::planNode(const Cluster& c, int nodeIdx, const QFont& font)
+// The node's tiles: 1-4 in a row, then rows of 4 (up to 16), then of 8.
+struct Grid {
+    int n, cols, rows;
+    explicit Grid(int tiles)
+        : n(tiles)
+        , cols(tiles <= 4 ? tiles : (tiles <= 16 ? 4 : 8))
+        , rows((tiles + cols - 1) / cols)
+    {
+    }
+    double colX(int col) const { return kPad + col * (kTileW + kTileGap); }
+    double tilesRight() const { return colX(cols - 1) + kTileW; }
+};
+
+// A within-link: a bar under each row it touches, the widest labelled.
+void addWithinRuns(const QVector<int>& idx, int li, const QString& text, const Grid& g, const QFont& font,
+                   std::vector<Run>& runs)
 {
-    NodePlan plan;
-    const Node& node = c.nodes()[nodeIdx];
-    const int n = static_cast<int>(node.devices.size());
-    const int cols = n <= 4 ? n : (n <= 16 ? 4 : 8);
-    const int rows = (n + cols - 1) / cols;
-    auto colX = [&](int col) { return kPad + col * (kTileW + kTileGap); };
-    const double tilesRight = colX(cols - 1) + kTileW;
+    std::map<int, std::pair<int, int>> perRow;
+    for (int i : idx) {
+        auto [it, inserted] = perRow.emplace(i / g.cols, std::make_pair(i % g.cols, i % g.cols));
+        if (!inserted) {
+            it->second.first = std::min(it->second.first, i % g.cols);
+            it->second.second = std::max(it->second.second, i % g.cols);
+        }
+    }
+    // Label the widest run (first of equals).
+    int widestRow = -1, widest = -1;
+    for (const auto& [row, cr] : perRow)
+        if (cr.second - cr.first > widest) {
+            widest = cr.second - cr.first;
+            widestRow = row;
+        }
+    for (const auto& [row, cr] : perRow) {
+        Run r{li,
+              row,
+              g.colX(cr.first) + 4,
+              g.colX(cr.second) + kTileW - 4,
+              0,
+              0,
+              false,
+              row == widestRow,
+              text,
+              textSize(text, font)};
+        r.tick0 = r.x0;
+        r.tick1 = r.x1;
+        runs.push_back(r);
+    }
+}
 
-    // Links inside this node.
-    std::vector<Run> runs;
-    struct Arc {
-        int link;
-        QVector<int> a, b;
-        QString label;
-    };
-    std::vector<Arc> arcs;
+// The node's own links: bars under rows (runs) and arcs between rows.
+void collectLinks(const Cluster& c, int nodeIdx, const Grid& g, const QFont& font, std::vector<Run>& runs,
+                  std::vector<Arc>& arcs)
+{
     auto localIndices = [&](const std::vector<int>& devices) {
         QVector<int> out;
         for (int d : devices)
@@ -108,62 +146,37 @@ ClusterLayout::NodePlan ClusterLayout::planNode(const Cluster& c, int nodeIdx, c
         if (isShared(l))
             text += QStringLiteral(" · ") + sharingText(l);
         if (l.within) {
-            QVector<int> idx = localIndices(l.a);
-            std::map<int, std::pair<int, int>> perRow;
-            for (int i : idx) {
-                auto [it, inserted] = perRow.emplace(i / cols, std::make_pair(i % cols, i % cols));
-                if (!inserted) {
-                    it->second.first = std::min(it->second.first, i % cols);
-                    it->second.second = std::max(it->second.second, i % cols);
-                }
-            }
-            // Label the widest run (first of equals).
-            int widestRow = -1, widest = -1;
-            for (const auto& [row, cr] : perRow)
-                if (cr.second - cr.first > widest) {
-                    widest = cr.second - cr.first;
-                    widestRow = row;
-                }
-            for (const auto& [row, cr] : perRow) {
-                Run r{li,
-                      row,
-                      colX(cr.first) + 4,
-                      colX(cr.second) + kTileW - 4,
-                      0,
-                      0,
-                      false,
-                      row == widestRow,
-                      text,
-                      textSize(text, font)};
-                r.tick0 = r.x0;
-                r.tick1 = r.x1;
-                runs.push_back(r);
-            }
+            addWithinRuns(localIndices(l.a), li, text, g, font, runs);
+            continue;
+        }
+        QVector<int> a = localIndices(l.a), b = localIndices(l.b);
+        const int rowA0 = a.front() / g.cols, rowA1 = a.back() / g.cols, rowB0 = b.front() / g.cols,
+                  rowB1 = b.back() / g.cols;
+        if (rowA0 == rowA1 && rowB0 == rowB1 && rowA0 == rowB0) {
+            auto centre = [&](const QVector<int>& s) {
+                return (g.colX(s.front() % g.cols) + g.colX(s.back() % g.cols) + kTileW) / 2;
+            };
+            const double ca = centre(a), cb = centre(b);
+            Run r{li,   rowA0, std::min(ca, cb),    std::max(ca, cb), std::min(ca, cb), std::max(ca, cb), true,
+                  true, text,  textSize(text, font)};
+            runs.push_back(r);
         } else {
-            QVector<int> a = localIndices(l.a), b = localIndices(l.b);
-            int rowA0 = a.front() / cols, rowA1 = a.back() / cols, rowB0 = b.front() / cols, rowB1 = b.back() / cols;
-            if (rowA0 == rowA1 && rowB0 == rowB1 && rowA0 == rowB0) {
-                auto centre = [&](const QVector<int>& s) {
-                    return (colX(s.front() % cols) + colX(s.back() % cols) + kTileW) / 2;
-                };
-                double ca = centre(a), cb = centre(b);
-                Run r{li,   rowA0, std::min(ca, cb),    std::max(ca, cb), std::min(ca, cb), std::max(ca, cb), true,
-                      true, text,  textSize(text, font)};
-                runs.push_back(r);
-            } else {
-                QString two = bandwidthText(l);
-                if (isShared(l))
-                    two += QLatin1Char('\n') + sharingText(l);
-                arcs.push_back({li, a, b, two});
-            }
+            QString two = bandwidthText(l);
+            if (isShared(l))
+                two += QLatin1Char('\n') + sharingText(l);
+            arcs.push_back({li, a, b, two});
         }
     }
+}
 
-    // Lanes: per row, first lane where the run (with its label) overlaps nothing.
+// Lanes: per row, the first lane where the run (with its label) overlaps
+// nothing; returns the lanes each row needs.
+std::vector<int> assignLanes(std::vector<Run>& runs, int rows)
+{
     std::vector<int> lanesInRow(rows, 0);
     std::vector<std::vector<std::vector<std::pair<double, double>>>> used(rows);
     for (auto& r : runs) {
-        double cx = (r.x0 + r.x1) / 2;
+        const double cx = (r.x0 + r.x1) / 2;
         double lo = r.x0, hi = r.x1;
         if (r.labelled) {
             lo = std::min(lo, cx - r.labelSize.width() / 2);
@@ -174,8 +187,8 @@ ClusterLayout::NodePlan ClusterLayout::planNode(const Cluster& c, int nodeIdx, c
         for (;; ++lane) {
             if (lane >= static_cast<int>(lanes.size()))
                 lanes.emplace_back();
-            bool clash = std::any_of(lanes[lane].begin(), lanes[lane].end(),
-                                     [&](const auto& iv) { return lo < iv.second + 6 && iv.first < hi + 6; });
+            const bool clash = std::any_of(lanes[lane].begin(), lanes[lane].end(),
+                                           [&](const auto& iv) { return lo < iv.second + 6 && iv.first < hi + 6; });
             if (!clash)
                 break;
         }
@@ -183,19 +196,12 @@ ClusterLayout::NodePlan ClusterLayout::planNode(const Cluster& c, int nodeIdx, c
         r.lane = lane;
         lanesInRow[r.row] = std::max(lanesInRow[r.row], lane + 1);
     }
+    return lanesInRow;
+}
 
-    std::vector<double> rowTop(rows);
-    double y = kTitleH;
-    for (int r = 0; r < rows; ++r) {
-        rowTop[r] = y;
-        y += kTileH + (lanesInRow[r] > 0 ? lanesInRow[r] * kLaneH + 6 : 0) + (r + 1 < rows ? kTileGap : 0);
-    }
-    const double bottom = y + kPad;
-
-    for (int i = 0; i < n; ++i)
-        plan.tiles.push_back(QRectF(colX(i % cols), rowTop[i / cols], kTileW, kTileH));
-
-    // Brackets and bars.
+// Brackets and bars of the runs, one drawing per link.
+void drawRuns(const std::vector<Run>& runs, const std::vector<double>& rowTop, NodePlan& plan)
+{
     std::map<int, int> drawingOf;  // link -> index in plan.links
     for (const auto& r : runs) {
         auto [it, inserted] = drawingOf.emplace(r.link, static_cast<int>(plan.links.size()));
@@ -205,8 +211,8 @@ ClusterLayout::NodePlan ClusterLayout::planNode(const Cluster& c, int nodeIdx, c
             plan.links.push_back(d);
         }
         InNodeDrawing& d = plan.links[it->second];
-        double tileBottom = rowTop[r.row] + kTileH + 1;
-        double barY = tileBottom + 11 + r.lane * kLaneH;
+        const double tileBottom = rowTop[r.row] + kTileH + 1;
+        const double barY = tileBottom + 11 + r.lane * kLaneH;
         d.path.moveTo(r.tick0, tileBottom);
         d.path.lineTo(r.tick0, barY);
         d.path.lineTo(r.tick1, barY);
@@ -220,36 +226,66 @@ ClusterLayout::NodePlan ClusterLayout::planNode(const Cluster& c, int nodeIdx, c
             d.labelRect = centredRect(QPointF((r.x0 + r.x1) / 2, barY), QSizeF(r.labelSize.width(), 16));
         }
     }
+}
 
-    // Arcs on the right for links between sets in different rows.
+// Arcs on the right for links between sets in different rows; returns how
+// far their labels reach past the tiles.
+double drawArcs(const std::vector<Arc>& arcs, const std::vector<double>& rowTop, const Grid& g, const QFont& font,
+                NodePlan& plan)
+{
     double rightExtra = 0;
     for (std::size_t k = 0; k < arcs.size(); ++k) {
         const Arc& arc = arcs[k];
         auto span = [&](const QVector<int>& s) {
-            return std::make_pair(rowTop[s.front() / cols] + kTileH / 2, rowTop[s.back() / cols] + kTileH / 2);
+            return std::make_pair(rowTop[s.front() / g.cols] + kTileH / 2, rowTop[s.back() / g.cols] + kTileH / 2);
         };
         auto [a0, a1] = span(arc.a);
         auto [b0, b1] = span(arc.b);
-        double ya = (a0 + a1) / 2, yb = (b0 + b1) / 2;
-        double x = tilesRight + 3;
-        double bulge = 30 + 18 * static_cast<double>(k);
+        const double ya = (a0 + a1) / 2, yb = (b0 + b1) / 2;
+        const double x = g.tilesRight() + 3;
+        const double bulge = 30 + 18 * static_cast<double>(k);
         InNodeDrawing d;
         d.link = arc.link;
         d.path.moveTo(x, ya);
         d.path.cubicTo(x + bulge, ya, x + bulge, yb, x, yb);
         d.dots.addEllipse(QPointF(x, ya), 3, 3);
         d.dots.addEllipse(QPointF(x, yb), 3, 3);
-        QSizeF s = textSize(arc.label, font);
-        double apexX = x + 0.75 * bulge;
+        const QSizeF s = textSize(arc.label, font);
+        const double apexX = x + 0.75 * bulge;
         d.labelRect
             = QRectF(apexX + 6, (ya + yb) / 2 - s.height() / 2 + 22 * static_cast<double>(k), s.width(), s.height());
         d.label = arc.label;
         d.flags = Qt::AlignLeft | Qt::AlignVCenter;
-        rightExtra = std::max(rightExtra, d.labelRect.right() - tilesRight);
+        rightExtra = std::max(rightExtra, d.labelRect.right() - g.tilesRight());
         plan.links.push_back(d);
     }
+    return rightExtra;
+}
 
-    plan.size = QSizeF(tilesRight + rightExtra + kPad, bottom);
+}  // namespace
+
+ClusterLayout::NodePlan ClusterLayout::planNode(const Cluster& c, int nodeIdx, const QFont& font)
+{
+    NodePlan plan;
+    const Grid g(static_cast<int>(c.nodes()[nodeIdx].devices.size()));
+    std::vector<Run> runs;
+    std::vector<Arc> arcs;
+    collectLinks(c, nodeIdx, g, font, runs, arcs);
+    const std::vector<int> lanesInRow = assignLanes(runs, g.rows);
+
+    std::vector<double> rowTop(g.rows);
+    double y = kTitleH;
+    for (int r = 0; r < g.rows; ++r) {
+        rowTop[r] = y;
+        y += kTileH + (lanesInRow[r] > 0 ? lanesInRow[r] * kLaneH + 6 : 0) + (r + 1 < g.rows ? kTileGap : 0);
+    }
+    const double bottom = y + kPad;
+    for (int i = 0; i < g.n; ++i)
+        plan.tiles.push_back(QRectF(g.colX(i % g.cols), rowTop[i / g.cols], kTileW, kTileH));
+
+    drawRuns(runs, rowTop, plan);
+    const double rightExtra = drawArcs(arcs, rowTop, g, font, plan);
+    plan.size = QSizeF(g.tilesRight() + rightExtra + kPad, bottom);
     return plan;
 }
 
