@@ -894,7 +894,7 @@ QString MainWindow::autosaveDir()
 {
     // MEMX_AUTOSAVE_DIR (memx.1): another disk than the data folder's, e.g.
     // where a home quota is small.
-    if (const QString dir = qEnvironmentVariable("MEMX_AUTOSAVE_DIR"); !dir.isEmpty())
+    if (QString dir = qEnvironmentVariable("MEMX_AUTOSAVE_DIR"); !dir.isEmpty())
         return dir;
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/autosave");
 }
