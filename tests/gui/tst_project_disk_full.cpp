@@ -183,6 +183,7 @@ void TestProjectDiskFull::projectSaveKeepsTheEarlierFile()
             message = QString::fromUtf8(e.what());
         }
     }
+    qInfo().noquote() << "message:" << message;  // for scripts/reliability-probe's table
     QVERIFY2(message.contains(file), qPrintable(message));
     QVERIFY2(message.contains(FullDisk::reason()), qPrintable(message));
     QCOMPARE(bytesOf(file), earlier);
@@ -207,6 +208,7 @@ void TestProjectDiskFull::autosaveKeepsTheEarlierAutosave()
             message = QString::fromUtf8(e.what());
         }
     }
+    qInfo().noquote() << "message:" << message;
     QVERIFY2(message.contains(FullDisk::reason()), qPrintable(message));
     QCOMPARE(bytesOf(slot.file()), earlier);
     QCOMPARE(temporaries(autosaves), QStringList());
@@ -232,6 +234,7 @@ void TestProjectDiskFull::windowSaveKeepsTheEditsAndSaysWhy()
         FullDisk full(dir_);
         QVERIFY(!w.saveProject(file, &error));
     }
+    qInfo().noquote() << "message:" << error;
     QVERIFY2(error.contains(file) && error.contains(FullDisk::reason()), qPrintable(error));
     QVERIFY(w.isDirty());
     QVERIFY2(w.windowTitle().startsWith(QStringLiteral("p.memx *")), qPrintable(w.windowTitle()));
@@ -261,6 +264,7 @@ void TestProjectDiskFull::windowShowsAFailingAutosaveUntilOneSucceeds()
         FullDisk full(dir_);
         w.writeAutosave();
     }
+    qInfo().noquote() << "message:" << w.autosaveProblem().replace(QLatin1Char('\n'), QLatin1Char(' '));
     QVERIFY2(w.autosaveProblem().contains(FullDisk::reason()), qPrintable(w.autosaveProblem()));
     QVERIFY(warning->isVisibleTo(&w));
     QVERIFY2(warning->text().contains(QStringLiteral("only in this window")), qPrintable(warning->text()));
