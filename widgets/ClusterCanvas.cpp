@@ -1,3 +1,5 @@
+// Over 600 lines: the canvas's scene items, hit-testing, drag and drop and editing gestures; its geometry is
+// ClusterLayout (tested without a scene).
 #include "ClusterCanvas.h"
 
 #include "ClusterDocument.h"

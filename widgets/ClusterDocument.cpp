@@ -1,3 +1,4 @@
+// Over 600 lines: the editable cluster, one undoable command per kind of edit, and the JSON they edit.
 #include "ClusterDocument.h"
 
 #include "ClusterCommands.h"

@@ -1,3 +1,5 @@
+// Over 600 lines: the predictor dock's choice, fit check and its description of a learned predictor (calibration and
+// corrections tables).
 #include "PredictorPanel.h"
 
 #include "FileDialogs.h"

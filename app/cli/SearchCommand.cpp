@@ -1,3 +1,5 @@
+// Over 600 lines: memx-cli search's fifty options and their binding onto the request; the post-search reports are still
+// chained here (issue #34 item 4).
 #include "cli/Commands.h"
 #include "cli/DropoutOptions.h"
 #include "cli/PredictorOption.h"

@@ -1,3 +1,5 @@
+// Over 600 lines: the window still owns project open/save/autosave, the what-if job and the wiring of twelve views;
+// issue #34 item 4 moves the first two into a project object and one job tracker.
 #include "MainWindow.h"
 
 #include "CountText.h"

@@ -1,3 +1,5 @@
+// Over 600 lines: the calibration of the analytic model, each term's fit with its guards, beside the measurements it
+// reads.
 #include "learn/Calibrator.h"
 
 #include "hardware/GpuCatalog.h"

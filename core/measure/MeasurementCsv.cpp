@@ -1,3 +1,5 @@
+// Over 600 lines: the memx-measurements/1 schema in one place, its column table, strict reader and writer, so that each
+// column is spelt and checked once.
 #include "measure/MeasurementCsv.h"
 
 #include "io/AtomicFile.h"

@@ -1,3 +1,5 @@
+// Over 600 lines: the argument dumps of Megatron-LM (2020-2026), Megatron-DeepSpeed and NeMo, and how each argument
+// maps onto a run.
 #include "measure/MegatronArguments.h"
 
 #include "io/InputError.h"

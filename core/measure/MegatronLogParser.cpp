@@ -1,3 +1,5 @@
+// Over 600 lines: one parser over every line form of the logs it reads (iterations, memory, timers, dumps, starts),
+// streamed.
 #include "measure/MegatronLogParser.h"
 
 #include "io/InputError.h"

@@ -1,3 +1,5 @@
+// Over 600 lines: SearchRun, the passes of one search (count, explore, rank, sample, baselines) over one shared state;
+// splitting it per pass is issue #34 item 4.
 #include "search/SearchEngine.h"
 #include "io/Statistics.h"
 
