@@ -5,12 +5,8 @@
 #include "cli/PredictorOption.h"
 
 #include "export/CandidateCsv.h"
-#include "export/PlanJson.h"
+#include "export/SearchReport.h"
 #include "export/SimplexReport.h"
-#include "export/TextReport.h"
-#include "export/NodeChoiceReport.h"
-#include "export/NodeLossReport.h"
-#include "export/WhatIfReport.h"
 #include "hardware/BandwidthScenarioFile.h"
 #include "io/AtomicFile.h"
 #include "io/InputError.h"
@@ -21,11 +17,8 @@
 #include "search/BandwidthWhatIf.h"
 #include "search/NodeChoice.h"
 #include "search/NodeLossWhatIf.h"
-#include "search/PlanCost.h"
-#include "search/RecomputeAblation.h"
 #include "search/SearchEngine.h"
 #include "search/ShapeExplanation.h"
-#include "search/WeightSimplex.h"
 
 #include <cmath>
 #include <cstdio>
@@ -363,6 +356,66 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     return req;
 }
 
+// The analyses asked for beside the search (what-if bandwidth, node choice,
+// node loss, why-not, the weight simplex), checked before the search runs:
+// a bad scenario file, shape or price is refused before minutes of search.
+SearchFollowUps followUpsOf(const SearchArgs& a, SearchRequest& req)
+{
+    SearchFollowUps asked;
+    int whyTp = 0, whyPp = 0, whyDp = 0;
+    if (!a.whyNot.empty() && !ShapeExplanation::parseShape(a.whyNot, whyTp, whyPp, whyDp))
+        throw InputError("--why-not", a.whyNot, "expected TP,PP,DP: three whole numbers of at least 1, e.g. 8,1,2");
+    asked.nodeLoss = !a.nodeLoss.empty() || a.robust == "node-loss";
+    if (!a.nodeLoss.empty() && !NodeLossWhatIf::parse(a.nodeLoss, asked.nodeLossOptions.which))
+        throw InputError("--node-loss", a.nodeLoss, "expected each or per-type");
+    asked.nodeLossOptions.topK = static_cast<std::size_t>(a.top);
+    if (a.robust == "node-loss") {
+        asked.nodeLossOptions.robust = true;
+    } else if (!a.robust.empty()) {
+        if (a.robust == "worst")
+            asked.whatIf.robust = BandwidthWhatIf::Robust::Worst;
+        else if (a.robust == "mean")
+            asked.whatIf.robust = BandwidthWhatIf::Robust::Mean;
+        else
+            throw InputError("--robust", a.robust, "expected worst, mean or node-loss");
+        if (a.bandwidthScenarios.empty())
+            throw InputError("--robust", a.robust, "needs --bandwidth-scenarios FILE");
+    }
+    if (!a.bandwidthScenarios.empty()) {  // the scenario file is checked before the search runs
+        asked.scenarios = BandwidthScenarioFile::load(a.bandwidthScenarios, req.problem.cluster);
+        asked.whatIf.topK = static_cast<std::size_t>(a.top);
+        if (!req.store)
+            req.store = std::make_shared<PredictionStore>();  // the scenarios re-plan from it
+    }
+    asked.chooseNodes = a.chooseNodes || !a.objective.empty() || a.maxCostPerHour >= 0 || a.minTokensPerS >= 0;
+    if (!a.objective.empty() && !NodeChoice::parseRank(a.objective, asked.choice.rank))
+        throw InputError("--objective", a.objective, "expected throughput or cost");
+    if (asked.choice.rank == NodeChoice::Rank::Cost) {
+        std::vector<std::string> unpriced;
+        for (const GpuType& t : req.problem.cluster.types())
+            if (t.pricePerHour < 0)
+                unpriced.push_back(t.name);
+        if (!unpriced.empty())
+            throw InputError("--objective", a.objective,
+                             "needs a price per GPU-hour for every GPU type; " + Text::join(unpriced) + " ha"
+                                 + (unpriced.size() == 1 ? "s" : "ve")
+                                 + " none (price_per_gpu_hour in the catalog or the cluster's gpu_types)");
+    }
+    for (auto [option, value] :
+         {std::pair{"--max-cost-per-hour", a.maxCostPerHour}, std::pair{"--min-tokens-per-s", a.minTokensPerS}})
+        if (value != -1 && !(value >= 0 && std::isfinite(value)))
+            throw InputError(option, Text::fmt("%g", value), "must be a number of at least 0");
+    asked.choice.maxCostPerHour = a.maxCostPerHour;
+    asked.choice.minTokensPerS = a.minTokensPerS;
+    if ((asked.nodeLoss || asked.chooseNodes) && !req.store)
+        req.store = std::make_shared<PredictionStore>();  // the scenarios re-plan from it
+    asked.scenarioFile = a.bandwidthScenarios;
+    if (!a.whyNot.empty())
+        asked.whyNot = std::array<int, 3>{whyTp, whyPp, whyDp};
+    asked.simplex = !a.simplex.empty();
+    return asked;
+}
+
 }  // namespace
 
 void addSearchCommand(CLI::App& app, int& exitCode)
@@ -500,60 +553,7 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->callback([args, &exitCode] {
         std::string topologyNote;
         SearchRequest req = buildRequest(*args, topologyNote);
-        // What-if bandwidth: the file is checked before the search runs.
-        std::vector<BandwidthScenario> scenarios;
-        BandwidthWhatIf::Options whatIf;
-        int whyTp = 0, whyPp = 0, whyDp = 0;
-        if (!args->whyNot.empty() && !ShapeExplanation::parseShape(args->whyNot, whyTp, whyPp, whyDp))
-            throw InputError("--why-not", args->whyNot,
-                             "expected TP,PP,DP: three whole numbers of at least 1, e.g. 8,1,2");
-        NodeLossWhatIf::Options nodeLoss;
-        const bool wantNodeLoss = !args->nodeLoss.empty() || args->robust == "node-loss";
-        if (!args->nodeLoss.empty() && !NodeLossWhatIf::parse(args->nodeLoss, nodeLoss.which))
-            throw InputError("--node-loss", args->nodeLoss, "expected each or per-type");
-        nodeLoss.topK = static_cast<std::size_t>(args->top);
-        if (args->robust == "node-loss") {
-            nodeLoss.robust = true;
-        } else if (!args->robust.empty()) {
-            if (args->robust == "worst")
-                whatIf.robust = BandwidthWhatIf::Robust::Worst;
-            else if (args->robust == "mean")
-                whatIf.robust = BandwidthWhatIf::Robust::Mean;
-            else
-                throw InputError("--robust", args->robust, "expected worst, mean or node-loss");
-            if (args->bandwidthScenarios.empty())
-                throw InputError("--robust", args->robust, "needs --bandwidth-scenarios FILE");
-        }
-        if (!args->bandwidthScenarios.empty()) {
-            scenarios = BandwidthScenarioFile::load(args->bandwidthScenarios, req.problem.cluster);
-            whatIf.topK = static_cast<std::size_t>(args->top);
-            if (!req.store)
-                req.store = std::make_shared<PredictionStore>();  // the scenarios re-plan from it
-        }
-        NodeChoice::Options choice;
-        const bool wantChoice
-            = args->chooseNodes || !args->objective.empty() || args->maxCostPerHour >= 0 || args->minTokensPerS >= 0;
-        if (!args->objective.empty() && !NodeChoice::parseRank(args->objective, choice.rank))
-            throw InputError("--objective", args->objective, "expected throughput or cost");
-        if (choice.rank == NodeChoice::Rank::Cost) {
-            std::vector<std::string> unpriced;
-            for (const GpuType& t : req.problem.cluster.types())
-                if (t.pricePerHour < 0)
-                    unpriced.push_back(t.name);
-            if (!unpriced.empty())
-                throw InputError("--objective", args->objective,
-                                 "needs a price per GPU-hour for every GPU type; " + Text::join(unpriced) + " ha"
-                                     + (unpriced.size() == 1 ? "s" : "ve")
-                                     + " none (price_per_gpu_hour in the catalog or the cluster's gpu_types)");
-        }
-        for (auto [option, value] : {std::pair{"--max-cost-per-hour", args->maxCostPerHour},
-                                     std::pair{"--min-tokens-per-s", args->minTokensPerS}})
-            if (value != -1 && !(value >= 0 && std::isfinite(value)))
-                throw InputError(option, Text::fmt("%g", value), "must be a number of at least 0");
-        choice.maxCostPerHour = args->maxCostPerHour;
-        choice.minTokensPerS = args->minTokensPerS;
-        if ((wantNodeLoss || wantChoice) && !req.store)
-            req.store = std::make_shared<PredictionStore>();  // the scenarios re-plan from it
+        SearchFollowUps asked = followUpsOf(*args, req);
         SearchEngine::ProgressFn progress;
         if (args->progress)
             progress = [](const SearchProgress& p) {
@@ -575,80 +575,16 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         }
         if (!topologyNote.empty())
             r.notes.push_back(topologyNote);
-        BandwidthWhatIf::Result whatIfResult;
-        const bool haveWhatIf = !scenarios.empty() && r.error.empty() && !r.best.empty();
-        if (haveWhatIf) {
-            // --time-limit bounds the whole command: the what-if gets what the search left.
-            if (req.options.timeLimitS > 0)
-                whatIf.timeLimitS = std::max(0.05, req.options.timeLimitS - r.stats.wallS);
-            whatIfResult = BandwidthWhatIf::run(req, r, scenarios, whatIf);
-        }
-        NodeChoice::Result choiceResult;
-        const bool haveChoice = wantChoice && r.error.empty() && !r.best.empty();
-        if (haveChoice)
-            choiceResult = NodeChoice::run(req, r, choice);
-        NodeLossWhatIf::Result nodeLossResult;
-        const bool haveNodeLoss = wantNodeLoss && r.error.empty() && !r.best.empty();
-        if (haveNodeLoss)
-            nodeLossResult = NodeLossWhatIf::run(req, r, nodeLoss);
-        ShapeExplanation whyNot;
-        if (!args->whyNot.empty())
-            whyNot = ShapeExplanation::of(req.problem, whyTp, whyPp, whyDp, req.predictor);
+        const SearchReport reports = SearchReport::of(req, r, asked);
         // Every file of the command is written as one set at the end
         // (writeFilesAtomically): a full disk leaves all of them as they were.
         std::vector<OutputFile> outputs;
-        if (!args->json.empty()) {
-            nlohmann::json doc = PlanJson::search(req.problem, r);
-            if (haveWhatIf)
-                doc["what_if"] = WhatIfReport::json(whatIfResult, args->bandwidthScenarios);
-            if (haveNodeLoss)
-                doc["node_loss"] = NodeLossReport::json(nodeLossResult);
-            if (haveChoice)
-                doc["node_choice"] = NodeChoiceReport::json(choiceResult);
-            if (!args->whyNot.empty())
-                doc["why_not"] = whyNot.toJson();
-            outputs.push_back({args->json, doc.dump(1) + "\n"});
-        }
-        std::string report;
-        if (r.error.empty()) {
-            report = TextReport::table(req.problem, r, static_cast<std::size_t>(args->top)) + TextReport::tasks(r)
-                + TextReport::planDetail(req.problem, r);
-            if (!r.best.empty())  // what per-stage recomputation buys over one level everywhere
-                report += RecomputeAblation::line(r.best.front(),
-                                                  RecomputeAblation::uniform(req.problem, r.best.front(), req.predictor,
-                                                                             r.varianceMode),
-                                                  r.varianceMode);
-            if (!r.best.empty()) {
-                const PlanCost cost = PlanCost::of(req.problem.cluster, r.best.front());
-                if (cost.perHour >= 0 || wantChoice)
-                    report += NodeChoiceReport::costLine(cost);
-            }
-            report += TextReport::profileComparison(r, req.problem.cluster);
-            report += TextReport::baselines(r);
-            if (haveWhatIf)
-                report += WhatIfReport::text(whatIfResult, r, args->bandwidthScenarios);
-            if (haveNodeLoss)
-                report += NodeLossReport::text(nodeLossResult, r);
-            if (haveChoice)
-                report += NodeChoiceReport::text(choiceResult, choice);
-            if (!args->simplex.empty()) {
-                const SimplexMap map = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
-                outputs.push_back({args->simplex, SimplexReport::csv(map, req.problem.cluster)});
-                report += SimplexReport::summary(map, req.problem.cluster);
-            }
-            if (!args->whyNot.empty())
-                report += "\n" + whyNot.text();
-            if (args->stats)
-                report += TextReport::stats(r);  // with the notes
-            else if (!topologyNote.empty())
-                report += "note: " + topologyNote + "\n";
-        } else {
-            report = "no feasible plan: " + r.error + "\n";
-            if (!args->whyNot.empty())
-                report += "\n" + whyNot.text();
-            if (args->stats)
-                report += TextReport::stats(r);
-        }
+        if (!args->json.empty())
+            outputs.push_back({args->json, reports.json(req, r, asked).dump(1) + "\n"});
+        if (reports.simplex)
+            outputs.push_back({args->simplex, SimplexReport::csv(*reports.simplex, req.problem.cluster)});
+        const std::string report
+            = reports.text(req, r, asked, {static_cast<std::size_t>(args->top), args->stats, topologyNote});
         if (!args->csv.empty())
             outputs.push_back({args->csv, CandidateCsv::write(r)});
         if (!args->runsOut.empty() && r.error.empty())
