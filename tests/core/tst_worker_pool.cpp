@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <new>
 #include <numeric>
 #include <thread>
 
@@ -24,6 +25,7 @@ private slots:
     void everyItemOnce_data();
     void everyItemOnce();
     void cancelStopsHandingOutItems();
+    void aThrowingBodyStopsThePassAndThrowsOnTheCaller();
     void progressNeverGoesBack();
     void backgroundWorkersAreBatchThreads();
 };
@@ -74,6 +76,34 @@ void TestWorkerPool::cancelStopsHandingOutItems()
     });
     QVERIFY(pool.stopped());
     // The monitor polls every 20 ms: a few dozen more items at 1 ms each, not 10,000.
+    QVERIFY2(done.load() < 1000, qPrintable(QString::number(done.load())));
+}
+
+// An exception leaving a worker thread would end the program
+// (std::terminate): the pool stops handing out items and throws the first
+// one again on the calling thread (a search then reports std::bad_alloc as
+// "not enough memory" instead of aborting).
+void TestWorkerPool::aThrowingBodyStopsThePassAndThrowsOnTheCaller()
+{
+    std::vector<std::size_t> order(10000);
+    std::iota(order.begin(), order.end(), 0);
+    const std::vector<ProgressEstimate::Item> items(order.size());
+    std::atomic<int> done{0};
+    WorkerPool pool(2, {}, {});
+    bool caught = false;
+    try {
+        pool.run(1, order, items, {}, [&](int, std::size_t item) {
+            if (item == 20)
+                throw std::bad_alloc();
+            ++done;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        });
+    } catch (const std::bad_alloc&) {
+        caught = true;
+    }
+    QVERIFY(caught);
+    QVERIFY(pool.stopped());
+    // The other worker ends its item and takes no more: a few dozen, not 10,000.
     QVERIFY2(done.load() < 1000, qPrintable(QString::number(done.load())));
 }
 
