@@ -1,8 +1,10 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <fstream>
+#include <functional>
 #include <string>
+#include <string_view>
 
 namespace memx {
 
@@ -12,9 +14,12 @@ namespace memx {
 // Megatron-LM log"). Throws InputError naming the file and the reason.
 struct InputFile {
     static std::string read(const std::string& file, std::uintmax_t maxBytes, const std::string& what);
-    // The same checks, then the open stream, for readers that take the file
-    // a piece at a time (logs far larger than what is kept of them).
-    static std::ifstream open(const std::string& file, std::uintmax_t maxBytes, const std::string& what);
+    // The same checks, then the file handed to `piece` a piece of at most
+    // `pieceBytes` at a time: for readers that keep far less than the file
+    // (logs), and for read() itself.
+    using Piece = std::function<void(std::string_view)>;
+    static void readInPieces(const std::string& file, std::uintmax_t maxBytes, const std::string& what,
+                             const Piece& piece, std::size_t pieceBytes = std::size_t{1} << 20);
     // The documented limits (docs/FILE_FORMATS.md).
     static constexpr std::uintmax_t kMaxJsonBytes = 256ull << 20;
     static constexpr std::uintmax_t kMaxCsvBytes = 1ull << 30;

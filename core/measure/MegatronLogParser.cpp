@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <cmath>
-#include <fstream>
+#include <new>
 #include <string_view>
 #include <utility>
 
@@ -555,14 +555,10 @@ MegatronLog MegatronLogParser::parse(const std::string& text, const std::string&
 
 MegatronLog MegatronLogParser::read(const std::string& file, Keep keep)
 {
-    std::ifstream in = InputFile::open(file, InputFile::kMaxLogBytes, "a Megatron-LM log");
     try {
         Parser parser(file, keep);
-        std::string chunk(kReadBytes, '\0');
-        while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)
-            parser.feed(sv(chunk.data(), static_cast<size_t>(in.gcount())));
-        if (in.bad())
-            throw InputError(file, "", "cannot read the Megatron-LM log");
+        InputFile::readInPieces(
+            file, InputFile::kMaxLogBytes, "a Megatron-LM log", [&](sv piece) { parser.feed(piece); }, kReadBytes);
         return parser.finish();
     } catch (const std::bad_alloc&) {
         throw InputError(file, "", "not enough memory for what this Megatron-LM log holds");
