@@ -13,6 +13,7 @@
 #include "MainWindow.h"
 #include "ProjectFile.h"
 #include "TestPaths.h"
+#include "TestProjectVersions.h"
 
 #include "hardware/Cluster.h"
 #include "model/ModelSpec.h"
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 using namespace memx;
+using memx::test::temporaries;
 
 namespace {
 
@@ -90,33 +92,10 @@ private:
     bool limited_ = false;
 };
 
-// Version k: global batch 8(k + 1); with `bulk`, a last-result summary of
-// about a megabyte, as a searched project carries.
-Project version(int k, bool bulk)
-{
-    Project p;
-    p.cluster = Cluster::fromFile(test::sampleCluster("homogeneous-8xa100.json")).toJson();
-    p.model = ModelSpec::resolve("llama2-7b").toJson();
-    p.setup.globalBatch = 8 * (k + 1);
-    p.setup.microBatchSizes = {1, 2};
-    if (bulk) {
-        nlohmann::json front = nlohmann::json::array();
-        for (int i = 0; i < 40000; ++i)
-            front.push_back({i * 1.5, k + i * 0.25});
-        p.lastResult = {{"front", front}, {"version", k}};
-    }
-    return p;
-}
-
 QByteArray bytesOf(const QString& file)
 {
     QFile f(file);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-QStringList temporaries(const QString& dir)
-{
-    return QDir(dir).entryList({QStringLiteral("*.memx-tmp-*")}, QDir::Files | QDir::Hidden | QDir::System);
 }
 
 MainWindow::Options quietOptions()
@@ -171,14 +150,14 @@ void TestProjectDiskFull::cleanup()
 void TestProjectDiskFull::projectSaveKeepsTheEarlierFile()
 {
     const QString file = dir_ + QStringLiteral("/p.memx");
-    version(0, false).save(file.toStdString());
+    test::projectVersion(0, false).save(file.toStdString());
     const QByteArray earlier = bytesOf(file);
     QVERIFY(!earlier.isEmpty());
     QString message;
     {
         FullDisk full(dir_);
         try {
-            version(1, true).save(file.toStdString());
+            test::projectVersion(1, true).save(file.toStdString());
         } catch (const std::exception& e) {
             message = QString::fromUtf8(e.what());
         }
@@ -196,14 +175,14 @@ void TestProjectDiskFull::autosaveKeepsTheEarlierAutosave()
     const QString autosaves = dir_ + QStringLiteral("/autosave");
     QVERIFY(QDir().mkpath(autosaves));
     AutosaveSlot slot(autosaves);
-    slot.write(version(0, false), QStringLiteral("/projects/p.memx"));
+    slot.write(test::projectVersion(0, false), QStringLiteral("/projects/p.memx"));
     const QByteArray earlier = bytesOf(slot.file());
     QVERIFY(!earlier.isEmpty());
     QString message;
     {
         FullDisk full(dir_);
         try {
-            slot.write(version(1, true), QStringLiteral("/projects/p.memx"));
+            slot.write(test::projectVersion(1, true), QStringLiteral("/projects/p.memx"));
         } catch (const std::exception& e) {
             message = QString::fromUtf8(e.what());
         }
@@ -214,14 +193,14 @@ void TestProjectDiskFull::autosaveKeepsTheEarlierAutosave()
     QCOMPARE(temporaries(autosaves), QStringList());
     // Still what a restart would offer back: the earlier version, whole.
     QCOMPARE(Project::load(slot.file().toStdString()).setup.globalBatch, 8);
-    slot.write(version(2, false), QStringLiteral("/projects/p.memx"));  // room again: it saves
+    slot.write(test::projectVersion(2, false), QStringLiteral("/projects/p.memx"));  // room again: it saves
     QCOMPARE(Project::load(slot.file().toStdString()).setup.globalBatch, 24);
 }
 
 void TestProjectDiskFull::windowSaveKeepsTheEditsAndSaysWhy()
 {
     const QString file = dir_ + QStringLiteral("/p.memx");
-    version(0, false).save(file.toStdString());
+    test::projectVersion(0, false).save(file.toStdString());
     const QByteArray earlier = bytesOf(file);
     MainWindow w(quietOptions());
     QString error;

@@ -7,6 +7,7 @@
 #include "AutosaveSlot.h"
 #include "ProjectFile.h"
 #include "TestPaths.h"
+#include "TestProjectVersions.h"
 
 #include "hardware/Cluster.h"
 #include "model/ModelSpec.h"
@@ -22,25 +23,9 @@
 #include <unistd.h>
 
 using namespace memx;
+using memx::test::temporaries;
 
 namespace {
-
-// Version k: global batch 8(k + 1), with a last-result summary large enough (about
-// a megabyte) that a kill often lands inside a write.
-Project version(int k)
-{
-    static const nlohmann::json cluster = Cluster::fromFile(test::sampleCluster("homogeneous-8xa100.json")).toJson();
-    Project p;
-    p.cluster = cluster;
-    p.model = ModelSpec::resolve("llama2-7b").toJson();
-    p.setup.globalBatch = 8 * (k + 1);
-    p.setup.microBatchSizes = {1, 2};
-    nlohmann::json front = nlohmann::json::array();
-    for (int i = 0; i < 40000; ++i)
-        front.push_back({i * 1.5, k + i * 0.25});
-    p.lastResult = {{"front", front}, {"version", k}};
-    return p;
-}
 
 // Global batch 8(k + 1) and the summary of the same k: a whole version.
 bool whole(const Project& p)
@@ -70,11 +55,6 @@ template <typename Body> pid_t runAndKill(Body body, int windowUs)
     return child;
 }
 
-QStringList temporaries(const QString& dir)
-{
-    return QDir(dir).entryList({QStringLiteral("*.memx-tmp-*")}, QDir::Files | QDir::Hidden | QDir::System);
-}
-
 }  // namespace
 
 class TestProjectKill : public QObject {
@@ -89,21 +69,21 @@ void TestProjectKill::projectSave()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const std::string file = dir.filePath("plan.memx").toStdString();
-    version(0).save(file);
+    test::projectVersion(0).save(file);
     int replaced = 0;
     for (int trial = 0; trial < 50; ++trial) {
         const int before = Project::load(file).setup.globalBatch;
         const pid_t child = runAndKill(
             [&] {
                 for (int k = 1;; ++k)
-                    version(k).save(file);
+                    test::projectVersion(k).save(file);
             },
             400000);
         QVERIFY(child > 0);
         const Project p = Project::load(file);  // throws (and fails) on a cut file
         QVERIFY2(whole(p), qPrintable(QStringLiteral("trial %1").arg(trial)));
         replaced += p.setup.globalBatch != before;
-        version(0).save(file);  // the next save
+        test::projectVersion(0).save(file);  // the next save
         QCOMPARE(temporaries(dir.path()), QStringList());
     }
     qInfo("50 kills, %d after at least one whole save", replaced);
@@ -120,7 +100,7 @@ void TestProjectKill::autosave()
             [&] {
                 AutosaveSlot slot(dir.path());
                 for (int k = 1;; ++k)
-                    slot.write(version(k), projectFile);
+                    slot.write(test::projectVersion(k), projectFile);
             },
             400000);
         QVERIFY(child > 0);
@@ -135,7 +115,7 @@ void TestProjectKill::autosave()
             AutosaveSlot::remove(o);
         }
         AutosaveSlot own(dir.path());
-        own.write(version(0), projectFile);
+        own.write(test::projectVersion(0), projectFile);
         QCOMPARE(temporaries(dir.path()), QStringList());
         own.discard();
         // Nothing else is left: no origin without its autosave.
