@@ -42,21 +42,41 @@ QColor SimplexMapView::planColour(std::size_t index)
     return index < 12 ? c : blend(c, Qt::white, 0.35 * double(index / 12 % 3));
 }
 
-void SimplexMapView::setResult(const SearchResult& r, const Cluster* cluster)
+SimplexMapView::Mapped SimplexMapView::mapOf(const SearchResult& r)
 {
-    map_.reset();
+    Mapped out;
+    try {
+        out.map = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
+    } catch (const std::invalid_argument& e) {
+        out.whyNone = e.what();
+    }
+    return out;
+}
+
+void SimplexMapView::setResult(const SearchResult& r, const Cluster* cluster) { setMapped(r, mapOf(r), cluster); }
+
+void SimplexMapView::setMapped(const SearchResult& r, Mapped mapped, const Cluster* cluster)
+{
+    map_ = std::move(mapped.map);
     costs_.clear();
     hovered_ = -1;
     requested_ = r.weights;
     hasRequested_ = r.profileUsed != WeightProfile::Balanced;
-    try {
-        map_ = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
+    if (map_) {
         for (const Plan& p : map_->plans)
             costs_.push_back(PlanCost::of(cluster, p));
         note_.clear();
-    } catch (const std::invalid_argument& e) {
-        note_ = tr("No map: %1").arg(QString::fromUtf8(e.what()));
+    } else {
+        note_ = tr("No map: %1").arg(QString::fromStdString(mapped.whyNone));
     }
+    update();
+}
+
+void SimplexMapView::setBusy()
+{
+    map_.reset();
+    hovered_ = -1;
+    note_ = tr("Mapping which plan wins at every weighting…");
     update();
 }
 

@@ -22,9 +22,20 @@ class SimplexMapView : public QWidget {
 public:
     explicit SimplexMapView(QWidget* parent = nullptr);
 
+    // The map of a result, or why there is none: the work of setResult that
+    // needs no widget, so that it can run off the GUI thread.
+    struct Mapped {
+        std::optional<SimplexMap> map;
+        std::string whyNone;
+    };
+    static Mapped mapOf(const SearchResult& r);
     // `cluster`: the searched one; each winner's description then states its
     // tokens per second and cost (PlanCost). Null: tokens per second only.
     void setResult(const SearchResult& r, const Cluster* cluster = nullptr);
+    // The same with the map made already (mapOf).
+    void setMapped(const SearchResult& r, Mapped mapped, const Cluster* cluster = nullptr);
+    // A map is being made for a new result.
+    void setBusy();
     // What hovering a cell of winner `planIndex` shows: "P1: ... ms, ...; N tokens/s, cost".
     QString describe(std::size_t planIndex) const;
     void clear();

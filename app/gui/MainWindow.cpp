@@ -1,6 +1,7 @@
 // Over 600 lines: the window still owns project open/save/autosave, the what-if job and the wiring of twelve views;
 // issue #34 item 4 moves the first two into a project object and one job tracker.
 #include "MainWindow.h"
+#include "JobTracker.h"
 
 #include "CountText.h"
 
@@ -58,7 +59,7 @@
 #include <QDialog>
 #include <QDir>
 #include <QDockWidget>
-#include <QFutureWatcher>
+
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -83,7 +84,6 @@
 #include <QToolBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include <limits>
 
@@ -102,12 +102,14 @@ const char* kSampleResource = ":/memx/paper-20gpu-3vendor.json";
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
+using Job = JobTracker::Job;
+
 // A what-if that re-plans the last search (node loss, node choice): the
 // search's request, on a copy of its prediction store (the next search writes
-// to its own), run off the GUI thread; its outcome is shown only if no later
-// request or search has moved `generation` on.
-template <class Result, class Run, class Show>
-void replanOffThread(QObject* owner, const SearchController& controller, const quint64& generation, Run run, Show show)
+// to its own), run as a job of the tracker; its outcome is shown only if no
+// later request or search made it stale.
+template <class Run, class Show>
+void replanOffThread(JobTracker& jobs, Job job, const SearchController& controller, Run run, Show show)
 {
     SearchRequest request = controller.lastRequest();
     request.options.stopEarly = {};
@@ -115,14 +117,9 @@ void replanOffThread(QObject* owner, const SearchController& controller, const q
     if (request.store)
         request.store = std::make_shared<PredictionStore>(*request.store);
     const std::shared_ptr<const SearchResult> result = controller.lastResultShared();
-    auto* watcher = new QFutureWatcher<Result>(owner);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, owner, [watcher, &generation, mine = generation, show] {
-        watcher->deleteLater();
-        if (mine == generation)
-            show(watcher->result());
-    });
-    watcher->setFuture(
-        QtConcurrent::run([request = std::move(request), result, run] { return run(request, *result); }));
+    jobs.start(
+        job, [request = std::move(request), result, run](const JobTracker::Ticket&) { return run(request, *result); },
+        show);
 }
 
 }  // namespace
@@ -132,7 +129,8 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
     initMemxResources();
     setObjectName(QStringLiteral("MemXMainWindow"));
     document_ = new ClusterDocument(this);
-    controller_ = new SearchController(this);
+    jobs_ = new JobTracker(this);  // before the controller: destroyed first, it waits for every job
+    controller_ = new SearchController(this, jobs_);
 
     tabs_ = new QTabWidget(this);
     tabs_->setDocumentMode(true);
@@ -627,6 +625,7 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     // The previous project's plans answer nothing this one holds: gone from
     // every view (they stayed dimmed in the Profiles, Weights and Baselines tabs).
     controller_->forgetResult();
+    jobs_->dropFollowUps();
     ++showGeneration_;  // drops result steps still queued
     pareto_->clear();
     bars_->clear();
@@ -1320,7 +1319,7 @@ void MainWindow::runSearch()
     req.options.topK = 200;
     req.options.compareTopK = 20;  // the Plans table of each compared profile
     req.options.baselines = true;  // the Baselines tab (a few per cent of the count pass)
-    if (whatIfRunning_ > 0)
+    if (jobs_->running(Job::WhatIf) > 0)
         controller_->detachStore();  // a what-if still reads the store: the search writes into a copy
     controller_->start(std::move(req));
 }
@@ -1369,7 +1368,7 @@ void MainWindow::onSearchProgress(const SearchProgress& p)
 // prediction store (a search started meanwhile writes into a copy of it).
 void MainWindow::runWhatIf()
 {
-    const quint64 generation = ++whatIfGeneration_;
+    jobs_->drop(Job::WhatIf);
     if (!controller_->hasResult() || controller_->lastResult().best.empty())
         return;
     if (controller_->isRunning()) {
@@ -1385,46 +1384,41 @@ void MainWindow::runWhatIf()
     scenario.name = "the sliders";
     scenario.segments.push_back({0, 1, whatIf_->scales()});
     whatIf_->setBusy();
-    ++whatIfRunning_;
-    auto* watcher = new QFutureWatcher<BandwidthWhatIf::Result>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, result] {
-        watcher->deleteLater();
-        --whatIfRunning_;
-        if (generation == whatIfGeneration_)
-            whatIf_->setOutcome(watcher->result(), result->best.front());
-    });
-    watcher->setFuture(QtConcurrent::run([request = std::move(request), result, scenario] {
-        BandwidthWhatIf::Options o;
-        o.robust = BandwidthWhatIf::Robust::Worst;  // one scenario: its time
-        o.topK = 8;
-        o.replan = false;  // the kept plans only: fast enough to follow a slider
-        return BandwidthWhatIf::run(request, *result, {scenario}, o);
-    }));
+    jobs_->start(
+        Job::WhatIf,
+        [request = std::move(request), result, scenario](const JobTracker::Ticket&) {
+            BandwidthWhatIf::Options o;
+            o.robust = BandwidthWhatIf::Robust::Worst;  // one scenario: its time
+            o.topK = 8;
+            o.replan = false;  // the kept plans only: fast enough to follow a slider
+            return BandwidthWhatIf::run(request, *result, {scenario}, o);
+        },
+        [this, result](const BandwidthWhatIf::Result& out) { whatIf_->setOutcome(out, result->best.front()); });
 }
 
 // "Re-plan without each node": one search per scenario (replanOffThread).
 void MainWindow::runNodeLoss()
 {
-    ++nodeLossGeneration_;
+    jobs_->drop(Job::NodeLoss);
     if (!controller_->hasResult() || controller_->lastResult().best.empty())
         return;
     const NodeLossWhatIf::Options options = nodeLoss_->options();
     nodeLoss_->setBusy();
-    replanOffThread<NodeLossWhatIf::Result>(
-        this, *controller_, nodeLossGeneration_,
+    replanOffThread(
+        *jobs_, Job::NodeLoss, *controller_,
         [options](const SearchRequest& r, const SearchResult& res) { return NodeLossWhatIf::run(r, res, options); },
         [this](const NodeLossWhatIf::Result& out) { nodeLoss_->setOutcome(out); });
 }
 
 void MainWindow::runNodeChoice()
 {
-    ++nodeChoiceGeneration_;
+    jobs_->drop(Job::NodeChoice);
     if (!controller_->hasResult() || controller_->lastResult().best.empty())
         return;
     const NodeChoice::Options options = nodeChoice_->options();
     nodeChoice_->setBusy();
-    replanOffThread<NodeChoice::Result>(
-        this, *controller_, nodeChoiceGeneration_,
+    replanOffThread(
+        *jobs_, Job::NodeChoice, *controller_,
         [options](const SearchRequest& r, const SearchResult& res) { return NodeChoice::run(r, res, options); },
         [this](const NodeChoice::Result& out) { nodeChoice_->setOutcome(out); });
 }
@@ -1443,11 +1437,9 @@ void MainWindow::onSearchFinished()
     resultHadUnsavedChanges_ = isDirty();
     pareto_->setResult(controller_->lastResultShared());
     compare_->setResult(r, &controller_->lastRequest().problem.cluster);
-    simplex_->setResult(r, &controller_->lastRequest().problem.cluster);
     baselines_->setResult(r, controller_->lastRequest().problem.cluster);
-    ++whatIfGeneration_;  // a re-ranking of the previous result is no longer wanted
-    ++nodeLossGeneration_;
-    ++nodeChoiceGeneration_;
+    jobs_->dropFollowUps();  // a re-ranking or map of the previous result is no longer wanted
+    startSimplex();
     // Why-not answers are about the problem of this search, whatever it found
     // (a search without any plan is where they matter most).
     if (r.error.empty() || !r.invalidRequest) {
@@ -1541,7 +1533,7 @@ void MainWindow::onSearchFinished()
             }
             if (tableRanking_ && !tableRanking_->empty())
                 selectPlan(tableRanking_->front().key);
-            emit resultShown();
+            announceWhenSettled(generation);
         });
     });
 }
@@ -1559,11 +1551,9 @@ void MainWindow::onSearchFailed(const QString& reason)
     pipeline_->clear();
     simplex_->clear();
     baselines_->clear();
-    ++whatIfGeneration_;
+    jobs_->dropFollowUps();
     whatIf_->clear();
-    ++nodeLossGeneration_;
     nodeLoss_->clear();
-    ++nodeChoiceGeneration_;
     nodeChoice_->clear();
     planInfo_->clear();
     whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
@@ -1610,14 +1600,7 @@ void MainWindow::selectPlan(quint64 key)
     bars_->setPlan(*plan, document_->cluster());
     pipeline_->setPlan(*plan);
     simplex_->setSelectedPlan(key);
-    {
-        // What per-stage recomputation buys over one level on every stage:
-        // three plan evaluations, a few milliseconds.
-        const SearchRequest& req = controller_->lastRequest();
-        const auto variants = RecomputeAblation::uniform(req.problem, *plan, req.predictor, result()->varianceMode);
-        pipeline_->setAblation(
-            qs(RecomputeAblation::line(*plan, variants, result()->varianceMode)).trimmed().split(QLatin1Char('\n')));
-    }
+    startAblation(*plan);
     planInfo_->setText(planSummary());
     {
         QStringList html;
@@ -1721,6 +1704,57 @@ void MainWindow::showView(View view)
     }
     if (view != View::Window)
         tabs_->setCurrentWidget(viewWidget(view));
+}
+
+// What per-stage recomputation buys over one level on every stage (three plan
+// evaluations): a job, so that a learned predictor never holds the GUI thread.
+void MainWindow::startAblation(const Plan& plan)
+{
+    pipeline_->setAblation({});
+    const SearchRequest& req = controller_->lastRequest();
+    const VarianceMode variance = result()->varianceMode;
+    jobs_->start(
+        Job::Ablation,
+        [problem = req.problem, predictor = req.predictor, plan, variance](const JobTracker::Ticket&) {
+            return RecomputeAblation::line(plan, RecomputeAblation::uniform(problem, plan, predictor, variance),
+                                           variance);
+        },
+        [this](const std::string& line) { pipeline_->setAblation(qs(line).trimmed().split(QLatin1Char('\n'))); });
+}
+
+// The weight simplex of the result just shown: which kept plan wins at each
+// weighting (231 rankings of the kept candidates).
+void MainWindow::startSimplex()
+{
+    simplex_->setBusy();
+    const std::shared_ptr<const SearchResult> r = controller_->lastResultShared();
+    jobs_->start(
+        Job::Simplex, [r](const JobTracker::Ticket&) { return SimplexMapView::mapOf(*r); },
+        [this, r](SimplexMapView::Mapped mapped) {
+            simplex_->setMapped(*r, std::move(mapped), &controller_->lastRequest().problem.cluster);
+        });
+}
+
+// resultShown() once the result's own jobs (the simplex, the best plan's
+// ablation) have shown theirs; never for a result superseded meanwhile.
+void MainWindow::announceWhenSettled(quint64 generation)
+{
+    const auto settled = [this] { return !jobs_->isRunning(Job::Simplex) && !jobs_->isRunning(Job::Ablation); };
+    if (settled()) {
+        emit resultShown();
+        return;
+    }
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = connect(jobs_, &JobTracker::jobFinished, this, [this, connection, generation, settled] {
+        if (generation != showGeneration_) {
+            disconnect(*connection);
+            return;
+        }
+        if (!settled())
+            return;
+        disconnect(*connection);
+        emit resultShown();
+    });
 }
 
 }  // namespace memx

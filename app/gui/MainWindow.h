@@ -45,6 +45,7 @@ class NodeChoicePanel;
 class NodeLossPanel;
 class PropertyPanel;
 class SearchController;
+class JobTracker;
 class SetupPanel;
 class StaleBanner;
 class NoticeBanner;
@@ -89,6 +90,7 @@ public:
     // does not fit the cluster, model or setup.
     void runSearch();
     SearchController* controller() const { return controller_; }
+    JobTracker* jobs() const { return jobs_; }
     BandwidthWhatIfPanel* whatIfPanel() const { return whatIf_; }
     NodeLossPanel* nodeLossPanel() const { return nodeLoss_; }
     NodeChoicePanel* nodeChoicePanel() const { return nodeChoice_; }
@@ -174,6 +176,9 @@ private:
     void runNodeLoss();
     void runNodeChoice();
     void onSearchFailed(const QString& reason);
+    void startAblation(const Plan& plan);
+    void startSimplex();
+    void announceWhenSettled(quint64 generation);
     void newProject();
     void openDialog();
     bool save();
@@ -205,6 +210,7 @@ private:
 
     Options options_;
     ClusterDocument* document_ = nullptr;
+    JobTracker* jobs_ = nullptr;  // search, what-if, node loss and choice, ablation, simplex
     SearchController* controller_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     ClusterCanvas* canvas_ = nullptr;
@@ -215,14 +221,10 @@ private:
     SimplexMapView* simplex_ = nullptr;  // which plan wins at each weighting
     BaselinesView* baselines_ = nullptr;  // the baseline planners' picks beside MemX's
     BandwidthWhatIfPanel* whatIf_ = nullptr;  // bandwidth sliders per link kind, plans re-ranked
-    quint64 whatIfGeneration_ = 0;
-    int whatIfRunning_ = 0;  // re-rankings reading the prediction store now
     QDockWidget* whatIfDock_ = nullptr;
     NodeLossPanel* nodeLoss_ = nullptr;  // the last search re-planned without each node
-    quint64 nodeLossGeneration_ = 0;
     NodeChoicePanel* nodeChoice_ = nullptr;  // the last search's cluster with some GPU types' nodes left out
-    quint64 nodeChoiceGeneration_ = 0;
-    QDockWidget* setupDock_ = nullptr;  // bumped to drop a re-ranking no longer wanted
+    QDockWidget* setupDock_ = nullptr;
     GpuPalette* palette_ = nullptr;
     PropertyPanel* properties_ = nullptr;
     SetupPanel* setupPanel_ = nullptr;

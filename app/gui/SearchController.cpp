@@ -8,88 +8,75 @@
 
 namespace memx {
 
-SearchController::SearchController(QObject* parent) : QObject(parent) { qRegisterMetaType<memx::SearchProgress>(); }
+using Job = JobTracker::Job;
 
-SearchController::~SearchController()
+SearchController::SearchController(QObject* parent, JobTracker* jobs)
+    : QObject(parent)
+    , jobs_(jobs ? jobs : new JobTracker(this))
 {
-    cancel();
-    if (current_.watcher)
-        current_.watcher->waitForFinished();
+    qRegisterMetaType<memx::SearchProgress>();
 }
 
-bool SearchController::isRunning() const { return current_.watcher && current_.watcher->isRunning(); }
+SearchController::~SearchController() { cancel(); }
+
+bool SearchController::isRunning() const { return jobs_->isRunning(Job::Search); }
 
 void SearchController::cancel()
 {
     if (!isRunning())
         return;
-    current_.cancel->store(true);
-    ++generation_;  // whatever it still delivers is stale
+    jobs_->drop(Job::Search);  // sets its cancel flag; whatever it still delivers is stale
     emit cancelled();
 }
 
 void SearchController::stopEarly()
 {
-    if (isRunning())
-        current_.stop->store(true);
+    if (isRunning() && stop_)
+        stop_->store(true);
 }
 
 void SearchController::detachStore()
 {
-    if (store_ && !isRunning())
+    if (store_ && jobs_->running(Job::Search) == 0)
         store_ = std::make_shared<PredictionStore>(*store_);  // concurrent readers of the old one are fine
 }
 
 void SearchController::start(SearchRequest request)
 {
-    if (isRunning()) {
-        current_.cancel->store(true);
-        ++generation_;
-        // The superseded search still holds the store: one search per store.
-        store_ = std::make_shared<PredictionStore>();
-    }
-    if (!store_)
+    // A search still running (a superseded one included) holds the store:
+    // one search per store.
+    if (!store_ || jobs_->running(Job::Search) > 0)
         store_ = std::make_shared<PredictionStore>();
     request.store = store_;  // predictions carry over between searches (MemX 3.1.2)
     request.options.background = true;  // the GUI thread shares the cores: workers yield to it
-    const quint64 generation = ++generation_;
-    auto cancelFlag = std::make_shared<std::atomic<bool>>(false);
     auto stopFlag = std::make_shared<std::atomic<bool>>(false);
+    stop_ = stopFlag;
     request.options.stopEarly = [stopFlag] { return stopFlag->load(); };
     QPointer<SearchController> self(this);
-
-    auto progressFn = [self, generation](const SearchProgress& p) {
-        if (!self)
-            return;
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, generation, p] {
-                if (self && self->generation_ == generation)
-                    emit self->progress(p);
-            },
-            Qt::QueuedConnection);
-    };
-    auto cancelFn = [cancelFlag] { return cancelFlag->load(); };
-
-    auto* watcher = new Watcher(this);
     auto kept = std::make_shared<const SearchRequest>(request);  // for lastRequest(); the worker gets its own copy
-    connect(watcher, &Watcher::finished, this,
-            [this, generation, watcher, kept] { onFinished(generation, watcher, *kept); });
-    current_ = Run{cancelFlag, stopFlag, watcher, generation};
-    watcher->setFuture(QtConcurrent::run([request = std::move(request), progressFn, cancelFn]() mutable {
+
+    auto work = [self, request = std::move(request)](const JobTracker::Ticket& ticket) mutable {
+        auto progressFn = [self, generation = ticket.generation](const SearchProgress& p) {
+            if (!self)
+                return;
+            QMetaObject::invokeMethod(
+                self.data(),
+                [self, generation, p] {
+                    if (self && self->jobs_->isCurrent(Job::Search, generation))
+                        emit self->progress(p);
+                },
+                Qt::QueuedConnection);
+        };
+        auto cancelFn = [cancel = ticket.cancel] { return cancel->load(); };
         return std::make_shared<const SearchResult>(SearchEngine::run(std::move(request), progressFn, cancelFn));
-    }));
+    };
+    jobs_->start(Job::Search, std::move(work),
+                 [this, kept](std::shared_ptr<const SearchResult> r) { onFinished(std::move(r), *kept); });
     emit started();
 }
 
-void SearchController::onFinished(quint64 generation, Watcher* watcher, const SearchRequest& request)
+void SearchController::onFinished(std::shared_ptr<const SearchResult> r, const SearchRequest& request)
 {
-    watcher->deleteLater();
-    if (current_.watcher == watcher)
-        current_.watcher = nullptr;
-    if (generation != generation_)
-        return;  // superseded or cancelled: drop it
-    std::shared_ptr<const SearchResult> r = watcher->result();
     if (!r || r->cancelled)
         return;
     if (!r->error.empty() && r->best.empty()) {

@@ -1,8 +1,8 @@
 #pragma once
 
+#include "JobTracker.h"
 #include "search/SearchEngine.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 
 #include <atomic>
@@ -12,13 +12,14 @@ Q_DECLARE_METATYPE(memx::SearchProgress)
 
 namespace memx {
 
-// Runs the engine's search on a worker thread (QtConcurrent) and reports back
+// Runs the engine's search as the job tracker's Search job and reports back
 // on the GUI thread. A new search cancels the running one; a cancelled or
-// superseded search never delivers results (Hotspot's job-tracker pattern).
+// superseded search never delivers results or progress.
 class SearchController : public QObject {
     Q_OBJECT
 public:
-    explicit SearchController(QObject* parent = nullptr);
+    // `jobs`: the workbench's tracker; null: one of its own.
+    explicit SearchController(QObject* parent = nullptr, JobTracker* jobs = nullptr);
     ~SearchController() override;
 
     void start(SearchRequest request);
@@ -41,6 +42,7 @@ public:
     // Drops the last result (another project was opened or started): it
     // answers nothing the panels now hold. Not while a search runs.
     void forgetResult();
+    JobTracker* jobs() const { return jobs_; }
 
 signals:
     void started();
@@ -50,18 +52,11 @@ signals:
     void failed(const QString& reason);
 
 private:
-    using Watcher = QFutureWatcher<std::shared_ptr<const SearchResult>>;
-    void onFinished(quint64 generation, Watcher* watcher, const SearchRequest& request);
+    void onFinished(std::shared_ptr<const SearchResult> r, const SearchRequest& request);
     void replaceResult(std::shared_ptr<const SearchResult> r);
 
-    struct Run {
-        std::shared_ptr<std::atomic<bool>> cancel;
-        std::shared_ptr<std::atomic<bool>> stop;
-        Watcher* watcher = nullptr;
-        quint64 generation = 0;
-    };
-    Run current_;
-    quint64 generation_ = 0;
+    JobTracker* jobs_ = nullptr;
+    std::shared_ptr<std::atomic<bool>> stop_;  // the running search's stopEarly flag
     SearchRequest request_;
     // Never null. Handed from the worker by pointer: a 128-GPU result holds
     // thousands of plans, and copying or freeing them on the GUI thread would
