@@ -9,6 +9,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <stdexcept>
+
 namespace memx {
 
 namespace {
@@ -27,7 +29,15 @@ AutosaveSlot::AutosaveSlot(QString dir) : dir_(std::move(dir))
         lock->setStaleLockTime(0);  // stale only when its process is gone
         if (lock->tryLock(0)) {
             lock_ = std::move(lock);
-            break;
+            return;
+        }
+        // Held by another instance: try the next name. Anything else (a file
+        // where the folder should be, no write permission) holds for every
+        // name: the slot is unusable, and each write says so.
+        if (lock->error() != QLockFile::LockFailedError) {
+            unusable_ = QFileInfo(dir_).isDir() ? QStringLiteral("the autosave folder %1 is not writable").arg(dir_)
+                                                : QStringLiteral("the autosave folder %1 is not a folder").arg(dir_);
+            return;
         }
     }
 }
@@ -36,6 +46,8 @@ AutosaveSlot::~AutosaveSlot() = default;  // the lock goes; files stay unless di
 
 void AutosaveSlot::write(const Project& project, const QString& projectFile)
 {
+    if (!lock_)
+        throw std::runtime_error(unusable_.toStdString() + " (MEMX_AUTOSAVE_DIR chooses another)");
     // The origin first, and only when it changed: an autosave is never found
     // without the path it belongs to, even when the first write is cut short.
     if (!originWritten_ || projectFile != origin_) {

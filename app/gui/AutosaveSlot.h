@@ -25,6 +25,8 @@ public:
 
     QString file() const { return file_; }
     // Atomic; `projectFile` is where the project lives (empty: never saved).
+    // Throws, saying why, when `dir` cannot hold the slot (not a folder,
+    // not writable): the constructor found no lock it could take.
     void write(const Project& project, const QString& projectFile);
     void discard();  // nothing unsaved any more: the files go
 
@@ -43,7 +45,8 @@ public:
 private:
     QString dir_;
     QString file_;
-    std::unique_ptr<QLockFile> lock_;
+    std::unique_ptr<QLockFile> lock_;  // null: the folder cannot hold one (unusable_ says why)
+    QString unusable_;
     QString origin_;  // the origin last written
     bool originWritten_ = false;
 };

@@ -2,6 +2,7 @@
 // issue #34 item 4 moves the first two into a project object and one job tracker.
 #include "MainWindow.h"
 #include "JobTracker.h"
+#include "ProjectSession.h"
 
 #include "CountText.h"
 
@@ -95,7 +96,6 @@ static void initMemxResources() { Q_INIT_RESOURCE(memx); }
 namespace memx {
 
 namespace {
-constexpr int kMaxRecent = 8;
 constexpr int kMaxRecentPredictors = 6;
 const char* kRecentPredictorsKey = "recentPredictors";
 const char* kSampleResource = ":/memx/paper-20gpu-3vendor.json";
@@ -131,6 +131,7 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
     document_ = new ClusterDocument(this);
     jobs_ = new JobTracker(this);  // before the controller: destroyed first, it waits for every job
     controller_ = new SearchController(this, jobs_);
+    session_ = new ProjectSession([this] { return currentProject(); }, document_->undoStack(), options_.autosave, this);
 
     tabs_ = new QTabWidget(this);
     tabs_->setDocumentMode(true);
@@ -191,7 +192,6 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
             statusLabel_->setText(tr("Cluster changed: press Run (F5) to plan again"));
         updateTitle();
     });
-    connect(document_->undoStack(), &QUndoStack::cleanChanged, this, [this] { updateTitle(); });
     // Every view colours GPU types as the canvas does: by the current cluster's types.
     auto recolourGpuTypes = [this] {
         const GpuTypeColors colours = GpuTypeColors::of(document_->cluster());
@@ -210,13 +210,16 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
     connect(predictorPanel_, &PredictorPanel::loadFailed, this,
             [this](const QString& message) { statusLabel_->setText(message); });
 
-    autosaveTimer_ = new QTimer(this);
-    // Every 30 s; MEMX_AUTOSAVE_SECONDS (1 to 3600) changes it, as scripts/gui-walk does.
-    const int autosaveS = qEnvironmentVariableIntValue("MEMX_AUTOSAVE_SECONDS");
-    autosaveTimer_->setInterval(autosaveS >= 1 && autosaveS <= 3600 ? autosaveS * 1000 : 30000);
-    connect(autosaveTimer_, &QTimer::timeout, this, &MainWindow::writeAutosave);
-    if (options_.autosave)
-        autosaveTimer_->start();
+    connect(session_, &ProjectSession::titleChanged, this, &QWidget::setWindowTitle);
+    connect(session_, &ProjectSession::recentFilesChanged, this, &MainWindow::rebuildRecentMenu);
+    connect(session_, &ProjectSession::autosaveProblemChanged, this, [this](const QString& problem) {
+        // Until an autosave succeeds a crash would lose the edits: said in
+        // the status bar, with the reason in its tooltip.
+        autosaveWarning_->setText(problem.isEmpty() ? QString()
+                                                    : tr("Autosave failed: unsaved changes are only in this window"));
+        autosaveWarning_->setToolTip(problem);
+        autosaveWarning_->setVisible(!problem.isEmpty());
+    });
 
     resize(1500, 950);
     if (options_.restoreState) {
@@ -571,7 +574,6 @@ void MainWindow::createStatusBar()
 
 void MainWindow::openSampleProject()
 {
-    untitledName_ = tr("Sample project");
     QFile f(QString::fromLatin1(kSampleResource));
     f.open(QIODevice::ReadOnly);
     Project p;
@@ -580,16 +582,16 @@ void MainWindow::openSampleProject()
     p.setup.globalBatch = 128;
     p.setup.microBatchSizes = {1, 2, 4};
     loadProject(p, QString());
+    session_->startUntitled(tr("Sample project"));
     statusLabel_->setText(tr("Sample project: the MemX paper's 20-GPU, 3-vendor cluster with LLaMA2-7B"));
 }
 
 bool MainWindow::openProject(const QString& file, QString* error)
 {
     try {
-        Project p = Project::load(file.toStdString());
+        const Project p = ProjectSession::read(file);
         loadProject(p, file);
-        addRecentFile(file);
-        QSettings().setValue(QStringLiteral("lastProject"), QFileInfo(file).absoluteFilePath());
+        session_->opened(file);
         return true;
     } catch (const std::exception& e) {
         if (error)
@@ -640,11 +642,9 @@ void MainWindow::loadProject(const Project& project, const QString& file)
     tableRanking_ = nullptr;
     kneeRanking_.clear();
     planModel_->setPlans({}, project.objective.variance);
-    settingsDirty_ = false;
     planInfo_->clear();
     whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
     whyNot_->clear();
-    setCurrentFile(file);
     updateStaleness();
     updateExportActions();
     showSavedResult(file);
@@ -733,45 +733,17 @@ Project MainWindow::currentProject() const
     return p;
 }
 
-bool MainWindow::saveProject(const QString& file, QString* error)
-{
-    try {
-        currentProject().save(file.toStdString());
-        document_->undoStack()->setClean();
-        settingsDirty_ = false;
-        setCurrentFile(file);
-        addRecentFile(file);
-        QSettings().setValue(QStringLiteral("lastProject"), QFileInfo(file).absoluteFilePath());
-        autosaveSlot().discard();
-        autosaveWarning_->setVisible(false);  // nothing unsaved is at stake any more
-        return true;
-    } catch (const std::exception& e) {
-        if (error)
-            *error = QString::fromUtf8(e.what());
-        return false;
-    }
-}
+bool MainWindow::saveProject(const QString& file, QString* error) { return session_->save(file, error); }
 
-bool MainWindow::isDirty() const { return settingsDirty_ || !document_->undoStack()->isClean(); }
+bool MainWindow::isDirty() const { return session_->isModified(); }
 
 void MainWindow::markDirty()
 {
-    settingsDirty_ = true;
+    session_->markModified();
     updateStaleness();
-    updateTitle();
 }
 
-void MainWindow::setCurrentFile(const QString& file)
-{
-    currentFile_ = file;
-    updateTitle();
-}
-
-void MainWindow::updateTitle()
-{
-    QString name = currentFile_.isEmpty() ? untitledName_ : QFileInfo(currentFile_).fileName();
-    setWindowTitle(QStringLiteral("%1%2 - MemX Workbench").arg(name, isDirty() ? QStringLiteral(" *") : QString()));
-}
+void MainWindow::updateTitle() { setWindowTitle(session_->title()); }
 
 void MainWindow::newProject()
 {
@@ -783,8 +755,8 @@ void MainWindow::newProject()
     p.model = ModelSpec::resolve("llama2-7b").toJson();
     p.setup.globalBatch = 128;
     p.setup.microBatchSizes = {1, 2, 4};
-    untitledName_ = tr("Untitled");
     loadProject(p, QString());
+    session_->startUntitled(tr("Untitled"));
     tabs_->setCurrentWidget(canvas_);
     statusLabel_->setText(tr("New project: drop a GPU type from the palette onto the canvas, or Edit > Add Node, "
                              "or File > Import Cluster"));
@@ -805,10 +777,10 @@ void MainWindow::openDialog()
 
 bool MainWindow::save()
 {
-    if (currentFile_.isEmpty())
+    if (session_->file().isEmpty())
         return saveAs();
     QString error;
-    if (!saveProject(currentFile_, &error)) {
+    if (!saveProject(session_->file(), &error)) {
         QMessageBox::warning(this, tr("Cannot save project"), error);
         return false;
     }
@@ -817,8 +789,8 @@ bool MainWindow::save()
 
 bool MainWindow::saveAs()
 {
-    const QString suggested = currentFile_.isEmpty() ? qs(document_->cluster().name()) + QStringLiteral(".memx")
-                                                     : QFileInfo(currentFile_).fileName();
+    const QString suggested = session_->file().isEmpty() ? qs(document_->cluster().name()) + QStringLiteral(".memx")
+                                                         : QFileInfo(session_->file()).fileName();
     const QString file = FileDialogs::saveFile(this, tr("Save Project"), tr("MemX projects (*.memx)"),
                                                QStringLiteral("project"), suggested, QStringLiteral("memx"));
     if (file.isEmpty())
@@ -854,20 +826,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
         settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
         settings.setValue(QStringLiteral("window/state"), saveState());
     }
-    autosaveSlot().discard();
+    session_->discardAutosave();
     event->accept();
-}
-
-void MainWindow::addRecentFile(const QString& file)
-{
-    QSettings settings;
-    QStringList files = settings.value(QStringLiteral("recentFiles")).toStringList();
-    files.removeAll(file);
-    files.prepend(QFileInfo(file).absoluteFilePath());
-    while (files.size() > kMaxRecent)
-        files.removeLast();
-    settings.setValue(QStringLiteral("recentFiles"), files);
-    rebuildRecentMenu();
 }
 
 void MainWindow::rebuildRecentMenu()
@@ -875,7 +835,7 @@ void MainWindow::rebuildRecentMenu()
     if (!recentMenu_)
         return;
     recentMenu_->clear();
-    const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    const QStringList files = session_->recentFiles();
     for (const QString& f : files) {
         recentMenu_
             ->addAction(QFileInfo(f).fileName(), this,
@@ -891,71 +851,18 @@ void MainWindow::rebuildRecentMenu()
     recentMenu_->setEnabled(!files.isEmpty());
 }
 
-QString MainWindow::autosaveDir()
-{
-    // MEMX_AUTOSAVE_DIR (memx.1): another disk than the data folder's, e.g.
-    // where a home quota is small.
-    if (QString dir = qEnvironmentVariable("MEMX_AUTOSAVE_DIR"); !dir.isEmpty())
-        return dir;
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/autosave");
-}
-
-AutosaveSlot& MainWindow::autosaveSlot() const
-{
-    if (!autosave_)
-        autosave_ = std::make_unique<AutosaveSlot>(autosaveDir());
-    return *autosave_;
-}
-
-QString MainWindow::autosavePath() const { return autosaveSlot().file(); }
-
-void MainWindow::writeAutosave()
-{
-    if (!isDirty())
-        return;
-    try {
-        autosaveSlot().write(currentProject(), currentFile_);
-        autosaveWarning_->setVisible(false);
-        autosaveWarning_->clear();
-    } catch (const std::exception& e) {
-        // The next tick tries again, but until one succeeds a crash would
-        // lose the edits: the user must know (a full disk is the usual cause).
-        autosaveWarning_->setText(tr("Autosave failed: unsaved changes are only in this window"));
-        autosaveWarning_->setToolTip(tr("%1\nThe autosave is tried again every %2 s. Free space there, or save the "
-                                        "project elsewhere (File > Save As).")
-                                         .arg(QString::fromUtf8(e.what()))
-                                         .arg(autosaveTimer_->interval() / 1000));
-        autosaveWarning_->setVisible(true);
-    }
-}
-
-QString MainWindow::autosaveProblem() const
-{
-    return autosaveWarning_->isVisibleTo(this) ? autosaveWarning_->toolTip() : QString();
-}
-
 bool MainWindow::recoverProject(const AutosaveSlot::Orphan& orphan, QString* error)
 {
     try {
-        const Project p = Project::load(orphan.file.toStdString());
-        untitledName_ = tr("Untitled");  // not the sample main() opened before asking
+        const Project p = ProjectSession::read(orphan);
         loadProject(p, orphan.projectFile);
-        settingsDirty_ = true;  // what was recovered is not what is on disk
-        updateTitle();
-        writeAutosave();
-        AutosaveSlot::remove(orphan);
+        session_->adopted(orphan);
         return true;
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromUtf8(e.what());
         return false;
     }
-}
-
-QString MainWindow::lastProject()
-{
-    const QString file = QSettings().value(QStringLiteral("lastProject")).toString();
-    return !file.isEmpty() && QFileInfo::exists(file) ? file : QString();
 }
 
 // ---- import / export ----
@@ -1045,7 +952,7 @@ MainWindow::ExportOutcome MainWindow::exportPlan(ExportTarget target, const QStr
     // `memx-cli export --plan` reads it, so both front ends write the same files.
     const SearchRequest& req = controller_->lastRequest();
     const std::string source
-        = currentFile_.isEmpty() ? std::string("unsaved-project.memx") : currentFile_.toStdString();
+        = session_->file().isEmpty() ? std::string("unsaved-project.memx") : session_->file().toStdString();
     const std::string predictor = predictorLabel(req.predictor, r->predictorName).toStdString();
     const memx::ExportTarget coreTarget = target == ExportTarget::Megatron ? memx::ExportTarget::Megatron
         : target == ExportTarget::FlagScale                                ? memx::ExportTarget::FlagScale
@@ -1152,8 +1059,8 @@ Problem MainWindow::currentProblem() const
 
 QString MainWindow::originOfResult() const
 {
-    const QString project
-        = currentFile_.isEmpty() ? tr("an unsaved project") : tr("project %1").arg(QFileInfo(currentFile_).fileName());
+    const QString project = session_->file().isEmpty() ? tr("an unsaved project")
+                                                       : tr("project %1").arg(QFileInfo(session_->file()).fileName());
     return tr("%1 as it was when searched on %2%3 (cluster %4, model %5)")
         .arg(project, resultTime_.toString(Qt::ISODate),
              resultHadUnsavedChanges_ ? tr(", with unsaved changes") : QString(),

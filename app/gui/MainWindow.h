@@ -46,6 +46,7 @@ class NodeLossPanel;
 class PropertyPanel;
 class SearchController;
 class JobTracker;
+class ProjectSession;
 class SetupPanel;
 class StaleBanner;
 class NoticeBanner;
@@ -127,21 +128,15 @@ public:
     };
     ExportOutcome exportPlan(ExportTarget target, const QString& destination);
 
-    // Crash recovery: while the project has unsaved changes it is written to
-    // this instance's own locked autosave file every 30 s (AutosaveSlot);
-    // main() offers back the ones crashed instances left. Public for tests.
-    // A failed autosave (a full disk) shows a warning in the status bar until
-    // one succeeds: a crash then would lose the edits (autosaveProblem()).
-    void writeAutosave();
-    QString autosaveProblem() const;
-    QString autosavePath() const;
-    static QString autosaveDir();
+    // The project as a file: path, unsaved changes, recent files and the
+    // crash-recovery autosave (every 30 s while modified; main() offers back
+    // the ones crashed instances left). A failed autosave (a full disk) shows
+    // a warning in the status bar until one succeeds.
+    ProjectSession* session() const { return session_; }
     // Opens a crashed instance's autosave as the project it was: its own
     // name and path, marked modified, no search started. The orphan's files
     // go once its content is safe in this instance's autosave.
     bool recoverProject(const AutosaveSlot::Orphan& orphan, QString* error = nullptr);
-    // The project opened or saved last (empty: none, or it is gone).
-    static QString lastProject();
 
 signals:
     // A search was not started; the reason is also in the status bar.
@@ -163,9 +158,7 @@ private:
     void showSavedResult(const QString& file);
     void showUserGuide();
     void loadProject(const Project& project, const QString& file);
-    void setCurrentFile(const QString& file);
     void updateTitle();
-    void addRecentFile(const QString& file);
     void rebuildRecentMenu();
     bool maybeSave();
     void markDirty();
@@ -210,6 +203,7 @@ private:
 
     Options options_;
     ClusterDocument* document_ = nullptr;
+    ProjectSession* session_ = nullptr;  // file, unsaved changes, recent files, autosave
     JobTracker* jobs_ = nullptr;  // search, what-if, node loss and choice, ablation, simplex
     SearchController* controller_ = nullptr;
     QTabWidget* tabs_ = nullptr;
@@ -249,9 +243,6 @@ private:
     WhyNotShapePanel* whyNot_ = nullptr;  // why no plan has a shape
     QPushButton* cancelButton_ = nullptr;
     QPushButton* keepButton_ = nullptr;  // stop early, keep the best so far
-    QTimer* autosaveTimer_ = nullptr;
-    mutable std::unique_ptr<AutosaveSlot> autosave_;  // made on first use
-    AutosaveSlot& autosaveSlot() const;
     QMenu* recentMenu_ = nullptr;
 
     QAction* newAct_ = nullptr;
@@ -266,9 +257,6 @@ private:
     QAction* exportFlagScaleAct_ = nullptr;
     QAction* exportJsonAct_ = nullptr;
 
-    QString currentFile_;
-    QString untitledName_ = QStringLiteral("Untitled");  // the title without a file (or "Sample project")
-    bool settingsDirty_ = false;
     quint64 selectedKey_ = 0;
     std::vector<std::string> staleChanges_;  // what changed since the shown result was computed (RequestChanges)
     bool shownFirstResult_ = false;

@@ -6,6 +6,7 @@
 #include "NodeLossPanel.h"
 #include "GuiProbe.h"
 #include "MainWindow.h"
+#include "ProjectSession.h"
 #include "SearchController.h"
 
 #include <QApplication>
@@ -171,7 +172,7 @@ int main(int argc, char** argv)
     const bool named = !projectFile.isEmpty();
     // Without a project on the command line: the one opened last, else the sample.
     if (!named && !shot)
-        projectFile = memx::MainWindow::lastProject();
+        projectFile = memx::ProjectSession::lastProject();
     bool sample = false;
     if (!projectFile.isEmpty()) {
         QString error;
@@ -214,7 +215,8 @@ int main(int argc, char** argv)
     // is offered; the others stay for a later launch.
     bool recovered = false;
     if (options.offerRecovery) {
-        std::vector<memx::AutosaveSlot::Orphan> orphans = memx::AutosaveSlot::orphans(memx::MainWindow::autosaveDir());
+        std::vector<memx::AutosaveSlot::Orphan> orphans
+            = memx::AutosaveSlot::orphans(memx::ProjectSession::autosaveDir());
         if (!orphans.empty()) {
             const memx::AutosaveSlot::Orphan& o = orphans.front();
             const QString what

@@ -12,6 +12,7 @@
 #include "ClusterDocument.h"
 #include "AutosaveSlot.h"
 #include "MainWindow.h"
+#include "ProjectSession.h"
 #include "NoticeBanner.h"
 #include "ProfileComparisonView.h"
 #include "TestWindow.h"
@@ -339,20 +340,20 @@ void TestMainWindow::autosaveHoldsUnsavedChanges()
 {
     MainWindow w(quietOptions());
     w.openSampleProject();
-    QFile::remove(w.autosavePath());
-    w.writeAutosave();
-    QVERIFY(!QFile::exists(w.autosavePath()));  // nothing unsaved, nothing written
+    QFile::remove(w.session()->autosavePath());
+    w.session()->writeAutosave();
+    QVERIFY(!QFile::exists(w.session()->autosavePath()));  // nothing unsaved, nothing written
     ObjectiveSpec o = w.objectivePanel()->objective();
     o.profile = WeightProfile::ThroughputFirst;
     w.objectivePanel()->setObjective(o);  // an unsaved change
     QVERIFY(w.isDirty());
-    w.writeAutosave();
-    QVERIFY(QFile::exists(w.autosavePath()));
+    w.session()->writeAutosave();
+    QVERIFY(QFile::exists(w.session()->autosavePath()));
     // What a restart would recover is the project as it stood.
-    Project recovered = Project::load(w.autosavePath().toStdString());
+    Project recovered = Project::load(w.session()->autosavePath().toStdString());
     QCOMPARE(recovered.objective.profile, WeightProfile::ThroughputFirst);
     QVERIFY(recovered == w.currentProject());
-    QFile::remove(w.autosavePath());
+    QFile::remove(w.session()->autosavePath());
 }
 
 void TestMainWindow::screenshotIsRendered()
@@ -888,16 +889,16 @@ void TestMainWindow::recoveredProjectKeepsItsNameAndWaits()
         MainWindow w(quietOptions());
         w.openSampleProject();
         QVERIFY2(w.saveProject(file, &error), qPrintable(error));
-        QCOMPARE(MainWindow::lastProject(), QFileInfo(file).absoluteFilePath());  // reopened on the next launch
+        QCOMPARE(ProjectSession::lastProject(), QFileInfo(file).absoluteFilePath());  // reopened on the next launch
     }
     // The crashed session had changed the objective and not saved.
     Project unsaved = Project::load(file.toStdString());
     unsaved.objective.profile = WeightProfile::SafetyFirst;
-    QDir().mkpath(MainWindow::autosaveDir());
-    const QString crashed = QDir(MainWindow::autosaveDir()).filePath(QStringLiteral("autosave-999998-0.memx"));
+    QDir().mkpath(ProjectSession::autosaveDir());
+    const QString crashed = QDir(ProjectSession::autosaveDir()).filePath(QStringLiteral("autosave-999998-0.memx"));
     unsaved.save(crashed.toStdString());
     writeFileAtomically((crashed + QStringLiteral(".origin")).toStdString(), file.toStdString());
-    std::vector<AutosaveSlot::Orphan> orphans = AutosaveSlot::orphans(MainWindow::autosaveDir());
+    std::vector<AutosaveSlot::Orphan> orphans = AutosaveSlot::orphans(ProjectSession::autosaveDir());
     auto it = std::find_if(orphans.begin(), orphans.end(), [&](const auto& o) { return o.file == crashed; });
     QVERIFY(it != orphans.end());  // (others may be left by earlier, interrupted test runs)
 
@@ -910,11 +911,11 @@ void TestMainWindow::recoveredProjectKeepsItsNameAndWaits()
     QVERIFY(!started.wait(50));  // no search by itself
     QCOMPARE(started.count(), 0);
     QVERIFY(!QFile::exists(crashed));
-    QVERIFY(QFile::exists(w.autosavePath()));  // the recovered work is safe in this instance's autosave
+    QVERIFY(QFile::exists(w.session()->autosavePath()));  // the recovered work is safe in this instance's autosave
     // Saving writes to the project's own path and clears the autosave.
     QVERIFY(w.saveProject(file, &error));
     QCOMPARE(Project::load(file.toStdString()).objective.profile, WeightProfile::SafetyFirst);
-    QVERIFY(!QFile::exists(w.autosavePath()));
+    QVERIFY(!QFile::exists(w.session()->autosavePath()));
 }
 
 void TestMainWindow::recoveredUntitledProjectIsUntitled()
@@ -926,10 +927,10 @@ void TestMainWindow::recoveredUntitledProjectIsUntitled()
     unsaved.cluster = ClusterDocument::emptyDocument();
     unsaved.model = ModelSpec::resolve("llama2-7b").toJson();
     unsaved.setup.globalBatch = 512;
-    QDir().mkpath(MainWindow::autosaveDir());
-    const QString crashed = QDir(MainWindow::autosaveDir()).filePath(QStringLiteral("autosave-999997-0.memx"));
+    QDir().mkpath(ProjectSession::autosaveDir());
+    const QString crashed = QDir(ProjectSession::autosaveDir()).filePath(QStringLiteral("autosave-999997-0.memx"));
     unsaved.save(crashed.toStdString());
-    std::vector<AutosaveSlot::Orphan> orphans = AutosaveSlot::orphans(MainWindow::autosaveDir());
+    std::vector<AutosaveSlot::Orphan> orphans = AutosaveSlot::orphans(ProjectSession::autosaveDir());
     auto it = std::find_if(orphans.begin(), orphans.end(), [&](const auto& o) { return o.file == crashed; });
     QVERIFY(it != orphans.end());
     QVERIFY(it->projectFile.isEmpty());

@@ -11,6 +11,7 @@
 // EFBIG, on the same path through writeFileAtomically.
 #include "AutosaveSlot.h"
 #include "MainWindow.h"
+#include "ProjectSession.h"
 #include "ProjectFile.h"
 #include "TestPaths.h"
 #include "TestProjectVersions.h"
@@ -230,7 +231,7 @@ void TestProjectDiskFull::windowShowsAFailingAutosaveUntilOneSucceeds()
 {
     MainWindow w(quietOptions());
     w.openSampleProject();
-    QCOMPARE(QFileInfo(w.autosavePath()).absolutePath(),
+    QCOMPARE(QFileInfo(w.session()->autosavePath()).absolutePath(),
              QFileInfo(dir_ + QStringLiteral("/autosave")).absoluteFilePath());
     ObjectiveSpec o = w.objectivePanel()->objective();
     o.profile = WeightProfile::ThroughputFirst;
@@ -238,22 +239,23 @@ void TestProjectDiskFull::windowShowsAFailingAutosaveUntilOneSucceeds()
     QVERIFY(w.isDirty());
     auto* warning = w.findChild<QLabel*>(QStringLiteral("autosaveWarning"));
     QVERIFY(warning);
-    QVERIFY(w.autosaveProblem().isEmpty());
+    QVERIFY(w.session()->autosaveProblem().isEmpty());
     {
         FullDisk full(dir_);
-        w.writeAutosave();
+        w.session()->writeAutosave();
     }
-    qInfo().noquote() << "message:" << w.autosaveProblem().replace(QLatin1Char('\n'), QLatin1Char(' '));
-    QVERIFY2(w.autosaveProblem().contains(FullDisk::reason()), qPrintable(w.autosaveProblem()));
+    qInfo().noquote() << "message:" << w.session()->autosaveProblem().replace(QLatin1Char('\n'), QLatin1Char(' '));
+    QVERIFY2(w.session()->autosaveProblem().contains(FullDisk::reason()), qPrintable(w.session()->autosaveProblem()));
     QVERIFY(warning->isVisibleTo(&w));
     QVERIFY2(warning->text().contains(QStringLiteral("only in this window")), qPrintable(warning->text()));
     QVERIFY(w.isDirty());
-    QCOMPARE(temporaries(QFileInfo(w.autosavePath()).absolutePath()), QStringList());
+    QCOMPARE(temporaries(QFileInfo(w.session()->autosavePath()).absolutePath()), QStringList());
     // The next autosave with room again succeeds and the warning goes.
-    w.writeAutosave();
-    QVERIFY(w.autosaveProblem().isEmpty());
+    w.session()->writeAutosave();
+    QVERIFY(w.session()->autosaveProblem().isEmpty());
     QVERIFY(!warning->isVisibleTo(&w));
-    QCOMPARE(Project::load(w.autosavePath().toStdString()).objective.profile, WeightProfile::ThroughputFirst);
+    QCOMPARE(Project::load(w.session()->autosavePath().toStdString()).objective.profile,
+             WeightProfile::ThroughputFirst);
 }
 
 QTEST_MAIN(TestProjectDiskFull)
