@@ -557,9 +557,13 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         SearchEngine::ProgressFn progress;
         if (args->progress)
             progress = [](const SearchProgress& p) {
+                // As the workbench says it: under a second of a search that
+                // still runs is "finishing", never "0.0s left".
                 char left[32] = "estimating";
-                if (p.remainingS >= 0)
+                if (p.remainingS >= 1)
                     std::snprintf(left, sizeof left, "%.1fs left", p.remainingS);
+                else if (p.remainingS >= 0)
+                    std::snprintf(left, sizeof left, "finishing");
                 std::fprintf(stderr, "\rphase %d  %5.1f%%  explored %llu  feasible %llu  pruned %llu  %.1fs, %s   ",
                              p.phase, p.permille / 10.0, static_cast<unsigned long long>(p.explored),
                              static_cast<unsigned long long>(p.feasible), static_cast<unsigned long long>(p.pruned),

@@ -93,7 +93,11 @@ double ProgressEstimate::rawRemaining(double nowS) const
         const double m = classMean[static_cast<std::size_t>(items_[i].cls)];
         const double cost = m >= 0 ? m : items_[i].size * perSize;
         if (startS_[i] >= 0) {
-            const double left = std::max(cost - (nowS - startS_[i]), 0.1 * cost);
+            // An item that has run past its expected cost is expected to run
+            // half as long again (branch-and-bound items are heavy-tailed:
+            // the longer one has run, the more of it is left), not to end now.
+            const double ran = nowS - startS_[i];
+            const double left = std::max({cost - ran, 0.1 * cost, 0.5 * ran});
             work += left;
             longestRunning = std::max(longestRunning, left);
         } else {

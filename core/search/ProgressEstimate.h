@@ -20,7 +20,9 @@ namespace memx {
 //   - any other item costs its size times the median cost per size of the
 //     pass's finished items;
 //   - a running item is credited the time it has run (at least a tenth of
-//     its cost stays), and no thread finishes before the longest running one.
+//     its cost stays); one that has run past its cost is expected to run
+//     half as long again (the items are heavy-tailed: a long one is not
+//     about to end), and no thread finishes before the longest running one.
 // Passes after the current one are a share of it (rank is about a tenth of
 // explore on the measured 128-GPU search, tests/data/progress/).
 //

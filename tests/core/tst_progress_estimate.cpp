@@ -68,6 +68,7 @@ private slots:
     void estimatingUntilEnoughIsDone_data();
     void estimatingUntilEnoughIsDone();
     void growthIsCapped();
+    void anItemPastItsCostIsNotAboutToEnd();
     void replayOfA128GpuSearch();
 };
 
@@ -109,6 +110,26 @@ void TestProgressEstimate::laterPassesAreAShare()
     e.beginPass(uniform(10), {.shareOfPrevious = 0.1}, 2, 5.0);
     const double left = e.read(5.2).remainingS;
     QVERIFY2(left > 0 && left <= 0.5, qPrintable(QString::number(left)));
+}
+
+void TestProgressEstimate::anItemPastItsCostIsNotAboutToEnd()
+{
+    // Issue #35 item 3: the bar sat at 99% with "0.0 s left" for seconds
+    // while the last skeletons ran. Five 1-s items on one thread: four
+    // finished by t = 4 s; the fifth started then and at t = 10 s has run 6 s,
+    // six times its expected cost. Branch-and-bound items are heavy-tailed:
+    // it is expected to run half as long again, 3 s (a tenth of its cost,
+    // 0.1 s, before), so the bar reads 10 s spent of 13 s = 769 permille.
+    ProgressEstimate e(0);  // shown as soon as estimated
+    e.beginPass(uniform(5), {}, 1, 0.0);
+    for (std::size_t i = 0; i < 4; ++i) {
+        e.started(i, static_cast<double>(i));
+        e.finished(i, static_cast<double>(i) + 1);
+    }
+    e.started(4, 4.0);
+    const auto r = e.read(10.0);
+    QCOMPARE(r.remainingS, 3.0);
+    QCOMPARE(r.permille, 769);
 }
 
 void TestProgressEstimate::classesFromTheirOwnItems()
