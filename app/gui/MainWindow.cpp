@@ -1,5 +1,5 @@
-// Over 600 lines: the window still owns project open/save/autosave, the what-if job and the wiring of twelve views;
-// issue #34 item 4 moves the first two into a project object and one job tracker.
+// Over 600 lines: the wiring of twelve views, six docks and their menus to the document, the project session, the
+// job tracker and one another; each view and job lives in its own class.
 #include "MainWindow.h"
 #include "JobTracker.h"
 #include "ProjectSession.h"
