@@ -175,21 +175,33 @@ QString PropertyPanel::inWords(const QString& key, const QString& reason) const
 {
     struct Named {
         const char* key;
-        const char* label;
+        const char* label;  // as the form labels the field
         const Range* range;
     };
-    static const Named named[] = {{"bandwidth_gbps", QT_TR_NOOP("Bandwidth"), &ranges::bandwidthGBps},
-                                  {"latency_us", QT_TR_NOOP("Latency"), &ranges::latencyUs}};
+    static const Named named[] = {
+        {"bandwidth_gbps", QT_TR_NOOP("Bandwidth"), &ranges::bandwidthGBps},
+        {"latency_us", QT_TR_NOOP("Latency"), &ranges::latencyUs},
+        {"peak_tflops_bf16", QT_TR_NOOP("Peak bf16"), &ranges::peakTflops},
+        {"memory_gib", QT_TR_NOOP("Memory"), &ranges::gpuMemoryGiB},
+        {"memory_bandwidth_gbps", QT_TR_NOOP("Memory bandwidth"), &ranges::memoryBandwidthGBps},
+        {"calibration.efficiency_multiplier", QT_TR_NOOP("Efficiency ×"), &ranges::efficiencyMultiplier},
+        {"calibration.memory_multiplier", QT_TR_NOOP("Memory ×"), &ranges::memoryMultiplier},
+        {"price_per_gpu_hour", QT_TR_NOOP("Price per GPU-hour"), &ranges::pricePerGpuHour},
+    };
     for (const Named& n : named) {
         if (key != QLatin1String(n.key))
             continue;
+        auto* spin = qobject_cast<QDoubleSpinBox*>(field(key));
+        if (spin && spin->value() >= n.range->min && spin->value() <= n.range->max)
+            return reason;  // refused for another rule than the range: its own words
         const QLocale locale;
-        QString text = tr("%1: %2 to %3 %4")
+        const QString unit = QString::fromLatin1(n.range->unit);
+        const QString withUnit = unit.isEmpty() ? QString() : QStringLiteral(" ") + unit;
+        QString text = tr("%1: %2 to %3%4")
                            .arg(tr(n.label), locale.toString(n.range->min, 'g', 6),
-                                locale.toString(n.range->max, 'f', 0), QString::fromLatin1(n.range->unit));
-        if (auto* spin = qobject_cast<QDoubleSpinBox*>(field(key)))
-            text += tr("; %1 %2 was not applied")
-                        .arg(locale.toString(spin->value(), 'g', 10), QString::fromLatin1(n.range->unit));
+                                locale.toString(n.range->max, 'f', 0), withUnit);
+        if (spin)
+            text += tr("; %1%2 was not applied").arg(locale.toString(spin->value(), 'g', 10), withUnit);
         return text;
     }
     return reason;

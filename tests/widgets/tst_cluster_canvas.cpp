@@ -437,6 +437,55 @@ private slots:
         QVERIFY(!panel.isRefused("bandwidth_gbps"));
     }
 
+    // Issue #35 item 6: a GPU type field refused for its range said so with
+    // the file's JSON path and "allow_outside_range", which no control sets.
+    void typeFieldRefusalSaysTheRange_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("typed");
+        QTest::addColumn<QString>("says");  // the field as labelled, the range of ranges:: in words
+        QTest::newRow("memory") << "memory_gib"
+                                << "2000"
+                                << "Memory: 1 to 1,024 GiB; 2,000 GiB was not applied";
+        QTest::newRow("peak") << "peak_tflops_bf16"
+                              << "0"
+                              << "Peak bf16: 0.1 to 100,000 TFLOP/s; 0 TFLOP/s";
+        QTest::newRow("memory bandwidth") << "memory_bandwidth_gbps"
+                                          << "0"
+                                          << "Memory bandwidth: 1 to 100,000 GB/s";
+        QTest::newRow("memory multiplier") << "calibration.memory_multiplier"
+                                           << "7"
+                                           << "Memory ×: 0.05 to 5; 7 was";
+        QTest::newRow("price") << "price_per_gpu_hour"
+                               << "5000"
+                               << "Price per GPU-hour: 0 to 1,000 per GPU-hour";
+    }
+
+    void typeFieldRefusalSaysTheRange()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, typed);
+        QFETCH(QString, says);
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        memx::PropertyPanel panel(&doc);
+        connect(&canvas, &ClusterCanvas::selectionChanged, &panel, &memx::PropertyPanel::setSelection);
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        const nlohmann::json before = doc.json();
+        canvas.setSelection({CanvasSelection::Gpu, "vb", 0, "Vendor-B", {}});
+        auto* spin = qobject_cast<QDoubleSpinBox*>(panel.field(key));
+        QVERIFY(spin);
+        spin->selectAll();
+        QTest::keyClicks(spin, typed);
+        QTest::keyClick(spin, Qt::Key_Enter);
+        QVERIFY(panel.isRefused(key));
+        QCOMPARE(doc.json(), before);  // nothing applied
+        QVERIFY2(panel.errorText().startsWith(says), qPrintable(panel.errorText()));
+        QVERIFY2(!panel.errorText().contains("gpu_types") && !panel.errorText().contains(key)
+                     && !panel.errorText().contains("allow_outside_range"),
+                 qPrintable(panel.errorText()));
+    }
+
     // Typing a GPU count of 16 over 8 once set 1 first (dropping the links
     // into GPUs 1-7) and then 16: now the count changes once, links kept.
     void typedCountCommitsOnlyWhenFinished()
