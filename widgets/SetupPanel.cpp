@@ -111,12 +111,12 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     errorLabel_->hide();
     form->addRow(QString(), stacked(modelSummary_, errorLabel_));
 
-    globalBatch_ = new QSpinBox(this);
-    globalBatch_->setObjectName(QStringLiteral("globalBatch"));
-    globalBatch_->setRange(1, 1'000'000);
-    globalBatch_->setSuffix(tr(" sequences"));
-    globalBatch_->setToolTip(tr("Sequences per iteration, over all data-parallel replicas"));
-    form->addRow(tr("Global batch"), globalBatch_);
+    globalBatch_.name = tr("Global batch");
+    globalBatch_.unit = tr("sequences");
+    QWidget* globalBatchRow = addSpinField(globalBatch_, QStringLiteral("globalBatch"), 1, 1'000'000);
+    globalBatch_.spin->setSuffix(tr(" sequences"));
+    globalBatch_.spin->setToolTip(tr("Sequences per iteration, over all data-parallel replicas"));
+    form->addRow(globalBatch_.name, globalBatchRow);
 
     microBatchSizes_.name = tr("Micro-batch sizes");
     microBatchSizes_.minimum = 1;
@@ -136,11 +136,10 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
                  addListField(queryGroups_, QStringLiteral("queryGroups"), tr("default (the model's)"),
                               tr("KV head counts (GQA) to try, e.g. 8,32; \"default\": the model's")));
 
-    maxPipeline_ = new QSpinBox(this);
-    maxPipeline_->setObjectName(QStringLiteral("maxPipelineStages"));
-    maxPipeline_->setRange(1, 128);
-    maxPipeline_->setToolTip(tr("Most pipeline stages (PP) the search may use"));
-    form->addRow(tr("Max pipeline stages"), maxPipeline_);
+    maxPipeline_.name = tr("Max pipeline stages");
+    QWidget* maxPipelineRow = addSpinField(maxPipeline_, QStringLiteral("maxPipelineStages"), 1, 128);
+    maxPipeline_.spin->setToolTip(tr("Most pipeline stages (PP) the search may use"));
+    form->addRow(maxPipeline_.name, maxPipelineRow);
 
     schedule_ = new QComboBox(this);
     schedule_->setObjectName(QStringLiteral("schedule"));
@@ -248,8 +247,8 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     root->addStretch(1);
 
     auto notify = [this] { emit changed(); };
-    connect(globalBatch_, &QSpinBox::valueChanged, this, notify);
-    connect(maxPipeline_, &QSpinBox::valueChanged, this, notify);
+    connect(globalBatch_.spin, &QSpinBox::valueChanged, this, notify);
+    connect(maxPipeline_.spin, &QSpinBox::valueChanged, this, notify);
     connect(schedule_, &QComboBox::currentIndexChanged, this, notify);
     connect(meshes_, &QComboBox::currentIndexChanged, this, notify);
     connect(recompute_, &QComboBox::currentIndexChanged, this, notify);
@@ -402,6 +401,58 @@ QWidget* SetupPanel::addListField(ListField& field, const QString& objectName, c
     return stacked(field.edit, field.reason);
 }
 
+QWidget* SetupPanel::addSpinField(SpinField& field, const QString& objectName, int minimum, int maximum)
+{
+    field.spin = new QSpinBox(this);
+    field.spin->setObjectName(objectName);
+    field.spin->setRange(minimum, maximum);
+    field.reason = new QLabel(this);
+    field.reason->setObjectName(objectName + QStringLiteral("Reason"));
+    field.reason->setWordWrap(true);
+    field.reason->setStyleSheet(kReasonStyle);
+    field.reason->hide();
+    if (auto* edit = field.spin->findChild<QLineEdit*>())
+        connect(edit, &QLineEdit::textEdited, this, [this, &field] { onSpinEdited(field); });
+    connect(field.spin, &QSpinBox::editingFinished, this, [this, &field] { onSpinFinished(field); });
+    return stacked(field.spin, field.reason);
+}
+
+QString SetupPanel::rangeInWords(const SpinField& field) const
+{
+    const QLocale locale;
+    return tr("%1 to %2%3")
+        .arg(locale.toString(field.spin->minimum()), locale.toString(field.spin->maximum()),
+             field.unit.isEmpty() ? QString() : QStringLiteral(" ") + field.unit);
+}
+
+// Text the box cannot take (0 for a global batch): said at once, and the
+// search is refused while it stands (errorText, focusFirstInvalid).
+void SetupPanel::onSpinEdited(SpinField& field)
+{
+    const bool ok = field.spin->hasAcceptableInput();
+    field.typed = ok ? QString() : field.spin->cleanText();
+    field.error = ok ? QString() : tr("%1: %2").arg(field.name, rangeInWords(field));
+    field.reason->setText(ok ? QString() : rangeInWords(field));
+    field.reason->setVisible(!ok);
+    if (auto* edit = field.spin->findChild<QLineEdit*>())
+        markInvalid(edit, !ok);
+}
+
+// Leaving the field puts the last value back (QSpinBox's fixup): no longer
+// blocking, but not silent either.
+void SetupPanel::onSpinFinished(SpinField& field)
+{
+    if (field.error.isEmpty())
+        return;
+    field.error.clear();
+    if (auto* edit = field.spin->findChild<QLineEdit*>())
+        markInvalid(edit, false);
+    field.reason->setText(tr("%1 was not applied (%2); it stays %3")
+                              .arg(field.typed.isEmpty() ? tr("An empty field") : field.typed, rangeInWords(field),
+                                   QLocale().toString(field.spin->value())));
+    field.reason->setVisible(true);
+}
+
 void SetupPanel::onListEdited(ListField& field)
 {
     QString reason;
@@ -437,6 +488,9 @@ QString SetupPanel::errorText() const
     QStringList errors;
     if (!modelError_.isEmpty())
         errors << modelError_;
+    for (const SpinField* f : {&globalBatch_, &maxPipeline_})
+        if (!f->error.isEmpty())
+            errors << f->error;
     for (const ListField* f : {&microBatchSizes_, &seqLens_, &queryGroups_})
         if (!f->error.isEmpty())
             errors << f->error;
@@ -445,6 +499,12 @@ QString SetupPanel::errorText() const
 
 bool SetupPanel::focusFirstInvalid()
 {
+    for (SpinField* f : {&globalBatch_, &maxPipeline_})
+        if (!f->error.isEmpty()) {
+            f->spin->setFocus(Qt::OtherFocusReason);
+            f->spin->selectAll();
+            return true;
+        }
     for (ListField* f : {&microBatchSizes_, &seqLens_, &queryGroups_})
         if (!f->error.isEmpty()) {
             f->edit->setFocus(Qt::OtherFocusReason);
@@ -457,11 +517,11 @@ bool SetupPanel::focusFirstInvalid()
 TrainingSetup SetupPanel::setup() const
 {
     TrainingSetup s = base_;
-    s.globalBatch = globalBatch_->value();
+    s.globalBatch = globalBatch_.spin->value();
     s.microBatchSizes = microBatchSizes_.value;
     s.seqLens = seqLens_.value;
     s.queryGroups = queryGroups_.value;
-    s.maxPipelineStages = maxPipeline_->value();
+    s.maxPipelineStages = maxPipeline_.spin->value();
     s.schedule = static_cast<ScheduleMode>(schedule_->currentData().toInt());
     s.meshes = static_cast<MeshMode>(meshes_->currentData().toInt());
     s.recompute = static_cast<RecomputeMode>(recompute_->currentData().toInt());
@@ -483,12 +543,12 @@ void SetupPanel::setSetup(const TrainingSetup& s)
 {
     base_ = s;
     {
-        const QSignalBlocker b1(globalBatch_), b2(maxPipeline_), b3(schedule_), b4(recompute_);
+        const QSignalBlocker b1(globalBatch_.spin), b2(maxPipeline_.spin), b3(schedule_), b4(recompute_);
         const QSignalBlocker b5(distributedOptimizer_), b6(sequenceParallel_), b7(flashAttention_), b8(precision_);
         const QSignalBlocker b9(attentionDropout_), b10(hiddenDropout_), b11(overlapGradReduce_),
             b12(overlapParamGather_), b13(meshes_);
-        globalBatch_->setValue(s.globalBatch);
-        maxPipeline_->setValue(s.maxPipelineStages);
+        globalBatch_.spin->setValue(s.globalBatch);
+        maxPipeline_.spin->setValue(s.maxPipelineStages);
         schedule_->setCurrentIndex(schedule_->findData(int(s.schedule)));
         meshes_->setCurrentIndex(meshes_->findData(int(s.meshes)));
         recompute_->setCurrentIndex(recompute_->findData(int(s.recompute)));

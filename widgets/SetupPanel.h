@@ -42,7 +42,7 @@ public:
     // Empty when every field holds a valid value.
     QString errorText() const;
     bool isValid() const { return errorText().isEmpty(); }
-    // Gives the focus to the first list field whose text is refused; false
+    // Gives the focus to the first field whose text is refused; false
     // when none is (the error is the model's, or there is none).
     bool focusFirstInvalid();
 
@@ -68,6 +68,22 @@ private:
         QString error;
     };
 
+    // A whole number in a range (global batch, max pipeline stages): text
+    // outside it is refused in place, as a list field's is, and when Qt puts
+    // the last value back on leaving the field, the line under it says so.
+    struct SpinField {
+        QSpinBox* spin = nullptr;
+        QLabel* reason = nullptr;
+        QString name;
+        QString unit;  // after the range in words ("sequences"), may be empty
+        QString typed;  // the refused text
+        QString error;  // blocking while the refused text is in the field
+    };
+    QWidget* addSpinField(SpinField& field, const QString& objectName, int minimum, int maximum);
+    void onSpinEdited(SpinField& field);
+    void onSpinFinished(SpinField& field);
+    QString rangeInWords(const SpinField& field) const;
+
     void buildModelRow();
     QWidget* addListField(ListField& field, const QString& objectName, const QString& placeholder,
                           const QString& toolTip);
@@ -92,7 +108,7 @@ private:
 
     QComboBox* modelCombo_ = nullptr;
     QLabel* modelSummary_ = nullptr;
-    QSpinBox* globalBatch_ = nullptr;
+    SpinField globalBatch_;
     ListField microBatchSizes_;
     ListField seqLens_;
     ListField queryGroups_;
@@ -109,7 +125,7 @@ private:
     QComboBox* meshes_ = nullptr;
     QComboBox* precision_ = nullptr;
     QComboBox* recompute_ = nullptr;
-    QSpinBox* maxPipeline_ = nullptr;
+    SpinField maxPipeline_;
     QLabel* errorLabel_ = nullptr;  // why the last model file was not loaded
 };
 

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -224,6 +225,64 @@ private slots:
         QVERIFY(panel.isValid());
         QVERIFY(!edit->property("invalid").toBool());
         QVERIFY(spy.count() >= 1);
+    }
+
+    // Issue #35 item 2: a global batch of 0 silently went back to the last
+    // value. Out-of-range text is refused in place with the range in words
+    // (and refuses the search while it stands); leaving the field puts the
+    // last value back and says so.
+    void refusedNumberSaysTheRange_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("typed");
+        QTest::addColumn<QString>("error");
+        QTest::addColumn<QString>("afterwards");
+        QTest::newRow("global batch 0") << "globalBatch"
+                                        << "0"
+                                        << "Global batch: 1 to 1,000,000 sequences"
+                                        << "0 was not applied (1 to 1,000,000 sequences); it stays 128";
+        QTest::newRow("no pipeline stages") << "maxPipelineStages"
+                                            << "0"
+                                            << "Max pipeline stages: 1 to 128"
+                                            << "0 was not applied (1 to 128); it stays 8";
+        QTest::newRow("global batch emptied")
+            << "globalBatch"
+            << ""
+            << "Global batch: 1 to 1,000,000 sequences"
+            << "An empty field was not applied (1 to 1,000,000 sequences); it stays 128";
+    }
+
+    void refusedNumberSaysTheRange()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, typed);
+        QFETCH(QString, error);
+        QFETCH(QString, afterwards);
+        SetupPanel panel;
+        TrainingSetup s;
+        s.globalBatch = 128;
+        s.maxPipelineStages = 8;
+        panel.setSetup(s);
+        auto* spin = panel.findChild<QSpinBox*>(field);
+        QVERIFY(spin);
+        auto* reason = panel.findChild<QLabel*>(field + QStringLiteral("Reason"));
+        QVERIFY(reason);
+        const TrainingSetup before = panel.setup();
+        spin->selectAll();
+        if (typed.isEmpty())
+            QTest::keyClick(spin, Qt::Key_Delete);
+        else
+            QTest::keyClicks(spin, typed);
+        QVERIFY(!panel.isValid());
+        QCOMPARE(panel.errorText(), error);
+        QVERIFY(reason->isVisibleTo(&panel));
+        QVERIFY(panel.focusFirstInvalid());  // F5 refuses the search and focuses the field
+        QVERIFY(sameSetup(panel.setup(), before).isEmpty());
+        QTest::keyClick(spin, Qt::Key_Enter);  // finished: Qt puts the last value back
+        QVERIFY(panel.isValid());
+        QVERIFY(sameSetup(panel.setup(), before).isEmpty());
+        QVERIFY(reason->isVisibleTo(&panel));
+        QCOMPARE(reason->text(), afterwards);
     }
 
     void validListApplied()
