@@ -816,6 +816,33 @@ void ClusterCanvas::selectGpuRange(const QString& node, int from, int to)
             tile->setSelected(true);
 }
 
+QString ClusterCanvas::deleteText() const
+{
+    const QList<CanvasSelection> gpus = selectedGpus();
+    if (!gpus.isEmpty()) {
+        const QString node = gpus.front().node;
+        if (std::any_of(gpus.begin(), gpus.end(), [&](const CanvasSelection& g) { return g.node != node; }))
+            return tr("Delete %n GPUs (in several nodes)", nullptr, int(gpus.size()));
+        int inNode = 0;
+        const Cluster& c = document_->cluster();
+        for (const auto& g : c.groups())
+            if (QString::fromStdString(c.nodes()[g.node].name) == node)
+                inNode += static_cast<int>(g.devices.size());
+        if (gpus.size() >= inNode)
+            return tr("Delete Node %1 and Its Links (all its GPUs are selected)").arg(node);
+        if (gpus.size() == 1)
+            return tr("Delete GPU %1:%2").arg(node).arg(gpus.front().gpuIndex);
+        return tr("Delete %n GPUs of %1", nullptr, int(gpus.size())).arg(node);
+    }
+    switch (selection_.kind) {
+    case CanvasSelection::Node: return tr("Delete Node %1 and Its Links").arg(selection_.node);
+    case CanvasSelection::Link: return tr("Delete Link %1").arg(selection_.link);
+    case CanvasSelection::Gpu:
+    case CanvasSelection::None: break;
+    }
+    return {};
+}
+
 bool ClusterCanvas::deleteSelection(QString* error)
 {
     QString reason;

@@ -92,6 +92,11 @@ public:
                     QString* createdName = nullptr);
     // Selected GPUs (exactly those, however many) or else the node or link.
     bool deleteSelection(QString* error = nullptr);
+    // What deleteSelection() would remove, as the Delete action reads:
+    // "Delete GPU vb:3", "Delete 2 GPUs of vb", "Delete Node vb and Its Links"
+    // (also when the GPUs selected are all of a node's: the node goes with
+    // them), "Delete Link ib-a100-vb"; empty when nothing is selected.
+    QString deleteText() const;
 
     // Every selected GPU tile, in node order.
     QList<CanvasSelection> selectedGpus() const;

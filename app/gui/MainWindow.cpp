@@ -338,6 +338,13 @@ void MainWindow::createMenus()
     del->setShortcut(QKeySequence::Delete);
     del->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     canvas_->addAction(del);
+    // The action names what it removes: a node with its links reads as one.
+    auto retitleDelete = [this, del] {
+        const QString text = canvas_->deleteText();
+        del->setText(text.isEmpty() ? tr("&Delete Selection") : text);
+    };
+    connect(edit, &QMenu::aboutToShow, this, retitleDelete);
+    connect(canvas_, &ClusterCanvas::selectionChanged, this, retitleDelete);
     edit->addAction(tr("&Fit Cluster in View"), canvas_, &ClusterCanvas::fitAll);
 
     auto* search = menuBar()->addMenu(tr("&Search"));

@@ -486,6 +486,29 @@ private slots:
                  qPrintable(panel.errorText()));
     }
 
+    // Issue #35 items 4 and 5: Del on a tile took the whole node without a
+    // word. The Delete action names what it removes; a node-sized delete
+    // reads as a node action, also when the GPUs selected are all of a node's.
+    void deleteNamesWhatGoes()
+    {
+        ClusterDocument doc;
+        ClusterCanvas canvas(&doc);
+        QVERIFY(doc.load(sample("paper-20gpu-3vendor.json")));
+        QCOMPARE(canvas.deleteText(), QString());  // nothing selected
+        canvas.setSelection({CanvasSelection::Node, "vb", -1, {}, {}});
+        QCOMPARE(canvas.deleteText(), QStringLiteral("Delete Node vb and Its Links"));
+        canvas.setSelection({CanvasSelection::Link, {}, -1, {}, "ib-a100-vb"});
+        QCOMPARE(canvas.deleteText(), QStringLiteral("Delete Link ib-a100-vb"));
+        canvas.setSelection({CanvasSelection::Gpu, "vb", 3, "Vendor-B", {}});
+        QCOMPARE(canvas.deleteText(), QStringLiteral("Delete GPU vb:3"));
+        canvas.selectGpuRange("vb", 2, 4);
+        QCOMPARE(canvas.deleteText(), QStringLiteral("Delete 3 GPUs of vb"));
+        canvas.selectGpuRange("vb", 0, 7);  // vb holds 8 GPUs: the node goes with them
+        QCOMPARE(canvas.deleteText(), QStringLiteral("Delete Node vb and Its Links (all its GPUs are selected)"));
+        QVERIFY(canvas.deleteSelection());
+        QCOMPARE(doc.cluster().deviceCount(), 12);
+    }
+
     // Typing a GPU count of 16 over 8 once set 1 first (dropping the links
     // into GPUs 1-7) and then 16: now the count changes once, links kept.
     void typedCountCommitsOnlyWhenFinished()
