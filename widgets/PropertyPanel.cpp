@@ -109,6 +109,7 @@ PropertyPanel::PropertyPanel(ClusterDocument* document, QWidget* parent)
     f.setBold(true);
     title_->setFont(f);
     title_->setWordWrap(true);  // a long type or node name must not widen the dock
+    error_->setObjectName(QStringLiteral("propertyError"));
     error_->setWordWrap(true);
     error_->setStyleSheet(QStringLiteral("color: #c62828;"));
     error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -232,6 +233,15 @@ void PropertyPanel::rebuildForm()
     case CanvasSelection::Gpu: buildGpuForm(); break;
     case CanvasSelection::Link: buildLinkForm(); break;
     }
+    // Fields keep the height they ask for (a spin box's minimum is a few
+    // pixels less): the panel's minimum is then honest and its scroll area
+    // scrolls rather than squashing them.
+    for (QWidget* w : form_->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+        if (qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QLineEdit*>(w) || qobject_cast<QComboBox*>(w)) {
+            QSizePolicy policy = w->sizePolicy();
+            policy.setVerticalPolicy(QSizePolicy::Fixed);
+            w->setSizePolicy(policy);
+        }
     refresh();
 }
 

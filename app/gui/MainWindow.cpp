@@ -73,6 +73,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
+#include <QStyle>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -424,7 +425,18 @@ void MainWindow::createDocks()
     predictorPanel_ = new PredictorPanel(this);
     predictorPanel_->setRecentFiles(QSettings().value(QLatin1String(kRecentPredictorsKey)).toStringList());
     dock(palette_, tr("GPU Types"), "gpuTypesDock", Qt::LeftDockWidgetArea);
-    auto* propertiesDock = dock(properties_, tr("Properties"), "propertiesDock", Qt::LeftDockWidgetArea);
+    // In a scroll area: a long form with a refusal under it scrolls rather
+    // than squashing its fields; as wide as the panel's forms, so that the
+    // dock keeps one width whatever is selected.
+    auto* propertiesScroll = new QScrollArea(this);
+    propertiesScroll->setObjectName(QStringLiteral("propertiesScroll"));
+    propertiesScroll->setWidget(properties_);
+    propertiesScroll->setWidgetResizable(true);
+    propertiesScroll->setFrameShape(QFrame::NoFrame);
+    propertiesScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    propertiesScroll->setMinimumWidth(properties_->minimumWidth()
+                                      + propertiesScroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
+    auto* propertiesDock = dock(propertiesScroll, tr("Properties"), "propertiesDock", Qt::LeftDockWidgetArea);
     // What-if bandwidth shares the Properties place: both are about the cluster.
     // The network sliders and, below them, node loss: two what-ifs of the
     // last search's cluster.

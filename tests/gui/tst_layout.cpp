@@ -10,11 +10,15 @@
 #include "MainWindow.h"
 #include "TestWindow.h"
 #include "ProfileComparisonView.h"
+#include "PropertyPanel.h"
 
 #include <qcustomplot.h>
 
 #include <QAbstractScrollArea>
 #include <QDockWidget>
+#include <QStyle>
+#include <QLabel>
+#include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QMainWindow>
 #include <QSignalSpy>
@@ -128,6 +132,7 @@ private slots:
     void viewsFitTheWindow();
     void toolbarKeepsItsPlaceAsUndoTextGrows();
     void leftDockKeepsItsWidthAcrossSelections();
+    void refusalNeverSquashesTheProperties();
 };
 
 void TestLayout::initTestCase() { QStandardPaths::setTestModeEnabled(true); }
@@ -248,7 +253,9 @@ void TestLayout::viewsFitTheWindow()
     // Its fields and labels wrap or shrink rather than widen the dock.
     auto* properties = w.findChild<QDockWidget*>(QStringLiteral("propertiesDock"));
     QVERIFY(properties);
-    QVERIFY2(properties->minimumSizeHint().width() <= 300,
+    // The form's width and the scroll bar of the scroll area that holds it.
+    QVERIFY2(properties->minimumSizeHint().width()
+                 <= PropertyPanel::kFormWidth + w.style()->pixelMetric(QStyle::PM_ScrollBarExtent),
              qPrintable(QStringLiteral("%1 px\n%2")
                             .arg(properties->minimumSizeHint().width())
                             .arg(widestMinimums(properties))));
@@ -294,6 +301,46 @@ void TestLayout::leftDockKeepsItsWidthAcrossSelections()
                             + "\n" + widestMinimums(properties)));
         QCOMPARE(canvas->mapTo(&w, QPoint(0, 0)).x(), canvasLeft);
     }
+}
+
+// Issue #35 item 6: the link form squashed its fields when a refusal showed
+// under it (a spin box 17 px of 22). At the smallest window the layout tests
+// use, the Properties dock scrolls rather than squashing a field or cutting
+// the refusal.
+void TestLayout::refusalNeverSquashesTheProperties()
+{
+    MainWindow w(quietOptions());
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openSampleProject();
+    w.showView(MainWindow::View::Cluster);
+    auto* canvas = qobject_cast<ClusterCanvas*>(w.viewWidget(MainWindow::View::Cluster));
+    QVERIFY(canvas);
+    canvas->setSelection({CanvasSelection::Link, {}, -1, {}, QStringLiteral("ib-vb-vc")});
+    settle(w);
+    auto* panel = w.findChild<PropertyPanel*>();
+    QVERIFY(panel);
+    auto* bw = qobject_cast<QDoubleSpinBox*>(panel->field(QStringLiteral("bandwidth_gbps")));
+    QVERIFY(bw);
+    bw->setFocus();
+    bw->selectAll();
+    QTest::keyClicks(bw, QStringLiteral("99999999"));
+    QTest::keyClick(bw, Qt::Key_Enter);
+    QVERIFY(!panel->errorText().isEmpty());
+    settle(w);
+    for (QAbstractSpinBox* spin : panel->findChildren<QAbstractSpinBox*>())
+        if (spin->isVisible())
+            QVERIFY2(spin->height() >= spin->sizeHint().height(),
+                     qPrintable(QStringLiteral("a field squashed to %1 px of %2")
+                                    .arg(spin->height())
+                                    .arg(spin->sizeHint().height())));
+    auto* error = panel->findChild<QLabel*>(QStringLiteral("propertyError"));
+    QVERIFY(error);
+    QVERIFY2(error->height() >= error->heightForWidth(error->width()),
+             qPrintable(QStringLiteral("the refusal cut to %1 px of %2")
+                            .arg(error->height())
+                            .arg(error->heightForWidth(error->width()))));
 }
 
 void TestLayout::toolbarKeepsItsPlaceAsUndoTextGrows()
