@@ -105,6 +105,7 @@ private slots:
     void exportNeedsAResult();
     void editsMakeResultsStale();
     void staleViewsPaintOnlyThemselves();
+    void balancedProfileDrawsThePlotOnce();
     void progressLineSaysWhatIsKnown_data();
     void progressLineSaysWhatIsKnown();
     void noFeasiblePlanNamesTheReason();
@@ -767,6 +768,39 @@ QImage shownArea(MainWindow& w, QWidget* view)
     return all.copy(QRect(view->mapTo(&w, QPoint(0, 0)), view->size()));
 }
 }  // namespace
+
+void TestMainWindow::balancedProfileDrawsThePlotOnce()
+{
+    // Issue #35 item 1: choosing the Balanced profile after a search drew the
+    // Pareto plot twice, offset, with two legends, still there 3 s later. The
+    // plot shown after the switch is the one drawn after leaving the tab and
+    // coming back, and its legend names each entry once.
+    MainWindow w(quietOptions());
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openSampleProject();
+    QVERIFY(runAndWait(w));
+    auto* tabs = w.findChild<QTabWidget*>();
+    tabs->setCurrentWidget(w.paretoPlot());
+    shownArea(w, w.paretoPlot());
+    ObjectiveSpec b = w.objectivePanel()->objective();
+    b.profile = WeightProfile::Balanced;
+    w.objectivePanel()->setObjective(b);
+    QVERIFY(w.staleChanges().empty());
+    const QImage afterSwitch = shownArea(w, w.paretoPlot());
+    tabs->setCurrentIndex(0);  // Cluster
+    shownArea(w, tabs->currentWidget());
+    tabs->setCurrentWidget(w.paretoPlot());
+    QCOMPARE(shownArea(w, w.paretoPlot()), afterSwitch);
+    QCPLegend* legend = w.paretoPlot()->plot()->legend;
+    QStringList names;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
+            names << item->plottable()->name();
+    QVERIFY(!names.isEmpty());
+    QCOMPARE(QSet<QString>(names.begin(), names.end()).size(), names.size());
+}
 
 void TestMainWindow::progressLineSaysWhatIsKnown_data()
 {
