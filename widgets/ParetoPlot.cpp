@@ -98,6 +98,7 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot
     connect(plot_, &QCustomPlot::afterReplot, this, [this] { replotPending_ = false; });
     plot_->addLayer(QStringLiteral("selection"), plot_->layer(QStringLiteral("main")), QCustomPlot::limAbove);
     plot_->layer(QStringLiteral("selection"))->setMode(QCPLayer::lmBuffered);
+    emptyNote_ = runNote();
     rebuild();
 }
 
@@ -181,8 +182,20 @@ void ParetoPlot::setLiveFront(const std::vector<std::pair<double, double>>& fron
     requestReplot();
 }
 
+QString ParetoPlot::runNote()
+{
+    return tr("Run a search (F5):\nevery candidate plan is plotted here, its time against its memory.");
+}
+
+void ParetoPlot::setEmptyNote(const QString& note)
+{
+    emptyNote_ = note;
+    rebuild();
+}
+
 void ParetoPlot::clear()
 {
+    emptyNote_ = runNote();
     plans_.clear();
     result_.reset();
     candidateKeys_.clear();
@@ -300,6 +313,15 @@ void ParetoPlot::rebuild()
     bestGraphs_.clear();
     const QColor text = palette().color(QPalette::Text);
     const QColor base = palette().color(QPalette::Base);
+    if (plans_.empty() && !emptyNote_.isEmpty()) {
+        auto* note = new QCPItemText(plot_);
+        note->position->setType(QCPItemPosition::ptAxisRectRatio);
+        note->position->setCoords(0.5, 0.5);
+        note->setPositionAlignment(Qt::AlignCenter);
+        note->setTextAlignment(Qt::AlignCenter);
+        note->setColor(text);
+        note->setText(emptyNote_);
+    }
 
     auto fill = [this](QCPGraph* g, const std::vector<quint64>& keys) {
         QVector<double> xs, ys;

@@ -38,7 +38,13 @@ public:
     // (T ms, V as in the result's variance mode) while a search runs; replaces
     // the previous live line. Drawn only on the variance axis.
     void setLiveFront(const std::vector<std::pair<double, double>>& front);
+    // Empties the plot; it then says how to fill it (emptyNote()).
     void clear();
+    // What an empty plot says in its middle: how to fill it, or (a reopened
+    // project's saved result) where that result is shown instead.
+    void setEmptyNote(const QString& note);
+    QString emptyNote() const { return emptyNote_; }
+    static QString runNote();  // the note before any search
 
     void setYAxis(YAxis a);
     YAxis yAxis() const { return yAxis_; }
@@ -98,6 +104,7 @@ private:
     std::vector<std::pair<double, double>> liveFront_;
     VarianceMode mode_ = VarianceMode::AbsoluteMiB;
     int perTokenSeq_ = 0;  // > 0: x is time per token (Plan::rankMs), scaled to this sequence length
+    QString emptyNote_;
     YAxis yAxis_ = YAxis::Variance;
     bool log_ = false;
     bool replotPending_ = false;  // changed while hidden

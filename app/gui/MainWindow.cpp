@@ -723,6 +723,8 @@ void MainWindow::showSavedResult(const QString& file)
         const Plan plan = PlanJsonReader::planFromJson(best, cluster, model, setupPanel_->setup().distributedOptimizer);
         bars_->setPlan(plan, cluster);
         pipeline_->setPlan(plan);
+        pareto_->setEmptyNote(tr("Saved result: its best plan is shown in Memory per GPU and Pipeline.\nPress F5 to "
+                                 "search again for the plot of every candidate."));
         const auto feasible = lastResultSummary_.value("feasible", std::uint64_t{0});
         statusLabel_->setText(tr("Saved result: best plan %1 s per iteration, peak %2 GiB, of %3 feasible plans. "
                                  "Press F5 to search again for the plot, the rankings and exports.")

@@ -337,6 +337,14 @@ void TestMainWindow::projectRoundTrip()
     QVERIFY(status);
     QVERIFY2(status->text().startsWith(QStringLiteral("Saved result: best plan ")), qPrintable(status->text()));
     QVERIFY2(status->text().contains(QString::number(best.iterationMs / 1000.0, 'f', 2)), qPrintable(status->text()));
+    // The plot holds no candidates until F5 and says so where it would draw
+    // them (it read "candidates (0)" and nothing else).
+    QCOMPARE(again.paretoPlot()->candidatePointCount(), 0);
+    QVERIFY2(again.paretoPlot()->emptyNote().startsWith(QStringLiteral("Saved result")),
+             qPrintable(again.paretoPlot()->emptyNote()));
+    // File > New: the note is how to fill the plot again.
+    again.openSampleProject();
+    QCOMPARE(again.paretoPlot()->emptyNote(), ParetoPlot::runNote());
 }
 
 void TestMainWindow::autosaveHoldsUnsavedChanges()
