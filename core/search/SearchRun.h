@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -94,6 +95,10 @@ private:
 
     // ---- Ranks of the reported plans, from the sample ----
     void assignRanks();
+    // Each ranked profile's pick and ranking (the requested one's is `best`).
+    void collectProfilePicks();
+    // The fronts and the plot sample into the result, each plan `finish`ed.
+    void keepFrontsAndPlot(const std::function<void(Plan&)>& finish);
 
     // ---- The baselines' picks, ranked like the reported plans ----
     void reportBaselines();

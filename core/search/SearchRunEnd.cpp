@@ -29,11 +29,12 @@ SearchResult SearchRun::stoppedWhileCounting()
         return stoppedBeforeAnyPlan("counting", counted);
     anyFeasible();  // the counted skeletons' feasible candidates (a lower bound)
     chooseReferencesAndProfile();
-    std::vector<const Plan*> extra;
     TopPlans leanest(req_.options.topK);
     for (auto& w : workers_)
         leanest.merge(w->greedyLeanest);
     const std::vector<Plan> lean = leanest.sorted();
+    std::vector<const Plan*> extra;
+    extra.reserve(lean.size());
     for (const Plan& p : lean)
         extra.push_back(&p);
     rankKnownPlans(extra);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -232,11 +233,8 @@ void SearchRun::pickTheKnee()
         result_.profilePicks.front().plan = result_.best.front();
 }
 
-void SearchRun::assignRanks()
+void SearchRun::collectProfilePicks()
 {
-    TopPlans best(req_.options.topK);
-    for (auto& w : workers_)
-        best.merge(w->best[0]);
     for (std::size_t k = 0; k < rank_.weights.size(); ++k) {
         TopPlans top(k == 0 ? 1 : std::max<std::size_t>(1, req_.options.compareTopK));
         for (auto& w : workers_)
@@ -252,6 +250,14 @@ void SearchRun::assignRanks()
             pb.ranking.clear();  // the requested profile's ranking is `best`
         result_.profilePicks.push_back(std::move(pb));
     }
+}
+
+void SearchRun::assignRanks()
+{
+    TopPlans best(req_.options.topK);
+    for (auto& w : workers_)
+        best.merge(w->best[0]);
+    collectProfilePicks();
     const References ref = result_.references;
     const Weights weights = result_.weights;
     const bool approximate = result_.stats.sampleFraction < 1.0;
@@ -314,13 +320,20 @@ void SearchRun::assignRanks()
         if (fastestKnown && !fastestAt.count(p.key))
             p.rankTime = std::max<std::uint64_t>(p.rankTime, fastestPlans_.size() + 1);
     };
-    tv_.forEachPlan(finishAll);
-    tm_.forEachPlan(finishAll);
+    keepFrontsAndPlot(finishAll);
+}
+
+void SearchRun::keepFrontsAndPlot(const std::function<void(Plan&)>& finish)
+{
+    tv_.forEachPlan(finish);
+    tm_.forEachPlan(finish);
     result_.paretoTimeVariance = tv_;
     result_.paretoTimeMemory = tm_;
     std::set<std::uint64_t> shapes;
-    for (auto* e : keptPlot()) {
-        finishAll(e->second);
+    const auto kept = keptPlot();
+    result_.plotSample.reserve(result_.plotSample.size() + kept.size());
+    for (auto* e : kept) {
+        finish(e->second);
         shapes.insert(shapeHash(e->second));
         result_.plotSample.push_back(std::move(e->second));
     }
@@ -380,6 +393,7 @@ std::vector<std::pair<std::uint32_t, Plan>*> SearchRun::keptPlot()
                 slot = &e;
         }
     std::vector<Entry*> out;
+    out.reserve(firsts.size());
     for (auto& [shape, e] : firsts)
         out.push_back(e);
     std::sort(out.begin(), out.end(), less);
