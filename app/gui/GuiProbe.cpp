@@ -97,6 +97,21 @@ QJsonObject widgetJson(const QWidget* w)
     return o;
 }
 
+// The input a user types into for a form row: the buddy itself, or the first
+// visible input of a row that stacks one with a line under it (SetupPanel's
+// fields and their reasons).
+const QWidget* inputOf(const QWidget* buddy)
+{
+    if (qstrcmp(buddy->metaObject()->className(), "QWidget") != 0)
+        return buddy;
+    for (const QWidget* c : buddy->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+        if (c->isVisible()
+            && (qobject_cast<const QAbstractSpinBox*>(c) || qobject_cast<const QLineEdit*>(c)
+                || qobject_cast<const QComboBox*>(c)))
+            return c;
+    return buddy;
+}
+
 // Labelled fields (a form's label and its buddy), tab bars, controls.
 void collect(const QWidget* top, QJsonArray& widgets, QJsonArray& fields, QJsonArray& tabs)
 {
@@ -109,7 +124,7 @@ void collect(const QWidget* top, QJsonArray& widgets, QJsonArray& fields, QJsonA
         if (isControl(w))
             widgets.append(widgetJson(w));
         if (auto* l = qobject_cast<const QLabel*>(w); l && l->buddy() && l->buddy()->isVisible()) {
-            QJsonObject f = widgetJson(l->buddy());
+            QJsonObject f = widgetJson(inputOf(l->buddy()));
             f[QStringLiteral("label")] = l->text().remove(QLatin1Char('&')).remove(QLatin1Char(':')).trimmed();
             fields.append(f);
         }
