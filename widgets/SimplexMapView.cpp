@@ -1,6 +1,7 @@
 #include "SimplexMapView.h"
 
 #include "PlanColors.h"
+#include "export/SearchReport.h"
 #include "search/SearchResult.h"
 
 #include <QMouseEvent>
@@ -46,7 +47,9 @@ SimplexMapView::Mapped SimplexMapView::mapOf(const SearchResult& r)
 {
     Mapped out;
     try {
-        out.map = WeightSimplex::map(WeightSimplex::keptCandidates(r), r.references);
+        out.map = SearchReport::of({}, r, SearchFollowUps{.simplex = true}).simplex;
+        if (!out.map)
+            out.whyNone = r.error.empty() ? "the search kept no plan" : r.error;
     } catch (const std::invalid_argument& e) {
         out.whyNone = e.what();
     }

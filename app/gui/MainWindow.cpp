@@ -50,6 +50,7 @@
 #include "search/KneeRanking.h"
 #include "search/PlanExplanation.h"
 #include "search/PlanPlausibility.h"
+#include "export/SearchReport.h"
 #include "search/RecomputeAblation.h"
 #include "search/RequestChanges.h"
 
@@ -1319,7 +1320,11 @@ void MainWindow::runWhatIf()
             o.robust = BandwidthWhatIf::Robust::Worst;  // one scenario: its time
             o.topK = 8;
             o.replan = false;  // the kept plans only: fast enough to follow a slider
-            return BandwidthWhatIf::run(request, *result, {scenario}, o);
+            // The same call as memx-cli's follow-ups (SearchReport).
+            SearchFollowUps asked;
+            asked.scenarios = {scenario};
+            asked.whatIf = o;
+            return SearchReport::of(request, *result, asked).whatIf.value_or(BandwidthWhatIf::Result{});
         },
         [this, result](const BandwidthWhatIf::Result& out) { whatIf_->setOutcome(out, result->best.front()); });
 }
@@ -1334,7 +1339,12 @@ void MainWindow::runNodeLoss()
     nodeLoss_->setBusy();
     replanOffThread(
         *jobs_, Job::NodeLoss, *controller_,
-        [options](const SearchRequest& r, const SearchResult& res) { return NodeLossWhatIf::run(r, res, options); },
+        [options](const SearchRequest& r, const SearchResult& res) {
+            SearchFollowUps asked;
+            asked.nodeLoss = true;
+            asked.nodeLossOptions = options;
+            return SearchReport::of(r, res, asked).nodeLoss.value_or(NodeLossWhatIf::Result{});
+        },
         [this](const NodeLossWhatIf::Result& out) { nodeLoss_->setOutcome(out); });
 }
 
@@ -1347,7 +1357,12 @@ void MainWindow::runNodeChoice()
     nodeChoice_->setBusy();
     replanOffThread(
         *jobs_, Job::NodeChoice, *controller_,
-        [options](const SearchRequest& r, const SearchResult& res) { return NodeChoice::run(r, res, options); },
+        [options](const SearchRequest& r, const SearchResult& res) {
+            SearchFollowUps asked;
+            asked.chooseNodes = true;
+            asked.choice = options;
+            return SearchReport::of(r, res, asked).choice.value_or(NodeChoice::Result{});
+        },
         [this](const NodeChoice::Result& out) { nodeChoice_->setOutcome(out); });
 }
 
