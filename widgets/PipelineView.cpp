@@ -14,27 +14,14 @@ namespace memx {
 
 namespace {
 
-constexpr int kPad = 10;
-constexpr int kBubbleColumn = 150;  // px right of the timeline for "bubble x%"
+constexpr int kPad = PipelineLayout::kPad;
+constexpr int kBubbleColumn = PipelineLayout::kBubbleColumn;
 constexpr int kLabelMaxMicroBatches = 32;  // above this, blocks carry no numbers
 
 QColor blend(const QColor& a, const QColor& b, double t)  // t = share of b
 {
     return QColor::fromRgbF(a.redF() * (1 - t) + b.redF() * t, a.greenF() * (1 - t) + b.greenF() * t,
                             a.blueF() * (1 - t) + b.blueF() * t);
-}
-
-// 1-2-5 tick step giving about `target` ticks over `span`.
-double niceStep(double span, int target)
-{
-    if (span <= 0)
-        return 1;
-    const double raw = span / std::max(1, target);
-    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        if (raw <= m * mag)
-            return m * mag;
-    return 10 * mag;
 }
 
 QString recomputeName(Recompute r) { return QString::fromLatin1(toString(r)); }
@@ -119,19 +106,14 @@ QStringList PipelineView::tableRow(int i) const
 
 QList<QRect> PipelineView::headerCells(const QRect& target) const
 {
-    const Geometry g = geometry(target);
+    const PipelineLayout g = geometry(target);
     QList<QRect> cells;
     for (std::size_t c = 0; c + 1 < g.columnX.size(); ++c)
         cells.push_back(QRect(g.columnX[c] + 4, g.table.top(), g.columnX[c + 1] - g.columnX[c] - 8, g.headerHeight));
     return cells;
 }
 
-QRect PipelineView::titleRect(const QRect& target) const
-{
-    const Geometry g = geometry(target);
-    return QRect(target.left() + kPad, g.table.bottom() + kPad, target.width() - 2 * kPad,
-                 g.titleLines * QFontMetrics(font()).height());
-}
+QRect PipelineView::titleRect(const QRect& target) const { return geometry(target).title; }
 
 QString PipelineView::scheduleTitle() const
 {
@@ -152,76 +134,18 @@ QString PipelineView::scheduleTitle() const
     return title;
 }
 
-PipelineView::Geometry PipelineView::geometry(const QRect& r) const
+PipelineLayout PipelineView::geometry(const QRect& target) const
 {
-    Geometry g;
-    const QFontMetrics fm(font());
-    const int lh = fm.height();
+    PipelineLayout::Input in;
+    in.target = target;
+    in.font = font();
+    in.headers = tableHeaders();
     const int rows = plan_ ? static_cast<int>(plan_->stages.size()) : 0;
-    const int width = r.width() - 2 * kPad;
-
-    // Columns as wide as their widest cell; headers on one line when they all
-    // fit, else wrapped at spaces onto two; any width left over is shared out.
-    QFont bold = font();
-    bold.setBold(true);
-    const QFontMetrics bm(bold);
-    const QStringList headers = tableHeaders();
-    const int n = static_cast<int>(headers.size());
-    std::vector<int> cell(n, 0), header(n, 0), word(n, 0);
-    for (int c = 0; c < n; ++c) {
-        header[c] = bm.horizontalAdvance(headers[c]) + 8;
-        for (const QString& w : headers[c].split(QLatin1Char(' ')))
-            word[c] = std::max(word[c], bm.horizontalAdvance(w) + 8);
-        if (c == 2)
-            cell[c] = 16;  // colour swatch
-    }
-    for (int i = 0; i < rows; ++i) {
-        const QStringList cells = tableRow(i);
-        for (int c = 0; c < n; ++c)
-            cell[c] = std::max(cell[c], fm.horizontalAdvance(cells[c]) + 8 + (c == 2 ? 16 : 0));
-    }
-    int oneLine = 0, twoLines = 0;
-    for (int c = 0; c < n; ++c) {
-        oneLine += std::max(cell[c], header[c]);
-        twoLines += std::max(cell[c], std::max(word[c], (header[c] + 1) / 2 + 8));
-    }
-    const bool wrap = oneLine > width;
-    std::vector<int> want(n);
-    for (int c = 0; c < n; ++c)
-        want[c] = wrap ? std::max(cell[c], std::max(word[c], (header[c] + 1) / 2 + 8)) : std::max(cell[c], header[c]);
-    const int total = wrap ? twoLines : oneLine;
-    g.headerHeight = (wrap ? 2 * lh : lh) + 6;
-    g.columnX.push_back(r.left() + kPad);
-    double acc = r.left() + kPad;
-    for (int c = 0; c < n; ++c) {
-        acc += total > 0 ? double(want[c]) * width / total : double(width) / n;  // stretched or squeezed alike
-        g.columnX.push_back(static_cast<int>(std::lround(acc)));
-    }
-
-    const int tableH = g.headerHeight + rows * (lh + 6) + (ablation_.isEmpty() ? 0 : 4 + int(ablation_.size()) * lh);
-    g.table = QRect(r.left() + kPad, r.top() + kPad, width, tableH);
-    g.labelWidth = fm.horizontalAdvance(QStringLiteral("S00 ")) + 4;
-    // The title on one line when it fits, else wrapped onto as many as it needs.
-    g.titleLines = std::max(
-        1,
-        (bm.boundingRect(QRect(0, 0, width, 100 * lh), Qt::AlignLeft | Qt::TextWordWrap, scheduleTitle()).height() + lh
-         - 1)
-            / lh);
-    const int tlTop = g.table.bottom() + 2 * kPad + (g.titleLines + 1) * lh;  // title + legend lines
-    const int tlBottom = r.bottom() - kPad - 2 * lh;  // axis ticks + axis label
-    g.rowHeight = rows > 0 ? std::clamp((tlBottom - tlTop) / rows, 8, 60) : 0;
-    g.timeline = QRect(r.left() + kPad + g.labelWidth, tlTop,
-                       std::max(50, r.width() - 2 * kPad - g.labelWidth - kBubbleColumn), g.rowHeight * rows);
-    return g;
-}
-
-QRectF PipelineView::opRect(const Geometry& g, int stage, const PipelineOp& op) const
-{
-    const double span = std::max(1e-9, schedule_.makespanMs());
-    const double x0 = g.timeline.left() + op.startMs / span * g.timeline.width();
-    const double x1 = g.timeline.left() + op.endMs / span * g.timeline.width();
-    const double y = g.timeline.top() + stage * g.rowHeight + 3;
-    return QRectF(x0, y, std::max(1.0, x1 - x0), g.rowHeight - 6);
+    for (int i = 0; i < rows; ++i)
+        in.rows.push_back(tableRow(i));
+    in.ablationLines = static_cast<int>(ablation_.size());
+    in.title = scheduleTitle();
+    return PipelineLayout::of(in);
 }
 
 void PipelineView::paintEvent(QPaintEvent*)
@@ -249,13 +173,13 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
         return;
     }
     const Plan& plan = *plan_;
-    const Geometry g = geometry(target);
+    const PipelineLayout g = geometry(target);
     const int rows = static_cast<int>(plan.stages.size());
 
     // Stage table.
     const QStringList headers = tableHeaders();
     const auto& colX = g.columnX;
-    const int rowH = lh + 6;
+    const int rowH = g.rowHeight;
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
@@ -308,7 +232,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
     int y = g.table.bottom() + kPad;
     p.setFont(bold);
     p.setPen(text);
-    p.drawText(titleRect(target), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, scheduleTitle());
+    p.drawText(g.title, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, scheduleTitle());
     p.setFont(font());
     y += g.titleLines * lh;
     {
@@ -325,10 +249,10 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
 
     // Time grid.
     const double unit = seconds ? 1000.0 : 1.0;
-    const double step = niceStep(span / unit, std::max(2, g.timeline.width() / 110));
     p.setPen(QPen(blend(base, text, 0.15), 1, Qt::DotLine));
-    for (double t = 0; t <= span / unit + 1e-9; t += step) {
-        const int x = g.timeline.left() + static_cast<int>(std::lround(t * unit / span * g.timeline.width()));
+    for (double ms : g.ticksMs(span, unit)) {
+        const double t = ms / unit;
+        const int x = g.tickX(ms, span);
         p.drawLine(x, g.timeline.top(), x, g.timeline.bottom() + 4);
         p.setPen(text);
         p.drawText(QRect(x - 50, g.timeline.bottom() + 5, 100, lh), Qt::AlignHCenter | Qt::AlignTop,
@@ -343,7 +267,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
     const bool numbers = schedule_.microBatchCount() <= kLabelMaxMicroBatches;
     for (int i = 0; i < rows; ++i) {
         const StagePlan& s = plan.stages[i];
-        const QRect row(g.timeline.left(), g.timeline.top() + i * g.rowHeight + 3, g.timeline.width(), g.rowHeight - 6);
+        const QRect row = g.track(i);
         p.setPen(text);
         p.drawText(QRect(target.left() + kPad, row.top(), g.labelWidth - 4, row.height()),
                    Qt::AlignVCenter | Qt::AlignLeft, QStringLiteral("S%1").arg(i + 1));
@@ -354,7 +278,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
         const QColor fwd = blend(gpu, QColor(Qt::white), 0.45);
         const QColor bwd = gpu.darker(135);
         for (const PipelineOp& op : schedule_.ops(i)) {
-            const QRectF r = opRect(g, i, op);
+            const QRectF r = g.opRect(i, op, schedule_.makespanMs());
             const bool f = op.kind == PipelineOp::Kind::Forward;
             p.fillRect(r, f ? fwd : bwd);
             if (r.width() >= 3) {
@@ -378,10 +302,10 @@ QString PipelineView::opToolTip(const QPoint& pos) const
 {
     if (!plan_)
         return {};
-    const Geometry g = geometry(rect());
+    const PipelineLayout g = geometry(rect());
     for (int i = 0; i < schedule_.stageCount(); ++i)
         for (const PipelineOp& op : schedule_.ops(i))
-            if (opRect(g, i, op).adjusted(-1, 0, 1, 0).contains(pos)) {
+            if (g.opRect(i, op, schedule_.makespanMs()).adjusted(-1, 0, 1, 0).contains(pos)) {
                 const StagePlan& s = plan_->stages[i];
                 return tr("Stage %1 (%2, %3): %4 of micro-batch %5, %6–%7 ms")
                     .arg(i + 1)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "GpuTypeColors.h"
+#include "PipelineLayout.h"
 #include "PipelineSchedule.h"
 #include "space/Plan.h"
 
@@ -54,20 +55,10 @@ protected:
     bool event(QEvent* e) override;
 
 private:
-    struct Geometry {
-        QRect table;  // stage table
-        std::vector<int> columnX;  // left edge of each table column, then the table's right
-        int headerHeight = 0;  // one or two lines: headers wrap rather than run together
-        QRect timeline;  // blocks area, without row labels and bubble column
-        int rowHeight = 0;
-        int labelWidth = 0;
-        int titleLines = 1;  // the schedule's title wraps onto more lines rather than end in "..."
-    };
-
-    Geometry geometry(const QRect& target) const;
+    // Where everything goes when painted into `target` (PipelineLayout).
+    PipelineLayout geometry(const QRect& target) const;
     QStringList ablation_;
     QStringList tableRow(int stage) const;
-    QRectF opRect(const Geometry& g, int stage, const PipelineOp& op) const;
     QString opToolTip(const QPoint& pos) const;
 
     std::optional<Plan> plan_;
