@@ -134,57 +134,12 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
     jobs_ = new JobTracker(this);  // before the controller: destroyed first, it waits for every job
     controller_ = new SearchController(this, jobs_);
     session_ = new ProjectSession([this] { return currentProject(); }, document_->undoStack(), options_.autosave, this);
-
-    tabs_ = new QTabWidget(this);
-    tabs_->setDocumentMode(true);
-    canvas_ = new ClusterCanvas(document_, this);
-    pareto_ = new ParetoPlot(this);
-    bars_ = new MemoryBars(this);
-    pipeline_ = new PipelineView(this);
-    compare_ = new ProfileComparisonView(this);
-    simplex_ = new SimplexMapView(this);
-    baselines_ = new BaselinesView(this);
-    tabs_->addTab(canvas_, tr("Cluster"));
-    tabs_->addTab(pareto_, tr("Pareto"));
-    tabs_->addTab(bars_, tr("Memory per GPU"));
-    tabs_->addTab(pipeline_, tr("Pipeline"));
-    tabs_->addTab(compare_, tr("Profiles"));
-    tabs_->addTab(simplex_, tr("Weights"));
-    tabs_->addTab(baselines_, tr("Baselines"));
-    staleBanner_ = new StaleBanner(this);
-    noticeBanner_ = new NoticeBanner(this);
-    auto* central = new QWidget(this);
-    auto* centralLayout = new QVBoxLayout(central);
-    centralLayout->setContentsMargins(0, 0, 0, 0);
-    centralLayout->setSpacing(2);
-    centralLayout->addWidget(staleBanner_);
-    centralLayout->addWidget(noticeBanner_);
-    centralLayout->addWidget(tabs_, 1);
-    setCentralWidget(central);
-    pareto_->setLogAxes(true);
-
+    createViews();
     createActions();
     createDocks();
     createMenus();
     createStatusBar();
-
-    connect(controller_, &SearchController::started, this, &MainWindow::onSearchStarted);
-    connect(controller_, &SearchController::progress, this, &MainWindow::onSearchProgress);
-    connect(controller_, &SearchController::finished, this, &MainWindow::onSearchFinished);
-    connect(controller_, &SearchController::failed, this, &MainWindow::onSearchFailed);
-    connect(controller_, &SearchController::cancelled, this, [this] {
-        progress_->setVisible(false);
-        cancelButton_->setVisible(false);
-        keepButton_->setVisible(false);
-        runAct_->setEnabled(true);
-        cancelAct_->setEnabled(false);
-        statusLabel_->setText(staleChanges_.empty()
-                                  ? tr("Search cancelled")
-                                  : tr("Search cancelled: the results shown were computed before %1 changed")
-                                        .arg(qs(RequestChanges::describe(staleChanges_))));
-    });
-    connect(staleBanner_, &StaleBanner::runRequested, this, &MainWindow::runSearch);
-
+    connectSearch();
     connect(pareto_, &ParetoPlot::planClicked, this, &MainWindow::selectPlan);
     connect(compare_, &ProfileComparisonView::planActivated, this, &MainWindow::selectPlan);
     connect(simplex_, &SimplexMapView::planActivated, this, &MainWindow::selectPlan);
@@ -242,6 +197,57 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
     updateTitle();
 }
 
+void MainWindow::createViews()
+{
+    tabs_ = new QTabWidget(this);
+    tabs_->setDocumentMode(true);
+    canvas_ = new ClusterCanvas(document_, this);
+    pareto_ = new ParetoPlot(this);
+    bars_ = new MemoryBars(this);
+    pipeline_ = new PipelineView(this);
+    compare_ = new ProfileComparisonView(this);
+    simplex_ = new SimplexMapView(this);
+    baselines_ = new BaselinesView(this);
+    tabs_->addTab(canvas_, tr("Cluster"));
+    tabs_->addTab(pareto_, tr("Pareto"));
+    tabs_->addTab(bars_, tr("Memory per GPU"));
+    tabs_->addTab(pipeline_, tr("Pipeline"));
+    tabs_->addTab(compare_, tr("Profiles"));
+    tabs_->addTab(simplex_, tr("Weights"));
+    tabs_->addTab(baselines_, tr("Baselines"));
+    staleBanner_ = new StaleBanner(this);
+    noticeBanner_ = new NoticeBanner(this);
+    auto* central = new QWidget(this);
+    auto* centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(2);
+    centralLayout->addWidget(staleBanner_);
+    centralLayout->addWidget(noticeBanner_);
+    centralLayout->addWidget(tabs_, 1);
+    setCentralWidget(central);
+    pareto_->setLogAxes(true);
+}
+
+void MainWindow::connectSearch()
+{
+    connect(controller_, &SearchController::started, this, &MainWindow::onSearchStarted);
+    connect(controller_, &SearchController::progress, this, &MainWindow::onSearchProgress);
+    connect(controller_, &SearchController::finished, this, &MainWindow::onSearchFinished);
+    connect(controller_, &SearchController::failed, this, &MainWindow::onSearchFailed);
+    connect(controller_, &SearchController::cancelled, this, [this] {
+        progress_->setVisible(false);
+        cancelButton_->setVisible(false);
+        keepButton_->setVisible(false);
+        runAct_->setEnabled(true);
+        cancelAct_->setEnabled(false);
+        statusLabel_->setText(staleChanges_.empty()
+                                  ? tr("Search cancelled")
+                                  : tr("Search cancelled: the results shown were computed before %1 changed")
+                                        .arg(qs(RequestChanges::describe(staleChanges_))));
+    });
+    connect(staleBanner_, &StaleBanner::runRequested, this, &MainWindow::runSearch);
+}
+
 MainWindow::~MainWindow() = default;
 
 void MainWindow::createActions()
@@ -273,6 +279,23 @@ void MainWindow::createActions()
 
 void MainWindow::createMenus()
 {
+    createFileMenu();
+    createEditMenu();
+    auto* search = menuBar()->addMenu(tr("&Search"));
+    search->addAction(runAct_);
+    search->addAction(cancelAct_);
+    createViewMenu();
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User Guide"), this, &MainWindow::showUserGuide);
+    guide->setShortcut(QKeySequence::HelpContents);
+    help->addSeparator();
+    help->addAction(tr("&About MemX Workbench"), this, &MainWindow::about);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+    createToolBar();
+}
+
+void MainWindow::createFileMenu()
+{
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(newAct_);
     file->addAction(openAct_);
@@ -298,7 +321,10 @@ void MainWindow::createMenus()
     file->addSeparator();
     auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+}
 
+void MainWindow::createEditMenu()
+{
     auto* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(undoAct_);
     edit->addAction(redoAct_);
@@ -348,11 +374,10 @@ void MainWindow::createMenus()
     connect(edit, &QMenu::aboutToShow, this, retitleDelete);
     connect(canvas_, &ClusterCanvas::selectionChanged, this, retitleDelete);
     edit->addAction(tr("&Fit Cluster in View"), canvas_, &ClusterCanvas::fitAll);
+}
 
-    auto* search = menuBar()->addMenu(tr("&Search"));
-    search->addAction(runAct_);
-    search->addAction(cancelAct_);
-
+void MainWindow::createViewMenu()
+{
     auto* view = menuBar()->addMenu(tr("&View"));
     auto* variance = view->addAction(tr("Plot Against Memory &Variance"));
     auto* peak = view->addAction(tr("Plot Against &Peak Memory"));
@@ -377,14 +402,10 @@ void MainWindow::createMenus()
         toggle->setText(dock->windowTitle().replace(QLatin1Char('&'), QLatin1String("&&")));
         view->addAction(toggle);
     }
+}
 
-    auto* help = menuBar()->addMenu(tr("&Help"));
-    QAction* guide = help->addAction(tr("&User Guide"), this, &MainWindow::showUserGuide);
-    guide->setShortcut(QKeySequence::HelpContents);
-    help->addSeparator();
-    help->addAction(tr("&About MemX Workbench"), this, &MainWindow::about);
-    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
-
+void MainWindow::createToolBar()
+{
     auto* tools = addToolBar(tr("Main"));
     tools->setObjectName(QStringLiteral("mainToolBar"));
     tools->addAction(newAct_);
@@ -410,15 +431,33 @@ void MainWindow::createMenus()
     tools->addAction(cancelAct_);
 }
 
+QDockWidget* MainWindow::dock(QWidget* w, const QString& title, const char* name, Qt::DockWidgetArea area)
+{
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(QString::fromLatin1(name));
+    d->setWidget(w);
+    addDockWidget(area, d);
+    return d;
+}
+
+// A panel that scrolls rather than squeezes its fields, or makes the window
+// taller than the screen, when short of room. `minimumWidth` > 0: up and down
+// only, at least that wide beside its scroll bar.
+QScrollArea* MainWindow::scrolling(QWidget* panel, int minimumWidth)
+{
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(panel);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    if (minimumWidth > 0) {
+        scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        scroll->setMinimumWidth(minimumWidth + style()->pixelMetric(QStyle::PM_ScrollBarExtent));
+    }
+    return scroll;
+}
+
 void MainWindow::createDocks()
 {
-    auto dock = [this](QWidget* w, const QString& title, const char* name, Qt::DockWidgetArea area) {
-        auto* d = new QDockWidget(title, this);
-        d->setObjectName(QString::fromLatin1(name));
-        d->setWidget(w);
-        addDockWidget(area, d);
-        return d;
-    };
     palette_ = new GpuPalette(this);
     properties_ = new PropertyPanel(document_, this);
     setupPanel_ = new SetupPanel(this);
@@ -429,15 +468,8 @@ void MainWindow::createDocks()
     // In a scroll area: a long form with a refusal under it scrolls rather
     // than squashing its fields; as wide as the panel's forms, so that the
     // dock keeps one width whatever is selected.
-    auto* propertiesScroll = new QScrollArea(this);
-    propertiesScroll->setObjectName(QStringLiteral("propertiesScroll"));
-    propertiesScroll->setWidget(properties_);
-    propertiesScroll->setWidgetResizable(true);
-    propertiesScroll->setFrameShape(QFrame::NoFrame);
-    propertiesScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    propertiesScroll->setMinimumWidth(properties_->minimumWidth()
-                                      + propertiesScroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
-    auto* propertiesDock = dock(propertiesScroll, tr("Properties"), "propertiesDock", Qt::LeftDockWidgetArea);
+    auto* propertiesDock = dock(scrolling(properties_, properties_->minimumWidth()), tr("Properties"), "propertiesDock",
+                                Qt::LeftDockWidgetArea);
     // What-if bandwidth shares the Properties place: both are about the cluster.
     // The network sliders and, below them, node loss: two what-ifs of the
     // last search's cluster.
@@ -449,10 +481,7 @@ void MainWindow::createDocks()
     whatIfLayout->addWidget(whatIf_, 1);
     whatIfLayout->addWidget(nodeLoss_, 1);
     whatIfLayout->addWidget(nodeChoice_, 1);
-    auto* whatIfScroll = new QScrollArea(this);
-    whatIfScroll->setWidget(whatIfBox);
-    whatIfScroll->setWidgetResizable(true);
-    whatIfScroll->setFrameShape(QFrame::NoFrame);
+    auto* whatIfScroll = scrolling(whatIfBox);
     whatIfScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     whatIfScroll->setMinimumWidth(250);  // room for a slider beside each kind's name
     whatIfDock_ = dock(whatIfScroll, tr("What-if Network"), "whatIfDock", Qt::LeftDockWidgetArea);
@@ -464,31 +493,30 @@ void MainWindow::createDocks()
     connect(nodeLoss_, &NodeLossPanel::replanRequested, this, &MainWindow::runNodeLoss);
     connect(nodeLoss_, &NodeLossPanel::planActivated, this, &MainWindow::selectPlan);
     connect(nodeChoice_, &NodeChoicePanel::compareRequested, this, &MainWindow::runNodeChoice);
-    setupDock_ = dock(setupPanel_, tr("Model & Setup"), "setupDock", Qt::RightDockWidgetArea);
-    // The objective and the predictor share a place (both say how plans are
-    // scored); they scroll rather than squeeze, or make the window taller than
-    // the screen, when short of room.
-    auto scrolling = [this](QWidget* panel) {
-        auto* scroll = new QScrollArea(this);
-        scroll->setWidget(panel);
-        scroll->setWidgetResizable(true);
-        scroll->setFrameShape(QFrame::NoFrame);
-        return scroll;
-    };
-    auto* objectiveScroll = scrolling(objectivePanel_);  // scrolls up and down only
-    objectiveScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    objectiveScroll->setMinimumWidth(objectivePanel_->minimumSizeHint().width()
-                                     + style()->pixelMetric(QStyle::PM_ScrollBarExtent));
-    auto* objectiveDock = dock(objectiveScroll, tr("Objective"), "objectiveDock", Qt::RightDockWidgetArea);
-    predictorDock_ = dock(scrolling(predictorPanel_), tr("Predictor"), "predictorDock", Qt::RightDockWidgetArea);
-    tabifyDockWidget(objectiveDock, predictorDock_);
-    objectiveDock->raise();
+    createScoringDocks();
     connect(canvas_, &ClusterCanvas::selectionChanged, properties_, &PropertyPanel::setSelection);
     connect(canvas_, &ClusterCanvas::editRefused, this,
             [this](const QString& reason) { statusLabel_->setText(tr("Edit refused: %1").arg(reason)); });
     connect(canvas_, &ClusterCanvas::feedback, this,
             [this](const QString& message) { statusLabel_->setText(message); });
+    createPlanDocks();
+}
 
+// Model & Setup; below it the objective and the predictor, sharing a place
+// (both say how plans are scored).
+void MainWindow::createScoringDocks()
+{
+    setupDock_ = dock(setupPanel_, tr("Model & Setup"), "setupDock", Qt::RightDockWidgetArea);
+    auto* objectiveDock = dock(scrolling(objectivePanel_, objectivePanel_->minimumSizeHint().width()), tr("Objective"),
+                               "objectiveDock", Qt::RightDockWidgetArea);
+    predictorDock_ = dock(scrolling(predictorPanel_), tr("Predictor"), "predictorDock", Qt::RightDockWidgetArea);
+    tabifyDockWidget(objectiveDock, predictorDock_);
+    objectiveDock->raise();
+}
+
+// The Plans table and, beside it, why the selected plan and why no plan of a shape.
+void MainWindow::createPlanDocks()
+{
     auto* tableBox = new QWidget(this);
     auto* layout = new QVBoxLayout(tableBox);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -543,10 +571,7 @@ void MainWindow::createDocks()
     whyLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     whyLabel_->setMargin(6);
     whyLabel_->setText(tr("Run a search (F5); the selected plan is explained here."));
-    auto* whyScroll = new QScrollArea(this);
-    whyScroll->setWidget(whyLabel_);
-    whyScroll->setWidgetResizable(true);
-    whyScroll->setFrameShape(QFrame::NoFrame);
+    auto* whyScroll = scrolling(whyLabel_);
     // Below it: why no plan has a shape the user expected (issue #35 item 7).
     whyNot_ = new WhyNotShapePanel(this);
     auto* whyBox = new QWidget(this);
@@ -1409,8 +1434,16 @@ void MainWindow::onSearchFinished()
                               {"feasible", r.stats.feasible},
                               {"profile_used", toString(r.profileUsed)},
                               {"predictor", r.predictorName}};
-    // Feasible plans are counted, not visited: the search composes only the
-    // ones its bounds cannot rule out.
+    showFinishedLine(r);
+    showNotices(r);
+    updateExportActions();
+    showResultSteps();
+}
+
+// Feasible plans are counted, not visited: the search composes only the ones
+// its bounds cannot rule out.
+void MainWindow::showFinishedLine(const SearchResult& r)
+{
     if (!r.incomplete.empty())
         statusLabel_->setText(tr("Incomplete: the best plans found so far, not necessarily the best of the space (%1)")
                                   .arg(qs(r.incomplete)));
@@ -1432,6 +1465,10 @@ void MainWindow::onSearchFinished()
     statusLabel_->setToolTip(tr("%1 feasible plans (exact, the same on every run of this search); %2 composed while "
                                 "exploring (varies with thread timing from run to run)")
                                  .arg(CountText::exact(r.stats.feasible), CountText::exact(r.stats.explored)));
+}
+
+void MainWindow::showNotices(const SearchResult& r)
+{
     // A search stopped early (Stop, Keep Best, or its time limit) says so in
     // the strip above the views, not only in a status line that elides: its
     // plans are the best found, not necessarily the best there are.
@@ -1449,7 +1486,10 @@ void MainWindow::onSearchFinished()
         for (const auto& n : PlanPlausibility::warnings(controller_->lastRequest().problem, r.best.front()))
             notices << qs(n);
     noticeBanner_->setNotices(notices);
-    updateExportActions();
+}
+
+void MainWindow::showResultSteps()
+{
     // The plan table and the chosen plan's views follow on later turns of the
     // event loop, each after the previous one has been drawn, so that no turn
     // holds the GUI thread long: a 128-GPU result redraws a plot of thousands

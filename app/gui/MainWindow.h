@@ -19,6 +19,7 @@ class QLineEdit;
 class QMenu;
 class QProgressBar;
 class QPushButton;
+class QScrollArea;
 class QTabWidget;
 class QTableView;
 class QTimer;
@@ -150,9 +151,19 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    void createViews();
+    void connectSearch();
     void createActions();
     void createMenus();
+    void createFileMenu();
+    void createEditMenu();
+    void createViewMenu();
+    void createToolBar();
     void createDocks();
+    void createScoringDocks();
+    void createPlanDocks();
+    QDockWidget* dock(QWidget* w, const QString& title, const char* name, Qt::DockWidgetArea area);
+    QScrollArea* scrolling(QWidget* panel, int minimumWidth = 0);
     void createStatusBar();
     QString exportRefusal() const;
     void showSavedResult(const QString& file);
@@ -165,6 +176,10 @@ private:
     void onSearchStarted();
     void onSearchProgress(const SearchProgress& p);
     void onSearchFinished();
+    void showFinishedLine(const SearchResult& r);
+    void showNotices(const SearchResult& r);
+    // The plan table, then the chosen plan's views, each on a later turn of the event loop.
+    void showResultSteps();
     void runWhatIf();
     void runNodeLoss();
     void runNodeChoice();
