@@ -94,7 +94,11 @@ void TestPipelineLayout::blocksStayOnTheirRows()
     }
     // The axis: from 0, ascending, never past the makespan, inside the timeline.
     const auto ticks = g.ticksMs(schedule.makespanMs(), 1);
-    QVERIFY2(ticks.size() >= 2, qPrintable(QStringLiteral("%1 ms on %2 px: %3 ticks").arg(schedule.makespanMs()).arg(g.timeline.width()).arg(ticks.size())));
+    QVERIFY2(ticks.size() >= 2,
+             qPrintable(QStringLiteral("%1 ms on %2 px: %3 ticks")
+                            .arg(schedule.makespanMs())
+                            .arg(g.timeline.width())
+                            .arg(ticks.size())));
     QCOMPARE(ticks.front(), 0.0);
     for (std::size_t k = 1; k < ticks.size(); ++k)
         QVERIFY(ticks[k] > ticks[k - 1]);
