@@ -102,12 +102,11 @@ nlohmann::json PlanJson::planDocument(const Problem& problem, const std::string&
     return j;
 }
 
-nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
+namespace {
+
+nlohmann::json objectiveJson(const Problem& problem, const SearchResult& r)
 {
-    nlohmann::json j;
-    j["format"] = "memx-search/2";
-    origin(j, problem, r.predictorName);
-    j["objective"]
+    nlohmann::json o
         = {{"profile_requested", toString(r.profileRequested)},
            {"profile_used", toString(r.profileUsed)},
            {"reason", r.profileReason},
@@ -120,12 +119,12 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
              {"epsilon", r.references.epsilon},
              {"epsilon_rule", toString(r.references.epsilonRule)}}}};
     if (r.compareTasks == TaskCompare::PerToken || !r.tasks.empty())
-        j["objective"]["compare_tasks"] = toString(r.compareTasks);
+        o["compare_tasks"] = toString(r.compareTasks);
     if (r.perTokenSeqLen > 0)
-        j["objective"]["per_token_seq_len"] = r.perTokenSeqLen;
+        o["per_token_seq_len"] = r.perTokenSeqLen;
     if (r.references.epsilonRule == EpsilonRule::Uncertainty) {
-        j["objective"]["references"]["epsilon_uncertainty"] = r.references.epsilonUncertainty;
-        j["objective"]["references"]["epsilon_fullest"] = r.references.epsilonFullest;
+        o["references"]["epsilon_uncertainty"] = r.references.epsilonUncertainty;
+        o["references"]["epsilon_fullest"] = r.references.epsilonFullest;
     }
     // --compare: each profile's pick, with what it delivers and costs.
     if (r.profilePicks.size() >= 2) {
@@ -143,7 +142,7 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
                  {"cost_per_hour", money(c.perHour)},
                  {"cost_per_million_tokens", money(c.perMillionTokens)}});
         }
-        j["objective"]["profiles"] = profiles;
+        o["profiles"] = profiles;
     }
     if (r.constraints.any()) {
         nlohmann::json c;
@@ -152,110 +151,85 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
                 = {{"fraction", r.constraints.minHeadroom}, {"at_upper_bound", r.constraints.headroomAtUpper}};
         if (r.constraints.maxSlowdown >= 0)
             c["max_slowdown"] = {{"fraction", r.constraints.maxSlowdown}, {"time_limit_ms", r.constraints.timeLimitMs}};
-        j["objective"]["constraints"] = c;
+        o["constraints"] = c;
     }
-    // What the recommendation costs against the fastest feasible plan.
-    if (!r.best.empty() && !r.fastest.empty()) {
-        const Plan& b = r.best.front();
-        const Plan& f = r.fastest.front();
-        j["price_vs_fastest"] = {{"fastest_ms", f.iterationMs},
-                                 {"time_pct", 100 * (b.rankMs() / f.rankMs() - 1)},
-                                 {"peak_memory_pct", 100 * (b.maxMemMiB / f.maxMemMiB - 1)},
-                                 {"variance", {{"best", b.varMem}, {"fastest", f.varMem}}},
-                                 {"lowest_headroom", {{"best", b.minHeadroom()}, {"fastest", f.minHeadroom()}}},
-                                 {"is_fastest", b.key == f.key}};
-    }
-    const auto& st = r.stats;
-    j["stats"] = {{"skeletons", st.skeletons},
-                  {"explored", st.explored},
-                  {"feasible", st.feasible},
-                  {"search_nodes", st.searchNodes},
-                  {"pruned_by_rule", st.prunedByRule},
-                  {"phase2_evaluated", st.phase2Evaluated},
-                  {"phase2_pruned", st.phase2Pruned},
-                  {"cache_hits", st.cacheHits},
-                  {"cache_misses", st.cacheMisses},
-                  {"cache_resets", st.cacheResets},
-                  {"stage_rows_shared", st.rowHits},
-                  {"stage_rows_built", st.rowMisses},
-                  {"stage_row_cache_resets", st.rowResets},
-                  {"wall_s", st.wallS},
-                  {"candidates_per_s", st.candidatesPerS},
-                  {"threads", st.threads},
-                  {"sample_fraction", st.sampleFraction},
-                  {"feasible_shapes", st.feasibleShapes},
-                  {"plot_shapes", st.plotShapes}};
-    j["cancelled"] = r.cancelled;
-    j["complete"] = r.incomplete.empty() && !r.cancelled;
-    if (!r.incomplete.empty())
-        j["incomplete"] = r.incomplete;
-    if (!r.spaceCut.empty())
-        j["space_cut"] = r.spaceCut;
-    if (!r.error.empty())
-        j["error"] = r.error;
-    j["notes"] = r.notes;
-    auto list = [](const std::vector<Plan>& plans) {
-        nlohmann::json a = nlohmann::json::array();
-        for (const auto& p : plans)
-            a.push_back(plan(p));
-        return a;
-    };
-    j["best"] = list(r.best);
-    j["fastest"] = list(r.fastest);
+    return o;
+}
+
+nlohmann::json statsJson(const SearchStats& st)
+{
+    return {{"skeletons", st.skeletons},
+            {"explored", st.explored},
+            {"feasible", st.feasible},
+            {"search_nodes", st.searchNodes},
+            {"pruned_by_rule", st.prunedByRule},
+            {"phase2_evaluated", st.phase2Evaluated},
+            {"phase2_pruned", st.phase2Pruned},
+            {"cache_hits", st.cacheHits},
+            {"cache_misses", st.cacheMisses},
+            {"cache_resets", st.cacheResets},
+            {"stage_rows_shared", st.rowHits},
+            {"stage_rows_built", st.rowMisses},
+            {"stage_row_cache_resets", st.rowResets},
+            {"wall_s", st.wallS},
+            {"candidates_per_s", st.candidatesPerS},
+            {"threads", st.threads},
+            {"sample_fraction", st.sampleFraction},
+            {"feasible_shapes", st.feasibleShapes},
+            {"plot_shapes", st.plotShapes}};
+}
+
+nlohmann::json tasksJson(const SearchResult& r)
+{
     // Several training tasks ranked each on its own: each one's best (also
     // among the first entries of "best") with its own references.
-    if (!r.tasks.empty()) {
-        nlohmann::json a = nlohmann::json::array();
-        for (const auto& t : r.tasks) {
-            nlohmann::json tj = {{"task", t.label},
-                                 {"seq_len", t.seqLen},
-                                 {"query_groups", t.queryGroups},
-                                 {"found", t.found},
-                                 {"references",
-                                  {{"time_ms", t.references.time},
-                                   {"memory_mib", t.references.memory},
-                                   {"variance", t.references.variance},
-                                   {"epsilon", t.references.epsilon}}}};
-            if (t.found) {
-                tj["best_index"] = t.bestIndex;
-                tj["key"] = t.plan.key;
-                tj["iteration_ms"] = t.plan.iterationMs;
-                tj["tokens_per_s"] = PlanCost::tokensPerSecond(t.plan);
-                tj["phi"] = t.plan.phi;
-                tj["fastest_ms"] = t.fastestMs;
-            } else {
-                tj["error"] = t.error;
-            }
-            if (!t.incomplete.empty())
-                tj["incomplete"] = t.incomplete;
-            a.push_back(std::move(tj));
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& t : r.tasks) {
+        nlohmann::json tj = {{"task", t.label},
+                             {"seq_len", t.seqLen},
+                             {"query_groups", t.queryGroups},
+                             {"found", t.found},
+                             {"references",
+                              {{"time_ms", t.references.time},
+                               {"memory_mib", t.references.memory},
+                               {"variance", t.references.variance},
+                               {"epsilon", t.references.epsilon}}}};
+        if (t.found) {
+            tj["best_index"] = t.bestIndex;
+            tj["key"] = t.plan.key;
+            tj["iteration_ms"] = t.plan.iterationMs;
+            tj["tokens_per_s"] = PlanCost::tokensPerSecond(t.plan);
+            tj["phi"] = t.plan.phi;
+            tj["fastest_ms"] = t.fastestMs;
+        } else {
+            tj["error"] = t.error;
         }
-        j["tasks"] = a;
+        if (!t.incomplete.empty())
+            tj["incomplete"] = t.incomplete;
+        a.push_back(std::move(tj));
     }
-    if (!r.baselines.empty()) {
-        nlohmann::json a = nlohmann::json::array();
-        for (const auto& b : r.baselines) {
-            const BaselineInfo& info = baselineInfo(b.kind);
-            a.push_back({{"planner", info.key},
-                         {"name", info.name},
-                         {"searches", info.searches},
-                         {"leaves_out", info.leavesOut},
-                         {"fits", b.fits},
-                         {"same_plan_as_memx", b.samePlanAsMemX},
-                         {"lowest_headroom", b.plan.minHeadroom()},
-                         {"plan", plan(b.plan)}});
-        }
-        j["baselines"] = a;
+    return a;
+}
+
+nlohmann::json baselinesJson(const SearchResult& r)
+{
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& b : r.baselines) {
+        const BaselineInfo& info = baselineInfo(b.kind);
+        a.push_back({{"planner", info.key},
+                     {"name", info.name},
+                     {"searches", info.searches},
+                     {"leaves_out", info.leavesOut},
+                     {"fits", b.fits},
+                     {"same_plan_as_memx", b.samePlanAsMemX},
+                     {"lowest_headroom", b.plan.minHeadroom()},
+                     {"plan", PlanJson::plan(b.plan)}});
     }
-    auto front = [](const ParetoFront& f, const char* yName) {
-        nlohmann::json a = nlohmann::json::array();
-        for (const auto& pt : f.points())
-            a.push_back({{"iteration_ms", pt.plan.iterationMs}, {yName, pt.y}, {"plan", plan(pt.plan)}});
-        return a;
-    };
-    j["pareto_time_variance"] = front(r.paretoTimeVariance, "mem_variance");
-    j["pareto_time_memory"] = front(r.paretoTimeMemory, "max_mem_mib");
-    j["pareto_truncated"] = r.paretoTimeVariance.truncated() || r.paretoTimeMemory.truncated();
+    return a;
+}
+
+nlohmann::json candidatesJson(const SearchResult& r)
+{
     // Every feasible plan when there are few, else a deterministic sample;
     // the fronts and the top lists above are always complete.
     nlohmann::json candidates = nlohmann::json::array();
@@ -283,7 +257,60 @@ nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
                               {"stage_peak_mib", peaks},
                               {"key", p.key}});
     }
-    j["candidates"] = candidates;
+    return candidates;
+}
+
+}  // namespace
+
+nlohmann::json PlanJson::search(const Problem& problem, const SearchResult& r)
+{
+    nlohmann::json j;
+    j["format"] = "memx-search/2";
+    origin(j, problem, r.predictorName);
+    j["objective"] = objectiveJson(problem, r);
+    // What the recommendation costs against the fastest feasible plan.
+    if (!r.best.empty() && !r.fastest.empty()) {
+        const Plan& b = r.best.front();
+        const Plan& f = r.fastest.front();
+        j["price_vs_fastest"] = {{"fastest_ms", f.iterationMs},
+                                 {"time_pct", 100 * (b.rankMs() / f.rankMs() - 1)},
+                                 {"peak_memory_pct", 100 * (b.maxMemMiB / f.maxMemMiB - 1)},
+                                 {"variance", {{"best", b.varMem}, {"fastest", f.varMem}}},
+                                 {"lowest_headroom", {{"best", b.minHeadroom()}, {"fastest", f.minHeadroom()}}},
+                                 {"is_fastest", b.key == f.key}};
+    }
+    j["stats"] = statsJson(r.stats);
+    j["cancelled"] = r.cancelled;
+    j["complete"] = r.incomplete.empty() && !r.cancelled;
+    if (!r.incomplete.empty())
+        j["incomplete"] = r.incomplete;
+    if (!r.spaceCut.empty())
+        j["space_cut"] = r.spaceCut;
+    if (!r.error.empty())
+        j["error"] = r.error;
+    j["notes"] = r.notes;
+    auto list = [](const std::vector<Plan>& plans) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& p : plans)
+            a.push_back(plan(p));
+        return a;
+    };
+    j["best"] = list(r.best);
+    j["fastest"] = list(r.fastest);
+    if (!r.tasks.empty())
+        j["tasks"] = tasksJson(r);
+    if (!r.baselines.empty())
+        j["baselines"] = baselinesJson(r);
+    auto front = [](const ParetoFront& f, const char* yName) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& pt : f.points())
+            a.push_back({{"iteration_ms", pt.plan.iterationMs}, {yName, pt.y}, {"plan", plan(pt.plan)}});
+        return a;
+    };
+    j["pareto_time_variance"] = front(r.paretoTimeVariance, "mem_variance");
+    j["pareto_time_memory"] = front(r.paretoTimeMemory, "max_mem_mib");
+    j["pareto_truncated"] = r.paretoTimeVariance.truncated() || r.paretoTimeMemory.truncated();
+    j["candidates"] = candidatesJson(r);
     j["candidates_complete"] = r.plotSampleComplete;
     return j;
 }
