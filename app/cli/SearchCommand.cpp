@@ -416,12 +416,9 @@ SearchFollowUps followUpsOf(const SearchArgs& a, SearchRequest& req)
     return asked;
 }
 
-}  // namespace
-
-void addSearchCommand(CLI::App& app, int& exitCode)
+// The problem: cluster, model, training setup and the space searched.
+void addProblemOptions(CLI::App* cmd, const std::shared_ptr<SearchArgs>& args)
 {
-    auto args = std::make_shared<SearchArgs>();
-    auto* cmd = app.add_subcommand("search", "Search training plans for a cluster, rank them by Phi and by time");
     cmd->add_option("--cluster", args->cluster, "Cluster file (memx-cluster/1 JSON)")->required();
     cmd->add_option("--model", args->model, "Model preset (see `memx-cli models`) or memx-model/1 JSON file")
         ->capture_default_str();
@@ -466,6 +463,11 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--no-sequence-parallel", args->noSeqPar,
                   "Model TP without Megatron's sequence parallelism (norm inputs replicated on every TP rank)");
     cmd->add_flag("--no-idle-gpus", args->noIdle, "Skip TP x DP sizes that leave GPUs of a group idle");
+}
+
+// How plans are ranked: profile, weights, variance, eV, constraints.
+void addObjectiveOptions(CLI::App* cmd, const std::shared_ptr<SearchArgs>& args)
+{
     cmd->add_option("--profile", args->profile, "default, safety-first, throughput-first, balanced, custom or auto")
         ->capture_default_str();
     cmd->add_option("--weights", args->weights, "Custom weights wT,wM,wV, summing to 1 (implies custom)");
@@ -487,6 +489,11 @@ void addSearchCommand(CLI::App& app, int& exitCode)
     cmd->add_option(
         "--max-slowdown", args->maxSlowdown,
         "Only plans at most this much slower than the fastest feasible plan (10% or 0.1), before Phi ranks");
+}
+
+// What is written and how the search runs.
+void addOutputOptions(CLI::App* cmd, const std::shared_ptr<SearchArgs>& args)
+{
     cmd->add_option("--top", args->top, "Plans shown in the table")->capture_default_str();
     cmd->add_option("--keep", args->keep, "Plans kept per ranking for --json and --csv")->capture_default_str();
     cmd->add_option("--json", args->json, "Write the search as memx-search/2 JSON");
@@ -514,6 +521,11 @@ void addSearchCommand(CLI::App& app, int& exitCode)
         "--baselines", args->baselines,
         "Also pick the plan of each baseline planner (compute-proportional, memory-proportional, Metis-style, "
         "FaSOP-style) on the same space and predictor, and tabulate them beside MemX's (docs/BASELINES.md)");
+}
+
+// What runs beside the search: what-if, node choice and loss, why-not, limits.
+void addFollowUpOptions(CLI::App* cmd, const std::shared_ptr<SearchArgs>& args)
+{
     cmd->add_option("--bandwidth-scenarios", args->bandwidthScenarios,
                     "What-if bandwidth: a memx-bandwidth-scenarios/1 file of links scaled by kind, name or shared "
                     "medium (steady or as a time profile); reports plan 1's slowdown under each and re-plans for it "
@@ -549,6 +561,18 @@ void addSearchCommand(CLI::App& app, int& exitCode)
            "many MiB; smaller medians' samples and fronts, said in --stats (0: no cap)")
         ->capture_default_str();
     cmd->add_flag("--no-prune", args->noPrune, "Disable memory and bound pruning (brute force, for checking)");
+}
+
+}  // namespace
+
+void addSearchCommand(CLI::App& app, int& exitCode)
+{
+    auto args = std::make_shared<SearchArgs>();
+    auto* cmd = app.add_subcommand("search", "Search training plans for a cluster, rank them by Phi and by time");
+    addProblemOptions(cmd, args);
+    addObjectiveOptions(cmd, args);
+    addOutputOptions(cmd, args);
+    addFollowUpOptions(cmd, args);
 
     cmd->callback([args, &exitCode] {
         std::string topologyNote;
