@@ -14,8 +14,8 @@ namespace memx {
 
 namespace {
 
-constexpr int kPad = PipelineLayout::kPad;
-constexpr int kBubbleColumn = PipelineLayout::kBubbleColumn;
+constexpr int kPad = PipelineViewLayout::kPad;
+constexpr int kBubbleColumn = PipelineViewLayout::kBubbleColumn;
 constexpr int kLabelMaxMicroBatches = 32;  // above this, blocks carry no numbers
 
 QColor blend(const QColor& a, const QColor& b, double t)  // t = share of b
@@ -106,7 +106,7 @@ QStringList PipelineView::tableRow(int i) const
 
 QList<QRect> PipelineView::headerCells(const QRect& target) const
 {
-    const PipelineLayout g = geometry(target);
+    const PipelineViewLayout g = geometry(target);
     QList<QRect> cells;
     for (std::size_t c = 0; c + 1 < g.columnX.size(); ++c)
         cells.push_back(QRect(g.columnX[c] + 4, g.table.top(), g.columnX[c + 1] - g.columnX[c] - 8, g.headerHeight));
@@ -134,9 +134,9 @@ QString PipelineView::scheduleTitle() const
     return title;
 }
 
-PipelineLayout PipelineView::geometry(const QRect& target) const
+PipelineViewLayout PipelineView::geometry(const QRect& target) const
 {
-    PipelineLayout::Input in;
+    PipelineViewLayout::Input in;
     in.target = target;
     in.font = font();
     in.headers = tableHeaders();
@@ -145,7 +145,7 @@ PipelineLayout PipelineView::geometry(const QRect& target) const
         in.rows.push_back(tableRow(i));
     in.ablationLines = static_cast<int>(ablation_.size());
     in.title = scheduleTitle();
-    return PipelineLayout::of(in);
+    return PipelineViewLayout::of(in);
 }
 
 void PipelineView::paintEvent(QPaintEvent*)
@@ -173,7 +173,7 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
         return;
     }
     const Plan& plan = *plan_;
-    const PipelineLayout g = geometry(target);
+    const PipelineViewLayout g = geometry(target);
     const int rows = static_cast<int>(plan.stages.size());
 
     // Stage table.
@@ -302,7 +302,7 @@ QString PipelineView::opToolTip(const QPoint& pos) const
 {
     if (!plan_)
         return {};
-    const PipelineLayout g = geometry(rect());
+    const PipelineViewLayout g = geometry(rect());
     for (int i = 0; i < schedule_.stageCount(); ++i)
         for (const PipelineOp& op : schedule_.ops(i))
             if (g.opRect(i, op, schedule_.makespanMs()).adjusted(-1, 0, 1, 0).contains(pos)) {

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "GpuTypeColors.h"
-#include "PipelineLayout.h"
+#include "PipelineViewLayout.h"
 #include "PipelineSchedule.h"
 #include "space/Plan.h"
 
@@ -55,8 +55,8 @@ protected:
     bool event(QEvent* e) override;
 
 private:
-    // Where everything goes when painted into `target` (PipelineLayout).
-    PipelineLayout geometry(const QRect& target) const;
+    // Where everything goes when painted into `target` (PipelineViewLayout).
+    PipelineViewLayout geometry(const QRect& target) const;
     QStringList ablation_;
     QStringList tableRow(int stage) const;
     QString opToolTip(const QPoint& pos) const;

@@ -1,4 +1,4 @@
-#include "PipelineLayout.h"
+#include "PipelineViewLayout.h"
 
 #include <QFontMetrics>
 
@@ -24,7 +24,7 @@ double niceStep(double span, int target)
 
 // Columns as wide as their widest cell; headers on one line when they all
 // fit, else wrapped at spaces onto two; any width left over is shared out.
-void placeColumns(const PipelineLayout::Input& in, int width, int lineHeight, PipelineLayout& g)
+void placeColumns(const PipelineViewLayout::Input& in, int width, int lineHeight, PipelineViewLayout& g)
 {
     const QFontMetrics fm(in.font);
     QFont bold = in.font;
@@ -36,13 +36,13 @@ void placeColumns(const PipelineLayout::Input& in, int width, int lineHeight, Pi
         header[c] = bm.horizontalAdvance(in.headers[c]) + 8;
         for (const QString& w : in.headers[c].split(QLatin1Char(' ')))
             word[c] = std::max(word[c], bm.horizontalAdvance(w) + 8);
-        if (c == PipelineLayout::kSwatchColumn)
+        if (c == PipelineViewLayout::kSwatchColumn)
             cell[c] = 16;  // colour swatch
     }
     for (const QStringList& cells : in.rows)
         for (int c = 0; c < n && c < cells.size(); ++c)
-            cell[c]
-                = std::max(cell[c], fm.horizontalAdvance(cells[c]) + 8 + (c == PipelineLayout::kSwatchColumn ? 16 : 0));
+            cell[c] = std::max(cell[c],
+                               fm.horizontalAdvance(cells[c]) + 8 + (c == PipelineViewLayout::kSwatchColumn ? 16 : 0));
     int oneLine = 0, twoLines = 0;
     for (int c = 0; c < n; ++c) {
         oneLine += std::max(cell[c], header[c]);
@@ -54,7 +54,7 @@ void placeColumns(const PipelineLayout::Input& in, int width, int lineHeight, Pi
         want[c] = wrap ? std::max(cell[c], std::max(word[c], (header[c] + 1) / 2 + 8)) : std::max(cell[c], header[c]);
     const int total = wrap ? twoLines : oneLine;
     g.headerHeight = (wrap ? 2 * lineHeight : lineHeight) + 6;
-    const int left = in.target.left() + PipelineLayout::kPad;
+    const int left = in.target.left() + PipelineViewLayout::kPad;
     g.columnX.assign(1, left);
     double acc = left;
     for (int c = 0; c < n; ++c) {
@@ -65,9 +65,9 @@ void placeColumns(const PipelineLayout::Input& in, int width, int lineHeight, Pi
 
 }  // namespace
 
-PipelineLayout PipelineLayout::of(const Input& in)
+PipelineViewLayout PipelineViewLayout::of(const Input& in)
 {
-    PipelineLayout g;
+    PipelineViewLayout g;
     const QRect& r = in.target;
     const QFontMetrics fm(in.font);
     const int lh = fm.height();
@@ -96,12 +96,12 @@ PipelineLayout PipelineLayout::of(const Input& in)
     return g;
 }
 
-QRect PipelineLayout::track(int stage) const
+QRect PipelineViewLayout::track(int stage) const
 {
     return {timeline.left(), timeline.top() + stage * trackHeight + 3, timeline.width(), trackHeight - 6};
 }
 
-QRectF PipelineLayout::opRect(int stage, const PipelineOp& op, double makespanMs) const
+QRectF PipelineViewLayout::opRect(int stage, const PipelineOp& op, double makespanMs) const
 {
     const double span = std::max(1e-9, makespanMs);
     const double x0 = timeline.left() + op.startMs / span * timeline.width();
@@ -110,7 +110,7 @@ QRectF PipelineLayout::opRect(int stage, const PipelineOp& op, double makespanMs
     return {x0, double(row.top()), std::max(1.0, x1 - x0), double(row.height())};
 }
 
-std::vector<double> PipelineLayout::ticksMs(double makespanMs, double unitMs) const
+std::vector<double> PipelineViewLayout::ticksMs(double makespanMs, double unitMs) const
 {
     const double span = std::max(1e-9, makespanMs);
     double step = niceStep(span / unitMs, std::max(2, timeline.width() / 110));
@@ -127,7 +127,7 @@ std::vector<double> PipelineLayout::ticksMs(double makespanMs, double unitMs) co
     return out;
 }
 
-int PipelineLayout::tickX(double ms, double makespanMs) const
+int PipelineViewLayout::tickX(double ms, double makespanMs) const
 {
     return timeline.left() + static_cast<int>(std::lround(ms / std::max(1e-9, makespanMs) * timeline.width()));
 }

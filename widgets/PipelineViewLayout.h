@@ -18,7 +18,7 @@ namespace memx {
 // not fit), the schedule's title (wrapped rather than cut), the timeline with
 // one row per stage and the bubble column right of it, each op's block and the
 // time axis ticks. No widget and no painter: tests check it alone.
-struct PipelineLayout {
+struct PipelineViewLayout {
     static constexpr int kPad = 10;
     static constexpr int kBubbleColumn = 150;  // px right of the timeline for "bubble x%"
     static constexpr int kSwatchColumn = 2;  // the table column with a GPU type's colour swatch
@@ -31,7 +31,7 @@ struct PipelineLayout {
         int ablationLines = 0;  // lines under the table
         QString title;  // the schedule's
     };
-    static PipelineLayout of(const Input& in);
+    static PipelineViewLayout of(const Input& in);
 
     QRect table;  // the stage table with its header and the lines under it
     std::vector<int> columnX;  // left edge of each table column, then the table's right

@@ -7,14 +7,14 @@
 // fits the target, and the time axis ticks start at 0 and end at or before
 // the makespan. Expectations are the view's geometry rules, not the code's
 // numbers.
-#include "PipelineLayout.h"
+#include "PipelineViewLayout.h"
 
 #include <QApplication>
 #include <QtTest>
 
 using namespace memx;
 
-class TestPipelineLayout : public QObject {
+class TestPipelineViewLayout : public QObject {
     Q_OBJECT
 private slots:
     void blocksStayOnTheirRows_data();
@@ -24,9 +24,9 @@ private slots:
 
 namespace {
 
-PipelineLayout::Input input(int width, int height, int stages, const QString& title)
+PipelineViewLayout::Input input(int width, int height, int stages, const QString& title)
 {
-    PipelineLayout::Input in;
+    PipelineViewLayout::Input in;
     in.target = QRect(0, 0, width, height);
     in.font = QApplication::font();
     in.headers = {"Stage",     "Stage slot",           "GPU type", "GPUs (TP×DP)", "Layers (0-based)",
@@ -41,7 +41,7 @@ PipelineLayout::Input input(int width, int height, int stages, const QString& ti
 
 }  // namespace
 
-void TestPipelineLayout::blocksStayOnTheirRows_data()
+void TestPipelineViewLayout::blocksStayOnTheirRows_data()
 {
     QTest::addColumn<int>("width");
     QTest::addColumn<int>("stages");
@@ -51,7 +51,7 @@ void TestPipelineLayout::blocksStayOnTheirRows_data()
             QTest::addRow("%d px, P %d, G %d", width, stages, g) << width << stages << g;
 }
 
-void TestPipelineLayout::blocksStayOnTheirRows()
+void TestPipelineViewLayout::blocksStayOnTheirRows()
 {
     QFETCH(int, width);
     QFETCH(int, stages);
@@ -60,9 +60,9 @@ void TestPipelineLayout::blocksStayOnTheirRows()
     for (int i = 0; i < stages; ++i)
         stageMs.push_back(100 + 37 * (i % 3));  // unequal stages: bubbles
     const auto schedule = PipelineSchedule::oneFOneB(stageMs, std::vector<double>(stages, 2.0), microBatches);
-    const PipelineLayout g = PipelineLayout::of(input(width, 900, stages,
-                                                      QStringLiteral("1F1B schedule of one "
-                                                                     "iteration: P stages")));
+    const PipelineViewLayout g = PipelineViewLayout::of(input(width, 900, stages,
+                                                              QStringLiteral("1F1B schedule of one "
+                                                                             "iteration: P stages")));
     const QRect target(0, 0, width, 900);
     // The table: columns left to right, inside it; the title and the timeline below it.
     QCOMPARE(g.columnX.size(), std::size_t(9));
@@ -73,7 +73,7 @@ void TestPipelineLayout::blocksStayOnTheirRows()
     QVERIFY(g.title.top() > g.table.bottom());
     QVERIFY(g.timeline.top() > g.title.bottom());
     // The bubble column right of the timeline fits the target.
-    QVERIFY(g.timeline.right() + PipelineLayout::kBubbleColumn <= target.right());
+    QVERIFY(g.timeline.right() + PipelineViewLayout::kBubbleColumn <= target.right());
     QVERIFY(g.timeline.left() >= target.left() + g.labelWidth);
     // Rows stacked, each inside the timeline; blocks on their row, in order.
     for (int i = 0; i < stages; ++i) {
@@ -106,19 +106,19 @@ void TestPipelineLayout::blocksStayOnTheirRows()
     QVERIFY(g.tickX(ticks.back(), schedule.makespanMs()) <= g.timeline.right() + 1);
 }
 
-void TestPipelineLayout::headersWrapWhenNarrow()
+void TestPipelineViewLayout::headersWrapWhenNarrow()
 {
     // Wide: the headers on one line; narrow: on two, never cut.
     const int lineHeight = QFontMetrics(QApplication::font()).height();
-    const PipelineLayout wide = PipelineLayout::of(input(1800, 900, 3, QStringLiteral("t")));
-    const PipelineLayout narrow = PipelineLayout::of(input(420, 900, 3, QStringLiteral("t")));
+    const PipelineViewLayout wide = PipelineViewLayout::of(input(1800, 900, 3, QStringLiteral("t")));
+    const PipelineViewLayout narrow = PipelineViewLayout::of(input(420, 900, 3, QStringLiteral("t")));
     QCOMPARE(wide.headerHeight, lineHeight + 6);
     QCOMPARE(narrow.headerHeight, 2 * lineHeight + 6);
     // A title longer than the width wraps onto more lines.
     const QString longTitle = QString(QStringLiteral("word ")).repeated(80);
-    QVERIFY(PipelineLayout::of(input(420, 900, 3, longTitle)).titleLines > 1);
-    QCOMPARE(PipelineLayout::of(input(1800, 900, 3, QStringLiteral("short"))).titleLines, 1);
+    QVERIFY(PipelineViewLayout::of(input(420, 900, 3, longTitle)).titleLines > 1);
+    QCOMPARE(PipelineViewLayout::of(input(1800, 900, 3, QStringLiteral("short"))).titleLines, 1);
 }
 
-QTEST_MAIN(TestPipelineLayout)
-#include "tst_pipeline_layout.moc"
+QTEST_MAIN(TestPipelineViewLayout)
+#include "tst_pipeline_view_layout.moc"
