@@ -207,7 +207,7 @@ GuiProbe::GuiProbe(MainWindow* window, const QString& folder) : QObject(window),
 {
     auto* timer = new QTimer(this);
     timer->setInterval(100);
-    connect(timer, &QTimer::timeout, this, &GuiProbe::poll);
+    connect(timer, &QTimer::timeout, this, &GuiProbe::answerRequest);
     timer->start();
 }
 
@@ -265,15 +265,21 @@ QByteArray GuiProbe::state() const
     return QJsonDocument(o).toJson(QJsonDocument::Indented);
 }
 
-void GuiProbe::poll()
+void GuiProbe::answerRequest()
 {
     QFile request(QDir(folder_).filePath(QStringLiteral("request")));
     if (!request.exists() || !request.open(QIODevice::ReadOnly))
         return;
     // "NAME" or "NAME json": the second form answers with the state only (a
     // walk polling for a condition needs no screenshot every half second).
-    QStringList words = QString::fromUtf8(request.readAll()).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    const QByteArray asked = request.readAll();
     request.close();
+    if (asked.trimmed().isEmpty())
+        return;  // caught between the writer's truncate and its write: next time
+    if (answering_)
+        return;  // a state dump that let events run: the outer call answers
+    answering_ = true;
+    const QStringList words = QString::fromUtf8(asked).split(QLatin1Char(' '), Qt::SkipEmptyParts);
     const bool stateOnly = words.size() > 1 && words.at(1).trimmed() == QLatin1String("json");
     QString name = words.isEmpty() ? QString() : words.front().trimmed();
     // A name, not a path: the answer stays in the probe's folder.
@@ -287,7 +293,7 @@ void GuiProbe::poll()
         json.commit();
     }
     if (stateOnly) {
-        request.remove();
+        done(asked);
         return;
     }
     const QPixmap screen = QGuiApplication::primaryScreen()->grabWindow(0);
@@ -295,7 +301,22 @@ void GuiProbe::poll()
     screen.save(png + QStringLiteral(".part"), "PNG");
     QFile::remove(png);
     QFile::rename(png + QStringLiteral(".part"), png);
-    request.remove();  // last: the script waits for this
+    done(asked);
+}
+
+// Removes the request answered, last (the script waits for this), but not a
+// newer one the script wrote meanwhile: removing that one unread would tell
+// the script it was answered (gui_walk once found no dump after "searched").
+void GuiProbe::done(const QByteArray& asked)
+{
+    answering_ = false;
+    QFile request(QDir(folder_).filePath(QStringLiteral("request")));
+    if (request.open(QIODevice::ReadOnly)) {
+        const bool same = request.readAll() == asked;
+        request.close();
+        if (same)
+            request.remove();
+    }
 }
 
 }  // namespace memx

@@ -26,12 +26,16 @@ public:
 
     // The state dump, as NAME.json holds it (UTF-8 JSON).
     QByteArray state() const;
+    // Answers the request in the folder, if there is a whole one (the timer
+    // calls it every 100 ms; public for tests).
+    void answerRequest();
 
 private:
-    void poll();
+    void done(const QByteArray& asked);
 
     MainWindow* window_;
     QString folder_;
+    bool answering_ = false;  // inside answerRequest(): a nested call leaves the request to it
 };
 
 }  // namespace memx
