@@ -5,6 +5,7 @@
 #include "io/Text.h"
 
 #include "export/MegatronExport.h"
+#include "megatron/MegatronCommandLine.h"
 #include "export/PlanJsonReader.h"
 #include "hardware/Cluster.h"
 #include "hardware/GpuType.h"
@@ -51,8 +52,13 @@ std::string visibleDevicesEnvs(const PlanDocument& doc, const LaunchLayout& lay)
         it->second.hosts.push_back(h);
     }
     std::string e = "  envs:\n    CUDA_DEVICE_MAX_CONNECTIONS: 1\n";
-    if (MegatronExport::jobFor(doc, Recompute::None).precision == "tf32")
-        e += "    TORCH_ALLOW_TF32_CUBLAS_OVERRIDE: 1  # fp32 training with TF32 GEMMs, as planned\n";
+    const std::string precision = MegatronExport::jobFor(doc, Recompute::None).precision;
+    for (const auto& v : MegatronCommandLine::matmulEnvironment(precision))
+        e += "    " + v.name + ": " + v.value
+            + (precision == "tf32" ? std::string("  # fp32 training with TF32 GEMMs, as planned; ")
+                       + MegatronCommandLine::kTf32Unset + " must not be 0"
+                                   : std::string("  # fp32 training with IEEE fp32 GEMMs, as planned"))
+            + "\n";
     std::string perType, perNode;
     for (const auto& type : order) {
         const PerType& t = byType[type];
@@ -302,9 +308,8 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     const MegatronJob job = MegatronExport::jobFor(doc, c.stageRecompute.front());
     if (job.precision == "fp32" || job.precision == "tf32")
         t += "  # precision: fp32 (no --bf16/--fp16)"
-            + std::string(job.precision == "tf32"
-                              ? "; TF32 GEMMs need TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 in the environment"
-                              : "")
+            + std::string(job.precision == "tf32" ? "; TF32 GEMMs: TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 in envs"
+                                                  : "; IEEE fp32 GEMMs: TF32 turned off in envs")
             + "\n";
     else if (job.precision == "fp8")
         t += "  precision:\n    bf16: True\n    fp8_format: hybrid  # Transformer Engine fp8 GEMMs (model.transformer_impl)\n";

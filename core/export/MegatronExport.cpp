@@ -156,7 +156,10 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
             notes += "# Precision: " + job.precision + (job.precision == "fp16" ? " with dynamic loss scaling" : "")
                 + (job.precision == "fp8" ? " GEMMs through Transformer Engine (bf16 elsewhere)" : "")
                 + (job.precision == "tf32" ? " (fp32 training, TF32 GEMMs: TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 below)"
-                                           : "")
+                       : job.precision == "fp32"
+                       ? " (IEEE fp32 GEMMs on the CUDA cores: TF32 is turned off below, which NVIDIA's PyTorch "
+                         "containers would otherwise use)"
+                       : "")
                 + " on every rank (one precision for the whole job): " + why + ".\n";
         if (!job.flashAttention)
             notes += std::string("# Attention: unfused (--attention-backend unfused), as planned ")
@@ -213,8 +216,11 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
                  "  echo \"TORCH_ELASTIC_WORKER_IDENTICAL=1 assumes equal nodes; this plan's nodes differ (see the header)\" >&2\n"
                  "  exit 1\nfi\n";
         s += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
-        if (job.precision == "tf32")  // PyTorch keeps fp32 matmuls off TF32 unless told (aten/src/ATen/Context.cpp)
-            s += "export TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1\n";
+        // fp32 GEMMs in the math they were predicted in, whatever the image sets.
+        if (job.precision == "tf32")
+            s += std::string("unset ") + MegatronCommandLine::kTf32Unset + "\n";
+        for (const auto& v : MegatronCommandLine::matmulEnvironment(job.precision))
+            s += "export " + v.name + "=" + v.value + "\n";
         s += "\n";
         s += "MEGATRON_ARGS=(\n";
         for (std::size_t i = 0; i < args.size(); ++i) {

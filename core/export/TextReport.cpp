@@ -87,14 +87,20 @@ std::string TextReport::precisionLine(const Problem& problem)
     const std::string& setting = problem.setup.precision;
     try {
         const Precision p = jobPrecision(problem);
+        // fp32 training's GEMM math, which the image would otherwise decide.
+        const char* math = p == Precision::Fp32
+            ? "; IEEE fp32 GEMMs on the CUDA cores: the scripts turn TF32 off, which NVIDIA's PyTorch containers "
+              "turn on (tf32 predicts that)"
+            : p == Precision::Tf32 ? "; fp32 training with TF32 GEMMs: the scripts turn TF32 on"
+                                   : "";
         if (setting != "auto" && !setting.empty())
-            return std::string(toString(p)) + " (chosen)";
+            return std::string(toString(p)) + " (chosen" + math + ")";
         std::string lacking;
         if (p != Precision::Bf16)
             for (const GpuType& t : problem.cluster.types())
                 if (!t.hasPrecision(Precision::Bf16))
                     lacking += std::string(lacking.empty() ? "" : ", ") + t.name;
-        return std::string(toString(p)) + " (auto" + (lacking.empty() ? "" : ": no bf16 on " + lacking) + ")";
+        return std::string(toString(p)) + " (auto" + (lacking.empty() ? "" : ": no bf16 on " + lacking) + math + ")";
     } catch (const std::exception& e) {
         return setting + " (" + e.what() + ")";
     }

@@ -155,6 +155,7 @@ std::optional<Measurement> makeRow(Axis a, const Measurement& lo, int x)
     r.stageLayers = lo.stageLayers;
     r.cluster = lo.cluster;  // measured there: placed there
     r.precision = lo.precision;  // trained in it
+    r.fp32Matmul = lo.fp32Matmul;
     r.peakMemKind = lo.peakMemKind;  // what its memory counts
     switch (a) {
     case Axis::Mbs:

@@ -139,6 +139,10 @@ MeasuredRun LogImporter::runFromDump(const DumpedRun& d, ImportedLog& out) const
     base.runId = out.runId;
     base.gpuType = gpuTypeOf(out.file);
     base.source = MeasurementSource::Measured;
+    if (base.precision == Precision::Fp32 && opt_.fp32Matmul == Fp32Matmul::Tf32)
+        base.precision = Precision::Tf32;  // one spelling (MeasurementCsv)
+    else if (base.precision == Precision::Fp32)
+        base.fp32Matmul = opt_.fp32Matmul;
     std::vector<Measurement> rows{base};
     for (size_t s = 0; s < d.stageLayers.size(); ++s) {
         Measurement st = base;
@@ -217,11 +221,13 @@ void LogImporter::checkAgainstRunList(const DumpedRun& d, const MeasuredRun& run
 
 void LogImporter::checkSetup(const DumpedRun& d, ImportedLog& out) const
 {
-    if (d.precision == "fp32")  // modelled, but the log cannot say whether the GEMMs ran in TF32
+    if (d.precision == "fp32" && opt_.fp32Matmul == Fp32Matmul::Unstated)  // the log cannot say whether TF32 ran
         out.warnings.push_back(d.where("precision")
-                               + ": fp32 training, imported as fp32 (CUDA-core GEMMs); if "
-                                 "TF32 was on (NGC containers set TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1), set the "
-                                 "precision column to tf32");
+                               + ": fp32 training, and a log does not say whether its matmuls ran in TF32; written "
+                                 "with fp32_matmul empty, which reads as NVIDIA's PyTorch containers run it (TF32 "
+                                 "where the GPU has it: TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 in the image); "
+                                 "--fp32-matmul ieee if TF32 was off (stock PyTorch 1.12 or later), "
+                                 "--fp32-matmul tf32 to say it ran");
     for (const std::string& m : d.unmodelledSetup()) {
         if (opt_.allowSetupMismatch)
             out.warnings.push_back(m + " (imported anyway: --allow-setup-mismatch)");

@@ -21,6 +21,9 @@ struct LogImportOptions {
     std::string runsFile;  // --runs; empty: the runs come from the argument dumps
     std::vector<MeasuredRun> runs;  // the run list's runs (when runsFile is given)
     bool allowSetupMismatch = false;  // import runs the planner's model does not describe, with a warning
+    // --fp32-matmul: how fp32 runs' matmuls ran (a log cannot say); Unstated
+    // writes fp32 with fp32_matmul empty (read as kFp32MatmulDefault).
+    Fp32Matmul fp32Matmul = Fp32Matmul::Unstated;
 };
 
 // One log's outcome.

@@ -62,8 +62,9 @@ std::string MeasuredRun::configurationKey() const
         + "|" + std::to_string(c.vp) + "|" + std::to_string(c.mbs) + "|" + std::to_string(c.gbs) + "|"
         + std::to_string(c.seqLen) + "|" + std::to_string(c.numLayers) + "|" + std::to_string(c.hidden) + "|"
         + std::to_string(c.ffnHidden) + "|" + std::to_string(c.heads) + "|" + std::to_string(c.queryGroups) + "|"
-        + std::to_string(c.vocab) + "|" + toString(c.precision) + "|" + toString(c.mlp)
-        + (c.tiedEmbeddings ? "|tied" : "") + (c.flashAttention ? "" : "|unfused");
+        + std::to_string(c.vocab) + "|" + toString(c.precision)
+        + (c.fp32Matmul == Fp32Matmul::Unstated ? "" : std::string(" ") + toString(c.fp32Matmul)) + "|"
+        + toString(c.mlp) + (c.tiedEmbeddings ? "|tied" : "") + (c.flashAttention ? "" : "|unfused");
     if (!(c.style == LayerStyle{}))
         key += std::string("|") + toString(c.style.position) + "," + toString(c.style.norm)
             + (c.style.linearBias ? ",bias" : "");

@@ -87,6 +87,9 @@ struct Measurement {
     // peak_mem_mib counts (column peak_mem_kind; empty: allocated, the
     // number Megatron logs as "max allocated"). Both are run-level.
     Precision precision = Precision::Bf16;
+    // fp32 runs: whether the matmuls ran on TF32 (column fp32_matmul; a row
+    // saying tf32 is read as precision tf32, so this is Unstated or Ieee).
+    Fp32Matmul fp32Matmul = Fp32Matmul::Unstated;
     MemoryKind peakMemKind = MemoryKind::Allocated;
 
     // Optional annotations (not targets). Predictions written by `memx-cli

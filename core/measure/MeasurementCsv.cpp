@@ -68,6 +68,7 @@ enum Col {
     PositionEmbeddingCol,
     NormalizationCol,
     BiasLinearCol,
+    Fp32MatmulCol,
     ColCount
 };
 
@@ -111,7 +112,8 @@ const char* const kNames[ColCount] = {"run_id",
                                       "overlap_param_gather",
                                       "position_embedding",
                                       "normalization",
-                                      "bias_linear"};
+                                      "bias_linear",
+                                      "fp32_matmul"};
 
 constexpr Col kRequired[] = {RunId, GpuType, NumGpus, Tp, Pp, Dp, Mbs, Gbs, SeqLen, NumLayers, Hidden, Heads, Vocab};
 
@@ -455,6 +457,26 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
         p.fail(PrecisionCol,
                std::string("precision must be empty (bf16) or one of ") + precisionChoices() + ", "
                    + p.got(PrecisionCol));
+    if (p.present(Fp32MatmulCol)) {
+        Fp32Matmul mode = Fp32Matmul::Unstated;
+        if (!parseFp32Matmul(p.cell(Fp32MatmulCol), mode))
+            p.fail(Fp32MatmulCol,
+                   "fp32_matmul must be empty (as NVIDIA's PyTorch containers run fp32: TF32 where the GPU has it), "
+                   "tf32 or ieee, "
+                       + p.got(Fp32MatmulCol));
+        if (!storesFp32(m.precision))
+            p.fail(Fp32MatmulCol,
+                   std::string("fp32_matmul says how an fp32 run's matmuls ran, and this run trains in ")
+                       + toString(m.precision) + "; leave it empty");
+        if (m.precision == Precision::Tf32 && mode == Fp32Matmul::Ieee)
+            p.fail(Fp32MatmulCol, "precision tf32 means TF32 matmuls, and fp32_matmul says ieee; say one of them");
+        // tf32 is precision tf32 (one spelling in memory, so a row reads back
+        // as it was written); ieee is an fp32 run that says so.
+        if (mode == Fp32Matmul::Tf32)
+            m.precision = Precision::Tf32;
+        else
+            m.fp32Matmul = mode;
+    }
     if (p.present(PeakMemKindCol) && !parseMemoryKind(p.cell(PeakMemKindCol), m.peakMemKind))
         p.fail(PeakMemKindCol,
                "peak_mem_kind must be empty (allocated) or allocated|reserved|device, " + p.got(PeakMemKindCol));
@@ -531,7 +553,8 @@ constexpr Col kRunFields[] = {Source,
                               OverlapParamGatherCol,
                               PositionEmbeddingCol,
                               NormalizationCol,
-                              BiasLinearCol};
+                              BiasLinearCol,
+                              Fp32MatmulCol};
 
 std::string runValue(const Measurement& m, Col c)
 {
@@ -565,6 +588,7 @@ std::string runValue(const Measurement& m, Col c)
     case PositionEmbeddingCol: return toString(m.style.position);
     case NormalizationCol: return toString(m.style.norm);
     case BiasLinearCol: return m.style.linearBias ? "true" : "false";
+    case Fp32MatmulCol: return toString(m.fp32Matmul);
     default: return {};
     }
 }
@@ -758,7 +782,8 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
     // `distributed_optimizer`, the overlap flags and the layer style only
     // when a row needs them, so files without them stay as they were.
     const auto any = [&](auto pred) { return std::any_of(rows.begin(), rows.end(), pred); };
-    const bool withStyle = any([](const Measurement& m) { return !(m.style == LayerStyle{}); });
+    const bool withMatmul = any([](const Measurement& m) { return m.fp32Matmul != Fp32Matmul::Unstated; });
+    const bool withStyle = withMatmul || any([](const Measurement& m) { return !(m.style == LayerStyle{}); });
     const bool withOverlap
         = withStyle || any([](const Measurement& m) { return m.overlapGradReduce || m.overlapParamGather; });
     const bool withParallel
@@ -772,16 +797,17 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                return m.precision != Precision::Bf16 || m.peakMemKind != MemoryKind::Allocated;
                            });
     const bool withCluster = withKinds || any([](const Measurement& m) { return !m.cluster.empty(); });
-    const int cols = withStyle ? ColCount
-        : withOverlap          ? PositionEmbeddingCol
-        : withParallel         ? OverlapGradReduceCol
-        : withDropout          ? SequenceParallelCol
-        : withAttention        ? AttentionDropoutCol
-        : withTied             ? AttentionCol
-        : withMlp              ? TiedCol
-        : withKinds            ? MlpCol
-        : withCluster          ? PrecisionCol
-                               : ClusterCol;
+    const int cols = withMatmul ? ColCount
+        : withStyle             ? Fp32MatmulCol
+        : withOverlap           ? PositionEmbeddingCol
+        : withParallel          ? OverlapGradReduceCol
+        : withDropout           ? SequenceParallelCol
+        : withAttention         ? AttentionDropoutCol
+        : withTied              ? AttentionCol
+        : withMlp               ? TiedCol
+        : withKinds             ? MlpCol
+        : withCluster           ? PrecisionCol
+                                : ClusterCol;
     for (int c = 0; c < cols; ++c)
         out += std::string(c ? "," : "") + kNames[c];
     out += '\n';
@@ -832,7 +858,8 @@ std::string MeasurementCsv::write(const std::vector<Measurement>& rows)
                                              m.overlapParamGather ? "true" : "false",
                                              toString(m.style.position),
                                              toString(m.style.norm),
-                                             m.style.linearBias ? "true" : "false"};
+                                             m.style.linearBias ? "true" : "false",
+                                             toString(m.fp32Matmul)};
         for (int c = 0; c < cols; ++c)
             out += (c ? "," : "") + cells[c];
         out += '\n';

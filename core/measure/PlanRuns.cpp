@@ -42,6 +42,10 @@ std::vector<Measurement> PlanRuns::rows(const Plan& plan, const Problem& problem
         m.vocab = model.vocab;
         m.recompute = s.recompute;
         m.precision = precision;
+        // A plan's fp32 is IEEE fp32 (tf32 is its own precision); said, so
+        // the row is not read as the containers' TF32 default.
+        if (precision == Precision::Fp32)
+            m.fp32Matmul = Fp32Matmul::Ieee;
         // What the setup asked for, a run-level column: whether a stage's
         // GPU runs FlashAttention (none before Ampere) is decided per stage
         // when the row is predicted, as the search decided it.

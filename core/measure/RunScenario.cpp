@@ -32,7 +32,13 @@ void fillProblem(Problem& problem, const MeasuredRun& run, PlanSpec& spec)
     problem.setup.distributedOptimizer = c.distributedOptimizer;
     problem.setup.overlapGradReduce = c.overlapGradReduce;
     problem.setup.overlapParamGather = c.overlapParamGather;
-    problem.setup.precision = toString(c.precision);
+    // An fp32 run that does not say how its matmuls ran is read as the
+    // default launcher runs it (kFp32MatmulDefault: TF32 where every GPU
+    // type has it); the job's precision must hold on every type.
+    bool everyTypeHasTf32 = true;
+    for (const GpuType& t : problem.cluster.types())
+        everyTypeHasTf32 = everyTypeHasTf32 && t.hasPrecision(Precision::Tf32);
+    problem.setup.precision = toString(runPrecision(c.precision, c.fp32Matmul, everyTypeHasTf32));
     problem.setup.flashAttention = c.flashAttention;
     problem.setup.attentionDropout = c.attentionDropout;
     problem.setup.hiddenDropout = c.hiddenDropout;

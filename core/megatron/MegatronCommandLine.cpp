@@ -263,4 +263,13 @@ std::string MegatronCommandLine::precisionFor(const std::vector<const GpuType*>&
     return "fp32";
 }
 
+std::vector<MegatronCommandLine::EnvVar> MegatronCommandLine::matmulEnvironment(const std::string& precision)
+{
+    if (precision == "tf32")
+        return {{"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1"}};
+    if (precision == "fp32")
+        return {{"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "0"}, {"NVIDIA_TF32_OVERRIDE", "0"}};
+    return {};
+}
+
 }  // namespace memx

@@ -56,6 +56,20 @@ public:
     // type has it, else fp16 (V100, T4), else fp32. `why` names the types
     // that ruled bf16 out (empty when bf16).
     static std::string precisionFor(const std::vector<const GpuType*>& types, std::string& why);
+
+    // The environment that makes fp32 GEMMs run in the math the job was
+    // predicted in, whatever the image sets (docs/PRECISION.md): tf32 turns
+    // TF32 on (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1, read by PyTorch), fp32
+    // turns it off (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=0 over the =1 of
+    // NVIDIA's PyTorch containers, and NVIDIA_TF32_OVERRIDE=0, which NVIDIA's
+    // libraries obey whatever the framework asks). Empty for 16-bit
+    // precisions. A tf32 job must also not inherit NVIDIA_TF32_OVERRIDE=0:
+    // kTf32Unset names it for the launchers that can unset a variable.
+    struct EnvVar {
+        std::string name, value;
+    };
+    static std::vector<EnvVar> matmulEnvironment(const std::string& precision);
+    static constexpr const char* kTf32Unset = "NVIDIA_TF32_OVERRIDE";
 };
 
 }  // namespace memx

@@ -24,6 +24,26 @@ bool parsePrecision(const std::string& s, Precision& out)
     return false;
 }
 
+const char* toString(Fp32Matmul m)
+{
+    switch (m) {
+    case Fp32Matmul::Unstated: return "";
+    case Fp32Matmul::Tf32: return "tf32";
+    case Fp32Matmul::Ieee: return "ieee";
+    }
+    return "";
+}
+
+bool parseFp32Matmul(const std::string& s, Fp32Matmul& out)
+{
+    for (Fp32Matmul m : {Fp32Matmul::Unstated, Fp32Matmul::Tf32, Fp32Matmul::Ieee})
+        if (s == toString(m)) {
+            out = m;
+            return true;
+        }
+    return false;
+}
+
 const char* precisionChoices() { return "fp32, tf32, fp16, bf16 or fp8"; }
 
 PrecisionBytes bytesOf(Precision p)

@@ -39,6 +39,31 @@ Precision attentionMath(Precision p);
 // The precision that stores fp32 (fp32 and tf32) or 16-bit activations.
 inline bool storesFp32(Precision p) { return p == Precision::Fp32 || p == Precision::Tf32; }
 
+// What a run's fp32 training did with its matmuls, where a run says so
+// (docs/PRECISION.md, "fp32 or TF32: what a run used"). A Megatron log or a
+// measurement row says only "fp32" (no --bf16/--fp16); whether cuBLAS ran
+// the GEMMs on TF32 tensor cores depends on where the job ran:
+//   Unstated  not said: read as kFp32MatmulDefault says;
+//   Tf32      TF32 tensor cores (NVIDIA's PyTorch containers set
+//             TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 in the image; PyTorch 1.7-1.11
+//             allowed TF32 by default);
+//   Ieee      IEEE fp32 on the CUDA cores (stock PyTorch since 1.12:
+//             torch.backends.cuda.matmul.allow_tf32 is False).
+enum class Fp32Matmul { Unstated = 0, Tf32 = 1, Ieee = 2 };
+const char* toString(Fp32Matmul m);  // "", "tf32", "ieee"
+bool parseFp32Matmul(const std::string& s, Fp32Matmul& out);  // "" is Unstated
+// An fp32 run that does not say is read as run in NVIDIA's PyTorch container
+// (the launcher Megatron-LM's README recommends): TF32 on GPUs that have it.
+constexpr Fp32Matmul kFp32MatmulDefault = Fp32Matmul::Tf32;
+// The precision a run's GEMMs were timed in: fp32 becomes tf32 where the
+// matmul mode (or, unstated, the default) is TF32 and `hasTf32` (every GPU of
+// the run has TF32); everything else is unchanged.
+inline Precision runPrecision(Precision stated, Fp32Matmul m, bool hasTf32)
+{
+    const Fp32Matmul mode = m == Fp32Matmul::Unstated ? kFp32MatmulDefault : m;
+    return stated == Precision::Fp32 && mode == Fp32Matmul::Tf32 && hasTf32 ? Precision::Tf32 : stated;
+}
+
 // The job's precision when the user asks for "auto": bf16 where every type
 // has it, else fp16 (V100, T4, Turing), else fp32. `has(p)` says whether
 // every GPU type of the job has precision p.
