@@ -15,6 +15,7 @@
 #include "measure/MeasuredRun.h"
 #include "measure/MeasurementCsv.h"
 #include "measure/LogImporter.h"
+#include "profiling/PresampleMeasurements.h"
 #include "profiling/ProfilingPlanner.h"
 #include "measure/RunScenario.h"
 #include "sim/ReferenceSimulator.h"
@@ -25,6 +26,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace memx::cli {
 
@@ -32,20 +34,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string runIdOf(const StageQuery& q)
-{
-    static const char* const rc[] = {"none", "sel", "full"};
-    return q.gpu->name + "_tp" + std::to_string(q.tp) + "_mbs" + std::to_string(q.microBatch) + "_seq"
-        + std::to_string(q.seqLen) + "_l" + std::to_string(q.layers) + "_g" + std::to_string(q.queryGroups) + "_rc"
-        + rc[static_cast<int>(q.recompute)];
-}
-
 // A profiling run (PP = 1, DP = 1, `layers` layers) as a run row without targets.
 Measurement runRow(const PlannedRun& run, const ModelSpec& model, const ProfilingPlanner::Options& options)
 {
     const StageQuery& q = run.query;
     Measurement m;
-    m.runId = runIdOf(q);
+    m.runId = PresampleMeasurements::runIdOf(q);
     m.source = MeasurementSource::Measured;
     m.gpuType = q.gpu->name;
     m.numGpus = q.tp;
@@ -75,20 +69,179 @@ Measurement runRow(const PlannedRun& run, const ModelSpec& model, const Profilin
 }
 
 struct PlanArgs {
-    std::string cluster, model = "llama2-7b", out, scripts;
+    std::string cluster, model = "llama2-7b", out, scripts, from;
     double threshold = 0.10;
     bool noFlash = false;
     bool noSeqPar = false;
+    bool presample = false;
+    bool allAxes = false;
+    std::vector<int> seqs, queryGroups;  // the values the search will vary; empty: the model's own
     DropoutRates dropout;
 };
+
+// A parameter the search will not vary is not one to sample: the sequence
+// length and the query groups hold the values given (--seq,
+// --query-groups; the search's candidates), the model's own by default, so
+// a model trained at one length with one GQA layout is not profiled at
+// three of each. --all-axes keeps the profiler's typical sets.
+void restrictToTheSearch(std::vector<ParameterAxis>& axes, const PlanArgs& a, const ModelSpec& model)
+{
+    if (a.allAxes)
+        return;
+    for (ParameterAxis& axis : axes) {
+        const bool seq = axis.name == "seq_len", groups = axis.name == "query_groups";
+        if (!seq && !groups)
+            continue;
+        std::vector<int> values = seq ? a.seqs : a.queryGroups;
+        if (values.empty())
+            values = {axis.defaultValue};  // the model's (defaultAxes)
+        for (int v : values)
+            if (v < 1 || (groups && model.heads % v != 0))
+                throw InputError(seq ? "--seq" : "--query-groups", "",
+                                 std::to_string(v) + " is not "
+                                     + (seq ? std::string("a sequence length (>= 1)")
+                                            : "a query-group count dividing the " + std::to_string(model.heads)
+                                                + " heads of " + model.name));
+        std::sort(values.begin(), values.end());
+        values.erase(std::unique(values.begin(), values.end()), values.end());
+        if (std::find(values.begin(), values.end(), axis.defaultValue) == values.end())
+            axis.defaultValue = values.front();
+        axis.values = values;
+    }
+}
+
+// One GPU type's profiling set-up: its axes (TP up to its largest group),
+// the options with its TP link, and the base query.
+struct TypeSetup {
+    std::vector<ParameterAxis> axes;
+    ProfilingPlanner::Options opt;
+    StageQuery base;
+    std::size_t groupGpus = 0;
+    std::string movedDefaults;  // what fitDefaults moved so that the base run fits
+};
+
+TypeSetup setupFor(const PlanArgs& a, const Cluster& cluster, const Topology& topo, const ModelSpec& model,
+                   const GpuType& type, const AnalyticPredictor& analytic)
+{
+    TypeSetup t;
+    // The largest group of this type bounds TP; its TP ring sets the link.
+    std::vector<int> devices;
+    for (const DeviceGroup& g : cluster.groups())
+        if (cluster.types()[g.type].name == type.name && g.devices.size() > devices.size())
+            devices = g.devices;
+    t.groupGpus = devices.size();
+    t.opt.threshold = a.threshold;
+    t.opt.flashAttention = !a.noFlash;
+    t.opt.sequenceParallel = !a.noSeqPar;
+    t.opt.attentionDropout = a.dropout.attention;
+    t.opt.hiddenDropout = a.dropout.hidden;
+    t.axes = ProfilingPlanner::defaultAxes(model);
+    restrictToTheSearch(t.axes, a, model);
+    for (ParameterAxis& axis : t.axes) {
+        if (axis.name != "tp")
+            continue;
+        std::erase_if(axis.values, [&](int tp) { return tp > static_cast<int>(devices.size()); });
+        if (axis.values.empty())
+            axis.values = {1};
+        axis.defaultValue = axis.values.front();
+        const int tpMax = axis.values.back();
+        if (tpMax > 1) {
+            const std::vector<int> first(devices.begin(), devices.begin() + tpMax);
+            const PathRate rate = topo.ring(Topology::tensorParallelRings(first, tpMax, 1));
+            t.opt.tpLinkGBps = rate.bandwidthGBps;
+            t.opt.tpLatencyUs = rate.latencyUs;
+        }
+    }
+    t.movedDefaults = ProfilingPlanner::fitDefaults(t.axes, model, type, t.opt, [&](const StageQuery& q) {
+        return analytic.predictOne(q).memoryMiB() <= type.memoryMiB();
+    });
+    t.base = ProfilingPlanner::baseQuery(model, type, t.axes, t.opt);
+    return t;
+}
+
+// The runs of a set of queries that fit in the type's memory (by the
+// analytic model; one that would not only produces an OOM).
+struct PlannedSet {
+    std::vector<PlannedRun> runs;
+    int oom = 0;
+    double gpuHours = 0;
+};
+
+PlannedSet planSet(const std::vector<StageQuery>& queries, const GpuType& type, const TypeSetup& t,
+                   const AnalyticPredictor& analytic)
+{
+    const auto estimate = ProfilingPlanner::measureWith(analytic);
+    PlannedSet out;
+    for (const StageQuery& q : queries) {
+        if (analytic.predictOne(q).memoryMiB() > type.memoryMiB()) {
+            ++out.oom;
+            continue;
+        }
+        out.runs.push_back(ProfilingPlanner::planRun(q, estimate, t.opt));
+        out.gpuHours += out.runs.back().estimatedGpuHours;
+    }
+    return out;
+}
+
+// The key parameters of one type from its measured pre-sampling runs, with
+// what the analytic model's choice would have planned beside them.
+std::vector<KeyParameter> measuredKeys(const PresampleMeasurements& measured, const std::string& file,
+                                       const GpuType& type, const TypeSetup& t, const AnalyticPredictor& analytic)
+{
+    std::vector<std::string> missing;
+    const auto keys = ProfilingPlanner::identify(t.base, t.axes, measured.measure(missing), t.opt.threshold);
+    const std::size_t total = ProfilingPlanner::presampleQueries(t.base, t.axes).size();
+    if (missing.size() >= total)
+        throw InputError(file, type.name,
+                         "no pre-sampling run of " + type.name
+                             + " has a time and a peak memory here; run `memx-cli profile-plan --presample`, measure "
+                               "its runs and import them");
+    if (!missing.empty())
+        std::printf("not measured (left out of the amplitudes): %s\n", Text::join(missing, ", ").c_str());
+    const auto analyticKeys
+        = ProfilingPlanner::identify(t.base, t.axes, ProfilingPlanner::measureWith(analytic), t.opt.threshold);
+    const PlannedSet byModel
+        = planSet(ProfilingPlanner::sampleQueries(t.base, t.axes, analyticKeys), type, t, analytic);
+    std::string analyticHigh;
+    for (const KeyParameter& k : analyticKeys)
+        if (k.highImpact)
+            analyticHigh += (analyticHigh.empty() ? "" : ", ") + k.name;
+    std::printf("the analytic model's sensitivities would flag %s: %zu runs, %.1f GPU-hours\n",
+                analyticHigh.empty() ? "nothing" : analyticHigh.c_str(), byModel.runs.size(), byModel.gpuHours);
+    return keys;
+}
+
+void writeScripts(const std::string& folder, const std::vector<Measurement>& rows,
+                  const std::vector<std::pair<PlannedRun, std::string>>& commands)
+{
+    fs::create_directories(folder);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        // The run id holds the GPU type's name: one comment line whatever it holds.
+        const std::string head = "#!/bin/bash\n# memx-cli " MEMX_VERSION " profiling run "
+            + Text::oneLine(rows[i].runId) + "\n# expected: " + Text::fmt("%.1f", commands[i].first.estimatedMs)
+            + " ms per micro-batch, " + Text::fmt("%.3f", commands[i].first.estimatedGpuHours)
+            + " GPU-hours\nset -euo pipefail\n";
+        const fs::path file = fs::path(folder) / (Text::safeName(rows[i].runId) + ".sh");
+        writeFileAtomically(file.string(), head + commands[i].second + "\n");
+        fs::permissions(file, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                        fs::perm_options::add);
+    }
+}
 
 void profilePlan(const PlanArgs& a)
 {
     checkDropoutRates(a.dropout);
+    if (a.presample && !a.from.empty())
+        throw InputError("--presample", "", "plans the runs that --from reads back; give one of them");
     const Cluster cluster = Cluster::fromFile(a.cluster);
     const ModelSpec model = ModelSpec::resolve(a.model);
+    std::optional<PresampleMeasurements> measured;
+    if (!a.from.empty()) {
+        const MeasurementSet set = MeasurementCsv::read(a.from);
+        printWarnings(set.warnings);
+        measured.emplace(MeasuredRun::group(set.rows, a.from));
+    }
     const AnalyticPredictor analytic;
-    const auto estimate = ProfilingPlanner::measureWith(analytic);
     const Topology topo(cluster);
     std::vector<Measurement> rows;
     std::vector<std::pair<PlannedRun, std::string>> commands;
@@ -96,78 +249,57 @@ void profilePlan(const PlanArgs& a)
     std::uint64_t exhaustive = 0, sampled = 0;
     int oom = 0;
     for (const GpuType& type : cluster.types()) {
-        // The largest group of this type bounds TP; its TP ring sets the link.
-        std::vector<int> devices;
-        for (const DeviceGroup& g : cluster.groups())
-            if (cluster.types()[g.type].name == type.name && g.devices.size() > devices.size())
-                devices = g.devices;
-        ProfilingPlanner::Options opt;
-        opt.threshold = a.threshold;
-        opt.flashAttention = !a.noFlash;
-        opt.sequenceParallel = !a.noSeqPar;
-        opt.attentionDropout = a.dropout.attention;
-        opt.hiddenDropout = a.dropout.hidden;
-        std::vector<ParameterAxis> axes = ProfilingPlanner::defaultAxes(model);
-        for (ParameterAxis& axis : axes) {
-            if (axis.name != "tp")
-                continue;
-            std::erase_if(axis.values, [&](int tp) { return tp > static_cast<int>(devices.size()); });
-            if (axis.values.empty())
-                axis.values = {1};
-            axis.defaultValue = axis.values.front();
-            const int tpMax = axis.values.back();
-            if (tpMax > 1) {
-                const std::vector<int> first(devices.begin(), devices.begin() + tpMax);
-                const PathRate rate = topo.ring(Topology::tensorParallelRings(first, tpMax, 1));
-                opt.tpLinkGBps = rate.bandwidthGBps;
-                opt.tpLatencyUs = rate.latencyUs;
-            }
+        const TypeSetup t = setupFor(a, cluster, topo, model, type, analytic);
+        std::cout << "== " << type.name << " (" << t.groupGpus << " GPUs in its largest group)\n";
+        if (!t.movedDefaults.empty())
+            std::cout << "defaults moved so that the base run fits in its memory: " << t.movedDefaults << "\n";
+        std::vector<StageQuery> queries;
+        std::vector<KeyParameter> keys;
+        if (a.presample) {
+            queries = ProfilingPlanner::presampleQueries(t.base, t.axes);
+        } else {
+            keys = measured
+                ? measuredKeys(*measured, a.from, type, t, analytic)
+                : ProfilingPlanner::identify(t.base, t.axes, ProfilingPlanner::measureWith(analytic), t.opt.threshold);
+            std::cout << ProfilingPlanner::formatTable(keys, t.opt.threshold);
+            queries = ProfilingPlanner::sampleQueries(t.base, t.axes, keys);
+            exhaustive += ProfilingPlanner::exhaustiveCount(t.axes);
+            sampled += ProfilingPlanner::sampledCount(t.axes, keys);
         }
-        const StageQuery base = ProfilingPlanner::baseQuery(model, type, axes, opt);
-        const auto keys = ProfilingPlanner::identify(base, axes, estimate, opt.threshold);
-        const auto queries = ProfilingPlanner::sampleQueries(base, axes, keys);
-        std::cout << "== " << type.name << " (" << devices.size() << " GPUs in its largest group)\n"
-                  << ProfilingPlanner::formatTable(keys, opt.threshold);
-        int kept = 0;
-        for (const StageQuery& q : queries) {
-            const PlannedRun run = ProfilingPlanner::planRun(q, estimate, opt);
-            if (analytic.predictOne(q).memoryMiB() > type.memoryMiB()) {
-                ++oom;  // would not fit: measuring it only produces an OOM
-                continue;
-            }
-            rows.push_back(runRow(run, model, opt));
-            commands.emplace_back(run, ProfilingPlanner::megatronCommand(run, model, opt));
-            totalHours += run.estimatedGpuHours;
-            ++kept;
+        const PlannedSet set = planSet(queries, type, t, analytic);
+        for (const PlannedRun& run : set.runs) {
+            rows.push_back(runRow(run, model, t.opt));
+            commands.emplace_back(run, ProfilingPlanner::megatronCommand(run, model, t.opt));
         }
-        exhaustive += ProfilingPlanner::exhaustiveCount(axes);
-        sampled += ProfilingPlanner::sampledCount(axes, keys);
-        std::printf("%d runs planned for %s (three-point sampling: %llu of %llu exhaustive combinations)\n\n", kept,
-                    type.name.c_str(), static_cast<unsigned long long>(ProfilingPlanner::sampledCount(axes, keys)),
-                    static_cast<unsigned long long>(ProfilingPlanner::exhaustiveCount(axes)));
+        totalHours += set.gpuHours;
+        oom += set.oom;
+        if (a.presample)
+            std::printf("%zu pre-sampling runs for %s (the defaults, and each parameter at its extremes and centre "
+                        "with the others at their defaults), %.1f GPU-hours\n\n",
+                        set.runs.size(), type.name.c_str(), set.gpuHours);
+        else
+            std::printf("%zu runs planned for %s (three-point sampling: %llu of %llu exhaustive combinations), "
+                        "%.1f GPU-hours\n\n",
+                        set.runs.size(), type.name.c_str(),
+                        static_cast<unsigned long long>(ProfilingPlanner::sampledCount(t.axes, keys)),
+                        static_cast<unsigned long long>(ProfilingPlanner::exhaustiveCount(t.axes)), set.gpuHours);
     }
     if (rows.empty())
         throw InputError(a.cluster, "gpu_types",
                          "no profiling run fits in any GPU type's memory for model " + model.name);
     MeasurementCsv::save(a.out, rows, MeasurementCsv::Kind::RunList);
-    if (!a.scripts.empty()) {
-        fs::create_directories(a.scripts);
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            // The run id holds the GPU type's name: one comment line whatever it holds.
-            const std::string head = "#!/bin/bash\n# memx-cli " MEMX_VERSION " profiling run "
-                + Text::oneLine(rows[i].runId) + "\n# expected: " + Text::fmt("%.1f", commands[i].first.estimatedMs)
-                + " ms per micro-batch, " + Text::fmt("%.3f", commands[i].first.estimatedGpuHours)
-                + " GPU-hours\nset -euo pipefail\n";
-            const fs::path file = fs::path(a.scripts) / (Text::safeName(rows[i].runId) + ".sh");
-            writeFileAtomically(file.string(), head + commands[i].second + "\n");
-            fs::permissions(file, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                            fs::perm_options::add);
-        }
-    }
-    std::printf("%zu runs in %s (%llu with three-point sampling, %llu exhaustive; %d left out because they would not "
-                "fit in memory), about %.1f GPU-hours\n",
-                rows.size(), a.out.c_str(), static_cast<unsigned long long>(sampled),
-                static_cast<unsigned long long>(exhaustive), oom, totalHours);
+    if (!a.scripts.empty())
+        writeScripts(a.scripts, rows, commands);
+    if (a.presample)
+        std::printf("%zu pre-sampling runs in %s (%d left out because they would not fit in memory), about %.1f "
+                    "GPU-hours; measure them, import the logs (memx-cli import-logs --runs %s) and plan with "
+                    "memx-cli profile-plan --from <measurements>\n",
+                    rows.size(), a.out.c_str(), oom, totalHours, a.out.c_str());
+    else
+        std::printf("%zu runs in %s (%llu with three-point sampling, %llu exhaustive; %d left out because they "
+                    "would not fit in memory), about %.1f GPU-hours\n",
+                    rows.size(), a.out.c_str(), static_cast<unsigned long long>(sampled),
+                    static_cast<unsigned long long>(exhaustive), oom, totalHours);
 }
 
 struct SimArgs {
@@ -263,6 +395,7 @@ struct ImportArgs {
     std::vector<std::string> logs;
     int skipWarmup = 2;
     bool allowSetupMismatch = false;
+    std::string fp32Matmul;
 };
 
 LogImportOptions importOptions(const ImportArgs& a)
@@ -271,6 +404,8 @@ LogImportOptions importOptions(const ImportArgs& a)
     opt.skipWarmup = a.skipWarmup;
     opt.gpuType = a.gpuType;
     opt.allowSetupMismatch = a.allowSetupMismatch;
+    if (!parseFp32Matmul(a.fp32Matmul, opt.fp32Matmul))
+        throw InputError("--fp32-matmul", "", "tf32 or ieee, got \"" + a.fp32Matmul + "\"");
     if (!a.gpuTypeMap.empty())
         opt.gpuTypes = LogImporter::readGpuTypeMap(a.gpuTypeMap);
     if (!a.runs.empty()) {
@@ -332,8 +467,24 @@ void addProfileCommands(CLI::App& app, int& exitCode)
     plan->add_option("--threshold", pa->threshold,
                      "A parameter is high-impact when time or memory varies by more than this fraction over its sweep")
         ->capture_default_str();
+    plan->add_flag("--presample", pa->presample,
+                   "Write the pre-sampling runs instead (paper section 3.2.1): on each GPU type the defaults and "
+                   "each parameter at its extremes and centre with the others at their defaults; measure them and "
+                   "plan with --from");
+    plan->add_option("--from", pa->from,
+                     "Measured pre-sampling runs (memx-measurements/1): the key parameters come from their measured "
+                     "time and memory amplitudes instead of the analytic model's");
     plan->add_flag("--no-flash-attention", pa->noFlash,
                    "Plan runs of unfused attention (the training setup to be predicted keeps the s x s scores)");
+    plan->add_option("--seq", pa->seqs,
+                     "Sequence lengths the search will try (default: the model's); the profiler samples only these")
+        ->delimiter(',');
+    plan->add_option("--query-groups", pa->queryGroups,
+                     "Query-group counts the search will try (default: the model's); the profiler samples only these")
+        ->delimiter(',');
+    plan->add_flag("--all-axes", pa->allAxes,
+                   "Sample the profiler's typical sequence lengths (1024-8192) and query-group counts too, whatever "
+                   "the search will try");
     addDropoutOptions(plan, pa->dropout);
     plan->add_flag("--no-sequence-parallel", pa->noSeqPar,
                    "Plan TP runs without Megatron's sequence parallelism (the training setup to be predicted keeps "
@@ -382,6 +533,11 @@ void addProfileCommands(CLI::App& app, int& exitCode)
     imp->add_flag("--allow-setup-mismatch", ia->allowSetupMismatch,
                   "Import runs the planner's model does not describe (full recomputation in chunks of several "
                   "layers) with a warning");
+    imp->add_option("--fp32-matmul", ia->fp32Matmul,
+                    "How fp32 runs (no --bf16/--fp16) ran their matmuls, which a log cannot say: tf32 (TF32 tensor "
+                    "cores) or ieee (CUDA cores, stock PyTorch 1.12 or later); unset, such runs are read as NVIDIA's "
+                    "PyTorch containers run them: TF32 where the GPU has it (docs/PRECISION.md)")
+        ->check(CLI::IsMember({"tf32", "ieee"}));
     imp->add_option("logs", ia->logs, "Log files")->required();
     imp->footer("Exit codes: 0 every log imported; 3 some logs skipped (each named on stderr with file, line and "
                 "argument; the others written); 2 bad input or no log imported.");

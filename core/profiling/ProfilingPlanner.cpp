@@ -119,6 +119,50 @@ StageQuery ProfilingPlanner::baseQuery(const ModelSpec& model, const GpuType& gp
     return q;
 }
 
+std::string ProfilingPlanner::fitDefaults(std::vector<ParameterAxis>& axes, const ModelSpec& model, const GpuType& gpu,
+                                          const Options& options, const std::function<bool(const StageQuery&)>& fits)
+{
+    const std::vector<ParameterAxis> before = axes;
+    // The values an axis may move to, nearest first: its default, then up
+    // (TP, recomputation) or down (layers) its list.
+    const auto moves = [&](const char* name, bool up) -> std::pair<ParameterAxis*, std::vector<int>> {
+        for (ParameterAxis& a : axes)
+            if (a.name == name) {
+                std::vector<int> v{a.defaultValue};
+                for (int x : a.values)
+                    if (up ? x > a.defaultValue : x < a.defaultValue)
+                        v.push_back(x);
+                if (!up)
+                    std::sort(v.begin() + 1, v.end(), std::greater<>());
+                return {&a, v};
+            }
+        return {nullptr, {0}};
+    };
+    auto [tp, tps] = moves("tp", true);
+    auto [layers, layerCounts] = moves("layers", false);
+    auto [recompute, levels] = moves("recompute", true);
+    // The smallest change first: more TP before fewer layers, fewer layers
+    // before more recomputation.
+    for (int r : levels)
+        for (int l : layerCounts)
+            for (int t : tps) {
+                for (auto [axis, v] : {std::pair{tp, t}, std::pair{layers, l}, std::pair{recompute, r}})
+                    if (axis)
+                        axis->defaultValue = v;
+                const StageQuery q = baseQuery(model, gpu, axes, options);
+                if (!valid(q) || !fits(q))
+                    continue;
+                std::string moved;
+                for (std::size_t i = 0; i < axes.size(); ++i)
+                    if (axes[i].defaultValue != before[i].defaultValue)
+                        moved += (moved.empty() ? "" : ", ") + axes[i].name + " "
+                            + std::to_string(before[i].defaultValue) + " -> " + std::to_string(axes[i].defaultValue);
+                return moved;
+            }
+    axes = before;
+    return {};
+}
+
 StageQuery ProfilingPlanner::apply(StageQuery q, const std::string& axis, int value)
 {
     if (axis == "tp")
@@ -187,25 +231,52 @@ std::vector<int> ProfilingPlanner::sweepValues(const ParameterAxis& axis)
     return v;
 }
 
+std::vector<StageQuery> ProfilingPlanner::presampleQueries(const StageQuery& base,
+                                                           const std::vector<ParameterAxis>& axes)
+{
+    std::vector<StageQuery> out;
+    if (valid(base))
+        out.push_back(base);
+    for (const auto& axis : axes)
+        for (int v : sweepValues(axis)) {
+            const StageQuery q = apply(base, axis.name, v);
+            if (!valid(q))
+                continue;
+            const bool seen = std::any_of(out.begin(), out.end(), [&](const StageQuery& o) {
+                return o.tp == q.tp && o.microBatch == q.microBatch && o.seqLen == q.seqLen && o.layers == q.layers
+                    && o.recompute == q.recompute && o.queryGroups == q.queryGroups;
+            });
+            if (!seen)
+                out.push_back(q);
+        }
+    return out;
+}
+
 std::vector<KeyParameter> ProfilingPlanner::identify(const StageQuery& base, const std::vector<ParameterAxis>& axes,
                                                      const MeasureFn& measure, double threshold)
 {
     std::vector<KeyParameter> out;
     for (const auto& axis : axes) {
         std::vector<double> times, mems;
+        int swept = 0;
         for (int v : sweepValues(axis)) {
             StageQuery q = apply(base, axis.name, v);
             if (!valid(q))
                 continue;
+            ++swept;
             auto [t, m] = measure(q);
+            if (std::isnan(t) || std::isnan(m))
+                continue;  // not measured
             times.push_back(t);
             mems.push_back(m);
         }
         KeyParameter k;
         k.name = axis.name;
+        k.points = static_cast<int>(times.size());
         k.timeAmplitude = amplitude(times);
         k.memoryAmplitude = amplitude(mems);
-        k.highImpact = k.timeAmplitude > threshold || k.memoryAmplitude > threshold;
+        k.unmeasured = swept >= 2 && k.points < 2;
+        k.highImpact = k.timeAmplitude > threshold || k.memoryAmplitude > threshold || k.unmeasured;
         out.push_back(k);
     }
     return out;
@@ -294,7 +365,10 @@ std::string ProfilingPlanner::formatTable(const std::vector<KeyParameter>& keys,
     out += line;
     for (const auto& k : keys) {
         std::snprintf(line, sizeof line, "%-14s %9.1f%% %9.1f%%  %s\n", k.name.c_str(), k.timeAmplitude * 100.0,
-                      k.memoryAmplitude * 100.0, k.highImpact ? "high" : "low");
+                      k.memoryAmplitude * 100.0,
+                      k.unmeasured       ? "high (fewer than two points measured)"
+                          : k.highImpact ? "high"
+                                         : "low");
         out += line;
     }
     return out;
@@ -347,6 +421,8 @@ std::string ProfilingPlanner::megatronCommand(const PlannedRun& run, const Model
     }
 
     std::ostringstream c;
+    for (const auto& v : MegatronCommandLine::matmulEnvironment(job.precision))
+        c << v.name << "=" << v.value << " ";  // fp32 GEMMs as predicted, whatever the image sets
     c << "torchrun --nnodes 1 --nproc-per-node " << q.tp << " --master-addr localhost --master-port 29500"
       << " pretrain_gpt.py";
     // Every word through the shell's quoting: the command lands in a script.

@@ -31,6 +31,8 @@ struct KeyParameter {
     double timeAmplitude = 0;
     double memoryAmplitude = 0;
     bool highImpact = false;
+    int points = 0;  // sweep points measured (a MeasureFn answers NaN for one it has no value of)
+    bool unmeasured = false;  // the axis can vary but fewer than two of its points were measured
 };
 
 // One short profiling job: a single-stage (PP = 1, DP = 1) Megatron-LM run on
@@ -93,6 +95,14 @@ public:
     {
         return baseQuery(model, gpu, axes, Options{});
     }
+    // Moves the defaults until the base query fits (`fits`, usually the
+    // analytic memory against the GPU's), the smallest change first: more
+    // TP, then fewer layers (TP from its default again), then more
+    // recomputation. Sweeps around a base that cannot run measure
+    // out-of-memory errors. Returns what it moved ("tp 1 -> 4"), empty when
+    // nothing moved or nothing fits (the axes are then as they were).
+    static std::string fitDefaults(std::vector<ParameterAxis>& axes, const ModelSpec& model, const GpuType& gpu,
+                                   const Options& options, const std::function<bool(const StageQuery&)>& fits);
     // `q` with the named axis set to `value`; throws std::invalid_argument for an unknown name.
     static StageQuery apply(StageQuery q, const std::string& axis, int value);
     // TP divides heads, and query groups and TP divide one another (Megatron's checks).
@@ -100,6 +110,14 @@ public:
 
     // Values swept to identify key parameters: the three points plus the default.
     static std::vector<int> sweepValues(const ParameterAxis& axis);
+    // The pre-sampling runs (paper section 3.2.1): the base query and every
+    // axis's sweep values with the others at their defaults, each once, in
+    // axis order; what identify() measures.
+    static std::vector<StageQuery> presampleQueries(const StageQuery& base, const std::vector<ParameterAxis>& axes);
+    // Fluctuation amplitude of time and memory over each axis's sweep. A
+    // point the MeasureFn answers with NaN (not measured, out of memory) is
+    // left out; an axis with fewer than two points is high-impact, since
+    // nothing shows it is not.
     static std::vector<KeyParameter> identify(const StageQuery& base, const std::vector<ParameterAxis>& axes,
                                               const MeasureFn& measure, double threshold = 0.10);
 
