@@ -189,7 +189,7 @@ std::vector<KeyParameter> measuredKeys(const PresampleMeasurements& measured, co
                                        const GpuType& type, const TypeSetup& t, const AnalyticPredictor& analytic)
 {
     std::vector<std::string> missing;
-    const auto keys = ProfilingPlanner::identify(t.base, t.axes, measured.measure(missing), t.opt.threshold);
+    auto keys = ProfilingPlanner::identify(t.base, t.axes, measured.measure(missing), t.opt.threshold);
     const std::size_t total = ProfilingPlanner::presampleQueries(t.base, t.axes).size();
     if (missing.size() >= total)
         throw InputError(file, type.name,
