@@ -2,6 +2,9 @@
 // reads.
 #include "learn/Calibrator.h"
 
+#include "io/HostCores.h"
+#include "io/ParallelFor.h"
+
 #include "hardware/GpuCatalog.h"
 #include "io/InputError.h"
 #include "io/Ranges.h"
@@ -140,14 +143,19 @@ std::vector<double> nelderMead(const std::function<double(const std::vector<doub
     return p[std::min_element(v.begin(), v.end()) - v.begin()];
 }
 
+// The number of `plan` that observation `o` measured.
+double observedIn(const Plan& plan, const Observation& o)
+{
+    if (o.stage < 0)
+        return plan.iterationMs;
+    if (o.stage >= static_cast<int>(plan.stages.size()))
+        return std::nan("");
+    return plan.stages[static_cast<std::size_t>(o.stage)].timeMs;
+}
+
 double predictedMs(const Scenario& sc, const Observation& o, std::shared_ptr<const Predictor> predictor)
 {
-    const Evaluation ev = PlanEvaluator::evaluate(sc.problem, sc.spec, std::move(predictor));
-    if (o.stage < 0)
-        return ev.plan.iterationMs;
-    if (o.stage >= static_cast<int>(ev.plan.stages.size()))
-        return std::nan("");
-    return ev.plan.stages[static_cast<std::size_t>(o.stage)].timeMs;
+    return observedIn(PlanEvaluator::evaluate(sc.problem, sc.spec, std::move(predictor)).plan, o);
 }
 
 }  // namespace
@@ -189,13 +197,41 @@ public:
         return a;
     }
 
+    // Every observation's prediction, on every usable core: the objective
+    // below evaluates each run's plan hundreds of times per type, and its
+    // sums run in observation order afterwards, so the fit is the same on
+    // any number of threads.
+    // A run's plan is evaluated once however many of its numbers (iteration
+    // and stage times) are observed.
+    std::vector<double> predictAll(const std::vector<Observation>& obs,
+                                   const std::shared_ptr<const Predictor>& pred) const
+    {
+        std::vector<int> runs;  // distinct scenarios, in order of first observation
+        std::vector<std::size_t> slot(obs.size());
+        std::map<int, std::size_t> seen;
+        for (std::size_t k = 0; k < obs.size(); ++k) {
+            const auto [it, fresh] = seen.try_emplace(obs[k].scenario, runs.size());
+            if (fresh)
+                runs.push_back(obs[k].scenario);
+            slot[k] = it->second;
+        }
+        std::vector<Plan> plans(runs.size());
+        parallelFor(runs.size(), threads_, [&](std::size_t i) {
+            const Scenario& sc = scenarios_[static_cast<std::size_t>(runs[i])];
+            plans[i] = PlanEvaluator::evaluate(sc.problem, sc.spec, pred).plan;
+        });
+        std::vector<double> out(obs.size());
+        for (std::size_t k = 0; k < obs.size(); ++k)
+            out[k] = observedIn(plans[slot[k]], obs[k]);
+        return out;
+    }
+
     double mape(const std::map<std::string, GpuParamsFit>& fits, const std::vector<Observation>& obs) const
     {
-        auto pred = predictorFor(fits);
+        const std::vector<double> predicted = predictAll(obs, predictorFor(fits));
         double sum = 0;
-        for (const Observation& o : obs)
-            sum += std::abs(predictedMs(scenarios_[static_cast<std::size_t>(o.scenario)], o, pred) - o.measuredMs)
-                / o.measuredMs;
+        for (std::size_t k = 0; k < obs.size(); ++k)
+            sum += std::abs(predicted[k] - obs[k].measuredMs) / obs[k].measuredMs;
         return obs.empty() ? 0.0 : 100.0 * sum / obs.size();
     }
 
@@ -216,13 +252,13 @@ public:
                                                  int grid, int sweeps) const
     {
         auto objective = [&](const std::vector<double>& x) {
-            auto pred = predictorFor(decode(fits, dims, x));
+            const std::vector<double> predicted = predictAll(obs, predictorFor(decode(fits, dims, x)));
             double loss = 0;
-            for (const Observation& o : obs) {
-                const double p = predictedMs(scenarios_[static_cast<std::size_t>(o.scenario)], o, pred);
+            for (std::size_t k = 0; k < obs.size(); ++k) {
+                const double p = predicted[k];
                 if (!std::isfinite(p) || p <= 0)
                     return 1e30;
-                loss += huber(p / o.measuredMs - 1.0, options_.huberDelta);
+                loss += huber(p / obs[k].measuredMs - 1.0, options_.huberDelta);
             }
             loss /= obs.size();
             for (std::size_t j = 0; j < x.size(); ++j)
@@ -255,6 +291,7 @@ private:
     const std::vector<Scenario>& scenarios_;
     const AnalyticPredictor::Params& params_;
     const Calibrator::Options& options_;
+    int threads_ = options_.threads > 0 ? options_.threads : usableCores();
 };
 
 // The dimension of one parameter of `type`, with its physical bounds: no GEMM

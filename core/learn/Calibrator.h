@@ -47,6 +47,9 @@ public:
         double huberDelta = 0.1;  // in log ratio (about 10 %)
         double priorWeight = 0.002;  // per parameter, on (log value - log catalog value)^2
         double contradictionRatio = 3.0;
+        // Threads the runs' plans are evaluated on (0: every usable core);
+        // the fit is the same for any count.
+        int threads = 0;
     };
     struct Result {
         std::vector<GpuParamsFit> fits;  // one per type with runs (fitted or not: see `fitted`)

@@ -216,6 +216,9 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
     XgboostModel::TrainParams best = options.params;
     best.seed = static_cast<int>(options.seed % 1000003);
     const bool canValidate = std::min<std::size_t>(options.folds, scoredRuns(set)) >= 3;
+    // Each trial's cross-validation, so that the chosen parameters' is not
+    // computed twice (the same folds and seed give the same figures).
+    std::vector<std::pair<XgboostModel::TrainParams, CrossValidation>> tried;
     if (options.tune && canValidate) {
         const std::vector<BayesianOptimizer::Dimension> dims = {
             {"max_depth", 2, 8, true, false},
@@ -245,7 +248,8 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
             dims,
             [&](const std::vector<double>& x) {
                 const XgboostModel::TrainParams p = toParams(x);
-                const double v = crossValidate(set, p, options.folds, options.seed).objective;
+                tried.emplace_back(p, crossValidate(set, p, options.folds, options.seed));
+                const double v = tried.back().second.objective;
                 report.trials.push_back({p, v});
                 return std::isnan(v) ? 1e6 : v;
             },
@@ -254,7 +258,12 @@ LearnedPredictor PredictorTrainer::train(const TrainingSet& set, const Options& 
         report.stoppedByTimeLimit = result.stopped;
     }
     report.params = best;
-    report.cv = crossValidate(set, best, options.folds, options.seed);
+    const auto same = [&](const XgboostModel::TrainParams& p) {
+        return p.maxDepth == best.maxDepth && p.eta == best.eta && p.subsample == best.subsample
+            && p.rounds == best.rounds && p.seed == best.seed;
+    };
+    const auto known = std::find_if(tried.begin(), tried.end(), [&](const auto& t) { return same(t.first); });
+    report.cv = known != tried.end() ? known->second : crossValidate(set, best, options.folds, options.seed);
 
     LearnedPredictorParams u;
     const double cvErr = std::max(std::isnan(report.cv.timeMape) ? 0 : report.cv.timeMape,

@@ -145,6 +145,7 @@ class TestCalibrator : public QObject {
     Q_OBJECT
 private slots:
     void recoversTheParametersOfMeasuredRuns();
+    void theFitIsTheSameOnAnyThreadCount();
     void fitsTypesMeasuredOnlyTogether();
     void keepsCatalogValues_data();
     void keepsCatalogValues();
@@ -174,6 +175,35 @@ void TestCalibrator::recoversTheParametersOfMeasuredRuns()
     QVERIFY(contains(f.fitted, "launch_overhead_us"));
     QVERIFY2(std::abs(f.iterationOverheadMs / 40 - 1) < 0.25, qPrintable(QString::number(f.iterationOverheadMs)));
     QVERIFY2(std::abs(f.launchOverheadUs / 100 - 1) < 0.25, qPrintable(QString::number(f.launchOverheadUs)));
+}
+
+// The runs' plans are evaluated on several threads and summed in run order
+// afterwards: one thread and three give the same fit, bit for bit.
+void TestCalibrator::theFitIsTheSameOnAnyThreadCount()
+{
+    const auto runs = MeasuredRun::group(MeasurementCsv::parse(mixedRuns(), "mixed.csv").rows, "mixed.csv");
+    std::vector<Calibrator::Result> results;
+    for (int threads : {1, 3}) {
+        RunPlacement synthetic;
+        Calibrator::Options options;
+        options.threads = threads;
+        results.push_back(
+            Calibrator::fit(runs, GpuCatalog::builtin(), "mixed.csv", synthetic, AnalyticPredictor::Params(), options));
+    }
+    QCOMPARE(results[0].fits.size(), results[1].fits.size());
+    QVERIFY(!results[0].fits.empty());
+    for (std::size_t i = 0; i < results[0].fits.size(); ++i) {
+        const GpuParamsFit& a = results[0].fits[i];
+        const GpuParamsFit& b = results[1].fits[i];
+        QVERIFY2(!a.fitted.empty(), a.note.c_str());
+        QCOMPARE(a.efficiencyMultiplier, b.efficiencyMultiplier);
+        QCOMPARE(a.bandwidthMultiplier, b.bandwidthMultiplier);
+        QCOMPARE(a.launchOverheadUs, b.launchOverheadUs);
+        QCOMPARE(a.commOverheadUs, b.commOverheadUs);
+        QCOMPARE(a.iterationOverheadMs, b.iterationOverheadMs);
+        QCOMPARE(a.stepOverheadUs, b.stepOverheadUs);
+        QCOMPARE(a.mapeAfter, b.mapeAfter);
+    }
 }
 
 void TestCalibrator::fitsTypesMeasuredOnlyTogether()
