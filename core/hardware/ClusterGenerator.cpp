@@ -1,5 +1,8 @@
 #include "hardware/ClusterGenerator.h"
+
 #include "hardware/ClusterJson.h"
+
+#include <cctype>
 
 namespace memx {
 
@@ -7,6 +10,20 @@ ClusterGenerator::Fabric ClusterGenerator::intraNodeFabric(const std::string& t)
 {
     auto has = [&](const char* tag) { return t.find(tag) != std::string::npos; };
     auto starts = [&](const char* tag) { return t.rfind(tag, 0) == 0; };
+    // GeForce boards (RTX-2xxx to RTX-5xxx) and the Titan RTX have no PCIe
+    // peer-to-peer: NCCL moves their traffic through host memory. Sailor's
+    // NCCL measurement of its 8-GPU machines (tests/data/measurements/
+    // clusters/sailor-*.json) found 1.3-11.3 GB/s per pair between GPUs
+    // not on one NVLink bridge, median 6.1 GB/s, where a P2P PCIe switch
+    // gives 25: with 25 the analytic model had their TP 4 and 8 layers 28-84 %
+    // too fast, with 6 within 17 % but for one cross-NUMA case
+    // (docs/ANALYTIC_ACCURACY.md, "Consumer cards over PCIe").
+    const bool geforce = starts("Titan") || starts("TITAN")
+        || (t.size() >= 8 && starts("RTX-") && t[4] >= '2' && t[4] <= '5'
+            && std::isdigit(static_cast<unsigned char>(t[5])) && std::isdigit(static_cast<unsigned char>(t[6]))
+            && std::isdigit(static_cast<unsigned char>(t[7])) && (t.size() == 8 || t[8] == '-') && !has("Ada"));
+    if (geforce)
+        return {"PCIe", 6, 6, true};
     // PCIe cards; the workstation and A30/A40 boards' NVLink bridges join
     // pairs only, so a node of more talks over PCIe.
     if (starts("RTX") || starts("Titan") || starts("TITAN") || starts("Quadro") || starts("L4") || t == "A10"

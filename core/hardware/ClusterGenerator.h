@@ -36,7 +36,8 @@ struct ClusterGenerator {
     // for PCIe cards. Bandwidths are per direction, from the vendors'
     // datasheets (NVLink 3/4/5: 300/450/900 GB/s, the H800's cut NVLink 4
     // 200 GB/s; HCCS 56 GB/s; xGMI 50 GB/s per link); PCIe 4.0 x16 about
-    // 25 GB/s.
+    // 25 GB/s; GeForce and Titan boards, which have no PCIe peer-to-peer,
+    // 6 GB/s through host memory (Sailor's measured median).
     static Fabric intraNodeFabric(const std::string& gpuType);
     // The memx-cluster/1 link of that fabric inside `node`, named `linkName`
     // (generate-cluster's nodes and a measured run's synthetic nodes alike).
