@@ -37,6 +37,7 @@ struct TrainArgs {
     std::vector<std::string> measurements;
     std::string out, report, cluster;
     bool augment = false;
+    int augmentPerGap = AugmentOptions{}.perGap;
     bool noTune = false;
     bool noCalibrate = false;
     int folds = 5;
@@ -140,7 +141,9 @@ void train(const TrainArgs& a)
     std::copy_if(rows.begin(), rows.end(), std::back_inserter(measured),
                  [](const Measurement& m) { return !m.isInterpolated(); });
     if (a.augment) {
-        const Augmenter::Result aug = Augmenter::augment(rows);
+        AugmentOptions augmentOptions;
+        augmentOptions.perGap = a.augmentPerGap;
+        const Augmenter::Result aug = Augmenter::augment(rows, augmentOptions);
         std::cout << "Interpolation augmentation (MemX Table 2):\n" << Augmenter::formatTable(aug) << "\n";
         interpolated = aug.rows.size();
         rows.insert(rows.end(), aug.rows.begin(), aug.rows.end());
@@ -446,6 +449,11 @@ void addPredictorCommands(CLI::App& app, int& exitCode)
     tr->add_option("--measurements", ta->measurements, "Measurement files (memx-measurements/1)")->required();
     tr->add_option("--out", ta->out, "Predictor file to write (memx-predictor/1)")->required();
     tr->add_flag("--augment", ta->augment, "Add interpolated rows where dense sweeps pass the R^2 gate (Table 2)");
+    tr->add_option("--augment-per-gap", ta->augmentPerGap,
+                   "With --augment: rows interpolated between two measured neighbours of a strongly linear sweep "
+                   "(the paper's 5-10x more rows needs about 5-10)")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
     tr->add_option("--report", ta->report,
                    "Also write the training report (parameters, cross-validation, trials, "
                    "feature importance) as JSON");
