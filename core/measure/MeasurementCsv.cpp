@@ -364,6 +364,35 @@ private:
     const int (&index_)[ColCount];
 };
 
+// Columns precision and fp32_matmul: tf32 is one spelling in memory
+// (precision tf32), so a row reads back as it was written; ieee is an fp32
+// run that says so.
+void parsePrecisionColumns(const RowParser& p, Measurement& m)
+{
+    if (p.present(PrecisionCol) && !parsePrecision(p.cell(PrecisionCol), m.precision))
+        p.fail(PrecisionCol,
+               std::string("precision must be empty (bf16) or one of ") + precisionChoices() + ", "
+                   + p.got(PrecisionCol));
+    if (p.present(Fp32MatmulCol)) {
+        Fp32Matmul mode = Fp32Matmul::Unstated;
+        if (!parseFp32Matmul(p.cell(Fp32MatmulCol), mode))
+            p.fail(Fp32MatmulCol,
+                   "fp32_matmul must be empty (as NVIDIA's PyTorch containers run fp32: TF32 where the GPU has it), "
+                   "tf32 or ieee, "
+                       + p.got(Fp32MatmulCol));
+        if (!storesFp32(m.precision))
+            p.fail(Fp32MatmulCol,
+                   std::string("fp32_matmul says how an fp32 run's matmuls ran, and this run trains in ")
+                       + toString(m.precision) + "; leave it empty");
+        if (m.precision == Precision::Tf32 && mode == Fp32Matmul::Ieee)
+            p.fail(Fp32MatmulCol, "precision tf32 means TF32 matmuls, and fp32_matmul says ieee; say one of them");
+        if (mode == Fp32Matmul::Tf32)
+            m.precision = Precision::Tf32;
+        else
+            m.fp32Matmul = mode;
+    }
+}
+
 Measurement parseRow(const RowParser& p, int line, const std::string& file, MeasurementCsv::Kind kind)
 {
     Measurement m;
@@ -453,30 +482,7 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     m.estimatedGpuHours = p.target(EstimatedGpuHours, ranges::gpuHours);
     if (p.present(ClusterCol))
         m.cluster = p.name(ClusterCol);
-    if (p.present(PrecisionCol) && !parsePrecision(p.cell(PrecisionCol), m.precision))
-        p.fail(PrecisionCol,
-               std::string("precision must be empty (bf16) or one of ") + precisionChoices() + ", "
-                   + p.got(PrecisionCol));
-    if (p.present(Fp32MatmulCol)) {
-        Fp32Matmul mode = Fp32Matmul::Unstated;
-        if (!parseFp32Matmul(p.cell(Fp32MatmulCol), mode))
-            p.fail(Fp32MatmulCol,
-                   "fp32_matmul must be empty (as NVIDIA's PyTorch containers run fp32: TF32 where the GPU has it), "
-                   "tf32 or ieee, "
-                       + p.got(Fp32MatmulCol));
-        if (!storesFp32(m.precision))
-            p.fail(Fp32MatmulCol,
-                   std::string("fp32_matmul says how an fp32 run's matmuls ran, and this run trains in ")
-                       + toString(m.precision) + "; leave it empty");
-        if (m.precision == Precision::Tf32 && mode == Fp32Matmul::Ieee)
-            p.fail(Fp32MatmulCol, "precision tf32 means TF32 matmuls, and fp32_matmul says ieee; say one of them");
-        // tf32 is precision tf32 (one spelling in memory, so a row reads back
-        // as it was written); ieee is an fp32 run that says so.
-        if (mode == Fp32Matmul::Tf32)
-            m.precision = Precision::Tf32;
-        else
-            m.fp32Matmul = mode;
-    }
+    parsePrecisionColumns(p, m);
     if (p.present(PeakMemKindCol) && !parseMemoryKind(p.cell(PeakMemKindCol), m.peakMemKind))
         p.fail(PeakMemKindCol,
                "peak_mem_kind must be empty (allocated) or allocated|reserved|device, " + p.got(PeakMemKindCol));

@@ -78,6 +78,19 @@ std::vector<std::vector<int>> stageOrders(const StageSlotSet& set, PlacementMode
     return out;
 }
 
+// Why a pipeline of `stages` stages is outside the request (--max-pp,
+// --min-pp, more stages than layers); null when it is inside.
+const char* stageCountRefusal(int stages, const TrainingSetup& setup, const ModelSpec& model)
+{
+    if (stages > setup.maxPipelineStages)
+        return "more pipeline stages than --max-pp";
+    if (stages < setup.minPipelineStages)
+        return "fewer pipeline stages than --min-pp";
+    if (stages > model.numLayers)
+        return "more pipeline stages than layers";
+    return nullptr;
+}
+
 // One GPU type's mesh candidate: its TP and DP and the stage slots they cut.
 struct MeshOption {
     int tp = 1, dp = 1;
@@ -168,16 +181,8 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
             }
             if (uniform)
                 return;  // a uniform skeleton
-            if (stages > setup.maxPipelineStages) {
-                ++list.excluded["more pipeline stages than --max-pp"];
-                return;
-            }
-            if (stages < setup.minPipelineStages) {
-                ++list.excluded["fewer pipeline stages than --min-pp"];
-                return;
-            }
-            if (stages > model.numLayers) {
-                ++list.excluded["more pipeline stages than layers"];
+            if (const char* why = stageCountRefusal(stages, setup, model)) {
+                ++list.excluded[why];
                 return;
             }
             if (model.tiedEmbeddings
@@ -264,6 +269,84 @@ void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, cons
     }
 }
 
+// The schedules a uniform skeleton of `stages` stages and G micro-batches
+// can run: 1F1B, and interleaving with each virtual-stage size that
+// Megatron's rules allow (each refused one counted in `excluded`).
+struct ScheduleVariant {
+    Schedule s;
+    int v;
+};
+
+std::vector<ScheduleVariant> scheduleVariants(const TrainingSetup& setup, const ModelSpec& model, int stages, int G,
+                                              std::map<std::string, std::uint64_t>& excluded)
+{
+    std::vector<ScheduleVariant> variants;
+    if (setup.schedule != ScheduleMode::Interleaved)
+        variants.push_back({Schedule::OneF1B, 1});
+    if (setup.schedule == ScheduleMode::OneF1B)
+        return variants;
+    for (int v : setup.virtualStages) {
+        if (v < 2) {
+            ++excluded["virtual-stage size below 2"];
+            continue;
+        }
+        if (stages < 2 || G % stages != 0) {
+            ++excluded["interleaving needs PP >= 2 and G divisible by PP"];
+            continue;
+        }
+        if (model.numLayers % v != 0 || model.numLayers < v * stages) {
+            ++excluded["too few layers for the virtual stages"];
+            continue;
+        }
+        variants.push_back({Schedule::Interleaved, v});
+    }
+    return variants;
+}
+
+// The stage slots every stage of a uniform TP x DP takes, or null (the
+// reason counted in `excluded`) when no micro-batch size divides the global
+// batch, no GPU type has TP x DP GPUs in whole nodes, GPUs would idle
+// against the setup, or the stage count is outside the request.
+std::shared_ptr<StageSlotSet> uniformSlots(const Problem& problem, int tp, int dp,
+                                           std::map<std::string, std::uint64_t>& excluded)
+{
+    const TrainingSetup& setup = problem.setup;
+    const bool anyMbs = std::any_of(setup.microBatchSizes.begin(), setup.microBatchSizes.end(),
+                                    [&](int mbs) { return mbs >= 1 && setup.globalBatch % (dp * mbs) == 0; });
+    if (!anyMbs) {
+        ++excluded["global batch not divisible by DP x micro-batch"];
+        return nullptr;
+    }
+    auto set = std::make_shared<StageSlotSet>(StageSlots::of(problem.cluster, tp * dp, tp));
+    const int stages = static_cast<int>(set->all.size());
+    const char* why = stages < 1                    ? "rule 1: no GPU type has TP x DP GPUs in whole nodes"
+        : set->idleGpus > 0 && !setup.allowIdleGpus ? "TP x DP leaves GPUs idle (idle GPUs not allowed)"
+                                                    : stageCountRefusal(stages, setup, problem.model);
+    if (why) {
+        ++excluded[why];
+        return nullptr;
+    }
+    return set;
+}
+
+// `shape` once per schedule variant and stage order. The adaptive rule
+// (`automatic`) picks between the two schedules; where interleaving is
+// impossible, 1F1B stays and there is nothing to pick.
+void addOrders(const Skeleton& shape, const std::vector<ScheduleVariant>& variants,
+               const std::vector<std::vector<int>>& orders, bool automatic, std::vector<Skeleton>& out)
+{
+    const bool choice = variants.size() > 1;
+    for (const auto& var : variants)
+        for (const auto& order : orders) {
+            Skeleton s = shape;
+            s.schedule = var.s;
+            s.virtualStages = var.v;
+            s.autoSchedule = automatic && choice;
+            s.stageSlot = order;
+            out.push_back(std::move(s));
+        }
+}
+
 }  // namespace
 
 SkeletonList SkeletonEnumerator::enumerate(const Problem& problem, const Limits& limits)
@@ -295,35 +378,10 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem, const Limits&
         }
         for (int dp = 1; tp * dp <= maxType; ++dp) {
             const int w = tp * dp;
-            bool anyMbs = false;
-            for (int mbs : setup.microBatchSizes)
-                anyMbs = anyMbs || (mbs >= 1 && setup.globalBatch % (dp * mbs) == 0);
-            if (!anyMbs) {
-                ++list.excluded["global batch not divisible by DP x micro-batch"];
+            const auto set = uniformSlots(problem, tp, dp, list.excluded);
+            if (!set)
                 continue;
-            }
-            auto set = std::make_shared<StageSlotSet>(StageSlots::of(problem.cluster, w, tp));
             const int stages = static_cast<int>(set->all.size());
-            if (stages < 1) {
-                ++list.excluded["rule 1: no GPU type has TP x DP GPUs in whole nodes"];
-                continue;
-            }
-            if (set->idleGpus > 0 && !setup.allowIdleGpus) {
-                ++list.excluded["TP x DP leaves GPUs idle (idle GPUs not allowed)"];
-                continue;
-            }
-            if (stages > setup.maxPipelineStages) {
-                ++list.excluded["more pipeline stages than --max-pp"];
-                continue;
-            }
-            if (stages < setup.minPipelineStages) {
-                ++list.excluded["fewer pipeline stages than --min-pp"];
-                continue;
-            }
-            if (stages > model.numLayers) {
-                ++list.excluded["more pipeline stages than layers"];
-                continue;
-            }
             bool capped = false;
             const auto orders = stageOrders(*set, setup.placement, orderLimit, capped);
             if (capped) {
@@ -344,51 +402,17 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem, const Limits&
                             ++list.excluded["query groups incompatible with heads or TP"];
                             continue;
                         }
-                        struct Variant {
-                            Schedule s;
-                            int v;
-                        };
-                        std::vector<Variant> variants;
-                        if (setup.schedule != ScheduleMode::Interleaved)
-                            variants.push_back({Schedule::OneF1B, 1});
-                        if (setup.schedule != ScheduleMode::OneF1B) {
-                            for (int v : setup.virtualStages) {
-                                if (v < 2) {
-                                    ++list.excluded["virtual-stage size below 2"];
-                                    continue;
-                                }
-                                if (stages < 2 || G % stages != 0) {
-                                    ++list.excluded["interleaving needs PP >= 2 and G divisible by PP"];
-                                    continue;
-                                }
-                                if (model.numLayers % v != 0 || model.numLayers < v * stages) {
-                                    ++list.excluded["too few layers for the virtual stages"];
-                                    continue;
-                                }
-                                variants.push_back({Schedule::Interleaved, v});
-                            }
-                        }
-                        // The adaptive rule picks between the two schedules;
-                        // when interleaving is impossible here, 1F1B stays.
-                        const bool choice = variants.size() > 1;
-                        for (const auto& var : variants) {
-                            for (const auto& order : orders) {
-                                Skeleton s;
-                                s.tp = tp;
-                                s.dp = dp;
-                                s.mbs = mbs;
-                                s.seq = seq;
-                                s.queryGroups = qg;
-                                s.microBatchCount = G;
-                                s.schedule = var.s;
-                                s.virtualStages = var.v;
-                                s.autoSchedule = setup.schedule == ScheduleMode::Auto && choice;
-                                s.slotSet = set;
-                                s.stageSlot = order;
-                                s.idleGpus = problem.cluster.deviceCount() - stages * w;
-                                list.skeletons.push_back(std::move(s));
-                            }
-                        }
+                        Skeleton shape;
+                        shape.tp = tp;
+                        shape.dp = dp;
+                        shape.mbs = mbs;
+                        shape.seq = seq;
+                        shape.queryGroups = qg;
+                        shape.microBatchCount = G;
+                        shape.slotSet = set;
+                        shape.idleGpus = problem.cluster.deviceCount() - stages * w;
+                        addOrders(shape, scheduleVariants(setup, model, stages, G, list.excluded), orders,
+                                  setup.schedule == ScheduleMode::Auto, list.skeletons);
                     }
                 }
             }
