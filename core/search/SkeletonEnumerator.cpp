@@ -103,171 +103,210 @@ struct MeshOption {
 // mesh's DP is the global DP and each mesh's micro-batch is dp0 x mbs / dp.
 // Combinations where every mesh has the same TP and DP are the uniform
 // skeletons, enumerated already, and are skipped here.
-void perTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, const std::vector<int>& qgs,
-                      std::size_t limit, SkeletonList& list)
-{
-    const Cluster& cluster = problem.cluster;
-    const TrainingSetup& setup = problem.setup;
-    const ModelSpec& model = problem.model;
-    const std::size_t nTypes = cluster.types().size();
-    std::vector<int> typeGpus(nTypes, 0), typeMaxGroup(nTypes, 0);
-    for (const auto& g : cluster.groups()) {
-        typeGpus[static_cast<std::size_t>(g.type)] += static_cast<int>(g.devices.size());
-        typeMaxGroup[static_cast<std::size_t>(g.type)]
-            = std::max(typeMaxGroup[static_cast<std::size_t>(g.type)], static_cast<int>(g.devices.size()));
+class PerTypeSkeletons {
+public:
+    PerTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, const std::vector<int>& qgs,
+                     std::size_t limit, SkeletonList& list)
+        : problem_(problem)
+        , setup_(problem.setup)
+        , model_(problem.model)
+        , seqs_(seqs)
+        , qgs_(qgs)
+        , limit_(limit)
+        , list_(list)
+    {
     }
-    std::vector<int> types;
-    for (std::size_t t = 0; t < nTypes; ++t)
-        if (typeGpus[t] > 0)
-            types.push_back(static_cast<int>(t));
-    if (types.size() < 2)
-        return;
-    if (setup.schedule == ScheduleMode::Interleaved) {
-        list.notes.push_back("per-type meshes need the 1F1B schedule (FlagScale's heterogeneous training has no "
-                             "virtual pipeline); --schedule interleaved searched uniform plans only");
-        return;
+
+    void run()
+    {
+        if (!buildOptions())
+            return;
+        order_ = types_;  // the meshes' pipeline order: every permutation of the types
+        std::sort(order_.begin(), order_.end());
+        pick_.assign(problem_.cluster.types().size(), nullptr);
+        do
+            choose(0);
+        while (std::next_permutation(order_.begin(), order_.end()));
+        if (capped_) {
+            list_.notes.push_back("per-type mesh skeletons capped at " + std::to_string(limit_));
+            list_.spaceCut += std::string(list_.spaceCut.empty() ? "" : "; ") + "per-type mesh skeletons capped at "
+                + std::to_string(limit_) + ": " + std::to_string(beyond_)
+                + " more (later type orders and mesh choices) were not searched";
+        }
     }
-    // Each type's candidates, cut by StageSlots for that type alone.
-    std::vector<std::vector<MeshOption>> options(nTypes);
-    for (int t : types) {
-        for (int tp : tpCandidates(problem, typeMaxGroup[static_cast<std::size_t>(t)])) {
-            if (tp < 1 || tp > typeMaxGroup[static_cast<std::size_t>(t)] || model.heads % tp != 0)
-                continue;
-            for (int dp = 1; tp * dp <= typeGpus[static_cast<std::size_t>(t)]; ++dp) {
-                MeshOption o;
-                o.tp = tp;
-                o.dp = dp;
-                for (auto& slot : StageSlots::of(cluster, tp * dp, tp).all)
-                    if (slot.type == t)
-                        o.slots.push_back(std::move(slot));
-                if (o.slots.empty())
+
+private:
+    const MeshOption& picked(int type) const { return *pick_[static_cast<std::size_t>(type)]; }
+
+    // Each type's candidates, cut by StageSlots for that type alone; false
+    // when there are fewer than two types, the schedule is interleaved, or
+    // a type has no candidate.
+    bool buildOptions()
+    {
+        const Cluster& cluster = problem_.cluster;
+        const std::size_t nTypes = cluster.types().size();
+        std::vector<int> typeGpus(nTypes, 0), typeMaxGroup(nTypes, 0);
+        for (const auto& g : cluster.groups()) {
+            const auto t = static_cast<std::size_t>(g.type);
+            typeGpus[t] += static_cast<int>(g.devices.size());
+            typeMaxGroup[t] = std::max(typeMaxGroup[t], static_cast<int>(g.devices.size()));
+        }
+        for (std::size_t t = 0; t < nTypes; ++t)
+            if (typeGpus[t] > 0)
+                types_.push_back(static_cast<int>(t));
+        if (types_.size() < 2)
+            return false;
+        if (setup_.schedule == ScheduleMode::Interleaved) {
+            list_.notes.push_back("per-type meshes need the 1F1B schedule (FlagScale's heterogeneous training has "
+                                  "no virtual pipeline); --schedule interleaved searched uniform plans only");
+            return false;
+        }
+        options_.resize(nTypes);
+        for (int t : types_) {
+            const auto ti = static_cast<std::size_t>(t);
+            for (int tp : tpCandidates(problem_, typeMaxGroup[ti])) {
+                if (tp < 1 || tp > typeMaxGroup[ti] || model_.heads % tp != 0)
                     continue;
-                o.idle = typeGpus[static_cast<std::size_t>(t)] - static_cast<int>(o.slots.size()) * tp * dp;
-                if (o.idle > 0 && !setup.allowIdleGpus)
-                    continue;
-                options[static_cast<std::size_t>(t)].push_back(std::move(o));
+                for (int dp = 1; tp * dp <= typeGpus[ti]; ++dp) {
+                    MeshOption o;
+                    o.tp = tp;
+                    o.dp = dp;
+                    for (auto& slot : StageSlots::of(cluster, tp * dp, tp).all)
+                        if (slot.type == t)
+                            o.slots.push_back(std::move(slot));
+                    if (o.slots.empty())
+                        continue;
+                    o.idle = typeGpus[ti] - static_cast<int>(o.slots.size()) * tp * dp;
+                    if (o.idle > 0 && !setup_.allowIdleGpus)
+                        continue;
+                    options_[ti].push_back(std::move(o));
+                }
+            }
+            if (options_[ti].empty()) {
+                ++list_.excluded["per-type meshes: a GPU type has no TP x DP of its own that fits"];
+                return false;
             }
         }
-        if (options[static_cast<std::size_t>(t)].empty()) {
-            ++list.excluded["per-type meshes: a GPU type has no TP x DP of its own that fits"];
+        return true;
+    }
+
+    // Chooses every type's option in pipeline order, the first mesh's fixing dp0.
+    void choose(std::size_t k)
+    {
+        if (k == order_.size()) {
+            combination();
             return;
         }
+        for (const MeshOption& o : options_[static_cast<std::size_t>(order_[k])]) {
+            pick_[static_cast<std::size_t>(order_[k])] = &o;
+            choose(k + 1);
+        }
     }
-    std::size_t made = 0;
-    std::uint64_t beyond = 0;  // skeletons the cap left out, counted by the same rules
-    bool capped = false;
-    std::vector<int> order = types;  // the meshes' pipeline order: every permutation of the types
-    std::sort(order.begin(), order.end());
-    std::vector<const MeshOption*> pick(nTypes, nullptr);
-    do {
-        // Choose every type's option, the first mesh's fixing dp0.
-        std::function<void(std::size_t)> choose = [&](std::size_t k) {
-            if (k < order.size()) {
-                for (const MeshOption& o : options[static_cast<std::size_t>(order[k])]) {
-                    pick[static_cast<std::size_t>(order[k])] = &o;
-                    choose(k + 1);
+
+    // One option per type in one order: refused by the structural rules, or
+    // its skeletons for every micro-batch size, sequence and query groups.
+    void combination()
+    {
+        const MeshOption& first = picked(order_.front());
+        const MeshOption& last = picked(order_.back());
+        bool uniform = true;
+        int stages = 0, idle = 0;
+        for (int t : order_) {
+            const MeshOption& o = picked(t);
+            uniform = uniform && o.tp == first.tp && o.dp == first.dp;
+            stages += static_cast<int>(o.slots.size());
+            idle += o.idle;
+        }
+        if (uniform)
+            return;  // a uniform skeleton
+        if (const char* why = stageCountRefusal(stages, setup_, model_)) {
+            ++list_.excluded[why];
+            return;
+        }
+        if (model_.tiedEmbeddings
+            && !MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp, setup_.distributedOptimizer).empty()) {
+            ++list_.excluded["per-type meshes: tied embeddings need the first and last mesh's TP equal and, with "
+                             "the distributed optimizer, their DPs dividing one another"];
+            return;
+        }
+        Skeleton shape;
+        shape.tp = first.tp;
+        shape.dp = first.dp;
+        shape.schedule = Schedule::OneF1B;
+        shape.virtualStages = 1;
+        shape.idleGpus = idle;
+        if (!capped_) {  // beyond the cap skeletons are only counted
+            auto set = std::make_shared<StageSlotSet>();
+            for (int t : order_)
+                for (const StageSlot& slot : picked(t).slots) {
+                    shape.stageSlot.push_back(static_cast<int>(set->all.size()));
+                    set->all.push_back(slot);
                 }
-                return;
-            }
-            const MeshOption& first = *pick[static_cast<std::size_t>(order.front())];
-            const MeshOption& last = *pick[static_cast<std::size_t>(order.back())];
-            bool uniform = true;
-            int stages = 0, idle = 0;
-            for (int t : order) {
-                const MeshOption& o = *pick[static_cast<std::size_t>(t)];
-                uniform = uniform && o.tp == first.tp && o.dp == first.dp;
-                stages += static_cast<int>(o.slots.size());
-                idle += o.idle;
-            }
-            if (uniform)
-                return;  // a uniform skeleton
-            if (const char* why = stageCountRefusal(stages, setup, model)) {
-                ++list.excluded[why];
-                return;
-            }
-            if (model.tiedEmbeddings
-                && !MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp, setup.distributedOptimizer)
-                        .empty()) {
-                ++list.excluded["per-type meshes: tied embeddings need the first and last mesh's TP equal and, with "
-                                "the distributed optimizer, their DPs dividing one another"];
-                return;
-            }
-            std::shared_ptr<StageSlotSet> set;
-            std::vector<int> stageSlot;
-            std::vector<StageShape> shapes;
-            if (!capped) {  // beyond the cap skeletons are only counted
-                set = std::make_shared<StageSlotSet>();
-                for (int t : order)
-                    for (const StageSlot& slot : pick[static_cast<std::size_t>(t)]->slots) {
-                        stageSlot.push_back(static_cast<int>(set->all.size()));
-                        set->all.push_back(slot);
-                    }
-                set->idleGpus = idle;
-            }
-            for (int mbs : setup.microBatchSizes) {
-                if (mbs < 1 || setup.globalBatch % (first.dp * mbs) != 0) {
-                    ++list.excluded["global batch not divisible by DP x micro-batch"];
+            set->idleGpus = idle;
+            shape.slotSet = std::move(set);
+        }
+        for (int mbs : setup_.microBatchSizes)
+            withMicroBatch(shape, mbs);
+    }
+
+    void withMicroBatch(Skeleton shape, int mbs)
+    {
+        if (mbs < 1 || setup_.globalBatch % (shape.dp * mbs) != 0) {
+            ++list_.excluded["global batch not divisible by DP x micro-batch"];
+            return;
+        }
+        bool whole = true;
+        for (int t : order_) {
+            const MeshOption& o = picked(t);
+            const int meshMbs = MeshRules::meshMicroBatch(shape.dp, mbs, o.dp);
+            whole = whole && meshMbs > 0;
+            for (std::size_t s = 0; s < o.slots.size(); ++s)
+                shape.shapes.push_back({o.tp, o.dp, meshMbs});
+        }
+        if (!whole) {
+            ++list_.excluded["per-type meshes: a mesh's micro-batch dp0 x mbs / dp is not whole"];
+            return;
+        }
+        shape.mbs = mbs;
+        shape.microBatchCount = setup_.globalBatch / (shape.dp * mbs);
+        for (int seq : seqs_)
+            for (int qg : qgs_) {
+                bool qgOk = qg >= 1 && model_.heads % qg == 0;
+                for (int t : order_)
+                    qgOk = qgOk && (qg % picked(t).tp == 0 || picked(t).tp % qg == 0);
+                if (!qgOk) {
+                    ++list_.excluded["query groups incompatible with heads or TP"];
                     continue;
                 }
-                shapes.clear();
-                bool whole = true;
-                for (int t : order) {
-                    const MeshOption& o = *pick[static_cast<std::size_t>(t)];
-                    const int meshMbs = MeshRules::meshMicroBatch(first.dp, mbs, o.dp);
-                    whole = whole && meshMbs > 0;
-                    for (std::size_t s = 0; s < o.slots.size(); ++s)
-                        shapes.push_back({o.tp, o.dp, meshMbs});
-                }
-                if (!whole) {
-                    ++list.excluded["per-type meshes: a mesh's micro-batch dp0 x mbs / dp is not whole"];
+                if (made_ >= limit_) {
+                    // Counted, not built, so that the report can say how
+                    // much of the space the cap left out.
+                    capped_ = true;
+                    ++beyond_;
                     continue;
                 }
-                for (int seq : seqs)
-                    for (int qg : qgs) {
-                        bool qgOk = qg >= 1 && model.heads % qg == 0;
-                        for (int t : order) {
-                            const int tp = pick[static_cast<std::size_t>(t)]->tp;
-                            qgOk = qgOk && (qg % tp == 0 || tp % qg == 0);
-                        }
-                        if (!qgOk) {
-                            ++list.excluded["query groups incompatible with heads or TP"];
-                            continue;
-                        }
-                        if (made >= limit) {
-                            // Counted, not built, so that the report can say
-                            // how much of the space the cap left out.
-                            capped = true;
-                            ++beyond;
-                            continue;
-                        }
-                        Skeleton s;
-                        s.tp = first.tp;
-                        s.dp = first.dp;
-                        s.mbs = mbs;
-                        s.seq = seq;
-                        s.queryGroups = qg;
-                        s.microBatchCount = setup.globalBatch / (first.dp * mbs);
-                        s.schedule = Schedule::OneF1B;
-                        s.virtualStages = 1;
-                        s.slotSet = set;
-                        s.stageSlot = stageSlot;
-                        s.idleGpus = idle;
-                        s.shapes = shapes;
-                        list.skeletons.push_back(std::move(s));
-                        ++made;
-                    }
+                Skeleton s = shape;
+                s.seq = seq;
+                s.queryGroups = qg;
+                list_.skeletons.push_back(std::move(s));
+                ++made_;
             }
-        };
-        choose(0);
-    } while (std::next_permutation(order.begin(), order.end()));
-    if (capped) {
-        list.notes.push_back("per-type mesh skeletons capped at " + std::to_string(limit));
-        list.spaceCut += std::string(list.spaceCut.empty() ? "" : "; ") + "per-type mesh skeletons capped at "
-            + std::to_string(limit) + ": " + std::to_string(beyond)
-            + " more (later type orders and mesh choices) were not "
-              "searched";
     }
-}
+
+    const Problem& problem_;
+    const TrainingSetup& setup_;
+    const ModelSpec& model_;
+    const std::vector<int>& seqs_;
+    const std::vector<int>& qgs_;
+    std::size_t limit_;
+    SkeletonList& list_;
+    std::vector<int> types_, order_;
+    std::vector<std::vector<MeshOption>> options_;
+    std::vector<const MeshOption*> pick_;
+    std::size_t made_ = 0;
+    std::uint64_t beyond_ = 0;  // skeletons the cap left out, counted by the same rules
+    bool capped_ = false;
+};
 
 // The schedules a uniform skeleton of `stages` stages and G micro-batches
 // can run: 1F1B, and interleaving with each virtual-stage size that
@@ -419,7 +458,7 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem, const Limits&
         }
     }
     if (setup.meshes == MeshMode::PerType)
-        perTypeSkeletons(problem, seqs, qgs, limits.perTypeMeshes, list);
+        PerTypeSkeletons(problem, seqs, qgs, limits.perTypeMeshes, list).run();
     return list;
 }
 
