@@ -393,26 +393,10 @@ void parsePrecisionColumns(const RowParser& p, Measurement& m)
     }
 }
 
-Measurement parseRow(const RowParser& p, int line, const std::string& file, MeasurementCsv::Kind kind)
+// The training setup's columns: embeddings, parallel options, layer style,
+// overlaps (with Megatron's rules between them), attention and dropout.
+void parseTrainingColumns(const RowParser& p, Measurement& m)
 {
-    Measurement m;
-    m.runId = p.text(RunId);
-    if (p.present(Source) && !parseMeasurementSource(p.cell(Source), m.source))
-        p.fail(Source, "source must be measured|simulated|interpolated, " + p.got(Source));
-    m.gpuType = p.text(GpuType);
-    m.numGpus = p.count(NumGpus, ranges::gpusPerCluster);
-    m.tp = p.count(Tp, ranges::tensorParallel);
-    m.pp = p.count(Pp, ranges::pipelineStages);
-    m.dp = p.count(Dp, ranges::dataParallel);
-    m.vp = p.countOr(Vp, ranges::pipelineStages, 1);
-    m.mbs = p.count(Mbs, ranges::batch);
-    m.gbs = p.count(Gbs, ranges::batch);
-    m.seqLen = p.count(SeqLen, ranges::seqLen);
-    m.numLayers = p.count(NumLayers, ranges::numLayers);
-    m.hidden = p.count(Hidden, ranges::hidden);
-    if (p.present(MlpCol) && !parseMlpKind(p.cell(MlpCol), m.mlp))
-        p.fail(MlpCol, "mlp must be empty (swiglu) or swiglu|gelu, " + p.got(MlpCol));
-    m.ffnHidden = p.countOr(FfnHidden, ranges::ffnHidden, ModelSpec::defaultFfn(m.hidden, m.mlp));
     // true|false columns; `fallback` when empty.
     const auto flag = [&](Col c, bool fallback) {
         if (!p.present(c))
@@ -451,18 +435,11 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
                    + p.got(AttentionCol));
     m.attentionDropout = p.rate(AttentionDropoutCol);
     m.hiddenDropout = p.rate(HiddenDropoutCol);
-    m.heads = p.count(Heads, ranges::heads);
-    m.queryGroups = p.countOr(QueryGroups, ranges::queryGroups, m.heads);
-    m.vocab = p.count(Vocab, ranges::vocab);
-    if (p.present(RecomputeCol) && !parseRecompute(p.cell(RecomputeCol), m.recompute))
-        p.fail(RecomputeCol, "recompute must be none|selective|full, " + p.got(RecomputeCol));
-    if (p.present(Stage))
-        m.stage = p.integer(Stage, 0, "a non-negative integer (0-based pipeline stage)");
-    if (p.present(StageLayers))
-        m.stageLayers = p.count(StageLayers, ranges::numLayers);
-    m.iterationTimeMs = p.target(IterationTimeMs, ranges::timeMs);
-    m.stageTimeMs = p.target(StageTimeMs, ranges::timeMs);
-    m.peakMemMiB = p.target(PeakMemMiB, ranges::memoryMiB);
+}
+
+// What a row says about itself: provenance, uncertainty, cost, cluster.
+void parseAnnotations(const RowParser& p, Measurement& m)
+{
     if (p.present(ProvenanceCol)) {
         m.provenance = p.name(ProvenanceCol);
         static const char* const known[] = {"analytic", "learned", "cached", "extrapolated"};
@@ -482,12 +459,11 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
     m.estimatedGpuHours = p.target(EstimatedGpuHours, ranges::gpuHours);
     if (p.present(ClusterCol))
         m.cluster = p.name(ClusterCol);
-    parsePrecisionColumns(p, m);
-    if (p.present(PeakMemKindCol) && !parseMemoryKind(p.cell(PeakMemKindCol), m.peakMemKind))
-        p.fail(PeakMemKindCol,
-               "peak_mem_kind must be empty (allocated) or allocated|reserved|device, " + p.got(PeakMemKindCol));
+}
 
-    // Consistency within the row.
+// Consistency within the row.
+void checkRow(const RowParser& p, const Measurement& m)
+{
     // Products of sizes in 64 bits: tp * pp * dp of three ints overflows int.
     const auto n = [](long long v) { return std::to_string(v); };
     const auto ll = [](int v) { return static_cast<long long>(v); };
@@ -523,6 +499,48 @@ Measurement parseRow(const RowParser& p, int line, const std::string& file, Meas
         if (m.stageTimeMs)
             p.fail(StageTimeMs, "stage_time_ms belongs to a stage row; this is a run row (stage empty)");
     }
+}
+
+Measurement parseRow(const RowParser& p, int line, const std::string& file, MeasurementCsv::Kind kind)
+{
+    Measurement m;
+    m.runId = p.text(RunId);
+    if (p.present(Source) && !parseMeasurementSource(p.cell(Source), m.source))
+        p.fail(Source, "source must be measured|simulated|interpolated, " + p.got(Source));
+    m.gpuType = p.text(GpuType);
+    m.numGpus = p.count(NumGpus, ranges::gpusPerCluster);
+    m.tp = p.count(Tp, ranges::tensorParallel);
+    m.pp = p.count(Pp, ranges::pipelineStages);
+    m.dp = p.count(Dp, ranges::dataParallel);
+    m.vp = p.countOr(Vp, ranges::pipelineStages, 1);
+    m.mbs = p.count(Mbs, ranges::batch);
+    m.gbs = p.count(Gbs, ranges::batch);
+    m.seqLen = p.count(SeqLen, ranges::seqLen);
+    m.numLayers = p.count(NumLayers, ranges::numLayers);
+    m.hidden = p.count(Hidden, ranges::hidden);
+    if (p.present(MlpCol) && !parseMlpKind(p.cell(MlpCol), m.mlp))
+        p.fail(MlpCol, "mlp must be empty (swiglu) or swiglu|gelu, " + p.got(MlpCol));
+    m.ffnHidden = p.countOr(FfnHidden, ranges::ffnHidden, ModelSpec::defaultFfn(m.hidden, m.mlp));
+    parseTrainingColumns(p, m);
+    m.heads = p.count(Heads, ranges::heads);
+    m.queryGroups = p.countOr(QueryGroups, ranges::queryGroups, m.heads);
+    m.vocab = p.count(Vocab, ranges::vocab);
+    if (p.present(RecomputeCol) && !parseRecompute(p.cell(RecomputeCol), m.recompute))
+        p.fail(RecomputeCol, "recompute must be none|selective|full, " + p.got(RecomputeCol));
+    if (p.present(Stage))
+        m.stage = p.integer(Stage, 0, "a non-negative integer (0-based pipeline stage)");
+    if (p.present(StageLayers))
+        m.stageLayers = p.count(StageLayers, ranges::numLayers);
+    m.iterationTimeMs = p.target(IterationTimeMs, ranges::timeMs);
+    m.stageTimeMs = p.target(StageTimeMs, ranges::timeMs);
+    m.peakMemMiB = p.target(PeakMemMiB, ranges::memoryMiB);
+    parseAnnotations(p, m);
+    parsePrecisionColumns(p, m);
+    if (p.present(PeakMemKindCol) && !parseMemoryKind(p.cell(PeakMemKindCol), m.peakMemKind))
+        p.fail(PeakMemKindCol,
+               "peak_mem_kind must be empty (allocated) or allocated|reserved|device, " + p.got(PeakMemKindCol));
+
+    checkRow(p, m);
     if (kind == MeasurementCsv::Kind::Measurements && !m.hasTarget())
         throw InputError(file, lineField(line),
                          "a row needs at least one of iteration_time_ms, stage_time_ms, peak_mem_mib");
