@@ -648,6 +648,111 @@ MeasurementSet MeasurementCsv::read(const std::string& file, Kind kind)
     return parse(InputFile::read(file, InputFile::kMaxCsvBytes, "a measurement file"), file, kind);
 }
 
+// One run's rows so far, for the checks across its rows.
+struct RunInfo {
+    size_t firstRow;
+    int firstLine;
+    int stagesSeen = 0;
+    int layerSum = 0;
+};
+
+// The header row: each known column's index (unknown ones warned about in
+// `warnings`), the required ones present and, for measurements, a target;
+// returns the number of fields every row must have.
+size_t readHeader(const Record& rec, const std::string& file, MeasurementCsv::Kind kind, int (&index)[ColCount],
+                  std::vector<std::string>& warnings)
+{
+    std::set<std::string> unknownSeen;  // n log n: a header may have very many columns
+    std::vector<std::string> unknown;  // in header order
+    for (size_t i = 0; i < rec.fields.size(); ++i) {
+        const std::string& name = rec.fields[i];
+        int c = 0;
+        while (c < ColCount && name != kNames[c])
+            ++c;
+        if (c == ColCount) {
+            if (name.empty())
+                throw InputError(file, lineField(rec.line) + ", column " + std::to_string(i + 1),
+                                 "empty column name in the header");
+            if (!unknownSeen.insert(name).second)
+                throw InputError(file, lineField(rec.line) + ", column " + name, "column given twice in the header");
+            unknown.push_back(name);
+            continue;
+        }
+        if (index[c] >= 0)
+            throw InputError(file, cellField(rec.line, static_cast<Col>(c)), "column given twice in the header");
+        index[c] = static_cast<int>(i);
+    }
+    for (Col c : kRequired)
+        if (index[c] < 0) {
+            std::string all;
+            for (Col r : kRequired)
+                all += std::string(all.empty() ? "" : ", ") + kNames[r];
+            throw InputError(file, cellField(rec.line, c),
+                             "required column missing from the header; required columns: " + all);
+        }
+    if (kind == MeasurementCsv::Kind::Measurements && index[IterationTimeMs] < 0 && index[StageTimeMs] < 0
+        && index[PeakMemMiB] < 0)
+        throw InputError(file, lineField(rec.line),
+                         "the header has no target column; give at least one of iteration_time_ms, "
+                         "stage_time_ms, peak_mem_mib");
+    if (!unknown.empty()) {
+        std::string list;
+        for (std::size_t u = 0; u < unknown.size() && u < 20; ++u)
+            list += (list.empty() ? "" : ", ") + unknown[u];
+        if (unknown.size() > 20)
+            list += " and " + std::to_string(unknown.size() - 20) + " more";
+        warnings.push_back((file.empty() ? std::string("<input>") : file) + ": " + lineField(rec.line)
+                           + ": ignoring unknown column" + (unknown.size() > 1 ? "s " : " ") + list);
+    }
+    return rec.fields.size();
+}
+
+void checkUtf8(const Record& rec, const int (&index)[ColCount], const std::string& file)
+{
+    // Text goes into JSON (predictor files, reports): refuse bytes that
+    // are not UTF-8 here, where the line and column are known.
+    for (size_t i = 0; i < rec.fields.size(); ++i)
+        if (const size_t bad = Text::invalidUtf8(rec.fields[i]); bad != std::string::npos) {
+            std::string column;
+            for (int c = 0; c < ColCount; ++c)
+                if (index[c] == static_cast<int>(i))
+                    column = kNames[c];
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(rec.fields[i][bad]));
+            throw InputError(file,
+                             lineField(rec.line) + ", column " + (column.empty() ? std::to_string(i + 1) : column),
+                             std::string("invalid UTF-8: byte ") + hex + " at character " + std::to_string(bad + 1)
+                                 + " of the cell; save the file as UTF-8");
+        }
+}
+
+// Rows of one run agree on the run-level fields, and its stages' layers add
+// up to the model's.
+void checkRun(const RowParser& p, const Measurement& m, const std::vector<Measurement>& rows,
+              std::map<std::string, RunInfo>& runs, int line)
+{
+    auto [it, fresh] = runs.try_emplace(m.runId, RunInfo{rows.size(), line});
+    RunInfo& run = it->second;
+    if (!fresh) {
+        const Measurement& first = rows[run.firstRow];
+        for (Col c : kRunFields)
+            if (runValue(m, c) != runValue(first, c))
+                p.fail(c,
+                       std::string(kNames[c]) + " " + runValue(m, c) + " differs from " + runValue(first, c)
+                           + " on line " + std::to_string(run.firstLine) + " of the same run " + quote(m.runId)
+                           + "; rows of one run must agree on it");
+    }
+    if (m.stage) {
+        ++run.stagesSeen;
+        run.layerSum += *m.stageLayers;
+        if (run.layerSum > m.numLayers || (run.stagesSeen == m.pp && run.layerSum != m.numLayers))
+            p.fail(StageLayers,
+                   "stage_layers of run " + quote(m.runId) + " add up to " + std::to_string(run.layerSum) + " over "
+                       + std::to_string(run.stagesSeen) + " stage(s), but num_layers is "
+                       + std::to_string(m.numLayers));
+    }
+}
+
 MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string& file, Kind kind)
 {
     // Lines that end in a bare carriage return (classic Mac OS) would read as
@@ -666,12 +771,6 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
     size_t headerSize = 0;
     bool haveHeader = false;
 
-    struct RunInfo {
-        size_t firstRow;
-        int firstLine;
-        int stagesSeen = 0;
-        int layerSum = 0;
-    };
     std::map<std::string, RunInfo> runs;
     std::map<std::pair<std::string, int>, int> keys;  // (run_id, stage or -1) -> line
 
@@ -688,72 +787,14 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
         }
         if (!haveHeader) {
             haveHeader = true;
-            headerSize = rec.fields.size();
-            std::set<std::string> unknownSeen;  // n log n: a header may have very many columns
-            std::vector<std::string> unknown;  // in header order
-            for (size_t i = 0; i < rec.fields.size(); ++i) {
-                const std::string& name = rec.fields[i];
-                int c = 0;
-                while (c < ColCount && name != kNames[c])
-                    ++c;
-                if (c == ColCount) {
-                    if (name.empty())
-                        throw InputError(file, lineField(rec.line) + ", column " + std::to_string(i + 1),
-                                         "empty column name in the header");
-                    if (!unknownSeen.insert(name).second)
-                        throw InputError(file, lineField(rec.line) + ", column " + name,
-                                         "column given twice in the header");
-                    unknown.push_back(name);
-                    continue;
-                }
-                if (index[c] >= 0)
-                    throw InputError(file, cellField(rec.line, static_cast<Col>(c)),
-                                     "column given twice in the header");
-                index[c] = static_cast<int>(i);
-            }
-            for (Col c : kRequired)
-                if (index[c] < 0) {
-                    std::string all;
-                    for (Col r : kRequired)
-                        all += std::string(all.empty() ? "" : ", ") + kNames[r];
-                    throw InputError(file, cellField(rec.line, c),
-                                     "required column missing from the header; required columns: " + all);
-                }
-            if (kind == Kind::Measurements && index[IterationTimeMs] < 0 && index[StageTimeMs] < 0
-                && index[PeakMemMiB] < 0)
-                throw InputError(file, lineField(rec.line),
-                                 "the header has no target column; give at least one of iteration_time_ms, "
-                                 "stage_time_ms, peak_mem_mib");
-            if (!unknown.empty()) {
-                std::string list;
-                for (std::size_t u = 0; u < unknown.size() && u < 20; ++u)
-                    list += (list.empty() ? "" : ", ") + unknown[u];
-                if (unknown.size() > 20)
-                    list += " and " + std::to_string(unknown.size() - 20) + " more";
-                set.warnings.push_back((file.empty() ? std::string("<input>") : file) + ": " + lineField(rec.line)
-                                       + ": ignoring unknown column" + (unknown.size() > 1 ? "s " : " ") + list);
-            }
+            headerSize = readHeader(rec, file, kind, index, set.warnings);
             continue;
         }
         if (rec.fields.size() != headerSize)
             throw InputError(file, lineField(rec.line),
                              "expected " + std::to_string(headerSize) + " fields as in the header, found "
                                  + std::to_string(rec.fields.size()));
-        // Text goes into JSON (predictor files, reports): refuse bytes that
-        // are not UTF-8 here, where the line and column are known.
-        for (size_t i = 0; i < rec.fields.size(); ++i)
-            if (const size_t bad = Text::invalidUtf8(rec.fields[i]); bad != std::string::npos) {
-                std::string column;
-                for (int c = 0; c < ColCount; ++c)
-                    if (index[c] == static_cast<int>(i))
-                        column = kNames[c];
-                char hex[8];
-                std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(rec.fields[i][bad]));
-                throw InputError(file,
-                                 lineField(rec.line) + ", column " + (column.empty() ? std::to_string(i + 1) : column),
-                                 std::string("invalid UTF-8: byte ") + hex + " at character " + std::to_string(bad + 1)
-                                     + " of the cell; save the file as UTF-8");
-            }
+        checkUtf8(rec, index, file);
         const RowParser p(file, rec.line, rec.fields, index);
         Measurement m = parseRow(p, rec.line, file, kind);
 
@@ -765,27 +806,7 @@ MeasurementSet MeasurementCsv::parse(const std::string& text, const std::string&
                        + "); first given on line " + std::to_string(it->second));
         keys.emplace(key, rec.line);
 
-        // Rows of one run agree on the run-level fields.
-        auto [it, fresh] = runs.try_emplace(m.runId, RunInfo{set.rows.size(), rec.line});
-        RunInfo& run = it->second;
-        if (!fresh) {
-            const Measurement& first = set.rows[run.firstRow];
-            for (Col c : kRunFields)
-                if (runValue(m, c) != runValue(first, c))
-                    p.fail(c,
-                           std::string(kNames[c]) + " " + runValue(m, c) + " differs from " + runValue(first, c)
-                               + " on line " + std::to_string(run.firstLine) + " of the same run " + quote(m.runId)
-                               + "; rows of one run must agree on it");
-        }
-        if (m.stage) {
-            ++run.stagesSeen;
-            run.layerSum += *m.stageLayers;
-            if (run.layerSum > m.numLayers || (run.stagesSeen == m.pp && run.layerSum != m.numLayers))
-                p.fail(StageLayers,
-                       "stage_layers of run " + quote(m.runId) + " add up to " + std::to_string(run.layerSum) + " over "
-                           + std::to_string(run.stagesSeen) + " stage(s), but num_layers is "
-                           + std::to_string(m.numLayers));
-        }
+        checkRun(p, m, set.rows, runs, rec.line);
         set.rows.push_back(std::move(m));
     }
     if (!haveHeader) {
