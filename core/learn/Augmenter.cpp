@@ -273,135 +273,110 @@ private:
 
 }  // namespace
 
-Augmenter::Result Augmenter::augment(const std::vector<Measurement>& rows, const Options& options)
+namespace {
+
+// One group of rows as a sweep: its distinct x values, the fit of each
+// target present on every row and the rows interpolation would add between
+// measured neighbours (`mine`); false when it has too few points or no
+// target on every row.
+bool sweepOf(const Group& g, const std::vector<Measurement>& rows, const AugmentOptions& options, Augmenter::Sweep& s,
+             std::vector<Candidate>& mine)
 {
-    if (options.minPoints < 3)
-        throw std::invalid_argument("minPoints must be at least 3, got " + std::to_string(options.minPoints));
-    if (options.perGap < 1)
-        throw std::invalid_argument("perGap must be at least 1, got " + std::to_string(options.perGap));
-    if (!(options.maxRatio >= 0))
-        throw std::invalid_argument("maxRatio must be >= 0");
+    using Trend = Augmenter::Trend;
+    using Metric = Augmenter::Metric;
+    using MetricFit = Augmenter::MetricFit;
+    // Distinct x ascending, each with the input rows at it (input order).
+    std::map<int, std::vector<std::size_t>> byX;
+    for (std::size_t i : g.rows)
+        byX[Augmenter::axisValue(g.axis, rows[i])].push_back(i);
+    if (static_cast<int>(byX.size()) < options.minPoints)
+        return false;
+    const Measurement& head = rows[g.rows.front()];
+    s.axis = g.axis;
+    s.stageRows = head.isStageRow();
+    s.stage = head.stage.value_or(-1);
+    s.pp = head.pp;
+    s.firstRunId = head.runId;
+    s.rows = static_cast<int>(g.rows.size());
+    for (const auto& [x, is] : byX)
+        s.xs.push_back(x);
 
-    Result result;
-    result.perGap = options.perGap;
-    std::vector<std::size_t> used;
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        if (rows[i].source != MeasurementSource::Interpolated)
-            used.push_back(i);
-    result.inputRows = static_cast<int>(used.size());
-    const double capD = std::floor(options.maxRatio * result.inputRows);
-    result.cap = capD >= static_cast<double>(INT_MAX) ? INT_MAX : static_cast<int>(capD);
-
-    // 1. Sweeps: per axis, rows equal in every configuration field but the axis.
-    std::vector<Group> groups;
-    for (Axis axis : kAxes) {
-        std::map<ConfigKey, std::size_t> index;
-        for (std::size_t i : used) {
-            if (!applies(axis, rows[i]))
-                continue;
-            auto [it, fresh] = index.try_emplace(configKey(rows[i], axis), groups.size());
-            if (fresh)
-                groups.push_back({axis, {}});
-            groups[it->second].rows.push_back(i);
+    // Targets on every row; values at one x averaged over repeats.
+    std::vector<std::vector<double>> ys;
+    for (Metric t : Augmenter::kMetrics) {
+        const bool everywhere
+            = std::all_of(g.rows.begin(), g.rows.end(), [&](std::size_t i) { return target(rows[i], t).has_value(); });
+        if (!everywhere)
+            continue;
+        std::vector<double> y;
+        for (const auto& [x, is] : byX) {
+            double sum = 0;
+            for (std::size_t i : is)
+                sum += *target(rows[i], t);
+            y.push_back(sum / is.size());
         }
+        s.fits.push_back({t, TrendClassifier::classify(s.xs, y)});
+        ys.push_back(std::move(y));
     }
+    if (s.fits.empty())
+        return false;
+    s.trend = s.fits.front().fit.trend;
+    for (const MetricFit& f : s.fits)
+        if (restrictiveness(f.fit.trend) > restrictiveness(s.trend))
+            s.trend = f.fit.trend;
+    Trend placement = s.trend;
+    if (placement == Trend::Constant)
+        placement = options.interpolateConstant ? Trend::StrongLinear : Trend::Nonlinear;
 
-    // 2 and 3: classify each sweep, collect its candidate rows.
-    std::vector<std::vector<Candidate>> candidates;
-    for (const Group& g : groups) {
-        // Distinct x ascending, each with the input rows at it (input order).
-        std::map<int, std::vector<std::size_t>> byX;
-        for (std::size_t i : g.rows)
-            byX[Augmenter::axisValue(g.axis, rows[i])].push_back(i);
-        if (static_cast<int>(byX.size()) < options.minPoints)
+    std::vector<std::vector<std::size_t>> at;
+    for (const auto& [x, is] : byX)
+        at.push_back(is);
+    for (std::size_t k = 0; k + 1 < s.xs.size(); ++k) {
+        const double x0 = s.xs[k], x1 = s.xs[k + 1];
+        // A generated row carries exactly the fitted targets; skip an
+        // interval whose neighbours carry another one.
+        bool extra = false;
+        for (std::size_t side : {k, k + 1})
+            for (std::size_t i : at[side])
+                for (Metric t : Augmenter::kMetrics) {
+                    const bool fitted
+                        = std::any_of(s.fits.begin(), s.fits.end(), [&](const MetricFit& f) { return f.metric == t; });
+                    extra = extra || (!fitted && target(rows[i], t).has_value());
+                }
+        if (extra)
             continue;
-        const Measurement& head = rows[g.rows.front()];
-        Sweep s;
-        s.axis = g.axis;
-        s.stageRows = head.isStageRow();
-        s.stage = head.stage.value_or(-1);
-        s.pp = head.pp;
-        s.firstRunId = head.runId;
-        s.rows = static_cast<int>(g.rows.size());
-        for (const auto& [x, is] : byX)
-            s.xs.push_back(x);
-
-        // Targets on every row; values at one x averaged over repeats.
-        std::vector<std::vector<double>> ys;
-        for (Metric t : kMetrics) {
-            const bool everywhere = std::all_of(g.rows.begin(), g.rows.end(),
-                                                [&](std::size_t i) { return target(rows[i], t).has_value(); });
-            if (!everywhere)
+        const Measurement& lo = rows[at[k].front()];
+        std::set<int> done;
+        for (double p : positions(placement, x0, x1, options.perGap)) {
+            const long long xr = std::llround(p);
+            if (xr <= x0 || xr >= x1 || !done.insert(static_cast<int>(xr)).second)
                 continue;
-            std::vector<double> y;
-            for (const auto& [x, is] : byX) {
-                double sum = 0;
-                for (std::size_t i : is)
-                    sum += *target(rows[i], t);
-                y.push_back(sum / is.size());
-            }
-            s.fits.push_back({t, TrendClassifier::classify(s.xs, y)});
-            ys.push_back(std::move(y));
-        }
-        if (s.fits.empty())
-            continue;
-        s.trend = s.fits.front().fit.trend;
-        for (const MetricFit& f : s.fits)
-            if (restrictiveness(f.fit.trend) > restrictiveness(s.trend))
-                s.trend = f.fit.trend;
-        Trend placement = s.trend;
-        if (placement == Trend::Constant)
-            placement = options.interpolateConstant ? Trend::StrongLinear : Trend::Nonlinear;
-
-        std::vector<Candidate> mine;
-        std::vector<std::vector<std::size_t>> at;
-        for (const auto& [x, is] : byX)
-            at.push_back(is);
-        for (std::size_t k = 0; k + 1 < s.xs.size(); ++k) {
-            const double x0 = s.xs[k], x1 = s.xs[k + 1];
-            // A generated row carries exactly the fitted targets; skip an
-            // interval whose neighbours carry another one.
-            bool extra = false;
+            std::optional<Measurement> r = makeRow(g.axis, lo, static_cast<int>(xr));
+            if (!r)
+                continue;
+            for (std::size_t m = 0; m < s.fits.size(); ++m)
+                target(*r, s.fits[m].metric) = valueAt(s.fits[m].fit.trend, double(xr), x0, ys[m][k], x1, ys[m][k + 1]);
             for (std::size_t side : {k, k + 1})
                 for (std::size_t i : at[side])
-                    for (Metric t : kMetrics) {
-                        const bool fitted = std::any_of(s.fits.begin(), s.fits.end(),
-                                                        [&](const MetricFit& f) { return f.metric == t; });
-                        extra = extra || (!fitted && target(rows[i], t).has_value());
-                    }
-            if (extra)
-                continue;
-            const Measurement& lo = rows[at[k].front()];
-            std::set<int> done;
-            for (double p : positions(placement, x0, x1, options.perGap)) {
-                const long long xr = std::llround(p);
-                if (xr <= x0 || xr >= x1 || !done.insert(static_cast<int>(xr)).second)
-                    continue;
-                std::optional<Measurement> r = makeRow(g.axis, lo, static_cast<int>(xr));
-                if (!r)
-                    continue;
-                for (std::size_t m = 0; m < s.fits.size(); ++m)
-                    target(*r, s.fits[m].metric)
-                        = valueAt(s.fits[m].fit.trend, double(xr), x0, ys[m][k], x1, ys[m][k + 1]);
-                for (std::size_t side : {k, k + 1})
-                    for (std::size_t i : at[side])
-                        r->derivedFrom.runIds.push_back(rows[i].runId);
-                std::string base = lo.runId + "~" + toString(g.axis) + "=" + std::to_string(xr);
-                // A stage-only change (its tp or layers) is not the same
-                // interpolated run as the other stages' rows.
-                if (lo.isStageRow() && (g.axis == Axis::Tp || g.axis == Axis::StageLayers))
-                    base += "~stage=" + std::to_string(*lo.stage);
-                ConfigKey key = sameConfig(*r);
-                mine.push_back({std::move(*r), std::move(key), std::move(base)});
-            }
+                    r->derivedFrom.runIds.push_back(rows[i].runId);
+            std::string base = lo.runId + "~" + Augmenter::toString(g.axis) + "=" + std::to_string(xr);
+            // A stage-only change (its tp or layers) is not the same
+            // interpolated run as the other stages' rows.
+            if (lo.isStageRow() && (g.axis == Axis::Tp || g.axis == Axis::StageLayers))
+                base += "~stage=" + std::to_string(*lo.stage);
+            ConfigKey key = sameConfig(*r);
+            mine.push_back({std::move(*r), std::move(key), std::move(base)});
         }
-        s.candidates = static_cast<int>(mine.size());
-        result.sweeps.push_back(std::move(s));
-        candidates.push_back(std::move(mine));
     }
+    return true;
+}
 
-    // Emit round-robin over the sweeps up to the cap, so that every sweep gets
-    // its share; a configuration already present (input or generated) is skipped.
+// Emits round-robin over the sweeps up to the cap, so that every sweep gets
+// its share; a configuration already present (input or generated) is
+// skipped. The chosen rows get unique run ids and go into result.rows.
+void emitRoundRobin(const std::vector<Measurement>& rows, std::vector<std::vector<Candidate>>& candidates,
+                    Augmenter::Result& result)
+{
     std::set<ConfigKey> seen;
     for (const Measurement& m : rows)
         seen.insert(sameConfig(m));
@@ -442,18 +417,23 @@ Augmenter::Result Augmenter::augment(const std::vector<Measurement>& rows, const
             result.rows.push_back(std::move(r));
             ++result.sweeps[s].generated;
         }
+}
 
-    // 4. The Table 2 summary per (axis, metric).
-    for (Axis axis : kAxes)
-        for (Metric t : kMetrics) {
-            TableEntry e;
+// 4. The Table 2 summary per (axis, metric).
+std::vector<Augmenter::TableEntry> tableOf(const std::vector<Augmenter::Sweep>& sweeps)
+{
+    using Trend = Augmenter::Trend;
+    std::vector<Augmenter::TableEntry> table;
+    for (Augmenter::Axis axis : Augmenter::kAxes)
+        for (Augmenter::Metric t : Augmenter::kMetrics) {
+            Augmenter::TableEntry e;
             e.axis = axis;
             e.metric = t;
             double r2 = 0;
-            for (const Sweep& s : result.sweeps) {
+            for (const Augmenter::Sweep& s : sweeps) {
                 if (s.axis != axis)
                     continue;
-                for (const MetricFit& f : s.fits) {
+                for (const Augmenter::MetricFit& f : s.fits) {
                     if (f.metric != t)
                         continue;
                     ++e.sweeps;
@@ -476,8 +456,60 @@ Augmenter::Result Augmenter::augment(const std::vector<Measurement>& rows, const
                     best = c;
             }
             e.representative = static_cast<Trend>(best);
-            result.table.push_back(e);
+            table.push_back(e);
         }
+    return table;
+}
+
+}  // namespace
+
+Augmenter::Result Augmenter::augment(const std::vector<Measurement>& rows, const Options& options)
+{
+    if (options.minPoints < 3)
+        throw std::invalid_argument("minPoints must be at least 3, got " + std::to_string(options.minPoints));
+    if (options.perGap < 1)
+        throw std::invalid_argument("perGap must be at least 1, got " + std::to_string(options.perGap));
+    if (!(options.maxRatio >= 0))
+        throw std::invalid_argument("maxRatio must be >= 0");
+
+    Result result;
+    result.perGap = options.perGap;
+    std::vector<std::size_t> used;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].source != MeasurementSource::Interpolated)
+            used.push_back(i);
+    result.inputRows = static_cast<int>(used.size());
+    const double capD = std::floor(options.maxRatio * result.inputRows);
+    result.cap = capD >= static_cast<double>(INT_MAX) ? INT_MAX : static_cast<int>(capD);
+
+    // 1. Sweeps: per axis, rows equal in every configuration field but the axis.
+    std::vector<Group> groups;
+    for (Axis axis : kAxes) {
+        std::map<ConfigKey, std::size_t> index;
+        for (std::size_t i : used) {
+            if (!applies(axis, rows[i]))
+                continue;
+            auto [it, fresh] = index.try_emplace(configKey(rows[i], axis), groups.size());
+            if (fresh)
+                groups.push_back({axis, {}});
+            groups[it->second].rows.push_back(i);
+        }
+    }
+
+    // 2 and 3: classify each sweep, collect its candidate rows.
+    std::vector<std::vector<Candidate>> candidates;
+    for (const Group& g : groups) {
+        Sweep s;
+        std::vector<Candidate> mine;
+        if (!sweepOf(g, rows, options, s, mine))
+            continue;
+        s.candidates = static_cast<int>(mine.size());
+        result.sweeps.push_back(std::move(s));
+        candidates.push_back(std::move(mine));
+    }
+
+    emitRoundRobin(rows, candidates, result);
+    result.table = tableOf(result.sweeps);
     return result;
 }
 
