@@ -279,36 +279,22 @@ namespace {
 // target present on every row and the rows interpolation would add between
 // measured neighbours (`mine`); false when it has too few points or no
 // target on every row.
-bool sweepOf(const Group& g, const std::vector<Measurement>& rows, const AugmentOptions& options, Augmenter::Sweep& s,
-             std::vector<Candidate>& mine)
+// The fit of each target present on every row of the sweep (values at one
+// x averaged over repeats, into `ys`) and the sweep's most restrictive
+// trend; false when no target is on every row.
+bool fitTargets(const Group& g, const std::vector<Measurement>& rows,
+                const std::map<int, std::vector<std::size_t>>& byX, Augmenter::Sweep& s,
+                std::vector<std::vector<double>>& ys)
 {
-    using Trend = Augmenter::Trend;
     using Metric = Augmenter::Metric;
     using MetricFit = Augmenter::MetricFit;
-    // Distinct x ascending, each with the input rows at it (input order).
-    std::map<int, std::vector<std::size_t>> byX;
-    for (std::size_t i : g.rows)
-        byX[Augmenter::axisValue(g.axis, rows[i])].push_back(i);
-    if (static_cast<int>(byX.size()) < options.minPoints)
-        return false;
-    const Measurement& head = rows[g.rows.front()];
-    s.axis = g.axis;
-    s.stageRows = head.isStageRow();
-    s.stage = head.stage.value_or(-1);
-    s.pp = head.pp;
-    s.firstRunId = head.runId;
-    s.rows = static_cast<int>(g.rows.size());
-    for (const auto& [x, is] : byX)
-        s.xs.push_back(x);
-
-    // Targets on every row; values at one x averaged over repeats.
-    std::vector<std::vector<double>> ys;
     for (Metric t : Augmenter::kMetrics) {
         const bool everywhere
             = std::all_of(g.rows.begin(), g.rows.end(), [&](std::size_t i) { return target(rows[i], t).has_value(); });
         if (!everywhere)
             continue;
         std::vector<double> y;
+        y.reserve(byX.size());
         for (const auto& [x, is] : byX) {
             double sum = 0;
             for (std::size_t i : is)
@@ -324,50 +310,86 @@ bool sweepOf(const Group& g, const std::vector<Measurement>& rows, const Augment
     for (const MetricFit& f : s.fits)
         if (restrictiveness(f.fit.trend) > restrictiveness(s.trend))
             s.trend = f.fit.trend;
-    Trend placement = s.trend;
-    if (placement == Trend::Constant)
-        placement = options.interpolateConstant ? Trend::StrongLinear : Trend::Nonlinear;
+    return true;
+}
 
-    std::vector<std::vector<std::size_t>> at;
-    for (const auto& [x, is] : byX)
-        at.push_back(is);
-    for (std::size_t k = 0; k + 1 < s.xs.size(); ++k) {
-        const double x0 = s.xs[k], x1 = s.xs[k + 1];
-        // A generated row carries exactly the fitted targets; skip an
-        // interval whose neighbours carry another one.
-        bool extra = false;
+// The rows interpolation adds between the sweep's measured neighbours k and
+// k + 1, unless a neighbour carries a target the sweep does not fit.
+void gapCandidates(const Group& g, const std::vector<Measurement>& rows, const Augmenter::Sweep& s,
+                   const std::vector<std::vector<double>>& ys, const std::vector<std::vector<std::size_t>>& at,
+                   std::size_t k, Augmenter::Trend placement, int perGap, std::vector<Candidate>& mine)
+{
+    using Metric = Augmenter::Metric;
+    using MetricFit = Augmenter::MetricFit;
+    const double x0 = s.xs[k], x1 = s.xs[k + 1];
+    // A generated row carries exactly the fitted targets; skip an
+    // interval whose neighbours carry another one.
+    bool extra = false;
+    for (std::size_t side : {k, k + 1})
+        for (std::size_t i : at[side])
+            for (Metric t : Augmenter::kMetrics) {
+                const bool fitted
+                    = std::any_of(s.fits.begin(), s.fits.end(), [&](const MetricFit& f) { return f.metric == t; });
+                extra = extra || (!fitted && target(rows[i], t).has_value());
+            }
+    if (extra)
+        return;
+    const Measurement& lo = rows[at[k].front()];
+    std::set<int> done;
+    for (double p : positions(placement, x0, x1, perGap)) {
+        const long long xr = std::llround(p);
+        if (xr <= x0 || xr >= x1 || !done.insert(static_cast<int>(xr)).second)
+            continue;
+        std::optional<Measurement> r = makeRow(g.axis, lo, static_cast<int>(xr));
+        if (!r)
+            continue;
+        for (std::size_t m = 0; m < s.fits.size(); ++m)
+            target(*r, s.fits[m].metric) = valueAt(s.fits[m].fit.trend, double(xr), x0, ys[m][k], x1, ys[m][k + 1]);
         for (std::size_t side : {k, k + 1})
             for (std::size_t i : at[side])
-                for (Metric t : Augmenter::kMetrics) {
-                    const bool fitted
-                        = std::any_of(s.fits.begin(), s.fits.end(), [&](const MetricFit& f) { return f.metric == t; });
-                    extra = extra || (!fitted && target(rows[i], t).has_value());
-                }
-        if (extra)
-            continue;
-        const Measurement& lo = rows[at[k].front()];
-        std::set<int> done;
-        for (double p : positions(placement, x0, x1, options.perGap)) {
-            const long long xr = std::llround(p);
-            if (xr <= x0 || xr >= x1 || !done.insert(static_cast<int>(xr)).second)
-                continue;
-            std::optional<Measurement> r = makeRow(g.axis, lo, static_cast<int>(xr));
-            if (!r)
-                continue;
-            for (std::size_t m = 0; m < s.fits.size(); ++m)
-                target(*r, s.fits[m].metric) = valueAt(s.fits[m].fit.trend, double(xr), x0, ys[m][k], x1, ys[m][k + 1]);
-            for (std::size_t side : {k, k + 1})
-                for (std::size_t i : at[side])
-                    r->derivedFrom.runIds.push_back(rows[i].runId);
-            std::string base = lo.runId + "~" + Augmenter::toString(g.axis) + "=" + std::to_string(xr);
-            // A stage-only change (its tp or layers) is not the same
-            // interpolated run as the other stages' rows.
-            if (lo.isStageRow() && (g.axis == Axis::Tp || g.axis == Axis::StageLayers))
-                base += "~stage=" + std::to_string(*lo.stage);
-            ConfigKey key = sameConfig(*r);
-            mine.push_back({std::move(*r), std::move(key), std::move(base)});
-        }
+                r->derivedFrom.runIds.push_back(rows[i].runId);
+        std::string base = lo.runId + "~" + Augmenter::toString(g.axis) + "=" + std::to_string(xr);
+        // A stage-only change (its tp or layers) is not the same
+        // interpolated run as the other stages' rows.
+        if (lo.isStageRow() && (g.axis == Axis::Tp || g.axis == Axis::StageLayers))
+            base += "~stage=" + std::to_string(*lo.stage);
+        ConfigKey key = sameConfig(*r);
+        mine.push_back({std::move(*r), std::move(key), std::move(base)});
     }
+}
+
+bool sweepOf(const Group& g, const std::vector<Measurement>& rows, const AugmentOptions& options, Augmenter::Sweep& s,
+             std::vector<Candidate>& mine)
+{
+    // Distinct x ascending, each with the input rows at it (input order).
+    std::map<int, std::vector<std::size_t>> byX;
+    for (std::size_t i : g.rows)
+        byX[Augmenter::axisValue(g.axis, rows[i])].push_back(i);
+    if (static_cast<int>(byX.size()) < options.minPoints)
+        return false;
+    const Measurement& head = rows[g.rows.front()];
+    s.axis = g.axis;
+    s.stageRows = head.isStageRow();
+    s.stage = head.stage.value_or(-1);
+    s.pp = head.pp;
+    s.firstRunId = head.runId;
+    s.rows = static_cast<int>(g.rows.size());
+    s.xs.reserve(byX.size());
+    for (const auto& [x, is] : byX)
+        s.xs.push_back(x);
+
+    std::vector<std::vector<double>> ys;
+    if (!fitTargets(g, rows, byX, s, ys))
+        return false;
+    Augmenter::Trend placement = s.trend;
+    if (placement == Augmenter::Trend::Constant)
+        placement = options.interpolateConstant ? Augmenter::Trend::StrongLinear : Augmenter::Trend::Nonlinear;
+    std::vector<std::vector<std::size_t>> at;
+    at.reserve(byX.size());
+    for (const auto& [x, is] : byX)
+        at.push_back(is);
+    for (std::size_t k = 0; k + 1 < s.xs.size(); ++k)
+        gapCandidates(g, rows, s, ys, at, k, placement, options.perGap, mine);
     return true;
 }
 
