@@ -140,8 +140,10 @@ void TestRunScenario::aStageThatFitsNowhereIsNamed()
 // Without a cluster a run's stage is one node wired as a server of its GPU
 // type usually is (vendor datasheets, per direction): DGX A100 NVLink 3
 // 600 GB/s both ways = 300; DGX H100 NVLink 4 900 = 450; DGX B200 NVLink 5
-// 1.8 TB/s = 900; H800's NVLink cut to 400 = 200; an RTX 3090 server's
-// PCIe 4.0 x16 switch about 25 GB/s, shared by the node's transfers.
+// 1.8 TB/s = 900; H800's NVLink cut to 400 = 200; a workstation card's
+// PCIe 4.0 x16 switch about 25 GB/s, shared by the node's transfers; an
+// RTX 3090 has no PCIe peer-to-peer, so its traffic goes through host
+// memory: 6 GB/s, the median of Sailor's measurements of such machines.
 void TestRunScenario::syntheticClusterHasTheTypesFabric_data()
 {
     QTest::addColumn<QString>("type");
@@ -151,7 +153,8 @@ void TestRunScenario::syntheticClusterHasTheTypesFabric_data()
     QTest::newRow("H100-SXM") << "H100-SXM" << 450.0 << false;
     QTest::newRow("B200") << "B200" << 900.0 << false;
     QTest::newRow("H800") << "H800" << 200.0 << false;
-    QTest::newRow("RTX-3090") << "RTX-3090" << 25.0 << true;
+    QTest::newRow("RTX-A6000") << "RTX-A6000" << 25.0 << true;
+    QTest::newRow("RTX-3090") << "RTX-3090" << 6.0 << true;
 }
 
 void TestRunScenario::syntheticClusterHasTheTypesFabric()
