@@ -1,10 +1,38 @@
 #pragma once
 
+#include "hardware/GpuCatalog.h"
 #include "model/ModelSpec.h"
 #include "predict/StageQuery.h"
 
-// Made-up models whose formulas can be checked with pencil and paper.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
 namespace memx::test {
+
+// A built-in catalog type or model preset a test relies on; a missing one
+// stops the test program, naming it.
+inline const GpuType& catalogType(const std::string& name)
+{
+    const GpuType* g = GpuCatalog::builtin().find(name);
+    if (!g) {
+        std::fprintf(stderr, "%s missing from the built-in catalog\n", name.c_str());
+        std::abort();
+    }
+    return *g;
+}
+
+inline const ModelSpec& presetModel(const std::string& name)
+{
+    const ModelSpec* m = ModelSpec::findPreset(name);
+    if (!m) {
+        std::fprintf(stderr, "%s missing from the model presets\n", name.c_str());
+        std::abort();
+    }
+    return *m;
+}
+
+// Made-up models whose formulas can be checked with pencil and paper.
 
 // h=64, a=4, d=16, g=2 (gd = 32), f=128, V=1000, L=2, s=8.
 inline ModelSpec tinyModel()

@@ -2,7 +2,7 @@
 
 #include "hardware/ClusterJson.h"
 
-#include <cctype>
+#include <regex>
 
 namespace memx {
 
@@ -18,16 +18,14 @@ ClusterGenerator::Fabric ClusterGenerator::intraNodeFabric(const std::string& t)
     // gives 25: with 25 the analytic model had their TP 4 and 8 layers 28-84 %
     // too fast, with 6 within 17 % but for one cross-NUMA case
     // (docs/ANALYTIC_ACCURACY.md, "Consumer cards over PCIe").
-    const bool geforce = starts("Titan") || starts("TITAN")
-        || (t.size() >= 8 && starts("RTX-") && t[4] >= '2' && t[4] <= '5'
-            && std::isdigit(static_cast<unsigned char>(t[5])) && std::isdigit(static_cast<unsigned char>(t[6]))
-            && std::isdigit(static_cast<unsigned char>(t[7])) && (t.size() == 8 || t[8] == '-') && !has("Ada"));
+    static const std::regex geforceModel("RTX-[2-5][0-9]{3}(-Ti|-Super)?");
+    const bool geforce = starts("Titan") || starts("TITAN") || std::regex_match(t, geforceModel);
     if (geforce)
         return {"PCIe", 6, 6, true};
     // PCIe cards; the workstation and A30/A40 boards' NVLink bridges join
     // pairs only, so a node of more talks over PCIe.
-    if (starts("RTX") || starts("Titan") || starts("TITAN") || starts("Quadro") || starts("L4") || t == "A10"
-        || t == "A10G" || t == "A30" || t == "A40" || t == "T4" || has("PCIe") || has("PCIE"))
+    if (starts("RTX") || starts("Quadro") || starts("L4") || t == "A10" || t == "A10G" || t == "A30" || t == "A40"
+        || t == "T4" || has("PCIe") || has("PCIE"))
         return {"PCIe", 25, 6, true};
     if (has("Ascend"))
         return {"HCCS", 56, 5, false};

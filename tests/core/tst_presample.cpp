@@ -2,6 +2,8 @@
 // profile-plan --presample lists the single-parameter sweeps, and the key
 // parameters come from the measured amplitudes of those runs
 // (PresampleMeasurements), not from the analytic model's.
+#include "TestModels.h"
+
 #include "hardware/GpuCatalog.h"
 #include "measure/MeasuredRun.h"
 #include "model/ModelSpec.h"
@@ -17,26 +19,14 @@ using namespace memx;
 
 namespace {
 
-const GpuType& a100()
-{
-    const GpuType* g = GpuCatalog::builtin().find("A100-80GB");
-    if (!g)
-        qFatal("A100-80GB missing from the built-in catalog");
-    return *g;
-}
+const GpuType& a100() { return test::catalogType("A100-80GB"); }
 
 // Two axes, so that every sweep point can be named by hand: TP {1, 2, 4}
 // (three points 1, 2, 4) and micro-batch {1, 2, 4, 8} (three points 1, 2, 8),
 // both defaulting to 1.
 std::vector<ParameterAxis> twoAxes() { return {{"tp", {1, 2, 4}, 1, true}, {"micro_batch", {1, 2, 4, 8}, 1, true}}; }
 
-StageQuery base()
-{
-    const ModelSpec* m = ModelSpec::findPreset("llama2-7b");
-    if (!m)
-        qFatal("llama2-7b preset missing");
-    return ProfilingPlanner::baseQuery(*m, a100(), twoAxes());
-}
+StageQuery base() { return ProfilingPlanner::baseQuery(test::presetModel("llama2-7b"), a100(), twoAxes()); }
 
 // The measured run of a query: (time ms, peak MiB), a NaN time for a run
 // that ran out of memory.

@@ -1,5 +1,7 @@
 // The minimal-set profiler (MemX section 3.2.1): key-parameter identification,
 // three-point sparse sampling, cost estimate and Megatron-LM launch commands.
+#include "TestModels.h"
+
 #include "hardware/GpuCatalog.h"
 #include "model/ModelSpec.h"
 #include "predict/AnalyticPredictor.h"
@@ -18,21 +20,8 @@ Q_DECLARE_METATYPE(std::vector<int>)
 
 namespace {
 
-const GpuType& a100()
-{
-    const GpuType* g = GpuCatalog::builtin().find("A100-80GB");
-    if (!g)
-        qFatal("A100-80GB missing from the built-in catalog");
-    return *g;
-}
-
-const ModelSpec& llama7b()
-{
-    const ModelSpec* m = ModelSpec::findPreset("llama2-7b");
-    if (!m)
-        qFatal("llama2-7b preset missing");
-    return *m;
-}
+const GpuType& a100() { return test::catalogType("A100-80GB"); }
+const ModelSpec& llama7b() { return test::presetModel("llama2-7b"); }
 
 const ParameterAxis* axisNamed(const std::vector<ParameterAxis>& axes, const std::string& name)
 {
