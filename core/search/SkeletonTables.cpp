@@ -31,231 +31,311 @@ std::array<bool, kRecomputeLevels> levelsFor(RecomputeMode mode)
     }
 }
 
-}  // namespace
+// The builder's steps over one skeleton; SkeletonTables::build runs them in order.
+class TablesBuilder {
+public:
+    TablesBuilder(const Problem& problem, const Skeleton& sk, const Topology& topo, PredictionCache& cache,
+                  SkeletonTables& t, std::string& why, const std::vector<int>* onlyLayers, StageRowCache* rowCache)
+        : problem_(problem)
+        , cluster_(problem.cluster)
+        , setup_(problem.setup)
+        , sk_(sk)
+        , topo_(topo)
+        , cache_(cache)
+        , terms_(cache.predictor().iterationTerms())
+        , t_(t)
+        , why_(why)
+        , onlyLayers_(onlyLayers)
+        , rowCache_(rowCache)
+        , P_(sk.stages())
+    {
+    }
 
-bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Topology& topo, PredictionCache& cache,
-                           SkeletonTables& t, std::string& why, const std::vector<int>* onlyLayers,
-                           StageRowCache* rowCache)
-{
-    const Cluster& cluster = problem.cluster;
-    const TrainingSetup& setup = problem.setup;
-    const int P = sk.stages();
-    t.stages = P;
-    t.layers = problem.model.numLayers;
-    t.maxLayers = t.layers - (P - 1);
-    t.model = problem.model;
-    t.model.seqLen = sk.seq;
-    t.model.queryGroups = sk.queryGroups;
-    t.notes.clear();
-    t.precision = jobPrecision(problem);
+    bool run()
+    {
+        reset();
+        if (!placeStages() || !linkStages())
+            return false;
+        fixedOverhead();
+        if (findCachedRows())
+            return true;
+        predictMissing();
+        return true;
+    }
 
-    t.capacityMiB.assign(P, 0);
-    t.devices.assign(P, {});
-    t.inflight.assign(P, 1);
-    t.hopMs.assign(std::max(0, P - 1), 0);
-    std::vector<PathRate> tpRate(P), dpRate(P);
+private:
+    void reset()
+    {
+        t_.stages = P_;
+        t_.layers = problem_.model.numLayers;
+        t_.maxLayers = t_.layers - (P_ - 1);
+        t_.model = problem_.model;
+        t_.model.seqLen = sk_.seq;
+        t_.model.queryGroups = sk_.queryGroups;
+        t_.notes.clear();
+        t_.precision = jobPrecision(problem_);
+        t_.capacityMiB.assign(P_, 0);
+        t_.devices.assign(P_, {});
+        t_.inflight.assign(P_, 1);
+        t_.hopMs.assign(std::max(0, P_ - 1), 0);
+        tpRate_.assign(P_, {});
+        dpRate_.assign(P_, {});
+        t_.pipelineScale = terms_.pipeline;
+    }
+
     // Where a missing link is, in the user's terms: nodes (device groups),
     // not stage slots, so that every skeleton that fails for the same gap
     // says the same thing.
-    auto nodesOf = [&](const StageSlot& slot) {
+    std::string nodesOf(const StageSlot& slot) const
+    {
         std::string names;
         for (int g : slot.groups)
-            names += (names.empty() ? "" : " and ") + cluster.groups()[static_cast<std::size_t>(g)].name;
+            names += (names.empty() ? "" : " and ") + cluster_.groups()[static_cast<std::size_t>(g)].name;
         return names;
-    };
-    auto typeOf = [&](const StageSlot& slot) { return cluster.types()[static_cast<std::size_t>(slot.type)].name; };
+    }
+    const std::string& typeOf(const StageSlot& slot) const
+    {
+        return cluster_.types()[static_cast<std::size_t>(slot.type)].name;
+    }
+    std::string noLinkInside(const StageSlot& slot) const
+    {
+        return "no link joins the GPUs inside " + nodesOf(slot) + " (" + typeOf(slot)
+            + "): add a link within the node (NVLink, xGMI, HCCS or PCIe)";
+    }
 
-    for (int i = 0; i < P; ++i) {
-        const StageSlot& slot = sk.slot(i);
-        t.devices[i] = slot.devices;
-        t.capacityMiB[i] = cluster.types()[static_cast<std::size_t>(slot.type)].memoryMiB();
-        const StageShape sh = sk.shapeOf(i);
-        tpRate[i] = topo.ring(Topology::tensorParallelRings(t.devices[i], sh.tp, sh.dp));
-        dpRate[i] = topo.ring(Topology::dataParallelRings(t.devices[i], sh.tp, sh.dp));
-        if ((sh.tp > 1 && !tpRate[i].connected()) || (sh.dp > 1 && !dpRate[i].connected())) {
-            why = slot.groups.size() == 1 ? "no link joins the GPUs inside " + nodesOf(slot) + " (" + typeOf(slot)
-                    + "): add a link within the node (NVLink, xGMI, HCCS or PCIe)"
-                                          : "no path joins the GPUs of " + nodesOf(slot) + " (" + typeOf(slot)
-                    + "), which one stage spans: add links within and between those nodes";
-            return false;
+    // Each stage's devices, capacity, TP and DP rings and in-flight micro-batches.
+    bool placeStages()
+    {
+        for (int i = 0; i < P_; ++i) {
+            const StageSlot& slot = sk_.slot(i);
+            t_.devices[i] = slot.devices;
+            t_.capacityMiB[i] = cluster_.types()[static_cast<std::size_t>(slot.type)].memoryMiB();
+            const StageShape sh = sk_.shapeOf(i);
+            tpRate_[i] = topo_.ring(Topology::tensorParallelRings(t_.devices[i], sh.tp, sh.dp));
+            dpRate_[i] = topo_.ring(Topology::dataParallelRings(t_.devices[i], sh.tp, sh.dp));
+            if ((sh.tp > 1 && !tpRate_[i].connected()) || (sh.dp > 1 && !dpRate_[i].connected())) {
+                why_ = slot.groups.size() == 1 ? noLinkInside(slot)
+                                               : "no path joins the GPUs of " + nodesOf(slot) + " (" + typeOf(slot)
+                        + "), which one stage spans: add links within and between those nodes";
+                return false;
+            }
+            t_.inflight[i] = sk_.schedule == Schedule::Interleaved
+                ? IterationComposer::inflightInterleaved(i, P_, sk_.microBatchCount, sk_.virtualStages)
+                : IterationComposer::inflight1F1B(i, P_, sk_.microBatchCount);
         }
-        t.inflight[i] = sk.schedule == Schedule::Interleaved
-            ? IterationComposer::inflightInterleaved(i, P, sk.microBatchCount, sk.virtualStages)
-            : IterationComposer::inflight1F1B(i, P, sk.microBatchCount);
+        return true;
     }
-    const IterationTerms& terms = cache.predictor().iterationTerms();
-    t.pipelineScale = terms.pipeline;
-    t.sumHopMs = 0;
-    for (int i = 0; i + 1 < P; ++i) {
-        PathRate hop = topo.pairwise(t.devices[i], t.devices[i + 1]);
-        if (!hop.connected()) {
-            const StageSlot& a = sk.slot(i);
-            const StageSlot& b = sk.slot(i + 1);
-            why = a.groups == b.groups && a.groups.size() == 1 ? "no link joins the GPUs inside " + nodesOf(a) + " ("
-                    + typeOf(a) + "): add a link within the node (NVLink, xGMI, HCCS or PCIe)"
-                                                               : "no link joins " + nodesOf(a) + " and " + nodesOf(b)
-                    + " (between pipeline stages): add a link "
-                      "between those nodes";
-            return false;
+
+    // The pipeline hops between neighbouring stages.
+    bool linkStages()
+    {
+        t_.sumHopMs = 0;
+        for (int i = 0; i + 1 < P_; ++i) {
+            PathRate hop = topo_.pairwise(t_.devices[i], t_.devices[i + 1]);
+            if (!hop.connected()) {
+                const StageSlot& a = sk_.slot(i);
+                const StageSlot& b = sk_.slot(i + 1);
+                why_ = a.groups == b.groups && a.groups.size() == 1 ? noLinkInside(a)
+                                                                    : "no link joins " + nodesOf(a) + " and "
+                        + nodesOf(b) + " (between pipeline stages): add a link between those nodes";
+                return false;
+            }
+            // Between meshes of other shapes FlagScale re-splits the activation
+            // (its micro-batch and TP differ on the two sides): the hop takes as
+            // long as the larger of the two sides' per-rank shares.
+            const StageShape a = sk_.shapeOf(i), b = sk_.shapeOf(i + 1);
+            const double bytes = std::max(TransformerMath::boundaryActivationBytes(t_.model, a.microBatch, sk_.seq,
+                                                                                   a.tp, t_.precision),
+                                          TransformerMath::boundaryActivationBytes(t_.model, b.microBatch, sk_.seq,
+                                                                                   b.tp, t_.precision));
+            t_.hopMs[i] = terms_.pipeline * Topology::transferMs(bytes, hop);
+            t_.sumHopMs += t_.hopMs[i];
         }
-        // Between meshes of other shapes FlagScale re-splits the activation
-        // (its micro-batch and TP differ on the two sides): the hop takes as
-        // long as the larger of the two sides' per-rank shares.
-        const StageShape a = sk.shapeOf(i), b = sk.shapeOf(i + 1);
-        const double bytes
-            = std::max(TransformerMath::boundaryActivationBytes(t.model, a.microBatch, sk.seq, a.tp, t.precision),
-                       TransformerMath::boundaryActivationBytes(t.model, b.microBatch, sk.seq, b.tp, t.precision));
-        t.hopMs[i] = terms.pipeline * Topology::transferMs(bytes, hop);
-        t.sumHopMs += t.hopMs[i];
+        return true;
     }
+
     // Framework overhead outside the micro-batches (optimizer launch, gradient
     // zeroing, loss reduction, logging): every rank waits for the slowest.
-    t.fixedMs = 0;
-    for (int i = 0; i < P; ++i)
-        t.fixedMs = std::max(t.fixedMs,
-                             cache.predictor().iterationOverheadMs(
-                                 cluster.types()[static_cast<std::size_t>(sk.slot(i).type)]));
-    t.fixedMs *= terms.fixed;
-
-    // Rows already known (stages alike in everything a row reads).
-    t.rows.assign(P, nullptr);
-    const StageShape first = sk.shapeOf(0);
-    std::vector<StageRowKey> keys(P);
-    std::vector<int> missing;
-    for (int i = 0; i < P; ++i) {
-        const StageShape sh = sk.shapeOf(i);
-        StageRowKey& k = keys[i];
-        k.type = sk.slot(i).type;
-        k.tp = sh.tp;
-        k.dp = sh.dp;
-        k.microBatch = sh.microBatch;
-        k.seq = sk.seq;
-        k.queryGroups = sk.queryGroups;
-        k.virtualStages = sk.schedule == Schedule::Interleaved ? sk.virtualStages : 1;
-        k.maxLayers = t.maxLayers;
-        k.first = i == 0;
-        k.last = i == P - 1;
-        k.inflight = t.inflight[i];
-        k.tpBandwidthGBps = sh.tp > 1 ? tpRate[i].bandwidthGBps : 0;
-        k.tpLatencyUs = sh.tp > 1 ? tpRate[i].latencyUs : 0;
-        k.dpBandwidthGBps = dpRate[i].bandwidthGBps;
-        k.dpLatencyUs = dpRate[i].latencyUs;
-        if (rowCache && !onlyLayers)
-            t.rows[i] = rowCache->find(k);
-        if (!t.rows[i])
-            missing.push_back(i);
+    void fixedOverhead()
+    {
+        t_.fixedMs = 0;
+        for (int i = 0; i < P_; ++i)
+            t_.fixedMs = std::max(t_.fixedMs,
+                                  cache_.predictor().iterationOverheadMs(
+                                      cluster_.types()[static_cast<std::size_t>(sk_.slot(i).type)]));
+        t_.fixedMs *= terms_.fixed;
     }
-    if (missing.empty())
-        return true;
 
-    // Stage queries for every (missing stage, n, level), or the n per stage
-    // asked for (and n = 1, which the recomputation policy's exchange rates read).
-    auto wanted
-        = [&](int i, int n) { return !onlyLayers || n == 1 || (*onlyLayers)[static_cast<std::size_t>(i)] == n; };
-    std::vector<StageQuery> queries;
-    queries.reserve(missing.size() * (onlyLayers ? 2 : t.maxLayers) * kRecomputeLevels);
-    for (int i : missing) {
-        const StageShape sh = sk.shapeOf(i);
-        for (int n = 1; n <= t.maxLayers; ++n) {
-            if (!wanted(i, n))
-                continue;
-            for (int lv = 0; lv < kRecomputeLevels; ++lv) {
-                StageQuery q;
-                q.gpu = &cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
-                q.tp = sh.tp;
-                q.dp = sh.dp;
-                q.layers = n;
-                q.microBatch = sh.microBatch;
-                q.seqLen = sk.seq;
-                q.hidden = t.model.hidden;
-                q.heads = t.model.heads;
-                q.headDim = t.model.headDim;
-                q.queryGroups = sk.queryGroups;
-                q.ffnHidden = t.model.ffnHidden;
-                q.mlp = t.model.mlp;
-                q.tiedEmbeddings = t.model.tiedEmbeddings;
-                q.style = t.model.style;
-                q.vocab = t.model.vocab;
-                q.hasEmbedding = i == 0;
-                q.hasOutput = i == P - 1;
-                q.distributedOptimizer = setup.distributedOptimizer;
-                q.flashAttention = flashAttentionRuns(setup.flashAttention, t.precision, *q.gpu);
-                q.dropout = setup.dropout();
-                q.precision = t.precision;
-                q.sequenceParallel = setup.sequenceParallel;
-                q.recompute = static_cast<Recompute>(lv);
-                q.inflight = t.inflight[i];
-                q.virtualStages = keys[i].virtualStages;
-                q.tpLinkGBps = keys[i].tpBandwidthGBps;
-                q.tpLatencyUs = keys[i].tpLatencyUs;
-                queries.push_back(q);
-            }
+    // Rows already known (stages alike in everything a row reads); true
+    // when every stage has one.
+    bool findCachedRows()
+    {
+        t_.rows.assign(P_, nullptr);
+        keys_.assign(P_, {});
+        for (int i = 0; i < P_; ++i) {
+            const StageShape sh = sk_.shapeOf(i);
+            StageRowKey& k = keys_[i];
+            k.type = sk_.slot(i).type;
+            k.tp = sh.tp;
+            k.dp = sh.dp;
+            k.microBatch = sh.microBatch;
+            k.seq = sk_.seq;
+            k.queryGroups = sk_.queryGroups;
+            k.virtualStages = sk_.schedule == Schedule::Interleaved ? sk_.virtualStages : 1;
+            k.maxLayers = t_.maxLayers;
+            k.first = i == 0;
+            k.last = i == P_ - 1;
+            k.inflight = t_.inflight[i];
+            k.tpBandwidthGBps = sh.tp > 1 ? tpRate_[i].bandwidthGBps : 0;
+            k.tpLatencyUs = sh.tp > 1 ? tpRate_[i].latencyUs : 0;
+            k.dpBandwidthGBps = dpRate_[i].bandwidthGBps;
+            k.dpLatencyUs = dpRate_[i].latencyUs;
+            if (rowCache_ && !onlyLayers_)
+                t_.rows[i] = rowCache_->find(k);
+            if (!t_.rows[i])
+                missing_.push_back(i);
+        }
+        return missing_.empty();
+    }
+
+    // Every (missing stage, n, level), or the n per stage asked for (and
+    // n = 1, which the recomputation policy's exchange rates read).
+    bool wanted(int i, int n) const
+    {
+        return !onlyLayers_ || n == 1 || (*onlyLayers_)[static_cast<std::size_t>(i)] == n;
+    }
+
+    StageQuery query(int i, int n, int lv) const
+    {
+        const StageShape sh = sk_.shapeOf(i);
+        StageQuery q;
+        q.gpu = &cluster_.types()[static_cast<std::size_t>(sk_.slot(i).type)];
+        q.tp = sh.tp;
+        q.dp = sh.dp;
+        q.layers = n;
+        q.microBatch = sh.microBatch;
+        q.seqLen = sk_.seq;
+        q.hidden = t_.model.hidden;
+        q.heads = t_.model.heads;
+        q.headDim = t_.model.headDim;
+        q.queryGroups = sk_.queryGroups;
+        q.ffnHidden = t_.model.ffnHidden;
+        q.mlp = t_.model.mlp;
+        q.tiedEmbeddings = t_.model.tiedEmbeddings;
+        q.style = t_.model.style;
+        q.vocab = t_.model.vocab;
+        q.hasEmbedding = i == 0;
+        q.hasOutput = i == P_ - 1;
+        q.distributedOptimizer = setup_.distributedOptimizer;
+        q.flashAttention = flashAttentionRuns(setup_.flashAttention, t_.precision, *q.gpu);
+        q.dropout = setup_.dropout();
+        q.precision = t_.precision;
+        q.sequenceParallel = setup_.sequenceParallel;
+        q.recompute = static_cast<Recompute>(lv);
+        q.inflight = t_.inflight[i];
+        q.virtualStages = keys_[i].virtualStages;
+        q.tpLinkGBps = keys_[i].tpBandwidthGBps;
+        q.tpLatencyUs = keys_[i].tpLatencyUs;
+        return q;
+    }
+
+    void predictMissing()
+    {
+        std::vector<StageQuery> queries;
+        queries.reserve(missing_.size() * (onlyLayers_ ? 2 : t_.maxLayers) * kRecomputeLevels);
+        for (int i : missing_)
+            for (int n = 1; n <= t_.maxLayers; ++n)
+                if (wanted(i, n))
+                    for (int lv = 0; lv < kRecomputeLevels; ++lv)
+                        queries.push_back(query(i, n, lv));
+        cache_.predict(queries, answers_);
+        next_ = 0;
+        for (int i : missing_) {
+            auto row = buildRow(i);
+            if (rowCache_ && !onlyLayers_)
+                rowCache_->insert(keys_[i], row);
+            t_.rows[i] = std::move(row);
         }
     }
-    std::vector<StagePrediction> answers;
-    cache.predict(queries, answers);
 
-    std::size_t k = 0;
-    const std::size_t counts = static_cast<std::size_t>(t.maxLayers) + 1;
-    std::vector<double> stageParams(counts, 0.0), owned(counts, 0.0), stepMs(counts, 0.0);
-    // The first stage's last gradient bucket (the only one it cannot hide).
-    const double lastBucket
-        = IterationComposer::lastBucketParams(first.dp, TransformerMath::embeddingParamsOnRank(t.model, first.tp));
-    const std::array<bool, kRecomputeLevels> modeLevels = levelsFor(setup.recompute);
-    for (int i : missing) {
-        const GpuType& gpu = cluster.types()[static_cast<std::size_t>(sk.slot(i).type)];
-        const StageShape sh = sk.shapeOf(i);
+    // A missing stage's row from the next answers: predictions, gradient
+    // sync and optimizer step, then what the recomputation policy makes of them.
+    std::shared_ptr<StageRow> buildRow(int i)
+    {
+        const std::size_t counts = static_cast<std::size_t>(t_.maxLayers) + 1;
         auto row = std::make_shared<StageRow>();
         StageRow& r = *row;
         r.pred.assign(counts, {});
         r.postMs.assign(counts, 0);
         r.dpMs.assign(counts, 0);
-        r.allowed = modeLevels;
+        r.allowed = levelsFor(setup_.recompute);
+        syncAndStep(i, r);
+        // Collapse selective when its exchange rate is discontinuous (MemX 3.1.1).
+        if (setup_.recompute == RecomputeMode::Policy
+            && RecomputePolicy::rates(r.pred[1], setup_.selectiveCollapseFraction).collapseSelective)
+            r.allowed[1] = false;
+        policyTables(i, r);
+        return row;
+    }
+
+    // Predictions into the row, with the gradient sync and the optimizer step
+    // of every layer count.
+    void syncAndStep(int i, StageRow& r)
+    {
+        const std::size_t counts = static_cast<std::size_t>(t_.maxLayers) + 1;
+        const GpuType& gpu = cluster_.types()[static_cast<std::size_t>(sk_.slot(i).type)];
+        const StageShape sh = sk_.shapeOf(i);
+        const StageShape first = sk_.shapeOf(0);
+        std::vector<double> stageParams(counts, 0.0), owned(counts, 0.0), stepMs(counts, 0.0);
+        // The first stage's last gradient bucket (the only one it cannot hide).
+        const double lastBucket
+            = IterationComposer::lastBucketParams(first.dp, TransformerMath::embeddingParamsOnRank(t_.model, first.tp));
         // The optimizer step of every layer count at once: the parameters a
         // GPU of the stage updates (its 1/DP share with the distributed
         // optimizer), timed by the predictor on the type as calibrated.
-        for (int n = 1; n <= t.maxLayers; ++n) {
+        for (int n = 1; n <= t_.maxLayers; ++n) {
             const std::size_t un = static_cast<std::size_t>(n);
-            stageParams[un] = wanted(i, n) ? TransformerMath::stageParams(t.model, n, sh.tp, i == 0, i == P - 1) : 0.0;
-            owned[un] = setup.distributedOptimizer ? stageParams[un] / sh.dp : stageParams[un];
+            stageParams[un]
+                = wanted(i, n) ? TransformerMath::stageParams(t_.model, n, sh.tp, i == 0, i == P_ - 1) : 0.0;
+            owned[un] = setup_.distributedOptimizer ? stageParams[un] / sh.dp : stageParams[un];
         }
-        cache.predictor().optimizerStepMs(gpu, t.precision, owned, stepMs);
-        for (int n = 1; n <= t.maxLayers; ++n) {
+        cache_.predictor().optimizerStepMs(gpu, t_.precision, owned, stepMs);
+        for (int n = 1; n <= t_.maxLayers; ++n) {
             if (!wanted(i, n))
                 continue;
             const std::size_t un = static_cast<std::size_t>(n);
             for (int lv = 0; lv < kRecomputeLevels; ++lv)
-                r.pred[un][static_cast<std::size_t>(lv)] = answers[k++];
+                r.pred[un][static_cast<std::size_t>(lv)] = answers_[next_++];
             const double params = stageParams[un];
             IterationComposer::DataParallelComm comm
-                = IterationComposer::dataParallelComm(params, sh.dp, setup.distributedOptimizer,
-                                                      dpRate[i].bandwidthGBps, dpRate[i].latencyUs, t.precision);
-            comm.reduceMs *= terms.dataParallel;
-            comm.gatherMs *= terms.dataParallel;
+                = IterationComposer::dataParallelComm(params, sh.dp, setup_.distributedOptimizer,
+                                                      dpRate_[i].bandwidthGBps, dpRate_[i].latencyUs, t_.precision);
+            comm.reduceMs *= terms_.dataParallel;
+            comm.gatherMs *= terms_.dataParallel;
             // The overlap window: one micro-batch of the stage without
             // recomputation, a third forward and two thirds backward (the
             // backward's FLOPs are twice the forward's). Recomputation only
             // lengthens the backward, so this never overstates the window.
             const double microBatchMs = r.pred[un][0].timeMs;
             r.dpMs[un]
-                = IterationComposer::exposedDataParallelMs(comm, {setup.overlapGradReduce, setup.overlapParamGather},
+                = IterationComposer::exposedDataParallelMs(comm, {setup_.overlapGradReduce, setup_.overlapParamGather},
                                                            i == 0, params, lastBucket, microBatchMs / 3.0,
                                                            2.0 * microBatchMs / 3.0);
-            r.postMs[un] = r.dpMs[un] + terms.fixed * stepMs[un];
+            r.postMs[un] = r.dpMs[un] + terms_.fixed * stepMs[un];
         }
-        // Collapse selective when its exchange rate is discontinuous (MemX 3.1.1).
-        if (setup.recompute == RecomputeMode::Policy
-            && RecomputePolicy::rates(r.pred[1], setup.selectiveCollapseFraction).collapseSelective)
-            r.allowed[1] = false;
+    }
 
-        // Policy tables and memory limits.
+    // Policy tables and memory limits.
+    void policyTables(int i, StageRow& r) const
+    {
+        const std::size_t counts = static_cast<std::size_t>(t_.maxLayers) + 1;
         const double inf = std::numeric_limits<double>::infinity();
         r.policyLevel.assign(counts, -1);
         r.minTimeMs.assign(counts, inf);
         r.minMemMiB.assign(counts, inf);
         r.nMax = 0;
-        const double capacity = t.capacityMiB[i];
-        for (int n = 1; n <= t.maxLayers; ++n) {
+        const double capacity = t_.capacityMiB[i];
+        for (int n = 1; n <= t_.maxLayers; ++n) {
             if (!wanted(i, n))
                 continue;
             const std::size_t un = static_cast<std::size_t>(n);
@@ -269,11 +349,34 @@ bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Top
             if (chosen >= 0)
                 r.nMax = n;
         }
-        if (rowCache && !onlyLayers)
-            rowCache->insert(keys[i], row);
-        t.rows[i] = std::move(row);
     }
-    return true;
+
+    const Problem& problem_;
+    const Cluster& cluster_;
+    const TrainingSetup& setup_;
+    const Skeleton& sk_;
+    const Topology& topo_;
+    PredictionCache& cache_;
+    const IterationTerms& terms_;
+    SkeletonTables& t_;
+    std::string& why_;
+    const std::vector<int>* onlyLayers_;
+    StageRowCache* rowCache_;
+    const int P_;
+    std::vector<PathRate> tpRate_, dpRate_;
+    std::vector<StageRowKey> keys_;
+    std::vector<int> missing_;
+    std::vector<StagePrediction> answers_;
+    std::size_t next_ = 0;  // the next answer buildRow reads
+};
+
+}  // namespace
+
+bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Topology& topo, PredictionCache& cache,
+                           SkeletonTables& t, std::string& why, const std::vector<int>* onlyLayers,
+                           StageRowCache* rowCache)
+{
+    return TablesBuilder(problem, sk, topo, cache, t, why, onlyLayers, rowCache).run();
 }
 
 std::size_t StageRow::bytes() const
