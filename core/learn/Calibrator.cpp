@@ -527,6 +527,209 @@ void fitMemory(const std::vector<Scenario>& scenarios, const Fitter& fitter, std
     }
 }
 
+// The time fit's steps: each type on its own runs, then the types of the
+// mixed-type runs jointly. `fits` collects every type's parameters.
+class TimeFits {
+public:
+    TimeFits(const std::vector<Scenario>& scenarios, const Fitter& fitter, const GpuCatalog& catalog,
+             const Calibrator::Options& options, const std::string& file, std::vector<std::string>& messages)
+        : scenarios_(scenarios)
+        , fitter_(fitter)
+        , catalog_(catalog)
+        , options_(options)
+        , file_(file)
+        , messages_(messages)
+    {
+    }
+
+    // 1. One type on its own runs (`members`, homogeneous scenarios).
+    void alone(const std::string& type, const std::vector<int>& members)
+    {
+        if (!catalog_.find(type))
+            return;
+        GpuParamsFit& fit = start(type);
+        const Evidence e = evidenceOf(scenarios_, members, options_.contradictionRatio, type);
+        const std::map<std::string, GpuParamsFit> alone{{type, fit}};
+        fit.runs = static_cast<int>(members.size());
+        fit.mapeBefore = fitter_.mape(alone, e.obs);
+        if (e.obs.empty())
+            fit.note = "no measured time";
+        else if (!e.contradiction.empty())
+            fit.note = e.contradiction + "; catalog values kept";
+        else if (e.free.empty())
+            fit.note = "only " + std::to_string(e.distinct)
+                + " distinct configuration(s); two are needed to fit a parameter; catalog values kept";
+        else
+            fitFree(type, members, e, alone, fit);
+        fit.mapeAfter = fitter_.mape({{type, fit}}, e.obs);
+        if (fit.fitted.empty())
+            messages_.push_back(file_ + ": GPU type " + type + ": " + fit.note);
+    }
+
+    // 2. Runs that mix types: the types they contain, jointly, on every run
+    //    that contains one of them (a heterogeneous cluster's types are
+    //    often measured only together).
+    void mixed(const std::vector<int>& mixed)
+    {
+        std::set<std::string> involved;
+        for (int idx : mixed)
+            for (const std::string& t : scenarios_[static_cast<std::size_t>(idx)].run->gpuTypes())
+                if (catalog_.find(t))
+                    involved.insert(t);
+        std::vector<int> members;
+        for (std::size_t i = 0; i < scenarios_.size(); ++i) {
+            const auto t = scenarios_[i].run->gpuTypes();
+            if (std::any_of(t.begin(), t.end(), [&](const std::string& x) { return involved.count(x) > 0; }))
+                members.push_back(static_cast<int>(i));
+        }
+        std::map<std::string, std::vector<int>> own;  // the runs containing each involved type
+        for (int idx : members)
+            for (const std::string& t : scenarios_[static_cast<std::size_t>(idx)].run->gpuTypes())
+                if (involved.count(t))
+                    own[t].push_back(idx);
+        fitJointly(involved, own, members, mixed.size());
+        std::map<std::string, GpuParamsFit> catalogValues;
+        for (const std::string& t : involved)
+            catalogValues.emplace(t, GpuParamsFit::of(*catalog_.find(t)));
+        for (const std::string& type : involved) {
+            GpuParamsFit& fit = fits.at(type);
+            const Evidence e = evidenceOf(scenarios_, own[type], 1e300, type);
+            fit.mapeBefore = fitter_.mape(catalogValues, e.obs);
+            fit.mapeAfter = fitter_.mape(fits, e.obs);
+            if (fit.fitted.empty() && fit.note.empty())
+                fit.note = "the mixed-type runs did not determine its parameters; catalog values kept";
+        }
+    }
+
+    std::map<std::string, GpuParamsFit> fits;
+
+private:
+    GpuParamsFit& start(const std::string& type)
+    {
+        auto it = fits.find(type);
+        if (it == fits.end())
+            it = fits.emplace(type, GpuParamsFit::of(*catalog_.find(type))).first;
+        return it->second;
+    }
+
+    // The free parameters fitted, then fitted again without the outliers;
+    // adopted only when they lower the type's time error.
+    void fitFree(const std::string& type, const std::vector<int>& members, const Evidence& e,
+                 const std::map<std::string, GpuParamsFit>& alone, GpuParamsFit& fit)
+    {
+        std::vector<Dim> dims;
+        for (const Param* p : e.free)
+            dims.push_back(dimOf(*catalog_.find(type), *p));
+        auto best = fitter_.minimise(alone, dims, e.obs, 24, 2);
+        double after = fitter_.mape(best, e.obs);
+        Evidence kept = e;
+        const std::string leftOut = withoutOutliers(type, members, e, alone, dims, best, after, kept);
+        if (after < fitter_.mape(alone, kept.obs)) {
+            adoptValues(fit, best.at(type));
+            for (const Param* p : e.free)
+                fit.fitted.push_back(p->name);
+            if (e.free.size() < std::size(kParams))
+                fit.note = std::to_string(e.distinct) + " distinct configuration(s): fitted "
+                    + std::to_string(e.free.size()) + " of " + std::to_string(std::size(kParams)) + " parameters";
+            if (!leftOut.empty())
+                fit.note += (fit.note.empty() ? "" : "; ") + leftOut;
+        } else {
+            fit.note = "no fit of the model's parameters lowers these runs' time error ("
+                + std::to_string(int(after + 0.5)) + "% against " + std::to_string(int(fit.mapeBefore + 0.5))
+                + "% with catalog values); catalog values kept";
+        }
+    }
+
+    // The fit again without the runs it predicts worst, kept when it predicts
+    // the rest better; each run left out is named. Returns the brief list.
+    std::string withoutOutliers(const std::string& type, const std::vector<int>& members, const Evidence& e,
+                                const std::map<std::string, GpuParamsFit>& alone, const std::vector<Dim>& dims,
+                                std::map<std::string, GpuParamsFit>& best, double& after, Evidence& kept)
+    {
+        const std::vector<Outlier> out = outliersOf(scenarios_, fitter_, best, e.obs);
+        if (out.empty())
+            return {};
+        std::vector<int> rest;
+        for (int idx : members)
+            if (std::none_of(out.begin(), out.end(), [&](const Outlier& o) { return o.obs.scenario == idx; }))
+                rest.push_back(idx);
+        Evidence r = evidenceOf(scenarios_, rest, options_.contradictionRatio, type);
+        if (r.free.size() != e.free.size())
+            return {};
+        const auto refit = fitter_.minimise(alone, dims, r.obs, 24, 2);
+        if (!(fitter_.mape(refit, r.obs) < fitter_.mape(alone, r.obs)))
+            return {};
+        best = refit;
+        after = fitter_.mape(best, r.obs);
+        kept = r;
+        const auto pred = fitter_.predictorFor(best);
+        std::string leftOut;
+        for (const Outlier& o : out) {
+            const Scenario& sc = scenarios_[static_cast<std::size_t>(o.obs.scenario)];
+            const double p = predictedMs(sc, o.obs, pred);
+            char buf[320];
+            std::snprintf(buf, sizeof buf,
+                          "run %s left out of the time fit: its %s is %.1f ms, %.2fx what the fit of "
+                          "the other %zu runs predicts (%.1f ms); a repeat of it would tell whether "
+                          "the run or the model is off",
+                          sc.run->runId.c_str(), o.obs.stage < 0 ? "iteration" : "stage time", o.obs.measuredMs,
+                          o.obs.measuredMs / p, rest.size(), p);
+            char brief[200];
+            std::snprintf(brief, sizeof brief, "run %s left out of the time fit (%.2fx its prediction)",
+                          sc.run->runId.c_str(), o.obs.measuredMs / p);
+            leftOut += (leftOut.empty() ? "" : "; ") + std::string(brief);
+            messages_.push_back(file_ + ": GPU type " + type + ": " + buf);
+        }
+        return leftOut;
+    }
+
+    void fitJointly(const std::set<std::string>& involved, std::map<std::string, std::vector<int>>& own,
+                    const std::vector<int>& members, std::size_t mixedRuns)
+    {
+        std::vector<Dim> dims;
+        std::map<std::string, std::vector<const Param*>> freeOf;
+        for (const std::string& type : involved) {
+            const Evidence e = evidenceOf(scenarios_, own[type], options_.contradictionRatio, type);
+            GpuParamsFit& fit = start(type);
+            fit.runs = static_cast<int>(own[type].size());
+            if (!e.contradiction.empty()) {
+                fit.note = e.contradiction + "; catalog values kept";
+                continue;
+            }
+            for (const Param* p : e.free) {
+                dims.push_back(dimOf(*catalog_.find(type), *p));
+                freeOf[type].push_back(p);
+            }
+        }
+        const Evidence all = evidenceOf(scenarios_, members, 1e300, "");  // its observations only
+        const double before = fitter_.mape(fits, all.obs);
+        if (dims.empty())
+            return;
+        const auto best = fitter_.minimise(fits, dims, all.obs, 12, 1);
+        const double after = fitter_.mape(best, all.obs);
+        if (std::getenv("MEMX_TRACE_CALIBRATION"))
+            std::fprintf(stderr, "joint fit of %zu parameters over %zu observations: MAPE %.1f%% -> %.1f%%\n",
+                         dims.size(), all.obs.size(), before, after);
+        if (!(after < before))
+            return;
+        for (const auto& [type, params] : freeOf) {
+            GpuParamsFit& fit = fits.at(type);
+            adoptValues(fit, best.at(type));
+            fit.fitted.clear();
+            for (const Param* p : params)
+                fit.fitted.push_back(p->name);
+            fit.note = "fitted jointly with the other types of " + std::to_string(mixedRuns) + " mixed-type run(s)";
+        }
+    }
+
+    const std::vector<Scenario>& scenarios_;
+    const Fitter& fitter_;
+    const GpuCatalog& catalog_;
+    const Calibrator::Options& options_;
+    const std::string& file_;
+    std::vector<std::string>& messages_;
+};
+
 }  // namespace
 
 Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const GpuCatalog& catalog,
@@ -559,162 +762,16 @@ Calibrator::Result Calibrator::fit(const std::vector<MeasuredRun>& runs, const G
         scenarios.push_back(std::move(sc));
     }
     const Fitter fitter(scenarios, params, options);
-    std::map<std::string, GpuParamsFit> fits;
-    auto start = [&](const std::string& type) -> GpuParamsFit& {
-        auto it = fits.find(type);
-        if (it == fits.end())
-            it = fits.emplace(type, GpuParamsFit::of(*catalog.find(type))).first;
-        return it->second;
-    };
-
-    // 1. Each type on its own runs.
-    for (const auto& [type, members] : byType) {
-        if (!catalog.find(type))
-            continue;
-        GpuParamsFit& fit = start(type);
-        const Evidence e = evidenceOf(scenarios, members, options.contradictionRatio, type);
-        const std::map<std::string, GpuParamsFit> alone{{type, fit}};
-        fit.runs = static_cast<int>(members.size());
-        fit.mapeBefore = fitter.mape(alone, e.obs);
-        if (e.obs.empty()) {
-            fit.note = "no measured time";
-        } else if (!e.contradiction.empty()) {
-            fit.note = e.contradiction + "; catalog values kept";
-        } else if (e.free.empty()) {
-            fit.note = "only " + std::to_string(e.distinct)
-                + " distinct configuration(s); two are needed to fit a parameter; catalog values kept";
-        } else {
-            std::vector<Dim> dims;
-            for (const Param* p : e.free)
-                dims.push_back(dimOf(*catalog.find(type), *p));
-            auto best = fitter.minimise(alone, dims, e.obs, 24, 2);
-            double after = fitter.mape(best, e.obs);
-            Evidence kept = e;
-            std::string leftOut;
-            if (const std::vector<Outlier> out = outliersOf(scenarios, fitter, best, e.obs); !out.empty()) {
-                std::vector<int> rest;
-                for (int idx : members)
-                    if (std::none_of(out.begin(), out.end(), [&](const Outlier& o) { return o.obs.scenario == idx; }))
-                        rest.push_back(idx);
-                Evidence r = evidenceOf(scenarios, rest, options.contradictionRatio, type);
-                if (r.free.size() == e.free.size()) {
-                    const auto refit = fitter.minimise(alone, dims, r.obs, 24, 2);
-                    if (fitter.mape(refit, r.obs) < fitter.mape(alone, r.obs)) {
-                        best = refit;
-                        after = fitter.mape(best, r.obs);
-                        kept = r;
-                        const auto pred = fitter.predictorFor(best);
-                        for (const Outlier& o : out) {
-                            const Scenario& sc = scenarios[static_cast<std::size_t>(o.obs.scenario)];
-                            const double p = predictedMs(sc, o.obs, pred);
-                            char buf[320];
-                            std::snprintf(buf, sizeof buf,
-                                          "run %s left out of the time fit: its %s is %.1f ms, %.2fx what the fit of "
-                                          "the other %zu runs predicts (%.1f ms); a repeat of it would tell whether "
-                                          "the run or the model is off",
-                                          sc.run->runId.c_str(), o.obs.stage < 0 ? "iteration" : "stage time",
-                                          o.obs.measuredMs, o.obs.measuredMs / p, rest.size(), p);
-                            char brief[200];
-                            std::snprintf(brief, sizeof brief, "run %s left out of the time fit (%.2fx its prediction)",
-                                          sc.run->runId.c_str(), o.obs.measuredMs / p);
-                            leftOut += (leftOut.empty() ? "" : "; ") + std::string(brief);
-                            result.messages.push_back(file + ": GPU type " + type + ": " + buf);
-                        }
-                    }
-                }
-            }
-            if (after < fitter.mape(alone, kept.obs)) {
-                adoptValues(fit, best.at(type));
-                for (const Param* p : e.free)
-                    fit.fitted.push_back(p->name);
-                if (e.free.size() < std::size(kParams))
-                    fit.note = std::to_string(e.distinct) + " distinct configuration(s): fitted "
-                        + std::to_string(e.free.size()) + " of " + std::to_string(std::size(kParams)) + " parameters";
-                if (!leftOut.empty())
-                    fit.note += (fit.note.empty() ? "" : "; ") + leftOut;
-            } else {
-                fit.note = "no fit of the model's parameters lowers these runs' time error ("
-                    + std::to_string(int(after + 0.5)) + "% against " + std::to_string(int(fit.mapeBefore + 0.5))
-                    + "% with catalog values); catalog values kept";
-            }
-        }
-        fit.mapeAfter = fitter.mape({{type, fit}}, e.obs);
-        if (fit.fitted.empty())
-            result.messages.push_back(file + ": GPU type " + type + ": " + fit.note);
-    }
-
-    // 2. Runs that mix types: the types they contain, jointly, on every run
-    //    that contains one of them (a heterogeneous cluster's types are
-    //    often measured only together).
-    if (!mixed.empty()) {
-        std::set<std::string> involved;
-        for (int idx : mixed)
-            for (const std::string& t : scenarios[static_cast<std::size_t>(idx)].run->gpuTypes())
-                if (catalog.find(t))
-                    involved.insert(t);
-        std::vector<int> members;
-        for (std::size_t i = 0; i < scenarios.size(); ++i) {
-            const auto t = scenarios[i].run->gpuTypes();
-            if (std::any_of(t.begin(), t.end(), [&](const std::string& x) { return involved.count(x) > 0; }))
-                members.push_back(static_cast<int>(i));
-        }
-        std::map<std::string, std::vector<int>> own;  // the runs containing each involved type
-        for (int idx : members)
-            for (const std::string& t : scenarios[static_cast<std::size_t>(idx)].run->gpuTypes())
-                if (involved.count(t))
-                    own[t].push_back(idx);
-        std::vector<Dim> dims;
-        std::map<std::string, std::vector<const Param*>> freeOf;
-        for (const std::string& type : involved) {
-            const Evidence e = evidenceOf(scenarios, own[type], options.contradictionRatio, type);
-            GpuParamsFit& fit = start(type);
-            fit.runs = static_cast<int>(own[type].size());
-            if (!e.contradiction.empty()) {
-                fit.note = e.contradiction + "; catalog values kept";
-                continue;
-            }
-            for (const Param* p : e.free) {
-                dims.push_back(dimOf(*catalog.find(type), *p));
-                freeOf[type].push_back(p);
-            }
-        }
-        const Evidence all = evidenceOf(scenarios, members, 1e300, "");  // its observations only
-        const double before = fitter.mape(fits, all.obs);
-        if (!dims.empty()) {
-            const auto best = fitter.minimise(fits, dims, all.obs, 12, 1);
-            const double after = fitter.mape(best, all.obs);
-            if (std::getenv("MEMX_TRACE_CALIBRATION"))
-                std::fprintf(stderr, "joint fit of %zu parameters over %zu observations: MAPE %.1f%% -> %.1f%%\n",
-                             dims.size(), all.obs.size(), before, after);
-            if (after < before) {
-                for (const auto& [type, params] : freeOf) {
-                    GpuParamsFit& fit = fits.at(type);
-                    adoptValues(fit, best.at(type));
-                    fit.fitted.clear();
-                    for (const Param* p : params)
-                        fit.fitted.push_back(p->name);
-                    fit.note = "fitted jointly with the other types of " + std::to_string(mixed.size())
-                        + " mixed-type run(s)";
-                }
-            }
-        }
-        std::map<std::string, GpuParamsFit> catalogValues;
-        for (const std::string& t : involved)
-            catalogValues.emplace(t, GpuParamsFit::of(*catalog.find(t)));
-        for (const std::string& type : involved) {
-            GpuParamsFit& fit = fits.at(type);
-            const Evidence e = evidenceOf(scenarios, own[type], 1e300, type);
-            fit.mapeBefore = fitter.mape(catalogValues, e.obs);
-            fit.mapeAfter = fitter.mape(fits, e.obs);
-            if (fit.fitted.empty() && fit.note.empty())
-                fit.note = "the mixed-type runs did not determine its parameters; catalog values kept";
-        }
-    }
+    TimeFits time(scenarios, fitter, catalog, options, file, result.messages);
+    for (const auto& [type, members] : byType)
+        time.alone(type, members);
+    if (!mixed.empty())
+        time.mixed(mixed);
     // 3. Memory: each type's multiplier and framework buffers from the
     //    measured peaks of its stages (homogeneous and mixed runs alike: a
     //    stage's peak belongs to its own type).
-    fitMemory(scenarios, fitter, fits, options, file, result.messages);
-    for (auto& [type, f] : fits)
+    fitMemory(scenarios, fitter, time.fits, options, file, result.messages);
+    for (auto& [type, f] : time.fits)
         result.fits.push_back(f);
     return result;
 }
