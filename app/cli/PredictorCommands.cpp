@@ -127,35 +127,24 @@ void warnConstantTargets(const TrainingSet& set, const std::string& file)
     });
 }
 
-void train(const TrainArgs& a)
+// --augment: interpolated rows appended to `rows` (MemX Table 2); the
+// table is printed and its summary returned for the training report.
+nlohmann::json augmentRows(const TrainArgs& a, std::vector<Measurement>& rows, std::size_t& interpolated)
 {
-    std::string text;
-    std::vector<Measurement> rows = readAll(a.measurements, text);
-    nlohmann::json augmentJson;
-    std::size_t interpolated = 0;  // rows generated here (--augment)
-    const auto fromFile = static_cast<std::size_t>(
-        std::count_if(rows.begin(), rows.end(), [](const Measurement& m) { return m.isInterpolated(); }));
-    // Calibration fits real runs, not interpolated ones (neither generated
-    // here nor read from a file that holds some).
-    std::vector<Measurement> measured;
-    std::copy_if(rows.begin(), rows.end(), std::back_inserter(measured),
-                 [](const Measurement& m) { return !m.isInterpolated(); });
-    if (a.augment) {
-        AugmentOptions augmentOptions;
-        augmentOptions.perGap = a.augmentPerGap;
-        const Augmenter::Result aug = Augmenter::augment(rows, augmentOptions);
-        std::cout << "Interpolation augmentation (MemX Table 2):\n" << Augmenter::formatTable(aug) << "\n";
-        interpolated = aug.rows.size();
-        rows.insert(rows.end(), aug.rows.begin(), aug.rows.end());
-        augmentJson = {{"input_rows", aug.inputRows}, {"generated_rows", aug.rows.size()}, {"capped", aug.capped}};
-    }
-    const std::string dataFile = a.measurements.size() == 1 ? a.measurements.front() : "measurements";
-    RunPlacement placement(loadCluster(a.cluster));
-    // Each GPU type's physical parameters first; the trees learn what is left.
-    Calibrator::Result calibration;
-    const std::shared_ptr<const AnalyticPredictor> prior
-        = a.noCalibrate ? nullptr : Calibrator::calibratedModel(measured, dataFile, placement, calibration);
-    const TrainingSet set = TrainingSet::build(rows, dataFile, GpuCatalog::builtin(), &placement, prior);
+    AugmentOptions augmentOptions;
+    augmentOptions.perGap = a.augmentPerGap;
+    const Augmenter::Result aug = Augmenter::augment(rows, augmentOptions);
+    std::cout << "Interpolation augmentation (MemX Table 2):\n" << Augmenter::formatTable(aug) << "\n";
+    interpolated = aug.rows.size();
+    rows.insert(rows.end(), aug.rows.begin(), aug.rows.end());
+    return {{"input_rows", aug.inputRows}, {"generated_rows", aug.rows.size()}, {"capped", aug.capped}};
+}
+
+// The training set, its skipped runs and doubts said; throws when no run can be used.
+TrainingSet trainingSetOf(const std::vector<Measurement>& rows, const std::string& dataFile, RunPlacement& placement,
+                          const std::shared_ptr<const AnalyticPredictor>& prior)
+{
+    TrainingSet set = TrainingSet::build(rows, dataFile, GpuCatalog::builtin(), &placement, prior);
     for (const std::string& s : set.skipped)
         std::cerr << dataFile << ": skipped " << s << "\n";
     if (set.rows.empty())
@@ -170,6 +159,11 @@ void train(const TrainArgs& a)
         std::cerr << dataFile << ": " << unnamed
                   << " interpolated run(s) read from the file do not say which runs they were made from: they train "
                      "the final model but no cross-validation fold (any fold might hold their source)\n";
+    return set;
+}
+
+PredictorTrainer::Options trainerOptions(const TrainArgs& a, RunPlacement& placement)
+{
     PredictorTrainer::Options opt;
     opt.folds = a.folds;
     opt.tune = !a.noTune;
@@ -178,8 +172,70 @@ void train(const TrainArgs& a)
     opt.seed = a.seed;
     opt.timeLimitS = a.timeLimit;
     opt.placement = &placement;
+    return opt;
+}
+
+void printCrossValidation(const TrainReport& report, const TrainingSet& set, bool calibrated)
+{
+    if (report.cv.folds < 2) {
+        std::printf("too few measured runs for cross-validation (%zu; interpolated runs are never scored); "
+                    "uncertainty left at its defaults\n",
+                    PredictorTrainer::scoredRuns(set));
+        return;
+    }
+    // The calibration was fitted on every run before the folds were
+    // drawn: both figures are in-sample for it (the trees' folds learn on
+    // top of that same calibration).
+    // "-" where no held-out row had that label (no memory measured, say).
+    const auto pct = [](double v) { return std::isnan(v) ? std::string("-") : Text::fmt("%.2f%%", v); };
+    const char* prior = calibrated ? "calibrated analytic model" : "analytic model";
+    std::printf("%d-fold cross-validation by run: stage time MAPE %s, stage memory MAPE %s "
+                "(%s alone: %s, %s)%s\n",
+                report.cv.folds, pct(report.cv.timeMape).c_str(), pct(report.cv.memoryMape).c_str(), prior,
+                pct(report.cv.priorTimeMape).c_str(), pct(report.cv.priorMemoryMape).c_str(),
+                calibrated ? "; the calibration saw every run, so both figures are in-sample for it" : "");
+    if (!report.uncertainty.timeCorrection)
+        std::printf("time: the trees did not beat the %s in cross-validation; it predicts time alone\n", prior);
+    if (!report.uncertainty.memoryCorrection)
+        std::printf("memory: the trees did not beat the %s in cross-validation; it predicts memory alone\n", prior);
+}
+
+void printImportance(const TrainReport& report)
+{
+    std::vector<std::pair<double, std::string>> imp;
+    for (const auto& [k, v] : report.importance)
+        if (v > 0)
+            imp.emplace_back(v, k);
+    std::sort(imp.rbegin(), imp.rend());
+    std::printf("most important features (gain):");
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, imp.size()); ++i)
+        std::printf(" %s %.3g%s", imp[i].second.c_str(), imp[i].first,
+                    i + 1 < std::min<std::size_t>(5, imp.size()) ? "," : "");
+    std::printf("\n");
+}
+
+void train(const TrainArgs& a)
+{
+    std::string text;
+    std::vector<Measurement> rows = readAll(a.measurements, text);
+    std::size_t interpolated = 0;  // rows generated here (--augment)
+    const auto fromFile = static_cast<std::size_t>(
+        std::count_if(rows.begin(), rows.end(), [](const Measurement& m) { return m.isInterpolated(); }));
+    // Calibration fits real runs, not interpolated ones (neither generated
+    // here nor read from a file that holds some).
+    std::vector<Measurement> measured;
+    std::copy_if(rows.begin(), rows.end(), std::back_inserter(measured),
+                 [](const Measurement& m) { return !m.isInterpolated(); });
+    const nlohmann::json augmentJson = a.augment ? augmentRows(a, rows, interpolated) : nlohmann::json();
+    const std::string dataFile = a.measurements.size() == 1 ? a.measurements.front() : "measurements";
+    RunPlacement placement(loadCluster(a.cluster));
+    // Each GPU type's physical parameters first; the trees learn what is left.
+    Calibrator::Result calibration;
+    const std::shared_ptr<const AnalyticPredictor> prior
+        = a.noCalibrate ? nullptr : Calibrator::calibratedModel(measured, dataFile, placement, calibration);
+    const TrainingSet set = trainingSetOf(rows, dataFile, placement, prior);
     TrainReport report;
-    const LearnedPredictor model = PredictorTrainer::train(set, opt, report);
+    const LearnedPredictor model = PredictorTrainer::train(set, trainerOptions(a, placement), report);
 
     PredictorMetadata meta = set.metadata();
     meta.dataHash = PredictorMetadata::hashText(text);
@@ -209,41 +265,12 @@ void train(const TrainArgs& a)
                     ? "fixed"
                     : (std::to_string(report.trials.size()) + " Bayesian-optimisation trials").c_str());
     std::printf("%s", calibrationText(calibration).c_str());
-    if (report.cv.folds >= 2) {
-        // The calibration was fitted on every run before the folds were
-        // drawn: both figures are in-sample for it (the trees' folds learn on
-        // top of that same calibration).
-        // "-" where no held-out row had that label (no memory measured, say).
-        const auto pct = [](double v) { return std::isnan(v) ? std::string("-") : Text::fmt("%.2f%%", v); };
-        std::printf("%d-fold cross-validation by run: stage time MAPE %s, stage memory MAPE %s "
-                    "(%s alone: %s, %s)%s\n",
-                    report.cv.folds, pct(report.cv.timeMape).c_str(), pct(report.cv.memoryMape).c_str(),
-                    prior ? "calibrated analytic model" : "analytic model", pct(report.cv.priorTimeMape).c_str(),
-                    pct(report.cv.priorMemoryMape).c_str(),
-                    prior ? "; the calibration saw every run, so both figures are in-sample for it" : "");
-        if (!report.uncertainty.timeCorrection)
-            std::printf("time: the trees did not beat the %s in cross-validation; it predicts time alone\n",
-                        prior ? "calibrated analytic model" : "analytic model");
-        if (!report.uncertainty.memoryCorrection)
-            std::printf("memory: the trees did not beat the %s in cross-validation; it predicts memory alone\n",
-                        prior ? "calibrated analytic model" : "analytic model");
-    } else
-        std::printf("too few measured runs for cross-validation (%zu; interpolated runs are never scored); "
-                    "uncertainty left at its defaults\n",
-                    PredictorTrainer::scoredRuns(set));
+    printCrossValidation(report, set, prior != nullptr);
     std::printf("%s\n", IterationTermFit::describe(report.iterationTerms).c_str());
     std::printf("uncertainty: +-%.0f%% inside the training range, up to +-%.0f%% outside\n",
                 100 * report.uncertainty.inRangeUncertainty, 100 * report.uncertainty.outOfRangeUncertainty);
-    std::vector<std::pair<double, std::string>> imp;
-    for (const auto& [k, v] : report.importance)
-        if (v > 0)
-            imp.emplace_back(v, k);
-    std::sort(imp.rbegin(), imp.rend());
-    std::printf("most important features (gain):");
-    for (std::size_t i = 0; i < std::min<std::size_t>(5, imp.size()); ++i)
-        std::printf(" %s %.3g%s", imp[i].second.c_str(), imp[i].first,
-                    i + 1 < std::min<std::size_t>(5, imp.size()) ? "," : "");
-    std::printf("\nruns placed on %s\n", set.topology.describe().c_str());
+    printImportance(report);
+    std::printf("runs placed on %s\n", set.topology.describe().c_str());
     std::printf("wrote %s (data hash %s)\n", a.out.c_str(), meta.dataHash.c_str());
 }
 

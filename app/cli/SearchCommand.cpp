@@ -211,12 +211,8 @@ void validateAsFlags(const TrainingSetup& s)
     }
 }
 
-SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
+void checkCounts(const SearchArgs& a)
 {
-    SearchRequest req;
-    req.problem.cluster = Cluster::fromFile(a.cluster);
-    req.problem.model = ModelSpec::resolve(a.model);
-    TrainingSetup& s = req.problem.setup;
     if (a.threads < 0)
         throw InputError("--threads", std::to_string(a.threads), "the thread count must be at least 0 (0 = all cores)");
     if (a.top < 1)
@@ -225,6 +221,11 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
         throw InputError("--keep", std::to_string(a.keep), "keep at least one plan per ranking");
     if (a.runsCount < 1)
         throw InputError("--runs-count", std::to_string(a.runsCount), "write at least one plan");
+}
+
+// The setup's flags bound onto the value and checked as a setup read from a file is.
+void bindSetup(const SearchArgs& a, TrainingSetup& s)
+{
     s.globalBatch = a.gbs;
     s.microBatchSizes = a.mbs;
     s.seqLens = a.seq;
@@ -252,29 +253,39 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     if (!parseMeshMode(a.meshes, s.meshes))
         throw InputError("--meshes", a.meshes, "expected uniform or per-type");
     validateAsFlags(s);
-    ObjectiveSpec& o = req.objective;
+}
+
+// --weights wT,wM,wV: shares of one whole (MemX Eq. 2).
+Weights customWeights(const std::string& text)
+{
+    std::istringstream in(text);
+    char c1 = 0, c2 = 0;
+    Weights w;
+    std::string rest;
+    if (!(in >> w.time >> c1 >> w.memory >> c2 >> w.variance) || c1 != ',' || c2 != ',' || (in >> rest))
+        throw InputError("--weights", text, "expected three numbers wT,wM,wV");
+    Weights normalised;
+    try {
+        normalised = Objective::normalised(w);
+    } catch (const std::invalid_argument& e) {
+        throw InputError("--weights", text, e.what());
+    }
+    // 1,1,1 is more likely a slip than a wish for equal shares, so say so.
+    // Three decimals of rounding (0.333,0.333,0.334) are fine.
+    const double sum = w.time + w.memory + w.variance;
+    if (std::abs(sum - 1) > 1e-3)
+        throw InputError("--weights", text, "the weights must sum to 1 (these sum to " + Text::fmt("%g", sum) + ")");
+    return normalised;
+}
+
+// The objective's flags bound onto the value and checked as every reader of an objective checks it.
+void bindObjective(const SearchArgs& a, ObjectiveSpec& o)
+{
     if (!parseProfile(a.profile, o.profile))
         throw InputError("--profile", a.profile,
                          "expected default, safety-first, throughput-first, balanced, custom or auto");
     if (!a.weights.empty()) {
-        std::istringstream in(a.weights);
-        char c1 = 0, c2 = 0;
-        Weights w;
-        std::string rest;
-        if (!(in >> w.time >> c1 >> w.memory >> c2 >> w.variance) || c1 != ',' || c2 != ',' || (in >> rest))
-            throw InputError("--weights", a.weights, "expected three numbers wT,wM,wV");
-        try {
-            o.custom = Objective::normalised(w);
-        } catch (const std::invalid_argument& e) {
-            throw InputError("--weights", a.weights, e.what());
-        }
-        // A profile's weights are shares of one whole (MemX Eq. 2): 1,1,1 is
-        // more likely a slip than a wish for equal shares, so say so. Three
-        // decimals of rounding (0.333,0.333,0.334) are fine.
-        const double sum = w.time + w.memory + w.variance;
-        if (std::abs(sum - 1) > 1e-3)
-            throw InputError("--weights", a.weights,
-                             "the weights must sum to 1 (these sum to " + Text::fmt("%g", sum) + ")");
+        o.custom = customWeights(a.weights);
         o.profile = WeightProfile::Custom;
     } else if (o.profile == WeightProfile::Custom) {
         throw InputError("--profile", "custom", "give the weights with --weights wT,wM,wV");
@@ -310,9 +321,13 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
         const auto f = flags.find(e.field());
         throw InputError(f == flags.end() ? e.field() : f->second, "", e.reason());
     }
-    // --keep costs only when something is written; and never more plans
-    // than about 1 GiB holds (a plan and its stages in memory and in JSON:
-    // about 1.5 KiB plus 1 KiB per stage).
+}
+
+// --keep costs only when something is written; and never more plans
+// than about 1 GiB holds (a plan and its stages in memory and in JSON:
+// about 1.5 KiB plus 1 KiB per stage).
+std::size_t keptPlans(const SearchArgs& a)
+{
     const bool writes = !a.json.empty() || !a.csv.empty() || !a.runsOut.empty();
     long long keep = writes ? std::max(a.top, a.keep) : a.top;
     const long long perPlan = 1536 + 1024LL * std::max(1, a.maxPP);
@@ -323,7 +338,12 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
                      a.keep >= a.top ? "keep" : "top", keep, static_cast<double>(keep) * perPlan * 4 / (1 << 30), cap);
         keep = cap;
     }
-    req.options.topK = static_cast<std::size_t>(keep);
+    return static_cast<std::size_t>(keep);
+}
+
+void bindOptions(const SearchArgs& a, SearchRequest& req)
+{
+    req.options.topK = keptPlans(a);
     req.options.threads = a.threads;
     if (!(a.timeLimit >= 0) || !std::isfinite(a.timeLimit))
         throw InputError("--time-limit", std::to_string(a.timeLimit), "expected seconds, 0 or more (0: no limit)");
@@ -336,23 +356,40 @@ SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
     if (a.compare)
         req.compareProfiles = {WeightProfile::Default, WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst,
                                WeightProfile::Custom};
-    if (a.predictor != "analytic") {
-        LoadedPredictor p = loadPredictor(a.predictor);
-        std::vector<std::string> problems, warnings;
-        PredictorFile::checkFits(p.metadata, req.problem, problems, warnings);
-        if (!problems.empty()) {
-            std::string all;
-            for (const auto& x : problems)
-                all += (all.empty() ? "" : "; ") + x;
-            throw InputError(a.predictor, "trained_on", "does not fit this search: " + all);
-        }
-        printWarnings(warnings);
-        std::vector<std::string> types;
-        for (const GpuType& t : req.problem.cluster.types())
-            types.push_back(t.name);
-        topologyNote = warnTopology(p, &req.problem.cluster, types);
-        req.predictor = p.predictor;
+}
+
+// A learned predictor for the search, refused when it was not trained for
+// this cluster and model; the topology it was trained on noted.
+void usePredictor(const SearchArgs& a, SearchRequest& req, std::string& topologyNote)
+{
+    LoadedPredictor p = loadPredictor(a.predictor);
+    std::vector<std::string> problems, warnings;
+    PredictorFile::checkFits(p.metadata, req.problem, problems, warnings);
+    if (!problems.empty()) {
+        std::string all;
+        for (const auto& x : problems)
+            all += (all.empty() ? "" : "; ") + x;
+        throw InputError(a.predictor, "trained_on", "does not fit this search: " + all);
     }
+    printWarnings(warnings);
+    std::vector<std::string> types;
+    for (const GpuType& t : req.problem.cluster.types())
+        types.push_back(t.name);
+    topologyNote = warnTopology(p, &req.problem.cluster, types);
+    req.predictor = p.predictor;
+}
+
+SearchRequest buildRequest(const SearchArgs& a, std::string& topologyNote)
+{
+    SearchRequest req;
+    req.problem.cluster = Cluster::fromFile(a.cluster);
+    req.problem.model = ModelSpec::resolve(a.model);
+    checkCounts(a);
+    bindSetup(a, req.problem.setup);
+    bindObjective(a, req.objective);
+    bindOptions(a, req);
+    if (a.predictor != "analytic")
+        usePredictor(a, req, topologyNote);
     return req;
 }
 

@@ -107,34 +107,36 @@ int takeScreenshot(memx::MainWindow& w, const QString& file, memx::MainWindow::V
     return ok ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv)
+void describeApplication()
 {
-    if (wantsOffscreen(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("memx"));
     QApplication::setOrganizationName(QStringLiteral("MemX"));
     QApplication::setOrganizationDomain(QStringLiteral("memx.example.org"));
     QApplication::setApplicationVersion(QStringLiteral(MEMX_VERSION));
     // Lets Wayland match windows to the installed desktop file and its icon.
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.memx_workbench.MemX"));
-    {
-        QIcon icon;
-        icon.addFile(QStringLiteral(":/memx/icon-48.png"));
-        icon.addFile(QStringLiteral(":/memx/icon-256.png"));
-        QApplication::setWindowIcon(icon);
-    }
+    QIcon icon;
+    icon.addFile(QStringLiteral(":/memx/icon-48.png"));
+    icon.addFile(QStringLiteral(":/memx/icon-256.png"));
+    QApplication::setWindowIcon(icon);
     QApplication::setApplicationDisplayName(QStringLiteral("MemX Workbench"));
-
     // MEMX_DARK=1 forces a dark Fusion palette: how the views look on a dark
     // desktop, reproducible offscreen (the screenshots in docs/ use it to check).
     if (qEnvironmentVariableIntValue("MEMX_DARK") == 1) {
         QApplication::setStyle(QStringLiteral("Fusion"));
         QApplication::setPalette(memx::darkPalette());
     }
+}
 
+// The command line, parsed (--help and --version exit here).
+struct Arguments {
+    QString screenshot, project, view;
+    bool shot = false, sizeSet = false;
+    QString size;
+};
+
+Arguments parseArguments(const QApplication& app)
+{
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("MemX Workbench: plan LLM training on heterogeneous GPU clusters"));
     parser.addHelpOption();
@@ -157,21 +159,93 @@ int main(int argc, char** argv)
     parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."),
                                  QStringLiteral("[project]"));
     parser.process(app);
+    Arguments args;
+    args.shot = parser.isSet(screenshot);
+    args.screenshot = parser.value(screenshot);
+    args.project = parser.value(project);
+    if (args.project.isEmpty() && !parser.positionalArguments().isEmpty())
+        args.project = parser.positionalArguments().front();
+    args.view = parser.value(view);
+    args.sizeSet = parser.isSet(size);
+    args.size = parser.value(size);
+    return args;
+}
 
-    const bool shot = parser.isSet(screenshot);
+// --screenshot: the view and window size checked, then rendered.
+int screenshotMode(memx::MainWindow& window, const Arguments& args)
+{
+    memx::MainWindow::View v;
+    if (!memx::MainWindow::parseView(args.view, v)) {
+        std::fprintf(stderr, "memx: unknown view %s\n", qPrintable(args.view));
+        return 2;
+    }
+    QSize windowSize;
+    if (args.sizeSet) {
+        const QStringList wh = args.size.split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        if (wh.size() == 2)
+            windowSize = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+        if (!okW || !okH || windowSize.width() < 640 || windowSize.height() < 480 || windowSize.width() > 8000
+            || windowSize.height() > 8000) {
+            std::fprintf(stderr, "memx: --size %s: give WIDTHxHEIGHT in pixels, from 640x480 to 8000x8000\n",
+                         qPrintable(args.size));
+            return 2;
+        }
+    }
+    return takeScreenshot(window, args.screenshot, v, windowSize);
+}
+
+// Crash recovery: an autosave whose instance is gone (its lock is free)
+// was left by a crash; a running instance's is not offered. The newest one
+// is offered; the others stay for a later launch. True when it was recovered.
+bool offerRecovery(memx::MainWindow& window)
+{
+    std::vector<memx::AutosaveSlot::Orphan> orphans = memx::AutosaveSlot::orphans(memx::ProjectSession::autosaveDir());
+    if (orphans.empty())
+        return false;
+    const memx::AutosaveSlot::Orphan& o = orphans.front();
+    const QString what
+        = o.projectFile.isEmpty() ? QObject::tr("an untitled project") : QFileInfo(o.projectFile).fileName();
+    auto answer
+        = QMessageBox::question(&window, QObject::tr("Recover unsaved work?"),
+                                QObject::tr(
+                                    "A MemX Workbench window closed without saving %1 (last autosaved %2). Recover it? "
+                                    "Discard deletes the autosave; Cancel keeps it for the next launch.")
+                                    .arg(what, o.saved.toString()),
+                                QMessageBox::Yes | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Yes);
+    bool recovered = false;
+    if (answer == QMessageBox::Yes) {
+        QString error;
+        recovered = window.recoverProject(o, &error);
+        if (!recovered)
+            QMessageBox::warning(&window, QObject::tr("Cannot recover"), error);
+    } else if (answer == QMessageBox::Discard) {
+        memx::AutosaveSlot::remove(o);
+    }
+    return recovered;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (wantsOffscreen(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    describeApplication();
+    const Arguments args = parseArguments(app);
+
     memx::MainWindow::Options options;
-    options.restoreState = !shot;
-    options.offerRecovery = !shot;
-    options.autosave = !shot;
+    options.restoreState = !args.shot;
+    options.offerRecovery = !args.shot;
+    options.autosave = !args.shot;
     memx::MainWindow window(options);
     memx::GuiProbe::attachIfRequested(&window);  // MEMX_GUI_PROBE: scripts/gui-walk
 
-    QString projectFile = parser.value(project);
-    if (projectFile.isEmpty() && !parser.positionalArguments().isEmpty())
-        projectFile = parser.positionalArguments().front();
+    QString projectFile = args.project;
     const bool named = !projectFile.isEmpty();
     // Without a project on the command line: the one opened last, else the sample.
-    if (!named && !shot)
+    if (!named && !args.shot)
         projectFile = memx::ProjectSession::lastProject();
     bool sample = false;
     if (!projectFile.isEmpty()) {
@@ -187,56 +261,10 @@ int main(int argc, char** argv)
         window.openSampleProject();
         sample = true;
     }
+    if (args.shot)
+        return screenshotMode(window, args);
 
-    if (shot) {
-        memx::MainWindow::View v;
-        if (!memx::MainWindow::parseView(parser.value(view), v)) {
-            std::fprintf(stderr, "memx: unknown view %s\n", qPrintable(parser.value(view)));
-            return 2;
-        }
-        QSize windowSize;
-        if (parser.isSet(size)) {
-            const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-            bool okW = false, okH = false;
-            if (wh.size() == 2)
-                windowSize = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
-            if (!okW || !okH || windowSize.width() < 640 || windowSize.height() < 480 || windowSize.width() > 8000
-                || windowSize.height() > 8000) {
-                std::fprintf(stderr, "memx: --size %s: give WIDTHxHEIGHT in pixels, from 640x480 to 8000x8000\n",
-                             qPrintable(parser.value(size)));
-                return 2;
-            }
-        }
-        return takeScreenshot(window, parser.value(screenshot), v, windowSize);
-    }
-
-    // Crash recovery: an autosave whose instance is gone (its lock is free)
-    // was left by a crash; a running instance's is not offered. The newest one
-    // is offered; the others stay for a later launch.
-    bool recovered = false;
-    if (options.offerRecovery) {
-        std::vector<memx::AutosaveSlot::Orphan> orphans
-            = memx::AutosaveSlot::orphans(memx::ProjectSession::autosaveDir());
-        if (!orphans.empty()) {
-            const memx::AutosaveSlot::Orphan& o = orphans.front();
-            const QString what
-                = o.projectFile.isEmpty() ? QObject::tr("an untitled project") : QFileInfo(o.projectFile).fileName();
-            auto answer = QMessageBox::question(
-                &window, QObject::tr("Recover unsaved work?"),
-                QObject::tr("A MemX Workbench window closed without saving %1 (last autosaved %2). Recover it? "
-                            "Discard deletes the autosave; Cancel keeps it for the next launch.")
-                    .arg(what, o.saved.toString()),
-                QMessageBox::Yes | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Yes);
-            if (answer == QMessageBox::Yes) {
-                QString error;
-                recovered = window.recoverProject(o, &error);
-                if (!recovered)
-                    QMessageBox::warning(&window, QObject::tr("Cannot recover"), error);
-            } else if (answer == QMessageBox::Discard) {
-                memx::AutosaveSlot::remove(o);
-            }
-        }
-    }
+    const bool recovered = options.offerRecovery && offerRecovery(window);
     window.show();
     // The bundled sample is planned at once to show what the tool does; a
     // user's project (reopened or recovered) waits for Run.
