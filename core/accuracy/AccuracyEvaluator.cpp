@@ -200,9 +200,12 @@ AccuracyReport AccuracyEvaluator::evaluate(const std::vector<Measurement>& truth
     return summarise(std::move(report));
 }
 
-AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
+namespace {
+
+// The error summaries: overall, in and out of the training range, per GPU
+// type and per subset, and the floors the repeats set.
+void summariseErrors(AccuracyReport& report)
 {
-    report.runs = report.scores.size();
     report.iterationTime = errorsOf(report.scores, 0, 0);
     report.stageTime = errorsOf(report.scores, 1, 0);
     report.memory = errorsOf(report.scores, 2, 0);
@@ -239,8 +242,48 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
     }
     report.iterationTimeFloor = RepeatFloor::of(times);
     report.memoryFloor = RepeatFloor::of(peaks);
+}
 
-    // Ranking within groups.
+// Phi of the measured runs whose every stage memory was measured, under the
+// references of the measured runs; false when fewer than three are.
+bool phiOfGroup(const std::vector<RunScore*>& members, std::vector<double>& phiM, std::vector<double>& phiP)
+{
+    std::vector<RunScore*> full;
+    for (RunScore* s : members)
+        if (s->allStagesMeasured)
+            full.push_back(s);
+    if (full.size() < 3)
+        return false;
+    std::vector<double> T, M, V, Tp, Mp, Vp;
+    for (RunScore* s : full) {
+        T.push_back(s->measuredRankMs);
+        M.push_back(*std::max_element(s->measuredMemMiB.begin(), s->measuredMemMiB.end()));
+        V.push_back(Statistics::variance(s->measuredMemMiB));
+        Tp.push_back(s->predictedRankMs);
+        Mp.push_back(*std::max_element(s->predictedMemMiB.begin(), s->predictedMemMiB.end()));
+        Vp.push_back(Statistics::variance(s->predictedMemMiB));
+    }
+    // The references of the measured runs; measured memory carries no
+    // prediction uncertainty, so eV is the paper's (Objective::epsilon).
+    References ref;
+    ref.time = Statistics::median(T);
+    ref.memory = Statistics::median(M);
+    ref.variance = Statistics::median(V);
+    ref.epsilon = Objective::epsilon(ObjectiveSpec{}, ref.variance, 0.0, ref.memory) + 1e-9;
+    const Weights w = weightsOf(WeightProfile::Default);
+    for (std::size_t i = 0; i < full.size(); ++i) {
+        phiM.push_back(Objective::phi(T[i], M[i], V[i], ref, w));
+        phiP.push_back(Objective::phi(Tp[i], Mp[i], Vp[i], ref, w));
+        full[i]->measuredPhi = phiM.back();
+        full[i]->predictedPhi = phiP.back();
+    }
+    return true;
+}
+
+// Ranking within groups: by time over every group of three or more runs, by
+// Phi over those whose stage memories were all measured.
+void rankWithinGroups(AccuracyReport& report)
+{
     std::map<std::string, std::vector<RunScore*>> groups;
     for (RunScore& s : report.scores)
         if (!std::isnan(s.measuredRankMs))
@@ -248,7 +291,6 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
     const std::vector<int> ks = {1, 3, 5, 10};
     RankAgreement byTime, byPhi;
     std::map<int, double> hitT, hitP;
-    const Weights w = weightsOf(WeightProfile::Default);
     report.decisions = {};
     for (auto& [key, members] : groups) {
         addDecision(report.decisions, key, members);
@@ -263,37 +305,9 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
         ++report.rankedGroups;
         for (const auto& [k, hit] : AccuracyMetrics::topKHits(pt, mt, ks))
             hitT[k] += hit ? 1 : 0;
-
-        // Phi over the runs whose every stage memory was measured.
-        std::vector<RunScore*> full;
-        for (RunScore* s : members)
-            if (s->allStagesMeasured)
-                full.push_back(s);
-        if (full.size() < 3)
-            continue;
-        std::vector<double> T, M, V, Tp, Mp, Vp;
-        for (RunScore* s : full) {
-            T.push_back(s->measuredRankMs);
-            M.push_back(*std::max_element(s->measuredMemMiB.begin(), s->measuredMemMiB.end()));
-            V.push_back(Statistics::variance(s->measuredMemMiB));
-            Tp.push_back(s->predictedRankMs);
-            Mp.push_back(*std::max_element(s->predictedMemMiB.begin(), s->predictedMemMiB.end()));
-            Vp.push_back(Statistics::variance(s->predictedMemMiB));
-        }
-        // The references of the measured runs; measured memory carries no
-        // prediction uncertainty, so eV is the paper's (Objective::epsilon).
-        References ref;
-        ref.time = Statistics::median(T);
-        ref.memory = Statistics::median(M);
-        ref.variance = Statistics::median(V);
-        ref.epsilon = Objective::epsilon(ObjectiveSpec{}, ref.variance, 0.0, ref.memory) + 1e-9;
         std::vector<double> phiM, phiP;
-        for (std::size_t i = 0; i < full.size(); ++i) {
-            phiM.push_back(Objective::phi(T[i], M[i], V[i], ref, w));
-            phiP.push_back(Objective::phi(Tp[i], Mp[i], Vp[i], ref, w));
-            full[i]->measuredPhi = phiM.back();
-            full[i]->predictedPhi = phiP.back();
-        }
+        if (!phiOfGroup(members, phiM, phiP))
+            continue;
         ++report.phiGroups;
         for (const auto& [k, hit] : AccuracyMetrics::topKHits(phiP, phiM, ks))
             hitP[k] += hit ? 1 : 0;
@@ -307,6 +321,15 @@ AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
         report.topKTime[k] = report.rankedGroups ? hitT[k] / report.rankedGroups : kNaN;
         report.topKPhi[k] = report.phiGroups ? hitP[k] / report.phiGroups : kNaN;
     }
+}
+
+}  // namespace
+
+AccuracyReport AccuracyEvaluator::summarise(AccuracyReport report)
+{
+    report.runs = report.scores.size();
+    summariseErrors(report);
+    rankWithinGroups(report);
     return report;
 }
 

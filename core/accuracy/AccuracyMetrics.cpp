@@ -116,38 +116,30 @@ double AccuracyMetrics::spearman(const std::vector<double>& a, const std::vector
     return sab / std::sqrt(saa * sbb);
 }
 
-double AccuracyMetrics::kendallTau(const std::vector<double>& a, const std::vector<double>& b)
+namespace {
+
+long long pairsOf(long long t) { return t * (t - 1) / 2; }
+
+// Pairs tied in a run of equal values of the sorted `v`.
+long long tiedPairs(const std::vector<double>& v)
 {
-    requireRankable(a, b, "AccuracyMetrics::kendallTau");
-    // Knight's O(n log n) algorithm (1966): sort by (a, b), count the pairs
-    // tied in a and in both, then merge-sort by b counting exchanges: each
-    // is a discordant pair (one tied in a is already in b's order, one tied
-    // in b is never exchanged).
-    const std::size_t n = a.size();
-    std::vector<std::size_t> idx(n);
-    for (std::size_t i = 0; i < n; ++i)
-        idx[i] = i;
-    std::sort(idx.begin(), idx.end(),
-              [&](std::size_t x, std::size_t y) { return a[x] < a[y] || (a[x] == a[y] && b[x] < b[y]); });
-    auto pairs = [](long long t) { return t * (t - 1) / 2; };
-    long long n1 = 0, n3 = 0;  // tied in a; tied in a and b
-    for (std::size_t i = 0; i < n;) {
+    long long tied = 0;
+    for (std::size_t i = 0; i < v.size();) {
         std::size_t j = i;
-        while (j < n && a[idx[j]] == a[idx[i]])
+        while (j < v.size() && v[j] == v[i])
             ++j;
-        n1 += pairs(static_cast<long long>(j - i));
-        for (std::size_t k = i; k < j;) {
-            std::size_t m = k;
-            while (m < j && b[idx[m]] == b[idx[k]])
-                ++m;
-            n3 += pairs(static_cast<long long>(m - k));
-            k = m;
-        }
+        tied += pairsOf(static_cast<long long>(j - i));
         i = j;
     }
-    std::vector<double> v(n), tmp(n);
-    for (std::size_t i = 0; i < n; ++i)
-        v[i] = b[idx[i]];
+    return tied;
+}
+
+// Sorts `v` by a bottom-up merge sort; returns the exchanges it made (the
+// pairs out of order).
+long long mergeSortSwaps(std::vector<double>& v)
+{
+    const std::size_t n = v.size();
+    std::vector<double> tmp(n);
     long long swaps = 0;
     for (std::size_t width = 1; width < n; width *= 2) {
         for (std::size_t lo = 0; lo < n; lo += 2 * width) {
@@ -168,16 +160,42 @@ double AccuracyMetrics::kendallTau(const std::vector<double>& a, const std::vect
         }
         v.swap(tmp);
     }
-    long long n2 = 0;  // tied in b
+    return swaps;
+}
+
+}  // namespace
+
+double AccuracyMetrics::kendallTau(const std::vector<double>& a, const std::vector<double>& b)
+{
+    requireRankable(a, b, "AccuracyMetrics::kendallTau");
+    // Knight's O(n log n) algorithm (1966): sort by (a, b), count the pairs
+    // tied in a and in both, then merge-sort by b counting exchanges: each
+    // is a discordant pair (one tied in a is already in b's order, one tied
+    // in b is never exchanged).
+    const std::size_t n = a.size();
+    std::vector<std::size_t> idx(n);
+    for (std::size_t i = 0; i < n; ++i)
+        idx[i] = i;
+    std::sort(idx.begin(), idx.end(),
+              [&](std::size_t x, std::size_t y) { return a[x] < a[y] || (a[x] == a[y] && b[x] < b[y]); });
+    long long n1 = 0, n3 = 0;  // tied in a; tied in a and b
     for (std::size_t i = 0; i < n;) {
         std::size_t j = i;
-        while (j < n && v[j] == v[i])
+        while (j < n && a[idx[j]] == a[idx[i]])
             ++j;
-        n2 += pairs(static_cast<long long>(j - i));
+        n1 += pairsOf(static_cast<long long>(j - i));
+        std::vector<double> run;
+        for (std::size_t k = i; k < j; ++k)
+            run.push_back(b[idx[k]]);
+        n3 += tiedPairs(run);  // b is sorted within a run of equal a
         i = j;
     }
-    const long long total = pairs(static_cast<long long>(n));
-    const long long nd = swaps;
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i)
+        v[i] = b[idx[i]];
+    const long long nd = mergeSortSwaps(v);
+    const long long n2 = tiedPairs(v);  // tied in b
+    const long long total = pairsOf(static_cast<long long>(n));
     const long long nc = total - n1 - n2 + n3 - nd;
     const double n0 = static_cast<double>(total);
     const double denom = (n0 - static_cast<double>(n1)) * (n0 - static_cast<double>(n2));
