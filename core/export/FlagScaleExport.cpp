@@ -261,13 +261,13 @@ HeteroConfig FlagScaleExport::configFor(const PlanDocument& doc, const LaunchLay
     return c;
 }
 
-std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const std::string& destination)
+namespace {
+
+// The warning when FlagScale cannot run the plan's recomputation exactly
+// (selective beside other levels); empty when it can.
+std::string inexactWarning(const PlanDocument& doc, const HeteroConfig& c)
 {
     const Plan& p = doc.plan;
-    const LaunchLayout lay = LaunchFiles::layout(doc.problem.cluster, p);
-    const HeteroConfig c = configFor(doc, lay);
-    const ModelSpec& m = doc.problem.model;
-
     std::vector<Recompute> planned;
     for (const auto& s : p.stages)
         planned.push_back(s.recompute);
@@ -289,12 +289,48 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
               "# !!! recomputation where the plan has selective; "
             + cost + ".\n#\n";
     }
-    const std::string header = warning + LaunchFiles::header(doc, "flagscale");
+    return warning;
+}
 
-    // --- conf/train/memx_plan.yaml ---
-    std::string t = header;
-    t += "# FlagScale flattens system, model and data into one Megatron command line (_ -> -, True -> flag).\n";
-    t += "system:\n";
+// The system section's recomputation (nothing when no stage recomputes).
+std::string recomputeYaml(const HeteroConfig& c, int microBatchCount)
+{
+    std::string t;
+    const Recompute first = c.stageRecompute.front();
+    const bool uni = uniform(c.stageRecompute);
+    if (!(uni && first == Recompute::None)) {
+        t += "  recompute:\n";
+        if (uni && first == Recompute::Selective) {
+            t += "    recompute_granularity: \"selective\"\n";
+        } else {
+            t += "    recompute_granularity: \"full\"\n    recompute_method: \"uniform\"\n    recompute_num_layers: 1\n";
+            if (!uni) {
+                t += "    # per stage: [n_stages, n_micro_batches, value]; granularity 0 off / 1 full, method 0 "
+                     "uniform, num_layers 0 off\n";
+                t += "    recompute_granularity_per_stage_micro_batch: "
+                    + FlagScaleExport::perStageList(c.stageRecompute, microBatchCount,
+                                                    FlagScaleExport::RecomputeList::Granularity)
+                    + "\n";
+                t += "    recompute_method_per_stage_micro_batch: "
+                    + FlagScaleExport::perStageList(c.stageRecompute, microBatchCount,
+                                                    FlagScaleExport::RecomputeList::Method)
+                    + "\n";
+                t += "    recompute_num_layers_per_stage_micro_batch: "
+                    + FlagScaleExport::perStageList(c.stageRecompute, microBatchCount,
+                                                    FlagScaleExport::RecomputeList::NumLayers)
+                    + "\n";
+            }
+        }
+    }
+    return t;
+}
+
+// conf/train/memx_plan.yaml's system section: parallelism, precision, the
+// heterogeneous meshes, recomputation, logging.
+std::string systemYaml(const PlanDocument& doc, const HeteroConfig& c, const MegatronJob& job)
+{
+    const Plan& p = doc.plan;
+    std::string t = "system:\n";
     t += "  tensor_model_parallel_size: " + std::to_string(p.tp) + "\n";
     t += "  pipeline_model_parallel_size: " + std::to_string(p.pp) + "  # = sum of the meshes' pp\n";
     t += std::string("  sequence_parallel: ") + yamlBool(p.tp > 1 && doc.problem.setup.sequenceParallel) + "\n";
@@ -305,7 +341,6 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     if (doc.problem.setup.overlapParamGather && doc.problem.setup.overlapGradReduce
         && doc.problem.setup.distributedOptimizer)  // Megatron refuses it otherwise
         t += "  overlap_param_gather: True\n";
-    const MegatronJob job = MegatronExport::jobFor(doc, c.stageRecompute.front());
     if (job.precision == "fp32" || job.precision == "tf32")
         t += "  # precision: fp32 (no --bf16/--fp16)"
             + std::string(job.precision == "tf32" ? "; TF32 GEMMs: TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 in envs"
@@ -333,29 +368,18 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     t += "    standalone_embedding_stage: False\n";
     if (c.partialReduceSharedEmbedding)
         t += "  use_partial_reduce_for_shared_embedding: True  # tied embeddings, first and last mesh DPs differ\n";
-    const Recompute first = c.stageRecompute.front();
-    const bool uni = uniform(c.stageRecompute);
-    if (!(uni && first == Recompute::None)) {
-        t += "  recompute:\n";
-        if (uni && first == Recompute::Selective) {
-            t += "    recompute_granularity: \"selective\"\n";
-        } else {
-            t += "    recompute_granularity: \"full\"\n    recompute_method: \"uniform\"\n    recompute_num_layers: 1\n";
-            if (!uni) {
-                t += "    # per stage: [n_stages, n_micro_batches, value]; granularity 0 off / 1 full, method 0 "
-                     "uniform, num_layers 0 off\n";
-                t += "    recompute_granularity_per_stage_micro_batch: "
-                    + perStageList(c.stageRecompute, p.microBatchCount, RecomputeList::Granularity) + "\n";
-                t += "    recompute_method_per_stage_micro_batch: "
-                    + perStageList(c.stageRecompute, p.microBatchCount, RecomputeList::Method) + "\n";
-                t += "    recompute_num_layers_per_stage_micro_batch: "
-                    + perStageList(c.stageRecompute, p.microBatchCount, RecomputeList::NumLayers) + "\n";
-            }
-        }
-    }
+    t += recomputeYaml(c, p.microBatchCount);
     t += "  logging:\n    log_interval: 1\n    log_throughput: True\n    timing_log_level: 1\n";
     t += "  checkpoint:\n    save_interval: 1000\n";
-    t += "model:\n";
+    return t;
+}
+
+// conf/train/memx_plan.yaml's model and data sections.
+std::string modelYaml(const PlanDocument& doc, const MegatronJob& job)
+{
+    const Plan& p = doc.plan;
+    const ModelSpec& m = doc.problem.model;
+    std::string t = "model:\n";
     t += "  use_mcore_models: True\n  transformer_impl: transformer_engine\n";
     t += "  num_layers: " + std::to_string(m.numLayers) + "\n";
     t += "  hidden_size: " + std::to_string(m.hidden) + "\n";
@@ -385,9 +409,15 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     t += "data:\n  # replace the mock data by your data set (data_path, tokenizer)\n  mock_data: True\n";
     t += "  tokenizer:\n    tokenizer_type: NullTokenizer\n    vocab_size: " + std::to_string(m.vocab) + "\n";
 
-    // --- conf/train_hetero.yaml ---
-    std::string e = header;
-    e += "# Run from the FlagScale checkout: python run.py --config-path <this dir>/conf --config-name train_hetero\n";
+    return t;
+}
+
+// conf/train_hetero.yaml: the experiment, its runner and hydra.
+std::string experimentYaml(const PlanDocument& doc, const LaunchLayout& lay, const std::string& destination)
+{
+    const ModelSpec& m = doc.problem.model;
+    std::string e
+        = "# Run from the FlagScale checkout: python run.py --config-path <this dir>/conf --config-name train_hetero\n";
     e += "defaults:\n  - train: memx_plan\n  - _self_\n\n";
     e += "experiment:\n";
     e += "  exp_name: " + Text::yamlQuoted("memx_" + Text::safeName(m.name)) + "\n";
@@ -406,6 +436,23 @@ std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const 
     e += visibleDevicesEnvs(doc, lay);
     e += "action: run\n\nhydra:\n  run:\n    dir: ${experiment.exp_dir}/hydra\n";
 
+    return e;
+}
+
+}  // namespace
+
+std::vector<ExportedFile> FlagScaleExport::files(const PlanDocument& doc, const std::string& destination)
+{
+    const Plan& p = doc.plan;
+    const LaunchLayout lay = LaunchFiles::layout(doc.problem.cluster, p);
+    const HeteroConfig c = configFor(doc, lay);
+    const std::string warning = inexactWarning(doc, c);
+    const std::string header = warning + LaunchFiles::header(doc, "flagscale");
+    const MegatronJob job = MegatronExport::jobFor(doc, c.stageRecompute.front());
+    const std::string t = header
+        + "# FlagScale flattens system, model and data into one Megatron command line (_ -> -, True -> flag).\n"
+        + systemYaml(doc, c, job) + modelYaml(doc, job);
+    const std::string e = header + experimentYaml(doc, lay, destination);
     std::vector<ExportedFile> out;
     out.push_back({"conf/train_hetero.yaml", e, false});
     out.push_back({"conf/train/memx_plan.yaml", t, false});
