@@ -150,7 +150,11 @@ bool exchange(const fs::path& a, const fs::path& b)
 
 }  // namespace
 
-void ExportFolder::write(const std::string& dirText, const std::vector<ExportedFile>& files)
+namespace {
+
+// The export's folder as an absolute path ("out/" -> "out"), its parent
+// created; refused when it is a file or a file name is not one an export may write.
+fs::path targetFolder(const std::string& dirText, const std::vector<ExportedFile>& files)
 {
     if (dirText.empty())
         throw InputError("--out", "\"\"", "an empty path; give the folder to write");
@@ -159,7 +163,6 @@ void ExportFolder::write(const std::string& dirText, const std::vector<ExportedF
     if (dir.filename().empty())
         dir = dir.parent_path();  // "out/" -> "out"
     const fs::path parent = dir.parent_path();
-    const std::string name = dir.filename().string();
     fs::create_directories(parent, ec);
     if (ec || !fs::is_directory(parent))
         throw InputError(parent.string(), "",
@@ -169,10 +172,85 @@ void ExportFolder::write(const std::string& dirText, const std::vector<ExportedF
         throw InputError(dir.string(), "", "is a file, not a folder; choose a folder for the export");
     for (const auto& f : files) {
         const fs::path rel(f.name);
-        if (f.name.empty() || rel.is_absolute() || f.name.find("..") != std::string::npos || f.name == kManifest)
+        if (f.name.empty() || rel.is_absolute() || f.name.find("..") != std::string::npos
+            || f.name == ExportFolder::kManifest)
             throw InputError(dir.string(), f.name, "not a file name an export may write");
     }
+    return dir;
+}
 
+// What is there must be ours: files the last export wrote, nothing else.
+void refuseForeignFiles(const fs::path& dir)
+{
+    if (!fs::is_directory(dir))
+        return;
+    const std::set<std::string> present = filesIn(dir);
+    const std::set<std::string> ours = manifestOf(dir);
+    std::vector<std::string> foreign;
+    for (const auto& f : present)
+        if (!ours.count(f))
+            foreign.push_back(f);
+    if (!foreign.empty()) {
+        std::string list;
+        for (std::size_t i = 0; i < foreign.size() && i < 8; ++i)
+            list += (i ? ", " : "") + foreign[i];
+        if (foreign.size() > 8)
+            list += " and " + std::to_string(foreign.size() - 8) + " more";
+        throw InputError(dir.string(), "",
+                         "holds files an export of this tool did not write (" + list
+                             + "); the export replaces the whole folder, so choose an empty or new folder");
+    }
+}
+
+// The new set (with its manifest) in the temporary folder `tmp`, synced.
+void writeSet(const fs::path& tmp, const std::vector<ExportedFile>& files)
+{
+    std::string manifest = "# Files written by one MemX export; the next export into this folder replaces them.\n";
+    for (const auto& f : files) {
+        writeOne(tmp / f.name, f);
+        manifest += f.name + "\n";
+    }
+    writeOne(tmp / ExportFolder::kManifest, ExportedFile{ExportFolder::kManifest, manifest, false});
+    for (const auto& e : fs::recursive_directory_iterator(tmp))
+        if (e.is_directory())
+            syncDir(e.path());
+    syncDir(tmp);
+}
+
+// `tmp` moved into place at `dir`, replacing an earlier set.
+void moveIntoPlace(const fs::path& tmp, const fs::path& dir, const std::string& tempPrefix)
+{
+    std::error_code ec;
+    const fs::path parent = dir.parent_path();
+    if (!fs::exists(dir)) {
+        if (::rename(tmp.c_str(), dir.c_str()) != 0)
+            throw InputError(dir.string(), "", "cannot move the export into place: " + errnoText());
+    } else if (exchange(tmp, dir)) {
+        fs::remove_all(tmp, ec);  // the old set, now at the temporary name
+    } else {
+        // No atomic exchange here: move the old set aside, the new one in.
+        const fs::path old = parent / (tempPrefix + "old");
+        fs::remove_all(old, ec);
+        if (::rename(dir.c_str(), old.c_str()) != 0)
+            throw InputError(dir.string(), "", "cannot replace the earlier export: " + errnoText());
+        if (::rename(tmp.c_str(), dir.c_str()) != 0) {
+            const std::string why = errnoText();
+            ::rename(old.c_str(), dir.c_str());
+            throw InputError(dir.string(), "", "cannot move the export into place: " + why);
+        }
+        fs::remove_all(old, ec);
+    }
+    syncDir(parent);
+}
+
+}  // namespace
+
+void ExportFolder::write(const std::string& dirText, const std::vector<ExportedFile>& files)
+{
+    const fs::path dir = targetFolder(dirText, files);
+    const fs::path parent = dir.parent_path();
+    const std::string name = dir.filename().string();
+    std::error_code ec;
     const FolderLock lock(parent / ("." + name + ".memx-export-lock"));
     // Leftovers of an export that was killed (under the lock, no writer is alive).
     const std::string tempPrefix = "." + name + ".memx-export-";
@@ -182,25 +260,7 @@ void ExportFolder::write(const std::string& dirText, const std::vector<ExportedF
             fs::remove_all(e.path(), ec);
     }
 
-    // What is there must be ours: files the last export wrote, nothing else.
-    if (fs::is_directory(dir)) {
-        const std::set<std::string> present = filesIn(dir);
-        const std::set<std::string> ours = manifestOf(dir);
-        std::vector<std::string> foreign;
-        for (const auto& f : present)
-            if (!ours.count(f))
-                foreign.push_back(f);
-        if (!foreign.empty()) {
-            std::string list;
-            for (std::size_t i = 0; i < foreign.size() && i < 8; ++i)
-                list += (i ? ", " : "") + foreign[i];
-            if (foreign.size() > 8)
-                list += " and " + std::to_string(foreign.size() - 8) + " more";
-            throw InputError(dir.string(), "",
-                             "holds files an export of this tool did not write (" + list
-                                 + "); the export replaces the whole folder, so choose an empty or new folder");
-        }
-    }
+    refuseForeignFiles(dir);
 
     // Write the new set beside the target.
     std::string tmpl = (parent / (tempPrefix + "XXXXXX")).string();
@@ -208,36 +268,9 @@ void ExportFolder::write(const std::string& dirText, const std::vector<ExportedF
         throw InputError(parent.string(), "", "cannot create a temporary folder for the export: " + errnoText());
     const fs::path tmp(tmpl);
     try {
-        std::string manifest = "# Files written by one MemX export; the next export into this folder replaces them.\n";
-        for (const auto& f : files) {
-            writeOne(tmp / f.name, f);
-            manifest += f.name + "\n";
-        }
-        writeOne(tmp / kManifest, ExportedFile{kManifest, manifest, false});
-        for (const auto& e : fs::recursive_directory_iterator(tmp))
-            if (e.is_directory())
-                syncDir(e.path());
-        syncDir(tmp);
+        writeSet(tmp, files);
         ::chmod(tmp.c_str(), 0755);  // mkdtemp makes it 0700
-        if (!fs::exists(dir)) {
-            if (::rename(tmp.c_str(), dir.c_str()) != 0)
-                throw InputError(dir.string(), "", "cannot move the export into place: " + errnoText());
-        } else if (exchange(tmp, dir)) {
-            fs::remove_all(tmp, ec);  // the old set, now at the temporary name
-        } else {
-            // No atomic exchange here: move the old set aside, the new one in.
-            const fs::path old = parent / (tempPrefix + "old");
-            fs::remove_all(old, ec);
-            if (::rename(dir.c_str(), old.c_str()) != 0)
-                throw InputError(dir.string(), "", "cannot replace the earlier export: " + errnoText());
-            if (::rename(tmp.c_str(), dir.c_str()) != 0) {
-                const std::string why = errnoText();
-                ::rename(old.c_str(), dir.c_str());
-                throw InputError(dir.string(), "", "cannot move the export into place: " + why);
-            }
-            fs::remove_all(old, ec);
-        }
-        syncDir(parent);
+        moveIntoPlace(tmp, dir, tempPrefix);
     } catch (const InputError& e) {
         fs::remove_all(tmp, ec);
         // Name the file where the user will look for it, in the export
