@@ -86,9 +86,11 @@ const char* yamlBool(bool b) { return b ? "True" : "False"; }
 
 }  // namespace
 
-std::vector<std::string> FlagScaleExport::validate(const HeteroConfig& c)
+namespace {
+
+// The meshes' sizes, CP, micro-batches and pipeline sizes.
+void checkMeshes(const HeteroConfig& c, std::vector<std::string>& why)
 {
-    std::vector<std::string> why;
     int ppSum = 0;
     for (const auto& m : c.meshes)
         ppSum += m.pp;
@@ -115,6 +117,47 @@ std::vector<std::string> FlagScaleExport::validate(const HeteroConfig& c)
         if (dp0 > 0 && c.globalBatch % (dp0 * c.microBatch) != 0)
             why.push_back("global batch " + std::to_string(c.globalBatch) + " is not divisible by dp0 x mbs");
     }
+}
+
+// Tied embeddings: the first and last mesh's TP and DP rules.
+void checkTiedEmbeddings(const HeteroConfig& c, std::vector<std::string>& why)
+{
+    if (!c.tiedEmbeddings || c.meshes.empty())
+        return;
+    const auto& first = c.meshes.front();
+    const auto& last = c.meshes.back();
+    if (const std::string broken
+        = MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp, c.distributedOptimizer);
+        !broken.empty())
+        why.push_back(broken);
+    if (first.dp != last.dp && c.distributedOptimizer) {
+        if (!c.partialReduceSharedEmbedding)
+            why.push_back("with tied embeddings, different first/last DP and the distributed optimizer, "
+                          "--use-partial-reduce-for-shared-embedding is required");
+    }
+}
+
+// One recompute level per stage, none or full when they differ.
+void checkRecompute(const HeteroConfig& c, std::vector<std::string>& why)
+{
+    if (c.stageRecompute.empty())
+        return;
+    if (static_cast<int>(c.stageRecompute.size()) != c.pipelineParallel)
+        why.push_back("one recompute level per pipeline stage expected");
+    if (!uniform(c.stageRecompute))
+        for (Recompute r : c.stageRecompute)
+            if (r == Recompute::Selective) {
+                why.push_back("per-stage recomputation can only be none or full (no per-stage selective)");
+                break;
+            }
+}
+
+}  // namespace
+
+std::vector<std::string> FlagScaleExport::validate(const HeteroConfig& c)
+{
+    std::vector<std::string> why;
+    checkMeshes(c, why);
     if (static_cast<int>(c.layerSplit.size()) != c.pipelineParallel)
         why.push_back("the layer split has " + std::to_string(c.layerSplit.size()) + " entries; PP is "
                       + std::to_string(c.pipelineParallel));
@@ -126,34 +169,13 @@ std::vector<std::string> FlagScaleExport::validate(const HeteroConfig& c)
         why.push_back("heterogeneous training does not support the virtual pipeline (interleaved schedule)");
     if (c.standaloneEmbeddingStage)
         why.push_back("standalone_embedding_stage must be False");
-    if (c.tiedEmbeddings && !c.meshes.empty()) {
-        const auto& first = c.meshes.front();
-        const auto& last = c.meshes.back();
-        if (const std::string broken
-            = MeshRules::tiedEmbeddings(first.tp, last.tp, first.dp, last.dp, c.distributedOptimizer);
-            !broken.empty())
-            why.push_back(broken);
-        if (first.dp != last.dp && c.distributedOptimizer) {
-            if (!c.partialReduceSharedEmbedding)
-                why.push_back("with tied embeddings, different first/last DP and the distributed optimizer, "
-                              "--use-partial-reduce-for-shared-embedding is required");
-        }
-    }
+    checkTiedEmbeddings(c, why);
     if (c.deviceTypes.size() != c.meshes.size())
         why.push_back(std::to_string(c.meshes.size()) + " meshes but " + std::to_string(c.deviceTypes.size())
                       + " device types");
     if (std::find(c.deviceTypes.begin(), c.deviceTypes.end(), c.currentDeviceType) == c.deviceTypes.end())
         why.push_back("the current device type \"" + c.currentDeviceType + "\" is not among the device types");
-    if (!c.stageRecompute.empty()) {
-        if (static_cast<int>(c.stageRecompute.size()) != c.pipelineParallel)
-            why.push_back("one recompute level per pipeline stage expected");
-        if (!uniform(c.stageRecompute))
-            for (Recompute r : c.stageRecompute)
-                if (r == Recompute::Selective) {
-                    why.push_back("per-stage recomputation can only be none or full (no per-stage selective)");
-                    break;
-                }
-    }
+    checkRecompute(c, why);
     return why;
 }
 
