@@ -420,6 +420,58 @@ Cluster Cluster::withLinkBandwidthScaled(const std::vector<double>& factors) con
     return out;
 }
 
+namespace {
+
+// The links left when the nodes marked `gone` leave: device and node ids
+// renumbered through the maps (-1: gone).
+std::vector<Link> linksWithout(const std::vector<Link>& links, const std::vector<Node>& nodes,
+                               const std::vector<Device>& devices, const std::vector<bool>& gone,
+                               const std::vector<int>& deviceMap, const std::vector<int>& nodeMap)
+{
+    std::vector<Link> kept;
+    auto remap = [&](const std::vector<int>& ids, std::vector<int>& to) {
+        to.clear();
+        for (int d : ids) {
+            if (deviceMap[static_cast<std::size_t>(d)] < 0)
+                return false;  // a selector names one node: all of it is gone
+            to.push_back(deviceMap[static_cast<std::size_t>(d)]);
+        }
+        return true;
+    };
+    for (const Link& l : links) {
+        Link k = l;
+        if (l.across) {
+            // A fabric loses the lost nodes' GPUs and stays while it still
+            // joins two nodes.
+            k.a.clear();
+            k.aNode.clear();
+            for (int d : l.a)
+                if (deviceMap[static_cast<std::size_t>(d)] >= 0) {
+                    k.a.push_back(deviceMap[static_cast<std::size_t>(d)]);
+                    k.aNode.push_back(nodeMap[static_cast<std::size_t>(devices[static_cast<std::size_t>(d)].node)]);
+                }
+            if (l.acrossSelectors != std::vector<std::string>{"*"}) {
+                k.acrossSelectors.clear();
+                for (const std::string& sel : l.acrossSelectors) {
+                    const std::string node = sel.substr(0, sel.find(':'));
+                    const auto it
+                        = std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) { return n.name == node; });
+                    if (it != nodes.end() && !gone[static_cast<std::size_t>(it - nodes.begin())])
+                        k.acrossSelectors.push_back(sel);
+                }
+            }
+            if (!k.aNode.empty() && k.aNode.front() != k.aNode.back())
+                kept.push_back(std::move(k));
+            continue;
+        }
+        if (remap(l.a, k.a) && remap(l.b, k.b))
+            kept.push_back(std::move(k));
+    }
+    return kept;
+}
+
+}  // namespace
+
 Cluster Cluster::withoutNodes(const std::vector<int>& drop) const
 {
     std::vector<bool> gone(nodes_.size(), false);
@@ -474,44 +526,7 @@ Cluster Cluster::withoutNodes(const std::vector<int>& drop) const
         out.groups_[static_cast<std::size_t>(d.group)].devices.push_back(deviceMap[i]);
         out.devices_.push_back(d);
     }
-    auto remap = [&](const std::vector<int>& ids, std::vector<int>& to) {
-        to.clear();
-        for (int d : ids) {
-            if (deviceMap[static_cast<std::size_t>(d)] < 0)
-                return false;  // a selector names one node: all of it is gone
-            to.push_back(deviceMap[static_cast<std::size_t>(d)]);
-        }
-        return true;
-    };
-    for (const Link& l : links_) {
-        Link k = l;
-        if (l.across) {
-            // A fabric loses the lost nodes' GPUs and stays while it still
-            // joins two nodes.
-            k.a.clear();
-            k.aNode.clear();
-            for (int d : l.a)
-                if (deviceMap[static_cast<std::size_t>(d)] >= 0) {
-                    k.a.push_back(deviceMap[static_cast<std::size_t>(d)]);
-                    k.aNode.push_back(nodeMap[static_cast<std::size_t>(devices_[static_cast<std::size_t>(d)].node)]);
-                }
-            if (l.acrossSelectors != std::vector<std::string>{"*"}) {
-                k.acrossSelectors.clear();
-                for (const std::string& sel : l.acrossSelectors) {
-                    const std::string node = sel.substr(0, sel.find(':'));
-                    const auto it
-                        = std::find_if(nodes_.begin(), nodes_.end(), [&](const Node& n) { return n.name == node; });
-                    if (it != nodes_.end() && !gone[static_cast<std::size_t>(it - nodes_.begin())])
-                        k.acrossSelectors.push_back(sel);
-                }
-            }
-            if (!k.aNode.empty() && k.aNode.front() != k.aNode.back())
-                out.links_.push_back(std::move(k));
-            continue;
-        }
-        if (remap(l.a, k.a) && remap(l.b, k.b))
-            out.links_.push_back(std::move(k));
-    }
+    out.links_ = linksWithout(links_, nodes_, devices_, gone, deviceMap, nodeMap);
     return out;
 }
 

@@ -72,6 +72,69 @@ GpuCatalog GpuCatalog::fromJson(const nlohmann::json& doc, const std::string& fi
     return catalog;
 }
 
+namespace {
+
+// "peak_tflops": {"fp32": 19.5, "tf32": 156, ...}
+void readPeaks(const JsonReader& json, GpuType& t)
+{
+    if (!json.has("peak_tflops"))
+        return;
+    const JsonReader peaks = json.at("peak_tflops");
+    if (!peaks.node().is_object())
+        peaks.fail("expected an object such as {\"fp32\": 19.5, \"tf32\": 156}");
+    for (const auto& item : peaks.node().items()) {
+        const std::string& key = item.key();
+        Precision p;
+        if (!parsePrecision(key, p))
+            peaks.fail("unknown precision \"" + key + "\" (" + precisionChoices() + ")", key);
+        t.peakTflopsBy[static_cast<int>(p)] = peaks.inRange(key, ranges::peakTflops);
+    }
+}
+
+// "precisions": ["bf16", "fp16", ...]
+void readPrecisions(const JsonReader& json, GpuType& t)
+{
+    if (!json.has("precisions"))
+        return;
+    const JsonReader list = json.at("precisions");
+    if (!list.node().is_array())
+        list.fail("expected a list such as [\"bf16\", \"fp16\"]");
+    t.precisions.clear();
+    for (const auto& p : list.items()) {
+        if (!p.node().is_string())
+            p.fail(std::string("expected a string (") + precisionChoices() + ")");
+        const std::string v = p.asString();
+        Precision parsed;
+        if (!parsePrecision(v, parsed))
+            p.fail("unknown precision \"" + v + "\" (" + precisionChoices() + ")");
+        t.precisions.push_back(v);
+    }
+    if (t.precisions.empty())
+        json.fail("lists no precision", "precisions");
+}
+
+// "calibration": the multipliers and offsets a calibration fitted.
+void readCalibration(const JsonReader& json, GpuType& t)
+{
+    if (!json.has("calibration"))
+        return;
+    auto c = json.at("calibration");
+    if (!c.node().is_object())
+        c.fail("expected an object such as {\"efficiency_multiplier\": 0.9, \"memory_multiplier\": 1.1}");
+    t.calibration.efficiencyMultiplier = c.inRange("efficiency_multiplier", ranges::efficiencyMultiplier, 1.0);
+    t.calibration.memoryMultiplier = c.inRange("memory_multiplier", ranges::memoryMultiplier, 1.0);
+    t.calibration.frameworkMiB = c.inRange("framework_mib", ranges::frameworkMiB, 0.0);
+    t.calibration.bandwidthMultiplier = c.inRange("bandwidth_multiplier", ranges::bandwidthMultiplier, 1.0);
+    t.calibration.runtimeReserveGiB = c.number("runtime_reserve_gib", -1.0);
+    if (c.has("runtime_reserve_gib")
+        && (t.calibration.runtimeReserveGiB < 0 || t.calibration.runtimeReserveGiB >= t.memoryGiB))
+        c.fail("must be between 0 and the memory size", "runtime_reserve_gib");
+    if (t.defaultEfficiency * t.calibration.efficiencyMultiplier > 1.0)
+        c.fail("efficiency times multiplier exceeds 1 (more than the GPU's peak)", "efficiency_multiplier");
+}
+
+}  // namespace
+
 GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, const GpuType* base)
 {
     GpuType t = base ? *base : GpuType{};
@@ -81,18 +144,7 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
     };
     t.vendor = json.name("vendor", base ? t.vendor : std::string("unknown"));
     t.peakTflopsBf16 = pos("peak_tflops_bf16", ranges::peakTflops, t.peakTflopsBf16);
-    if (json.has("peak_tflops")) {
-        const JsonReader peaks = json.at("peak_tflops");
-        if (!peaks.node().is_object())
-            peaks.fail("expected an object such as {\"fp32\": 19.5, \"tf32\": 156}");
-        for (const auto& item : peaks.node().items()) {
-            const std::string& key = item.key();
-            Precision p;
-            if (!parsePrecision(key, p))
-                peaks.fail("unknown precision \"" + key + "\" (" + precisionChoices() + ")", key);
-            t.peakTflopsBy[static_cast<int>(p)] = peaks.inRange(key, ranges::peakTflops);
-        }
-    }
+    readPeaks(json, t);
     t.memoryGiB = pos("memory_gib", ranges::gpuMemoryGiB, t.memoryGiB);
     t.memoryBandwidthGBps = pos("memory_bandwidth_gbps", ranges::memoryBandwidthGBps, t.memoryBandwidthGBps);
     t.defaultEfficiency = json.positive("default_efficiency", t.defaultEfficiency);
@@ -114,45 +166,14 @@ GpuType GpuCatalog::parseType(const JsonReader& json, const std::string& name, c
     t.source = json.string("source", t.source);
     if (json.has("price_per_gpu_hour") && !json.at("price_per_gpu_hour").node().is_null())
         t.pricePerHour = json.inRange("price_per_gpu_hour", ranges::pricePerGpuHour);
-    if (json.has("precisions")) {
-        const JsonReader list = json.at("precisions");
-        if (!list.node().is_array())
-            list.fail("expected a list such as [\"bf16\", \"fp16\"]");
-        t.precisions.clear();
-        for (const auto& p : list.items()) {
-            if (!p.node().is_string())
-                p.fail(std::string("expected a string (") + precisionChoices() + ")");
-            const std::string v = p.asString();
-            Precision parsed;
-            if (!parsePrecision(v, parsed))
-                p.fail("unknown precision \"" + v + "\" (" + precisionChoices() + ")");
-            t.precisions.push_back(v);
-        }
-        if (t.precisions.empty())
-            json.fail("lists no precision", "precisions");
-    }
-
+    readPrecisions(json, t);
     if (json.has("visible_devices_env")) {
         t.visibleDevicesEnv = json.string("visible_devices_env");
         if (!validEnvName(t.visibleDevicesEnv))
             json.fail("not an environment variable name", "visible_devices_env");
         t.visibleDevicesVerified = true;  // the file says so
     }
-    if (json.has("calibration")) {
-        auto c = json.at("calibration");
-        if (!c.node().is_object())
-            c.fail("expected an object such as {\"efficiency_multiplier\": 0.9, \"memory_multiplier\": 1.1}");
-        t.calibration.efficiencyMultiplier = c.inRange("efficiency_multiplier", ranges::efficiencyMultiplier, 1.0);
-        t.calibration.memoryMultiplier = c.inRange("memory_multiplier", ranges::memoryMultiplier, 1.0);
-        t.calibration.frameworkMiB = c.inRange("framework_mib", ranges::frameworkMiB, 0.0);
-        t.calibration.bandwidthMultiplier = c.inRange("bandwidth_multiplier", ranges::bandwidthMultiplier, 1.0);
-        t.calibration.runtimeReserveGiB = c.number("runtime_reserve_gib", -1.0);
-        if (c.has("runtime_reserve_gib")
-            && (t.calibration.runtimeReserveGiB < 0 || t.calibration.runtimeReserveGiB >= t.memoryGiB))
-            c.fail("must be between 0 and the memory size", "runtime_reserve_gib");
-        if (t.defaultEfficiency * t.calibration.efficiencyMultiplier > 1.0)
-            c.fail("efficiency times multiplier exceeds 1 (more than the GPU's peak)", "efficiency_multiplier");
-    }
+    readCalibration(json, t);
     return t;
 }
 

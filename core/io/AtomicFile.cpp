@@ -151,96 +151,116 @@ void writeFileAtomically(const std::string& path, const std::string& content)
     writeFilesAtomically({{path, content}});
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// One output written to its temporary file beside the target.
+struct Staged {
+    const OutputFile* file;
+    fs::path dir;
+    std::string temp;
+};
+
+void discard(const std::vector<Staged>& staged)
+{
+    for (const Staged& s : staged)
+        ::unlink(s.temp.c_str());
+}
+
+// `f` into a new temporary file in its folder, synced; on failure every
+// temporary file staged so far is removed.
+void stage(const OutputFile& f, std::vector<Staged>& staged)
+{
+    fs::path target(f.path);
+    fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    removeAbandonedTemps(dir);
+    std::string tmpl
+        = (dir / ("." + target.filename().string() + kTempMark + std::to_string(::getpid()) + "-XXXXXX")).string();
+    const int fd = ::mkstemp(tmpl.data());
+    if (fd < 0) {
+        const int err = errno;
+        discard(staged);
+        throw InputError(f.path, "", std::string("cannot create temporary file: ") + std::strerror(err));
+    }
+    staged.push_back({&f, dir, tmpl});
+    const char* data = f.content.data();
+    std::size_t left = f.content.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, data, left);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            const int err = errno;
+            ::close(fd);
+            discard(staged);
+            throw InputError(f.path, "", std::string("write failed: ") + std::strerror(err));
+        }
+        data += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    ::fchmod(fd, 0644);
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        const int err = errno;
+        discard(staged);
+        throw InputError(f.path, "", std::string("flush failed: ") + std::strerror(err));
+    }
+}
+
+// Several files: the renames are journalled in each folder of the set,
+// so that a kill between two of them is finished by the next command.
+// Returns the journals written (none when one could not be).
+std::vector<std::string> journalRenames(const std::vector<Staged>& staged)
+{
+    std::vector<std::string> journals;
+    std::vector<fs::path> dirs;
+    for (const Staged& s : staged)
+        if (std::find(dirs.begin(), dirs.end(), s.dir) == dirs.end())
+            dirs.push_back(s.dir);
+    for (const fs::path& dir : dirs) {
+        std::string tmpl
+            = (dir / (std::string(kJournalName) + kTempMark + std::to_string(::getpid()) + "-XXXXXX")).string();
+        const int fd = ::mkstemp(tmpl.data());
+        if (fd < 0)
+            break;  // no journal: the renames still run, as before journals existed
+        ::close(fd);
+        journals.push_back(tmpl);
+    }
+    std::string text;
+    for (const Staged& s : staged)
+        text += fs::absolute(s.temp).string() + '\0' + fs::absolute(s.file->path).string() + '\0';
+    text += '\0';
+    for (const std::string& j : journals)
+        text += fs::absolute(j).string() + '\0';
+    for (const std::string& j : journals) {
+        const int fd = ::open(j.c_str(), O_WRONLY | O_TRUNC);
+        bool whole = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+        whole = fd >= 0 && ::fsync(fd) == 0 && whole;
+        if (fd >= 0)
+            ::close(fd);
+        if (!whole) {  // a journal that could not be written is no journal
+            for (const std::string& k : journals)
+                ::unlink(k.c_str());
+            journals.clear();
+            break;
+        }
+    }
+    for (const fs::path& dir : dirs)
+        syncDirectory(dir);
+    return journals;
+}
+
+}  // namespace
+
 void writeFilesAtomically(const std::vector<OutputFile>& files)
 {
     const WriteInProgress guard;
-    namespace fs = std::filesystem;
-    struct Staged {
-        const OutputFile* file;
-        fs::path dir;
-        std::string temp;
-    };
     std::vector<Staged> staged;
-    const auto discard = [&] {
-        for (const Staged& s : staged)
-            ::unlink(s.temp.c_str());
-    };
-    for (const OutputFile& f : files) {
-        fs::path target(f.path);
-        fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-        std::error_code ec;
-        fs::create_directories(dir, ec);
-        removeAbandonedTemps(dir);
-        std::string tmpl
-            = (dir / ("." + target.filename().string() + kTempMark + std::to_string(::getpid()) + "-XXXXXX")).string();
-        const int fd = ::mkstemp(tmpl.data());
-        if (fd < 0) {
-            const int err = errno;
-            discard();
-            throw InputError(f.path, "", std::string("cannot create temporary file: ") + std::strerror(err));
-        }
-        staged.push_back({&f, dir, tmpl});
-        const char* data = f.content.data();
-        std::size_t left = f.content.size();
-        while (left > 0) {
-            const ssize_t n = ::write(fd, data, left);
-            if (n < 0) {
-                if (errno == EINTR)
-                    continue;
-                const int err = errno;
-                ::close(fd);
-                discard();
-                throw InputError(f.path, "", std::string("write failed: ") + std::strerror(err));
-            }
-            data += n;
-            left -= static_cast<std::size_t>(n);
-        }
-        ::fchmod(fd, 0644);
-        if (::fsync(fd) != 0 || ::close(fd) != 0) {
-            const int err = errno;
-            discard();
-            throw InputError(f.path, "", std::string("flush failed: ") + std::strerror(err));
-        }
-    }
-    // Several files: the renames are journalled in each folder of the set,
-    // so that a kill between two of them is finished by the next command.
-    std::vector<std::string> journals;
-    if (staged.size() > 1) {
-        std::vector<fs::path> dirs;
-        for (const Staged& s : staged)
-            if (std::find(dirs.begin(), dirs.end(), s.dir) == dirs.end())
-                dirs.push_back(s.dir);
-        for (const fs::path& dir : dirs) {
-            std::string tmpl
-                = (dir / (std::string(kJournalName) + kTempMark + std::to_string(::getpid()) + "-XXXXXX")).string();
-            const int fd = ::mkstemp(tmpl.data());
-            if (fd < 0)
-                break;  // no journal: the renames still run, as before journals existed
-            ::close(fd);
-            journals.push_back(tmpl);
-        }
-        std::string text;
-        for (const Staged& s : staged)
-            text += fs::absolute(s.temp).string() + '\0' + fs::absolute(s.file->path).string() + '\0';
-        text += '\0';
-        for (const std::string& j : journals)
-            text += fs::absolute(j).string() + '\0';
-        for (const std::string& j : journals) {
-            const int fd = ::open(j.c_str(), O_WRONLY | O_TRUNC);
-            bool whole = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-            whole = fd >= 0 && ::fsync(fd) == 0 && whole;
-            if (fd >= 0)
-                ::close(fd);
-            if (!whole) {  // a journal that could not be written is no journal
-                for (const std::string& k : journals)
-                    ::unlink(k.c_str());
-                journals.clear();
-                break;
-            }
-        }
-        for (const fs::path& dir : dirs)
-            syncDirectory(dir);
-    }
+    for (const OutputFile& f : files)
+        stage(f, staged);
+    const std::vector<std::string> journals = staged.size() > 1 ? journalRenames(staged) : std::vector<std::string>{};
     for (std::size_t i = 0; i < staged.size(); ++i) {
         if (std::rename(staged[i].temp.c_str(), staged[i].file->path.c_str()) != 0) {
             const int err = errno;
