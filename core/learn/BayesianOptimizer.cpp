@@ -109,8 +109,10 @@ double GaussianProcess::kernel(const std::vector<double>& a, const std::vector<d
     return (1 + kSqrt5 * r + 5.0 / 3.0 * r * r) * std::exp(-kSqrt5 * r);
 }
 
-void GaussianProcess::fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y, double noise,
-                          const std::vector<double>& lengthScales)
+namespace {
+
+void checkFitInputs(const std::vector<std::vector<double>>& x, const std::vector<double>& y, double noise,
+                    const std::vector<double>& lengthScales)
 {
     if (x.empty() || x.size() != y.size())
         throw std::invalid_argument("GaussianProcess::fit: need as many points as observations (>= 1)");
@@ -134,7 +136,35 @@ void GaussianProcess::fit(const std::vector<std::vector<double>>& x, const std::
     for (double l : lengthScales)
         if (!(l > 0) || !std::isfinite(l))
             throw std::invalid_argument("GaussianProcess::fit: length scales must be positive");
+}
 
+// K + jitter I for length scale l, Cholesky-factored in place, the jitter
+// escalated from the noise until K is positive definite; false when it never is.
+bool factoredKernel(const std::vector<std::vector<double>>& x, double l, double noise, std::vector<double>& k)
+{
+    const std::size_t n = x.size();
+    for (double jitter = std::max(noise, 1e-10); jitter < 1; jitter *= 10) {
+        k.assign(n * n, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = 0; j <= i; ++j) {
+                const double v = GaussianProcess::kernel(x[i], x[j], l);
+                k[i * n + j] = v;
+                k[j * n + i] = v;
+            }
+            k[i * n + i] += jitter;
+        }
+        if (cholesky(k, n))
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+void GaussianProcess::fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y, double noise,
+                          const std::vector<double>& lengthScales)
+{
+    checkFitInputs(x, y, noise, lengthScales);
     const std::size_t n = x.size();
     double mean = 0;
     for (double v : y)
@@ -153,25 +183,8 @@ void GaussianProcess::fit(const std::vector<std::vector<double>>& x, const std::
     double bestLml = -std::numeric_limits<double>::infinity();
     bool found = false;
     for (double l : lengthScales) {
-        // Jitter escalation: noise, then larger, until K is positive definite.
         std::vector<double> k;
-        bool ok = false;
-        for (double jitter = std::max(noise, 1e-10); jitter < 1; jitter *= 10) {
-            k.assign(n * n, 0);
-            for (std::size_t i = 0; i < n; ++i) {
-                for (std::size_t j = 0; j <= i; ++j) {
-                    const double v = kernel(x[i], x[j], l);
-                    k[i * n + j] = v;
-                    k[j * n + i] = v;
-                }
-                k[i * n + i] += jitter;
-            }
-            if (cholesky(k, n)) {
-                ok = true;
-                break;
-            }
-        }
-        if (!ok)
+        if (!factoredKernel(x, l, noise, k))
             continue;
         std::vector<double> alpha = solveUpper(k, n, solveLower(k, n, z));
         double lml = -0.5 * static_cast<double>(n) * std::log(2 * std::numbers::pi);
@@ -246,11 +259,182 @@ double BayesianOptimizer::toUnit(const Dimension& d, double value)
     return std::clamp(u, 0.0, 1.0);
 }
 
-BayesianOptimizer::Result BayesianOptimizer::minimise(const std::vector<Dimension>& dims,
-                                                      const std::function<double(const std::vector<double>&)>& f)
-{
-    return minimise(dims, f, Options());
-}
+namespace {
+
+// One minimisation: a Latin hypercube design, then expected improvement
+// over random and incumbent-local candidates under a Gaussian process.
+class BoSearch {
+public:
+    using Dimension = BayesianOptimizer::Dimension;
+    BoSearch(const std::vector<Dimension>& dims, const std::function<double(const std::vector<double>&)>& f,
+             const BayesianOptimizer::Options& options)
+        : dims_(dims)
+        , f_(f)
+        , options_(options)
+        , dim_(dims.size())
+        , rng_(options.seed)
+    {
+        result.bestValue = std::numeric_limits<double>::infinity();
+    }
+
+    // Latin hypercube design: one point per stratum in each dimension.
+    // A stop is honoured from the second design point on: one point gives a best.
+    void design()
+    {
+        const int n0 = options_.initialPoints;
+        std::vector<std::vector<double>> design(static_cast<std::size_t>(n0), std::vector<double>(dim_));
+        for (std::size_t i = 0; i < dim_; ++i) {
+            std::vector<int> strata(static_cast<std::size_t>(n0));
+            for (int s = 0; s < n0; ++s)
+                strata[static_cast<std::size_t>(s)] = s;
+            std::shuffle(strata.begin(), strata.end(), rng_);
+            for (int s = 0; s < n0; ++s)
+                design[static_cast<std::size_t>(s)][i] = (strata[static_cast<std::size_t>(s)] + uniform_(rng_)) / n0;
+        }
+        for (std::size_t k = 0; k < design.size() && !result.stopped; ++k) {
+            if (k > 0 && options_.stop && options_.stop())
+                result.stopped = true;
+            else
+                evaluate(design[k]);
+        }
+    }
+
+    void iterate()
+    {
+        GaussianProcess gp;
+        for (int it = 0; it < options_.iterations && !result.stopped; ++it) {
+            if (options_.stop && options_.stop()) {
+                result.stopped = true;
+                break;
+            }
+            const std::vector<double> targets = gpTargets();
+            bool haveGp = true;
+            try {
+                gp.fit(unitPoints_, targets, options_.noise);
+            } catch (const std::invalid_argument&) {
+                haveGp = false;  // degenerate: fall back to the random candidate
+            }
+            const std::vector<double> chosen
+                = choose(haveGp ? &gp : nullptr, *std::min_element(targets.begin(), targets.end()));
+            if (chosen.empty()) {
+                // Every candidate was already evaluated (tiny integer grid): the
+                // search space is exhausted as far as we can tell.
+                break;
+            }
+            evaluate(chosen);
+        }
+        if (result.best.empty()) {
+            // Nothing finite: report the first evaluated point.
+            result.best = result.history.front().first;
+            result.bestValue = result.history.front().second;
+        }
+    }
+
+    BayesianOptimizer::Result result;
+
+private:
+    // Snap a unit point onto what will actually be evaluated.
+    std::vector<double> snap(std::vector<double>& u) const
+    {
+        std::vector<double> x(dim_);
+        for (std::size_t i = 0; i < dim_; ++i) {
+            x[i] = BayesianOptimizer::fromUnit(dims_[i], u[i]);
+            u[i] = BayesianOptimizer::toUnit(dims_[i], x[i]);
+        }
+        return x;
+    }
+
+    void evaluate(std::vector<double> u)
+    {
+        const std::vector<double> x = snap(u);
+        const double y = f_(x);
+        result.history.emplace_back(x, y);
+        unitPoints_.push_back(std::move(u));
+        values_.push_back(y);
+        if (std::isfinite(y) && (result.best.empty() || y < result.bestValue)) {
+            result.bestValue = y;
+            result.best = x;
+        }
+    }
+
+    // GP targets: non-finite values become the worst finite one.
+    std::vector<double> gpTargets() const
+    {
+        double worst = -std::numeric_limits<double>::infinity();
+        for (double v : values_)
+            if (std::isfinite(v))
+                worst = std::max(worst, v);
+        std::vector<double> targets = values_;
+        for (double& v : targets)
+            if (!std::isfinite(v))
+                v = std::isfinite(worst) ? worst : 0.0;
+        return targets;
+    }
+
+    bool evaluated(const std::vector<double>& u) const
+    {
+        for (const auto& p : unitPoints_) {
+            double d2 = 0;
+            for (std::size_t i = 0; i < dim_; ++i)
+                d2 += (p[i] - u[i]) * (p[i] - u[i]);
+            if (d2 < 1e-18)
+                return true;
+        }
+        return false;
+    }
+
+    // The candidate of most expected improvement not yet evaluated (the
+    // first fresh one without a GP); empty when every candidate was.
+    std::vector<double> choose(const GaussianProcess* gp, double bestTarget)
+    {
+        std::vector<double> incumbentUnit;
+        if (!result.best.empty()) {
+            incumbentUnit.resize(dim_);
+            for (std::size_t i = 0; i < dim_; ++i)
+                incumbentUnit[i] = BayesianOptimizer::toUnit(dims_[i], result.best[i]);
+        }
+        std::vector<double> chosen;
+        double chosenEi = -1;
+        std::vector<double> firstFresh;
+        std::vector<double> u(dim_);
+        for (int c = 0; c < options_.candidates; ++c) {
+            const bool local = !incumbentUnit.empty() && c % 4 == 3;
+            if (local) {
+                const double sd = (c / 4) % 2 == 0 ? 0.02 : 0.1;
+                for (std::size_t i = 0; i < dim_; ++i)
+                    u[i] = std::clamp(incumbentUnit[i] + sd * gauss_(rng_), 0.0, 1.0);
+            } else {
+                for (std::size_t i = 0; i < dim_; ++i)
+                    u[i] = uniform_(rng_);
+            }
+            snap(u);
+            if (evaluated(u))
+                continue;
+            if (firstFresh.empty())
+                firstFresh = u;
+            if (!gp)
+                break;
+            const double ei = gp->expectedImprovement(u, bestTarget);
+            if (ei > chosenEi) {
+                chosenEi = ei;
+                chosen = u;
+            }
+        }
+        return chosen.empty() ? firstFresh : chosen;
+    }
+
+    const std::vector<Dimension>& dims_;
+    const std::function<double(const std::vector<double>&)>& f_;
+    const BayesianOptimizer::Options& options_;
+    const std::size_t dim_;
+    std::mt19937_64 rng_;
+    std::uniform_real_distribution<double> uniform_{0.0, 1.0};
+    std::normal_distribution<double> gauss_{0.0, 1.0};
+    std::vector<std::vector<double>> unitPoints_;  // rounded points mapped back to [0,1]
+    std::vector<double> values_;
+};
+
+}  // namespace
 
 BayesianOptimizer::Result BayesianOptimizer::minimise(const std::vector<Dimension>& dims,
                                                       const std::function<double(const std::vector<double>&)>& f,
@@ -266,141 +450,16 @@ BayesianOptimizer::Result BayesianOptimizer::minimise(const std::vector<Dimensio
         throw std::invalid_argument("BayesianOptimizer: need initialPoints >= 1, iterations >= 0, candidates >= 1");
     if (!(options.noise >= 0) || !std::isfinite(options.noise))
         throw std::invalid_argument("BayesianOptimizer: noise must be finite and >= 0");
+    BoSearch search(dims, f, options);
+    search.design();
+    search.iterate();
+    return search.result;
+}
 
-    const std::size_t dim = dims.size();
-    std::mt19937_64 rng(options.seed);
-    std::uniform_real_distribution<double> uniform(0.0, 1.0);
-
-    Result result;
-    result.bestValue = std::numeric_limits<double>::infinity();
-    std::vector<std::vector<double>> unitPoints;  // rounded points mapped back to [0,1]
-    std::vector<double> values;
-
-    // Snap a unit point onto what will actually be evaluated.
-    auto snap = [&](std::vector<double>& u) {
-        std::vector<double> x(dim);
-        for (std::size_t i = 0; i < dim; ++i) {
-            x[i] = fromUnit(dims[i], u[i]);
-            u[i] = toUnit(dims[i], x[i]);
-        }
-        return x;
-    };
-    auto evaluate = [&](std::vector<double> u) {
-        const std::vector<double> x = snap(u);
-        const double y = f(x);
-        result.history.emplace_back(x, y);
-        unitPoints.push_back(std::move(u));
-        values.push_back(y);
-        if (std::isfinite(y) && (result.best.empty() || y < result.bestValue)) {
-            result.bestValue = y;
-            result.best = x;
-        }
-    };
-
-    // Latin hypercube design: one point per stratum in each dimension.
-    const int n0 = options.initialPoints;
-    std::vector<std::vector<double>> design(static_cast<std::size_t>(n0), std::vector<double>(dim));
-    for (std::size_t i = 0; i < dim; ++i) {
-        std::vector<int> strata(static_cast<std::size_t>(n0));
-        for (int s = 0; s < n0; ++s)
-            strata[static_cast<std::size_t>(s)] = s;
-        std::shuffle(strata.begin(), strata.end(), rng);
-        for (int s = 0; s < n0; ++s)
-            design[static_cast<std::size_t>(s)][i] = (strata[static_cast<std::size_t>(s)] + uniform(rng)) / n0;
-    }
-    // A stop is honoured from the second design point on: one point gives a best.
-    for (std::size_t k = 0; k < design.size() && !result.stopped; ++k) {
-        if (k > 0 && options.stop && options.stop())
-            result.stopped = true;
-        else
-            evaluate(design[k]);
-    }
-
-    std::normal_distribution<double> gauss(0.0, 1.0);
-    GaussianProcess gp;
-    for (int it = 0; it < options.iterations && !result.stopped; ++it) {
-        if (options.stop && options.stop()) {
-            result.stopped = true;
-            break;
-        }
-        // GP targets: non-finite values become the worst finite one.
-        double worst = -std::numeric_limits<double>::infinity();
-        for (double v : values)
-            if (std::isfinite(v))
-                worst = std::max(worst, v);
-        std::vector<double> targets = values;
-        for (double& v : targets)
-            if (!std::isfinite(v))
-                v = std::isfinite(worst) ? worst : 0.0;
-
-        std::vector<double> incumbentUnit;
-        if (!result.best.empty()) {
-            incumbentUnit.resize(dim);
-            for (std::size_t i = 0; i < dim; ++i)
-                incumbentUnit[i] = toUnit(dims[i], result.best[i]);
-        }
-
-        bool haveGp = true;
-        try {
-            gp.fit(unitPoints, targets, options.noise);
-        } catch (const std::invalid_argument&) {
-            haveGp = false;  // degenerate: fall back to the random candidate
-        }
-        const double bestTarget = *std::min_element(targets.begin(), targets.end());
-
-        std::vector<double> chosen;
-        double chosenEi = -1;
-        std::vector<double> firstFresh;
-        std::vector<double> u(dim);
-        for (int c = 0; c < options.candidates; ++c) {
-            const bool local = !incumbentUnit.empty() && c % 4 == 3;
-            if (local) {
-                const double sd = (c / 4) % 2 == 0 ? 0.02 : 0.1;
-                for (std::size_t i = 0; i < dim; ++i)
-                    u[i] = std::clamp(incumbentUnit[i] + sd * gauss(rng), 0.0, 1.0);
-            } else {
-                for (std::size_t i = 0; i < dim; ++i)
-                    u[i] = uniform(rng);
-            }
-            snap(u);
-            bool duplicate = false;
-            for (const auto& p : unitPoints) {
-                double d2 = 0;
-                for (std::size_t i = 0; i < dim; ++i)
-                    d2 += (p[i] - u[i]) * (p[i] - u[i]);
-                if (d2 < 1e-18) {
-                    duplicate = true;
-                    break;
-                }
-            }
-            if (duplicate)
-                continue;
-            if (firstFresh.empty())
-                firstFresh = u;
-            if (!haveGp)
-                break;
-            const double ei = gp.expectedImprovement(u, bestTarget);
-            if (ei > chosenEi) {
-                chosenEi = ei;
-                chosen = u;
-            }
-        }
-        if (chosen.empty())
-            chosen = firstFresh;
-        if (chosen.empty()) {
-            // Every candidate was already evaluated (tiny integer grid): the
-            // search space is exhausted as far as we can tell.
-            break;
-        }
-        evaluate(chosen);
-    }
-
-    if (result.best.empty()) {
-        // Nothing finite: report the first evaluated point.
-        result.best = result.history.front().first;
-        result.bestValue = result.history.front().second;
-    }
-    return result;
+BayesianOptimizer::Result BayesianOptimizer::minimise(const std::vector<Dimension>& dims,
+                                                      const std::function<double(const std::vector<double>&)>& f)
+{
+    return minimise(dims, f, Options());
 }
 
 }  // namespace memx
