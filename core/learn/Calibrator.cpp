@@ -72,25 +72,15 @@ double huber(double r, double delta)
 }
 
 // Nelder-Mead on f over R^n from x0 with initial step `step`.
-std::vector<double> nelderMead(const std::function<double(const std::vector<double>&)>& f, std::vector<double> x0,
-                               double step, int maxEvaluations)
-{
-    const std::size_t n = x0.size();
-    std::vector<std::vector<double>> p(n + 1, x0);
-    std::vector<double> v(n + 1);
-    for (std::size_t i = 0; i < n; ++i)
-        p[i + 1][i] += step;
-    int evals = 0;
-    for (std::size_t i = 0; i <= n; ++i, ++evals)
-        v[i] = f(p[i]);
-    auto combine = [&](const std::vector<double>& a, const std::vector<double>& b, double t) {
-        std::vector<double> r(n);
-        for (std::size_t j = 0; j < n; ++j)
-            r[j] = a[j] + t * (b[j] - a[j]);
-        return r;
-    };
-    while (evals < maxEvaluations) {
-        std::vector<std::size_t> order(n + 1);
+// A Nelder-Mead simplex: its points and their values, best first after sort().
+struct Simplex {
+    std::vector<std::vector<double>> p;
+    std::vector<double> v;
+
+    void sort()
+    {
+        const std::size_t m = v.size();
+        std::vector<std::size_t> order(m);
         std::iota(order.begin(), order.end(), 0);
         std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
         std::vector<std::vector<double>> ps;
@@ -101,46 +91,87 @@ std::vector<double> nelderMead(const std::function<double(const std::vector<doub
         }
         p = ps;
         v = vs;
-        if (std::abs(v[n] - v[0]) < 1e-10)
-            break;
+    }
+
+    std::vector<double> centroidOfBest() const
+    {
+        const std::size_t n = v.size() - 1;
         std::vector<double> centroid(n, 0.0);
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t j = 0; j < n; ++j)
                 centroid[j] += p[i][j] / n;
-        std::vector<double> xr = combine(centroid, p[n], -1.0);
-        double fr = f(xr);
-        ++evals;
-        if (fr < v[0]) {
-            std::vector<double> xe = combine(centroid, p[n], -2.0);
-            double fe = f(xe);
-            ++evals;
-            if (fe < fr) {
-                p[n] = xe;
-                v[n] = fe;
-            } else {
-                p[n] = xr;
-                v[n] = fr;
-            }
-        } else if (fr < v[n - 1]) {
+        return centroid;
+    }
+};
+
+std::vector<double> combine(const std::vector<double>& a, const std::vector<double>& b, double t)
+{
+    std::vector<double> r(a.size());
+    for (std::size_t j = 0; j < a.size(); ++j)
+        r[j] = a[j] + t * (b[j] - a[j]);
+    return r;
+}
+
+// One step on a sorted simplex: reflect the worst point, expand, contract or
+// shrink. Returns the evaluations it made.
+int nelderMeadStep(const std::function<double(const std::vector<double>&)>& f, Simplex& s)
+{
+    auto& p = s.p;
+    auto& v = s.v;
+    const std::size_t n = v.size() - 1;
+    const std::vector<double> centroid = s.centroidOfBest();
+    std::vector<double> xr = combine(centroid, p[n], -1.0);
+    double fr = f(xr);
+    if (fr < v[0]) {
+        std::vector<double> xe = combine(centroid, p[n], -2.0);
+        double fe = f(xe);
+        if (fe < fr) {
+            p[n] = xe;
+            v[n] = fe;
+        } else {
             p[n] = xr;
             v[n] = fr;
-        } else {
-            std::vector<double> xc = combine(centroid, p[n], 0.5);
-            double fc = f(xc);
-            ++evals;
-            if (fc < v[n]) {
-                p[n] = xc;
-                v[n] = fc;
-            } else {
-                for (std::size_t i = 1; i <= n; ++i) {
-                    p[i] = combine(p[0], p[i], 0.5);
-                    v[i] = f(p[i]);
-                    ++evals;
-                }
-            }
         }
+        return 2;
     }
-    return p[std::min_element(v.begin(), v.end()) - v.begin()];
+    if (fr < v[n - 1]) {
+        p[n] = xr;
+        v[n] = fr;
+        return 1;
+    }
+    std::vector<double> xc = combine(centroid, p[n], 0.5);
+    double fc = f(xc);
+    if (fc < v[n]) {
+        p[n] = xc;
+        v[n] = fc;
+        return 2;
+    }
+    for (std::size_t i = 1; i <= n; ++i) {
+        p[i] = combine(p[0], p[i], 0.5);
+        v[i] = f(p[i]);
+    }
+    return 2 + static_cast<int>(n);
+}
+
+std::vector<double> nelderMead(const std::function<double(const std::vector<double>&)>& f, std::vector<double> x0,
+                               double step, int maxEvaluations)
+{
+    const std::size_t n = x0.size();
+    Simplex s;
+    s.p.assign(n + 1, x0);
+    s.v.assign(n + 1, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+        s.p[i + 1][i] += step;
+    int evals = 0;
+    for (std::size_t i = 0; i <= n; ++i, ++evals)
+        s.v[i] = f(s.p[i]);
+    while (evals < maxEvaluations) {
+        s.sort();
+        if (std::abs(s.v[n] - s.v[0]) < 1e-10)
+            break;
+        evals += nelderMeadStep(f, s);
+    }
+    return s.p[std::min_element(s.v.begin(), s.v.end()) - s.v.begin()];
 }
 
 // The number of `plan` that observation `o` measured.
