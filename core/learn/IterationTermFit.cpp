@@ -80,37 +80,18 @@ std::array<bool, kTerms> candidates(const std::vector<IterationTermFit::Sample>&
 }
 
 // The scales fitted to `set` (terms not in `use` stay 1).
-std::array<double, kTerms> scalesFor(const std::vector<IterationTermFit::Sample>& set,
-                                     const std::array<bool, kTerms>& use)
-{
-    std::array<double, kTerms> k{1, 1, 1};
-    std::vector<int> free;
-    for (int j = 0; j < kTerms; ++j)
-        if (use[j])
-            free.push_back(j);
-    if (free.empty() || set.empty())
-        return k;
-    const std::size_t n = free.size();
-    // z: the free terms' shares of the measured time; y: what they must make up.
+// The scale system of the free terms: z, each run's free terms as shares of
+// its measured time; y, what they must make up.
+struct TermSystem {
     std::vector<std::vector<double>> z;
     std::vector<double> y;
-    for (const auto& s : set) {
-        const auto t = termsOf(s);
-        double rest = s.measuredMs - s.computeMs;
-        std::vector<double> row;
-        for (int j = 0; j < kTerms; ++j) {
-            if (use[j])
-                row.push_back(t[j] / s.measuredMs);
-            else
-                rest -= t[j];
-        }
-        z.push_back(std::move(row));
-        y.push_back(rest / s.measuredMs);
-    }
-    // Least squares over the kept runs, with the ridge pull towards 1.
-    std::vector<bool> kept(z.size(), true);
-    std::vector<double> x;
-    const auto leastSquares = [&] {
+    std::vector<bool> kept;  // runs the fit uses
+
+    // Least squares over the kept runs, with the ridge pull towards 1; the
+    // solution clamped to the plausible scales. False when singular.
+    bool leastSquares(std::vector<double>& x) const
+    {
+        const std::size_t n = z.front().size();
         std::vector<std::vector<double>> A(n, std::vector<double>(n, 0));
         std::vector<double> b(n, 0), shareSq(n, 0);
         double m = 0;
@@ -136,31 +117,67 @@ std::array<double, kTerms> scalesFor(const std::vector<IterationTermFit::Sample>
         for (double& v : x)
             v = std::clamp(v, ranges::termScale.min, ranges::termScale.max);
         return true;
-    };
-    if (!leastSquares())
+    }
+
+    // A run far off the others (a contradicting repeat, a broken log):
+    // residual (relative error) beyond both 0.4 and four robust standard
+    // deviations from the median. None when more than a fifth of the runs are.
+    std::vector<std::size_t> farRuns(const std::vector<double>& x) const
+    {
+        std::vector<double> e(z.size());
+        for (std::size_t r = 0; r < z.size(); ++r)
+            e[r] = std::inner_product(z[r].begin(), z[r].end(), x.begin(), 0.0) - y[r];
+        const double mid = Statistics::median(e);
+        std::vector<double> dev;
+        for (double v : e)
+            dev.push_back(std::abs(v - mid));
+        const double cut = std::max(0.4, 4 * 1.4826 * Statistics::median(dev));
+        std::vector<std::size_t> far;
+        for (std::size_t r = 0; r < z.size(); ++r)
+            if (dev[r] > cut)
+                far.push_back(r);
+        if (far.size() * 5 > z.size())
+            far.clear();
+        return far;
+    }
+};
+
+std::array<double, kTerms> scalesFor(const std::vector<IterationTermFit::Sample>& set,
+                                     const std::array<bool, kTerms>& use)
+{
+    std::array<double, kTerms> k{1, 1, 1};
+    std::vector<int> free;
+    for (int j = 0; j < kTerms; ++j)
+        if (use[j])
+            free.push_back(j);
+    if (free.empty() || set.empty())
         return k;
-    // A run far off the others (a contradicting repeat, a broken log) is left
-    // out and the rest refitted: residual (relative error) beyond both 0.4 and
-    // four robust standard deviations from the median, at most a fifth of the runs.
-    std::vector<double> e(z.size());
-    for (std::size_t r = 0; r < z.size(); ++r)
-        e[r] = std::inner_product(z[r].begin(), z[r].end(), x.begin(), 0.0) - y[r];
-    const double mid = Statistics::median(e);
-    std::vector<double> dev;
-    for (double v : e)
-        dev.push_back(std::abs(v - mid));
-    const double cut = std::max(0.4, 4 * 1.4826 * Statistics::median(dev));
-    std::vector<std::size_t> far;
-    for (std::size_t r = 0; r < z.size(); ++r)
-        if (dev[r] > cut)
-            far.push_back(r);
-    if (!far.empty() && far.size() * 5 <= z.size()) {
+    TermSystem sys;
+    for (const auto& s : set) {
+        const auto t = termsOf(s);
+        double rest = s.measuredMs - s.computeMs;
+        std::vector<double> row;
+        for (int j = 0; j < kTerms; ++j) {
+            if (use[j])
+                row.push_back(t[j] / s.measuredMs);
+            else
+                rest -= t[j];
+        }
+        sys.z.push_back(std::move(row));
+        sys.y.push_back(rest / s.measuredMs);
+    }
+    sys.kept.assign(sys.z.size(), true);
+    std::vector<double> x;
+    if (!sys.leastSquares(x))
+        return k;
+    // Runs far off the others are left out and the rest refitted.
+    if (const std::vector<std::size_t> far = sys.farRuns(x); !far.empty()) {
         for (std::size_t r : far)
-            kept[r] = false;
-        if (!leastSquares())
+            sys.kept[r] = false;
+        if (!sys.leastSquares(x))
             return k;
     }
-    for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t a = 0; a < free.size(); ++a)
         k[static_cast<std::size_t>(free[a])] = x[a];
     return k;
 }
