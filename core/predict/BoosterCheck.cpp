@@ -44,114 +44,165 @@ long long count(const nlohmann::json& v, const std::string& file, const std::str
     fail(file, path, "expected a whole number, got " + v.dump());
 }
 
-void checkTree(const nlohmann::json& tree, std::size_t index, std::size_t features, const std::string& file)
-{
-    const std::string path = std::string(kTrees) + "/" + std::to_string(index);
-    const std::string name = "tree " + std::to_string(index);
-    const long long n = count(member(member(tree, "tree_param", file, path), "num_nodes", file, path + "/tree_param"),
-                              file, path + "/tree_param/num_nodes");
-    if (n < 1 || n > 100000000)
-        fail(file, path + "/tree_param/num_nodes", name + ": " + std::to_string(n) + " nodes");
-    const auto nodes = static_cast<std::size_t>(n);
+// One tree of the booster, checked in the order XGBoost's loader would trip.
+class TreeCheck {
+public:
+    TreeCheck(const nlohmann::json& tree, std::size_t index, std::size_t features, const std::string& file)
+        : tree_(tree)
+        , features_(features)
+        , file_(file)
+        , path_(std::string(kTrees) + "/" + std::to_string(index))
+        , name_("tree " + std::to_string(index))
+    {
+    }
+
+    void run()
+    {
+        n_ = count(member(member(tree_, "tree_param", file_, path_), "num_nodes", file_, path_ + "/tree_param"), file_,
+                   path_ + "/tree_param/num_nodes");
+        if (n_ < 1 || n_ > 100000000)
+            fail(file_, path_ + "/tree_param/num_nodes", name_ + ": " + std::to_string(n_) + " nodes");
+        nodes_ = static_cast<std::size_t>(n_);
+        listSizes();
+        eachNode();
+        parents();
+        reachable();
+    }
+
+private:
+    std::string nodeName(std::size_t k) const { return name_ + ", node " + std::to_string(k); }
+
     // Every per-node list XGBoost's RegTree::LoadModel indexes by node: one
     // short list (split_type, say) makes it read past the end and crash.
-    for (const char* key : {"left_children", "right_children", "parents", "split_indices", "split_conditions",
-                            "default_left", "base_weights", "loss_changes", "sum_hessian", "split_type"}) {
-        const nlohmann::json& a = member(tree, key, file, path);
-        if (!a.is_array() || a.size() != nodes)
-            fail(file, path + "/" + key,
-                 name + ": " + (a.is_array() ? std::to_string(a.size()) + " entries" : std::string("not a list"))
-                     + " for " + std::to_string(nodes) + " nodes");
+    void listSizes() const
+    {
+        for (const char* key : {"left_children", "right_children", "parents", "split_indices", "split_conditions",
+                                "default_left", "base_weights", "loss_changes", "sum_hessian", "split_type"}) {
+            const nlohmann::json& a = member(tree_, key, file_, path_);
+            if (!a.is_array() || a.size() != nodes_)
+                fail(file_, path_ + "/" + key,
+                     name_ + ": " + (a.is_array() ? std::to_string(a.size()) + " entries" : std::string("not a list"))
+                         + " for " + std::to_string(nodes_) + " nodes");
+        }
     }
-    const nlohmann::json& left = tree.at("left_children");
-    const nlohmann::json& right = tree.at("right_children");
-    const nlohmann::json& split = tree.at("split_indices");
-    auto child = [&](const nlohmann::json& list, const char* key, std::size_t k) -> long long {
-        const nlohmann::json& v = list[k];
+
+    long long child(const char* key, std::size_t k) const
+    {
+        const nlohmann::json& v = tree_.at(key)[k];
         if (!v.is_number_integer())
-            fail(file, path + "/" + key,
-                 name + ", node " + std::to_string(k) + ": child " + v.dump() + " is not a node");
+            fail(file_, path_ + "/" + key, nodeName(k) + ": child " + v.dump() + " is not a node");
         const long long c = v.get<long long>();
-        if (c != -1 && (c < 1 || c >= n))
-            fail(file, path + "/" + key,
-                 name + ", node " + std::to_string(k) + ": child " + std::to_string(c) + " outside the tree's "
-                     + std::to_string(n) + " nodes");
+        if (c != -1 && (c < 1 || c >= n_))
+            fail(file_, path_ + "/" + key,
+                 nodeName(k) + ": child " + std::to_string(c) + " outside the tree's " + std::to_string(n_) + " nodes");
         return c;
-    };
-    std::vector<int> referenced(nodes, 0);
-    for (std::size_t k = 0; k < nodes; ++k) {
-        const long long l = child(left, "left_children", k), r = child(right, "right_children", k);
-        if ((l == -1) != (r == -1))
-            fail(file, path + "/left_children", name + ", node " + std::to_string(k) + ": one child only");
-        // MemX's features are all numerical: a categorical split (1) would send
-        // XGBoost into the categories lists, which no MemX model has.
-        const nlohmann::json& st = tree.at("split_type")[k];
-        if (!st.is_number_integer() || st.get<long long>() != 0)
-            fail(file, path + "/split_type",
-                 name + ", node " + std::to_string(k) + ": split type " + st.dump()
-                     + " (MemX models split numerically: 0)");
-        const nlohmann::json& w = tree.at("base_weights")[k];
-        if (!w.is_number() || !std::isfinite(w.get<double>()))
-            fail(file, path + "/base_weights",
-                 name + ", node " + std::to_string(k) + ": weight " + w.dump() + " is not a finite number");
-        if (l == -1)
-            continue;
-        ++referenced[static_cast<std::size_t>(l)];
-        ++referenced[static_cast<std::size_t>(r)];
-        const nlohmann::json& f = split[k];
-        if (!f.is_number_integer() || f.get<long long>() < 0
-            || static_cast<std::size_t>(f.get<long long>()) >= features)
-            fail(file, path + "/split_indices",
-                 name + ", node " + std::to_string(k) + ": split feature " + f.dump() + " outside the "
-                     + std::to_string(features) + " features of the schema");
-        const nlohmann::json& c = tree.at("split_conditions")[k];
-        if (!c.is_number() || !std::isfinite(c.get<double>()))
-            fail(file, path + "/split_conditions",
-                 name + ", node " + std::to_string(k) + ": split value " + c.dump() + " is not a finite number");
     }
+
+    // A finite number at tree[key][k], or the message `what` names.
+    void finite(const char* key, std::size_t k, const char* what) const
+    {
+        const nlohmann::json& v = tree_.at(key)[k];
+        if (!v.is_number() || !std::isfinite(v.get<double>()))
+            fail(file_, path_ + "/" + key, nodeName(k) + ": " + what + " " + v.dump() + " is not a finite number");
+    }
+
+    // Children, split types, weights, split features and values.
+    void eachNode()
+    {
+        referenced_.assign(nodes_, 0);
+        const nlohmann::json& split = tree_.at("split_indices");
+        for (std::size_t k = 0; k < nodes_; ++k) {
+            const long long l = child("left_children", k), r = child("right_children", k);
+            if ((l == -1) != (r == -1))
+                fail(file_, path_ + "/left_children", nodeName(k) + ": one child only");
+            // MemX's features are all numerical: a categorical split (1) would send
+            // XGBoost into the categories lists, which no MemX model has.
+            const nlohmann::json& st = tree_.at("split_type")[k];
+            if (!st.is_number_integer() || st.get<long long>() != 0)
+                fail(file_, path_ + "/split_type",
+                     nodeName(k) + ": split type " + st.dump() + " (MemX models split numerically: 0)");
+            finite("base_weights", k, "weight");
+            if (l == -1)
+                continue;
+            ++referenced_[static_cast<std::size_t>(l)];
+            ++referenced_[static_cast<std::size_t>(r)];
+            const nlohmann::json& f = split[k];
+            if (!f.is_number_integer() || f.get<long long>() < 0
+                || static_cast<std::size_t>(f.get<long long>()) >= features_)
+                fail(file_, path_ + "/split_indices",
+                     nodeName(k) + ": split feature " + f.dump() + " outside the " + std::to_string(features_)
+                         + " features of the schema");
+            finite("split_conditions", k, "split value");
+        }
+    }
+
     // Parents as XGBoost stores them (it follows them while loading): the
     // root's is 2147483647 (none), every other node's the node whose child it is.
-    const nlohmann::json& parents = tree.at("parents");
-    std::vector<long long> parentOf(nodes, -1);
-    for (std::size_t k = 0; k < nodes; ++k)
-        if (const long long l = left[k].get<long long>(); l != -1) {
-            parentOf[static_cast<std::size_t>(l)] = static_cast<long long>(k);
-            parentOf[static_cast<std::size_t>(right[k].get<long long>())] = static_cast<long long>(k);
+    void parents() const
+    {
+        const nlohmann::json& left = tree_.at("left_children");
+        const nlohmann::json& right = tree_.at("right_children");
+        const nlohmann::json& parents = tree_.at("parents");
+        std::vector<long long> parentOf(nodes_, -1);
+        for (std::size_t k = 0; k < nodes_; ++k)
+            if (const long long l = left[k].get<long long>(); l != -1) {
+                parentOf[static_cast<std::size_t>(l)] = static_cast<long long>(k);
+                parentOf[static_cast<std::size_t>(right[k].get<long long>())] = static_cast<long long>(k);
+            }
+        for (std::size_t k = 0; k < nodes_; ++k) {
+            const long long want = k == 0 ? 2147483647LL : parentOf[k];
+            if (!parents[k].is_number_integer() || parents[k].get<long long>() != want)
+                fail(file_, path_ + "/parents",
+                     nodeName(k) + ": parent " + parents[k].dump() + ", but "
+                         + (k == 0 ? std::string("the root has none (2147483647)")
+                                   : "it is the child of node " + std::to_string(want)));
         }
-    for (std::size_t k = 0; k < nodes; ++k) {
-        const long long want = k == 0 ? 2147483647LL : parentOf[k];
-        if (!parents[k].is_number_integer() || parents[k].get<long long>() != want)
-            fail(file, path + "/parents",
-                 name + ", node " + std::to_string(k) + ": parent " + parents[k].dump() + ", but "
-                     + (k == 0 ? std::string("the root has none (2147483647)")
-                               : "it is the child of node " + std::to_string(want)));
+        for (std::size_t k = 1; k < nodes_; ++k)
+            if (referenced_[k] != 1)
+                fail(file_, path_ + "/left_children",
+                     nodeName(k) + ": the child of " + std::to_string(referenced_[k])
+                         + " nodes (every node but the root has one parent)");
     }
-    for (std::size_t k = 1; k < nodes; ++k)
-        if (referenced[k] != 1)
-            fail(file, path + "/left_children",
-                 name + ", node " + std::to_string(k) + ": the child of " + std::to_string(referenced[k])
-                     + " nodes (every node but the root has one parent)");
+
     // Every node has one parent and children point forward or back: a walk
     // from the root must reach all nodes exactly once, else there is a cycle.
-    std::vector<char> seen(nodes, 0);
-    std::vector<std::size_t> stack{0};
-    std::size_t reached = 0;
-    while (!stack.empty()) {
-        const std::size_t k = stack.back();
-        stack.pop_back();
-        if (seen[k])
-            fail(file, path + "/left_children", name + ", node " + std::to_string(k) + ": reached twice (a cycle)");
-        seen[k] = 1;
-        ++reached;
-        const long long l = left[k].get<long long>();
-        if (l != -1) {
-            stack.push_back(static_cast<std::size_t>(l));
-            stack.push_back(static_cast<std::size_t>(right[k].get<long long>()));
+    void reachable() const
+    {
+        const nlohmann::json& left = tree_.at("left_children");
+        const nlohmann::json& right = tree_.at("right_children");
+        std::vector<char> seen(nodes_, 0);
+        std::vector<std::size_t> stack{0};
+        std::size_t reached = 0;
+        while (!stack.empty()) {
+            const std::size_t k = stack.back();
+            stack.pop_back();
+            if (seen[k])
+                fail(file_, path_ + "/left_children", nodeName(k) + ": reached twice (a cycle)");
+            seen[k] = 1;
+            ++reached;
+            const long long l = left[k].get<long long>();
+            if (l != -1) {
+                stack.push_back(static_cast<std::size_t>(l));
+                stack.push_back(static_cast<std::size_t>(right[k].get<long long>()));
+            }
         }
+        if (reached != nodes_)
+            fail(file_, path_ + "/left_children",
+                 name_ + ": " + std::to_string(nodes_ - reached) + " node(s) not reachable from the root (a cycle)");
     }
-    if (reached != nodes)
-        fail(file, path + "/left_children",
-             name + ": " + std::to_string(nodes - reached) + " node(s) not reachable from the root (a cycle)");
+
+    const nlohmann::json& tree_;
+    std::size_t features_;
+    const std::string& file_;
+    const std::string path_, name_;
+    long long n_ = 0;
+    std::size_t nodes_ = 0;
+    std::vector<int> referenced_;
+};
+
+void checkTree(const nlohmann::json& tree, std::size_t index, std::size_t features, const std::string& file)
+{
+    TreeCheck(tree, index, features, file).run();
 }
 
 }  // namespace
