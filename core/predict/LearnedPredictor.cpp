@@ -33,7 +33,65 @@ struct LearnedPredictor::Memo {
                 return &it->second;
         return nullptr;
     }
+
+    // Which queries the memo answers, and the distinct canonical queries it
+    // does not (each query's index among them in missOf).
+    struct Lookup {
+        std::vector<const Entry*> answer;
+        std::vector<std::size_t> missOf;
+        std::vector<Entry> missing;
+        std::vector<std::uint64_t> missingKey;
+    };
+    Lookup lookUp(std::span<const StageQuery> queries)
+    {
+        const std::size_t rows = queries.size();
+        Lookup out;
+        out.answer.assign(rows, nullptr);
+        out.missOf.assign(rows, SIZE_MAX);
+        std::lock_guard lock(mutex);
+        for (std::size_t r = 0; r < rows; ++r) {
+            StageQuery portable;
+            const StageQuery c = LearnedPredictor::canonical(queries[r]);
+            const std::uint64_t k = c.portableSignature(portable);
+            const std::string gpu = c.gpu ? c.gpu->name : std::string();
+            if ((out.answer[r] = find(k, portable, gpu)))
+                continue;
+            for (std::size_t m = 0; m < out.missing.size() && out.missOf[r] == SIZE_MAX; ++m)
+                if (out.missingKey[m] == k && out.missing[m].gpu == gpu && out.missing[m].query == portable)
+                    out.missOf[r] = m;
+            if (out.missOf[r] != SIZE_MAX)
+                continue;
+            out.missOf[r] = out.missing.size();
+            out.missing.push_back({gpu, portable, {0, 0}, 0});
+            out.missingKey.push_back(k);
+        }
+        return out;
+    }
 };
+
+namespace {
+
+// The analytic prediction corrected by a memo entry's ratios, with the
+// uncertainty its distance from the training range gives.
+StagePrediction corrected(StagePrediction p, const float (&ratio)[2], double excess,
+                          const LearnedPredictorParams& params)
+{
+    const double ft = params.timeCorrection ? std::exp(static_cast<double>(ratio[0]) + params.timeOffset) : 1.0;
+    const double fm = params.memoryCorrection ? std::exp(static_cast<double>(ratio[1]) + params.memoryOffset) : 1.0;
+    p.timeMs *= ft;
+    p.memory.weightsMiB *= fm;
+    p.memory.gradientsMiB *= fm;
+    p.memory.optimizerMiB *= fm;
+    p.memory.activationsMiB *= fm;
+    p.memory.frameworkMiB *= fm;
+    p.memory.allocatorMiB *= fm;
+    p.memory.reserveMiB *= fm;
+    p.provenance = Provenance::Learned;
+    p.uncertainty = params.inRangeUncertainty + (params.outOfRangeUncertainty - params.inRangeUncertainty) * excess;
+    return p;
+}
+
+}  // namespace
 
 StageQuery LearnedPredictor::canonical(const StageQuery& q)
 {
@@ -188,34 +246,13 @@ void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<St
     analytic_.predict(queries, prior);
 
     // Booster answers: from the memo, else gathered and evaluated in one call.
-    std::vector<const Memo::Entry*> answer(rows, nullptr);
-    std::vector<std::size_t> missOf(rows, SIZE_MAX);
-    std::vector<Memo::Entry> missing;
-    std::vector<std::uint64_t> missingKey;
-    {
-        std::lock_guard lock(memo_->mutex);
-        for (std::size_t r = 0; r < rows; ++r) {
-            StageQuery portable;
-            const StageQuery c = canonical(queries[r]);
-            const std::uint64_t k = c.portableSignature(portable);
-            const std::string gpu = c.gpu ? c.gpu->name : std::string();
-            if ((answer[r] = memo_->find(k, portable, gpu)))
-                continue;
-            for (std::size_t m = 0; m < missing.size() && missOf[r] == SIZE_MAX; ++m)
-                if (missingKey[m] == k && missing[m].gpu == gpu && missing[m].query == portable)
-                    missOf[r] = m;
-            if (missOf[r] != SIZE_MAX)
-                continue;
-            missOf[r] = missing.size();
-            missing.push_back({gpu, portable, {0, 0}, 0});
-            missingKey.push_back(k);
-        }
-    }
+    Memo::Lookup look = memo_->lookUp(queries);
+    std::vector<Memo::Entry>& missing = look.missing;
     if (!missing.empty()) {
         std::vector<float> features(missing.size() * n);
         std::vector<StageQuery> canon;
         for (std::size_t r = 0; r < rows; ++r)
-            if (missOf[r] != SIZE_MAX && canon.size() == missOf[r])
+            if (look.missOf[r] != SIZE_MAX && canon.size() == look.missOf[r])
                 canon.push_back(canonical(queries[r]));
         std::vector<StagePrediction> canonPrior(canon.size());
         analytic_.predict(canon, canonPrior);
@@ -231,26 +268,11 @@ void LearnedPredictor::predict(std::span<const StageQuery> queries, std::span<St
         }
         std::lock_guard lock(memo_->mutex);
         for (std::size_t m = 0; m < missing.size(); ++m)
-            memo_->entries.emplace(missingKey[m], missing[m]);
+            memo_->entries.emplace(look.missingKey[m], missing[m]);
     }
     for (std::size_t r = 0; r < rows; ++r) {
-        const Memo::Entry& e = answer[r] ? *answer[r] : missing[missOf[r]];
-        const double ft = params_.timeCorrection ? std::exp(static_cast<double>(e.ratio[0]) + params_.timeOffset) : 1.0;
-        const double fm
-            = params_.memoryCorrection ? std::exp(static_cast<double>(e.ratio[1]) + params_.memoryOffset) : 1.0;
-        StagePrediction p = prior[r];
-        p.timeMs *= ft;
-        p.memory.weightsMiB *= fm;
-        p.memory.gradientsMiB *= fm;
-        p.memory.optimizerMiB *= fm;
-        p.memory.activationsMiB *= fm;
-        p.memory.frameworkMiB *= fm;
-        p.memory.allocatorMiB *= fm;
-        p.memory.reserveMiB *= fm;
-        p.provenance = Provenance::Learned;
-        p.uncertainty
-            = params_.inRangeUncertainty + (params_.outOfRangeUncertainty - params_.inRangeUncertainty) * e.excess;
-        out[r] = p;
+        const Memo::Entry& e = look.answer[r] ? *look.answer[r] : missing[look.missOf[r]];
+        out[r] = corrected(prior[r], e.ratio, e.excess, params_);
     }
 }
 
