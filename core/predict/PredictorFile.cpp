@@ -157,48 +157,40 @@ PredictorFile::Loaded PredictorFile::load(const std::string& file)
     return fromJson(JsonReader::parseFile(file), file);
 }
 
-PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const std::string& file)
+namespace {
+
+// One model of "trained_on"/"models".
+PredictorMetadata::ModelShape modelShapeOf(const JsonReader& s)
 {
-    const JsonReader r(doc, file);
-    r.requireFormat(kFormat);
-    const std::string schema = r.string("feature_schema");
-    if (schema != StageFeatures::kSchema)
-        r.fail("trained with feature schema " + schema + "; this build uses " + StageFeatures::kSchema
-                   + "; retrain with `memx-cli train`",
-               "feature_schema");
-    std::vector<std::string> names;
-    for (const JsonReader& n : r.at("feature_names").items())
-        names.push_back(n.asString());
-    if (names != StageFeatures::names())
-        r.fail("feature names differ from schema " + schema + "; the file was edited or is corrupt", "feature_names");
-    Loaded out;
-    PredictorMetadata& m = out.metadata;
-    m.toolVersion = r.string("tool_version", "");
-    const JsonReader t = r.at("trained_on");
+    PredictorMetadata::ModelShape shape{s.integerInRange("hidden", ranges::hidden),
+                                        s.integerInRange("heads", ranges::heads),
+                                        s.integerInRange("ffn_hidden", ranges::ffnHidden),
+                                        s.integerInRange("vocab", ranges::vocab),
+                                        MlpKind::SwiGlu,
+                                        LayerStyle{}};  // both read below
+    // Files written before the MLP kind existed were SwiGLU models.
+    const std::string mlp = s.string("mlp", "swiglu");
+    if (!parseMlpKind(mlp, shape.mlp))
+        s.fail("mlp must be swiglu or gelu, got \"" + mlp + "\"", "mlp");
+    // Files written before the layer style existed were LLaMA-style models.
+    const std::string position = s.string("position_embedding", "rope");
+    if (!parsePositionEmbedding(position, shape.style.position))
+        s.fail("position_embedding must be rope, learned_absolute or none, got \"" + position + "\"",
+               "position_embedding");
+    const std::string norm = s.string("normalization", "rmsnorm");
+    if (!parseNormalization(norm, shape.style.norm))
+        s.fail("normalization must be rmsnorm or layernorm, got \"" + norm + "\"", "normalization");
+    shape.style.linearBias = s.boolean("bias_linear", false);
+    return shape;
+}
+
+// "trained_on": what the predictor was trained on.
+void readTrainedOn(const JsonReader& t, PredictorMetadata& m)
+{
     for (const JsonReader& g : t.at("gpu_types").items())
         m.gpuTypes.push_back(g.asString());
-    for (const JsonReader& s : t.at("models").items()) {
-        PredictorMetadata::ModelShape shape{s.integerInRange("hidden", ranges::hidden),
-                                            s.integerInRange("heads", ranges::heads),
-                                            s.integerInRange("ffn_hidden", ranges::ffnHidden),
-                                            s.integerInRange("vocab", ranges::vocab),
-                                            MlpKind::SwiGlu,
-                                            LayerStyle{}};  // both read below
-        // Files written before the MLP kind existed were SwiGLU models.
-        const std::string mlp = s.string("mlp", "swiglu");
-        if (!parseMlpKind(mlp, shape.mlp))
-            s.fail("mlp must be swiglu or gelu, got \"" + mlp + "\"", "mlp");
-        // Files written before the layer style existed were LLaMA-style models.
-        const std::string position = s.string("position_embedding", "rope");
-        if (!parsePositionEmbedding(position, shape.style.position))
-            s.fail("position_embedding must be rope, learned_absolute or none, got \"" + position + "\"",
-                   "position_embedding");
-        const std::string norm = s.string("normalization", "rmsnorm");
-        if (!parseNormalization(norm, shape.style.norm))
-            s.fail("normalization must be rmsnorm or layernorm, got \"" + norm + "\"", "normalization");
-        shape.style.linearBias = s.boolean("bias_linear", false);
-        m.models.push_back(shape);
-    }
+    for (const JsonReader& s : t.at("models").items())
+        m.models.push_back(modelShapeOf(s));
     m.microBatchSizes = readInts(t, "micro_batches");
     m.seqLens = readInts(t, "seq_lens");
     m.globalBatches = readInts(t, "global_batches");
@@ -223,9 +215,11 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     m.memoryLabels = tally("memory_labels");
     m.interpolatedRows = tally("interpolated_rows");
     m.topology = TrainedTopology::fromJson(t);
-    if (r.has("training"))
-        m.training = r.at("training").node();
+}
 
+// Uncertainty, label offsets, the correction gates and run-level term scales.
+LearnedPredictorParams paramsOf(const JsonReader& r)
+{
     LearnedPredictorParams params;
     const JsonReader u = r.at("uncertainty");
     params.inRangeUncertainty = u.number("in_range");
@@ -240,7 +234,13 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     }
     if (r.has("iteration_terms"))  // files before the run-level correction have none: scales 1
         params.iteration = IterationTerms::fromJson(r.at("iteration_terms"));
-    std::vector<GpuParamsFit> fits;  // files before calibration have none
+    return params;
+}
+
+// The calibration the analytic prior carries (files before calibration have none).
+AnalyticPredictor calibratedPrior(const JsonReader& r)
+{
+    std::vector<GpuParamsFit> fits;
     if (r.has("calibration")) {
         const JsonReader list = r.at("calibration");
         if (!list.node().is_array())
@@ -250,6 +250,34 @@ PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const s
     }
     AnalyticPredictor analytic;
     analytic.setCalibration(std::move(fits));
+    return analytic;
+}
+
+}  // namespace
+
+PredictorFile::Loaded PredictorFile::fromJson(const nlohmann::json& doc, const std::string& file)
+{
+    const JsonReader r(doc, file);
+    r.requireFormat(kFormat);
+    const std::string schema = r.string("feature_schema");
+    if (schema != StageFeatures::kSchema)
+        r.fail("trained with feature schema " + schema + "; this build uses " + StageFeatures::kSchema
+                   + "; retrain with `memx-cli train`",
+               "feature_schema");
+    std::vector<std::string> names;
+    for (const JsonReader& n : r.at("feature_names").items())
+        names.push_back(n.asString());
+    if (names != StageFeatures::names())
+        r.fail("feature names differ from schema " + schema + "; the file was edited or is corrupt", "feature_names");
+    Loaded out;
+    PredictorMetadata& m = out.metadata;
+    m.toolVersion = r.string("tool_version", "");
+    readTrainedOn(r.at("trained_on"), m);
+    if (r.has("training"))
+        m.training = r.at("training").node();
+
+    const LearnedPredictorParams params = paramsOf(r);
+    AnalyticPredictor analytic = calibratedPrior(r);
     const std::size_t n = StageFeatures::count();
     std::vector<float> lo = readFloats(r, "feature_min", n), hi = readFloats(r, "feature_max", n);
     if (!r.has("booster") || !doc.at("booster").is_object())
