@@ -160,18 +160,26 @@ std::vector<int> BaselinePartitioner::minMaxSplit(int stages, int units, const s
     return n;
 }
 
-bool BaselinePartitioner::choose(BaselineKind kind, const SkeletonTables& t, const Skeleton& sk, VarianceMode variance,
-                                 std::size_t skeletonIndex, BaselineCandidate& out)
-{
-    const int P = t.stages;
-    const int step = std::max(1, sk.unitLayers());
-    const int units = t.layers / step;
-    const int maxUnits = t.maxLayers / step;
-    auto pred = [&](int stage, int layers, int level) -> const StagePrediction& {
+namespace {
+
+// One skeleton's tables as the baselines read them: splits in units of
+// `step` layers, each candidate composed like a search's.
+struct BaselineInputs {
+    BaselineKind kind;
+    const SkeletonTables& t;
+    const Skeleton& sk;
+    VarianceMode variance;
+    std::size_t skeletonIndex;
+    int P, step, units, maxUnits;
+
+    const StagePrediction& pred(int stage, int layers, int level) const
+    {
         return t.row(static_cast<std::size_t>(stage))
             .pred[static_cast<std::size_t>(layers)][static_cast<std::size_t>(level)];
-    };
-    auto finish = [&](std::vector<int> split, int level) {
+    }
+
+    void finish(const std::vector<int>& split, int level, BaselineCandidate& out) const
+    {
         out = BaselineCandidate{};
         for (int u : split)
             out.layers.push_back(u * step);
@@ -179,73 +187,96 @@ bool BaselinePartitioner::choose(BaselineKind kind, const SkeletonTables& t, con
         compose(t, sk, variance, skeletonIndex, out);
         // Metis ranks by its pipeline estimate, the others by the predicted time.
         out.cost = kind == BaselineKind::MetisStyle ? (sk.microBatchCount + P - 1) * bottleneckMs(t, out) : out.timeMs;
-    };
+    }
+
+    // An even split within every stage's largest layer count; empty when none.
+    std::vector<int> even() const
+    {
+        std::vector<int> split = BaselinePartitioner::evenSplit(P, units);
+        if (split.empty() || *std::max_element(split.begin(), split.end()) > maxUnits)
+            return {};
+        return split;
+    }
+};
+
+// Layers in proportion to each stage's speed (compute) or to the units its
+// memory holds beside the fixed part (memory).
+bool proportional(const BaselineInputs& in, BaselineCandidate& out)
+{
+    const bool two = in.t.maxLayers >= 2 * in.step;
+    std::vector<double> weights;
+    for (int i = 0; i < in.P; ++i) {
+        const StagePrediction& a = in.pred(i, in.step, kNone);
+        const StagePrediction& b = in.pred(i, two ? 2 * in.step : in.step, kNone);
+        if (in.kind == BaselineKind::ComputeProportional) {
+            weights.push_back(1.0 / marginal(a.timeMs, b.timeMs, two));
+        } else {
+            // The units this stage's memory holds: what is left beside the
+            // fixed part (weights, optimizer state, buffers) over one unit's share.
+            const double perUnit = marginal(a.memoryMiB(), b.memoryMiB(), two);
+            const double fixed = a.memoryMiB() - perUnit;
+            weights.push_back(std::max((in.t.capacityMiB[static_cast<std::size_t>(i)] - fixed) / perUnit, 1e-6));
+        }
+    }
+    const std::vector<int> split = BaselinePartitioner::proportionalSplit(weights, in.units, in.maxUnits);
+    if (split.empty())
+        return false;
+    in.finish(split, kNone, out);
+    return true;
+}
+
+// One level for every stage: of those the mode allows, the one whose plan
+// fits and ranks best; none fits: no recomputation (what the paper deployed
+// them with), an even split, marked as not fitting.
+bool oneLevel(const BaselineInputs& in, BaselineCandidate& out)
+{
+    bool have = false;
+    BaselineCandidate pick;
+    for (int level = 0; level < kRecomputeLevels; ++level) {
+        if (!levelAllowedEverywhere(in.t, level))
+            continue;
+        const std::vector<int> split = in.kind == BaselineKind::MetisStyle
+            ? BaselinePartitioner::minMaxSplit(in.P, in.units,
+                                               [&](int i, int u) {
+                                                   const StagePrediction& p = in.pred(i, u * in.step, level);
+                                                   return p.memoryMiB() <= in.t.capacityMiB[static_cast<std::size_t>(i)]
+                                                       ? p.timeMs
+                                                       : kInf;
+                                               })
+            : in.even();
+        if (split.empty())
+            continue;
+        in.finish(split, level, out);
+        if (!out.fits)
+            continue;
+        if (!have || out.cost < pick.cost) {
+            pick = out;
+            have = true;
+        }
+    }
+    if (have) {
+        out = pick;
+        return true;
+    }
+    const std::vector<int> split = in.even();
+    if (split.empty())
+        return false;
+    in.finish(split, kNone, out);
+    return true;
+}
+
+}  // namespace
+
+bool BaselinePartitioner::choose(BaselineKind kind, const SkeletonTables& t, const Skeleton& sk, VarianceMode variance,
+                                 std::size_t skeletonIndex, BaselineCandidate& out)
+{
+    const int step = std::max(1, sk.unitLayers());
+    const BaselineInputs in{kind, t, sk, variance, skeletonIndex, t.stages, step, t.layers / step, t.maxLayers / step};
     switch (kind) {
     case BaselineKind::ComputeProportional:
-    case BaselineKind::MemoryProportional: {
-        const bool two = t.maxLayers >= 2 * step;
-        std::vector<double> weights;
-        for (int i = 0; i < P; ++i) {
-            const StagePrediction& a = pred(i, step, kNone);
-            const StagePrediction& b = pred(i, two ? 2 * step : step, kNone);
-            if (kind == BaselineKind::ComputeProportional) {
-                weights.push_back(1.0 / marginal(a.timeMs, b.timeMs, two));
-            } else {
-                // The units this stage's memory holds: what is left beside the
-                // fixed part (weights, optimizer state, buffers) over one unit's share.
-                const double perUnit = marginal(a.memoryMiB(), b.memoryMiB(), two);
-                const double fixed = a.memoryMiB() - perUnit;
-                weights.push_back(std::max((t.capacityMiB[static_cast<std::size_t>(i)] - fixed) / perUnit, 1e-6));
-            }
-        }
-        const std::vector<int> split = proportionalSplit(weights, units, maxUnits);
-        if (split.empty())
-            return false;
-        finish(split, kNone);
-        return true;
-    }
+    case BaselineKind::MemoryProportional: return proportional(in, out);
     case BaselineKind::MetisStyle:
-    case BaselineKind::FasopStyle: {
-        // One level for every stage: of those the mode allows, the one whose
-        // plan fits and ranks best; none fits: no recomputation (what the
-        // paper deployed them with), marked as not fitting.
-        bool have = false;
-        BaselineCandidate pick;
-        for (int level = 0; level < kRecomputeLevels; ++level) {
-            if (!levelAllowedEverywhere(t, level))
-                continue;
-            std::vector<int> split;
-            if (kind == BaselineKind::MetisStyle) {
-                split = minMaxSplit(P, units, [&](int i, int u) {
-                    const StagePrediction& p = pred(i, u * step, level);
-                    return p.memoryMiB() <= t.capacityMiB[static_cast<std::size_t>(i)] ? p.timeMs : kInf;
-                });
-                if (split.empty())
-                    continue;
-            } else {
-                split = evenSplit(P, units);
-                if (split.empty() || *std::max_element(split.begin(), split.end()) > maxUnits)
-                    continue;
-            }
-            finish(split, level);
-            if (!out.fits)
-                continue;
-            if (!have || out.cost < pick.cost) {
-                pick = out;
-                have = true;
-            }
-        }
-        if (have) {
-            out = pick;
-            return true;
-        }
-        // Nothing fits at any level: no recomputation, an even split, not fitting.
-        const std::vector<int> split = evenSplit(P, units);
-        if (split.empty() || *std::max_element(split.begin(), split.end()) > maxUnits)
-            return false;
-        finish(split, kNone);
-        return true;
-    }
+    case BaselineKind::FasopStyle: return oneLevel(in, out);
     case BaselineKind::MemX: return false;
     }
     return false;
