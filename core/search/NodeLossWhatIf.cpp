@@ -141,6 +141,88 @@ std::vector<std::vector<int>> NodeLossWhatIf::scenarioNodes(const Cluster& clust
     return out;
 }
 
+namespace {
+
+// The kept plans ranked by their worst time over the node-loss scenarios:
+// a plan that used the lost node resumes with its layout (TP, micro-batch,
+// sequence, query groups) on the cluster without it.
+class RobustRanking {
+public:
+    RobustRanking(const SearchRequest& request, const SearchResult& result, const std::vector<Cluster>& reduced,
+                  NodeLossWhatIf::Result& out)
+        : request_(request)
+        , result_(result)
+        , reduced_(reduced)
+        , out_(out)
+    {
+    }
+
+    // The kept plans, best Phi first, at most max(topK, 20) of them: each
+    // layout they use costs one constrained search per scenario.
+    std::vector<Plan> candidates(std::size_t topK) const
+    {
+        std::vector<Plan> candidates;
+        std::set<std::uint64_t> seen;
+        for (Plan& p : WeightSimplex::keptCandidates(result_))
+            if (seen.insert(p.key).second)
+                candidates.push_back(std::move(p));
+        std::sort(candidates.begin(), candidates.end(),
+                  [](const Plan& a, const Plan& b) { return a.phi != b.phi ? a.phi < b.phi : a.key < b.key; });
+        if (candidates.size() > std::max<std::size_t>(topK, 20))
+            candidates.resize(std::max<std::size_t>(topK, 20));
+        return candidates;
+    }
+
+    // A plan's times under every scenario and its worst; false when it
+    // cannot resume after one of the losses.
+    bool rank(const Plan& p, NodeLossWhatIf::RobustPlan& rp)
+    {
+        const Cluster& cluster = request_.problem.cluster;
+        rp.plan = p;
+        for (std::size_t k = 0; k < out_.scenarios.size(); ++k) {
+            const bool touched = usesNode(cluster, p, out_.scenarios[k].node);
+            const double ms = touched ? resume(p, k) : p.iterationMs;
+            rp.scenarioMs.push_back(ms);
+            rp.resumed.push_back(touched);
+            if (!(ms > 0))
+                return false;
+        }
+        rp.worst = static_cast<std::size_t>(std::max_element(rp.scenarioMs.begin(), rp.scenarioMs.end())
+                                            - rp.scenarioMs.begin());
+        rp.worstMs = rp.scenarioMs[rp.worst];
+        rp.worstPhi = Objective::phi(rp.worstMs, p.maxMemMiB, p.varMem, result_.references, result_.weights);
+        return true;
+    }
+
+private:
+    // (layout, scenario) -> time, searched once; < 0: no plan.
+    double resume(const Plan& p, std::size_t k)
+    {
+        const Layout layout = layoutOf(p);
+        const auto key = std::make_pair(layout, k);
+        if (const auto it = resumeMs_.find(key); it != resumeMs_.end())
+            return it->second;
+        SearchRequest again = replanRequest(request_, reduced_[k]);
+        TrainingSetup& setup = again.problem.setup;
+        setup.tensorParallel = std::get<0>(layout);
+        setup.microBatchSizes = {std::get<1>(layout)};
+        setup.seqLens = {std::get<2>(layout)};
+        setup.queryGroups = {std::get<3>(layout)};
+        const SearchResult r = SearchEngine::run(std::move(again));
+        const double ms = r.best.empty() ? -1.0 : r.best.front().iterationMs;
+        resumeMs_.emplace(key, ms);
+        return ms;
+    }
+
+    const SearchRequest& request_;
+    const SearchResult& result_;
+    const std::vector<Cluster>& reduced_;
+    NodeLossWhatIf::Result& out_;
+    std::map<std::pair<Layout, std::size_t>, double> resumeMs_;
+};
+
+}  // namespace
+
 NodeLossWhatIf::Result NodeLossWhatIf::run(const SearchRequest& request, const SearchResult& result,
                                            const Options& options)
 {
@@ -182,57 +264,15 @@ NodeLossWhatIf::Result NodeLossWhatIf::run(const SearchRequest& request, const S
     }
     if (!options.robust)
         return out;
-
-    // The kept plans, best Phi first, at most max(topK, 20) of them: each
-    // layout they use costs one constrained search per scenario.
-    std::vector<Plan> candidates;
-    std::set<std::uint64_t> seen;
-    for (Plan& p : WeightSimplex::keptCandidates(result))
-        if (seen.insert(p.key).second)
-            candidates.push_back(std::move(p));
-    std::sort(candidates.begin(), candidates.end(),
-              [](const Plan& a, const Plan& b) { return a.phi != b.phi ? a.phi < b.phi : a.key < b.key; });
-    if (candidates.size() > std::max<std::size_t>(options.topK, 20))
-        candidates.resize(std::max<std::size_t>(options.topK, 20));
+    RobustRanking ranking(request, result, reduced, out);
+    const std::vector<Plan> candidates = ranking.candidates(options.topK);
     out.candidates = candidates.size();
-
-    std::map<std::pair<Layout, std::size_t>, double> resumeMs;  // (layout, scenario) -> time; < 0 none
-    auto resume = [&](const Plan& p, std::size_t k) {
-        const Layout layout = layoutOf(p);
-        const auto key = std::make_pair(layout, k);
-        if (const auto it = resumeMs.find(key); it != resumeMs.end())
-            return it->second;
-        SearchRequest again = replanRequest(request, reduced[k]);
-        TrainingSetup& setup = again.problem.setup;
-        setup.tensorParallel = std::get<0>(layout);
-        setup.microBatchSizes = {std::get<1>(layout)};
-        setup.seqLens = {std::get<2>(layout)};
-        setup.queryGroups = {std::get<3>(layout)};
-        const SearchResult r = SearchEngine::run(std::move(again));
-        const double ms = r.best.empty() ? -1.0 : r.best.front().iterationMs;
-        resumeMs.emplace(key, ms);
-        return ms;
-    };
     for (const Plan& p : candidates) {
         RobustPlan rp;
-        rp.plan = p;
-        bool runs = true;
-        for (std::size_t k = 0; k < out.scenarios.size() && runs; ++k) {
-            const bool touched = usesNode(cluster, p, out.scenarios[k].node);
-            const double ms = touched ? resume(p, k) : p.iterationMs;
-            runs = ms > 0;
-            rp.scenarioMs.push_back(ms);
-            rp.resumed.push_back(touched);
-        }
-        if (!runs) {
+        if (ranking.rank(p, rp))
+            out.robustPlans.push_back(std::move(rp));
+        else
             ++out.cannotResume;
-            continue;
-        }
-        rp.worst = static_cast<std::size_t>(std::max_element(rp.scenarioMs.begin(), rp.scenarioMs.end())
-                                            - rp.scenarioMs.begin());
-        rp.worstMs = rp.scenarioMs[rp.worst];
-        rp.worstPhi = Objective::phi(rp.worstMs, p.maxMemMiB, p.varMem, result.references, result.weights);
-        out.robustPlans.push_back(std::move(rp));
     }
     std::sort(out.robustPlans.begin(), out.robustPlans.end(), [](const RobustPlan& a, const RobustPlan& b) {
         return a.worstPhi != b.worstPhi ? a.worstPhi < b.worstPhi : a.plan.key < b.plan.key;
