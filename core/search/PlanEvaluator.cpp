@@ -39,11 +39,12 @@ PlanSpec PlanSpec::of(const Plan& p, std::vector<Recompute> levels)
     return spec;
 }
 
-Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
-                                   std::shared_ptr<const Predictor> predictor, VarianceMode variance,
-                                   const PredictionStore* store)
+namespace {
+
+// The spec's counts and per-mesh shapes checked (FlagScale's rules); the
+// skeleton without its stage slots.
+Skeleton skeletonOf(const Problem& problem, const PlanSpec& spec)
 {
-    const Cluster& cluster = problem.cluster;
     const int P = static_cast<int>(spec.stageGroups.size());
     if (P < 1)
         throw InputError("plan", "stages", "a plan needs at least one stage");
@@ -87,74 +88,60 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
     }
     sk.schedule = spec.schedule;
     sk.virtualStages = spec.schedule == Schedule::Interleaved ? spec.virtualStages : 1;
-    // Stage slots from group names: "a100" takes the group's next TP x DP
-    // block, "n0+n1" the named whole groups.
-    auto slotSet = std::make_shared<StageSlotSet>();
-    std::vector<int> used(cluster.groups().size(), 0);
-    for (int stage = 0; stage < P; ++stage) {
-        const std::string& name = spec.stageGroups[static_cast<std::size_t>(stage)];
-        const int w = sk.shapeOf(stage).gpus();
-        const int stageTp = sk.shapeOf(stage).tp;
-        const std::vector<int> gs = StageSlots::groupsNamed(cluster, name);
-        if (gs.empty())
-            throw InputError("plan", "stage group",
-                             "no device group named \"" + name + "\" in cluster " + cluster.name());
-        StageSlot slot;
-        slot.groups = gs;
-        slot.type = cluster.groups()[static_cast<std::size_t>(gs.front())].type;
-        for (int g : gs) {
-            const DeviceGroup& group = cluster.groups()[static_cast<std::size_t>(g)];
-            if (group.type != slot.type)
-                throw InputError("plan", "stage group", "stage " + name + " mixes GPU types; a stage holds one type");
-            if (gs.size() > 1) {
-                if (used[static_cast<std::size_t>(g)]++ > 0)
-                    throw InputError("plan", "stage group", "device group " + group.name + " is used by two stages");
-                if (static_cast<int>(group.devices.size()) % stageTp != 0)
-                    throw InputError("plan", "stage group",
-                                     "device group " + group.name
-                                         + " is not a multiple of TP = " + std::to_string(stageTp));
-                slot.devices.insert(slot.devices.end(), group.devices.begin(), group.devices.end());
-            }
-        }
-        if (gs.size() == 1) {
-            const int g = gs.front();
-            const DeviceGroup& group = cluster.groups()[static_cast<std::size_t>(g)];
-            slot.slice = used[static_cast<std::size_t>(g)]++;
-            if ((slot.slice + 1) * w > static_cast<int>(group.devices.size()))
+    return sk;
+}
+
+// A stage's slot from its group name: "a100" takes the group's next TP x DP
+// block, "n0+n1" the named whole groups. `used` counts each group's slots.
+StageSlot slotOf(const Cluster& cluster, const Skeleton& sk, int stage, const std::string& name, std::vector<int>& used)
+{
+    const int w = sk.shapeOf(stage).gpus();
+    const int stageTp = sk.shapeOf(stage).tp;
+    const std::vector<int> gs = StageSlots::groupsNamed(cluster, name);
+    if (gs.empty())
+        throw InputError("plan", "stage group", "no device group named \"" + name + "\" in cluster " + cluster.name());
+    StageSlot slot;
+    slot.groups = gs;
+    slot.type = cluster.groups()[static_cast<std::size_t>(gs.front())].type;
+    for (int g : gs) {
+        const DeviceGroup& group = cluster.groups()[static_cast<std::size_t>(g)];
+        if (group.type != slot.type)
+            throw InputError("plan", "stage group", "stage " + name + " mixes GPU types; a stage holds one type");
+        if (gs.size() > 1) {
+            if (used[static_cast<std::size_t>(g)]++ > 0)
+                throw InputError("plan", "stage group", "device group " + group.name + " is used by two stages");
+            if (static_cast<int>(group.devices.size()) % stageTp != 0)
                 throw InputError("plan", "stage group",
-                                 "device group " + name + " has too few GPUs for " + std::to_string(slot.slice + 1)
-                                     + " stage(s) of TP x DP = " + std::to_string(w));
-            slot.devices.assign(group.devices.begin() + slot.slice * w, group.devices.begin() + (slot.slice + 1) * w);
-            slot.name = StageSlots::label(group.name, slot.slice, false);
-        } else {
-            slot.name = name;
-            if (static_cast<int>(slot.devices.size()) != w)
-                throw InputError("plan", "stage group",
-                                 "stage " + name + " has " + std::to_string(slot.devices.size())
-                                     + " GPUs; TP x DP = " + std::to_string(w));
+                                 "device group " + group.name
+                                     + " is not a multiple of TP = " + std::to_string(stageTp));
+            slot.devices.insert(slot.devices.end(), group.devices.begin(), group.devices.end());
         }
-        sk.stageSlot.push_back(static_cast<int>(slotSet->all.size()));
-        slotSet->all.push_back(std::move(slot));
     }
-    sk.slotSet = slotSet;
+    if (gs.size() == 1) {
+        const int g = gs.front();
+        const DeviceGroup& group = cluster.groups()[static_cast<std::size_t>(g)];
+        slot.slice = used[static_cast<std::size_t>(g)]++;
+        if ((slot.slice + 1) * w > static_cast<int>(group.devices.size()))
+            throw InputError("plan", "stage group",
+                             "device group " + name + " has too few GPUs for " + std::to_string(slot.slice + 1)
+                                 + " stage(s) of TP x DP = " + std::to_string(w));
+        slot.devices.assign(group.devices.begin() + slot.slice * w, group.devices.begin() + (slot.slice + 1) * w);
+        slot.name = StageSlots::label(group.name, slot.slice, false);
+    } else {
+        slot.name = name;
+        if (static_cast<int>(slot.devices.size()) != w)
+            throw InputError("plan", "stage group",
+                             "stage " + name + " has " + std::to_string(slot.devices.size())
+                                 + " GPUs; TP x DP = " + std::to_string(w));
+    }
+    return slot;
+}
 
-    if (!predictor)
-        predictor = std::make_shared<AnalyticPredictor>();
-    PredictionCache cache(*predictor, store);
-    Topology topo(cluster);
-    SkeletonTables t;
-    // Evaluate the stage counts the spec asks for, even beyond what a search
-    // would consider feasible: layers for each stage may be up to L - (P-1).
-    std::string why;
-    // Only the split's rows are predicted: check it first.
-    for (int i = 0; i < P; ++i)
-        if (spec.layers[static_cast<std::size_t>(i)] < 1
-            || spec.layers[static_cast<std::size_t>(i)] > problem.model.numLayers - (P - 1))
-            throw InputError("plan", "layers", "stage " + std::to_string(i) + " has an impossible layer count");
-    if (!SkeletonTables::build(problem, sk, topo, cache, t, why, &spec.layers))
-        throw InputError("plan", "placement", why);
-
-    Evaluation ev;
+// Each stage's level (the spec's, else the policy's, else full when nothing
+// fits) and whether the split fits and runs.
+std::vector<int> levelsOf(const PlanSpec& spec, const Skeleton& sk, const SkeletonTables& t, Evaluation& ev)
+{
+    const int P = t.stages;
     std::vector<int> levels(P);
     ev.feasible = true;
     for (int i = 0; i < P; ++i) {
@@ -180,6 +167,44 @@ Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
             ev.feasible = false;
         }
     }
+    return levels;
+}
+
+}  // namespace
+
+Evaluation PlanEvaluator::evaluate(const Problem& problem, const PlanSpec& spec,
+                                   std::shared_ptr<const Predictor> predictor, VarianceMode variance,
+                                   const PredictionStore* store)
+{
+    const Cluster& cluster = problem.cluster;
+    Skeleton sk = skeletonOf(problem, spec);
+    const int P = static_cast<int>(spec.stageGroups.size());
+    auto slotSet = std::make_shared<StageSlotSet>();
+    std::vector<int> used(cluster.groups().size(), 0);
+    for (int stage = 0; stage < P; ++stage) {
+        sk.stageSlot.push_back(static_cast<int>(slotSet->all.size()));
+        slotSet->all.push_back(slotOf(cluster, sk, stage, spec.stageGroups[static_cast<std::size_t>(stage)], used));
+    }
+    sk.slotSet = slotSet;
+
+    if (!predictor)
+        predictor = std::make_shared<AnalyticPredictor>();
+    PredictionCache cache(*predictor, store);
+    Topology topo(cluster);
+    SkeletonTables t;
+    // Evaluate the stage counts the spec asks for, even beyond what a search
+    // would consider feasible: layers for each stage may be up to L - (P-1).
+    std::string why;
+    // Only the split's rows are predicted: check it first.
+    for (int i = 0; i < P; ++i)
+        if (spec.layers[static_cast<std::size_t>(i)] < 1
+            || spec.layers[static_cast<std::size_t>(i)] > problem.model.numLayers - (P - 1))
+            throw InputError("plan", "layers", "stage " + std::to_string(i) + " has an impossible layer count");
+    if (!SkeletonTables::build(problem, sk, topo, cache, t, why, &spec.layers))
+        throw InputError("plan", "placement", why);
+
+    Evaluation ev;
+    const std::vector<int> levels = levelsOf(spec, sk, t, ev);
     std::vector<double> scratch;
     Leaf leaf = SplitSearch::compose(t, sk, spec.layers.data(), levels.data(), variance, scratch);
     ev.plan = PlanBuilder::build(cluster, sk, t, leaf, problem.setup.globalBatch);
