@@ -129,6 +129,67 @@ SearchResult TaskSearch::run(const SearchRequest& request, const SearchFn& searc
     return merge(list, std::move(results));
 }
 
+namespace {
+
+// One task's statistics added to the merged ones (counts saturate).
+void addStats(SearchStats& s, const SearchStats& r)
+{
+    s.skeletons += r.skeletons;
+    s.explored = addSaturating(s.explored, r.explored);
+    s.feasible = addSaturating(s.feasible, r.feasible);
+    s.searchNodes = addSaturating(s.searchNodes, r.searchNodes);
+    for (const auto& [rule, n] : r.prunedByRule)
+        s.prunedByRule[rule] = addSaturating(s.prunedByRule[rule], n);
+    s.phase2Evaluated += r.phase2Evaluated;
+    s.phase2Pruned += r.phase2Pruned;
+    s.cacheHits += r.cacheHits;
+    s.cacheMisses += r.cacheMisses;
+    s.storeHits += r.storeHits;
+    s.cacheResets += r.cacheResets;
+    s.rowHits += r.rowHits;
+    s.rowMisses += r.rowMisses;
+    s.rowResets += r.rowResets;
+    s.storeInvalidated = s.storeInvalidated || r.storeInvalidated;
+    s.storeSize = r.storeSize;
+    s.wallS += r.wallS;
+    s.threads = std::max(s.threads, r.threads);
+    s.feasibleShapes += r.feasibleShapes;
+    s.plotShapes += r.plotShapes;
+}
+
+// One task's pick, and what its search said, into the merged result.
+SearchResult::TaskPick pickOf(const TaskSearch::Task& t, const SearchResult& r)
+{
+    SearchResult::TaskPick tb;
+    tb.seqLen = t.seqLen;
+    tb.queryGroups = t.queryGroups;
+    tb.label = t.label;
+    tb.found = !r.best.empty();
+    if (tb.found)
+        tb.plan = r.best.front();
+    if (!r.fastest.empty())
+        tb.fastestMs = r.fastest.front().iterationMs;
+    tb.references = r.references;
+    tb.error = r.error;
+    tb.incomplete = r.incomplete;
+    return tb;
+}
+
+void addNotes(SearchResult& out, const TaskSearch::Task& t, const SearchResult& r)
+{
+    if (!r.incomplete.empty())
+        out.incomplete += (out.incomplete.empty() ? "" : " ") + t.label + ": " + r.incomplete;
+    if (!r.spaceCut.empty())
+        out.spaceCut += (out.spaceCut.empty() ? "" : " ") + t.label + ": " + r.spaceCut;
+    out.invalidRequest = out.invalidRequest && r.invalidRequest;
+    out.cancelled = out.cancelled || r.cancelled;
+    for (const auto& note : r.notes)
+        if (std::find(out.notes.begin(), out.notes.end(), note) == out.notes.end())
+            out.notes.push_back(note);
+}
+
+}  // namespace
+
 SearchResult TaskSearch::merge(const std::vector<Task>& list, std::vector<SearchResult> results)
 {
     // The details (fronts, sample, references, profile bests) come from the
@@ -157,54 +218,13 @@ SearchResult TaskSearch::merge(const std::vector<Task>& list, std::vector<Search
     for (std::size_t i = 0; i < results.size(); ++i) {
         const SearchResult& r = results[i];
         const Task& t = list[i];
-        SearchResult::TaskPick tb;
-        tb.seqLen = t.seqLen;
-        tb.queryGroups = t.queryGroups;
-        tb.label = t.label;
-        tb.found = !r.best.empty();
-        if (tb.found)
-            tb.plan = r.best.front();
-        if (!r.fastest.empty())
-            tb.fastestMs = r.fastest.front().iterationMs;
-        tb.references = r.references;
-        tb.error = r.error;
-        tb.incomplete = r.incomplete;
-        out.tasks.push_back(std::move(tb));
+        out.tasks.push_back(pickOf(t, r));
         bests.push_back(&r.best);
         fastest.push_back(&r.fastest);
         if (!r.error.empty())
             errors += (errors.empty() ? "" : "; ") + t.label + ": " + r.error;
-        if (!r.incomplete.empty())
-            out.incomplete += (out.incomplete.empty() ? "" : " ") + t.label + ": " + r.incomplete;
-        if (!r.spaceCut.empty())
-            out.spaceCut += (out.spaceCut.empty() ? "" : " ") + t.label + ": " + r.spaceCut;
-        out.invalidRequest = out.invalidRequest && r.invalidRequest;
-        out.cancelled = out.cancelled || r.cancelled;
-        for (const auto& note : r.notes)
-            if (std::find(out.notes.begin(), out.notes.end(), note) == out.notes.end())
-                out.notes.push_back(note);
-        SearchStats& s = out.stats;
-        s.skeletons += r.stats.skeletons;
-        s.explored = addSaturating(s.explored, r.stats.explored);
-        s.feasible = addSaturating(s.feasible, r.stats.feasible);
-        s.searchNodes = addSaturating(s.searchNodes, r.stats.searchNodes);
-        for (const auto& [rule, n] : r.stats.prunedByRule)
-            s.prunedByRule[rule] = addSaturating(s.prunedByRule[rule], n);
-        s.phase2Evaluated += r.stats.phase2Evaluated;
-        s.phase2Pruned += r.stats.phase2Pruned;
-        s.cacheHits += r.stats.cacheHits;
-        s.cacheMisses += r.stats.cacheMisses;
-        s.storeHits += r.stats.storeHits;
-        s.cacheResets += r.stats.cacheResets;
-        s.rowHits += r.stats.rowHits;
-        s.rowMisses += r.stats.rowMisses;
-        s.rowResets += r.stats.rowResets;
-        s.storeInvalidated = s.storeInvalidated || r.stats.storeInvalidated;
-        s.storeSize = r.stats.storeSize;
-        s.wallS += r.stats.wallS;
-        s.threads = std::max(s.threads, r.stats.threads);
-        s.feasibleShapes += r.stats.feasibleShapes;
-        s.plotShapes += r.stats.plotShapes;
+        addNotes(out, t, r);
+        addStats(out.stats, r.stats);
     }
     out.stats.sampleFraction = results[lead].stats.sampleFraction;
     if (list.size() > 1)  // the references are the lead task's alone
