@@ -71,35 +71,44 @@ ReferenceSimulator::Profile ReferenceSimulator::profileOf(const std::string& gpu
     return p;
 }
 
-SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, int iterations, int warmup) const
-{
-    const Cluster& cluster = problem.cluster;
-    const TrainingSetup& setup = problem.setup;
+namespace {
+
+// One simulated job: the model at the plan's sequence and query groups, the
+// job's precision, and each stage's time and memory under its GPU's profile.
+struct SimulatedJob {
     using TM = TransformerMath;
-    ModelSpec m = problem.model;
-    m.seqLen = plan.seqLen > 0 ? plan.seqLen : m.seqLen;
-    m.queryGroups = plan.queryGroups > 0 ? plan.queryGroups : m.queryGroups;
-    const int b = plan.microBatch, s = m.seqLen, t = plan.tp, P = plan.pp;
-    const Topology topo(cluster);
-    SimulatedRun out;
-    std::vector<double> stageMs(P), hopMs(std::max(0, P - 1));
-    double postMs = 0;
-    double worstNoise = 0;
-    // The job's precision (docs/PRECISION.md): its bytes and its GEMM peak.
+    const Problem& problem;
+    const Plan& plan;
+    ModelSpec m;
+    Topology topo;
     Precision prec = Precision::Bf16;
-    try {
-        prec = jobPrecision(setup.precision, cluster);
-    } catch (const std::exception&) {
-        // a precision some type lacks: the search refuses it; simulate as bf16
+    int b = 1, s = 1, t = 1, P = 1;
+
+    SimulatedJob(const Problem& problem, const Plan& plan)
+        : problem(problem)
+        , plan(plan)
+        , m(problem.model)
+        , topo(problem.cluster)
+    {
+        m.seqLen = plan.seqLen > 0 ? plan.seqLen : m.seqLen;
+        m.queryGroups = plan.queryGroups > 0 ? plan.queryGroups : m.queryGroups;
+        b = plan.microBatch;
+        s = m.seqLen;
+        t = plan.tp;
+        P = plan.pp;
+        // The job's precision (docs/PRECISION.md): its bytes and its GEMM peak.
+        try {
+            prec = jobPrecision(problem.setup.precision, problem.cluster);
+        } catch (const std::exception&) {
+            // a precision some type lacks: the search refuses it; simulate as bf16
+        }
     }
-    for (int i = 0; i < P; ++i) {
-        const StagePlan& st = plan.stages[i];
-        const GpuType& gpu = cluster.typeOf(st.devices.front());
-        const bool flash = flashAttentionRuns(setup.flashAttention, prec, gpu);
-        const Profile pr = profileOf(gpu.name);
+
+    // One micro-batch of stage i: compute, TP all-reduces, launches.
+    double stageMs(int i, const GpuType& gpu, const ReferenceSimulator::Profile& pr, bool flash) const
+    {
+        const StagePlan& st = plan.stages[static_cast<std::size_t>(i)];
         const double peakTflops = gpu.gemmPeakTflops(prec);
-        worstNoise = std::max(worstNoise, pr.noise);
-        // --- time ---
         double work = TM::layerForwardFlops(m, b, s, flash) / t;
         double eff = pr.efficiencyMax * work / (work + pr.halfWorkGflop * 1e9);
         double fwd = TM::layerForwardFlops(m, b, s, flash);
@@ -120,10 +129,16 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
                 = st.layers * per * Topology::allReduceMs(bytesOf(prec).activation * s * double(b) * m.hidden, t, rate);
         }
         double launchMs = st.layers * pr.launchUsPerLayer * (st.recompute == Recompute::Full ? 1.35 : 1.0) * 1e-3;
-        stageMs[i] = computeMs + commMs + launchMs;
+        return computeMs + commMs + launchMs;
+    }
 
-        // --- memory ---
-        double params = TM::stageParams(m, st.layers, t, i == 0, i == P - 1);
+    // Stage i's peak memory: states (with TE's wgrad buffers) and the
+    // activations of its in-flight micro-batches, rounded to allocator blocks.
+    SimulatedStage stageMemory(int i, const GpuType& gpu, const ReferenceSimulator::Profile& pr, bool flash,
+                               double params) const
+    {
+        const StagePlan& st = plan.stages[static_cast<std::size_t>(i)];
+        const TrainingSetup& setup = problem.setup;
         double states = params
             * (TM::weightBytesPerParam(prec) + TM::gradBytesPerParam(prec)
                + TM::optimizerBytesPerParam(plan.dp, setup.distributedOptimizer, prec))
@@ -146,21 +161,19 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
         if (i == P - 1)
             actMiB += TM::logitsBytes(m, b, s, t, prec) / kMiB;
         SimulatedStage out1;
-        out1.microBatchMs = stageMs[i];
         out1.maxAllocatedMiB = roundUp(states, pr.allocatorBlockMiB) + roundUp(actMiB, pr.allocatorBlockMiB);
         out1.maxReservedMiB = out1.maxAllocatedMiB * pr.fragmentation;
         out1.deviceUsedMiB = out1.maxReservedMiB + pr.reserveGiB * 1024.0;
         out1.capacityMiB = gpu.memoryMiB();
-        if (out1.deviceUsedMiB > out1.capacityMiB && !out.outOfMemory) {
-            out.outOfMemory = true;
-            char buf[160];
-            std::snprintf(buf, sizeof buf, "stage %d on %s needs %.1f GiB of %.1f GiB", i, st.groupName.c_str(),
-                          out1.deviceUsedMiB / 1024, out1.capacityMiB / 1024);
-            out.outOfMemoryReason = buf;
-        }
-        out.stages.push_back(out1);
+        return out1;
+    }
 
-        // Gradient sync and optimizer step of this stage.
+    // Stage i's exposed gradient sync and optimizer step.
+    double postMs(int i, const GpuType& gpu, const ReferenceSimulator::Profile& pr, double params,
+                  const std::vector<double>& stageMs) const
+    {
+        const StagePlan& st = plan.stages[static_cast<std::size_t>(i)];
+        const TrainingSetup& setup = problem.setup;
         PathRate dpRate = topo.ring(Topology::dataParallelRings(st.devices, t, plan.dp));
         dpRate.bandwidthGBps *= pr.commEfficiency;
         double owned = setup.distributedOptimizer ? params / plan.dp : params;
@@ -181,25 +194,27 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
                                                        i == 0, params,
                                                        IterationComposer::lastBucketParams(plan.dp, embedding),
                                                        forwardWindow, backwardWindow);
-        postMs = std::max(postMs, exposedMs + owned * 34.0 / (gpu.memoryBandwidthGBps * 1e6));
+        return exposedMs + owned * 34.0 / (gpu.memoryBandwidthGBps * 1e6);
     }
-    for (int i = 0; i + 1 < P; ++i) {
-        PathRate hop = topo.pairwise(plan.stages[i].devices, plan.stages[i + 1].devices);
-        hop.bandwidthGBps *= 0.8;
-        hopMs[i] = Topology::transferMs(TM::boundaryActivationBytes(m, b, s, t, prec), hop);
+
+    std::vector<double> hopsMs() const
+    {
+        std::vector<double> hopMs(static_cast<std::size_t>(std::max(0, P - 1)));
+        for (int i = 0; i + 1 < P; ++i) {
+            PathRate hop = topo.pairwise(plan.stages[i].devices, plan.stages[i + 1].devices);
+            hop.bandwidthGBps *= 0.8;
+            hopMs[i] = Topology::transferMs(TM::boundaryActivationBytes(m, b, s, t, prec), hop);
+        }
+        return hopMs;
     }
-    // Iteration: 1F1B (or interleaved) composition plus 3 ms data loading and
-    // logging; warm-up iterations pay allocator and NCCL set-up.
-    double base
-        = IterationComposer::iterationMs(stageMs, hopMs, plan.microBatchCount,
-                                         plan.schedule == Schedule::Interleaved ? plan.virtualStages : 1, 3.0, postMs);
-    // Hops are paid on every steady-state exchange when they cannot overlap.
-    double sumHops = 0;
-    for (double h : hopMs)
-        sumHops += h;
-    base += 0.25 * (plan.microBatchCount - 1) * sumHops;
-    std::mt19937_64 rng(seed_ ^ (plan.key * 0x9e3779b97f4a7c15ULL));
-    std::normal_distribution<double> noise(0.0, worstNoise);
+};
+
+// Each iteration's time: the base with log-normal noise, warm-up iterations
+// slower; the median of the steady ones.
+void iterationsOf(SimulatedRun& out, double base, double noiseSigma, std::uint64_t seed, int iterations, int warmup)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> noise(0.0, noiseSigma);
     std::vector<double> steady;
     for (int it = 0; it < iterations; ++it) {
         double factor = std::exp(noise(rng));
@@ -214,6 +229,50 @@ SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, i
         std::size_t n = steady.size();
         out.medianIterationMs = n % 2 ? steady[n / 2] : 0.5 * (steady[n / 2 - 1] + steady[n / 2]);
     }
+}
+
+}  // namespace
+
+SimulatedRun ReferenceSimulator::run(const Problem& problem, const Plan& plan, int iterations, int warmup) const
+{
+    const SimulatedJob job(problem, plan);
+    const int P = job.P;
+    SimulatedRun out;
+    std::vector<double> stageMs(P);
+    double postMs = 0;
+    double worstNoise = 0;
+    for (int i = 0; i < P; ++i) {
+        const StagePlan& st = plan.stages[i];
+        const GpuType& gpu = problem.cluster.typeOf(st.devices.front());
+        const bool flash = flashAttentionRuns(problem.setup.flashAttention, job.prec, gpu);
+        const Profile pr = profileOf(gpu.name);
+        worstNoise = std::max(worstNoise, pr.noise);
+        stageMs[i] = job.stageMs(i, gpu, pr, flash);
+        const double params = TransformerMath::stageParams(job.m, st.layers, job.t, i == 0, i == P - 1);
+        SimulatedStage stage = job.stageMemory(i, gpu, pr, flash, params);
+        stage.microBatchMs = stageMs[i];
+        if (stage.deviceUsedMiB > stage.capacityMiB && !out.outOfMemory) {
+            out.outOfMemory = true;
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "stage %d on %s needs %.1f GiB of %.1f GiB", i, st.groupName.c_str(),
+                          stage.deviceUsedMiB / 1024, stage.capacityMiB / 1024);
+            out.outOfMemoryReason = buf;
+        }
+        out.stages.push_back(stage);
+        postMs = std::max(postMs, job.postMs(i, gpu, pr, params, stageMs));
+    }
+    const std::vector<double> hopMs = job.hopsMs();
+    // Iteration: 1F1B (or interleaved) composition plus 3 ms data loading and
+    // logging; warm-up iterations pay allocator and NCCL set-up.
+    double base
+        = IterationComposer::iterationMs(stageMs, hopMs, plan.microBatchCount,
+                                         plan.schedule == Schedule::Interleaved ? plan.virtualStages : 1, 3.0, postMs);
+    // Hops are paid on every steady-state exchange when they cannot overlap.
+    double sumHops = 0;
+    for (double h : hopMs)
+        sumHops += h;
+    base += 0.25 * (plan.microBatchCount - 1) * sumHops;
+    iterationsOf(out, base, worstNoise, seed_ ^ (plan.key * 0x9e3779b97f4a7c15ULL), iterations, warmup);
     return out;
 }
 
@@ -270,6 +329,41 @@ std::vector<ReferenceSimulator::LogFormat> ReferenceSimulator::logFormats()
     return {LogFormat::MegatronMain, LogFormat::MegatronLegacy, LogFormat::MegatronDeepSpeed, LogFormat::SlurmPrefixed};
 }
 
+namespace {
+
+// Memory lines: ranks with DP rank 0, stage by stage.
+struct MemLine {
+    int rank;
+    std::string text;
+};
+
+std::vector<MemLine> memoryLines(const SimulatedRun& run, const Plan& plan, const RankLayout& layout,
+                                 int afterIteration, bool raw)
+{
+    std::vector<MemLine> lines;
+    for (int pp = 0; pp < plan.pp; ++pp)
+        for (int tp = 0; tp < plan.tp; ++tp) {
+            const int rank = layout.rankOf(tp, pp, 0);
+            const SimulatedStage& st = run.stages[static_cast<std::size_t>(pp)];
+            std::string t = "[Rank " + std::to_string(rank) + "] (after " + std::to_string(afterIteration)
+                + " iterations) memory (MB) | allocated: ";
+            if (raw) {
+                t += Text::pyFloat(st.maxAllocatedMiB * 0.625) + " | max allocated: "
+                    + Text::pyFloat(st.maxAllocatedMiB) + " | reserved: " + Text::pyFloat(st.maxReservedMiB)
+                    + " | max reserved: " + Text::pyFloat(st.maxReservedMiB);
+            } else {
+                char buf[256];
+                std::snprintf(buf, sizeof buf, "%.2f | max allocated: %.2f | reserved: %.2f | max reserved: %.2f",
+                              st.maxAllocatedMiB * 0.6, st.maxAllocatedMiB, st.maxReservedMiB, st.maxReservedMiB);
+                t += buf;
+            }
+            lines.push_back({rank, t});
+        }
+    return lines;
+}
+
+}  // namespace
+
 std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan& plan, LogFormat format) const
 {
     if (format == LogFormat::MegatronMain)
@@ -277,33 +371,6 @@ std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan&
     const RankLayout layout(plan.tp, plan.pp, plan.dp);
     const int world = layout.worldSize();
     const int iterations = static_cast<int>(run.iterationMs.size());
-    // Memory lines: ranks with DP rank 0, stage by stage.
-    struct MemLine {
-        int rank;
-        std::string text;
-    };
-    auto memoryLines = [&](int afterIteration, bool raw) {
-        std::vector<MemLine> lines;
-        for (int pp = 0; pp < plan.pp; ++pp)
-            for (int tp = 0; tp < plan.tp; ++tp) {
-                const int rank = layout.rankOf(tp, pp, 0);
-                const SimulatedStage& st = run.stages[static_cast<std::size_t>(pp)];
-                std::string t = "[Rank " + std::to_string(rank) + "] (after " + std::to_string(afterIteration)
-                    + " iterations) memory (MB) | allocated: ";
-                if (raw) {
-                    t += Text::pyFloat(st.maxAllocatedMiB * 0.625) + " | max allocated: "
-                        + Text::pyFloat(st.maxAllocatedMiB) + " | reserved: " + Text::pyFloat(st.maxReservedMiB)
-                        + " | max reserved: " + Text::pyFloat(st.maxReservedMiB);
-                } else {
-                    char buf[256];
-                    std::snprintf(buf, sizeof buf, "%.2f | max allocated: %.2f | reserved: %.2f | max reserved: %.2f",
-                                  st.maxAllocatedMiB * 0.6, st.maxAllocatedMiB, st.maxReservedMiB, st.maxReservedMiB);
-                    t += buf;
-                }
-                lines.push_back({rank, t});
-            }
-        return lines;
-    };
     char buf[768];
     std::string out = std::string("# SIMULATED by the MemX reference simulator (not a measurement); log format ")
         + toString(format) + "\n";
@@ -324,7 +391,7 @@ std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan&
                           it + 1, iterations, samples, ms, plan.globalBatch);
             out += buf;
             if (it == 0)
-                for (const auto& l : memoryLines(1, true))
+                for (const auto& l : memoryLines(run, plan, layout, 1, true))
                     out += l.text + "\n";
             std::snprintf(buf, sizeof buf,
                           "time (ms) | forward-compute: %.2f | backward-compute: %.2f | optimizer: %.2f | "
@@ -345,7 +412,7 @@ std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan&
                           plan.globalBatch / sec, plan.globalBatch * double(plan.seqLen) / sec / world);
             out += buf;
             if (it == 0)
-                for (const auto& l : memoryLines(1, true))
+                for (const auto& l : memoryLines(run, plan, layout, 1, true))
                     out += l.text + "\n";
             break;
         }
@@ -354,7 +421,7 @@ std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan&
             // memory lines of the ranks arrive in a scrambled order, and a
             // repeated line of the first stage is cut off mid-number.
             if (it == 0) {
-                auto lines = memoryLines(1, false);
+                auto lines = memoryLines(run, plan, layout, 1, false);
                 std::vector<MemLine> order;
                 for (std::size_t k = 0; k < lines.size(); ++k)
                     order.push_back(lines[(k * 5 + 3) % lines.size()]);
@@ -372,7 +439,7 @@ std::string ReferenceSimulator::megatronLog(const SimulatedRun& run, const Plan&
                           world - 1, it % 60, it + 1, iterations, samples, ms, plan.globalBatch);
             out += buf;
             if (it == 1) {
-                const auto lines = memoryLines(2, false);
+                const auto lines = memoryLines(run, plan, layout, 2, false);
                 const std::string& t = lines.front().text;
                 out += std::to_string(lines.front().rank) + ": " + t.substr(0, t.find("max allocated: ") + 17) + "\n";
             }
