@@ -148,6 +148,22 @@ void SplitBounds::prepare(Programme& p, bool withGrid) const
     }
 }
 
+void SplitBounds::unitsUnderCaps(double cap, double memCap, std::vector<int>& top, std::vector<int>& suffix) const
+{
+    top.assign(static_cast<std::size_t>(P_) + 1, 0);
+    for (int i = 0; i < P_; ++i)
+        for (int u = 1; u <= units_; ++u)
+            for (const Option& o : opts_[at(i, u)])
+                if (o.timeMs <= cap && o.memMiB <= memCap) {
+                    top[static_cast<std::size_t>(i)] = u;
+                    break;
+                }
+    suffix.assign(static_cast<std::size_t>(P_) + 1, 0);
+    for (int i = P_ - 1; i >= 0; --i)
+        suffix[static_cast<std::size_t>(i)]
+            = std::min(units_, suffix[static_cast<std::size_t>(i) + 1] + top[static_cast<std::size_t>(i)]);
+}
+
 void SplitBounds::build(Programme& p) const
 {
     p.minMaxT.assign(cells_, kInf);
@@ -165,21 +181,8 @@ void SplitBounds::build(Programme& p) const
         p.gridMin[base * K + k] = 0;
     const double* grid = p.grid.data();
     const double cap = p.cap, memCap = p.memCap;
-    // Per stage the most units any option under the caps takes, and per
-    // suffix their sum: a class with a tight cap leaves each stage a few
-    // layer counts, and the loops below visit only those.
-    std::vector<int> top(static_cast<std::size_t>(P_) + 1, 0);
-    for (int i = 0; i < P_; ++i)
-        for (int u = 1; u <= units_; ++u)
-            for (const Option& o : opts_[at(i, u)])
-                if (o.timeMs <= cap && o.memMiB <= memCap) {
-                    top[static_cast<std::size_t>(i)] = u;
-                    break;
-                }
-    std::vector<int> suffix(static_cast<std::size_t>(P_) + 1, 0);
-    for (int i = P_ - 1; i >= 0; --i)
-        suffix[static_cast<std::size_t>(i)]
-            = std::min(units_, suffix[static_cast<std::size_t>(i) + 1] + top[static_cast<std::size_t>(i)]);
+    std::vector<int> top, suffix;
+    unitsUnderCaps(cap, memCap, top, suffix);
     for (int i = P_ - 1; i >= 0; --i) {
         const int later = P_ - 1 - i;
         const int rMax = suffix[static_cast<std::size_t>(i)];

@@ -82,6 +82,10 @@ private:
         std::vector<double> gridMin;  // [at * K + k]: least sum (x - grid_k)^2
     };
     void build(Programme& p) const;
+    // Per stage the most units any option under the caps takes (top), and per
+    // suffix their sum: a class with a tight cap leaves each stage a few
+    // layer counts, and build() visits only those.
+    void unitsUnderCaps(double cap, double memCap, std::vector<int>& top, std::vector<int>& suffix) const;
     void ensureClasses() const;
     // Builds a class's programme on first use, its V grid when asked.
     void prepare(Programme& p, bool withGrid) const;
