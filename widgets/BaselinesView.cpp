@@ -155,6 +155,69 @@ void BaselinesView::clear()
     splitter_->setVisible(false);
 }
 
+namespace {
+
+// A pick's row, column by column (the per-GPU strip is a widget).
+QStringList cellsOf(const SearchResult::BaselinePick& b, const Plan& memx, bool mib)
+{
+    const Plan& p = b.plan;
+    QString fits = b.fits ? BaselinesView::tr("yes") : BaselinesView::tr("OOM");
+    if (b.kind != BaselineKind::MemX && b.samePlanAsMemX)
+        fits += BaselinesView::tr(", = MemX");
+    return {
+        QString::fromLatin1(baselineInfo(b.kind).name),
+        QStringLiteral("%1×%2×%3, %4").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.microBatch),
+        QString::fromStdString(p.layersString()),
+        QString::fromStdString(p.recomputeString()),
+        QLocale().toString(p.iterationMs, 'f', 1),
+        QLocale().toString(PlanCost::tokensPerSecond(p), 'f', 0),
+        b.kind == BaselineKind::MemX ? QString() : signedPercent(p.iterationMs / memx.iterationMs - 1),
+        number(p.maxMemMiB / kMiBPerGiB, 2),
+        mib ? number(p.varMem / (kMiBPerGiB * kMiBPerGiB), 2) + QStringLiteral(" GiB²") : number(p.varMem, 4),
+        number(p.phi, 4),
+        QStringLiteral("%1%").arg(100 * p.minHeadroom(), 0, 'f', 0),
+        rankText(p.rankTime, p.ranksApproximate),
+        rankText(p.rankPhi, p.ranksApproximate),
+        QString(),
+        fits,
+    };
+}
+
+// One cell: aligned, tinted (OOM red, MemX highlighted), with its tooltip.
+QTableWidgetItem* itemOf(const SearchResult::BaselinePick& b, int c, const QString& text, const QColor& memxTint)
+{
+    const QColor oomTint(0xd6, 0x27, 0x28, 48);
+    const BaselineInfo& info = baselineInfo(b.kind);
+    auto* item = new QTableWidgetItem(text);
+    if (c >= BaselinesView::Time && c <= BaselinesView::RankPhi)
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    if (!b.fits)
+        item->setBackground(oomTint);
+    else if (b.kind == BaselineKind::MemX)
+        item->setBackground(memxTint);
+    if (c == BaselinesView::Planner) {
+        item->setToolTip(BaselinesView::tr("Searches: %1.\nLeaves out: %2.")
+                             .arg(QString::fromLatin1(info.searches), QString::fromLatin1(info.leavesOut)));
+        if (b.kind == BaselineKind::MemX) {
+            QFont f = item->font();
+            f.setBold(true);
+            item->setFont(f);
+        }
+    }
+    const QStringList over = overMemory(b.plan);
+    if (c == BaselinesView::Fits && !over.isEmpty())
+        item->setToolTip(BaselinesView::tr("Does not fit: %1").arg(over.join(QStringLiteral("; "))));
+    if (c == BaselinesView::Fits && !b.fits) {
+        QFont f = item->font();
+        f.setBold(true);
+        item->setFont(f);
+        item->setForeground(QColor(0xb0, 0x1e, 0x1f));
+    }
+    return item;
+}
+
+}  // namespace
+
 void BaselinesView::setResult(const SearchResult& r, const Cluster& cluster)
 {
     clear();
@@ -174,62 +237,14 @@ void BaselinesView::setResult(const SearchResult& r, const Cluster& cluster)
     const Plan& memx = picks_.back().plan;
     const bool mib = r.varianceMode == VarianceMode::AbsoluteMiB;
     table_->setRowCount(static_cast<int>(picks_.size()));
-    const QColor oomTint(0xd6, 0x27, 0x28, 48);
     QColor memxTint = palette().color(QPalette::Highlight);  // translucent: readable on light and dark palettes
     memxTint.setAlpha(56);
     for (int row = 0; row < table_->rowCount(); ++row) {
         const auto& b = picks_[static_cast<std::size_t>(row)];
-        const Plan& p = b.plan;
-        const BaselineInfo& info = baselineInfo(b.kind);
-        QString fits = b.fits ? tr("yes") : tr("OOM");
-        const QStringList over = overMemory(p);
-        if (b.kind != BaselineKind::MemX && b.samePlanAsMemX)
-            fits += tr(", = MemX");
-        const QStringList cells = {
-            QString::fromLatin1(info.name),
-            QStringLiteral("%1×%2×%3, %4").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.microBatch),
-            QString::fromStdString(p.layersString()),
-            QString::fromStdString(p.recomputeString()),
-            QLocale().toString(p.iterationMs, 'f', 1),
-            QLocale().toString(PlanCost::tokensPerSecond(p), 'f', 0),
-            b.kind == BaselineKind::MemX ? QString() : signedPercent(p.iterationMs / memx.iterationMs - 1),
-            number(p.maxMemMiB / kMiBPerGiB, 2),
-            mib ? number(p.varMem / (kMiBPerGiB * kMiBPerGiB), 2) + QStringLiteral(" GiB²") : number(p.varMem, 4),
-            number(p.phi, 4),
-            QStringLiteral("%1%").arg(100 * p.minHeadroom(), 0, 'f', 0),
-            rankText(p.rankTime, p.ranksApproximate),
-            rankText(p.rankPhi, p.ranksApproximate),
-            QString(),
-            fits,
-        };
-        for (int c = 0; c < ColumnCount; ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
-            if (c >= Time && c <= RankPhi)
-                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            if (!b.fits)
-                item->setBackground(oomTint);
-            else if (b.kind == BaselineKind::MemX)
-                item->setBackground(memxTint);
-            if (c == Planner) {
-                item->setToolTip(tr("Searches: %1.\nLeaves out: %2.")
-                                     .arg(QString::fromLatin1(info.searches), QString::fromLatin1(info.leavesOut)));
-                if (b.kind == BaselineKind::MemX) {
-                    QFont f = item->font();
-                    f.setBold(true);
-                    item->setFont(f);
-                }
-            }
-            if (c == Fits && !over.isEmpty())
-                item->setToolTip(tr("Does not fit: %1").arg(over.join(QStringLiteral("; "))));
-            if (c == Fits && !b.fits) {
-                QFont f = item->font();
-                f.setBold(true);
-                item->setFont(f);
-                item->setForeground(QColor(0xb0, 0x1e, 0x1f));
-            }
-            table_->setItem(row, c, item);
-        }
-        table_->setCellWidget(row, PerGpu, new PeakStrip(p, table_));
+        const QStringList cells = cellsOf(b, memx, mib);
+        for (int c = 0; c < ColumnCount; ++c)
+            table_->setItem(row, c, itemOf(b, c, cells[c], memxTint));
+        table_->setCellWidget(row, PerGpu, new PeakStrip(b.plan, table_));
     }
     table_->resizeColumnsToContents();
     table_->setColumnWidth(PerGpu, std::max(table_->columnWidth(PerGpu), 130));
