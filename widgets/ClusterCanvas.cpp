@@ -704,12 +704,77 @@ bool ClusterCanvas::dropGpuType(const QString& node, const QString& type, QStrin
     return true;
 }
 
+namespace {
+
+QString selectorOf(const CanvasSelection& s)
+{
+    return s.kind == CanvasSelection::Gpu ? QStringLiteral("%1:%2").arg(s.node).arg(s.gpuIndex) : s.node;
+}
+
+// A fabric inside one node between two of its GPUs: over the GPUs of their
+// type, or the whole node on PCIe when the two types differ. False (with
+// the reason) when such a fabric is there already or the document refuses it.
+bool addFabric(ClusterDocument& doc, const CanvasSelection& from, const CanvasSelection& to, QString& reason,
+               QString& message, QString* createdName)
+{
+    bool ok = false;
+    // A fabric inside the node: over the GPUs of the type (both ends'
+    // type), or the whole node on PCIe when the two types differ.
+    const Cluster& c = doc.cluster();
+    int lo = -1, hi = -1, count = 0;
+    for (const Node& n : c.nodes()) {
+        if (QString::fromStdString(n.name) != from.node)
+            continue;
+        count = static_cast<int>(n.devices.size());
+        for (int k = 0; k < count; ++k)
+            if (QString::fromStdString(c.typeOf(n.devices[k]).name) == from.gpuType) {
+                if (lo < 0)
+                    lo = k;
+                hi = k;
+            }
+    }
+    const bool sameType = from.gpuType == to.gpuType;
+    QString within = from.node;
+    QString fabricType = from.gpuType;
+    if (!sameType) {
+        fabricType = QStringLiteral("PCIe");  // what intraNodeFabric gives PCIe cards
+    } else if (lo > 0 || hi < count - 1) {
+        within = QStringLiteral("%1:%2-%3").arg(from.node).arg(lo).arg(hi);
+    }
+    nlohmann::json link = NodeTemplate::fabricLink(QString(), within, fabricType);
+    const QString kind = QString::fromStdString(link["kind"].get<std::string>());
+    QString existing;
+    for (const Link& l : c.links())
+        if (l.within && QString::fromStdString(l.aSelector) == within && QString::fromLatin1(toString(l.kind)) == kind)
+            existing = QString::fromStdString(l.name);
+    if (!existing.isEmpty()) {
+        reason = ClusterCanvas::tr("%1 and %2 are already joined by the %3 fabric %4 within %5; select it to edit it")
+                     .arg(selectorOf(from), selectorOf(to), kind, existing, within);
+    } else {
+        LinkSpec spec;
+        spec.kind = kind;
+        spec.a = within;
+        spec.bandwidthGBps = link["bandwidth_gbps"].get<double>();
+        spec.latencyUs = link["latency_us"].get<double>();
+        spec.shared = link.value("shared", false);
+        spec.name = doc.uniqueLinkName(QStringLiteral("%1-%2").arg(from.node, kind));
+        ok = doc.addLink(spec, &reason, createdName);
+        message = ClusterCanvas::tr("added %1 %2 GB/s %3 within %4 (%5)")
+                      .arg(kind)
+                      .arg(spec.bandwidthGBps)
+                      .arg(spec.shared ? ClusterCanvas::tr("shared fabric") : ClusterCanvas::tr("fabric"), within,
+                           sameType ? ClusterCanvas::tr("every %1 of the node").arg(from.gpuType)
+                                    : ClusterCanvas::tr("two GPU types: joined over PCIe"));
+    }
+    return ok;
+}
+
+}  // namespace
+
 bool ClusterCanvas::createLink(const CanvasSelection& from, const CanvasSelection& to, QString* error,
                                QString* createdName)
 {
-    auto selector = [](const CanvasSelection& s) {
-        return s.kind == CanvasSelection::Gpu ? QStringLiteral("%1:%2").arg(s.node).arg(s.gpuIndex) : s.node;
-    };
+    const auto selector = selectorOf;
     QString reason;
     QString message;
     bool ok = false;
@@ -723,55 +788,7 @@ bool ClusterCanvas::createLink(const CanvasSelection& from, const CanvasSelectio
                     "another node")
                      .arg(from.node);
     } else if (from.node == to.node) {
-        // A fabric inside the node: over the GPUs of the type (both ends'
-        // type), or the whole node on PCIe when the two types differ.
-        const Cluster& c = document_->cluster();
-        int lo = -1, hi = -1, count = 0;
-        for (const Node& n : c.nodes()) {
-            if (QString::fromStdString(n.name) != from.node)
-                continue;
-            count = static_cast<int>(n.devices.size());
-            for (int k = 0; k < count; ++k)
-                if (QString::fromStdString(c.typeOf(n.devices[k]).name) == from.gpuType) {
-                    if (lo < 0)
-                        lo = k;
-                    hi = k;
-                }
-        }
-        const bool sameType = from.gpuType == to.gpuType;
-        QString within = from.node;
-        QString fabricType = from.gpuType;
-        if (!sameType) {
-            fabricType = QStringLiteral("PCIe");  // what intraNodeFabric gives PCIe cards
-        } else if (lo > 0 || hi < count - 1) {
-            within = QStringLiteral("%1:%2-%3").arg(from.node).arg(lo).arg(hi);
-        }
-        nlohmann::json link = NodeTemplate::fabricLink(QString(), within, fabricType);
-        const QString kind = QString::fromStdString(link["kind"].get<std::string>());
-        QString existing;
-        for (const Link& l : c.links())
-            if (l.within && QString::fromStdString(l.aSelector) == within
-                && QString::fromLatin1(toString(l.kind)) == kind)
-                existing = QString::fromStdString(l.name);
-        if (!existing.isEmpty()) {
-            reason = tr("%1 and %2 are already joined by the %3 fabric %4 within %5; select it to edit it")
-                         .arg(selector(from), selector(to), kind, existing, within);
-        } else {
-            LinkSpec spec;
-            spec.kind = kind;
-            spec.a = within;
-            spec.bandwidthGBps = link["bandwidth_gbps"].get<double>();
-            spec.latencyUs = link["latency_us"].get<double>();
-            spec.shared = link.value("shared", false);
-            spec.name = document_->uniqueLinkName(QStringLiteral("%1-%2").arg(from.node, kind));
-            ok = document_->addLink(spec, &reason, createdName);
-            message = tr("added %1 %2 GB/s %3 within %4 (%5)")
-                          .arg(kind)
-                          .arg(spec.bandwidthGBps)
-                          .arg(spec.shared ? tr("shared fabric") : tr("fabric"), within,
-                               sameType ? tr("every %1 of the node").arg(from.gpuType)
-                                        : tr("two GPU types: joined over PCIe"));
-        }
+        ok = addFabric(*document_, from, to, reason, message, createdName);
     } else {
         LinkSpec spec;
         spec.a = selector(from);
