@@ -465,6 +465,124 @@ bool ClusterDocument::setGpuCount(const QString& node, const QString& type, int 
                   mergeTyping ? QStringLiteral("count/%1/%2").arg(node, type) : QString());
 }
 
+namespace {
+
+// "a100:3" or "a100:2-4" or "a100:1, a100:5" for sorted GPU indices.
+QString rangeLabel(const QString& node, const QList<int>& indices)
+{
+    QStringList parts;
+    for (int k = 0; k < indices.size();) {
+        int j = k;
+        while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1)
+            ++j;
+        parts << (j == k ? QStringLiteral("%1:%2").arg(node).arg(indices[k])
+                         : QStringLiteral("%1:%2-%3").arg(node).arg(indices[k]).arg(indices[j]));
+        k = j + 1;
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+// The node's GPU listing without the GPUs at `indices` (by position);
+// returns the types they were.
+QStringList removeFromListing(nlohmann::json& gpus, const QList<int>& indices)
+{
+    QStringList types;
+    int position = 0;
+    for (auto& entry : gpus) {
+        const int count = entry.value("count", 0);
+        int removed = 0;
+        for (int k = 0; k < count; ++k, ++position)
+            if (indices.contains(position))
+                ++removed;
+        if (removed > 0 && !types.contains(qstr(entry.value("type", std::string()))))
+            types << qstr(entry.value("type", std::string()));
+        entry["count"] = count - removed;
+    }
+    nlohmann::json keptGpus = nlohmann::json::array();
+    for (const auto& entry : gpus)
+        if (entry.value("count", 0) > 0)
+            keptGpus.push_back(entry);
+    gpus = std::move(keptGpus);
+    return types;
+}
+
+// A selector of node `nodeName` over [lo, hi] keeps the surviving GPUs of
+// that range, renumbered; nullopt when none survives.
+std::optional<std::string> remapSelector(const std::string& sel, const std::string& nodeName, const QList<int>& indices)
+{
+    if (selectorNode(sel) != nodeName || sel.size() == nodeName.size())
+        return sel;
+    const std::string range = sel.substr(nodeName.size() + 1);
+    const auto dash = range.find('-');
+    int lo = 0, hi = 0;
+    try {
+        lo = std::stoi(range.substr(0, dash));
+        hi = dash == std::string::npos ? lo : std::stoi(range.substr(dash + 1));
+    } catch (const std::exception&) {
+        return sel;  // not ours to fix; the validator names it
+    }
+    int first = -1, last = -1;
+    for (int i = lo; i <= hi; ++i) {
+        if (indices.contains(i))
+            continue;
+        const int shifted
+            = i - static_cast<int>(std::count_if(indices.begin(), indices.end(), [i](int r) { return r < i; }));
+        if (first < 0)
+            first = shifted;
+        last = shifted;
+    }
+    if (first < 0)
+        return std::nullopt;
+    return nodeName + ":" + std::to_string(first) + (last == first ? "" : "-" + std::to_string(last));
+}
+
+// The links after the GPUs at `indices` of node `nodeName` (which keeps
+// `remaining`) are gone: selectors renumbered, links left with nothing at
+// one end dropped; returns the names of those dropped.
+QStringList dropLinks(nlohmann::json& after, const std::string& nodeName, const QList<int>& indices, int remaining)
+{
+    QStringList dropped;
+    if (!after.contains("links") || !after["links"].is_array())
+        return dropped;
+    const auto remap = [&](const std::string& sel) { return remapSelector(sel, nodeName, indices); };
+    nlohmann::json kept = nlohmann::json::array();
+    for (std::size_t li = 0; li < after["links"].size(); ++li) {
+        nlohmann::json link = after["links"][li];
+        bool keep = true;
+        if (link.is_object() && link.contains("within") && link["within"].is_string()) {
+            const std::string before = link["within"].get<std::string>();
+            auto sel = remap(before);
+            if (!sel)
+                keep = false;
+            else if (selectorNode(before) != nodeName)
+                keep = true;
+            else if (*sel == nodeName)
+                keep = remaining >= 2;
+            else
+                keep = sel->find('-', nodeName.size()) != std::string::npos;  // still two GPUs or more
+            if (keep)
+                link["within"] = *sel;
+        }
+        if (link.is_object() && link.contains("between") && link["between"].is_array())
+            for (auto& end : link["between"])
+                if (end.is_string()) {
+                    auto sel = remap(end.get<std::string>());
+                    if (sel)
+                        end = *sel;
+                    else
+                        keep = false;
+                }
+        if (keep)
+            kept.push_back(std::move(link));
+        else
+            dropped << qstr(linkName(after["links"][li], li));
+    }
+    after["links"] = std::move(kept);
+    return dropped;
+}
+
+}  // namespace
+
 bool ClusterDocument::removeGpus(const QString& node, QList<int> indices, QString* error, QString* summary)
 {
     const int index = nodeIndex(json_, node);
@@ -484,20 +602,8 @@ bool ClusterDocument::removeGpus(const QString& node, QList<int> indices, QStrin
             setError(error, tr("node %1 has no GPU %2 (it has GPUs 0-%3)").arg(node).arg(i).arg(total - 1));
             return false;
         }
-    auto label = [&] {
-        // "a100:3" or "a100:2-4" or "a100:1, a100:5"
-        QStringList parts;
-        for (int k = 0; k < indices.size();) {
-            int j = k;
-            while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1)
-                ++j;
-            parts << (j == k ? QStringLiteral("%1:%2").arg(node).arg(indices[k])
-                             : QStringLiteral("%1:%2-%3").arg(node).arg(indices[k]).arg(indices[j]));
-            k = j + 1;
-        }
-        return parts.join(QStringLiteral(", "));
-    };
-    const QString what = (indices.size() == 1 ? tr("GPU %1") : tr("%n GPUs %1", nullptr, indices.size())).arg(label());
+    const QString what = (indices.size() == 1 ? tr("GPU %1") : tr("%n GPUs %1", nullptr, indices.size()))
+                             .arg(rangeLabel(node, indices));
     if (indices.size() == total) {
         if (!removeNode(node, error))
             return false;
@@ -508,91 +614,8 @@ bool ClusterDocument::removeGpus(const QString& node, QList<int> indices, QStrin
 
     nlohmann::json after = json_;
     // GPUs of the node by position: which listing entry holds each one.
-    auto& gpus = after["nodes"][index]["gpus"];
-    QStringList types;
-    int position = 0;
-    for (auto& entry : gpus) {
-        const int count = entry.value("count", 0);
-        int removed = 0;
-        for (int k = 0; k < count; ++k, ++position)
-            if (indices.contains(position))
-                ++removed;
-        if (removed > 0 && !types.contains(qstr(entry.value("type", std::string()))))
-            types << qstr(entry.value("type", std::string()));
-        entry["count"] = count - removed;
-    }
-    nlohmann::json keptGpus = nlohmann::json::array();
-    for (const auto& entry : gpus)
-        if (entry.value("count", 0) > 0)
-            keptGpus.push_back(entry);
-    gpus = std::move(keptGpus);
-
-    // A selector of this node over [lo, hi] keeps the surviving GPUs of that
-    // range, renumbered; nullopt when none survives.
-    const std::string nodeName = str(node);
-    auto remap = [&](const std::string& sel) -> std::optional<std::string> {
-        if (selectorNode(sel) != nodeName || sel.size() == nodeName.size())
-            return sel;
-        const std::string range = sel.substr(nodeName.size() + 1);
-        const auto dash = range.find('-');
-        int lo = 0, hi = 0;
-        try {
-            lo = std::stoi(range.substr(0, dash));
-            hi = dash == std::string::npos ? lo : std::stoi(range.substr(dash + 1));
-        } catch (const std::exception&) {
-            return sel;  // not ours to fix; the validator names it
-        }
-        int first = -1, last = -1;
-        for (int i = lo; i <= hi; ++i) {
-            if (indices.contains(i))
-                continue;
-            const int shifted
-                = i - static_cast<int>(std::count_if(indices.begin(), indices.end(), [i](int r) { return r < i; }));
-            if (first < 0)
-                first = shifted;
-            last = shifted;
-        }
-        if (first < 0)
-            return std::nullopt;
-        return nodeName + ":" + std::to_string(first) + (last == first ? "" : "-" + std::to_string(last));
-    };
-    QStringList dropped;
-    if (after.contains("links") && after["links"].is_array()) {
-        nlohmann::json kept = nlohmann::json::array();
-        const int remaining = total - static_cast<int>(indices.size());
-        for (std::size_t li = 0; li < after["links"].size(); ++li) {
-            nlohmann::json link = after["links"][li];
-            bool keep = true;
-            if (link.is_object() && link.contains("within") && link["within"].is_string()) {
-                const std::string before = link["within"].get<std::string>();
-                auto sel = remap(before);
-                if (!sel)
-                    keep = false;
-                else if (selectorNode(before) != nodeName)
-                    keep = true;
-                else if (*sel == nodeName)
-                    keep = remaining >= 2;
-                else
-                    keep = sel->find('-', nodeName.size()) != std::string::npos;  // still two GPUs or more
-                if (keep)
-                    link["within"] = *sel;
-            }
-            if (link.is_object() && link.contains("between") && link["between"].is_array())
-                for (auto& end : link["between"])
-                    if (end.is_string()) {
-                        auto sel = remap(end.get<std::string>());
-                        if (sel)
-                            end = *sel;
-                        else
-                            keep = false;
-                    }
-            if (keep)
-                kept.push_back(std::move(link));
-            else
-                dropped << qstr(linkName(after["links"][li], li));
-        }
-        after["links"] = std::move(kept);
-    }
+    const QStringList types = removeFromListing(after["nodes"][index]["gpus"], indices);
+    const QStringList dropped = dropLinks(after, str(node), indices, total - static_cast<int>(indices.size()));
     if (!commit(tr("Remove %1").arg(what), std::move(after), error))
         return false;
     if (summary) {
