@@ -173,12 +173,35 @@ void MemoryBars::rebuild()
     plot_->clearPlottables();
     plot_->clearItems();
     headroomLabels_.clear();
-    const QColor text = palette().color(QPalette::Text);
     const QColor base = palette().color(QPalette::Base);
     plot_->setBackground(base);
     plot_->axisRect()->setBackground(base);
+    layOutRows();
+    QVector<double> keys;
+    for (const Bar& b : bars_)
+        keys.push_back(b.x);
+    addTermBars(keys);
+    const double top = addCapacities();
+    if (hasWhiskers())
+        addWhiskers(keys);
+    styleAxes();
+    const bool many = bars_.size() > 12;
+    const double right = bars_.empty() ? 1 : bars_.back().x;
+    plot_->xAxis->setRange(-0.7, right + 0.7);
+    plot_->xAxis2->setRange(plot_->xAxis->range());
+    plot_->yAxis->setRange(0, top * (many ? 1.2 : 1.15));
+    updateLabelRotation();
+    updateHeadroomLabels();
+    fitToWidth();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
 
-    // Legend in its own row under the plot so it never covers a bar.
+// The legend in its own row under the plot, so it never covers a bar, and
+// the margin line in its own row above it.
+void MemoryBars::layOutRows()
+{
+    const QColor text = palette().color(QPalette::Text);
+    const QColor base = palette().color(QPalette::Base);
     if (plot_->plotLayout()->rowCount() == 1) {
         plot_->axisRect()->insetLayout()->take(plot_->legend);
         plot_->plotLayout()->addElement(1, 0, plot_->legend);
@@ -207,10 +230,12 @@ void MemoryBars::rebuild()
     plot_->legend->setBrush(base);
     plot_->legend->setBorderPen(Qt::NoPen);
     plot_->legend->setTextColor(text);
+}
 
-    QVector<double> keys;
-    for (const Bar& b : bars_)
-        keys.push_back(b.x);
+// One stacked bar per GPU, a layer per memory term.
+void MemoryBars::addTermBars(const QVector<double>& keys)
+{
+    const QColor base = palette().color(QPalette::Base);
     QCPBars* below = nullptr;
     for (int t = 0; t < 5; ++t) {
         auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
@@ -227,8 +252,14 @@ void MemoryBars::rebuild()
             bars->moveAbove(below);
         below = bars;
     }
+}
 
-    // Capacity: a line over each bar; a legend entry through a dummy graph.
+// Capacity: a line over each bar (a legend entry through a dummy graph),
+// the bars over it hatched, and each GPU's free headroom as a label.
+// Returns the top the values reach, in GiB.
+double MemoryBars::addCapacities()
+{
+    const QColor text = palette().color(QPalette::Text);
     QCPGraph* capLegend = plot_->addGraph();
     capLegend->setName(tr("GPU capacity (label: free headroom)"));
     capLegend->setPen(QPen(text, 2.5));
@@ -274,28 +305,37 @@ void MemoryBars::rebuild()
         }
     }
 
-    // Whiskers: +-uncertainty around each GPU's total, through an invisible graph
-    // of the totals that the error bars hang on.
-    if (hasWhiskers()) {
-        QCPGraph* totals = plot_->addGraph();
-        totals->setLineStyle(QCPGraph::lsNone);
-        totals->setScatterStyle(QCPScatterStyle::ssNone);
-        totals->removeFromLegend();
-        QVector<double> values, errors;
-        for (const Bar& b : bars_) {
-            values.push_back(b.totalMiB / kMiBPerGiB);
-            errors.push_back(b.totalMiB * uncertainty_ / kMiBPerGiB);
-        }
-        totals->setData(keys, values, true);
-        auto* whiskers = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
-        whiskers->setName(tr("±%1% uncertainty (%2)").arg(qRound(100 * uncertainty_)).arg(provenance_));
-        whiskers->setDataPlottable(totals);
-        whiskers->setData(errors);
-        whiskers->setWhiskerWidth(many ? 6 : 10);
-        whiskers->setPen(QPen(text, 1.4));
-    }
+    return top;
+}
 
-    // Bottom: GPU labels; top: one label per stage.
+// Whiskers: +-uncertainty around each GPU's total, through an invisible graph
+// of the totals that the error bars hang on.
+void MemoryBars::addWhiskers(const QVector<double>& keys)
+{
+    const QColor text = palette().color(QPalette::Text);
+    const bool many = bars_.size() > 12;
+    QCPGraph* totals = plot_->addGraph();
+    totals->setLineStyle(QCPGraph::lsNone);
+    totals->setScatterStyle(QCPScatterStyle::ssNone);
+    totals->removeFromLegend();
+    QVector<double> values, errors;
+    for (const Bar& b : bars_) {
+        values.push_back(b.totalMiB / kMiBPerGiB);
+        errors.push_back(b.totalMiB * uncertainty_ / kMiBPerGiB);
+    }
+    totals->setData(keys, values, true);
+    auto* whiskers = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+    whiskers->setName(tr("±%1% uncertainty (%2)").arg(qRound(100 * uncertainty_)).arg(provenance_));
+    whiskers->setDataPlottable(totals);
+    whiskers->setData(errors);
+    whiskers->setWhiskerWidth(many ? 6 : 10);
+    whiskers->setPen(QPen(text, 1.4));
+}
+
+// Bottom: GPU labels; top: one label per stage; the palette's text colour.
+void MemoryBars::styleAxes()
+{
+    const QColor text = palette().color(QPalette::Text);
     auto gpuTicker = QSharedPointer<QCPAxisTickerText>::create();
     for (const Bar& b : bars_)
         gpuTicker->addTick(b.x, b.label);
@@ -324,15 +364,6 @@ void MemoryBars::rebuild()
     }
     plot_->yAxis->grid()->setPen(QPen(colors::withAlpha(text, 45), 1, Qt::DotLine));
     plot_->yAxis->grid()->setZeroLinePen(Qt::NoPen);
-
-    const double right = bars_.empty() ? 1 : bars_.back().x;
-    plot_->xAxis->setRange(-0.7, right + 0.7);
-    plot_->xAxis2->setRange(plot_->xAxis->range());
-    plot_->yAxis->setRange(0, top * (many ? 1.2 : 1.15));
-    updateLabelRotation();
-    updateHeadroomLabels();
-    fitToWidth();
-    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MemoryBars::updateLabelRotation()

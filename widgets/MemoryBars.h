@@ -71,6 +71,11 @@ private:
         int bars = 0;  // GPUs of the stage
     };
     void rebuild();
+    void layOutRows();
+    void addTermBars(const QVector<double>& keys);
+    double addCapacities();
+    void addWhiskers(const QVector<double>& keys);
+    void styleAxes();
     void updateLabelRotation();
     void updateHeadroomLabels();  // as many as fit side by side, the largest excess and the tightest first
     void fitToWidth();  // legend rows and margin line as narrow as the plot
