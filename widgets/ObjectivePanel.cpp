@@ -91,8 +91,19 @@ Weights ObjectivePanel::redistribute(const Weights& w, WeightIndex which, double
 ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
 {
     auto* root = new QVBoxLayout(this);
+    root->addWidget(buildProfiles());
+    root->addWidget(buildWeights());
+    root->addWidget(buildVariance());
+    root->addWidget(buildTasks());
+    root->addWidget(buildConstraints());
+    root->addStretch(1);
+    connectInputs();
+    setObjective(ObjectiveSpec{});
+}
 
-    // Profiles: one radio a row, with its weights spelled out beside it.
+// Profiles: one radio a row, with its weights spelled out beside it.
+QGroupBox* ObjectivePanel::buildProfiles()
+{
     auto* profileBox = new QGroupBox(tr("Weight profile"), this);
     auto* grid = new QGridLayout(profileBox);
     grid->setColumnStretch(2, 1);
@@ -117,9 +128,12 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     autoLabel_->setWordWrap(true);
     autoLabel_->setStyleSheet(QStringLiteral("QLabel { color: palette(highlight); margin-left: 18px; }"));
     grid->addWidget(autoLabel_, row, 1, 1, 2);
-    root->addWidget(profileBox);
+    return profileBox;
+}
 
-    // Custom weights: three linked sliders.
+// Custom weights: three linked sliders.
+QGroupBox* ObjectivePanel::buildWeights()
+{
     weightsBox_ = new QGroupBox(tr("Weights (sum to 1)"), this);
     auto* wgrid = new QGridLayout(weightsBox_);
     wgrid->setColumnStretch(1, 1);
@@ -144,8 +158,11 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
         const auto which = static_cast<WeightIndex>(i);
         connect(sliders_[i], &QSlider::valueChanged, this, [this, which](int pos) { onSliderMoved(which, pos); });
     }
-    root->addWidget(weightsBox_);
+    return weightsBox_;
+}
 
+QGroupBox* ObjectivePanel::buildVariance()
+{
     auto* varianceBox = new QGroupBox(tr("Memory variance over"), this);
     auto* vcol = new QVBoxLayout(varianceBox);
     auto* vrow = new QHBoxLayout;
@@ -171,8 +188,11 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     erow->addWidget(elabel);
     erow->addWidget(epsilon_, 1);
     vcol->addLayout(erow);
-    root->addWidget(varianceBox);
+    return varianceBox;
+}
 
+QGroupBox* ObjectivePanel::buildTasks()
+{
     auto* tasksBox = new QGroupBox(tr("Several sequence lengths or query groups"), this);
     auto* trow = new QHBoxLayout(tasksBox);
     compareTasks_ = new QComboBox(tasksBox);
@@ -183,8 +203,11 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
                                  "iteration at 2048 tokens does not do the work of one at 8192. The first ranks each "
                                  "task on its own; the second counts every plan's time per token"));
     trow->addWidget(compareTasks_, 1);
-    root->addWidget(tasksBox);
+    return tasksBox;
+}
 
+QGroupBox* ObjectivePanel::buildConstraints()
+{
     auto* constraints = new QGroupBox(tr("Constraints (before Phi ranks)"), this);
     auto* cform = new QFormLayout(constraints);
     minHeadroom_ = new QDoubleSpinBox(constraints);
@@ -208,8 +231,11 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     cform->addRow(tr("Min. headroom per GPU"), minHeadroom_);
     cform->addRow(QString(), atUpper_);
     cform->addRow(tr("Max. slowdown vs fastest"), maxSlowdown_);
-    root->addWidget(constraints);
-    root->addStretch(1);
+    return constraints;
+}
+
+void ObjectivePanel::connectInputs()
+{
     for (QDoubleSpinBox* box : {minHeadroom_, maxSlowdown_})
         connect(box, &QDoubleSpinBox::valueChanged, this, [this] {
             updateEnabledState();
@@ -226,8 +252,6 @@ ObjectivePanel::ObjectivePanel(QWidget* parent) : QWidget(parent)
     connect(varianceUtil_, &QRadioButton::toggled, this, [this] { emit changed(); });
     connect(epsilon_, &QComboBox::currentIndexChanged, this, [this] { emit changed(); });
     connect(compareTasks_, &QComboBox::currentIndexChanged, this, [this] { emit changed(); });
-
-    setObjective(ObjectiveSpec{});
 }
 
 QAbstractButton* ObjectivePanel::profileButton(WeightProfile kind) const

@@ -58,6 +58,12 @@ signals:
     void changed();  // on every change, by the user or by setObjective()
 
 private:
+    QGroupBox* buildProfiles();
+    QGroupBox* buildWeights();
+    QGroupBox* buildVariance();
+    QGroupBox* buildTasks();
+    QGroupBox* buildConstraints();
+    void connectInputs();
     void onSliderMoved(WeightIndex which, int position);
     void showWeights(const Weights& w);
     void updateEnabledState();
