@@ -312,7 +312,6 @@ void ParetoPlot::rebuild()
     plot_->clearItems();
     bestGraphs_.clear();
     const QColor text = palette().color(QPalette::Text);
-    const QColor base = palette().color(QPalette::Base);
     if (plans_.empty() && !emptyNote_.isEmpty()) {
         auto* note = new QCPItemText(plot_);
         note->position->setType(QCPItemPosition::ptAxisRectRatio);
@@ -323,24 +322,44 @@ void ParetoPlot::rebuild()
         note->setText(emptyNote_);
     }
 
-    auto fill = [this](QCPGraph* g, const std::vector<quint64>& keys) {
-        QVector<double> xs, ys;
-        xs.reserve(static_cast<int>(keys.size()));
-        ys.reserve(static_cast<int>(keys.size()));
-        for (quint64 k : keys) {
-            const Entry& e = plans_.at(k);
-            xs.push_back(e.tMs / 1000.0);
-            ys.push_back(yOf(e));
-        }
-        g->setData(xs, ys);
-    };
+    addCandidates();
+    addFront();
+    addLiveFront();
+    addBests();
+    ring_ = plot_->addGraph();
+    ring_->setLayer(QStringLiteral("selection"));
+    ring_->setName(QStringLiteral("selection"));
+    ring_->setLineStyle(QCPGraph::lsNone);
+    ring_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(text, 2.5), Qt::NoBrush, 32));
+    ring_->removeFromLegend();
+    updateSelectionRing();
+    applyPalette();
+    updateAxisLabels();
+}
 
-    // Per-mesh plans (each GPU type's stages with their own TP and DP) apart
-    // from uniform ones, so that what the per-type space adds shows.
-    auto perMesh = [this](quint64 k) { return plans_.at(k).plan->perMesh(); };
+void ParetoPlot::fill(QCPGraph* g, const std::vector<quint64>& keys) const
+{
+    QVector<double> xs, ys;
+    xs.reserve(static_cast<int>(keys.size()));
+    ys.reserve(static_cast<int>(keys.size()));
+    for (quint64 k : keys) {
+        const Entry& e = plans_.at(k);
+        xs.push_back(e.tMs / 1000.0);
+        ys.push_back(yOf(e));
+    }
+    g->setData(xs, ys);
+}
+
+bool ParetoPlot::isPerMesh(quint64 key) const { return plans_.at(key).plan->perMesh(); }
+
+// Per-mesh plans (each GPU type's stages with their own TP and DP) apart
+// from uniform ones, so that what the per-type space adds shows.
+void ParetoPlot::addCandidates()
+{
+    const QColor text = palette().color(QPalette::Text);
     std::vector<quint64> uniformKeys, meshKeys;
     for (quint64 k : candidateKeys_)
-        (perMesh(k) ? meshKeys : uniformKeys).push_back(k);
+        (isPerMesh(k) ? meshKeys : uniformKeys).push_back(k);
     // One antialiased disc, drawn once and blitted per plan: thousands of
     // ellipses cost a replot tens of ms, a pixmap blit a fraction of that.
     auto scatter = [&](const QString& name, const QColor& color, const std::vector<quint64>& keys) {
@@ -358,7 +377,11 @@ void ParetoPlot::rebuild()
     if (!meshKeys.empty())
         scatter(QStringLiteral("per-mesh candidates (%1)").arg(meshKeys.size()), colors::withAlpha(kMeshColor, 110),
                 meshKeys);
+}
 
+void ParetoPlot::addFront()
+{
+    const QColor base = palette().color(QPalette::Base);
     const auto& frontKeys = yAxis_ == YAxis::Variance ? frontVarKeys_ : frontMemKeys_;
     front_ = plot_->addGraph();
     front_->setName(QStringLiteral("Pareto front"));
@@ -368,7 +391,8 @@ void ParetoPlot::rebuild()
     front_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(frontColor, 1.5), QBrush(base), 6));
     fill(front_, frontKeys);
     std::vector<quint64> meshFront;
-    std::copy_if(frontKeys.begin(), frontKeys.end(), std::back_inserter(meshFront), perMesh);
+    std::copy_if(frontKeys.begin(), frontKeys.end(), std::back_inserter(meshFront),
+                 [this](quint64 k) { return isPerMesh(k); });
     if (!meshFront.empty()) {
         QCPGraph* g = plot_->addGraph();
         g->setName(QStringLiteral("front: per-mesh plan"));
@@ -376,7 +400,11 @@ void ParetoPlot::rebuild()
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(frontColor, 1.5), QBrush(kMeshColor), 7));
         fill(g, meshFront);
     }
+}
 
+void ParetoPlot::addLiveFront()
+{
+    const QColor text = palette().color(QPalette::Text);
     live_ = plot_->addGraph();
     live_->setName(QStringLiteral("live front"));
     live_->setPen(QPen(colors::withAlpha(text, 170), 1.5, Qt::DashLine));
@@ -393,8 +421,14 @@ void ParetoPlot::rebuild()
     live_->setVisible(showLive);
     if (!showLive)
         live_->removeFromLegend();
+}
 
-    // Larger markers first so that profiles sharing one plan all stay visible.
+// Each profile's best plan (larger markers first, so that profiles sharing
+// one plan all stay visible) with one label per plan, and the fastest.
+void ParetoPlot::addBests()
+{
+    const QColor text = palette().color(QPalette::Text);
+    const QColor base = palette().color(QPalette::Base);
     double size = 22;
     std::map<quint64, QStringList> names;  // profiles that share a plan get one label
     for (const auto& [kind, key] : bests_)
@@ -438,17 +472,6 @@ void ParetoPlot::rebuild()
         fill(g, {fastestKey_});
         bestGraphs_.push_back(g);
     }
-
-    ring_ = plot_->addGraph();
-    ring_->setLayer(QStringLiteral("selection"));
-    ring_->setName(QStringLiteral("selection"));
-    ring_->setLineStyle(QCPGraph::lsNone);
-    ring_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(text, 2.5), Qt::NoBrush, 32));
-    ring_->removeFromLegend();
-    updateSelectionRing();
-
-    applyPalette();
-    updateAxisLabels();
 }
 
 void ParetoPlot::updateSelectionRing()

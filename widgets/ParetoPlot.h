@@ -73,6 +73,12 @@ protected:
     void showEvent(QShowEvent* e) override;
 
 private:
+    void fill(QCPGraph* g, const std::vector<quint64>& keys) const;
+    bool isPerMesh(quint64 key) const;
+    void addCandidates();
+    void addFront();
+    void addLiveFront();
+    void addBests();
     struct Entry {
         double tMs = 0, mMiB = 0, var = 0;
         const Plan* plan = nullptr;  // in result_
