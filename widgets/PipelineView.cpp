@@ -163,20 +163,28 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
     p.setFont(font());
     p.fillRect(target, base);
     p.setRenderHint(QPainter::Antialiasing, false);
-    const QFontMetrics fm(font());
-    const int lh = fm.height();
-
     if (!plan_ || plan_->stages.empty()) {
         p.setPen(dim);
         p.drawText(target, Qt::AlignCenter, tr("No plan selected"));
         p.restore();
         return;
     }
-    const Plan& plan = *plan_;
     const PipelineViewLayout g = geometry(target);
-    const int rows = static_cast<int>(plan.stages.size());
+    paintTable(p, target, g);
+    paintTimeline(p, target, g);
+    p.restore();
+}
 
-    // Stage table.
+// The stage table, and under it the same plan with one recomputation level everywhere.
+void PipelineView::paintTable(QPainter& p, const QRect& target, const PipelineViewLayout& g) const
+{
+    const QColor text = palette().color(QPalette::Text);
+    const QColor base = palette().color(QPalette::Base);
+    const QColor dim = blend(base, text, 0.55);
+    const Plan& plan = *plan_;
+    const int rows = static_cast<int>(plan.stages.size());
+    const QFontMetrics fm(font());
+    const int lh = fm.height();
     const QStringList headers = tableHeaders();
     const auto& colX = g.columnX;
     const int rowH = g.rowHeight;
@@ -225,8 +233,21 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
         }
         p.setFont(font());
     }
+}
 
-    // Timeline title and legend.
+// The timeline: its title and legend, the time grid, and per stage its
+// forward and backward blocks with the bubble share.
+void PipelineView::paintTimeline(QPainter& p, const QRect& target, const PipelineViewLayout& g) const
+{
+    const QColor text = palette().color(QPalette::Text);
+    const QColor base = palette().color(QPalette::Base);
+    const QColor dim = blend(base, text, 0.55);
+    const Plan& plan = *plan_;
+    const int rows = static_cast<int>(plan.stages.size());
+    const QFontMetrics fm(font());
+    const int lh = fm.height();
+    QFont bold = font();
+    bold.setBold(true);
     const double span = std::max(1e-9, schedule_.makespanMs());
     const bool seconds = span >= 10000;
     int y = g.table.bottom() + kPad;
@@ -295,7 +316,6 @@ void PipelineView::paintTo(QPainter& p, const QRect& target) const
                    Qt::AlignVCenter | Qt::AlignLeft,
                    tr("bubble %1% of S%2").arg(100.0 * schedule_.bubbleFraction(i), 0, 'f', 1).arg(i + 1));
     }
-    p.restore();
 }
 
 QString PipelineView::opToolTip(const QPoint& pos) const

@@ -55,6 +55,8 @@ protected:
     bool event(QEvent* e) override;
 
 private:
+    void paintTable(QPainter& p, const QRect& target, const PipelineViewLayout& g) const;
+    void paintTimeline(QPainter& p, const QRect& target, const PipelineViewLayout& g) const;
     // Where everything goes when painted into `target` (PipelineViewLayout).
     PipelineViewLayout geometry(const QRect& target) const;
     QStringList ablation_;
