@@ -33,6 +33,10 @@
 namespace memx {
 
 namespace {
+constexpr int kCalibrationColumnsShown = 4;  // two name-value pairs a row
+}  // namespace
+
+namespace {
 
 constexpr int kTopFeatures = 5;
 constexpr int kHashChars = 8;
@@ -213,7 +217,24 @@ QString cvPercent(const nlohmann::json& cv, const char* key)
 PredictorPanel::PredictorPanel(QWidget* parent) : QWidget(parent)
 {
     auto* root = new QVBoxLayout(this);
+    root->addLayout(buildChoiceRow());
+    description_ = new QLabel(this);
+    description_->setWordWrap(true);
+    root->addWidget(description_);
+    buildInfo();
+    buildVerdictLabels();
+    root->addWidget(fitLabel_);
+    root->addWidget(errorLabel_);
+    // The verdict (fit, load error) comes first; what the file was trained on below it.
+    root->addWidget(info_);
+    root->addStretch(1);
+    setRecentFiles({});
+    refresh();
+}
 
+// The predictor's choice and the Load button with its recent files.
+QHBoxLayout* PredictorPanel::buildChoiceRow()
+{
     auto* row = new QHBoxLayout;
     combo_ = new QComboBox(this);
     combo_->setObjectName(QStringLiteral("predictorChoice"));
@@ -231,12 +252,13 @@ PredictorPanel::PredictorPanel(QWidget* parent) : QWidget(parent)
     connect(loadButton_, &QToolButton::clicked, this, &PredictorPanel::openDialog);
     row->addWidget(combo_, 1);
     row->addWidget(loadButton_);
-    root->addLayout(row);
+    return row;
+}
 
-    description_ = new QLabel(this);
-    description_->setWordWrap(true);
-    root->addWidget(description_);
-
+// What the loaded file was trained on: file, types, models, data, CV
+// error, top features, calibration and corrections.
+void PredictorPanel::buildInfo()
+{
     info_ = new QWidget(this);
     infoForm_ = new QFormLayout(info_);
     infoForm_->setContentsMargins(0, 0, 0, 0);
@@ -292,14 +314,16 @@ PredictorPanel::PredictorPanel(QWidget* parent) : QWidget(parent)
                                      "off when the calibrated analytic model alone predicts the held-out runs "
                                      "better"));
     infoForm_->addRow(correctionsLabel_);
+}
 
+// The fit of the loaded file to the search at hand, and a load error.
+void PredictorPanel::buildVerdictLabels()
+{
     fitLabel_ = new QLabel(this);
     fitLabel_->setObjectName(QStringLiteral("predictorFit"));
     fitLabel_->setWordWrap(true);
     fitLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     fitLabel_->setTextFormat(Qt::RichText);
-    root->addWidget(fitLabel_);
-
     errorLabel_ = new QLabel(this);
     errorLabel_->setObjectName(QStringLiteral("predictorError"));
     errorLabel_->setWordWrap(true);
@@ -309,13 +333,6 @@ PredictorPanel::PredictorPanel(QWidget* parent) : QWidget(parent)
     QSizePolicy errorPolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     errorPolicy.setHeightForWidth(true);
     errorLabel_->setSizePolicy(errorPolicy);
-    root->addWidget(errorLabel_);
-    // The verdict (fit, load error) comes first; what the file was trained on below it.
-    root->addWidget(info_);
-    root->addStretch(1);
-
-    setRecentFiles({});
-    refresh();
 }
 
 PredictorPanel::~PredictorPanel() = default;
@@ -482,8 +499,25 @@ QString PredictorPanel::summaryLine() const
 void PredictorPanel::refresh()
 {
     syncCombo();
+    describeChoice();
+    info_->setVisible(loaded_ != nullptr);
+    if (loaded_) {
+        fillTrainedOn();
+        fillFeatures();
+        fillCalibration(mutedColor(palette()));
+    }
     const colors::StatusColors status = colors::status(palette());
+    const QStringList html = fitVerdict();
+    fitLabel_->setText(html.join(QString()));
+    fitLabel_->setVisible(!html.isEmpty());
+    errorLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(status.problem.name()));
+    errorLabel_->setText(error_);
+    errorLabel_->setVisible(!error_.isEmpty());
+    holdNeededHeight();
+}
 
+void PredictorPanel::describeChoice()
+{
     if (choice_ == Choice::Analytic)
         description_->setText(
             tr("Analytic: every kernel of a layer (GEMMs, attention, memory-bound kernels, TP collectives) timed "
@@ -495,69 +529,76 @@ void PredictorPanel::refresh()
                                  "where cross-validation trusts the trees."));
     else
         description_->setText(tr("Learned: the analytic model corrected by XGBoost trained on measured runs."));
+}
 
-    info_->setVisible(loaded_ != nullptr);
-    if (loaded_) {
-        const PredictorMetadata& m = loaded_->metadata;
-        fileLabel_->setText(QFileInfo(path_).fileName()
-                            + (choice_ == Choice::Analytic ? tr(" (loaded, not in use)") : QString()));
-        fileLabel_->setToolTip(path_);
-        gpuLabel_->setText(m.gpuTypes.empty() ? tr("none") : join(m.gpuTypes));
-        QStringList models;
-        for (const auto& s : m.models)
-            models << qs(s.toString());
-        modelsLabel_->setText(models.isEmpty() ? tr("any") : models.join(QLatin1Char('\n')));
-        const QString hash = qs(m.dataHash).left(kHashChars);
-        dataLabel_->setText(
-            tr("%L1 runs · %L2 stage rows · hash %3").arg(m.runs).arg(m.rows).arg(hash.isEmpty() ? tr("none") : hash));
-        dataLabel_->setToolTip(tr("Data hash %1\nSources: %2").arg(qs(m.dataHash), join(m.sources)));
-        const nlohmann::json cv = section(m, "cross_validation");
-        const int folds = cv.value("folds", nlohmann::json(0)).is_number() ? cv.value("folds", 0) : 0;
-        const LearnedPredictorParams& use = loaded_->predictor->params();
-        mapeLabel_->setText(folds >= 2 ? tr("time %1 · memory %2 (%3 folds)")
-                                             .arg(percent(inUseCv(cv, "time", use.timeCorrection)),
-                                                  percent(inUseCv(cv, "memory", use.memoryCorrection)))
-                                             .arg(folds)
-                                       : tr("not cross-validated (too few runs)"));
+// File, GPU types, models, data and cross-validated error of the loaded file.
+void PredictorPanel::fillTrainedOn()
+{
+    const PredictorMetadata& m = loaded_->metadata;
+    fileLabel_->setText(QFileInfo(path_).fileName()
+                        + (choice_ == Choice::Analytic ? tr(" (loaded, not in use)") : QString()));
+    fileLabel_->setToolTip(path_);
+    gpuLabel_->setText(m.gpuTypes.empty() ? tr("none") : join(m.gpuTypes));
+    QStringList models;
+    for (const auto& s : m.models)
+        models << qs(s.toString());
+    modelsLabel_->setText(models.isEmpty() ? tr("any") : models.join(QLatin1Char('\n')));
+    const QString hash = qs(m.dataHash).left(kHashChars);
+    dataLabel_->setText(
+        tr("%L1 runs · %L2 stage rows · hash %3").arg(m.runs).arg(m.rows).arg(hash.isEmpty() ? tr("none") : hash));
+    dataLabel_->setToolTip(tr("Data hash %1\nSources: %2").arg(qs(m.dataHash), join(m.sources)));
+    const nlohmann::json cv = section(m, "cross_validation");
+    const int folds = cv.value("folds", nlohmann::json(0)).is_number() ? cv.value("folds", 0) : 0;
+    const LearnedPredictorParams& use = loaded_->predictor->params();
+    mapeLabel_->setText(folds >= 2 ? tr("time %1 · memory %2 (%3 folds)")
+                                         .arg(percent(inUseCv(cv, "time", use.timeCorrection)),
+                                              percent(inUseCv(cv, "memory", use.memoryCorrection)))
+                                         .arg(folds)
+                                   : tr("not cross-validated (too few runs)"));
+}
 
-        while (QLayoutItem* item = featureGrid_->takeAt(0)) {
-            delete item->widget();
-            delete item;
-        }
-        std::vector<std::pair<double, std::string>> gains;
-        double total = 0;
-        const nlohmann::json imp = section(m, "importance_gain");
-        for (auto it = imp.begin(); it != imp.end(); ++it)
-            if (it->is_number() && it->get<double>() > 0) {
-                gains.emplace_back(it->get<double>(), it.key());
-                total += it->get<double>();
-            }
-        std::sort(gains.begin(), gains.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-        const int shown = std::min<int>(kTopFeatures, static_cast<int>(gains.size()));
-        for (int i = 0; i < shown; ++i) {
-            const double share = gains[i].first / total;
-            auto* name = new QLabel(qs(gains[i].second), features_);
-            auto* bar = new ShareBar(share, features_);
-            const QString shareText = share < 0.001
-                ? QStringLiteral("<0.1%")
-                : QStringLiteral("%1%").arg(100 * share, 0, 'f', share < 0.1 ? 1 : 0);
-            auto* value = new QLabel(shareText, features_);
-            value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            const QString tip
-                = tr("Gain %1 (%2% of the total)").arg(gains[i].first, 0, 'g', 3).arg(100 * share, 0, 'f', 1);
-            for (QWidget* w : {static_cast<QWidget*>(name), static_cast<QWidget*>(bar), static_cast<QWidget*>(value)})
-                w->setToolTip(tip);
-            featureGrid_->addWidget(name, i, 0);
-            featureGrid_->addWidget(bar, i, 1);
-            featureGrid_->addWidget(value, i, 2);
-        }
-        if (shown == 0)
-            featureGrid_->addWidget(new QLabel(tr("not recorded"), features_), 0, 0);
-        featureGrid_->setColumnStretch(1, 1);
-        fillCalibration(mutedColor(palette()));
+// The top features by gain, each with its share as a bar.
+void PredictorPanel::fillFeatures()
+{
+    const PredictorMetadata& m = loaded_->metadata;
+    while (QLayoutItem* item = featureGrid_->takeAt(0)) {
+        delete item->widget();
+        delete item;
     }
+    std::vector<std::pair<double, std::string>> gains;
+    double total = 0;
+    const nlohmann::json imp = section(m, "importance_gain");
+    for (auto it = imp.begin(); it != imp.end(); ++it)
+        if (it->is_number() && it->get<double>() > 0) {
+            gains.emplace_back(it->get<double>(), it.key());
+            total += it->get<double>();
+        }
+    std::sort(gains.begin(), gains.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    const int shown = std::min<int>(kTopFeatures, static_cast<int>(gains.size()));
+    for (int i = 0; i < shown; ++i) {
+        const double share = gains[i].first / total;
+        auto* name = new QLabel(qs(gains[i].second), features_);
+        auto* bar = new ShareBar(share, features_);
+        const QString shareText = share < 0.001 ? QStringLiteral("<0.1%")
+                                                : QStringLiteral("%1%").arg(100 * share, 0, 'f', share < 0.1 ? 1 : 0);
+        auto* value = new QLabel(shareText, features_);
+        value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        const QString tip = tr("Gain %1 (%2% of the total)").arg(gains[i].first, 0, 'g', 3).arg(100 * share, 0, 'f', 1);
+        for (QWidget* w : {static_cast<QWidget*>(name), static_cast<QWidget*>(bar), static_cast<QWidget*>(value)})
+            w->setToolTip(tip);
+        featureGrid_->addWidget(name, i, 0);
+        featureGrid_->addWidget(bar, i, 1);
+        featureGrid_->addWidget(value, i, 2);
+    }
+    if (shown == 0)
+        featureGrid_->addWidget(new QLabel(tr("not recorded"), features_), 0, 0);
+    featureGrid_->setColumnStretch(1, 1);
+}
 
-    // Fit of the loaded file to the search at hand.
+// Fit of the loaded file to the search at hand, as rich-text lines.
+QStringList PredictorPanel::fitVerdict() const
+{
+    const colors::StatusColors status = colors::status(palette());
     QStringList html;
     if (loaded_ && context_) {
         for (const QString& p : problems_)
@@ -573,13 +614,7 @@ void PredictorPanel::refresh()
                              tr("A search with this predictor is refused: choose Analytic or another file.")
                                  .toHtmlEscaped());
     }
-    fitLabel_->setText(html.join(QString()));
-    fitLabel_->setVisible(!html.isEmpty());
-
-    errorLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(status.problem.name()));
-    errorLabel_->setText(error_);
-    errorLabel_->setVisible(!error_.isEmpty());
-    holdNeededHeight();
+    return html;
 }
 
 void PredictorPanel::fillCalibration(const QColor& muted)
@@ -591,16 +626,11 @@ void PredictorPanel::fillCalibration(const QColor& muted)
     for (int c = 0; c < calibrationGrid_->columnCount(); ++c)
         calibrationGrid_->setColumnStretch(c, 0);
     const std::vector<GpuParamsFit>& fits = loaded_->predictor->analytic().calibration();
-    auto cell
-        = [this](const QString& text, int row, int column, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter) {
-              auto* l = new QLabel(text, calibration_);
-              l->setAlignment(align);
-              calibrationGrid_->addWidget(l, row, column);
-              return l;
-          };
     if (fits.empty()) {
-        auto* none = cell(tr("no calibration (trained before calibration, or with --no-calibrate)"), 0, 0,
-                          Qt::AlignLeft | Qt::AlignVCenter);
+        auto* none
+            = new QLabel(tr("no calibration (trained before calibration, or with --no-calibrate)"), calibration_);
+        none->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        calibrationGrid_->addWidget(none, 0, 0);
         none->setObjectName(QStringLiteral("predictorNoCalibration"));
         none->setWordWrap(true);
         none->setStyleSheet(colorSheet(muted));
@@ -612,103 +642,113 @@ void PredictorPanel::fillCalibration(const QColor& muted)
         // and the note and memory fit as wrapped lines. A table with a column
         // per parameter did not fit the dock and pushed the panel wider
         // than the screen shows.
-        constexpr int kPairs = 2;  // name-value pairs per row
-        constexpr int kColumns = 2 * kPairs;
         int row = 0;
-        for (const GpuParamsFit& f : fits) {
-            const QString type = qs(f.type);
-            auto name
-                = [&](const char* key) { return QStringLiteral("calibration:%1:%2").arg(type, QLatin1String(key)); };
-            auto* head = new QWidget(calibration_);
-            auto* headRow = new QHBoxLayout(head);
-            headRow->setContentsMargins(0, row == 0 ? 0 : 6, 0, 0);
-            headRow->setSpacing(4);
-            auto* t = new QLabel(type, head);
-            t->setObjectName(name("gpu_type"));
-            QFont bold = t->font();
-            bold.setBold(true);
-            t->setFont(bold);
-            auto* runs = new QLabel(QString::number(f.runs), head);
-            runs->setObjectName(name("runs"));
-            auto* runsWord = new QLabel(f.runs == 1 ? tr("run") : tr("runs"), head);
-            for (QLabel* l : {runs, runsWord})
-                l->setStyleSheet(colorSheet(muted));
-            headRow->addWidget(t);
-            headRow->addSpacing(4);
-            headRow->addWidget(runs);
-            headRow->addWidget(runsWord);
-            headRow->addStretch(1);
-            calibrationGrid_->addWidget(head, row++, 0, 1, kColumns);
-
-            int slot = 0;
-            auto pair = [&](const QString& label, const QString& tip, const QString& value) {
-                auto* n = new QLabel(label, calibration_);
-                n->setToolTip(tip);
-                n->setStyleSheet(colorSheet(muted));
-                n->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-                auto* v = new QLabel(value, calibration_);
-                v->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-                const int r = row + slot / kPairs, c = 2 * (slot % kPairs);
-                calibrationGrid_->addWidget(n, r, c);
-                calibrationGrid_->addWidget(v, r, c + 1);
-                ++slot;
-                return v;
-            };
-            for (const CalibrationColumn& c : kCalibrationColumns) {
-                QLabel* v = pair(tr(c.header), tr(c.tip), fixed(f.*(c.field), c.decimals));
-                v->setObjectName(name(c.key));
-                const bool fitted = isFitted(f, c.key);
-                v->setProperty("fitted", fitted);
-                if (fitted) {
-                    v->setToolTip(tr("%1: fitted to %2").arg(tr(c.tip), runsText(f.runs)));
-                } else {
-                    v->setStyleSheet(colorSheet(muted));
-                    v->setToolTip(tr("catalog value (not fitted: %1)")
-                                      .arg(f.note.empty() ? tr("the runs could not determine it") : qs(f.note)));
-                }
-            }
-            const QString mapeTip = tr("Stage time MAPE of the %1: %2 % with the catalog's values, %3 % fitted")
-                                        .arg(runsText(f.runs))
-                                        .arg(f.mapeBefore, 0, 'f', 2)
-                                        .arg(f.mapeAfter, 0, 'f', 2);
-            QLabel* mape = pair(tr("time MAPE"), mapeTip, mapePair(f));
-            mape->setObjectName(name("time_mape"));
-            for (QLabel* l : {t, runs, runsWord})
-                l->setToolTip(mapeTip);
-            row += (slot + kPairs - 1) / kPairs;
-            auto line = [&](QLabel* l) {
-                l->setWordWrap(true);
-                l->setIndent(12);
-                l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-                calibrationGrid_->addWidget(l, row++, 0, 1, kColumns);
-            };
-            if (!f.note.empty()) {
-                auto* note = new QLabel(breakable(qs(f.note)), calibration_);
-                note->setObjectName(name("note"));
-                note->setStyleSheet(colorSheet(muted));
-                line(note);
-                // Shown with break opportunities, so not for copying: the
-                // exact text is in the tooltip (and calibrationText()).
-                note->setTextInteractionFlags(Qt::NoTextInteraction);
-                note->setToolTip(qs(f.note));
-            }
-            auto* memory = new QLabel(memoryText(f), calibration_);
-            memory->setObjectName(name("memory"));
-            memory->setProperty("fitted", isFitted(f, "framework_mib") || isFitted(f, "memory_multiplier"));
-            if (!memory->property("fitted").toBool())
-                memory->setStyleSheet(colorSheet(muted));
-            memory->setToolTip(tr("Peak memory = (multiplier × weights, gradients, optimizer state and activations + "
-                                  "framework buffers), plus the allocator slack and runtime reserve where the measure "
-                                  "includes them"));
-            line(memory);
-        }
+        for (const GpuParamsFit& f : fits)
+            row = addCalibrationBlock(f, row, muted);
         // The values keep their width; what is left goes to the right.
-        calibrationGrid_->setColumnStretch(kColumns - 1, 1);
+        calibrationGrid_->setColumnStretch(kCalibrationColumnsShown - 1, 1);
     }
+    correctionsLabel_->setText(correctionsText(fits.empty()));
+}
 
+// One GPU type's block of the calibration grid from `row`; returns the row after it.
+int PredictorPanel::addCalibrationBlock(const GpuParamsFit& f, int row, const QColor& muted)
+{
+    constexpr int kPairs = 2;  // name-value pairs per row
+    constexpr int kColumns = 2 * kPairs;
+    const QString type = qs(f.type);
+    auto name = [&](const char* key) { return QStringLiteral("calibration:%1:%2").arg(type, QLatin1String(key)); };
+    auto* head = new QWidget(calibration_);
+    auto* headRow = new QHBoxLayout(head);
+    headRow->setContentsMargins(0, row == 0 ? 0 : 6, 0, 0);
+    headRow->setSpacing(4);
+    auto* t = new QLabel(type, head);
+    t->setObjectName(name("gpu_type"));
+    QFont bold = t->font();
+    bold.setBold(true);
+    t->setFont(bold);
+    auto* runs = new QLabel(QString::number(f.runs), head);
+    runs->setObjectName(name("runs"));
+    auto* runsWord = new QLabel(f.runs == 1 ? tr("run") : tr("runs"), head);
+    for (QLabel* l : {runs, runsWord})
+        l->setStyleSheet(colorSheet(muted));
+    headRow->addWidget(t);
+    headRow->addSpacing(4);
+    headRow->addWidget(runs);
+    headRow->addWidget(runsWord);
+    headRow->addStretch(1);
+    calibrationGrid_->addWidget(head, row++, 0, 1, kColumns);
+
+    int slot = 0;
+    auto pair = [&](const QString& label, const QString& tip, const QString& value) {
+        auto* n = new QLabel(label, calibration_);
+        n->setToolTip(tip);
+        n->setStyleSheet(colorSheet(muted));
+        n->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        auto* v = new QLabel(value, calibration_);
+        v->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        const int r = row + slot / kPairs, c = 2 * (slot % kPairs);
+        calibrationGrid_->addWidget(n, r, c);
+        calibrationGrid_->addWidget(v, r, c + 1);
+        ++slot;
+        return v;
+    };
+    for (const CalibrationColumn& c : kCalibrationColumns) {
+        QLabel* v = pair(tr(c.header), tr(c.tip), fixed(f.*(c.field), c.decimals));
+        v->setObjectName(name(c.key));
+        const bool fitted = isFitted(f, c.key);
+        v->setProperty("fitted", fitted);
+        if (fitted) {
+            v->setToolTip(tr("%1: fitted to %2").arg(tr(c.tip), runsText(f.runs)));
+        } else {
+            v->setStyleSheet(colorSheet(muted));
+            v->setToolTip(tr("catalog value (not fitted: %1)")
+                              .arg(f.note.empty() ? tr("the runs could not determine it") : qs(f.note)));
+        }
+    }
+    const QString mapeTip = tr("Stage time MAPE of the %1: %2 % with the catalog's values, %3 % fitted")
+                                .arg(runsText(f.runs))
+                                .arg(f.mapeBefore, 0, 'f', 2)
+                                .arg(f.mapeAfter, 0, 'f', 2);
+    QLabel* mape = pair(tr("time MAPE"), mapeTip, mapePair(f));
+    mape->setObjectName(name("time_mape"));
+    for (QLabel* l : {t, runs, runsWord})
+        l->setToolTip(mapeTip);
+    row += (slot + kPairs - 1) / kPairs;
+    auto line = [&](QLabel* l) {
+        l->setWordWrap(true);
+        l->setIndent(12);
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        calibrationGrid_->addWidget(l, row++, 0, 1, kColumns);
+    };
+    if (!f.note.empty()) {
+        auto* note = new QLabel(breakable(qs(f.note)), calibration_);
+        note->setObjectName(name("note"));
+        note->setStyleSheet(colorSheet(muted));
+        line(note);
+        // Shown with break opportunities, so not for copying: the
+        // exact text is in the tooltip (and calibrationText()).
+        note->setTextInteractionFlags(Qt::NoTextInteraction);
+        note->setToolTip(qs(f.note));
+    }
+    auto* memory = new QLabel(memoryText(f), calibration_);
+    memory->setObjectName(name("memory"));
+    memory->setProperty("fitted", isFitted(f, "framework_mib") || isFitted(f, "memory_multiplier"));
+    if (!memory->property("fitted").toBool())
+        memory->setStyleSheet(colorSheet(muted));
+    memory->setToolTip(tr("Peak memory = (multiplier × weights, gradients, optimizer state and activations + "
+                          "framework buffers), plus the allocator slack and runtime reserve where the measure "
+                          "includes them"));
+    line(memory);
+    return row;
+}
+
+// Whether the trees correct each target, and the run-level correction.
+QString PredictorPanel::correctionsText(bool uncalibrated) const
+{
     const auto& params = loaded_->predictor->params();
     const nlohmann::json cv = section(loaded_->metadata, "cross_validation");
-    const QString base = fits.empty() ? tr("analytic model") : tr("calibrated model");
+    const QString base = uncalibrated ? tr("analytic model") : tr("calibrated model");
     auto line = [&](const QString& target, bool corrected, const char* withKey, const char* withoutKey) {
         const QString with = cvPercent(cv, withKey), without = cvPercent(cv, withoutKey);
         const bool numbers = !with.isEmpty() && !without.isEmpty();
@@ -731,10 +771,9 @@ void PredictorPanel::fillCalibration(const QColor& muted)
               .arg(it.mapeBefore, 0, 'f', 1)
         : it.note.empty() ? tr("iteration: terms as composed (no run-level correction in this file)")
                           : tr("iteration: terms as composed — %1").arg(qs(it.note));
-    correctionsLabel_->setText(line(tr("time"), params.timeCorrection, "time_mape_pct", "prior_time_mape_pct")
-                               + QLatin1Char('\n')
-                               + line(tr("memory"), params.memoryCorrection, "memory_mape_pct", "prior_memory_mape_pct")
-                               + QLatin1Char('\n') + iteration);
+    return line(tr("time"), params.timeCorrection, "time_mape_pct", "prior_time_mape_pct") + QLatin1Char('\n')
+        + line(tr("memory"), params.memoryCorrection, "memory_mape_pct", "prior_memory_mape_pct") + QLatin1Char('\n')
+        + iteration;
 }
 
 QString PredictorPanel::calibrationText() const

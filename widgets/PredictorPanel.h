@@ -10,6 +10,7 @@
 class QComboBox;
 class QFormLayout;
 class QGridLayout;
+class QHBoxLayout;
 class QLabel;
 class QMenu;
 class QToolButton;
@@ -18,6 +19,7 @@ namespace memx {
 
 class Predictor;
 struct Problem;
+struct GpuParamsFit;
 
 // Which predictor a search uses: the analytic model, or a learned one loaded
 // from a memx-predictor/1 file. Shows what a loaded file was trained on (GPU
@@ -99,6 +101,15 @@ private:
     void syncCombo();
     void holdNeededHeight();
     void fillCalibration(const QColor& muted);
+    int addCalibrationBlock(const GpuParamsFit& f, int row, const QColor& muted);
+    QString correctionsText(bool uncalibrated) const;
+    QHBoxLayout* buildChoiceRow();
+    void buildInfo();
+    void buildVerdictLabels();
+    void describeChoice();
+    void fillTrainedOn();
+    void fillFeatures();
+    QStringList fitVerdict() const;
 
     std::unique_ptr<PredictorFile::Loaded> loaded_;
     std::unique_ptr<Problem> context_;
