@@ -476,19 +476,6 @@ void PropertyPanel::refresh()
         w->setStyleSheet(QString());
     refusedKey_.clear();
     error_->clear();
-    const Cluster& c = document_->cluster();
-    auto setText = [&](const QString& key, const QString& text) {
-        if (auto* e = qobject_cast<QLineEdit*>(field(key)); e && !e->hasFocus()) {
-            QSignalBlocker block(e);
-            e->setText(text);
-        }
-    };
-    auto setDouble = [&](const QString& key, double v) {
-        if (auto* s = qobject_cast<QDoubleSpinBox*>(field(key)); s && s->value() != v) {
-            QSignalBlocker block(s);
-            s->setValue(v);
-        }
-    };
     switch (selection_.kind) {
     case CanvasSelection::None: {
         const auto& doc = document_->json();
@@ -496,58 +483,83 @@ void PropertyPanel::refresh()
         setText(QStringLiteral("description"), QString::fromStdString(doc.value("description", std::string())));
         break;
     }
-    case CanvasSelection::Node: {
-        if (typesInNode() != nodeTypes_) {
-            rebuildForm();  // a type came or went: one count field per type
-            return;
-        }
-        for (const QString& type : nodeTypes_)
-            if (auto* count = qobject_cast<QSpinBox*>(field(QStringLiteral("count/") + type));
-                count && count->value() != document_->gpuCount(selection_.node, type)) {
-                QSignalBlocker block(count);
-                count->setValue(document_->gpuCount(selection_.node, type));
-            }
-        setText(QStringLiteral("name"), selection_.node);
-        QStringList parts;
-        for (const auto& g : c.groups())
-            if (QString::fromStdString(c.nodes()[g.node].name) == selection_.node)
-                parts << QStringLiteral("%1 × %2")
-                             .arg(g.devices.size())
-                             .arg(QString::fromStdString(c.types()[g.type].name));
-        if (auto* gpus = form_->findChild<QLabel*>(QStringLiteral("gpus")))
-            gpus->setText(parts.join(QStringLiteral(", ")));
-        break;
+    case CanvasSelection::Node: refreshNode(); break;
+    case CanvasSelection::Gpu: refreshGpu(); break;
+    case CanvasSelection::Link: refreshLink(); break;
     }
-    case CanvasSelection::Gpu: {
-        if (auto* count = qobject_cast<QSpinBox*>(field(QStringLiteral("count")))) {
+}
+
+// The text of a line edit the user is not typing in.
+void PropertyPanel::setText(const QString& key, const QString& text)
+{
+    if (auto* e = qobject_cast<QLineEdit*>(field(key)); e && !e->hasFocus()) {
+        QSignalBlocker block(e);
+        e->setText(text);
+    }
+}
+
+void PropertyPanel::setDouble(const QString& key, double v)
+{
+    if (auto* s = qobject_cast<QDoubleSpinBox*>(field(key)); s && s->value() != v) {
+        QSignalBlocker block(s);
+        s->setValue(v);
+    }
+}
+
+void PropertyPanel::refreshNode()
+{
+    const Cluster& c = document_->cluster();
+    if (typesInNode() != nodeTypes_) {
+        rebuildForm();  // a type came or went: one count field per type
+        return;
+    }
+    for (const QString& type : nodeTypes_)
+        if (auto* count = qobject_cast<QSpinBox*>(field(QStringLiteral("count/") + type));
+            count && count->value() != document_->gpuCount(selection_.node, type)) {
             QSignalBlocker block(count);
-            count->setValue(document_->gpuCount(selection_.node, selection_.gpuType));
+            count->setValue(document_->gpuCount(selection_.node, type));
         }
-        if (const GpuType* t = findType(c, selection_.gpuType))
-            for (const auto& tf : kTypeFields)
-                setDouble(QString::fromLatin1(tf.key), typeValue(*t, QString::fromLatin1(tf.key)));
-        break;
+    setText(QStringLiteral("name"), selection_.node);
+    QStringList parts;
+    for (const auto& g : c.groups())
+        if (QString::fromStdString(c.nodes()[g.node].name) == selection_.node)
+            parts
+                << QStringLiteral("%1 × %2").arg(g.devices.size()).arg(QString::fromStdString(c.types()[g.type].name));
+    if (auto* gpus = form_->findChild<QLabel*>(QStringLiteral("gpus")))
+        gpus->setText(parts.join(QStringLiteral(", ")));
+}
+
+void PropertyPanel::refreshGpu()
+{
+    const Cluster& c = document_->cluster();
+    if (auto* count = qobject_cast<QSpinBox*>(field(QStringLiteral("count")))) {
+        QSignalBlocker block(count);
+        count->setValue(document_->gpuCount(selection_.node, selection_.gpuType));
     }
-    case CanvasSelection::Link: {
-        const Link* l = findLink(c, selection_.link);
-        if (!l)
-            break;
-        setText(QStringLiteral("name"), selection_.link);
-        if (auto* kind = qobject_cast<QComboBox*>(field(QStringLiteral("kind")))) {
-            QSignalBlocker block(kind);
-            kind->setCurrentText(QString::fromLatin1(toString(l->kind)));
-        }
-        setText(QStringLiteral("ends"), endsText(*l));
-        setDouble(QStringLiteral("bandwidth_gbps"), l->bandwidthGBps);
-        setDouble(QStringLiteral("latency_us"), l->latencyUs);
-        if (auto* shared = qobject_cast<QCheckBox*>(field(QStringLiteral("shared")))) {
-            QSignalBlocker block(shared);
-            shared->setChecked(l->sharedFlag);
-        }
-        setText(QStringLiteral("medium"), QString::fromStdString(l->mediumName));
-        break;
+    if (const GpuType* t = findType(c, selection_.gpuType))
+        for (const auto& tf : kTypeFields)
+            setDouble(QString::fromLatin1(tf.key), typeValue(*t, QString::fromLatin1(tf.key)));
+}
+
+void PropertyPanel::refreshLink()
+{
+    const Cluster& c = document_->cluster();
+    const Link* l = findLink(c, selection_.link);
+    if (!l)
+        return;
+    setText(QStringLiteral("name"), selection_.link);
+    if (auto* kind = qobject_cast<QComboBox*>(field(QStringLiteral("kind")))) {
+        QSignalBlocker block(kind);
+        kind->setCurrentText(QString::fromLatin1(toString(l->kind)));
     }
+    setText(QStringLiteral("ends"), endsText(*l));
+    setDouble(QStringLiteral("bandwidth_gbps"), l->bandwidthGBps);
+    setDouble(QStringLiteral("latency_us"), l->latencyUs);
+    if (auto* shared = qobject_cast<QCheckBox*>(field(QStringLiteral("shared")))) {
+        QSignalBlocker block(shared);
+        shared->setChecked(l->sharedFlag);
     }
+    setText(QStringLiteral("medium"), QString::fromStdString(l->mediumName));
 }
 
 }  // namespace memx

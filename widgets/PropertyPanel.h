@@ -43,6 +43,11 @@ public slots:
     void refresh();  // reload the values shown from the document
 
 private:
+    void setText(const QString& key, const QString& text);
+    void setDouble(const QString& key, double v);
+    void refreshNode();
+    void refreshGpu();
+    void refreshLink();
     void rebuildForm();
     void buildClusterForm();
     void buildNodeForm();
