@@ -100,7 +100,19 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
     root->addLayout(form);
+    addModelRows(form);
+    addBatchRows(form);
+    addChoiceRows(form);
+    addOptionRows(form);
+    root->addStretch(1);
+    connectInputs();
+    setModel(ModelSpec::presets().front());
+    setSetup(TrainingSetup{});
+}
 
+// The model, its summary and why a model file was refused.
+void SetupPanel::addModelRows(QFormLayout* form)
+{
     buildModelRow();
     form->addRow(tr("Model"), modelCombo_);
     errorLabel_ = new QLabel(this);
@@ -110,7 +122,11 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     errorLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     errorLabel_->hide();
     form->addRow(QString(), stacked(modelSummary_, errorLabel_));
+}
 
+// Global batch, micro-batch sizes, sequence lengths, query groups, pipeline depth.
+void SetupPanel::addBatchRows(QFormLayout* form)
+{
     globalBatch_.name = tr("Global batch");
     globalBatch_.unit = tr("sequences");
     QWidget* globalBatchRow = addSpinField(globalBatch_, QStringLiteral("globalBatch"), 1, 1'000'000);
@@ -140,7 +156,11 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     QWidget* maxPipelineRow = addSpinField(maxPipeline_, QStringLiteral("maxPipelineStages"), 1, 128);
     maxPipeline_.spin->setToolTip(tr("Most pipeline stages (PP) the search may use"));
     form->addRow(maxPipeline_.name, maxPipelineRow);
+}
 
+// Schedule, meshes, recomputation and precision.
+void SetupPanel::addChoiceRows(QFormLayout* form)
+{
     schedule_ = new QComboBox(this);
     schedule_->setObjectName(QStringLiteral("schedule"));
     schedule_->addItem(tr("auto"), int(ScheduleMode::Auto));
@@ -192,7 +212,11 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     precision_->setToolTip(
         tr("One precision for every GPU of the job; a type without it is named when the search starts"));
     form->addRow(tr("Precision"), precision_);
+}
 
+// The Megatron options and the dropout rates.
+void SetupPanel::addOptionRows(QFormLayout* form)
+{
     distributedOptimizer_ = new QCheckBox(tr("Distributed optimizer"), this);
     distributedOptimizer_->setObjectName(QStringLiteral("distributedOptimizer"));
     distributedOptimizer_->setToolTip(tr("Shard the optimizer state over the data-parallel replicas"));
@@ -243,9 +267,10 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     dropout->addWidget(hiddenDropout_);
     dropout->addStretch(1);
     form->addRow(tr("Dropout"), dropout);
+}
 
-    root->addStretch(1);
-
+void SetupPanel::connectInputs()
+{
     auto notify = [this] { emit changed(); };
     connect(globalBatch_.spin, &QSpinBox::valueChanged, this, notify);
     connect(maxPipeline_.spin, &QSpinBox::valueChanged, this, notify);
@@ -264,9 +289,6 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent)
     connect(overlapGradReduce_, &QCheckBox::toggled, this, gatherAllowed);
     for (QDoubleSpinBox* box : {attentionDropout_, hiddenDropout_})
         connect(box, &QDoubleSpinBox::valueChanged, this, notify);
-
-    setModel(ModelSpec::presets().front());
-    setSetup(TrainingSetup{});
 }
 
 void SetupPanel::buildModelRow()

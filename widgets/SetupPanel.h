@@ -10,6 +10,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -58,6 +59,11 @@ signals:
     void changed();
 
 private:
+    void addModelRows(QFormLayout* form);
+    void addBatchRows(QFormLayout* form);
+    void addChoiceRows(QFormLayout* form);
+    void addOptionRows(QFormLayout* form);
+    void connectInputs();
     struct ListField {
         QLineEdit* edit = nullptr;
         QLabel* reason = nullptr;  // why the text is refused; hidden while valid
