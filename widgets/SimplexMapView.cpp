@@ -197,8 +197,6 @@ void SimplexMapView::paintEvent(QPaintEvent*)
     const QColor base = palette().color(QPalette::Base);
     const QColor dim = blend(base, text, 0.55);
     p.fillRect(rect(), base);
-    const QFontMetrics fm(font());
-    const double lh = fm.height();
     if (!map_) {
         p.setPen(dim);
         p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, note_);
@@ -214,7 +212,17 @@ void SimplexMapView::paintEvent(QPaintEvent*)
     p.setPen(dim);
     p.drawText(f.subtitle, Qt::AlignLeft | Qt::TextWordWrap, subtitle());
 
-    // Cells: hexagons of the triangular grid, clipped to the triangle.
+    paintCells(p, f);
+    paintMarks(p, f);
+    paintHoverLine(p, f);
+    paintLegend(p, f);
+}
+
+// Cells: hexagons of the triangular grid, clipped to the triangle, with a
+// dot in each cell of the selected plan's region; then the triangle.
+void SimplexMapView::paintCells(QPainter& p, const Frame& f) const
+{
+    const QColor text = palette().color(QPalette::Text);
     QPainterPath triangle;
     triangle.moveTo(f.time);
     triangle.lineTo(f.memory);
@@ -254,8 +262,17 @@ void SimplexMapView::paintEvent(QPaintEvent*)
     p.setPen(QPen(text, 1.5));
     p.setBrush(Qt::NoBrush);
     p.drawPath(triangle);
+}
 
-    // Corner labels, kept inside the widget.
+// Corner labels, the paper's profiles and the requested weights.
+void SimplexMapView::paintMarks(QPainter& p, const Frame& f) const
+{
+    const QColor text = palette().color(QPalette::Text);
+    const QColor base = palette().color(QPalette::Base);
+    const QColor dim = blend(base, text, 0.55);
+    const QFontMetrics fm(font());
+    const double lh = fm.height();
+    (void)dim;
     p.setPen(text);
     auto label = [&](const QPointF& at, const QString& t, double dy) {
         const double w = fm.horizontalAdvance(t) + 4;
@@ -293,23 +310,35 @@ void SimplexMapView::paintEvent(QPaintEvent*)
         p.setBrush(Qt::NoBrush);
         p.drawEllipse(positionOf(requested_), 9, 9);
     }
+}
 
-    // Hover line.
+void SimplexMapView::paintHoverLine(QPainter& p, const Frame& f) const
+{
+    const QColor text = palette().color(QPalette::Text);
+    const QColor base = palette().color(QPalette::Base);
+    const QColor dim = blend(base, text, 0.55);
+    const QFontMetrics fm(font());
+    const double lh = fm.height();
     const QRectF hoverLine(kPad, height() - kPad - lh, f.legend.left() - 2 * kPad, lh);
     p.setPen(hovered_ >= 0 ? text : dim);
+    QString line = tr("Hover a cell for its plan; the ring marks the weights of this search.");
     if (hovered_ >= 0) {
         const auto& pt = map_->points[static_cast<std::size_t>(hovered_)];
-        p.drawText(
-            hoverLine, Qt::AlignLeft | Qt::AlignVCenter,
-            fm.elidedText(tr("(%1, %2, %3): ").arg(pt.weights.time).arg(pt.weights.memory).arg(pt.weights.variance)
-                              + describe(pt.winner),
-                          Qt::ElideRight, int(hoverLine.width())));
-    } else {
-        p.drawText(hoverLine, Qt::AlignLeft | Qt::AlignVCenter,
-                   tr("Hover a cell for its plan; the ring marks the weights of this search."));
+        line = tr("(%1, %2, %3): ").arg(pt.weights.time).arg(pt.weights.memory).arg(pt.weights.variance)
+            + describe(pt.winner);
     }
+    p.drawText(hoverLine, Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(line, Qt::ElideRight, int(hoverLine.width())));
+}
 
-    // Legend: the winners, fastest first.
+// Legend: the winners, fastest first.
+void SimplexMapView::paintLegend(QPainter& p, const Frame& f) const
+{
+    const QColor text = palette().color(QPalette::Text);
+    const QFontMetrics fm(font());
+    const double lh = fm.height();
+    QFont bold = font();
+    bold.setBold(true);
     p.setRenderHint(QPainter::Antialiasing, false);
     double y = f.legend.top();
     p.setFont(bold);

@@ -5,6 +5,8 @@
 
 #include <QWidget>
 
+class QPainter;
+
 #include <optional>
 
 namespace memx {
@@ -70,6 +72,10 @@ private:
         QRectF title, subtitle;  // wrapped onto as many lines as they need: never cut at the edge
     };
     Frame frame() const;
+    void paintCells(QPainter& p, const Frame& f) const;
+    void paintMarks(QPainter& p, const Frame& f) const;
+    void paintHoverLine(QPainter& p, const Frame& f) const;
+    void paintLegend(QPainter& p, const Frame& f) const;
 
     std::optional<SimplexMap> map_;
     std::vector<PlanCost> costs_;  // of map_->plans
