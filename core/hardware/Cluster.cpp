@@ -1,3 +1,5 @@
+// Over 600 lines: the cluster file's reader (types, nodes, selectors, links, shared media), its checks and
+// the clusters derived from it (scaled links, nodes left out) in one place.
 #include "hardware/Cluster.h"
 #include "hardware/ClusterJson.h"
 

@@ -1,3 +1,5 @@
+// Over 600 lines: interpolation augmentation (MemX section 3.2.2): sweeps, gap candidates, the R^2 gate per
+// target and the round-robin that keeps every gap represented, with its table.
 #include "learn/Augmenter.h"
 
 #include <algorithm>
