@@ -1,6 +1,7 @@
 #pragma once
 
 #include "AutosaveSlot.h"
+#include "PlanExporter.h"
 #include "ProjectFile.h"
 #include "search/SearchResult.h"
 
@@ -121,12 +122,8 @@ public:
     // as `memx-cli export` writes them: Megatron-LM and FlagScale into the
     // folder `destination`, the memx-plan/2 document into the file
     // `destination`. No dialogs: the menu actions show the outcome.
-    enum class ExportTarget { Megatron, FlagScale, Json };
-    struct ExportOutcome {
-        bool ok = false;
-        QString message;  // what was written, or why nothing was
-        QStringList files;  // absolute paths written
-    };
+    using ExportTarget = memx::ExportTarget;
+    using ExportOutcome = PlanExporter::Outcome;
     ExportOutcome exportPlan(ExportTarget target, const QString& destination);
 
     // The project as a file: path, unsaved changes, recent files and the
