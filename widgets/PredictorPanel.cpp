@@ -652,95 +652,139 @@ void PredictorPanel::fillCalibration(const QColor& muted)
 }
 
 // One GPU type's block of the calibration grid from `row`; returns the row after it.
-int PredictorPanel::addCalibrationBlock(const GpuParamsFit& f, int row, const QColor& muted)
-{
-    constexpr int kPairs = 2;  // name-value pairs per row
-    constexpr int kColumns = 2 * kPairs;
-    const QString type = qs(f.type);
-    auto name = [&](const char* key) { return QStringLiteral("calibration:%1:%2").arg(type, QLatin1String(key)); };
-    auto* head = new QWidget(calibration_);
-    auto* headRow = new QHBoxLayout(head);
-    headRow->setContentsMargins(0, row == 0 ? 0 : 6, 0, 0);
-    headRow->setSpacing(4);
-    auto* t = new QLabel(type, head);
-    t->setObjectName(name("gpu_type"));
-    QFont bold = t->font();
-    bold.setBold(true);
-    t->setFont(bold);
-    auto* runs = new QLabel(QString::number(f.runs), head);
-    runs->setObjectName(name("runs"));
-    auto* runsWord = new QLabel(f.runs == 1 ? tr("run") : tr("runs"), head);
-    for (QLabel* l : {runs, runsWord})
-        l->setStyleSheet(colorSheet(muted));
-    headRow->addWidget(t);
-    headRow->addSpacing(4);
-    headRow->addWidget(runs);
-    headRow->addWidget(runsWord);
-    headRow->addStretch(1);
-    calibrationGrid_->addWidget(head, row++, 0, 1, kColumns);
+namespace {
 
-    int slot = 0;
-    auto pair = [&](const QString& label, const QString& tip, const QString& value) {
-        auto* n = new QLabel(label, calibration_);
+// One GPU type's block of the calibration grid: its header (type and runs),
+// its parameters as name-value pairs, its note and memory fit as lines.
+struct CalibrationBlock {
+    static constexpr int kPairs = 2;  // name-value pairs per row
+    static constexpr int kColumns = 2 * kPairs;
+    QWidget* parent;
+    QGridLayout* grid;
+    const GpuParamsFit& f;
+    QColor muted;
+    int row;
+
+    QString name(const char* key) const
+    {
+        return QStringLiteral("calibration:%1:%2").arg(qs(f.type), QLatin1String(key));
+    }
+
+    // The type in bold and its runs; returns the labels (for the MAPE tooltip).
+    QList<QLabel*> header()
+    {
+        auto* head = new QWidget(parent);
+        auto* headRow = new QHBoxLayout(head);
+        headRow->setContentsMargins(0, row == 0 ? 0 : 6, 0, 0);
+        headRow->setSpacing(4);
+        auto* t = new QLabel(qs(f.type), head);
+        t->setObjectName(name("gpu_type"));
+        QFont bold = t->font();
+        bold.setBold(true);
+        t->setFont(bold);
+        auto* runs = new QLabel(QString::number(f.runs), head);
+        runs->setObjectName(name("runs"));
+        auto* runsWord = new QLabel(f.runs == 1 ? PredictorPanel::tr("run") : PredictorPanel::tr("runs"), head);
+        for (QLabel* l : {runs, runsWord})
+            l->setStyleSheet(colorSheet(muted));
+        headRow->addWidget(t);
+        headRow->addSpacing(4);
+        headRow->addWidget(runs);
+        headRow->addWidget(runsWord);
+        headRow->addStretch(1);
+        grid->addWidget(head, row++, 0, 1, kColumns);
+        return {t, runs, runsWord};
+    }
+
+    // Name-value pair number `slot` (two to a row from `row`); returns the value's label.
+    QLabel* pair(int slot, const QString& label, const QString& tip, const QString& value) const
+    {
+        auto* n = new QLabel(label, parent);
         n->setToolTip(tip);
         n->setStyleSheet(colorSheet(muted));
         n->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        auto* v = new QLabel(value, calibration_);
+        auto* v = new QLabel(value, parent);
         v->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         const int r = row + slot / kPairs, c = 2 * (slot % kPairs);
-        calibrationGrid_->addWidget(n, r, c);
-        calibrationGrid_->addWidget(v, r, c + 1);
-        ++slot;
+        grid->addWidget(n, r, c);
+        grid->addWidget(v, r, c + 1);
         return v;
-    };
-    for (const CalibrationColumn& c : kCalibrationColumns) {
-        QLabel* v = pair(tr(c.header), tr(c.tip), fixed(f.*(c.field), c.decimals));
-        v->setObjectName(name(c.key));
-        const bool fitted = isFitted(f, c.key);
-        v->setProperty("fitted", fitted);
-        if (fitted) {
-            v->setToolTip(tr("%1: fitted to %2").arg(tr(c.tip), runsText(f.runs)));
-        } else {
-            v->setStyleSheet(colorSheet(muted));
-            v->setToolTip(tr("catalog value (not fitted: %1)")
-                              .arg(f.note.empty() ? tr("the runs could not determine it") : qs(f.note)));
-        }
     }
-    const QString mapeTip = tr("Stage time MAPE of the %1: %2 % with the catalog's values, %3 % fitted")
-                                .arg(runsText(f.runs))
-                                .arg(f.mapeBefore, 0, 'f', 2)
-                                .arg(f.mapeAfter, 0, 'f', 2);
-    QLabel* mape = pair(tr("time MAPE"), mapeTip, mapePair(f));
-    mape->setObjectName(name("time_mape"));
-    for (QLabel* l : {t, runs, runsWord})
-        l->setToolTip(mapeTip);
-    row += (slot + kPairs - 1) / kPairs;
-    auto line = [&](QLabel* l) {
+
+    // The parameters, fitted ones plain and catalog ones muted, then the time MAPE.
+    void parameters(const QList<QLabel*>& headLabels)
+    {
+        int slot = 0;
+        for (const CalibrationColumn& c : kCalibrationColumns) {
+            QLabel* v = pair(slot++, PredictorPanel::tr(c.header), PredictorPanel::tr(c.tip),
+                             fixed(f.*(c.field), c.decimals));
+            v->setObjectName(name(c.key));
+            const bool fitted = isFitted(f, c.key);
+            v->setProperty("fitted", fitted);
+            if (fitted) {
+                v->setToolTip(PredictorPanel::tr("%1: fitted to %2").arg(PredictorPanel::tr(c.tip), runsText(f.runs)));
+            } else {
+                v->setStyleSheet(colorSheet(muted));
+                v->setToolTip(
+                    PredictorPanel::tr("catalog value (not fitted: %1)")
+                        .arg(f.note.empty() ? PredictorPanel::tr("the runs could not determine it") : qs(f.note)));
+            }
+        }
+        const QString mapeTip
+            = PredictorPanel::tr("Stage time MAPE of the %1: %2 % with the catalog's values, %3 % fitted")
+                  .arg(runsText(f.runs))
+                  .arg(f.mapeBefore, 0, 'f', 2)
+                  .arg(f.mapeAfter, 0, 'f', 2);
+        QLabel* mape = pair(slot++, PredictorPanel::tr("time MAPE"), mapeTip, mapePair(f));
+        mape->setObjectName(name("time_mape"));
+        for (QLabel* l : headLabels)
+            l->setToolTip(mapeTip);
+        row += (slot + kPairs - 1) / kPairs;
+    }
+
+    void line(QLabel* l)
+    {
         l->setWordWrap(true);
         l->setIndent(12);
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        calibrationGrid_->addWidget(l, row++, 0, 1, kColumns);
-    };
-    if (!f.note.empty()) {
-        auto* note = new QLabel(breakable(qs(f.note)), calibration_);
-        note->setObjectName(name("note"));
-        note->setStyleSheet(colorSheet(muted));
-        line(note);
-        // Shown with break opportunities, so not for copying: the
-        // exact text is in the tooltip (and calibrationText()).
-        note->setTextInteractionFlags(Qt::NoTextInteraction);
-        note->setToolTip(qs(f.note));
+        grid->addWidget(l, row++, 0, 1, kColumns);
     }
-    auto* memory = new QLabel(memoryText(f), calibration_);
-    memory->setObjectName(name("memory"));
-    memory->setProperty("fitted", isFitted(f, "framework_mib") || isFitted(f, "memory_multiplier"));
-    if (!memory->property("fitted").toBool())
-        memory->setStyleSheet(colorSheet(muted));
-    memory->setToolTip(tr("Peak memory = (multiplier × weights, gradients, optimizer state and activations + "
-                          "framework buffers), plus the allocator slack and runtime reserve where the measure "
-                          "includes them"));
-    line(memory);
-    return row;
+
+    // The fit's note and the memory fit, each a wrapped line.
+    void lines()
+    {
+        if (!f.note.empty()) {
+            auto* note = new QLabel(PredictorPanel::breakable(qs(f.note)), parent);
+            note->setObjectName(name("note"));
+            note->setStyleSheet(colorSheet(muted));
+            line(note);
+            // Shown with break opportunities, so not for copying: the
+            // exact text is in the tooltip (and calibrationText()).
+            note->setTextInteractionFlags(Qt::NoTextInteraction);
+            note->setToolTip(qs(f.note));
+        }
+        auto* memory = new QLabel(memoryText(f), parent);
+        memory->setObjectName(name("memory"));
+        memory->setProperty("fitted", isFitted(f, "framework_mib") || isFitted(f, "memory_multiplier"));
+        if (!memory->property("fitted").toBool())
+            memory->setStyleSheet(colorSheet(muted));
+        memory->setToolTip(
+            PredictorPanel::tr("Peak memory = (multiplier × weights, gradients, optimizer state and activations + "
+                               "framework buffers), plus the allocator slack and runtime reserve where the measure "
+                               "includes them"));
+        line(memory);
+    }
+};
+
+}  // namespace
+
+int PredictorPanel::addCalibrationBlock(const GpuParamsFit& f, int row, const QColor& muted)
+{
+    CalibrationBlock block{calibration_, calibrationGrid_, f, muted, row};
+    const QList<QLabel*> head = block.header();
+    block.parameters(head);
+    block.lines();
+    return block.row;
 }
 
 // Whether the trees correct each target, and the run-level correction.

@@ -153,8 +153,8 @@ int nelderMeadStep(const std::function<double(const std::vector<double>&)>& f, S
     return 2 + static_cast<int>(n);
 }
 
-std::vector<double> nelderMead(const std::function<double(const std::vector<double>&)>& f, std::vector<double> x0,
-                               double step, int maxEvaluations)
+std::vector<double> nelderMead(const std::function<double(const std::vector<double>&)>& f,
+                               const std::vector<double>& x0, double step, int maxEvaluations)
 {
     const std::size_t n = x0.size();
     Simplex s;
@@ -666,7 +666,7 @@ private:
                 fit.note += (fit.note.empty() ? "" : "; ") + leftOut;
         } else {
             fit.note = "no fit of the model's parameters lowers these runs' time error ("
-                + std::to_string(int(after + 0.5)) + "% against " + std::to_string(int(fit.mapeBefore + 0.5))
+                + std::to_string(std::lround(after)) + "% against " + std::to_string(std::lround(fit.mapeBefore))
                 + "% with catalog values); catalog values kept";
         }
     }

@@ -129,6 +129,7 @@ struct TermSystem {
             e[r] = std::inner_product(z[r].begin(), z[r].end(), x.begin(), 0.0) - y[r];
         const double mid = Statistics::median(e);
         std::vector<double> dev;
+        dev.reserve(e.size());
         for (double v : e)
             dev.push_back(std::abs(v - mid));
         const double cut = std::max(0.4, 4 * 1.4826 * Statistics::median(dev));

@@ -125,7 +125,8 @@ StageSlot slotOf(const Cluster& cluster, const Skeleton& sk, int stage, const st
             throw InputError("plan", "stage group",
                              "device group " + name + " has too few GPUs for " + std::to_string(slot.slice + 1)
                                  + " stage(s) of TP x DP = " + std::to_string(w));
-        slot.devices.assign(group.devices.begin() + slot.slice * w, group.devices.begin() + (slot.slice + 1) * w);
+        const auto first = static_cast<std::ptrdiff_t>(slot.slice) * w;
+        slot.devices.assign(group.devices.begin() + first, group.devices.begin() + first + w);
         slot.name = StageSlots::label(group.name, slot.slice, false);
     } else {
         slot.name = name;
