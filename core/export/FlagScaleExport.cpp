@@ -190,7 +190,8 @@ std::vector<Recompute> FlagScaleExport::expressibleRecompute(const std::vector<R
     return out;
 }
 
-std::string FlagScaleExport::perStageList(const std::vector<Recompute>& levels, int microBatches, RecomputeList which)
+std::string FlagScaleExport::perStageList(const std::vector<Recompute>& levels, int microBatchCount,
+                                          RecomputeList which)
 {
     auto value = [&](Recompute r) {
         switch (which) {
@@ -205,7 +206,7 @@ std::string FlagScaleExport::perStageList(const std::vector<Recompute>& levels, 
         std::size_t j = i;
         while (j < levels.size() && value(levels[j]) == value(levels[i]))
             ++j;
-        out += (i ? ", [" : "[") + std::to_string(j - i) + ", " + std::to_string(microBatches) + ", "
+        out += (i ? ", [" : "[") + std::to_string(j - i) + ", " + std::to_string(microBatchCount) + ", "
             + std::to_string(value(levels[i])) + "]";
         i = j;
     }

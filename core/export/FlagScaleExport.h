@@ -63,7 +63,7 @@ public:
     // "[[n_stages, n_microbatches, value], ...]" for one per-stage list;
     // consecutive stages with the same value share one entry.
     enum class RecomputeList { Granularity, Method, NumLayers };
-    static std::string perStageList(const std::vector<Recompute>& levels, int microBatches, RecomputeList which);
+    static std::string perStageList(const std::vector<Recompute>& levels, int microBatchCount, RecomputeList which);
 
     // `destination`: the folder the files go to, so that the launcher names
     // the hostfile by its absolute path (empty: "hostfile", relative to where

@@ -5,12 +5,12 @@
 namespace memx {
 
 double IterationComposer::iterationMs(const std::vector<double>& stageMs, const std::vector<double>& hopMs,
-                                      int microBatches, int virtualStages, double fixedMs, double dpMs)
+                                      int microBatchCount, int virtualStages, double fixedMs, double dpMs)
 {
     double mx = stageMs.empty() ? 0 : *std::max_element(stageMs.begin(), stageMs.end());
     double sum = std::accumulate(stageMs.begin(), stageMs.end(), 0.0);
     double hops = std::accumulate(hopMs.begin(), hopMs.end(), 0.0);
-    return iterationMs(mx, sum, hops, microBatches, virtualStages, fixedMs, dpMs);
+    return iterationMs(mx, sum, hops, microBatchCount, virtualStages, fixedMs, dpMs);
 }
 
 double IterationComposer::dataParallelMs(double paramsPerGpu, int dp, bool distributedOptimizer, double bandwidthGBps,

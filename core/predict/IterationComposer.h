@@ -25,22 +25,22 @@ struct IterationComposer {
     // plan faster when one stage gets slower at the others' expense. With the
     // cap the time never falls as a stage time grows, which the split
     // search's bounds (SplitBounds) rely on.
-    static double iterationMs(double maxStageMs, double sumStageMs, double sumHopMs, int microBatches,
+    static double iterationMs(double maxStageMs, double sumStageMs, double sumHopMs, int microBatchCount,
                               int virtualStages, double fixedMs, double dpMs, double pipelineScale = 1.0)
     {
         const int v = std::max(1, virtualStages);
-        const double scale = std::min(pipelineScale, static_cast<double>(std::max(1, microBatches)) * v);
+        const double scale = std::min(pipelineScale, static_cast<double>(std::max(1, microBatchCount)) * v);
         const double bubble = scale * (sumStageMs - maxStageMs) / v;
-        return microBatches * maxStageMs + bubble + 2.0 * sumHopMs + fixedMs + dpMs;
+        return microBatchCount * maxStageMs + bubble + 2.0 * sumHopMs + fixedMs + dpMs;
     }
-    static double iterationMs(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatches,
+    static double iterationMs(const std::vector<double>& stageMs, const std::vector<double>& hopMs, int microBatchCount,
                               int virtualStages, double fixedMs, double dpMs);
 
     // Micro-batches whose activations a stage holds at its peak.
     // 1F1B: stage i of P keeps min(P - i, G) (PipeDream-Flush warm-up).
-    static double inflight1F1B(int stage, int stages, int microBatches)
+    static double inflight1F1B(int stage, int stages, int microBatchCount)
     {
-        return std::min(stages - stage, microBatches);
+        return std::min(stages - stage, microBatchCount);
     }
     // Interleaved: Megatron warms up (P - i - 1) * 2 + (v - 1) * P model chunks and
     // then runs one more, each chunk holding 1/v of the stage's activations; for
@@ -52,10 +52,10 @@ struct IterationComposer {
     // values' commit). Older Megatron ran every forward first on every stage
     // whenever G == P; now with G == P the later stages hold fewer (P 4, v 3:
     // the last holds 9 of 12 chunks, 3 micro-batches).
-    static double inflightInterleaved(int stage, int stages, int microBatches, int v)
+    static double inflightInterleaved(int stage, int stages, int microBatchCount, int v)
     {
         int chunks = (stages - stage - 1) * 2 + (v - 1) * stages + 1;
-        chunks = std::min(chunks, microBatches * v);
+        chunks = std::min(chunks, microBatchCount * v);
         return static_cast<double>(chunks) / v;
     }
 

@@ -22,15 +22,16 @@ constexpr std::array<double, 10> kMemorySteps{1.01, 1.03, 1.06, 1.1, 1.15, 1.22,
 }  // namespace
 
 SplitBounds::SplitBounds(int stages, int units, const std::vector<std::vector<Option>>& opts,
-                         const std::vector<CandidateCount>& count, double sumHopMs, int microBatches, int virtualStages,
-                         double fixedMs, double meanResolution, double pipelineScale, double timeScale)
+                         const std::vector<CandidateCount>& count, double sumHopMs, int microBatchCount,
+                         int virtualStages, double fixedMs, double meanResolution, double pipelineScale,
+                         double timeScale)
     : P_(stages)
     , units_(units)
     , opts_(opts)
     , count_(count)
     , sumHopMs_(sumHopMs)
     , fixedMs_(fixedMs)
-    , microBatches_(microBatches)
+    , microBatchCount_(microBatchCount)
     , virtualStages_(virtualStages)
     , pipelineScale_(pipelineScale)
     , timeScale_(timeScale)
@@ -274,7 +275,7 @@ unsigned SplitBounds::classAlive(Programme& p, std::size_t idx, int stage, int u
     LeafBound b;
     const double bottleneck = std::max({maxT, p.minMaxT[idx], p.lowerCap});
     b.timeMs
-        = IterationComposer::iterationMs(bottleneck, sumT + p.minSumT[idx], sumHopMs_, microBatches_, virtualStages_,
+        = IterationComposer::iterationMs(bottleneck, sumT + p.minSumT[idx], sumHopMs_, microBatchCount_, virtualStages_,
                                          fixedMs_, std::max(maxPost, p.minMaxPost[idx]), pipelineScale_)
         * timeScale_ * (1 - kSlack);
     b.maxMemMiB = std::max({maxMem, p.minMaxMem[idx], p.lowerMemCap});

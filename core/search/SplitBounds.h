@@ -43,7 +43,7 @@ public:
     // opts[at(i, u)]: the options of stage i with u units; count[at(i, r)]:
     // feasible completions. Composition constants as IterationComposer needs.
     SplitBounds(int stages, int units, const std::vector<std::vector<Option>>& opts,
-                const std::vector<CandidateCount>& count, double sumHopMs, int microBatches, int virtualStages,
+                const std::vector<CandidateCount>& count, double sumHopMs, int microBatchCount, int virtualStages,
                 double fixedMs, double meanResolution, double pipelineScale = 1.0, double timeScale = 1.0);
 
     // The sink's aims that a completion of (stage, unitsLeft) after a prefix
@@ -104,7 +104,7 @@ private:
     const std::vector<std::vector<Option>>& opts_;
     const std::vector<CandidateCount>& count_;
     double sumHopMs_, fixedMs_;
-    int microBatches_, virtualStages_;
+    int microBatchCount_, virtualStages_;
     double pipelineScale_;  // IterationTerms::pipeline, on the bubble
     double timeScale_;  // Skeleton::timeScale, on the whole time
     std::size_t cells_;
