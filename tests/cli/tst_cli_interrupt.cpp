@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <csignal>
+#include <unistd.h>
 
 using namespace memx::test;
 
@@ -43,6 +44,29 @@ bool catchesSignals(qint64 pid, std::initializer_list<int> wanted, int timeoutMs
                 if (ok && std::all_of(wanted.begin(), wanted.end(), [mask](int s) { return (mask >> (s - 1)) & 1ULL; }))
                     return true;
             }
+        }
+        QTest::qWait(10);
+    }
+    return false;
+}
+
+// True once the process has spent `cpuMs` of CPU time (user + system, from
+// /proc/<pid>/stat), polled every 10 ms up to timeoutMs: "well into the
+// work" by what it did, not by how long the wall clock ran on a busy machine.
+bool spentCpu(qint64 pid, int cpuMs, int timeoutMs)
+{
+    const long ticksPerS = ::sysconf(_SC_CLK_TCK);
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < timeoutMs) {
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (stat.open(QIODevice::ReadOnly)) {
+            // Fields after the command name (which may hold spaces): state is
+            // the first, utime and stime the 12th and 13th.
+            const QByteArray line = stat.readAll();
+            const QList<QByteArray> f = line.mid(line.lastIndexOf(')') + 2).split(' ');
+            if (f.size() > 12 && ticksPerS > 0 && (f[11].toLongLong() + f[12].toLongLong()) * 1000 / ticksPerS >= cpuMs)
+                return true;
         }
         QTest::qWait(10);
     }
@@ -121,7 +145,8 @@ void TestCliInterrupt::stopsCleanly()
     // start alone can take longer than any fixed wait. So wait until the
     // kernel says both signals are caught, then go well into the work.
     QVERIFY2(catchesSignals(p.processId(), {SIGINT, SIGTERM}, 60000), "the handlers were never installed");
-    QTest::qWait(800);  // well into the work (all three take seconds)
+    // Well into the work (all three take seconds of CPU).
+    QVERIFY2(spentCpu(p.processId(), 500, 120000), "the command never got to work");
     QCOMPARE(p.state(), QProcess::Running);
     QElapsedTimer clock;
     clock.start();
