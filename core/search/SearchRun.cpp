@@ -120,7 +120,17 @@ void SearchRun::scaleTimesPerToken()
 
 bool SearchRun::enumerate()
 {
-    list_ = SkeletonEnumerator::enumerate(req_.problem);
+    SkeletonEnumerator::Limits limits;
+    // Per-type mesh choices bounded before their skeletons exist, so that a
+    // cap keeps the most promising (admissible with the analytic model only).
+    std::unique_ptr<MeshTimeBound> bound;
+    if (req_.problem.setup.meshes == MeshMode::PerType && dynamic_cast<const AnalyticPredictor*>(predictor_.get())) {
+        bound = std::make_unique<MeshTimeBound>(req_.problem, *predictor_, topo_);
+        limits.perTypeTimeBound = [&bound](const std::vector<MeshTimeBound::Mesh>& meshes, int G, int seq, int qg) {
+            return bound->iterationMs(meshes, G, seq, qg);
+        };
+    }
+    list_ = SkeletonEnumerator::enumerate(req_.problem, limits);
     result_.stats.skeletons = list_.skeletons.size();
     for (const auto& [rule, n] : list_.excluded)
         result_.stats.prunedByRule["skeletons: " + rule] = n;

@@ -128,6 +128,7 @@ private:
     void rankKnownPlans(const std::vector<const Plan*>& extra = {});
     void describeIncomplete(bool exploreCut);
     SearchResult cancel();
+    void claimFastestExact();
     SearchResult finish();
     SearchRequest req_;
     const SearchEngine::ProgressFn& progress_;

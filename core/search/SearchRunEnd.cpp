@@ -1,6 +1,9 @@
 // SearchRun's ends: a search cut short by the time limit or a stop, cancelled, or finished.
 #include "search/SearchRun.h"
 
+#include <cmath>
+#include <cstdio>
+
 #include "io/Text.h"
 
 #include <algorithm>
@@ -99,9 +102,30 @@ SearchResult SearchRun::cancel()
 
 SearchResult SearchRun::finish()
 {
+    claimFastestExact();
     result_.stats.wallS = pool_ ? pool_->elapsedS() : 0;
     result_.stats.candidatesPerS = result_.stats.wallS > 0 ? double(result_.stats.feasible) / result_.stats.wallS : 0;
     return std::move(result_);
+}
+
+// A capped per-type space whose left-out skeletons were bounded
+// (SkeletonList::leftOutTimeBoundMs): when the K-th fastest plan found is
+// faster than that bound, no plan left out belongs in the fastest list.
+void SearchRun::claimFastestExact()
+{
+    const double bound = list_.leftOutTimeBoundMs;
+    const std::size_t k = req_.options.topK;
+    if (!std::isfinite(bound) || result_.fastest.size() < k || k == 0 || timedOut_ || userCancelled_)
+        return;
+    const double kth = result_.fastest[k - 1].iterationMs;
+    if (result_.perTokenSeqLen > 0 || !(kth < bound))
+        return;
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "the fastest %zu plans are exact over the whole space: every skeleton the cap left out takes at "
+                  "least %.0f ms, the %zu-th fastest plan %.1f ms",
+                  k, bound, k, kth);
+    result_.notes.emplace_back(text);
 }
 
 }  // namespace memx::engine

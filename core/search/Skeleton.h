@@ -2,8 +2,11 @@
 
 #include "space/Plan.h"
 #include "space/StageSlots.h"
+#include "search/MeshTimeBound.h"
 
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -57,6 +60,9 @@ struct SkeletonList {
     // orders or per-type mesh choices): what was left out. The search is then
     // exact only over the skeletons it was given.
     std::string spaceCut;
+    // With Limits::perTypeTimeBound and a cap: no plan of a skeleton left out
+    // is faster than this (ms); infinity when none was left out.
+    double leftOutTimeBoundMs = std::numeric_limits<double>::infinity();
 };
 
 // Enumerates the skeletons of a request, applying the structural rules:
@@ -70,6 +76,12 @@ struct SkeletonEnumerator {
     struct Limits {
         std::size_t stageOrders = 200000;  // per TP x DP
         std::size_t perTypeMeshes = 200000;  // per-type mesh skeletons in all
+        // A lower bound on the iteration time of every plan of a per-type
+        // mesh choice (MeshTimeBound): with it, a cap keeps the skeletons of
+        // the lowest bounds and says the least bound of those left out;
+        // without, it keeps the first ones in enumeration order.
+        std::function<double(const std::vector<MeshTimeBound::Mesh>&, int microBatchCount, int seq, int queryGroups)>
+            perTypeTimeBound;
     };
     static SkeletonList enumerate(const Problem& problem, const Limits& limits);
     static SkeletonList enumerate(const Problem& problem) { return enumerate(problem, Limits{}); }

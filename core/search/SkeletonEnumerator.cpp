@@ -4,7 +4,10 @@
 #include "space/Problem.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
+#include <limits>
+#include <queue>
 
 namespace memx {
 
@@ -105,14 +108,16 @@ struct MeshOption {
 // skeletons, enumerated already, and are skipped here.
 class PerTypeSkeletons {
 public:
+    using TimeBound = std::function<double(const std::vector<MeshTimeBound::Mesh>&, int, int, int)>;
     PerTypeSkeletons(const Problem& problem, const std::vector<int>& seqs, const std::vector<int>& qgs,
-                     std::size_t limit, SkeletonList& list)
+                     std::size_t limit, const TimeBound& bound, SkeletonList& list)
         : problem_(problem)
         , setup_(problem.setup)
         , model_(problem.model)
         , seqs_(seqs)
         , qgs_(qgs)
         , limit_(limit)
+        , bound_(bound)
         , list_(list)
     {
     }
@@ -127,12 +132,21 @@ public:
         do
             choose(0);
         while (std::next_permutation(order_.begin(), order_.end()));
-        if (capped_) {
-            list_.notes.push_back("per-type mesh skeletons capped at " + std::to_string(limit_));
-            list_.spaceCut += std::string(list_.spaceCut.empty() ? "" : "; ") + "per-type mesh skeletons capped at "
-                + std::to_string(limit_) + ": " + std::to_string(beyond_)
-                + " more (later type orders and mesh choices) were not searched";
+        buildKept();
+        if (!capped_)
+            return;
+        list_.notes.push_back("per-type mesh skeletons capped at " + std::to_string(limit_));
+        list_.spaceCut += std::string(list_.spaceCut.empty() ? "" : "; ") + "per-type mesh skeletons capped at "
+            + std::to_string(limit_) + ": " + std::to_string(beyond_);
+        if (!bound_) {
+            list_.spaceCut += " more (later type orders and mesh choices) were not searched";
+            return;
         }
+        char ms[64];
+        std::snprintf(ms, sizeof ms, "%.0f", leftOutMs_);
+        list_.spaceCut += " more, those whose plans cannot be faster than " + std::string(ms)
+            + " ms (a lower bound on each mesh choice's iteration time), were not searched";
+        list_.leftOutTimeBoundMs = leftOutMs_;
     }
 
 private:
@@ -235,7 +249,7 @@ private:
         shape.schedule = Schedule::OneF1B;
         shape.virtualStages = 1;
         shape.idleGpus = idle;
-        if (!capped_) {  // beyond the cap skeletons are only counted
+        if (!capped_ && !bound_) {  // beyond the cap skeletons are only counted; with a bound, built at the end
             auto set = std::make_shared<StageSlotSet>();
             for (int t : order_)
                 for (const StageSlot& slot : picked(t).slots) {
@@ -278,6 +292,11 @@ private:
                     ++list_.excluded["query groups incompatible with heads or TP"];
                     continue;
                 }
+                if (bound_) {
+                    offer({order_, pickIndices(), mbs, seq, qg,
+                           bound_(meshes(shape.dp, mbs), shape.microBatchCount, seq, qg)});
+                    continue;
+                }
                 if (made_ >= limit_) {
                     // Counted, not built, so that the report can say how
                     // much of the space the cap left out.
@@ -293,13 +312,118 @@ private:
             }
     }
 
+    // One skeleton of the bounded enumeration: the choice and its bound.
+    struct Candidate {
+        std::vector<int> order, pick;  // pick: each type's option index
+        int mbs = 1, seq = 0, qg = 0;
+        double boundMs = 0;
+        std::uint64_t index = 0;  // in enumeration order
+        bool operator<(const Candidate& o) const { return boundMs < o.boundMs; }  // a max-heap on the bound
+    };
+
+    std::vector<int> pickIndices() const
+    {
+        std::vector<int> out(pick_.size(), -1);
+        for (int t : order_) {
+            const auto& opts = options_[static_cast<std::size_t>(t)];
+            out[static_cast<std::size_t>(t)] = static_cast<int>(pick_[static_cast<std::size_t>(t)] - opts.data());
+        }
+        return out;
+    }
+
+    std::vector<MeshTimeBound::Mesh> meshes(int dp0, int mbs) const
+    {
+        std::vector<MeshTimeBound::Mesh> out;
+        for (int t : order_) {
+            const MeshOption& o = picked(t);
+            out.push_back({t, o.tp, o.dp, MeshRules::meshMicroBatch(dp0, mbs, o.dp), static_cast<int>(o.slots.size())});
+        }
+        return out;
+    }
+
+    // Keeps the `limit_` candidates of the lowest bounds; the least bound of
+    // those left out is the bound of the whole rest.
+    void offer(Candidate c)
+    {
+        c.index = offered_++;
+        if (kept_.size() < limit_) {
+            kept_.push(std::move(c));
+            return;
+        }
+        capped_ = true;
+        ++beyond_;
+        if (!kept_.empty() && c.boundMs < kept_.top().boundMs) {
+            leftOutMs_ = std::min(leftOutMs_, kept_.top().boundMs);
+            kept_.pop();
+            kept_.push(std::move(c));
+        } else {
+            leftOutMs_ = std::min(leftOutMs_, c.boundMs);
+        }
+    }
+
+    // The kept candidates as skeletons, in enumeration order: the list of
+    // a space under the cap is the one an unbounded enumeration makes.
+    void buildKept()
+    {
+        std::vector<Candidate> kept;
+        while (!kept_.empty()) {
+            kept.push_back(kept_.top());
+            kept_.pop();
+        }
+        std::sort(kept.begin(), kept.end(), [](const Candidate& a, const Candidate& b) { return a.index < b.index; });
+        for (const Candidate& c : kept) {
+            order_ = c.order;
+            for (int t : order_)
+                pick_[static_cast<std::size_t>(t)]
+                    = &options_[static_cast<std::size_t>(t)]
+                               [static_cast<std::size_t>(c.pick[static_cast<std::size_t>(t)])];
+            list_.skeletons.push_back(skeletonOf(c.mbs, c.seq, c.qg));
+        }
+    }
+
+    // The skeleton of the picked options in order_ at one micro-batch size,
+    // sequence and query groups (the rules already passed).
+    Skeleton skeletonOf(int mbs, int seq, int qg) const
+    {
+        const MeshOption& first = picked(order_.front());
+        Skeleton s;
+        s.tp = first.tp;
+        s.dp = first.dp;
+        s.mbs = mbs;
+        s.seq = seq;
+        s.queryGroups = qg;
+        s.schedule = Schedule::OneF1B;
+        s.virtualStages = 1;
+        s.microBatchCount = setup_.globalBatch / (first.dp * mbs);
+        auto set = std::make_shared<StageSlotSet>();
+        int idle = 0;
+        for (int t : order_) {
+            const MeshOption& o = picked(t);
+            idle += o.idle;
+            const int meshMbs = MeshRules::meshMicroBatch(first.dp, mbs, o.dp);
+            for (const StageSlot& slot : o.slots) {
+                s.stageSlot.push_back(static_cast<int>(set->all.size()));
+                set->all.push_back(slot);
+                s.shapes.push_back({o.tp, o.dp, meshMbs});
+            }
+        }
+        set->idleGpus = idle;
+        s.idleGpus = idle;
+        s.slotSet = std::move(set);
+        return s;
+    }
+
     const Problem& problem_;
     const TrainingSetup& setup_;
     const ModelSpec& model_;
     const std::vector<int>& seqs_;
     const std::vector<int>& qgs_;
     std::size_t limit_;
+    const TimeBound& bound_;
     SkeletonList& list_;
+    std::priority_queue<Candidate> kept_;  // with a bound: the candidates kept so far
+    double leftOutMs_ = std::numeric_limits<double>::infinity();
+    std::uint64_t offered_ = 0;
     std::vector<int> types_, order_;
     std::vector<std::vector<MeshOption>> options_;
     std::vector<const MeshOption*> pick_;
@@ -458,7 +582,7 @@ SkeletonList SkeletonEnumerator::enumerate(const Problem& problem, const Limits&
         }
     }
     if (setup.meshes == MeshMode::PerType)
-        PerTypeSkeletons(problem, seqs, qgs, limits.perTypeMeshes, list).run();
+        PerTypeSkeletons(problem, seqs, qgs, limits.perTypeMeshes, limits.perTypeTimeBound, list).run();
     return list;
 }
 

@@ -207,36 +207,16 @@ private:
 
     StageQuery query(int i, int n, int lv) const
     {
-        const StageShape sh = sk_.shapeOf(i);
-        StageQuery q;
-        q.gpu = &cluster_.types()[static_cast<std::size_t>(sk_.slot(i).type)];
-        q.tp = sh.tp;
-        q.dp = sh.dp;
-        q.layers = n;
-        q.microBatch = sh.microBatch;
-        q.seqLen = sk_.seq;
-        q.hidden = t_.model.hidden;
-        q.heads = t_.model.heads;
-        q.headDim = t_.model.headDim;
-        q.queryGroups = sk_.queryGroups;
-        q.ffnHidden = t_.model.ffnHidden;
-        q.mlp = t_.model.mlp;
-        q.tiedEmbeddings = t_.model.tiedEmbeddings;
-        q.style = t_.model.style;
-        q.vocab = t_.model.vocab;
-        q.hasEmbedding = i == 0;
-        q.hasOutput = i == P_ - 1;
-        q.distributedOptimizer = setup_.distributedOptimizer;
-        q.flashAttention = flashAttentionRuns(setup_.flashAttention, t_.precision, *q.gpu);
-        q.dropout = setup_.dropout();
-        q.precision = t_.precision;
-        q.sequenceParallel = setup_.sequenceParallel;
-        q.recompute = static_cast<Recompute>(lv);
-        q.inflight = t_.inflight[i];
-        q.virtualStages = keys_[i].virtualStages;
-        q.tpLinkGBps = keys_[i].tpBandwidthGBps;
-        q.tpLatencyUs = keys_[i].tpLatencyUs;
-        return q;
+        StagePlace place;
+        place.gpu = &cluster_.types()[static_cast<std::size_t>(sk_.slot(i).type)];
+        place.shape = sk_.shapeOf(i);
+        place.first = i == 0;
+        place.last = i == P_ - 1;
+        place.inflight = t_.inflight[i];
+        place.virtualStages = keys_[i].virtualStages;
+        place.tpLinkGBps = keys_[i].tpBandwidthGBps;
+        place.tpLatencyUs = keys_[i].tpLatencyUs;
+        return SkeletonTables::queryOf(setup_, t_.model, t_.precision, place, n, lv);
     }
 
     void predictMissing()
@@ -371,6 +351,40 @@ private:
 };
 
 }  // namespace
+
+StageQuery SkeletonTables::queryOf(const TrainingSetup& setup, const ModelSpec& model, Precision precision,
+                                   const StagePlace& place, int layers, int level)
+{
+    StageQuery q;
+    q.gpu = place.gpu;
+    q.tp = place.shape.tp;
+    q.dp = place.shape.dp;
+    q.layers = layers;
+    q.microBatch = place.shape.microBatch;
+    q.seqLen = model.seqLen;
+    q.hidden = model.hidden;
+    q.heads = model.heads;
+    q.headDim = model.headDim;
+    q.queryGroups = model.queryGroups;
+    q.ffnHidden = model.ffnHidden;
+    q.mlp = model.mlp;
+    q.tiedEmbeddings = model.tiedEmbeddings;
+    q.style = model.style;
+    q.vocab = model.vocab;
+    q.hasEmbedding = place.first;
+    q.hasOutput = place.last;
+    q.distributedOptimizer = setup.distributedOptimizer;
+    q.flashAttention = flashAttentionRuns(setup.flashAttention, precision, *place.gpu);
+    q.dropout = setup.dropout();
+    q.precision = precision;
+    q.sequenceParallel = setup.sequenceParallel;
+    q.recompute = static_cast<Recompute>(level);
+    q.inflight = place.inflight;
+    q.virtualStages = place.virtualStages;
+    q.tpLinkGBps = place.tpLinkGBps;
+    q.tpLatencyUs = place.tpLatencyUs;
+    return q;
+}
 
 bool SkeletonTables::build(const Problem& problem, const Skeleton& sk, const Topology& topo, PredictionCache& cache,
                            SkeletonTables& t, std::string& why, const std::vector<int>* onlyLayers,

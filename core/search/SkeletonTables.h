@@ -4,6 +4,7 @@
 #include "model/Precision.h"
 #include "model/Recompute.h"
 #include "predict/StageQuery.h"
+#include "space/Plan.h"
 
 #include <array>
 #include <memory>
@@ -17,6 +18,8 @@ class PredictionCache;
 class Topology;
 struct Skeleton;
 struct Problem;
+struct TrainingSetup;
+struct GpuType;
 
 // One stage's tables: predictions for every layer count n and level, the
 // gradient sync and optimizer step, and what the recomputation policy makes
@@ -39,6 +42,16 @@ struct StageRow {
 };
 
 class StageRowCache;
+
+// Where one stage sits and how it runs, as its stage query needs it.
+struct StagePlace {
+    const GpuType* gpu = nullptr;
+    StageShape shape;
+    bool first = false, last = false;  // holds the embedding / the output layer
+    double inflight = 1;
+    int virtualStages = 1;
+    double tpLinkGBps = 0, tpLatencyUs = 0;  // its TP rings' bottleneck (0 when TP = 1)
+};
 
 // Predictions for every (stage position, layer count, recomputation level) of
 // one skeleton, plus the communication terms. The split search only looks up
@@ -77,6 +90,12 @@ struct SkeletonTables {
     // onlyLayers (one count per stage): predict only those rows, for
     // evaluating one given split (PlanEvaluator); the other rows stay empty.
     // rowCache: rows shared with earlier skeletons (not with onlyLayers).
+    // The query of `layers` layers at recomputation `level` of a stage at
+    // `place`: the model (at the skeleton's sequence and query groups),
+    // the setup's options, the job's precision.
+    static StageQuery queryOf(const TrainingSetup& setup, const ModelSpec& model, Precision precision,
+                              const StagePlace& place, int layers, int level);
+
     static bool build(const Problem& problem, const Skeleton& sk, const Topology& topo, PredictionCache& cache,
                       SkeletonTables& out, std::string& why, const std::vector<int>* onlyLayers = nullptr,
                       StageRowCache* rowCache = nullptr);

@@ -1,0 +1,106 @@
+#include "search/MeshTimeBound.h"
+
+#include "hardware/Cluster.h"
+#include "hardware/Topology.h"
+#include "predict/Predictor.h"
+#include "search/SkeletonTables.h"
+#include "space/JobPrecision.h"
+#include "space/Problem.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace memx {
+
+MeshTimeBound::MeshTimeBound(const Problem& problem, const Predictor& predictor, const Topology& topo)
+    : problem_(problem)
+    , predictor_(predictor)
+    , topo_(topo)
+    , precision_(jobPrecision(problem))
+{
+}
+
+std::pair<double, double> MeshTimeBound::fastestRing(int type, int tp) const
+{
+    double bandwidth = 0, latency = std::numeric_limits<double>::infinity();
+    for (const DeviceGroup& g : problem_.cluster.groups()) {
+        if (g.type != type)
+            continue;
+        for (std::size_t at = 0; at + static_cast<std::size_t>(tp) <= g.devices.size();
+             at += static_cast<std::size_t>(tp)) {
+            const std::vector<int> ring(g.devices.begin() + static_cast<std::ptrdiff_t>(at),
+                                        g.devices.begin() + static_cast<std::ptrdiff_t>(at) + tp);
+            const PathRate rate = topo_.ring({ring});
+            if (!rate.connected())
+                continue;
+            bandwidth = std::max(bandwidth, rate.bandwidthGBps);
+            latency = std::min(latency, rate.latencyUs);
+        }
+    }
+    // A TP group across nodes is slower than any inside one: the node's best bounds it too.
+    return {bandwidth, std::isfinite(latency) ? latency : 0.0};
+}
+
+const MeshTimeBound::Row& MeshTimeBound::row(const Mesh& m, int seq, int queryGroups, bool first, bool last)
+{
+    const Key key{m.type, m.tp, m.dp, m.microBatch, seq, queryGroups, first, last};
+    if (auto it = rows_.find(key); it != rows_.end())
+        return it->second;
+    ModelSpec model = problem_.model;
+    model.seqLen = seq;
+    model.queryGroups = queryGroups;
+    StagePlace place;
+    place.gpu = &problem_.cluster.types()[static_cast<std::size_t>(m.type)];
+    place.shape = {m.tp, m.dp, m.microBatch};
+    place.first = first;
+    place.last = last;
+    if (m.tp > 1) {
+        const auto [bandwidth, latency] = fastestRing(m.type, m.tp);
+        place.tpLinkGBps = bandwidth;
+        place.tpLatencyUs = latency;
+    }
+    const int L = model.numLayers;
+    std::vector<StageQuery> queries;
+    for (int n = 1; n <= L; ++n)
+        queries.push_back(SkeletonTables::queryOf(problem_.setup, model, precision_, place, n, 0));
+    std::vector<StagePrediction> answers(queries.size());
+    predictor_.predict(queries, answers);
+    Row r;
+    r.tau = r.tmin = std::numeric_limits<double>::infinity();
+    for (int n = 1; n <= L; ++n) {
+        const double t = answers[static_cast<std::size_t>(n - 1)].timeMs;
+        r.tau = std::min(r.tau, t / n);
+        r.tmin = std::min(r.tmin, t);
+    }
+    return rows_.emplace(key, r).first->second;
+}
+
+double MeshTimeBound::iterationMs(const std::vector<Mesh>& meshes, int microBatchCount, int seq, int queryGroups)
+{
+    int P = 0;
+    for (const Mesh& m : meshes)
+        P += m.stages;
+    double inverse = 0, slowestMin = 0, sumMin = 0, fastestTau = std::numeric_limits<double>::infinity();
+    double fixedMs = 0;
+    int stage = 0;
+    for (const Mesh& m : meshes) {
+        const GpuType& gpu = problem_.cluster.types()[static_cast<std::size_t>(m.type)];
+        fixedMs = std::max(fixedMs, predictor_.iterationOverheadMs(gpu));
+        for (int k = 0; k < m.stages; ++k, ++stage) {
+            const Row& r = row(m, seq, queryGroups, stage == 0, stage == P - 1);
+            inverse += 1.0 / r.tau;
+            slowestMin = std::max(slowestMin, r.tmin);
+            sumMin += r.tmin;
+            fastestTau = std::min(fastestTau, r.tau);
+        }
+    }
+    const IterationTerms& terms = predictor_.iterationTerms();
+    const int L = problem_.model.numLayers;
+    const double bottleneck = std::max(L / inverse, slowestMin);
+    const double sum = std::max(L * fastestTau, sumMin);
+    const double c = std::min(terms.pipeline, static_cast<double>(std::max(1, microBatchCount)));
+    // A relative margin, as SplitBounds keeps, for sums taken in another order.
+    return ((microBatchCount - c) * bottleneck + c * sum + fixedMs * terms.fixed) * (1 - 1e-9);
+}
+
+}  // namespace memx
