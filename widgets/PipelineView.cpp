@@ -28,6 +28,21 @@ QString recomputeName(Recompute r) { return QString::fromLatin1(toString(r)); }
 
 }  // namespace
 
+// The palette's colours and the font's metrics every part of the view paints with.
+struct PipelineView::Ink {
+    explicit Ink(const QWidget& w)
+        : text(w.palette().color(QPalette::Text))
+        , base(w.palette().color(QPalette::Base))
+        , dim(blend(base, text, 0.55))
+        , fm(w.font())
+        , lh(fm.height())
+    {
+    }
+    QColor text, base, dim;
+    QFontMetrics fm;
+    int lh;
+};
+
 PipelineView::PipelineView(QWidget* parent) : QWidget(parent)
 {
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -156,42 +171,35 @@ void PipelineView::paintEvent(QPaintEvent*)
 
 void PipelineView::paintTo(QPainter& p, const QRect& target) const
 {
-    const QColor text = palette().color(QPalette::Text);
-    const QColor base = palette().color(QPalette::Base);
-    const QColor dim = blend(base, text, 0.55);
+    const Ink ink(*this);
     p.save();
     p.setFont(font());
-    p.fillRect(target, base);
+    p.fillRect(target, ink.base);
     p.setRenderHint(QPainter::Antialiasing, false);
     if (!plan_ || plan_->stages.empty()) {
-        p.setPen(dim);
+        p.setPen(ink.dim);
         p.drawText(target, Qt::AlignCenter, tr("No plan selected"));
         p.restore();
         return;
     }
     const PipelineViewLayout g = geometry(target);
-    paintTable(p, target, g);
-    paintTimeline(p, target, g);
+    paintTable(p, target, g, ink);
+    paintTimeline(p, target, g, ink);
     p.restore();
 }
 
 // The stage table, and under it the same plan with one recomputation level everywhere.
-void PipelineView::paintTable(QPainter& p, const QRect& target, const PipelineViewLayout& g) const
+void PipelineView::paintTable(QPainter& p, const QRect& target, const PipelineViewLayout& g, const Ink& ink) const
 {
-    const QColor text = palette().color(QPalette::Text);
-    const QColor base = palette().color(QPalette::Base);
-    const QColor dim = blend(base, text, 0.55);
     const Plan& plan = *plan_;
     const int rows = static_cast<int>(plan.stages.size());
-    const QFontMetrics fm(font());
-    const int lh = fm.height();
     const QStringList headers = tableHeaders();
     const auto& colX = g.columnX;
     const int rowH = g.rowHeight;
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    p.setPen(text);
+    p.setPen(ink.text);
     const QFontMetrics bm(bold);
     const QList<QRect> headerCells = this->headerCells(target);
     for (int c = 0; c < headers.size(); ++c) {
@@ -200,14 +208,14 @@ void PipelineView::paintTable(QPainter& p, const QRect& target, const PipelineVi
         p.drawText(cell, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextWordWrap, h);
     }
     p.setFont(font());
-    p.setPen(QPen(blend(base, text, 0.3), 1));
+    p.setPen(QPen(blend(ink.base, ink.text, 0.3), 1));
     const int firstRow = g.table.top() + g.headerHeight;
     p.drawLine(g.table.left(), firstRow, g.table.right(), firstRow);
     for (int i = 0; i < rows; ++i) {
         const StagePlan& s = plan.stages[i];
         const int y = firstRow + i * rowH;
         if (i % 2 == 1)
-            p.fillRect(QRect(g.table.left(), y, g.table.width(), rowH), blend(base, text, 0.05));
+            p.fillRect(QRect(g.table.left(), y, g.table.width(), rowH), blend(ink.base, ink.text, 0.05));
         const QColor gpu = gpuColors_.color(QString::fromStdString(s.gpuType));
         const QStringList cells = tableRow(i);
         for (int c = 0; c < cells.size(); ++c) {
@@ -216,19 +224,20 @@ void PipelineView::paintTable(QPainter& p, const QRect& target, const PipelineVi
                 p.fillRect(QRect(cell.left(), y + rowH / 2 - 5, 10, 10), gpu);
                 cell.setLeft(cell.left() + 16);
             }
-            p.setPen(text);
-            p.drawText(cell, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(cells[c], Qt::ElideRight, cell.width()));
+            p.setPen(ink.text);
+            p.drawText(cell, Qt::AlignVCenter | Qt::AlignLeft,
+                       ink.fm.elidedText(cells[c], Qt::ElideRight, cell.width()));
         }
     }
 
     // The same plan with one recomputation level everywhere.
     if (!ablation_.isEmpty()) {
         int ay = firstRow + rows * rowH + 4;
-        for (int k = 0; k < ablation_.size(); ++k, ay += lh) {
+        for (int k = 0; k < ablation_.size(); ++k, ay += ink.lh) {
             p.setFont(k == 0 ? bold : font());
-            p.setPen(k == 0 ? text : dim);
+            p.setPen(k == 0 ? ink.text : ink.dim);
             const QFontMetrics m(k == 0 ? bold : font());
-            p.drawText(QRect(g.table.left() + 4, ay, g.table.width() - 8, lh), Qt::AlignLeft | Qt::AlignVCenter,
+            p.drawText(QRect(g.table.left() + 4, ay, g.table.width() - 8, ink.lh), Qt::AlignLeft | Qt::AlignVCenter,
                        m.elidedText(ablation_[k], Qt::ElideRight, g.table.width() - 8));
         }
         p.setFont(font());
@@ -237,25 +246,20 @@ void PipelineView::paintTable(QPainter& p, const QRect& target, const PipelineVi
 
 // The timeline: its title and legend, the time grid, and per stage its
 // forward and backward blocks with the bubble share.
-void PipelineView::paintTimeline(QPainter& p, const QRect& target, const PipelineViewLayout& g) const
+void PipelineView::paintTimeline(QPainter& p, const QRect& target, const PipelineViewLayout& g, const Ink& ink) const
 {
-    const QColor text = palette().color(QPalette::Text);
-    const QColor base = palette().color(QPalette::Base);
-    const QColor dim = blend(base, text, 0.55);
     const Plan& plan = *plan_;
     const int rows = static_cast<int>(plan.stages.size());
-    const QFontMetrics fm(font());
-    const int lh = fm.height();
     QFont bold = font();
     bold.setBold(true);
     const double span = std::max(1e-9, schedule_.makespanMs());
     const bool seconds = span >= 10000;
     int y = g.table.bottom() + kPad;
     p.setFont(bold);
-    p.setPen(text);
+    p.setPen(ink.text);
     p.drawText(g.title, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, scheduleTitle());
     p.setFont(font());
-    y += g.titleLines * lh;
+    y += g.titleLines * ink.lh;
     {
         QString note = tr("Forward blocks light, backward (2× forward) dark, colour = GPU type; gaps are bubbles "
                           "(bubble = idle share of the pipeline time).");
@@ -263,25 +267,25 @@ void PipelineView::paintTimeline(QPainter& p, const QRect& target, const Pipelin
             note += tr(" Interleaved (v = %1) drawn as plain 1F1B.").arg(plan.virtualStages);
         if (schedule_.microBatchCount() > kLabelMaxMicroBatches)
             note += tr(" G > %1: micro-batch numbers omitted.").arg(kLabelMaxMicroBatches);
-        p.setPen(dim);
-        p.drawText(QRect(target.left() + kPad, y, target.width() - 2 * kPad, lh), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(note, Qt::ElideRight, target.width() - 2 * kPad));
+        p.setPen(ink.dim);
+        p.drawText(QRect(target.left() + kPad, y, target.width() - 2 * kPad, ink.lh), Qt::AlignLeft | Qt::AlignVCenter,
+                   ink.fm.elidedText(note, Qt::ElideRight, target.width() - 2 * kPad));
     }
 
     // Time grid.
     const double unit = seconds ? 1000.0 : 1.0;
-    p.setPen(QPen(blend(base, text, 0.15), 1, Qt::DotLine));
+    p.setPen(QPen(blend(ink.base, ink.text, 0.15), 1, Qt::DotLine));
     for (double ms : g.ticksMs(span, unit)) {
         const double t = ms / unit;
         const int x = g.tickX(ms, span);
         p.drawLine(x, g.timeline.top(), x, g.timeline.bottom() + 4);
-        p.setPen(text);
-        p.drawText(QRect(x - 50, g.timeline.bottom() + 5, 100, lh), Qt::AlignHCenter | Qt::AlignTop,
+        p.setPen(ink.text);
+        p.drawText(QRect(x - 50, g.timeline.bottom() + 5, 100, ink.lh), Qt::AlignHCenter | Qt::AlignTop,
                    QString::number(t, 'g', 6));
-        p.setPen(QPen(blend(base, text, 0.15), 1, Qt::DotLine));
+        p.setPen(QPen(blend(ink.base, ink.text, 0.15), 1, Qt::DotLine));
     }
-    p.setPen(text);
-    p.drawText(QRect(g.timeline.left(), g.timeline.bottom() + 5 + lh, g.timeline.width(), lh), Qt::AlignHCenter,
+    p.setPen(ink.text);
+    p.drawText(QRect(g.timeline.left(), g.timeline.bottom() + 5 + ink.lh, g.timeline.width(), ink.lh), Qt::AlignHCenter,
                seconds ? tr("time since iteration start (s)") : tr("time since iteration start (ms)"));
 
     // Rows: label, empty track (bubbles stay empty), blocks, bubble share.
@@ -289,10 +293,10 @@ void PipelineView::paintTimeline(QPainter& p, const QRect& target, const Pipelin
     for (int i = 0; i < rows; ++i) {
         const StagePlan& s = plan.stages[i];
         const QRect row = g.track(i);
-        p.setPen(text);
+        p.setPen(ink.text);
         p.drawText(QRect(target.left() + kPad, row.top(), g.labelWidth - 4, row.height()),
                    Qt::AlignVCenter | Qt::AlignLeft, QStringLiteral("S%1").arg(i + 1));
-        p.setPen(QPen(blend(base, text, 0.35), 1, Qt::DashLine));
+        p.setPen(QPen(blend(ink.base, ink.text, 0.35), 1, Qt::DashLine));
         p.setBrush(Qt::NoBrush);
         p.drawRect(row.adjusted(0, 0, -1, -1));
         const QColor gpu = gpuColors_.color(QString::fromStdString(s.gpuType));
@@ -303,15 +307,16 @@ void PipelineView::paintTimeline(QPainter& p, const QRect& target, const Pipelin
             const bool f = op.kind == PipelineOp::Kind::Forward;
             p.fillRect(r, f ? fwd : bwd);
             if (r.width() >= 3) {
-                p.setPen(QPen(base, 1));
+                p.setPen(QPen(ink.base, 1));
                 p.drawLine(r.topRight(), r.bottomRight());
             }
-            if (numbers && r.width() >= fm.horizontalAdvance(QStringLiteral("00")) + 2 && r.height() >= lh - 2) {
+            if (numbers && r.width() >= ink.fm.horizontalAdvance(QStringLiteral("00")) + 2
+                && r.height() >= ink.lh - 2) {
                 p.setPen(GpuTypeColors::textOn(f ? fwd : bwd));
                 p.drawText(r, Qt::AlignCenter, QString::number(op.microBatch + 1));
             }
         }
-        p.setPen(text);
+        p.setPen(ink.text);
         p.drawText(QRect(g.timeline.right() + 10, row.top(), kBubbleColumn - 10, row.height()),
                    Qt::AlignVCenter | Qt::AlignLeft,
                    tr("bubble %1% of S%2").arg(100.0 * schedule_.bubbleFraction(i), 0, 'f', 1).arg(i + 1));

@@ -55,8 +55,9 @@ protected:
     bool event(QEvent* e) override;
 
 private:
-    void paintTable(QPainter& p, const QRect& target, const PipelineViewLayout& g) const;
-    void paintTimeline(QPainter& p, const QRect& target, const PipelineViewLayout& g) const;
+    struct Ink;
+    void paintTable(QPainter& p, const QRect& target, const PipelineViewLayout& g, const Ink& ink) const;
+    void paintTimeline(QPainter& p, const QRect& target, const PipelineViewLayout& g, const Ink& ink) const;
     // Where everything goes when painted into `target` (PipelineViewLayout).
     PipelineViewLayout geometry(const QRect& target) const;
     QStringList ablation_;

@@ -41,37 +41,35 @@ int typeIndex(const Cluster& c, const std::string& name)
     return -1;
 }
 
-// A plan's meshes: runs of neighbouring stages alike in type and shape.
-std::vector<MeshTimeBound::Mesh> meshesOf(const Cluster& c, const Plan& plan)
+// Meshes: runs of neighbouring stages alike in type and shape.
+template <class TypeOf, class ShapeOf> std::vector<MeshTimeBound::Mesh> meshes(int stages, TypeOf type, ShapeOf shape)
 {
     std::vector<MeshTimeBound::Mesh> out;
-    for (std::size_t i = 0; i < plan.stages.size(); ++i) {
-        const StageShape sh = plan.shapeOf(i);
-        const int type = typeIndex(c, plan.stages[i].gpuType);
-        if (!out.empty() && out.back().type == type && out.back().tp == sh.tp && out.back().dp == sh.dp
+    for (int i = 0; i < stages; ++i) {
+        const StageShape sh = shape(i);
+        const int t = type(i);
+        if (!out.empty() && out.back().type == t && out.back().tp == sh.tp && out.back().dp == sh.dp
             && out.back().microBatch == sh.microBatch) {
             ++out.back().stages;
             continue;
         }
-        out.push_back({type, sh.tp, sh.dp, sh.microBatch, 1});
+        out.push_back({t, sh.tp, sh.dp, sh.microBatch, 1});
     }
     return out;
 }
 
+std::vector<MeshTimeBound::Mesh> meshesOf(const Cluster& c, const Plan& plan)
+{
+    return meshes(
+        static_cast<int>(plan.stages.size()),
+        [&](int i) { return typeIndex(c, plan.stages[static_cast<std::size_t>(i)].gpuType); },
+        [&](int i) { return plan.shapeOf(static_cast<std::size_t>(i)); });
+}
+
 std::vector<MeshTimeBound::Mesh> meshesOf(const Skeleton& sk)
 {
-    std::vector<MeshTimeBound::Mesh> out;
-    for (int i = 0; i < sk.stages(); ++i) {
-        const StageShape sh = sk.shapeOf(i);
-        const int type = sk.slot(i).type;
-        if (!out.empty() && out.back().type == type && out.back().tp == sh.tp && out.back().dp == sh.dp
-            && out.back().microBatch == sh.microBatch) {
-            ++out.back().stages;
-            continue;
-        }
-        out.push_back({type, sh.tp, sh.dp, sh.microBatch, 1});
-    }
-    return out;
+    return meshes(
+        sk.stages(), [&](int i) { return sk.slot(i).type; }, [&](int i) { return sk.shapeOf(i); });
 }
 
 Cluster generated(int nodes, int gpusPerNode, const std::vector<std::string>& types)
