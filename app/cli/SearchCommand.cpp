@@ -48,6 +48,7 @@ struct SearchArgs {
     std::string precision = "auto";
     std::string placement = "contiguous";
     std::string meshes = "uniform";
+    long long meshSkeletons = 0;
     bool noDistOpt = false;
     bool overlapGradReduce = false;
     bool overlapParamGather = false;
@@ -352,6 +353,10 @@ void bindOptions(const SearchArgs& a, SearchRequest& req)
         throw InputError("--max-memory", std::to_string(a.maxMemory), "expected MiB, 0 or more (0: no cap)");
     req.options.maxMemoryMiB = a.maxMemory;
     req.options.baselines = a.baselines;
+    if (a.meshSkeletons < 0)
+        throw InputError("--mesh-skeletons", std::to_string(a.meshSkeletons),
+                         "expected a count, 0 or more (0: the default cap)");
+    req.options.meshSkeletons = static_cast<std::size_t>(a.meshSkeletons);
     req.options.prune = !a.noPrune;
     if (a.compare)
         req.compareProfiles = {WeightProfile::Default, WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst,
@@ -483,6 +488,10 @@ void addProblemOptions(CLI::App* cmd, const std::shared_ptr<SearchArgs>& args)
     cmd->add_option("--meshes", args->meshes,
                     "uniform (every stage one TP x DP, as Megatron-LM runs) or per-type (also plans where each GPU "
                     "type's stages form a mesh with its own TP and DP, as FlagScale's --hetero-process-meshes runs)")
+        ->capture_default_str();
+    cmd->add_option("--mesh-skeletons", args->meshSkeletons,
+                    "per-type mesh choices searched at most (0: the default); above it those with the lowest bound "
+                    "on their iteration time are searched and the report says what was left out")
         ->capture_default_str();
     cmd->add_option("--precision", args->precision,
                     "Training precision on every GPU: auto (bf16 where every type has it, else fp16, else fp32), "

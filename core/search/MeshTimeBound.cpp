@@ -17,7 +17,28 @@ MeshTimeBound::MeshTimeBound(const Problem& problem, const Predictor& predictor,
     , predictor_(predictor)
     , topo_(topo)
     , precision_(jobPrecision(problem))
+    , overheadMs_(problem.cluster.types().size(), -1.0)
 {
+}
+
+std::size_t MeshTimeBound::KeyHash::operator()(const Key& k) const
+{
+    const auto [type, tp, dp, mbs, seq, qg, first, last] = k;
+    std::size_t h = 1469598103934665603ULL;
+    for (const std::size_t v :
+         {static_cast<std::size_t>(type), static_cast<std::size_t>(tp), static_cast<std::size_t>(dp),
+          static_cast<std::size_t>(mbs), static_cast<std::size_t>(seq), static_cast<std::size_t>(qg),
+          static_cast<std::size_t>(first) * 2 + last})
+        h = (h ^ v) * 1099511628211ULL;
+    return h;
+}
+
+double MeshTimeBound::overheadMs(int type)
+{
+    double& known = overheadMs_[static_cast<std::size_t>(type)];
+    if (known < 0)
+        known = predictor_.iterationOverheadMs(problem_.cluster.types()[static_cast<std::size_t>(type)]);
+    return known;
 }
 
 std::pair<double, double> MeshTimeBound::fastestRing(int type, int tp) const
@@ -82,17 +103,28 @@ double MeshTimeBound::iterationMs(const std::vector<Mesh>& meshes, int microBatc
         P += m.stages;
     double inverse = 0, slowestMin = 0, sumMin = 0, fastestTau = std::numeric_limits<double>::infinity();
     double fixedMs = 0;
-    int stage = 0;
+    const auto add = [&](const Row& r, int stages) {
+        inverse += stages / r.tau;
+        slowestMin = std::max(slowestMin, r.tmin);
+        sumMin += stages * r.tmin;
+        fastestTau = std::min(fastestTau, r.tau);
+    };
+    int begin = 0;
     for (const Mesh& m : meshes) {
-        const GpuType& gpu = problem_.cluster.types()[static_cast<std::size_t>(m.type)];
-        fixedMs = std::max(fixedMs, predictor_.iterationOverheadMs(gpu));
-        for (int k = 0; k < m.stages; ++k, ++stage) {
-            const Row& r = row(m, seq, queryGroups, stage == 0, stage == P - 1);
-            inverse += 1.0 / r.tau;
-            slowestMin = std::max(slowestMin, r.tmin);
-            sumMin += r.tmin;
-            fastestTau = std::min(fastestTau, r.tau);
+        fixedMs = std::max(fixedMs, overheadMs(m.type));
+        const int end = begin + m.stages;
+        int middle = m.stages;
+        if (begin == 0 && middle > 0) {
+            add(row(m, seq, queryGroups, true, P == 1), 1);
+            --middle;
         }
+        if (end == P && P > 1 && middle > 0) {
+            add(row(m, seq, queryGroups, false, true), 1);
+            --middle;
+        }
+        if (middle > 0)
+            add(row(m, seq, queryGroups, false, false), middle);
+        begin = end;
     }
     const IterationTerms& terms = predictor_.iterationTerms();
     const int L = problem_.model.numLayers;

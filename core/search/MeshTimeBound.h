@@ -3,8 +3,9 @@
 #include "model/ModelSpec.h"
 #include "model/Precision.h"
 
-#include <map>
+#include <cstddef>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace memx {
@@ -35,7 +36,10 @@ public:
     };
     MeshTimeBound(const Problem& problem, const Predictor& predictor, const Topology& topo);
 
-    // Meshes in pipeline order; G micro-batches; the task's sequence and query groups.
+    // Meshes in pipeline order; G micro-batches; the task's sequence and query
+    // groups. O(meshes): a mesh's stages share one row but for the pipeline's
+    // first and last stage (the per-type enumerator asks it of every mesh
+    // choice, 1.6 million at 512 GPUs).
     double iterationMs(const std::vector<Mesh>& meshes, int microBatchCount, int seq, int queryGroups);
 
 private:
@@ -43,7 +47,11 @@ private:
         double tau = 0, tmin = 0;
     };
     using Key = std::tuple<int, int, int, int, int, int, bool, bool>;  // type tp dp mbs seq qg first last
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const;
+    };
     const Row& row(const Mesh& m, int seq, int queryGroups, bool first, bool last);
+    double overheadMs(int type);
     // The best TP ring any stage of the type can have (highest bandwidth,
     // lowest latency, each on its own): no stage of the type has a faster one.
     std::pair<double, double> fastestRing(int type, int tp) const;
@@ -52,7 +60,8 @@ private:
     const Predictor& predictor_;
     const Topology& topo_;
     Precision precision_;
-    std::map<Key, Row> rows_;
+    std::unordered_map<Key, Row, KeyHash> rows_;
+    std::vector<double> overheadMs_;  // per GPU type; negative: not asked yet
 };
 
 }  // namespace memx

@@ -49,6 +49,10 @@ struct SearchOptions {
     // Also pick the plan of each baseline planner (BaselineKind) on the same
     // space, predictor and memory model: SearchResult::baselines.
     bool baselines = false;
+    // Per-type mesh skeletons searched at most (0: SkeletonEnumerator's
+    // default); above it those of the lowest time bounds are kept and the
+    // result says what was left out (SearchResult::spaceCut).
+    std::size_t meshSkeletons = 0;
 };
 
 // Everything a search needs, by value: a front end copies its state in here

@@ -121,6 +121,8 @@ void SearchRun::scaleTimesPerToken()
 bool SearchRun::enumerate()
 {
     SkeletonEnumerator::Limits limits;
+    if (req_.options.meshSkeletons > 0)
+        limits.perTypeMeshes = req_.options.meshSkeletons;
     // Per-type mesh choices bounded before their skeletons exist, so that a
     // cap keeps the most promising (admissible with the analytic model only).
     std::unique_ptr<MeshTimeBound> bound;

@@ -75,7 +75,9 @@ struct SkeletonEnumerator {
     // says so (SkeletonList::spaceCut).
     struct Limits {
         std::size_t stageOrders = 200000;  // per TP x DP
-        std::size_t perTypeMeshes = 200000;  // per-type mesh skeletons in all
+        // Per-type mesh skeletons in all: at 128 and 512 GPUs of four types
+        // 20,000 take about as long as the uniform search again (docs/SCALING.md).
+        std::size_t perTypeMeshes = 20000;
         // A lower bound on the iteration time of every plan of a per-type
         // mesh choice (MeshTimeBound): with it, a cap keeps the skeletons of
         // the lowest bounds and says the least bound of those left out;
