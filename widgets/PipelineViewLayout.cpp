@@ -33,9 +33,13 @@ void placeColumns(const PipelineViewLayout::Input& in, int width, int lineHeight
     const int n = static_cast<int>(in.headers.size());
     std::vector<int> cell(n, 0), header(n, 0), word(n, 0);
     for (int c = 0; c < n; ++c) {
-        header[c] = bm.horizontalAdvance(in.headers[c]) + 8;
+        // The wider of the advance and the ink, and a pixel: a bold glyph can
+        // overhang its advance, and the header is drawn in its bounding rect.
+        const auto need
+            = [&bm](const QString& t) { return std::max(bm.horizontalAdvance(t), bm.boundingRect(t).width()) + 1; };
+        header[c] = need(in.headers[c]) + 8;
         for (const QString& w : in.headers[c].split(QLatin1Char(' ')))
-            word[c] = std::max(word[c], bm.horizontalAdvance(w) + 8);
+            word[c] = std::max(word[c], need(w) + 8);
         if (c == PipelineViewLayout::kSwatchColumn)
             cell[c] = 16;  // colour swatch
     }
@@ -54,11 +58,24 @@ void placeColumns(const PipelineViewLayout::Input& in, int width, int lineHeight
         want[c] = wrap ? std::max(cell[c], std::max(word[c], (header[c] + 1) / 2 + 8)) : std::max(cell[c], header[c]);
     const int total = wrap ? twoLines : oneLine;
     g.headerHeight = (wrap ? 2 * lineHeight : lineHeight) + 6;
+    // Squeezed, a column keeps what its header needs and gives up only the
+    // width of its cells beyond that (they elide): a per-mesh plan's shapes
+    // made a 600 px view cut "Stage" to "Stag".
+    std::vector<int> floor(n);
+    int floors = 0;
+    for (int c = 0; c < n; ++c) {
+        floor[c] = std::min(want[c], wrap ? std::max(word[c], (header[c] + 1) / 2 + 8) : header[c]);
+        floors += floor[c];
+    }
+    const bool keepHeaders = total > width && floors <= width && total > floors;
     const int left = in.target.left() + PipelineViewLayout::kPad;
     g.columnX.assign(1, left);
     double acc = left;
     for (int c = 0; c < n; ++c) {
-        acc += total > 0 ? double(want[c]) * width / total : double(width) / n;  // stretched or squeezed alike
+        if (keepHeaders)  // whole pixels, so that rounding never takes one from a header
+            acc += floor[c] + std::floor(double(want[c] - floor[c]) * (width - floors) / (total - floors));
+        else
+            acc += total > 0 ? double(want[c]) * width / total : double(width) / n;  // stretched or squeezed alike
         g.columnX.push_back(static_cast<int>(std::lround(acc)));
     }
 }

@@ -196,8 +196,8 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
     }
     out += pad("#", 4) + pad("TP", wTp) + pad("PP", 3) + pad("DP", wDp) + pad("mbs", wMbs) + pad("seq", 6)
         + pad("sched", 9) + pad("stage order", wOrder) + pad("layers", wLayers) + pad("recomp", wRecomp)
-        + rpad("T(ms)", 10) + rpad("tok/s", 9) + rpad("M(GiB)", 8) + rpad(vHead, 10) + rpad("Phi", 8) + rpad("rankT", 7)
-        + "  per-stage peak GiB\n";
+        + rpad("T(ms)", 10) + rpad("tok/s", 9) + rpad("M(GiB)", 8) + rpad(vHead, 10) + rpad("Phi", 8) + " "
+        + rpad("rankT", 7) + "  per-stage peak GiB\n";
     std::size_t n = 0;
     for (const auto& p : r.best) {
         if (n++ >= top)
@@ -212,8 +212,9 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
             + pad(p.orderString(), wOrder) + pad(p.layersString(), wLayers) + pad(p.recomputeString(), wRecomp)
             + rpad(Text::fmt("%.1f", p.iterationMs), 10) + rpad(Text::fmt("%.0f", PlanCost::tokensPerSecond(p)), 9)
             + rpad(Text::fmt("%.2f", p.maxMemMiB / 1024), 8) + rpad(varianceText(r, p.varMem), 10)
-            + rpad(Text::fmt("%.4f", p.phi), 8) + rpad((p.ranksApproximate ? "~" : "") + std::to_string(p.rankTime), 7)
-            + "  " + peaks + "\n";
+            + rpad(Text::fmt("%.4f", p.phi), 8)
+            // A space of its own: an approximate rank ("~105046") fills the column.
+            + " " + rpad((p.ranksApproximate ? "~" : "") + std::to_string(p.rankTime), 7) + "  " + peaks + "\n";
     }
     out += "\nRecompute: N none, S selective, F full (per stage, in pipeline order). Stage order: group#slice, or nodes joined by + for a stage over whole nodes.\n";
     if (std::any_of(r.best.begin(), r.best.begin() + static_cast<std::ptrdiff_t>(std::min(top, r.best.size())),

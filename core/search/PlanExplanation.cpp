@@ -32,8 +32,8 @@ std::string summary(const Plan& p, VarianceMode mode)
 {
     return "T " + seconds(p.iterationMs) + Text::fmt(" (%.0f tokens/s)", PlanCost::tokensPerSecond(p)) + ", peak "
         + gib(p.maxMemMiB) + ", V " + variance(p.varMem, mode)
-        + Text::fmt(", lowest headroom %.0f%%", 100 * p.minHeadroom()) + " (TP " + std::to_string(p.tp) + ", PP "
-        + std::to_string(p.pp) + ", DP " + std::to_string(p.dp) + ")";
+        + Text::fmt(", lowest headroom %.0f%%", 100 * p.minHeadroom()) + " (TP " + p.meshValues(&StageShape::tp)
+        + ", PP " + std::to_string(p.pp) + ", DP " + p.meshValues(&StageShape::dp) + ")";
 }
 
 std::string ruleOf(WeightProfile k)
