@@ -78,6 +78,9 @@ inline Case randomCase(unsigned seed)
                                           RecomputeMode::UniformFull});
     req.problem.setup.placement = uniform(0, 3) ? PlacementMode::Contiguous : PlacementMode::All;
     req.problem.setup.distributedOptimizer = uniform(0, 3) != 0;
+    // Uniform meshes, as these cases were drawn for; tst_per_type_exactness
+    // sets per-type on the same cases.
+    req.problem.setup.meshes = MeshMode::Uniform;
     req.objective.profile = pick(std::vector<WeightProfile>{WeightProfile::Default, WeightProfile::SafetyFirst,
                                                             WeightProfile::ThroughputFirst, WeightProfile::Auto});
     req.objective.variance = uniform(0, 2) ? VarianceMode::AbsoluteMiB : VarianceMode::Utilisation;

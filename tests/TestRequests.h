@@ -6,7 +6,8 @@
 #include "search/SearchEngine.h"
 
 // The search most view tests display: LLaMA2-7B on the paper's 20-GPU,
-// 3-vendor cluster, ranked under the three paper profiles.
+// 3-vendor cluster, ranked under the three paper profiles, uniform meshes
+// (every stage one TP and DP; perMeshRequest below has per-mesh plans).
 namespace memx::test {
 inline SearchRequest paperRequest()
 {
@@ -15,6 +16,7 @@ inline SearchRequest paperRequest()
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 128;
     req.problem.setup.microBatchSizes = {1, 2};
+    req.problem.setup.meshes = MeshMode::Uniform;
     req.compareProfiles = {WeightProfile::Default, WeightProfile::SafetyFirst, WeightProfile::ThroughputFirst};
     return req;
 }
@@ -32,10 +34,11 @@ inline SearchRequest perMeshRequest()
 }
 // A small search whose whole feasible set the engine keeps: a 24-layer
 // LLaMA2-7B on the paper's 4 x V100 + 2 x T4 (fp16: neither has bf16),
-// gbs 32, micro-batch 1, at most 4 stages.
+// gbs 32, micro-batch 1, at most 4 stages, uniform meshes.
 inline SearchRequest smallRequest()
 {
     SearchRequest req;
+    req.problem.setup.meshes = MeshMode::Uniform;
     req.problem.cluster = Cluster::fromFile(sampleCluster("paper-6gpu-v100-t4.json"));
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.model.numLayers = 24;

@@ -47,7 +47,7 @@ struct SearchArgs {
     std::string recompute = "policy";
     std::string precision = "auto";
     std::string placement = "contiguous";
-    std::string meshes = "uniform";
+    std::string meshes = "per-type";
     long long meshSkeletons = 0;
     bool noDistOpt = false;
     bool overlapGradReduce = false;
@@ -152,8 +152,12 @@ void epsilonOption(const std::string& ev, const std::string& eps, ObjectiveSpec&
 }
 
 // The plans of the search as a run list: the Phi and time rankings first,
-// then the plot sample, each plan once, at most `count`.
-std::vector<Measurement> planRuns(const SearchRequest& req, const SearchResult& r, std::size_t count)
+// then the plot sample, each plan once, at most `count`. A run list holds
+// plans with one TP and DP on every stage (what Megatron-LM runs, and what
+// simulate, predict and the measurement readers take); per-mesh plans are
+// counted in `perMesh` and left out.
+std::vector<Measurement> planRuns(const SearchRequest& req, const SearchResult& r, std::size_t count,
+                                  std::size_t& perMesh)
 {
     std::vector<Measurement> rows;
     std::vector<std::uint64_t> seen;
@@ -162,6 +166,10 @@ std::vector<Measurement> planRuns(const SearchRequest& req, const SearchResult& 
         if (n >= count || std::find(seen.begin(), seen.end(), p.key) != seen.end())
             return;
         seen.push_back(p.key);
+        if (p.perMesh()) {
+            ++perMesh;
+            return;
+        }
         char id[32];
         std::snprintf(id, sizeof id, "plan%03zu", ++n);
         for (Measurement& m : PlanRuns::rows(p, req.problem, id))
@@ -487,7 +495,8 @@ void addProblemOptions(CLI::App* cmd, const std::shared_ptr<SearchArgs>& args)
         ->capture_default_str();
     cmd->add_option("--meshes", args->meshes,
                     "uniform (every stage one TP x DP, as Megatron-LM runs) or per-type (also plans where each GPU "
-                    "type's stages form a mesh with its own TP and DP, as FlagScale's --hetero-process-meshes runs)")
+                    "type's stages form a mesh with its own TP and DP, as FlagScale's --hetero-process-meshes runs; "
+                    "such plans export to FlagScale only). On a cluster of one GPU type the two are the same")
         ->capture_default_str();
     cmd->add_option("--mesh-skeletons", args->meshSkeletons,
                     "per-type mesh choices searched at most (0: the default); above it those with the lowest bound "
@@ -558,7 +567,8 @@ void addOutputOptions(CLI::App* cmd, const std::shared_ptr<SearchArgs>& args)
                     "GPU type of the cluster or for the model's structure)")
         ->capture_default_str();
     cmd->add_option("--runs-out", args->runsOut,
-                    "Write the top plans as a run list (memx-measurements/1) for simulate, predict or measuring");
+                    "Write the top plans as a run list (memx-measurements/1) for simulate, predict or measuring "
+                    "(plans with one TP and DP on every stage; per-mesh plans are left out, and counted on stderr)");
     cmd->add_option("--runs-count", args->runsCount, "Plans in --runs-out")->capture_default_str();
     cmd->add_option("--simplex", args->simplex,
                     "Write which kept plan wins at every weighting (wT, wM, wV) on a 0.05 grid of the simplex (231 "
@@ -661,14 +671,20 @@ void addSearchCommand(CLI::App& app, int& exitCode)
             = reports.text(req, r, asked, {static_cast<std::size_t>(args->top), args->stats, topologyNote});
         if (!args->csv.empty())
             outputs.push_back({args->csv, CandidateCsv::write(r)});
+        std::size_t perMeshLeftOut = 0;
         if (!args->runsOut.empty() && r.error.empty())
-            outputs.push_back(
-                {args->runsOut,
-                 MeasurementCsv::checkedText(args->runsOut, planRuns(req, r, static_cast<std::size_t>(args->runsCount)),
-                                             MeasurementCsv::Kind::RunList)});
+            outputs.push_back({args->runsOut,
+                               MeasurementCsv::checkedText(args->runsOut,
+                                                           planRuns(req, r, static_cast<std::size_t>(args->runsCount),
+                                                                    perMeshLeftOut),
+                                                           MeasurementCsv::Kind::RunList)});
         if (!args->report.empty())
             outputs.push_back({args->report, report});
         writeFilesAtomically(outputs);
+        if (perMeshLeftOut > 0)
+            std::cerr << "--runs-out " << args->runsOut << ": " << perMeshLeftOut
+                      << " per-mesh plan(s) left out: a run list holds plans with one TP and DP on every stage, as "
+                         "Megatron-LM runs them and simulate, predict and profile read them\n";
         if (!r.incomplete.empty() && args->quiet)
             std::cerr << "incomplete: " << r.incomplete << "\n";
         if (!r.error.empty()) {

@@ -222,11 +222,15 @@ QByteArray GuiProbe::state() const
         stale.append(QString::fromStdString(c));
     o[QStringLiteral("stale")] = stale;
     if (const SearchResult* r = window_->result()) {
+        // Whether the plan shown gives each GPU type its own TP and DP (only FlagScale runs it).
+        const Plan* shown = window_->planByKey(window_->selectedPlan());
+        const bool perMesh = shown && shown->perMesh();
         o[QStringLiteral("result")]
             = QJsonObject{{QStringLiteral("plans"), static_cast<int>(r->best.size())},
                           {QStringLiteral("incomplete"), QString::fromStdString(r->incomplete)},
                           {QStringLiteral("selected"), QString::number(window_->selectedPlan())},
-                          {QStringLiteral("summary"), window_->planSummary()}};
+                          {QStringLiteral("summary"), window_->planSummary()},
+                          {QStringLiteral("per_mesh"), perMesh}};
     }
     if (auto* tabs = window_->findChild<QTabWidget*>())
         o[QStringLiteral("tab")] = tabs->tabText(tabs->currentIndex()).remove(QLatin1Char('&'));

@@ -236,7 +236,8 @@ std::vector<ExportedFile> MegatronExport::files(const PlanDocument& doc)
                          "own ("
                              + p.shapeString()
                              + "); export it with --target flagscale, whose heterogeneous "
-                               "training runs one process mesh per device type");
+                               "training runs one process mesh per device type, or search with --meshes uniform "
+                               "(the workbench's Meshes: uniform) for a plan Megatron-LM runs");
     const RecomputeChoice rc = recomputeFor(p);
     std::vector<std::string> args;
     try {

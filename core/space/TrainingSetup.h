@@ -61,9 +61,11 @@ struct TrainingSetup {
     ScheduleMode schedule = ScheduleMode::Auto;
     RecomputeMode recompute = RecomputeMode::Policy;
     PlacementMode placement = PlacementMode::Contiguous;
-    // Per-type meshes are opt-in while their search is made fast enough to be
-    // the default on mixed clusters (docs/HETERO_MESHES.md).
-    MeshMode meshes = MeshMode::Uniform;
+    // Per-type meshes search every uniform plan too, so they are the default;
+    // on a cluster of one GPU type the two are the same space. Above 20,000
+    // per-type skeletons the search keeps those of the lowest time bounds
+    // (docs/HETERO_MESHES.md).
+    MeshMode meshes = MeshMode::PerType;
     // A device group whose size is not a multiple of TP x DP leaves GPUs idle;
     // when false such (TP, DP) pairs are skipped instead.
     bool allowIdleGpus = true;

@@ -72,7 +72,9 @@ TrainingSetup TrainingSetupJson::read(const JsonReader& j)
         j.fail("expected policy, enumerate, none, selective or full", "recompute");
     if (!parsePlacementMode(j.string("placement", toString(defaults.placement)), s.placement))
         j.fail("expected contiguous or all", "placement");
-    if (!parseMeshMode(j.string("meshes", toString(defaults.meshes)), s.meshes))  // absent before per-mesh plans
+    // Absent: a file from before per-mesh plans, whose searches were uniform;
+    // it keeps planning the space it planned (the default is per-type now).
+    if (!parseMeshMode(j.string("meshes", toString(MeshMode::Uniform)), s.meshes))
         j.fail("expected uniform or per-type", "meshes");
     try {
         s.validate();

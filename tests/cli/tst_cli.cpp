@@ -67,7 +67,8 @@ PlanTable parseTable(const QString& out)
             t.header = lines[i];
             break;
         }
-    static const QRegularExpression rowRe(QStringLiteral("^\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s"));
+    // A per-mesh plan's TP, DP and mbs are one value per mesh: "2|1|2".
+    static const QRegularExpression rowRe(QStringLiteral("^\\d+\\s+[\\d|]+\\s+\\d+\\s+[\\d|]+\\s"));
     for (++i; i < lines.size(); ++i) {
         if (lines[i].trimmed().isEmpty())
             break;
@@ -1203,10 +1204,12 @@ void TestCli::searchStatesThePriceAndConstraints()
     // The report says what plan 1 costs against the fastest feasible plan,
     // and the constraints it meets; --json carries both.
     const QString json = tmp(QStringLiteral("price.json"));
-    const QStringList
-        args{QStringLiteral("search"), QStringLiteral("--cluster"), sample(QStringLiteral("paper-20gpu-3vendor.json")),
-             QStringLiteral("--gbs"),  QStringLiteral("128"),       QStringLiteral("--max-slowdown"),
-             QStringLiteral("10%"),    QStringLiteral("--json"),    json};
+    const QStringList args{QStringLiteral("search"), QStringLiteral("--cluster"),
+                           sample(QStringLiteral("paper-20gpu-3vendor.json")), QStringLiteral("--gbs"),
+                           QStringLiteral("128"), QStringLiteral("--max-slowdown"), QStringLiteral("10%"),
+                           QStringLiteral("--json"), json,
+                           // Uniform: the per-type space's pick on this cluster is its fastest plan.
+                           QStringLiteral("--meshes"), QStringLiteral("uniform")};
     RUN_EXPECT(r, args, 0);
     QVERIFY2(r.out.contains(
                  QStringLiteral("Constraints (before Phi ranks): at most 10% slower than the fastest feasible plan")),

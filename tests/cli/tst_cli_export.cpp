@@ -93,8 +93,9 @@ QString TestCliExport::search(const QString& cluster)
                            "llama2-7b", "--gbs", "32", "--mbs", "1", "--max-pp", "4", "--keep", "5", "--json", json,
                            "-q",
                            // The exports are the subject, not the pick: the paper's eV keeps the
-                           // picks these goldens were written for (and a homogeneous FlagScale export).
-                           "--ev", "paper"};
+                           // picks these goldens were written for (and a homogeneous FlagScale export),
+                           // in the uniform space they were written in (Megatron-LM runs no per-mesh plan).
+                           "--ev", "paper", "--meshes", "uniform"};
     const CliResult r = runCli(args);
     if (!r.finished || r.crashed() || r.exitCode != 0)
         qWarning("%s", qPrintable(describe(args, r)));

@@ -4,6 +4,7 @@
 // Every step runs the real executable.
 #include "CliRunner.h"
 
+#include "measure/MeasuredRun.h"
 #include "measure/MeasurementCsv.h"
 
 #include <QDir>
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <map>
 
+using memx::MeasuredRun;
 using memx::Measurement;
 using memx::MeasurementCsv;
 
@@ -297,9 +299,22 @@ void TestCliLoop::searchRunsPredictToTheirIterationTime()
                      {"name":"nvv","kind":"NVLink","within":"v","bandwidth_gbps":150,"latency_us":3},
                      {"name":"ib","kind":"InfiniBand","between":["a","v"],"bandwidth_gbps":25,"latency_us":5}]})");
     }
+    // A run list holds plans with one TP and DP per stage: per GPU type (the
+    // default) the per-mesh plans are left out and counted on stderr, and the
+    // plans written are uniform ones.
+    const QStringList perType{"search", "--cluster", cluster, "--model",    "llama2-7b",          "--gbs",
+                              "32",     "--top",     "3",     "--runs-out", path("per-type.csv"), "--runs-count",
+                              "40"};
+    RUN_EXPECT(rt, perType, 0);
+    QVERIFY2(rt.err.contains(QStringLiteral("per-mesh plan(s) left out")), qPrintable(rt.err));
+    const auto written = MeasurementCsv::read(path("per-type.csv").toStdString(), MeasurementCsv::Kind::RunList);
+    // Every run reads back (the reader refuses a run whose stages differ in TP).
+    QVERIFY(!MeasuredRun::group(written.rows, "per-type.csv").empty());
+    // Uniform: plan001 is the first best plan, and so on.
     const QStringList search{"search",          "--cluster",    cluster, "--model", "llama2-7b",
                              "--gbs",           "32",           "--top", "3",       "--runs-out",
-                             path("plans.csv"), "--runs-count", "3",     "--json",  path("plans.json")};
+                             path("plans.csv"), "--runs-count", "3",     "--json",  path("plans.json"),
+                             "--meshes",        "uniform"};
     RUN_EXPECT(rs, search, 0);
     const QStringList predict{"predict",   "--queries", path("plans.csv"), "--out", path("plans-pred.csv"),
                               "--cluster", cluster};

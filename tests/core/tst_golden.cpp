@@ -32,6 +32,9 @@ SearchRequest requestFor(const nlohmann::json& c)
         parseRecomputeMode(c.at("recompute").get<std::string>(), req.problem.setup.recompute);
     if (c.contains("schedule"))
         parseScheduleMode(c.at("schedule").get<std::string>(), req.problem.setup.schedule);
+    // Absent: uniform, the space these cases were recorded in (as a setup
+    // file without "meshes" reads).
+    parseMeshMode(c.value("meshes", std::string("uniform")), req.problem.setup.meshes);
     parseProfile(c.value("profile", std::string("default")), req.objective.profile);
     if (c.value("variance", std::string("mib")) == "util")
         req.objective.variance = VarianceMode::Utilisation;

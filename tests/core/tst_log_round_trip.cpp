@@ -94,6 +94,7 @@ PlanDocument bestPlan(const QString& cluster)
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 32;
     req.problem.setup.microBatchSizes = {1};
+    req.problem.setup.meshes = MeshMode::Uniform;  // plans Megatron-LM runs
     req.problem.setup.maxPipelineStages = 4;
     req.options.topK = 3;
     const SearchResult r = SearchEngine::run(req);

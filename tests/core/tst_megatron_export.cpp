@@ -286,6 +286,7 @@ const std::vector<ClusterCase>& cases()
             req.problem.model = ModelSpec::resolve("llama2-7b");
             req.problem.setup.globalBatch = 32;
             req.problem.setup.microBatchSizes = {1};
+            req.problem.setup.meshes = MeshMode::Uniform;  // plans Megatron-LM runs
             req.problem.setup.maxPipelineStages = 4;
             req.problem.setup.schedule = ScheduleMode::Both;
             req.options.topK = 8;

@@ -36,6 +36,7 @@ Problem TestMemoryBudget::problem(int nodes)
     p.model = ModelSpec::resolve("llama2-70b");
     p.setup.globalBatch = 512;
     p.setup.maxPipelineStages = 8;
+    p.setup.meshes = MeshMode::Uniform;  // the sizes below were measured on the uniform space
     return p;
 }
 

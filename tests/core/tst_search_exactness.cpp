@@ -52,6 +52,7 @@ void TestSearchExactness::sampledReferencesAreCloseToExact()
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = 128;
     req.problem.setup.microBatchSizes = {1, 2};
+    req.problem.setup.meshes = MeshMode::Uniform;  // 1.9 million candidates: under the sample budget
     const SearchResult exact = SearchEngine::run(req);
     QCOMPARE(exact.stats.sampleFraction, 1.0);
     req.options.sampleBudget = 10'000;

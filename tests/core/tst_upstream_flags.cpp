@@ -225,6 +225,7 @@ const std::vector<PlanDocument>& samplePlans()
                 req.problem.model = ModelSpec::resolve("llama2-7b");
                 req.problem.setup.globalBatch = 32;
                 req.problem.setup.microBatchSizes = {1};
+                req.problem.setup.meshes = MeshMode::Uniform;  // plans Megatron-LM runs
                 req.problem.setup.maxPipelineStages = 4;
                 req.problem.setup.flashAttention = flash;
                 req.options.topK = 3;

@@ -76,6 +76,17 @@ void trainSmallPredictor(const std::string& file)
 }
 
 using memx::test::filesUnder;
+
+// The setup's Meshes box set to uniform, as a user whose plans must run on
+// Megatron-LM sets it (a new project plans per GPU type).
+void useUniformMeshes(MainWindow& w)
+{
+    auto* setup = w.findChild<SetupPanel*>();
+    QVERIFY(setup);
+    TrainingSetup s = setup->setup();
+    s.meshes = MeshMode::Uniform;
+    setup->setSetup(s);
+}
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -566,9 +577,22 @@ void TestMainWindow::exportWritesMegatronScriptsAndPlanJson()
     MainWindow w(quietOptions());
     w.openSampleProject();
     QVERIFY(runAndWait(w));
-    const Plan& best = w.result()->best.front();
     QTemporaryDir dir;
     const QString megatron = dir.filePath(QStringLiteral("megatron"));
+    // The sample plans per GPU type, and its pick gives each type its own TP
+    // and DP: Megatron-LM's export refuses it, saying what runs it and how to
+    // plan for Megatron-LM, and writes nothing.
+    QVERIFY(w.result()->best.front().perMesh());
+    const MainWindow::ExportOutcome refused = w.exportPlan(MainWindow::ExportTarget::Megatron, megatron);
+    QVERIFY(!refused.ok);
+    QVERIFY2(refused.message.contains(QStringLiteral("--target flagscale"))
+                 && refused.message.contains(QStringLiteral("Meshes: uniform")),
+             qPrintable(refused.message));
+    QVERIFY(filesUnder(megatron).isEmpty());
+    useUniformMeshes(w);
+    QVERIFY(runAndWait(w));
+    const Plan& best = w.result()->best.front();
+    QVERIFY(!best.perMesh());
     const MainWindow::ExportOutcome out = w.exportPlan(MainWindow::ExportTarget::Megatron, megatron);
     QVERIFY2(out.ok, qPrintable(out.message));
     const QStringList written = filesUnder(megatron);
@@ -615,6 +639,7 @@ void TestMainWindow::flagScaleRefusalIsReported()
     QVERIFY(setup);
     TrainingSetup s = setup->setup();
     s.schedule = ScheduleMode::Both;
+    s.meshes = MeshMode::Uniform;  // per-type plans run 1F1B only
     setup->setSetup(s);
     // The paper's eV (--ev paper), under which interleaved plans rank in the top ten here.
     auto* objective = w.findChild<ObjectivePanel*>();
@@ -668,6 +693,7 @@ void TestMainWindow::editsMakeResultsStale()
     w.resize(1400, 900);
     w.show();
     w.openSampleProject();
+    useUniformMeshes(w);  // its plan is exported to Megatron-LM below
     QVERIFY(runAndWait(w));
     auto* banner = w.findChild<StaleBanner*>();
     QVERIFY(banner);
@@ -874,6 +900,7 @@ void TestMainWindow::whyThisPlanFollowsTheSelection()
 {
     MainWindow w(quietOptions());
     w.openSampleProject();
+    useUniformMeshes(w);  // per GPU type, the sample's pick is its fastest plan too
     QVERIFY(runAndWait(w));
     auto* why = w.findChild<QLabel*>(QStringLiteral("whyThisPlan"));
     QVERIFY(why);

@@ -202,10 +202,16 @@ void TestProjectFile::constraintsAndBalancedRoundTrip()
 
 void TestProjectFile::meshModeRoundTrip()
 {
-    // Per-type meshes chosen in the setup survive save and load; a project
-    // written before per-mesh plans reads as uniform.
-    Project p = Project::fromJson(projectDoc(), "good.memx");
+    // A new project plans per GPU type and says so in its file; a project
+    // written before per-mesh plans (no "meshes") reads as uniform, the space
+    // it was planned in; either choice survives save and load.
+    const nlohmann::json fresh = projectDoc();
+    QCOMPARE(fresh.at("setup").at("meshes").get<std::string>(), std::string("per-type"));
+    nlohmann::json old = fresh;
+    old["setup"].erase("meshes");
+    Project p = Project::fromJson(old, "old.memx");
     QCOMPARE(p.setup.meshes, MeshMode::Uniform);
+    QCOMPARE(Project::fromJson(p.toJson(), "saved.memx").setup.meshes, MeshMode::Uniform);
     p.setup.meshes = MeshMode::PerType;
     const nlohmann::json saved = p.toJson();
     QCOMPARE(saved.at("setup").at("meshes").get<std::string>(), std::string("per-type"));
