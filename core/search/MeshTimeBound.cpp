@@ -80,20 +80,34 @@ const MeshTimeBound::Row& MeshTimeBound::row(const Mesh& m, int seq, int queryGr
         place.tpLinkGBps = bandwidth;
         place.tpLatencyUs = latency;
     }
-    const int L = model.numLayers;
+    const std::vector<int> at = layerCounts(model.numLayers);
     std::vector<StageQuery> queries;
-    for (int n = 1; n <= L; ++n)
+    for (int n : at)
         queries.push_back(SkeletonTables::queryOf(problem_.setup, model, precision_, place, n, 0));
     std::vector<StagePrediction> answers(queries.size());
     predictor_.predict(queries, answers);
     Row r;
     r.tau = r.tmin = std::numeric_limits<double>::infinity();
-    for (int n = 1; n <= L; ++n) {
-        const double t = answers[static_cast<std::size_t>(n - 1)].timeMs;
-        r.tau = std::min(r.tau, t / n);
+    for (std::size_t k = 0; k < at.size(); ++k) {
+        const double t = answers[k].timeMs;
+        // Stage time never falls with more layers, so every n in [at[k],
+        // at[k+1]) has t(n) / n above t(at[k]) / at[k+1]; consecutive counts
+        // (all of them up to kEveryLayerUpTo) give t(n) / n itself.
+        const int next = k + 1 < at.size() && at[k + 1] > at[k] + 1 ? at[k + 1] : at[k];
+        r.tau = std::min(r.tau, t / next);
         r.tmin = std::min(r.tmin, t);
     }
     return rows_.emplace(key, r).first->second;
+}
+
+std::vector<int> MeshTimeBound::layerCounts(int layers)
+{
+    std::vector<int> at;
+    for (int n = 1; n <= layers; n = n < kEveryLayerUpTo ? n + 1 : std::max(n + 1, static_cast<int>(n * kGridRatio)))
+        at.push_back(n);
+    if (at.empty() || at.back() != layers)
+        at.push_back(layers);
+    return at;
 }
 
 double MeshTimeBound::iterationMs(const std::vector<Mesh>& meshes, int microBatchCount, int seq, int queryGroups)

@@ -24,8 +24,8 @@ struct Problem;
 // at least S = max(L min_s tau_s, sum_s tmin_s); IterationComposer's time is
 // (G - c) B + c S + hops + fixed + sync with c = min(pipeline scale, G) and
 // never falls as B or S grow, so (G - c) B + c S + fixed bounds it.
-// Admissible where stage time never falls with a faster TP link or without
-// recomputation, which the analytic model guarantees; a learned model need
+// Admissible where stage time never falls with a faster TP link, without
+// recomputation or with fewer layers, which the analytic model guarantees; a learned model need
 // not, so the search orders by it only with the analytic predictor.
 class MeshTimeBound {
 public:
@@ -41,6 +41,14 @@ public:
     // first and last stage (the per-type enumerator asks it of every mesh
     // choice, 1.6 million at 512 GPUs).
     double iterationMs(const std::vector<Mesh>& meshes, int microBatchCount, int seq, int queryGroups);
+
+    // The layer counts a row is predicted at: every one up to
+    // kEveryLayerUpTo (every model the tool ships has fewer layers, so its
+    // rows are exact), then a geometric grid to `layers`, so that a model of
+    // 100,000 layers costs about 1,000 predictions a row, not 100,000.
+    static std::vector<int> layerCounts(int layers);
+    static constexpr int kEveryLayerUpTo = 256;
+    static constexpr double kGridRatio = 1.01;
 
 private:
     struct Row {

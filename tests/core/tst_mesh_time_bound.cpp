@@ -17,6 +17,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <numeric>
 #include <limits>
 
 using namespace memx;
@@ -89,6 +90,7 @@ private slots:
     void noPlanIsFasterThanItsBound_data();
     void noPlanIsFasterThanItsBound();
     void aCapKeepsTheLowestBounds();
+    void deepModelsAreBoundedOnAGrid();
 };
 
 void TestMeshTimeBound::noPlanIsFasterThanItsBound_data()
@@ -177,6 +179,46 @@ void TestMeshTimeBound::aCapKeepsTheLowestBounds()
     QVERIFY2(capped.spaceCut.find(says) != std::string::npos, capped.spaceCut.c_str());
     QVERIFY2(capped.spaceCut.find("cannot be faster than") != std::string::npos, capped.spaceCut.c_str());
     QVERIFY(capped.excluded == all.excluded);  // the rules' tallies cover the whole space either way
+}
+
+void TestMeshTimeBound::deepModelsAreBoundedOnAGrid()
+{
+    // Every layer count up to 256 (so every shipped model's rows are exact),
+    // then a geometric grid: a 100,000-layer model asked 100,000 stage times
+    // per row and spent 46 s in the bound before the search ran out of memory.
+    std::vector<int> all(80);
+    std::iota(all.begin(), all.end(), 1);
+    QCOMPARE(MeshTimeBound::layerCounts(80), all);
+    const std::vector<int> deep = MeshTimeBound::layerCounts(100000);
+    QVERIFY2(deep.size() < 1500, qPrintable(QString::number(deep.size())));
+    QCOMPARE(deep.front(), 1);
+    QCOMPARE(deep.back(), 100000);
+    QVERIFY(std::is_sorted(deep.begin(), deep.end()) && std::adjacent_find(deep.begin(), deep.end()) == deep.end());
+    // On the grid the bound still lies under every plan: a 300-layer model
+    // of LLaMA2-7B's shape, narrowed to fit, on the V100 + T4 sample.
+    SearchRequest req;
+    req.problem = problemOf(Cluster::fromFile(test::sampleCluster("paper-6gpu-v100-t4.json")), "llama2-7b", 32);
+    req.problem.model.numLayers = 300;
+    req.problem.model.hidden = 512;
+    req.problem.model.ffnHidden = 1408;
+    req.problem.model.heads = req.problem.model.queryGroups = 8;
+    req.problem.setup.microBatchSizes = {1};
+    req.problem.setup.maxPipelineStages = 4;
+    req.options.topK = 100;
+    const SearchResult r = SearchEngine::run(req);
+    QVERIFY2(r.error.empty(), r.error.c_str());
+    const AnalyticPredictor predictor;
+    const Topology topo(req.problem.cluster);
+    MeshTimeBound bound(req.problem, predictor, topo);
+    for (const Plan& p : r.fastest) {
+        const double b
+            = bound.iterationMs(meshesOf(req.problem.cluster, p), p.microBatchCount, p.seqLen, p.queryGroups);
+        QVERIFY2(b > 0 && b <= p.iterationMs,
+                 qPrintable(QStringLiteral("%1: bound %2 ms above the plan's %3 ms")
+                                .arg(QString::fromStdString(p.shapeString()))
+                                .arg(b)
+                                .arg(p.iterationMs)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestMeshTimeBound)
