@@ -43,6 +43,10 @@ SearchRequest request(const char* cluster, int gbs)
     req.problem.model = ModelSpec::resolve("llama2-7b");
     req.problem.setup.globalBatch = gbs;
     req.problem.setup.allowIdleGpus = false;
+    // The scenarios' replanning is the subject, on the uniform space the cases
+    // were written for (per type, the sanitizer stage's run went 2x longer;
+    // tst_cli's what-if runs plan per type).
+    req.problem.setup.meshes = MeshMode::Uniform;
     req.options.threads = 2;
     req.store = std::make_shared<PredictionStore>();
     return req;
