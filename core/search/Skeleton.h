@@ -76,8 +76,9 @@ struct SkeletonEnumerator {
     struct Limits {
         std::size_t stageOrders = 200000;  // per TP x DP
         // Per-type mesh skeletons in all: at 128 and 512 GPUs of four types
-        // 20,000 take about as long as the uniform search again (docs/SCALING.md).
-        std::size_t perTypeMeshes = 20000;
+        // 12,000 take about as long as the uniform search again, leaving the
+        // 10 s budget at 128 GPUs a margin on a busy 2-core machine (docs/SCALING.md).
+        std::size_t perTypeMeshes = 12000;
         // A lower bound on the iteration time of every plan of a per-type
         // mesh choice (MeshTimeBound): with it, a cap keeps the skeletons of
         // the lowest bounds and says the least bound of those left out;

@@ -62,9 +62,9 @@ struct TrainingSetup {
     RecomputeMode recompute = RecomputeMode::Policy;
     PlacementMode placement = PlacementMode::Contiguous;
     // Per-type meshes search every uniform plan too, so they are the default;
-    // on a cluster of one GPU type the two are the same space. Above 20,000
+    // on a cluster of one GPU type the two are the same space. Above a cap on
     // per-type skeletons the search keeps those of the lowest time bounds
-    // (docs/HETERO_MESHES.md).
+    // (SkeletonEnumerator::Limits, docs/HETERO_MESHES.md).
     MeshMode meshes = MeshMode::PerType;
     // A device group whose size is not a multiple of TP x DP leaves GPUs idle;
     // when false such (TP, DP) pairs are skipped instead.

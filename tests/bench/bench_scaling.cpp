@@ -59,7 +59,7 @@ void BM_Scale512Gpus(benchmark::State& state) { runSearch(state, scaleRequest(64
 BENCHMARK(BM_Scale512Gpus)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 // Per-type meshes (issue #32's budgets: 128 GPUs < 10 s, 512 GPUs < 30 s on
-// 2 cores); the default cap searches the 20,000 mesh choices of the lowest
+// 2 cores); the default cap searches the 12,000 mesh choices of the lowest
 // time bounds out of 1.4-1.6 million.
 void BM_PerType128Gpus(benchmark::State& state)
 {
