@@ -32,11 +32,13 @@ QString rowLine(const NodeChoice::Row& r)
 {
     QString head = r.whole
         ? QObject::tr("whole cluster (%1 GPUs)").arg(r.gpus)
-        : QObject::tr("%1 (%2 GPUs)").arg(QString::fromStdString(Text::join(r.types, " + "))).arg(r.gpus);
+        : QObject::tr("%1 (%2 GPUs)").arg(QString::fromStdString(NodeChoice::keptText(r))).arg(r.gpus);
     if (!r.left.empty())
         head += QObject::tr("\nleaves out %1").arg(QString::fromStdString(Text::join(r.left)));
     if (!r.error.empty())
-        return head + QObject::tr("\nno plan fits: %1").arg(QString::fromStdString(r.error));
+        return head
+            + (r.error == NodeChoice::timeRanOut ? QStringLiteral("\n%1") : QObject::tr("\nno plan fits: %1"))
+                  .arg(QString::fromStdString(r.error));
     QString text = head
         + QObject::tr("\n%1 s, %2 tokens/s")
               .arg(r.plan.iterationMs / 1000, 0, 'f', 2)
@@ -76,7 +78,7 @@ NodeChoicePanel::NodeChoicePanel(QWidget* parent) : QWidget(parent)
     run_->setObjectName(QStringLiteral("nodeChoiceRun"));
     summary_ = new QLabel(this);
     summary_->setWordWrap(true);
-    table_ = oneColumnTable(tr("GPU types kept: best plan"), this);
+    table_ = oneColumnTable(tr("GPUs kept: best plan"), this);
     layout->addWidget(title);
     layout->addWidget(intro_);
     layout->addLayout(form);
@@ -93,8 +95,8 @@ void NodeChoicePanel::clear()
     table_->setVisible(false);
     run_->setEnabled(false);
     summary_->clear();
-    intro_->setText(tr("Run a search: then compare leaving out the nodes of some GPU types, by throughput or by cost "
-                       "per token."));
+    intro_->setText(tr("Run a search: then compare leaving out the nodes of some GPU types, or some nodes of one type, "
+                       "by throughput or by cost per token."));
 }
 
 void NodeChoicePanel::setReady()
@@ -102,7 +104,8 @@ void NodeChoicePanel::setReady()
     clear();
     run_->setEnabled(true);
     intro_->setText(tr("Search the last search's cluster again with the nodes of each set of GPU types left out "
-                       "(a slow type can drag the pipeline). Each choice is a whole search."));
+                       "(a slow type can drag the pipeline), and with some nodes of one type left out (a node count "
+                       "can divide badly). Each choice is a whole search."));
 }
 
 NodeChoice::Options NodeChoicePanel::options() const

@@ -3,6 +3,8 @@
 #include "export/PlanJson.h"
 #include "io/Text.h"
 
+#include <algorithm>
+
 namespace memx {
 
 namespace {
@@ -29,7 +31,8 @@ std::string NodeChoiceReport::costLine(const PlanCost& c)
 std::string NodeChoiceReport::text(const NodeChoice::Result& c, const NodeChoice::Options& o)
 {
     std::string out
-        = "\nChoosing nodes (the cluster searched again with the nodes of some GPU types left out; ranked by "
+        = "\nChoosing nodes (the cluster searched again with the nodes of some GPU types, or some nodes of one type, "
+          "left out; ranked by "
         + std::string(o.rank == NodeChoice::Rank::Cost ? "cost per million tokens" : "tokens per second") + "):\n";
     if (!c.error.empty())
         return out + "  " + c.error + "\n";
@@ -42,15 +45,19 @@ std::string NodeChoiceReport::text(const NodeChoice::Result& c, const NodeChoice
                 + " tokens/s";
         out += "; " + std::to_string(c.dropped) + " choice" + (c.dropped == 1 ? "" : "s") + " dropped\n";
     }
-    out += "  " + Text::pad("#", 4) + Text::pad("GPU types kept", 40) + Text::rpad("GPUs", 6) + Text::rpad("T(ms)", 11)
-        + Text::rpad("tokens/s", 10) + Text::rpad("per hour", 10) + Text::rpad("per Mtok", 10) + "  plan\n";
+    std::size_t width = 16;
+    for (const auto& r : c.rows)
+        width = std::max(width, NodeChoice::keptText(r, "+").size() + (r.whole ? 8 : 2));
+    out += "  " + Text::pad("#", 4) + Text::pad("GPU types kept", width) + Text::rpad("GPUs", 6)
+        + Text::rpad("T(ms)", 11) + Text::rpad("tokens/s", 10) + Text::rpad("per hour", 10) + Text::rpad("per Mtok", 10)
+        + "  plan\n";
     std::size_t i = 0;
     for (const auto& r : c.rows) {
         out += "  " + Text::pad(std::to_string(++i), 4)
-            + Text::pad(Text::join(r.types, "+") + (r.whole ? " (all)" : ""), 40)
+            + Text::pad(NodeChoice::keptText(r, "+") + (r.whole ? " (all)" : ""), width)
             + Text::rpad(std::to_string(r.gpus), 6);
         if (!r.error.empty()) {
-            out += "  no plan fits: " + r.error + "\n";
+            out += (r.error == NodeChoice::timeRanOut ? "  " : "  no plan fits: ") + r.error + "\n";
             continue;
         }
         out += Text::rpad(Text::fmt("%.1f", r.plan.iterationMs), 11)
@@ -63,6 +70,9 @@ std::string NodeChoiceReport::text(const NodeChoice::Result& c, const NodeChoice
             + (r.cost.unusedNodes.empty() ? "" : "; its plan uses no GPU of " + Text::join(r.cost.unusedNodes, ", "))
             + (r.meetsLimits ? "" : "  (misses the limits)") + "\n";
     }
+    if (c.notSearched > 0)
+        out += "  " + std::to_string(c.notSearched) + " choice" + (c.notSearched == 1 ? " was" : "s were")
+            + " not searched: the time limit (--time-limit) ran out.\n";
     if (!c.pricesKnown)
         out += "  Costs are unknown: give price_per_gpu_hour for every GPU type (catalog or the cluster's gpu_types).\n";
     return out;
@@ -75,9 +85,16 @@ nlohmann::json NodeChoiceReport::json(const NodeChoice::Result& c)
         j["error"] = c.error;
     j["prices_known"] = c.pricesKnown;
     j["dropped"] = c.dropped;
+    j["not_searched"] = c.notSearched;
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : c.rows) {
         nlohmann::json rj = {{"types", r.types}, {"nodes_left_out", r.left}, {"gpus", r.gpus}, {"whole", r.whole}};
+        if (!r.part.empty()) {
+            nlohmann::json part = nlohmann::json::array();
+            for (const auto& p : r.part)
+                part.push_back({{"type", p.type}, {"nodes_kept", p.kept}, {"nodes_of_type", p.of}});
+            rj["partly_kept"] = part;
+        }
         if (!r.error.empty()) {
             rj["error"] = r.error;
         } else {

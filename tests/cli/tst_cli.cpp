@@ -128,6 +128,7 @@ private slots:
     void searchBaselines();
     void searchBandwidthScenarios();
     void searchNodeLoss();
+    void searchChooseNodes();
     void searchWhyNot();
     void searchEpsilonRule_data();
     void searchEpsilonRule();
@@ -610,6 +611,49 @@ void TestCli::searchNodeLoss()
                             "per-type"}),
                0);
     QVERIFY2(perType.out.contains("Node loss (3 scenarios, each GPU type's first node):"), qPrintable(perType.out));
+}
+
+void TestCli::searchChooseNodes()
+{
+    // Nodes h100 (8 x H100-SXM at 2.5 per GPU-hour), a100x4 (4 x A100-40GB)
+    // and a100x2 (2 x A100-40GB), the A100s at 1.2.
+    const QString cluster = sample("../docs/hetero_meshes/uneven-h100-a100-priced.json");
+    const QString json = tmp("choose-nodes.json");
+    RUN_EXPECT(r,
+               (QStringList{"search", "--cluster", cluster, "--model", "llama2-7b", "--gbs", "64", "--choose-nodes",
+                            "--objective", "cost", "--json", json}),
+               0);
+    QVERIFY2(r.out.contains("Choosing nodes (the cluster searched again with the nodes of some GPU types, or some "
+                            "nodes of one type, left out; ranked by cost per million tokens):"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains(QRegularExpression(R"(A100-40GB 1/2 nodes\+H100-SXM +12 .*; leaves out a100x2\n)")),
+             qPrintable(r.out));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject c = QJsonDocument::fromJson(f.readAll()).object()["node_choice"].toObject();
+    QCOMPARE(c["not_searched"].toInt(), 0);
+    // Both types, H100 only, A100 only, and one of the two A100 nodes (the
+    // H100 type has one node, so no count of its own).
+    const QJsonArray rows = c["rows"].toArray();
+    QCOMPARE(rows.size(), 4);
+    int partly = 0;
+    double lastCost = 0;
+    for (const auto& v : rows) {
+        const QJsonObject row = v.toObject();
+        QVERIFY(row["cost_per_million_tokens"].toDouble() >= lastCost);
+        lastCost = row["cost_per_million_tokens"].toDouble();
+        const QJsonArray part = row["partly_kept"].toArray();
+        if (part.isEmpty())
+            continue;
+        ++partly;
+        QCOMPARE(part.size(), 1);
+        QCOMPARE(part[0].toObject()["type"].toString(), QStringLiteral("A100-40GB"));
+        QCOMPARE(part[0].toObject()["nodes_kept"].toInt(), 1);
+        QCOMPARE(part[0].toObject()["nodes_of_type"].toInt(), 2);
+        QCOMPARE(row["nodes_left_out"].toArray(), QJsonArray{"a100x2"});
+        QCOMPARE(row["gpus"].toInt(), 12);
+    }
+    QCOMPARE(partly, 1);
 }
 
 // eV (issue #33): by default it follows the memory predictions' uncertainty,

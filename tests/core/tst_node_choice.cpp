@@ -1,7 +1,8 @@
 // Choosing which GPUs to use (issue #32 item 4): prices per GPU-hour are read
 // strictly; a plan's cost counts the nodes it uses, whole (hand arithmetic);
 // the node choice searches the cluster with the nodes of each set of types
-// left out, ranks by throughput or cost and applies the limits.
+// left out, and with some nodes of one type left out, ranks by throughput or
+// cost and applies the limits.
 #include "TestInputErrors.h"
 
 #include "hardware/ClusterGenerator.h"
@@ -23,6 +24,10 @@ private slots:
     void planCostByHand();
     void unknownPriceMeansUnknownCost();
     void choicesRankedAndLimited();
+    void keptCounts_data();
+    void keptCounts();
+    void someNodesOfATypeLeftOut();
+    void timeLimitBoundsTheChoices();
 };
 
 namespace {
@@ -138,7 +143,9 @@ void TestNodeChoice::choicesRankedAndLimited()
     NodeChoice::Options o;
     NodeChoice::Result byThroughput = NodeChoice::run(req, r, o);
     QVERIFY(byThroughput.pricesKnown);
-    QCOMPARE(byThroughput.rows.size(), std::size_t(3));  // both types, H100 only, T4 only
+    // Both types, H100 only, T4 only, and one of the two H100 nodes with the
+    // T4 node (the single T4 node has no count to sweep).
+    QCOMPARE(byThroughput.rows.size(), std::size_t(4));
     // T4 alone cannot hold LLaMA2-7B's optimizer state: its row says why, last.
     const auto& last = byThroughput.rows.back();
     QCOMPARE(last.types, std::vector<std::string>{"T4"});
@@ -153,23 +160,133 @@ void TestNodeChoice::choicesRankedAndLimited()
             QCOMPARE(row.gpus, 16);
             QCOMPARE(row.cost.perHour, 40.0);  // both H100 nodes, 16 x 2.5
         }
+        if (!row.part.empty()) {
+            QCOMPARE(row.part, (std::vector<NodeChoice::PartNodes>{{"H100-SXM", 1, 2}}));
+            QCOMPARE(row.left, std::vector<std::string>{"n1"});  // the last H100 node
+            QCOMPARE(row.gpus, 16);
+            QCOMPARE(NodeChoice::keptText(row), std::string("H100-SXM 1/2 nodes + T4"));
+        }
     }
 
     o.rank = NodeChoice::Rank::Cost;
     const NodeChoice::Result byCost = NodeChoice::run(req, r, o);
     QVERIFY(byCost.rows[0].cost.perMillionTokens <= byCost.rows[1].cost.perMillionTokens);
 
-    // At most 30 per hour: the H100-only choice (40) goes; the whole
+    // At most 30 per hour: the H100-only choice (40) goes, one H100 node
+    // and the T4 node (at most 8 x 2.5 + 8 x 0.35 = 22.8) stays; the whole
     // cluster's row stays, marked.
     o.maxCostPerHour = 30;
     const NodeChoice::Result limited = NodeChoice::run(req, r, o);
     QCOMPARE(limited.dropped, std::size_t(1));
-    QCOMPARE(limited.rows.size(), std::size_t(2));
+    QCOMPARE(limited.rows.size(), std::size_t(3));
     for (const auto& row : limited.rows)
         if (row.whole)
             QCOMPARE(row.meetsLimits, row.cost.perHour <= 30);
     QVERIFY(NodeChoice::parseRank("cost", o.rank));
     QVERIFY(!NodeChoice::parseRank("cheap", o.rank));
+}
+
+void TestNodeChoice::keptCounts_data()
+{
+    QTest::addColumn<int>("nodes");
+    QTest::addColumn<QList<int>>("kept");
+    QTest::newRow("one node: nothing to sweep") << 1 << QList<int>{};
+    QTest::newRow("two") << 2 << QList<int>{1};
+    QTest::newRow("seven: every count") << 7 << QList<int>{6, 5, 4, 3, 2, 1};
+    // 7, 6, the power of two 4, 3n/4 = 6, n/2 = 4, n/4 = 2, 1.
+    QTest::newRow("eight") << 8 << QList<int>{7, 6, 4, 2, 1};
+    // 15, 14, 8, 12, 8, 4, 1.
+    QTest::newRow("sixteen") << 16 << QList<int>{15, 14, 12, 8, 4, 1};
+    // 99, 98, 64, 75, 50, 25, 1.
+    QTest::newRow("a hundred") << 100 << QList<int>{99, 98, 75, 64, 50, 25, 1};
+}
+
+void TestNodeChoice::keptCounts()
+{
+    QFETCH(int, nodes);
+    QFETCH(QList<int>, kept);
+    const std::vector<int> got = NodeChoice::keptCounts(nodes);
+    QCOMPARE(QList<int>(got.begin(), got.end()), kept);
+}
+
+namespace {
+
+// n0, n3: 4 x H100-SXM at 1 per GPU-hour; n1, n4: 4 x A100-80GB and n2, n5:
+// 4 x V100-32GB, both at 40: the dear types pay for little of the throughput.
+SearchRequest dearSlowTypes()
+{
+    ClusterGenerator::Spec spec;
+    spec.nodes = 6;
+    spec.gpusPerNode = 4;
+    spec.types = {"H100-SXM", "A100-80GB", "V100-32GB"};
+    nlohmann::json doc = ClusterGenerator::generate(spec);
+    doc["gpu_types"] = {{"H100-SXM", {{"price_per_gpu_hour", 1.0}}},
+                        {"A100-80GB", {{"price_per_gpu_hour", 40.0}}},
+                        {"V100-32GB", {{"price_per_gpu_hour", 40.0}}}};
+    SearchRequest req = request(Cluster::fromJson(doc, "dear.json", GpuCatalog::builtin()));
+    req.problem.setup.microBatchSizes = {1};  // 11 searches: a small space each
+    return req;
+}
+
+}  // namespace
+
+void TestNodeChoice::someNodesOfATypeLeftOut()
+{
+    const SearchRequest req = dearSlowTypes();
+    const SearchResult r = SearchEngine::run(req);
+    QVERIFY(r.error.empty());
+    NodeChoice::Options o;
+    o.rank = NodeChoice::Rank::Cost;
+    const NodeChoice::Result c = NodeChoice::run(req, r, o);
+    // 7 sets of types, one count (1 of 2 nodes) for each of the 3 types, and
+    // the dear types at their best counts together.
+    QCOMPARE(c.rows.size(), std::size_t(11));
+    double wholeKey = 0;
+    for (const auto& row : c.rows)
+        if (row.whole)
+            wholeKey = row.cost.perMillionTokens;
+    const NodeChoice::Row* together = nullptr;
+    for (const auto& row : c.rows) {
+        QVERIFY2(row.error.empty(), row.error.c_str());
+        if (row.part.size() == 1) {
+            // The last node of the type is the one left out.
+            const auto& p = row.part.front();
+            QCOMPARE(p.kept, 1);
+            QCOMPARE(p.of, 2);
+            const std::string last = p.type == "H100-SXM" ? "n3" : p.type == "A100-80GB" ? "n4" : "n5";
+            QCOMPARE(row.left, std::vector<std::string>{last});
+            QCOMPARE(row.gpus, 20);
+            // Half the dear nodes cost less per token than all of them; half
+            // the cheap fast ones cost more.
+            if (p.type == "H100-SXM")
+                QVERIFY(row.cost.perMillionTokens > wholeKey);
+            else
+                QVERIFY(row.cost.perMillionTokens < wholeKey);
+        } else if (row.part.size() > 1) {
+            together = &row;
+        }
+    }
+    QVERIFY(together);
+    QCOMPARE(together->part, (std::vector<NodeChoice::PartNodes>{{"A100-80GB", 1, 2}, {"V100-32GB", 1, 2}}));
+    QCOMPARE(together->left, (std::vector<std::string>{"n4", "n5"}));
+    QCOMPARE(together->gpus, 16);
+    QCOMPARE(NodeChoice::keptText(*together), std::string("A100-80GB 1/2 nodes + H100-SXM + V100-32GB 1/2 nodes"));
+}
+
+void TestNodeChoice::timeLimitBoundsTheChoices()
+{
+    SearchRequest req = dearSlowTypes();
+    const SearchResult r = SearchEngine::run(req);
+    QVERIFY(r.error.empty());
+    // A limit spent before the first choice: every choice but the whole
+    // cluster (the search already made) is named as not searched.
+    req.options.timeLimitS = 1e-9;
+    const NodeChoice::Result c = NodeChoice::run(req, r, {});
+    QCOMPARE(c.rows.size(), std::size_t(10));  // no count gained, so no row of counts together
+    QCOMPARE(c.notSearched, std::size_t(9));
+    for (const auto& row : c.rows)
+        QCOMPARE(row.error.empty(), row.whole);
+    QCOMPARE(QString::fromStdString(c.rows.back().error), QString(NodeChoice::timeRanOut));
 }
 
 QTEST_GUILESS_MAIN(TestNodeChoice)
