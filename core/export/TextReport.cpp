@@ -25,6 +25,21 @@ std::string countText(std::uint64_t n)
     return n == std::numeric_limits<std::uint64_t>::max() ? std::string("more than 1.8e19") : std::to_string(n);
 }
 
+// For the report's prose: exact below ten billion, beyond "about 1.0e18"
+// (nobody reads nineteen digits); --stats keeps the exact count.
+std::string readableCount(std::uint64_t n)
+{
+    if (n < 10000000000ULL || n == std::numeric_limits<std::uint64_t>::max())
+        return countText(n);
+    int exponent = 0;
+    double mantissa = static_cast<double>(n);
+    while (mantissa >= 9.95) {
+        mantissa /= 10;
+        ++exponent;
+    }
+    return "about " + Text::fmt("%.1f", mantissa) + "e" + std::to_string(exponent);
+}
+
 // "TP=4 PP=2 DP=1 mbs=1", or for a per-mesh plan
 // "PP=3 meshes A100 TP 4 x DP 1, mbs 2 | V100 TP 8 x DP 2, mbs 1".
 std::string shapeWords(const Plan& p)
@@ -175,7 +190,7 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
     else if (r.profileUsed == WeightProfile::Balanced)
         out += ", picks " + r.profileReason + "; Phi under the default weights";
     out += "\nReferences (medians of "
-        + (r.referencesOf.empty() ? countText(r.stats.feasible) + " feasible plans" : r.referencesOf)
+        + (r.referencesOf.empty() ? readableCount(r.stats.feasible) + " feasible plans" : r.referencesOf)
         + "): T=" + Text::fmt("%.1f", r.references.time)
         + (perToken(r) ? " ms per " + std::to_string(r.perTokenSeqLen) + "-token-sequence iteration"
                        : std::string(" ms"))

@@ -267,6 +267,17 @@ void TestPerMeshPlans::saturatedCountSaysSo()
     QVERIFY(text.find("18446744073709551615") == std::string::npos);
     r.stats.feasible = 1234;
     QVERIFY(TextReport::stats(r).find("feasible candidates 1234") != std::string::npos);
+    // The report's references line rounds what nobody reads digit by digit;
+    // --stats keeps it exact.
+    const Problem problem = problemOf(request(MeshMode::PerType));
+    r.stats.feasible = 1000504951199858398ULL;
+    const std::string table = TextReport::table(problem, r, 0);
+    QVERIFY2(table.find("(medians of about 1.0e18 feasible plans)") != std::string::npos, table.c_str());
+    QVERIFY(TextReport::stats(r).find("feasible candidates 1000504951199858398") != std::string::npos);
+    r.stats.feasible = 9960000000000ULL;  // 9.96e12 rounds up to 1.0e13
+    QVERIFY(TextReport::table(problem, r, 0).find("(medians of about 1.0e13 feasible plans)") != std::string::npos);
+    r.stats.feasible = 9999999999ULL;
+    QVERIFY(TextReport::table(problem, r, 0).find("(medians of 9999999999 feasible plans)") != std::string::npos);
     // Counts of pruned candidates and the rate saturate with it.
     r.stats.feasible = std::numeric_limits<std::uint64_t>::max();
     r.stats.prunedByRule["rule 2: memory (candidates that fit nowhere)"] = std::numeric_limits<std::uint64_t>::max();
