@@ -123,6 +123,11 @@ void NodeChoicePanel::setBusy()
     summary_->setText(tr("Searching each choice of nodes…"));
 }
 
+void NodeChoicePanel::setProgress(std::size_t done, std::size_t total)
+{
+    summary_->setText(tr("Searching each choice of nodes: %1 of %2 searched…").arg(done).arg(total));
+}
+
 void NodeChoicePanel::request() { emit compareRequested(); }
 
 void NodeChoicePanel::setOutcome(const NodeChoice::Result& r)

@@ -29,6 +29,8 @@ public:
     void setReady();  // a search finished: the button is live
     NodeChoice::Options options() const;
     void setBusy();
+    // `done` of `total` choices searched so far.
+    void setProgress(std::size_t done, std::size_t total);
     void setOutcome(const NodeChoice::Result& outcome);
     int rows() const;
     QString rowText(int row) const;

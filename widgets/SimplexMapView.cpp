@@ -47,7 +47,9 @@ SimplexMapView::Mapped SimplexMapView::mapOf(const SearchResult& r)
 {
     Mapped out;
     try {
-        out.map = SearchReport::of({}, r, SearchFollowUps{.simplex = true}).simplex;
+        SearchFollowUps asked;
+        asked.simplex = true;
+        out.map = SearchReport::of({}, r, asked).simplex;
         if (!out.map)
             out.whyNone = r.error.empty() ? "the search kept no plan" : r.error;
     } catch (const std::invalid_argument& e) {

@@ -69,7 +69,10 @@ void replanOffThread(JobTracker& jobs, Job job, const SearchController& controll
         request.store = std::make_shared<PredictionStore>(*request.store);
     const std::shared_ptr<const SearchResult> result = controller.lastResultShared();
     jobs.start(
-        job, [request = std::move(request), result, run](const JobTracker::Ticket&) { return run(request, *result); },
+        job,
+        [request = std::move(request), result, run](const JobTracker::Ticket& ticket) {
+            return run(request, *result, ticket);
+        },
         show);
 }
 
@@ -318,7 +321,7 @@ void MainWindow::runNodeLoss()
     nodeLoss_->setBusy();
     replanOffThread(
         *jobs_, Job::NodeLoss, *controller_,
-        [options](const SearchRequest& r, const SearchResult& res) {
+        [options](const SearchRequest& r, const SearchResult& res, const JobTracker::Ticket&) {
             SearchFollowUps asked;
             asked.nodeLoss = true;
             asked.nodeLossOptions = options;
@@ -336,11 +339,19 @@ void MainWindow::runNodeChoice()
     nodeChoice_->setBusy();
     replanOffThread(
         *jobs_, Job::NodeChoice, *controller_,
-        [options](const SearchRequest& r, const SearchResult& res) {
-            SearchFollowUps asked;
-            asked.chooseNodes = true;
-            asked.choice = options;
-            return SearchReport::of(r, res, asked).choice.value_or(NodeChoice::Result{});
+        [this, options](const SearchRequest& r, const SearchResult& res, const JobTracker::Ticket& ticket) {
+            // Each choice is a whole search: say how far it got, and stop
+            // when a later request makes the job stale.
+            auto progress = [this, generation = ticket.generation](std::size_t done, std::size_t total) {
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, generation, done, total] {
+                        if (jobs_->isCurrent(Job::NodeChoice, generation))
+                            nodeChoice_->setProgress(done, total);
+                    },
+                    Qt::QueuedConnection);
+            };
+            return NodeChoice::run(r, res, options, progress, [cancel = ticket.cancel] { return cancel->load(); });
         },
         [this](const NodeChoice::Result& out) { nodeChoice_->setOutcome(out); });
 }

@@ -25,8 +25,13 @@ SearchReport SearchReport::of(const SearchRequest& request, const SearchResult& 
             whatIf.timeLimitS = std::max(0.05, request.options.timeLimitS - result.stats.wallS);
         out.whatIf = BandwidthWhatIf::run(request, result, asked.scenarios, whatIf);
     }
-    if (planned && asked.chooseNodes)
-        out.choice = NodeChoice::run(request, result, asked.choice);
+    if (planned && asked.chooseNodes) {
+        // As the what-if: the choices get what the search left of --time-limit.
+        SearchRequest again = request;
+        if (request.options.timeLimitS > 0)
+            again.options.timeLimitS = std::max(0.05, request.options.timeLimitS - result.stats.wallS);
+        out.choice = NodeChoice::run(again, result, asked.choice);
+    }
     if (planned && asked.nodeLoss)
         out.nodeLoss = NodeLossWhatIf::run(request, result, asked.nodeLossOptions);
     if (asked.whyNot)

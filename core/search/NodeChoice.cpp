@@ -95,18 +95,19 @@ std::vector<std::vector<int>> nodesByType(const Cluster& cluster)
 
 // The row's plan: the search's own on the whole cluster, else a search of
 // the nodes it keeps, with at most `left` seconds (infinite: no limit).
-void planRow(const SearchRequest& request, const SearchResult& result, const std::vector<int>& leave, double left,
-             NodeChoice::Row& row)
+// False when `cancelled` stopped the search.
+bool planRow(const SearchRequest& request, const SearchResult& result, const std::vector<int>& leave, double left,
+             const NodeChoice::Cancel& cancelled, NodeChoice::Row& row)
 {
     const Cluster& cluster = request.problem.cluster;
     if (row.whole) {
         row.plan = result.best.front();
         row.cost = PlanCost::of(cluster, row.plan);
-        return;
+        return true;
     }
     if (left <= 0) {
         row.error = NodeChoice::timeRanOut;
-        return;
+        return true;
     }
     Cluster part = cluster.withoutNodes(leave);
     SearchRequest again = replanRequest(request, part);
@@ -114,13 +115,46 @@ void planRow(const SearchRequest& request, const SearchResult& result, const std
         again.options.meshSkeletons = NodeChoice::meshSkeletons;
     if (std::isfinite(left))
         again.options.timeLimitS = std::max(0.05, left);
-    const SearchResult r = SearchEngine::run(std::move(again));
+    const SearchResult r = SearchEngine::run(std::move(again), {}, cancelled);
+    if (r.cancelled)
+        return false;
     if (r.best.empty()) {
         row.error = r.error.empty() ? std::string("no plan fits") : r.error;
     } else {
         row.plan = r.best.front();
         row.cost = PlanCost::of(part, row.plan);
     }
+    return true;
+}
+
+// One choice of nodes: those it leaves out (sorted), the types of which it
+// keeps only some nodes, and for a count of one type, that type.
+struct Choice {
+    std::vector<int> leave;
+    std::vector<NodeChoice::PartNodes> part;
+    int countOf = -1;
+};
+
+// The sets of types, then the counts of each type, in that order.
+std::vector<Choice> choicesOf(const Cluster& cluster)
+{
+    std::vector<Choice> out;
+    for (unsigned mask : typeSets(static_cast<int>(cluster.types().size()))) {
+        Choice c{leftByTypes(cluster, mask), {}, -1};
+        if (c.leave.size() < cluster.nodes().size())  // else every node holds a type left out
+            out.push_back(std::move(c));
+    }
+    const auto byType = nodesByType(cluster);
+    for (std::size_t t = 0; t < byType.size(); ++t) {
+        const auto& nodes = byType[t];
+        const int n = static_cast<int>(nodes.size());
+        for (int kept : NodeChoice::keptCounts(n)) {
+            Choice c{{nodes.begin() + kept, nodes.end()}, {{cluster.types()[t].name, kept, n}}, static_cast<int>(t)};
+            std::sort(c.leave.begin(), c.leave.end());
+            out.push_back(std::move(c));
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -153,7 +187,8 @@ std::string NodeChoice::keptText(const Row& row, const char* separator)
     return Text::join(parts, separator);
 }
 
-NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchResult& result, const Options& options)
+NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchResult& result, const Options& options,
+                                   const Progress& progress, const Cancel& cancelled)
 {
     Result out;
     const Cluster& cluster = request.problem.cluster;
@@ -170,16 +205,27 @@ NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchRes
             return r.cost.perMillionTokens >= 0 ? r.cost.perMillionTokens : std::numeric_limits<double>::max();
         return -r.cost.tokensPerS;
     };
-    // Plans the row, applies the limits and keeps it unless they drop it;
-    // returns its rank key (infinite when it has no plan or was dropped).
     const auto start = std::chrono::steady_clock::now();
     const double budget = request.options.timeLimitS;
     auto left = [&] {
         return budget <= 0 ? std::numeric_limits<double>::infinity()
                            : budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
-    auto add = [&](Row row, const std::vector<int>& leave) {
-        planRow(request, result, leave, left(), row);
+    std::vector<Choice> choices = choicesOf(cluster);
+    std::size_t done = 0;
+    // Plans the choice, applies the limits and keeps its row unless they
+    // drop it; its rank key (infinite without a plan or when dropped). False
+    // when cancelled.
+    auto add = [&](const Choice& c, double& rankKey) {
+        rankKey = std::numeric_limits<double>::infinity();
+        if (cancelled && cancelled())
+            return false;
+        Row row = rowLeaving(cluster, c.leave);
+        row.part = c.part;
+        if (!planRow(request, result, c.leave, left(), cancelled, row))
+            return false;
+        if (progress)
+            progress(++done, choices.size());
         if (row.error == timeRanOut)
             ++out.notSearched;
         if (row.error.empty()) {
@@ -189,58 +235,44 @@ NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchRes
             row.meetsLimits = !tooDear && !tooSlow;
             if (!row.meetsLimits && !row.whole) {
                 ++out.dropped;
-                return std::numeric_limits<double>::infinity();
+                return true;
             }
         }
-        const double k = row.meetsLimits ? key(row) : std::numeric_limits<double>::infinity();
+        rankKey = row.meetsLimits ? key(row) : std::numeric_limits<double>::infinity();
         out.rows.push_back(std::move(row));
-        return k;
+        return true;
     };
 
+    // Per type, the best count that beats the whole cluster; those of every
+    // type that gained are searched together last.
     double wholeKey = std::numeric_limits<double>::infinity();
-    for (unsigned mask : typeSets(static_cast<int>(cluster.types().size()))) {
-        const std::vector<int> leave = leftByTypes(cluster, mask);
-        Row row = rowLeaving(cluster, leave);
-        if (row.gpus == 0)
-            continue;  // every node holds a type left out
-        const bool whole = row.whole;
-        const double k = add(std::move(row), leave);
-        if (whole)
+    std::vector<std::pair<double, const Choice*>> bestCount(cluster.types().size(), {0.0, nullptr});
+    for (const Choice& c : choices) {
+        double k = 0;
+        if (!add(c, k)) {
+            out.cancelled = true;
+            break;
+        }
+        if (c.leave.empty())
             wholeKey = k;
+        if (c.countOf < 0 || k >= wholeKey)
+            continue;
+        auto& best = bestCount[static_cast<std::size_t>(c.countOf)];
+        if (!best.second || k < best.first)
+            best = {k, &c};
     }
-
-    // Some nodes of one type left out; per type the best count that beats
-    // the whole cluster, whose nodes left out the last row joins.
-    const auto byType = nodesByType(cluster);
-    std::vector<int> together;
-    std::vector<PartNodes> togetherPart;
-    for (std::size_t t = 0; t < byType.size(); ++t) {
-        const auto& nodes = byType[t];
-        const int n = static_cast<int>(nodes.size());
-        double bestKey = wholeKey;
-        int bestKept = n;
-        for (int kept : keptCounts(n)) {
-            std::vector<int> leave(nodes.begin() + kept, nodes.end());
-            std::sort(leave.begin(), leave.end());
-            Row row = rowLeaving(cluster, leave);
-            row.part = {{cluster.types()[t].name, kept, n}};
-            const double k = add(std::move(row), leave);
-            if (k < bestKey) {
-                bestKey = k;
-                bestKept = kept;
-            }
+    Choice together;
+    for (const auto& [k, c] : bestCount)
+        if (c) {
+            together.leave.insert(together.leave.end(), c->leave.begin(), c->leave.end());
+            together.part.push_back(c->part.front());
         }
-        if (bestKept < n) {
-            together.insert(together.end(), nodes.begin() + bestKept, nodes.end());
-            togetherPart.push_back({cluster.types()[t].name, bestKept, n});
-        }
-    }
-    if (togetherPart.size() >= 2) {
-        std::sort(together.begin(), together.end());
-        together.erase(std::unique(together.begin(), together.end()), together.end());
-        Row row = rowLeaving(cluster, together);
-        row.part = togetherPart;
-        add(std::move(row), together);
+    if (!out.cancelled && together.part.size() >= 2) {
+        std::sort(together.leave.begin(), together.leave.end());
+        together.leave.erase(std::unique(together.leave.begin(), together.leave.end()), together.leave.end());
+        choices.push_back(together);
+        double k = 0;
+        out.cancelled = !add(choices.back(), k);
     }
     std::stable_sort(out.rows.begin(), out.rows.end(), [&](const Row& a, const Row& b) { return key(a) < key(b); });
     return out;

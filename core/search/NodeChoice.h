@@ -3,6 +3,7 @@
 #include "search/PlanCost.h"
 #include "search/SearchResult.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,7 @@ struct NodeChoice {
         std::size_t dropped = 0;  // rows the limits dropped (the whole cluster's row stays, marked)
         bool pricesKnown = false;  // every GPU type of the cluster has a price
         std::size_t notSearched = 0;  // choices the time limit left out (their rows say so)
+        bool cancelled = false;  // stopped by the caller: the rows searched so far
         std::string error;
     };
 
@@ -61,8 +63,15 @@ struct NodeChoice {
     static constexpr const char* timeRanOut = "not searched: the time limit (--time-limit) ran out";
 
     // `result`: the nominal search of `request` (its plan 1 is the whole-cluster
-    // row). The request's --time-limit bounds all the choices' searches together.
-    static Result run(const SearchRequest& request, const SearchResult& result, const Options& options);
+    // row). The request's --time-limit bounds all the choices' searches
+    // together (SearchReport hands it what the search left).
+    // `progress(done, total)` after each choice, from the calling thread
+    // (total grows by one when the gaining counts are searched together);
+    // `cancelled` is polled before each choice and inside its search.
+    using Progress = std::function<void(std::size_t done, std::size_t total)>;
+    using Cancel = std::function<bool()>;
+    static Result run(const SearchRequest& request, const SearchResult& result, const Options& options,
+                      const Progress& progress = {}, const Cancel& cancelled = {});
     static bool parseRank(const std::string& text, Rank& out);
     // The node counts a type of n nodes is searched with, most first: every
     // k in [1, n - 1] up to n = 7; beyond, n - 1, n - 2, the largest power

@@ -28,6 +28,7 @@ private slots:
     void keptCounts();
     void someNodesOfATypeLeftOut();
     void timeLimitBoundsTheChoices();
+    void progressAndCancel();
 };
 
 namespace {
@@ -287,6 +288,25 @@ void TestNodeChoice::timeLimitBoundsTheChoices()
     for (const auto& row : c.rows)
         QCOMPARE(row.error.empty(), row.whole);
     QCOMPARE(QString::fromStdString(c.rows.back().error), QString(NodeChoice::timeRanOut));
+}
+
+void TestNodeChoice::progressAndCancel()
+{
+    const SearchRequest req = request(cluster(slow3()));
+    const SearchResult r = SearchEngine::run(req);
+    QVERIFY(r.error.empty());
+    // Three sets of types and one H100 count: four choices, each reported.
+    std::vector<std::pair<std::size_t, std::size_t>> calls;
+    const NodeChoice::Result all
+        = NodeChoice::run(req, r, {}, [&](std::size_t done, std::size_t total) { calls.emplace_back(done, total); });
+    QVERIFY(!all.cancelled);
+    QCOMPARE(calls, (std::vector<std::pair<std::size_t, std::size_t>>{{1, 4}, {2, 4}, {3, 4}, {4, 4}}));
+    // Cancelled after two choices: their rows, and it says so.
+    std::size_t done = 0;
+    const NodeChoice::Result part = NodeChoice::run(
+        req, r, {}, [&](std::size_t d, std::size_t) { done = d; }, [&] { return done >= 2; });
+    QVERIFY(part.cancelled);
+    QCOMPARE(part.rows.size(), std::size_t(2));
 }
 
 QTEST_GUILESS_MAIN(TestNodeChoice)

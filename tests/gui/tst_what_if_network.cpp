@@ -2,15 +2,21 @@
 // kind of link of the searched cluster; moving one re-times the search's
 // plans on the scaled network off the GUI thread and shows plan 1's time
 // there and the best plans re-ranked, the same numbers BandwidthWhatIf gives
-// the CLI; a row click selects that plan everywhere.
+// the CLI; a row click selects that plan everywhere. Below it, choosing nodes
+// reports its progress and lists every choice.
 #include "TestWindow.h"
 
 #include "BandwidthWhatIfPanel.h"
+#include "NodeChoicePanel.h"
+#include "TestPaths.h"
 #include "SearchController.h"
 #include "search/BandwidthWhatIf.h"
+#include "search/NodeChoice.h"
 
 #include <QSignalSpy>
+#include <QRegularExpression>
 #include <QTableWidget>
+#include <QTimer>
 #include <QtTest>
 
 using namespace memx;
@@ -21,6 +27,7 @@ class TestWhatIfNetwork : public QObject {
 private slots:
     void slidersFollowTheSearchedCluster();
     void movingASliderReRanks();
+    void choosingNodesReportsEachChoice();
 };
 
 void TestWhatIfNetwork::slidersFollowTheSearchedCluster()
@@ -81,6 +88,37 @@ void TestWhatIfNetwork::movingASliderReRanks()
     }
     QVERIFY(panel->scales().empty());
     QTRY_VERIFY_WITH_TIMEOUT(panel->summaryText().contains(QStringLiteral("(<b>+0.0%</b>)")), 30000);
+}
+
+// "Compare node choices" below node loss: off the GUI thread, it says how
+// many choices it has searched, then lists every choice (here both types,
+// H100 only, A100 only, one of the two A100 nodes), as NodeChoice does.
+void TestWhatIfNetwork::choosingNodesReportsEachChoice()
+{
+    MainWindow w(quietOptions());
+    QString error;
+    QVERIFY2(w.openProject(QString::fromStdString(sampleCluster("projects/uneven-h100-a100-priced.memx")), &error),
+             qPrintable(error));
+    QVERIFY(runAndWait(w));
+    NodeChoicePanel* panel = w.nodeChoicePanel();
+    QStringList seen;
+    QTimer watch;
+    QObject::connect(&watch, &QTimer::timeout, [&] {
+        if (!seen.contains(panel->summaryText()))
+            seen << panel->summaryText();
+    });
+    watch.start(1);
+    panel->request();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->rows() == 4, 60000);
+    watch.stop();
+    // The last progress line may be replaced before the timer sees it; the
+    // first ones cannot all be.
+    QVERIFY2(!seen.filter(QRegularExpression(R"(^Searching each choice of nodes: [1-3] of 4 searched)")).isEmpty(),
+             qPrintable(seen.join('\n')));
+    int partly = 0;
+    for (int i = 0; i < panel->rows(); ++i)
+        partly += panel->rowText(i).contains("A100-40GB 1/2 nodes + H100-SXM (12 GPUs)\nleaves out a100x2");
+    QCOMPARE(partly, 1);
 }
 
 QTEST_MAIN(TestWhatIfNetwork)
