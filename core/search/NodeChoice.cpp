@@ -187,6 +187,49 @@ std::string NodeChoice::keptText(const Row& row, const char* separator)
     return Text::join(parts, separator);
 }
 
+namespace {
+
+// Lower ranks first: no plan last; by cost, unknown costs after known ones.
+double rankKey(const NodeChoice::Row& r, NodeChoice::Rank rank)
+{
+    if (!r.error.empty())
+        return std::numeric_limits<double>::infinity();
+    if (rank == NodeChoice::Rank::Cost)
+        return r.cost.perMillionTokens >= 0 ? r.cost.perMillionTokens : std::numeric_limits<double>::max();
+    return -r.cost.tokensPerS;
+}
+
+// Marks whether a planned row meets the limits; false when it is to be
+// dropped (the whole cluster's row never is).
+bool keptByLimits(NodeChoice::Row& row, const NodeChoice::Options& o)
+{
+    if (!row.error.empty())
+        return true;
+    const bool tooDear = o.maxCostPerHour >= 0 && (row.cost.perHour < 0 || row.cost.perHour > o.maxCostPerHour);
+    const bool tooSlow = o.minTokensPerS >= 0 && row.cost.tokensPerS < o.minTokensPerS;
+    row.meetsLimits = !tooDear && !tooSlow;
+    return row.meetsLimits || row.whole;
+}
+
+// The best counts of the types that gained, together (its leave empty when
+// fewer than two did).
+Choice together(const std::vector<std::pair<double, const Choice*>>& bestCount)
+{
+    Choice out;
+    for (const auto& [k, c] : bestCount)
+        if (c) {
+            out.leave.insert(out.leave.end(), c->leave.begin(), c->leave.end());
+            out.part.push_back(c->part.front());
+        }
+    if (out.part.size() < 2)
+        return {};
+    std::sort(out.leave.begin(), out.leave.end());
+    out.leave.erase(std::unique(out.leave.begin(), out.leave.end()), out.leave.end());
+    return out;
+}
+
+}  // namespace
+
 NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchResult& result, const Options& options,
                                    const Progress& progress, const Cancel& cancelled)
 {
@@ -198,13 +241,6 @@ NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchRes
         out.error = "the search found no plan on the whole cluster";
         return out;
     }
-    auto key = [&](const Row& r) {
-        if (!r.error.empty())
-            return std::numeric_limits<double>::infinity();
-        if (options.rank == Rank::Cost)
-            return r.cost.perMillionTokens >= 0 ? r.cost.perMillionTokens : std::numeric_limits<double>::max();
-        return -r.cost.tokensPerS;
-    };
     const auto start = std::chrono::steady_clock::now();
     const double budget = request.options.timeLimitS;
     auto left = [&] {
@@ -213,11 +249,10 @@ NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchRes
     };
     std::vector<Choice> choices = choicesOf(cluster);
     std::size_t done = 0;
-    // Plans the choice, applies the limits and keeps its row unless they
-    // drop it; its rank key (infinite without a plan or when dropped). False
-    // when cancelled.
-    auto add = [&](const Choice& c, double& rankKey) {
-        rankKey = std::numeric_limits<double>::infinity();
+    // Plans the choice and keeps its row unless the limits drop it; its rank
+    // key (infinite without a plan or when dropped). False when cancelled.
+    auto add = [&](const Choice& c, double& key) {
+        key = std::numeric_limits<double>::infinity();
         if (cancelled && cancelled())
             return false;
         Row row = rowLeaving(cluster, c.leave);
@@ -226,19 +261,12 @@ NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchRes
             return false;
         if (progress)
             progress(++done, choices.size());
-        if (row.error == timeRanOut)
-            ++out.notSearched;
-        if (row.error.empty()) {
-            const bool tooDear
-                = options.maxCostPerHour >= 0 && (row.cost.perHour < 0 || row.cost.perHour > options.maxCostPerHour);
-            const bool tooSlow = options.minTokensPerS >= 0 && row.cost.tokensPerS < options.minTokensPerS;
-            row.meetsLimits = !tooDear && !tooSlow;
-            if (!row.meetsLimits && !row.whole) {
-                ++out.dropped;
-                return true;
-            }
+        out.notSearched += row.error == timeRanOut;
+        if (!keptByLimits(row, options)) {
+            ++out.dropped;
+            return true;
         }
-        rankKey = row.meetsLimits ? key(row) : std::numeric_limits<double>::infinity();
+        key = row.meetsLimits ? rankKey(row, options.rank) : std::numeric_limits<double>::infinity();
         out.rows.push_back(std::move(row));
         return true;
     };
@@ -261,20 +289,13 @@ NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchRes
         if (!best.second || k < best.first)
             best = {k, &c};
     }
-    Choice together;
-    for (const auto& [k, c] : bestCount)
-        if (c) {
-            together.leave.insert(together.leave.end(), c->leave.begin(), c->leave.end());
-            together.part.push_back(c->part.front());
-        }
-    if (!out.cancelled && together.part.size() >= 2) {
-        std::sort(together.leave.begin(), together.leave.end());
-        together.leave.erase(std::unique(together.leave.begin(), together.leave.end()), together.leave.end());
-        choices.push_back(together);
+    if (Choice both = together(bestCount); !out.cancelled && !both.part.empty()) {
+        choices.push_back(std::move(both));
         double k = 0;
         out.cancelled = !add(choices.back(), k);
     }
-    std::stable_sort(out.rows.begin(), out.rows.end(), [&](const Row& a, const Row& b) { return key(a) < key(b); });
+    std::stable_sort(out.rows.begin(), out.rows.end(),
+                     [&](const Row& a, const Row& b) { return rankKey(a, options.rank) < rankKey(b, options.rank); });
     return out;
 }
 
