@@ -177,7 +177,11 @@ std::string TextReport::table(const Problem& problem, const SearchResult& r, std
         out += "PART OF THE SPACE: " + r.spaceCut
             + ".\nThe plans below are the best of the part searched, not "
               "necessarily the best of the space (narrow it: --tp, --mbs, --max-pp, fewer GPU types, or --meshes "
-              "uniform).\n";
+              "uniform"
+            + std::string(r.spaceCut.find("per-type mesh skeletons capped") != std::string::npos
+                              ? "; or search more of it: --mesh-skeletons N, the time grows about in proportion"
+                              : "")
+            + ").\n";
     out += "MemX plan for " + problem.model.name + " on " + problem.cluster.name() + " ("
         + std::to_string(problem.cluster.deviceCount()) + " GPUs), global batch "
         + std::to_string(problem.setup.globalBatch) + ", predictor " + r.predictorName + "\n";

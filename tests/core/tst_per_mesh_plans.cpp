@@ -326,6 +326,11 @@ void TestPerMeshPlans::cappedSearchClaimsNoExactness()
     const std::string table = TextReport::table(problem, r, 3);
     QVERIFY2(table.find("PART OF THE SPACE: per-type mesh skeletons capped at 200000: 7 more") != std::string::npos,
              table.c_str());
+    QVERIFY2(table.find("search more of it: --mesh-skeletons N") != std::string::npos, table.c_str());
+    // A cut of the stage orders (uniform) is not helped by more skeletons.
+    r.spaceCut = "stage orders capped at 1000 for TP=1 DP=1 (later orders were not searched)";
+    QVERIFY(TextReport::table(problem, r, 3).find("--mesh-skeletons") == std::string::npos);
+    r.spaceCut = "per-type mesh skeletons capped at 200000: 7 more were not searched";
     const std::string stats = TextReport::stats(r);
     QVERIFY2(stats.find("(the best plans and fronts are exact)") == std::string::npos, stats.c_str());
     QVERIFY2(stats.find("exact over the skeletons searched") != std::string::npos, stats.c_str());
