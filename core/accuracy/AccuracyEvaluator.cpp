@@ -1,5 +1,6 @@
 #include "accuracy/AccuracyEvaluator.h"
 #include "io/Statistics.h"
+#include "io/NumericConstants.h"
 
 #include "measure/RunPlacement.h"
 
@@ -19,8 +20,6 @@
 namespace memx {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string typesOf(const MeasuredRun& run)
 {

@@ -1,4 +1,5 @@
 #include "accuracy/AccuracyMetrics.h"
+#include "io/NumericConstants.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +11,6 @@
 namespace memx {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void requireSameSize(std::size_t a, std::size_t b, const char* what)
 {

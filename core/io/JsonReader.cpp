@@ -15,7 +15,7 @@
 namespace memx {
 
 namespace {
-std::string formatNumber(double v)
+std::string jsonNumberText(double v)
 {
     std::ostringstream os;
     os << v;
@@ -272,7 +272,7 @@ double JsonReader::positive(const std::string& key) const
 {
     double v = number(key);
     if (!(v > 0))
-        fail("must be greater than 0 (got " + formatNumber(v) + ")", key);
+        fail("must be greater than 0 (got " + jsonNumberText(v) + ")", key);
     return v;
 }
 

@@ -1,4 +1,5 @@
 #include "search/BaselinePartitioner.h"
+#include "io/NumericConstants.h"
 
 #include "model/Recompute.h"
 #include "search/Skeleton.h"
@@ -14,7 +15,6 @@ namespace memx {
 namespace {
 
 constexpr int kNone = static_cast<int>(Recompute::None);
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // What one more layer costs a stage at level None (the first stage carries
 // the embedding and the last the output layer, so one layer alone would

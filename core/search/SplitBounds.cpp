@@ -1,4 +1,5 @@
 #include "search/SplitBounds.h"
+#include "io/NumericConstants.h"
 
 #include "predict/IterationComposer.h"
 
@@ -10,10 +11,6 @@
 namespace memx {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-// Bounds are lowered by this relative margin so that summing in another order
-// than the leaf does can never make a bound exceed the value it bounds.
-constexpr double kSlack = 1e-9;
 // Caps as multiples of the least possible bottleneck (memory peak): dense
 // near it, where good plans differ by a layer or two, then coarse.
 constexpr std::array<double, 16> kTimeSteps{1.003, 1.01, 1.02, 1.035, 1.05, 1.075, 1.1, 1.15,
@@ -260,7 +257,7 @@ double SplitBounds::varianceBound(const Programme& p, int stage, int unitsLeft, 
     // Values are centred, so sums of squares stay small; a relative slack
     // covers rounding.
     const double scale = std::max(1.0, std::abs(s2) + std::abs(p.gridMin[idx * K]));
-    return std::max(0.0, (best - 1e-9 * scale) / P_) * (1 - kSlack);
+    return std::max(0.0, (best - 1e-9 * scale) / P_) * (1 - kBoundSlack);
 }
 
 unsigned SplitBounds::classAlive(Programme& p, std::size_t idx, int stage, int unitsLeft, double maxT, double sumT,
@@ -277,7 +274,7 @@ unsigned SplitBounds::classAlive(Programme& p, std::size_t idx, int stage, int u
     b.timeMs
         = IterationComposer::iterationMs(bottleneck, sumT + p.minSumT[idx], sumHopMs_, microBatchCount_, virtualStages_,
                                          fixedMs_, std::max(maxPost, p.minMaxPost[idx]), pipelineScale_)
-        * timeScale_ * (1 - kSlack);
+        * timeScale_ * (1 - kBoundSlack);
     b.maxMemMiB = std::max({maxMem, p.minMaxMem[idx], p.lowerMemCap});
     // V last: sinks are monotone, so what dies with V = 0 dies with any V.
     unsigned alive = sink.aliveWithoutVariance(b, ask);

@@ -1,5 +1,6 @@
 #include "search/SplitSearch.h"
 #include "io/Statistics.h"
+#include "io/NumericConstants.h"
 
 #include "predict/IterationComposer.h"
 #include "search/BaselinePartitioner.h"
@@ -14,14 +15,10 @@
 namespace memx {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // Spacing of the V bound's grid of plan means (SplitBounds): 256 MiB, or
 // 0.4% of capacity for utilisation variance.
 constexpr double kMeanResolutionMiB = 256;
 constexpr double kMeanResolutionUtil = 0.004;
-// Bounds are lowered by this relative margin so that summing in another order
-// than the leaf does can never make a bound exceed the value it bounds.
-constexpr double kSlack = 1e-9;
 
 std::uint64_t mix64(std::uint64_t x)
 {
@@ -237,8 +234,8 @@ LeafBound SplitSearch::quickRootBound() const
     sumT = std::max(sumT, bottleneck);
     b.timeMs = IterationComposer::iterationMs(bottleneck, sumT, t_.sumHopMs, sk_.microBatchCount, step_, t_.fixedMs,
                                               post, t_.pipelineScale)
-        * sk_.timeScale * (1 - kSlack);
-    b.maxMemMiB = peak * (1 - kSlack);
+        * sk_.timeScale * (1 - kBoundSlack);
+    b.maxMemMiB = peak * (1 - kBoundSlack);
     return b;
 }
 
