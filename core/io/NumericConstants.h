@@ -5,7 +5,7 @@
 namespace memx {
 
 // Numbers the sources share (one definition each: the core folders compile
-// as unity batches in the sanitizer stage, where two would clash).
+// as unity batches, MEMX_UNITY, where two would clash).
 
 // "No bound yet" and "never".
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
