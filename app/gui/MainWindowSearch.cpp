@@ -321,11 +321,9 @@ void MainWindow::runNodeLoss()
     nodeLoss_->setBusy();
     replanOffThread(
         *jobs_, Job::NodeLoss, *controller_,
-        [options](const SearchRequest& r, const SearchResult& res, const JobTracker::Ticket&) {
-            SearchFollowUps asked;
-            asked.nodeLoss = true;
-            asked.nodeLossOptions = options;
-            return SearchReport::of(r, res, asked).nodeLoss.value_or(NodeLossWhatIf::Result{});
+        [options](const SearchRequest& r, const SearchResult& res, const JobTracker::Ticket& ticket) {
+            // A stale job stops instead of searching on (its outcome is never shown).
+            return NodeLossWhatIf::run(r, res, options, [cancel = ticket.cancel] { return cancel->load(); });
         },
         [this](const NodeLossWhatIf::Result& out) { nodeLoss_->setOutcome(out); });
 }

@@ -224,7 +224,7 @@ private:
 }  // namespace
 
 NodeLossWhatIf::Result NodeLossWhatIf::run(const SearchRequest& request, const SearchResult& result,
-                                           const Options& options)
+                                           const Options& options, const std::function<bool()>& cancelled)
 {
     Result out;
     out.which = options.which;
@@ -244,6 +244,10 @@ NodeLossWhatIf::Result NodeLossWhatIf::run(const SearchRequest& request, const S
 
     std::vector<Cluster> reduced;
     for (const std::vector<int>& nodes : scenarioNodes(cluster, options.which)) {
+        if (cancelled && cancelled()) {
+            out.cancelled = true;
+            return out;
+        }
         Scenario s;
         s.node = nodes.front();
         s.name = cluster.nodes()[static_cast<std::size_t>(s.node)].name;
@@ -252,7 +256,11 @@ NodeLossWhatIf::Result NodeLossWhatIf::run(const SearchRequest& request, const S
         s.gpus = listing(cluster, s.node);
         s.plan1Idle = !usesNode(cluster, plan1, s.node);
         reduced.push_back(cluster.withoutNodes({s.node}));
-        const SearchResult r = SearchEngine::run(replanRequest(request, reduced.back()));
+        const SearchResult r = SearchEngine::run(replanRequest(request, reduced.back()), {}, cancelled);
+        if (r.cancelled) {
+            out.cancelled = true;
+            return out;
+        }
         if (r.best.empty()) {
             s.error = r.error.empty() ? std::string("no plan fits") : r.error;
         } else {
@@ -264,6 +272,10 @@ NodeLossWhatIf::Result NodeLossWhatIf::run(const SearchRequest& request, const S
     }
     if (!options.robust)
         return out;
+    if (cancelled && cancelled()) {
+        out.cancelled = true;
+        return out;
+    }
     RobustRanking ranking(request, result, reduced, out);
     const std::vector<Plan> candidates = ranking.candidates(options.topK);
     out.candidates = candidates.size();

@@ -3,6 +3,7 @@
 #include "search/SearchResult.h"
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -66,9 +67,13 @@ struct NodeLossWhatIf {
         std::size_t candidates = 0;  // kept plans tried
         std::size_t cannotResume = 0;  // of them, left out
         std::string error;  // nothing could be said, and why
+        bool cancelled = false;  // stopped by the caller: the scenarios searched so far, no robust ranking
     };
 
-    static Result run(const SearchRequest& request, const SearchResult& result, const Options& options);
+    // `cancelled` is polled before each scenario and inside its search (the
+    // workbench drops a job a newer search made stale).
+    static Result run(const SearchRequest& request, const SearchResult& result, const Options& options,
+                      const std::function<bool()>& cancelled = {});
 
     // The scenarios' nodes: per scenario, the nodes whose loss it stands for
     // (the first one is removed). Exposed for tests.

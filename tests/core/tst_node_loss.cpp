@@ -29,6 +29,7 @@ private slots:
     void tokensPerSecondByHand();
     void losingFastGpusNeverHelps();
     void robustRankingByWorstTime();
+    void cancelStopsBetweenScenarios();
 };
 
 namespace {
@@ -234,6 +235,26 @@ void TestNodeLoss::robustRankingByWorstTime()
         // Phi is increasing in T: the worst case never ranks a plan better.
         QVERIFY(rp.worstPhi >= rp.plan.phi * (1 - 1e-12) || rp.worstMs < rp.plan.iterationMs);
     }
+}
+
+void TestNodeLoss::cancelStopsBetweenScenarios()
+{
+    const Cluster c = Cluster::fromJson(generated(3, {"H100-SXM", "H100-SXM", "T4"}), "slow3", GpuCatalog::builtin());
+    const SearchRequest req = request(c, 64);
+    const SearchResult r = SearchEngine::run(req);
+    NodeLossWhatIf::Options o;
+    o.robust = true;
+    // Cancelled before it starts: no scenario searched, no ranking, and it says so.
+    const NodeLossWhatIf::Result stopped = NodeLossWhatIf::run(req, r, o, [] { return true; });
+    QVERIFY(stopped.cancelled);
+    QVERIFY(stopped.scenarios.empty());
+    QVERIFY(stopped.robustPlans.empty());
+    // A predicate that never fires changes nothing: both scenarios (an H100
+    // node, the T4 node) and the robust ranking.
+    const NodeLossWhatIf::Result whole = NodeLossWhatIf::run(req, r, o, [] { return false; });
+    QVERIFY(!whole.cancelled);
+    QCOMPARE(whole.scenarios.size(), std::size_t(2));
+    QVERIFY(!whole.robustPlans.empty());
 }
 
 QTEST_GUILESS_MAIN(TestNodeLoss)
