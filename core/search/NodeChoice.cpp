@@ -1,5 +1,6 @@
 #include "search/NodeChoice.h"
 
+#include "io/NumericConstants.h"
 #include "io/Text.h"
 #include "search/Replan.h"
 #include "search/SearchEngine.h"
@@ -157,43 +158,11 @@ std::vector<Choice> choicesOf(const Cluster& cluster)
     return out;
 }
 
-}  // namespace
-
-std::vector<int> NodeChoice::keptCounts(int n)
-{
-    std::vector<int> k;
-    if (n <= 7) {
-        for (int i = n - 1; i >= 1; --i)
-            k.push_back(i);
-        return k;
-    }
-    int pow2 = 1;
-    while (pow2 * 2 < n)
-        pow2 *= 2;
-    k = {n - 1, n - 2, pow2, 3 * n / 4, n / 2, n / 4, 1};
-    std::sort(k.begin(), k.end(), std::greater<>());
-    k.erase(std::unique(k.begin(), k.end()), k.end());
-    return k;
-}
-
-std::string NodeChoice::keptText(const Row& row, const char* separator)
-{
-    std::vector<std::string> parts;
-    for (const auto& type : row.types) {
-        auto p = std::find_if(row.part.begin(), row.part.end(), [&](const PartNodes& x) { return x.type == type; });
-        parts.push_back(
-            p == row.part.end() ? type : type + " " + std::to_string(p->kept) + "/" + std::to_string(p->of) + " nodes");
-    }
-    return Text::join(parts, separator);
-}
-
-namespace {
-
 // Lower ranks first: no plan last; by cost, unknown costs after known ones.
 double rankKey(const NodeChoice::Row& r, NodeChoice::Rank rank)
 {
     if (!r.error.empty())
-        return std::numeric_limits<double>::infinity();
+        return kInf;
     if (rank == NodeChoice::Rank::Cost)
         return r.cost.perMillionTokens >= 0 ? r.cost.perMillionTokens : std::numeric_limits<double>::max();
     return -r.cost.tokensPerS;
@@ -230,6 +199,34 @@ Choice together(const std::vector<std::pair<double, const Choice*>>& bestCount)
 
 }  // namespace
 
+std::vector<int> NodeChoice::keptCounts(int n)
+{
+    std::vector<int> k;
+    if (n <= 7) {
+        for (int i = n - 1; i >= 1; --i)
+            k.push_back(i);
+        return k;
+    }
+    int pow2 = 1;
+    while (pow2 * 2 < n)
+        pow2 *= 2;
+    k = {n - 1, n - 2, pow2, 3 * n / 4, n / 2, n / 4, 1};
+    std::sort(k.begin(), k.end(), std::greater<>());
+    k.erase(std::unique(k.begin(), k.end()), k.end());
+    return k;
+}
+
+std::string NodeChoice::keptText(const Row& row, const char* separator)
+{
+    std::vector<std::string> parts;
+    for (const auto& type : row.types) {
+        auto p = std::find_if(row.part.begin(), row.part.end(), [&](const PartNodes& x) { return x.type == type; });
+        parts.push_back(
+            p == row.part.end() ? type : type + " " + std::to_string(p->kept) + "/" + std::to_string(p->of) + " nodes");
+    }
+    return Text::join(parts, separator);
+}
+
 NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchResult& result, const Options& options,
                                    const Progress& progress, const Cancel& cancelled)
 {
@@ -244,7 +241,7 @@ NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchRes
     const auto start = std::chrono::steady_clock::now();
     const double budget = request.options.timeLimitS;
     auto left = [&] {
-        return budget <= 0 ? std::numeric_limits<double>::infinity()
+        return budget <= 0 ? kInf
                            : budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
     std::vector<Choice> choices = choicesOf(cluster);
@@ -252,7 +249,7 @@ NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchRes
     // Plans the choice and keeps its row unless the limits drop it; its rank
     // key (infinite without a plan or when dropped). False when cancelled.
     auto add = [&](const Choice& c, double& key) {
-        key = std::numeric_limits<double>::infinity();
+        key = kInf;
         if (cancelled && cancelled())
             return false;
         Row row = rowLeaving(cluster, c.leave);
@@ -266,14 +263,14 @@ NodeChoice::Result NodeChoice::run(const SearchRequest& request, const SearchRes
             ++out.dropped;
             return true;
         }
-        key = row.meetsLimits ? rankKey(row, options.rank) : std::numeric_limits<double>::infinity();
+        key = row.meetsLimits ? rankKey(row, options.rank) : kInf;
         out.rows.push_back(std::move(row));
         return true;
     };
 
     // Per type, the best count that beats the whole cluster; those of every
     // type that gained are searched together last.
-    double wholeKey = std::numeric_limits<double>::infinity();
+    double wholeKey = kInf;
     std::vector<std::pair<double, const Choice*>> bestCount(cluster.types().size(), {0.0, nullptr});
     for (const Choice& c : choices) {
         double k = 0;

@@ -71,6 +71,12 @@ SearchRequest request(Cluster cluster, int gbs)
     return req;
 }
 
+// n0, n1: 8 x H100-SXM; n2: 8 x T4.
+Cluster slow3()
+{
+    return Cluster::fromJson(generated(3, {"H100-SXM", "H100-SXM", "T4"}), "slow3", GpuCatalog::builtin());
+}
+
 }  // namespace
 
 void TestNodeLoss::withoutNodesRenumbers()
@@ -184,7 +190,7 @@ void TestNodeLoss::losingFastGpusNeverHelps()
 {
     // Two H100 nodes and a T4 node: without an H100 node the job has half
     // its fast GPUs; without the T4 node it loses at most GPUs it may not use.
-    const Cluster c = Cluster::fromJson(generated(3, {"H100-SXM", "H100-SXM", "T4"}), "slow3", GpuCatalog::builtin());
+    const Cluster c = slow3();
     const SearchRequest req = request(c, 64);
     const SearchResult r = SearchEngine::run(req);
     QVERIFY(r.error.empty());
@@ -208,7 +214,7 @@ void TestNodeLoss::losingFastGpusNeverHelps()
 
 void TestNodeLoss::robustRankingByWorstTime()
 {
-    const Cluster c = Cluster::fromJson(generated(3, {"H100-SXM", "H100-SXM", "T4"}), "slow3", GpuCatalog::builtin());
+    const Cluster c = slow3();
     const SearchRequest req = request(c, 64);
     const SearchResult r = SearchEngine::run(req);
     NodeLossWhatIf::Options o;
@@ -239,7 +245,7 @@ void TestNodeLoss::robustRankingByWorstTime()
 
 void TestNodeLoss::cancelStopsBetweenScenarios()
 {
-    const Cluster c = Cluster::fromJson(generated(3, {"H100-SXM", "H100-SXM", "T4"}), "slow3", GpuCatalog::builtin());
+    const Cluster c = slow3();
     const SearchRequest req = request(c, 64);
     const SearchResult r = SearchEngine::run(req);
     NodeLossWhatIf::Options o;
