@@ -16,9 +16,11 @@
 #include <QStandardPaths>
 #include <QStringList>
 #include <QTemporaryDir>
-#include <QTest>
+#include "TestMain.h"
 
 #include <memory>
+
+namespace tst_cli {
 
 namespace {
 
@@ -1590,5 +1592,7 @@ void TestCli::keepIsCappedByItsMemory()
     QVERIFY(QFileInfo::exists(json));
 }
 
-QTEST_GUILESS_MAIN(TestCli)
+MEMX_TEST_GUILESS_MAIN(TestCli)
+}  // namespace tst_cli
+
 #include "tst_cli.moc"

@@ -13,7 +13,9 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
-#include <QTest>
+#include "TestMain.h"
+
+namespace tst_cli_export {
 
 namespace {
 
@@ -243,5 +245,7 @@ void TestCliExport::badInput()
         QVERIFY2(r.err.contains(QFileInfo(file).fileName()), qPrintable(describe(args, r)));  // names the file
 }
 
-QTEST_APPLESS_MAIN(TestCliExport)
+MEMX_TEST_APPLESS_MAIN(TestCliExport)
+}  // namespace tst_cli_export
+
 #include "tst_cli_export.moc"

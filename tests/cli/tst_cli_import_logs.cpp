@@ -9,7 +9,9 @@
 
 #include <QRegularExpression>
 #include <QTemporaryDir>
-#include <QTest>
+#include "TestMain.h"
+
+namespace tst_cli_import_logs {
 
 using memx::Measurement;
 using memx::MeasurementCsv;
@@ -339,5 +341,7 @@ void TestCliImportLogs::helpNamesExitCodes()
         QVERIFY2(r.out.contains(option), option);
 }
 
-QTEST_GUILESS_MAIN(TestCliImportLogs)
+MEMX_TEST_GUILESS_MAIN(TestCliImportLogs)
+}  // namespace tst_cli_import_logs
+
 #include "tst_cli_import_logs.moc"

@@ -16,12 +16,14 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <initializer_list>
 #include <csignal>
 #include <unistd.h>
+
+namespace tst_cli_interrupt {
 
 using namespace memx::test;
 
@@ -267,5 +269,7 @@ void TestCliInterrupt::simulateTimeLimit()
     QVERIFY(!runIds.contains(m.captured(3)));
 }
 
-QTEST_GUILESS_MAIN(TestCliInterrupt)
+MEMX_TEST_GUILESS_MAIN(TestCliInterrupt)
+}  // namespace tst_cli_interrupt
+
 #include "tst_cli_interrupt.moc"

@@ -15,9 +15,11 @@
 #include <QJsonObject>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <sys/stat.h>
+
+namespace tst_cli_kill {
 
 using namespace memx::test;
 
@@ -114,5 +116,7 @@ void TestCliKill::killedOutputIsWhole()
           static_cast<long long>(runMs), trials, before, after);
 }
 
-QTEST_GUILESS_MAIN(TestCliKill)
+MEMX_TEST_GUILESS_MAIN(TestCliKill)
+}  // namespace tst_cli_kill
+
 #include "tst_cli_kill.moc"

@@ -13,11 +13,13 @@
 #include <QJsonObject>
 #include <QJsonArray>
 #include <QTemporaryDir>
-#include <QTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+
+namespace tst_cli_loop {
 
 using memx::MeasuredRun;
 using memx::Measurement;
@@ -520,5 +522,7 @@ void TestCliLoop::profilePlanOfUnfusedAttentionWithDropout()
     QVERIFY2(set.rows.size() < flash.rows.size(), qPrintable(r.out));
 }
 
-QTEST_GUILESS_MAIN(TestCliLoop)
+MEMX_TEST_GUILESS_MAIN(TestCliLoop)
+}  // namespace tst_cli_loop
+
 #include "tst_cli_loop.moc"

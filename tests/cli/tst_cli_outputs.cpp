@@ -12,9 +12,11 @@
 #include <QProcess>
 #include <QScopeGuard>
 #include <QTemporaryDir>
-#include <QTest>
+#include "TestMain.h"
 
 #include <unistd.h>
+
+namespace tst_cli_outputs {
 
 namespace {
 
@@ -206,5 +208,7 @@ void TestCliOutputs::distinctOutputsStillWrite()
         QVERIFY2(QFile::exists(m_tmp.filePath(f)), f);
 }
 
-QTEST_GUILESS_MAIN(TestCliOutputs)
+MEMX_TEST_GUILESS_MAIN(TestCliOutputs)
+}  // namespace tst_cli_outputs
+
 #include "tst_cli_outputs.moc"

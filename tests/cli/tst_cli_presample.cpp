@@ -7,7 +7,9 @@
 #include "measure/MeasurementCsv.h"
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_cli_presample {
 
 using namespace memx;
 
@@ -88,5 +90,7 @@ void TestCliPresample::refusals()
     QVERIFY(!QFile::exists(path("refused.csv")));
 }
 
-QTEST_GUILESS_MAIN(TestCliPresample)
+MEMX_TEST_GUILESS_MAIN(TestCliPresample)
+}  // namespace tst_cli_presample
+
 #include "tst_cli_presample.moc"

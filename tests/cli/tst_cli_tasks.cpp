@@ -10,7 +10,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_cli_tasks {
 
 using namespace memx::test;
 
@@ -107,5 +109,7 @@ void TestCliTasks::refusesAnUnknownComparison()
     QVERIFY2(r.err.contains("--compare-tasks: raw: expected per-task or per-token"), qPrintable(r.err));
 }
 
-QTEST_GUILESS_MAIN(TestCliTasks)
+MEMX_TEST_GUILESS_MAIN(TestCliTasks)
+}  // namespace tst_cli_tasks
+
 #include "tst_cli_tasks.moc"

@@ -16,9 +16,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
-#include <QTest>
+#include "TestMain.h"
 
 #include <fstream>
+
+namespace tst_cli_topology {
 
 namespace {
 
@@ -232,5 +234,7 @@ void TestCliTopology::missingClusterIsAnError()
     QVERIFY(!QFile::exists(path("never.json")));
 }
 
-QTEST_GUILESS_MAIN(TestCliTopology)
+MEMX_TEST_GUILESS_MAIN(TestCliTopology)
+}  // namespace tst_cli_topology
+
 #include "tst_cli_topology.moc"

@@ -19,7 +19,9 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QTest>
+#include "TestMain.h"
+
+namespace tst_name_injection {
 
 namespace {
 
@@ -389,5 +391,7 @@ void TestNameInjection::profilingScriptsRunNothingElse()
     checkScripts(few, "n0");
 }
 
-QTEST_GUILESS_MAIN(TestNameInjection)
+MEMX_TEST_GUILESS_MAIN(TestNameInjection)
+}  // namespace tst_name_injection
+
 #include "tst_name_injection.moc"

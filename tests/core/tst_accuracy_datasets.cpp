@@ -12,9 +12,11 @@
 #include "accuracy/RankingDecisions.h"
 #include "measure/MeasurementCsv.h"
 
-#include <QTest>
+#include "TestMain.h"
 
 #include <cmath>
+
+namespace tst_accuracy_datasets {
 
 using memx::AccuracyProtocol;
 using memx::MeasurementCsv;
@@ -220,5 +222,7 @@ void TestAccuracyDatasets::megatronCiRepeatFloor()
     QVERIFY(r.memory.mape > r.memoryFloor.mapePct);
 }
 
-QTEST_GUILESS_MAIN(TestAccuracyDatasets)
+MEMX_TEST_GUILESS_MAIN(TestAccuracyDatasets)
+}  // namespace tst_accuracy_datasets
+
 #include "tst_accuracy_datasets.moc"

@@ -4,7 +4,7 @@
 #include "accuracy/AccuracyEvaluator.h"
 #include "accuracy/AccuracyMetrics.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <random>
 
@@ -12,9 +12,9 @@
 #include <limits>
 #include <stdexcept>
 
-using namespace memx;
+namespace tst_accuracy_metrics {
 
-Q_DECLARE_METATYPE(std::vector<double>)
+using namespace memx;
 
 namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -470,5 +470,7 @@ void TestAccuracyMetrics::rankingUnderPhi()
     QCOMPARE(j.at("spearman_phi").get<double>(), 0.5);
 }
 
-QTEST_APPLESS_MAIN(TestAccuracyMetrics)
+MEMX_TEST_APPLESS_MAIN(TestAccuracyMetrics)
+}  // namespace tst_accuracy_metrics
+
 #include "tst_accuracy_metrics.moc"

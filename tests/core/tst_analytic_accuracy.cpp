@@ -29,7 +29,7 @@
 #include "predict/IterationComposer.h"
 #include "predict/StageQuery.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,6 +38,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+namespace tst_analytic_accuracy {
 
 using namespace memx;
 
@@ -605,5 +607,7 @@ void TstAnalyticAccuracy::galvatronLayerActivations()
     QVERIFY2(s.maxAbs < 30.0, "see docs/ANALYTIC_ACCURACY.md");
 }
 
-QTEST_APPLESS_MAIN(TstAnalyticAccuracy)
+MEMX_TEST_APPLESS_MAIN(TstAnalyticAccuracy)
+}  // namespace tst_analytic_accuracy
+
 #include "tst_analytic_accuracy.moc"

@@ -11,13 +11,15 @@
 #include <QFile>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <csignal>
 #include <string>
 
 #include <sys/wait.h>
 #include <unistd.h>
+
+namespace tst_atomic_file {
 
 using namespace memx;
 
@@ -221,5 +223,7 @@ void TestAtomicFile::aSetCutBetweenRenamesIsFinishedNextTime()
     QCOMPARE(filesIn(second), QStringList{"s.csv"} + (twoFolders ? QStringList{} : QStringList{"s.json"}));
 }
 
-QTEST_GUILESS_MAIN(TestAtomicFile)
+MEMX_TEST_GUILESS_MAIN(TestAtomicFile)
+}  // namespace tst_atomic_file
+
 #include "tst_atomic_file.moc"

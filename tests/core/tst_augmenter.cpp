@@ -5,7 +5,7 @@
 #include "measure/MeasurementCsv.h"
 
 #include <map>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
+namespace tst_augmenter {
+
 using namespace memx;
 using Axis = Augmenter::Axis;
 using Metric = Augmenter::Metric;
 using Trend = TrendClassifier::Trend;
-
-Q_DECLARE_METATYPE(std::vector<int>)
 
 namespace {
 
@@ -787,5 +787,7 @@ void TestAugmenter::clustersNeverShareASweep()
     QCOMPARE(MeasurementCsv::parse(MeasurementCsv::write(all), "all.csv").rows.size(), all.size());
 }
 
-QTEST_APPLESS_MAIN(TestAugmenter)
+MEMX_TEST_APPLESS_MAIN(TestAugmenter)
+}  // namespace tst_augmenter
+
 #include "tst_augmenter.moc"

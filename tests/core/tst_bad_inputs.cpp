@@ -14,7 +14,9 @@
 #include "predict/StageFeatures.h"
 #include "measure/MeasurementCsv.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_bad_inputs {
 
 using namespace memx;
 
@@ -525,5 +527,7 @@ void TestBadInputs::defaultFfnIn64Bits()
     QCOMPARE(MeasurementCsv::parse(ok, "ok.csv").rows.at(0).gpuType, std::string("\xc3\xa9t\xc3\xa9"));
 }
 
-QTEST_APPLESS_MAIN(TestBadInputs)
+MEMX_TEST_APPLESS_MAIN(TestBadInputs)
+}  // namespace tst_bad_inputs
+
 #include "tst_bad_inputs.moc"

@@ -12,9 +12,11 @@
 #include "search/BandwidthWhatIf.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
+
+namespace tst_bandwidth_what_if {
 
 using namespace memx;
 
@@ -283,5 +285,7 @@ void TestBandwidthWhatIf::timeLimitBoundsTheWhatIf()
     }
 }
 
-QTEST_GUILESS_MAIN(TestBandwidthWhatIf)
+MEMX_TEST_GUILESS_MAIN(TestBandwidthWhatIf)
+}  // namespace tst_bandwidth_what_if
+
 #include "tst_bandwidth_what_if.moc"

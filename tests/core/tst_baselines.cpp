@@ -13,11 +13,13 @@
 #include "search/BaselinePartitioner.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+namespace tst_baselines {
 
 using namespace memx;
 
@@ -37,7 +39,6 @@ private slots:
 };
 
 using Split = std::vector<int>;
-Q_DECLARE_METATYPE(Split)
 
 void TestBaselines::proportionalSplit_data()
 {
@@ -272,5 +273,7 @@ void TestBaselines::offByDefault()
     QVERIFY(!PlanJson::search(req.problem, r).contains("baselines"));
 }
 
-QTEST_GUILESS_MAIN(TestBaselines)
+MEMX_TEST_GUILESS_MAIN(TestBaselines)
+}  // namespace tst_baselines
+
 #include "tst_baselines.moc"

@@ -4,7 +4,7 @@
 // exact; budgets are small to keep the test fast.
 #include "learn/BayesianOptimizer.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <cmath>
 #include <limits>
@@ -12,13 +12,16 @@
 #include <random>
 #include <stdexcept>
 
+namespace tst_bayesian_optimizer {
+
 using namespace memx;
 using Dim = BayesianOptimizer::Dimension;
 using Objective = std::function<double(const std::vector<double>&)>;
 
-Q_DECLARE_METATYPE(std::vector<double>)
-Q_DECLARE_METATYPE(std::vector<Dim>)
-Q_DECLARE_METATYPE(Dim)
+}  // namespace tst_bayesian_optimizer
+Q_DECLARE_METATYPE(std::vector<tst_bayesian_optimizer::Dim>)
+Q_DECLARE_METATYPE(tst_bayesian_optimizer::Dim)
+namespace tst_bayesian_optimizer {
 
 namespace {
 
@@ -421,5 +424,7 @@ void TestBayesianOptimizer::invalidDimensions()
     QCOMPARE(calls, 0);
 }
 
-QTEST_APPLESS_MAIN(TestBayesianOptimizer)
+MEMX_TEST_APPLESS_MAIN(TestBayesianOptimizer)
+}  // namespace tst_bayesian_optimizer
+
 #include "tst_bayesian_optimizer.moc"

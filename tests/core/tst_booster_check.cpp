@@ -9,12 +9,14 @@
 #include "predict/PredictorFile.h"
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <random>
+
+namespace tst_booster_check {
 
 using namespace memx;
 
@@ -193,5 +195,7 @@ void TestBoosterCheck::randomDamageNeverCrashes()
     QVERIFY(refused > 100);
 }
 
-QTEST_APPLESS_MAIN(TestBoosterCheck)
+MEMX_TEST_APPLESS_MAIN(TestBoosterCheck)
+}  // namespace tst_booster_check
+
 #include "tst_booster_check.moc"

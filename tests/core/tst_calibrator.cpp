@@ -21,7 +21,7 @@
 #include "search/PlanEvaluator.h"
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <array>
@@ -29,6 +29,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+namespace tst_calibrator {
 
 using namespace memx;
 
@@ -541,5 +543,7 @@ void TestCalibrator::schedulesStepsOfEachTypeByItsOwnChunks()
     }
 }
 
-QTEST_APPLESS_MAIN(TestCalibrator)
+MEMX_TEST_APPLESS_MAIN(TestCalibrator)
+}  // namespace tst_calibrator
+
 #include "tst_calibrator.moc"

@@ -5,7 +5,9 @@
 #include "hardware/ClusterJson.h"
 #include "hardware/GpuCatalog.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
+
+namespace tst_cluster_json {
 
 using namespace memx;
 using nlohmann::json;
@@ -59,5 +61,7 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestClusterJson)
+MEMX_TEST_MAIN(TestClusterJson)
+}  // namespace tst_cluster_json
+
 #include "tst_cluster_json.moc"

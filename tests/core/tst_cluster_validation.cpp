@@ -10,9 +10,11 @@
 
 #include "TestPaths.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
 
 #include <string>
+
+namespace tst_cluster_validation {
 
 using memx::Cluster;
 using memx::GpuCatalog;
@@ -506,5 +508,7 @@ void TestClusterValidation::manyNodesShareOneFabric()
              memx::ClusterGenerator::intraNodeFabric("A100-80GB").bandwidthGBps);
 }
 
-QTEST_APPLESS_MAIN(TestClusterValidation)
+MEMX_TEST_APPLESS_MAIN(TestClusterValidation)
+}  // namespace tst_cluster_validation
+
 #include "tst_cluster_validation.moc"

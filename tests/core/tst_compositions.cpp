@@ -2,13 +2,15 @@
 // at least one layer) = C(L-1, P-1), by stars and bars.
 #include "space/Compositions.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
 
 #include <cstdint>
 #include <limits>
 #include <numeric>
 #include <set>
 #include <vector>
+
+namespace tst_compositions {
 
 using memx::Compositions;
 
@@ -180,5 +182,7 @@ void TestCompositions::binomial()
     QCOMPARE(quint64(Compositions::binomial(n, k)), expected);
 }
 
-QTEST_APPLESS_MAIN(TestCompositions)
+MEMX_TEST_APPLESS_MAIN(TestCompositions)
+}  // namespace tst_compositions
+
 #include "tst_compositions.moc"

@@ -8,9 +8,11 @@
 
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <limits>
+
+namespace tst_constraints {
 
 using namespace memx;
 
@@ -164,5 +166,7 @@ void TestConstraints::nothingMeetsThemSaysWhy()
     QVERIFY(SearchEngine::run(req).error.find("headroom") != std::string::npos);
 }
 
-QTEST_GUILESS_MAIN(TestConstraints)
+MEMX_TEST_GUILESS_MAIN(TestConstraints)
+}  // namespace tst_constraints
+
 #include "tst_constraints.moc"

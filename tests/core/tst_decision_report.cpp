@@ -4,10 +4,12 @@
 // report and in memx-accuracy/1 JSON. Numbers worked out by hand.
 #include "accuracy/AccuracyEvaluator.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <cmath>
 #include <limits>
+
+namespace tst_decision_report {
 
 using namespace memx;
 
@@ -230,5 +232,7 @@ void TestDecisionReport::summariseTwiceIsTheSame()
     QCOMPARE(again.decisions.summary.groups, std::size_t{3});
 }
 
-QTEST_APPLESS_MAIN(TestDecisionReport)
+MEMX_TEST_APPLESS_MAIN(TestDecisionReport)
+}  // namespace tst_decision_report
+
 #include "tst_decision_report.moc"

@@ -12,11 +12,13 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
-#include <QTest>
+#include "TestMain.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
+
+namespace tst_export_folder {
 
 using namespace memx;
 
@@ -172,5 +174,7 @@ void TestExportFolder::killedExportLeftoversRemoved()
     QCOMPARE(text(out + "/hostfile"), QString("B\n"));
 }
 
-QTEST_APPLESS_MAIN(TestExportFolder)
+MEMX_TEST_APPLESS_MAIN(TestExportFolder)
+}  // namespace tst_export_folder
+
 #include "tst_export_folder.moc"

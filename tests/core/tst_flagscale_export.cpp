@@ -9,12 +9,14 @@
 #include "io/InputError.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <filesystem>
 #include <map>
 #include <numeric>
 #include <sstream>
+
+namespace tst_flagscale_export {
 
 using namespace memx;
 
@@ -510,5 +512,7 @@ void TestFlagScaleExport::precisionAndAttention()
     }
 }
 
-QTEST_APPLESS_MAIN(TestFlagScaleExport)
+MEMX_TEST_APPLESS_MAIN(TestFlagScaleExport)
+}  // namespace tst_flagscale_export
+
 #include "tst_flagscale_export.moc"

@@ -11,9 +11,11 @@
 #include "measure/MeasurementCsv.h"
 #include "measure/RunScenario.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <nlohmann/json.hpp>
+
+namespace tst_fp32_matmul {
 
 using namespace memx;
 
@@ -262,5 +264,7 @@ void TestFp32Matmul::scriptsSetTheMath()
         QVERIFY(!has(flagScale, "TF32"));
 }
 
-QTEST_GUILESS_MAIN(TestFp32Matmul)
+MEMX_TEST_GUILESS_MAIN(TestFp32Matmul)
+}  // namespace tst_fp32_matmul
+
 #include "tst_fp32_matmul.moc"

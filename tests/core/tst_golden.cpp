@@ -8,9 +8,11 @@
 #include "io/JsonReader.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <filesystem>
+
+namespace tst_golden {
 
 using namespace memx;
 
@@ -113,5 +115,7 @@ void TestGolden::topPlan()
     }
 }
 
-QTEST_APPLESS_MAIN(TestGolden)
+MEMX_TEST_APPLESS_MAIN(TestGolden)
+}  // namespace tst_golden
+
 #include "tst_golden.moc"

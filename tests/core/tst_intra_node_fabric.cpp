@@ -10,7 +10,9 @@
 #include "hardware/GpuCatalog.h"
 #include "hardware/Topology.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_intra_node_fabric {
 
 using namespace memx;
 
@@ -76,5 +78,7 @@ void TestIntraNodeFabric::generatedNodesUseIt()
     QCOMPARE(t.rates({{0, 7}}).front().bandwidthGBps, 6.0);
 }
 
-QTEST_APPLESS_MAIN(TestIntraNodeFabric)
+MEMX_TEST_APPLESS_MAIN(TestIntraNodeFabric)
+}  // namespace tst_intra_node_fabric
+
 #include "tst_intra_node_fabric.moc"

@@ -3,9 +3,11 @@
 // expectations are worked out by hand in the comments.
 #include "predict/IterationComposer.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
 
 #include <vector>
+
+namespace tst_iteration_composer {
 
 using memx::IterationComposer;
 
@@ -302,5 +304,7 @@ void TestIterationComposer::exposedDataParallelMs()
     QVERIFY2(qAbs(got - expected) < 1e-9, qPrintable(QString::number(got, 'g', 12)));
 }
 
-QTEST_APPLESS_MAIN(TestIterationComposer)
+MEMX_TEST_APPLESS_MAIN(TestIterationComposer)
+}  // namespace tst_iteration_composer
+
 #include "tst_iteration_composer.moc"

@@ -17,11 +17,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <cmath>
 #include <fstream>
 #include <limits>
+
+namespace tst_iteration_term_fit {
 
 using namespace memx;
 
@@ -313,5 +315,7 @@ void TestIterationTermFit::modelFileRefusesABadScale()
     }
 }
 
-QTEST_APPLESS_MAIN(TestIterationTermFit)
+MEMX_TEST_APPLESS_MAIN(TestIterationTermFit)
+}  // namespace tst_iteration_term_fit
+
 #include "tst_iteration_term_fit.moc"

@@ -6,7 +6,9 @@
 #include "search/ParetoFront.h"
 #include "search/TopPlans.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_kept_lists {
 
 using namespace memx;
 
@@ -76,5 +78,7 @@ void TestKeptLists::frontKeepsAPlanOnce()
     QCOMPARE(front.points().back().plan.key, std::uint64_t(0));
 }
 
-QTEST_GUILESS_MAIN(TestKeptLists)
+MEMX_TEST_GUILESS_MAIN(TestKeptLists)
+}  // namespace tst_kept_lists
+
 #include "tst_kept_lists.moc"

@@ -20,10 +20,12 @@
 #include "space/TrainingSetup.h"
 
 #include <QTemporaryDir>
-#include <QTest>
+#include "TestMain.h"
 
 #include <cmath>
 #include <fstream>
+
+namespace tst_learned_loop {
 
 using namespace memx;
 
@@ -472,5 +474,7 @@ void TestLearnedLoop::predictorFileErrors()
     }
 }
 
-QTEST_GUILESS_MAIN(TestLearnedLoop)
+MEMX_TEST_GUILESS_MAIN(TestLearnedLoop)
+}  // namespace tst_learned_loop
+
 #include "tst_learned_loop.moc"

@@ -12,7 +12,9 @@
 #include "TestNumbers.h"
 #include "TestPaths.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
+
+namespace tst_log_formats {
 
 using memx::LogLinePrefixes;
 using memx::MegatronLog;
@@ -510,5 +512,7 @@ void TestLogFormats::wrappedLines()
         QCOMPARE(log.memory[0].maxReservedMiB, 4.0);
 }
 
-QTEST_APPLESS_MAIN(TestLogFormats)
+MEMX_TEST_APPLESS_MAIN(TestLogFormats)
+}  // namespace tst_log_formats
+
 #include "tst_log_formats.moc"

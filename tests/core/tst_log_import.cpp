@@ -11,10 +11,12 @@
 #include "TestPaths.h"
 
 #include <QTemporaryDir>
-#include <QtTest/QtTest>
+#include "TestMain.h"
 
 #include <cmath>
 #include <fstream>
+
+namespace tst_log_import {
 
 using memx::ImportedLog;
 using memx::InputError;
@@ -444,5 +446,7 @@ void TestLogImport::secondLogForARun()
              qPrintable(joined(again.errors)));
 }
 
-QTEST_APPLESS_MAIN(TestLogImport)
+MEMX_TEST_APPLESS_MAIN(TestLogImport)
+}  // namespace tst_log_import
+
 #include "tst_log_import.moc"

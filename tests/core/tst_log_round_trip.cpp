@@ -18,13 +18,15 @@
 #include "sim/ReferenceSimulator.h"
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
+
+namespace tst_log_round_trip {
 
 using namespace memx;
 
@@ -243,5 +245,7 @@ void TestLogRoundTrip::runComesBackFromTheArgumentDump()
     }
 }
 
-QTEST_APPLESS_MAIN(TestLogRoundTrip)
+MEMX_TEST_APPLESS_MAIN(TestLogRoundTrip)
+}  // namespace tst_log_round_trip
+
 #include "tst_log_round_trip.moc"

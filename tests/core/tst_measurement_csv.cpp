@@ -8,10 +8,12 @@
 
 #include "TestPaths.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
 
 #include <string>
 #include <vector>
+
+namespace tst_measurement_csv {
 
 using memx::InputError;
 using memx::Measurement;
@@ -621,5 +623,7 @@ void TestMeasurementCsv::missingFileNamesIt()
     }
 }
 
-QTEST_APPLESS_MAIN(TestMeasurementCsv)
+MEMX_TEST_APPLESS_MAIN(TestMeasurementCsv)
+}  // namespace tst_measurement_csv
+
 #include "tst_measurement_csv.moc"

@@ -7,10 +7,12 @@
 #include "measure/MegatronArguments.h"
 #include "megatron/PipelineLayout.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <stdexcept>
+
+namespace tst_megatron_arguments {
 
 using memx::DumpedRun;
 using memx::InputError;
@@ -748,5 +750,7 @@ void TestMegatronArguments::layoutRefuses()
     }
 }
 
-QTEST_APPLESS_MAIN(TestMegatronArguments)
+MEMX_TEST_APPLESS_MAIN(TestMegatronArguments)
+}  // namespace tst_megatron_arguments
+
 #include "tst_megatron_arguments.moc"

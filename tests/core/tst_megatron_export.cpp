@@ -14,7 +14,7 @@
 
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <filesystem>
 #include <map>
@@ -23,10 +23,13 @@
 #include <set>
 #include <sstream>
 
+namespace tst_megatron_export {
+
 using namespace memx;
 
-Q_DECLARE_METATYPE(std::vector<int>)
+}  // namespace tst_megatron_export
 Q_DECLARE_METATYPE(std::vector<std::string>)
+namespace tst_megatron_export {
 
 namespace {
 
@@ -587,7 +590,9 @@ void TestMegatronExport::handPlacement_data()
                                 << S{"0,1", "0,1", "2,3"};
 }
 
+}  // namespace tst_megatron_export
 Q_DECLARE_METATYPE(std::vector<std::vector<int>>)
+namespace tst_megatron_export {
 
 void TestMegatronExport::handPlacement()
 {
@@ -811,5 +816,7 @@ void TestMegatronExport::namesNeverLeaveTheirLine()
     }
 }
 
-QTEST_APPLESS_MAIN(TestMegatronExport)
+MEMX_TEST_APPLESS_MAIN(TestMegatronExport)
+}  // namespace tst_megatron_export
+
 #include "tst_megatron_export.moc"

@@ -12,9 +12,11 @@
 
 #include <QDir>
 #include <QTemporaryDir>
-#include <QtTest/QtTest>
+#include "TestMain.h"
 
 #include <functional>
+
+namespace tst_megatron_log_parser {
 
 using memx::InputError;
 using memx::MegatronLog;
@@ -683,5 +685,7 @@ void TestMegatronLogParser::stageOutsideLayoutIsAnInputError()
     QVERIFY_THROWS_EXCEPTION(InputError, MegatronLogParser::stagePeakMiB(log, RankLayout(1, 2, 1)));
 }
 
-QTEST_APPLESS_MAIN(TestMegatronLogParser)
+MEMX_TEST_APPLESS_MAIN(TestMegatronLogParser)
+}  // namespace tst_megatron_log_parser
+
 #include "tst_megatron_log_parser.moc"

@@ -10,7 +10,9 @@
 #include "search/SearchSample.h"
 #include "search/StageRowCache.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_memory_budget {
 
 using namespace memx;
 
@@ -187,5 +189,7 @@ void TestMemoryBudget::searchUnderABudget()
     QVERIFY(refused.best.empty());
 }
 
-QTEST_GUILESS_MAIN(TestMemoryBudget)
+MEMX_TEST_GUILESS_MAIN(TestMemoryBudget)
+}  // namespace tst_memory_budget
+
 #include "tst_memory_budget.moc"

@@ -3,9 +3,11 @@
 // Every expected number is worked out by hand in the row that uses it.
 #include "learn/MemoryFit.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
+
+namespace tst_memory_fit {
 
 using namespace memx;
 
@@ -29,7 +31,9 @@ bool has(const std::vector<std::string>& v, const char* s)
 
 }  // namespace
 
-Q_DECLARE_METATYPE(std::vector<MemoryObservation>)
+}  // namespace tst_memory_fit
+Q_DECLARE_METATYPE(std::vector<tst_memory_fit::MemoryObservation>)
+namespace tst_memory_fit {
 
 class TestMemoryFit : public QObject {
     Q_OBJECT
@@ -124,5 +128,7 @@ void TestMemoryFit::predictedOfEachKind()
     QCOMPARE(MemoryFit::predictedMiB(obs("a", 1, 1000, 0.08, 1536), 1.1, 200), 2940.0);
 }
 
-QTEST_APPLESS_MAIN(TestMemoryFit)
+MEMX_TEST_APPLESS_MAIN(TestMemoryFit)
+}  // namespace tst_memory_fit
+
 #include "tst_memory_fit.moc"

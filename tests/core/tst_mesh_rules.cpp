@@ -5,7 +5,9 @@
 // one another (../shared/reference/EXPORT_AND_LOGS.md section 3).
 #include "space/MeshRules.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_mesh_rules {
 
 using namespace memx;
 
@@ -74,5 +76,7 @@ void TestMeshRules::tiedEmbeddings()
         QVERIFY2(why.contains(broken), qPrintable(why));
 }
 
-QTEST_GUILESS_MAIN(TestMeshRules)
+MEMX_TEST_GUILESS_MAIN(TestMeshRules)
+}  // namespace tst_mesh_rules
+
 #include "tst_mesh_rules.moc"

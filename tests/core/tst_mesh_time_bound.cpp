@@ -14,11 +14,13 @@
 #include "search/Skeleton.h"
 #include "space/Problem.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <numeric>
 #include <limits>
+
+namespace tst_mesh_time_bound {
 
 using namespace memx;
 
@@ -220,5 +222,7 @@ void TestMeshTimeBound::deepModelsAreBoundedOnAGrid()
     boundIsBelowEachPlan(req.problem, {&r.fastest}, perMesh);
 }
 
-QTEST_GUILESS_MAIN(TestMeshTimeBound)
+MEMX_TEST_GUILESS_MAIN(TestMeshTimeBound)
+}  // namespace tst_mesh_time_bound
+
 #include "tst_mesh_time_bound.moc"

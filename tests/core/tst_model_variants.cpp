@@ -10,7 +10,9 @@
 #include "measure/MeasuredRun.h"
 #include "measure/MeasurementCsv.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
+
+namespace tst_model_variants {
 
 using namespace memx;
 
@@ -241,5 +243,7 @@ void TestModelVariants::layerStyleColumns()
     }
 }
 
-QTEST_APPLESS_MAIN(TestModelVariants)
+MEMX_TEST_APPLESS_MAIN(TestModelVariants)
+}  // namespace tst_model_variants
+
 #include "tst_model_variants.moc"

@@ -12,7 +12,9 @@
 #include "search/NodeChoice.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_node_choice {
 
 using namespace memx;
 
@@ -309,5 +311,7 @@ void TestNodeChoice::progressAndCancel()
     QCOMPARE(part.rows.size(), std::size_t(2));
 }
 
-QTEST_GUILESS_MAIN(TestNodeChoice)
+MEMX_TEST_GUILESS_MAIN(TestNodeChoice)
+}  // namespace tst_node_choice
+
 #include "tst_node_choice.moc"

@@ -11,10 +11,12 @@
 #include "search/PlanCost.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <stdexcept>
+
+namespace tst_node_loss {
 
 using namespace memx;
 
@@ -263,5 +265,7 @@ void TestNodeLoss::cancelStopsBetweenScenarios()
     QVERIFY(!whole.robustPlans.empty());
 }
 
-QTEST_GUILESS_MAIN(TestNodeLoss)
+MEMX_TEST_GUILESS_MAIN(TestNodeLoss)
+}  // namespace tst_node_loss
+
 #include "tst_node_loss.moc"

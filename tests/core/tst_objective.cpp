@@ -4,10 +4,13 @@
 #include "search/Objective.h"
 #include "io/Statistics.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
+#include "TestMetaTypes.h"
 
 #include <cmath>
 #include <stdexcept>
+
+namespace tst_objective {
 
 using memx::Objective;
 using memx::References;
@@ -15,8 +18,9 @@ using memx::Statistics;
 using memx::WeightProfile;
 using memx::Weights;
 
-Q_DECLARE_METATYPE(memx::WeightProfile)
+}  // namespace tst_objective
 Q_DECLARE_METATYPE(memx::EpsilonRule)
+namespace tst_objective {
 
 class TestObjective : public QObject {
     Q_OBJECT
@@ -327,5 +331,7 @@ void TestObjective::unknownProfileNameIsRejected()
     QCOMPARE(p, WeightProfile::SafetyFirst);  // left untouched on failure
 }
 
-QTEST_APPLESS_MAIN(TestObjective)
+MEMX_TEST_APPLESS_MAIN(TestObjective)
+}  // namespace tst_objective
+
 #include "tst_objective.moc"

@@ -14,9 +14,11 @@
 #include "predict/OperatorCost.h"
 #include "predict/StageQuery.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <cmath>
+
+namespace tst_operator_cost {
 
 using namespace memx;
 
@@ -489,5 +491,7 @@ void TestOperatorCost::scheduleStepsPerChunk()
     QCOMPARE(ms + 1.0, steps * 0.300 + 1.0);
 }
 
-QTEST_APPLESS_MAIN(TestOperatorCost)
+MEMX_TEST_APPLESS_MAIN(TestOperatorCost)
+}  // namespace tst_operator_cost
+
 #include "tst_operator_cost.moc"

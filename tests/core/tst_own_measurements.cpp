@@ -12,11 +12,13 @@
 #include "model/TransformerMath.h"
 #include "predict/AnalyticPredictor.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <fstream>
 #include <map>
 #include <sstream>
+
+namespace tst_own_measurements {
 
 using namespace memx;
 
@@ -167,5 +169,7 @@ void TestOwnMeasurements::activationMemoryOnH200()
     }
 }
 
-QTEST_APPLESS_MAIN(TestOwnMeasurements)
+MEMX_TEST_APPLESS_MAIN(TestOwnMeasurements)
+}  // namespace tst_own_measurements
+
 #include "tst_own_measurements.moc"

@@ -8,7 +8,9 @@
 #include "search/PlanEvaluator.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_paper_table1 {
 
 using namespace memx;
 
@@ -142,5 +144,7 @@ void TestPaperTable1::searchBeatsTheMemorySplit()
     QVERIFY(m.weightsMiB + m.gradientsMiB + m.optimizerMiB > 0.8 * m.totalMiB());
 }
 
-QTEST_APPLESS_MAIN(TestPaperTable1)
+MEMX_TEST_APPLESS_MAIN(TestPaperTable1)
+}  // namespace tst_paper_table1
+
 #include "tst_paper_table1.moc"

@@ -7,14 +7,18 @@
 #include "search/ParetoKnee.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <cmath>
+
+namespace tst_pareto_knee {
 
 using namespace memx;
 
 using Front = std::vector<std::pair<double, double>>;
-Q_DECLARE_METATYPE(Front)
+}  // namespace tst_pareto_knee
+Q_DECLARE_METATYPE(tst_pareto_knee::Front)
+namespace tst_pareto_knee {
 
 class TestParetoKnee : public QObject {
     Q_OBJECT
@@ -81,5 +85,7 @@ void TestParetoKnee::balancedSearchPicksTheKnee()
     QVERIFY(r.best.front().varMem > front.back().second);
 }
 
-QTEST_GUILESS_MAIN(TestParetoKnee)
+MEMX_TEST_GUILESS_MAIN(TestParetoKnee)
+}  // namespace tst_pareto_knee
+
 #include "tst_pareto_knee.moc"

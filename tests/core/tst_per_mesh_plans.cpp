@@ -19,9 +19,11 @@
 #include "search/SearchEngine.h"
 #include "search/Skeleton.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <limits>
+
+namespace tst_per_mesh_plans {
 
 using namespace memx;
 
@@ -369,5 +371,7 @@ void TestPerMeshPlans::everyMeshChoiceIsCountedOnce()
     QCOMPARE(gbs(a) - gbs(b), std::uint64_t(6));
 }
 
-QTEST_APPLESS_MAIN(TestPerMeshPlans)
+MEMX_TEST_APPLESS_MAIN(TestPerMeshPlans)
+}  // namespace tst_per_mesh_plans
+
 #include "tst_per_mesh_plans.moc"

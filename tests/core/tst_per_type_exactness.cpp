@@ -3,7 +3,10 @@
 // small cases of tst_search_exactness, the pruned search on 1 and 3 threads
 // returns what brute force returns. Its own executable so that the sanitizer
 // stage can leave it out (tests/CMakeLists.txt: slow-under-asan).
+#include "TestMain.h"
 #include "RandomSearchCases.h"
+
+namespace tst_per_type_exactness {
 
 using namespace memx;
 
@@ -44,5 +47,7 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestPerTypeExactness)
+MEMX_TEST_APPLESS_MAIN(TestPerTypeExactness)
+}  // namespace tst_per_type_exactness
+
 #include "tst_per_type_exactness.moc"

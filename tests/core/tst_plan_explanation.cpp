@@ -9,7 +9,9 @@
 #include "search/PlanExplanation.h"
 #include "search/SearchResult.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_plan_explanation {
 
 using namespace memx;
 
@@ -116,5 +118,7 @@ void TestPlanExplanation::constraintsAreNamed()
              qPrintable(text));
 }
 
-QTEST_GUILESS_MAIN(TestPlanExplanation)
+MEMX_TEST_GUILESS_MAIN(TestPlanExplanation)
+}  // namespace tst_plan_explanation
+
 #include "tst_plan_explanation.moc"

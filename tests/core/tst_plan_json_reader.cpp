@@ -10,7 +10,9 @@
 #include "io/InputError.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_plan_json_reader {
 
 using namespace memx;
 
@@ -315,5 +317,7 @@ void TestPlanJsonReader::version1FilesRead()
     QVERIFY(back.plan == plan.plan);
 }
 
-QTEST_APPLESS_MAIN(TestPlanJsonReader)
+MEMX_TEST_APPLESS_MAIN(TestPlanJsonReader)
+}  // namespace tst_plan_json_reader
+
 #include "tst_plan_json_reader.moc"

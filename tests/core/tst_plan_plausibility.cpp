@@ -4,7 +4,9 @@
 
 #include "TestClusters.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_plan_plausibility {
 
 using namespace memx;
 
@@ -43,5 +45,7 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPlanPlausibility)
+MEMX_TEST_GUILESS_MAIN(TestPlanPlausibility)
+}  // namespace tst_plan_plausibility
+
 #include "tst_plan_plausibility.moc"

@@ -18,7 +18,8 @@
 #include "space/JobPrecision.h"
 #include "space/Problem.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
+#include "TestMetaTypes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,10 +27,13 @@
 #include <cmath>
 #include <fstream>
 
+namespace tst_precision {
+
 using namespace memx;
 
+}  // namespace tst_precision
 Q_DECLARE_METATYPE(memx::Precision)
-Q_DECLARE_METATYPE(memx::Recompute)
+namespace tst_precision {
 
 namespace {
 
@@ -493,5 +497,7 @@ void TestPrecision::wgradBuffersWhereTransformerEngineRuns()
     QCOMPARE(p.memory.gradientsMiB, mult * (147968.0 + (te ? 73728.0 : 0.0)) / (1024.0 * 1024.0));
 }
 
-QTEST_GUILESS_MAIN(TestPrecision)
+MEMX_TEST_GUILESS_MAIN(TestPrecision)
+}  // namespace tst_precision
+
 #include "tst_precision.moc"

@@ -4,10 +4,12 @@
 #include "predict/PredictionCache.h"
 #include "predict/Predictor.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
 
 #include <functional>
 #include <vector>
+
+namespace tst_prediction_cache {
 
 using memx::PredictionCache;
 using memx::StagePrediction;
@@ -81,7 +83,9 @@ bool answersMatch(const CountingPredictor& p, const std::vector<StageQuery>& qs,
 
 }  // namespace
 
+}  // namespace tst_prediction_cache
 Q_DECLARE_METATYPE(std::function<void(memx::StageQuery&)>)
+namespace tst_prediction_cache {
 
 class TestPredictionCache : public QObject {
     Q_OBJECT
@@ -237,5 +241,7 @@ void TestPredictionCache::emptyBatchCallsNothing()
     QCOMPARE(cache.hits() + cache.misses(), quint64(0));
 }
 
-QTEST_APPLESS_MAIN(TestPredictionCache)
+MEMX_TEST_APPLESS_MAIN(TestPredictionCache)
+}  // namespace tst_prediction_cache
+
 #include "tst_prediction_cache.moc"

@@ -10,7 +10,9 @@
 #include "predict/PredictionStore.h"
 #include "search/SearchEngine.h"
 
-#include <QTest>
+#include "TestMain.h"
+
+namespace tst_prediction_store {
 
 using namespace memx;
 
@@ -135,5 +137,7 @@ void TestPredictionStore::secondSearch()
         QVERIFY(r.stats.storeHits > 0);
 }
 
-QTEST_GUILESS_MAIN(TestPredictionStore)
+MEMX_TEST_GUILESS_MAIN(TestPredictionStore)
+}  // namespace tst_prediction_store
+
 #include "tst_prediction_store.moc"

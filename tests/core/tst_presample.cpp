@@ -10,10 +10,12 @@
 #include "profiling/PresampleMeasurements.h"
 #include "profiling/ProfilingPlanner.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <cmath>
 #include <map>
+
+namespace tst_presample {
 
 using namespace memx;
 
@@ -227,5 +229,7 @@ void TestPresample::defaultsMoveUntilTheBaseFits()
     QVERIFY(fits(ProfilingPlanner::baseQuery(*m, a100(), axes)));
 }
 
-QTEST_GUILESS_MAIN(TestPresample)
+MEMX_TEST_GUILESS_MAIN(TestPresample)
+}  // namespace tst_presample
+
 #include "tst_presample.moc"

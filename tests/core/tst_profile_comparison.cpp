@@ -4,11 +4,15 @@
 #include "search/ProfileComparison.h"
 #include "space/Plan.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_profile_comparison {
 
 using namespace memx;
 
+}  // namespace tst_profile_comparison
 Q_DECLARE_METATYPE(memx::Plan)
+namespace tst_profile_comparison {
 
 namespace {
 constexpr double kGiB2 = 1024.0 * 1024.0;  // MiB^2 per GiB^2
@@ -73,5 +77,7 @@ void TestProfileComparison::differences()
              expected);
 }
 
-QTEST_GUILESS_MAIN(TestProfileComparison)
+MEMX_TEST_GUILESS_MAIN(TestProfileComparison)
+}  // namespace tst_profile_comparison
+
 #include "tst_profile_comparison.moc"

@@ -7,16 +7,16 @@
 #include "predict/AnalyticPredictor.h"
 #include "profiling/ProfilingPlanner.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 
-using namespace memx;
+namespace tst_profiling_planner {
 
-Q_DECLARE_METATYPE(std::vector<int>)
+using namespace memx;
 
 namespace {
 
@@ -422,5 +422,7 @@ void TestProfilingPlanner::badAxis()
         ProfilingPlanner::valid(ProfilingPlanner::apply(ProfilingPlanner::apply(base, "tp", 16), "query_groups", 8)));
 }
 
-QTEST_APPLESS_MAIN(TestProfilingPlanner)
+MEMX_TEST_APPLESS_MAIN(TestProfilingPlanner)
+}  // namespace tst_profiling_planner
+
 #include "tst_profiling_planner.moc"

@@ -8,7 +8,7 @@
 
 #include "TestPaths.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <fstream>
@@ -17,6 +17,8 @@
 #include <tuple>
 #include <queue>
 #include <sstream>
+
+namespace tst_progress_estimate {
 
 using namespace memx;
 
@@ -317,5 +319,7 @@ void TestProgressEstimate::replayOfA128GpuSearch()
     qInfo("%d readings over %.1f s; from 40%% on the estimate was within %.2fx of the truth", readings, total, worst);
 }
 
-QTEST_GUILESS_MAIN(TestProgressEstimate)
+MEMX_TEST_GUILESS_MAIN(TestProgressEstimate)
+}  // namespace tst_progress_estimate
+
 #include "tst_progress_estimate.moc"

@@ -5,18 +5,21 @@
 // Every expected value is worked out by hand in the comment of its row.
 #include "accuracy/RankingDecisions.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <cmath>
 #include <random>
 #include <stdexcept>
 
+namespace tst_ranking_decisions {
+
 using namespace memx;
 
 using Times = std::vector<double>;
 using TimesPerGroup = std::vector<std::vector<double>>;
-Q_DECLARE_METATYPE(Times)
-Q_DECLARE_METATYPE(TimesPerGroup)
+}  // namespace tst_ranking_decisions
+Q_DECLARE_METATYPE(tst_ranking_decisions::TimesPerGroup)
+namespace tst_ranking_decisions {
 
 namespace {
 
@@ -227,5 +230,7 @@ void TestRankingDecisions::invalidInput()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, RankingDecisions::decide({1, 2}, {0, 3}));
 }
 
-QTEST_APPLESS_MAIN(TestRankingDecisions)
+MEMX_TEST_APPLESS_MAIN(TestRankingDecisions)
+}  // namespace tst_ranking_decisions
+
 #include "tst_ranking_decisions.moc"

@@ -8,7 +8,9 @@
 #include "search/RecomputeAblation.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_recompute_ablation {
 
 using namespace memx;
 
@@ -77,5 +79,7 @@ void TestRecomputeAblation::uniformPlanComesBack()
     QCOMPARE(same.maxMemMiB, plan.maxMemMiB);
 }
 
-QTEST_GUILESS_MAIN(TestRecomputeAblation)
+MEMX_TEST_GUILESS_MAIN(TestRecomputeAblation)
+}  // namespace tst_recompute_ablation
+
 #include "tst_recompute_ablation.moc"

@@ -11,7 +11,9 @@
 #include "megatron/RankLayout.h"
 #include "sim/ReferenceSimulator.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_reference_simulator {
 
 using namespace memx;
 
@@ -156,5 +158,7 @@ void TestReferenceSimulator::logRoundTripsThroughTheImporter()
     QVERIFY(std::abs(summary.medianIterationMs - run.medianIterationMs) < 0.1);
 }
 
-QTEST_APPLESS_MAIN(TestReferenceSimulator)
+MEMX_TEST_APPLESS_MAIN(TestReferenceSimulator)
+}  // namespace tst_reference_simulator
+
 #include "tst_reference_simulator.moc"

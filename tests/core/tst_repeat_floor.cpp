@@ -3,12 +3,16 @@
 // Every expected number is worked out by hand in its row.
 #include "accuracy/RepeatFloor.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_repeat_floor {
 
 using namespace memx;
 
 using Keyed = std::vector<std::pair<std::string, double>>;
-Q_DECLARE_METATYPE(Keyed)
+}  // namespace tst_repeat_floor
+Q_DECLARE_METATYPE(tst_repeat_floor::Keyed)
+namespace tst_repeat_floor {
 
 class TestRepeatFloor : public QObject {
     Q_OBJECT
@@ -50,5 +54,7 @@ void TestRepeatFloor::floor()
     QVERIFY2(std::abs(f.mapePct - mapePct) < 1e-9, qPrintable(QString::number(f.mapePct, 'g', 12)));
 }
 
-QTEST_APPLESS_MAIN(TestRepeatFloor)
+MEMX_TEST_APPLESS_MAIN(TestRepeatFloor)
+}  // namespace tst_repeat_floor
+
 #include "tst_repeat_floor.moc"

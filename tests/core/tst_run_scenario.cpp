@@ -9,9 +9,11 @@
 #include "measure/MeasuredRun.h"
 #include "measure/RunScenario.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <set>
+
+namespace tst_run_scenario {
 
 using namespace memx;
 
@@ -212,5 +214,7 @@ void TestRunScenario::parallelismIsAsTheRunRan()
     QCOMPARE(predict(withoutSp).optimizerMiB, predict(withSp).optimizerMiB);
 }
 
-QTEST_GUILESS_MAIN(TestRunScenario)
+MEMX_TEST_GUILESS_MAIN(TestRunScenario)
+}  // namespace tst_run_scenario
+
 #include "tst_run_scenario.moc"

@@ -8,11 +8,13 @@
 #include "TestClusters.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <set>
 #include <tuple>
+
+namespace tst_sample_and_ranks {
 
 using namespace memx;
 
@@ -127,5 +129,7 @@ void TestSampleAndRanks::timeRankExactWhereKnown()
     QVERIFY(estimated > 0);
 }
 
-QTEST_GUILESS_MAIN(TestSampleAndRanks)
+MEMX_TEST_GUILESS_MAIN(TestSampleAndRanks)
+}  // namespace tst_sample_and_ranks
+
 #include "tst_sample_and_ranks.moc"

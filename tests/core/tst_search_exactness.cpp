@@ -10,10 +10,12 @@
 #include "hardware/GpuCatalog.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <random>
 #include <set>
+
+namespace tst_search_exactness {
 
 using namespace memx;
 using memx::test::Case;
@@ -95,5 +97,7 @@ void TestSearchExactness::randomCasesCoverTheSpace()
     QVERIFY2(deep >= 10, qPrintable(QString::number(deep)));
 }
 
-QTEST_APPLESS_MAIN(TestSearchExactness)
+MEMX_TEST_APPLESS_MAIN(TestSearchExactness)
+}  // namespace tst_search_exactness
+
 #include "tst_search_exactness.moc"

@@ -4,9 +4,11 @@
 #include "TestClusters.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <thread>
+
+namespace tst_search_progress {
 
 using namespace memx;
 
@@ -61,5 +63,7 @@ void TestSearchProgress::progressOfA32GpuSearch()
     qInfo("%zu reports over %.2f s, last at %d permille", reports.size(), r.stats.wallS, reports.back().permille);
 }
 
-QTEST_GUILESS_MAIN(TestSearchProgress)
+MEMX_TEST_GUILESS_MAIN(TestSearchProgress)
+}  // namespace tst_search_progress
+
 #include "tst_search_progress.moc"

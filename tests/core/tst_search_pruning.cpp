@@ -8,7 +8,9 @@
 #include "search/SearchEngine.h"
 #include "space/Compositions.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_search_pruning {
 
 using namespace memx;
 
@@ -171,5 +173,7 @@ void TestSearchPruning::fastestMatchesIndependentEnumeration()
     QCOMPARE(result.fastest.front().iterationMs, bestMs);
 }
 
-QTEST_APPLESS_MAIN(TestSearchPruning)
+MEMX_TEST_APPLESS_MAIN(TestSearchPruning)
+}  // namespace tst_search_pruning
+
 #include "tst_search_pruning.moc"

@@ -8,9 +8,11 @@
 #include "search/PlanEvaluator.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <set>
+
+namespace tst_search_time_limit {
 
 using namespace memx;
 
@@ -197,5 +199,7 @@ void TestSearchTimeLimit::cancelStillReturnsNothing()
     QVERIFY(r.best.empty());
 }
 
-QTEST_GUILESS_MAIN(TestSearchTimeLimit)
+MEMX_TEST_GUILESS_MAIN(TestSearchTimeLimit)
+}  // namespace tst_search_time_limit
+
 #include "tst_search_time_limit.moc"

@@ -12,7 +12,9 @@
 #include "space/TrainingSetup.h"
 #include "space/TrainingSetupJson.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_setup_codecs {
 
 using namespace memx;
 
@@ -260,5 +262,7 @@ void TestSetupCodecs::objectiveRefusals()
     }
 }
 
-QTEST_APPLESS_MAIN(TestSetupCodecs)
+MEMX_TEST_APPLESS_MAIN(TestSetupCodecs)
+}  // namespace tst_setup_codecs
+
 #include "tst_setup_codecs.moc"

@@ -10,7 +10,9 @@
 #include "search/ShapeExplanation.h"
 #include "space/Problem.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_shape_explanation {
 
 using namespace memx;
 
@@ -172,5 +174,7 @@ void TestShapeExplanation::badShapeText()
     }
 }
 
-QTEST_APPLESS_MAIN(TestShapeExplanation)
+MEMX_TEST_APPLESS_MAIN(TestShapeExplanation)
+}  // namespace tst_shape_explanation
+
 #include "tst_shape_explanation.moc"

@@ -6,6 +6,7 @@
 // is below every feasible candidate's T and M, so a skeleton it shows
 // hopeless holds nothing the search would keep.
 // SplitSearch.h before Qt: it has a member named emit, which Qt defines away.
+#include "TestMain.h"
 #include "search/SplitSearch.h"
 
 #include "RandomSearchCases.h"
@@ -20,6 +21,8 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+
+namespace tst_split_search {
 
 using namespace memx;
 
@@ -132,5 +135,7 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestSplitSearch)
+MEMX_TEST_APPLESS_MAIN(TestSplitSearch)
+}  // namespace tst_split_search
+
 #include "tst_split_search.moc"

@@ -10,9 +10,11 @@
 #include "search/SearchEngine.h"
 #include "space/StageSlots.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <set>
+
+namespace tst_stage_slots {
 
 using namespace memx;
 
@@ -172,5 +174,7 @@ void TestStageSlots::tooFewStagesForTheTypesIsExplained()
     QVERIFY(QString::fromStdString(r.error).contains("the cluster has 4 types, so --max-pp must be at least 4"));
 }
 
-QTEST_APPLESS_MAIN(TestStageSlots)
+MEMX_TEST_APPLESS_MAIN(TestStageSlots)
+}  // namespace tst_stage_slots
+
 #include "tst_stage_slots.moc"

@@ -11,9 +11,11 @@
 #include "search/TaskSearch.h"
 #include "search/WeightSimplex.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <set>
+
+namespace tst_task_search {
 
 using namespace memx;
 
@@ -177,5 +179,7 @@ void TestTaskSearch::aTaskWithoutPlanIsNamed()
     QVERIFY(none.best.empty());
 }
 
-QTEST_GUILESS_MAIN(TestTaskSearch)
+MEMX_TEST_GUILESS_MAIN(TestTaskSearch)
+}  // namespace tst_task_search
+
 #include "tst_task_search.moc"

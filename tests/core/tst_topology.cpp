@@ -5,9 +5,11 @@
 #include "hardware/GpuCatalog.h"
 #include "hardware/Topology.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
 
 #include <cmath>
+
+namespace tst_topology {
 
 using memx::Cluster;
 using memx::PathRate;
@@ -283,5 +285,7 @@ void TestTopology::generatedNodeFabric()
     QTEST(f.shared, "shared");
 }
 
-QTEST_APPLESS_MAIN(TestTopology)
+MEMX_TEST_APPLESS_MAIN(TestTopology)
+}  // namespace tst_topology
+
 #include "tst_topology.moc"

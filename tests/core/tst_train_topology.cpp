@@ -20,10 +20,12 @@
 #include "learn/TrainingSet.h"
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <fstream>
 #include <memory>
+
+namespace tst_train_topology {
 
 using namespace memx;
 
@@ -444,5 +446,7 @@ void TestTrainTopology::missingClusterIsAnError()
                            "run far, column cluster", reason);
 }
 
-QTEST_APPLESS_MAIN(TestTrainTopology)
+MEMX_TEST_APPLESS_MAIN(TestTrainTopology)
+}  // namespace tst_train_topology
+
 #include "tst_train_topology.moc"

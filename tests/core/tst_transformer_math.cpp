@@ -5,15 +5,16 @@
 #include "model/ModelSpec.h"
 #include "model/TransformerMath.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
+#include "TestMetaTypes.h"
 
 #include <cmath>
+
+namespace tst_transformer_math {
 
 using memx::ModelSpec;
 using memx::Recompute;
 using memx::TransformerMath;
-
-Q_DECLARE_METATYPE(memx::Recompute)
 
 namespace {
 
@@ -484,5 +485,7 @@ void TestTransformerMath::wgradBuffers()
     QTEST(TransformerMath::wgradBufferBytes(m, tp, static_cast<memx::Precision>(precision)), "bytes");
 }
 
-QTEST_APPLESS_MAIN(TestTransformerMath)
+MEMX_TEST_APPLESS_MAIN(TestTransformerMath)
+}  // namespace tst_transformer_math
+
 #include "tst_transformer_math.moc"

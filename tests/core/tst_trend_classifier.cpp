@@ -2,13 +2,16 @@
 // worked out by hand from the sweep in the row.
 #include "learn/TrendClassifier.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_trend_classifier {
 
 using namespace memx;
 using Trend = TrendClassifier::Trend;
 
-Q_DECLARE_METATYPE(std::vector<double>)
-Q_DECLARE_METATYPE(Trend)
+}  // namespace tst_trend_classifier
+Q_DECLARE_METATYPE(tst_trend_classifier::Trend)
+namespace tst_trend_classifier {
 
 class TestTrendClassifier : public QObject {
     Q_OBJECT
@@ -112,5 +115,7 @@ void TestTrendClassifier::badSweeps()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, TrendClassifier::classify({1, 2, 3}, {1, 2}));
 }
 
-QTEST_APPLESS_MAIN(TestTrendClassifier)
+MEMX_TEST_APPLESS_MAIN(TestTrendClassifier)
+}  // namespace tst_trend_classifier
+
 #include "tst_trend_classifier.moc"

@@ -19,13 +19,15 @@
 #include "profiling/ProfilingPlanner.h"
 #include "search/SearchEngine.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <fstream>
 #include <map>
 #include <regex>
 #include <set>
 #include <sstream>
+
+namespace tst_upstream_flags {
 
 using namespace memx;
 
@@ -242,7 +244,9 @@ const std::vector<PlanDocument>& samplePlans()
 
 }  // namespace
 
-Q_DECLARE_METATYPE(MegatronJob)
+}  // namespace tst_upstream_flags
+Q_DECLARE_METATYPE(tst_upstream_flags::MegatronJob)
+namespace tst_upstream_flags {
 
 class TestUpstreamFlags : public QObject {
     Q_OBJECT
@@ -451,5 +455,7 @@ void TestUpstreamFlags::flagScaleConfigOfSamplePlans()
     QVERIFY(configs >= 3);
 }
 
-QTEST_GUILESS_MAIN(TestUpstreamFlags)
+MEMX_TEST_GUILESS_MAIN(TestUpstreamFlags)
+}  // namespace tst_upstream_flags
+
 #include "tst_upstream_flags.moc"

@@ -12,7 +12,9 @@
 
 #include <fstream>
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_weight_simplex {
 
 using namespace memx;
 
@@ -139,5 +141,7 @@ void TestWeightSimplex::refusesNothingToMap()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, WeightSimplex::map({}, References{}));
 }
 
-QTEST_GUILESS_MAIN(TestWeightSimplex)
+MEMX_TEST_GUILESS_MAIN(TestWeightSimplex)
+}  // namespace tst_weight_simplex
+
 #include "tst_weight_simplex.moc"

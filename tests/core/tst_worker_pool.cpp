@@ -4,7 +4,7 @@
 // yield to the thread that started them (the workbench's GUI thread).
 #include "search/WorkerPool.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <atomic>
 #include <mutex>
@@ -15,6 +15,8 @@
 #if defined(__linux__)
 #include <pthread.h>
 #include <sched.h>
+
+namespace tst_worker_pool {
 #endif
 
 using namespace memx;
@@ -162,5 +164,7 @@ void TestWorkerPool::backgroundWorkersAreBatchThreads()
 #endif
 }
 
-QTEST_GUILESS_MAIN(TestWorkerPool)
+MEMX_TEST_GUILESS_MAIN(TestWorkerPool)
+}  // namespace tst_worker_pool
+
 #include "tst_worker_pool.moc"

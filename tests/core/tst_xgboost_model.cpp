@@ -9,7 +9,7 @@
 #include "predict/StageFeatures.h"
 #include "predict/XgboostModel.h"
 
-#include <QtTest/QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +19,8 @@
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+namespace tst_xgboost_model {
 
 using memx::LearnedPredictor;
 using memx::StageFeatures;
@@ -305,5 +307,7 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestXgboostModel)
+MEMX_TEST_APPLESS_MAIN(TestXgboostModel)
+}  // namespace tst_xgboost_model
+
 #include "tst_xgboost_model.moc"

@@ -20,7 +20,9 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QUndoStack>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_cluster_from_scratch {
 
 using namespace memx;
 using memx::test::action;
@@ -235,5 +237,7 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestClusterFromScratch)
+MEMX_TEST_MAIN(TestClusterFromScratch)
+}  // namespace tst_cluster_from_scratch
+
 #include "tst_cluster_from_scratch.moc"

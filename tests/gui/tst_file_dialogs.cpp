@@ -23,9 +23,11 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QUndoStack>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <functional>
+
+namespace tst_file_dialogs {
 
 using namespace memx;
 using memx::test::action;
@@ -249,5 +251,7 @@ void TestFileDialogs::safeFileNames()
     QCOMPARE(FileDialogs::safeFileName(name), file);
 }
 
-QTEST_MAIN(TestFileDialogs)
+MEMX_TEST_MAIN(TestFileDialogs)
+}  // namespace tst_file_dialogs
+
 #include "tst_file_dialogs.moc"

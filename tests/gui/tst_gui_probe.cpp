@@ -11,7 +11,9 @@
 #include <QFile>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_gui_probe {
 
 using namespace memx;
 using namespace memx::test;
@@ -64,5 +66,7 @@ void TestGuiProbe::leavesAHalfWrittenRequest()
     QVERIFY(QFile::exists(QDir(dir.path()).filePath(QStringLiteral("searched.json"))));
 }
 
-QTEST_MAIN(TestGuiProbe)
+MEMX_TEST_MAIN(TestGuiProbe)
+}  // namespace tst_gui_probe
+
 #include "tst_gui_probe.moc"

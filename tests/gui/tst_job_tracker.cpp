@@ -7,11 +7,13 @@
 
 #include <QSignalSpy>
 #include <QThread>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <atomic>
 #include <future>
 #include <memory>
+
+namespace tst_job_tracker {
 
 using namespace memx;
 using Job = JobTracker::Job;
@@ -185,5 +187,7 @@ void TestJobTracker::destroyingWaitsForRunningJobs()
     QVERIFY(gate->sawCancel.load());
 }
 
-QTEST_MAIN(TestJobTracker)
+MEMX_TEST_MAIN(TestJobTracker)
+}  // namespace tst_job_tracker
+
 #include "tst_job_tracker.moc"

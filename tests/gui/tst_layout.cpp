@@ -28,7 +28,9 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QUndoStack>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_layout {
 
 using namespace memx;
 using memx::test::darkPalette;
@@ -385,5 +387,7 @@ void TestLayout::toolbarKeepsItsPlaceAsUndoTextGrows()
     QVERIFY(!undo->isEnabled());
 }
 
-QTEST_MAIN(TestLayout)
+MEMX_TEST_MAIN(TestLayout)
+}  // namespace tst_layout
+
 #include "tst_layout.moc"

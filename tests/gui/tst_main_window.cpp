@@ -57,9 +57,11 @@
 #include <QRegularExpression>
 #include <QTextBlock>
 #include <QTextBrowser>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <fstream>
+
+namespace tst_main_window {
 
 using namespace memx;
 using memx::test::darkPalette;
@@ -1066,5 +1068,7 @@ void TestMainWindow::memoryMarginAtUncertainty()
     }
 }
 
-QTEST_MAIN(TestMainWindow)
+MEMX_TEST_MAIN(TestMainWindow)
+}  // namespace tst_main_window
+
 #include "tst_main_window.moc"

@@ -7,7 +7,9 @@
 #include "SearchController.h"
 #include "search/RecomputeAblation.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_pipeline_ablation {
 
 using namespace memx;
 using namespace memx::test;
@@ -47,5 +49,7 @@ void TestPipelineAblation::followsTheSelectedPlan()
     }
 }
 
-QTEST_MAIN(TestPipelineAblation)
+MEMX_TEST_MAIN(TestPipelineAblation)
+}  // namespace tst_pipeline_ablation
+
 #include "tst_pipeline_ablation.moc"

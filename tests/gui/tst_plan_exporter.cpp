@@ -13,9 +13,11 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <algorithm>
+
+namespace tst_plan_exporter {
 
 using namespace memx;
 
@@ -142,5 +144,7 @@ void TestPlanExporter::perMeshPlanIsRefusedByMegatronNamingFlagScale()
                 .ok);
 }
 
-QTEST_GUILESS_MAIN(TestPlanExporter)
+MEMX_TEST_GUILESS_MAIN(TestPlanExporter)
+}  // namespace tst_plan_exporter
+
 #include "tst_plan_exporter.moc"

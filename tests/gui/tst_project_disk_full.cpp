@@ -25,13 +25,15 @@
 #include <QLabel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <csignal>
 #include <fcntl.h>
 #include <string>
 #include <sys/resource.h>
 #include <unistd.h>
+
+namespace tst_project_disk_full {
 
 using namespace memx;
 using memx::test::temporaries;
@@ -258,5 +260,7 @@ void TestProjectDiskFull::windowShowsAFailingAutosaveUntilOneSucceeds()
              WeightProfile::ThroughputFirst);
 }
 
-QTEST_MAIN(TestProjectDiskFull)
+MEMX_TEST_MAIN(TestProjectDiskFull)
+}  // namespace tst_project_disk_full
+
 #include "tst_project_disk_full.moc"

@@ -9,7 +9,9 @@
 #include "hardware/Cluster.h"
 #include "model/ModelSpec.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_project_file {
 
 using namespace memx;
 
@@ -287,5 +289,7 @@ void TestProjectFile::version1ProjectOpens()
     QVERIFY(again.objective == p.objective);
 }
 
-QTEST_MAIN(TestProjectFile)
+MEMX_TEST_MAIN(TestProjectFile)
+}  // namespace tst_project_file
+
 #include "tst_project_file.moc"

@@ -15,12 +15,14 @@
 #include <QDir>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <csignal>
 
 #include <sys/wait.h>
 #include <unistd.h>
+
+namespace tst_project_kill {
 
 using namespace memx;
 using memx::test::temporaries;
@@ -125,5 +127,7 @@ void TestProjectKill::autosave()
     QVERIFY(found > 0);
 }
 
-QTEST_GUILESS_MAIN(TestProjectKill)
+MEMX_TEST_GUILESS_MAIN(TestProjectKill)
+}  // namespace tst_project_kill
+
 #include "tst_project_kill.moc"

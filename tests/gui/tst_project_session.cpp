@@ -9,7 +9,9 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QUndoStack>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_project_session {
 
 using namespace memx;
 using namespace memx::test;
@@ -178,5 +180,7 @@ void TestProjectSession::failingAutosaveSaysSoUntilOneSucceeds()
     QVERIFY(s.autosaveProblem().isEmpty());
 }
 
-QTEST_MAIN(TestProjectSession)
+MEMX_TEST_MAIN(TestProjectSession)
+}  // namespace tst_project_session
+
 #include "tst_project_session.moc"

@@ -5,7 +5,9 @@
 
 #include "SimplexMapView.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_simplex_map {
 
 using namespace memx;
 using namespace memx::test;
@@ -91,5 +93,7 @@ void TestSimplexMap::headingWrapsAboveTheMap()
     }
 }
 
-QTEST_MAIN(TestSimplexMap)
+MEMX_TEST_MAIN(TestSimplexMap)
+}  // namespace tst_simplex_map
+
 #include "tst_simplex_map.moc"

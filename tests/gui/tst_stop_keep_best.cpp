@@ -8,7 +8,9 @@
 #include "SearchController.h"
 
 #include <QPushButton>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_stop_keep_best {
 
 using namespace memx;
 using namespace memx::test;
@@ -58,5 +60,7 @@ void TestStopKeepBest::keepsTheBestSoFar()
     QVERIFY2(!banner->text().contains("Incomplete"), qPrintable(banner->text()));
 }
 
-QTEST_MAIN(TestStopKeepBest)
+MEMX_TEST_MAIN(TestStopKeepBest)
+}  // namespace tst_stop_keep_best
+
 #include "tst_stop_keep_best.moc"

@@ -17,7 +17,9 @@
 #include <QRegularExpression>
 #include <QTableWidget>
 #include <QTimer>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_what_if_network {
 
 using namespace memx;
 using namespace memx::test;
@@ -121,5 +123,7 @@ void TestWhatIfNetwork::choosingNodesReportsEachChoice()
     QCOMPARE(partly, 1);
 }
 
-QTEST_MAIN(TestWhatIfNetwork)
+MEMX_TEST_MAIN(TestWhatIfNetwork)
+}  // namespace tst_what_if_network
+
 #include "tst_what_if_network.moc"

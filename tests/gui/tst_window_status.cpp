@@ -8,7 +8,9 @@
 #include <QLabel>
 #include <QLocale>
 #include <QStandardPaths>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_window_status {
 
 using namespace memx;
 using namespace memx::test;
@@ -85,5 +87,7 @@ void TestWindowStatus::finishedLineSaysWhichCountsRepeat()
     QCOMPARE(w.result()->stats.feasible, feasible);
 }
 
-QTEST_MAIN(TestWindowStatus)
+MEMX_TEST_MAIN(TestWindowStatus)
+}  // namespace tst_window_status
+
 #include "tst_window_status.moc"

@@ -9,7 +9,9 @@
 #include "search/SearchEngine.h"
 
 #include <QLocale>
-#include <QTest>
+#include "TestMain.h"
+
+namespace tst_baselines_view {
 
 using namespace memx;
 
@@ -88,5 +90,7 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestBaselinesView)
+MEMX_TEST_MAIN(TestBaselinesView)
+}  // namespace tst_baselines_view
+
 #include "tst_baselines_view.moc"

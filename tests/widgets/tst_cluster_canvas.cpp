@@ -19,7 +19,9 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QUndoStack>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_cluster_canvas {
 
 using memx::CanvasSelection;
 using memx::ClusterCanvas;
@@ -734,5 +736,7 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestClusterCanvas)
+MEMX_TEST_MAIN(TestClusterCanvas)
+}  // namespace tst_cluster_canvas
+
 #include "tst_cluster_canvas.moc"

@@ -8,9 +8,11 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QUndoStack>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <functional>
+
+namespace tst_cluster_document {
 
 using memx::ClusterDocument;
 using memx::LinkSpec;
@@ -26,7 +28,9 @@ const char* kSamples[] = {"homogeneous-8xa100.json", "modern-h100-h20-910b.json"
 
 }  // namespace
 
-Q_DECLARE_METATYPE(Edit)
+}  // namespace tst_cluster_document
+Q_DECLARE_METATYPE(tst_cluster_document::Edit)
+namespace tst_cluster_document {
 
 class TestClusterDocument : public QObject {
     Q_OBJECT
@@ -484,5 +488,7 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestClusterDocument)
+MEMX_TEST_MAIN(TestClusterDocument)
+}  // namespace tst_cluster_document
+
 #include "tst_cluster_document.moc"

@@ -5,7 +5,9 @@
 #include "hardware/ClusterGenerator.h"
 #include "hardware/GpuCatalog.h"
 
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_cluster_layout {
 
 using namespace memx;
 
@@ -84,5 +86,7 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestClusterLayout)
+MEMX_TEST_MAIN(TestClusterLayout)
+}  // namespace tst_cluster_layout
+
 #include "tst_cluster_layout.moc"

@@ -2,9 +2,11 @@
 // power of ten above it (issue #35: "feasible 1,010,415,832,157,193,162").
 #include "CountText.h"
 
-#include <QtTest>
+#include "TestMain.h"
 
 #include <limits>
+
+namespace tst_count_text {
 
 using memx::CountText;
 
@@ -54,5 +56,7 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCountText)
+MEMX_TEST_APPLESS_MAIN(TestCountText)
+}  // namespace tst_count_text
+
 #include "tst_count_text.moc"

@@ -8,10 +8,12 @@
 #include "hardware/GpuCatalog.h"
 
 #include <QRandomGenerator>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <array>
 #include <cmath>
+
+namespace tst_gpu_type_colors {
 
 using namespace memx;
 
@@ -231,5 +233,7 @@ void TestGpuTypeColors::sameForTheSameCluster()
     QVERIFY(closePair(names, a, Vision::Deuteranopia).isEmpty());
 }
 
-QTEST_MAIN(TestGpuTypeColors)
+MEMX_TEST_MAIN(TestGpuTypeColors)
+}  // namespace tst_gpu_type_colors
+
 #include "tst_gpu_type_colors.moc"

@@ -6,7 +6,9 @@
 
 #include <QFileInfo>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_memory_bars {
 
 using namespace memx;
 
@@ -239,5 +241,7 @@ void TestMemoryBars::clearAndExport()
     QCOMPARE(w.barCount(), 0);
 }
 
-QTEST_MAIN(TestMemoryBars)
+MEMX_TEST_MAIN(TestMemoryBars)
+}  // namespace tst_memory_bars
+
 #include "tst_memory_bars.moc"

@@ -9,7 +9,9 @@
 #include <QDoubleSpinBox>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_node_choice_panel {
 
 using namespace memx;
 
@@ -139,5 +141,7 @@ void TestNodeChoicePanel::saysWherePricesGo()
     QCOMPARE(panel.summaryText(), QString("the search found no plan to compare"));
 }
 
-QTEST_MAIN(TestNodeChoicePanel)
+MEMX_TEST_MAIN(TestNodeChoicePanel)
+}  // namespace tst_node_choice_panel
+
 #include "tst_node_choice_panel.moc"

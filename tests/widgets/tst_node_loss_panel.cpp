@@ -8,7 +8,9 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_node_loss_panel {
 
 using namespace memx;
 
@@ -134,5 +136,7 @@ void TestNodeLossPanel::showsWhyNothingCouldBeSaid()
     QVERIFY(panel.findChild<QPushButton*>(QStringLiteral("nodeLossRun"))->isEnabled());
 }
 
-QTEST_MAIN(TestNodeLossPanel)
+MEMX_TEST_MAIN(TestNodeLossPanel)
+}  // namespace tst_node_loss_panel
+
 #include "tst_node_loss_panel.moc"

@@ -8,14 +8,18 @@
 #include <QRadioButton>
 #include <QSignalSpy>
 #include <QSlider>
-#include <QTest>
+#include "TestMain.h"
+#include "TestMetaTypes.h"
 
 #include <cmath>
 
+namespace tst_objective_panel {
+
 using namespace memx;
 
-Q_DECLARE_METATYPE(memx::WeightProfile)
+}  // namespace tst_objective_panel
 Q_DECLARE_METATYPE(memx::Weights)
+namespace tst_objective_panel {
 
 namespace {
 double at(const Weights& w, int i) { return i == 0 ? w.time : i == 1 ? w.memory : w.variance; }
@@ -280,5 +284,7 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestObjectivePanel)
+MEMX_TEST_MAIN(TestObjectivePanel)
+}  // namespace tst_objective_panel
+
 #include "tst_objective_panel.moc"

@@ -7,7 +7,9 @@
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_pareto_plot {
 
 using namespace memx;
 
@@ -332,5 +334,7 @@ void TestParetoPlot::screenshots()
     QVERIFY(w.grab().save(QStringLiteral("/tmp/plots-pareto-dark.png")));
 }
 
-QTEST_MAIN(TestParetoPlot)
+MEMX_TEST_MAIN(TestParetoPlot)
+}  // namespace tst_pareto_plot
+
 #include "tst_pareto_plot.moc"

@@ -5,7 +5,9 @@
 
 #include <QFileInfo>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_pipeline_view {
 
 using namespace memx;
 
@@ -281,5 +283,7 @@ void TestPipelineView::headersFitTheirCells()
     QVERIFY(cells.back().right() <= target.right());
 }
 
-QTEST_MAIN(TestPipelineView)
+MEMX_TEST_MAIN(TestPipelineView)
+}  // namespace tst_pipeline_view
+
 #include "tst_pipeline_view.moc"

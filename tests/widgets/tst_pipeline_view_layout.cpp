@@ -10,7 +10,9 @@
 #include "PipelineViewLayout.h"
 
 #include <QApplication>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_pipeline_view_layout {
 
 using namespace memx;
 
@@ -120,5 +122,7 @@ void TestPipelineViewLayout::headersWrapWhenNarrow()
     QCOMPARE(PipelineViewLayout::of(input(1800, 900, 3, QStringLiteral("short"))).titleLines, 1);
 }
 
-QTEST_MAIN(TestPipelineViewLayout)
+MEMX_TEST_MAIN(TestPipelineViewLayout)
+}  // namespace tst_pipeline_view_layout
+
 #include "tst_pipeline_view_layout.moc"

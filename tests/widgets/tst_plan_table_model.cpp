@@ -5,9 +5,11 @@
 
 #include <QAbstractItemModelTester>
 #include <QRegularExpression>
-#include <QTest>
+#include "TestMain.h"
 
 #include <algorithm>
+
+namespace tst_plan_table_model {
 
 using namespace memx;
 
@@ -277,5 +279,7 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPlanTableModel)
+MEMX_TEST_MAIN(TestPlanTableModel)
+}  // namespace tst_plan_table_model
+
 #include "tst_plan_table_model.moc"

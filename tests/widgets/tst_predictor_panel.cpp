@@ -20,9 +20,11 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "TestMain.h"
 
 #include <fstream>
+
+namespace tst_predictor_panel {
 
 using namespace memx;
 
@@ -560,5 +562,7 @@ void TestPredictorPanel::fitsANarrowDock()
     QVERIFY2(width <= 340, qPrintable(QString::number(width)));
 }
 
-QTEST_MAIN(TestPredictorPanel)
+MEMX_TEST_MAIN(TestPredictorPanel)
+}  // namespace tst_predictor_panel
+
 #include "tst_predictor_panel.moc"

@@ -7,7 +7,9 @@
 #include <QLabel>
 #include <QLocale>
 #include <QSignalSpy>
-#include <QTest>
+#include "TestMain.h"
+
+namespace tst_profile_comparison_view {
 
 using namespace memx;
 
@@ -180,5 +182,7 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestProfileComparisonView)
+MEMX_TEST_MAIN(TestProfileComparisonView)
+}  // namespace tst_profile_comparison_view
+
 #include "tst_profile_comparison_view.moc"

@@ -7,13 +7,17 @@
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QTest>
+#include "TestMain.h"
 
 #include <fstream>
 
+namespace tst_setup_panel {
+
 using namespace memx;
 
+}  // namespace tst_setup_panel
 Q_DECLARE_METATYPE(memx::TrainingSetup)
+namespace tst_setup_panel {
 
 namespace {
 QString sameSetup(const TrainingSetup& a, const TrainingSetup& b)
@@ -343,5 +347,7 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestSetupPanel)
+MEMX_TEST_MAIN(TestSetupPanel)
+}  // namespace tst_setup_panel
+
 #include "tst_setup_panel.moc"

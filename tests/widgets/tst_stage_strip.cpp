@@ -4,7 +4,9 @@
 #include "StageStrip.h"
 
 #include <QFontMetricsF>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_stage_strip {
 
 using namespace memx;
 
@@ -118,5 +120,7 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestStageStrip)
+MEMX_TEST_MAIN(TestStageStrip)
+}  // namespace tst_stage_strip
+
 #include "tst_stage_strip.moc"

@@ -10,7 +10,9 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QtTest>
+#include "TestMain.h"
+
+namespace tst_why_not_shape_panel {
 
 using namespace memx;
 
@@ -73,5 +75,7 @@ void TestWhyNotShapePanel::answersForTheShapeAsked()
     QVERIFY2(panel.answer().contains("of this shape fit"), qPrintable(panel.answer()));
 }
 
-QTEST_MAIN(TestWhyNotShapePanel)
+MEMX_TEST_MAIN(TestWhyNotShapePanel)
+}  // namespace tst_why_not_shape_panel
+
 #include "tst_why_not_shape_panel.moc"
