@@ -1,5 +1,6 @@
 #include "BaselinesView.h"
 
+#include "NumberText.h"
 #include "search/PlanCost.h"
 
 #include "MemoryBars.h"
@@ -18,10 +19,7 @@ namespace memx {
 
 namespace {
 
-constexpr double kMiBPerGiB = 1024.0;
 constexpr double kShownAbove = 1.3;  // the mini bars reach 130% of capacity, then clip
-
-QString number(double v, int decimals) { return QString::number(v, 'f', decimals); }
 
 QString signedPercent(double fraction)
 {
@@ -46,7 +44,8 @@ QStringList overMemory(const Plan& p)
             over << BaselinesView::tr("stage %1 (%2) needs %3 of %4 GiB")
                         .arg(i + 1)  // as MemoryBars numbers them
                         .arg(QString::fromStdString(st.gpuType))
-                        .arg(number(st.memory.totalMiB() / kMiBPerGiB, 1), number(st.capacityMiB / kMiBPerGiB, 1));
+                        .arg(fixedNumber(st.memory.totalMiB() / kMiBPerGiB, 1),
+                             fixedNumber(st.capacityMiB / kMiBPerGiB, 1));
     }
     return over;
 }
@@ -66,7 +65,8 @@ public:
                        .arg(i)
                        .arg(QString::fromStdString(s.gpuType))
                        .arg(s.devices.size())
-                       .arg(number(s.memory.totalMiB() / kMiBPerGiB, 1), number(s.capacityMiB / kMiBPerGiB, 1));
+                       .arg(fixedNumber(s.memory.totalMiB() / kMiBPerGiB, 1),
+                            fixedNumber(s.capacityMiB / kMiBPerGiB, 1));
         }
         setToolTip(tip.join(QLatin1Char('\n')));
     }
@@ -172,9 +172,9 @@ QStringList cellsOf(const SearchResult::BaselinePick& b, const Plan& memx, bool 
         QLocale().toString(p.iterationMs, 'f', 1),
         QLocale().toString(PlanCost::tokensPerSecond(p), 'f', 0),
         b.kind == BaselineKind::MemX ? QString() : signedPercent(p.iterationMs / memx.iterationMs - 1),
-        number(p.maxMemMiB / kMiBPerGiB, 2),
-        mib ? number(p.varMem / (kMiBPerGiB * kMiBPerGiB), 2) + QStringLiteral(" GiB²") : number(p.varMem, 4),
-        number(p.phi, 4),
+        fixedNumber(p.maxMemMiB / kMiBPerGiB, 2),
+        mib ? fixedNumber(p.varMem / (kMiBPerGiB * kMiBPerGiB), 2) + QStringLiteral(" GiB²") : fixedNumber(p.varMem, 4),
+        fixedNumber(p.phi, 4),
         QStringLiteral("%1%").arg(100 * p.minHeadroom(), 0, 'f', 0),
         rankText(p.rankTime, p.ranksApproximate),
         rankText(p.rankPhi, p.ranksApproximate),

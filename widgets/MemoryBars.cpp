@@ -1,5 +1,6 @@
 #include "MemoryBars.h"
 
+#include "NumberText.h"
 #include "PlotExport.h"
 
 #include "PlanColors.h"
@@ -17,7 +18,6 @@ namespace memx {
 
 namespace {
 
-constexpr double kMiBPerGiB = 1024.0;
 constexpr double kStageGap = 0.8;  // extra space between stages, in bar widths
 constexpr double kBarWidth = 0.72;
 const QColor kOverColor(0xd6, 0x27, 0x28);

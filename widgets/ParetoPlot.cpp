@@ -1,5 +1,6 @@
 #include "ParetoPlot.h"
 
+#include "NumberText.h"
 #include "PlotExport.h"
 
 #include "PlanColors.h"
@@ -23,7 +24,6 @@ namespace memx {
 
 namespace {
 
-constexpr double kMiBPerGiB = 1024.0;
 constexpr double kHitRadiusPx = 8.0;
 // Per-mesh plans: a purple apart from the front's orange and the profiles' colours.
 const QColor kMeshColor(0x6a, 0x3d, 0x9a);

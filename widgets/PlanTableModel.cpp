@@ -1,5 +1,6 @@
 #include "PlanTableModel.h"
 
+#include "NumberText.h"
 #include "search/PlanCost.h"
 
 #include <algorithm>
@@ -7,9 +8,6 @@
 namespace memx {
 
 namespace {
-constexpr double kMiBPerGiB = 1024.0;
-
-QString number(double v, int decimals) { return QString::number(v, 'f', decimals); }
 
 double stagePeakGiB(const StagePlan& s) { return s.memory.totalMiB() / kMiBPerGiB; }
 
@@ -92,19 +90,19 @@ QVariant PlanTableModel::display(const Plan& p, int column) const
     case StageOrderColumn: return QString::fromStdString(p.orderString());
     case LayersColumn: return QString::fromStdString(p.layersString());
     case RecomputeColumn: return QString::fromStdString(p.recomputeString());
-    case TimeColumn: return number(p.iterationMs, 1);
-    case TokensColumn: return number(PlanCost::tokensPerSecond(p), 0);
-    case MemoryColumn: return number(p.maxMemMiB / kMiBPerGiB, 2);
+    case TimeColumn: return fixedNumber(p.iterationMs, 1);
+    case TokensColumn: return fixedNumber(PlanCost::tokensPerSecond(p), 0);
+    case MemoryColumn: return fixedNumber(p.maxMemMiB / kMiBPerGiB, 2);
     case VarianceColumn:
-        return mode_ == VarianceMode::AbsoluteMiB ? number(p.varMem / (kMiBPerGiB * kMiBPerGiB), 2)
-                                                  : number(p.varMem, 4);
-    case PhiColumn: return number(p.phi, 4);
+        return mode_ == VarianceMode::AbsoluteMiB ? fixedNumber(p.varMem / (kMiBPerGiB * kMiBPerGiB), 2)
+                                                  : fixedNumber(p.varMem, 4);
+    case PhiColumn: return fixedNumber(p.phi, 4);
     case RankTimeColumn: return (p.ranksApproximate ? QStringLiteral("~") : QString()) + QString::number(p.rankTime);
-    case MinHeadroomColumn: return number(100.0 * p.minHeadroom(), 1);
+    case MinHeadroomColumn: return fixedNumber(100.0 * p.minHeadroom(), 1);
     case StagePeaksColumn: {
         QStringList peaks;
         for (const auto& s : p.stages)
-            peaks << number(stagePeakGiB(s), 1);
+            peaks << fixedNumber(stagePeakGiB(s), 1);
         return peaks.join(QLatin1Char(' '));
     }
     default: return {};
@@ -147,7 +145,7 @@ QString PlanTableModel::toolTip(const Plan& p) const
               .arg(p.dp)
               .arg(p.microBatch)
               .arg(p.microBatchCount)
-              .arg(scheduleText(p), number(p.iterationMs, 1), number(p.dpMs, 1), number(p.fixedMs, 1));
+              .arg(scheduleText(p), fixedNumber(p.iterationMs, 1), fixedNumber(p.dpMs, 1), fixedNumber(p.fixedMs, 1));
     if (p.perMesh())
         html += QStringLiteral("<br>per-mesh plan (FlagScale process meshes): %1")
                     .arg(QString::fromStdString(p.shapeString()).toHtmlEscaped());
@@ -164,8 +162,9 @@ QString PlanTableModel::toolTip(const Plan& p) const
                     .arg(QString::fromStdString(s.gpuType).toHtmlEscaped())
                     .arg(s.firstLayer)
                     .arg(s.firstLayer + s.layers - 1)
-                    .arg(QString::fromLatin1(toString(s.recompute)), number(s.timeMs, 1), number(stagePeakGiB(s), 1),
-                         number(s.capacityMiB / kMiBPerGiB, 1), number(100.0 * s.headroom(), 0));
+                    .arg(QString::fromLatin1(toString(s.recompute)), fixedNumber(s.timeMs, 1),
+                         fixedNumber(stagePeakGiB(s), 1), fixedNumber(s.capacityMiB / kMiBPerGiB, 1),
+                         fixedNumber(100.0 * s.headroom(), 0));
     }
     html += QStringLiteral("</table>");
     return html;

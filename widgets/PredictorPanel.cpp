@@ -2,6 +2,7 @@
 // corrections tables).
 #include "PredictorPanel.h"
 
+#include "StdText.h"
 #include "FileDialogs.h"
 #include "PlanColors.h"
 
@@ -40,8 +41,6 @@ namespace {
 
 constexpr int kTopFeatures = 5;
 constexpr int kHashChars = 8;
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QString join(const std::vector<std::string>& items)
 {

@@ -1,5 +1,6 @@
 #include "ProfileComparisonView.h"
 
+#include "NumberText.h"
 #include "PlanColors.h"
 #include "StageStrip.h"
 #include "search/PlanCost.h"
@@ -22,10 +23,7 @@
 namespace memx {
 
 namespace {
-constexpr double kMiBPerGiB = 1024.0;
 constexpr double kLowHeadroom = 0.10;  // below this the headroom is shown as a warning
-
-QString number(double v, int decimals) { return QString::number(v, 'f', decimals); }
 
 QString profileTitle(WeightProfile p)
 {
@@ -42,8 +40,8 @@ QString profileTitle(WeightProfile p)
 
 QString varianceText(const SearchResult& r, double v)
 {
-    return r.varianceMode == VarianceMode::AbsoluteMiB ? number(v / (kMiBPerGiB * kMiBPerGiB), 2) + " GiB²"
-                                                       : number(v, 4) + " util²";
+    return r.varianceMode == VarianceMode::AbsoluteMiB ? fixedNumber(v / (kMiBPerGiB * kMiBPerGiB), 2) + " GiB²"
+                                                       : fixedNumber(v, 4) + " util²";
 }
 
 class ProfileCard final : public QFrame {
@@ -209,9 +207,9 @@ void ProfileComparisonView::setResult(const SearchResult& r, const Cluster* clus
                           : tr("<b>vs fastest:</b> %1")
                                 .arg(QString::fromStdString(ProfileComparison::differences(*fastest, p, r.varianceMode))
                                          .toHtmlEscaped()));
-        const QString weights
-            = QStringLiteral("wT %1 · wM %2 · wV %3")
-                  .arg(number(pb.weights.time, 2), number(pb.weights.memory, 2), number(pb.weights.variance, 2));
+        const QString weights = QStringLiteral("wT %1 · wM %2 · wV %3")
+                                    .arg(fixedNumber(pb.weights.time, 2), fixedNumber(pb.weights.memory, 2),
+                                         fixedNumber(pb.weights.variance, 2));
         Card card;
         card.widget = makeCard(r, p, profileTitle(pb.kind), weights, colors::profile(static_cast<int>(pb.kind)), notes);
         card.key = p.key;
@@ -274,12 +272,12 @@ void ProfileComparisonView::setTasks(const SearchResult& r)
             const double rel = 100.0 * (tps / PlanCost::tokensPerSecond(base->plan) - 1);
             notes << tr("<b>vs %1:</b> %2% tokens per second; %3")
                          .arg(QString::fromStdString(base->label).toHtmlEscaped(),
-                              (rel >= 0 ? QStringLiteral("+") : QString()) + number(rel, 1),
+                              (rel >= 0 ? QStringLiteral("+") : QString()) + fixedNumber(rel, 1),
                               QString::fromStdString(ProfileComparison::differences(base->plan, p, r.varianceMode))
                                   .toHtmlEscaped());
         }
         notes << tr("Its fastest feasible plan: %1 ms; Phi %2 under its own references")
-                     .arg(number(t.fastestMs, 1), number(p.phi, 4));
+                     .arg(fixedNumber(t.fastestMs, 1), fixedNumber(p.phi, 4));
         Card card;
         card.widget
             = makeCard(r, p, QString::fromStdString(t.label), tr("%1 tokens/s").arg(QLocale().toString(tps, 'f', 0)),
@@ -383,27 +381,29 @@ QWidget* ProfileComparisonView::makeCard(const SearchResult& r, const Plan& p, c
     auto* tiles = new QGridLayout;
     tiles->setSpacing(6);
     const bool low = p.minHeadroom() < kLowHeadroom;
-    tiles->addWidget(tile(tr("iteration time T"), number(p.iterationMs, 1) + QStringLiteral(" ms"), false, card), 0, 0);
-    tiles->addWidget(tile(tr("peak memory M"), number(p.maxMemMiB / kMiBPerGiB, 2) + QStringLiteral(" GiB"), false,
+    tiles->addWidget(tile(tr("iteration time T"), fixedNumber(p.iterationMs, 1) + QStringLiteral(" ms"), false, card),
+                     0, 0);
+    tiles->addWidget(tile(tr("peak memory M"), fixedNumber(p.maxMemMiB / kMiBPerGiB, 2) + QStringLiteral(" GiB"), false,
                           card),
                      0, 1);
     tiles->addWidget(tile(tr("memory variance V"), varianceText(r, p.varMem), false, card), 1, 0);
-    auto* headroom = tile(tr("lowest headroom"), number(100 * p.minHeadroom(), 1) + QStringLiteral(" %"), low, card);
+    auto* headroom
+        = tile(tr("lowest headroom"), fixedNumber(100 * p.minHeadroom(), 1) + QStringLiteral(" %"), low, card);
     if (low)
         headroom->setToolTip(tr("Less than %1% of a GPU's memory is left free").arg(100 * kLowHeadroom));
     tiles->addWidget(headroom, 1, 1);
     // What it delivers and, where every paid GPU has a price, costs.
     const PlanCost cost = PlanCost::of(cluster_ ? &*cluster_ : nullptr, p);
-    tiles->addWidget(tile(tr("tokens per second"), number(cost.tokensPerS, 0), false, card), 2, 0);
+    tiles->addWidget(tile(tr("tokens per second"), fixedNumber(cost.tokensPerS, 0), false, card), 2, 0);
     auto* price = tile(tr("cost per million tokens"),
                        cost.perMillionTokens >= 0 ? QString::number(cost.perMillionTokens, 'g', 3) : tr("unknown"),
                        false, card);
     price->setObjectName(QStringLiteral("cost-tile"));
-    price->setToolTip(
-        cost.perHour >= 0
-            ? tr("%1 per hour for the %2 GPUs of the nodes it uses").arg(number(cost.perHour, 2)).arg(cost.paidGpus)
-            : tr("Give every GPU type a price per GPU-hour (cluster editor, GPU type "
-                 "properties) to see the cost"));
+    price->setToolTip(cost.perHour >= 0 ? tr("%1 per hour for the %2 GPUs of the nodes it uses")
+                                              .arg(fixedNumber(cost.perHour, 2))
+                                              .arg(cost.paidGpus)
+                                        : tr("Give every GPU type a price per GPU-hour (cluster editor, GPU type "
+                                             "properties) to see the cost"));
     tiles->addWidget(price, 2, 1);
     body->addLayout(tiles);
 

@@ -5,6 +5,7 @@
 #include "JobTracker.h"
 #include "ProjectSession.h"
 
+#include "StdText.h"
 #include "CountText.h"
 
 #include "ClusterCanvas.h"
@@ -101,8 +102,6 @@ namespace memx {
 namespace {
 constexpr int kMaxRecentPredictors = 6;
 const char* kRecentPredictorsKey = "recentPredictors";
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // MainWindow's file actions: the project (new, open, save, recent files, recovery), the cluster's import and
 // export, and the export of plans, the plot and the candidates (the plan files themselves: PlanExporter).
 #include "MainWindow.h"
+#include "StdText.h"
 #include "io/AtomicFile.h"
 #include <QUndoStack>
 #include "JobTracker.h"
@@ -50,8 +51,6 @@ namespace memx {
 
 namespace {
 const char* kSampleResource = ":/memx/paper-20gpu-3vendor.json";
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 

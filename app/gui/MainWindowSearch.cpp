@@ -1,6 +1,7 @@
 // Over 600 lines: MainWindow's searches and their results: running the search and the what-ifs as jobs of the tracker,
 // showing the finished result in every view, staleness, and the selected plan.
 #include "MainWindow.h"
+#include "StdText.h"
 #include "JobTracker.h"
 #include "ProjectSession.h"
 #include "CountText.h"
@@ -50,8 +51,6 @@
 namespace memx {
 
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 using Job = JobTracker::Job;
 

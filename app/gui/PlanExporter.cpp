@@ -1,5 +1,6 @@
 #include "PlanExporter.h"
 
+#include "StdText.h"
 #include "export/ExportFolder.h"
 #include "export/PlanJson.h"
 #include "export/PlanJsonReader.h"
@@ -16,8 +17,6 @@ namespace memx {
 namespace {
 
 QString tr(const char* text) { return QCoreApplication::translate("memx::PlanExporter", text); }
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
