@@ -5,6 +5,7 @@
 
 #include "DarkPalette.h"
 #include "MainWindow.h"
+#include "SetupPanel.h"
 
 #include <QAction>
 #include <QColor>
@@ -49,5 +50,16 @@ inline QString status(MainWindow& w)
 }
 
 using memx::darkPalette;
+
+// The setup's Meshes box set to uniform, as a user whose plans must run on
+// Megatron-LM sets it (a new project plans per GPU type).
+inline void useUniformMeshes(MainWindow& w)
+{
+    auto* setup = w.findChild<SetupPanel*>();
+    QVERIFY(setup);
+    TrainingSetup s = setup->setup();
+    s.meshes = MeshMode::Uniform;
+    setup->setSetup(s);
+}
 
 }  // namespace memx::test

@@ -77,16 +77,7 @@ void trainSmallPredictor(const std::string& file)
 
 using memx::test::filesUnder;
 
-// The setup's Meshes box set to uniform, as a user whose plans must run on
-// Megatron-LM sets it (a new project plans per GPU type).
-void useUniformMeshes(MainWindow& w)
-{
-    auto* setup = w.findChild<SetupPanel*>();
-    QVERIFY(setup);
-    TrainingSetup s = setup->setup();
-    s.meshes = MeshMode::Uniform;
-    setup->setSetup(s);
-}
+using memx::test::useUniformMeshes;
 }  // namespace
 
 class TestMainWindowFiles : public QObject {

@@ -66,16 +66,7 @@ using memx::test::runAndWait;
 namespace {
 using memx::test::filesUnder;
 
-// The setup's Meshes box set to uniform, as a user whose plans must run on
-// Megatron-LM sets it (a new project plans per GPU type).
-void useUniformMeshes(MainWindow& w)
-{
-    auto* setup = w.findChild<SetupPanel*>();
-    QVERIFY(setup);
-    TrainingSetup s = setup->setup();
-    s.meshes = MeshMode::Uniform;
-    setup->setSetup(s);
-}
+using memx::test::useUniformMeshes;
 
 // What the window shows (its backing store, as a screen grab reads it) in the
 // rectangle of `view`.
