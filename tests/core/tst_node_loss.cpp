@@ -14,6 +14,7 @@
 #include "TestMain.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace tst_node_loss {
@@ -32,6 +33,13 @@ private slots:
     void losingFastGpusNeverHelps();
     void robustRankingByWorstTime();
     void cancelStopsBetweenScenarios();
+
+private:
+    // The search on slow3 at global batch 64 both robust cases start from,
+    // searched once on first use.
+    const SearchResult& slow3Search();
+    SearchRequest slow3Req_;
+    std::optional<SearchResult> slow3_;
 };
 
 namespace {
@@ -214,11 +222,19 @@ void TestNodeLoss::losingFastGpusNeverHelps()
     QVERIFY(t4.error.empty());  // the T4 node's loss removes a GPU type: it re-plans without the store
 }
 
+const SearchResult& TestNodeLoss::slow3Search()
+{
+    if (!slow3_) {
+        slow3Req_ = request(slow3(), 64);
+        slow3_ = SearchEngine::run(slow3Req_);
+    }
+    return *slow3_;
+}
+
 void TestNodeLoss::robustRankingByWorstTime()
 {
-    const Cluster c = slow3();
-    const SearchRequest req = request(c, 64);
-    const SearchResult r = SearchEngine::run(req);
+    const SearchResult& r = slow3Search();
+    const SearchRequest& req = slow3Req_;
     NodeLossWhatIf::Options o;
     o.robust = true;
     o.topK = 5;
@@ -247,12 +263,8 @@ void TestNodeLoss::robustRankingByWorstTime()
 
 void TestNodeLoss::cancelStopsBetweenScenarios()
 {
-    const Cluster c = slow3();
-    SearchRequest req = request(c, 64);
-    // Cancellation is what is tested: uniform meshes keep the searches short
-    // (robustRankingByWorstTime plans per type).
-    req.problem.setup.meshes = MeshMode::Uniform;
-    const SearchResult r = SearchEngine::run(req);
+    const SearchResult& r = slow3Search();
+    const SearchRequest& req = slow3Req_;
     NodeLossWhatIf::Options o;
     o.robust = true;
     // Cancelled before it starts: no scenario searched, no ranking, and it says so.
