@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -159,6 +160,33 @@ TypeSetup setupFor(const PlanArgs& a, const Cluster& cluster, const Topology& to
     return t;
 }
 
+// A type measured only by stage profiles (Sailor's per-layer runs) is swept
+// at a layer count they measured, the nearest to the default; its layers axis
+// then has one measured point and stays high-impact. Returns what moved.
+std::string moveToProfiledLayers(TypeSetup& t, const PresampleMeasurements& measured, const ModelSpec& model,
+                                 const GpuType& type)
+{
+    const std::vector<int> counts = measured.profiledLayers(type.name);
+    if (counts.empty() || std::find(counts.begin(), counts.end(), t.base.layers) != counts.end())
+        return {};
+    std::string moved;
+    for (ParameterAxis& axis : t.axes) {
+        if (axis.name != "layers")
+            continue;
+        const int before = axis.defaultValue;
+        const int to = *std::min_element(counts.begin(), counts.end(),
+                                         [&](int x, int y) { return std::abs(x - before) < std::abs(y - before); });
+        if (std::find(axis.values.begin(), axis.values.end(), to) == axis.values.end()) {
+            axis.values.push_back(to);
+            std::sort(axis.values.begin(), axis.values.end());
+        }
+        axis.defaultValue = to;
+        moved = "layers " + std::to_string(before) + " -> " + std::to_string(to);
+    }
+    t.base = ProfilingPlanner::baseQuery(model, type, t.axes, t.opt);
+    return moved;
+}
+
 // The runs of a set of queries that fit in the type's memory (by the
 // analytic model; one that would not only produces an OOM).
 struct PlannedSet {
@@ -188,16 +216,25 @@ PlannedSet planSet(const std::vector<StageQuery>& queries, const GpuType& type, 
 std::vector<KeyParameter> measuredKeys(const PresampleMeasurements& measured, const std::string& file,
                                        const GpuType& type, const TypeSetup& t, const AnalyticPredictor& analytic)
 {
-    std::vector<std::string> missing;
-    auto keys = ProfilingPlanner::identify(t.base, t.axes, measured.measure(missing), t.opt.threshold);
+    std::vector<std::string> missing, noPeak;
+    auto keys = ProfilingPlanner::identify(t.base, t.axes, measured.measure(missing, noPeak), t.opt.threshold);
     const std::size_t total = ProfilingPlanner::presampleQueries(t.base, t.axes).size();
     if (missing.size() >= total)
         throw InputError(file, type.name,
                          "no pre-sampling run of " + type.name
-                             + " has a time and a peak memory here; run `memx-cli profile-plan --presample`, measure "
-                               "its runs and import them");
+                             + " has a time here; run `memx-cli profile-plan --presample`, measure its runs and "
+                               "import them");
+    const auto& profiled = measured.profiledTypes();
+    if (std::find(profiled.begin(), profiled.end(), type.name) != profiled.end())
+        std::printf("no single-stage run of %s: times from the inner stages of its pipeline runs (stage time per "
+                    "micro-batch), no peaks\n",
+                    type.name.c_str());
     if (!missing.empty())
         std::printf("not measured (left out of the amplitudes): %s\n", Text::join(missing, ", ").c_str());
+    if (!noPeak.empty())
+        std::printf("timed without a peak (time amplitudes only; an axis with fewer than two peaks stays "
+                    "high-impact): %s\n",
+                    Text::join(noPeak, ", ").c_str());
     const auto analyticKeys
         = ProfilingPlanner::identify(t.base, t.axes, ProfilingPlanner::measureWith(analytic), t.opt.threshold);
     const PlannedSet byModel
@@ -249,10 +286,15 @@ void profilePlan(const PlanArgs& a)
     std::uint64_t exhaustive = 0, sampled = 0;
     int oom = 0;
     for (const GpuType& type : cluster.types()) {
-        const TypeSetup t = setupFor(a, cluster, topo, model, type, analytic);
+        TypeSetup t = setupFor(a, cluster, topo, model, type, analytic);
         std::cout << "== " << type.name << " (" << t.groupGpus << " GPUs in its largest group)\n";
         if (!t.movedDefaults.empty())
             std::cout << "defaults moved so that the base run fits in its memory: " << t.movedDefaults << "\n";
+        if (measured) {
+            const std::string moved = moveToProfiledLayers(t, *measured, model, type);
+            if (!moved.empty())
+                std::cout << "defaults moved to the layer count its stage profiles measured: " << moved << "\n";
+        }
         std::vector<StageQuery> queries;
         std::vector<KeyParameter> keys;
         if (a.presample) {

@@ -6,35 +6,63 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <set>
 
 namespace memx {
 
 PresampleMeasurements::PresampleMeasurements(const std::vector<MeasuredRun>& runs)
 {
+    std::map<Shape, Values> profiles;
     for (const MeasuredRun& r : runs) {
         const Measurement& c = r.config;
-        if (c.pp != 1 || c.dp != 1 || r.stages.size() != 1) {
-            ++ignored_;
+        if (c.pp == 1 && c.dp == 1 && r.stages.size() == 1) {
+            const MeasuredStage& st = r.stages.front();
+            const std::optional<double> peak = r.runPeakMemMiB ? r.runPeakMemMiB : st.peakMemMiB;
+            if (!r.iterationTimeMs && !peak) {
+                ++ignored_;
+                continue;
+            }
+            Values& v = runs_[{st.gpuType, st.tp, c.mbs, c.seqLen, st.layers, c.queryGroups, st.recompute}];
+            if (r.iterationTimeMs)
+                v.times.push_back(*r.iterationTimeMs);
+            if (peak)
+                v.peaks.push_back(*peak);
             continue;
         }
-        const MeasuredStage& st = r.stages.front();
-        const Shape shape{st.gpuType, st.tp, c.mbs, c.seqLen, st.layers, c.queryGroups, st.recompute};
-        std::optional<double> time = r.iterationTimeMs;
-        std::optional<double> peak = r.runPeakMemMiB ? r.runPeakMemMiB : st.peakMemMiB;
-        if (!time && !peak) {
-            ++ignored_;
-            continue;
+        const int microBatches = r.microBatchCount();
+        bool profiled = false;
+        for (std::size_t s = 1; s + 1 < r.stages.size() && microBatches > 0; ++s) {
+            const MeasuredStage& st = r.stages[s];
+            if (!st.stageTimeMs || st.row < 0)
+                continue;
+            profiles[{st.gpuType, st.tp, c.mbs, c.seqLen, st.layers, c.queryGroups, st.recompute}].times.push_back(
+                *st.stageTimeMs / microBatches);
+            profiled = true;
         }
-        auto it = std::find_if(runs_.begin(), runs_.end(), [&](const Values& v) { return v.shape == shape; });
-        if (it == runs_.end()) {
-            runs_.push_back({shape, {}, {}});
-            it = runs_.end() - 1;
-        }
-        if (time)
-            it->times.push_back(*time);
-        if (peak)
-            it->peaks.push_back(*peak);
+        ignored_ += profiled ? 0 : 1;
     }
+    // Stage profiles only for the types no single-stage run measured.
+    std::set<std::string> wholeTypes;
+    for (const auto& [shape, v] : runs_)
+        wholeTypes.insert(shape.gpu);
+    std::set<std::string> profiled;
+    for (auto& [shape, v] : profiles)
+        if (!wholeTypes.contains(shape.gpu)) {
+            profiled.insert(shape.gpu);
+            runs_.emplace(shape, std::move(v));
+        }
+    profiledTypes_.assign(profiled.begin(), profiled.end());
+}
+
+std::vector<int> PresampleMeasurements::profiledLayers(const std::string& gpu) const
+{
+    std::set<int> layers;
+    if (std::binary_search(profiledTypes_.begin(), profiledTypes_.end(), gpu))
+        for (const auto& [shape, v] : runs_)
+            if (shape.gpu == gpu)
+                layers.insert(shape.layers);
+    return {layers.begin(), layers.end()};
 }
 
 std::pair<double, double> PresampleMeasurements::find(const StageQuery& q) const
@@ -42,21 +70,23 @@ std::pair<double, double> PresampleMeasurements::find(const StageQuery& q) const
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
     const Shape
         shape{q.gpu ? q.gpu->name : std::string(), q.tp, q.microBatch, q.seqLen, q.layers, q.queryGroups, q.recompute};
-    for (const Values& v : runs_)
-        if (v.shape == shape)
-            return {v.times.empty() ? nan : Statistics::median(v.times),
-                    v.peaks.empty() ? nan : Statistics::median(v.peaks)};
-    return {nan, nan};
+    const auto it = runs_.find(shape);
+    if (it == runs_.end())
+        return {nan, nan};
+    const Values& v = it->second;
+    return {v.times.empty() ? nan : Statistics::median(v.times), v.peaks.empty() ? nan : Statistics::median(v.peaks)};
 }
 
-ProfilingPlanner::MeasureFn PresampleMeasurements::measure(std::vector<std::string>& missing) const
+ProfilingPlanner::MeasureFn PresampleMeasurements::measure(std::vector<std::string>& missing,
+                                                           std::vector<std::string>& noPeak) const
 {
-    return [this, &missing](const StageQuery& q) {
+    return [this, &missing, &noPeak](const StageQuery& q) {
         const auto tm = find(q);
         if (std::isnan(tm.first) || std::isnan(tm.second)) {
+            std::vector<std::string>& list = std::isnan(tm.first) ? missing : noPeak;
             const std::string id = runIdOf(q);
-            if (std::find(missing.begin(), missing.end(), id) == missing.end())
-                missing.push_back(id);
+            if (std::find(list.begin(), list.end(), id) == list.end())
+                list.push_back(id);
         }
         return tm;
     };

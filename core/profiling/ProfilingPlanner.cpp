@@ -265,18 +265,22 @@ std::vector<KeyParameter> ProfilingPlanner::identify(const StageQuery& base, con
                 continue;
             ++swept;
             auto [t, m] = measure(q);
-            if (std::isnan(t) || std::isnan(m))
-                continue;  // not measured
+            if (std::isnan(t))
+                continue;  // not measured, or out of memory
             times.push_back(t);
-            mems.push_back(m);
+            if (!std::isnan(m))
+                mems.push_back(m);
         }
         KeyParameter k;
         k.name = axis.name;
         k.points = static_cast<int>(times.size());
+        k.memoryPoints = static_cast<int>(mems.size());
         k.timeAmplitude = amplitude(times);
         k.memoryAmplitude = amplitude(mems);
         k.unmeasured = swept >= 2 && k.points < 2;
-        k.highImpact = k.timeAmplitude > threshold || k.memoryAmplitude > threshold || k.unmeasured;
+        k.memoryUnmeasured = !k.unmeasured && swept >= 2 && k.memoryPoints < 2;
+        k.highImpact
+            = k.timeAmplitude > threshold || k.memoryAmplitude > threshold || k.unmeasured || k.memoryUnmeasured;
         out.push_back(k);
     }
     return out;
@@ -364,11 +368,13 @@ std::string ProfilingPlanner::formatTable(const std::vector<KeyParameter>& keys,
                   "impact", threshold * 100.0);
     out += line;
     for (const auto& k : keys) {
-        std::snprintf(line, sizeof line, "%-14s %9.1f%% %9.1f%%  %s\n", k.name.c_str(), k.timeAmplitude * 100.0,
-                      k.memoryAmplitude * 100.0,
-                      k.unmeasured       ? "high (fewer than two points measured)"
-                          : k.highImpact ? "high"
-                                         : "low");
+        const std::string memory = k.memoryUnmeasured ? "-" : Text::fmt("%.1f%%", k.memoryAmplitude * 100.0);
+        std::snprintf(line, sizeof line, "%-14s %9.1f%% %10s  %s\n", k.name.c_str(), k.timeAmplitude * 100.0,
+                      memory.c_str(),
+                      k.unmeasured                                             ? "high (fewer than two points measured)"
+                          : k.memoryUnmeasured && k.timeAmplitude <= threshold ? "high (memory not measured)"
+                          : k.highImpact                                       ? "high"
+                                                                               : "low");
         out += line;
     }
     return out;

@@ -31,8 +31,10 @@ struct KeyParameter {
     double timeAmplitude = 0;
     double memoryAmplitude = 0;
     bool highImpact = false;
-    int points = 0;  // sweep points measured (a MeasureFn answers NaN for one it has no value of)
-    bool unmeasured = false;  // the axis can vary but fewer than two of its points were measured
+    int points = 0;  // sweep points with a time (a MeasureFn answers NaN for one it has no value of)
+    int memoryPoints = 0;  // of those, the points with a peak too
+    bool unmeasured = false;  // the axis can vary but fewer than two of its points have a time
+    bool memoryUnmeasured = false;  // timed at two points or more, but fewer than two have a peak
 };
 
 // One short profiling job: a single-stage (PP = 1, DP = 1) Megatron-LM run on
@@ -115,9 +117,11 @@ public:
     // axis order; what identify() measures.
     static std::vector<StageQuery> presampleQueries(const StageQuery& base, const std::vector<ParameterAxis>& axes);
     // Fluctuation amplitude of time and memory over each axis's sweep. A
-    // point the MeasureFn answers with NaN (not measured, out of memory) is
-    // left out; an axis with fewer than two points is high-impact, since
-    // nothing shows it is not.
+    // point the MeasureFn answers with a NaN time (not measured, out of
+    // memory) is left out, one with a time but a NaN peak (a time-only
+    // profile) counts for time only; an axis with fewer than two timed
+    // points, or fewer than two with a peak, is high-impact, since nothing
+    // shows it is not.
     static std::vector<KeyParameter> identify(const StageQuery& base, const std::vector<ParameterAxis>& axes,
                                               const MeasureFn& measure, double threshold = 0.10);
 

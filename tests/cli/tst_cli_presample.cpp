@@ -18,6 +18,7 @@ class TestCliPresample : public QObject {
 private slots:
     void init() { QVERIFY(m_tmp.isValid()); }
     void presampleThenPlanFromTheMeasurements();
+    void sailorsLayerProfilesAnswerTheSweeps();
     void refusals_data();
     void refusals();
 
@@ -53,6 +54,44 @@ void TestCliPresample::presampleThenPlanFromTheMeasurements()
     // One value is no sweep: sequence length and query groups stay low.
     QVERIFY2(QRegularExpression("\\nseq_len +0\\.0% +0\\.0%  low\\n").match(plan.out).hasMatch(), qPrintable(plan.out));
     QVERIFY(QRegularExpression("\\nquery_groups +0\\.0% +0\\.0%  low\\n").match(plan.out).hasMatch());
+    const auto planned = MeasurementCsv::read(path("plan.csv").toStdString(), MeasurementCsv::Kind::RunList).rows;
+    QVERIFY2(!planned.empty() && planned.size() <= 81, qPrintable(plan.out));
+}
+
+// A public dataset as the pre-sampling runs: Sailor's OPT-350 layer profiles
+// on its A100-40GB machines (one inner layer of a 24-stage pipeline, one
+// micro-batch an iteration, no memory). The base moves to the one layer they
+// measured; TP {1, 2, 4} at micro-batch 1 took 8.223, 5.306 and 4.412 ms:
+// (8.223 - 4.412) / (17.941 / 3) = 63.7 %; micro-batch {1, 4, 16} has 1 and
+// 4 measured, 8.223 and 30.919 ms: 22.696 / 19.571 = 116.0 %. No peaks, so
+// every swept axis stays high-impact; layers and recomputation were never
+// varied.
+void TestCliPresample::sailorsLayerProfilesAnswerTheSweeps()
+{
+    QFile model(path("opt-350m.json"));
+    QVERIFY(model.open(QIODevice::WriteOnly));
+    model.write(R"({"format": "memx-model/1", "name": "opt-350m", "num_layers": 24, "hidden": 1024, "heads": 16,
+                   "ffn_hidden": 4096, "vocab": 50257, "seq_len": 2048, "mlp": "gelu", "tied_embeddings": true,
+                   "position_embedding": "learned_absolute", "normalization": "layernorm", "bias_linear": true})");
+    model.close();
+    const QString cluster = QString::fromStdString(test::dataFile("measurements/clusters/sailor-A100-40GB.json"));
+    const QString sailor = QString::fromStdString(test::dataFile("measurements/sailor_layers.csv"));
+    RUN_EXPECT(plan,
+               (QStringList{"profile-plan", "--cluster", cluster, "--model", path("opt-350m.json"),
+                            "--no-flash-attention", "--from", sailor, "--out", path("plan.csv")}),
+               0);
+    QVERIFY2(plan.out.contains("defaults moved to the layer count its stage profiles measured: layers 4 -> 1"),
+             qPrintable(plan.out));
+    QVERIFY2(plan.out.contains("no single-stage run of A100-40GB: times from the inner stages"), qPrintable(plan.out));
+    QVERIFY2(QRegularExpression("\\ntp +63\\.7% +-  high\\n").match(plan.out).hasMatch(), qPrintable(plan.out));
+    QVERIFY2(QRegularExpression("\\nmicro_batch +116\\.0% +-  high\\n").match(plan.out).hasMatch(),
+             qPrintable(plan.out));
+    QVERIFY2(QRegularExpression("\\nlayers +0\\.0% +0\\.0%  high \\(fewer than two points measured\\)\\n")
+                 .match(plan.out)
+                 .hasMatch(),
+             qPrintable(plan.out));
+    QVERIFY2(plan.out.contains("not measured (left out of the amplitudes): A100-40GB_tp1_mbs16_seq2048_l1_g16_rcnone"),
+             qPrintable(plan.out));
     const auto planned = MeasurementCsv::read(path("plan.csv").toStdString(), MeasurementCsv::Kind::RunList).rows;
     QVERIFY2(!planned.empty() && planned.size() <= 81, qPrintable(plan.out));
 }

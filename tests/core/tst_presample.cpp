@@ -91,6 +91,8 @@ private slots:
     void aMissingPointIsNamedAndKeepsTheAxis_data();
     void aMissingPointIsNamedAndKeepsTheAxis();
     void otherRunsAreNotPresampleRuns();
+    void timeOnlyPointsCountForTime();
+    void stageProfilesAnswerTypesWithoutSingleStageRuns();
     void defaultsMoveUntilTheBaseFits_data();
     void defaultsMoveUntilTheBaseFits();
 };
@@ -112,9 +114,10 @@ void TestPresample::measuredAmplitudesPickTheKeys()
     const auto queries = ProfilingPlanner::presampleQueries(base(), twoAxes());
     const PresampleMeasurements measuredRuns(runsOf(queries));
     QCOMPARE(measuredRuns.used(), std::size_t(5));
-    std::vector<std::string> missing;
-    const auto keys = ProfilingPlanner::identify(base(), twoAxes(), measuredRuns.measure(missing), 0.10);
+    std::vector<std::string> missing, noPeak;
+    const auto keys = ProfilingPlanner::identify(base(), twoAxes(), measuredRuns.measure(missing, noPeak), 0.10);
     QVERIFY(missing.empty());
+    QVERIFY(noPeak.empty());
     QCOMPARE(keys.size(), std::size_t(2));
     QCOMPARE(keys[0].name, std::string("tp"));
     QVERIFY(std::abs(keys[0].timeAmplitude - 3.0 / (304.0 / 3)) < 1e-12);
@@ -149,9 +152,10 @@ void TestPresample::aMissingPointIsNamedAndKeepsTheAxis()
     QFETCH(bool, tpHigh);
     const auto queries = ProfilingPlanner::presampleQueries(base(), twoAxes());
     const PresampleMeasurements measuredRuns(runsOf(queries, {tp, mbs}, oom));
-    std::vector<std::string> missing;
-    const auto keys = ProfilingPlanner::identify(base(), twoAxes(), measuredRuns.measure(missing), 0.10);
+    std::vector<std::string> missing, noPeak;
+    const auto keys = ProfilingPlanner::identify(base(), twoAxes(), measuredRuns.measure(missing, noPeak), 0.10);
     QCOMPARE(missing.size(), std::size_t(1));
+    QVERIFY(noPeak.empty());  // an out-of-memory run's peak is no point of its own
     QVERIFY2(missing.front().find("_tp" + std::to_string(tp) + "_mbs" + std::to_string(mbs) + "_") != std::string::npos,
              missing.front().c_str());
     QCOMPARE(keys[0].highImpact, tpHigh);
@@ -167,8 +171,8 @@ void TestPresample::aMissingPointIsNamedAndKeepsTheAxis()
         return q;
     }();
     const PresampleMeasurements few(runsOf(onlyBase));
-    std::vector<std::string> gone;
-    const auto again = ProfilingPlanner::identify(base(), twoAxes(), few.measure(gone), 0.10);
+    std::vector<std::string> gone, noPeak2;
+    const auto again = ProfilingPlanner::identify(base(), twoAxes(), few.measure(gone, noPeak2), 0.10);
     QCOMPARE(gone.size(), std::size_t(2));
     QVERIFY(again[0].unmeasured);
     QVERIFY(again[0].highImpact);
@@ -188,6 +192,83 @@ void TestPresample::otherRunsAreNotPresampleRuns()
     QCOMPARE(runs.used(), std::size_t(0));
     QCOMPARE(runs.ignored(), std::size_t(1));
     QVERIFY(std::isnan(runs.find(queries.front()).first));
+}
+
+// Runs timed without a peak (a time-only profile): time amplitudes as
+// before, and an axis whose memory no two points measured stays high-impact,
+// since nothing shows its memory does not move.
+void TestPresample::timeOnlyPointsCountForTime()
+{
+    const auto queries = ProfilingPlanner::presampleQueries(base(), twoAxes());
+    std::vector<Measurement> rows;
+    for (const StageQuery& q : queries) {
+        Measurement m = measured(q, numbers().at({q.tp, q.microBatch}).first, 0);
+        m.peakMemMiB.reset();
+        rows.push_back(m);
+    }
+    const PresampleMeasurements runs(MeasuredRun::group(rows, "times.csv"));
+    std::vector<std::string> missing, noPeak;
+    const auto keys = ProfilingPlanner::identify(base(), twoAxes(), runs.measure(missing, noPeak), 0.10);
+    QVERIFY(missing.empty());
+    QCOMPARE(noPeak.size(), std::size_t(5));
+    QCOMPARE(keys[0].points, 3);
+    QCOMPARE(keys[0].memoryPoints, 0);
+    QVERIFY(std::abs(keys[0].timeAmplitude - 3.0 / (304.0 / 3)) < 1e-12);  // as with the peaks
+    QVERIFY(!keys[0].unmeasured);
+    QVERIFY(keys[0].memoryUnmeasured);
+    QVERIFY(keys[0].highImpact);
+    const std::string table = ProfilingPlanner::formatTable(keys, 0.10);
+    QVERIFY2(table.find("tp" + std::string(19, ' ') + "3.0%" + std::string(10, ' ') + "-  high (memory not measured)")
+                 != std::string::npos,
+             table.c_str());
+}
+
+// Sailor's kind of profile: one measured stage inside a pipeline, its time
+// per iteration of 2 micro-batches. A type without single-stage runs is
+// answered from such inner stages (time per micro-batch, no peak); a type
+// with single-stage runs keeps them, and first or last stages (embedding,
+// output layer) are not profiles of the shape.
+void TestPresample::stageProfilesAnswerTypesWithoutSingleStageRuns()
+{
+    const auto queries = ProfilingPlanner::presampleQueries(base(), twoAxes());
+    std::vector<Measurement> rows;
+    for (const StageQuery& q : queries) {
+        const double perMicroBatch = numbers().at({q.tp, q.microBatch}).first;
+        for (int stage : {0, 1}) {  // the first stage's row is no profile
+            Measurement m = measured(q, std::nan(""), 0);
+            m.runId = PresampleMeasurements::runIdOf(q) + "_pp4";
+            m.pp = 4;
+            m.numGpus = 4 * q.tp;
+            m.numLayers = 4 * q.layers;
+            m.gbs = 2 * q.microBatch;
+            m.iterationTimeMs.reset();
+            m.peakMemMiB = 999;  // a pipeline stage's peak: other micro-batches in flight
+            m.stage = stage;
+            m.stageLayers = q.layers;
+            m.stageTimeMs = (stage == 0 ? 5000 : 2 * perMicroBatch);
+            rows.push_back(m);
+        }
+    }
+    const PresampleMeasurements runs(MeasuredRun::group(rows, "profiles.csv"));
+    QCOMPARE(runs.profiledTypes(), std::vector<std::string>{"A100-80GB"});
+    QCOMPARE(runs.used(), std::size_t(5));
+    for (const StageQuery& q : queries) {
+        const auto [t, m] = runs.find(q);
+        QCOMPARE(t, numbers().at({q.tp, q.microBatch}).first);
+        QVERIFY(std::isnan(m));
+    }
+    std::vector<std::string> missing, noPeak;
+    const auto keys = ProfilingPlanner::identify(base(), twoAxes(), runs.measure(missing, noPeak), 0.10);
+    QVERIFY(std::abs(keys[1].timeAmplitude - 600.0 / 330.0) < 1e-12);
+
+    // With single-stage runs of the type beside them, the profiles are not used.
+    std::vector<Measurement> both = rows;
+    for (const StageQuery& q : queries)
+        both.push_back(
+            measured(q, numbers().at({q.tp, q.microBatch}).first, numbers().at({q.tp, q.microBatch}).second));
+    const PresampleMeasurements whole(MeasuredRun::group(both, "both.csv"));
+    QVERIFY(whole.profiledTypes().empty());
+    QCOMPARE(whole.find(queries.front()).second, 20000.0);
 }
 
 // LLaMA2-7B's default axes: TP 1 (of 1, 2, 4, 8), 8 layers (of 4, 8, ...,
