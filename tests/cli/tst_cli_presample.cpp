@@ -68,17 +68,12 @@ void TestCliPresample::presampleThenPlanFromTheMeasurements()
 // varied.
 void TestCliPresample::sailorsLayerProfilesAnswerTheSweeps()
 {
-    QFile model(path("opt-350m.json"));
-    QVERIFY(model.open(QIODevice::WriteOnly));
-    model.write(R"({"format": "memx-model/1", "name": "opt-350m", "num_layers": 24, "hidden": 1024, "heads": 16,
-                   "ffn_hidden": 4096, "vocab": 50257, "seq_len": 2048, "mlp": "gelu", "tied_embeddings": true,
-                   "position_embedding": "learned_absolute", "normalization": "layernorm", "bias_linear": true})");
-    model.close();
+    const QString model = QString::fromStdString(test::dataFile("measurements/models/opt-350m.json"));
     const QString cluster = QString::fromStdString(test::dataFile("measurements/clusters/sailor-A100-40GB.json"));
     const QString sailor = QString::fromStdString(test::dataFile("measurements/sailor_layers.csv"));
     RUN_EXPECT(plan,
-               (QStringList{"profile-plan", "--cluster", cluster, "--model", path("opt-350m.json"),
-                            "--no-flash-attention", "--from", sailor, "--out", path("plan.csv")}),
+               (QStringList{"profile-plan", "--cluster", cluster, "--model", model, "--no-flash-attention", "--from",
+                            sailor, "--out", path("plan.csv")}),
                0);
     QVERIFY2(plan.out.contains("defaults moved to the layer count its stage profiles measured: layers 4 -> 1"),
              qPrintable(plan.out));
