@@ -5,6 +5,8 @@
 
 #include "search/SearchEngine.h"
 
+#include <optional>
+
 // The search most view tests display: LLaMA2-7B on the paper's 20-GPU,
 // 3-vendor cluster, ranked under the three paper profiles, uniform meshes
 // (every stage one TP and DP; perMeshRequest below has per-mesh plans).
@@ -48,4 +50,18 @@ inline SearchRequest smallRequest()
     return req;
 }
 inline SearchResult runPaperSearch() { return SearchEngine::run(paperRequest()); }
+// A search several cases of one test start from: run on first use, then
+// kept with the request it answered (a sanitizer-stage search costs seconds).
+struct SearchOnce {
+    template <typename MakeRequest> const SearchResult& run(MakeRequest make)
+    {
+        if (!result) {
+            request = make();
+            result = SearchEngine::run(request);
+        }
+        return *result;
+    }
+    SearchRequest request;
+    std::optional<SearchResult> result;
+};
 }  // namespace memx::test

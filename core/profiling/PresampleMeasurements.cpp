@@ -23,7 +23,7 @@ PresampleMeasurements::PresampleMeasurements(const std::vector<MeasuredRun>& run
                 ++ignored_;
                 continue;
             }
-            Values& v = runs_[{st.gpuType, st.tp, c.mbs, c.seqLen, st.layers, c.queryGroups, st.recompute}];
+            Values& v = runs_[shapeOf(st, c)];
             if (r.iterationTimeMs)
                 v.times.push_back(*r.iterationTimeMs);
             if (peak)
@@ -36,8 +36,7 @@ PresampleMeasurements::PresampleMeasurements(const std::vector<MeasuredRun>& run
             const MeasuredStage& st = r.stages[s];
             if (!st.stageTimeMs || st.row < 0)
                 continue;
-            profiles[{st.gpuType, st.tp, c.mbs, c.seqLen, st.layers, c.queryGroups, st.recompute}].times.push_back(
-                *st.stageTimeMs / microBatches);
+            profiles[shapeOf(st, c)].times.push_back(*st.stageTimeMs / microBatches);
             profiled = true;
         }
         ignored_ += profiled ? 0 : 1;

@@ -57,6 +57,10 @@ private:
         Recompute recompute;
         auto operator<=>(const Shape&) const = default;
     };
+    static Shape shapeOf(const MeasuredStage& stage, const Measurement& run)
+    {
+        return {stage.gpuType, stage.tp, run.mbs, run.seqLen, stage.layers, run.queryGroups, stage.recompute};
+    }
     struct Values {
         std::vector<double> times, peaks;
     };

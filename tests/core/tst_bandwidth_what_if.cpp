@@ -5,6 +5,7 @@
 // compute from the prediction store; the robust ranking ranks by the worst
 // (mean) time.
 #include "TestPaths.h"
+#include "TestRequests.h"
 
 #include "hardware/BandwidthScenarioFile.h"
 #include "io/InputError.h"
@@ -15,7 +16,6 @@
 #include "TestMain.h"
 
 #include <algorithm>
-#include <optional>
 
 namespace tst_bandwidth_what_if {
 
@@ -35,12 +35,7 @@ private slots:
     void timeLimitBoundsTheWhatIf();
 
 private:
-    // The search on paper-20gpu-3vendor at global batch 128 that four of the
-    // cases start from: searched once, on first use (2 s of the sanitizer
-    // stage's run each time).
-    const SearchResult& paper20Search();
-    SearchRequest paper20Req_;
-    std::optional<SearchResult> paper20_;
+    test::SearchOnce paper20_;  // the base search of the cases that re-plan or rank it
 };
 
 namespace {
@@ -64,15 +59,6 @@ SearchRequest request(const char* cluster, int gbs)
 }
 
 }  // namespace
-
-const SearchResult& TestBandwidthWhatIf::paper20Search()
-{
-    if (!paper20_) {
-        paper20Req_ = request("paper-20gpu-3vendor.json", 128);
-        paper20_ = SearchEngine::run(paper20Req_);
-    }
-    return *paper20_;
-}
 
 void TestBandwidthWhatIf::readsTheSampleScenarios()
 {
@@ -182,8 +168,8 @@ void TestBandwidthWhatIf::hopTimeByHand()
 
 void TestBandwidthWhatIf::replanningAndTheStore()
 {
-    const SearchResult& r = paper20Search();
-    const SearchRequest& req = paper20Req_;
+    const SearchResult& r = paper20_.run([] { return request("paper-20gpu-3vendor.json", 128); });
+    const SearchRequest& req = paper20_.request;
     QVERIFY2(r.error.empty(), r.error.c_str());
     QVERIFY(req.store->size() > 0);
     const auto scenarios
@@ -216,8 +202,8 @@ void TestBandwidthWhatIf::replanningAndTheStore()
 
 void TestBandwidthWhatIf::robustRanking()
 {
-    const SearchResult& r = paper20Search();
-    const SearchRequest& req = paper20Req_;
+    const SearchResult& r = paper20_.run([] { return request("paper-20gpu-3vendor.json", 128); });
+    const SearchRequest& req = paper20_.request;
     QVERIFY2(r.error.empty(), r.error.c_str());
     const auto scenarios
         = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"), req.problem.cluster);
@@ -253,8 +239,8 @@ void TestBandwidthWhatIf::robustRanking()
 // with the first's answer.
 void TestBandwidthWhatIf::alikeScenariosArePlannedOnce()
 {
-    const SearchResult& r = paper20Search();
-    const SearchRequest& req = paper20Req_;
+    const SearchResult& r = paper20_.run([] { return request("paper-20gpu-3vendor.json", 128); });
+    const SearchRequest& req = paper20_.request;
     QVERIFY2(r.error.empty(), r.error.c_str());
     const auto file
         = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"), req.problem.cluster);
@@ -283,8 +269,8 @@ void TestBandwidthWhatIf::alikeScenariosArePlannedOnce()
 // re-planned or ranked, and the result says so.
 void TestBandwidthWhatIf::timeLimitBoundsTheWhatIf()
 {
-    const SearchResult& r = paper20Search();
-    const SearchRequest& req = paper20Req_;
+    const SearchResult& r = paper20_.run([] { return request("paper-20gpu-3vendor.json", 128); });
+    const SearchRequest& req = paper20_.request;
     QVERIFY2(r.error.empty(), r.error.c_str());
     const auto scenarios
         = BandwidthScenarioFile::load(test::sampleCluster("scenarios/paper-20gpu-network.json"), req.problem.cluster);

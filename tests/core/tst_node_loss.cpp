@@ -4,6 +4,7 @@
 // robust ranking ranks by the worst time, a plan the lost node was idle in
 // keeping its own time.
 #include "TestClusters.h"
+#include "TestRequests.h"
 
 #include "hardware/ClusterGenerator.h"
 #include "predict/PredictionStore.h"
@@ -14,7 +15,6 @@
 #include "TestMain.h"
 
 #include <algorithm>
-#include <optional>
 #include <stdexcept>
 
 namespace tst_node_loss {
@@ -35,11 +35,7 @@ private slots:
     void cancelStopsBetweenScenarios();
 
 private:
-    // The search on slow3 at global batch 64 both robust cases start from,
-    // searched once on first use.
-    const SearchResult& slow3Search();
-    SearchRequest slow3Req_;
-    std::optional<SearchResult> slow3_;
+    test::SearchOnce slow3_;  // the base search of the cases that re-plan or rank it
 };
 
 namespace {
@@ -222,19 +218,10 @@ void TestNodeLoss::losingFastGpusNeverHelps()
     QVERIFY(t4.error.empty());  // the T4 node's loss removes a GPU type: it re-plans without the store
 }
 
-const SearchResult& TestNodeLoss::slow3Search()
-{
-    if (!slow3_) {
-        slow3Req_ = request(slow3(), 64);
-        slow3_ = SearchEngine::run(slow3Req_);
-    }
-    return *slow3_;
-}
-
 void TestNodeLoss::robustRankingByWorstTime()
 {
-    const SearchResult& r = slow3Search();
-    const SearchRequest& req = slow3Req_;
+    const SearchResult& r = slow3_.run([] { return request(slow3(), 64); });
+    const SearchRequest& req = slow3_.request;
     NodeLossWhatIf::Options o;
     o.robust = true;
     o.topK = 5;
@@ -263,8 +250,8 @@ void TestNodeLoss::robustRankingByWorstTime()
 
 void TestNodeLoss::cancelStopsBetweenScenarios()
 {
-    const SearchResult& r = slow3Search();
-    const SearchRequest& req = slow3Req_;
+    const SearchResult& r = slow3_.run([] { return request(slow3(), 64); });
+    const SearchRequest& req = slow3_.request;
     NodeLossWhatIf::Options o;
     o.robust = true;
     // Cancelled before it starts: no scenario searched, no ranking, and it says so.
